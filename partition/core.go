@@ -1,0 +1,221 @@
+package partition
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/cespare/xxhash/v2"
+	"golang.org/x/crypto/blake2b"
+
+	"github.com/shardkey/shardkey"
+)
+
+var coreEngines = []entry{
+	{name: "generic", doc: "xxhash64 of the key's canonical bytes, mod shards (shardkey's own default)",
+		new: func(Options) (Engine, error) { return Generic{}, nil }},
+	{name: "blake2b", doc: "seed 000's h(): blake2b-64 of the key parts joined by '|', big-endian, mod shards",
+		new: func(Options) (Engine, error) { return Blake2b{}, nil }},
+	{name: "jump", doc: "jump consistent hash (Lamping & Veach 2014) of the integer key, or of xxhash64 for other keys",
+		new: func(Options) (Engine, error) { return Jump{}, nil }},
+	{name: "ring", doc: "consistent-hash ring of xxhash64 points with virtual nodes (option vnodes, default 128)",
+		new: newRing, opts: []string{"vnodes"}},
+}
+
+// Generic is shardkey's default partition function: XXH64 (seed 0) of the
+// key's canonical bytes (see appendCanonical), modulo the shard count.
+// The hash is shown as an unsigned 64-bit integer.
+type Generic struct{}
+
+var (
+	_ Engine       = Generic{}
+	_ Int64Pointer = Generic{}
+)
+
+func (Generic) Name() string { return "generic" }
+
+func (g Generic) Hash(key []shardkey.Value) (Hash, error) {
+	p, err := g.Point(key)
+	return UnsignedHash(p), err
+}
+
+func (Generic) Point(key []shardkey.Value) (uint64, error) {
+	var buf [64]byte
+	return xxhash.Sum64(appendCanonical(buf[:0], key)), nil
+}
+
+// PointInt64 is Point for one Int64 column, without allocation.
+func (Generic) PointInt64(v int64) uint64 {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(v))
+	return xxhash.Sum64(b[:])
+}
+
+func (Generic) Layout(n int) (Layout, error) { return NewModulo(n) }
+
+// Blake2b is the partition function of seed 000's simulator:
+//
+//	h(*parts) = int.from_bytes(blake2b("|".join(map(str, parts)).encode(),
+//	            digest_size=8).digest(), "big") % M
+//
+// Values are joined in their Python str() form (shardkey.Value.String).
+type Blake2b struct{}
+
+var _ Engine = Blake2b{}
+
+func (Blake2b) Name() string { return "blake2b" }
+
+func (b Blake2b) Hash(key []shardkey.Value) (Hash, error) {
+	p, err := b.Point(key)
+	return UnsignedHash(p), err
+}
+
+func (Blake2b) Point(key []shardkey.Value) (uint64, error) {
+	var buf [128]byte
+	h, err := blake2b.New(8, nil)
+	if err != nil {
+		return 0, err
+	}
+	h.Write(textKey(buf[:0], key, '|'))
+	var sum [8]byte
+	return binary.BigEndian.Uint64(h.Sum(sum[:0])), nil
+}
+
+func (Blake2b) Layout(n int) (Layout, error) { return NewModulo(n) }
+
+// Modulo places point p on shard p mod n: hash-mod-N sharding. Adding a
+// shard moves about n/(n+1) of the keys.
+type Modulo struct{ n uint64 }
+
+// NewModulo returns the modulo layout on n shards.
+func NewModulo(n int) (Modulo, error) {
+	if err := checkShards(n); err != nil {
+		return Modulo{}, err
+	}
+	return Modulo{uint64(n)}, nil
+}
+
+func (m Modulo) Shards() int        { return int(m.n) }
+func (m Modulo) Shard(p uint64) int { return int(p % m.n) }
+
+// Jump is jump consistent hash (John Lamping and Eric Veach, "A Fast,
+// Minimal Memory, Consistent Hash Algorithm", 2014; Guava's
+// Hashing.consistentHash is the same function). An integer key is its own
+// 64-bit input (two's complement for negatives); other keys are first hashed
+// with XXH64 of their canonical bytes, a step the algorithm leaves open.
+// Growing n to n+1 moves ~1/(n+1) of keys, all to the new bucket.
+type Jump struct{}
+
+var (
+	_ Engine       = Jump{}
+	_ Int64Pointer = Jump{}
+	_ Grower       = Jump{}
+)
+
+func (Jump) Name() string { return "jump" }
+
+func (j Jump) Hash(key []shardkey.Value) (Hash, error) {
+	p, err := j.Point(key)
+	return UnsignedHash(p), err
+}
+
+func (Jump) Point(key []shardkey.Value) (uint64, error) {
+	if len(key) == 1 && (key[0].Type.IsInt() || key[0].Type == shardkey.Uint64) {
+		return uint64(key[0].Int), nil
+	}
+	return Generic{}.Point(key)
+}
+
+func (Jump) PointInt64(v int64) uint64 { return uint64(v) }
+
+func (Jump) Layout(n int) (Layout, error) {
+	if err := checkShards(n); err != nil {
+		return nil, err
+	}
+	return JumpLayout{n}, nil
+}
+
+// Grow returns the jump layout on `to` buckets: jump hash needs no state.
+func (j Jump) Grow(_ Layout, to int) (Layout, error) { return j.Layout(to) }
+
+// JumpLayout maps points with jump consistent hash onto N buckets.
+type JumpLayout struct{ N int }
+
+func (l JumpLayout) Shards() int        { return l.N }
+func (l JumpLayout) Shard(p uint64) int { return JumpHash(p, l.N) }
+
+// JumpHash returns the bucket of key among n buckets (n >= 1), in 0..n-1.
+func JumpHash(key uint64, n int) int {
+	var b, j int64 = -1, 0
+	for j < int64(n) {
+		b = j
+		key = key*2862933555777941757 + 1
+		j = int64(float64(b+1) * (float64(int64(1)<<31) / float64((key>>33)+1)))
+	}
+	return int(b)
+}
+
+// Ring is a consistent-hash ring with virtual nodes: each of n nodes owns
+// vnodes points on the 64-bit ring at XXH64("node-<i>-<v>"), and a key
+// (XXH64 of its canonical bytes) belongs to the node of the first point
+// clockwise at or after it, wrapping past the top (Karger et al. 1997; the
+// scheme of Dynamo and Cassandra's vnodes, with shardkey's own point names).
+// Adding a node moves ~1/(n+1) of keys, all to the new node, with a spread
+// that shrinks as vnodes grows.
+type Ring struct{ vnodes int }
+
+var (
+	_ Engine       = Ring{}
+	_ Int64Pointer = Ring{}
+	_ Grower       = Ring{}
+)
+
+func newRing(o Options) (Engine, error) {
+	v, err := o.Int("vnodes", 128)
+	if err != nil {
+		return nil, err
+	}
+	if v < 1 || v > 1<<16 {
+		return nil, fmt.Errorf("ring: vnodes=%d must be in 1..65536", v)
+	}
+	return Ring{v}, nil
+}
+
+// NewRing returns a ring engine with vnodes points per node (1..65536).
+func NewRing(vnodes int) (Ring, error) {
+	e, err := newRing(Options{"vnodes": fmt.Sprint(vnodes)})
+	if err != nil {
+		return Ring{}, err
+	}
+	return e.(Ring), nil
+}
+
+func (r Ring) Name() string {
+	if r.vnodes == 128 || r.vnodes == 0 {
+		return "ring"
+	}
+	return fmt.Sprintf("ring:vnodes=%d", r.vnodes)
+}
+
+func (r Ring) Hash(key []shardkey.Value) (Hash, error) {
+	p, err := r.Point(key)
+	return UnsignedHash(p), err
+}
+
+func (Ring) Point(key []shardkey.Value) (uint64, error) { return Generic{}.Point(key) }
+func (Ring) PointInt64(v int64) uint64                 { return Generic{}.PointInt64(v) }
+
+func (r Ring) Layout(n int) (Layout, error) {
+	if err := checkShards(n); err != nil {
+		return nil, err
+	}
+	vn := r.vnodes
+	if vn == 0 {
+		vn = 128
+	}
+	return NewTokenRing(n, func(node, i int) uint64 {
+		return xxhash.Sum64String(fmt.Sprintf("node-%d-%d", node, i))
+	}, vn), nil
+}
+
+// Grow adds nodes with their own points; existing points stay.
+func (r Ring) Grow(_ Layout, to int) (Layout, error) { return r.Layout(to) }

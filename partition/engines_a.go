@@ -1,0 +1,5 @@
+package partition
+
+// enginesA lists the engines of engines_a's owner: redis, cassandra, mongodb,
+// kafka, ketama.
+var enginesA = []entry{}

@@ -1,0 +1,220 @@
+// Package partition holds the partition functions of real systems, one file
+// per system, each placing keys bit for bit as that system does and checked
+// against vectors taken from the system's own tests (../shared/vectors).
+//
+// A placement has two steps, as in most sharded databases:
+//
+//	key (one shardkey.Value per key column)
+//	  --Engine.Point-->  64-bit routing point (a hash, token, slot or keyspace-id prefix)
+//	  --Layout.Shard-->  shard 0..n-1
+//
+// Engine.Hash returns the engine's own hash value for display (a Redis slot,
+// a Cassandra token, a Vitess keyspace id in hex), which may carry more than
+// the 64-bit point. Layout is the assignment of points to shards as the
+// system creates it for n shards; engines that add a shard their own way
+// (Redis slot migration, Cassandra new-node tokens, Vitess range splits)
+// also implement Grower.
+//
+// Engines are safe for concurrent use; Layouts are immutable once built.
+package partition
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Engine is one system's partition function.
+type Engine interface {
+	// Name returns the --engine name, options included (e.g. "ring:vnodes=64").
+	Name() string
+	// Hash returns the engine's own hash value for key, one Value per key
+	// column in key order. It fails with ErrNoDestination for keys the
+	// system cannot place (a NULL where the system rejects it, a negative
+	// value for Vitess numeric) and with an error naming the type for value
+	// types the engine cannot serialise.
+	Hash(key []shardkey.Value) (Hash, error)
+	// Point returns the 64-bit routing point of key, the input of
+	// Layout.Shard. It fails as Hash does.
+	Point(key []shardkey.Value) (uint64, error)
+	// Layout returns the placement of points on n shards (n >= 1) as the
+	// system creates a fresh cluster, table or topic with n shards.
+	Layout(n int) (Layout, error)
+}
+
+// Layout maps routing points to shards.
+type Layout interface {
+	// Shards returns the number of shards, n.
+	Shards() int
+	// Shard returns the shard of point p, in 0..n-1.
+	Shard(p uint64) int
+}
+
+// Grower is implemented by engines that add shards their own way rather
+// than by building a fresh Layout: Redis moves slots to the new master,
+// Cassandra gives a new node its own tokens, Vitess splits a range.
+// Grow returns the layout after growing l to `to` shards; the shards of l
+// keep their indices.
+type Grower interface {
+	Grow(l Layout, to int) (Layout, error)
+}
+
+// Int64Pointer is implemented by engines with an allocation-free fast path
+// for a single Int64 key column. PointInt64(v) equals
+// Point([]shardkey.Value{shardkey.IntValue(v)}) for every v.
+type Int64Pointer interface {
+	PointInt64(v int64) uint64
+}
+
+// ErrNoDestination is returned for keys a system cannot place.
+var ErrNoDestination = errors.New("no destination for key")
+
+// HashKind says how a Hash is shown.
+type HashKind uint8
+
+const (
+	Signed   HashKind = iota // Int holds a signed value (tokens, int32 hashes)
+	Unsigned                 // Int holds the bits of an unsigned value (slots, uint64 digests)
+	Hex                      // Hex holds a byte string in lowercase hex (Vitess keyspace ids)
+)
+
+// Hash is an engine's own hash value of a key: a Redis slot, a Cassandra
+// token, a MongoDB hashed int64, a Vitess keyspace id. It marshals to JSON as
+// an integer (exact, even for 64-bit values) or, for Hex, a string.
+type Hash struct {
+	Kind HashKind
+	Int  int64
+	Hex  string
+}
+
+// SignedHash, UnsignedHash and HexHash build Hash values.
+func SignedHash(v int64) Hash    { return Hash{Kind: Signed, Int: v} }
+func UnsignedHash(v uint64) Hash { return Hash{Kind: Unsigned, Int: int64(v)} }
+func HexHash(b []byte) Hash      { return Hash{Kind: Hex, Hex: fmt.Sprintf("%x", b)} }
+
+func (h Hash) String() string {
+	switch h.Kind {
+	case Unsigned:
+		return strconv.FormatUint(uint64(h.Int), 10)
+	case Hex:
+		return h.Hex
+	}
+	return strconv.FormatInt(h.Int, 10)
+}
+
+// MarshalJSON writes integers as JSON numbers and Hex as a JSON string.
+func (h Hash) MarshalJSON() ([]byte, error) {
+	if h.Kind == Hex {
+		return json.Marshal(h.Hex)
+	}
+	return []byte(h.String()), nil
+}
+
+// Options are the k=v options of an engine name ("ring:vnodes=64,seed=7").
+type Options map[string]string
+
+// Int returns option k as an int, or def when absent.
+func (o Options) Int(k string, def int) (int, error) {
+	s, ok := o[k]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("option %s=%q is not an integer", k, s)
+	}
+	return n, nil
+}
+
+// String returns option k, or def when absent.
+func (o Options) String(k, def string) string {
+	if s, ok := o[k]; ok {
+		return s
+	}
+	return def
+}
+
+type entry struct {
+	name string
+	doc  string // one line for `shardkey place --help`
+	new  func(Options) (Engine, error)
+	opts []string // option names the constructor accepts
+}
+
+func registry() []entry {
+	var all []entry
+	all = append(all, coreEngines...)
+	all = append(all, enginesA...)
+	all = append(all, enginesB...)
+	return all
+}
+
+// Lookup returns the engine named spec: a name from Names, optionally
+// followed by ":k=v,k=v" options. The error lists the known names.
+func Lookup(spec string) (Engine, error) {
+	name, optText, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	opts := Options{}
+	if optText != "" {
+		for _, kv := range strings.Split(optText, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return nil, fmt.Errorf("engine %q: option %q is not k=v", spec, kv)
+			}
+			opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	for _, e := range registry() {
+		if e.name != name {
+			continue
+		}
+		for k := range opts {
+			if !contains(e.opts, k) {
+				return nil, fmt.Errorf("engine %s has no option %q (options: %s)", name, k, strings.Join(e.opts, ", "))
+			}
+		}
+		return e.new(opts)
+	}
+	return nil, fmt.Errorf("unknown engine %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names returns the engine names, sorted.
+func Names() []string {
+	var names []string
+	for _, e := range registry() {
+		names = append(names, e.name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Doc returns the one-line description of engine name, or "".
+func Doc(name string) string {
+	for _, e := range registry() {
+		if e.name == name {
+			return e.doc
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// checkShards validates a shard count for Layout.
+func checkShards(n int) error {
+	if n < 1 {
+		return fmt.Errorf("shard count %d: must be at least 1", n)
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package partition
+
+import "sort"
+
+// TokenRing is a ring of (token, node) points on the unsigned 64-bit circle.
+// A point p belongs to the node of the first token >= p, wrapping to the
+// first token. Engines with signed tokens (Cassandra) shift them by 2^63
+// before building the ring so that unsigned order is token order.
+type TokenRing struct {
+	n      int
+	tokens []uint64 // sorted ascending
+	owner  []int32  // owner[i] is the node of tokens[i]
+}
+
+// NewTokenRing builds a ring of n nodes with per nodes' points point(node, i),
+// i in 0..per-1. Equal tokens are ordered by node.
+func NewTokenRing(n int, point func(node, i int) uint64, per int) *TokenRing {
+	type tk struct {
+		t uint64
+		n int32
+	}
+	all := make([]tk, 0, n*per)
+	for node := 0; node < n; node++ {
+		for i := 0; i < per; i++ {
+			all = append(all, tk{point(node, i), int32(node)})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].t != all[j].t {
+			return all[i].t < all[j].t
+		}
+		return all[i].n < all[j].n
+	})
+	r := &TokenRing{n: n, tokens: make([]uint64, len(all)), owner: make([]int32, len(all))}
+	for i, x := range all {
+		r.tokens[i], r.owner[i] = x.t, x.n
+	}
+	return r
+}
+
+func (r *TokenRing) Shards() int { return r.n }
+
+// Shard returns the owner of the first token >= p, wrapping around.
+func (r *TokenRing) Shard(p uint64) int {
+	i := sort.Search(len(r.tokens), func(i int) bool { return r.tokens[i] >= p })
+	if i == len(r.tokens) {
+		i = 0
+	}
+	return int(r.owner[i])
+}
+
+// Ranges is a layout of contiguous point ranges: shard i owns points in
+// [Starts[i], Starts[i+1]), the last shard owning to the top of the space.
+// Starts[0] must be 0 and Starts ascending. Redis slot ranges, Vitess
+// keyspace-id ranges, Citus int32 intervals, YugabyteDB tablets and MongoDB
+// chunks are all Ranges over their engine's point space.
+type Ranges struct {
+	Starts []uint64
+}
+
+func (r Ranges) Shards() int { return len(r.Starts) }
+
+// Shard returns the index of the last start <= p.
+func (r Ranges) Shard(p uint64) int {
+	i := sort.Search(len(r.Starts), func(i int) bool { return r.Starts[i] > p })
+	return i - 1
+}
