@@ -1,0 +1,39 @@
+package partition
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// vectorsDir returns the directory of the shared ground-truth vectors
+// (shared/vectors, see its README.md). It honours $SHARDKEY_VECTORS, else
+// walks up from the working directory looking for shared/vectors in each
+// ancestor or beside it, so it finds /work/shared/vectors from
+// /work/main/partition and a CI clone's sibling shared/ alike. It fails the
+// test when none is found: vectors are the only check of bit-exact
+// placement, so a missing directory must not pass as a skip.
+func vectorsDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("SHARDKEY_VECTORS"); d != "" {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			t.Fatalf("SHARDKEY_VECTORS=%q is not a directory", d)
+		}
+		return d
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("finding vectors: %v", err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		c := filepath.Join(d, "shared", "vectors")
+		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
+			return c
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	t.Fatalf("shared/vectors not found in any parent of %s; set SHARDKEY_VECTORS to the vectors directory", wd)
+	return ""
+}
