@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -9,8 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -20,46 +17,19 @@ import (
 	"github.com/shardkey/shardkey"
 )
 
-// vectorFile is one shared/vectors/*.json file; vectors keep their JSON
-// numbers as json.Number so 64-bit values stay exact.
-type vectorFile struct {
-	System    string           `json:"system"`
-	Algorithm string           `json:"algorithm"`
-	Vectors   []map[string]any `json:"vectors"`
-}
-
-func loadVectors(t *testing.T, name string) vectorFile {
-	t.Helper()
-	path := filepath.Join(vectorsDir(t), name)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading vectors: %v", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var f vectorFile
-	if err := dec.Decode(&f); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(f.Vectors) == 0 {
-		t.Fatalf("%s: no vectors", path)
-	}
-	return f
-}
-
-// vec wraps one vector with typed accessors that fail the test on a
+// vecA wraps one vector with typed accessors that fail the test on a
 // missing or mistyped field.
-type vec struct {
+type vecA struct {
 	t *testing.T
 	i int
 	m map[string]any
 }
 
-func (v vec) where() string { return fmt.Sprintf("vector %d (input %v)", v.i, v.m["input"]) }
+func (v vecA) where() string { return fmt.Sprintf("vector %d (input %v)", v.i, v.m["input"]) }
 
-func (v vec) has(k string) bool { _, ok := v.m[k]; return ok }
+func (v vecA) has(k string) bool { _, ok := v.m[k]; return ok }
 
-func (v vec) str(k string) string {
+func (v vecA) str(k string) string {
 	v.t.Helper()
 	s, ok := v.m[k].(string)
 	if !ok {
@@ -68,12 +38,12 @@ func (v vec) str(k string) string {
 	return s
 }
 
-func (v vec) int64(k string) int64 {
+func (v vecA) int64(k string) int64 {
 	v.t.Helper()
-	return jsonInt64(v.t, v.where()+" field "+k, v.m[k])
+	return jsonInt64A(v.t, v.where()+" field "+k, v.m[k])
 }
 
-func jsonInt64(t *testing.T, what string, x any) int64 {
+func jsonInt64A(t *testing.T, what string, x any) int64 {
 	t.Helper()
 	n, ok := x.(json.Number)
 	if !ok {
@@ -88,7 +58,7 @@ func jsonInt64(t *testing.T, what string, x any) int64 {
 
 // counts returns a "<n>": int map field (partitions or chunk indices by
 // count), sorted by count.
-func (v vec) counts(k string) [][2]int {
+func (v vecA) counts(k string) [][2]int {
 	v.t.Helper()
 	m, ok := v.m[k].(map[string]any)
 	if !ok {
@@ -100,19 +70,19 @@ func (v vec) counts(k string) [][2]int {
 		if err != nil {
 			v.t.Fatalf("%s: %s key %q: %v", v.where(), k, ks, err)
 		}
-		out = append(out, [2]int{n, int(jsonInt64(v.t, v.where()+" "+k, x))})
+		out = append(out, [2]int{n, int(jsonInt64A(v.t, v.where()+" "+k, x))})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
 }
 
-func each(t *testing.T, f vectorFile, fn func(v vec)) {
+func eachA(t *testing.T, f vectorFile, fn func(v vecA)) {
 	for i, m := range f.Vectors {
-		fn(vec{t, i, m})
+		fn(vecA{t, i, m})
 	}
 }
 
-func mustHex(t *testing.T, s string) string {
+func hexA(t *testing.T, s string) string {
 	t.Helper()
 	b, err := hex.DecodeString(strings.ReplaceAll(s, "-", ""))
 	if err != nil {
@@ -121,9 +91,9 @@ func mustHex(t *testing.T, s string) string {
 	return string(b)
 }
 
-func bytesValue(raw string) shardkey.Value { return shardkey.Value{Type: shardkey.Bytes, Str: raw} }
+func bytesA(raw string) shardkey.Value { return shardkey.Value{Type: shardkey.Bytes, Str: raw} }
 
-func layoutOf(t *testing.T, e Engine, n int) Layout {
+func layoutA(t *testing.T, e Engine, n int) Layout {
 	t.Helper()
 	l, err := e.Layout(n)
 	if err != nil {
@@ -136,13 +106,13 @@ func TestVectors_Redis(t *testing.T) {
 	f := loadVectors(t, "redis_cluster.json")
 	e := Redis{}
 	checked := 0
-	each(t, f, func(v vec) {
+	eachA(t, f, func(v vecA) {
 		var key shardkey.Value
 		switch enc := v.str("input_encoding"); enc {
 		case "utf8 string":
 			key = shardkey.TextValue(v.str("input"))
 		case "hex bytes (binary-safe key)":
-			key = bytesValue(mustHex(t, v.str("input")))
+			key = bytesA(hexA(t, v.str("input")))
 		default:
 			t.Fatalf("%s: unknown input_encoding %q", v.where(), enc)
 		}
@@ -169,13 +139,13 @@ func TestRedis_CRC16Check(t *testing.T) {
 }
 
 // cqlValue builds the shardkey value of a CQL-typed vector input.
-func cqlValue(t *testing.T, v vec, cqlType string, x any) shardkey.Value {
+func cqlValue(t *testing.T, v vecA, cqlType string, x any) shardkey.Value {
 	t.Helper()
 	switch cqlType {
 	case "int":
-		return shardkey.Value{Type: shardkey.Int32, Int: jsonInt64(t, v.where(), x)}
+		return shardkey.Value{Type: shardkey.Int32, Int: jsonInt64A(t, v.where(), x)}
 	case "bigint":
-		return shardkey.IntValue(jsonInt64(t, v.where(), x))
+		return shardkey.IntValue(jsonInt64A(t, v.where(), x))
 	case "text":
 		s, ok := x.(string)
 		if !ok {
@@ -183,9 +153,9 @@ func cqlValue(t *testing.T, v vec, cqlType string, x any) shardkey.Value {
 		}
 		return shardkey.TextValue(s)
 	case "uuid":
-		return shardkey.Value{Type: shardkey.UUID, Str: mustHex(t, x.(string))}
+		return shardkey.Value{Type: shardkey.UUID, Str: hexA(t, x.(string))}
 	case "blob":
-		return bytesValue(mustHex(t, x.(string)))
+		return bytesA(hexA(t, x.(string)))
 	}
 	t.Fatalf("%s: unknown cql_type %q", v.where(), cqlType)
 	return shardkey.Value{}
@@ -195,7 +165,7 @@ func TestVectors_Cassandra(t *testing.T) {
 	f := loadVectors(t, "cassandra_murmur3.json")
 	e := Cassandra{}
 	checked, quirk := 0, 0
-	each(t, f, func(v vec) {
+	eachA(t, f, func(v vecA) {
 		enc := v.str("input_encoding")
 		cqlType := v.str("cql_type")
 		var key []shardkey.Value
@@ -284,7 +254,7 @@ var (
 	reMongoDBRef  = regexp.MustCompile(`^DBRef\("([^"]*)", ObjectId\("([0-9a-f]{24})"\)\)$`)
 )
 
-func parseMongoInput(t *testing.T, v vec) mongoInput {
+func parseMongoInput(t *testing.T, v vecA) mongoInput {
 	t.Helper()
 	in := v.str("input")
 	raw := func(typ int32, b []byte, why string) mongoInput {
@@ -335,10 +305,10 @@ func parseMongoInput(t *testing.T, v vec) mongoInput {
 		}
 	}
 	if m := reMongoBin.FindStringSubmatch(in); m != nil {
-		data := mustHex(t, m[2])
+		data := hexA(t, m[2])
 		switch m[1] {
 		case "0":
-			return mongoInput{values: []shardkey.Value{bytesValue(data)}}
+			return mongoInput{values: []shardkey.Value{bytesA(data)}}
 		case "4":
 			return mongoInput{values: []shardkey.Value{{Type: shardkey.UUID, Str: data}}}
 		}
@@ -346,7 +316,7 @@ func parseMongoInput(t *testing.T, v vec) mongoInput {
 		return raw(mongoBinData, appendBSONBinData(nil, byte(st), data), "BinData subtype "+m[1]+" has no shardkey value")
 	}
 	if m := reMongoOID.FindStringSubmatch(in); m != nil {
-		return raw(mongoOID, []byte(mustHex(t, m[1])), "ObjectId has no shardkey value")
+		return raw(mongoOID, []byte(hexA(t, m[1])), "ObjectId has no shardkey value")
 	}
 	if m := reMongoDate.FindStringSubmatch(in); m != nil {
 		ms, _ := strconv.ParseInt(m[1], 10, 64)
@@ -369,7 +339,7 @@ func parseMongoInput(t *testing.T, v vec) mongoInput {
 		return raw(mongoRegex, b, "regex has no shardkey value")
 	}
 	if m := reMongoDBRef.FindStringSubmatch(in); m != nil {
-		return raw(mongoDBRef, append(bsonString(m[1]), mustHex(t, m[2])...), "DBRef has no shardkey value")
+		return raw(mongoDBRef, append(bsonString(m[1]), hexA(t, m[2])...), "DBRef has no shardkey value")
 	}
 	t.Fatalf("%s: cannot parse MongoDB input %q", v.where(), in)
 	return mongoInput{}
@@ -380,7 +350,7 @@ func TestVectors_MongoDB(t *testing.T) {
 	e := MongoDB{}
 	checked, chunks := 0, 0
 	var rawOnly []string
-	each(t, f, func(v vec) {
+	eachA(t, f, func(v vecA) {
 		if enc := v.str("input_encoding"); enc != "BSON value (type named in input)" {
 			t.Fatalf("%s: unknown input_encoding %q", v.where(), enc)
 		}
@@ -407,7 +377,7 @@ func TestVectors_MongoDB(t *testing.T) {
 				}
 			}
 			for _, c := range v.counts("initial_chunk_index_for_numInitialChunks") {
-				if got := layoutOf(t, e, c[0]).Shard(p); got != c[1] {
+				if got := layoutA(t, e, c[0]).Shard(p); got != c[1] {
 					t.Errorf("%s: chunk for %d initial chunks = %d; want %d", v.where(), c[0], got, c[1])
 				}
 				chunks++
@@ -440,14 +410,14 @@ func TestVectors_Kafka(t *testing.T) {
 	f := loadVectors(t, "kafka_default_partitioner.json")
 	java, rdk := Kafka{}, KafkaLibrdkafka{}
 	checked, parts := 0, 0
-	each(t, f, func(v vec) {
+	eachA(t, f, func(v vecA) {
 		var key []shardkey.Value
 		switch enc := v.str("input_encoding"); enc {
 		case "StringSerializer (UTF-8 bytes)":
 			key = []shardkey.Value{shardkey.TextValue(v.str("input"))}
 		case "hex bytes (serialized key)":
-			raw := mustHex(t, v.str("input"))
-			key = []shardkey.Value{bytesValue(raw)}
+			raw := hexA(t, v.str("input"))
+			key = []shardkey.Value{bytesA(raw)}
 			// The serialiser notes name the typed key the bytes came from:
 			// check that the typed value serialises to the same bytes.
 			note, _ := v.m["note"].(string)
@@ -480,7 +450,7 @@ func TestVectors_Kafka(t *testing.T) {
 				t.Errorf("%s: Point(%s) = %d, %v; want toPositive %d", v.where(), k.Type, p, err, pos)
 			}
 			for _, c := range v.counts("java_partition_for_numPartitions") {
-				if got := layoutOf(t, java, c[0]).Shard(p); got != c[1] {
+				if got := layoutA(t, java, c[0]).Shard(p); got != c[1] {
 					t.Errorf("%s: java partition of %d = %d; want %d", v.where(), c[0], got, c[1])
 				}
 				parts++
@@ -499,7 +469,7 @@ func TestVectors_Kafka(t *testing.T) {
 					}
 				} else if rerr != nil {
 					t.Errorf("%s: kafka-librdkafka Point: %v", v.where(), rerr)
-				} else if got := layoutOf(t, rdk, c[0]).Shard(rp); got != c[1] {
+				} else if got := layoutA(t, rdk, c[0]).Shard(rp); got != c[1] {
 					t.Errorf("%s: librdkafka partition of %d = %d; want %d", v.where(), c[0], got, c[1])
 				}
 				parts++
@@ -558,7 +528,7 @@ func TestVectors_Ketama(t *testing.T) {
 	}
 	e := Ketama{}
 	checked := 0
-	each(t, f, func(v vec) {
+	eachA(t, f, func(v vecA) {
 		if enc := v.str("input_encoding"); enc != "raw key bytes (ASCII)" {
 			t.Fatalf("%s: unknown input_encoding %q", v.where(), enc)
 		}

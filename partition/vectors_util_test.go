@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,4 +38,31 @@ func vectorsDir(t testing.TB) string {
 	}
 	t.Fatalf("shared/vectors not found in any parent of %s; set SHARDKEY_VECTORS to the vectors directory", wd)
 	return ""
+}
+
+// vectorFile is one shared/vectors/*.json file; vectors keep their JSON
+// numbers as json.Number so 64-bit values stay exact.
+type vectorFile struct {
+	System    string           `json:"system"`
+	Algorithm string           `json:"algorithm"`
+	Vectors   []map[string]any `json:"vectors"`
+}
+
+func loadVectors(t testing.TB, name string) vectorFile {
+	t.Helper()
+	path := filepath.Join(vectorsDir(t), name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading vectors: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var f vectorFile
+	if err := dec.Decode(&f); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(f.Vectors) == 0 {
+		t.Fatalf("%s: no vectors", path)
+	}
+	return f
 }
