@@ -1,0 +1,450 @@
+package shardkey
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Expr is a key expression: which columns decide a row's shard, and the
+// partition function that maps them to one.
+//
+//	hash(col[, col ...])                 the engine's hash of the columns
+//	range(col[, col ...][, bounds=[v, ...]])  contiguous ranges; boundaries at
+//	                                     equal-weight quantiles unless given
+//	salt(EXPR, K[, top=N])               the N (default 1) hottest values split over K buckets
+//	isolate(EXPR[, top=N])               the N (default 1) hottest values on dedicated shards
+//	directory(col, FILE)                 explicit value->shard map, hash for the rest
+//	col                                  short for hash(col)
+type Expr interface {
+	// Columns returns the key columns, in key order.
+	Columns() []string
+	String() string
+}
+
+// HashExpr places rows by the engine's hash of Cols.
+type HashExpr struct{ Cols []string }
+
+// RangeExpr places rows by contiguous ranges of Cols in shardkey.Compare
+// order (tuples compared column by column). Bounds, when given, are the
+// N-1 split points' texts for the first column; shard i holds keys in
+// [Bounds[i-1], Bounds[i]).
+type RangeExpr struct {
+	Cols   []string
+	Bounds []string
+}
+
+// SaltExpr splits each of the Top hottest key values of Inner over K salt
+// buckets: an insert goes to one bucket, a read of the value asks every
+// bucket (the read fan-out salting adds).
+type SaltExpr struct {
+	Inner  Expr
+	K, Top int
+}
+
+// IsolateExpr gives each of the Top hottest key values of Inner a shard of
+// its own, a directory override over Inner's function.
+type IsolateExpr struct {
+	Inner Expr
+	Top   int
+}
+
+// DirectoryExpr maps values of Col to shards with the map in File (CSV
+// lines "value,shard"); unmapped values fall back to hash(Col).
+type DirectoryExpr struct {
+	Col  string
+	File string
+}
+
+// ReplicateExpr makes a reference table: a copy on every shard, reads
+// local, writes to every shard.
+type ReplicateExpr struct{}
+
+func (e *HashExpr) Columns() []string      { return e.Cols }
+func (e *RangeExpr) Columns() []string     { return e.Cols }
+func (e *SaltExpr) Columns() []string      { return e.Inner.Columns() }
+func (e *IsolateExpr) Columns() []string   { return e.Inner.Columns() }
+func (e *DirectoryExpr) Columns() []string { return []string{e.Col} }
+func (e *ReplicateExpr) Columns() []string { return nil }
+
+func (e *HashExpr) String() string { return "hash(" + strings.Join(e.Cols, ", ") + ")" }
+func (e *RangeExpr) String() string {
+	s := "range(" + strings.Join(e.Cols, ", ")
+	if len(e.Bounds) > 0 {
+		s += ", bounds=[" + strings.Join(e.Bounds, ", ") + "]"
+	}
+	return s + ")"
+}
+func (e *SaltExpr) String() string {
+	return fmt.Sprintf("salt(%s, %d, top=%d)", e.Inner, e.K, e.Top)
+}
+func (e *IsolateExpr) String() string   { return fmt.Sprintf("isolate(%s, top=%d)", e.Inner, e.Top) }
+func (e *DirectoryExpr) String() string { return fmt.Sprintf("directory(%s, %s)", e.Col, e.File) }
+func (e *ReplicateExpr) String() string { return "replicate" }
+
+// Design gives each table its key. Default, when set, applies to every
+// table that has all its columns and no key of its own.
+type Design struct {
+	Text    string          // as written
+	Default Expr            // bare expression, or nil
+	Tables  map[string]Expr // per-table keys
+	Order   []string        // tables in the order written
+}
+
+// For returns the key of table t with the given columns, or nil when the
+// design does not place it.
+func (d *Design) For(table string, hasColumn func(string) bool) Expr {
+	if e, ok := d.Tables[table]; ok {
+		return e
+	}
+	if d.Default == nil {
+		return nil
+	}
+	for _, c := range d.Default.Columns() {
+		if !hasColumn(c) {
+			return nil
+		}
+	}
+	return d.Default
+}
+
+// ParseDesign parses a key expression or a design
+// "TABLE:EXPR; TABLE:EXPR; ..." (TABLE:replicate for a reference table; an
+// EXPR without a table applies to every table that has its columns).
+// Errors name the position: `key "hash(a": at 7: expected ")"`.
+func ParseDesign(s string) (*Design, error) {
+	d := &Design{Text: strings.TrimSpace(s), Tables: map[string]Expr{}}
+	p := &parser{src: s}
+	for {
+		p.space()
+		if p.eof() {
+			break
+		}
+		table := ""
+		// TABLE ':' lookahead.
+		save := p.pos
+		if id := p.ident(); id != "" {
+			p.space()
+			if p.peek() == ':' {
+				p.pos++
+				table = id
+			} else {
+				p.pos = save
+			}
+		}
+		var e Expr
+		p.space()
+		save = p.pos
+		if id := p.ident(); id == "replicate" && table != "" {
+			e = &ReplicateExpr{}
+		} else {
+			p.pos = save
+			e = p.expr()
+		}
+		if p.err != nil {
+			break
+		}
+		if table == "" {
+			if d.Default != nil {
+				p.fail("a design has at most one expression without a table")
+				break
+			}
+			d.Default = e
+		} else {
+			if _, dup := d.Tables[table]; dup {
+				p.fail("table " + table + " has two keys")
+				break
+			}
+			d.Tables[table] = e
+			d.Order = append(d.Order, table)
+		}
+		p.space()
+		if p.eof() {
+			break
+		}
+		if p.peek() != ';' {
+			p.fail(`expected ";" between tables`)
+			break
+		}
+		p.pos++
+	}
+	if p.err == nil && d.Default == nil && len(d.Tables) == 0 {
+		p.fail("empty key expression")
+	}
+	if p.err != nil {
+		return nil, fmt.Errorf("key %q: %w", strings.TrimSpace(s), p.err)
+	}
+	return d, nil
+}
+
+// ParseExpr parses one key expression (no tables).
+func ParseExpr(s string) (Expr, error) {
+	p := &parser{src: s}
+	e := p.expr()
+	p.space()
+	if p.err == nil && !p.eof() {
+		p.fail("unexpected " + strconv.Quote(p.src[p.pos:]))
+	}
+	if p.err != nil {
+		return nil, fmt.Errorf("key %q: %w", strings.TrimSpace(s), p.err)
+	}
+	return e, nil
+}
+
+type parser struct {
+	src string
+	pos int
+	err error
+}
+
+func (p *parser) eof() bool { return p.pos >= len(p.src) }
+func (p *parser) peek() byte {
+	if p.eof() {
+		return 0
+	}
+	return p.src[p.pos]
+}
+func (p *parser) space() {
+	for !p.eof() && (p.src[p.pos] == ' ' || p.src[p.pos] == '\t' || p.src[p.pos] == '\n' || p.src[p.pos] == '\r') {
+		p.pos++
+	}
+}
+func (p *parser) fail(msg string) {
+	if p.err == nil {
+		p.err = fmt.Errorf("at %d: %s", p.pos+1, msg)
+	}
+}
+
+// ident reads an identifier: letters, digits, _ and ., not starting with a digit.
+func (p *parser) ident() string {
+	p.space()
+	start := p.pos
+	for !p.eof() {
+		r := rune(p.src[p.pos])
+		if r == '_' || r == '.' || r == '$' || unicode.IsLetter(r) || (p.pos > start && unicode.IsDigit(r)) || r >= 0x80 {
+			p.pos++
+			continue
+		}
+		break
+	}
+	return p.src[start:p.pos]
+}
+
+func (p *parser) expect(c byte) bool {
+	p.space()
+	if p.peek() != c {
+		if p.eof() {
+			p.fail(fmt.Sprintf("expected %q, got end of expression", c))
+		} else {
+			p.fail(fmt.Sprintf("expected %q, got %q", c, p.src[p.pos]))
+		}
+		return false
+	}
+	p.pos++
+	return true
+}
+
+func (p *parser) int() int {
+	p.space()
+	start := p.pos
+	for !p.eof() && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
+		p.pos++
+	}
+	n, err := strconv.Atoi(p.src[start:p.pos])
+	if err != nil {
+		p.pos = start
+		p.fail("expected a whole number")
+		return 0
+	}
+	return n
+}
+
+func (p *parser) expr() Expr {
+	if p.err != nil {
+		return nil
+	}
+	p.space()
+	start := p.pos
+	name := p.ident()
+	if name == "" {
+		if p.eof() {
+			p.fail("expected a key expression, got end of expression")
+		} else {
+			p.fail(fmt.Sprintf("expected a key expression, got %q", p.src[p.pos]))
+		}
+		return nil
+	}
+	p.space()
+	if p.peek() != '(' {
+		// A bare column is hash(column).
+		return &HashExpr{Cols: []string{name}}
+	}
+	p.pos++
+	switch strings.ToLower(name) {
+	case "hash":
+		cols := p.cols()
+		p.expect(')')
+		return &HashExpr{Cols: cols}
+	case "range":
+		e := &RangeExpr{}
+		for {
+			p.space()
+			save := p.pos
+			id := p.ident()
+			p.space()
+			if id == "bounds" && p.peek() == '=' {
+				p.pos++
+				e.Bounds = p.list()
+			} else {
+				p.pos = save
+				if id == "" {
+					p.fail("expected a column name")
+					return nil
+				}
+				p.ident()
+				e.Cols = append(e.Cols, id)
+			}
+			p.space()
+			if p.peek() != ',' {
+				break
+			}
+			p.pos++
+		}
+		p.expect(')')
+		if len(e.Cols) == 0 && p.err == nil {
+			p.fail("range needs at least one column")
+		}
+		return e
+	case "salt":
+		inner := p.expr()
+		p.expect(',')
+		k := p.int()
+		top := p.opt("top", 1)
+		p.expect(')')
+		if p.err == nil && (k < 1 || k > 1<<16) {
+			p.fail(fmt.Sprintf("salt buckets %d: must be in 1..65536", k))
+		}
+		if p.err == nil && top < 1 {
+			p.fail(fmt.Sprintf("salt top=%d: must be at least 1", top))
+		}
+		return &SaltExpr{Inner: inner, K: k, Top: top}
+	case "isolate":
+		inner := p.expr()
+		top := p.opt("top", 1)
+		p.expect(')')
+		if p.err == nil && top < 1 {
+			p.fail(fmt.Sprintf("isolate top=%d: must be at least 1", top))
+		}
+		return &IsolateExpr{Inner: inner, Top: top}
+	case "directory":
+		col := p.ident()
+		if col == "" {
+			p.fail("directory needs a column")
+			return nil
+		}
+		p.expect(',')
+		p.space()
+		fstart := p.pos
+		depth := 0
+		for !p.eof() {
+			c := p.src[p.pos]
+			if c == '(' {
+				depth++
+			}
+			if c == ')' {
+				if depth == 0 {
+					break
+				}
+				depth--
+			}
+			p.pos++
+		}
+		file := strings.Trim(strings.TrimSpace(p.src[fstart:p.pos]), `"'`)
+		if file == "" {
+			p.fail("directory needs a file")
+		}
+		p.expect(')')
+		return &DirectoryExpr{Col: col, File: file}
+	}
+	p.pos = start
+	p.fail(fmt.Sprintf("unknown function %q (want hash, range, salt, isolate or directory)", name))
+	return nil
+}
+
+func (p *parser) cols() []string {
+	var cols []string
+	for {
+		c := p.ident()
+		if c == "" {
+			p.fail("expected a column name")
+			return nil
+		}
+		cols = append(cols, c)
+		p.space()
+		if p.peek() != ',' {
+			return cols
+		}
+		p.pos++
+	}
+}
+
+// opt reads an optional ", name=INT".
+func (p *parser) opt(name string, def int) int {
+	p.space()
+	if p.peek() != ',' {
+		return def
+	}
+	p.pos++
+	id := p.ident()
+	if id != name {
+		p.fail(fmt.Sprintf("expected %s=N", name))
+		return def
+	}
+	if !p.expect('=') {
+		return def
+	}
+	return p.int()
+}
+
+// list reads "[v, v, ...]" of raw texts (quotes stripped).
+func (p *parser) list() []string {
+	if !p.expect('[') {
+		return nil
+	}
+	var out []string
+	for {
+		p.space()
+		if p.peek() == ']' {
+			p.pos++
+			return out
+		}
+		start := p.pos
+		if q := p.peek(); q == '"' || q == '\'' {
+			p.pos++
+			for !p.eof() && p.src[p.pos] != q {
+				p.pos++
+			}
+			if p.eof() {
+				p.fail("unterminated string")
+				return nil
+			}
+			out = append(out, p.src[start+1:p.pos])
+			p.pos++
+		} else {
+			for !p.eof() && p.src[p.pos] != ',' && p.src[p.pos] != ']' {
+				p.pos++
+			}
+			out = append(out, strings.TrimSpace(p.src[start:p.pos]))
+		}
+		p.space()
+		if p.peek() == ',' {
+			p.pos++
+			continue
+		}
+		if p.peek() != ']' {
+			p.fail(`expected "," or "]"`)
+			return nil
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package sim
+
+import "math"
+
+// Partial is a mergeable partial score: sums over a slice of the input's
+// rows, operation instances and transactions under one Scheme. Partials of
+// disjoint slices merge into the partial of their union (Merge), so one
+// input can be split across cores, machines or another engine's workers and
+// combined exactly. Every field is a sum or a histogram.
+type Partial struct {
+	N int // shards
+
+	// Load is the per-shard sum of row weights; LoadUniform is weight
+	// spread evenly over all shards (replicated rows).
+	Load        []float64
+	LoadUniform float64
+	Rows        int64
+
+	// Work is per-shard units of work per second from single-shard and
+	// multi-shard touches; WorkAll is the rate of scatter-gather instances
+	// (each adds to every shard); WorkUniform the rate of instances that
+	// touch one shard chosen uniformly (fresh hashed values, replicated
+	// reads), spread evenly.
+	Work        []float64
+	WorkAll     float64
+	WorkUniform float64
+
+	// Ops holds one partial per workload operation, by index.
+	Ops []OpPartial
+
+	// TxnWeight is the summed weight of transactions, TxnCross the summed
+	// weight times the probability of touching more than one shard.
+	TxnWeight float64
+	TxnCross  float64
+	TxnCount  int64
+}
+
+// OpPartial is the partial score of one operation.
+type OpPartial struct {
+	Requests float64   // requests/s
+	Work     float64   // units of work/s
+	Scatter  float64   // requests/s that touch every shard
+	Hist     []float64 // Hist[f]: requests/s of instances touching f shards, f in 0..N
+	Count    int64     // instances
+}
+
+// NewPartial returns an empty partial for n shards and ops operations.
+func NewPartial(n, ops int) *Partial {
+	p := &Partial{N: n, Load: make([]float64, n), Work: make([]float64, n), Ops: make([]OpPartial, ops)}
+	for i := range p.Ops {
+		p.Ops[i].Hist = make([]float64, n+1)
+	}
+	return p
+}
+
+// Merge adds q into p. Both must have the same N and operation count.
+func (p *Partial) Merge(q *Partial) {
+	for i := range p.Load {
+		p.Load[i] += q.Load[i]
+		p.Work[i] += q.Work[i]
+	}
+	p.LoadUniform += q.LoadUniform
+	p.Rows += q.Rows
+	p.WorkAll += q.WorkAll
+	p.WorkUniform += q.WorkUniform
+	for i := range p.Ops {
+		a, b := &p.Ops[i], &q.Ops[i]
+		a.Requests += b.Requests
+		a.Work += b.Work
+		a.Scatter += b.Scatter
+		a.Count += b.Count
+		for f := range a.Hist {
+			a.Hist[f] += b.Hist[f]
+		}
+	}
+	p.TxnWeight += q.TxnWeight
+	p.TxnCross += q.TxnCross
+	p.TxnCount += q.TxnCount
+}
+
+// addTouch accounts one operation instance of rate r on op.
+func (p *Partial) addTouch(op int, t *touch, r float64) {
+	o := &p.Ops[op]
+	f := t.fanout(p.N)
+	o.Requests += r
+	o.Work += r * float64(f)
+	o.Hist[f] += r
+	o.Count++
+	switch t.kind {
+	case tOne:
+		p.Work[t.one] += r
+	case tSet:
+		for _, s := range t.set {
+			p.Work[s] += r
+		}
+	case tAll:
+		p.WorkAll += r
+		o.Scatter += r
+	case tUniform:
+		p.WorkUniform += r
+	case tUniformOf:
+		share := r / float64(len(t.set))
+		for _, s := range t.set {
+			p.Work[s] += share
+		}
+	}
+}
+
+// ShardWork returns per-shard units of work per second.
+func (p *Partial) ShardWork() []float64 {
+	out := make([]float64, p.N)
+	u := p.WorkUniform / float64(p.N)
+	for i := range out {
+		out[i] = p.Work[i] + p.WorkAll + u
+	}
+	return out
+}
+
+// ShardLoad returns the per-shard sum of row weights.
+func (p *Partial) ShardLoad() []float64 {
+	out := make([]float64, p.N)
+	u := p.LoadUniform / float64(p.N)
+	for i := range out {
+		out[i] = p.Load[i] + u
+	}
+	return out
+}
+
+// fanoutStats returns the rate-weighted mean fan-out and the p99 of a
+// fan-out histogram with count instances. The p99 follows seed 000:
+// the sorted fan-out at index k = floor(0.99 x (count-1)); with weighted
+// instances it is the smallest f whose cumulative weight share reaches
+// (k+1)/count, which is the same element when all weights are equal.
+func fanoutStats(hist []float64, count int64) (mean, p99 float64) {
+	total, sum := 0.0, 0.0
+	for f, w := range hist {
+		total += w
+		sum += w * float64(f)
+	}
+	if total <= 0 || count == 0 {
+		return 0, 0
+	}
+	mean = sum / total
+	k := math.Floor(0.99 * float64(count-1))
+	need := (k + 1) * total / float64(count)
+	cum := 0.0
+	for f, w := range hist {
+		cum += w
+		if cum >= need*(1-1e-12) && w > 0 || cum >= need*(1+1e-12) {
+			return mean, float64(f)
+		}
+	}
+	for f := len(hist) - 1; f >= 0; f-- {
+		if hist[f] > 0 {
+			return mean, float64(f)
+		}
+	}
+	return mean, 0
+}
+
+// ratio returns max/mean of xs (mean over all entries, idle ones included),
+// and max and mean; ratio is 0 when the mean is 0.
+func ratio(xs []float64) (r, max, mean float64) {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+		if x > max {
+			max = x
+		}
+	}
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	mean = sum / float64(len(xs))
+	if mean == 0 {
+		return 0, max, mean
+	}
+	return max / mean, max, mean
+}

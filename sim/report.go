@@ -1,0 +1,262 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// Candidate is the score of one design. JSON names are pinned by
+// PRODUCT.md; units are per second where the input has rates (requests/s,
+// units of work/s; one unit = one operation instance on one shard).
+type Candidate struct {
+	Key    string `json:"key"`    // the design as written
+	Engine string `json:"engine"` // placement of hash keys
+	Shards int    `json:"shards"`
+
+	RequestsPerS  float64   `json:"requests_per_s"`
+	WorkPerS      float64   `json:"work_per_s"`
+	ShardWork     []float64 `json:"shard_work"`
+	MaxShardWork  float64   `json:"max_shard_work"`
+	MeanShardWork float64   `json:"mean_shard_work"`
+	WorkRatio     float64   `json:"work_ratio"` // max/mean of shard_work, idle shards included
+
+	ShardLoad []float64 `json:"shard_load"` // per-shard sum of row weights
+	LoadRatio float64   `json:"load_ratio"` // max/mean of shard_load
+
+	FanoutMean float64 `json:"fanout_mean"` // shards per operation instance, rate-weighted
+	FanoutP99  float64 `json:"fanout_p99"`  // seed 000's p99: sorted fan-out at floor(0.99(n-1))
+
+	// CrossShardTxnFraction is the share (0..1) of transactions that
+	// touch more than one shard; Transactions is how many were scored.
+	CrossShardTxnFraction float64 `json:"cross_shard_txn_fraction"`
+	Transactions          int64   `json:"transactions"`
+
+	Operations []OpScore `json:"operations"`
+
+	// Capacity is the work one shard can do (units/s; 0: not given) and
+	// OverCapacity the shards whose work exceeds it.
+	Capacity     float64 `json:"capacity"`
+	OverCapacity []int   `json:"over_capacity"`
+
+	// Key characteristics of the main table's key (the keyed table with
+	// the most rows); Tables has them for every keyed table.
+	Cardinality          int        `json:"cardinality"`
+	TopValues            []TopValue `json:"top_values"`
+	Monotonicity         float64    `json:"monotonicity"`
+	Monotonic            bool       `json:"monotonic"`
+	Entropy              float64    `json:"entropy"`
+	ExpectedMaxLoadRatio float64    `json:"expected_max_load_ratio"`
+	Tables               []TableKey `json:"tables"`
+
+	// Rebalance says what fraction of keys and of load moves when shards
+	// are added, under each placement of the hash points.
+	Rebalance []Move `json:"rebalance,omitempty"`
+
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// OpScore is the score of one operation under a design.
+type OpScore struct {
+	Name            string  `json:"name"`
+	Table           string  `json:"table"`
+	Kind            string  `json:"kind"`
+	RequestsPerS    float64 `json:"requests_per_s"`
+	WorkPerS        float64 `json:"work_per_s"`
+	FanoutMean      float64 `json:"fanout_mean"`
+	FanoutP99       float64 `json:"fanout_p99"`
+	ScatterFraction float64 `json:"scatter_fraction"` // share (0..1) of its requests sent to every shard
+	Latency         string  `json:"latency,omitempty"`
+}
+
+// TableKey is one table's key under a design, with its characteristics.
+type TableKey struct {
+	KeyStats
+	Key                  string  `json:"key"`
+	ExpectedMaxLoadRatio float64 `json:"expected_max_load_ratio"`
+}
+
+// Move is the data movement of one growth step.
+type Move struct {
+	Placement string  `json:"placement"` // modulo, jump, ring, or the engine's own growth
+	From      int     `json:"from"`
+	To        int     `json:"to"`
+	KeysMoved float64 `json:"keys_moved"` // share 0..1 of distinct keys that change shard
+	LoadMoved float64 `json:"load_moved"` // share 0..1 of row weight that changes shard
+}
+
+// Score compiles design (a key expression or design text) for w, routes
+// the workload and returns its score.
+func Score(w *shardkey.Workload, design string, o Options) (*Candidate, error) {
+	d, err := shardkey.ParseDesign(design)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Compile(w, d, o)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Run(w, s, o.Workers)
+	if err != nil {
+		return nil, err
+	}
+	return s.Report(p), nil
+}
+
+// Report turns a merged partial into a Candidate.
+func (s *Scheme) Report(p *Partial) *Candidate {
+	w := s.w
+	c := &Candidate{Key: s.Design.Text, Engine: s.Engine.Name(), Shards: s.N, Capacity: w.Capacity}
+	c.ShardWork = p.ShardWork()
+	c.WorkRatio, c.MaxShardWork, c.MeanShardWork = ratio(c.ShardWork)
+	c.ShardLoad = p.ShardLoad()
+	c.LoadRatio, _, _ = ratio(c.ShardLoad)
+	hist := make([]float64, s.N+1)
+	var count int64
+	for i, op := range w.Ops {
+		o := &p.Ops[i]
+		c.RequestsPerS += o.Requests
+		c.WorkPerS += o.Work
+		for f, x := range o.Hist {
+			hist[f] += x
+		}
+		count += o.Count
+		os := OpScore{Name: op.Name, Table: w.Tables[op.Table].Name, Kind: op.Kind.String(),
+			RequestsPerS: o.Requests, WorkPerS: o.Work, Latency: op.Latency}
+		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
+		if o.Requests > 0 {
+			os.ScatterFraction = o.Scatter / o.Requests
+		}
+		c.Operations = append(c.Operations, os)
+	}
+	c.FanoutMean, c.FanoutP99 = fanoutStats(hist, count)
+	if p.TxnWeight > 0 {
+		c.CrossShardTxnFraction = p.TxnCross / p.TxnWeight
+	}
+	c.Transactions = p.TxnCount
+	c.OverCapacity = []int{}
+	if w.Capacity > 0 {
+		for i, x := range c.ShardWork {
+			if x > w.Capacity*(1+1e-12) {
+				c.OverCapacity = append(c.OverCapacity, i)
+			}
+		}
+	}
+	main := -1
+	for ti, tk := range s.tables {
+		if tk.kind == kUnplaced || tk.kind == kReplicate {
+			continue
+		}
+		t := w.Tables[ti]
+		ks := cachedKeyStats(t, tk.cols)
+		tkr := TableKey{KeyStats: ks, Key: tk.expr.String(), ExpectedMaxLoadRatio: ExpectedMaxLoadRatio(ks.Cardinality, s.N)}
+		c.Tables = append(c.Tables, tkr)
+		if main < 0 || t.Rows > w.Tables[main].Rows {
+			main = ti
+			c.Cardinality, c.TopValues, c.Monotonicity, c.Monotonic, c.Entropy = ks.Cardinality, ks.TopValues, ks.Monotonicity, ks.Monotonic, ks.Entropy
+			c.ExpectedMaxLoadRatio = tkr.ExpectedMaxLoadRatio
+		}
+	}
+	if c.TopValues == nil {
+		c.TopValues = []TopValue{}
+	}
+	if c.Tables == nil {
+		c.Tables = []TableKey{}
+	}
+	c.Rebalance = s.rebalance()
+	for _, e := range s.Warnings {
+		c.Warnings = append(c.Warnings, e.Error())
+	}
+	return c
+}
+
+// keyStatsCache memoises key statistics per table and column list: they do
+// not depend on the partition function, and several candidates share them.
+var keyStatsCache = newStatsCache()
+
+func cachedKeyStats(t *shardkey.Table, cols []int) KeyStats {
+	return keyStatsCache.get(t, cols)
+}
+
+// rebalanceSample bounds the rows used for growth estimates.
+const rebalanceSample = 1 << 20
+
+// rebalance reports, for the hash-keyed tables, the share of distinct keys
+// and of row weight that change shard from N to N+1 (and, for the engine's
+// own growth, N to 2N) under modulo, jump and ring placement of the
+// engine's points.
+func (s *Scheme) rebalance() []Move {
+	type pw struct {
+		p uint64
+		w float64
+	}
+	agg := map[uint64]float64{}
+	for ti, tk := range s.tables {
+		if tk.kind != kHash {
+			continue
+		}
+		t := s.w.Tables[ti]
+		step := 1
+		if t.Rows > rebalanceSample {
+			step = t.Rows / rebalanceSample
+		}
+		key := make([]shardkey.Value, len(tk.cols))
+		for i := 0; i < t.Rows; i += step {
+			for j, c := range tk.cols {
+				key[j] = t.Columns[c].Value(i)
+			}
+			p, err := tk.eng.Point(key)
+			if err != nil {
+				continue
+			}
+			agg[p] += t.Weight(i)
+		}
+	}
+	if len(agg) == 0 {
+		return nil
+	}
+	pts := make([]pw, 0, len(agg))
+	total := 0.0
+	for p, w := range agg {
+		pts = append(pts, pw{p, w})
+		total += w
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].p < pts[j].p })
+	n := s.N
+	measure := func(name string, a, b partition.Layout) Move {
+		m := Move{Placement: name, From: a.Shards(), To: b.Shards()}
+		var k, wt float64
+		for _, x := range pts {
+			if a.Shard(x.p) != b.Shard(x.p) {
+				k++
+				wt += x.w
+			}
+		}
+		m.KeysMoved = k / float64(len(pts))
+		if total > 0 {
+			m.LoadMoved = wt / total
+		}
+		return m
+	}
+	var out []Move
+	m1, _ := partition.NewModulo(n)
+	m2, _ := partition.NewModulo(n + 1)
+	out = append(out, measure("modulo", m1, m2))
+	out = append(out, measure("jump", partition.JumpLayout{N: n}, partition.JumpLayout{N: n + 1}))
+	ring, _ := partition.NewRing(128)
+	r1, _ := ring.Layout(n)
+	r2, _ := ring.Layout(n + 1)
+	out = append(out, measure("ring (128 vnodes)", r1, r2))
+	if g, ok := s.Engine.(partition.Grower); ok {
+		if l, err := s.Engine.Layout(n); err == nil {
+			for _, to := range []int{n + 1, 2 * n} {
+				if l2, err := g.Grow(l, to); err == nil {
+					out = append(out, measure(fmt.Sprintf("%s growth", s.Engine.Name()), l, l2))
+				}
+			}
+		}
+	}
+	return out
+}

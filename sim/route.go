@@ -1,0 +1,535 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/shardkey/shardkey"
+)
+
+// touchKind says which shards one operation instance touches.
+type touchKind uint8
+
+const (
+	tOne       touchKind = iota // exactly shard `one`
+	tSet                        // every shard in `set` (IN lists, salted reads, range spans)
+	tAll                        // every shard: scatter-gather
+	tUniform                    // one shard, uniformly at random over all (a fresh hashed value, a replicated read)
+	tUniformOf                  // one shard, uniformly at random over `set` (a salted insert, a fresh value in a range span)
+)
+
+// touch is the result of routing one statement. set is scratch owned by
+// the router that produced it and valid until its next call.
+type touch struct {
+	kind touchKind
+	one  int
+	set  []int
+	// varKey identifies the random variable of a tUniform touch: two
+	// touches with the same non-empty varKey land on the same shard; an
+	// empty varKey is a variable of its own.
+	varKey string
+}
+
+// fanout returns the number of shards the touch asks.
+func (t *touch) fanout(n int) int {
+	switch t.kind {
+	case tSet:
+		return len(t.set)
+	case tAll:
+		return n
+	}
+	return 1
+}
+
+// router routes statements under a Scheme. It holds scratch space, so a
+// router is used by one goroutine.
+type router struct {
+	s    *Scheme
+	key  []shardkey.Value
+	buf  []byte
+	set  []int
+	mark []bool
+	tmp  []int
+}
+
+func newRouter(s *Scheme) *router {
+	return &router{s: s, mark: make([]bool, s.N)}
+}
+
+// home returns the shard of a full key tuple under tk, without salting.
+func (r *router) home(tk *tableKey, key []shardkey.Value) (int, error) {
+	if tk.iso != nil {
+		r.buf = keyString(r.buf[:0], key)
+		if sh, ok := tk.iso[string(r.buf)]; ok {
+			return sh, nil
+		}
+	}
+	switch tk.kind {
+	case kRange:
+		return rangeShard(tk.bounds, key, 0), nil
+	case kDirectory:
+		if sh, ok := tk.dir[key[0].Canonical()]; ok {
+			return sh, nil
+		}
+	}
+	p, err := tk.eng.Point(key)
+	if err != nil {
+		return 0, err
+	}
+	if tk.modN > 0 {
+		return int(p % tk.modN), nil
+	}
+	return tk.layout.Shard(p), nil
+}
+
+// isSalted reports whether key is one of tk's salted hot values.
+func (r *router) isSalted(tk *tableKey, key []shardkey.Value) bool {
+	if tk.salted == nil {
+		return false
+	}
+	r.buf = keyString(r.buf[:0], key)
+	return tk.salted[string(r.buf)]
+}
+
+// buckets returns the shards of a salted value's K buckets: the home shard
+// and the K-1 shards after it, so K <= N buckets sit on K distinct shards.
+func (r *router) buckets(tk *tableKey, home int) []int {
+	r.set = r.set[:0]
+	for b := 0; b < tk.saltK; b++ {
+		r.set = append(r.set, (home+b)%r.s.N)
+	}
+	return r.set
+}
+
+// rowShards places one row: it returns the touch of its data. A salted hot
+// row spreads over its buckets (tUniformOf); a replicated row is on every
+// shard (reported as tUniform: its request share spreads evenly).
+func (r *router) row(tk *tableKey, t *shardkey.Table, i int) (touch, error) {
+	switch tk.kind {
+	case kUnplaced:
+		return touch{kind: tOne, one: 0}, nil
+	case kReplicate:
+		return touch{kind: tUniform}, nil
+	}
+	r.key = r.key[:0]
+	for _, c := range tk.cols {
+		r.key = append(r.key, t.Columns[c].Value(i))
+	}
+	h, err := r.home(tk, r.key)
+	if err != nil {
+		return touch{}, err
+	}
+	if r.isSalted(tk, r.key) {
+		return touch{kind: tUniformOf, set: r.buckets(tk, h)}, nil
+	}
+	return touch{kind: tOne, one: h}, nil
+}
+
+// maxCombos bounds the cross product of IN lists routed value by value;
+// beyond it the statement is treated as scatter-gather.
+const maxCombos = 4096
+
+// stmt routes one statement (kind and conditions on table ti).
+func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch, error) {
+	tk := r.s.tables[ti]
+	switch tk.kind {
+	case kUnplaced:
+		return touch{kind: tOne, one: 0}, nil
+	case kReplicate:
+		if kind == shardkey.Read {
+			return touch{kind: tUniform}, nil
+		}
+		return touch{kind: tAll}, nil
+	case kRange:
+		return r.rangeStmt(tk, kind, conds)
+	}
+	// Hash and directory keys: every key column must be bound by Eq or IN.
+	combos := 1
+	fresh := false
+	var freshKey []byte
+	vals := make([][]shardkey.Value, len(tk.cols))
+	for j, c := range tk.cols {
+		cd := findCond(conds, c)
+		if cd == nil {
+			if kind == shardkey.Insert {
+				// An insert that leaves a key column out stores its
+				// default: treat it as an unknown value.
+				return touch{kind: tUniform}, nil
+			}
+			return touch{kind: tAll}, nil
+		}
+		switch cd.Op {
+		case shardkey.Eq:
+			if cd.Fresh != shardkey.NotFresh {
+				fresh = true
+				freshKey = fmt.Appendf(freshKey, "f%d/%d;", c, cd.FreshVar)
+				vals[j] = nil
+				continue
+			}
+			vals[j] = []shardkey.Value{cd.Val}
+			freshKey = keyString(append(freshKey, 'v'), []shardkey.Value{cd.Val})
+			freshKey = append(freshKey, ';')
+		case shardkey.In:
+			if len(cd.List) == 0 {
+				return touch{kind: tSet, set: r.set[:0]}, nil // IN () matches nothing
+			}
+			vals[j] = cd.List
+			combos *= len(cd.List)
+			if combos > maxCombos {
+				return touch{kind: tAll}, nil
+			}
+		default:
+			if kind == shardkey.Insert {
+				return touch{kind: tUniform}, nil
+			}
+			return touch{kind: tAll}, nil // a range on a hash key scatters
+		}
+	}
+	if fresh {
+		if combos > 1 {
+			// A fresh value with an IN list: each combination is its own
+			// random shard; count it as touching one uniformly random shard
+			// per combination (rare: treat as scatter for reads).
+			if kind != shardkey.Insert {
+				return touch{kind: tAll}, nil
+			}
+		}
+		return touch{kind: tUniform, varKey: fmt.Sprintf("t%d/", ti) + string(freshKey)}, nil
+	}
+	// Enumerate the cross product.
+	for i := range r.mark {
+		r.mark[i] = false
+	}
+	r.tmp = r.tmp[:0]
+	idx := make([]int, len(tk.cols))
+	key := make([]shardkey.Value, len(tk.cols))
+	salted := false
+	for {
+		for j := range tk.cols {
+			key[j] = vals[j][idx[j]]
+		}
+		h, err := r.home(tk, key)
+		if err != nil {
+			return touch{}, err
+		}
+		if r.isSalted(tk, key) {
+			salted = true
+			for b := 0; b < tk.saltK; b++ {
+				sh := (h + b) % r.s.N
+				if !r.mark[sh] {
+					r.mark[sh] = true
+					r.tmp = append(r.tmp, sh)
+				}
+			}
+		} else if !r.mark[h] {
+			r.mark[h] = true
+			r.tmp = append(r.tmp, h)
+		}
+		// next combination
+		j := len(idx) - 1
+		for ; j >= 0; j-- {
+			idx[j]++
+			if idx[j] < len(vals[j]) {
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			break
+		}
+	}
+	r.set = append(r.set[:0], r.tmp...)
+	if len(r.set) == 1 && !salted {
+		return touch{kind: tOne, one: r.set[0]}, nil
+	}
+	if salted && kind == shardkey.Insert && combos == 1 {
+		// A new row of a salted value goes to one of its buckets.
+		return touch{kind: tUniformOf, set: r.set}, nil
+	}
+	sort.Ints(r.set)
+	return touch{kind: tSet, set: r.set}, nil
+}
+
+func findCond(conds []shardkey.Cond, col int) *shardkey.Cond {
+	for i := range conds {
+		if conds[i].Col == col {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// rangeStmt routes a statement under a range key: Eq/IN on a prefix of the
+// key columns, then optionally a range or a fresh value on the next one.
+func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Cond) (touch, error) {
+	n := len(tk.bounds) + 1
+	var prefixes [][]shardkey.Value // Eq/IN prefix combinations
+	prefixes = append(prefixes, nil)
+	var next *shardkey.Cond
+	for _, c := range tk.cols {
+		cd := findCond(conds, c)
+		if cd == nil {
+			break
+		}
+		if cd.Op == shardkey.Eq && cd.Fresh == shardkey.NotFresh {
+			for i := range prefixes {
+				prefixes[i] = append(prefixes[i], cd.Val)
+			}
+			continue
+		}
+		if cd.Op == shardkey.In {
+			if len(prefixes)*len(cd.List) > maxCombos {
+				break
+			}
+			var np [][]shardkey.Value
+			for _, p := range prefixes {
+				for _, v := range cd.List {
+					np = append(np, append(append([]shardkey.Value(nil), p...), v))
+				}
+			}
+			prefixes = np
+			if len(cd.List) == 0 {
+				return touch{kind: tSet, set: r.set[:0]}, nil
+			}
+			continue
+		}
+		next = cd
+		break
+	}
+	if len(prefixes[0]) == 0 && next == nil {
+		if kind == shardkey.Insert {
+			return touch{kind: tUniform}, nil
+		}
+		return touch{kind: tAll}, nil
+	}
+	for i := range r.mark {
+		r.mark[i] = false
+	}
+	r.tmp = r.tmp[:0]
+	add := func(lo, hi int) {
+		for sh := lo; sh <= hi && sh < n; sh++ {
+			if !r.mark[sh] {
+				r.mark[sh] = true
+				r.tmp = append(r.tmp, sh)
+			}
+		}
+	}
+	uniformSpan := false
+	for _, p := range prefixes {
+		full := len(p) == len(tk.cols)
+		switch {
+		case full:
+			sh, err := r.home(tk, p)
+			if err != nil {
+				return touch{}, err
+			}
+			add(sh, sh)
+		case next != nil && next.Op == shardkey.Eq && next.Fresh == shardkey.FreshNewest:
+			sh := rangeShard(tk.bounds, p, +1)
+			add(sh, sh)
+		case next != nil && next.Op == shardkey.Eq && next.Fresh == shardkey.FreshUnique:
+			add(rangeShard(tk.bounds, p, -1), rangeShard(tk.bounds, p, +1))
+			uniformSpan = true
+		case next != nil && next.Op == shardkey.Range && next.Bounds != nil:
+			b := next.Bounds
+			lo := 0
+			if b.HasLo {
+				tail := -1
+				if !b.LoIncl {
+					tail = +1
+				}
+				lo = rangeShard(tk.bounds, append(append([]shardkey.Value(nil), p...), b.Lo), tail)
+			} else if len(p) > 0 {
+				lo = rangeShard(tk.bounds, p, -1)
+			}
+			hi := n - 1
+			if b.HasHi {
+				k := append(append([]shardkey.Value(nil), p...), b.Hi)
+				if b.HiIncl {
+					hi = rangeShard(tk.bounds, k, +1)
+				} else {
+					hi = rangeShardBelow(tk.bounds, k)
+				}
+			} else if len(p) > 0 {
+				hi = rangeShard(tk.bounds, p, +1)
+			}
+			add(lo, hi)
+		default:
+			if len(p) == 0 {
+				if kind == shardkey.Insert {
+					return touch{kind: tUniform}, nil
+				}
+				return touch{kind: tAll}, nil
+			}
+			add(rangeShard(tk.bounds, p, -1), rangeShard(tk.bounds, p, +1))
+		}
+	}
+	r.set = append(r.set[:0], r.tmp...)
+	sort.Ints(r.set)
+	if (uniformSpan || kind == shardkey.Insert) && len(r.set) > 1 {
+		return touch{kind: tUniformOf, set: r.set}, nil
+	}
+	if len(r.set) == 1 {
+		return touch{kind: tOne, one: r.set[0]}, nil
+	}
+	return touch{kind: tSet, set: r.set}, nil
+}
+
+// cmpBound compares boundary tuple b with key tuple k, where k may be
+// shorter than b and is extended by -inf (tail < 0) or +inf (tail > 0).
+func cmpBound(b, k []shardkey.Value, tail int) int {
+	m := len(b)
+	if len(k) < m {
+		m = len(k)
+	}
+	for i := 0; i < m; i++ {
+		if c := shardkey.Compare(b[i], k[i]); c != 0 {
+			return c
+		}
+	}
+	if len(k) < len(b) {
+		if tail < 0 {
+			return 1 // b > k extended by -inf
+		}
+		return -1
+	}
+	if len(k) > len(b) {
+		return -1 // b is a prefix of k: b <= k; k's extra parts make it larger
+	}
+	if tail > 0 {
+		return -1
+	}
+	if tail < 0 && len(k) == len(b) {
+		return 0
+	}
+	return 0
+}
+
+// rangeShard returns the shard holding key k (extended by tail): the number
+// of boundaries <= k.
+func rangeShard(bounds [][]shardkey.Value, k []shardkey.Value, tail int) int {
+	return sort.Search(len(bounds), func(i int) bool { return cmpBound(bounds[i], k, tail) > 0 })
+}
+
+// rangeShardBelow returns the shard holding the largest key strictly below
+// k: the number of boundaries < k.
+func rangeShardBelow(bounds [][]shardkey.Value, k []shardkey.Value) int {
+	return sort.Search(len(bounds), func(i int) bool { return cmpBound(bounds[i], k, -1) >= 0 })
+}
+
+// computeBounds sets the design-wide range boundaries: the given bounds of
+// the first range expression that has them, else N-1 split points at
+// equal-weight quantiles of every range-keyed table's rows together, so that
+// co-located range keys share one set of boundaries.
+func (s *Scheme) computeBounds() error {
+	var rangeTables []int
+	base := s.N
+	var given *shardkey.RangeExpr
+	width := 0
+	for ti, tk := range s.tables {
+		if tk.kind != kRange {
+			continue
+		}
+		rangeTables = append(rangeTables, ti)
+		if tk.base < base {
+			base = tk.base
+		}
+		if width == 0 || len(tk.cols) < width {
+			width = len(tk.cols)
+		}
+		if re := innerRange(tk.expr); re != nil && len(re.Bounds) > 0 && given == nil {
+			given = re
+		}
+	}
+	if len(rangeTables) == 0 {
+		return nil
+	}
+	var bounds [][]shardkey.Value
+	if given != nil {
+		ti := rangeTables[0]
+		typ := s.w.Tables[ti].Columns[s.tables[ti].cols[0]].Type
+		if len(given.Bounds) > base-1 {
+			return fmt.Errorf("key %q: %d bounds make %d ranges, more than the %d shards", s.Design.Text, len(given.Bounds), len(given.Bounds)+1, base)
+		}
+		for _, txt := range given.Bounds {
+			v, err := shardkey.ParseValue(txt, typ)
+			if err != nil {
+				return fmt.Errorf("key %q: bounds: %w", s.Design.Text, err)
+			}
+			if len(bounds) > 0 && shardkey.Compare(bounds[len(bounds)-1][0], v) >= 0 {
+				return fmt.Errorf("key %q: bounds must increase: %s after %s", s.Design.Text, v, bounds[len(bounds)-1][0])
+			}
+			bounds = append(bounds, []shardkey.Value{v})
+		}
+	} else {
+		type kw struct {
+			k []shardkey.Value
+			w float64
+		}
+		var all []kw
+		total := 0.0
+		for _, ti := range rangeTables {
+			t := s.w.Tables[ti]
+			tk := s.tables[ti]
+			for i := 0; i < t.Rows; i++ {
+				k := make([]shardkey.Value, width)
+				for j := 0; j < width; j++ {
+					k[j] = t.Columns[tk.cols[j]].Value(i).Canonical()
+				}
+				all = append(all, kw{k, t.Weight(i)})
+				total += t.Weight(i)
+			}
+		}
+		if total == 0 {
+			for i := range all {
+				all[i].w = 1
+			}
+			total = float64(len(all))
+		}
+		sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+		cum := 0.0
+		next := 1
+		for i := 0; i < len(all) && next < base; i++ {
+			if i > 0 && cmpTuple(all[i].k, all[i-1].k) == 0 {
+				cum += all[i].w
+				continue
+			}
+			// all[i] starts a new distinct key: place every split point
+			// whose quantile has been reached before it.
+			placed := false
+			for next < base && cum >= float64(next)*total/float64(base)-1e-9*total && cum > 0 {
+				if !placed {
+					bounds = append(bounds, all[i].k)
+					placed = true
+				}
+				next++
+			}
+			cum += all[i].w
+		}
+	}
+	for _, ti := range rangeTables {
+		s.tables[ti].bounds = bounds
+	}
+	return nil
+}
+
+func innerRange(e shardkey.Expr) *shardkey.RangeExpr {
+	switch m := e.(type) {
+	case *shardkey.RangeExpr:
+		return m
+	case *shardkey.SaltExpr:
+		return innerRange(m.Inner)
+	case *shardkey.IsolateExpr:
+		return innerRange(m.Inner)
+	}
+	return nil
+}
+
+func cmpTuple(a, b []shardkey.Value) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := shardkey.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}

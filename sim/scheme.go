@@ -1,0 +1,318 @@
+package sim
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// Options say how to place keys.
+type Options struct {
+	// Shards is the number of shards, >= 1.
+	Shards int
+	// Engine places every hash key; nil means partition.Generic.
+	Engine partition.Engine
+	// Dir is the directory that relative directory(col, FILE) paths are
+	// read from; "" means the working directory.
+	Dir string
+	// Workers is the number of goroutines scoring one candidate; <= 0
+	// means GOMAXPROCS.
+	Workers int
+}
+
+type keyKind uint8
+
+const (
+	kUnplaced  keyKind = iota // the design gives the table no key: one unsharded copy on shard 0
+	kHash                     // engine hash of the key columns
+	kRange                    // design-wide range boundaries
+	kDirectory                // explicit map, hash fallback
+	kReplicate                // reference table: a copy on every shard
+)
+
+// Scheme is a design compiled against a workload: for every table, how its
+// rows and conditions map to shards. It is immutable and safe for concurrent
+// use.
+type Scheme struct {
+	Design *shardkey.Design
+	N      int
+	Engine partition.Engine
+	tables []*tableKey // by workload table index
+	w      *shardkey.Workload
+	// Warnings are findings about the design that do not stop scoring.
+	Warnings []error
+}
+
+// tableKey is one table's compiled key.
+type tableKey struct {
+	expr   shardkey.Expr
+	kind   keyKind
+	cols   []int // key column indices in the table
+	eng    partition.Engine
+	layout partition.Layout // hash and directory fallback; over base shards
+	fast   partition.Int64Pointer
+	modN   uint64 // > 0 when layout is modulo: shard = point % modN
+	base   int    // shards the base function spreads over (N minus isolated)
+	bounds [][]shardkey.Value
+	dir    map[shardkey.Value]int
+	saltK  int
+	salted map[string]bool // hot key encodings that are salted
+	iso    map[string]int  // hot key encoding -> dedicated shard
+}
+
+// Compile compiles design d for workload w. It fails when a key names a
+// column a table does not have, when no table gets a key, or when a
+// directory file cannot be read.
+func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, error) {
+	if o.Shards < 1 {
+		return nil, &shardkey.UsageError{Msg: fmt.Sprintf("--shards %d: must be at least 1", o.Shards)}
+	}
+	eng := o.Engine
+	if eng == nil {
+		eng = partition.Generic{}
+	}
+	s := &Scheme{Design: d, N: o.Shards, Engine: eng, w: w, tables: make([]*tableKey, len(w.Tables))}
+	for name := range d.Tables {
+		if w.Table(name) == nil {
+			return nil, fmt.Errorf("key %q: no table %q (tables: %s)", d.Text, name, strings.Join(tableNames(w), ", "))
+		}
+	}
+	placed := 0
+	for ti, t := range w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if e == nil {
+			s.tables[ti] = &tableKey{kind: kUnplaced}
+			continue
+		}
+		tk, err := s.compileExpr(t, e, o)
+		if err != nil {
+			return nil, fmt.Errorf("key %q: table %s: %w", d.Text, t.Name, err)
+		}
+		s.tables[ti] = tk
+		placed++
+	}
+	if placed == 0 {
+		var cols []string
+		if d.Default != nil {
+			cols = d.Default.Columns()
+		}
+		return nil, fmt.Errorf("key %q: no table has column(s) %s (tables: %s)", d.Text, strings.Join(cols, ", "), describeTables(w))
+	}
+	for ti, tk := range s.tables {
+		if tk.kind == kUnplaced && len(w.Tables) > 1 {
+			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s has none of the key's columns and stays unsharded on shard 0", d.Text, w.Tables[ti].Name))
+		}
+	}
+	if err := s.computeBounds(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func tableNames(w *shardkey.Workload) []string {
+	var n []string
+	for _, t := range w.Tables {
+		n = append(n, t.Name)
+	}
+	return n
+}
+
+func describeTables(w *shardkey.Workload) string {
+	var parts []string
+	for _, t := range w.Tables {
+		parts = append(parts, t.Name+"("+strings.Join(t.ColumnNames(), ", ")+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*tableKey, error) {
+	tk := &tableKey{expr: e, eng: s.Engine, base: s.N}
+	for _, c := range e.Columns() {
+		i := t.ColumnIndex(c)
+		if i < 0 {
+			return nil, fmt.Errorf("no column %q (columns: %s)", c, strings.Join(t.ColumnNames(), ", "))
+		}
+		tk.cols = append(tk.cols, i)
+	}
+	inner := e
+	switch m := e.(type) {
+	case *shardkey.SaltExpr:
+		inner = m.Inner
+		if _, nested := inner.(*shardkey.SaltExpr); nested {
+			return nil, errors.New("salt of salt is not supported")
+		}
+		if m.K > s.N {
+			return nil, fmt.Errorf("salt over %d buckets needs at least %d shards, have %d", m.K, m.K, s.N)
+		}
+		tk.saltK = m.K
+		tk.salted = map[string]bool{}
+		for _, k := range hottest(t, tk.cols, m.Top) {
+			tk.salted[k] = true
+		}
+	case *shardkey.IsolateExpr:
+		inner = m.Inner
+		if m.Top >= s.N {
+			return nil, fmt.Errorf("isolating %d values needs more than %d shards", m.Top, s.N)
+		}
+		tk.base = s.N - m.Top
+		tk.iso = map[string]int{}
+		for i, k := range hottest(t, tk.cols, m.Top) {
+			tk.iso[k] = tk.base + i
+		}
+	}
+	if m, ok := inner.(*shardkey.SaltExpr); ok {
+		return nil, fmt.Errorf("%s inside another function is not supported; write salt(...) outermost", m)
+	}
+	if m, ok := inner.(*shardkey.IsolateExpr); ok {
+		// isolate(salt(...)) and salt(isolate(...)): take the inner isolate.
+		tk.base = s.N - m.Top
+		if m.Top >= s.N {
+			return nil, fmt.Errorf("isolating %d values needs more than %d shards", m.Top, s.N)
+		}
+		tk.iso = map[string]int{}
+		for i, k := range hottest(t, tk.cols, m.Top) {
+			tk.iso[k] = tk.base + i
+		}
+		inner = m.Inner
+	}
+	switch m := inner.(type) {
+	case *shardkey.ReplicateExpr:
+		tk.kind = kReplicate
+		return tk, nil
+	case *shardkey.HashExpr:
+		tk.kind = kHash
+	case *shardkey.RangeExpr:
+		tk.kind = kRange
+		return tk, nil // bounds are design-wide: computeBounds
+	case *shardkey.DirectoryExpr:
+		tk.kind = kDirectory
+		dir, err := readDirectory(m.File, o.Dir, t.Columns[tk.cols[0]].Type, s.N)
+		if err != nil {
+			return nil, err
+		}
+		tk.dir = dir
+	default:
+		return nil, fmt.Errorf("unsupported key expression %s", inner)
+	}
+	l, err := s.Engine.Layout(tk.base)
+	if err != nil {
+		return nil, fmt.Errorf("engine %s: %w", s.Engine.Name(), err)
+	}
+	tk.layout = l
+	if m, ok := l.(partition.Modulo); ok {
+		tk.modN = uint64(m.Shards())
+	}
+	if len(tk.cols) == 1 && t.Columns[tk.cols[0]].Type == shardkey.Int64 {
+		tk.fast, _ = s.Engine.(partition.Int64Pointer)
+	}
+	return tk, nil
+}
+
+// readDirectory reads "value,shard" lines (an optional header whose second
+// field is not a number is skipped).
+func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Value]int, error) {
+	path := file
+	if dir != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, file)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("directory: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	out := map[shardkey.Value]int{}
+	for line := 1; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, shardkey.Errorf(file, line, "", "%v", err)
+		}
+		if len(rec) != 2 {
+			return nil, shardkey.Errorf(file, line, "", "want 2 fields value,shard, got %d", len(rec))
+		}
+		sh, err := strconv.Atoi(strings.TrimSpace(rec[1]))
+		if err != nil {
+			if line == 1 {
+				continue // header
+			}
+			return nil, shardkey.Errorf(file, line, "shard", "%q is not a shard number", rec[1])
+		}
+		if sh < 0 || sh >= n {
+			return nil, shardkey.Errorf(file, line, "shard", "shard %d out of range 0..%d", sh, n-1)
+		}
+		v, err := shardkey.ParseValue(rec[0], typ)
+		if err != nil {
+			return nil, shardkey.Errorf(file, line, "value", "%v", err)
+		}
+		out[v.Canonical()] = sh
+	}
+	if len(out) == 0 {
+		return nil, shardkey.Errorf(file, 0, "", "empty directory")
+	}
+	return out, nil
+}
+
+// keyString encodes a key tuple for hot-key maps: canonical values' text,
+// NUL separated, with a type class prefix so 1 and "1" differ.
+func keyString(b []byte, key []shardkey.Value) []byte {
+	for i, v := range key {
+		if i > 0 {
+			b = append(b, 0)
+		}
+		v = v.Canonical()
+		b = append(b, byte('0'+v.Type))
+		b = v.AppendText(b)
+	}
+	return b
+}
+
+// hottest returns the encodings of the top key values of t by summed row
+// weight (ties broken by key order, for determinism).
+func hottest(t *shardkey.Table, cols []int, top int) []string {
+	type kw struct {
+		k string
+		w float64
+	}
+	agg := map[string]float64{}
+	key := make([]shardkey.Value, len(cols))
+	var buf []byte
+	for r := 0; r < t.Rows; r++ {
+		for j, c := range cols {
+			key[j] = t.Columns[c].Value(r)
+		}
+		buf = keyString(buf[:0], key)
+		agg[string(buf)] += t.Weight(r)
+	}
+	list := make([]kw, 0, len(agg))
+	for k, w := range agg {
+		list = append(list, kw{k, w})
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].w != list[j].w {
+			return list[i].w > list[j].w
+		}
+		return list[i].k < list[j].k
+	})
+	if len(list) > top {
+		list = list[:top]
+	}
+	out := make([]string, len(list))
+	for i, x := range list {
+		out[i] = x.k
+	}
+	return out
+}

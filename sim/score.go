@@ -1,0 +1,306 @@
+package sim
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// Run routes the whole workload under s and returns the merged partial
+// score. Rows, operation instances and transactions are split into chunks
+// scored in parallel by up to workers goroutines (<= 0: GOMAXPROCS), each
+// into its own Partial, merged at the end. A key the engine cannot place
+// (partition.ErrNoDestination) fails the run with the table and row.
+func Run(w *shardkey.Workload, s *Scheme, workers int) (*Partial, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type job struct {
+		kind   int // 0 rows, 1 op instances, 2 txns
+		idx    int // table or op index
+		lo, hi int
+	}
+	const chunk = 1 << 16
+	var jobs []job
+	for ti, t := range w.Tables {
+		for lo := 0; lo < t.Rows; lo += chunk {
+			jobs = append(jobs, job{0, ti, lo, min(lo+chunk, t.Rows)})
+		}
+	}
+	for oi, op := range w.Ops {
+		for lo := 0; lo < len(op.Instances); lo += chunk {
+			jobs = append(jobs, job{1, oi, lo, min(lo+chunk, len(op.Instances))})
+		}
+	}
+	for lo := 0; lo < len(w.Txns); lo += chunk / 4 {
+		jobs = append(jobs, job{2, 0, lo, min(lo+chunk/4, len(w.Txns))})
+	}
+	opW := make([]float64, len(w.Ops))
+	for i, op := range w.Ops {
+		for _, in := range op.Instances {
+			opW[i] += in.Weight
+		}
+	}
+	// Each job writes its own partial; merging in job order keeps the
+	// result independent of scheduling.
+	parts := make([]*Partial, len(jobs))
+	errs := make([]error, len(jobs))
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for g := 0; g < workers && g < len(jobs); g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := newRouter(s)
+			for {
+				mu.Lock()
+				j := next
+				next++
+				mu.Unlock()
+				if j >= len(jobs) {
+					return
+				}
+				jb := jobs[j]
+				p := NewPartial(s.N, len(w.Ops))
+				switch jb.kind {
+				case 0:
+					errs[j] = r.rows(p, w.Tables[jb.idx], jb.idx, jb.lo, jb.hi)
+				case 1:
+					errs[j] = r.instances(p, w.Ops[jb.idx], jb.idx, opW[jb.idx], jb.lo, jb.hi)
+				case 2:
+					errs[j] = r.txns(p, w.Txns[jb.lo:jb.hi])
+				}
+				parts[j] = p
+			}
+		}()
+	}
+	wg.Wait()
+	total := NewPartial(s.N, len(w.Ops))
+	for j, p := range parts {
+		if errs[j] != nil {
+			return nil, errs[j]
+		}
+		total.Merge(p)
+	}
+	return total, nil
+}
+
+// rows accounts rows lo..hi-1 of table ti into p.
+func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int) error {
+	tk := r.s.tables[ti]
+	p.Rows += int64(hi - lo)
+	if tk.kind == kHash && tk.fast != nil && tk.salted == nil && tk.iso == nil && tk.modN > 0 && t.Columns[tk.cols[0]].Nulls == nil {
+		ints := t.Columns[tk.cols[0]].Ints[lo:hi]
+		if t.Weights == nil {
+			routeCountInt64(tk.fast, ints, tk.modN, p.Load)
+		} else {
+			routeWeightInt64(tk.fast, ints, t.Weights[lo:hi], tk.modN, p.Load)
+		}
+		return nil
+	}
+	for i := lo; i < hi; i++ {
+		tc, err := r.row(tk, t, i)
+		if err != nil {
+			return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
+		}
+		wt := t.Weight(i)
+		switch tc.kind {
+		case tOne:
+			p.Load[tc.one] += wt
+		case tUniform:
+			p.LoadUniform += wt
+		case tUniformOf:
+			share := wt / float64(len(tc.set))
+			for _, s := range tc.set {
+				p.Load[s] += share
+			}
+		}
+	}
+	return nil
+}
+
+// routeCountInt64 and routeWeightInt64 are the allocation-free inner loops
+// for a single int64 hash key under a modulo layout. Generic is called
+// directly so the compiler can inline its hash.
+func routeCountInt64(e partition.Int64Pointer, keys []int64, n uint64, load []float64) {
+	if _, ok := e.(partition.Generic); ok {
+		for _, k := range keys {
+			load[partition.Generic{}.PointInt64(k)%n]++
+		}
+		return
+	}
+	for _, k := range keys {
+		load[e.PointInt64(k)%n]++
+	}
+}
+
+func routeWeightInt64(e partition.Int64Pointer, keys []int64, wts []float64, n uint64, load []float64) {
+	if _, ok := e.(partition.Generic); ok {
+		for i, k := range keys {
+			load[partition.Generic{}.PointInt64(k)%n] += wts[i]
+		}
+		return
+	}
+	for i, k := range keys {
+		load[e.PointInt64(k)%n] += wts[i]
+	}
+}
+
+// RouteInt64 writes the shard of each key (one Int64 column, hashed by e
+// and placed by l) into out, which must be as long as keys. It does not
+// allocate; it is the routing kernel the benchmarks measure.
+func RouteInt64(e partition.Int64Pointer, l partition.Layout, keys []int64, out []int32) {
+	out = out[:len(keys)]
+	if m, ok := l.(partition.Modulo); ok {
+		n := uint64(m.Shards())
+		if _, ok := e.(partition.Generic); ok {
+			for i, k := range keys {
+				out[i] = int32(partition.Generic{}.PointInt64(k) % n)
+			}
+			return
+		}
+		for i, k := range keys {
+			out[i] = int32(e.PointInt64(k) % n)
+		}
+		return
+	}
+	for i, k := range keys {
+		out[i] = int32(l.Shard(e.PointInt64(k)))
+	}
+}
+
+// instances accounts instances lo..hi-1 of operation oi into p.
+func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW float64, lo, hi int) error {
+	if sumW == 0 {
+		return nil
+	}
+	scale := op.Rate / sumW
+	for i := lo; i < hi; i++ {
+		in := &op.Instances[i]
+		tc, err := r.stmt(op.Table, op.Kind, in.Conds)
+		if err != nil {
+			return shardkey.Errorf("", 0, op.Name, "instance %d: %v", i+1, err)
+		}
+		p.addTouch(oi, &tc, in.Weight*scale)
+	}
+	return nil
+}
+
+// txns accounts transactions into p.
+func (r *router) txns(p *Partial, txns []shardkey.Txn) error {
+	for i := range txns {
+		tx := &txns[i]
+		single, err := r.singleProb(tx)
+		if err != nil {
+			return shardkey.Errorf("", 0, tx.Name, "transaction: %v", err)
+		}
+		p.TxnWeight += tx.Weight
+		p.TxnCross += tx.Weight * (1 - single)
+		p.TxnCount++
+	}
+	return nil
+}
+
+// singleProb returns the probability that all statements of tx land on one
+// shard. Concrete placements decide it outright; a fresh hashed value is a
+// shard drawn uniformly (the same draw wherever the same new value is
+// used); a salted insert draws one of its buckets.
+func (r *router) singleProb(tx *shardkey.Txn) (float64, error) {
+	n := r.s.N
+	var conc [4]int
+	concrete := conc[:0]
+	addC := func(s int) {
+		for _, c := range concrete {
+			if c == s {
+				return
+			}
+		}
+		concrete = append(concrete, s)
+	}
+	type rv struct {
+		key string
+		set []int // nil: all shards
+	}
+	var vars []rv
+	for si := range tx.Stmts {
+		st := &tx.Stmts[si]
+		tc, err := r.stmt(st.Table, st.Kind, st.Conds)
+		if err != nil {
+			return 0, err
+		}
+		switch tc.kind {
+		case tOne:
+			addC(tc.one)
+		case tSet:
+			for _, s := range tc.set {
+				addC(s)
+			}
+		case tAll:
+			if n > 1 {
+				return 0, nil
+			}
+			addC(0)
+		case tUniform:
+			dup := false
+			if tc.varKey != "" {
+				for _, v := range vars {
+					if v.key == tc.varKey {
+						dup = true
+						break
+					}
+				}
+			}
+			if !dup {
+				vars = append(vars, rv{key: tc.varKey})
+			}
+		case tUniformOf:
+			vars = append(vars, rv{set: append([]int(nil), tc.set...)})
+		}
+		if len(concrete) > 1 {
+			return 0, nil
+		}
+	}
+	if len(vars) == 0 {
+		return 1, nil
+	}
+	prob := func(s int) float64 {
+		p := 1.0
+		for _, v := range vars {
+			if v.set == nil {
+				p /= float64(n)
+				continue
+			}
+			in := false
+			for _, x := range v.set {
+				if x == s {
+					in = true
+					break
+				}
+			}
+			if !in {
+				return 0
+			}
+			p /= float64(len(v.set))
+		}
+		return p
+	}
+	if len(concrete) == 1 {
+		return prob(concrete[0]), nil
+	}
+	total := 0.0
+	for s := 0; s < n; s++ {
+		total += prob(s)
+	}
+	return total, nil
+}
+
+// keyHash hashes a key tuple for distinct counting.
+func keyHash(buf []byte, key []shardkey.Value) ([]byte, uint64) {
+	buf = keyString(buf[:0], key)
+	return buf, xxhash.Sum64(buf)
+}

@@ -1,0 +1,189 @@
+package sim
+
+import (
+	"math"
+	"sort"
+
+	"github.com/shardkey/shardkey"
+)
+
+// KeyStats are the characteristics of one table's key columns over its row
+// sample, independent of the partition function.
+type KeyStats struct {
+	Table string `json:"table"`
+	// Columns are the key columns.
+	Columns []string `json:"columns"`
+	// Rows is the number of sample rows.
+	Rows int `json:"rows"`
+	// Cardinality is the number of distinct key values in the sample.
+	Cardinality int `json:"cardinality"`
+	// TopValues are the heaviest key values with their share (0..1) of the
+	// table's row weight, heaviest first (at most 10).
+	TopValues []TopValue `json:"top_values"`
+	// Monotonicity is Spearman's rank correlation (-1..1) of key order
+	// with insert (row) order; |r| >= 0.7 is reported as monotonic, the
+	// threshold MongoDB's shard-key analyzer uses.
+	Monotonicity float64 `json:"monotonicity"`
+	Monotonic    bool    `json:"monotonic"`
+	// Entropy is the Shannon entropy of the key's weight distribution in
+	// bits; log2(Cardinality) for equal weights.
+	Entropy float64 `json:"entropy"`
+}
+
+// TopValue is one heavy key value.
+type TopValue struct {
+	Value string  `json:"value"`
+	Share float64 `json:"share"`
+}
+
+// monotonicSample bounds the rows used for the rank correlation.
+const monotonicSample = 100000
+
+// ComputeKeyStats returns the key characteristics of columns cols of t.
+func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
+	ks := KeyStats{Table: t.Name, Rows: t.Rows}
+	for _, c := range cols {
+		ks.Columns = append(ks.Columns, t.Columns[c].Name)
+	}
+	if t.Rows == 0 || len(cols) == 0 {
+		return ks
+	}
+	type agg struct {
+		w   float64
+		row int
+	}
+	m := make(map[uint64]*agg, 1024)
+	key := make([]shardkey.Value, len(cols))
+	var buf []byte
+	total := 0.0
+	useCount := true
+	for i := 0; i < t.Rows; i++ {
+		if t.Weight(i) > 0 {
+			useCount = false
+			break
+		}
+	}
+	var h uint64
+	for i := 0; i < t.Rows; i++ {
+		for j, c := range cols {
+			key[j] = t.Columns[c].Value(i)
+		}
+		buf, h = keyHash(buf, key)
+		w := t.Weight(i)
+		if useCount {
+			w = 1
+		}
+		total += w
+		if a, ok := m[h]; ok {
+			a.w += w
+		} else {
+			m[h] = &agg{w, i}
+		}
+	}
+	ks.Cardinality = len(m)
+	list := make([]*agg, 0, len(m))
+	for _, a := range m {
+		list = append(list, a)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].w != list[j].w {
+			return list[i].w > list[j].w
+		}
+		return list[i].row < list[j].row
+	})
+	for _, a := range list {
+		if total > 0 {
+			p := a.w / total
+			if p > 0 {
+				ks.Entropy -= p * math.Log2(p)
+			}
+		}
+	}
+	for i := 0; i < len(list) && i < 10; i++ {
+		for j, c := range cols {
+			key[j] = t.Columns[c].Value(list[i].row)
+		}
+		ks.TopValues = append(ks.TopValues, TopValue{Value: tupleText(key), Share: list[i].w / total})
+	}
+	ks.Monotonicity = spearman(t, cols)
+	ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
+	if ks.Entropy < 0 {
+		ks.Entropy = 0
+	}
+	return ks
+}
+
+func tupleText(key []shardkey.Value) string {
+	if len(key) == 1 {
+		return key[0].String()
+	}
+	b := []byte{'('}
+	for i, v := range key {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = v.AppendText(b)
+	}
+	return string(append(b, ')'))
+}
+
+// spearman returns the rank correlation of the key tuple with row order
+// over at most monotonicSample evenly spaced rows (ties get mean ranks).
+func spearman(t *shardkey.Table, cols []int) float64 {
+	n := t.Rows
+	step := 1
+	if n > monotonicSample {
+		step = (n + monotonicSample - 1) / monotonicSample
+	}
+	var idx []int
+	for i := 0; i < n; i += step {
+		idx = append(idx, i)
+	}
+	m := len(idx)
+	if m < 3 {
+		return 0
+	}
+	keys := make([][]shardkey.Value, m)
+	for i, r := range idx {
+		k := make([]shardkey.Value, len(cols))
+		for j, c := range cols {
+			k[j] = t.Columns[c].Value(r).Canonical()
+		}
+		keys[i] = k
+	}
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cmpTuple(keys[order[a]], keys[order[b]]) < 0 })
+	rank := make([]float64, m)
+	for i := 0; i < m; {
+		j := i
+		for j+1 < m && cmpTuple(keys[order[j+1]], keys[order[i]]) == 0 {
+			j++
+		}
+		r := float64(i+j) / 2
+		for x := i; x <= j; x++ {
+			rank[order[x]] = r
+		}
+		i = j + 1
+	}
+	// Pearson correlation of rank with position.
+	var sx, sy, sxx, syy, sxy float64
+	for i := 0; i < m; i++ {
+		x, y := float64(i), rank[i]
+		sx += x
+		sy += y
+		sxx += x * x
+		syy += y * y
+		sxy += x * y
+	}
+	fm := float64(m)
+	cov := sxy - sx*sy/fm
+	vx := sxx - sx*sx/fm
+	vy := syy - sy*sy/fm
+	if vx <= 0 || vy <= 0 {
+		return 0
+	}
+	return cov / math.Sqrt(vx*vy)
+}

@@ -1,0 +1,391 @@
+package shardkey
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Workload is the one model every input produces and every command
+// consumes: tables with a sample of rows, the operations run against them
+// with their rates, the transactions that commit together, and the design
+// parameters (candidate keys, shard count, per-shard capacity).
+type Workload struct {
+	Name        string
+	Description string
+	Source      string // file the workload was read from, for messages ("" if built in code)
+
+	Tables []*Table
+	Ops    []*Operation
+	Txns   []Txn
+
+	// Candidates are key expressions or designs (see ParseDesign) to score
+	// when the user names none.
+	Candidates []string
+	// Shards is the number of shards (>= 1); 0 means the command's default.
+	Shards int
+	// Capacity is the work one shard can do, in units of work per second
+	// (one unit = one operation instance on one shard). 0 means unknown.
+	Capacity float64
+	// Seed makes every random choice of readers and generators repeatable.
+	Seed int64
+
+	// Warnings are problems that did not stop reading (skipped lines,
+	// unparsable statements), each naming its file and line.
+	Warnings []error
+}
+
+// Table returns the table named name, or nil.
+func (w *Workload) Table(name string) *Table {
+	for _, t := range w.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// TableIndex returns the index of table name in w.Tables, or -1.
+func (w *Workload) TableIndex(name string) int {
+	for i, t := range w.Tables {
+		if t.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Validate checks the workload's internal consistency: shard count and
+// capacity in range, every operation's table and columns present, finite
+// non-negative weights and rates. Readers call it before returning.
+func (w *Workload) Validate() error {
+	if w.Shards < 0 {
+		return fmt.Errorf("shards: %d must be at least 1", w.Shards)
+	}
+	if w.Capacity < 0 || math.IsNaN(w.Capacity) || math.IsInf(w.Capacity, 0) {
+		return fmt.Errorf("capacity: %v must be a non-negative number", w.Capacity)
+	}
+	seen := map[string]bool{}
+	for _, t := range w.Tables {
+		if seen[t.Name] {
+			return fmt.Errorf("table %q defined twice", t.Name)
+		}
+		seen[t.Name] = true
+		if err := t.Validate(); err != nil {
+			return err
+		}
+	}
+	for _, op := range w.Ops {
+		if op.Table < 0 || op.Table >= len(w.Tables) {
+			return fmt.Errorf("operation %q: no table %d", op.Name, op.Table)
+		}
+		if !finiteNonNeg(op.Rate) {
+			return fmt.Errorf("operation %q: rate %v must be a finite non-negative number", op.Name, op.Rate)
+		}
+		t := w.Tables[op.Table]
+		for i := range op.Instances {
+			in := &op.Instances[i]
+			if !finiteNonNeg(in.Weight) {
+				return fmt.Errorf("operation %q: instance %d: weight %v must be a finite non-negative number", op.Name, i, in.Weight)
+			}
+			for _, c := range in.Conds {
+				if c.Col < 0 || c.Col >= len(t.Columns) {
+					return fmt.Errorf("operation %q: column index %d out of range for table %s", op.Name, c.Col, t.Name)
+				}
+			}
+		}
+	}
+	for i, tx := range w.Txns {
+		if !finiteNonNeg(tx.Weight) {
+			return fmt.Errorf("transaction %d: weight %v must be a finite non-negative number", i, tx.Weight)
+		}
+		for _, st := range tx.Stmts {
+			if st.Table < 0 || st.Table >= len(w.Tables) {
+				return fmt.Errorf("transaction %d: no table %d", i, st.Table)
+			}
+		}
+	}
+	return nil
+}
+
+func finiteNonNeg(f float64) bool { return f >= 0 && !math.IsInf(f, 1) && !math.IsNaN(f) }
+
+// Table is a table with a sample of its rows, held column by column.
+type Table struct {
+	Name    string
+	Columns []*Column
+	// Weights holds each row's weight: its share of requests (seed 000).
+	// nil means every row weighs 1.
+	Weights []float64
+	// Rows is the number of sample rows.
+	Rows int
+	// Monotonic names columns whose new values always exceed every
+	// existing one (auto-increment ids, insert timestamps), as declared by
+	// a generator or detected by a reader.
+	Monotonic map[string]bool
+}
+
+// Weight returns the weight of row i.
+func (t *Table) Weight(i int) float64 {
+	if t.Weights == nil {
+		return 1
+	}
+	return t.Weights[i]
+}
+
+// Column returns the column named name, or nil.
+func (t *Table) Column(name string) *Column {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// ColumnIndex returns the index of column name, or -1.
+func (t *Table) ColumnIndex(name string) int {
+	for i, c := range t.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// AddColumn appends an empty column and returns its index. If the column
+// exists, it returns the existing index.
+func (t *Table) AddColumn(name string, typ Type) int {
+	if i := t.ColumnIndex(name); i >= 0 {
+		return i
+	}
+	t.Columns = append(t.Columns, &Column{Name: name, Type: typ})
+	return len(t.Columns) - 1
+}
+
+// ColumnNames returns the names of t's columns in order.
+func (t *Table) ColumnNames() []string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// Validate checks that every column holds Rows values and that weights are
+// finite and non-negative.
+func (t *Table) Validate() error {
+	for _, c := range t.Columns {
+		if c.Len() != t.Rows {
+			return fmt.Errorf("table %s: column %s has %d values for %d rows", t.Name, c.Name, c.Len(), t.Rows)
+		}
+	}
+	if t.Weights != nil {
+		if len(t.Weights) != t.Rows {
+			return fmt.Errorf("table %s: %d weights for %d rows", t.Name, len(t.Weights), t.Rows)
+		}
+		for i, w := range t.Weights {
+			if !finiteNonNeg(w) {
+				return fmt.Errorf("table %s: row %d: weight %v must be a finite non-negative number", t.Name, i+1, w)
+			}
+		}
+	}
+	return nil
+}
+
+// Column is one column of a table's row sample. Values are stored by
+// representation: Ints for integer types, Uint64 and Timestamp, Floats for
+// floating types, Strs for Text, Bytes and UUID. Nulls, when non-nil, marks
+// NULL cells.
+type Column struct {
+	Name   string
+	Type   Type
+	Ints   []int64
+	Floats []float64
+	Strs   []string
+	Nulls  []bool
+}
+
+// Len returns the number of values.
+func (c *Column) Len() int {
+	switch {
+	case c.Type == Float32 || c.Type == Float64:
+		return len(c.Floats)
+	case c.Type == Text || c.Type == Bytes || c.Type == UUID:
+		return len(c.Strs)
+	case c.Type == Null:
+		return len(c.Nulls)
+	}
+	return len(c.Ints)
+}
+
+// Value returns the value of row i.
+func (c *Column) Value(i int) Value {
+	if c.Nulls != nil && c.Nulls[i] {
+		return Value{}
+	}
+	switch c.Type {
+	case Float32, Float64:
+		return Value{Type: c.Type, Float: c.Floats[i]}
+	case Text, Bytes, UUID:
+		return Value{Type: c.Type, Str: c.Strs[i]}
+	case Null:
+		return Value{}
+	}
+	return Value{Type: c.Type, Int: c.Ints[i]}
+}
+
+// Append adds v, which must be NULL or of the column's type (integer types
+// of other widths are accepted by an integer column).
+func (c *Column) Append(v Value) error {
+	n := c.Len()
+	if v.Type == Null {
+		if c.Nulls == nil {
+			c.Nulls = make([]bool, n, n+1)
+		}
+		c.Nulls = append(c.Nulls, true)
+		switch c.Type {
+		case Float32, Float64:
+			c.Floats = append(c.Floats, 0)
+		case Text, Bytes, UUID:
+			c.Strs = append(c.Strs, "")
+		case Null:
+		default:
+			c.Ints = append(c.Ints, 0)
+		}
+		return nil
+	}
+	if v.Type != c.Type && !(v.Type.IsInt() && c.Type.IsInt() && v.Type != Timestamp && c.Type != Timestamp) {
+		return fmt.Errorf("column %s: %s value %s in a %s column", c.Name, v.Type, v, c.Type)
+	}
+	switch c.Type {
+	case Float32, Float64:
+		c.Floats = append(c.Floats, v.Float)
+	case Text, Bytes, UUID:
+		c.Strs = append(c.Strs, v.Str)
+	default:
+		c.Ints = append(c.Ints, v.Int)
+	}
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+	return nil
+}
+
+// Kind is what an operation does.
+type Kind uint8
+
+const (
+	Read Kind = iota
+	Insert
+	Update
+	Delete
+)
+
+var kindNames = [...]string{Read: "read", Insert: "insert", Update: "update", Delete: "delete"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// IsWrite reports whether k changes data.
+func (k Kind) IsWrite() bool { return k != Read }
+
+// ParseKind returns the Kind named s ("read", "select", "insert", "write",
+// "update", "delete").
+func ParseKind(s string) (Kind, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "read", "select", "query", "get":
+		return Read, nil
+	case "insert", "write", "create":
+		return Insert, nil
+	case "update":
+		return Update, nil
+	case "delete":
+		return Delete, nil
+	}
+	return Read, fmt.Errorf("unknown operation kind %q (want read, insert, update or delete)", s)
+}
+
+// Operation is one statement shape run at a rate: a read, insert, update or
+// delete on one table, with instances that each bind concrete values.
+//
+// An instance's share of the operation's rate is its Weight over the sum of
+// weights. The cost model (seed 000/001): each instance costs one unit of
+// work on every shard it touches.
+type Operation struct {
+	Name  string
+	Table int  // index in Workload.Tables
+	Kind  Kind // read, insert, update or delete
+	// Rate is the operation's requests per second, summed over instances.
+	Rate float64
+	// Instances bind the operation's parameters; at least one.
+	Instances []Instance
+	// Latency says how the operation is served: "interactive" (default) or
+	// "batch" (reports, exports), for the advisor.
+	Latency string
+}
+
+// Instance is one execution of an operation with its bound conditions.
+type Instance struct {
+	Weight float64
+	Conds  []Cond
+}
+
+// Op is a condition's comparison.
+type Op uint8
+
+const (
+	Eq    Op = iota // column = Val (an insert's column values are Eq conditions)
+	In              // column IN List
+	Range           // Lo <= column < Hi, bounds as flagged
+)
+
+// Fresh marks an equality on a value the sample does not hold yet: the id
+// or timestamp of a row being inserted.
+type Fresh uint8
+
+const (
+	NotFresh     Fresh = iota
+	FreshUnique        // a new, unique, unordered value (a random UUID): hashes uniformly
+	FreshNewest        // a new value above every existing one (auto-increment, now()): the last range
+)
+
+// Cond is one condition of an instance on a column of the operation's table.
+type Cond struct {
+	Col   int   // column index in the table
+	Op    Op    // Eq, In or Range
+	Fresh Fresh // for Eq: the value is new (Val unused)
+	// FreshVar identifies a fresh value within a transaction: conditions
+	// with the same non-zero FreshVar hold the same new value (an order's
+	// id in the order row and in its line items).
+	FreshVar int32
+	Val      Value   // Eq: the value
+	List     []Value // In: the values
+	Bounds   *Bounds // Range: the bounds
+}
+
+// Bounds are the ends of a range condition. A missing end is unbounded.
+type Bounds struct {
+	Lo, Hi         Value
+	HasLo, HasHi   bool
+	LoIncl, HiIncl bool
+}
+
+// Txn is one transaction: the statements that commit together. Its weight
+// is its share among transactions (or its rate, where the input has rates).
+type Txn struct {
+	Name   string
+	Weight float64
+	Stmts  []Stmt
+}
+
+// Stmt is one statement of a transaction.
+type Stmt struct {
+	Table int
+	Kind  Kind
+	Conds []Cond
+}
