@@ -2,4 +2,29 @@ package partition
 
 // enginesB lists the engines of engines_b's owner: postgres, citus,
 // elasticsearch, yugabyte, vitess*, cockroachdb.
-var enginesB = []entry{}
+var enginesB = []entry{
+	{name: "postgres", doc: "PostgreSQL PARTITION BY HASH: lookup3 *extended hashes with HASH_PARTITION_SEED, hash_combine64, mod n",
+		new: func(Options) (Engine, error) { return Postgres{}, nil }},
+	{name: "citus", doc: "Citus hash distribution: PostgreSQL int32 hash in uniform shard ranges (option shard_count: shards round-robin on n nodes)",
+		new: newCitus, opts: []string{"shard_count"}},
+	{name: "elasticsearch", doc: "Elasticsearch routing: murmur3 of the UTF-16 routing string, floorMod over routing shards (options function, routing_num_shards, partition_size)",
+		new: newElasticsearch, opts: []string{"function", "routing_num_shards", "partition_size"}},
+	{name: "yugabyte", doc: "YugabyteDB yb_hash_code: Jenkins lookup2-64 (seed 97) of the big-endian key, folded to 16 bits, tablet ranges",
+		new: func(Options) (Engine, error) { return Yugabyte{}, nil }},
+	{name: "vitess", doc: "Vitess hash vindex: DES (zero key) of the uint64 value, even keyspace-id ranges",
+		new: func(Options) (Engine, error) { return Vitess{vtHash}, nil }},
+	{name: "vitess-xxhash", doc: "Vitess xxhash vindex: XXH64 of the value's SQL text, even keyspace-id ranges",
+		new: func(Options) (Engine, error) { return Vitess{vtXXHash}, nil }},
+	{name: "vitess-binary-md5", doc: "Vitess binary_md5 vindex: MD5 of the value's bytes, even keyspace-id ranges",
+		new: func(Options) (Engine, error) { return Vitess{vtBinaryMD5}, nil }},
+	{name: "vitess-unicode-loose-md5", doc: "Vitess unicode_loose_md5 vindex: MD5 of the case/accent-insensitive collation key",
+		new: func(Options) (Engine, error) { return Vitess{vtUnicodeLooseMD5}, nil }},
+	{name: "vitess-unicode-loose-xxhash", doc: "Vitess unicode_loose_xxhash vindex: XXH64 of the case/accent-insensitive collation key",
+		new: func(Options) (Engine, error) { return Vitess{vtUnicodeLooseXXHash}, nil }},
+	{name: "vitess-numeric", doc: "Vitess numeric vindex: the uint64 value itself as the keyspace id",
+		new: func(Options) (Engine, error) { return VitessNumeric{Vitess{vtNumeric}}, nil }},
+	{name: "vitess-reverse-bits", doc: "Vitess reverse_bits vindex: the bit-reversed uint64 value as the keyspace id",
+		new: func(Options) (Engine, error) { return VitessNumeric{Vitess{vtReverseBits}}, nil }},
+	{name: "cockroachdb", doc: "CockroachDB hash-sharded index bucket: mod(fnv32(md5(datums_to_bytes(key))), n) (option generation 1..3; unverified)",
+		new: newCockroachDB, opts: []string{"generation"}},
+}
