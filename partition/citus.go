@@ -2,7 +2,6 @@ package partition
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/shardkey/shardkey"
 )
@@ -98,7 +97,7 @@ func (c Citus) Layout(n int) (Layout, error) {
 		s = n
 	}
 	inc := uint64(1<<32) / uint64(s)
-	l := &CitusLayout{nodes: n, starts: make([]uint64, s), node: make([]int32, s)}
+	l := &CitusLayout{nodes: n, inc: inc, starts: make([]uint64, s), node: make([]int32, s)}
 	for i := range s {
 		l.starts[i] = uint64(i) * inc
 		l.node[i] = int32(i % n)
@@ -115,7 +114,7 @@ func (c Citus) Grow(l Layout, to int) (Layout, error) {
 	if to < cl.nodes {
 		return nil, fmt.Errorf("citus: cannot shrink %d nodes to %d", cl.nodes, to)
 	}
-	g := &CitusLayout{nodes: to, starts: cl.starts, node: append([]int32(nil), cl.node...)}
+	g := &CitusLayout{nodes: to, inc: cl.inc, starts: cl.starts, node: append([]int32(nil), cl.node...)}
 	count := make([]int, to)
 	for _, nd := range g.node {
 		count[nd]++
@@ -148,7 +147,8 @@ func (c Citus) Grow(l Layout, to int) (Layout, error) {
 // shifted int32 hash space and the node of each shard.
 type CitusLayout struct {
 	nodes  int
-	starts []uint64 // starts[i] = i * (2^32 / shards), point space
+	inc    uint64   // 2^32 / shards, the hashes per shard
+	starts []uint64 // starts[i] = i * inc, point space
 	node   []int32  // node[i] holds shard i
 }
 
@@ -160,7 +160,7 @@ func (l *CitusLayout) Shard(p uint64) int { return int(l.node[l.ShardIndex(p)]) 
 // ShardIndex returns the index of the shard interval holding point p, in
 // 0..ShardCount()-1: CalculateUniformHashRangeIndex.
 func (l *CitusLayout) ShardIndex(p uint64) int {
-	return sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > p }) - 1
+	return int(min(p/l.inc, uint64(len(l.starts)-1)))
 }
 
 // ShardCount returns the number of shard intervals.

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/bits"
-	"sort"
 	"strconv"
 	"time"
 
@@ -180,16 +179,20 @@ func (v Vitess) keyspaceID(b []byte, key []shardkey.Value) ([]byte, error) {
 		}
 		return binary.BigEndian.AppendUint64(b, u), nil
 	}
+	if v.kind == vtUnicodeLooseMD5 || v.kind == vtUnicodeLooseXXHash {
+		// A buffer of its own: the collator's hash.Hash makes it escape.
+		return vtUnicodeLoose(b, vtSQLText(nil, x), v.kind == vtUnicodeLooseMD5)
+	}
+	if v.kind == vtXXHash && (x.Type == shardkey.Text || x.Type == shardkey.Bytes) {
+		return binary.LittleEndian.AppendUint64(b, xxhash.Sum64String(x.Str)), nil
+	}
 	var raw [64]byte
 	text := vtSQLText(raw[:0], x)
-	switch v.kind {
-	case vtXXHash:
+	if v.kind == vtXXHash {
 		return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(text)), nil
-	case vtBinaryMD5:
-		sum := md5.Sum(text)
-		return append(b, sum[:]...), nil
 	}
-	return vtUnicodeLoose(b, text, v.kind == vtUnicodeLooseMD5)
+	sum := md5.Sum(text)
+	return append(b, sum[:]...), nil
 }
 
 // vtUint64 converts x as the hash (signedOK) or numeric/reverse_bits
@@ -335,8 +338,18 @@ type VitessLayout struct {
 func (l *VitessLayout) Shards() int { return len(l.starts) }
 
 func (l *VitessLayout) Shard(p uint64) int {
-	i := sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > p }) - 1
-	return int(l.owner[i])
+	// The last start <= p (starts[0] is 0), by hand: sort.Search's
+	// closure costs as much as the hash.
+	lo, hi := 0, len(l.starts)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if l.starts[m] <= p {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return int(l.owner[lo])
 }
 
 // end returns the exclusive end of range i, 0 standing for 2^64 for the

@@ -22,7 +22,7 @@ import (
 // 7*(h&0xFFFF)) & 0xFFFF, in 0..65535: that is Hash (unsigned) and Point.
 // Tablet i of N owns hash codes [i*65536/N, (i+1)*65536/N) (integer math;
 // not hash*N/65536, which is off by one at some boundaries), so Layout is
-// Ranges. Checked against yb_hash_code.out and the yb_hash_code docs
+// a Ranges layout, YBTablets. Checked against yb_hash_code.out and the yb_hash_code docs
 // (../shared/vectors/yugabytedb_yb_hash_code.json).
 //
 // Not covered by vectors, and so unverified: UUID (its 16 raw bytes),
@@ -87,11 +87,30 @@ func (Yugabyte) Layout(n int) (Layout, error) {
 	if n > 1<<16 {
 		return nil, fmt.Errorf("yugabyte: %d tablets: at most 65536", n)
 	}
-	starts := make([]uint64, n)
+	return YBTablets{uint64(n)}, nil
+}
+
+// YBTablets is the tablet layout of a hash-sharded YugabyteDB table with N
+// tablets: tablet i owns hash codes [i*65536/N, (i+1)*65536/N). It is
+// Ranges (see Ranges) computed in O(1).
+type YBTablets struct{ n uint64 }
+
+func (l YBTablets) Shards() int { return int(l.n) }
+
+// Shard returns the largest i with i*65536/N <= p, which is
+// ((p+1)*N - 1) / 65536.
+func (l YBTablets) Shard(p uint64) int {
+	p = min(p, 65535)
+	return int(((p+1)*l.n - 1) >> 16)
+}
+
+// Ranges returns the same layout as tablet start hash codes.
+func (l YBTablets) Ranges() Ranges {
+	starts := make([]uint64, l.n)
 	for i := range starts {
-		starts[i] = uint64(i) * 65536 / uint64(n)
+		starts[i] = uint64(i) * 65536 / l.n
 	}
-	return Ranges{Starts: starts}, nil
+	return Ranges{Starts: starts}
 }
 
 // YBHashCode returns yb_hash_code of the compound key bytes b.
