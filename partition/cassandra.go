@@ -94,7 +94,10 @@ func (c Cassandra) Hash(key []shardkey.Value) (Hash, error) {
 	return SignedHash(t), err
 }
 
-func (Cassandra) Point(key []shardkey.Value) (uint64, error) {
+func (c Cassandra) Point(key []shardkey.Value) (uint64, error) {
+	if v, ok := singleInt64(key); ok {
+		return c.PointInt64(v), nil
+	}
 	t, err := cassandraToken(key)
 	return uint64(t) ^ 1<<63, err
 }

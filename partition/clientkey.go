@@ -44,3 +44,12 @@ func singleRaw(key []shardkey.Value) (string, bool) {
 	}
 	return "", false
 }
+
+// singleInt64 reports the value of a one-column Int64 key, for which
+// engines take their allocation-free PointInt64 path.
+func singleInt64(key []shardkey.Value) (int64, bool) {
+	if len(key) == 1 && key[0].Type == shardkey.Int64 {
+		return key[0].Int, true
+	}
+	return 0, false
+}

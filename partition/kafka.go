@@ -53,7 +53,10 @@ func (Kafka) Hash(key []shardkey.Value) (Hash, error) {
 	return SignedHash(int64(int32(KafkaMurmur2(b)))), nil
 }
 
-func (Kafka) Point(key []shardkey.Value) (uint64, error) {
+func (k Kafka) Point(key []shardkey.Value) (uint64, error) {
+	if v, ok := singleInt64(key); ok {
+		return k.PointInt64(v), nil
+	}
 	if s, ok := singleRaw(key); ok {
 		return uint64(KafkaMurmur2(s) & 0x7fffffff), nil
 	}
@@ -109,7 +112,13 @@ func (k KafkaLibrdkafka) Hash(key []shardkey.Value) (Hash, error) {
 	return UnsignedHash(p), err
 }
 
-func (KafkaLibrdkafka) Point(key []shardkey.Value) (uint64, error) {
+func (k KafkaLibrdkafka) Point(key []shardkey.Value) (uint64, error) {
+	if v, ok := singleInt64(key); ok {
+		return k.PointInt64(v), nil
+	}
+	if s, ok := singleRaw(key); ok && s != "" {
+		return uint64(crc32IEEE(s)), nil
+	}
 	var buf [64]byte
 	b, err := kafkaKey(buf[:0], key, "kafka-librdkafka")
 	if err != nil {
@@ -118,14 +127,25 @@ func (KafkaLibrdkafka) Point(key []shardkey.Value) (uint64, error) {
 	if len(b) == 0 {
 		return 0, fmt.Errorf("kafka-librdkafka: empty key is partitioned at random: %w", ErrNoDestination)
 	}
-	return uint64(crc32.ChecksumIEEE(b)), nil
+	return uint64(crc32IEEE(b)), nil
 }
 
 // PointInt64 is Point for one Int64 key (LongSerializer), without allocation.
 func (KafkaLibrdkafka) PointInt64(v int64) uint64 {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(v))
-	return uint64(crc32.ChecksumIEEE(b[:]))
+	return uint64(crc32IEEE(b[:]))
+}
+
+// crc32IEEE is crc32.ChecksumIEEE computed a byte at a time over the
+// package's table: keys are short, and unlike ChecksumIEEE it keeps the
+// key buffer on the stack and takes strings without a copy.
+func crc32IEEE[K ~string | ~[]byte](b K) uint32 {
+	c := ^uint32(0)
+	for i := 0; i < len(b); i++ {
+		c = crc32.IEEETable[byte(c)^b[i]] ^ c>>8
+	}
+	return ^c
 }
 
 func (KafkaLibrdkafka) Layout(n int) (Layout, error) { return NewModulo(n) }

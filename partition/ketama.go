@@ -67,7 +67,10 @@ func (k Ketama) Hash(key []shardkey.Value) (Hash, error) {
 	return UnsignedHash(p), err
 }
 
-func (Ketama) Point(key []shardkey.Value) (uint64, error) {
+func (k Ketama) Point(key []shardkey.Value) (uint64, error) {
+	if v, ok := singleInt64(key); ok {
+		return k.PointInt64(v), nil
+	}
 	var buf [64]byte
 	b, err := appendClientKey(buf[:0], key, "ketama")
 	if err != nil {

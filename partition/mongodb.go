@@ -67,7 +67,10 @@ func (MongoDB) Hash(key []shardkey.Value) (Hash, error) {
 	return SignedHash(h), err
 }
 
-func (MongoDB) Point(key []shardkey.Value) (uint64, error) {
+func (m MongoDB) Point(key []shardkey.Value) (uint64, error) {
+	if v, ok := singleInt64(key); ok {
+		return m.PointInt64(v), nil
+	}
 	h, err := mongoHash(key)
 	return uint64(h) ^ 1<<63, err
 }

@@ -93,7 +93,7 @@ func hexA(t *testing.T, s string) string {
 
 func bytesA(raw string) shardkey.Value { return shardkey.Value{Type: shardkey.Bytes, Str: raw} }
 
-func layoutA(t *testing.T, e Engine, n int) Layout {
+func layoutA(t testing.TB, e Engine, n int) Layout {
 	t.Helper()
 	l, err := e.Layout(n)
 	if err != nil {
@@ -135,6 +135,23 @@ func TestVectors_Redis(t *testing.T) {
 func TestRedis_CRC16Check(t *testing.T) {
 	if got := crc16XModem("123456789"); got != 0x31C3 {
 		t.Errorf("crc16XModem(123456789) = %#x; want 0x31c3", got)
+	}
+	// The sliced CRC equals src/crc16.c's byte-at-a-time loop.
+	ref := func(b []byte) uint16 {
+		var c uint16
+		for _, x := range b {
+			c = c<<8 ^ crc16Tables[0][byte(c>>8)^x]
+		}
+		return c
+	}
+	b := make([]byte, 64)
+	for n := 0; n <= len(b); n++ {
+		for i := range b[:n] {
+			b[i] = byte(i*131 + n*7)
+		}
+		if got, want := crc16XModem(b[:n]), ref(b[:n]); got != want {
+			t.Errorf("crc16XModem(%x) = %#x; byte loop %#x", b[:n], got, want)
+		}
 	}
 }
 
