@@ -23,7 +23,7 @@ import (
 //	pointer_per_server = floor(float32(w/W) * 160/4 * s + 1e-10) * 4
 //
 // continuum points (float32 arithmetic, so equal weights may give 156
-// rather than 160): for i in 0..pointer_per_server/4-1, MD5 of
+// rather than 160, as for 25 servers): for i in 0..pointer_per_server/4-1, MD5 of
 // "<host>-<i>" (port 11211) or "<host>:<port>-<i>" (other ports; the spy
 // variant always uses "/<host>:<port>-<i>") gives 4 points, its digest
 // bytes 4x..4x+3 little-endian. A key goes to the server of the first point

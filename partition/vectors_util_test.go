@@ -48,6 +48,8 @@ type vectorFile struct {
 	Vectors   []map[string]any `json:"vectors"`
 }
 
+// loadVectors reads vectors file name (e.g. "redis_cluster.json") from
+// vectorsDir, failing the test if it is missing, malformed or empty.
 func loadVectors(t testing.TB, name string) vectorFile {
 	t.Helper()
 	path := filepath.Join(vectorsDir(t), name)
