@@ -8,4 +8,7 @@ require (
 	vitess.io/vitess v0.24.4
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)

@@ -349,9 +349,9 @@ const (
 type Fresh uint8
 
 const (
-	NotFresh     Fresh = iota
-	FreshUnique        // a new, unique, unordered value (a random UUID): hashes uniformly
-	FreshNewest        // a new value above every existing one (auto-increment, now()): the last range
+	NotFresh    Fresh = iota
+	FreshUnique       // a new, unique, unordered value (a random UUID): hashes uniformly
+	FreshNewest       // a new value above every existing one (auto-increment, now()): the last range
 )
 
 // Cond is one condition of an instance on a column of the operation's table.

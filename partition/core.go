@@ -202,7 +202,7 @@ func (r Ring) Hash(key []shardkey.Value) (Hash, error) {
 }
 
 func (Ring) Point(key []shardkey.Value) (uint64, error) { return Generic{}.Point(key) }
-func (Ring) PointInt64(v int64) uint64                 { return Generic{}.PointInt64(v) }
+func (Ring) PointInt64(v int64) uint64                  { return Generic{}.PointInt64(v) }
 
 func (r Ring) Layout(n int) (Layout, error) {
 	if err := checkShards(n); err != nil {

@@ -162,7 +162,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		case shardkey.Eq:
 			if cd.Fresh != shardkey.NotFresh {
 				fresh = true
-				freshKey = fmt.Appendf(freshKey, "f%d/%d;", c, cd.FreshVar)
+				freshKey = fmt.Appendf(freshKey, "f%d;", cd.FreshVar)
 				vals[j] = nil
 				continue
 			}
@@ -194,7 +194,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 				return touch{kind: tAll}, nil
 			}
 		}
-		return touch{kind: tUniform, varKey: fmt.Sprintf("t%d/", ti) + string(freshKey)}, nil
+		return touch{kind: tUniform, varKey: string(freshKey)}, nil
 	}
 	// Enumerate the cross product.
 	for i := range r.mark {

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/input"
+	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/scenario"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// common holds the flags every scoring command shares.
+type common struct {
+	workload string
+	variant  string
+	rows     listFlag
+	queries  listFlag
+	txns     listFlag
+	colTypes listFlag
+	keys     listFlag
+	shards   int
+	capacity float64
+	engine   string
+	format   string
+	seed     int64
+	workers  int
+	seedSet  bool
+}
+
+func (c *common) register(fs *flag.FlagSet, withInputs bool) {
+	if withInputs {
+		fs.StringVar(&c.workload, "workload", "", "scenario spec `file` (YAML)")
+		fs.Var(&c.rows, "rows", "row sample `[TABLE=]FILE` (CSV with header, JSONL); repeatable")
+		fs.Var(&c.queries, "queries", "query sample `file` (JSONL: {\"where\": {...}, \"weight\": w}); repeatable")
+		fs.Var(&c.txns, "txns", "transaction sample `file` (JSONL: {\"writes\": [{...}, ...]}); repeatable")
+		fs.Var(&c.colTypes, "column-type", "column type `COL=TYPE` (int16, int32, int64, uint64, float32, float64, text, bytes, uuid, timestamp); repeatable")
+	}
+	fs.StringVar(&c.variant, "variant", "", "scenario `variant` (see the scenario's variants)")
+	fs.Var(&c.keys, "k", "key `expression` or design to score, e.g. 'hash(user_id)'; repeatable")
+	fs.Var(&c.keys, "key", "same as -k")
+	fs.IntVar(&c.shards, "shards", 0, "number of `shards` (default: the workload's, else 8)")
+	fs.Float64Var(&c.capacity, "capacity", -1, "per-shard capacity in units of work/s (default: the workload's)")
+	fs.StringVar(&c.engine, "engine", "generic", "placement `engine` of hash keys: "+strings.Join(partition.Names(), ", "))
+	fs.StringVar(&c.format, "format", "table", "output `format`: table, json or markdown")
+	fs.Int64Var(&c.seed, "seed", 0, "`seed` for every random choice (default: the workload's)")
+	fs.IntVar(&c.workers, "workers", 0, "goroutines per candidate (default: all cores)")
+}
+
+// validate checks flag values right after parsing.
+func (c *common) validate(fs *flag.FlagSet) error {
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "seed" {
+			c.seedSet = true
+		}
+	})
+	if c.shards < 0 || c.shards > 1<<16 {
+		return usageErr("--shards %d: must be in 1..65536", c.shards)
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "shards" })
+	if set && c.shards == 0 {
+		return usageErr("--shards 0: must be in 1..65536")
+	}
+	switch c.format {
+	case "table", "json", "markdown":
+	default:
+		return usageErr("--format %q: want table, json or markdown", c.format)
+	}
+	if c.workers < 0 {
+		return usageErr("--workers %d: must be >= 0", c.workers)
+	}
+	return nil
+}
+
+// loaded is a workload ready to score.
+type loaded struct {
+	w       *shardkey.Workload
+	keys    []string
+	keysDir string // directory that directory(col, FILE) paths are relative to
+	opts    sim.Options
+	// keysFromFlags says the keys came from -k, so a bad key is a usage error.
+	keysFromFlags bool
+}
+
+// load reads the inputs the flags name (or the given spec) into a workload.
+func (c *common) load(spec *scenario.Spec) (*loaded, error) {
+	var w *shardkey.Workload
+	keysDir := ""
+	hasSamples := len(c.rows)+len(c.queries)+len(c.txns) > 0
+	switch {
+	case spec != nil:
+		if c.seedSet {
+			spec.Seed = c.seed
+		}
+		var err error
+		if w, err = scenario.Build(spec, c.variant); err != nil {
+			return nil, err
+		}
+	case c.workload != "" && hasSamples:
+		return nil, usageErr("give either --workload or --rows/--queries/--txns, not both")
+	case c.workload != "":
+		s, err := scenario.ReadFile(c.workload)
+		if err != nil {
+			return nil, err
+		}
+		if c.seedSet {
+			s.Seed = c.seed
+		}
+		if w, err = scenario.Build(s, c.variant); err != nil {
+			return nil, err
+		}
+		keysDir = filepath.Dir(c.workload)
+	case hasSamples:
+		if c.variant != "" {
+			return nil, usageErr("--variant applies to scenario specs (--workload or demo)")
+		}
+		opts := input.Options{Types: map[string]shardkey.Type{}}
+		for _, ct := range c.colTypes {
+			col, typ, ok := strings.Cut(ct, "=")
+			if !ok || col == "" {
+				return nil, usageErr("--column-type %q: want COL=TYPE", ct)
+			}
+			t, err := shardkey.ParseType(typ)
+			if err != nil {
+				return nil, usageErr("--column-type %s: %v", ct, err)
+			}
+			opts.Types[col] = t
+		}
+		w = &shardkey.Workload{Seed: c.seed}
+		var names []string
+		for _, r := range c.rows {
+			name, file := input.TableName(r)
+			if w.Table(name) != nil {
+				return nil, usageErr("--rows: table %q given twice (name tables with NAME=FILE)", name)
+			}
+			t, err := input.ReadRows(file, name, opts)
+			if err != nil {
+				return nil, err
+			}
+			w.Tables = append(w.Tables, t)
+			names = append(names, file)
+		}
+		b := input.NewBuilder(w, opts)
+		for _, f := range c.queries {
+			if err := b.ReadQueries(f); err != nil {
+				return nil, err
+			}
+			names = append(names, f)
+		}
+		for _, f := range c.txns {
+			if err := b.ReadTxns(f); err != nil {
+				return nil, err
+			}
+			names = append(names, f)
+		}
+		w.Name = strings.Join(names, " + ")
+		if err := w.Validate(); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, usageErr("no workload: give --workload FILE, or --rows/--queries/--txns files (or try 'shardkey demo')")
+	}
+	if c.capacity >= 0 {
+		w.Capacity = c.capacity
+	}
+	if c.shards > 0 {
+		w.Shards = c.shards
+	}
+	if w.Shards == 0 {
+		w.Shards = 8
+	}
+	keys := []string(c.keys)
+	dir := ""
+	if len(keys) == 0 {
+		keys = w.Candidates
+		dir = keysDir
+	}
+	if len(keys) == 0 {
+		return nil, usageErr("no keys to score: name them with -k 'hash(col)' (columns: %s)", columnList(w))
+	}
+	eng, err := partition.Lookup(c.engine)
+	if err != nil {
+		return nil, usageErr("--engine: %v", err)
+	}
+	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers}}, nil
+}
+
+func columnList(w *shardkey.Workload) string {
+	var parts []string
+	for _, t := range w.Tables {
+		parts = append(parts, t.Name+": "+strings.Join(t.ColumnNames(), ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// scoreAll scores every key of l, in order.
+func scoreAll(l *loaded) ([]*sim.Candidate, error) {
+	var out []*sim.Candidate
+	for _, k := range l.keys {
+		d, err := shardkey.ParseDesign(k)
+		if err == nil {
+			var s *sim.Scheme
+			if s, err = sim.Compile(l.w, d, l.opts); err == nil {
+				var p *sim.Partial
+				if p, err = sim.Run(l.w, s, l.opts.Workers); err != nil {
+					return nil, err
+				}
+				out = append(out, s.Report(p))
+				continue
+			}
+		}
+		if l.keysFromFlags {
+			return nil, usageErr("-k: %v", err)
+		}
+		return nil, fmt.Errorf("%s: candidates: %w", l.w.Source, err)
+	}
+	return out, nil
+}

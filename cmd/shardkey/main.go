@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// env is what a command may touch: its streams and context. Commands never
+// use os.Stdout directly, so tests run them in-process.
+type env struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+type command struct {
+	name  string
+	short string
+	run   func(e *env, args []string) error
+}
+
+var commands = []command{
+	{"score", "score the keys you name (-k) against a workload", runScore},
+	{"demo", "score a built-in scenario from the seed documents (social, orders, chat, workspace)", runDemo},
+	{"place", "show where values land on a real engine (redis, cassandra, mongodb, vitess, ...)", runPlace},
+}
+
+// run executes one command line and returns the exit status: 0 on
+// success, 1 for an input or runtime error, 2 for a usage error.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(e, args[1:])
+			if err == nil {
+				return 0
+			}
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			fmt.Fprintf(stderr, "shardkey %s: %v\n", c.name, err)
+			if errors.Is(err, shardkey.ErrUsage) {
+				return 2
+			}
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "shardkey: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "shardkey tells you which shard key to choose, from your own workload.")
+	fmt.Fprintln(w, "\nUsage: shardkey COMMAND [flags] [args]\n\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.short)
+	}
+	fmt.Fprintln(w, "\nRun 'shardkey COMMAND -h' for a command's flags. Start with: shardkey demo")
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// positional arguments, and returns the positional ones. "--" ends flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &shardkey.UsageError{Msg: err.Error()}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// fs.Parse stops at the first non-flag, or after "--".
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func usageErr(format string, args ...any) error {
+	return &shardkey.UsageError{Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// placement is one line of `place --format json`.
+type placement struct {
+	Value string         `json:"value"`
+	Hash  partition.Hash `json:"hash"`
+	Shard int            `json:"shard"`
+}
+
+func runPlace(e *env, args []string) error {
+	fs := flag.NewFlagSet("place", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	engine := fs.String("engine", "generic", "`engine`: "+strings.Join(partition.Names(), ", ")+" (options as engine:k=v,k=v)")
+	shards := fs.Int("shards", 8, "number of `shards` (partitions, masters, tablets, ...)")
+	typ := fs.String("type", "", "column `type` of the values: int16, int32, int64, uint64, float32, float64, text, bytes (hex), uuid, timestamp;\ncomma-separated for a compound key, whose values are then comma-separated (default: int64 for integers, else text)")
+	format := fs.String("format", "table", "output `format`: table or json")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: shardkey place --engine E [--shards N] [--type T] [--format json] VALUE ...
+
+Shows where each value lands on engine E: the engine's own hash value
+(Redis slot, Cassandra token, MongoDB hashed int64, Vitess keyspace id,
+Kafka murmur2, PostgreSQL/Citus int32 hash, ...) and the 0-based shard.
+With no VALUE, values are read from standard input, one a line.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	vals, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if *shards < 1 || *shards > 1<<20 {
+		return usageErr("--shards %d: must be in 1..1048576", *shards)
+	}
+	if *format != "table" && *format != "json" {
+		return usageErr("--format %q: want table or json", *format)
+	}
+	eng, err := partition.Lookup(*engine)
+	if err != nil {
+		return usageErr("--engine: %v", err)
+	}
+	var types []shardkey.Type
+	if *typ != "" {
+		for _, t := range strings.Split(*typ, ",") {
+			tt, err := shardkey.ParseType(t)
+			if err != nil {
+				return usageErr("--type: %v", err)
+			}
+			types = append(types, tt)
+		}
+	}
+	layout, err := eng.Layout(*shards)
+	if err != nil {
+		return usageErr("--shards: %v", err)
+	}
+	if len(vals) == 0 {
+		sc := bufio.NewScanner(e.stdin)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if line := strings.TrimRight(sc.Text(), "\r"); line != "" {
+				vals = append(vals, line)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("reading standard input: %w", err)
+		}
+		if len(vals) == 0 {
+			return usageErr("no values: give them as arguments or on standard input")
+		}
+	}
+	out := make([]placement, 0, len(vals))
+	for i, v := range vals {
+		key, err := parseKey(v, types)
+		if err != nil {
+			return fmt.Errorf("value %d %q: %w", i+1, v, err)
+		}
+		h, err := eng.Hash(key)
+		if err != nil {
+			return fmt.Errorf("value %q: %s: %w", v, eng.Name(), err)
+		}
+		p, err := eng.Point(key)
+		if err != nil {
+			return fmt.Errorf("value %q: %s: %w", v, eng.Name(), err)
+		}
+		out = append(out, placement{Value: v, Hash: h, Shard: layout.Shard(p)})
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "value\thash (%s)\tshard of %d\n", eng.Name(), *shards)
+	for _, p := range out {
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", p.Value, p.Hash, p.Shard)
+	}
+	return tw.Flush()
+}
+
+// parseKey parses a value (or, for a compound type list, comma-separated
+// values) into key parts. Without types, integers are int64, else text.
+func parseKey(s string, types []shardkey.Type) ([]shardkey.Value, error) {
+	if len(types) > 1 {
+		parts := strings.Split(s, ",")
+		if len(parts) != len(types) {
+			return nil, fmt.Errorf("compound key of %d types needs %d comma-separated values, got %d", len(types), len(types), len(parts))
+		}
+		key := make([]shardkey.Value, len(parts))
+		for i, p := range parts {
+			v, err := shardkey.ParseValue(strings.TrimSpace(p), types[i])
+			if err != nil {
+				return nil, err
+			}
+			key[i] = v
+		}
+		return key, nil
+	}
+	t := shardkey.Text
+	if len(types) == 1 {
+		t = types[0]
+	} else if shardkey.InferType([]string{s}) == shardkey.Int64 {
+		t = shardkey.Int64
+	}
+	if s == "" && t != shardkey.Text {
+		return nil, fmt.Errorf("empty value")
+	}
+	v, err := shardkey.ParseValue(s, t)
+	if err != nil {
+		return nil, err
+	}
+	return []shardkey.Value{v}, nil
+}

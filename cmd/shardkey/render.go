@@ -1,0 +1,317 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// report is the JSON document of score and demo.
+type report struct {
+	Workload    string           `json:"workload"`
+	Description string           `json:"description,omitempty"`
+	Shards      int              `json:"shards"`
+	Engine      string           `json:"engine"`
+	Capacity    float64          `json:"capacity"`
+	Candidates  []*sim.Candidate `json:"candidates"`
+	Warnings    []string         `json:"warnings,omitempty"`
+}
+
+func newReport(l *loaded, cands []*sim.Candidate) *report {
+	r := &report{Workload: l.w.Name, Description: l.w.Description, Shards: l.w.Shards,
+		Engine: l.opts.Engine.Name(), Capacity: l.w.Capacity, Candidates: cands}
+	for _, e := range l.w.Warnings {
+		r.Warnings = append(r.Warnings, e.Error())
+	}
+	return r
+}
+
+// rank orders candidates for the terminal: by the busiest shard's work
+// (what decides whether the cluster keeps up), then total work, then the
+// cross-shard transaction share, then the key text.
+func rank(cands []*sim.Candidate) []*sim.Candidate {
+	out := append([]*sim.Candidate(nil), cands...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !close(a.MaxShardWork, b.MaxShardWork) {
+			return a.MaxShardWork < b.MaxShardWork
+		}
+		if !close(a.WorkPerS, b.WorkPerS) {
+			return a.WorkPerS < b.WorkPerS
+		}
+		if !close(a.CrossShardTxnFraction, b.CrossShardTxnFraction) {
+			return a.CrossShardTxnFraction < b.CrossShardTxnFraction
+		}
+		return false
+	})
+	return out
+}
+
+func close(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) }
+
+func render(w io.Writer, format string, r *report) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "markdown":
+		return renderMarkdown(w, r)
+	}
+	return renderTable(w, r)
+}
+
+// num formats a number for people: thousands separators from 100 up,
+// three significant digits below.
+func num(x float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return fmt.Sprint(x)
+	case math.Abs(x) >= 99.5:
+		return commas(int64(math.Round(x)))
+	case x == math.Trunc(x):
+		return strconv.FormatInt(int64(x), 10)
+	case math.Abs(x) >= 9.995:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	case math.Abs(x) >= 0.01:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func pct(x float64) string {
+	switch {
+	case x == 0:
+		return "0%"
+	case x < 0.001:
+		return "<0.1%"
+	case x < 0.1:
+		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
+}
+
+func ratioText(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "x" }
+
+func renderTable(w io.Writer, r *report) error {
+	fmt.Fprintf(w, "%s\n", r.Workload)
+	if r.Description != "" {
+		fmt.Fprintf(w, "%s\n", wrap(r.Description, 88, ""))
+	}
+	c0 := r.Candidates[0]
+	capText := "capacity not given"
+	if r.Capacity > 0 {
+		capText = "capacity " + num(r.Capacity) + " units of work/s per shard"
+	}
+	fmt.Fprintf(w, "%s requests/s on %d shards, %s, engine %s\n\n", num(c0.RequestsPerS), r.Shards, capText, r.Engine)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\tkey\tbusiest shard\tx mean\twork\tfan-out\tp99\tcross-shard txns\tload ratio\tover capacity")
+	ranked := rank(r.Candidates)
+	for i, c := range ranked {
+		txn := "-"
+		if c.Transactions > 0 {
+			txn = pct(c.CrossShardTxnFraction)
+		}
+		over := "-"
+		if r.Capacity > 0 {
+			over = fmt.Sprintf("%d of %d", len(c.OverCapacity), c.Shards)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s/s\t%s\t%s/s\t%s\t%s\t%s\t%s\t%s\n", i+1, c.Key, num(c.MaxShardWork), ratioText(c.WorkRatio),
+			num(c.WorkPerS), strconv.FormatFloat(c.FanoutMean, 'f', 2, 64), num(c.FanoutP99), txn, ratioText(c.LoadRatio), over)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nWork is units of work per second: one operation on one shard is one unit.")
+	for _, c := range ranked {
+		fmt.Fprintf(w, "\n== %s ==\n", c.Key)
+		bars(w, c, r.Capacity)
+		ops(w, c)
+		keyLine(w, c)
+		for _, m := range c.Rebalance {
+			_ = m
+		}
+		if len(c.Rebalance) > 0 {
+			var parts []string
+			for _, m := range c.Rebalance {
+				parts = append(parts, fmt.Sprintf("%s %s of keys (%s of load)", m.Placement, pct(m.KeysMoved), pct(m.LoadMoved)))
+			}
+			fmt.Fprintf(w, "adding a shard (%d -> %d) moves: %s\n", c.Shards, c.Shards+1, strings.Join(parts, "; "))
+		}
+		for _, wn := range c.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", wn)
+		}
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
+	return nil
+}
+
+const barWidth = 40
+
+// bars draws per-shard work against capacity.
+func bars(w io.Writer, c *sim.Candidate, capacity float64) {
+	scale := c.MaxShardWork
+	if capacity > scale {
+		scale = capacity
+	}
+	if scale <= 0 {
+		fmt.Fprintln(w, "no work on any shard")
+		return
+	}
+	capCol := -1
+	if capacity > 0 {
+		capCol = int(math.Round(capacity / scale * barWidth))
+		fmt.Fprintf(w, "per-shard work, units/s (| marks capacity %s/s, ! a shard over it):\n", num(capacity))
+	} else {
+		fmt.Fprintln(w, "per-shard work, units/s:")
+	}
+	idx := make([]int, len(c.ShardWork))
+	for i := range idx {
+		idx[i] = i
+	}
+	shown := idx
+	if len(idx) > 16 {
+		sort.SliceStable(idx, func(a, b int) bool { return c.ShardWork[idx[a]] > c.ShardWork[idx[b]] })
+		shown = idx[:10]
+	}
+	for _, s := range shown {
+		x := c.ShardWork[s]
+		n := int(math.Round(x / scale * barWidth))
+		row := []rune(strings.Repeat("█", n) + strings.Repeat(" ", barWidth-n+1))
+		if capCol >= 0 && capCol < len(row) {
+			if row[capCol] == ' ' {
+				row[capCol] = '|'
+			} else {
+				row[capCol] = '┃'
+			}
+		}
+		flag := " "
+		if capacity > 0 && x > capacity*(1+1e-12) {
+			flag = "!"
+		}
+		fmt.Fprintf(w, " %s%4d %s %8s\n", flag, s, string(row), num(x))
+	}
+	if len(idx) > 16 {
+		rest := make([]float64, 0, len(idx)-10)
+		for _, s := range idx[10:] {
+			rest = append(rest, c.ShardWork[s])
+		}
+		fmt.Fprintf(w, "  ... %d more shards from %s down to %s (the 10 busiest are shown)\n", len(rest), num(rest[0]), num(rest[len(rest)-1]))
+	}
+	fmt.Fprintf(w, "busiest %s/s, mean %s/s: %s the mean\n", num(c.MaxShardWork), num(c.MeanShardWork), ratioText(c.WorkRatio))
+}
+
+func ops(w io.Writer, c *sim.Candidate) {
+	if len(c.Operations) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "operation\trequests/s\twork/s\tfan-out mean\tp99\tscatter-gather")
+	for _, o := range c.Operations {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, num(o.RequestsPerS), num(o.WorkPerS),
+			strconv.FormatFloat(o.FanoutMean, 'f', 2, 64), num(o.FanoutP99), pct(o.ScatterFraction))
+	}
+	tw.Flush()
+}
+
+func keyLine(w io.Writer, c *sim.Candidate) {
+	for _, t := range c.Tables {
+		top := ""
+		if len(t.TopValues) > 0 {
+			top = fmt.Sprintf(", hottest %s at %s of rows' weight", t.TopValues[0].Value, pct(t.TopValues[0].Share))
+		}
+		mono := "not monotonic"
+		if t.Monotonic {
+			mono = "MONOTONIC"
+		}
+		fmt.Fprintf(w, "key %s on %s: %s distinct values%s, entropy %.1f bits, %s (r = %.2f); a perfect hash of this many equal keys gives %s\n",
+			strings.Join(t.Columns, ", "), t.Table, commas(int64(t.Cardinality)), top, t.Entropy, mono, t.Monotonicity, ratioText(t.ExpectedMaxLoadRatio))
+	}
+}
+
+func wrap(s string, width int, indent string) string {
+	var lines []string
+	line := indent
+	for _, word := range strings.Fields(s) {
+		if len(line)+len(word)+1 > width && strings.TrimSpace(line) != "" {
+			lines = append(lines, line)
+			line = indent
+		}
+		if strings.TrimSpace(line) != "" {
+			line += " "
+		}
+		line += word
+	}
+	if strings.TrimSpace(line) != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func renderMarkdown(w io.Writer, r *report) error {
+	fmt.Fprintf(w, "# %s\n\n", r.Workload)
+	if r.Description != "" {
+		fmt.Fprintf(w, "%s\n\n", r.Description)
+	}
+	fmt.Fprintf(w, "%s requests/s on %d shards, engine `%s`", num(r.Candidates[0].RequestsPerS), r.Shards, r.Engine)
+	if r.Capacity > 0 {
+		fmt.Fprintf(w, ", capacity %s units of work/s per shard", num(r.Capacity))
+	}
+	fmt.Fprint(w, ".\n\n")
+	fmt.Fprintln(w, "| rank | key | busiest shard (units/s) | x mean | work/s | fan-out mean | p99 | cross-shard txns | load ratio |")
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+	ranked := rank(r.Candidates)
+	for i, c := range ranked {
+		txn := "-"
+		if c.Transactions > 0 {
+			txn = pct(c.CrossShardTxnFraction)
+		}
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %.2f | %s | %s | %s |\n", i+1, c.Key, num(c.MaxShardWork), ratioText(c.WorkRatio),
+			num(c.WorkPerS), c.FanoutMean, num(c.FanoutP99), txn, ratioText(c.LoadRatio))
+	}
+	for _, c := range ranked {
+		fmt.Fprintf(w, "\n## `%s`\n\n", c.Key)
+		fmt.Fprintln(w, "| operation | requests/s | work/s | fan-out mean | p99 | scatter-gather |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+		for _, o := range c.Operations {
+			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", o.Name, num(o.RequestsPerS), num(o.WorkPerS), o.FanoutMean, num(o.FanoutP99), pct(o.ScatterFraction))
+		}
+		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+	}
+	return nil
+}
+
+func joinNums(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = num(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+var _ = shardkey.Null

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shardkey/shardkey/scenario"
+)
+
+func runScore(e *env, args []string) error {
+	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var c common
+	c.register(fs, true)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: shardkey score [inputs] -k KEY [-k KEY ...] [flags]
+
+Scores the keys you name against a workload: per-shard work and load,
+fan-out per operation, cross-shard transactions, key characteristics.
+
+Examples:
+  shardkey score --workload social.yaml -k 'hash(user_id)' -k 'range(created_at)'
+  shardkey score --rows rows.csv --queries queries.jsonl --txns txns.jsonl \
+      --engine blake2b --shards 64 -k 'hash(customer_id)' --format json
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr("unexpected argument %q (keys go after -k)", pos[0])
+	}
+	if err := c.validate(fs); err != nil {
+		return err
+	}
+	l, err := c.load(nil)
+	if err != nil {
+		return err
+	}
+	cands, err := scoreAll(l)
+	if err != nil {
+		return err
+	}
+	return render(e.stdout, c.format, newReport(l, cands))
+}
+
+func runDemo(e *env, args []string) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var c common
+	c.register(fs, false)
+	print := fs.Bool("print", false, "print the scenario's spec (YAML) instead of scoring it")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), `Usage: shardkey demo [%s] [--variant V] [flags]
+
+Scores a built-in scenario from the seed documents (default social).
+--print writes its spec, to copy and edit and run with score --workload.
+
+Flags:
+`, strings.Join(scenario.Builtins(), "|"))
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := c.validate(fs); err != nil {
+		return err
+	}
+	name := "social"
+	switch len(pos) {
+	case 0:
+	case 1:
+		name = pos[0]
+	default:
+		return usageErr("one scenario at a time (got %s)", strings.Join(pos, " "))
+	}
+	if *print {
+		src, err := scenario.BuiltinSource(name)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		_, err = e.stdout.Write(src)
+		return err
+	}
+	spec, err := scenario.Builtin(name)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if c.variant != "" {
+		if _, err := spec.Variant(c.variant); err != nil {
+			return usageErr("--variant: %v", err)
+		}
+	}
+	l, err := c.load(spec)
+	if err != nil {
+		return err
+	}
+	cands, err := scoreAll(l)
+	if err != nil {
+		return err
+	}
+	if err := render(e.stdout, c.format, newReport(l, cands)); err != nil {
+		return err
+	}
+	if c.format == "table" && c.variant == "" && len(spec.Variants) > 0 {
+		variantHint(e.stdout, name, spec)
+	}
+	return nil
+}
+
+func variantHint(w io.Writer, name string, s *scenario.Spec) {
+	fmt.Fprintf(w, "\nVariants: ")
+	for i, v := range s.Variants {
+		if i > 0 {
+			fmt.Fprint(w, "; ")
+		}
+		fmt.Fprintf(w, "shardkey demo %s --variant %s", name, v.Name)
+	}
+	fmt.Fprintln(w)
+}

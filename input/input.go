@@ -1,0 +1,89 @@
+// Package input reads users' files into a shardkey.Workload: row samples
+// (CSV with a header, JSONL), query samples and transaction samples in seed
+// 000's JSONL formats. Every error names the file, the line and the field;
+// input files are only ever opened for reading.
+//
+// Row files become tables; their column types are inferred from the first
+// InferRows rows (integers as int64) unless Options.Types gives them. A
+// column named "weight" is the row's weight, its share of requests (seed
+// 000), not a key column.
+//
+// Query lines are {"where": {"col": value, ...}, "weight": w} with optional
+// "table", "kind" (read, insert, update, delete) and "name"; a value is a
+// scalar (equality), {"in": [...]}, or a range {"gte"|"gt": a, "lte"|"lt": b}.
+// Lines of the same shape (table, kind, columns and comparisons) form one
+// operation whose rate is the sum of their weights (default 1 each).
+//
+// Transaction lines are {"writes": [{"col": value, ...}, ...]} (each write an
+// insert of those values), optionally with "table" and "weight".
+package input
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+// InferRows is the number of rows column types are inferred from.
+const InferRows = 1000
+
+// Options control reading.
+type Options struct {
+	// Types fixes column types by name ("user_id") or table.column; they
+	// override inference.
+	Types map[string]shardkey.Type
+}
+
+func (o Options) typeOf(table, col string) (shardkey.Type, bool) {
+	if t, ok := o.Types[table+"."+col]; ok {
+		return t, true
+	}
+	t, ok := o.Types[col]
+	return t, ok
+}
+
+// TableName returns the table name for a --rows argument "NAME=FILE" or
+// "FILE" (the file's base name without extension), and the file.
+func TableName(arg string) (name, file string) {
+	if n, f, ok := strings.Cut(arg, "="); ok && n != "" && !strings.ContainsAny(n, `/\`) {
+		return n, f
+	}
+	base := filepath.Base(arg)
+	return strings.TrimSuffix(base, filepath.Ext(base)), arg
+}
+
+// ReadRows reads a row file (CSV or JSONL by extension: .csv, .tsv, .jsonl,
+// .ndjson, .json) into a new table named name.
+func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".jsonl", ".ndjson", ".json":
+		return readJSONLRows(f, file, name, o)
+	case ".csv", ".tsv", ".txt", "":
+		return readCSVRows(f, file, name, o)
+	case ".parquet":
+		return readParquetRows(file, name, o)
+	}
+	return nil, shardkey.Errorf(file, 0, "", "unknown row file format %q (want .csv, .tsv, .jsonl or .parquet)", filepath.Ext(file))
+}
+
+// checkWeight validates a row or query weight.
+func checkWeight(w float64) error {
+	if w != w {
+		return fmt.Errorf("weight is NaN")
+	}
+	if w < 0 {
+		return fmt.Errorf("weight %v is negative", w)
+	}
+	if w > 1e300 {
+		return fmt.Errorf("weight %v is not finite", w)
+	}
+	return nil
+}

@@ -1,0 +1,303 @@
+// Package scenario reads scenario specs: YAML files that describe a
+// workload by its shape rather than by samples. A spec names tables whose
+// columns have value generators, operations with rates and filters,
+// transactions, candidate keys, the shard count and per-shard capacity.
+// Build turns a spec into a shardkey.Workload with a seeded generator, so
+// the same spec and seed always give the same workload.
+//
+// The four scenarios of the seed documents (social, orders, chat,
+// workspace) are built in as spec files (Builtin); `shardkey demo NAME
+// --print` prints one to copy and edit. A complete spec, annotated:
+//
+//	name: social
+//	description: posts of a social app (seed 001)
+//	shards: 8
+//	capacity: 1000            # units of work/s one shard can do
+//	seed: 1
+//	tables:
+//	  - name: posts
+//	    rows: 20000           # size of the generated row sample
+//	    columns:
+//	      - {name: post_id, gen: sequential}          # 1, 2, 3 ...; inserts take a new, larger id
+//	      - {name: user_id, gen: uniform, distinct: 243, celebrity: 0}
+//	      - {name: created_at, gen: time, start: "2026-01-01", step: 1m}
+//	operations:
+//	  - {name: write a post, table: posts, kind: insert, rate: 1000}
+//	  - name: read a user's posts
+//	    table: posts
+//	    rate: 4000
+//	    where: {user_id: "?", created_at: recent}
+//	  - {name: latest posts, table: posts, rate: 200, where: {created_at: recent}}
+//	transactions:
+//	  - {name: ..., rate: 10, steps: [{table: posts, kind: insert}]}
+//	candidates: [hash(user_id), hash(post_id), range(created_at)]
+//	variants:
+//	  - name: celebrity
+//	    set: {posts.user_id.celebrity: 0.3}
+//	    candidates: [hash(user_id), salt(hash(user_id), 4, top=1)]
+//
+// Generators (gen): sequential (integers from start, in insert order; an
+// insert takes a new value above all), uuid (random, unique), time
+// (timestamps from start every step, in insert order; with bucket:
+// hour|day|week|month the value is the bucket's start, and inserts take the
+// newest bucket), uniform (distinct values, equally likely), zipf (distinct
+// values, the value of rank r with weight 1/r^s; or top_share: the hottest
+// value's share, s solved for it). celebrity: c adds one value that takes
+// the share c (0..0.99) of rows and requests, the others scaled to 1-c.
+// prefix: "c" makes values text ("c000042"). A table with parent: T and
+// per_parent: N (or "1-5") has N rows per row of T, copying the columns that
+// T also has (an order's line items carry its order_id and customer_id).
+//
+// Filter values (where): "?" is a parameter drawn from the column's values
+// (each distinct value with its exact probability for uniform and zipf
+// columns; a sample of rows otherwise), "recent" is a range over the newest
+// values (>= the sample's largest), "recent:K" the K newest distinct values
+// (an IN list), {in: [...]}, {gte: a, lt: b}, or a literal (equality).
+package scenario
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Spec is a parsed scenario file.
+type Spec struct {
+	Name         string        `yaml:"name"`
+	Description  string        `yaml:"description"`
+	Shards       int           `yaml:"shards"`
+	Capacity     float64       `yaml:"capacity"`
+	Seed         int64         `yaml:"seed"`
+	Engine       string        `yaml:"engine"`
+	Tables       []*TableSpec  `yaml:"tables"`
+	Operations   []*OpSpec     `yaml:"operations"`
+	Transactions []*TxnSpec    `yaml:"transactions"`
+	Candidates   []string      `yaml:"candidates"`
+	Variants     []VariantSpec `yaml:"variants"`
+	// ParamSamples bounds the rows sampled for parameters that are not
+	// enumerated exactly and for transaction instances (default 4096).
+	ParamSamples int `yaml:"param_samples"`
+
+	file string
+}
+
+// TableSpec describes one table.
+type TableSpec struct {
+	Name      string        `yaml:"name"`
+	Rows      int           `yaml:"rows"`
+	Parent    string        `yaml:"parent"`
+	PerParent string        `yaml:"per_parent"`
+	Columns   []*ColumnSpec `yaml:"columns"`
+	Line      int           `yaml:"-"`
+}
+
+// ColumnSpec describes one column and its generator.
+type ColumnSpec struct {
+	Name      string  `yaml:"name"`
+	Type      string  `yaml:"type"`
+	Gen       string  `yaml:"gen"`
+	Distinct  int     `yaml:"distinct"`
+	S         float64 `yaml:"s"`
+	TopShare  float64 `yaml:"top_share"`
+	Celebrity float64 `yaml:"celebrity"`
+	Start     string  `yaml:"start"`
+	Step      string  `yaml:"step"`
+	Bucket    string  `yaml:"bucket"`
+	Prefix    string  `yaml:"prefix"`
+	Line      int     `yaml:"-"`
+}
+
+// OpSpec describes one operation.
+type OpSpec struct {
+	Name    string    `yaml:"name"`
+	Table   string    `yaml:"table"`
+	Kind    string    `yaml:"kind"`
+	Rate    float64   `yaml:"rate"`
+	Where   yaml.Node `yaml:"where"`
+	Latency string    `yaml:"latency"`
+	Line    int       `yaml:"-"`
+}
+
+// TxnSpec describes one transaction shape.
+type TxnSpec struct {
+	Name  string      `yaml:"name"`
+	Rate  float64     `yaml:"rate"`
+	Steps []*StepSpec `yaml:"steps"`
+	Line  int         `yaml:"-"`
+}
+
+// StepSpec is one statement of a transaction.
+type StepSpec struct {
+	Table  string    `yaml:"table"`
+	Kind   string    `yaml:"kind"`
+	Where  yaml.Node `yaml:"where"`
+	Repeat int       `yaml:"repeat"`
+	Line   int       `yaml:"-"`
+}
+
+// VariantSpec is a named change to the base spec.
+type VariantSpec struct {
+	Name        string               `yaml:"name"`
+	Description string               `yaml:"description"`
+	Set         map[string]yaml.Node `yaml:"set"`
+	Candidates  []string             `yaml:"candidates"`
+	Line        int                  `yaml:"-"`
+}
+
+// UnmarshalYAML methods record each element's line for error messages.
+func (t *TableSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain TableSpec
+	if err := n.Decode((*plain)(t)); err != nil {
+		return err
+	}
+	t.Line = n.Line
+	return nil
+}
+
+func (c *ColumnSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain ColumnSpec
+	if err := n.Decode((*plain)(c)); err != nil {
+		return err
+	}
+	c.Line = n.Line
+	return nil
+}
+
+func (o *OpSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain OpSpec
+	if err := n.Decode((*plain)(o)); err != nil {
+		return err
+	}
+	o.Line = n.Line
+	return nil
+}
+
+func (t *TxnSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain TxnSpec
+	if err := n.Decode((*plain)(t)); err != nil {
+		return err
+	}
+	t.Line = n.Line
+	return nil
+}
+
+func (s *StepSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain StepSpec
+	if err := n.Decode((*plain)(s)); err != nil {
+		return err
+	}
+	s.Line = n.Line
+	return nil
+}
+
+func (v *VariantSpec) UnmarshalYAML(n *yaml.Node) error {
+	type plain VariantSpec
+	if err := n.Decode((*plain)(v)); err != nil {
+		return err
+	}
+	v.Line = n.Line
+	return nil
+}
+
+// Parse parses a spec; file names it in errors. Unknown fields are errors.
+func Parse(data []byte, file string) (*Spec, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, shardkey.Errorf(file, 1, "", "empty scenario file")
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	s := &Spec{file: file}
+	if err := dec.Decode(s); err != nil {
+		return nil, yamlErr(file, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		return nil, shardkey.Errorf(file, extra.Line, "", "more than one YAML document")
+	}
+	return s, nil
+}
+
+// yamlErr turns "yaml: line 3: msg" into file:3: msg.
+func yamlErr(file string, err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	line := 0
+	if strings.HasPrefix(msg, "line ") {
+		var rest string
+		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
+			if i := strings.Index(msg, ":"); i >= 0 {
+				rest = strings.TrimSpace(msg[i+1:])
+			}
+			msg = rest
+		}
+	}
+	return shardkey.Errorf(file, line, "", "%s", msg)
+}
+
+// ReadFile reads and parses a spec file.
+func ReadFile(file string) (*Spec, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, file)
+}
+
+//go:embed builtin/*.yaml
+var builtinFS embed.FS
+
+// Builtins returns the names of the built-in scenarios, sorted.
+func Builtins() []string {
+	ents, _ := builtinFS.ReadDir("builtin")
+	var names []string
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// BuiltinSource returns the YAML text of built-in scenario name.
+func BuiltinSource(name string) ([]byte, error) {
+	data, err := builtinFS.ReadFile(path.Join("builtin", name+".yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("no built-in scenario %q (have: %s)", name, strings.Join(Builtins(), ", "))
+	}
+	return data, nil
+}
+
+// Builtin returns the parsed built-in scenario name.
+func Builtin(name string) (*Spec, error) {
+	data, err := BuiltinSource(name)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, name+".yaml")
+}
+
+// Variant returns the variant named name, or an error listing them.
+func (s *Spec) Variant(name string) (*VariantSpec, error) {
+	var names []string
+	for i := range s.Variants {
+		if s.Variants[i].Name == name {
+			return &s.Variants[i], nil
+		}
+		names = append(names, s.Variants[i].Name)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("scenario %s has no variants", s.Name)
+	}
+	return nil, fmt.Errorf("scenario %s has no variant %q (have: %s)", s.Name, name, strings.Join(names, ", "))
+}
