@@ -778,3 +778,27 @@ func hasBinding(m map[string]shardkey.Cond, name string) bool {
 	_, ok := m[name]
 	return ok
 }
+
+// With returns a copy of s with settings applied, as a variant's `set`
+// would apply them: shards, capacity, TABLE.rows, TABLE.COLUMN.FIELD
+// (celebrity, distinct, s, top_share) or op:NAME.rate, each value a
+// number. The playground's controls use it.
+func (s *Spec) With(settings map[string]string) (*Spec, error) {
+	const name = "\x00with"
+	v := VariantSpec{Name: name, Set: map[string]yaml.Node{}}
+	for k, val := range settings {
+		v.Set[k] = yaml.Node{Kind: yaml.ScalarNode, Value: val}
+	}
+	c := *s
+	c.Variants = append(append([]VariantSpec(nil), s.Variants...), v)
+	out, err := c.apply(name)
+	if err != nil {
+		return nil, err
+	}
+	out.Variants = s.Variants
+	out.Description = s.Description
+	return out, nil
+}
+
+// File returns the file name the spec was read from.
+func (s *Spec) File() string { return s.file }

@@ -3,14 +3,17 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/input"
+	"github.com/shardkey/shardkey/livedb"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/scenario"
 	"github.com/shardkey/shardkey/sim"
+	"github.com/shardkey/shardkey/sqllog"
 )
 
 // common holds the flags every scoring command shares.
@@ -29,6 +32,11 @@ type common struct {
 	seed     int64
 	workers  int
 	seedSet  bool
+
+	logs       listFlag
+	logFormat  string
+	from       string
+	sampleRows int
 }
 
 func (c *common) register(fs *flag.FlagSet, withInputs bool) {
@@ -37,6 +45,10 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 		fs.Var(&c.rows, "rows", "row sample `[TABLE=]FILE` (CSV with header, JSONL); repeatable")
 		fs.Var(&c.queries, "queries", "query sample `file` (JSONL: {\"where\": {...}, \"weight\": w}); repeatable")
 		fs.Var(&c.txns, "txns", "transaction sample `file` (JSONL: {\"writes\": [{...}, ...]}); repeatable")
+		fs.Var(&c.logs, "log", "query log `file`: PostgreSQL (stderr, csvlog, jsonlog), pg_stat_statements CSV, MySQL/MariaDB general or slow log; repeatable")
+		fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
+		fs.StringVar(&c.from, "from", "", "live database `DSN` (postgres://... or mysql://...), read-only")
+		fs.IntVar(&c.sampleRows, "sample-rows", 100000, "rows sampled per table with --from")
 		fs.Var(&c.colTypes, "column-type", "column type `COL=TYPE` (int16, int32, int64, uint64, float32, float64, text, bytes, uuid, timestamp); repeatable")
 	}
 	fs.StringVar(&c.variant, "variant", "", "scenario `variant` (see the scenario's variants)")
@@ -87,10 +99,10 @@ type loaded struct {
 }
 
 // load reads the inputs the flags name (or the given spec) into a workload.
-func (c *common) load(spec *scenario.Spec) (*loaded, error) {
+func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	var w *shardkey.Workload
 	keysDir := ""
-	hasSamples := len(c.rows)+len(c.queries)+len(c.txns) > 0
+	hasSamples := len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) > 0 || c.from != ""
 	switch {
 	case spec != nil:
 		if c.seedSet {
@@ -132,6 +144,12 @@ func (c *common) load(spec *scenario.Spec) (*loaded, error) {
 		}
 		w = &shardkey.Workload{Seed: c.seed}
 		var names []string
+		if c.from != "" {
+			if err := livedb.Read(e.ctx, w, c.from, livedb.Options{SampleRows: c.sampleRows, Progress: e.stderr}); err != nil {
+				return nil, fmt.Errorf("--from: %w", err)
+			}
+			names = append(names, redactDSN(c.from))
+		}
 		for _, r := range c.rows {
 			name, file := input.TableName(r)
 			if w.Table(name) != nil {
@@ -153,6 +171,12 @@ func (c *common) load(spec *scenario.Spec) (*loaded, error) {
 		}
 		for _, f := range c.txns {
 			if err := b.ReadTxns(f); err != nil {
+				return nil, err
+			}
+			names = append(names, f)
+		}
+		for _, f := range c.logs {
+			if err := sqllog.ReadFile(e.ctx, w, f, sqllog.Options{Format: c.logFormat, Types: opts.Types}); err != nil {
 				return nil, err
 			}
 			names = append(names, f)
@@ -187,6 +211,17 @@ func (c *common) load(spec *scenario.Spec) (*loaded, error) {
 		return nil, usageErr("--engine: %v", err)
 	}
 	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers}}, nil
+}
+
+// redactDSN hides a DSN's password.
+func redactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		return u.String()
+	}
+	return dsn
 }
 
 func columnList(w *shardkey.Workload) string {

@@ -38,6 +38,8 @@ var commands = []command{
 	{"score", "score the keys you name (-k) against a workload", runScore},
 	{"demo", "score a built-in scenario from the seed documents (social, orders, chat, workspace)", runDemo},
 	{"place", "show where values land on a real engine (redis, cassandra, mongodb, vitess, ...)", runPlace},
+	{"explain", "show which shards one SQL statement touches under a key, and why", runExplain},
+	{"serve", "run the interactive playground in the browser (127.0.0.1 by default)", runServe},
 }
 
 // run executes one command line and returns the exit status: 0 on

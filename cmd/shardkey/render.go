@@ -55,7 +55,9 @@ func rank(cands []*sim.Candidate) []*sim.Candidate {
 	return out
 }
 
-func close(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) }
+func close(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
 
 func render(w io.Writer, format string, r *report) error {
 	switch format {

@@ -39,7 +39,7 @@ Flags:
 	if err := c.validate(fs); err != nil {
 		return err
 	}
-	l, err := c.load(nil)
+	l, err := c.load(e, nil)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ Flags:
 			return usageErr("--variant: %v", err)
 		}
 	}
-	l, err := c.load(spec)
+	l, err := c.load(e, spec)
 	if err != nil {
 		return err
 	}
