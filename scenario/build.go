@@ -29,12 +29,31 @@ type builder struct {
 	gens   [][]*colGen // by table, by column
 	rng    *mrand.Rand
 	tspecs []*TableSpec
+	maxes  map[[2]int]shardkey.Value // memoised column maxima
+}
+
+// max returns the largest value of column ci of table ti.
+func (b *builder) max(ti, ci int) shardkey.Value {
+	k := [2]int{ti, ci}
+	if v, ok := b.maxes[k]; ok {
+		return v
+	}
+	if b.maxes == nil {
+		b.maxes = map[[2]int]shardkey.Value{}
+	}
+	t := b.w.Tables[ti]
+	v := maxValue(t.Columns[ci], t.Rows)
+	b.maxes[k] = v
+	return v
 }
 
 // Build generates the workload of spec s with the named variant applied
 // ("" for none). The same spec, variant and seed give the same workload.
 // Errors name the file, line and field.
 func Build(s *Spec, variant string) (*shardkey.Workload, error) {
+	if err := s.checkEmpty(); err != nil {
+		return nil, err
+	}
 	s, err := s.apply(variant)
 	if err != nil {
 		return nil, err
@@ -63,6 +82,7 @@ func Build(s *Spec, variant string) (*shardkey.Workload, error) {
 	if len(s.Tables) == 0 {
 		return nil, shardkey.Errorf(b.file, 0, "tables", "a scenario needs at least one table")
 	}
+
 	b.w = w
 	b.rng = mrand.New(mrand.NewPCG(uint64(s.Seed), 0x5eed))
 	if err := b.tables(); err != nil {
@@ -568,7 +588,7 @@ func (b *builder) insertInstances(ti int) []shardkey.Instance {
 			if f := g.fresh(); f != shardkey.NotFresh {
 				conds = append(conds, shardkey.Cond{Col: ci, Op: shardkey.Eq, Fresh: f})
 			} else {
-				conds = append(conds, shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: maxValue(t.Columns[ci], t.Rows)})
+				conds = append(conds, shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: b.max(ti, ci)})
 			}
 		}
 		return conds
@@ -746,7 +766,7 @@ func (b *builder) txn(ts *TxnSpec) error {
 						case g.finite():
 							conds = append(conds, draw(st.ti, ci))
 						default:
-							conds = append(conds, shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: maxValue(t.Columns[ci], t.Rows)})
+							conds = append(conds, shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: b.max(st.ti, ci)})
 						}
 					}
 					for _, c := range own {
@@ -802,3 +822,34 @@ func (s *Spec) With(settings map[string]string) (*Spec, error) {
 
 // File returns the file name the spec was read from.
 func (s *Spec) File() string { return s.file }
+
+// checkEmpty rejects empty list entries ("- " with nothing after it), which
+// YAML decodes as nil.
+func (s *Spec) checkEmpty() error {
+	for i, t := range s.Tables {
+		if t == nil {
+			return shardkey.Errorf(s.file, 0, fmt.Sprintf("tables[%d]", i), "empty entry")
+		}
+		for j, c := range t.Columns {
+			if c == nil {
+				return shardkey.Errorf(s.file, t.Line, fmt.Sprintf("%s.columns[%d]", t.Name, j), "empty entry")
+			}
+		}
+	}
+	for i, o := range s.Operations {
+		if o == nil {
+			return shardkey.Errorf(s.file, 0, fmt.Sprintf("operations[%d]", i), "empty entry")
+		}
+	}
+	for i, t := range s.Transactions {
+		if t == nil {
+			return shardkey.Errorf(s.file, 0, fmt.Sprintf("transactions[%d]", i), "empty entry")
+		}
+		for j, st := range t.Steps {
+			if st == nil {
+				return shardkey.Errorf(s.file, t.Line, fmt.Sprintf("transactions.%s.steps[%d]", t.Name, j), "empty entry")
+			}
+		}
+	}
+	return nil
+}

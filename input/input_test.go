@@ -1,0 +1,164 @@
+package input
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+func write(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadCSVRows(t *testing.T) {
+	p := write(t, "orders.csv", "customer_id,order_month,weight\n1,2024-03,0.5\n2,2024-04,1.5\n")
+	tb, err := ReadRows(p, "orders", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Rows != 2 || len(tb.Columns) != 2 || tb.Columns[0].Type != shardkey.Int64 || tb.Columns[1].Type != shardkey.Text {
+		t.Fatalf("got %d rows, columns %v types %s %s", tb.Rows, tb.ColumnNames(), tb.Columns[0].Type, tb.Columns[1].Type)
+	}
+	if tb.Weights[1] != 1.5 || tb.Columns[0].Value(1) != shardkey.IntValue(2) {
+		t.Errorf("row 2 = %v weight %v", tb.Columns[0].Value(1), tb.Weights[1])
+	}
+	tb, err = ReadRows(p, "orders", Options{Types: map[string]shardkey.Type{"customer_id": shardkey.Int32}})
+	if err != nil || tb.Columns[0].Type != shardkey.Int32 {
+		t.Errorf("--column-type not applied: %v %v", err, tb)
+	}
+}
+
+// TestBadInput: every bad file gives one clear error naming the file, the
+// line and the field.
+func TestBadInput(t *testing.T) {
+	rows := func(name, content string) error {
+		_, err := ReadRows(write(t, name, content), "t", Options{})
+		return err
+	}
+	queries := func(content string) error {
+		w := &shardkey.Workload{}
+		return NewBuilder(w, Options{}).ReadQueries(write(t, "q.jsonl", content))
+	}
+	txns := func(content string) error {
+		w := &shardkey.Workload{}
+		return NewBuilder(w, Options{}).ReadTxns(write(t, "t.jsonl", content))
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"empty csv", rows("e.csv", ""), "e.csv:1: empty file"},
+		{"header only", rows("h.csv", "a,b\n"), "h.csv:2: no rows"},
+		{"short row", rows("s.csv", "a,b\n1,2\n3\n"), "s.csv:3"},
+		{"bad quote", rows("q.csv", "a,b\n1,\"x\n"), "q.csv:"},
+		{"not int", rows("i.csv", "a\n"+strings.Repeat("1\n", 1001)+"x\n"), `i.csv:1003: a: "x" is not an int64`},
+		{"NaN weight", rows("n.csv", "a,weight\n1,NaN\n"), "n.csv:2: weight: weight is NaN"},
+		{"negative weight", rows("w.csv", "a,weight\n1,-2\n"), "w.csv:2: weight: weight -2 is negative"},
+		{"duplicate column", rows("d.csv", "a,a\n1,2\n"), "d.csv:1: a: column named twice"},
+		{"empty jsonl", rows("e.jsonl", "\n\n"), "e.jsonl:1: empty file"},
+		{"bad json", rows("b.jsonl", "{\"a\": 1}\n{\"a\": \n"), "b.jsonl:2: invalid JSON"},
+		{"json not object", rows("a.jsonl", "[1,2]\n"), "a.jsonl:1: want a JSON object"},
+		{"jsonl new column", rows("c.jsonl", strings.Repeat("{\"a\": 1}\n", 1000)+"{\"b\": 2}\n"), "c.jsonl:1001: b: column not in"},
+		{"query no where", queries("{\"weight\": 1}\n"), "q.jsonl:1: where: missing"},
+		{"query list", queries("{\"where\": {\"a\": [1, 2]}}\n"), `q.jsonl:1: a: a list is ambiguous`},
+		{"query bad op", queries("{\"where\": {\"a\": {\"like\": 1}}}\n"), `q.jsonl:1: a.like: unknown comparison`},
+		{"query weight", queries("{\"where\": {\"a\": 1}, \"weight\": -1}\n"), "q.jsonl:1: weight: weight -1 is negative"},
+		{"query field", queries("{\"where\": {\"a\": 1}, \"wieght\": 1}\n"), "q.jsonl:1: wieght: unknown field"},
+		{"empty queries", queries(""), "q.jsonl:1: empty file"},
+		{"txn empty", txns("{\"writes\": []}\n"), "t.jsonl:1: writes: empty transaction"},
+		{"txn not list", txns("{\"writes\": {\"a\": 1}}\n"), "t.jsonl:1: writes: want a list"},
+	} {
+		if c.err == nil {
+			t.Errorf("%s: no error; want %q", c.name, c.want)
+			continue
+		}
+		if !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: error %q; want it to contain %q", c.name, c.err, c.want)
+		}
+	}
+}
+
+func TestQueriesGroupByShape(t *testing.T) {
+	w := &shardkey.Workload{}
+	b := NewBuilder(w, Options{})
+	err := b.ReadQueries(write(t, "q.jsonl", `{"where": {"c": 1}}
+{"where": {"c": 2}, "weight": 3}
+{"where": {"c": {"in": [1, 2]}}}
+{"where": {"d": {"gte": "2024-01", "lt": "2024-03"}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Ops) != 3 || w.Ops[0].Rate != 4 || len(w.Ops[0].Instances) != 2 {
+		t.Fatalf("ops %d, first rate %v instances %d; want 3 ops, rate 4, 2 instances", len(w.Ops), w.Ops[0].Rate, len(w.Ops[0].Instances))
+	}
+	if w.Ops[1].Instances[0].Conds[0].Op != shardkey.In || w.Ops[2].Instances[0].Conds[0].Op != shardkey.Range {
+		t.Errorf("IN and range conditions not recognised")
+	}
+}
+
+func FuzzReadRows(f *testing.F) {
+	f.Add("a,b,weight\n1,x,0.5\n", false)
+	f.Add("{\"a\": 1, \"b\": \"x\"}\n{\"a\": 2.5}\n", true)
+	f.Add("a\n\"\n", false)
+	f.Fuzz(func(t *testing.T, content string, jsonl bool) {
+		name := "f.csv"
+		if jsonl {
+			name = "f.jsonl"
+		}
+		tb, err := ReadRows(write(t, name, content), "t", Options{})
+		if err != nil {
+			if !strings.Contains(err.Error(), name) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := tb.Validate(); err != nil {
+			t.Fatalf("reader returned an invalid table: %v", err)
+		}
+	})
+}
+
+func FuzzReadQueries(f *testing.F) {
+	f.Add("{\"where\": {\"a\": 1}, \"weight\": 2}\n{\"where\": {\"a\": {\"in\": [1, \"x\"]}}}\n")
+	f.Add("{\"where\": {\"a\": {\"gte\": 1, \"lt\": 5}}, \"kind\": \"update\"}\n")
+	f.Fuzz(func(t *testing.T, content string) {
+		w := &shardkey.Workload{}
+		err := NewBuilder(w, Options{}).ReadQueries(write(t, "q.jsonl", content))
+		if err != nil {
+			if !strings.Contains(err.Error(), "q.jsonl") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := w.Validate(); err != nil {
+			t.Fatalf("invalid workload: %v", err)
+		}
+	})
+}
+
+func FuzzReadTxns(f *testing.F) {
+	f.Add("{\"writes\": [{\"a\": 1}, {\"a\": 2, \"b\": \"x\"}]}\n")
+	f.Fuzz(func(t *testing.T, content string) {
+		w := &shardkey.Workload{}
+		err := NewBuilder(w, Options{}).ReadTxns(write(t, "t.jsonl", content))
+		if err != nil {
+			if !strings.Contains(err.Error(), "t.jsonl") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := w.Validate(); err != nil {
+			t.Fatalf("invalid workload: %v", err)
+		}
+	})
+}

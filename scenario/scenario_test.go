@@ -1,0 +1,143 @@
+package scenario
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestBuiltinsBuild(t *testing.T) {
+	names := Builtins()
+	if strings.Join(names, ",") != "chat,orders,social,workspace" {
+		t.Fatalf("builtins = %v", names)
+	}
+	for _, n := range names {
+		s, err := Builtin(n)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		variants := []string{""}
+		for _, v := range s.Variants {
+			variants = append(variants, v.Name)
+		}
+		for _, v := range variants {
+			w, err := Build(s, v)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", n, v, err)
+			}
+			if len(w.Candidates) == 0 || len(w.Ops) == 0 {
+				t.Errorf("%s/%s: no candidates or operations", n, v)
+			}
+		}
+	}
+}
+
+// TestSocialDistribution: the social spec's user reads enumerate the 243
+// users with equal probability; the celebrity variant gives one user 30%.
+func TestSocialDistribution(t *testing.T) {
+	s, _ := Builtin("social")
+	w, err := Build(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := w.Ops[1]
+	if len(reads.Instances) != 243 {
+		t.Fatalf("%d read instances; want 243", len(reads.Instances))
+	}
+	w, _ = Build(s, "celebrity")
+	reads = w.Ops[1]
+	if len(reads.Instances) != 244 || reads.Instances[0].Weight != 0.3 {
+		t.Fatalf("celebrity: %d instances, first weight %v; want 244 and 0.3", len(reads.Instances), reads.Instances[0].Weight)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	s, _ := Builtin("orders")
+	a, err := Build(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Build(s, "")
+	if !reflect.DeepEqual(a.Tables[1].Columns, b.Tables[1].Columns) || !reflect.DeepEqual(a.Txns[:50], b.Txns[:50]) {
+		t.Error("same spec and seed gave different workloads")
+	}
+	s.Seed = 2
+	c, _ := Build(s, "")
+	if reflect.DeepEqual(a.Tables[0].Columns[1], c.Tables[0].Columns[1]) {
+		t.Error("another seed gave the same customers")
+	}
+}
+
+// TestBadSpecs: errors name the file, the line and the field.
+func TestBadSpecs(t *testing.T) {
+	base := "name: x\ntables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: id, gen: sequential}\n"
+	for _, c := range []struct{ spec, want string }{
+		{"", "x.yaml:1: empty scenario file"},
+		{"name: [\n", "x.yaml:1:"},
+		{"nmae: x\n", "x.yaml:1: field nmae not found"},
+		{"name: x\n", "x.yaml: tables: a scenario needs at least one table"},
+		{base + "shards: -1\n", "x.yaml: shards: -1"},
+		{base + "operations:\n  - {name: r, table: t, where: {nope: \"?\"}}\n", "x.yaml:8: operations.r.where.nope: table t has no column \"nope\""},
+		{base + "operations:\n  - {name: r, table: u}\n", "x.yaml:8: operations.r.table: no table \"u\""},
+		{base + "operations:\n  - {name: r, table: t, rate: -5}\n", "x.yaml:8: operations.r.rate"},
+		{base + "operations:\n  - {name: r, table: t, kind: upsert}\n", "operations.r.kind: unknown operation kind"},
+		{base + "candidates: [\"hash(id\"]\n", "candidates: key \"hash(id\""},
+		{"name: x\ntables:\n  - name: t\n    columns:\n      - {name: a, gen: zipf, distinct: 0}\n", "x.yaml:5: t.a: distinct 0"},
+		{"name: x\ntables:\n  - name: t\n    columns:\n      - {name: a, gen: gaussian}\n", "x.yaml:5: t.a: unknown gen \"gaussian\""},
+		{"name: x\ntables:\n  - name: t\n    columns:\n      - {name: a, gen: uniform, distinct: 5, celebrity: 1.5}\n", "t.a: celebrity 1.5"},
+		{"name: x\ntables:\n  - name: t\n    parent: t\n    columns: []\n", "parent cycle"},
+		{base + "variants:\n  - {name: v, set: {t.id.celebrity: 0.1}}\n", ""},
+	} {
+		s, err := Parse([]byte(c.spec), "x.yaml")
+		if err == nil {
+			_, err = Build(s, "")
+		}
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("spec %q: %v", c.spec, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("spec %q: error %v; want it to contain %q", c.spec, err, c.want)
+		}
+	}
+}
+
+func FuzzSpec(f *testing.F) {
+	for _, n := range Builtins() {
+		src, _ := BuiltinSource(n)
+		f.Add(string(src))
+	}
+	f.Add("name: x\ntables:\n  - {name: t, rows: 5, columns: [{name: a, gen: uniform, distinct: 3}]}\noperations:\n  - {name: r, table: t, where: {a: \"?\"}}\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := Parse([]byte(src), "f.yaml")
+		if err != nil {
+			return
+		}
+		// Bound the work a fuzzed spec can ask for.
+		for _, tb := range s.Tables {
+			if tb == nil {
+				break
+			}
+			if tb.Rows > 2000 || tb.PerParent != "" {
+				return
+			}
+			for _, c := range tb.Columns {
+				if c != nil && c.Distinct > 2000 {
+					return
+				}
+			}
+		}
+		if s.ParamSamples > 100 || s.ParamSamples == 0 {
+			s.ParamSamples = 100
+		}
+		w, err := Build(s, "")
+		if err != nil {
+			return
+		}
+		if err := w.Validate(); err != nil {
+			t.Fatalf("Build returned an invalid workload: %v", err)
+		}
+	})
+}

@@ -1,0 +1,317 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+func TestExpectedMaxLoadRatio(t *testing.T) {
+	check := func(k, n int, want, tol float64, why string) {
+		t.Helper()
+		if got := ExpectedMaxLoadRatio(k, n); math.Abs(got-want) > tol {
+			t.Errorf("ExpectedMaxLoadRatio(%d, %d) = %.5f; want %.5f ± %g (%s)", k, n, got, want, tol, why)
+		}
+	}
+	// Closed forms: 3 keys on 2 shards: max is 3 w.p. 1/4, else 2:
+	// E[max] = 2.25, mean 1.5. 2 keys on 2 shards: max 2 w.p. 1/2, else 1.
+	check(3, 2, 1.5, 1e-9, "closed form")
+	check(2, 2, 1.5, 1e-9, "closed form")
+	check(1, 8, 8, 1e-9, "one key: the only busy shard is n times the mean")
+	check(5, 1, 1, 0, "one shard")
+	check(0, 8, 0, 0, "no keys")
+	// Seed 000's balls-into-bins numbers.
+	check(6400, 64, 1.2420, 0.0015, "seed 000: 6,400 keys on 64 shards")
+	check(640000, 64, 1.0234, 0.0005, "seed 000: 640,000 keys on 64 shards")
+}
+
+// TestExpectedMaxSimulated hashes equal-weight keys with the generic engine
+// over many seeds: the mean of max/mean agrees with seed 000's values and
+// with ExpectedMaxLoadRatio within sampling error.
+func TestExpectedMaxSimulated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	for _, c := range []struct {
+		k, trials int
+		seed      float64
+	}{{6400, 400, 1.2420}, {640000, 40, 1.0234}} {
+		const n = 64
+		rng := rand.New(rand.NewPCG(7, uint64(c.k)))
+		var sum, sumsq float64
+		load := make([]float64, n)
+		for tr := 0; tr < c.trials; tr++ {
+			for i := range load {
+				load[i] = 0
+			}
+			base := rng.Int64()
+			for i := 0; i < c.k; i++ {
+				load[partition.Generic{}.PointInt64(base+int64(i)*7919)%n]++
+			}
+			r, _, _ := ratio(load)
+			sum += r
+			sumsq += r * r
+		}
+		mean := sum / float64(c.trials)
+		se := math.Sqrt((sumsq/float64(c.trials) - mean*mean) / float64(c.trials))
+		if math.Abs(mean-c.seed) > 4*se+1e-4 {
+			t.Errorf("%d keys: simulated mean max/mean %.4f ± %.4f; seed 000 says %.4f", c.k, mean, se, c.seed)
+		}
+		if e := ExpectedMaxLoadRatio(c.k, n); math.Abs(mean-e) > 4*se+1e-4 {
+			t.Errorf("%d keys: simulated %.4f ± %.4f; ExpectedMaxLoadRatio %.4f", c.k, mean, se, e)
+		}
+	}
+}
+
+func TestFanoutStats(t *testing.T) {
+	// Seed 000: p99 is the sorted fan-out at index floor(0.99 x (n-1)).
+	// 100 equal instances: index 98. 98 of fan-out 1 and 2 of 64: the
+	// element at 98 is 64. 99 of fan-out 1 and 1 of 64: it is 1.
+	check := func(ones, alls int, wantP99, wantMean float64) {
+		t.Helper()
+		h := make([]float64, 65)
+		h[1], h[64] = float64(ones), float64(alls)
+		mean, p99 := fanoutStats(h, int64(ones+alls))
+		if p99 != wantP99 || math.Abs(mean-wantMean) > 1e-12 {
+			t.Errorf("%d x 1 + %d x 64: mean %v p99 %v; want %v %v", ones, alls, mean, p99, wantMean, wantP99)
+		}
+	}
+	check(98, 2, 64, (98+128)/100.0)
+	check(99, 1, 1, (99+64)/100.0)
+	check(0, 5, 64, 64)
+	// Weighted instances: the p99 is the smallest fan-out whose
+	// cumulative weight share reaches (k+1)/n, the seed's element when
+	// weights are equal. With 10 instances k = 8 and the line is 0.9:
+	// 85% of the weight at fan-out 1 is below it, 95% is above it.
+	h := make([]float64, 9)
+	h[1], h[8] = 0.85, 0.15
+	if _, p := fanoutStats(h, 10); p != 8 {
+		t.Errorf("weighted p99 = %v; want 8", p)
+	}
+	h[1], h[8] = 0.95, 0.05
+	if _, p := fanoutStats(h, 10); p != 1 {
+		t.Errorf("weighted p99 = %v; want 1", p)
+	}
+}
+
+// workload builds a one-table workload with int64 keys 0..rows-1 (weights
+// w(i)) and one read per key.
+func workload(rows int, w func(int) float64) *shardkey.Workload {
+	t := &shardkey.Table{Name: "t", Rows: rows}
+	id := &shardkey.Column{Name: "id", Type: shardkey.Int64}
+	other := &shardkey.Column{Name: "other", Type: shardkey.Int64}
+	for i := 0; i < rows; i++ {
+		id.Ints = append(id.Ints, int64(i))
+		other.Ints = append(other.Ints, int64(i%7))
+		t.Weights = append(t.Weights, w(i))
+	}
+	t.Columns = []*shardkey.Column{id, other}
+	op := &shardkey.Operation{Name: "get", Table: 0, Kind: shardkey.Read, Rate: 100}
+	for i := 0; i < rows; i++ {
+		op.Instances = append(op.Instances, shardkey.Instance{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(int64(i))}}})
+	}
+	scan := &shardkey.Operation{Name: "scan", Table: 0, Kind: shardkey.Read, Rate: 10,
+		Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{Col: 1, Op: shardkey.Eq, Val: shardkey.IntValue(3)}}}}}
+	return &shardkey.Workload{Tables: []*shardkey.Table{t}, Ops: []*shardkey.Operation{op, scan}, Shards: 8}
+}
+
+// TestMergeEqualsWhole: partials of disjoint slices merge into the partial
+// of the whole, whatever the split (here: 1 worker vs 2, and chunks).
+func TestMergeEqualsWhole(t *testing.T) {
+	w := workload(200000, func(i int) float64 { return 1 + float64(i%13) })
+	d, _ := shardkey.ParseDesign("hash(id)")
+	s, err := Compile(w, d, Options{Shards: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Run(w, s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(w, s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, cb := s.Report(a), s.Report(b)
+	for i := range ca.ShardLoad {
+		if ca.ShardLoad[i] != cb.ShardLoad[i] || ca.ShardWork[i] != cb.ShardWork[i] {
+			t.Fatalf("shard %d: 1 worker %v/%v, 2 workers %v/%v", i, ca.ShardLoad[i], ca.ShardWork[i], cb.ShardLoad[i], cb.ShardWork[i])
+		}
+	}
+	// Closed forms: the point reads cost 100 units/s in all, the scan
+	// asks all 8 shards: 10 x 8; total load is the sum of weights.
+	if !close(ca.WorkPerS, 100+80) || !close(ca.RequestsPerS, 110) {
+		t.Errorf("work %v requests %v; want 180 and 110", ca.WorkPerS, ca.RequestsPerS)
+	}
+	total := 0.0
+	for i := 0; i < 200000; i++ {
+		total += 1 + float64(i%13)
+	}
+	sum := 0.0
+	for _, x := range ca.ShardLoad {
+		sum += x
+	}
+	if !close(sum, total) {
+		t.Errorf("load sums to %v; want %v", sum, total)
+	}
+	// A hand merge of two halves equals the whole.
+	h1, h2 := NewPartial(8, 2), NewPartial(8, 2)
+	r := newRouter(s)
+	if err := r.rows(h1, w.Tables[0], 0, 0, 100000); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.rows(h2, w.Tables[0], 0, 100000, 200000); err != nil {
+		t.Fatal(err)
+	}
+	h1.Merge(h2)
+	for i := range h1.Load {
+		if !close(h1.Load[i], a.Load[i]) {
+			t.Errorf("merged halves shard %d load %v; whole %v", i, h1.Load[i], a.Load[i])
+		}
+	}
+}
+
+func close(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// TestRebalanceClosedForm: from n to n+1 shards, modulo moves n/(n+1) of
+// uniformly hashed keys and jump 1/(n+1).
+func TestRebalanceClosedForm(t *testing.T) {
+	w := workload(100000, func(int) float64 { return 1 })
+	c, err := Score(w, "hash(id)", Options{Shards: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"modulo": 8.0 / 9, "jump": 1.0 / 9}
+	for _, m := range c.Rebalance {
+		if x, ok := want[m.Placement]; ok {
+			// Binomial sampling error with 100,000 keys: sd < 0.0016.
+			if math.Abs(m.KeysMoved-x) > 0.007 {
+				t.Errorf("%s moves %.4f of keys; want %.4f", m.Placement, m.KeysMoved, x)
+			}
+			delete(want, m.Placement)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing rebalance entries %v", want)
+	}
+}
+
+// TestRangeRouting: equal-weight quantile boundaries split 800 equal keys
+// into 8 ranges of 100; a range predicate touches exactly the ranges it
+// overlaps.
+func TestRangeRouting(t *testing.T) {
+	w := workload(800, func(int) float64 { return 1 })
+	w.Ops = []*shardkey.Operation{{Name: "range", Table: 0, Kind: shardkey.Read, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{
+		Col: 0, Op: shardkey.Range, Bounds: &shardkey.Bounds{Lo: shardkey.IntValue(150), HasLo: true, LoIncl: true, Hi: shardkey.IntValue(300), HasHi: true}}}}}}}
+	c, err := Score(w, "range(id)", Options{Shards: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range c.ShardLoad {
+		if x != 100 {
+			t.Errorf("shard %d load %v; want 100", i, x)
+		}
+	}
+	// [150, 300) overlaps ranges [100,200) and [200,300): shards 1 and 2.
+	want := []float64{0, 1, 1, 0, 0, 0, 0, 0}
+	for i := range want {
+		if c.ShardWork[i] != want[i] {
+			t.Errorf("shard %d work %v; want %v", i, c.ShardWork[i], want[i])
+		}
+	}
+	// With the upper bound inclusive, 300 itself is in range [300,400).
+	w.Ops[0].Instances[0].Conds[0].Bounds.HiIncl = true
+	c, _ = Score(w, "range(id)", Options{Shards: 8})
+	if c.ShardWork[3] != 1 {
+		t.Errorf("<= 300 should touch shard 3; work %v", c.ShardWork)
+	}
+}
+
+// TestReplicateAndCrossShard: a reference table's reads stay local and
+// its writes touch every shard; a transaction writing two keys on
+// different shards is cross-shard.
+func TestReplicateAndCrossShard(t *testing.T) {
+	w := workload(16, func(int) float64 { return 1 })
+	w.Ops = []*shardkey.Operation{
+		{Name: "read", Table: 0, Kind: shardkey.Read, Rate: 10, Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(1)}}}}},
+		{Name: "write", Table: 0, Kind: shardkey.Update, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(1)}}}}},
+	}
+	c, err := Score(w, "t:replicate", Options{Shards: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Reads: 10/s spread over 4 shards (2.5 each); writes 1/s on all 4.
+	for i, x := range c.ShardWork {
+		if !close(x, 3.5) {
+			t.Errorf("shard %d work %v; want 3.5", i, x)
+		}
+	}
+	if c.Operations[0].FanoutMean != 1 || c.Operations[1].FanoutMean != 4 {
+		t.Errorf("fan-out read %v write %v; want 1 and 4", c.Operations[0].FanoutMean, c.Operations[1].FanoutMean)
+	}
+	// Find two ids on different shards and one pair on the same shard.
+	sh := func(v int64) uint64 { return partition.Generic{}.PointInt64(v) % 4 }
+	var a, b, same int64 = 0, -1, -1
+	for v := int64(1); v < 100 && (b < 0 || same < 0); v++ {
+		if sh(v) != sh(a) && b < 0 {
+			b = v
+		}
+		if sh(v) == sh(a) && same < 0 {
+			same = v
+		}
+	}
+	ins := func(v int64) shardkey.Stmt {
+		return shardkey.Stmt{Table: 0, Kind: shardkey.Insert, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(v)}}}
+	}
+	w.Txns = []shardkey.Txn{{Weight: 1, Stmts: []shardkey.Stmt{ins(a), ins(b)}}, {Weight: 3, Stmts: []shardkey.Stmt{ins(a), ins(same)}}}
+	c, _ = Score(w, "hash(id)", Options{Shards: 4})
+	if !close(c.CrossShardTxnFraction, 0.25) {
+		t.Errorf("cross-shard fraction %v; want 1/(1+3) = 0.25", c.CrossShardTxnFraction)
+	}
+	// Fresh ids: two inserts sharing one new id are never cross-shard;
+	// two independent new ids collide with probability 1/4.
+	fresh := func(v int32) shardkey.Stmt {
+		return shardkey.Stmt{Table: 0, Kind: shardkey.Insert, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Fresh: shardkey.FreshNewest, FreshVar: v}}}
+	}
+	w.Txns = []shardkey.Txn{{Weight: 1, Stmts: []shardkey.Stmt{fresh(1), fresh(1)}}}
+	c, _ = Score(w, "hash(id)", Options{Shards: 4})
+	if c.CrossShardTxnFraction != 0 {
+		t.Errorf("shared new id: cross %v; want 0", c.CrossShardTxnFraction)
+	}
+	w.Txns = []shardkey.Txn{{Weight: 1, Stmts: []shardkey.Stmt{fresh(1), fresh(2)}}}
+	c, _ = Score(w, "hash(id)", Options{Shards: 4})
+	if !close(c.CrossShardTxnFraction, 0.75) {
+		t.Errorf("independent new ids: cross %v; want 3/4", c.CrossShardTxnFraction)
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	w := workload(10, func(int) float64 { return 1 })
+	for _, c := range []struct{ key, want string }{
+		{"hash(nope)", `no table has column(s) nope`},
+		{"t:hash(nope)", `no column "nope"`},
+		{"x:hash(id)", `no table "x"`},
+		{"salt(hash(id), 9, top=1)", "needs at least 9 shards"},
+		{"isolate(hash(id), top=8)", "more than 8 shards"},
+	} {
+		_, err := Score(w, c.key, Options{Shards: 8})
+		if err == nil || !contains(err.Error(), c.want) {
+			t.Errorf("Score(%q) error %v; want it to mention %q", c.key, err, c.want)
+		}
+	}
+	if _, err := Score(w, "hash(id)", Options{Shards: 0}); err == nil {
+		t.Error("0 shards accepted")
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,76 @@
+package shardkey_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+// TestValueText: text forms follow Python's str(), which seed 000's h()
+// joins with "|".
+func TestValueText(t *testing.T) {
+	check := func(v shardkey.Value, want string) {
+		t.Helper()
+		if got := v.String(); got != want {
+			t.Errorf("%#v.String() = %q; want %q", v, got, want)
+		}
+	}
+	check(shardkey.IntValue(-42), "-42")
+	check(shardkey.TextValue("2024-03"), "2024-03")
+	check(shardkey.FloatValue(1), "1.0")      // Python: str(1.0)
+	check(shardkey.FloatValue(0.1), "0.1")    // shortest round trip
+	check(shardkey.FloatValue(1e16), "1e+16") // exponent from 1e16 up
+	check(shardkey.FloatValue(1e15), "1000000000000000.0")
+	check(shardkey.FloatValue(1.5e-5), "1.5e-05") // and below 1e-4
+	check(shardkey.FloatValue(0.0001), "0.0001")
+	check(shardkey.FloatValue(math.Inf(-1)), "-inf")
+	check(shardkey.Value{Type: shardkey.Uint64, Int: -1}, "18446744073709551615")
+	u, err := shardkey.ParseValue("123E4567-E89B-12D3-A456-426614174000", shardkey.UUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(u, "123e4567-e89b-12d3-a456-426614174000")
+}
+
+func TestParseValueErrors(t *testing.T) {
+	for _, c := range []struct {
+		s string
+		t shardkey.Type
+	}{{"x", shardkey.Int64}, {"99999", shardkey.Int16}, {"1.5", shardkey.Int32}, {"zz", shardkey.Bytes}, {"1234", shardkey.UUID}, {"yesterday", shardkey.Timestamp}, {"-1", shardkey.Uint64}} {
+		if _, err := shardkey.ParseValue(c.s, c.t); err == nil {
+			t.Errorf("ParseValue(%q, %s) succeeded", c.s, c.t)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	lt := func(a, b shardkey.Value) {
+		t.Helper()
+		if shardkey.Compare(a, b) >= 0 || shardkey.Compare(b, a) <= 0 {
+			t.Errorf("want %v < %v", a, b)
+		}
+	}
+	lt(shardkey.Value{}, shardkey.IntValue(-5))
+	lt(shardkey.IntValue(-5), shardkey.IntValue(3))
+	lt(shardkey.IntValue(3), shardkey.FloatValue(3.5))
+	lt(shardkey.IntValue(-1), shardkey.Value{Type: shardkey.Uint64, Int: -1})
+	lt(shardkey.IntValue(1<<40), shardkey.TextValue("a"))
+	lt(shardkey.TextValue("a"), shardkey.TextValue("b"))
+}
+
+func TestInferType(t *testing.T) {
+	check := func(want shardkey.Type, s ...string) {
+		t.Helper()
+		if got := shardkey.InferType(s); got != want {
+			t.Errorf("InferType(%q) = %s; want %s", s, got, want)
+		}
+	}
+	check(shardkey.Int64, "1", "-2", "")
+	check(shardkey.Float64, "1", "2.5")
+	check(shardkey.Text, "1", "x")
+	check(shardkey.UUID, "123e4567-e89b-12d3-a456-426614174000")
+	check(shardkey.Timestamp, "2026-11-30 12:00:00", "2026-11-30")
+	check(shardkey.Text, "2024-03")
+	check(shardkey.Text)
+}
