@@ -1,0 +1,106 @@
+package shardkey
+
+import "sync"
+
+// Catalog is what a live database says about its tables beyond the row
+// sample: declared keys, the planner's row estimate and its per-column
+// statistics. Package livedb fills it; the advisor can use it to judge a
+// key on the whole table rather than the sample (a most-common value's
+// share, a column's distinct count, whether it grows with insert order).
+type Catalog struct {
+	Source string // the database, password redacted
+	Engine string // "postgresql", "mysql" or "mariadb", with the server version
+	Tables []*TableInfo
+}
+
+// Table returns the table named name, or nil.
+func (c *Catalog) Table(name string) *TableInfo {
+	for _, t := range c.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// TableInfo is one table of a Catalog.
+type TableInfo struct {
+	Name string
+	// RowEstimate is the planner's row count (pg_class.reltuples,
+	// information_schema.TABLES.TABLE_ROWS); -1 when the table was never
+	// analyzed.
+	RowEstimate float64
+	// SampleRows is the number of rows sampled into the workload's table.
+	SampleRows  int
+	PrimaryKey  []string
+	ForeignKeys []ForeignKey
+	Columns     []*ColumnInfo
+}
+
+// ForeignKey is a declared reference from Columns to RefTable's RefColumns:
+// the usual co-location candidates.
+type ForeignKey struct {
+	Columns    []string
+	RefTable   string
+	RefColumns []string
+}
+
+// ColumnInfo is one column of a table: its declared type, the shardkey type
+// it was read as, and the planner's statistics when the database has them.
+type ColumnInfo struct {
+	Name   string
+	DBType string // the database's own type name (int4, varchar(64), ...)
+	Type   Type
+	Stats  *ColumnStats // nil when the planner has none
+}
+
+// ColumnStats are a column's planner statistics, as PostgreSQL's pg_stats
+// holds them (MySQL provides only a distinct count, for indexed columns).
+type ColumnStats struct {
+	// NullFrac is the fraction of rows that are NULL.
+	NullFrac float64
+	// NDistinct is the number of distinct values when positive; when
+	// negative, minus the number of distinct values divided by the number
+	// of rows (-1: unique), which scales with the table; 0 when unknown.
+	NDistinct float64
+	// MostCommon are the most common values, in their text form, and
+	// MostCommonFreqs their shares of all rows (0..1), most common first.
+	MostCommon      []string
+	MostCommonFreqs []float64
+	// Correlation is the correlation between the column's order and the
+	// rows' physical order (-1..1); near 1 for values that grow with insert
+	// order. HasCorrelation says whether it is known.
+	Correlation    float64
+	HasCorrelation bool
+}
+
+// Distinct returns the estimated number of distinct values in a table of
+// rows rows, or 0 when unknown.
+func (s *ColumnStats) Distinct(rows float64) float64 {
+	if s.NDistinct < 0 {
+		return -s.NDistinct * rows
+	}
+	return s.NDistinct
+}
+
+// catalogs holds each workload's catalog. It is a side table rather than a
+// Workload field only so that adding live databases touched no existing
+// file; a `Catalog *Catalog` field on Workload is the natural home.
+var catalogs sync.Map // *Workload -> *Catalog
+
+// SetCatalog attaches c to w (nil detaches it). Safe for concurrent use.
+func SetCatalog(w *Workload, c *Catalog) {
+	if c == nil {
+		catalogs.Delete(w)
+		return
+	}
+	catalogs.Store(w, c)
+}
+
+// CatalogOf returns the catalog attached to w, or nil when w was not read
+// from a live database. Safe for concurrent use.
+func CatalogOf(w *Workload) *Catalog {
+	c, _ := catalogs.Load(w)
+	cat, _ := c.(*Catalog)
+	return cat
+}
