@@ -1,25 +1,359 @@
-// Package sqllog reads database query logs (PostgreSQL stderr, csvlog and
-// jsonlog; pg_stat_statements exports; MySQL/MariaDB general and slow logs)
-// into a shardkey.Workload, parsing SQL with the engines' real parsers.
 package sqllog
 
 import (
+	"bufio"
+	"bytes"
 	"context"
-	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
 
 	"github.com/shardkey/shardkey"
 )
 
 // Options control log reading.
 type Options struct {
-	// Format is the log format, or "" to detect it.
+	// Format is the log format (see Formats), or "" to detect it.
 	Format string
 	// Types fixes column types by name or table.column.
 	Types map[string]shardkey.Type
+	// Sample is the number of instances kept per statement shape and per
+	// transaction shape (a seeded reservoir sample); 0 means 4096.
+	Sample int
+	// Workers is the number of goroutines parsing SQL; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Formats lists the values of Options.Format (and --log-format).
+var Formats = []string{"stderr", "csvlog", "jsonlog", "pg_stat_statements", "mysql-general", "mysql-slow"}
+
+var formatAliases = map[string]string{
+	"stderr": "stderr", "postgresql": "stderr", "postgres": "stderr", "pg": "stderr",
+	"csvlog": "csvlog", "csv": "csvlog",
+	"jsonlog": "jsonlog", "json": "jsonlog",
+	"pg_stat_statements": "pg_stat_statements", "pgss": "pg_stat_statements",
+	"mysql-general": "mysql-general", "general": "mysql-general", "mariadb-general": "mysql-general",
+	"mysql-slow": "mysql-slow", "slow": "mysql-slow", "mariadb-slow": "mysql-slow",
 }
 
 // ReadFile adds the statements of one log file to w: tables and columns it
-// names, operations with rates, transactions by session.
+// names (created when absent), operations with rates, transactions by
+// session. Problems that do not stop reading (unparsable statements,
+// skipped lines) are appended to w.Warnings. Errors name the file and line.
 func ReadFile(ctx context.Context, w *shardkey.Workload, file string, o Options) error {
-	return errors.New("query logs are not supported yet")
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return Read(ctx, w, f, file, o)
+}
+
+// Read is ReadFile for an open reader; name is used in messages.
+func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o Options) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	format := o.Format
+	if format != "" {
+		f, ok := formatAliases[strings.ToLower(format)]
+		if !ok {
+			return &shardkey.UsageError{Msg: fmt.Sprintf("--log-format %q: want one of %s", format, strings.Join(Formats, ", "))}
+		}
+		format = f
+	} else {
+		head, _ := br.Peek(64 << 10)
+		format = detect(head)
+		if format == "" {
+			if len(bytes.TrimSpace(head)) == 0 {
+				return shardkey.Errorf(name, 1, "", "empty log")
+			}
+			return shardkey.Errorf(name, 1, "", "unknown log format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)")
+		}
+	}
+	d := Postgres
+	if strings.HasPrefix(format, "mysql") {
+		d = MySQL
+	}
+	a := newAgg(w, name, o)
+	a.weighted = format == "pg_stat_statements"
+	p := newPipeline(ctx, d, o.Workers, a)
+	rs := &readState{file: name, p: p}
+	var rerr error
+	switch format {
+	case "stderr":
+		rerr = readPGStderr(br, rs)
+	case "csvlog":
+		rerr = readPGCSV(br, rs)
+	case "jsonlog":
+		rerr = readPGJSON(br, rs)
+	case "pg_stat_statements":
+		rerr = readPGSS(br, rs)
+	case "mysql-general":
+		rerr = readMySQLGeneral(br, rs)
+	case "mysql-slow":
+		rerr = readMySQLSlow(br, rs)
+	}
+	if rerr == nil {
+		rerr = rs.flush()
+	}
+	perr := p.close()
+	if rerr != nil {
+		return rerr
+	}
+	if perr != nil {
+		return perr
+	}
+	if rs.entries == 0 {
+		return shardkey.Errorf(name, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
+	}
+	for _, wn := range rs.warn {
+		a.warn(wn)
+	}
+	return a.finish()
+}
+
+// detect names the format of a log from its first bytes, or "".
+func detect(head []byte) string {
+	lines := bytes.Split(head, []byte("\n"))
+	if len(lines) > 1 {
+		lines = lines[:len(lines)-1] // the last may be cut
+	}
+	first := ""
+	for _, l := range lines {
+		if s := strings.TrimSpace(string(l)); s != "" {
+			first = s
+			break
+		}
+	}
+	if first == "" {
+		return ""
+	}
+	if strings.HasPrefix(first, "{") && strings.Contains(first, `"error_severity"`) {
+		return "jsonlog"
+	}
+	for _, l := range lines {
+		s := string(l)
+		if strings.HasPrefix(s, "# User@Host:") || strings.HasPrefix(s, "# Query_time:") || strings.HasPrefix(s, "# Time:") {
+			return "mysql-slow"
+		}
+	}
+	if strings.Contains(first, ", Version: ") || strings.HasPrefix(first, "Time ") {
+		return "mysql-general"
+	}
+	for _, l := range lines {
+		if _, ok := parseGeneralHead(l); ok {
+			return "mysql-general"
+		}
+	}
+	if hdr := splitCSVHeader(first); hdr["query"] && hdr["calls"] {
+		return "pg_stat_statements"
+	}
+	if isDigit(first[0]) && csvLevel(first) {
+		return "csvlog"
+	}
+	for _, l := range lines {
+		if _, _, ok := pgLevel(l); ok {
+			return "stderr"
+		}
+	}
+	return ""
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func splitCSVHeader(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		m[strings.ToLower(strings.Trim(strings.TrimSpace(f), `"`))] = true
+	}
+	return m
+}
+
+// entry is one statement (or session event) read from a log.
+type entry struct {
+	line      int
+	ts        int64 // microseconds since the epoch
+	hasTS     bool
+	session   string
+	sql       string
+	params    string // PostgreSQL "parameters: ..." detail
+	hasParams bool
+	weight    float64 // pg_stat_statements calls; 0 means 1
+	end       bool    // the session ended
+}
+
+// readState is what format readers share: the pipeline to feed and
+// warnings about skipped lines.
+type readState struct {
+	file    string
+	p       *pipeline
+	batch   []entry
+	line    int
+	entries int
+	warn    []error
+	skipped int
+}
+
+const batchSize = 512
+
+func (rs *readState) emit(e entry) error {
+	if e.sql != "" {
+		rs.entries++
+	}
+	rs.batch = append(rs.batch, e)
+	if len(rs.batch) >= batchSize {
+		return rs.flush()
+	}
+	return nil
+}
+
+func (rs *readState) flush() error {
+	if len(rs.batch) == 0 {
+		return nil
+	}
+	err := rs.p.send(rs.batch)
+	rs.batch = make([]entry, 0, batchSize)
+	return err
+}
+
+// skip records a line the reader could not use. The first few are
+// listed in a warning; the rest are counted.
+func (rs *readState) skip(line int, format string, args ...any) {
+	rs.skipped++
+	if rs.skipped <= 5 {
+		rs.warn = append(rs.warn, shardkey.Errorf(rs.file, line, "", format, args...))
+	} else if rs.skipped == 6 {
+		rs.warn = append(rs.warn, shardkey.Errorf(rs.file, line, "", "more lines skipped (see the counts above)"))
+	}
+}
+
+// lineReader returns lines without their newline; the slice is valid until
+// the next call. Lines longer than the buffer are assembled.
+type lineReader struct {
+	r    *bufio.Reader
+	n    int
+	long []byte
+}
+
+func (lr *lineReader) next() ([]byte, bool, error) {
+	b, err := lr.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		lr.long = append(lr.long[:0], b...)
+		for err == bufio.ErrBufferFull {
+			b, err = lr.r.ReadSlice('\n')
+			lr.long = append(lr.long, b...)
+			if len(lr.long) > 256<<20 {
+				return nil, false, fmt.Errorf("line %d longer than 256 MiB", lr.n+1)
+			}
+		}
+		b = lr.long
+	}
+	if len(b) == 0 && err != nil {
+		if err == io.EOF {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	if err != nil && err != io.EOF {
+		return nil, false, err
+	}
+	lr.n++
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	b = bytes.TrimSuffix(b, []byte("\r"))
+	return b, true, nil
+}
+
+// ---- the pipeline: one reader, parser workers, one aggregator ----
+
+// pipeline parses batches of entries on several goroutines and hands the
+// results to the aggregator in log order, so per-session order (and with
+// it transactions) and the seeded samples do not depend on scheduling.
+type pipeline struct {
+	ctx     context.Context
+	work    chan *job
+	order   chan *job
+	done    chan error
+	cache   *cache
+	dialect Dialect
+}
+
+type job struct {
+	entries []entry
+	results []result
+	ready   chan struct{}
+}
+
+// result is a parsed entry: its template's parts, each with its values.
+type result struct {
+	t    *template
+	vals [][][]rv // by part, by access
+}
+
+func newPipeline(ctx context.Context, d Dialect, workers int, a *agg) *pipeline {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	p := &pipeline{ctx: ctx, work: make(chan *job, workers*2), order: make(chan *job, workers*4), done: make(chan error, 1), cache: &cache{}, dialect: d}
+	for range workers {
+		go p.worker()
+	}
+	go func() {
+		var err error
+		for j := range p.order {
+			<-j.ready
+			if err == nil {
+				err = a.add(j.entries, j.results)
+			}
+		}
+		p.done <- err
+	}()
+	return p
+}
+
+func (p *pipeline) worker() {
+	var buf []byte
+	for j := range p.work {
+		j.results = make([]result, len(j.entries))
+		for i := range j.entries {
+			e := &j.entries[i]
+			if e.sql == "" {
+				continue
+			}
+			var t *template
+			var slots []lit
+			t, slots, buf = p.cache.analyze(e.sql, p.dialect, buf)
+			r := result{t: t}
+			if t.err == nil {
+				var params []lit
+				if e.hasParams {
+					params, _ = pgParams(e.params)
+				}
+				r.vals = make([][][]rv, len(t.parts))
+				for k := range t.parts {
+					if t.parts[k].ctl == ctlDML {
+						r.vals[k] = t.parts[k].bind(slots, params)
+					}
+				}
+			}
+			j.results[i] = r
+		}
+		close(j.ready)
+	}
+}
+
+func (p *pipeline) send(entries []entry) error {
+	if err := p.ctx.Err(); err != nil {
+		return err
+	}
+	j := &job{entries: entries, ready: make(chan struct{})}
+	p.order <- j
+	p.work <- j
+	return nil
+}
+
+func (p *pipeline) close() error {
+	close(p.work)
+	close(p.order)
+	return <-p.done
 }

@@ -1,0 +1,690 @@
+package sqllog
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/input"
+)
+
+var (
+	errNoGeneral = errors.New("no general log entries found (want lines like '\\t\\t    12 Query\\tSELECT ...')")
+	errNoSlow    = errors.New("no slow log entries found (want '# User@Host:' and '# Query_time:' headers)")
+)
+
+// maxTxnStmts bounds an open transaction: a session that never commits
+// has its statements counted as one transaction every this many.
+const maxTxnStmts = 10000
+
+// agg turns parsed entries, in log order, into operations and
+// transactions of a workload. It runs on one goroutine.
+type agg struct {
+	w        *shardkey.Workload
+	file     string
+	o        Options
+	sample   int
+	rng      *rand.Rand
+	weighted bool // pg_stat_statements: entries carry call counts
+
+	infos    map[*access]*accInfo
+	ops      map[string]*opAgg
+	opList   []*opAgg
+	txns     map[string]*txnAgg
+	txnList  []*txnAgg
+	sessions map[string]*session
+
+	minTS, maxTS int64
+	hasTS        bool
+	noTS         int // statements without a timestamp
+	stmts        float64
+
+	bad     map[string]*badShape
+	badList []*badShape
+	badN    int
+	created map[int]bool // tables created by this log
+	newCols map[[2]int]bool
+	dropped int // values that did not convert to their column's type
+	opIDKey []byte
+	cum     map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
+}
+
+type accInfo struct {
+	op   *opAgg
+	cols []int // column index of each predicate
+}
+
+type opAgg struct {
+	id      int
+	table   int
+	kind    shardkey.Kind
+	name    string
+	count   float64
+	seen    int64
+	samples []sample
+}
+
+// sample is one kept instance: the access (for its predicate layout) and
+// its values; w is its weight among the operation's samples.
+type sample struct {
+	ai   *accInfo
+	acc  *access
+	vals []rv
+	w    float64
+}
+
+type txnAgg struct {
+	name    string
+	count   float64
+	seen    int64
+	samples [][]sample
+}
+
+type session struct {
+	inTxn         bool
+	autocommitOff bool
+	stmts         []sample
+}
+
+type badShape struct {
+	text  string
+	line  int
+	count int
+	err   error
+}
+
+func newAgg(w *shardkey.Workload, file string, o Options) *agg {
+	n := o.Sample
+	if n <= 0 {
+		n = 4096
+	}
+	return &agg{
+		w: w, file: file, o: o, sample: n,
+		rng:   rand.New(rand.NewPCG(uint64(w.Seed), 0x5eed10c)),
+		infos: map[*access]*accInfo{}, ops: map[string]*opAgg{}, txns: map[string]*txnAgg{},
+		sessions: map[string]*session{}, bad: map[string]*badShape{}, created: map[int]bool{},
+		newCols: map[[2]int]bool{},
+	}
+}
+
+func (a *agg) warn(err error) { a.w.Warnings = append(a.w.Warnings, err) }
+
+// add processes one batch of entries and their parses.
+func (a *agg) add(entries []entry, results []result) error {
+	for i := range entries {
+		e := &entries[i]
+		if e.end {
+			a.endSession(e.session)
+			continue
+		}
+		r := &results[i]
+		if r.t == nil {
+			continue
+		}
+		if e.hasTS {
+			if !a.hasTS || e.ts < a.minTS {
+				a.minTS = e.ts
+			}
+			if !a.hasTS || e.ts > a.maxTS {
+				a.maxTS = e.ts
+			}
+			a.hasTS = true
+		} else {
+			a.noTS++
+		}
+		wt := e.weight
+		if wt == 0 {
+			wt = 1
+		}
+		if r.t.err != nil {
+			a.badN++
+			b := a.bad[r.t.text]
+			if b == nil {
+				if len(a.bad) >= 1000 {
+					continue
+				}
+				b = &badShape{text: r.t.text, line: e.line, err: r.t.err}
+				a.bad[r.t.text] = b
+				a.badList = append(a.badList, b)
+			}
+			b.count++
+			continue
+		}
+		for k := range r.t.parts {
+			p := &r.t.parts[k]
+			a.part(e.session, p, r.vals[k], wt)
+		}
+	}
+	return nil
+}
+
+func (a *agg) sess(id string) *session {
+	s := a.sessions[id]
+	if s == nil {
+		s = &session{}
+		a.sessions[id] = s
+	}
+	return s
+}
+
+func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
+	switch p.ctl {
+	case ctlBegin:
+		s := a.sess(sid)
+		a.commit(s)
+		s.inTxn = true
+	case ctlCommit, ctlRollback:
+		if s := a.sessions[sid]; s != nil {
+			a.commit(s)
+			s.inTxn = false
+			if !s.autocommitOff {
+				delete(a.sessions, sid)
+			}
+		}
+	case ctlAutocommitOff:
+		a.sess(sid).autocommitOff = true
+	case ctlAutocommitOn:
+		if s := a.sessions[sid]; s != nil {
+			a.commit(s)
+			s.autocommitOff = false
+			if !s.inTxn {
+				delete(a.sessions, sid)
+			}
+		}
+	case ctlDML:
+		a.stmts += wt
+		var stmt []sample
+		for i := range p.acc {
+			ai := a.info(&p.acc[i])
+			sm := sample{ai: ai, acc: &p.acc[i], vals: vals[i], w: wt}
+			a.offer(ai.op, sm, wt)
+			stmt = append(stmt, sm)
+		}
+		if s := a.sessions[sid]; s != nil && (s.inTxn || s.autocommitOff) {
+			s.stmts = append(s.stmts, stmt...)
+			if len(s.stmts) >= maxTxnStmts {
+				a.commit(s)
+			}
+			return
+		}
+		a.txn(stmt, wt)
+	}
+}
+
+// offer adds an instance to op's reservoir (Vitter's algorithm R, seeded).
+func (a *agg) offer(op *opAgg, sm sample, wt float64) {
+	op.count += wt
+	op.seen++
+	if len(op.samples) < a.sample {
+		op.samples = append(op.samples, sm)
+		return
+	}
+	if j := a.rng.Int64N(op.seen); j < int64(a.sample) {
+		op.samples[j] = sm
+	}
+}
+
+func (a *agg) commit(s *session) {
+	if len(s.stmts) > 0 {
+		a.txn(s.stmts, 1)
+	}
+	s.stmts = nil
+}
+
+func (a *agg) endSession(id string) {
+	if s := a.sessions[id]; s != nil {
+		a.commit(s)
+		delete(a.sessions, id)
+	}
+}
+
+// txn counts one transaction of the given statements.
+func (a *agg) txn(stmts []sample, wt float64) {
+	key := a.opIDKey[:0]
+	for _, s := range stmts {
+		key = strconv.AppendInt(key, int64(s.ai.op.id), 10)
+		key = append(key, ',')
+	}
+	a.opIDKey = key
+	t := a.txns[string(key)]
+	if t == nil {
+		names := make([]string, 0, len(stmts))
+		for i, s := range stmts {
+			if i == 8 {
+				names = append(names, fmt.Sprintf("... %d more", len(stmts)-8))
+				break
+			}
+			names = append(names, s.ai.op.name)
+		}
+		t = &txnAgg{name: strings.Join(names, "; ")}
+		a.txns[string(key)] = t
+		a.txnList = append(a.txnList, t)
+	}
+	t.count += wt
+	t.seen++
+	cp := append([]sample(nil), stmts...)
+	if len(t.samples) < a.sample {
+		t.samples = append(t.samples, cp)
+		return
+	}
+	if j := a.rng.Int64N(t.seen); j < int64(a.sample) {
+		t.samples[j] = cp
+	}
+}
+
+// info resolves a template access against the workload (creating the
+// table and columns at first sight) and finds its operation.
+func (a *agg) info(acc *access) *accInfo {
+	if ai := a.infos[acc]; ai != nil {
+		return ai
+	}
+	ti := a.table(acc.table)
+	t := a.w.Tables[ti]
+	ai := &accInfo{cols: make([]int, len(acc.preds))}
+	conds := make([]shardkey.Cond, len(acc.preds))
+	for i, p := range acc.preds {
+		name := p.col
+		if name == "" { // INSERT without a column list: by position
+			if p.pos < len(t.Columns) {
+				name = t.Columns[p.pos].Name
+			} else {
+				name = fmt.Sprintf("column%d", p.pos+1)
+			}
+		}
+		ci := t.ColumnIndex(name)
+		if ci < 0 {
+			ci = t.AddColumn(name, shardkey.Null)
+			a.newCols[[2]int{ti, ci}] = true
+		}
+		ai.cols[i] = ci
+		conds[i] = shardkey.Cond{Col: ci, Op: p.op}
+	}
+	name := input.ShapeName(t, acc.kind, conds)
+	op := a.ops[name]
+	if op == nil {
+		op = &opAgg{id: len(a.opList), table: ti, kind: acc.kind, name: name}
+		a.ops[name] = op
+		a.opList = append(a.opList, op)
+	}
+	ai.op = op
+	a.infos[acc] = ai
+	return ai
+}
+
+func (a *agg) table(name string) int {
+	if i := a.w.TableIndex(name); i >= 0 {
+		return i
+	}
+	for i, t := range a.w.Tables { // unquoted MySQL names may differ in case
+		if strings.EqualFold(t.Name, name) {
+			return i
+		}
+	}
+	a.w.Tables = append(a.w.Tables, &shardkey.Table{Name: name})
+	ti := len(a.w.Tables) - 1
+	a.created[ti] = true
+	return ti
+}
+
+// ---- finishing: types, conditions, operations, transactions ----
+
+func (a *agg) finish() error {
+	a.endSessionSorted()
+	span := 1.0
+	switch {
+	case a.weighted:
+		// pg_stat_statements: calls over the statistics period, which the
+		// export does not hold: rates are the call counts.
+	case a.hasTS && a.maxTS > a.minTS:
+		span = float64(a.maxTS-a.minTS) / 1e6
+	case a.stmts > 0:
+		a.warn(shardkey.Errorf(a.file, 0, "", "the log has no time span (timestamps missing or all equal): rates are statement counts"))
+	}
+	a.setTypes()
+	used := map[string]bool{}
+	for _, op := range a.w.Ops {
+		used[op.Name] = true
+	}
+	for _, op := range a.opList {
+		rate := op.count / span
+		name := op.name
+		for k := 2; used[name]; k++ {
+			name = fmt.Sprintf("%s #%d", op.name, k)
+		}
+		used[name] = true
+		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate}
+		samples := a.expand(op)
+		sum := 0.0
+		for _, s := range samples {
+			sum += s.w
+		}
+		fv := int32(0)
+		for _, s := range samples {
+			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Conds: a.conds(s, &fv)})
+		}
+		a.w.Ops = append(a.w.Ops, o)
+	}
+	for _, t := range a.txnList {
+		rate := t.count / span
+		for _, stmts := range t.samples {
+			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(t.samples))}
+			fv := int32(0)
+			for _, s := range stmts {
+				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv)})
+			}
+			a.w.Txns = append(a.w.Txns, tx)
+		}
+	}
+	a.fillRows()
+	if a.badN > 0 {
+		sort.SliceStable(a.badList, func(i, j int) bool { return a.badList[i].count > a.badList[j].count })
+		var parts []string
+		for i, b := range a.badList {
+			if i == 10 {
+				parts = append(parts, fmt.Sprintf("and %d more shapes", len(a.badList)-10))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%q (%d×, first at line %d: %v)", clip(b.text, 80), b.count, b.line, b.err))
+		}
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d statements could not be parsed and were left out, by shape: %s", a.badN, strings.Join(parts, "; ")))
+	}
+	if a.dropped > 0 {
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type; their conditions were left out", a.dropped))
+	}
+	return nil
+}
+
+// endSessionSorted commits the open transactions of every session at the
+// end of the log, in session order (deterministic).
+func (a *agg) endSessionSorted() {
+	ids := make([]string, 0, len(a.sessions))
+	for id := range a.sessions {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		a.endSession(id)
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// expand returns op's samples. When its values are unknown (a
+// pg_stat_statements shape, or $n without parameters) and its table has a
+// row sample, it draws min(count, sample) instances so that each can take
+// values from the rows (see conds).
+func (a *agg) expand(op *opAgg) []sample {
+	t := a.w.Tables[op.table]
+	if t.Rows == 0 || len(op.samples) == 0 || float64(len(op.samples)) >= op.count || len(op.samples) >= a.sample {
+		return op.samples
+	}
+	noValue := false
+	for _, s := range op.samples {
+		for _, v := range s.vals {
+			noValue = noValue || v.kind == litNoValue
+		}
+	}
+	if !noValue {
+		return op.samples
+	}
+	n := int(math.Min(op.count, float64(a.sample)))
+	out := make([]sample, 0, n)
+	for i := range n {
+		s := op.samples[i%len(op.samples)]
+		s.w = op.samples[i%len(op.samples)].w / math.Ceil(float64(n)/float64(len(op.samples)))
+		out = append(out, s)
+	}
+	return out
+}
+
+// typeVote accumulates the kinds of values seen for one column.
+type typeVote struct {
+	typ  shardkey.Type
+	seen bool
+	hint shardkey.Type
+	mix  bool
+}
+
+func (v *typeVote) add(t shardkey.Type) {
+	switch {
+	case !v.seen:
+		v.typ, v.seen = t, true
+	case v.typ == t:
+	case v.typ == shardkey.Int64 && t == shardkey.Float64, v.typ == shardkey.Float64 && t == shardkey.Int64:
+		v.typ = shardkey.Float64
+	default:
+		v.typ = shardkey.Text
+	}
+}
+
+// classify returns the type a value suggests, or Null for none.
+func classify(l lit) shardkey.Type {
+	switch l.kind {
+	case litNum:
+		if strings.ContainsAny(l.s, ".eE") {
+			return shardkey.Float64
+		}
+		if _, err := strconv.ParseInt(l.s, 10, 64); err != nil {
+			return shardkey.Float64
+		}
+		return shardkey.Int64
+	case litStr:
+		return shardkey.InferType([]string{l.s})
+	case litNewest:
+		return shardkey.Null
+	case litUnique:
+		return shardkey.Null
+	}
+	return shardkey.Null
+}
+
+// setTypes gives the columns this log created a type: the one named in
+// Options.Types, else a cast's, else the kind of the sampled values
+// (integers, numbers, UUIDs, timestamps, else text).
+func (a *agg) setTypes() {
+	votes := map[[2]int]*typeVote{}
+	vote := func(s sample) {
+		k := 0
+		for i, p := range s.acc.preds {
+			key := [2]int{s.ai.op.table, s.ai.cols[i]}
+			for range p.args {
+				v := s.vals[k]
+				k++
+				if !a.newCols[key] {
+					continue
+				}
+				tv := votes[key]
+				if tv == nil {
+					tv = &typeVote{}
+					votes[key] = tv
+				}
+				if v.hint != shardkey.Null {
+					if tv.hint != shardkey.Null && tv.hint != v.hint {
+						tv.mix = true
+					}
+					tv.hint = v.hint
+				}
+				if t := classify(v.lit); t != shardkey.Null {
+					tv.add(t)
+				}
+			}
+		}
+	}
+	for _, op := range a.opList {
+		for _, s := range op.samples {
+			vote(s)
+		}
+	}
+	for _, t := range a.txnList {
+		for _, stmts := range t.samples {
+			for _, s := range stmts {
+				vote(s)
+			}
+		}
+	}
+	keys := make([][2]int, 0, len(a.newCols))
+	for k := range a.newCols {
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		t := a.w.Tables[k[0]]
+		c := t.Columns[k[1]]
+		if typ, ok := a.o.Types[t.Name+"."+c.Name]; ok {
+			c.Type = typ
+			continue
+		}
+		if typ, ok := a.o.Types[c.Name]; ok {
+			c.Type = typ
+			continue
+		}
+		tv := votes[k]
+		switch {
+		case tv == nil:
+			c.Type = shardkey.Text
+		case !tv.seen && tv.hint == shardkey.Null:
+			c.Type = shardkey.Int64 // only values the database assigns (a sequence, now()): numbers
+		case tv.hint != shardkey.Null && !tv.mix:
+			c.Type = tv.hint
+		default:
+			c.Type = tv.typ
+		}
+	}
+}
+
+// conds converts a sample's values into conditions on its table.
+func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
+	t := a.w.Tables[s.ai.op.table]
+	out := make([]shardkey.Cond, 0, len(s.acc.preds))
+	k := 0
+	for i, p := range s.acc.preds {
+		vals := s.vals[k : k+len(p.args)]
+		k += len(p.args)
+		col := s.ai.cols[i]
+		typ := t.Columns[col].Type
+		c := shardkey.Cond{Col: col, Op: p.op}
+		switch p.op {
+		case shardkey.Eq:
+			v, fresh, ok := a.value(t, col, typ, vals[0])
+			if !ok {
+				continue
+			}
+			if fresh != shardkey.NotFresh {
+				*fv++
+				c.Fresh, c.FreshVar = fresh, *fv
+			} else {
+				c.Val = v
+			}
+		case shardkey.In:
+			ok := true
+			for _, x := range vals {
+				v, fresh, ok1 := a.value(t, col, typ, x)
+				if !ok1 || fresh != shardkey.NotFresh {
+					ok = false
+					break
+				}
+				c.List = append(c.List, v)
+			}
+			if !ok {
+				continue
+			}
+		case shardkey.Range:
+			b := &shardkey.Bounds{}
+			if p.hasLo {
+				if v, fresh, ok := a.value(t, col, typ, vals[0]); ok && fresh == shardkey.NotFresh && !v.IsNull() {
+					b.Lo, b.HasLo, b.LoIncl = v, true, p.loIncl
+				}
+			}
+			if p.hasHi {
+				if v, fresh, ok := a.value(t, col, typ, vals[1]); ok && fresh == shardkey.NotFresh && !v.IsNull() {
+					b.Hi, b.HasHi, b.HiIncl = v, true, p.hiIncl
+				}
+			}
+			if !b.HasLo && !b.HasHi {
+				continue
+			}
+			c.Bounds = b
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// value converts one resolved value to the column's type. A value the log
+// does not hold is drawn from the table's row sample when there is one
+// (so the rows give the skew), else it is a fresh unknown value.
+func (a *agg) value(t *shardkey.Table, col int, typ shardkey.Type, v rv) (shardkey.Value, shardkey.Fresh, bool) {
+	switch v.kind {
+	case litNone:
+		return shardkey.Value{}, 0, false
+	case litNull:
+		return shardkey.Value{}, shardkey.NotFresh, true
+	case litNewest:
+		return shardkey.Value{}, shardkey.FreshNewest, true
+	case litUnique:
+		return shardkey.Value{}, shardkey.FreshUnique, true
+	case litNoValue:
+		if t.Rows > 0 && col < len(t.Columns) && t.Columns[col].Len() == t.Rows {
+			return t.Columns[col].Value(a.drawRow(t)), shardkey.NotFresh, true
+		}
+		return shardkey.Value{}, shardkey.FreshUnique, true
+	}
+	s := v.s
+	if typ.IsNumeric() && v.kind == litNum && typ != shardkey.Float32 && typ != shardkey.Float64 {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && strings.ContainsAny(s, ".eE") {
+			s = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+	}
+	if typ == shardkey.Bytes && v.kind == litStr {
+		return shardkey.Value{Type: shardkey.Bytes, Str: s}, shardkey.NotFresh, true
+	}
+	val, err := shardkey.ParseValue(s, typ)
+	if err != nil {
+		a.dropped++
+		return shardkey.Value{}, 0, false
+	}
+	return val, shardkey.NotFresh, true
+}
+
+// drawRow picks a row of t by weight, seeded.
+func (a *agg) drawRow(t *shardkey.Table) int {
+	if t.Weights == nil {
+		return a.rng.IntN(t.Rows)
+	}
+	cum := a.cum[t]
+	if cum == nil {
+		cum = make([]float64, t.Rows)
+		total := 0.0
+		for i, w := range t.Weights {
+			total += w
+			cum[i] = total
+		}
+		if a.cum == nil {
+			a.cum = map[*shardkey.Table][]float64{}
+		}
+		a.cum[t] = cum
+	}
+	x := a.rng.Float64() * cum[len(cum)-1]
+	return min(sort.SearchFloat64s(cum, x), t.Rows-1)
+}
+
+// fillRows gives the columns this log added to a table with a row sample
+// a NULL for every row, so the table stays consistent.
+func (a *agg) fillRows() {
+	for k := range a.newCols {
+		t := a.w.Tables[k[0]]
+		c := t.Columns[k[1]]
+		for c.Len() < t.Rows {
+			_ = c.Append(shardkey.Value{})
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package sqllog
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// maxCached bounds the templates kept per cache: beyond it, new shapes are
+// parsed every time they occur (correct, only slower).
+const maxCached = 1 << 16
+
+// cache maps shape texts to parsed templates. It is safe for concurrent use.
+type cache struct {
+	m sync.Map // string -> *template
+	n atomic.Int64
+}
+
+// rawTemplate marks a shape whose placeholder text does not parse (a
+// literal the grammar needs in place): its statements are parsed as
+// written, keyed by their own text.
+var rawTemplate = &template{}
+
+func (c *cache) load(key string) *template {
+	if v, ok := c.m.Load(key); ok {
+		return v.(*template)
+	}
+	return nil
+}
+
+func (c *cache) store(key string, t *template) {
+	if c.n.Load() >= maxCached {
+		return
+	}
+	if _, loaded := c.m.LoadOrStore(key, t); !loaded {
+		c.n.Add(1)
+	}
+}
+
+// dmlLead reports whether sql starts with a keyword of a statement whose
+// literals are replaced by placeholders. Other statements (SET, SHOW, DDL,
+// transaction control) are parsed as written: their literals can matter
+// (SET autocommit = 0) and the grammar often forbids placeholders there.
+func dmlLead(sql string) bool {
+	i := 0
+	for i < len(sql) && (sql[i] == ' ' || sql[i] == '\t' || sql[i] == '\n' || sql[i] == '\r' || sql[i] == '(') {
+		i++
+	}
+	j := i
+	for j < len(sql) && isIdentStart(sql[j]) {
+		j++
+	}
+	switch strings.ToLower(sql[i:j]) {
+	case "select", "insert", "update", "delete", "with", "replace", "values", "table":
+		return true
+	}
+	return false
+}
+
+// analyze returns the template of sql and the literals its placeholders
+// stand for. buf is scratch space, returned for reuse.
+func (c *cache) analyze(sql string, d Dialect, buf []byte) (*template, []lit, []byte) {
+	parse := parsePostgres
+	if d == MySQL {
+		parse = parseMySQL
+	}
+	if !dmlLead(sql) {
+		if t := c.load(sql); t != nil {
+			return t, nil, buf
+		}
+		t := parse(sql)
+		c.store(sql, t)
+		return t, nil, buf
+	}
+	var lits []lit
+	buf, lits = normalize(buf, sql, d)
+	t := c.load(string(buf)) // no allocation for the lookup
+	if t == nil {
+		key := string(buf)
+		t = parse(key)
+		if t.err != nil {
+			// Try the text as written: a placeholder may sit where the
+			// grammar wants a literal.
+			if raw := parse(sql); raw.err == nil {
+				t = rawTemplate
+			}
+		}
+		c.store(key, t)
+	}
+	if t == rawTemplate {
+		if rt := c.load(sql); rt != nil {
+			return rt, nil, buf
+		}
+		rt := parse(sql)
+		c.store(sql, rt)
+		return rt, nil, buf
+	}
+	return t, lits, buf
+}

@@ -1,0 +1,82 @@
+// Package sqllog reads database query logs into a shardkey.Workload,
+// parsing SQL with the engines' own parsers: pg_query (PostgreSQL's parser,
+// cgo) for PostgreSQL and Vitess's sqlparser for MySQL and MariaDB.
+//
+// # Formats
+//
+//   - stderr: a PostgreSQL server log written to stderr or a log file, with
+//     log_statement = 'all' or log_min_duration_statement = 0. Any
+//     log_line_prefix works that puts the level ("LOG:  ") after the
+//     prefix; set one that names the session and the time, e.g.
+//
+//     log_line_prefix = '%m [%p] %q%u@%d '
+//
+//     Statements are grouped into transactions per session: the prefix
+//     must hold %p (process id, in brackets as "[%p]" or as "pid=%p") or
+//     %c (session id); without either, the whole log is one session.
+//     Rates need %m, %t or %n. Messages must be in English (lc_messages).
+//
+//   - csvlog and jsonlog (PostgreSQL 15+): log_destination = 'csvlog' or
+//     'jsonlog' with logging_collector = on; session and time come from
+//     the record, whatever the prefix.
+//
+//   - pg_stat_statements: a CSV export with a header naming at least query
+//     and calls, e.g.
+//     \copy (SELECT query, calls FROM pg_stat_statements) TO 'pgss.csv' CSV HEADER
+//     It gives shapes and call counts but no values: each $n is a value
+//     drawn from the table's row sample (--rows) when there is one, so
+//     the skew comes from the rows, else a uniformly spread unknown value.
+//     Rates are the call counts (the export holds no period).
+//
+//   - mysql-general: the MySQL or MariaDB general query log
+//     (general_log = ON, log_output = FILE). Query and Execute lines are
+//     statements (an Execute line holds a prepared statement's values);
+//     the connection id is the session.
+//
+//   - mysql-slow: the slow query log with long_query_time = 0.
+//
+// With log_statement = 'all' and the extended query protocol, PostgreSQL
+// logs "execute <name>: SELECT ... $1" followed by "DETAIL:  parameters: $1
+// = '42'"; the values are bound to the placeholders. With
+// log_min_duration_statement = 0 the parse and bind lines are skipped and
+// the execute line counted. Multi-line statements are read whole in every
+// format.
+//
+// # What a statement becomes
+//
+// Each table a statement touches is one operation instance: its kind
+// (read, insert, update, delete), and the columns it binds with =, IN,
+// BETWEEN, <, <=, >, >= to literal or bound values. Row values bind each
+// column ((a, b) = (1, 2); (a, b) IN ((1, 2), (3, 4)) gives a IN (1, 3)
+// and b IN (2, 4)). A multi-row INSERT is one insert per row. A join
+// equality carries a bound value to the other table (a JOIN b ON a.x = b.y
+// WHERE a.x = 5 binds b.y = 5). Values the database assigns (DEFAULT,
+// now(), nextval, gen_random_uuid()) are fresh values. Instances of one
+// shape (table, kind, bound columns and how) are one operation, named as
+// input.ShapeName names it.
+//
+// Rates: an operation's rate is its statement count over the log's time
+// span, (last timestamp - first timestamp) in seconds, taken over the
+// whole log. A log without a span gives counts (with a warning).
+//
+// Transactions: statements are grouped by session between BEGIN (or START
+// TRANSACTION) and COMMIT, END or ROLLBACK, or, after SET autocommit = 0,
+// until COMMIT; any other statement is a transaction of its own. A session
+// that ends (disconnection, Quit) or is still open at the end of the log
+// closes its transaction. Transactions of the same sequence of operations
+// share a sampled group whose weights sum to its rate.
+//
+// # Memory and speed
+//
+// The log is read as a stream. Memory is bounded by the number of distinct
+// statement shapes and open transactions: each operation and transaction
+// shape keeps a seeded reservoir sample of Options.Sample instances (4096
+// by default) with its full count. One goroutine reads lines and keeps log
+// order; a pool of workers parses SQL. Each statement's literals are
+// replaced by placeholders first (normalize), so each distinct shape is
+// parsed once by the real parser and later statements only bind values.
+//
+// Statements that do not parse are counted and listed by shape in a
+// warning (Workload.Warnings); they never stop reading. A file that is not
+// a log of the format is an error naming file and line.
+package sqllog

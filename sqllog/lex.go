@@ -1,0 +1,383 @@
+package sqllog
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Dialect is a SQL dialect: which real parser reads a statement.
+type Dialect uint8
+
+const (
+	// Postgres statements are parsed with pg_query (PostgreSQL's own parser).
+	Postgres Dialect = iota + 1
+	// MySQL statements (MySQL and MariaDB) are parsed with Vitess's sqlparser.
+	MySQL
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case Postgres:
+		return "postgresql"
+	case MySQL:
+		return "mysql"
+	}
+	return "unknown"
+}
+
+// litKind is what a literal or bound value is.
+type litKind uint8
+
+const (
+	litNone    litKind = iota // no value (a missing range end)
+	litNum                    // a number, as written
+	litStr                    // a string, decoded
+	litNull                   // SQL NULL
+	litNoValue                // a placeholder whose value the log does not hold ($1 without parameters)
+	litNewest                 // a value the database assigns above all others (now(), nextval, DEFAULT)
+	litUnique                 // a new unordered value the database assigns (gen_random_uuid(), uuid())
+)
+
+// lit is one literal or bound value of a statement.
+type lit struct {
+	s    string
+	kind litKind
+}
+
+// slotBase numbers the placeholders that replace literals in PostgreSQL
+// shape text: literal i becomes $(slotBase+i+1), far above any real
+// parameter number (PostgreSQL allows 65535).
+const slotBase = 100000
+
+// typedLiteralWords are words after which a string is a typed literal
+// (DATE '2024-01-01'): it stays in the shape text, because the grammar does
+// not allow a parameter there.
+var typedLiteralWords = map[string]bool{
+	"date": true, "time": true, "timestamp": true, "timestamptz": true, "interval": true,
+	"zone": true, "inet": true, "cidr": true, "json": true, "jsonb": true, "uuid": true,
+	"bit": true, "varbit": true, "numeric": true, "decimal": true, "int": true, "integer": true,
+	"bigint": true, "smallint": true, "text": true, "varchar": true, "boolean": true, "bool": true,
+	"real": true, "float": true, "double": true, "precision": true, "money": true, "char": true,
+	"character": true, "varying": true, "xml": true, "point": true, "box": true, "line": true,
+	"lseg": true, "path": true, "polygon": true, "circle": true, "macaddr": true, "tsquery": true,
+	"tsvector": true, "datetime": true,
+}
+
+// normalize replaces the numeric and string literals of sql with
+// placeholders, drops comments and collapses white space, so that
+// statements of one shape share one text: the cache key of their parse. It
+// returns the shape text and the literals in order. Literals the grammar
+// needs in place (typed literals, bit strings, charset introducers, dollar
+// quotes) are kept in the text. Negative numbers keep their minus sign in
+// the text; the parse tree's unary minus applies to the placeholder.
+func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
+	var lits []lit
+	out := buf[:0]
+	prevWord := ""      // the previous token when it was a word, lowercased lazily
+	prevWordStart := -1 // its start in sql
+	prevIdent := false  // the previous emitted token ends an identifier or number
+	space := false
+	emitSpace := func() {
+		if space && len(out) > 0 {
+			out = append(out, ' ')
+		}
+		space = false
+	}
+	slot := func() {
+		emitSpace()
+		n := len(lits) - 1 // the literal was just appended
+		if d == Postgres {
+			out = append(out, '$')
+			out = strconv.AppendInt(out, int64(slotBase+n+1), 10)
+		} else {
+			out = append(out, ":sk"...)
+			out = strconv.AppendInt(out, int64(n), 10)
+		}
+		prevIdent = true
+	}
+	i := 0
+	for i < len(sql) {
+		c := sql[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			space = true
+			i++
+			continue
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-' && (d == Postgres || i+2 >= len(sql) || sql[i+2] == ' ' || sql[i+2] == '\t' || sql[i+2] == '\n'):
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				i = len(sql)
+			} else {
+				i += j
+			}
+			space = true
+			continue
+		case c == '#' && d == MySQL:
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				i = len(sql)
+			} else {
+				i += j
+			}
+			space = true
+			continue
+		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
+			if d == MySQL && i+2 < len(sql) && (sql[i+2] == '!' || sql[i+2] == '+') {
+				break // executable comment or optimizer hint: keep as text
+			}
+			depth := 0
+			j := i
+			for j < len(sql) {
+				if j+1 < len(sql) && sql[j] == '/' && sql[j+1] == '*' {
+					depth++
+					j += 2
+					continue
+				}
+				if j+1 < len(sql) && sql[j] == '*' && sql[j+1] == '/' {
+					depth--
+					j += 2
+					if depth == 0 || d == MySQL {
+						break
+					}
+					continue
+				}
+				j++
+			}
+			i = j
+			space = true
+			continue
+		}
+		switch {
+		case c == '\'' || (c == '"' && d == MySQL):
+			s, n, ok := readString(sql[i:], c, d == MySQL)
+			if !ok { // unterminated: keep the rest as text, the parser reports it
+				emitSpace()
+				out = append(out, sql[i:]...)
+				return out, lits
+			}
+			keep := false
+			if prevWordStart >= 0 && prevIdent {
+				w := strings.ToLower(prevWord)
+				keep = typedLiteralWords[w] || (d == MySQL && strings.HasPrefix(w, "_"))
+			}
+			if keep {
+				emitSpace()
+				out = append(out, sql[i:i+n]...)
+			} else {
+				lits = append(lits, lit{s: s, kind: litStr})
+				slot()
+			}
+			i += n
+			prevWord, prevWordStart, prevIdent = "", -1, false
+			continue
+		case c == '"' || c == '`':
+			j := i + 1
+			for j < len(sql) {
+				if sql[j] == c {
+					if j+1 < len(sql) && sql[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			if j < len(sql) {
+				j++
+			}
+			emitSpace()
+			out = append(out, sql[i:j]...)
+			i = j
+			prevWord, prevWordStart, prevIdent = "", -1, true
+			continue
+		case c == '$' && d == Postgres:
+			j := i + 1
+			for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
+				j++
+			}
+			if j > i+1 {
+				emitSpace()
+				out = append(out, sql[i:j]...)
+				i = j
+				prevWord, prevWordStart, prevIdent = "", -1, true
+				continue
+			}
+			// Dollar quote $tag$ ... $tag$: kept as text.
+			for j < len(sql) && isIdent(sql[j]) {
+				j++
+			}
+			if j < len(sql) && sql[j] == '$' && !prevIdent {
+				tag := sql[i : j+1]
+				end := strings.Index(sql[j+1:], tag)
+				if end < 0 {
+					emitSpace()
+					out = append(out, sql[i:]...)
+					return out, lits
+				}
+				k := j + 1 + end + len(tag)
+				emitSpace()
+				out = append(out, sql[i:k]...)
+				i = k
+				prevWord, prevWordStart, prevIdent = "", -1, false
+				continue
+			}
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9':
+			j := scanNumber(sql, i)
+			if c == '0' && j == i+1 && j < len(sql) && (sql[j] == 'x' || sql[j] == 'X' || sql[j] == 'b' || sql[j] == 'B') {
+				// 0x1F, 0b101: kept as text.
+				k := j + 1
+				for k < len(sql) && isIdent(sql[k]) {
+					k++
+				}
+				emitSpace()
+				out = append(out, sql[i:k]...)
+				i = k
+				prevWord, prevWordStart, prevIdent = "", -1, true
+				continue
+			}
+			if j < len(sql) && isIdentStart(sql[j]) {
+				break // 1abc: not a number; let the parser judge
+			}
+			lits = append(lits, lit{s: sql[i:j], kind: litNum})
+			slot()
+			i = j
+			prevWord, prevWordStart = "", -1
+			continue
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(sql) && isIdent(sql[j]) {
+				j++
+			}
+			// E'...', B'...', X'...', N'...', U&'...' prefixes.
+			if j < len(sql) && sql[j] == '\'' && j-i == 1 {
+				p := c | 0x20
+				if p == 'e' && d == Postgres || p == 'n' {
+					s, n, ok := readString(sql[j:], '\'', p == 'e')
+					if ok {
+						lits = append(lits, lit{s: s, kind: litStr})
+						slot()
+						i = j + n
+						prevWord, prevWordStart, prevIdent = "", -1, false
+						continue
+					}
+				}
+				if p == 'b' || p == 'x' {
+					_, n, ok := readString(sql[j:], '\'', false)
+					if ok {
+						emitSpace()
+						out = append(out, sql[i:j+n]...)
+						i = j + n
+						prevWord, prevWordStart, prevIdent = "", -1, false
+						continue
+					}
+				}
+			}
+			emitSpace()
+			out = append(out, sql[i:j]...)
+			prevWord, prevWordStart, prevIdent = sql[i:j], i, true
+			i = j
+			continue
+		}
+		emitSpace()
+		out = append(out, c)
+		i++
+		prevWord, prevWordStart, prevIdent = "", -1, false
+	}
+	// Drop a final semicolon so "SELECT 1" and "SELECT 1;" share a shape.
+	for len(out) > 0 && (out[len(out)-1] == ';' || out[len(out)-1] == ' ') {
+		out = out[:len(out)-1]
+	}
+	return out, lits
+}
+
+func isIdentStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80
+}
+
+func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' || c == '$' }
+
+// scanNumber returns the end of the number starting at i.
+func scanNumber(s string, i int) int {
+	j := i
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '_') {
+		j++
+	}
+	if j < len(s) && s[j] == '.' && !(j+1 < len(s) && s[j+1] == '.') {
+		j++
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				k++
+			}
+			j = k
+		}
+	}
+	return j
+}
+
+// readString reads a quoted string at the start of s (quote q), with the
+// quote doubled inside, and backslash escapes when backslash is set. It
+// returns the decoded text and the length consumed.
+func readString(s string, q byte, backslash bool) (string, int, bool) {
+	var sb []byte
+	plain := true
+	i := 1
+	start := 1
+	for i < len(s) {
+		c := s[i]
+		if c == q {
+			if i+1 < len(s) && s[i+1] == q {
+				if plain {
+					sb = append(sb[:0], s[start:i+1]...)
+					plain = false
+				} else {
+					sb = append(sb, q)
+				}
+				i += 2
+				continue
+			}
+			if plain {
+				return s[start:i], i + 1, true
+			}
+			return string(sb), i + 1, true
+		}
+		if c == '\\' && backslash && i+1 < len(s) {
+			if plain {
+				sb = append(sb[:0], s[start:i]...)
+				plain = false
+			}
+			e := s[i+1]
+			switch e {
+			case 'n':
+				sb = append(sb, '\n')
+			case 't':
+				sb = append(sb, '\t')
+			case 'r':
+				sb = append(sb, '\r')
+			case '0':
+				sb = append(sb, 0)
+			case 'b':
+				sb = append(sb, '\b')
+			case 'Z':
+				sb = append(sb, 26)
+			default:
+				sb = append(sb, e)
+			}
+			i += 2
+			continue
+		}
+		if !plain {
+			sb = append(sb, c)
+		}
+		i++
+	}
+	return "", 0, false
+}

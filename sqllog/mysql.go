@@ -1,0 +1,297 @@
+package sqllog
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"vitess.io/vitess/go/vt/sqlparser"
+)
+
+var mysqlParser = func() *sqlparser.Parser {
+	p, err := sqlparser.New(sqlparser.Options{MySQLServerVersion: "8.0.40"})
+	if err != nil {
+		panic(err) // a constant version string: a programmer error
+	}
+	return p
+}()
+
+// parseMySQL parses text with Vitess's MySQL parser into a template.
+func parseMySQL(text string) *template {
+	stmts, err := mysqlParser.ParseMultiple(text)
+	if err != nil {
+		return &template{err: err, text: text}
+	}
+	t := &template{text: text}
+	for _, st := range stmts {
+		t.parts = append(t.parts, myPart(st))
+	}
+	return t
+}
+
+func myPart(st sqlparser.Statement) part {
+	switch s := st.(type) {
+	case *sqlparser.Begin:
+		return part{ctl: ctlBegin}
+	case *sqlparser.Commit:
+		return part{ctl: ctlCommit}
+	case *sqlparser.Rollback:
+		return part{ctl: ctlRollback}
+	case *sqlparser.Set:
+		for _, e := range s.Exprs {
+			if e.Var != nil && e.Var.Name.Lowered() == "autocommit" {
+				v := strings.ToLower(sqlparser.String(e.Expr))
+				switch strings.Trim(v, "'") {
+				case "0", "off", "false":
+					return part{ctl: ctlAutocommitOff}
+				case "1", "on", "true":
+					return part{ctl: ctlAutocommitOn}
+				}
+			}
+		}
+		return part{ctl: ctlIgnore}
+	case *sqlparser.Select, *sqlparser.Union, *sqlparser.Insert, *sqlparser.Update, *sqlparser.Delete:
+		var acc []access
+		myStmt(st, &acc, nil)
+		if len(acc) == 0 {
+			return part{ctl: ctlIgnore}
+		}
+		return part{ctl: ctlDML, acc: acc}
+	}
+	return part{ctl: ctlIgnore}
+}
+
+func myWith(w *sqlparser.With, acc *[]access, ctes map[string]bool) map[string]bool {
+	if w == nil {
+		return ctes
+	}
+	m := map[string]bool{}
+	for k := range ctes {
+		m[k] = true
+	}
+	for _, c := range w.CTEs {
+		m[c.ID.String()] = true
+	}
+	for _, c := range w.CTEs {
+		myStmt(c.Subquery, acc, m)
+	}
+	return m
+}
+
+func myStmt(st sqlparser.SQLNode, acc *[]access, ctes map[string]bool) {
+	switch s := st.(type) {
+	case *sqlparser.Select:
+		ctes = myWith(s.With, acc, ctes)
+		sc := &scope{ctes: ctes}
+		for _, f := range s.From {
+			myFrom(f, sc, acc, ctes)
+		}
+		if s.Where != nil {
+			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
+		}
+		if s.SelectExprs != nil {
+			for _, e := range s.SelectExprs.Exprs {
+				if ae, ok := e.(*sqlparser.AliasedExpr); ok {
+					myExpr(ae.Expr, sc, acc, ctes)
+				}
+			}
+		}
+		*acc = append(*acc, sc.accesses()...)
+	case *sqlparser.Union:
+		ctes = myWith(s.With, acc, ctes)
+		myStmt(s.Left, acc, ctes)
+		myStmt(s.Right, acc, ctes)
+	case *sqlparser.Insert:
+		name := ""
+		if tn, ok := s.Table.Expr.(sqlparser.TableName); ok {
+			name = tn.Name.String()
+		}
+		var cols []string
+		for _, c := range s.Columns {
+			cols = append(cols, c.Lowered())
+		}
+		switch rows := s.Rows.(type) {
+		case sqlparser.Values:
+			sc := &scope{}
+			var xs [][]*xexpr
+			for _, vt := range rows {
+				var row []*xexpr
+				for _, v := range vt {
+					row = append(row, myExpr(v, sc, acc, ctes))
+				}
+				xs = append(xs, row)
+			}
+			*acc = append(*acc, insertRows(name, cols, xs)...)
+		default:
+			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
+			myStmt(rows, acc, ctes)
+		}
+	case *sqlparser.Update:
+		ctes = myWith(s.With, acc, ctes)
+		sc := &scope{ctes: ctes}
+		for _, f := range s.TableExprs {
+			myFrom(f, sc, acc, ctes)
+		}
+		if len(sc.refs) > 0 {
+			sc.refs[0].kind = shardkey.Update
+		}
+		if s.Where != nil {
+			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
+		}
+		*acc = append(*acc, sc.accesses()...)
+	case *sqlparser.Delete:
+		ctes = myWith(s.With, acc, ctes)
+		sc := &scope{ctes: ctes}
+		for _, f := range s.TableExprs {
+			myFrom(f, sc, acc, ctes)
+		}
+		if len(sc.refs) > 0 {
+			sc.refs[0].kind = shardkey.Delete
+		}
+		if s.Where != nil {
+			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
+		}
+		*acc = append(*acc, sc.accesses()...)
+	}
+}
+
+func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes map[string]bool) {
+	switch t := f.(type) {
+	case *sqlparser.AliasedTableExpr:
+		switch e := t.Expr.(type) {
+		case sqlparser.TableName:
+			sc.add(e.Name.String(), t.As.String(), shardkey.Read)
+		case *sqlparser.DerivedTable:
+			myStmt(e.Select, acc, ctes)
+		}
+	case *sqlparser.JoinTableExpr:
+		myFrom(t.LeftExpr, sc, acc, ctes)
+		myFrom(t.RightExpr, sc, acc, ctes)
+		if t.Condition != nil {
+			if t.Condition.On != nil {
+				sc.where(myExpr(t.Condition.On, sc, acc, ctes))
+			}
+			if len(t.Condition.Using) > 0 && len(sc.refs) >= 2 {
+				a, b := len(sc.refs)-2, len(sc.refs)-1
+				for _, u := range t.Condition.Using {
+					sc.edges = append(sc.edges, [2]colRef{{a, u.Lowered()}, {b, u.Lowered()}})
+				}
+			}
+		}
+	case *sqlparser.ParenTableExpr:
+		for _, e := range t.Exprs {
+			myFrom(e, sc, acc, ctes)
+		}
+	}
+}
+
+func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes map[string]bool) *xexpr {
+	switch x := e.(type) {
+	case nil:
+		return nil
+	case *sqlparser.ColName:
+		return &xexpr{kind: xCol, col: x.Name.Lowered(), qual: x.Qualifier.Name.String()}
+	case *sqlparser.Literal:
+		switch x.Type {
+		case sqlparser.IntVal, sqlparser.FloatVal, sqlparser.DecimalVal:
+			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: x.Val}}}
+		case sqlparser.StrVal:
+			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: x.Val}}}
+		}
+		return &xexpr{}
+	case *sqlparser.NullVal:
+		return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}}
+	case *sqlparser.Argument:
+		if n, ok := strings.CutPrefix(x.Name, "sk"); ok {
+			if i, err := strconv.Atoi(n); err == nil {
+				return &xexpr{kind: xVal, val: arg{kind: argSlot, n: i}}
+			}
+		}
+		if n, ok := strings.CutPrefix(x.Name, "v"); ok {
+			if i, err := strconv.Atoi(n); err == nil && i >= 1 {
+				return &xexpr{kind: xVal, val: arg{kind: argParam, n: i - 1}}
+			}
+		}
+		return &xexpr{}
+	case *sqlparser.UnaryExpr:
+		v := myExpr(x.Expr, sc, acc, ctes)
+		if x.Operator == sqlparser.UMinusOp && v != nil && v.kind == xVal {
+			v.val.neg = !v.val.neg
+			return v
+		}
+		return &xexpr{}
+	case *sqlparser.Default:
+		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
+	case *sqlparser.CurTimeFuncExpr:
+		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
+	case *sqlparser.FuncExpr:
+		for _, a := range x.Exprs {
+			myExpr(a, sc, acc, ctes)
+		}
+		if k := freshFunc(x.Name.Lowered()); k != argUnknown {
+			return &xexpr{kind: xVal, val: arg{kind: k}}
+		}
+		return &xexpr{}
+	case *sqlparser.CastExpr:
+		return myExpr(x.Expr, sc, acc, ctes)
+	case *sqlparser.ConvertExpr:
+		return myExpr(x.Expr, sc, acc, ctes)
+	case sqlparser.ValTuple:
+		r := &xexpr{kind: xRow}
+		for _, it := range x {
+			r.kids = append(r.kids, myExpr(it, sc, acc, ctes))
+		}
+		return r
+	case *sqlparser.AndExpr:
+		return &xexpr{kind: xAnd, kids: []*xexpr{orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes))}}
+	case *sqlparser.OrExpr:
+		return &xexpr{kind: xOr, kids: []*xexpr{orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes))}}
+	case *sqlparser.Subquery:
+		myStmt(x.Select, acc, ctes)
+		return &xexpr{}
+	case *sqlparser.BetweenExpr:
+		l, lo, hi := myExpr(x.Left, sc, acc, ctes), myExpr(x.From, sc, acc, ctes), myExpr(x.To, sc, acc, ctes)
+		if !x.IsBetween || l == nil || lo == nil || hi == nil {
+			return &xexpr{}
+		}
+		return &xexpr{kind: xBetween, kids: []*xexpr{l, lo, hi}}
+	case *sqlparser.ComparisonExpr:
+		l, r := myExpr(x.Left, sc, acc, ctes), myExpr(x.Right, sc, acc, ctes)
+		if l == nil || r == nil {
+			return &xexpr{}
+		}
+		switch x.Operator {
+		case sqlparser.EqualOp, sqlparser.NullSafeEqualOp:
+			return &xexpr{kind: xCmp, op: "=", kids: []*xexpr{l, r}}
+		case sqlparser.LessThanOp:
+			return &xexpr{kind: xCmp, op: "<", kids: []*xexpr{l, r}}
+		case sqlparser.LessEqualOp:
+			return &xexpr{kind: xCmp, op: "<=", kids: []*xexpr{l, r}}
+		case sqlparser.GreaterThanOp:
+			return &xexpr{kind: xCmp, op: ">", kids: []*xexpr{l, r}}
+		case sqlparser.GreaterEqualOp:
+			return &xexpr{kind: xCmp, op: ">=", kids: []*xexpr{l, r}}
+		case sqlparser.InOp:
+			if r.kind == xRow {
+				return &xexpr{kind: xIn, kids: append([]*xexpr{l}, r.kids...)}
+			}
+		}
+		return &xexpr{}
+	}
+	// Walk other expressions for subqueries.
+	_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+		if sq, ok := n.(*sqlparser.Subquery); ok {
+			myStmt(sq.Select, acc, ctes)
+			return false, nil
+		}
+		return true, nil
+	}, e)
+	return &xexpr{}
+}
+
+func orOther(x *xexpr) *xexpr {
+	if x == nil {
+		return &xexpr{}
+	}
+	return x
+}

@@ -1,0 +1,291 @@
+package sqllog
+
+import (
+	"bufio"
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// generalCommands are the command names of a general log line. Query and
+// Execute (a prepared statement run, with its values in place) are
+// statements; Connect and Quit start and end a session.
+var generalCommands = map[string]bool{
+	"Query": true, "Execute": true, "Prepare": true, "Close stmt": true, "Reset stmt": true,
+	"Connect": true, "Quit": true, "Init DB": true, "Field List": true, "Long Data": true,
+	"Fetch": true, "Ping": true, "Statistics": true, "Refresh": true, "Shutdown": true,
+	"Processlist": true, "Change user": true, "Binlog Dump": true, "Kill": true, "Debug": true,
+	"Set option": true, "Sleep": true, "Create DB": true, "Drop DB": true, "Register Slave": true,
+	"Delayed insert": true, "Daemon": true, "Error": true, "Time": true, "Table Dump": true,
+	"Connect Out": true, "Binlog Dump GTID": true, "Reset connection": true, "Bulk_execute": true,
+}
+
+type generalHead struct {
+	ts    int64
+	hasTS bool
+	id    []byte
+	cmd   string
+	arg   []byte
+}
+
+// parseGeneralHead parses the first line of a general log entry:
+// "[TIME]<white space>ID COMMAND\tARGUMENT", where TIME is MariaDB's
+// "YYMMDD HH:MM:SS" (written when the second changes) or MySQL's
+// "2024-01-02T15:04:05.123456Z".
+func parseGeneralHead(l []byte) (generalHead, bool) {
+	var h generalHead
+	i := 0
+	if len(l) > 0 && isDigit(l[0]) {
+		switch {
+		case len(l) >= 20 && l[4] == '-' && l[10] == 'T':
+			var ps prefixState
+			l2 := append([]byte(nil), l...)
+			l2[10] = ' '
+			us, n, ok := ps.time(l2)
+			if !ok {
+				return h, false
+			}
+			for n < len(l) && l[n] != ' ' && l[n] != '\t' { // zone
+				n++
+			}
+			h.ts, h.hasTS, i = us, true, n
+		case len(l) >= 15 && l[6] == ' ':
+			y, ok1 := num(l[0:2])
+			mo, ok2 := num(l[2:4])
+			d, ok3 := num(l[4:6])
+			j := 7
+			if l[j] == ' ' {
+				j++
+			}
+			hEnd := bytes.IndexByte(l[j:], ':')
+			if !ok1 || !ok2 || !ok3 || hEnd < 1 || hEnd > 2 || j+hEnd+6 > len(l) {
+				return h, false
+			}
+			hh, ok4 := num(l[j : j+hEnd])
+			k := j + hEnd
+			mi, ok5 := num(l[k+1 : k+3])
+			ss, ok6 := num(l[k+4 : k+6])
+			if !ok4 || !ok5 || !ok6 || l[k+3] != ':' || mo < 1 || mo > 12 || d < 1 || d > 31 {
+				return h, false
+			}
+			h.ts = (daysFromCivil(2000+y, mo, d)*86400 + hh*3600 + mi*60 + ss) * 1e6
+			h.hasTS, i = true, k+6
+		default:
+			return h, false
+		}
+	}
+	j := i
+	for j < len(l) && (l[j] == ' ' || l[j] == '\t') {
+		j++
+	}
+	if j == i || j == len(l) {
+		return h, false
+	}
+	k := j
+	for k < len(l) && isDigit(l[k]) {
+		k++
+	}
+	if k == j || k >= len(l) || l[k] != ' ' {
+		return h, false
+	}
+	h.id = l[j:k]
+	rest := l[k+1:]
+	t := bytes.IndexByte(rest, '\t')
+	cmd := rest
+	if t >= 0 {
+		cmd, h.arg = rest[:t], rest[t+1:]
+	}
+	if !generalCommands[string(cmd)] {
+		return h, false
+	}
+	h.cmd = string(cmd)
+	return h, true
+}
+
+func isBanner(l []byte) bool {
+	return bytes.Contains(l, []byte(", Version: ")) && bytes.HasSuffix(l, []byte("started with:")) ||
+		bytes.HasPrefix(l, []byte("Tcp port: ")) ||
+		bytes.HasPrefix(l, []byte("Time ")) && bytes.Contains(l, []byte("Id Command")) ||
+		bytes.HasPrefix(l, []byte("Time\t")) && bytes.Contains(l, []byte("Id Command"))
+}
+
+// readMySQLGeneral reads a MySQL or MariaDB general query log. A line that
+// does not start an entry continues the statement before it.
+func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
+	lr := &lineReader{r: br}
+	var cur *entry
+	var sql []byte
+	var ts int64
+	hasTS := false
+	sessions := map[string]string{}
+	found := false
+	other := false // the current entry is a command we skip: its continuation lines too
+	finish := func() error {
+		if cur == nil {
+			return nil
+		}
+		e := *cur
+		cur = nil
+		if e.sql != "" || e.end {
+			if !e.end {
+				e.sql = string(sql)
+			}
+			return rs.emit(e)
+		}
+		return nil
+	}
+	for {
+		line, ok, err := lr.next()
+		if err != nil {
+			return errAt(rs.file, lr.n+1, err)
+		}
+		if !ok {
+			break
+		}
+		rs.line = lr.n
+		h, ok := parseGeneralHead(line)
+		if !ok {
+			if isBanner(line) {
+				if err := finish(); err != nil {
+					return err
+				}
+				continue
+			}
+			if cur != nil && cur.sql != "" {
+				sql = append(sql, '\n')
+				sql = append(sql, line...)
+			} else if !other && len(bytes.TrimSpace(line)) > 0 {
+				rs.skip(lr.n, "not a general log line: %.60q", line)
+			}
+			continue
+		}
+		found = true
+		if err := finish(); err != nil {
+			return err
+		}
+		if h.hasTS {
+			ts, hasTS = h.ts, true
+		}
+		s, ok := sessions[string(h.id)]
+		if !ok {
+			s = string(h.id)
+			sessions[s] = s
+		}
+		other = h.cmd != "Query" && h.cmd != "Execute"
+		switch h.cmd {
+		case "Query", "Execute":
+			cur = &entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, sql: "-"}
+			sql = append(sql[:0], h.arg...)
+		case "Connect", "Quit", "Change user", "Reset connection":
+			if err := rs.emit(entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, end: true}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := finish(); err != nil {
+		return err
+	}
+	if !found {
+		return errAt(rs.file, 1, errNoGeneral)
+	}
+	return nil
+}
+
+// readMySQLSlow reads a MySQL or MariaDB slow query log (long_query_time =
+// 0 logs every statement): "# Time:", "# User@Host:", "# Thread_id:" (or
+// "Id:" on the User@Host line), then "SET timestamp=N;" and the statement.
+func readMySQLSlow(br *bufio.Reader, rs *readState) error {
+	lr := &lineReader{r: br}
+	var sql []byte
+	var ts int64
+	hasTS := false
+	session := ""
+	startLine := 0
+	found := false
+	sessions := map[string]string{}
+	finish := func() error {
+		s := strings.TrimSpace(string(sql))
+		sql = sql[:0]
+		if s == "" {
+			return nil
+		}
+		return rs.emit(entry{line: startLine, ts: ts, hasTS: hasTS, session: session, sql: s})
+	}
+	intern := func(b []byte) string {
+		if s, ok := sessions[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		sessions[s] = s
+		return s
+	}
+	for {
+		line, ok, err := lr.next()
+		if err != nil {
+			return errAt(rs.file, lr.n+1, err)
+		}
+		if !ok {
+			break
+		}
+		rs.line = lr.n
+		switch {
+		case bytes.HasPrefix(line, []byte("# ")):
+			if err := finish(); err != nil {
+				return err
+			}
+			found = true
+			if v, ok := bytes.CutPrefix(line, []byte("# Time: ")); ok {
+				if h, ok := parseGeneralHead(append(bytes.TrimSpace(v), []byte(" 1 Query")...)); ok && h.hasTS {
+					ts, hasTS = h.ts, true
+				}
+			}
+			if i := bytes.Index(line, []byte("Thread_id: ")); i >= 0 {
+				session = intern(digitsAt(line[i+len("Thread_id: "):]))
+			}
+			if bytes.HasPrefix(line, []byte("# User@Host: ")) {
+				if i := bytes.Index(line, []byte("Id: ")); i >= 0 {
+					session = intern(digitsAt(bytes.TrimLeft(line[i+4:], " ")))
+				}
+			}
+		case isBanner(line):
+			if err := finish(); err != nil {
+				return err
+			}
+		case len(sql) == 0 && bytes.HasPrefix(line, []byte("SET timestamp=")):
+			v := bytes.TrimSuffix(bytes.TrimPrefix(line, []byte("SET timestamp=")), []byte(";"))
+			if n, err := strconv.ParseFloat(string(v), 64); err == nil {
+				ts, hasTS = int64(n*1e6), true
+			}
+		case len(sql) == 0 && (bytes.HasPrefix(line, []byte("use ")) || bytes.HasPrefix(line, []byte("USE "))) && bytes.HasSuffix(line, []byte(";")):
+		default:
+			if len(sql) == 0 {
+				if len(bytes.TrimSpace(line)) == 0 {
+					continue
+				}
+				if !found {
+					rs.skip(lr.n, "not a slow log line: %.60q", line)
+					continue
+				}
+				startLine = lr.n
+			} else {
+				sql = append(sql, '\n')
+			}
+			sql = append(sql, line...)
+		}
+	}
+	if err := finish(); err != nil {
+		return err
+	}
+	if !found {
+		return errAt(rs.file, 1, errNoSlow)
+	}
+	return nil
+}
+
+func digitsAt(b []byte) []byte {
+	i := 0
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return b[:i]
+}

@@ -1,0 +1,410 @@
+package sqllog
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/shardkey/shardkey"
+)
+
+// parsePostgres parses text (a shape text with slot placeholders, or an
+// original statement) with PostgreSQL's own parser into a template.
+func parsePostgres(text string) *template {
+	res, err := pg.Parse(text)
+	if err != nil {
+		return &template{err: err, text: text}
+	}
+	t := &template{text: text}
+	for _, rs := range res.Stmts {
+		t.parts = append(t.parts, pgPart(rs.Stmt))
+	}
+	return t
+}
+
+func pgPart(n *pg.Node) part {
+	switch {
+	case n.GetTransactionStmt() != nil:
+		switch n.GetTransactionStmt().Kind {
+		case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
+			return part{ctl: ctlBegin}
+		case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_PREPARE:
+			return part{ctl: ctlCommit}
+		case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+			return part{ctl: ctlRollback}
+		}
+		return part{ctl: ctlIgnore}
+	case n.GetSelectStmt() != nil, n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil, n.GetDeleteStmt() != nil:
+		var acc []access
+		pgStmt(n, &acc, nil)
+		if len(acc) == 0 {
+			return part{ctl: ctlIgnore}
+		}
+		return part{ctl: ctlDML, acc: acc}
+	case n.GetExplainStmt() != nil:
+		return part{ctl: ctlIgnore}
+	}
+	return part{ctl: ctlIgnore}
+}
+
+// pgStmt appends the accesses of a DML statement (and its subqueries).
+func pgStmt(n *pg.Node, acc *[]access, ctes map[string]bool) {
+	if n == nil {
+		return
+	}
+	ctes = pgWith(n, acc, ctes)
+	switch {
+	case n.GetSelectStmt() != nil:
+		pgSelect(n.GetSelectStmt(), acc, ctes)
+	case n.GetInsertStmt() != nil:
+		in := n.GetInsertStmt()
+		name := in.Relation.GetRelname()
+		var cols []string
+		for _, c := range in.Cols {
+			cols = append(cols, c.GetResTarget().GetName())
+		}
+		sel := in.SelectStmt.GetSelectStmt()
+		if sel != nil && len(sel.ValuesLists) > 0 {
+			var rows [][]*xexpr
+			sc := &scope{}
+			for _, vl := range sel.ValuesLists {
+				var row []*xexpr
+				for _, v := range vl.GetList().GetItems() {
+					row = append(row, pgExpr(v, sc, acc, ctes))
+				}
+				rows = append(rows, row)
+			}
+			*acc = append(*acc, insertRows(name, cols, rows)...)
+			return
+		}
+		*acc = append(*acc, access{table: name, kind: shardkey.Insert})
+		if sel != nil {
+			pgSelect(sel, acc, ctes)
+		}
+	case n.GetUpdateStmt() != nil:
+		up := n.GetUpdateStmt()
+		sc := &scope{ctes: ctes}
+		sc.add(up.Relation.GetRelname(), up.Relation.GetAlias().GetAliasname(), shardkey.Update)
+		for _, f := range up.FromClause {
+			pgFrom(f, sc, acc, ctes)
+		}
+		sc.where(pgExpr(up.WhereClause, sc, acc, ctes))
+		for _, tl := range up.TargetList {
+			pgExpr(tl.GetResTarget().GetVal(), sc, acc, ctes) // subqueries in SET
+		}
+		*acc = append(*acc, sc.accesses()...)
+	case n.GetDeleteStmt() != nil:
+		del := n.GetDeleteStmt()
+		sc := &scope{ctes: ctes}
+		sc.add(del.Relation.GetRelname(), del.Relation.GetAlias().GetAliasname(), shardkey.Delete)
+		for _, f := range del.UsingClause {
+			pgFrom(f, sc, acc, ctes)
+		}
+		sc.where(pgExpr(del.WhereClause, sc, acc, ctes))
+		*acc = append(*acc, sc.accesses()...)
+	}
+}
+
+// pgWith adds the accesses of a statement's CTEs and returns the CTE names,
+// which are not tables.
+func pgWith(n *pg.Node, acc *[]access, ctes map[string]bool) map[string]bool {
+	var w *pg.WithClause
+	switch {
+	case n.GetSelectStmt() != nil:
+		w = n.GetSelectStmt().WithClause
+	case n.GetInsertStmt() != nil:
+		w = n.GetInsertStmt().WithClause
+	case n.GetUpdateStmt() != nil:
+		w = n.GetUpdateStmt().WithClause
+	case n.GetDeleteStmt() != nil:
+		w = n.GetDeleteStmt().WithClause
+	}
+	if w == nil {
+		return ctes
+	}
+	m := map[string]bool{}
+	for k := range ctes {
+		m[k] = true
+	}
+	for _, c := range w.Ctes {
+		m[c.GetCommonTableExpr().GetCtename()] = true
+	}
+	for _, c := range w.Ctes {
+		pgStmt(c.GetCommonTableExpr().GetCtequery(), acc, m)
+	}
+	return m
+}
+
+func pgSelect(s *pg.SelectStmt, acc *[]access, ctes map[string]bool) {
+	if s == nil {
+		return
+	}
+	if s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
+		pgSelect(s.Larg, acc, ctes)
+		pgSelect(s.Rarg, acc, ctes)
+		return
+	}
+	if s.WithClause != nil {
+		ctes = pgWith(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: s}}, acc, ctes)
+	}
+	sc := &scope{ctes: ctes}
+	for _, f := range s.FromClause {
+		pgFrom(f, sc, acc, ctes)
+	}
+	sc.where(pgExpr(s.WhereClause, sc, acc, ctes))
+	for _, t := range s.TargetList {
+		pgExpr(t.GetResTarget().GetVal(), sc, acc, ctes)
+	}
+	*acc = append(*acc, sc.accesses()...)
+}
+
+// pgFrom adds one FROM item: a table, a join (its ON condition joins the
+// WHERE clause's conjuncts), or a subquery (its own scope).
+func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) {
+	switch {
+	case n.GetRangeVar() != nil:
+		rv := n.GetRangeVar()
+		sc.add(rv.Relname, rv.GetAlias().GetAliasname(), shardkey.Read)
+	case n.GetJoinExpr() != nil:
+		j := n.GetJoinExpr()
+		pgFrom(j.Larg, sc, acc, ctes)
+		pgFrom(j.Rarg, sc, acc, ctes)
+		sc.where(pgExpr(j.Quals, sc, acc, ctes))
+		if len(j.UsingClause) > 0 && len(sc.refs) >= 2 {
+			a, b := len(sc.refs)-2, len(sc.refs)-1
+			for _, u := range j.UsingClause {
+				c := u.GetString_().GetSval()
+				sc.edges = append(sc.edges, [2]colRef{{a, c}, {b, c}})
+			}
+		}
+	case n.GetRangeSubselect() != nil:
+		pgStmt(n.GetRangeSubselect().Subquery, acc, ctes)
+	}
+}
+
+func pgName(nodes []*pg.Node) string {
+	if len(nodes) == 0 {
+		return ""
+	}
+	return nodes[len(nodes)-1].GetString_().GetSval()
+}
+
+// pgExpr translates an expression into the neutral form. Subqueries are
+// walked for their own accesses and bind nothing in sc.
+func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) *xexpr {
+	if n == nil {
+		return nil
+	}
+	switch {
+	case n.GetColumnRef() != nil:
+		f := n.GetColumnRef().Fields
+		if len(f) == 0 || f[len(f)-1].GetString_() == nil {
+			return &xexpr{}
+		}
+		x := &xexpr{kind: xCol, col: f[len(f)-1].GetString_().GetSval()}
+		if len(f) >= 2 {
+			x.qual = f[len(f)-2].GetString_().GetSval()
+		}
+		return x
+	case n.GetAConst() != nil:
+		c := n.GetAConst()
+		switch {
+		case c.Isnull:
+			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}}
+		case c.GetIval() != nil:
+			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: itoa(int64(c.GetIval().Ival))}}}
+		case c.GetFval() != nil:
+			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: c.GetFval().Fval}}}
+		case c.GetSval() != nil:
+			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: c.GetSval().Sval}}}
+		}
+		return &xexpr{}
+	case n.GetParamRef() != nil:
+		num := int(n.GetParamRef().Number)
+		if num > slotBase {
+			return &xexpr{kind: xVal, val: arg{kind: argSlot, n: num - slotBase - 1}}
+		}
+		return &xexpr{kind: xVal, val: arg{kind: argParam, n: num - 1}}
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		x := pgExpr(tc.Arg, sc, acc, ctes)
+		if x != nil && x.kind == xVal {
+			if t, err := shardkey.ParseType(pgName(tc.TypeName.GetNames())); err == nil {
+				x.val.hint = t
+			}
+		}
+		return x
+	case n.GetSetToDefault() != nil:
+		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
+	case n.GetSqlvalueFunction() != nil:
+		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
+	case n.GetFuncCall() != nil:
+		fc := n.GetFuncCall()
+		for _, a := range fc.Args {
+			pgExpr(a, sc, acc, ctes)
+		}
+		if k := freshFunc(pgName(fc.Funcname)); k != argUnknown {
+			return &xexpr{kind: xVal, val: arg{kind: k}}
+		}
+		return &xexpr{}
+	case n.GetRowExpr() != nil:
+		x := &xexpr{kind: xRow}
+		for _, a := range n.GetRowExpr().Args {
+			x.kids = append(x.kids, pgExpr(a, sc, acc, ctes))
+		}
+		return x
+	case n.GetBoolExpr() != nil:
+		b := n.GetBoolExpr()
+		x := &xexpr{}
+		switch b.Boolop {
+		case pg.BoolExprType_AND_EXPR:
+			x.kind = xAnd
+		case pg.BoolExprType_OR_EXPR:
+			x.kind = xOr
+		}
+		for _, a := range b.Args {
+			k := pgExpr(a, sc, acc, ctes)
+			if k == nil {
+				k = &xexpr{}
+			}
+			x.kids = append(x.kids, k)
+		}
+		return x
+	case n.GetSubLink() != nil:
+		pgStmt(n.GetSubLink().Subselect, acc, ctes)
+		return &xexpr{}
+	case n.GetAExpr() != nil:
+		return pgAExpr(n.GetAExpr(), sc, acc, ctes)
+	}
+	return &xexpr{}
+}
+
+func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes map[string]bool) *xexpr {
+	op := pgName(e.Name)
+	switch e.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		if e.Lexpr == nil && op == "-" { // unary minus
+			x := pgExpr(e.Rexpr, sc, acc, ctes)
+			if x != nil && x.kind == xVal {
+				x.val.neg = !x.val.neg
+				return x
+			}
+			return &xexpr{}
+		}
+		l, r := pgExpr(e.Lexpr, sc, acc, ctes), pgExpr(e.Rexpr, sc, acc, ctes)
+		if l == nil || r == nil {
+			return &xexpr{}
+		}
+		switch op {
+		case "=", "<", "<=", ">", ">=":
+			return &xexpr{kind: xCmp, op: op, kids: []*xexpr{l, r}}
+		}
+	case pg.A_Expr_Kind_AEXPR_OP_ANY:
+		// col = ANY(ARRAY[...]) is an IN list; col = ANY($1) with an array
+		// parameter binds nothing we can split.
+		l := pgExpr(e.Lexpr, sc, acc, ctes)
+		if op == "=" && l != nil && e.Rexpr.GetAArrayExpr() != nil {
+			x := &xexpr{kind: xIn, kids: []*xexpr{l}}
+			for _, it := range e.Rexpr.GetAArrayExpr().Elements {
+				x.kids = append(x.kids, pgExpr(it, sc, acc, ctes))
+			}
+			return x
+		}
+		pgExpr(e.Rexpr, sc, acc, ctes)
+	case pg.A_Expr_Kind_AEXPR_IN:
+		l := pgExpr(e.Lexpr, sc, acc, ctes)
+		if op != "=" || l == nil { // NOT IN binds nothing
+			return &xexpr{}
+		}
+		x := &xexpr{kind: xIn, kids: []*xexpr{l}}
+		for _, it := range e.Rexpr.GetList().GetItems() {
+			x.kids = append(x.kids, pgExpr(it, sc, acc, ctes))
+		}
+		return x
+	case pg.A_Expr_Kind_AEXPR_BETWEEN:
+		l := pgExpr(e.Lexpr, sc, acc, ctes)
+		items := e.Rexpr.GetList().GetItems()
+		if l == nil || len(items) != 2 {
+			return &xexpr{}
+		}
+		return &xexpr{kind: xBetween, kids: []*xexpr{l, pgExpr(items[0], sc, acc, ctes), pgExpr(items[1], sc, acc, ctes)}}
+	default:
+		pgExpr(e.Lexpr, sc, acc, ctes)
+		pgExpr(e.Rexpr, sc, acc, ctes)
+	}
+	return &xexpr{}
+}
+
+func itoa(n int64) string {
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	u := uint64(n)
+	if neg {
+		u = uint64(-n)
+	}
+	for {
+		i--
+		b[i] = byte('0' + u%10)
+		u /= 10
+		if u == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// pgParams parses a DETAIL "parameters: $1 = '42', $2 = NULL" list into
+// values by parameter number.
+func pgParams(s string) ([]lit, bool) {
+	s = strings.TrimPrefix(s, "parameters: ")
+	var out []lit
+	for len(s) > 0 {
+		if s[0] != '$' {
+			return out, false
+		}
+		i := 1
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		n := 0
+		for _, c := range s[1:i] {
+			n = n*10 + int(c-'0')
+			if n > 65536 {
+				return out, false
+			}
+		}
+		if n < 1 || !strings.HasPrefix(s[i:], " = ") {
+			return out, false
+		}
+		s = s[i+3:]
+		var v lit
+		switch {
+		case strings.HasPrefix(s, "NULL"):
+			v = lit{kind: litNull}
+			s = s[4:]
+		case strings.HasPrefix(s, "'"):
+			str, k, ok := readString(s, '\'', false)
+			if !ok {
+				return out, false
+			}
+			v = lit{kind: litStr, s: str}
+			s = s[k:]
+			if strings.HasPrefix(s, "...") { // truncated by log_parameter_max_length
+				v = lit{kind: litNoValue}
+				s = s[3:]
+			}
+		default:
+			return out, false
+		}
+		for len(out) < n {
+			out = append(out, lit{kind: litNoValue})
+		}
+		out[n-1] = v
+		s = strings.TrimPrefix(s, ", ")
+	}
+	return out, true
+}
