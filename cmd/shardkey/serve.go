@@ -1,5 +1,82 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
 
-func runServe(e *env, args []string) error { return errors.New("serve is not built yet") }
+	"github.com/shardkey/shardkey/internal/web"
+)
+
+// runServe runs the playground until the command's context is cancelled
+// (SIGINT), then shuts the server down, letting requests in flight finish
+// for up to shutdownGrace.
+func runServe(e *env, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	addr := fs.String("addr", web.DefaultAddr, "listen `address` host:port (port 0 picks a free one)")
+	maxBody := fs.Int64("max-body", web.DefaultMaxBody, "largest request body (a loaded spec) in `bytes`")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: shardkey serve [--addr 127.0.0.1:PORT]
+
+Runs the interactive playground: pick a scenario and a key, change the
+shard count, add a celebrity, salt or isolate it, and watch per-shard work
+against capacity. Works offline; listens on loopback unless told otherwise.
+Stop it with Ctrl-C.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr("unexpected argument %q", pos[0])
+	}
+	if *maxBody < 1 {
+		return usageErr("--max-body %d: must be at least 1", *maxBody)
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return usageErr("--addr %q: %v", *addr, err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           web.Handler(web.Options{MaxBody: *maxBody}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+	}
+	fmt.Fprintf(e.stdout, "shardkey playground on http://%s/ (Ctrl-C to stop)\n", ln.Addr())
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(e.stderr, "shardkey serve: warning: listening on %s, reachable from other machines\n", ln.Addr())
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-e.ctx.Done():
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "shardkey playground stopped")
+	return nil
+}
+
+const shutdownGrace = 5 * time.Second
