@@ -203,7 +203,7 @@ func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
 				continue
 			}
 			// Dollar quote $tag$ ... $tag$: kept as text.
-			for j < len(sql) && isIdent(sql[j]) {
+			for j < len(sql) && (isIdentStart(sql[j]) || isDigit(sql[j])) {
 				j++
 			}
 			if j < len(sql) && sql[j] == '$' && !prevIdent {

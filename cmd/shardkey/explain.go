@@ -1,5 +1,229 @@
 package main
 
-import "errors"
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
 
-func runExplain(e *env, args []string) error { return errors.New("explain is not built yet") }
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/sim"
+	"github.com/shardkey/shardkey/sqllog"
+)
+
+func runExplain(e *env, args []string) error {
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var c common
+	c.register(fs, true)
+	dialect := fs.String("dialect", "", "SQL `dialect`: mysql or postgresql (default: detected from the statement)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: shardkey explain [inputs] -k KEY [--dialect mysql|postgresql] "SQL"
+
+Shows which shards one statement touches under KEY, and why, in the manner
+of vtexplain. Inputs (--workload, --rows, --log, ...) give the tables, their
+columns and types, and the row sample that range and isolate keys need;
+without inputs the statement's own tables and columns are used.
+
+--format json prints {"shards": [0-based indices], "scatter": bool,
+"reason": "..."}. A statement touching several tables (a join) or rows (a
+multi-row INSERT) lists the union of their shards.
+
+Examples:
+  shardkey explain -k 'hash(user_id)' "SELECT * FROM posts WHERE user_id = 42"
+  shardkey explain -k 'hash(user_id)' --shards 16 --format json \
+      "SELECT * FROM posts WHERE user_id IN (1, 2, 3)"
+  shardkey explain --workload social.yaml -k 'posts:hash(user_id); users:replicate' \
+      "SELECT p.* FROM posts p JOIN users u ON u.id = p.user_id WHERE p.user_id = 7"
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := c.validate(fs); err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageErr("give the SQL statement to explain, e.g. shardkey explain -k 'hash(user_id)' \"SELECT * FROM posts WHERE user_id = 42\"")
+	}
+	sql := strings.Join(pos, " ")
+	if len(c.keys) != 1 {
+		return usageErr("give one key with -k (got %d)", len(c.keys))
+	}
+	if c.format == "markdown" {
+		return usageErr("--format %q: explain prints table or json", c.format)
+	}
+	d, err := sqllog.ParseDialect(*dialect)
+	if err != nil {
+		return usageErr("--dialect: %v", err)
+	}
+	st, err := sqllog.ParseStatement(sql, d)
+	if err != nil {
+		return fmt.Errorf("parsing the statement: %w", err)
+	}
+	types, err := columnTypes(c.colTypes)
+	if err != nil {
+		return err
+	}
+	var w *shardkey.Workload
+	var opts sim.Options
+	if c.hasInputs() {
+		l, err := c.load(e, nil)
+		if err != nil {
+			return err
+		}
+		w, opts = l.w, l.opts
+	} else {
+		w = &shardkey.Workload{Name: "the statement", Seed: c.seed, Shards: c.shards}
+		if w.Shards == 0 {
+			w.Shards = 8
+		}
+		eng, err := partition.Lookup(c.engine)
+		if err != nil {
+			return usageErr("--engine: %v", err)
+		}
+		opts = sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers}
+	}
+	accs, err := st.Bind(w, types)
+	if err != nil {
+		return fmt.Errorf("%s statement: %w", st.Dialect, err)
+	}
+	design, err := shardkey.ParseDesign(c.keys[0])
+	if err != nil {
+		return usageErr("-k: %v", err)
+	}
+	if !c.hasInputs() {
+		addKeyColumns(w, design, accs[0].Table)
+	}
+	scheme, err := sim.Compile(w, design, opts)
+	if err != nil {
+		return err
+	}
+	rt, err := explainAll(scheme, w, accs)
+	if err != nil {
+		return err
+	}
+	if c.format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		return enc.Encode(rt)
+	}
+	fmt.Fprintf(e.stdout, "dialect: %s (%s)\n", st.Dialect, st.How)
+	fmt.Fprintf(e.stdout, "key:     %s, %d shards, engine %s\n", design.Text, scheme.N, scheme.Engine.Name())
+	switch {
+	case rt.Scatter:
+		fmt.Fprintf(e.stdout, "shards:  all %d (scatter-gather)\n", scheme.N)
+	case len(rt.Shards) == 0:
+		fmt.Fprintf(e.stdout, "shards:  none listed\n")
+	default:
+		fmt.Fprintf(e.stdout, "shards:  %s\n", joinInts(rt.Shards))
+	}
+	fmt.Fprintf(e.stdout, "reason:  %s\n", rt.Reason)
+	for _, wn := range scheme.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %v\n", wn)
+	}
+	return nil
+}
+
+// explainAll routes every table access of a statement and combines the
+// routes: the union of shards, scatter when any access scatters, the
+// reasons in order (each once).
+func explainAll(s *sim.Scheme, w *shardkey.Workload, accs []sqllog.Access) (sim.Route, error) {
+	if len(accs) == 1 {
+		return s.Explain(accs[0].Table, accs[0].Kind, accs[0].Conds)
+	}
+	out := sim.Route{Shards: []int{}}
+	seen := map[int]bool{}
+	var reasons []string
+	said := map[string]bool{}
+	for _, a := range accs {
+		r, err := s.Explain(a.Table, a.Kind, a.Conds)
+		if err != nil {
+			return sim.Route{}, err
+		}
+		for _, sh := range r.Shards {
+			if !seen[sh] {
+				seen[sh] = true
+				out.Shards = append(out.Shards, sh)
+			}
+		}
+		out.Scatter = out.Scatter || r.Scatter
+		reason := fmt.Sprintf("%s %s: %s", a.Kind, w.Tables[a.Table].Name, r.Reason)
+		if !said[reason] {
+			said[reason] = true
+			reasons = append(reasons, reason)
+		}
+	}
+	sort.Ints(out.Shards)
+	out.Reason = strings.Join(reasons, "; ")
+	return out, nil
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// addKeyColumns gives the statement's tables the key columns the
+// statement does not name (with no inputs, the tables are only what the
+// statement shows): a bare key goes to the first table when no table has
+// all its columns, a TABLE:KEY to its table. The added columns hold no
+// values, so a statement that leaves them out scatters, as it would.
+func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
+	add := func(t *shardkey.Table, cols []string) {
+		for _, c := range cols {
+			if t.Column(c) == nil {
+				t.AddColumn(c, shardkey.Int64)
+			}
+		}
+	}
+	for name, e := range d.Tables {
+		if t := w.Table(name); t != nil {
+			add(t, e.Columns())
+		}
+	}
+	if d.Default == nil {
+		return
+	}
+	cols := d.Default.Columns()
+	for _, t := range w.Tables {
+		all := true
+		for _, c := range cols {
+			all = all && t.Column(c) != nil
+		}
+		if all {
+			return
+		}
+	}
+	add(w.Tables[first], cols)
+}
+
+// hasInputs reports whether any input flag was given.
+func (c *common) hasInputs() bool {
+	return c.workload != "" || len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) > 0 || c.from != ""
+}
+
+// columnTypes parses --column-type flags.
+func columnTypes(flags []string) (map[string]shardkey.Type, error) {
+	types := map[string]shardkey.Type{}
+	for _, ct := range flags {
+		col, typ, ok := strings.Cut(ct, "=")
+		if !ok || col == "" {
+			return nil, usageErr("--column-type %q: want COL=TYPE", ct)
+		}
+		t, err := shardkey.ParseType(typ)
+		if err != nil {
+			return nil, usageErr("--column-type %s: %v", ct, err)
+		}
+		types[col] = t
+	}
+	return types, nil
+}

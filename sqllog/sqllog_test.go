@@ -1,0 +1,340 @@
+package sqllog
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// The logs in testdata are excerpts of real server logs: PostgreSQL 15
+// (stderr with log_statement = 'all' and prefix '%m [%p] %q%u@%d ';
+// stderr with log_min_duration_statement = 0 and a pgbadger-style prefix
+// with %c; csvlog and jsonlog; a pg_stat_statements \copy export) and
+// MariaDB 10.11 (general and slow logs), from two interleaved psql
+// sessions, pgbench -M extended and -M prepared, and go-sql-driver
+// prepared statements.
+var logFiles = []struct {
+	file, format string
+}{
+	{"pg-stderr.log", "stderr"},
+	{"pg-stderr-duration.log", "stderr"},
+	{"pg-csvlog.csv", "csvlog"},
+	{"pg-jsonlog.json", "jsonlog"},
+	{"pg-stat-statements.csv", "pg_stat_statements"},
+	{"mariadb-general.log", "mysql-general"},
+	{"mariadb-slow.log", "mysql-slow"},
+}
+
+func readLog(t testing.TB, file string, o Options) *shardkey.Workload {
+	t.Helper()
+	w := &shardkey.Workload{}
+	if err := ReadFile(context.Background(), w, file, o); err != nil {
+		t.Fatalf("ReadFile(%s): %v", file, err)
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatalf("%s: Validate: %v", file, err)
+	}
+	return w
+}
+
+func readText(t testing.TB, text string, o Options) *shardkey.Workload {
+	t.Helper()
+	w := &shardkey.Workload{}
+	if err := Read(context.Background(), w, strings.NewReader(text), "test.log", o); err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	return w
+}
+
+func TestDetect(t *testing.T) {
+	for _, lf := range logFiles {
+		head, err := os.ReadFile(filepath.Join("testdata", lf.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := detect(head); got != lf.format {
+			t.Errorf("detect(%s) = %q; want %q", lf.file, got, lf.format)
+		}
+	}
+}
+
+// TestGolden reads every real log excerpt and compares a summary of the
+// workload (tables, operations with rates and instances, transactions,
+// warnings) with testdata/golden/<file>.golden; -update rewrites them.
+func TestGolden(t *testing.T) {
+	for _, lf := range logFiles {
+		t.Run(lf.file, func(t *testing.T) {
+			w := readLog(t, filepath.Join("testdata", lf.file), Options{})
+			got := summary(w)
+			golden := filepath.Join("testdata", "golden", lf.file+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				out := filepath.Join(t.TempDir(), lf.file+".got")
+				_ = os.WriteFile(out, []byte(got), 0o644)
+				t.Errorf("summary differs from %s; got written to %s (diff them, or run with -update)", golden, out)
+			}
+		})
+	}
+}
+
+// has reports whether the summary has a line containing every part.
+func has(sum string, parts ...string) bool {
+	for _, l := range strings.Split(sum, "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRealLogs(t *testing.T) {
+	check := func(file string, parts ...string) {
+		t.Helper()
+		sum := summary(readLog(t, filepath.Join("testdata", file), Options{}))
+		if !has(sum, parts...) {
+			t.Errorf("%s: no line with %q in\n%s", file, parts, sum)
+		}
+	}
+	for _, f := range []string{"pg-stderr.log", "pg-stderr-duration.log", "pg-csvlog.csv", "pg-jsonlog.json", "mariadb-general.log", "mariadb-slow.log"} {
+		// Transactions of two interleaved sessions.
+		check(f, "txn", "insert orders {customer_id=5 id=1001 order_month=202402 total=19.9} | update orders {customer_id=5 id=1001}")
+		// Multi-line join: u.id = 7 carried to posts.user_id.
+		check(f, `op "read posts where user_id = ?"`)
+		check(f, "{user_id=7}")
+		// Row values, IN and BETWEEN.
+		check(f, "{followee_id IN (2,4) follower_id IN (1,3)}")
+		check(f, "{customer_id IN (5,6,7) order_month in [202401,202403]}")
+		check(f, "{created_at in [2024-01-01T00:00:00Z,2024-02-01T00:00:00Z)}")
+	}
+	for _, f := range []string{"pg-stderr.log", "pg-stderr-duration.log", "pg-csvlog.csv", "pg-jsonlog.json"} {
+		// Multi-line UPDATE inside a transaction, with a multi-row INSERT:
+		// one insert per row.
+		check(f, "txn", "insert posts {body=hello user_id=1} | insert posts {body=it's me user_id=2} | update users {id=1}")
+		// pgbench -M extended/prepared: values from DETAIL parameters,
+		// BEGIN ... END transactions.
+		check(f, "txn", "insert follows {followee_id=", "} | update users {id=")
+		check(f, "read posts {user_id IN (")
+		check(f, "table users(id int64, region text)")
+	}
+	for _, f := range []string{"mariadb-general.log", "mariadb-slow.log"} {
+		check(f, "txn", "insert users {id=1 name=ann region=eu} | insert users {id=2 name=bob region=us} | insert users {id=3 name=it's region=us} | update users {id=1}")
+		check(f, "insert posts {body=multi")
+	}
+	// MariaDB prepared statements (Execute lines) and autocommit = 0.
+	check("mariadb-general.log", `op "read users where id = ?" rate=7 n=7`)
+	check("mariadb-general.log", "txn w=1: update users {id=3}")
+	check("mariadb-general.log", "warning:", "1 statements could not be parsed", "SELEC oops FROM users")
+	// pg_stat_statements: shapes and counts without values.
+	check("pg-stat-statements.csv", `op "read users where id = ?" rate=10`)
+	check("pg-stat-statements.csv", "{id=<unique>}")
+}
+
+// TestPGSSRowSample: with a row sample, pg_stat_statements parameters take
+// values from the rows.
+func TestPGSSRowSample(t *testing.T) {
+	w := &shardkey.Workload{Seed: 1}
+	ids := &shardkey.Column{Name: "id", Type: shardkey.Int64}
+	for i := range 10 {
+		_ = ids.Append(shardkey.IntValue(int64(100 + i)))
+	}
+	w.Tables = append(w.Tables, &shardkey.Table{Name: "users", Columns: []*shardkey.Column{ids}, Rows: 10})
+	if err := ReadFile(context.Background(), w, "testdata/pg-stat-statements.csv", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range w.Ops {
+		if op.Name != "read users where id = ?" {
+			continue
+		}
+		if len(op.Instances) != 10 {
+			t.Fatalf("%d instances; want 10 (calls)", len(op.Instances))
+		}
+		for _, in := range op.Instances {
+			v := in.Conds[0].Val
+			if in.Conds[0].Fresh != shardkey.NotFresh || v.Int < 100 || v.Int > 109 {
+				t.Fatalf("instance %+v: want a value from the rows", in.Conds)
+			}
+		}
+		return
+	}
+	t.Fatal("no read users operation")
+}
+
+const interleaved = `2024-03-01 10:00:00.000 UTC [101] app@db LOG:  statement: BEGIN;
+2024-03-01 10:00:00.100 UTC [202] app@db LOG:  statement: BEGIN
+2024-03-01 10:00:00.200 UTC [101] app@db LOG:  execute <unnamed>: UPDATE accounts
+	   SET balance = balance - 10
+	 WHERE id = $1
+2024-03-01 10:00:00.200 UTC [101] app@db DETAIL:  parameters: $1 = '7'
+2024-03-01 10:00:00.300 UTC [202] app@db LOG:  statement: INSERT INTO accounts (id, owner) VALUES (8, 'o''brien')
+2024-03-01 10:00:00.400 UTC [101] app@db LOG:  execute <unnamed>: UPDATE accounts SET balance = balance + 10 WHERE id = $1
+2024-03-01 10:00:00.400 UTC [101] app@db DETAIL:  parameters: $1 = '9'
+2024-03-01 10:00:00.500 UTC [202] app@db LOG:  statement: ROLLBACK
+2024-03-01 10:00:00.600 UTC [101] app@db LOG:  statement: COMMIT;
+2024-03-01 10:00:00.700 UTC [303] app@db LOG:  statement: SELEC broken FROM accounts
+2024-03-01 10:00:00.800 UTC [303] app@db LOG:  statement: SELECT * FROM accounts WHERE id = -3
+2024-03-01 10:00:01.000 UTC [303] app@db LOG:  statement: SELEC broken FROM accounts
+`
+
+func TestTransactionsInterleaved(t *testing.T) {
+	w := readText(t, interleaved, Options{})
+	sum := summary(w)
+	for _, want := range []string{
+		"txn w=1: update accounts {id=7} | update accounts {id=9}",
+		"txn w=1: insert accounts {id=8 owner=o'brien}",
+		"txn w=1: read accounts {id=-3}",
+		`op "update accounts where id = ?" rate=2 n=2`,
+		"2 statements could not be parsed",
+		`"SELEC broken FROM accounts" (2×, first at line 12`,
+	} {
+		if !has(sum, want) {
+			t.Errorf("no %q in\n%s", want, sum)
+		}
+	}
+	if len(w.Txns) != 3 {
+		t.Errorf("%d transactions; want 3\n%s", len(w.Txns), sum)
+	}
+}
+
+func TestStatements(t *testing.T) {
+	check := func(d Dialect, sql, want string) {
+		t.Helper()
+		st, err := ParseStatement(sql, d)
+		if err != nil {
+			t.Errorf("ParseStatement(%q): %v", sql, err)
+			return
+		}
+		w := &shardkey.Workload{}
+		accs, err := st.Bind(w, nil)
+		if err != nil {
+			t.Errorf("Bind(%q): %v", sql, err)
+			return
+		}
+		var parts []string
+		for _, a := range accs {
+			parts = append(parts, a.Kind.String()+" "+w.Tables[a.Table].Name+" "+condsText(w.Tables[a.Table], a.Conds))
+		}
+		if got := strings.Join(parts, " | "); got != want {
+			t.Errorf("%s %q\n got %s\nwant %s", d, sql, got, want)
+		}
+	}
+	for _, d := range []Dialect{Postgres, MySQL} {
+		check(d, "SELECT * FROM t WHERE a = 1 AND b IN (2, 3) AND c BETWEEN 4 AND 5", "read t {a=1 b IN (2,3) c in [4,5]}")
+		check(d, "SELECT * FROM t WHERE (a, b) IN ((1, 2), (3, 4))", "read t {a IN (1,3) b IN (2,4)}")
+		check(d, "SELECT * FROM t WHERE (a, b) = (1, 'x')", "read t {a=1 b=x}")
+		check(d, "SELECT * FROM t WHERE a = 1 OR a = 2", "read t {a IN (1,2)}")
+		check(d, "SELECT * FROM t WHERE 10 < a AND a <= 20 AND b > -5", "read t {a in (10,20] b in (-5,+inf)}")
+		check(d, "INSERT INTO t (a, b) VALUES (1, 'x'), (2, 'y')", "insert t {a=1 b=x} | insert t {a=2 b=y}")
+		check(d, "SELECT * FROM a JOIN b ON a.x = b.y WHERE a.x = 5", "read a {x=5} | read b {y=5}")
+		check(d, "SELECT * FROM a, b WHERE b.y IN (1, 2) AND a.x = b.y", "read a {x IN (1,2)} | read b {y IN (1,2)}")
+		check(d, "UPDATE t SET v = v + 1 WHERE id = 7", "update t {id=7}")
+		check(d, "DELETE FROM t WHERE id = 7 AND k NOT IN (1)", "delete t {id=7}")
+		check(d, "SELECT * FROM t WHERE id IN (SELECT uid FROM u WHERE g = 3)", "read u {g=3} | read t {}")
+		check(d, "INSERT INTO t (id, at) VALUES (DEFAULT, now())", "insert t {at=<newest> id=<newest>}")
+	}
+	check(Postgres, "SELECT * FROM t WHERE ts >= '2024-01-01'::timestamptz AND id = '42'::bigint", "read t {id=42 ts in [2024-01-01T00:00:00Z,+inf)}")
+	check(Postgres, "SELECT * FROM t WHERE a = ANY(ARRAY[1, 2])", "read t {a IN (1,2)}")
+	check(Postgres, "SELECT * FROM t WHERE d = DATE '2024-01-02'", "read t {d=2024-01-02T00:00:00Z}")
+	check(MySQL, "SELECT * FROM `t` WHERE `a` = 'it\\'s' AND b = \"q\"", "read t {a=it's b=q}")
+	check(0, "SELECT * FROM `t` WHERE a = 1", "read t {a=1}")
+}
+
+func TestNormalize(t *testing.T) {
+	check := func(d Dialect, sql, want string, nlits int) {
+		t.Helper()
+		got, lits := normalize(nil, sql, d)
+		if string(got) != want || len(lits) != nlits {
+			t.Errorf("normalize(%q) = %q, %d literals; want %q, %d", sql, got, len(lits), want, nlits)
+		}
+	}
+	check(Postgres, "SELECT * FROM t1 WHERE a = 1 -- c\n AND b = 'x''y';", "SELECT * FROM t1 WHERE a = $100001 AND b = $100002", 2)
+	check(Postgres, "SELECT $1, E'a\\'b', 1.5e3, x FROM t /* c */", "SELECT $1, $100001, $100002, x FROM t", 2)
+	check(Postgres, "SELECT DATE '2024-01-01', $$a 'b'$$", "SELECT DATE '2024-01-01', $$a 'b'$$", 0)
+	check(MySQL, "SELECT * FROM `t` WHERE a = \"s\" # c\n AND b = 0x1F AND c = _utf8mb4'z'", "SELECT * FROM `t` WHERE a = :sk0 AND b = 0x1F AND c = _utf8mb4'z'", 1)
+	if _, lits := normalize(nil, `SELECT 'a\'b'`, MySQL); len(lits) != 1 || lits[0].s != "a'b" {
+		t.Errorf("MySQL backslash escape: %+v", lits)
+	}
+}
+
+func TestParams(t *testing.T) {
+	got, ok := pgParams("parameters: $1 = '42', $2 = NULL, $3 = 'it''s, ok'")
+	if !ok || len(got) != 3 || got[0].s != "42" || got[1].kind != litNull || got[2].s != "it's, ok" {
+		t.Errorf("pgParams = %+v, %v", got, ok)
+	}
+}
+
+// TestBadFiles: files that are not logs of their format fail with the
+// file and line of the problem.
+func TestBadFiles(t *testing.T) {
+	for _, c := range []struct {
+		file, format, want string
+	}{
+		{"csvlog-short-record.csv", "", "testdata/bad/csvlog-short-record.csv:2: not a csvlog record: 8 fields, want at least 22"},
+		{"csvlog-bad-quote.csv", "csvlog", `testdata/bad/csvlog-bad-quote.csv:2: not a csvlog record: extraneous or missing " in quoted-field`},
+		{"jsonlog-truncated.json", "", "testdata/bad/jsonlog-truncated.json:2: not a jsonlog record: unexpected end of JSON input"},
+		{"jsonlog-bad-time.json", "jsonlog", `testdata/bad/jsonlog-bad-time.json:1: timestamp: "yesterday" is not a timestamp`},
+		{"pgss-bad-calls.csv", "", `testdata/bad/pgss-bad-calls.csv:3: calls: "many" is not a non-negative number`},
+		{"pgss-no-calls.csv", "pg_stat_statements", `testdata/bad/pgss-no-calls.csv:1: header "query,total_time": want columns query and calls`},
+		{"unknown-format.log", "", "testdata/bad/unknown-format.log:1: unknown log format"},
+		{"unknown-format.log", "stderr", "testdata/bad/unknown-format.log:1: no PostgreSQL log lines found"},
+		{"unknown-format.log", "mysql-general", "testdata/bad/unknown-format.log:1: no general log entries found"},
+		{"unknown-format.log", "mysql-slow", "testdata/bad/unknown-format.log:1: no slow log entries found"},
+		{"empty.log", "", "testdata/bad/empty.log:1: empty log"},
+		{"stderr-no-statements.log", "", "testdata/bad/stderr-no-statements.log:2: no statements found in this stderr log"},
+	} {
+		w := &shardkey.Workload{}
+		err := ReadFile(context.Background(), w, filepath.Join("testdata", "bad", c.file), Options{Format: c.format})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s (format %q): error %v; want prefix %q", c.file, c.format, err, c.want)
+		}
+	}
+	err := Read(context.Background(), &shardkey.Workload{}, strings.NewReader(""), "x", Options{Format: "oracle"})
+	if err == nil || !strings.Contains(err.Error(), `--log-format "oracle"`) {
+		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// TestSampleBounded: the reservoir keeps Options.Sample instances of a
+// shape while the rate counts all of them.
+func TestSampleBounded(t *testing.T) {
+	var sb strings.Builder
+	for i := range 1000 {
+		sb.WriteString("2024-03-01 10:00:")
+		sb.WriteString([]string{"00", "10"}[i%2])
+		sb.WriteString(".000 UTC [1] LOG:  statement: SELECT * FROM t WHERE id = ")
+		sb.WriteString(strings.Repeat("1", 1+i%5))
+		sb.WriteString("\n")
+	}
+	w := readText(t, sb.String(), Options{Sample: 16})
+	if len(w.Ops) != 1 || len(w.Ops[0].Instances) != 16 || w.Ops[0].Rate != 100 {
+		t.Fatalf("ops: %s", summary(w))
+	}
+	if len(w.Txns) != 16 {
+		t.Fatalf("%d transactions; want 16", len(w.Txns))
+	}
+}

@@ -1,0 +1,136 @@
+package sqllog
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Statement is one SQL statement parsed on its own (for explain).
+type Statement struct {
+	SQL     string
+	Dialect Dialect
+	// How says how the dialect was chosen: "given", or the clue that
+	// decided it ("backtick-quoted identifiers", "$n parameters or ::
+	// casts", "only the mysql parser accepts it", ...).
+	How string
+	t   *template
+	lit []lit
+}
+
+// Access is one table a statement touches, with its conditions.
+type Access struct {
+	Table int // index in Workload.Tables
+	Kind  shardkey.Kind
+	Conds []shardkey.Cond
+}
+
+// ParseDialect returns the dialect named s ("mysql", "mariadb",
+// "postgresql", "postgres", "pg"), or 0 for "".
+func ParseDialect(s string) (Dialect, error) {
+	switch strings.ToLower(s) {
+	case "":
+		return 0, nil
+	case "mysql", "mariadb":
+		return MySQL, nil
+	case "postgresql", "postgres", "pg":
+		return Postgres, nil
+	}
+	return 0, fmt.Errorf("unknown dialect %q (want mysql or postgresql)", s)
+}
+
+// ParseStatement parses sql in dialect d, or, when d is 0, in the dialect
+// its text shows (backticks: MySQL; $n parameters or :: casts: PostgreSQL),
+// else in whichever parser accepts it (PostgreSQL when both do). It fails
+// when the statement does not parse.
+func ParseStatement(sql string, d Dialect) (*Statement, error) {
+	s := &Statement{SQL: sql, Dialect: d, How: "given"}
+	if d == 0 {
+		switch {
+		case strings.Contains(sql, "`"):
+			s.Dialect, s.How = MySQL, "backtick-quoted identifiers"
+		case hasPGParam(sql) || strings.Contains(sql, "::"):
+			s.Dialect, s.How = Postgres, "$n parameters or :: casts"
+		}
+	}
+	c := &cache{}
+	if s.Dialect != 0 {
+		t, lits, _ := c.analyze(sql, s.Dialect, nil)
+		if t.err != nil {
+			return nil, fmt.Errorf("%s parser: %v", s.Dialect, t.err)
+		}
+		s.t, s.lit = t, lits
+		return s, nil
+	}
+	pt, plits, _ := c.analyze(sql, Postgres, nil)
+	mt, mlits, _ := (&cache{}).analyze(sql, MySQL, nil)
+	switch {
+	case pt.err == nil && mt.err == nil:
+		s.Dialect, s.How, s.t, s.lit = Postgres, "both parsers accept it; read as postgresql (--dialect mysql to change)", pt, plits
+	case pt.err == nil:
+		s.Dialect, s.How, s.t, s.lit = Postgres, "only the postgresql parser accepts it", pt, plits
+	case mt.err == nil:
+		s.Dialect, s.How, s.t, s.lit = MySQL, "only the mysql parser accepts it", mt, mlits
+	default:
+		return nil, fmt.Errorf("neither parser accepts the statement: postgresql: %v; mysql: %v", pt.err, mt.err)
+	}
+	return s, nil
+}
+
+func hasPGParam(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '$' && isDigit(s[i+1]) && (i == 0 || !isIdent(s[i-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrNotDML is returned by Bind for statements that touch no table
+// (BEGIN, SET, SELECT 1, DDL).
+var ErrNotDML = errors.New("the statement reads or writes no table")
+
+// Bind resolves the statement against w and returns the tables it
+// touches, in order: a join gives one access per table (with join
+// equalities carrying bound values across), a multi-row INSERT one per
+// row. Tables and columns w does not have are created, typed by types
+// (by column or table.column) or else by the statement's values. A bind
+// parameter ($1, ?) has no value here and is an error.
+func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) ([]Access, error) {
+	a := newAgg(w, "", Options{Types: types})
+	var samples []sample
+	for k := range s.t.parts {
+		p := &s.t.parts[k]
+		if p.ctl != ctlDML {
+			continue
+		}
+		vals := p.bind(s.lit, nil)
+		for i := range p.acc {
+			for _, v := range vals[i] {
+				if v.kind == litNoValue {
+					return nil, errors.New("the statement has bind parameters ($1, ?) without values: write the values in")
+				}
+			}
+			ai := a.info(&p.acc[i])
+			sm := sample{ai: ai, acc: &p.acc[i], vals: vals[i], w: 1}
+			a.offer(ai.op, sm, 1)
+			samples = append(samples, sm)
+		}
+	}
+	if len(samples) == 0 {
+		return nil, ErrNotDML
+	}
+	a.setTypes()
+	a.fillRows()
+	out := make([]Access, 0, len(samples))
+	fv := int32(0)
+	for _, sm := range samples {
+		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv)})
+	}
+	if a.dropped > 0 {
+		return out, fmt.Errorf("%d values do not convert to their column's type", a.dropped)
+	}
+	return out, nil
+}
