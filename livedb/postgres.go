@@ -229,6 +229,10 @@ func pgExpr(c *shardkey.ColumnInfo) string {
 	return q + "::text"
 }
 
+// ownMark tags the reader's sample queries so that statement statistics
+// read in the same or a later run leave them out.
+const ownMark = "/* shardkey livedb */"
+
 // pgSampleClause returns the TABLESAMPLE clause for a table of est rows.
 func pgSampleClause(est float64, n int, seed int64) string {
 	if est <= float64(n) {
@@ -250,7 +254,7 @@ func (s *pgSession) sample(ctx context.Context, t *shardkey.TableInfo, n int, se
 	for i, c := range t.Columns {
 		exprs[i] = pgExpr(c)
 	}
-	q := fmt.Sprintf("SELECT %s FROM %s%s LIMIT %d", strings.Join(exprs, ", "), quoteIdent(t.Name), pgSampleClause(t.RowEstimate, n, seed), n)
+	q := fmt.Sprintf("SELECT "+ownMark+" %s FROM %s%s LIMIT %d", strings.Join(exprs, ", "), quoteIdent(t.Name), pgSampleClause(t.RowEstimate, n, seed), n)
 	rows, err := s.tx.Query(ctx, q)
 	if err != nil {
 		return err
@@ -310,6 +314,9 @@ GROUP BY query ORDER BY 2 DESC, 1`)
 		var st statement
 		if err := rows.Scan(&st.Text, &st.Calls); err != nil {
 			return nil, 0, err
+		}
+		if strings.Contains(st.Text, ownMark) {
+			continue // this reader's own sample queries
 		}
 		out = append(out, st)
 	}
