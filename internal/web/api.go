@@ -296,6 +296,10 @@ func (s *server) score(spec *scenario.Spec, id string, p *params) (rep *Report, 
 	key := p.key
 	if key == "" {
 		if len(spec.Candidates) == 0 {
+			// A problem in the spec comes first.
+			if _, _, err := s.workload(spec, id, nil); err != nil {
+				return nil, nil, err
+			}
 			return nil, nil, badParam("k", "choose a key: the spec lists no candidates")
 		}
 		key = spec.Candidates[0]

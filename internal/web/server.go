@@ -104,13 +104,6 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("POST /api/spec", s.spec)
 	mux.HandleFunc("GET /api/report", s.report)
 	mux.HandleFunc("POST /api/report", s.report)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/") {
-			writeError(w, &apiError{Status: http.StatusNotFound, Msg: "no such endpoint " + r.Method + " " + r.URL.Path})
-			return
-		}
-		http.NotFound(w, r)
-	})
 	return securityHeaders(mux)
 }
 
