@@ -52,6 +52,16 @@ func BenchmarkRescore1M(b *testing.B) {
 	}
 }
 
+// BenchmarkCapacity1M moves the capacity only: nothing is re-scored.
+func BenchmarkCapacity1M(b *testing.B) {
+	h := Handler(Options{})
+	body := spec1M(b)
+	post(b, h, "/api/report?celeb=30&k=hash(user_id)", body)
+	for i := 0; b.Loop(); i++ {
+		post(b, h, fmt.Sprintf("/api/report?celeb=30&k=hash(user_id)&cap=%d", 500+i%1000), body)
+	}
+}
+
 // BenchmarkBuild1M measures a full rebuild of the 1M-row workload (a
 // control that changes the data, such as the celebrity share, with the
 // result not in the cache).

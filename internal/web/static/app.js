@@ -86,6 +86,7 @@
   let timer = 0;
   let lastReport = null;
   let renders = 0;      // finished updates, for tests
+  let lastCelebCols = []; // columns the server set the celebrity on
 
   function info() { return state.s === "file" ? scenarios["\u0000file"] : scenarios[state.s]; }
 
@@ -315,7 +316,6 @@
     inflight = ctl;
     writeURL();
     const qs = query();
-    const cmd = cli();
     let res;
     $("result").classList.add("stale");
     try {
@@ -337,8 +337,9 @@
       }
       hideError();
       const celebCols = (res.headers.get("Shardkey-Celebrity") || "").split(",").filter(Boolean);
+      lastCelebCols = celebCols;
       render(body, celebCols);
-      $("cli").textContent = cmd;
+      $("cli").textContent = cli();
     } catch (e) {
       if (e.name === "AbortError") return;
       showError({ error: "the server did not answer: " + e.message });
@@ -368,7 +369,7 @@
     if (state.e !== "generic") parts.push("--engine", state.e);
     if (state.seed) parts.push("--seed", state.seed);
     let s = parts.join(" ");
-    if (state.celeb) s += "   (with a " + state.celeb + "% celebrity: set celebrity: " + state.celeb / 100 + " on the key's column in the spec)";
+    if (state.celeb) s += "   (with celebrity: " + state.celeb / 100 + " set on " + (lastCelebCols.join(" and ") || "the key's column") + " in the spec)";
     return s;
   }
 
@@ -546,11 +547,11 @@
     const singleReads = single.filter((o) => o.kind !== "insert");
     const singleWrites = single.filter((o) => o.kind === "insert");
     const parts = [];
-    if (singleReads.length) parts.push(list(singleReads.map((o) => q(o.name))) + (singleReads.length > 1 ? " each ask" : " asks") + " a single shard, because " + (singleReads.length > 1 ? "they name" : "it names") + " the key");
-    if (singleWrites.length) parts.push((parts.length ? "each " : "Each ") + list(singleWrites.map((o) => q(o.name))) + " goes to one shard");
+    if (singleReads.length) parts.push("each " + list(singleReads.map((o) => q(o.name))) + " asks a single shard, because " + (singleReads.length > 1 ? "they name" : "it names") + " the key");
+    if (singleWrites.length) parts.push("each " + list(singleWrites.map((o) => q(o.name))) + " goes to one shard");
     if (parts.length) out.push(capFirst(parts.join(", and ")) + ".");
     for (const o of some) {
-      out.push(q(o.name) + " asks " + o.fanout_mean.toFixed(2) + " shards on average (" + num(o.fanout_p99) + " at the 99th percentile)" +
+      out.push("Each " + q(o.name) + " asks " + o.fanout_mean.toFixed(2) + " shards on average (" + num(o.fanout_p99) + " at the 99th percentile)" +
         (o.scatter_fraction > 0 ? ", and " + pct(o.scatter_fraction) + " of them ask every shard." : "."));
     }
     if (all.length) {
