@@ -75,6 +75,9 @@ type scalar struct {
 	str   string
 	isStr bool
 	null  bool
+	// isInt and i hold an integer literal parsed off the consumer's path.
+	isInt bool
+	i     int64
 }
 
 func parseScalar(raw json.RawMessage) (scalar, error) {
@@ -129,6 +132,9 @@ func toValue(s scalar, t shardkey.Type) (shardkey.Value, error) {
 		return shardkey.Value{}, nil
 	case s.isStr:
 		return shardkey.ParseValue(s.str, t)
+	}
+	if s.isInt && t == shardkey.Int64 {
+		return shardkey.IntValue(s.i), nil
 	}
 	switch t {
 	case shardkey.Text:
@@ -293,24 +299,27 @@ type Builder struct {
 	W      *shardkey.Workload
 	O      Options
 	shapes map[string]*shardkey.Operation
-	fresh  int32
+	key    []byte
 }
 
 // NewBuilder returns a builder adding to w.
 func NewBuilder(w *shardkey.Workload, o Options) *Builder {
 	b := &Builder{W: w, O: o, shapes: map[string]*shardkey.Operation{}}
 	for _, op := range w.Ops {
-		b.shapes[op.Name] = op
+		if len(op.Instances) > 0 {
+			b.shapes[string(appendShapeKey(nil, op.Table, op.Kind, "", op.Instances[0].Conds))] = op
+		}
 	}
 	return b
 }
 
 // pickTable resolves the table of a line: its "table" field, else the only
 // table, else the one table that has all the named columns.
-func (b *Builder) pickTable(file string, line int, m map[string]json.RawMessage, cols []string) (int, error) {
-	if raw, ok := m["table"]; ok {
-		var name string
-		if err := json.Unmarshal(raw, &name); err != nil || name == "" {
+func (b *Builder) pickTable(file string, jl *jline, cols []string) (int, error) {
+	line := jl.line
+	if jl.hasTbl {
+		name := jl.table
+		if name == "" {
 			return 0, shardkey.Errorf(file, line, "table", "want a table name string")
 		}
 		if i := b.W.TableIndex(name); i >= 0 {
@@ -380,141 +389,102 @@ func (b *Builder) column(file string, line int, ti int, name string, hint scalar
 	return t.AddColumn(name, typ), nil
 }
 
-// cond parses one "col": value of a where clause.
-func (b *Builder) cond(file string, line, ti int, col string, raw json.RawMessage) (shardkey.Cond, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '[' {
-		return shardkey.Cond{}, shardkey.Errorf(file, line, col, `a list is ambiguous: write {"in": [...]}`)
+// resolve turns a parsed condition into a Cond on table ti.
+func (b *Builder) resolve(file string, line, ti int, jc *jcond) (shardkey.Cond, error) {
+	if jc.err != nil {
+		return shardkey.Cond{}, shardkey.Errorf(file, line, jc.errFld, "%v", jc.err)
 	}
-	if len(raw) > 0 && raw[0] == '{' {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return shardkey.Cond{}, shardkey.Errorf(file, line, col, "%v", jsonErr(err))
-		}
-		if len(m) == 0 {
-			return shardkey.Cond{}, shardkey.Errorf(file, line, col, `empty condition: want a value, {"in": [...]} or {"gte": a, "lt": b}`)
-		}
-		if lst, ok := m["in"]; ok {
-			if len(m) != 1 {
-				return shardkey.Cond{}, shardkey.Errorf(file, line, col, `"in" cannot be combined with other comparisons`)
-			}
-			var items []json.RawMessage
-			if err := json.Unmarshal(lst, &items); err != nil {
-				return shardkey.Cond{}, shardkey.Errorf(file, line, col+".in", "want a JSON list: %v", err)
-			}
-			c := shardkey.Cond{Op: shardkey.In}
-			for k, it := range items {
-				s, err := parseScalar(it)
-				if err != nil {
-					return shardkey.Cond{}, shardkey.Errorf(file, line, fmt.Sprintf("%s.in[%d]", col, k), "%v", err)
-				}
-				ci, err := b.column(file, line, ti, col, s)
-				if err != nil {
-					return shardkey.Cond{}, err
-				}
-				c.Col = ci
-				v, err := toValue(s, b.W.Tables[ti].Columns[ci].Type)
-				if err != nil {
-					return shardkey.Cond{}, shardkey.Errorf(file, line, fmt.Sprintf("%s.in[%d]", col, k), "%v", err)
-				}
-				c.List = append(c.List, v)
-			}
-			if len(items) == 0 {
-				ci, err := b.column(file, line, ti, col, scalar{null: true})
-				if err != nil {
-					return shardkey.Cond{}, err
-				}
-				c.Col = ci
-			}
-			return c, nil
-		}
-		if eq, ok := m["eq"]; ok && len(m) == 1 {
-			return b.cond(file, line, ti, col, eq)
-		}
-		bd := &shardkey.Bounds{}
-		c := shardkey.Cond{Op: shardkey.Range, Bounds: bd}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			s, err := parseScalar(m[k])
-			if err != nil {
-				return shardkey.Cond{}, shardkey.Errorf(file, line, col+"."+k, "%v", err)
-			}
-			ci, err := b.column(file, line, ti, col, s)
-			if err != nil {
-				return shardkey.Cond{}, err
-			}
-			c.Col = ci
-			v, err := toValue(s, b.W.Tables[ti].Columns[ci].Type)
-			if err != nil {
-				return shardkey.Cond{}, shardkey.Errorf(file, line, col+"."+k, "%v", err)
-			}
-			switch k {
-			case "gte", "gt":
-				if bd.HasLo {
-					return shardkey.Cond{}, shardkey.Errorf(file, line, col, "two lower bounds")
-				}
-				bd.Lo, bd.HasLo, bd.LoIncl = v, true, k == "gte"
-			case "lte", "lt":
-				if bd.HasHi {
-					return shardkey.Cond{}, shardkey.Errorf(file, line, col, "two upper bounds")
-				}
-				bd.Hi, bd.HasHi, bd.HiIncl = v, true, k == "lte"
-			default:
-				return shardkey.Cond{}, shardkey.Errorf(file, line, col+"."+k, `unknown comparison %q (want in, eq, gte, gt, lte, lt)`, k)
-			}
-		}
-		return c, nil
+	hint := scalar{null: true}
+	switch {
+	case len(jc.vals) > 0:
+		hint = jc.vals[0]
+	case jc.bd.HasLo:
+		hint = jc.lo
+	case jc.bd.HasHi:
+		hint = jc.hi
 	}
-	s, err := parseScalar(raw)
-	if err != nil {
-		return shardkey.Cond{}, shardkey.Errorf(file, line, col, "%v", err)
-	}
-	ci, err := b.column(file, line, ti, col, s)
+	ci, err := b.column(file, line, ti, jc.col, hint)
 	if err != nil {
 		return shardkey.Cond{}, err
 	}
-	v, err := toValue(s, b.W.Tables[ti].Columns[ci].Type)
-	if err != nil {
-		return shardkey.Cond{}, shardkey.Errorf(file, line, col, "%v", err)
+	typ := b.W.Tables[ti].Columns[ci].Type
+	c := shardkey.Cond{Col: ci, Op: jc.op}
+	switch jc.op {
+	case shardkey.Eq:
+		v, err := toValue(jc.vals[0], typ)
+		if err != nil {
+			return shardkey.Cond{}, shardkey.Errorf(file, line, jc.col, "%v", err)
+		}
+		c.Val = v
+	case shardkey.In:
+		c.List = make([]shardkey.Value, len(jc.vals))
+		for k, s := range jc.vals {
+			v, err := toValue(s, typ)
+			if err != nil {
+				return shardkey.Cond{}, shardkey.Errorf(file, line, fmt.Sprintf("%s.in[%d]", jc.col, k), "%v", err)
+			}
+			c.List[k] = v
+		}
+	case shardkey.Range:
+		bd := jc.bd
+		if bd.HasLo {
+			if bd.Lo, err = toValue(jc.lo, typ); err != nil {
+				return shardkey.Cond{}, shardkey.Errorf(file, line, jc.col, "lower bound: %v", err)
+			}
+		}
+		if bd.HasHi {
+			if bd.Hi, err = toValue(jc.hi, typ); err != nil {
+				return shardkey.Cond{}, shardkey.Errorf(file, line, jc.col, "upper bound: %v", err)
+			}
+		}
+		c.Bounds = &bd
 	}
-	return shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: v}, nil
+	return c, nil
 }
 
-// where parses a where object into conditions on table ti (sorted by column).
-func (b *Builder) where(file string, line, ti int, raw json.RawMessage, field string) ([]shardkey.Cond, error) {
-	m, err := decodeObject(bytes.TrimSpace(raw))
-	if err != nil {
-		return nil, shardkey.Errorf(file, line, field, "%v", err)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	conds := make([]shardkey.Cond, 0, len(keys))
-	for _, k := range keys {
-		c, err := b.cond(file, line, ti, k, m[k])
+func (b *Builder) resolveAll(file string, line, ti int, jcs []jcond) ([]shardkey.Cond, error) {
+	conds := make([]shardkey.Cond, len(jcs))
+	for i := range jcs {
+		c, err := b.resolve(file, line, ti, &jcs[i])
 		if err != nil {
 			return nil, err
 		}
-		conds = append(conds, c)
+		conds[i] = c
 	}
 	return conds, nil
 }
 
-func whereCols(raw json.RawMessage) []string {
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &m)
-	var cols []string
-	for k := range m {
-		cols = append(cols, k)
+func condCols(jcs []jcond) []string {
+	cols := make([]string, len(jcs))
+	for i := range jcs {
+		cols[i] = jcs[i].col
 	}
-	sort.Strings(cols)
 	return cols
+}
+
+// lineErr returns the error of a parsed line with its position.
+func lineErr(file string, jl *jline, allowed ...string) error {
+	if jl.err != nil {
+		if fe, ok := jl.err.(fieldErr); ok {
+			return shardkey.Errorf(file, jl.line, fe.field, "%s", fe.msg)
+		}
+		return shardkey.Errorf(file, jl.line, "", "%v", jl.err)
+	}
+	for _, f := range jl.fields {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == f
+		}
+		if !ok {
+			return shardkey.Errorf(file, jl.line, f, "unknown field (want %s)", strings.Join(allowed, ", "))
+		}
+	}
+	if jl.hasWt {
+		if err := checkWeight(jl.weight); err != nil {
+			return shardkey.Errorf(file, jl.line, "weight", "%v", err)
+		}
+	}
+	return nil
 }
 
 // ReadQueries reads a query sample file (see the package comment).
@@ -524,66 +494,36 @@ func (b *Builder) ReadQueries(file string) error {
 		return err
 	}
 	defer f.Close()
-	lr := newLineReader(f, file)
 	n := 0
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
+	err = forEachLine(file, f, parseLine, func(jl *jline) error {
+		if err := lineErr(file, jl, "where", "weight", "table", "kind", "name", "latency"); err != nil {
+			return err
 		}
-		m, err := decodeObject(line)
-		if err != nil {
-			return shardkey.Errorf(file, lr.line, "", "%v", err)
+		if !jl.hasWhr {
+			return shardkey.Errorf(file, jl.line, "where", `missing: want {"where": {"col": value}}`)
 		}
-		for k := range m {
-			switch k {
-			case "where", "weight", "table", "kind", "name", "latency":
-			default:
-				return shardkey.Errorf(file, lr.line, k, `unknown field (want where, weight, table, kind, name, latency)`)
-			}
-		}
-		raw, ok := m["where"]
-		if !ok {
-			return shardkey.Errorf(file, lr.line, "where", `missing: want {"where": {"col": value}}`)
-		}
-		ti, err := b.pickTable(file, lr.line, m, whereCols(raw))
+		ti, err := b.pickTable(file, jl, condCols(jl.where))
 		if err != nil {
 			return err
 		}
-		conds, err := b.where(file, lr.line, ti, raw, "where")
-		if err != nil {
-			return err
-		}
-		w, err := weightField(file, lr.line, m)
+		conds, err := b.resolveAll(file, jl.line, ti, jl.where)
 		if err != nil {
 			return err
 		}
 		kind := shardkey.Read
-		if raw, ok := m["kind"]; ok {
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return shardkey.Errorf(file, lr.line, "kind", "want a string")
-			}
-			if kind, err = shardkey.ParseKind(s); err != nil {
-				return shardkey.Errorf(file, lr.line, "kind", "%v", err)
+		if jl.kind != "" {
+			if kind, err = shardkey.ParseKind(jl.kind); err != nil {
+				return shardkey.Errorf(file, jl.line, "kind", "%v", err)
 			}
 		}
-		name := ""
-		if raw, ok := m["name"]; ok {
-			if err := json.Unmarshal(raw, &name); err != nil {
-				return shardkey.Errorf(file, lr.line, "name", "want a string")
-			}
+		if jl.latency != "" && jl.latency != "batch" && jl.latency != "interactive" {
+			return shardkey.Errorf(file, jl.line, "latency", `want "interactive" or "batch"`)
 		}
-		latency := ""
-		if raw, ok := m["latency"]; ok {
-			if err := json.Unmarshal(raw, &latency); err != nil || (latency != "batch" && latency != "interactive") {
-				return shardkey.Errorf(file, lr.line, "latency", `want "interactive" or "batch"`)
-			}
-		}
-		b.addInstance(ti, kind, name, latency, conds, w)
+		b.addInstance(ti, kind, jl.name, jl.latency, conds, jl.weight)
 		n++
-	}
-	if err := lr.err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if n == 0 {
@@ -592,37 +532,38 @@ func (b *Builder) ReadQueries(file string) error {
 	return nil
 }
 
-func weightField(file string, line int, m map[string]json.RawMessage) (float64, error) {
-	raw, ok := m["weight"]
-	if !ok {
-		return 1, nil
-	}
-	w, err := strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64)
-	if err != nil {
-		return 0, shardkey.Errorf(file, line, "weight", "%s is not a number", raw)
-	}
-	if err := checkWeight(w); err != nil {
-		return 0, shardkey.Errorf(file, line, "weight", "%v", err)
-	}
-	return w, nil
-}
-
 // addInstance adds one instance to the operation of its shape.
 func (b *Builder) addInstance(ti int, kind shardkey.Kind, name, latency string, conds []shardkey.Cond, w float64) {
 	t := b.W.Tables[ti]
-	shape := ShapeName(t, kind, conds)
-	if name == "" {
-		name = shape
-	}
-	key := name + "\x00" + shape
-	op := b.shapes[key]
+	b.key = appendShapeKey(b.key[:0], ti, kind, name, conds)
+	op := b.shapes[string(b.key)]
 	if op == nil {
+		shape := ShapeName(t, kind, conds)
+		if name == "" {
+			name = shape
+		}
 		op = &shardkey.Operation{Name: name, Table: ti, Kind: kind, Latency: latency}
-		b.shapes[key] = op
+		b.shapes[string(b.key)] = op
 		b.W.Ops = append(b.W.Ops, op)
 	}
 	op.Rate += w
 	op.Instances = append(op.Instances, shardkey.Instance{Weight: w, Conds: conds})
+}
+
+// appendShapeKey encodes what makes two statements the same operation.
+func appendShapeKey(b []byte, ti int, kind shardkey.Kind, name string, conds []shardkey.Cond) []byte {
+	b = strconv.AppendInt(b, int64(ti), 10)
+	b = append(b, byte('0'+kind), 0)
+	b = append(b, name...)
+	b = append(b, 0)
+	if kind == shardkey.Insert {
+		return b
+	}
+	for _, c := range conds {
+		b = strconv.AppendInt(b, int64(c.Col), 10)
+		b = append(b, byte('a'+c.Op), ',')
+	}
+	return b
 }
 
 // ShapeName describes a statement shape: "read orders where customer_id = ?
@@ -664,50 +605,24 @@ func (b *Builder) ReadTxns(file string) error {
 		return err
 	}
 	defer f.Close()
-	lr := newLineReader(f, file)
 	n := 0
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
-		m, err := decodeObject(line)
-		if err != nil {
-			return shardkey.Errorf(file, lr.line, "", "%v", err)
-		}
-		for k := range m {
-			switch k {
-			case "writes", "weight", "table", "name":
-			default:
-				return shardkey.Errorf(file, lr.line, k, `unknown field (want writes, weight, table, name)`)
-			}
-		}
-		raw, ok := m["writes"]
-		if !ok {
-			return shardkey.Errorf(file, lr.line, "writes", `missing: want {"writes": [{"col": value}, ...]}`)
-		}
-		var writes []json.RawMessage
-		if err := json.Unmarshal(raw, &writes); err != nil {
-			return shardkey.Errorf(file, lr.line, "writes", "want a list of objects: %v", jsonErr(err))
-		}
-		if len(writes) == 0 {
-			return shardkey.Errorf(file, lr.line, "writes", "empty transaction")
-		}
-		w, err := weightField(file, lr.line, m)
-		if err != nil {
+	err = forEachLine(file, f, parseLine, func(jl *jline) error {
+		if err := lineErr(file, jl, "writes", "weight", "table", "name"); err != nil {
 			return err
 		}
-		tx := shardkey.Txn{Weight: w}
-		if raw, ok := m["name"]; ok {
-			_ = json.Unmarshal(raw, &tx.Name)
+		if !jl.hasWr {
+			return shardkey.Errorf(file, jl.line, "writes", `missing: want {"writes": [{"col": value}, ...]}`)
 		}
-		for k, wr := range writes {
-			field := fmt.Sprintf("writes[%d]", k)
-			ti, err := b.pickTable(file, lr.line, m, whereCols(wr))
+		if len(jl.writes) == 0 {
+			return shardkey.Errorf(file, jl.line, "writes", "empty transaction")
+		}
+		tx := shardkey.Txn{Weight: jl.weight, Name: jl.name, Stmts: make([]shardkey.Stmt, 0, len(jl.writes))}
+		for _, wr := range jl.writes {
+			ti, err := b.pickTable(file, jl, condCols(wr))
 			if err != nil {
 				return err
 			}
-			conds, err := b.where(file, lr.line, ti, wr, field)
+			conds, err := b.resolveAll(file, jl.line, ti, wr)
 			if err != nil {
 				return err
 			}
@@ -715,8 +630,9 @@ func (b *Builder) ReadTxns(file string) error {
 		}
 		b.W.Txns = append(b.W.Txns, tx)
 		n++
-	}
-	if err := lr.err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if n == 0 {

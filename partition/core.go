@@ -3,6 +3,8 @@ package partition
 import (
 	"encoding/binary"
 	"fmt"
+	"hash"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"golang.org/x/crypto/blake2b"
@@ -71,14 +73,24 @@ func (b Blake2b) Hash(key []shardkey.Value) (Hash, error) {
 
 func (Blake2b) Point(key []shardkey.Value) (uint64, error) {
 	var buf [128]byte
-	h, err := blake2b.New(8, nil)
-	if err != nil {
-		return 0, err
-	}
+	h := blakePool.Get().(hash.Hash)
+	h.Reset()
 	h.Write(textKey(buf[:0], key, '|'))
 	var sum [8]byte
-	return binary.BigEndian.Uint64(h.Sum(sum[:0])), nil
+	p := binary.BigEndian.Uint64(h.Sum(sum[:0]))
+	blakePool.Put(h)
+	return p, nil
 }
+
+// blakePool holds 8-byte-digest BLAKE2b hashers: building one per key
+// costs more than hashing it.
+var blakePool = sync.Pool{New: func() any {
+	h, err := blake2b.New(8, nil)
+	if err != nil {
+		panic(err) // size 8 with no key is always valid
+	}
+	return h
+}}
 
 func (Blake2b) Layout(n int) (Layout, error) { return NewModulo(n) }
 

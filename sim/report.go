@@ -181,10 +181,12 @@ func cachedKeyStats(t *shardkey.Table, cols []int) KeyStats {
 }
 
 // rebalanceSample bounds the rows used for growth estimates.
-const rebalanceSample = 1 << 20
+const rebalanceSample = 1 << 17
 
 // rebalance reports, for the hash-keyed tables, the share of distinct keys
-// and of row weight that change shard from N to N+1 (and, for the engine's
+// and of row weight that change shard (estimated from at most
+// rebalanceSample evenly spaced rows per table: a sampling error below 0.3
+// points) from N to N+1 (and, for the engine's
 // own growth, N to 2N) under modulo, jump and ring placement of the
 // engine's points.
 func (s *Scheme) rebalance() []Move {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/shardkey/shardkey"
 )
@@ -50,6 +51,12 @@ type router struct {
 	set  []int
 	mark []bool
 	tmp  []int
+	// scratch for stmt
+	vals  [][]shardkey.Value
+	one   []shardkey.Value
+	idx   []int
+	combo []shardkey.Value
+	fkey  []byte
 }
 
 func newRouter(s *Scheme) *router {
@@ -146,8 +153,14 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 	// Hash and directory keys: every key column must be bound by Eq or IN.
 	combos := 1
 	fresh := false
-	var freshKey []byte
-	vals := make([][]shardkey.Value, len(tk.cols))
+	freshKey := r.fkey[:0]
+	if cap(r.vals) < len(tk.cols) {
+		r.vals = make([][]shardkey.Value, len(tk.cols))
+		r.one = make([]shardkey.Value, len(tk.cols))
+		r.idx = make([]int, len(tk.cols))
+		r.combo = make([]shardkey.Value, len(tk.cols))
+	}
+	vals := r.vals[:len(tk.cols)]
 	for j, c := range tk.cols {
 		cd := findCond(conds, c)
 		if cd == nil {
@@ -162,12 +175,13 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		case shardkey.Eq:
 			if cd.Fresh != shardkey.NotFresh {
 				fresh = true
-				freshKey = fmt.Appendf(freshKey, "f%d;", cd.FreshVar)
+				freshKey = append(strconv.AppendInt(append(freshKey, 'f'), int64(cd.FreshVar), 10), ';')
 				vals[j] = nil
 				continue
 			}
-			vals[j] = []shardkey.Value{cd.Val}
-			freshKey = keyString(append(freshKey, 'v'), []shardkey.Value{cd.Val})
+			r.one[j] = cd.Val
+			vals[j] = r.one[j : j+1]
+			freshKey = keyString(append(freshKey, 'v'), vals[j])
 			freshKey = append(freshKey, ';')
 		case shardkey.In:
 			if len(cd.List) == 0 {
@@ -185,6 +199,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 			return touch{kind: tAll}, nil // a range on a hash key scatters
 		}
 	}
+	r.fkey = freshKey
 	if fresh {
 		if combos > 1 {
 			// A fresh value with an IN list: each combination is its own
@@ -197,12 +212,12 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		return touch{kind: tUniform, varKey: string(freshKey)}, nil
 	}
 	// Enumerate the cross product.
-	for i := range r.mark {
-		r.mark[i] = false
-	}
 	r.tmp = r.tmp[:0]
-	idx := make([]int, len(tk.cols))
-	key := make([]shardkey.Value, len(tk.cols))
+	idx := r.idx[:len(tk.cols)]
+	for j := range idx {
+		idx[j] = 0
+	}
+	key := r.combo[:len(tk.cols)]
 	salted := false
 	for {
 		for j := range tk.cols {
@@ -239,6 +254,9 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		}
 	}
 	r.set = append(r.set[:0], r.tmp...)
+	for _, sh := range r.tmp {
+		r.mark[sh] = false // marks are clear between calls
+	}
 	if len(r.set) == 1 && !salted {
 		return touch{kind: tOne, one: r.set[0]}, nil
 	}
@@ -302,9 +320,6 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 		}
 		return touch{kind: tAll}, nil
 	}
-	for i := range r.mark {
-		r.mark[i] = false
-	}
 	r.tmp = r.tmp[:0]
 	add := func(lo, hi int) {
 		for sh := lo; sh <= hi && sh < n; sh++ {
@@ -365,6 +380,9 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 		}
 	}
 	r.set = append(r.set[:0], r.tmp...)
+	for _, sh := range r.tmp {
+		r.mark[sh] = false // marks are clear between calls
+	}
 	sort.Ints(r.set)
 	if (uniformSpan || kind == shardkey.Insert) && len(r.set) > 1 {
 		return touch{kind: tUniformOf, set: r.set}, nil

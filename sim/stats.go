@@ -52,10 +52,7 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		w   float64
 		row int
 	}
-	m := make(map[uint64]*agg, 1024)
-	key := make([]shardkey.Value, len(cols))
-	var buf []byte
-	total := 0.0
+	var aggs []agg
 	useCount := true
 	for i := 0; i < t.Rows; i++ {
 		if t.Weight(i) > 0 {
@@ -63,27 +60,52 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 			break
 		}
 	}
-	var h uint64
-	for i := 0; i < t.Rows; i++ {
-		for j, c := range cols {
-			key[j] = t.Columns[c].Value(i)
-		}
-		buf, h = keyHash(buf, key)
-		w := t.Weight(i)
+	weight := func(i int) float64 {
 		if useCount {
-			w = 1
+			return 1
 		}
-		total += w
-		if a, ok := m[h]; ok {
-			a.w += w
-		} else {
-			m[h] = &agg{w, i}
+		return t.Weight(i)
+	}
+	total := 0.0
+	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Nulls == nil && c.Ints != nil && len(c.Ints) == t.Rows {
+		// One integer column: index by the value itself.
+		idx := make(map[int64]int32, 1024)
+		for i, v := range c.Ints {
+			w := weight(i)
+			total += w
+			if j, ok := idx[v]; ok {
+				aggs[j].w += w
+			} else {
+				idx[v] = int32(len(aggs))
+				aggs = append(aggs, agg{w, i})
+			}
+		}
+	} else {
+		idx := make(map[uint64]int32, 1024)
+		key := make([]shardkey.Value, len(cols))
+		var buf []byte
+		var h uint64
+		for i := 0; i < t.Rows; i++ {
+			for j, c := range cols {
+				key[j] = t.Columns[c].Value(i)
+			}
+			buf, h = keyHash(buf, key)
+			w := weight(i)
+			total += w
+			if j, ok := idx[h]; ok {
+				aggs[j].w += w
+			} else {
+				idx[h] = int32(len(aggs))
+				aggs = append(aggs, agg{w, i})
+			}
 		}
 	}
+	key := make([]shardkey.Value, len(cols))
+	m := aggs
 	ks.Cardinality = len(m)
-	list := make([]*agg, 0, len(m))
-	for _, a := range m {
-		list = append(list, a)
+	list := make([]*agg, len(m))
+	for i := range m {
+		list[i] = &m[i]
 	}
 	sort.Slice(list, func(i, j int) bool {
 		if list[i].w != list[j].w {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/input"
@@ -232,26 +234,47 @@ func columnList(w *shardkey.Workload) string {
 	return strings.Join(parts, "; ")
 }
 
-// scoreAll scores every key of l, in order.
+// scoreAll scores every key of l and returns them in l's order. Keys are
+// compiled first, in order, so the first bad key is the one reported;
+// scoring then runs concurrently, since each candidate has sequential
+// parts (key statistics) that overlap with another's parallel routing.
 func scoreAll(l *loaded) ([]*sim.Candidate, error) {
-	var out []*sim.Candidate
-	for _, k := range l.keys {
+	schemes := make([]*sim.Scheme, len(l.keys))
+	for i, k := range l.keys {
 		d, err := shardkey.ParseDesign(k)
 		if err == nil {
-			var s *sim.Scheme
-			if s, err = sim.Compile(l.w, d, l.opts); err == nil {
-				var p *sim.Partial
-				if p, err = sim.Run(l.w, s, l.opts.Workers); err != nil {
-					return nil, err
-				}
-				out = append(out, s.Report(p))
-				continue
+			schemes[i], err = sim.Compile(l.w, d, l.opts)
+		}
+		if err != nil {
+			if l.keysFromFlags {
+				return nil, usageErr("-k: %v", err)
 			}
+			return nil, fmt.Errorf("%s: candidates: %w", l.w.Source, err)
 		}
-		if l.keysFromFlags {
-			return nil, usageErr("-k: %v", err)
+	}
+	out := make([]*sim.Candidate, len(schemes))
+	errs := make([]error, len(schemes))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, s := range schemes {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			p, err := sim.Run(l.w, s, l.opts.Workers)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			out[i] = s.Report(p)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("%s: candidates: %w", l.w.Source, err)
 	}
 	return out, nil
 }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestExitCodes: usage errors exit 2, input errors exit 1, each with one
+// clear message naming the file, line and field where there is one.
+func TestExitCodes(t *testing.T) {
+	rows := writeFile(t, "rows.csv", "user_id,weight\n1,1\n2,1\n")
+	badRows := writeFile(t, "bad.csv", "user_id,weight\n1,1\n2,NaN\n")
+	badYAML := writeFile(t, "bad.yaml", "name: x\ntables:\n  - name: t\n    columns:\n      - {name: a, gen: nope}\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{}, 2, "Usage"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"score", "--rows", rows, "-k", "hash(user_id"}, 2, `key "hash(user_id": at 13`},
+		{[]string{"score", "--rows", rows, "-k", "hash(nope)"}, 2, `no table has column(s) nope`},
+		{[]string{"score", "--rows", rows, "-k", "hash(user_id)", "--shards", "0"}, 2, "--shards 0"},
+		{[]string{"score", "--rows", rows, "-k", "hash(user_id)", "--shards", "-3"}, 2, "--shards -3"},
+		{[]string{"score", "--rows", rows, "-k", "hash(user_id)", "--format", "xml"}, 2, "--format"},
+		{[]string{"score", "--rows", rows, "-k", "hash(user_id)", "--engine", "oracle"}, 2, `unknown engine "oracle"`},
+		{[]string{"score", "--rows", rows}, 2, "no keys to score"},
+		{[]string{"score"}, 2, "no workload"},
+		{[]string{"score", "--rows", badRows, "-k", "hash(user_id)"}, 1, "bad.csv:3: weight: weight is NaN"},
+		{[]string{"score", "--rows", filepath.Join(t.TempDir(), "missing.csv"), "-k", "x"}, 1, "missing.csv"},
+		{[]string{"score", "--workload", badYAML, "-k", "a"}, 1, `bad.yaml:5: t.a: unknown gen "nope"`},
+		{[]string{"demo", "nosuch"}, 2, `no built-in scenario "nosuch"`},
+		{[]string{"demo", "social", "--variant", "nosuch"}, 2, `no variant "nosuch"`},
+		{[]string{"score", "--rows", rows, "-k", "hash(user_id)"}, 0, "hash(user_id)"},
+	} {
+		code, out, errs := runCmd(t, "", c.args...)
+		if code != c.code || !strings.Contains(out+errs, c.want) {
+			t.Errorf("shardkey %s: exit %d, output %q; want exit %d and %q", strings.Join(c.args, " "), code, out+errs, c.code, c.want)
+		}
+	}
+	// Nothing the user gave is modified.
+	data, _ := os.ReadFile(badRows)
+	if string(data) != "user_id,weight\n1,1\n2,NaN\n" {
+		t.Error("input file changed")
+	}
+}
+
+// TestPlaceJSON: place --format json prints value, hash and shard as
+// PRODUCT.md pins them; the shard is the engine's layout of its point.
+func TestPlaceJSON(t *testing.T) {
+	code, out, errs := runCmd(t, "", "place", "--engine", "redis", "--shards", "3", "--format", "json", "somekey", "foo{hash_tag}")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var got []struct {
+		Value string
+		Hash  int64
+		Shard int
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	// Redis documents CLUSTER KEYSLOT somekey = 11058 and foo{hash_tag} =
+	// 2515; redis-cli gives 3 masters 0-5460, 5461-10922, 10923-16383.
+	if len(got) != 2 || got[0].Hash != 11058 || got[0].Shard != 2 || got[1].Hash != 2515 || got[1].Shard != 0 {
+		t.Errorf("place redis = %+v", got)
+	}
+	// Values from standard input, generic engine: xxhash64 mod shards.
+	code, out, _ = runCmd(t, "42\n7\n", "place", "--shards", "5", "--format", "json")
+	if code != 0 {
+		t.Fatal(out)
+	}
+	var gen []struct {
+		Value string
+		Hash  uint64
+		Shard int
+	}
+	if err := json.Unmarshal([]byte(out), &gen); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []int64{42, 7} {
+		p, _ := partition.Generic{}.Point([]shardkey.Value{shardkey.IntValue(v)})
+		if gen[i].Hash != p || gen[i].Shard != int(p%5) {
+			t.Errorf("place %d = %+v; want hash %d shard %d", v, gen[i], p, p%5)
+		}
+	}
+	if code, _, errs := runCmd(t, "", "place", "--type", "int32", "x"); code != 1 || !strings.Contains(errs, `"x" is not an int32`) {
+		t.Errorf("bad value: exit %d %s", code, errs)
+	}
+}
+
+// TestFormats: table and markdown output carry the numbers.
+func TestFormats(t *testing.T) {
+	code, out, _ := runCmd(t, "", "demo", "social")
+	if code != 0 || !strings.Contains(out, "34,600/s") || !strings.Contains(out, "5,200 requests/s on 8 shards") {
+		t.Errorf("table output lacks the seed's numbers:\n%s", out)
+	}
+	code, out, _ = runCmd(t, "", "demo", "social", "--format", "markdown")
+	if code != 0 || !strings.Contains(out, "| 34,600 |") {
+		t.Errorf("markdown output lacks 34,600:\n%s", out)
+	}
+}

@@ -1,0 +1,375 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strconv"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/shardkey/shardkey"
+)
+
+// JSONL sample files are read by a pipeline: one goroutine reads lines in
+// batches, GOMAXPROCS workers parse them with fastjson into jline values
+// (no maps, nothing tied to the parser), and the caller consumes them in
+// file order, so results and the first error reported do not depend on
+// scheduling.
+
+const batchLines = 2048
+
+type batch struct {
+	first int      // line number of lines[0]
+	lines [][]byte // non-blank lines (nil for blank ones, kept for numbering)
+	out   []jline
+	done  chan struct{}
+}
+
+// jline is one parsed sample line.
+type jline struct {
+	line    int
+	err     error
+	fields  []string // top-level keys, for unknown-field checks
+	where   []jcond  // queries: the where clause
+	hasWhr  bool
+	writes  [][]jcond // transactions
+	hasWr   bool
+	weight  float64
+	hasWt   bool
+	table   string
+	hasTbl  bool
+	kind    string
+	name    string
+	latency string
+}
+
+// jcond is one "col": value of a where clause or write.
+type jcond struct {
+	col    string
+	op     shardkey.Op
+	vals   []scalar // Eq: one; In: the list
+	lo, hi scalar
+	bd     shardkey.Bounds // flags only
+	err    error           // message for field errField
+	errFld string
+}
+
+// forEachLine parses file's lines in parallel with parse and hands them to
+// consume in order. It stops at the first error consume returns.
+func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, line int) jline, consume func(*jline) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *batch, workers*2)
+	order := make(chan *batch, workers*4)
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		br := bufio.NewReaderSize(r, 1<<20)
+		line := 0
+		cur := &batch{first: 1, done: make(chan struct{})}
+		flush := func() bool {
+			select {
+			case jobs <- cur:
+			case <-stop:
+				return false
+			}
+			select {
+			case order <- cur:
+			case <-stop:
+				return false
+			}
+			cur = &batch{first: line + 1, done: make(chan struct{})}
+			return true
+		}
+		for {
+			b, err := br.ReadSlice('\n')
+			if err == bufio.ErrBufferFull {
+				full := append([]byte(nil), b...)
+				for err == bufio.ErrBufferFull {
+					b, err = br.ReadSlice('\n')
+					full = append(full, b...)
+					if len(full) > maxLine {
+						readErr <- shardkey.Errorf(file, line+1, "", "line longer than %d bytes", maxLine)
+						return
+					}
+				}
+				b = full
+			}
+			if len(b) > 0 {
+				line++
+				t := bytes.TrimSpace(b)
+				if len(t) == 0 {
+					cur.lines = append(cur.lines, nil)
+				} else {
+					cur.lines = append(cur.lines, append([]byte(nil), t...))
+				}
+				if len(cur.lines) == batchLines && !flush() {
+					return
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				readErr <- shardkey.Errorf(file, line+1, "", "%v", err)
+				return
+			}
+		}
+		if len(cur.lines) > 0 {
+			flush()
+		}
+	}()
+	for w := 0; w < workers; w++ {
+		go func() {
+			p := &lineParser{names: map[string]string{}}
+			for b := range jobs {
+				b.out = make([]jline, 0, len(b.lines))
+				for i, l := range b.lines {
+					if l == nil {
+						continue
+					}
+					b.out = append(b.out, parse(p, l, b.first+i))
+				}
+				close(b.done)
+			}
+		}()
+	}
+	var err error
+	for b := range order {
+		<-b.done
+		if err != nil {
+			continue
+		}
+		for i := range b.out {
+			if err = consume(&b.out[i]); err != nil {
+				close(stop)
+				break
+			}
+		}
+	}
+	if err == nil {
+		select {
+		case err = <-readErr:
+		default:
+		}
+	}
+	return err
+}
+
+// lineParser is one worker's parser state: fastjson's reusable parser and
+// interned column names (a sample repeats the same few names millions of
+// times).
+type lineParser struct {
+	fastjson.Parser
+	names map[string]string
+}
+
+func (p *lineParser) intern(b []byte) string {
+	if s, ok := p.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(p.names) < 4096 {
+		p.names[s] = s
+	}
+	return s
+}
+
+// parseLine parses one query or transaction line.
+func parseLine(p *lineParser, b []byte, line int) jline {
+	jl := jline{line: line, weight: 1}
+	if b[0] != '{' {
+		jl.err = fmt.Errorf("want a JSON object, got %.20q", b)
+		return jl
+	}
+	v, err := p.ParseBytes(b)
+	if err != nil {
+		jl.err = fmt.Errorf("invalid JSON: %v", err)
+		return jl
+	}
+	o, _ := v.Object()
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		key := string(k)
+		jl.fields = append(jl.fields, key)
+		switch key {
+		case "where":
+			jl.hasWhr = true
+			jl.where, jl.err = parseWhere(p, x, "where", jl.err)
+		case "writes":
+			jl.hasWr = true
+			arr, err := x.Array()
+			if err != nil {
+				if jl.err == nil {
+					jl.err = fieldErr{"writes", "want a list of objects"}
+				}
+				return
+			}
+			for i, wv := range arr {
+				var conds []jcond
+				conds, jl.err = parseWhere(p, wv, "writes", jl.err)
+				if jl.err != nil {
+					if fe, ok := jl.err.(fieldErr); ok && fe.field == "writes" {
+						jl.err = fieldErr{fmt.Sprintf("writes[%d]", i), fe.msg}
+					}
+				}
+				jl.writes = append(jl.writes, conds)
+			}
+		case "weight":
+			jl.hasWt = true
+			f, err := x.Float64()
+			if err != nil || x.Type() != fastjson.TypeNumber {
+				if jl.err == nil {
+					jl.err = fieldErr{"weight", fmt.Sprintf("%s is not a number", x)}
+				}
+				return
+			}
+			jl.weight = f
+		case "table", "kind", "name", "latency":
+			sb, err := x.StringBytes()
+			if err != nil {
+				if jl.err == nil {
+					jl.err = fieldErr{key, "want a string"}
+				}
+				return
+			}
+			switch key {
+			case "table":
+				jl.table, jl.hasTbl = string(sb), true
+			case "kind":
+				jl.kind = string(sb)
+			case "name":
+				jl.name = string(sb)
+			case "latency":
+				jl.latency = string(sb)
+			}
+		}
+	})
+	return jl
+}
+
+// fieldErr is a parse error at a field.
+type fieldErr struct{ field, msg string }
+
+func (e fieldErr) Error() string { return e.field + ": " + e.msg }
+
+func parseWhere(p *lineParser, v *fastjson.Value, field string, prev error) ([]jcond, error) {
+	o, err := v.Object()
+	if err != nil {
+		if prev == nil {
+			prev = fieldErr{field, fmt.Sprintf("want a JSON object, got %.30s", v.String())}
+		}
+		return nil, prev
+	}
+	conds := make([]jcond, 0, o.Len())
+	o.Visit(func(k []byte, x *fastjson.Value) {
+		conds = append(conds, parseCond(p.intern(k), x))
+	})
+	sort.SliceStable(conds, func(i, j int) bool { return conds[i].col < conds[j].col })
+	return conds, prev
+}
+
+func fastScalar(v *fastjson.Value) (scalar, error) {
+	switch v.Type() {
+	case fastjson.TypeString:
+		sb, _ := v.StringBytes()
+		return scalar{str: string(sb), isStr: true}, nil
+	case fastjson.TypeNumber:
+		s := v.String()
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return scalar{num: s, isInt: true, i: i}, nil
+		}
+		if _, err := strconv.ParseFloat(s, 64); err != nil {
+			return scalar{}, fmt.Errorf("invalid number %q", s)
+		}
+		return scalar{num: s}, nil
+	case fastjson.TypeNull:
+		return scalar{null: true}, nil
+	case fastjson.TypeTrue, fastjson.TypeFalse:
+		return scalar{}, fmt.Errorf("booleans are not supported as key values (%s)", v)
+	}
+	return scalar{}, fmt.Errorf("want a number or string, got %.30s", v.String())
+}
+
+func parseCond(col string, v *fastjson.Value) jcond {
+	c := jcond{col: col, op: shardkey.Eq}
+	fail := func(field, format string, args ...any) jcond {
+		c.err, c.errFld = fmt.Errorf(format, args...), field
+		return c
+	}
+	switch v.Type() {
+	case fastjson.TypeArray:
+		return fail(col, `a list is ambiguous: write {"in": [...]}`)
+	case fastjson.TypeObject:
+		o, _ := v.Object()
+		if o.Len() == 0 {
+			return fail(col, `empty condition: want a value, {"in": [...]} or {"gte": a, "lt": b}`)
+		}
+		if lst := o.Get("in"); lst != nil {
+			if o.Len() != 1 {
+				return fail(col, `"in" cannot be combined with other comparisons`)
+			}
+			items, err := lst.Array()
+			if err != nil {
+				return fail(col+".in", "want a JSON list")
+			}
+			c.op = shardkey.In
+			c.vals = make([]scalar, 0, len(items))
+			for k, it := range items {
+				s, err := fastScalar(it)
+				if err != nil {
+					return fail(fmt.Sprintf("%s.in[%d]", col, k), "%v", err)
+				}
+				c.vals = append(c.vals, s)
+			}
+			return c
+		}
+		if eq := o.Get("eq"); eq != nil && o.Len() == 1 {
+			return parseCond(col, eq)
+		}
+		c.op = shardkey.Range
+		var bad jcond
+		failed := false
+		o.Visit(func(k []byte, x *fastjson.Value) {
+			if failed {
+				return
+			}
+			key := string(k)
+			s, err := fastScalar(x)
+			if err != nil {
+				bad, failed = fail(col+"."+key, "%v", err), true
+				return
+			}
+			switch key {
+			case "gte", "gt":
+				if c.bd.HasLo {
+					bad, failed = fail(col, "two lower bounds"), true
+					return
+				}
+				c.lo, c.bd.HasLo, c.bd.LoIncl = s, true, key == "gte"
+			case "lte", "lt":
+				if c.bd.HasHi {
+					bad, failed = fail(col, "two upper bounds"), true
+					return
+				}
+				c.hi, c.bd.HasHi, c.bd.HiIncl = s, true, key == "lte"
+			default:
+				bad, failed = fail(col+"."+key, `unknown comparison %q (want in, eq, gte, gt, lte, lt)`, key), true
+			}
+		})
+		if failed {
+			return bad
+		}
+		return c
+	}
+	s, err := fastScalar(v)
+	if err != nil {
+		return fail(col, "%v", err)
+	}
+	c.vals = []scalar{s}
+	return c
+}
