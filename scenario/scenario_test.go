@@ -75,6 +75,8 @@ func TestBadSpecs(t *testing.T) {
 		{"", "x.yaml:1: empty scenario file"},
 		{"name: [\n", "x.yaml:1:"},
 		{"nmae: x\n", "x.yaml:1: field nmae not found"},
+		{"name: x\ntables:\n  - name: t\n    rowz: 5\n", "x.yaml:4: field rowz not found"},
+		{"name: x\ntables:\n  - name: t\n    columns:\n      - {name: a, gen: uniform, distinc: 5}\n", "x.yaml:5: field distinc not found"},
 		{"name: x\n", "x.yaml: tables: a scenario needs at least one table"},
 		{base + "shards: -1\n", "x.yaml: shards: -1"},
 		{base + "operations:\n  - {name: r, table: t, where: {nope: \"?\"}}\n", "x.yaml:8: operations.r.where.nope: table t has no column \"nope\""},

@@ -62,6 +62,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -155,6 +156,9 @@ type VariantSpec struct {
 
 // UnmarshalYAML methods record each element's line for error messages.
 func (t *TableSpec) UnmarshalYAML(n *yaml.Node) error {
+	if err := knownFields(n, TableSpec{}); err != nil {
+		return err
+	}
 	type plain TableSpec
 	if err := n.Decode((*plain)(t)); err != nil {
 		return err
@@ -164,6 +168,9 @@ func (t *TableSpec) UnmarshalYAML(n *yaml.Node) error {
 }
 
 func (c *ColumnSpec) UnmarshalYAML(n *yaml.Node) error {
+	if err := knownFields(n, ColumnSpec{}); err != nil {
+		return err
+	}
 	type plain ColumnSpec
 	if err := n.Decode((*plain)(c)); err != nil {
 		return err
@@ -173,6 +180,9 @@ func (c *ColumnSpec) UnmarshalYAML(n *yaml.Node) error {
 }
 
 func (o *OpSpec) UnmarshalYAML(n *yaml.Node) error {
+	if err := knownFields(n, OpSpec{}); err != nil {
+		return err
+	}
 	type plain OpSpec
 	if err := n.Decode((*plain)(o)); err != nil {
 		return err
@@ -182,6 +192,9 @@ func (o *OpSpec) UnmarshalYAML(n *yaml.Node) error {
 }
 
 func (t *TxnSpec) UnmarshalYAML(n *yaml.Node) error {
+	if err := knownFields(n, TxnSpec{}); err != nil {
+		return err
+	}
 	type plain TxnSpec
 	if err := n.Decode((*plain)(t)); err != nil {
 		return err
@@ -191,6 +204,9 @@ func (t *TxnSpec) UnmarshalYAML(n *yaml.Node) error {
 }
 
 func (s *StepSpec) UnmarshalYAML(n *yaml.Node) error {
+	if err := knownFields(n, StepSpec{}); err != nil {
+		return err
+	}
 	type plain StepSpec
 	if err := n.Decode((*plain)(s)); err != nil {
 		return err
@@ -200,6 +216,9 @@ func (s *StepSpec) UnmarshalYAML(n *yaml.Node) error {
 }
 
 func (v *VariantSpec) UnmarshalYAML(n *yaml.Node) error {
+	if err := knownFields(n, VariantSpec{}); err != nil {
+		return err
+	}
 	type plain VariantSpec
 	if err := n.Decode((*plain)(v)); err != nil {
 		return err
@@ -300,4 +319,31 @@ func (s *Spec) Variant(name string) (*VariantSpec, error) {
 		return nil, fmt.Errorf("scenario %s has no variants", s.Name)
 	}
 	return nil, fmt.Errorf("scenario %s has no variant %q (have: %s)", s.Name, name, strings.Join(names, ", "))
+}
+
+// knownFields rejects mapping keys that are not yaml fields of v's type:
+// the decoder's KnownFields does not reach inside custom unmarshalers.
+func knownFields(n *yaml.Node, v any) error {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	t := reflect.TypeOf(v)
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if tag != "" && tag != "-" {
+			names = append(names, tag)
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		ok := false
+		for _, name := range names {
+			ok = ok || name == k.Value
+		}
+		if !ok {
+			return fmt.Errorf("line %d: field %s not found (want one of %s)", k.Line, k.Value, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }

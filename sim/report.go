@@ -172,12 +172,10 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	return c
 }
 
-// keyStatsCache memoises key statistics per table and column list: they do
-// not depend on the partition function, and several candidates share them.
-var keyStatsCache = newStatsCache()
-
+// cachedKeyStats memoises key statistics per table and column list: they
+// do not depend on the partition function, and candidates share them.
 func cachedKeyStats(t *shardkey.Table, cols []int) KeyStats {
-	return keyStatsCache.get(t, cols)
+	return memo(t, fmt.Sprint("stats", cols), func() KeyStats { return ComputeKeyStats(t, cols) })
 }
 
 // rebalanceSample bounds the rows used for growth estimates.
@@ -190,42 +188,22 @@ const rebalanceSample = 1 << 17
 // own growth, N to 2N) under modulo, jump and ring placement of the
 // engine's points.
 func (s *Scheme) rebalance() []Move {
-	type pw struct {
-		p uint64
-		w float64
-	}
-	agg := map[uint64]float64{}
+	var pts []pointWeight
 	for ti, tk := range s.tables {
 		if tk.kind != kHash {
 			continue
 		}
 		t := s.w.Tables[ti]
-		step := 1
-		if t.Rows > rebalanceSample {
-			step = t.Rows / rebalanceSample
-		}
-		key := make([]shardkey.Value, len(tk.cols))
-		for i := 0; i < t.Rows; i += step {
-			for j, c := range tk.cols {
-				key[j] = t.Columns[c].Value(i)
-			}
-			p, err := tk.eng.Point(key)
-			if err != nil {
-				continue
-			}
-			agg[p] += t.Weight(i)
-		}
+		pts = append(pts, hashPoints(t, tk)...)
 	}
+	agg := pts
 	if len(agg) == 0 {
 		return nil
 	}
-	pts := make([]pw, 0, len(agg))
 	total := 0.0
-	for p, w := range agg {
-		pts = append(pts, pw{p, w})
-		total += w
+	for _, x := range pts {
+		total += x.w
 	}
-	sort.Slice(pts, func(i, j int) bool { return pts[i].p < pts[j].p })
 	n := s.N
 	measure := func(name string, a, b partition.Layout) Move {
 		m := Move{Placement: name, From: a.Shards(), To: b.Shards()}
@@ -261,4 +239,40 @@ func (s *Scheme) rebalance() []Move {
 		}
 	}
 	return out
+}
+
+type pointWeight struct {
+	p uint64
+	w float64
+}
+
+// hashPoints returns the distinct routing points of tk's key over (a
+// sample of at most rebalanceSample evenly spaced rows of) t, with their
+// summed row weights, sorted by point. Memoised per table, columns and
+// engine.
+func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
+	return memo(t, fmt.Sprint("points", tk.cols, tk.eng.Name()), func() []pointWeight {
+		step := 1
+		if t.Rows > rebalanceSample {
+			step = t.Rows / rebalanceSample
+		}
+		agg := map[uint64]float64{}
+		key := make([]shardkey.Value, len(tk.cols))
+		for i := 0; i < t.Rows; i += step {
+			for j, c := range tk.cols {
+				key[j] = t.Columns[c].Value(i)
+			}
+			p, err := tk.eng.Point(key)
+			if err != nil {
+				continue
+			}
+			agg[p] += t.Weight(i)
+		}
+		out := make([]pointWeight, 0, len(agg))
+		for p, w := range agg {
+			out = append(out, pointWeight{p, w})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].p < out[j].p })
+		return out
+	})
 }

@@ -480,31 +480,26 @@ func (s *Scheme) computeBounds() error {
 			bounds = append(bounds, []shardkey.Value{v})
 		}
 	} else {
-		type kw struct {
-			k []shardkey.Value
-			w float64
-		}
-		var all []kw
+		var all []keyWeight
 		total := 0.0
 		for _, ti := range rangeTables {
-			t := s.w.Tables[ti]
-			tk := s.tables[ti]
-			for i := 0; i < t.Rows; i++ {
-				k := make([]shardkey.Value, width)
-				for j := 0; j < width; j++ {
-					k[j] = t.Columns[tk.cols[j]].Value(i).Canonical()
-				}
-				all = append(all, kw{k, t.Weight(i)})
-				total += t.Weight(i)
+			kws := sortedKeys(s.w.Tables[ti], s.tables[ti].cols[:width])
+			all = append(all, kws...)
+			for _, x := range kws {
+				total += x.w
 			}
 		}
+		if len(rangeTables) > 1 {
+			all = append([]keyWeight(nil), all...)
+			sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+		}
 		if total == 0 {
+			all = append([]keyWeight(nil), all...)
 			for i := range all {
 				all[i].w = 1
 			}
 			total = float64(len(all))
 		}
-		sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
 		cum := 0.0
 		next := 1
 		for i := 0; i < len(all) && next < base; i++ {
@@ -550,4 +545,27 @@ func cmpTuple(a, b []shardkey.Value) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+type keyWeight struct {
+	k []shardkey.Value
+	w float64
+}
+
+// sortedKeys returns t's rows' key tuples (canonical values of cols) with
+// their weights, sorted by key. Memoised per table and columns.
+func sortedKeys(t *shardkey.Table, cols []int) []keyWeight {
+	return memo(t, fmt.Sprint("sorted", cols), func() []keyWeight {
+		all := make([]keyWeight, t.Rows)
+		flat := make([]shardkey.Value, t.Rows*len(cols))
+		for i := 0; i < t.Rows; i++ {
+			k := flat[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
+			for j, c := range cols {
+				k[j] = t.Columns[c].Value(i).Canonical()
+			}
+			all[i] = keyWeight{k, t.Weight(i)}
+		}
+		sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+		return all
+	})
 }

@@ -150,6 +150,9 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		if _, nested := inner.(*shardkey.SaltExpr); nested {
 			return nil, errors.New("salt of salt is not supported")
 		}
+		if m.Top > maxHot {
+			return nil, fmt.Errorf("salt top=%d: at most %d", m.Top, maxHot)
+		}
 		if m.K > s.N {
 			return nil, fmt.Errorf("salt over %d buckets needs at least %d shards, have %d", m.K, m.K, s.N)
 		}
@@ -160,6 +163,9 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		}
 	case *shardkey.IsolateExpr:
 		inner = m.Inner
+		if m.Top > maxHot {
+			return nil, fmt.Errorf("isolate top=%d: at most %d", m.Top, maxHot)
+		}
 		if m.Top >= s.N {
 			return nil, fmt.Errorf("isolating %d values needs more than %d shards", m.Top, s.N)
 		}
@@ -283,6 +289,17 @@ func keyString(b []byte, key []shardkey.Value) []byte {
 // hottest returns the encodings of the top key values of t by summed row
 // weight (ties broken by key order, for determinism).
 func hottest(t *shardkey.Table, cols []int, top int) []string {
+	list := memo(t, fmt.Sprint("hot", cols), func() []string { return hottestN(t, cols, maxHot) })
+	if len(list) > top {
+		list = list[:top]
+	}
+	return list
+}
+
+// maxHot bounds salt's and isolate's top=N.
+const maxHot = 1024
+
+func hottestN(t *shardkey.Table, cols []int, top int) []string {
 	type kw struct {
 		k string
 		w float64
