@@ -60,14 +60,14 @@ func readPGCSV(br *bufio.Reader, rs *readState) error {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				return shardkey.Errorf(rs.file, pe.Line, "", "not a csvlog record: %v", pe.Err)
 			}
-			return errAt(rs.file, line, err)
+			return errAt(rs.file, rs.line+1, err)
 		}
+		line, _ := r.FieldPos(0)
 		rs.line = line
 		if len(rec) < csvMin {
 			return shardkey.Errorf(rs.file, line, "", "not a csvlog record: %d fields, want at least %d (log_destination = 'csvlog')", len(rec), csvMin)
@@ -179,14 +179,14 @@ func readPGSS(br *bufio.Reader, rs *readState) error {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				return shardkey.Errorf(rs.file, pe.Line, "", "%v", pe.Err)
 			}
-			return errAt(rs.file, line, err)
+			return errAt(rs.file, rs.line+1, err)
 		}
+		line, _ := r.FieldPos(0)
 		rs.line = line
 		if len(rec) <= qi || len(rec) <= ci {
 			return shardkey.Errorf(rs.file, line, "", "%d fields, want %d", len(rec), len(hdr))

@@ -113,15 +113,18 @@ func (g arg) resolve(slots, params []lit) rv {
 	case argLit:
 		l = g.lit
 	case argSlot:
-		if g.n < len(slots) {
+		if g.n >= 0 && g.n < len(slots) {
 			l = slots[g.n]
 		} else {
 			l = lit{kind: litNone}
 		}
 	case argParam:
-		if g.n < len(params) {
+		switch {
+		case g.n < 0:
+			l = lit{kind: litNone} // $0 is no parameter
+		case g.n < len(params):
 			l = params[g.n]
-		} else {
+		default:
 			l = lit{kind: litNoValue}
 		}
 	case argNewest:

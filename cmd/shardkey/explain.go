@@ -175,7 +175,8 @@ func joinInts(xs []int) string {
 // addKeyColumns gives the statement's tables the key columns the
 // statement does not name (with no inputs, the tables are only what the
 // statement shows): a bare key goes to the first table when no table has
-// all its columns, a TABLE:KEY to its table. The added columns hold no
+// all its columns, a TABLE:KEY to its table (created when the statement
+// does not touch it). The added columns hold no
 // values, so a statement that leaves them out scatters, as it would.
 func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
 	add := func(t *shardkey.Table, cols []string) {
@@ -185,10 +186,17 @@ func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
 			}
 		}
 	}
-	for name, e := range d.Tables {
-		if t := w.Table(name); t != nil {
-			add(t, e.Columns())
+	for _, name := range d.Order {
+		e, ok := d.Tables[name]
+		if !ok {
+			continue
 		}
+		t := w.Table(name)
+		if t == nil { // a table of the design the statement does not touch
+			t = &shardkey.Table{Name: name}
+			w.Tables = append(w.Tables, t)
+		}
+		add(t, e.Columns())
 	}
 	if d.Default == nil {
 		return

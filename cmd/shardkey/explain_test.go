@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// genericShard computes the shard of an int64 key independently of sim:
+// the generic engine's point mod n.
+func genericShard(t *testing.T, v int64, n int) int {
+	t.Helper()
+	p, err := partition.Generic{}.Point([]shardkey.Value{shardkey.IntValue(v)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(p % uint64(n))
+}
+
+type route struct {
+	Shards  []int  `json:"shards"`
+	Scatter bool   `json:"scatter"`
+	Reason  string `json:"reason"`
+}
+
+func explainJSON(t *testing.T, args ...string) route {
+	t.Helper()
+	code, out, errs := runCmd(t, "", append([]string{"explain", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("explain %q: exit %d: %s", args, code, errs)
+	}
+	// Exactly the three fields.
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatalf("explain output %q: %v", out, err)
+	}
+	if len(raw) != 3 || raw["shards"] == nil || raw["scatter"] == nil || raw["reason"] == nil {
+		t.Fatalf("explain output %s: want exactly shards, scatter, reason", out)
+	}
+	var r route
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestExplain_HashKey(t *testing.T) {
+	r := explainJSON(t, "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id = 42")
+	want := route{
+		Shards: []int{genericShard(t, 42, 8)},
+		Reason: "user_id = 42 binds every column of the key hash(user_id) on posts: single-shard, shard " + itoa(genericShard(t, 42, 8)),
+	}
+	if !reflect.DeepEqual(r, want) {
+		t.Errorf("got %+v; want %+v", r, want)
+	}
+	// The same in MySQL syntax, with 16 shards.
+	r = explainJSON(t, "--shards", "16", "-k", "hash(user_id)", "SELECT * FROM `posts` WHERE `user_id` = 42")
+	if !reflect.DeepEqual(r.Shards, []int{genericShard(t, 42, 16)}) || r.Scatter {
+		t.Errorf("mysql: got %+v", r)
+	}
+}
+
+func TestExplain_Scatter(t *testing.T) {
+	r := explainJSON(t, "-k", "hash(user_id)", "SELECT * FROM posts WHERE body = 'x'")
+	if !r.Scatter || !reflect.DeepEqual(r.Shards, []int{0, 1, 2, 3, 4, 5, 6, 7}) || !strings.Contains(r.Reason, "scatter-gather to all 8 shards") {
+		t.Errorf("got %+v", r)
+	}
+}
+
+func TestExplain_InList(t *testing.T) {
+	r := explainJSON(t, "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id IN (1, 2, 3, 42)")
+	set := map[int]bool{}
+	for _, v := range []int64{1, 2, 3, 42} {
+		set[genericShard(t, v, 8)] = true
+	}
+	var want []int
+	for s := range set {
+		want = append(want, s)
+	}
+	sort.Ints(want)
+	if r.Scatter || !reflect.DeepEqual(r.Shards, want) {
+		t.Errorf("got %+v; want shards %v", r, want)
+	}
+}
+
+func TestExplain_ReferenceTable(t *testing.T) {
+	key := "posts:hash(user_id); users:replicate"
+	r := explainJSON(t, "-k", key, "SELECT p.body FROM posts p JOIN users u ON u.id = p.user_id WHERE p.user_id = 42")
+	if r.Scatter || !reflect.DeepEqual(r.Shards, []int{genericShard(t, 42, 8)}) || !strings.Contains(r.Reason, "users is a reference table") {
+		t.Errorf("join with a reference table: got %+v", r)
+	}
+	r = explainJSON(t, "-k", key, "UPDATE users SET name = 'x' WHERE id = 42")
+	if !r.Scatter || len(r.Shards) != 8 || !strings.Contains(r.Reason, "must change every copy") {
+		t.Errorf("write to a reference table: got %+v", r)
+	}
+}
+
+func TestExplain_Inputs(t *testing.T) {
+	// With a query log as input, the table and column types come from it.
+	log := filepath.Join("..", "..", "sqllog", "testdata", "pg-stderr.log")
+	if _, err := os.Stat(log); err != nil {
+		t.Skip(err)
+	}
+	r := explainJSON(t, "--log", log, "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id = 42")
+	if r.Scatter || !reflect.DeepEqual(r.Shards, []int{genericShard(t, 42, 8)}) {
+		t.Errorf("got %+v", r)
+	}
+}
+
+func TestExplain_Errors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"explain", "-k", "hash(a)"}, 2, "give the SQL statement"},
+		{[]string{"explain", "SELECT 1 FROM t"}, 2, "give one key with -k"},
+		{[]string{"explain", "-k", "hash(a)", "--dialect", "oracle", "SELECT * FROM t"}, 2, "unknown dialect"},
+		{[]string{"explain", "-k", "hash(a)", "SELEC * FROM t"}, 1, "neither parser accepts the statement"},
+		{[]string{"explain", "-k", "hash(a)", "SELECT * FROM t WHERE a = $1"}, 1, "bind parameters"},
+		{[]string{"explain", "-k", "hash(a)", "BEGIN"}, 1, "reads or writes no table"},
+	} {
+		code, _, errs := runCmd(t, "", c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit %d with %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
+
+func TestExplain_Text(t *testing.T) {
+	code, out, errs := runCmd(t, "", "explain", "-k", "hash(user_id)", "SELECT * FROM `posts` WHERE user_id = 42")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"dialect: mysql (backtick-quoted identifiers)", "shards:  " + itoa(genericShard(t, 42, 8)), "reason:  user_id = 42"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package sqllog
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+// pgbenchLog returns n lines of a PostgreSQL stderr log of pgbench's
+// simple-protocol TPC-B-like script, 16 sessions interleaved.
+func pgbenchLog(n int) string {
+	var sb strings.Builder
+	stmts := []string{
+		"BEGIN;",
+		"UPDATE pgbench_accounts SET abalance = abalance + %d WHERE aid = %d;",
+		"SELECT abalance FROM pgbench_accounts WHERE aid = %[2]d;",
+		"UPDATE pgbench_tellers SET tbalance = tbalance + %[1]d WHERE tid = %[3]d;",
+		"UPDATE pgbench_branches SET bbalance = bbalance + %[1]d WHERE bid = %[4]d;",
+		"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%[3]d, %[4]d, %[2]d, %[1]d, CURRENT_TIMESTAMP);",
+		"END;",
+	}
+	for i := 0; i < n; i++ {
+		sess := i % 16
+		k := (i / 16) % len(stmts)
+		x := i*7919 + sess
+		sql := stmts[k]
+		if strings.Contains(sql, "%") {
+			sql = fmt.Sprintf(sql, x%5000-2500, x%100000+1, x%100+1, x%10+1)
+		}
+		fmt.Fprintf(&sb, "2024-03-01 10:%02d:%02d.%03d UTC [%d] bench@bench LOG:  statement: %s\n", (i/60000)%60, (i/1000)%60, i%1000, 4000+sess, sql)
+	}
+	return sb.String()
+}
+
+// BenchmarkStderr reports log lines read per second per core (lines/s
+// divided by GOMAXPROCS) for a pgbench log in stderr format.
+func BenchmarkStderr(b *testing.B) {
+	const n = 200000
+	text := pgbenchLog(n)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for range b.N {
+		w := &shardkey.Workload{}
+		if err := Read(context.Background(), w, strings.NewReader(text), "bench.log", Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	perSec := float64(n) * float64(b.N) / b.Elapsed().Seconds()
+	b.ReportMetric(perSec, "lines/s")
+	b.ReportMetric(perSec/float64(runtime.GOMAXPROCS(0)), "lines/s/core")
+}
+
+// BenchmarkNormalize measures the shape key and literal extraction alone.
+func BenchmarkNormalize(b *testing.B) {
+	sql := "UPDATE pgbench_accounts SET abalance = abalance + -1234 WHERE aid = 56789;"
+	var buf []byte
+	for range b.N {
+		buf, _ = normalize(buf, sql, Postgres)
+	}
+}
