@@ -16,7 +16,7 @@ func pgbenchLog(n int) string {
 	var sb strings.Builder
 	stmts := []string{
 		"BEGIN;",
-		"UPDATE pgbench_accounts SET abalance = abalance + %d WHERE aid = %d;",
+		"UPDATE pgbench_accounts SET abalance = abalance + %[1]d WHERE aid = %[2]d;",
 		"SELECT abalance FROM pgbench_accounts WHERE aid = %[2]d;",
 		"UPDATE pgbench_tellers SET tbalance = tbalance + %[1]d WHERE tid = %[3]d;",
 		"UPDATE pgbench_branches SET bbalance = bbalance + %[1]d WHERE bid = %[4]d;",
@@ -30,6 +30,7 @@ func pgbenchLog(n int) string {
 		sql := stmts[k]
 		if strings.Contains(sql, "%") {
 			sql = fmt.Sprintf(sql, x%5000-2500, x%100000+1, x%100+1, x%10+1)
+			sql = strings.Split(sql, "%!")[0] // arguments a statement does not use
 		}
 		fmt.Fprintf(&sb, "2024-03-01 10:%02d:%02d.%03d UTC [%d] bench@bench LOG:  statement: %s\n", (i/60000)%60, (i/1000)%60, i%1000, 4000+sess, sql)
 	}
