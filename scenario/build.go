@@ -684,7 +684,9 @@ func (b *builder) txn(ts *TxnSpec) error {
 		ti     int
 		kind   shardkey.Kind
 		where  []whereEntry
-		repeat int
+		lo, hi int             // repeat count range
+		remote map[int]float64 // column index -> probability of another value
+		prob   float64
 	}
 	var steps []step
 	for i, st := range ts.Steps {
@@ -708,14 +710,38 @@ func (b *builder) txn(ts *TxnSpec) error {
 		if kind == shardkey.Insert && len(wh) > 0 {
 			return shardkey.Errorf(b.file, st.Line, sctx+".where", "an insert has no filter")
 		}
-		rep := st.Repeat
-		if rep == 0 {
-			rep = 1
+		lo, hi := 1, 1
+		if st.Repeat != "" {
+			a, z, isRange := strings.Cut(st.Repeat, "-")
+			var err1, err2 error
+			lo, err1 = strconv.Atoi(strings.TrimSpace(a))
+			hi = lo
+			if isRange {
+				hi, err2 = strconv.Atoi(strings.TrimSpace(z))
+			}
+			if err1 != nil || err2 != nil || lo < 1 || hi < lo || hi > 1000 {
+				return shardkey.Errorf(b.file, st.Line, sctx+".repeat", "%q: want N or LO-HI in 1..1000", st.Repeat)
+			}
 		}
-		if rep < 1 || rep > 1000 {
-			return shardkey.Errorf(b.file, st.Line, sctx+".repeat", "%d: must be in 1..1000", st.Repeat)
+		remote := map[int]float64{}
+		for col, p := range st.Remote {
+			ci := b.w.Tables[ti].ColumnIndex(col)
+			if ci < 0 {
+				return shardkey.Errorf(b.file, st.Line, sctx+".remote."+col, "table %s has no column %q", st.Table, col)
+			}
+			if p < 0 || p > 1 || math.IsNaN(p) {
+				return shardkey.Errorf(b.file, st.Line, sctx+".remote."+col, "%v: want a probability in 0..1", p)
+			}
+			remote[ci] = p
 		}
-		steps = append(steps, step{ti, kind, wh, rep})
+		prob := 1.0
+		if st.Prob != nil {
+			prob = *st.Prob
+			if prob < 0 || prob > 1 || math.IsNaN(prob) {
+				return shardkey.Errorf(b.file, st.Line, sctx+".prob", "%v: want a probability in 0..1", prob)
+			}
+		}
+		steps = append(steps, step{ti, kind, wh, lo, hi, remote, prob})
 	}
 	k := b.s.ParamSamples
 	for n := 0; n < k; n++ {
@@ -723,9 +749,13 @@ func (b *builder) txn(ts *TxnSpec) error {
 		bound := map[string]shardkey.Cond{}
 		boundBy := map[string]int{} // table whose fresh id a name was bound to
 		var freshVar int32
+		var remote map[int]float64
 		draw := func(ti, ci int) shardkey.Cond {
 			name := b.w.Tables[ti].Columns[ci].Name
 			if c, ok := bound[name]; ok {
+				if p := remote[ci]; p > 0 && c.Fresh == shardkey.NotFresh && b.rng.Float64() < p {
+					return b.other(ti, ci, c)
+				}
 				c.Col = ci
 				return c
 			}
@@ -744,7 +774,15 @@ func (b *builder) txn(ts *TxnSpec) error {
 		}
 		for _, st := range steps {
 			t := b.w.Tables[st.ti]
-			for r := 0; r < st.repeat; r++ {
+			remote = st.remote
+			if st.prob < 1 && b.rng.Float64() >= st.prob {
+				continue
+			}
+			reps := st.lo
+			if st.hi > st.lo {
+				reps = st.lo + b.rng.IntN(st.hi-st.lo+1)
+			}
+			for r := 0; r < reps; r++ {
 				var conds []shardkey.Cond
 				if st.kind == shardkey.Insert {
 					var own []shardkey.Cond
@@ -852,4 +890,21 @@ func (s *Spec) checkEmpty() error {
 		}
 	}
 	return nil
+}
+
+// other returns an equality on column ci of table ti with a value other
+// than c's: drawn from the column's distribution (or its rows), retried a
+// few times to differ, as TPC-C picks a remote warehouse.
+func (b *builder) other(ti, ci int, c shardkey.Cond) shardkey.Cond {
+	g := b.gens[ti][ci]
+	t := b.w.Tables[ti]
+	v := c.Val
+	for try := 0; try < 32 && v == c.Val; try++ {
+		if g.finite() && !g.inherited {
+			v = g.draw(b.rng)
+		} else {
+			v = t.Columns[ci].Value(b.rng.IntN(t.Rows))
+		}
+	}
+	return shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: v}
 }

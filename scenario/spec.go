@@ -48,6 +48,10 @@
 // per_parent: N (or "1-5") has N rows per row of T, copying the columns that
 // T also has (an order's line items carry its order_id and customer_id).
 //
+// Transaction steps run `repeat` times (N, or LO-HI uniformly), with
+// probability `prob`; `remote: {col: p}` makes a step use, with probability
+// p, another value of col than the one the transaction shares.
+//
 // Filter values (where): "?" is a parameter drawn from the column's values
 // (each distinct value with its exact probability for uniform and zipf
 // columns; a sample of rows otherwise), "recent" is a range over the newest
@@ -138,11 +142,19 @@ type TxnSpec struct {
 
 // StepSpec is one statement of a transaction.
 type StepSpec struct {
-	Table  string    `yaml:"table"`
-	Kind   string    `yaml:"kind"`
-	Where  yaml.Node `yaml:"where"`
-	Repeat int       `yaml:"repeat"`
-	Line   int       `yaml:"-"`
+	Table string    `yaml:"table"`
+	Kind  string    `yaml:"kind"`
+	Where yaml.Node `yaml:"where"`
+	// Repeat is how many times the statement runs: N, or LO-HI for a
+	// uniform count (TPC-C's 5-15 order lines).
+	Repeat string `yaml:"repeat"`
+	// Remote gives, per column, the probability (0..1) that this step
+	// uses a different value from the one the transaction shares (TPC-C:
+	// 1% of order lines from a remote warehouse's stock).
+	Remote map[string]float64 `yaml:"remote"`
+	// Prob is the probability (0..1, default 1) that the step runs at all.
+	Prob *float64 `yaml:"prob"`
+	Line int      `yaml:"-"`
 }
 
 // VariantSpec is a named change to the base spec.
