@@ -29,6 +29,15 @@ func (v vecA) where() string { return fmt.Sprintf("vector %d (input %v)", v.i, v
 
 func (v vecA) has(k string) bool { _, ok := v.m[k]; return ok }
 
+// wantKind fails the test unless the vector's output_kind is kind, so a
+// vector of a kind the checker does not understand is never passed over.
+func (v vecA) wantKind(kind string) {
+	v.t.Helper()
+	if k := v.str("output_kind"); k != kind {
+		v.t.Fatalf("%s: unknown output_kind %q (this checker knows %q)", v.where(), k, kind)
+	}
+}
+
 func (v vecA) str(k string) string {
 	v.t.Helper()
 	s, ok := v.m[k].(string)
@@ -102,8 +111,8 @@ func layoutA(t testing.TB, e Engine, n int) Layout {
 	return l
 }
 
-func TestVectors_Redis(t *testing.T) {
-	f := loadVectors(t, "redis_cluster.json")
+func checkRedisVectors(t *testing.T, file string) {
+	f := loadVectors(t, file)
 	e := Redis{}
 	checked := 0
 	eachA(t, f, func(v vecA) {
@@ -129,7 +138,7 @@ func TestVectors_Redis(t *testing.T) {
 		}
 		checked++
 	})
-	t.Logf("redis_cluster.json: %d vectors checked", checked)
+	t.Logf("%s: %d vectors checked", file, checked)
 }
 
 func TestRedis_CRC16Check(t *testing.T) {
@@ -178,11 +187,12 @@ func cqlValue(t *testing.T, v vecA, cqlType string, x any) shardkey.Value {
 	return shardkey.Value{}
 }
 
-func TestVectors_Cassandra(t *testing.T) {
-	f := loadVectors(t, "cassandra_murmur3.json")
+func checkCassandraVectors(t *testing.T, file string) {
+	f := loadVectors(t, file)
 	e := Cassandra{}
 	checked, quirk := 0, 0
 	eachA(t, f, func(v vecA) {
+		v.wantKind("murmur3_token_int64")
 		enc := v.str("input_encoding")
 		cqlType := v.str("cql_type")
 		var key []shardkey.Value
@@ -226,7 +236,7 @@ func TestVectors_Cassandra(t *testing.T) {
 		}
 		checked++
 	})
-	t.Logf("cassandra_murmur3.json: %d vectors checked (%d with the signed-tail quirk)", checked, quirk)
+	t.Logf("%s: %d vectors checked (%d with the signed-tail quirk)", file, checked, quirk)
 }
 
 func TestCassandra_SpecialTokens(t *testing.T) {
@@ -362,12 +372,13 @@ func parseMongoInput(t *testing.T, v vecA) mongoInput {
 	return mongoInput{}
 }
 
-func TestVectors_MongoDB(t *testing.T) {
-	f := loadVectors(t, "mongodb_hashed.json")
+func checkMongoDBVectors(t *testing.T, file string) {
+	f := loadVectors(t, file)
 	e := MongoDB{}
 	checked, chunks := 0, 0
 	var rawOnly []string
 	eachA(t, f, func(v vecA) {
+		v.wantKind("hashed_shard_key_int64")
 		if enc := v.str("input_encoding"); enc != "BSON value (type named in input)" {
 			t.Fatalf("%s: unknown input_encoding %q", v.where(), enc)
 		}
@@ -402,7 +413,7 @@ func TestVectors_MongoDB(t *testing.T) {
 		}
 		checked++
 	})
-	t.Logf("mongodb_hashed.json: %d vectors checked, %d initial-chunk indices", checked, chunks)
+	t.Logf("%s: %d vectors checked, %d initial-chunk indices", file, checked, chunks)
 	t.Logf("checked through MongoHashElement with raw BSON value bytes, no shardkey.Value exists for: %s",
 		strings.Join(rawOnly, "; "))
 }
@@ -423,11 +434,12 @@ func TestMongoDB_Squashing(t *testing.T) {
 	}
 }
 
-func TestVectors_Kafka(t *testing.T) {
-	f := loadVectors(t, "kafka_default_partitioner.json")
+func checkKafkaVectors(t *testing.T, file string) {
+	f := loadVectors(t, file)
 	java, rdk := Kafka{}, KafkaLibrdkafka{}
 	checked, parts := 0, 0
 	eachA(t, f, func(v vecA) {
+		v.wantKind("murmur2_int32")
 		var key []shardkey.Value
 		switch enc := v.str("input_encoding"); enc {
 		case "StringSerializer (UTF-8 bytes)":
@@ -494,7 +506,7 @@ func TestVectors_Kafka(t *testing.T) {
 		}
 		checked++
 	})
-	t.Logf("kafka_default_partitioner.json: %d vectors checked, %d partition numbers", checked, parts)
+	t.Logf("%s: %d vectors checked, %d partition numbers", file, checked, parts)
 }
 
 var reKetamaPool = regexp.MustCompile(`Server pool used by the project test: (.*?)\.?$`)
@@ -505,7 +517,7 @@ func ketamaPool(t *testing.T, algorithm string) []KetamaServer {
 	t.Helper()
 	m := reKetamaPool.FindStringSubmatch(algorithm)
 	if m == nil {
-		t.Fatal("ketama_libmemcached.json: algorithm names no server pool")
+		t.Fatal("ketama vectors: algorithm names no server pool")
 	}
 	var pool []KetamaServer
 	for _, s := range strings.Split(m[1], ",") {
@@ -529,8 +541,8 @@ func ketamaPool(t *testing.T, algorithm string) []KetamaServer {
 	return pool
 }
 
-func TestVectors_Ketama(t *testing.T) {
-	f := loadVectors(t, "ketama_libmemcached.json")
+func checkKetamaVectors(t *testing.T, file string) {
+	f := loadVectors(t, file)
 	pool := ketamaPool(t, f.Algorithm)
 	if len(pool) != 8 {
 		t.Fatalf("ketama pool has %d servers; want the test's 8", len(pool))
@@ -546,6 +558,7 @@ func TestVectors_Ketama(t *testing.T) {
 	e := Ketama{}
 	checked := 0
 	eachA(t, f, func(v vecA) {
+		v.wantKind("server_host")
 		if enc := v.str("input_encoding"); enc != "raw key bytes (ASCII)" {
 			t.Fatalf("%s: unknown input_encoding %q", v.where(), enc)
 		}
@@ -577,5 +590,5 @@ func TestVectors_Ketama(t *testing.T) {
 		}
 		checked++
 	})
-	t.Logf("ketama_libmemcached.json: %d vectors checked (libmemcached and spymemcached servers)", checked)
+	t.Logf("%s: %d vectors checked (libmemcached and spymemcached servers)", file, checked)
 }

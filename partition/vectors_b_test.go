@@ -130,10 +130,10 @@ func parseUUID(t *testing.T, s string) shardkey.Value {
 	return shardkey.Value{Type: shardkey.UUID, Str: string(b)}
 }
 
-func TestVectorsPostgres(t *testing.T) {
+func checkPostgresVectors(t *testing.T, file string) {
 	e := mustLookup(t, "postgres")
 	checked := 0
-	for i, v := range loadB(t, "postgresql_hash.json") {
+	for i, v := range loadB(t, file) {
 		name := fmt.Sprintf("%d/%s/%v", i, v.str("input_encoding"), v["input"])
 		var val shardkey.Value
 		switch enc := v.str("input_encoding"); {
@@ -149,8 +149,12 @@ func TestVectorsPostgres(t *testing.T) {
 			t.Fatalf("%s: unknown encoding", name)
 		}
 		key := []shardkey.Value{val}
-		if kind := v.str("output_kind"); strings.HasPrefix(kind, "hash_partition_remainder_modulus_") {
-			n, _ := strconv.Atoi(strings.TrimPrefix(kind, "hash_partition_remainder_modulus_"))
+		kind := v.str("output_kind")
+		if strings.HasPrefix(kind, "hash_partition_remainder_modulus_") {
+			n, err := strconv.Atoi(strings.TrimPrefix(kind, "hash_partition_remainder_modulus_"))
+			if err != nil || n < 1 {
+				t.Fatalf("%s: unknown output_kind %q", name, kind)
+			}
 			if got, want := shardOf(t, e, key, n), int(v.int(t, "output")); got != want {
 				t.Errorf("%s: partition %d, want %d", name, got, want)
 			}
@@ -159,6 +163,12 @@ func TestVectorsPostgres(t *testing.T) {
 			}
 			checked++
 			continue
+		}
+		// The int32 hash PostgreSQL applies to the input's type.
+		wantKind := map[shardkey.Type]string{shardkey.Int32: "hashint4_int32", shardkey.Int64: "hashint8_int32",
+			shardkey.Text: "hashtext_int32", shardkey.UUID: "uuid_hash_int32"}[val.Type]
+		if kind != wantKind {
+			t.Fatalf("%s: unknown output_kind %q for a %s input (want %q)", name, kind, val.Type, wantKind)
 		}
 		h, err := e.Hash(key)
 		if err != nil {
@@ -196,7 +206,7 @@ func TestVectorsPostgres(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("checked %d postgres vectors", checked)
+	t.Logf("%s: checked %d postgres vectors", file, checked)
 }
 
 func mustPG64(t *testing.T, v shardkey.Value, seed uint64) uint64 {
@@ -208,11 +218,18 @@ func mustPG64(t *testing.T, v shardkey.Value, seed uint64) uint64 {
 	return h
 }
 
-func TestVectorsCitus(t *testing.T) {
+func checkCitusVectors(t *testing.T, file string) {
 	e := mustLookup(t, "citus")
 	checked := 0
-	for i, v := range loadB(t, "citus_hash_distribution.json") {
+	for i, v := range loadB(t, file) {
 		name := fmt.Sprintf("%d/%s/%v", i, v.str("input_encoding"), v["input"])
+		wantKind := "worker_hash_int32"
+		if v.str("input_encoding") == "shard layout" {
+			wantKind = "shard_min_max_hash_inclusive"
+		}
+		if k := v.str("output_kind"); k != wantKind {
+			t.Fatalf("%s: unknown output_kind %q (want %q)", name, k, wantKind)
+		}
 		switch v.str("input_encoding") {
 		case "shard layout":
 			in := v["input"].(map[string]any)
@@ -277,13 +294,20 @@ func TestVectorsCitus(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("checked %d citus vectors", checked)
+	t.Logf("%s: checked %d citus vectors", file, checked)
 }
 
-func TestVectorsElasticsearch(t *testing.T) {
+func checkElasticsearchVectors(t *testing.T, file string) {
 	checked := 0
-	for i, v := range loadB(t, "elasticsearch_routing.json") {
+	for i, v := range loadB(t, file) {
 		name := fmt.Sprintf("%d/%v", i, v["input"])
+		// Every routing string is hashed as Java's UTF-16 code units.
+		switch enc := v.str("input_encoding"); {
+		case strings.HasPrefix(enc, "Java String -> UTF-16"), strings.HasPrefix(enc, "_id or _routing string (UTF-16LE"),
+			enc == "routing and id strings", enc == "utf8 string":
+		default:
+			t.Fatalf("%s: unknown input_encoding %q", name, enc)
+		}
 		switch v.str("output_kind") {
 		case "murmur3_x86_32_signed_int32":
 			s := v.str("input")
@@ -345,15 +369,18 @@ func TestVectorsElasticsearch(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("checked %d elasticsearch vectors", checked)
+	t.Logf("%s: checked %d elasticsearch vectors", file, checked)
 }
 
-func TestVectorsYugabyte(t *testing.T) {
+func checkYugabyteVectors(t *testing.T, file string) {
 	e := mustLookup(t, "yugabyte")
 	checked, skipped := 0, 0
-	for i, v := range loadB(t, "yugabytedb_yb_hash_code.json") {
+	for i, v := range loadB(t, file) {
 		enc := v.str("input_encoding")
 		name := fmt.Sprintf("%d/%s/%v", i, enc, v["input"])
+		if k := v.str("output_kind"); k != "yb_hash_code_uint16" {
+			t.Fatalf("%s: unknown output_kind %q", name, k)
+		}
 		if strings.Contains(enc, "enum") {
 			t.Logf("skipped %s: enum hash-column encoding (enum OID/sort order) is not derived in the vectors and enums are not a shardkey type", name)
 			skipped++
@@ -415,7 +442,7 @@ func TestVectorsYugabyte(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("checked %d yugabyte vectors, skipped %d (enum)", checked, skipped)
+	t.Logf("%s: checked %d yugabyte vectors, skipped %d (enum)", file, checked, skipped)
 }
 
 var vtVindexEngine = map[string]string{
@@ -428,9 +455,9 @@ var vtVindexEngine = map[string]string{
 	"reverse_bits":         "vitess-reverse-bits",
 }
 
-func TestVectorsVitess(t *testing.T) {
+func checkVitessVectors(t *testing.T, file string) {
 	checked := 0
-	for i, v := range loadB(t, "vitess_vindexes.json") {
+	for i, v := range loadB(t, file) {
 		enc := v.str("input_encoding")
 		name := fmt.Sprintf("%d/%s/%s/%q", i, v.str("vindex"), enc, v.str("input"))
 		spec, ok := vtVindexEngine[v.str("vindex")]
@@ -509,13 +536,19 @@ func TestVectorsVitess(t *testing.T) {
 			t.Errorf("cross_check %d: %s, want %s", id, got, want)
 		}
 	}
-	t.Logf("checked %d vitess vectors and the 2 cross_check routes", checked)
+	t.Logf("%s: checked %d vitess vectors and the 2 cross_check routes", file, checked)
 }
 
-func TestVectorsJump(t *testing.T) {
+func checkJumpVectors(t *testing.T, file string) {
 	checked := 0
-	for i, v := range loadB(t, "jump_consistent_hash.json") {
-		in := v["input"].(map[string]any)
+	for i, v := range loadB(t, file) {
+		if v.str("input_encoding") != "uint64 key" || v.str("output_kind") != "bucket" {
+			t.Fatalf("%d: unknown input_encoding %q or output_kind %q", i, v.str("input_encoding"), v.str("output_kind"))
+		}
+		in, ok := v["input"].(map[string]any)
+		if !ok {
+			t.Fatalf("%d: input %v is not {key, num_buckets}", i, v["input"])
+		}
 		key, n := uint64(jsonInt(t, in["key"])), int(jsonInt(t, in["num_buckets"]))
 		want := int(v.int(t, "output"))
 		if got := JumpHash(key, n); got != want {
@@ -528,5 +561,5 @@ func TestVectorsJump(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("checked %d jump vectors", checked)
+	t.Logf("%s: checked %d jump vectors", file, checked)
 }
