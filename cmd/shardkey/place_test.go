@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// TestPlaceJSONVectors runs `place --format json` on values from
+// ../shared/vectors and checks each object exactly as PRODUCT.md pins it:
+// the fields value (the argument as given, a string), hash (the engine's
+// own value: a JSON integer, exact for 64-bit values, or the Vitess
+// keyspace id as a lowercase hex string) and shard (0-based), and no other.
+// Negative values follow "--" so that they are not read as flags.
+func TestPlaceJSONVectors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string // one `value hash shard` per value, hash as JSON text
+	}{
+		{
+			// redis_cluster.json: CLUSTER KEYSLOT; 3 masters own
+			// 0-5460, 5461-10922, 10923-16383.
+			"redis slot", []string{"--engine", "redis", "--shards", "3", "123456789", "foo{hash_tag}", "{user1000}.following"},
+			[]string{`"123456789" 12739 2`, `"foo{hash_tag}" 2515 0`, `"{user1000}.following" 3443 0`},
+		},
+		{
+			// cassandra_murmur3.json: bigint tokens, 64-bit and exact.
+			"cassandra token", []string{"--engine", "cassandra", "--shards", "4", "--", "1", "42", "1000000", "-9223372036854775808"},
+			[]string{
+				`"1" 6292367497774912474 ?`, `"42" 8623491988607824794 ?`,
+				`"1000000" -7750191165207352691 ?`, `"-9223372036854775808" 9204767954415360687 ?`,
+			},
+		},
+		{
+			// kafka_default_partitioner.json: murmur2 as a signed int32
+			// before toPositive; the partition for 16 partitions. "21" is
+			// a string key (StringSerializer), hence --type text.
+			"kafka murmur2", []string{"--engine", "kafka", "--shards", "16", "--type", "text", "21", "foobar", "a-little-bit-longer-string"},
+			[]string{`"21" -973932308 12`, `"foobar" -790332482 14`, `"a-little-bit-longer-string" -1486304829 3`},
+		},
+		{
+			// vitess_vindexes.json: hash vindex keyspace ids; 4 even
+			// shards -40, 40-80, 80-c0, c0-.
+			"vitess keyspace id", []string{"--engine", "vitess", "--shards", "4", "1", "5", "6"},
+			[]string{`"1" "166b40b44aba4bd6" 0`, `"5" "70bb023c810ca87a" 1`, `"6" "f098480ac4c4be71" 3`},
+		},
+		{
+			// postgresql_hash.json: hashint4 and the real PARTITION BY
+			// HASH (MODULUS 8) remainder of int4 values.
+			"postgres hashint4", []string{"--engine", "postgres", "--shards", "8", "--type", "int32", "--", "100", "-42", "12345"},
+			[]string{`"100" 108199381 1`, `"-42" -487492805 2`, `"12345" -78097827 4`},
+		},
+		{
+			// mongodb_hashed.json: NumberLong -42 and its initial chunk
+			// of 8.
+			"mongodb hashed", []string{"--engine", "mongodb", "--shards", "8", "--", "-42"},
+			[]string{`"-42" -6824599703653362089 1`},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCmd(t, "", append([]string{"place", "--format", "json"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			dec := json.NewDecoder(strings.NewReader(out))
+			dec.UseNumber()
+			var got []map[string]json.RawMessage
+			if err := dec.Decode(&got); err != nil {
+				t.Fatalf("decoding %s: %v", out, err)
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("%d objects, want %d:\n%s", len(got), len(c.want), out)
+			}
+			for i, obj := range got {
+				var keys []string
+				for k := range obj {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				if strings.Join(keys, ",") != "hash,shard,value" {
+					t.Errorf("object %d has fields %v; want value, hash, shard", i, keys)
+				}
+				want := strings.Fields(c.want[i])
+				if want[2] == "?" {
+					want[2] = strconv.Itoa(shardFromLibrary(t, c.args, string(obj["value"]), want[1]))
+				}
+				line := fmt.Sprintf("%s %s %s", compact(obj["value"]), compact(obj["hash"]), compact(obj["shard"]))
+				if line != strings.Join(want, " ") {
+					t.Errorf("object %d = %s; want %s", i, line, strings.Join(want, " "))
+				}
+			}
+		})
+	}
+}
+
+func compact(m json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, m); err != nil {
+		return string(m)
+	}
+	return b.String()
+}
+
+// shardFromLibrary places value (a JSON string) with the engine and shard
+// count of args through package partition, for engines whose layout is
+// cluster state rather than a vector (Cassandra's token ring), and checks
+// the library's hash is hash.
+func shardFromLibrary(t *testing.T, args []string, value, hash string) int {
+	t.Helper()
+	var engine string
+	n := 0
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i] {
+		case "--engine":
+			engine = args[i+1]
+		case "--shards":
+			n, _ = strconv.Atoi(args[i+1])
+		}
+	}
+	e, err := partition.Lookup(engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := strconv.Unquote(value)
+	i, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []shardkey.Value{shardkey.IntValue(i)}
+	if h, _ := e.Hash(key); h.String() != hash {
+		t.Errorf("%s Hash(%s) = %s; want %s", engine, v, h, hash)
+	}
+	l, err := e.Layout(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.Point(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Shard(p)
+}
