@@ -804,7 +804,15 @@ func (b *builder) txn(ts *TxnSpec) error {
 						case g.finite():
 							conds = append(conds, draw(st.ti, ci))
 						default:
-							conds = append(conds, shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: b.max(st.ti, ci)})
+							// The newest time bucket: shared by name, so an
+							// order's lines carry its month.
+							c, ok := bound[name]
+							if !ok {
+								c = shardkey.Cond{Op: shardkey.Eq, Val: b.max(st.ti, ci)}
+								bound[name] = c
+							}
+							c.Col = ci
+							conds = append(conds, c)
 						}
 					}
 					for _, c := range own {

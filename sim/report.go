@@ -28,6 +28,9 @@ type Candidate struct {
 
 	FanoutMean float64 `json:"fanout_mean"` // shards per operation instance, rate-weighted
 	FanoutP99  float64 `json:"fanout_p99"`  // seed 000's p99: sorted fan-out at floor(0.99(n-1))
+	// SingleShardFraction is the share (0..1) of requests that touch
+	// exactly one shard.
+	SingleShardFraction float64 `json:"single_shard_fraction"`
 
 	// CrossShardTxnFraction is the share (0..1) of transactions that
 	// touch more than one shard; Transactions is how many were scored.
@@ -68,7 +71,10 @@ type OpScore struct {
 	FanoutMean      float64 `json:"fanout_mean"`
 	FanoutP99       float64 `json:"fanout_p99"`
 	ScatterFraction float64 `json:"scatter_fraction"` // share (0..1) of its requests sent to every shard
-	Latency         string  `json:"latency,omitempty"`
+	// SingleShardFraction is the share (0..1) of its requests that touch
+	// exactly one shard.
+	SingleShardFraction float64 `json:"single_shard_fraction"`
+	Latency             string  `json:"latency,omitempty"`
 }
 
 // TableKey is one table's key under a design, with its characteristics.
@@ -128,10 +134,16 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
 		if o.Requests > 0 {
 			os.ScatterFraction = o.Scatter / o.Requests
+			if len(o.Hist) > 1 {
+				os.SingleShardFraction = o.Hist[1] / o.Requests
+			}
 		}
 		c.Operations = append(c.Operations, os)
 	}
 	c.FanoutMean, c.FanoutP99 = fanoutStats(hist, count)
+	if c.RequestsPerS > 0 && len(hist) > 1 {
+		c.SingleShardFraction = hist[1] / c.RequestsPerS
+	}
 	if p.TxnWeight > 0 {
 		c.CrossShardTxnFraction = p.TxnCross / p.TxnWeight
 	}

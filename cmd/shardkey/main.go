@@ -49,6 +49,7 @@ type command struct {
 }
 
 var commands = []command{
+	{"advise", "recommend a shard key for a workload, explain it, and propose fixes (default: the social scenario)", runAdvise},
 	{"score", "score the keys you name (-k) against a workload", runScore},
 	{"demo", "score a built-in scenario from the seed documents (social, orders, chat, workspace)", runDemo},
 	{"place", "show where values land on a real engine (redis, cassandra, mongodb, vitess, ...)", runPlace},
@@ -94,7 +95,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.short)
 	}
-	fmt.Fprintln(w, "\nRun 'shardkey COMMAND -h' for a command's flags. Start with: shardkey demo")
+	fmt.Fprintln(w, "\nRun 'shardkey COMMAND -h' for a command's flags. Start with: shardkey advise")
 }
 
 // parseInterspersed parses flags that may come before, between or after

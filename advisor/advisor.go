@@ -1,0 +1,459 @@
+// Package advisor recommends a shard key for a workload and names the
+// fixes for what it costs. It generates candidate designs from the
+// workload (columns bound by equality, entity groups across tables that
+// commit together or share values, compounds, time buckets, range keys,
+// reference tables), scores each with package sim, and ranks them in the
+// order of what matters (seed 002, "Shard key"):
+//
+//  1. the dominant operations are answerable within one shard, and write
+//     transactions stay on one shard;
+//  2. the key matches a natural isolation boundary: every table of the
+//     entity group carries it;
+//  3. partition size is bounded: no single key value outgrows a shard;
+//  4. load is acceptable against the balls-into-bins band for the key's
+//     cardinality, with a plan for the hot keys.
+//
+// Keys that cannot be made to work are set aside first: a monotonic key
+// under range partitioning (every insert goes to the last range) and a key
+// with fewer distinct values than a few per shard. Every verdict carries
+// its numbers; there is no opaque score. Fixes (isolating whales with a
+// directory override, salting hot writes, indexes or read models for
+// scatter-gather operations, shard-encoded ids) are re-simulated, so the
+// advice shows the numbers before and after.
+package advisor
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// Options control the advice.
+type Options struct {
+	Shards  int              // >= 1
+	Engine  partition.Engine // nil: generic
+	Dir     string           // base directory of directory(col, FILE) keys
+	Workers int
+	// Keys, when set, are the only candidates considered.
+	Keys []string
+}
+
+// Advice is the advisor's answer.
+type Advice struct {
+	Workload    string        `json:"workload"`
+	Shards      int           `json:"shards"`
+	Engine      string        `json:"engine"`
+	Capacity    float64       `json:"capacity"`
+	Recommended string        `json:"recommended"`
+	Summary     []string      `json:"summary"`
+	Candidates  []*Assessment `json:"candidates"`
+	// Durable says what is hard and what is easy to change later (seed
+	// 002's interview question: which choice could still change in two
+	// years).
+	Durable  []string `json:"durable"`
+	Flags    []string `json:"flags,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Assessment is one candidate's verdict with its numbers.
+type Assessment struct {
+	Rank    int      `json:"rank"`
+	Key     string   `json:"key"`
+	Origin  string   `json:"origin"`
+	Viable  bool     `json:"viable"`
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons"`
+	// Criteria are the numbers ranked on, in order.
+	Criteria Criteria `json:"criteria"`
+	// Expensive lists the operations that become expensive under this
+	// key, costliest first.
+	Expensive []OpCost       `json:"expensive"`
+	Fixes     []Fix          `json:"fixes"`
+	Score     *sim.Candidate `json:"score"`
+}
+
+// Criteria are the ranked measures of a candidate.
+type Criteria struct {
+	// Local is the share (0..1) of interactive (non-batch) requests that
+	// touch one shard and are not statements of a cross-shard transaction:
+	// seed 002's first criterion in one number.
+	Local float64 `json:"local_fraction"`
+	// SingleShard is the share (0..1) of interactive (non-batch)
+	// requests that touch one shard.
+	SingleShard float64 `json:"single_shard_fraction"`
+	// CrossShardTxn is the share (0..1) of transactions touching more
+	// than one shard.
+	CrossShardTxn float64 `json:"cross_shard_txn_fraction"`
+	// Boundary reports whether every non-reference table is keyed by one
+	// entity (tenant, customer, workspace, ...).
+	Boundary bool `json:"isolation_boundary"`
+	// LargestPartition is the hottest key value's share (0..1) of its
+	// table's rows' weight; Bounded reports whether it fits in one
+	// shard's fair share (<= 1/shards).
+	LargestPartition float64 `json:"largest_partition_share"`
+	Bounded          bool    `json:"bounded"`
+	// WorkRatio is max/mean per-shard work; Expected the balls-into-bins
+	// ratio for this many equal keys; AfterFixes the busiest shard's work
+	// (units/s) once the proposed whale fix is applied.
+	WorkRatio    float64 `json:"work_ratio"`
+	Expected     float64 `json:"expected_max_load_ratio"`
+	MaxShardWork float64 `json:"max_shard_work"`
+	AfterFixes   float64 `json:"max_shard_work_after_fixes"`
+}
+
+// OpCost is an operation that costs more than one shard per request.
+type OpCost struct {
+	Name       string  `json:"name"`
+	Rate       float64 `json:"requests_per_s"`
+	FanoutMean float64 `json:"fanout_mean"`
+	Scatter    float64 `json:"scatter_fraction"`
+	ExtraWork  float64 `json:"extra_work_per_s"` // work/s beyond one shard per request
+	Latency    string  `json:"latency,omitempty"`
+}
+
+// Fix is one remedy, with numbers before and after where it was
+// re-simulated.
+type Fix struct {
+	Kind   string `json:"kind"`   // isolate, salt, cache, global-index, shard-encoded-id, read-model, replica, bucket-prefix, flag
+	Target string `json:"target"` // the operation or key value it treats
+	Text   string `json:"text"`
+	Key    string `json:"key,omitempty"` // the re-simulated key
+	Before *Nums  `json:"before,omitempty"`
+	After  *Nums  `json:"after,omitempty"`
+}
+
+// Nums are the headline numbers of a simulation.
+type Nums struct {
+	MaxShardWork float64 `json:"max_shard_work"`
+	WorkRatio    float64 `json:"work_ratio"`
+	WorkPerS     float64 `json:"work_per_s"`
+	OverCapacity int     `json:"over_capacity"`
+}
+
+func nums(c *sim.Candidate) *Nums {
+	return &Nums{MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, WorkPerS: c.WorkPerS, OverCapacity: len(c.OverCapacity)}
+}
+
+// Recommend analyses w and returns the ranked advice. It fails only when
+// no candidate can be scored (no columns are filtered on and no keys were
+// given).
+func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
+	if o.Shards < 1 {
+		return nil, fmt.Errorf("shards %d: must be at least 1", o.Shards)
+	}
+	if o.Engine == nil {
+		o.Engine = partition.Generic{}
+	}
+	a := analyse(w)
+	keys, why := a.candidates()
+	if len(o.Keys) > 0 {
+		keys, why = o.Keys, map[string]string{}
+		for _, k := range keys {
+			why[k] = "named on the command line"
+		}
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("no candidate keys: no operation filters on a column by equality or range; name keys with -k")
+	}
+	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers}
+	adv := &Advice{Workload: w.Name, Shards: o.Shards, Engine: o.Engine.Name(), Capacity: w.Capacity}
+	for _, e := range w.Warnings {
+		adv.Warnings = append(adv.Warnings, e.Error())
+	}
+	var list []*Assessment
+	for _, k := range keys {
+		c, err := sim.Score(w, k, sopts)
+		if err != nil {
+			if len(o.Keys) > 0 {
+				return nil, err
+			}
+			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
+			continue
+		}
+		list = append(list, a.assess(k, why[k], c, o.Shards))
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("no candidate could be scored")
+	}
+	// Fixes for the most promising viable candidates, then the final
+	// order (the whale fix changes the load criterion).
+	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
+	fixed := 0
+	for _, as := range list {
+		if fixed >= 3 {
+			break
+		}
+		a.fixes(as, w, sopts)
+		fixed++
+	}
+	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
+	for i, as := range list {
+		as.Rank = i + 1
+		as.Verdict = verdict(as, i == 0)
+	}
+	adv.Candidates = list
+	adv.Recommended = list[0].Key
+	adv.Summary = summary(adv, w)
+	adv.Durable = durable(list[0])
+	adv.Flags = a.flags(list[0], o.Shards)
+	return adv, nil
+}
+
+// assess computes a candidate's criteria and the operations it makes
+// expensive.
+func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessment {
+	as := &Assessment{Key: key, Origin: origin, Score: c, Viable: true}
+	cr := &as.Criteria
+	var inter, single float64
+	for _, op := range c.Operations {
+		if op.Latency != "batch" {
+			inter += op.RequestsPerS
+			single += op.RequestsPerS * op.SingleShardFraction
+		}
+		if op.FanoutMean > 1.0001 && op.RequestsPerS > 0 {
+			as.Expensive = append(as.Expensive, OpCost{Name: op.Name, Rate: op.RequestsPerS, FanoutMean: op.FanoutMean,
+				Scatter: op.ScatterFraction, ExtraWork: op.WorkPerS - op.RequestsPerS, Latency: op.Latency})
+		}
+	}
+	sort.SliceStable(as.Expensive, func(i, j int) bool { return as.Expensive[i].ExtraWork > as.Expensive[j].ExtraWork })
+	if inter > 0 {
+		cr.SingleShard = single / inter
+	} else {
+		cr.SingleShard = c.SingleShardFraction
+	}
+	cr.CrossShardTxn = c.CrossShardTxnFraction
+	cr.Local = cr.SingleShard
+	if inter > 0 && a.txnStmts > 0 {
+		cr.Local = math.Max(0, cr.SingleShard-cr.CrossShardTxn*a.txnStmts/inter)
+	}
+	cr.WorkRatio, cr.Expected, cr.MaxShardWork, cr.AfterFixes = c.WorkRatio, c.ExpectedMaxLoadRatio, c.MaxShardWork, c.MaxShardWork
+	if len(c.TopValues) > 0 {
+		cr.LargestPartition = c.TopValues[0].Share
+	}
+	cr.Bounded = cr.LargestPartition <= 1/float64(n)+1e-12
+	cr.Boundary = a.boundary(key)
+	// Not viable: everything new lands on one range, or too few values.
+	d, _ := shardkey.ParseDesign(key)
+	for _, tk := range c.Tables {
+		if tk.Monotonic && isRange(d, tk.Table) && n > 1 {
+			as.Viable = false
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order): under range partitioning every new row goes to the last range, which does %s of all work; splitting only moves the hot spot",
+				strings.Join(tk.Columns, ", "), tk.Monotonicity, pct(busiestShare(c))))
+			break
+		}
+		if tk.Cardinality > 0 && tk.Cardinality < 4*n && n > 1 && tk.Rows >= 4*n {
+			as.Viable = false
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s has only %d distinct values for %d shards: low cardinality caps the spread, whatever the function",
+				strings.Join(tk.Columns, ", "), tk.Cardinality, n))
+			break
+		}
+	}
+	as.Reasons = append(as.Reasons, fmt.Sprintf("%s of interactive requests are single-shard; %s units of work per request (fan-out mean %.2f)",
+		pct(cr.SingleShard), fmtF(c.WorkPerS/math.Max(c.RequestsPerS, 1e-12)), c.FanoutMean))
+	if c.Transactions > 0 {
+		as.Reasons = append(as.Reasons, fmt.Sprintf("%s of transactions cross shards, so %s of requests are single-shard and commit locally", pct(cr.CrossShardTxn), pct(cr.Local)))
+	}
+	if cr.Boundary {
+		as.Reasons = append(as.Reasons, "every table of the entity group carries the key: exports, deletes and moves of one entity are single-shard")
+	}
+	if !cr.Bounded {
+		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of its table, more than one shard's fair share (%s)", pct(cr.LargestPartition), pct(1/float64(n))))
+	}
+	as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio))
+	return as
+}
+
+func busiestShare(c *sim.Candidate) float64 {
+	total := 0.0
+	for _, x := range c.ShardWork {
+		total += x
+	}
+	if total == 0 {
+		return 0
+	}
+	return c.MaxShardWork / total
+}
+
+func isRange(d *shardkey.Design, table string) bool {
+	if d == nil {
+		return false
+	}
+	e := d.Tables[table]
+	if e == nil {
+		e = d.Default
+	}
+	for {
+		switch m := e.(type) {
+		case *shardkey.RangeExpr:
+			return true
+		case *shardkey.SaltExpr:
+			e = m.Inner
+		case *shardkey.IsolateExpr:
+			e = m.Inner
+		default:
+			return false
+		}
+	}
+}
+
+// boundary reports whether the design keys every table that is not a
+// reference table by columns of one entity.
+func (a *analysis) boundary(key string) bool {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return false
+	}
+	var ent *entity
+	for ti, t := range a.w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if _, ok := e.(*shardkey.ReplicateExpr); ok {
+			continue
+		}
+		if e == nil || len(e.Columns()) == 0 {
+			return false
+		}
+		ci := t.ColumnIndex(e.Columns()[0])
+		var found *entity
+		for _, en := range a.entities {
+			for _, r := range en.cols {
+				if r.table == ti && r.col == ci {
+					found = en
+				}
+			}
+		}
+		if found == nil || (ent != nil && found != ent) {
+			return false
+		}
+		ent = found
+	}
+	return ent != nil
+}
+
+// better orders assessments by seed 002's criteria. Measures within a
+// small band count as equal, so a lower criterion decides only real ties.
+func better(x, y *Assessment) bool {
+	if x.Viable != y.Viable {
+		return x.Viable
+	}
+	a, b := x.Criteria, y.Criteria
+	if math.Abs(a.Local-b.Local) > 0.05 {
+		return a.Local > b.Local
+	}
+	if math.Abs(a.SingleShard-b.SingleShard) > 0.05 {
+		return a.SingleShard > b.SingleShard
+	}
+	if math.Abs(a.CrossShardTxn-b.CrossShardTxn) > 0.02 {
+		return a.CrossShardTxn < b.CrossShardTxn
+	}
+	if a.Boundary != b.Boundary {
+		return a.Boundary
+	}
+	if a.Bounded != b.Bounded && !closeRel(a.AfterFixes, b.AfterFixes, 0.25) {
+		return a.Bounded
+	}
+	if !closeRel(a.AfterFixes, b.AfterFixes, 0.02) {
+		return a.AfterFixes < b.AfterFixes
+	}
+	return a.SingleShard > b.SingleShard
+}
+
+func closeRel(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))
+}
+
+func verdict(as *Assessment, first bool) string {
+	cr := as.Criteria
+	switch {
+	case !as.Viable:
+		return "rejected: " + strings.SplitN(as.Reasons[0], ":", 2)[0]
+	case first:
+		return fmt.Sprintf("recommended: %s of interactive requests single-shard and local, %s cross-shard transactions", pct(cr.Local), pct(cr.CrossShardTxn))
+	case len(as.Expensive) > 0:
+		return fmt.Sprintf("possible, but %s costs %s extra units/s", as.Expensive[0].Name, fmtF(as.Expensive[0].ExtraWork))
+	}
+	return "possible"
+}
+
+func pct(x float64) string {
+	switch {
+	case x == 0:
+		return "0%"
+	case x < 0.001:
+		return "<0.1%"
+	case x < 0.1:
+		return fmt.Sprintf("%.1f%%", 100*x)
+	}
+	return fmt.Sprintf("%.0f%%", 100*x)
+}
+
+func fmtF(x float64) string {
+	switch {
+	case x >= 100:
+		return commas(int64(math.Round(x)))
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// summary writes the plain-language answer.
+func summary(adv *Advice, w *shardkey.Workload) []string {
+	best := adv.Candidates[0]
+	c := best.Score
+	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d shards, the busiest shard doing %s/s (%.2fx the mean).",
+		best.Key, pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), adv.Shards, fmtF(c.MaxShardWork), c.WorkRatio)}
+	if c.Transactions > 0 {
+		out = append(out, fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction)))
+	}
+	for _, f := range best.Fixes {
+		if f.Kind == "flag" {
+			continue
+		}
+		out = append(out, f.Text)
+	}
+	var others []string
+	for _, as := range adv.Candidates[1:] {
+		if len(others) >= 2 {
+			break
+		}
+		reason := as.Verdict
+		switch {
+		case !as.Viable:
+		case as.Criteria.CrossShardTxn-best.Criteria.CrossShardTxn > 0.05:
+			reason = fmt.Sprintf("%s of transactions would cross shards", pct(as.Criteria.CrossShardTxn))
+		case len(as.Expensive) > 0:
+			reason = fmt.Sprintf("%s would ask %.1f shards per request", as.Expensive[0].Name, as.Expensive[0].FanoutMean)
+		}
+		others = append(others, fmt.Sprintf("%s (%s)", as.Key, reason))
+	}
+	if len(others) > 0 {
+		out = append(out, "Not "+strings.Join(others, ", nor ")+".")
+	}
+	_ = w
+	return out
+}
+
+// durable answers which choices can still change in two years.
+func durable(best *Assessment) []string {
+	return []string{
+		fmt.Sprintf("Hard to change: the key %s itself. Re-keying moves every row (dual writes, backfill, compare, switch reads), weeks on a large table.", best.Key),
+		"Easy to change later: the shard count (start with many logical shards per node and move slots), directory overrides for whales, secondary indexes and read models, caches and replicas.",
+	}
+}

@@ -1,0 +1,428 @@
+package advisor
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+// colRef names one column of one table.
+type colRef struct {
+	table int
+	col   int
+}
+
+// usage is how the workload filters on one column.
+type usage struct {
+	eqRate    float64 // requests/s of operations binding it with = or IN (all key parts bound)
+	rangeRate float64 // requests/s of operations with a range on it
+	ops       int
+}
+
+// entity is a class of columns that hold the same values across tables:
+// same name, or equal values in the same transactions (a foreign key, or
+// a key carried through a join). Sharding every table by its column of
+// one entity co-locates each entity's rows: an entity group.
+type entity struct {
+	cols []colRef
+	rate float64 // requests/s binding any of its columns by equality
+	name string  // the most used column's name
+}
+
+// analysis is what candidate generation learns from the workload.
+type analysis struct {
+	w        *shardkey.Workload
+	use      map[colRef]*usage
+	pairs    map[[2]colRef]float64 // same-op equality pairs within a table -> rate
+	entities []*entity
+	small    map[int]bool // small, read-mostly tables: reference-table candidates
+	total    float64      // interactive requests/s
+	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
+}
+
+func analyse(w *shardkey.Workload) *analysis {
+	a := &analysis{w: w, use: map[colRef]*usage{}, pairs: map[[2]colRef]float64{}, small: map[int]bool{}}
+	u := func(r colRef) *usage {
+		if a.use[r] == nil {
+			a.use[r] = &usage{}
+		}
+		return a.use[r]
+	}
+	writes := make([]float64, len(w.Tables))
+	reads := make([]float64, len(w.Tables))
+	for _, op := range w.Ops {
+		if op.Kind.IsWrite() {
+			writes[op.Table] += op.Rate
+		} else {
+			reads[op.Table] += op.Rate
+		}
+		if op.Latency != "batch" {
+			a.total += op.Rate
+		}
+		if op.Kind == shardkey.Insert || len(op.Instances) == 0 {
+			continue
+		}
+		// The shape of the first instance stands for the operation.
+		var eqs []int
+		for _, c := range op.Instances[0].Conds {
+			r := colRef{op.Table, c.Col}
+			switch c.Op {
+			case shardkey.Eq, shardkey.In:
+				u(r).eqRate += op.Rate
+				eqs = append(eqs, c.Col)
+			case shardkey.Range:
+				u(r).rangeRate += op.Rate
+			}
+			u(r).ops++
+		}
+		sort.Ints(eqs)
+		for i := 0; i < len(eqs); i++ {
+			for j := i + 1; j < len(eqs); j++ {
+				a.pairs[[2]colRef{{op.Table, eqs[i]}, {op.Table, eqs[j]}}] += op.Rate
+			}
+		}
+	}
+	// Reference-table candidates: small next to the largest table and
+	// read at least 20 times as often as written.
+	maxRows := 0
+	for _, t := range w.Tables {
+		maxRows = max(maxRows, t.Rows)
+	}
+	for ti, t := range w.Tables {
+		if len(w.Tables) > 1 && t.Rows > 0 && t.Rows*20 <= maxRows && reads[ti] > 0 && writes[ti]*20 <= reads[ti] {
+			a.small[ti] = true
+		}
+	}
+	for i := range w.Txns {
+		a.txnStmts += w.Txns[i].Weight * float64(len(w.Txns[i].Stmts))
+	}
+	a.entities = a.findEntities()
+	return a
+}
+
+// findEntities groups columns by name across tables and by value equality
+// within transactions (two columns of different tables whose statements
+// carry the same value in most transactions they share).
+func (a *analysis) findEntities() []*entity {
+	w := a.w
+	parent := map[colRef]colRef{}
+	var find func(colRef) colRef
+	find = func(x colRef) colRef {
+		p, ok := parent[x]
+		if !ok || p == x {
+			return x
+		}
+		r := find(p)
+		parent[x] = r
+		return r
+	}
+	union := func(x, y colRef) {
+		rx, ry := find(x), find(y)
+		if rx != ry {
+			parent[rx] = ry
+		}
+	}
+	byName := map[string]colRef{}
+	for ti, t := range w.Tables {
+		for ci, c := range t.Columns {
+			r := colRef{ti, ci}
+			parent[r] = r
+			if first, ok := byName[c.Name]; ok {
+				union(first, r)
+			} else {
+				byName[c.Name] = r
+			}
+		}
+	}
+	// Value equality in transactions.
+	type pairKey [2]colRef
+	together := map[pairKey]int{}
+	equal := map[pairKey]int{}
+	limit := len(w.Txns)
+	if limit > 20000 {
+		limit = 20000
+	}
+	step := 1
+	if len(w.Txns) > limit {
+		step = len(w.Txns) / limit
+	}
+	for i := 0; i < len(w.Txns); i += step {
+		tx := &w.Txns[i]
+		type cv struct {
+			r colRef
+			v shardkey.Value
+			f int32
+		}
+		var vals []cv
+		for _, st := range tx.Stmts {
+			for _, c := range st.Conds {
+				if c.Op != shardkey.Eq {
+					continue
+				}
+				vals = append(vals, cv{colRef{st.Table, c.Col}, c.Val.Canonical(), c.FreshVar})
+			}
+		}
+		seen := map[pairKey]bool{}
+		for x := 0; x < len(vals); x++ {
+			for y := x + 1; y < len(vals); y++ {
+				p, q := vals[x], vals[y]
+				if p.r.table == q.r.table {
+					continue
+				}
+				k := pairKey{p.r, q.r}
+				if q.r.table < p.r.table || (q.r.table == p.r.table && q.r.col < p.r.col) {
+					k = pairKey{q.r, p.r}
+				}
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				together[k]++
+				same := p.f != 0 && p.f == q.f || p.f == 0 && q.f == 0 && p.v == q.v && p.v.Type != shardkey.Null
+				if same {
+					equal[k]++
+				}
+			}
+		}
+	}
+	for k, n := range together {
+		if n >= 5 && equal[k]*10 >= n*9 {
+			union(k[0], k[1])
+		}
+	}
+	groups := map[colRef][]colRef{}
+	for r := range parent {
+		root := find(r)
+		groups[root] = append(groups[root], r)
+	}
+	var out []*entity
+	for _, cols := range groups {
+		e := &entity{cols: cols}
+		best := -1.0
+		for _, r := range cols {
+			if us := a.use[r]; us != nil {
+				e.rate += us.eqRate
+				if us.eqRate > best {
+					best = us.eqRate
+					e.name = w.Tables[r.table].Columns[r.col].Name
+				}
+			}
+		}
+		sort.Slice(e.cols, func(i, j int) bool {
+			if e.cols[i].table != e.cols[j].table {
+				return e.cols[i].table < e.cols[j].table
+			}
+			return e.cols[i].col < e.cols[j].col
+		})
+		if e.rate > 0 {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].rate != out[j].rate {
+			return out[i].rate > out[j].rate
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+// Candidate generation limits.
+const (
+	maxEntities = 6
+	maxCands    = 16
+)
+
+// candidates returns the designs worth scoring, most promising first, and
+// a one-line origin for each.
+func (a *analysis) candidates() ([]string, map[string]string) {
+	w := a.w
+	var out []string
+	why := map[string]string{}
+	add := func(d, reason string) {
+		if _, dup := why[d]; dup || len(out) >= maxCands {
+			return
+		}
+		if _, err := shardkey.ParseDesign(d); err != nil {
+			return
+		}
+		out = append(out, d)
+		why[d] = reason
+	}
+	for _, c := range w.Candidates {
+		// A salted or isolated key is its base key plus a fix: the
+		// advisor proposes the fix itself, with K and top from the data.
+		if d, err := shardkey.ParseDesign(c); err == nil && d.Default != nil && len(d.Tables) == 0 {
+			c = baseExpr(d.Default).String()
+		}
+		add(c, "named by the workload")
+	}
+	for i, e := range a.entities {
+		if i >= maxEntities {
+			break
+		}
+		add(a.entityDesign(e, "hash"), fmt.Sprintf("%s is bound by equality in %s requests/s", e.name, rateText(e.rate)))
+	}
+	// Compounds of the strongest pairs, and a time bucket appended to
+	// entity-first keys.
+	type pr struct {
+		k [2]colRef
+		r float64
+	}
+	var prs []pr
+	for k, r := range a.pairs {
+		prs = append(prs, pr{k, r})
+	}
+	sort.Slice(prs, func(i, j int) bool {
+		if prs[i].r != prs[j].r {
+			return prs[i].r > prs[j].r
+		}
+		return fmt.Sprint(prs[i].k) < fmt.Sprint(prs[j].k)
+	})
+	for i, p := range prs {
+		if i >= 2 {
+			break
+		}
+		t := w.Tables[p.k[0].table]
+		add(fmt.Sprintf("hash(%s, %s)", t.Columns[p.k[0].col].Name, t.Columns[p.k[1].col].Name),
+			fmt.Sprintf("%s and %s are bound together in %s requests/s", t.Columns[p.k[0].col].Name, t.Columns[p.k[1].col].Name, rateText(p.r)))
+	}
+	for i, e := range a.entities {
+		if i >= 2 {
+			break
+		}
+		for _, r := range e.cols {
+			t := w.Tables[r.table]
+			for ci, c := range t.Columns {
+				if c.Type == shardkey.Timestamp && ci != r.col && isBucket(t, ci) {
+					add(fmt.Sprintf("hash(%s, %s)", t.Columns[r.col].Name, c.Name),
+						fmt.Sprintf("a time bucket (%s) after %s bounds each partition's growth", c.Name, t.Columns[r.col].Name))
+				}
+			}
+		}
+	}
+	// Range keys where the workload scans ranges.
+	var rs []colRef
+	for r, us := range a.use {
+		if us.rangeRate > 0 {
+			rs = append(rs, r)
+		}
+	}
+	sort.Slice(rs, func(i, j int) bool { return a.use[rs[i]].rangeRate > a.use[rs[j]].rangeRate })
+	for i, r := range rs {
+		if i >= 2 {
+			break
+		}
+		name := w.Tables[r.table].Columns[r.col].Name
+		add(fmt.Sprintf("range(%s)", name), fmt.Sprintf("%s is scanned by range in %s requests/s", name, rateText(a.use[r].rangeRate)))
+	}
+	return out, why
+}
+
+// entityDesign keys every table with a column of entity e by that column,
+// makes small read-mostly tables without one reference tables, and leaves
+// the rest to their own most-bound column.
+func (a *analysis) entityDesign(e *entity, fn string) string {
+	w := a.w
+	colOf := map[int]int{}
+	for _, r := range e.cols {
+		if prev, ok := colOf[r.table]; ok {
+			// Two columns of the entity in one table: keep the most bound.
+			if a.rate(colRef{r.table, r.col}) <= a.rate(colRef{r.table, prev}) {
+				continue
+			}
+		}
+		colOf[r.table] = r.col
+	}
+	// One bare expression when every keyed table calls the column the same.
+	sameName := true
+	for ti, ci := range colOf {
+		if w.Tables[ti].Columns[ci].Name != e.name {
+			sameName = false
+		}
+	}
+	var parts []string
+	bare := ""
+	if sameName {
+		bare = fmt.Sprintf("%s(%s)", fn, e.name)
+	}
+	for ti, t := range w.Tables {
+		if ci, ok := colOf[ti]; ok {
+			if !sameName {
+				parts = append(parts, fmt.Sprintf("%s:%s(%s)", t.Name, fn, t.Columns[ci].Name))
+			}
+			continue
+		}
+		if t.Column(e.name) != nil && sameName {
+			continue
+		}
+		if a.small[ti] {
+			parts = append(parts, t.Name+":replicate")
+			continue
+		}
+		if best, ok := a.bestColumn(ti); ok {
+			parts = append(parts, fmt.Sprintf("%s:hash(%s)", t.Name, t.Columns[best].Name))
+		}
+	}
+	if bare != "" {
+		parts = append([]string{bare}, parts...)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (a *analysis) rate(r colRef) float64 {
+	if u := a.use[r]; u != nil {
+		return u.eqRate
+	}
+	return 0
+}
+
+// bestColumn returns table ti's column most bound by equality.
+func (a *analysis) bestColumn(ti int) (int, bool) {
+	best, bestRate := -1, 0.0
+	for ci := range a.w.Tables[ti].Columns {
+		if r := a.rate(colRef{ti, ci}); r > bestRate {
+			best, bestRate = ci, r
+		}
+	}
+	return best, best >= 0
+}
+
+// isBucket reports whether timestamp column ci of t looks like a time
+// bucket (few distinct values relative to rows).
+func isBucket(t *shardkey.Table, ci int) bool {
+	if t.Rows < 20 {
+		return false
+	}
+	seen := map[int64]bool{}
+	for i := 0; i < t.Rows && len(seen) <= t.Rows/20; i++ {
+		seen[t.Columns[ci].Value(i).Int] = true
+	}
+	return len(seen) <= t.Rows/20
+}
+
+func rateText(r float64) string {
+	switch {
+	case r >= 100:
+		return fmt.Sprintf("%.0f", r)
+	case r >= 1:
+		return fmt.Sprintf("%.1f", r)
+	}
+	return fmt.Sprintf("%.3g", r)
+}
+
+// baseExpr strips salt and isolate modifiers.
+func baseExpr(e shardkey.Expr) shardkey.Expr {
+	for {
+		switch m := e.(type) {
+		case *shardkey.SaltExpr:
+			e = m.Inner
+		case *shardkey.IsolateExpr:
+			e = m.Inner
+		default:
+			return e
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package advisor
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// fixes proposes and re-simulates the remedies for what candidate as
+// costs: whales (isolate with a directory override), hot writes (salting,
+// K from the capacity), hot reads (cache, replicas), scatter-gather
+// operations (shard-encoded ids, a global index, a read model, a replica).
+func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
+	if !as.Viable {
+		return
+	}
+	c := as.Score
+	d, err := shardkey.ParseDesign(as.Key)
+	if err != nil {
+		return
+	}
+	a.whaleFix(as, d, w, o)
+	for _, op := range as.Expensive {
+		if f, ok := a.scatterFix(op, as, w); ok {
+			as.Fixes = append(as.Fixes, f)
+		}
+	}
+	_ = c
+}
+
+// whaleFix isolates the fewest hot key values that bring the busiest
+// shard under capacity (or, without a capacity, under 1.15 times the
+// balls-into-bins ratio), then salts a value that is still too hot for
+// one shard.
+func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Workload, o sim.Options) {
+	c := as.Score
+	n := o.Shards
+	if n < 4 || d.Default == nil || len(d.Tables) > 0 && !onlyReplicas(d) {
+		return
+	}
+	if _, ok := d.Default.(*shardkey.HashExpr); !ok {
+		return
+	}
+	// A whale: one value holds more than 1.5 shards' fair share of the
+	// key's weight. The target is the balls-into-bins band for the load
+	// ratio, and the capacity for the busiest shard when the cluster as a
+	// whole has the capacity (mean under it); otherwise scatter-gather
+	// work, not the whale, is what overloads the shards.
+	target := math.Max(1.5, 1.15*c.ExpectedMaxLoadRatio)
+	useCap := w.Capacity > 0 && c.MeanShardWork < w.Capacity
+	over := func(x *sim.Candidate) bool {
+		if useCap && len(x.OverCapacity) > 0 {
+			return true
+		}
+		return x.LoadRatio > target
+	}
+	if len(c.TopValues) == 0 || c.TopValues[0].Share < 1.5/float64(n) || !over(c) {
+		return
+	}
+	// Isolate every value above 1.5 fair shares: a dedicated shard takes
+	// each, and the rest spread over the other shards. No function can
+	// split one value, so its own shard keeps its share.
+	rest := strings.TrimPrefix(d.Text, d.Default.String())
+	bestK := 0
+	for _, tv := range c.TopValues {
+		if tv.Share >= 1.5/float64(n) && bestK < 8 && bestK < n/4 {
+			bestK++
+		}
+	}
+	if bestK == 0 {
+		return
+	}
+	key := fmt.Sprintf("isolate(%s, top=%d)%s", d.Default, bestK, rest)
+	best, err := sim.Score(w, key, o)
+	if err != nil {
+		return
+	}
+	vals := make([]string, 0, bestK)
+	for i := 0; i < bestK && i < len(c.TopValues); i++ {
+		vals = append(vals, fmt.Sprintf("%s (%s)", c.TopValues[i].Value, pct(c.TopValues[i].Share)))
+	}
+	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
+		Text: fmt.Sprintf("Whales: isolate the %d heaviest value(s) %s on dedicated shards with a directory override (%s): the load ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; the others no longer share a shard with a whale. A whale's own shard keeps its share: no function can split one key value.",
+			bestK, strings.Join(vals, ", "), key, c.LoadRatio, best.LoadRatio, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork))}
+	as.Fixes = append(as.Fixes, f)
+	as.Criteria.AfterFixes = best.MaxShardWork
+	// One value too hot for a shard of its own: split its writes by
+	// salting, K from the capacity; its reads then ask K shards, so hot
+	// reads are better served by a cache or replicas.
+	hot := c.TopValues[0]
+	writes, reads := a.hotRates(w, hot.Share)
+	if w.Capacity <= 0 || writes+reads <= w.Capacity {
+		return
+	}
+	// Salting spreads the value's writes: K buckets keep each under half
+	// a shard's capacity. Each of its reads then asks K shards.
+	k := int(math.Ceil(writes / (w.Capacity / 2)))
+	if k < 2 {
+		k = 2
+	}
+	if k > n {
+		k = n
+	}
+	skey := fmt.Sprintf("salt(%s, %d, top=1)%s", d.Default, k, rest)
+	x, err := sim.Score(w, skey, o)
+	if err != nil {
+		return
+	}
+	need := "its writes alone fit in one shard, so salt only if they grow"
+	if writes > w.Capacity/2 {
+		need = "its writes alone exceed half a shard"
+	}
+	as.Fixes = append(as.Fixes, Fix{Kind: "salt", Target: hot.Value, Key: skey, Before: nums(c), After: nums(x),
+		Text: fmt.Sprintf("Hot writes: salting %s over %d buckets (%s) spreads its ~%s writes/s, K chosen from the capacity of %s units/s (%s); every one of its ~%s reads/s then asks %d shards (+%s units/s). Busiest shard: %s/s -> %s/s.",
+			hot.Value, k, skey, fmtF(writes), fmtF(w.Capacity), need, fmtF(reads), k, fmtF(reads*float64(k-1)), fmtF(c.MaxShardWork), fmtF(x.MaxShardWork))})
+	replicas := int(math.Ceil(reads / (w.Capacity / 2)))
+	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: hot.Value,
+		Text: fmt.Sprintf("Hot reads: its ~%s reads/s are more than one shard should serve; cache its results in front of the shard, or serve them from %d read replicas. Salting does not help reads: it makes each read ask every bucket.", fmtF(reads), replicas)})
+}
+
+func onlyReplicas(d *shardkey.Design) bool {
+	for _, e := range d.Tables {
+		if _, ok := e.(*shardkey.ReplicateExpr); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// hotRates estimates the write and read requests/s of a key value with
+// the given share of the key's weight.
+func (a *analysis) hotRates(w *shardkey.Workload, share float64) (writes, reads float64) {
+	for _, op := range w.Ops {
+		if op.Kind.IsWrite() {
+			writes += op.Rate * share
+		} else if len(op.Instances) > 0 && len(op.Instances[0].Conds) > 0 {
+			reads += op.Rate * share
+		}
+	}
+	return
+}
+
+// scatterFix picks the remedy for an operation that asks many shards:
+// batch work goes to a replica or warehouse; a lookup by the table's own
+// new-id column gets shard-encoded ids; a query with no equality filter (a
+// feed, a queue) gets a separate read model; a lookup by another column
+// gets a global secondary index (each write then touches a second shard)
+// or a per-entity projection.
+func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (Fix, bool) {
+	if op.Scatter < 0.5 && op.FanoutMean < 2 {
+		return Fix{}, false
+	}
+	var wop *shardkey.Operation
+	for _, o := range w.Ops {
+		if o.Name == op.Name {
+			wop = o
+			break
+		}
+	}
+	if wop == nil || len(wop.Instances) == 0 {
+		return Fix{}, false
+	}
+	t := w.Tables[wop.Table]
+	var eqCols []string
+	for _, c := range wop.Instances[0].Conds {
+		if c.Op == shardkey.Eq || c.Op == shardkey.In {
+			eqCols = append(eqCols, t.Columns[c.Col].Name)
+		}
+	}
+	cost := fmt.Sprintf("today it asks %.1f shards per request: %s extra units/s", op.FanoutMean, fmtF(op.ExtraWork))
+	switch {
+	case op.Latency == "batch":
+		return Fix{Kind: "replica", Target: op.Name,
+			Text: fmt.Sprintf("%s is batch work: let it scatter, better on a replica or a warehouse than on the serving shards (%s).", op.Name, cost)}, true
+	case len(eqCols) == 0:
+		return Fix{Kind: "read-model", Target: op.Name,
+			Text: fmt.Sprintf("%s names no key: serve it from a separate read model fed asynchronously (a table or index keyed for it), not by asking every shard (%s).", op.Name, cost)}, true
+	}
+	for _, c := range eqCols {
+		if t.Monotonic[c] {
+			return Fix{Kind: "shard-encoded-id", Target: op.Name,
+				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s).", op.Name, c, cost)}, true
+		}
+	}
+	writes := 0.0
+	for _, o := range w.Ops {
+		if o.Table == wop.Table && o.Kind.IsWrite() {
+			writes += o.Rate
+		}
+	}
+	return Fix{Kind: "global-index", Target: op.Name,
+		Text: fmt.Sprintf("%s looks up by %s: keep a global secondary index or per-%s projection sharded by %s, so a lookup asks one or two shards; each of the %s writes/s to %s then also touches the index's shard (+%s units/s). A local index keeps writes local but lookups still scatter (%s).",
+			op.Name, strings.Join(eqCols, ", "), eqCols[0], eqCols[0], fmtF(writes), t.Name, fmtF(writes), cost)}, true
+}
+
+// flags notes properties of the chosen key worth knowing: low cardinality,
+// ids whose low bits are patterned so that modulo placement of the raw id
+// (rather than of its hash) would be skewed.
+func (a *analysis) flags(best *Assessment, n int) []string {
+	var out []string
+	for _, tk := range best.Score.Tables {
+		if tk.Cardinality > 0 && tk.Cardinality < 10*n {
+			out = append(out, fmt.Sprintf("%s.%s has %d distinct values for %d shards: fewer than 10 per shard leaves the spread lumpy", tk.Table, strings.Join(tk.Columns, ","), tk.Cardinality, n))
+		}
+	}
+	for _, t := range a.w.Tables {
+		for ci, c := range t.Columns {
+			if c.Type != shardkey.Int64 || c.Nulls != nil || t.Rows < 100*n || !a.keyed(best.Key, t.Name, c.Name) {
+				continue
+			}
+			if r := moduloSkew(t, ci, n); r > 0 {
+				out = append(out, fmt.Sprintf("%s.%s: its ids are patterned in the low bits; placing the raw id modulo %d shards would give a busiest shard %.2fx the mean (hashing first, as every hash engine here does, avoids it; engines that place the raw id, such as vitess-numeric, would not)", t.Name, c.Name, n, r))
+			}
+		}
+	}
+	return out
+}
+
+func (a *analysis) keyed(key, table, col string) bool {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return false
+	}
+	t := a.w.Table(table)
+	e := d.For(table, func(c string) bool { return t.Column(c) != nil })
+	if e == nil {
+		return false
+	}
+	for _, c := range e.Columns() {
+		if c == col {
+			return true
+		}
+	}
+	return false
+}
+
+// moduloSkew returns max/mean of the row weight per (id mod n) when it is
+// well above what hashing gives (1.5x the balls-into-bins expectation),
+// else 0.
+func moduloSkew(t *shardkey.Table, ci, n int) float64 {
+	load := make([]float64, n)
+	for i, v := range t.Columns[ci].Ints {
+		m := v % int64(n)
+		if m < 0 {
+			m += int64(n)
+		}
+		load[m] += t.Weight(i)
+	}
+	total, mx := 0.0, 0.0
+	for _, x := range load {
+		total += x
+		mx = math.Max(mx, x)
+	}
+	if total == 0 {
+		return 0
+	}
+	r := mx / (total / float64(n))
+	distinct := map[int64]bool{}
+	for _, v := range t.Columns[ci].Ints {
+		distinct[v] = true
+		if len(distinct) > 1<<16 {
+			break
+		}
+	}
+	if r > 1.5*sim.ExpectedMaxLoadRatio(len(distinct), n) {
+		return r
+	}
+	return 0
+}

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/shardkey/shardkey/advisor"
+	"github.com/shardkey/shardkey/scenario"
+)
+
+func runAdvise(e *env, args []string) error {
+	fs := flag.NewFlagSet("advise", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var c common
+	c.register(fs, true)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: shardkey advise [inputs | social|orders|chat|workspace [--variant V]] [flags]
+
+Generates candidate keys from the workload, scores them, recommends one,
+explains the trade-off, and proposes (and re-simulates) the fixes for what
+the chosen key costs. With no input it advises on the built-in social
+scenario (shardkey demo social --print shows it).
+
+Examples:
+  shardkey advise
+  shardkey advise --workload orders.yaml --format html > advice.html
+  shardkey advise --log postgresql.log --from postgres://localhost/app
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageErr("unexpected argument %q", pos[1])
+	}
+	if err := c.validate(fs); err != nil && !strings.Contains(err.Error(), "--format") {
+		return err
+	}
+	switch c.format {
+	case "table", "json", "markdown", "html":
+	default:
+		return usageErr("--format %q: want table, json, markdown or html", c.format)
+	}
+	var spec *scenario.Spec
+	noInput := c.workload == "" && len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) == 0 && c.from == ""
+	if len(pos) == 1 && !noInput {
+		return usageErr("give a built-in scenario name or inputs, not both")
+	}
+	if noInput {
+		name := "social"
+		if len(pos) == 1 {
+			name = pos[0]
+		}
+		if spec, err = scenario.Builtin(name); err != nil {
+			return usageErr("%v", err)
+		}
+		if c.variant != "" {
+			if _, err := spec.Variant(c.variant); err != nil {
+				return usageErr("--variant: %v", err)
+			}
+		}
+	}
+	l, err := c.load(e, spec)
+	if err != nil {
+		return err
+	}
+	adv, err := advisor.Recommend(l.w, advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
+		Workers: l.opts.Workers, Keys: c.keys})
+	if err != nil {
+		return err
+	}
+	switch c.format {
+	case "json":
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(adv)
+	case "markdown":
+		return adviceMarkdown(e.stdout, adv)
+	case "html":
+		return adviceHTML(e.stdout, adv)
+	}
+	return adviceTable(e.stdout, adv)
+}
+
+func adviceTable(w io.Writer, adv *advisor.Advice) error {
+	fmt.Fprintf(w, "%s: advice for %d shards, engine %s\n\n", adv.Workload, adv.Shards, adv.Engine)
+	for _, s := range adv.Summary {
+		fmt.Fprintln(w, wrap(s, 88, ""))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\tkey\tlocal\tsingle-shard\tcross-shard txns\tboundary\tlargest partition\tbusiest\tafter fixes\tverdict")
+	for _, as := range adv.Candidates {
+		cr := as.Criteria
+		txn := "-"
+		if as.Score.Transactions > 0 {
+			txn = pct(cr.CrossShardTxn)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Key, pct(cr.Local), pct(cr.SingleShard), txn, yesNo(cr.Boundary),
+			pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nRanked by seed 002's order: dominant operations single-shard and transactions on one shard; the key matches an")
+	fmt.Fprintln(w, "isolation boundary; partitions bounded; load acceptable after fixes. Work is units/s: one operation on one shard.")
+	for i, as := range adv.Candidates {
+		if i >= 3 {
+			break
+		}
+		fmt.Fprintf(w, "\n== %d. %s: %s ==\n", as.Rank, as.Key, as.Verdict)
+		fmt.Fprintf(w, "why considered: %s\n", as.Origin)
+		for _, r := range as.Reasons {
+			fmt.Fprintln(w, wrap("- "+r, 88, "  "))
+		}
+		if len(as.Expensive) > 0 {
+			fmt.Fprintln(w, "expensive under this key:")
+			for _, op := range as.Expensive {
+				fmt.Fprintf(w, "  %s: %s req/s ask %.1f shards each (%s scatter-gather), +%s units/s\n", op.Name, num(op.Rate), op.FanoutMean, pct(op.Scatter), num(op.ExtraWork))
+			}
+		} else {
+			fmt.Fprintln(w, "expensive under this key: nothing; every operation asks one shard")
+		}
+		for _, f := range as.Fixes {
+			fmt.Fprintln(w, wrap("fix ("+f.Kind+"): "+f.Text, 88, "  "))
+		}
+	}
+	fmt.Fprintln(w, "\nWhich choice could still change in two years:")
+	for _, s := range adv.Durable {
+		fmt.Fprintln(w, wrap("- "+s, 88, "  "))
+	}
+	for _, f := range adv.Flags {
+		fmt.Fprintln(w, wrap("flag: "+f, 88, "  "))
+	}
+	for _, wn := range adv.Warnings {
+		fmt.Fprintln(w, "warning: "+wn)
+	}
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
+	fmt.Fprintf(w, "# Shard key advice: %s\n\n%d shards, engine `%s`.\n\n", adv.Workload, adv.Shards, adv.Engine)
+	for _, s := range adv.Summary {
+		fmt.Fprintf(w, "%s\n\n", s)
+	}
+	fmt.Fprintln(w, "| rank | key | single-shard | cross-shard txns | boundary | largest partition | busiest (units/s) | after fixes | verdict |")
+	fmt.Fprintln(w, "|---:|---|---:|---:|---|---:|---:|---:|---|")
+	for _, as := range adv.Candidates {
+		cr := as.Criteria
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, as.Key, pct(cr.SingleShard), pct(cr.CrossShardTxn),
+			yesNo(cr.Boundary), pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
+	}
+	for i, as := range adv.Candidates {
+		if i >= 3 {
+			break
+		}
+		fmt.Fprintf(w, "\n## %d. `%s`\n\n%s\n\n", as.Rank, as.Key, as.Verdict)
+		for _, r := range as.Reasons {
+			fmt.Fprintf(w, "- %s\n", r)
+		}
+		if len(as.Expensive) > 0 {
+			fmt.Fprintln(w, "\nExpensive under this key:")
+			for _, op := range as.Expensive {
+				fmt.Fprintf(w, "- %s: %s req/s ask %.1f shards each, +%s units/s\n", op.Name, num(op.Rate), op.FanoutMean, num(op.ExtraWork))
+			}
+		}
+		if len(as.Fixes) > 0 {
+			fmt.Fprintln(w, "\nFixes:")
+			for _, f := range as.Fixes {
+				fmt.Fprintf(w, "- **%s**: %s\n", f.Kind, f.Text)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\n## Which choice could still change in two years")
+	for _, s := range adv.Durable {
+		fmt.Fprintf(w, "\n- %s", s)
+	}
+	fmt.Fprintln(w)
+	for _, f := range adv.Flags {
+		fmt.Fprintf(w, "\n> flag: %s\n", f)
+	}
+	return nil
+}
+
+// adviceHTML writes one self-contained page: inline CSS and SVG charts of
+// per-shard work against capacity and fan-out per operation; no scripts,
+// no network loads.
+func adviceHTML(w io.Writer, adv *advisor.Advice) error {
+	type bar struct {
+		X, Y, W, H float64
+		Over       bool
+		Label      string
+	}
+	type chart struct {
+		Title  string
+		Bars   []bar
+		CapY   float64
+		HasCap bool
+		Width  float64
+		Height float64
+	}
+	type cand struct {
+		*advisor.Assessment
+		Work   chart
+		Fanout chart
+	}
+	const width, height = 640.0, 160.0
+	var cands []cand
+	for i, as := range adv.Candidates {
+		if i >= 3 {
+			break
+		}
+		c := as.Score
+		scale := math.Max(c.MaxShardWork, adv.Capacity)
+		if scale <= 0 {
+			scale = 1
+		}
+		wk := chart{Title: "per-shard work (units/s)", Width: width, Height: height}
+		bw := width / float64(len(c.ShardWork))
+		for s, x := range c.ShardWork {
+			h := x / scale * (height - 20)
+			wk.Bars = append(wk.Bars, bar{X: float64(s) * bw, Y: height - h, W: math.Max(bw-1, 0.5), H: h,
+				Over: adv.Capacity > 0 && x > adv.Capacity, Label: fmt.Sprintf("shard %d: %s units/s", s, num(x))})
+		}
+		if adv.Capacity > 0 {
+			wk.HasCap, wk.CapY = true, height-adv.Capacity/scale*(height-20)
+		}
+		fo := chart{Title: "fan-out per operation (mean shards asked)", Width: width, Height: height}
+		if n := len(c.Operations); n > 0 {
+			ow := width / float64(n)
+			for k, op := range c.Operations {
+				h := op.FanoutMean / float64(c.Shards) * (height - 20)
+				fo.Bars = append(fo.Bars, bar{X: float64(k) * ow, Y: height - h, W: math.Max(ow-4, 1), H: h,
+					Label: fmt.Sprintf("%s: %.2f of %d shards", op.Name, op.FanoutMean, c.Shards)})
+			}
+		}
+		cands = append(cands, cand{as, wk, fo})
+	}
+	return adviceTmpl.Execute(w, map[string]any{"A": adv, "Cands": cands})
+}
+
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Shard key advice: {{.A.Workload}}</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d232a}
+table{border-collapse:collapse;width:100%;font-size:14px}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}
+td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f3f4f6;padding:0 .2rem}
+.bar{fill:#3b6ea5}.over{fill:#c0392b}.cap{stroke:#111;stroke-dasharray:4 3}.fix{background:#f6f8fa;border-left:3px solid #3b6ea5;padding:.3rem .6rem;margin:.3rem 0}
+svg{width:100%;height:auto;background:#fafafa}figcaption{font-size:13px;color:#555}
+</style></head><body>
+<h1>Shard key advice: {{.A.Workload}}</h1>
+<p>{{.A.Shards}} shards, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
+{{range .A.Summary}}<p>{{.}}</p>{{end}}
+<table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
+{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Key}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{pct .Criteria.CrossShardTxn}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{pct .Criteria.LargestPartition}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
+{{end}}</table>
+{{range .Cands}}<h2>{{.Rank}}. <code>{{.Key}}</code></h2><p>{{.Verdict}}</p>
+<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
+{{with .Work}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}</svg><figcaption>{{.Title}}{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}
+{{with .Fanout}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}</svg><figcaption>{{.Title}}; full height = every shard</figcaption></figure>{{end}}
+{{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} shards each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
+{{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}
+{{end}}
+<h2>Which choice could still change in two years</h2><ul>{{range .A.Durable}}<li>{{.}}</li>{{end}}</ul>
+{{range .A.Flags}}<p><b>flag:</b> {{.}}</p>{{end}}
+</body></html>
+`))
