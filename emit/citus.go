@@ -1,0 +1,145 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Citus returns SQL that applies design d on Citus: SET citus.shard_count,
+// then per placed table (workload order) create_distributed_table on the
+// key's first column, co-located (colocate_with) with the first table
+// distributed by a column of the same type, create_reference_table for
+// TABLE:replicate, and isolate_tenant_to_new_shard(..., 'CASCADE') for
+// each isolated value, once per co-location group (CASCADE isolates it in
+// every co-located table). Citus distributes by one column and by hash
+// only, so compound keys use their first column and range keys are
+// hash-distributed; comments say so, and what salt and directory keys
+// would need.
+func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) {
+	p, err := newPlan(w, d, o)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- shardkey design %q for workload %s on Citus, %d shards.\n", d.Text, w.Name, p.shards)
+	fmt.Fprintf(&b, "SET citus.shard_count = %d;\n\n", p.shards)
+	type group struct {
+		first string
+		hot   []shardkey.Value
+		seen  map[shardkey.Value]bool
+		col   string
+	}
+	groups := map[string]*group{} // by distribution column type
+	var order []string
+	var refs []string
+	for _, k := range p.keys {
+		name := k.t.Name
+		if k.kind == kindReplicate {
+			refs = append(refs, name)
+			continue
+		}
+		col := k.cols[0]
+		if len(k.cols) > 1 {
+			fmt.Fprintf(&b, "-- %s: %s: Citus distributes by one column; distributing by %s, the first.\n", name, k.expr, col)
+		}
+		switch k.kind {
+		case kindRange:
+			fmt.Fprintf(&b, "-- %s: %s: Citus distributes by hash, so range reads on %s touch every shard; PostgreSQL partitioning of each shard by %s (create_time_partitions for time) keeps them pruned within shards.\n", name, k.expr, col, col)
+		case kindDirectory:
+			fmt.Fprintf(&b, "-- %s: directory(%s, %s): Citus has no value-to-shard map; isolate_tenant_to_new_shard and citus_move_shard_placement place listed values by hand.\n", name, col, k.file)
+		}
+		if k.saltTop > 0 {
+			fmt.Fprintf(&b, "-- %s: salt: Citus has no salting; distribute by a column holding %s plus a salt (0..%d) for the hot values (%s), and read those values from every salt.\n", name, col, k.saltK-1, valueList(k.hot))
+		}
+		typ := pgType(k.types[0])
+		g := groups[typ]
+		if g == nil {
+			g = &group{first: name, seen: map[shardkey.Value]bool{}, col: col}
+			groups[typ] = g
+			order = append(order, typ)
+			fmt.Fprintf(&b, "SELECT create_distributed_table(%s, %s);\n", sqlString(name), sqlString(col))
+		} else {
+			fmt.Fprintf(&b, "SELECT create_distributed_table(%s, %s, colocate_with => %s);\n", sqlString(name), sqlString(col), sqlString(g.first))
+		}
+		if k.isolate > 0 {
+			for _, v := range k.hot {
+				if !g.seen[v.Canonical()] {
+					g.seen[v.Canonical()] = true
+					g.hot = append(g.hot, v)
+				}
+			}
+		}
+	}
+	if len(refs) > 0 {
+		b.WriteString("\n-- Reference tables: a copy on every node; writes touch every node.\n")
+		for _, r := range refs {
+			fmt.Fprintf(&b, "SELECT create_reference_table(%s);\n", sqlString(r))
+		}
+	}
+	for _, typ := range order {
+		g := groups[typ]
+		if len(g.hot) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n-- Isolate the %d hottest %s values: each gets a shard of its own in %s and, by CASCADE, in every table co-located with it.\n", len(g.hot), g.col, g.first)
+		b.WriteString("-- The new shards stay on their node; citus_move_shard_placement moves one to a node of its own.\n")
+		for _, v := range g.hot {
+			fmt.Fprintf(&b, "SELECT isolate_tenant_to_new_shard(%s, %s, 'CASCADE');\n", sqlString(g.first), sqlLiteral(v))
+		}
+	}
+	for _, t := range p.unplaced {
+		fmt.Fprintf(&b, "\n-- %s: the design does not place it: it stays a local table on the coordinator.\n", t)
+	}
+	return b.String(), nil
+}
+
+// pgType returns the PostgreSQL type a column of type t has, which decides
+// Citus co-location (tables co-locate only with the same column type).
+func pgType(t shardkey.Type) string {
+	switch t {
+	case shardkey.Int16:
+		return "smallint"
+	case shardkey.Int32:
+		return "integer"
+	case shardkey.Int64, shardkey.Uint64:
+		return "bigint"
+	case shardkey.Float32:
+		return "real"
+	case shardkey.Float64:
+		return "double precision"
+	case shardkey.Text:
+		return "text"
+	case shardkey.Bytes:
+		return "bytea"
+	case shardkey.UUID:
+		return "uuid"
+	case shardkey.Timestamp:
+		return "timestamptz"
+	}
+	return t.String()
+}
+
+// sqlString returns s as a SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// sqlLiteral returns v as a PostgreSQL literal: integers bare, the rest as
+// typed string literals.
+func sqlLiteral(v shardkey.Value) string {
+	switch v.Type {
+	case shardkey.Null:
+		return "NULL"
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Uint64:
+		return v.String()
+	case shardkey.Bytes:
+		return sqlString(`\x`+v.String()) + "::bytea"
+	case shardkey.Timestamp:
+		return sqlString(v.String()) + "::timestamptz"
+	case shardkey.UUID:
+		return sqlString(v.String()) + "::uuid"
+	case shardkey.Float32, shardkey.Float64:
+		return sqlString(v.String()) + "::" + pgType(v.Type)
+	}
+	return sqlString(v.String())
+}

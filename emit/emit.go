@@ -1,0 +1,259 @@
+package emit
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Options are what the emitters need beyond the workload and the design.
+// The zero Options is usable.
+type Options struct {
+	// Keyspace is the Vitess keyspace, MongoDB database or (in comments)
+	// database name; "" means "app".
+	Keyspace string
+	// Shards is the shard count (Citus shard_count, CockroachDB
+	// bucket_count, Vitess even shards); 0 means the workload's, or 16
+	// when it has none.
+	Shards int
+	// Engine is the --engine the design was scored with. A vitess-* engine
+	// picks the Vitess vindex; cockroachdb:generation=N picks the bucket
+	// expression. Other engines leave the defaults.
+	Engine string
+	// Hot holds, per table, the values to isolate (isolate(...)) or salt
+	// (salt(...)), hottest first: values of the key's first column. A table
+	// with an isolate or salt key and no entry gets the top=N values of
+	// its sample (see the package comment).
+	Hot map[string][]shardkey.Value
+	// Bounds holds, per table, a range key's split points as text (the
+	// N-1 boundaries of N shards, ascending); a table with no entry uses
+	// the design's bounds=[...], if any.
+	Bounds map[string][]string
+}
+
+// ErrUnknownFormat is returned by Emit for a format not in Formats.
+var ErrUnknownFormat = errors.New("unknown format")
+
+// Formats returns the format names Emit accepts, sorted.
+func Formats() []string { return []string{"citus", "cockroachdb", "mongodb", "vschema"} }
+
+// Emit writes design d for workload w in format (one of Formats) and
+// returns the configuration and, for "vschema", the notes that JSON cannot
+// carry (the other formats carry them as comments and return no notes).
+func Emit(format string, w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte, notes []string, err error) {
+	switch format {
+	case "vschema":
+		return VSchema(w, d, o)
+	case "citus":
+		s, err := Citus(w, d, o)
+		return []byte(s), nil, err
+	case "mongodb":
+		s, err := MongoDB(w, d, o)
+		return []byte(s), nil, err
+	case "cockroachdb":
+		s, err := CockroachDB(w, d, o)
+		return []byte(s), nil, err
+	}
+	return nil, nil, fmt.Errorf("%w %q (want %s)", ErrUnknownFormat, format, strings.Join(Formats(), ", "))
+}
+
+// keyKind is the partition function a table's key comes down to.
+type keyKind uint8
+
+const (
+	kindHash keyKind = iota
+	kindRange
+	kindDirectory
+	kindReplicate
+)
+
+// tableKey is one table's key, unwrapped.
+type tableKey struct {
+	t      *shardkey.Table
+	expr   shardkey.Expr // as designed
+	kind   keyKind
+	cols   []string
+	types  []shardkey.Type
+	bounds []string // range split points (Options.Bounds or the design's)
+	// isolate and salt: top counts (0 when absent), salt buckets, and the
+	// hot values of cols[0].
+	isolate, saltTop, saltK int
+	hot                     []shardkey.Value
+	file                    string // directory's file
+}
+
+// plan is a design resolved against a workload.
+type plan struct {
+	w        *shardkey.Workload
+	d        *shardkey.Design
+	o        Options
+	keyspace string
+	shards   int
+	keys     []*tableKey // placed tables, workload order
+	unplaced []string    // tables the design does not place
+}
+
+func newPlan(w *shardkey.Workload, d *shardkey.Design, o Options) (*plan, error) {
+	if w == nil || d == nil {
+		return nil, errors.New("emit: nil workload or design")
+	}
+	p := &plan{w: w, d: d, o: o, keyspace: o.Keyspace, shards: o.Shards}
+	if p.keyspace == "" {
+		p.keyspace = "app"
+	}
+	if p.shards == 0 {
+		p.shards = w.Shards
+	}
+	if p.shards == 0 {
+		p.shards = 16
+	}
+	if p.shards < 1 {
+		return nil, fmt.Errorf("shards: %d must be at least 1", p.shards)
+	}
+	for name := range d.Tables {
+		if w.Table(name) == nil {
+			return nil, fmt.Errorf("design %q: no table %s in workload %s", d.Text, name, w.Name)
+		}
+	}
+	for _, t := range w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if e == nil {
+			p.unplaced = append(p.unplaced, t.Name)
+			continue
+		}
+		k, err := p.resolve(t, e)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: key %s: %w", t.Name, e, err)
+		}
+		p.keys = append(p.keys, k)
+	}
+	if len(p.keys) == 0 {
+		return nil, fmt.Errorf("design %q places no table of workload %s", d.Text, w.Name)
+	}
+	return p, nil
+}
+
+func (p *plan) resolve(t *shardkey.Table, e shardkey.Expr) (*tableKey, error) {
+	k := &tableKey{t: t, expr: e}
+	inner := e
+	for {
+		switch x := inner.(type) {
+		case *shardkey.IsolateExpr:
+			k.isolate = x.Top
+			inner = x.Inner
+			continue
+		case *shardkey.SaltExpr:
+			k.saltTop, k.saltK = x.Top, x.K
+			inner = x.Inner
+			continue
+		case *shardkey.HashExpr:
+			k.kind = kindHash
+		case *shardkey.RangeExpr:
+			k.kind = kindRange
+			k.bounds = x.Bounds
+		case *shardkey.DirectoryExpr:
+			k.kind, k.file = kindDirectory, x.File
+		case *shardkey.ReplicateExpr:
+			k.kind = kindReplicate
+			return k, nil
+		default:
+			return nil, fmt.Errorf("unsupported key expression %T", inner)
+		}
+		break
+	}
+	k.cols = inner.Columns()
+	for _, c := range k.cols {
+		col := t.Column(c)
+		if col == nil {
+			return nil, fmt.Errorf("no column %s", c)
+		}
+		k.types = append(k.types, col.Type)
+	}
+	if b, ok := p.o.Bounds[t.Name]; ok {
+		k.bounds = b
+	}
+	if top := max(k.isolate, k.saltTop); top > 0 {
+		if hot, ok := p.o.Hot[t.Name]; ok {
+			k.hot = hot
+		} else {
+			k.hot = hottest(t, t.ColumnIndex(k.cols[0]), top)
+		}
+	}
+	return k, nil
+}
+
+// hottest returns the top values of column ci by summed row weight, ties
+// broken by the value's type and text as the simulator breaks them (so the
+// values emitted are the ones scored).
+func hottest(t *shardkey.Table, ci, top int) []shardkey.Value {
+	c := t.Columns[ci]
+	agg := map[shardkey.Value]float64{}
+	for r := 0; r < t.Rows; r++ {
+		agg[c.Value(r).Canonical()] += t.Weight(r)
+	}
+	type vw struct {
+		v shardkey.Value
+		k string
+		w float64
+	}
+	list := make([]vw, 0, len(agg))
+	for v, w := range agg {
+		list = append(list, vw{v, string(byte('0'+v.Type)) + v.String(), w})
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].w != list[j].w {
+			return list[i].w > list[j].w
+		}
+		return list[i].k < list[j].k
+	})
+	var out []shardkey.Value
+	for i := 0; i < len(list) && i < top; i++ {
+		v := list[i].v
+		if v.Type.IsInt() && c.Type.IsInt() {
+			v.Type = c.Type // back to the column's own width
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// unique reports whether column c of t holds no NULL and no repeated value
+// in the sample: the best the sample can say about a primary key.
+func unique(t *shardkey.Table, c string) bool {
+	col := t.Column(c)
+	if col == nil || t.Rows == 0 {
+		return false
+	}
+	seen := make(map[shardkey.Value]bool, t.Rows)
+	for r := 0; r < t.Rows; r++ {
+		v := col.Value(r)
+		if v.IsNull() || seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
+}
+
+// uniqueColumn returns the first column of t that is unique in the sample,
+// or "".
+func uniqueColumn(t *shardkey.Table) string {
+	for _, c := range t.Columns {
+		if unique(t, c.Name) {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+// valueList returns the values' texts joined with ", ".
+func valueList(vs []shardkey.Value) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = v.String()
+	}
+	return strings.Join(s, ", ")
+}

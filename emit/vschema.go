@@ -1,0 +1,392 @@
+package emit
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// VSchema JSON, as vschemapb.Keyspace reads it (protojson field names).
+type vsKeyspace struct {
+	Sharded  bool                `json:"sharded"`
+	Vindexes map[string]vsVindex `json:"vindexes,omitempty"`
+	Tables   map[string]vsTable  `json:"tables,omitempty"`
+}
+
+type vsVindex struct {
+	Type   string            `json:"type"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+type vsTable struct {
+	Type           string           `json:"type,omitempty"`
+	ColumnVindexes []vsColumnVindex `json:"column_vindexes,omitempty"`
+}
+
+type vsColumnVindex struct {
+	Column  string   `json:"column,omitempty"`
+	Columns []string `json:"columns,omitempty"`
+	Name    string   `json:"name"`
+}
+
+// vitessEngines maps vindex types to their partition engine names.
+var vitessEngines = map[string]string{
+	"hash":                 "vitess",
+	"xxhash":               "vitess-xxhash",
+	"binary_md5":           "vitess-binary-md5",
+	"unicode_loose_md5":    "vitess-unicode-loose-md5",
+	"unicode_loose_xxhash": "vitess-unicode-loose-xxhash",
+	"numeric":              "vitess-numeric",
+	"reverse_bits":         "vitess-reverse-bits",
+}
+
+// vindexType returns the vindex for a hash key column of type typ: the
+// --engine's vindex when it is a vitess-* engine that can map typ, else hash
+// for integers, unicode_loose_md5 for text (MySQL's default collations are
+// case- and accent-insensitive, so 'A' and 'a' must land together),
+// binary_md5 for bytes and xxhash (of the SQL text) for the rest. note says
+// why the engine's vindex was not used, or "".
+func vindexType(typ shardkey.Type, engine string) (vtype, note string) {
+	integer := typ.IsInt() && typ != shardkey.Timestamp || typ == shardkey.Uint64
+	name, _, _ := strings.Cut(engine, ":")
+	for vt, en := range vitessEngines {
+		if en != name {
+			continue
+		}
+		if (vt == "hash" || vt == "numeric" || vt == "reverse_bits") && !integer {
+			note = fmt.Sprintf("the %s vindex maps integers only, not %s", vt, typ)
+			break
+		}
+		return vt, ""
+	}
+	switch {
+	case integer:
+		return "hash", note
+	case typ == shardkey.Text:
+		return "unicode_loose_md5", note
+	case typ == shardkey.Bytes:
+		return "binary_md5", note
+	}
+	return "xxhash", note
+}
+
+// VSchema returns a Vitess VSchema (vschemapb.Keyspace JSON) for design d
+// as one sharded keyspace: a vindex per function used, each placed table's
+// key column as its primary vindex, TABLE:replicate tables as reference
+// tables. Notes say what the JSON cannot: the shards to create (even
+// shards, or the boundaries of a numeric range key), the keyspace-id range
+// of each isolated value and the reshard that gives it a shard of its own,
+// and every compromise (compound keys use a multicol vindex; range keys on
+// anything but integers, salt and directory keys fall back to a hash
+// vindex). Tables the design does not place are left out (they belong in
+// an unsharded keyspace), with a note.
+func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte, notes []string, err error) {
+	p, err := newPlan(w, d, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	ks := vsKeyspace{Sharded: true, Vindexes: map[string]vsVindex{}, Tables: map[string]vsTable{}}
+	var rangeShards []string // shard names of a numeric range key
+	var whales []vtWhale
+	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
+	for _, k := range p.keys {
+		name := k.t.Name
+		if k.kind == kindReplicate {
+			ks.Tables[name] = vsTable{Type: "reference"}
+			continue
+		}
+		var vtypes []string
+		for i, typ := range k.types {
+			vt, why := vindexType(typ, o.Engine)
+			if k.kind == kindRange && i == 0 {
+				vt, why = rangeVindex(k, typ, o.Engine)
+			}
+			if why != "" {
+				note("%s.%s: %s: using the %s vindex", name, k.cols[i], why, vt)
+			}
+			vtypes = append(vtypes, vt)
+		}
+		var cv vsColumnVindex
+		if len(k.cols) == 1 {
+			ks.Vindexes[vtypes[0]] = vsVindex{Type: vtypes[0]}
+			cv = vsColumnVindex{Column: k.cols[0], Name: vtypes[0]}
+		} else {
+			vname := "multicol_" + strings.Join(vtypes, "_")
+			ks.Vindexes[vname] = vsVindex{Type: "multicol", Params: map[string]string{
+				"column_count":  strconv.Itoa(len(k.cols)),
+				"column_vindex": strings.Join(vtypes, ","),
+			}}
+			cv = vsColumnVindex{Columns: k.cols, Name: vname}
+			b := multicolBytes(len(k.cols))
+			placed := fmt.Sprintf("rows are placed by %s alone (every row of one %s on one shard) and the other columns only order rows within it", k.cols[0], k.cols[0])
+			if vtBoundaryBytes(p.shards) > b {
+				placed = fmt.Sprintf("shard boundaries of %d bytes also cut by %s", vtBoundaryBytes(p.shards), k.cols[1])
+			}
+			note("%s: %s: Vitess vindexes map one column, so this is a multicol vindex: the keyspace id is the first %d bytes of %s(%s), then %s; with %d even shards %s",
+				name, k.expr, b, vtypes[0], k.cols[0], multicolRest(k.cols[1:], vtypes[1:]), p.shards, placed)
+		}
+		ks.Tables[name] = vsTable{ColumnVindexes: []vsColumnVindex{cv}}
+		switch k.kind {
+		case kindRange:
+			if vtypes[0] == "numeric" {
+				s, n := numericShards(name, k)
+				if s != nil {
+					if rangeShards != nil && strings.Join(rangeShards, ",") != strings.Join(s, ",") {
+						note("%s: its range bounds differ from another table's; a keyspace has one set of shards", name)
+					}
+					rangeShards = s
+				}
+				if n != "" {
+					note("%s", n)
+				}
+			}
+		case kindDirectory:
+			note("%s: directory(%s, %s): the directory's overrides need a lookup vindex (lookup_unique) whose table maps each listed %s to a keyspace id in its shard's range; unlisted values use the %s vindex as emitted", name, k.cols[0], k.file, k.cols[0], vtypes[0])
+		}
+		if k.saltTop > 0 {
+			note("%s: salt: Vitess has no salting; add a salt column (0..%d) for the hot %s values (%s), make the primary vindex multicol over (%s, salt), and read a hot value from every salt: the vindex as emitted does not salt",
+				name, k.saltK-1, k.cols[0], valueList(k.hot), k.cols[0])
+		}
+		if k.isolate > 0 {
+			eng, err := partition.Lookup(vitessEngines[vtypes[0]])
+			if err != nil {
+				return nil, nil, err
+			}
+			prefix := 0
+			if len(k.cols) > 1 {
+				prefix = multicolBytes(len(k.cols))
+			}
+			for _, v := range k.hot {
+				h, err := eng.Hash([]shardkey.Value{v})
+				if err != nil {
+					if errors.Is(err, partition.ErrNoDestination) {
+						note("%s: isolate %s=%s: the %s vindex has no keyspace id for it", name, k.cols[0], v, vtypes[0])
+						continue
+					}
+					return nil, nil, fmt.Errorf("table %s: isolate %s=%s: %w", name, k.cols[0], v, err)
+				}
+				ksid, _ := hex.DecodeString(h.Hex)
+				if prefix > 0 {
+					ksid = ksid[:prefix]
+				}
+				whales = append(whales, vtWhale{table: name, col: k.cols[0], v: v, lo: ksid, hi: vtSucc(ksid)})
+			}
+		}
+	}
+	for _, t := range p.unplaced {
+		note("%s: the design does not place it: not in this sharded keyspace (keep it in an unsharded keyspace, or give it a key)", t)
+	}
+	shards := rangeShards
+	if shards == nil {
+		shards, err = vtEvenShards(p.shards)
+		if err != nil {
+			return nil, nil, err
+		}
+		note("shards: %d even shards (%s)", p.shards, shortList(shards))
+	} else {
+		note("shards: %d shards at the range bounds (%s)", len(shards), shortList(shards))
+	}
+	notes = append(notes, vtIsolate(p.keyspace, shards, whales)...)
+	config, err = json.MarshalIndent(ks, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(config, '\n'), notes, nil
+}
+
+// rangeVindex returns the vindex for the first column of a range key:
+// numeric for integers (the keyspace id is the value, so ranges of values
+// are ranges of keyspace ids), else a hash vindex and why.
+func rangeVindex(k *tableKey, typ shardkey.Type, engine string) (string, string) {
+	if typ.IsInt() && typ != shardkey.Timestamp || typ == shardkey.Uint64 {
+		return "numeric", ""
+	}
+	vt, _ := vindexType(typ, "")
+	return vt, fmt.Sprintf("%s: Vitess has no order-preserving vindex for %s values (numeric maps non-negative integers only), so the table is hash-sharded on the column and range reads scatter; store it as an integer (say seconds or yyyymm) to use numeric", k.expr, typ)
+}
+
+// numericShards returns the shard names of a numeric range key's bounds,
+// or nil and a note saying why there are none.
+func numericShards(table string, k *tableKey) ([]string, string) {
+	if len(k.bounds) == 0 {
+		return nil, fmt.Sprintf("%s: %s: numeric vindex, keyspace id = the value as 8 bytes big-endian; Vitess's even shards (-80, 80-) would put every value below 2^63 in the first shard, so create shards at the design's range boundaries: give them as range(%s, bounds=[...]) (shard names are the bounds in 16 hex digits, e.g. -00000000000003e8, 00000000000003e8-)", table, k.expr, k.cols[0])
+	}
+	var names []string
+	prev := ""
+	var last uint64
+	for i, b := range k.bounds {
+		u, err := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
+		if err != nil {
+			return nil, fmt.Sprintf("%s: %s: bound %q is not a non-negative integer, which the numeric vindex needs; no shard ranges", table, k.expr, b)
+		}
+		if i > 0 && u <= last {
+			return nil, fmt.Sprintf("%s: %s: bounds must ascend; no shard ranges", table, k.expr)
+		}
+		last = u
+		cur := hex.EncodeToString(binary.BigEndian.AppendUint64(nil, u))
+		names = append(names, prev+"-"+cur)
+		prev = cur
+	}
+	return append(names, prev+"-"), ""
+}
+
+// multicolBytes returns the keyspace-id bytes of a multicol vindex's first
+// column with n columns and default column_bytes: ceil(8/n).
+func multicolBytes(n int) int { return (8 + n - 1) / n }
+
+func multicolRest(cols, vtypes []string) string {
+	s := make([]string, len(cols))
+	for i := range cols {
+		s[i] = vtypes[i] + "(" + cols[i] + ")"
+	}
+	return strings.Join(s, ", ")
+}
+
+// vtBoundaryBytes is the byte width of n even shards' boundaries.
+func vtBoundaryBytes(n int) int {
+	if n&(n-1) == 0 {
+		w := 0
+		for nn := uint64(n - 1); nn > 0; nn >>= 8 {
+			w++
+		}
+		return max(w, 1)
+	}
+	if n > 256 {
+		return 2
+	}
+	return 1
+}
+
+// vtEvenShards returns the names of n even shards, as partition's Vitess
+// layout (and vtctl) makes them.
+func vtEvenShards(n int) ([]string, error) {
+	l, err := partition.Vitess{}.Layout(n)
+	if err != nil {
+		return nil, err
+	}
+	vl := l.(*partition.VitessLayout)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = vl.ShardName(i)
+	}
+	if n == 1 {
+		names[0] = "-" // one shard: the whole keyspace ("0" in vtctl's naming)
+	}
+	return names, nil
+}
+
+// vtWhale is an isolated value and the keyspace ids holding only it: [lo, hi)
+// (hi nil: to the end of the keyspace).
+type vtWhale struct {
+	table, col string
+	v          shardkey.Value
+	lo, hi     []byte
+}
+
+// vtSucc returns the keyspace id just after every id starting with b (b
+// plus one as a big-endian number of len(b) bytes), or nil when b is all
+// 0xff (the range goes to the end of the keyspace).
+func vtSucc(b []byte) []byte {
+	s := bytes.Clone(b)
+	for i := len(s) - 1; i >= 0; i-- {
+		s[i]++
+		if s[i] != 0 {
+			return s
+		}
+	}
+	return nil
+}
+
+type vtRange struct{ lo, hi []byte } // hi nil: the end
+
+func (r vtRange) String() string { return hex.EncodeToString(r.lo) + "-" + hex.EncodeToString(r.hi) }
+
+func parseShard(name string) vtRange {
+	a, b, _ := strings.Cut(name, "-")
+	lo, _ := hex.DecodeString(a)
+	hi, _ := hex.DecodeString(b)
+	if b == "" {
+		hi = nil
+	}
+	return vtRange{lo, hi}
+}
+
+func (r vtRange) contains(k []byte) bool {
+	return bytes.Compare(k, r.lo) >= 0 && (r.hi == nil || bytes.Compare(k, r.hi) < 0)
+}
+
+// vtIsolate returns the notes for isolated values: each value's keyspace-id
+// range, and per source shard the Reshard that splits it so that each
+// value's range is a shard.
+func vtIsolate(keyspace string, shards []string, whales []vtWhale) []string {
+	if len(whales) == 0 {
+		return nil
+	}
+	var notes []string
+	splits := map[string][][]byte{} // source shard -> split points
+	var order []string
+	seen := map[string]bool{}
+	for _, wh := range whales {
+		r := vtRange{wh.lo, wh.hi}
+		if seen[r.String()] {
+			continue
+		}
+		seen[r.String()] = true
+		tables := []string{wh.table}
+		for _, o := range whales {
+			if o.table != wh.table && bytes.Equal(o.lo, wh.lo) {
+				tables = append(tables, o.table)
+			}
+		}
+		src := ""
+		for _, s := range shards {
+			if parseShard(s).contains(wh.lo) {
+				src = s
+				break
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%s: isolate %s=%s: keyspace ids %s hold only it (in shard %s)", strings.Join(tables, ", "), wh.col, wh.v, r, src))
+		if _, ok := splits[src]; !ok {
+			order = append(order, src)
+		}
+		splits[src] = append(splits[src], wh.lo)
+		if wh.hi != nil {
+			splits[src] = append(splits[src], wh.hi)
+		}
+	}
+	for _, src := range order {
+		r := parseShard(src)
+		pts := splits[src]
+		sort.Slice(pts, func(i, j int) bool { return bytes.Compare(pts[i], pts[j]) < 0 })
+		var targets []string
+		lo := r.lo
+		for _, pt := range pts {
+			if bytes.Equal(pt, lo) || (r.hi != nil && bytes.Compare(pt, r.hi) >= 0) {
+				continue
+			}
+			targets = append(targets, vtRange{lo, pt}.String())
+			lo = pt
+		}
+		targets = append(targets, vtRange{lo, r.hi}.String())
+		notes = append(notes, fmt.Sprintf("reshard %s into %s: vtctldclient Reshard --workflow isolate_%s --target-keyspace %s create --source-shards '%s' --target-shards '%s'",
+			src, strings.Join(targets, ","), strings.NewReplacer("-", "_").Replace(src), keyspace, src, strings.Join(targets, ",")))
+	}
+	return notes
+}
+
+// shortList returns names, or its first three and last one for long lists.
+func shortList(names []string) string {
+	if len(names) <= 6 {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:3], ", ") + ", ..., " + names[len(names)-1]
+}
