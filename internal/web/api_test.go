@@ -118,7 +118,7 @@ func TestReportMatchesScore(t *testing.T) {
 		{"s=social&k=hash(user_id)&celeb=30", "social", map[string]string{"posts.user_id.celebrity": "0.3"}, []string{"hash(user_id)"}, 8, 1000, "generic"},
 		{"s=social&k=hash(user_id)&celeb=30&salt=4&n=16&cap=1500", "social", map[string]string{"posts.user_id.celebrity": "0.3"}, []string{"salt(hash(user_id), 4, top=1)"}, 16, 1500, "generic"},
 		{"s=social&k=hash(user_id)&celeb=30&iso=1&vs=hash(post_id)", "social", map[string]string{"posts.user_id.celebrity": "0.3"}, []string{"isolate(hash(user_id), top=1)", "hash(post_id)"}, 8, 1000, "generic"},
-		{"s=orders&k=hash(customer_id)&e=vitess&n=16", "orders", nil, []string{"hash(customer_id)"}, 16, 300, "vitess"},
+		{"s=orders&k=hash(customer_id)&e=vitess&n=16", "orders", nil, []string{"hash(customer_id)"}, 16, 3000, "vitess"},
 		{"s=chat&k=hash(conversation_id)&celeb=10&e=redis", "chat", map[string]string{"messages.conversation_id.celebrity": "0.1", "inbox.conversation_id.celebrity": "0.1"}, []string{"hash(conversation_id)"}, 32, 500, "redis"},
 		{"s=workspace&n=4&cap=0", "workspace", nil, []string{"hash(workspace_id)"}, 4, 0, "generic"},
 	} {
