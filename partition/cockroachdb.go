@@ -113,10 +113,11 @@ func (c CockroachDB) Point(key []shardkey.Value) (uint64, error) {
 
 // PointInt64 is Point for one Int64 column, without allocation.
 func (c CockroachDB) PointInt64(v int64) uint64 {
-	var buf [24]byte
 	if c.gen() == 1 {
-		return uint64(crdbFNV32(strconv.AppendInt(buf[:0], v, 10)))
+		var digits [20]byte
+		return uint64(crdbFNV32(formatInt64(&digits, v)))
 	}
+	var buf [24]byte
 	return uint64(crdbFNVEncoded(crdbAppendVarint(buf[:0], v), c.gen()))
 }
 

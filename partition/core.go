@@ -40,7 +40,13 @@ func (g Generic) Hash(key []shardkey.Value) (Hash, error) {
 	return UnsignedHash(p), err
 }
 
-func (Generic) Point(key []shardkey.Value) (uint64, error) {
+func (g Generic) Point(key []shardkey.Value) (uint64, error) {
+	if v, ok := singleInt64(key); ok {
+		return g.PointInt64(v), nil
+	}
+	if s, ok := singleRaw(key); ok {
+		return xxhash.Sum64String(s), nil // one part: its bytes, no length
+	}
 	var buf [64]byte
 	return xxhash.Sum64(appendCanonical(buf[:0], key)), nil
 }

@@ -110,8 +110,8 @@ func (e Elasticsearch) Point(key []shardkey.Value) (uint64, error) {
 // allocation. It is not defined for partitioned indices, whose keys have
 // two columns.
 func (e Elasticsearch) PointInt64(v int64) uint64 {
-	var buf [24]byte
-	return uint64(uint32(ESMurmur3(string(strconv.AppendInt(buf[:0], v, 10)))))
+	var buf [20]byte
+	return uint64(uint32(ESMurmur3(string(formatInt64(&buf, v)))))
 }
 
 func (e Elasticsearch) hash(key []shardkey.Value) (int32, error) {

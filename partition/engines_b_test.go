@@ -2,14 +2,10 @@ package partition
 
 import (
 	"crypto/md5"
-	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"testing"
-
-	"github.com/cespare/xxhash/v2"
 
 	"github.com/shardkey/shardkey"
 )
@@ -440,108 +436,5 @@ func TestYugabyte_Layout(t *testing.T) {
 	}
 	if _, err := mustLookup(t, "yugabyte").Layout(65537); err == nil {
 		t.Error("65537 tablets accepted")
-	}
-}
-
-// primitiveB returns the bare hash each engine is built on, for the
-// placement-vs-primitive benchmark.
-func primitiveB(spec string) (i64 func(int64) uint64, text func(string) uint64) {
-	digits := func(v int64) []byte { var b [24]byte; return strconv.AppendInt(b[:0], v, 10) }
-	switch specName(spec) {
-	case "postgres":
-		return func(v int64) uint64 { return pgHashUint32Ext(pgFoldInt8(v), pgHashPartitionSeed) },
-			func(s string) uint64 { return pgHashBytesExt(s, pgHashPartitionSeed) }
-	case "citus":
-		return func(v int64) uint64 { return uint64(pgHashUint32(pgFoldInt8(v))) },
-			func(s string) uint64 { return uint64(pgHashBytes(s)) }
-	case "elasticsearch":
-		return func(v int64) uint64 { return uint64(ESMurmur3(string(digits(v)))) },
-			func(s string) uint64 { return uint64(ESMurmur3(s)) }
-	case "yugabyte":
-		return func(v int64) uint64 {
-				var b [8]byte
-				binary.BigEndian.PutUint64(b[:], uint64(v))
-				return ybHash64(b[:], 97)
-			},
-			func(s string) uint64 { return ybHash64([]byte(s), 97) }
-	case "vitess":
-		return func(v int64) uint64 { return vtDESPoint(uint64(v)) }, nil
-	case "vitess-xxhash":
-		return func(v int64) uint64 { return xxhash.Sum64(digits(v)) }, xxhash.Sum64String
-	case "vitess-binary-md5":
-		f := func(b []byte) uint64 { s := md5.Sum(b); return binary.BigEndian.Uint64(s[:]) }
-		return func(v int64) uint64 { return f(digits(v)) }, func(s string) uint64 { return f([]byte(s)) }
-	case "cockroachdb":
-		return func(v int64) uint64 {
-				var b [16]byte
-				s := md5.Sum(crdbAppendVarint(b[:0], v))
-				return uint64(crdbFNV32(s[:]))
-			}, func(s string) uint64 {
-				m := md5.Sum([]byte(s))
-				return uint64(crdbFNV32(m[:]))
-			}
-	}
-	return nil, nil
-}
-
-// BenchmarkPlaceB measures a full placement (Point, then Layout.Shard on
-// 64 shards) for Int64 keys (through PointInt64 where the engine has it)
-// and Text keys, next to the bare hash primitive it is built on.
-func BenchmarkPlaceB(b *testing.B) {
-	texts := make([]string, 1024)
-	for i := range texts {
-		texts[i] = "user_" + strconv.Itoa(i*7919)
-	}
-	for _, spec := range []string{"postgres", "citus", "elasticsearch", "yugabyte", "vitess", "vitess-xxhash",
-		"vitess-binary-md5", "vitess-unicode-loose-md5", "vitess-numeric", "cockroachdb"} {
-		e := mustLookupTB(b, spec)
-		l, err := e.Layout(64)
-		if err != nil {
-			b.Fatal(err)
-		}
-		pi, pt := primitiveB(spec)
-		b.Run(spec+"/int64", func(b *testing.B) {
-			var sink int
-			ip, fast := e.(Int64Pointer)
-			key := []shardkey.Value{{}}
-			for i := 0; b.Loop(); i++ {
-				if fast {
-					sink += l.Shard(ip.PointInt64(int64(i)))
-					continue
-				}
-				key[0] = shardkey.IntValue(int64(i))
-				p, _ := e.Point(key)
-				sink += l.Shard(p)
-			}
-			_ = sink
-		})
-		b.Run(spec+"/text", func(b *testing.B) {
-			var sink int
-			key := []shardkey.Value{{}}
-			for i := 0; b.Loop(); i++ {
-				key[0] = shardkey.TextValue(texts[i&1023])
-				p, _ := e.Point(key)
-				sink += l.Shard(p)
-			}
-			_ = sink
-		})
-		if pi != nil {
-			b.Run(spec+"/primitive-int64", func(b *testing.B) {
-				var sink uint64
-				for i := 0; b.Loop(); i++ {
-					sink += pi(int64(i))
-				}
-				_ = sink
-			})
-		}
-		if pt != nil {
-			b.Run(spec+"/primitive-text", func(b *testing.B) {
-				var sink uint64
-				for i := 0; b.Loop(); i++ {
-					sink += pt(texts[i&1023])
-				}
-				_ = sink
-			})
-		}
 	}
 }

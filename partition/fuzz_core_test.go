@@ -93,3 +93,16 @@ func TestFuzzCoversEveryEngine(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFormatInt64 checks the decimal fast path against strconv.
+func FuzzFormatInt64(f *testing.F) {
+	for _, v := range []int64{0, 9, 10, 99, 100, -1, -10, -100, 1000000, math.MaxInt64, math.MinInt64} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v int64) {
+		var buf [20]byte
+		if got, want := string(formatInt64(&buf, v)), strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("formatInt64(%d) = %q; want %q", v, got, want)
+		}
+	})
+}

@@ -83,7 +83,7 @@ func (k Ketama) Point(key []shardkey.Value) (uint64, error) {
 // allocation.
 func (Ketama) PointInt64(v int64) uint64 {
 	var buf [20]byte
-	return uint64(KetamaKeyHash(strconv.AppendInt(buf[:0], v, 10)))
+	return uint64(KetamaKeyHash(formatInt64(&buf, v)))
 }
 
 // KetamaKeyHash returns the ketama hash of key: MD5's first 4 bytes, LE.

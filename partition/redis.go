@@ -3,7 +3,6 @@ package partition
 import (
 	"fmt"
 	"sort"
-	"strconv"
 
 	"github.com/shardkey/shardkey"
 )
@@ -64,7 +63,7 @@ func (r Redis) Point(key []shardkey.Value) (uint64, error) {
 // allocation.
 func (Redis) PointInt64(v int64) uint64 {
 	var buf [20]byte
-	return uint64(RedisKeySlot(strconv.AppendInt(buf[:0], v, 10)))
+	return uint64(RedisKeySlot(formatInt64(&buf, v)))
 }
 
 // RedisKeySlot returns the hash slot of key, 0..16383, honouring hash tags

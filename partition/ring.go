@@ -42,11 +42,21 @@ func (r *TokenRing) Shards() int { return r.n }
 
 // Shard returns the owner of the first token >= p, wrapping around.
 func (r *TokenRing) Shard(p uint64) int {
-	i := sort.Search(len(r.tokens), func(i int) bool { return r.tokens[i] >= p })
-	if i == len(r.tokens) {
-		i = 0
+	// The first index with tokens[i] >= p, by hand: sort.Search's
+	// closure call per step costs as much as the key's hash.
+	lo, hi := 0, len(r.tokens)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r.tokens[m] < p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	return int(r.owner[i])
+	if lo == len(r.tokens) {
+		lo = 0
+	}
+	return int(r.owner[lo])
 }
 
 // Ranges is a layout of contiguous point ranges: shard i owns points in
@@ -62,6 +72,14 @@ func (r Ranges) Shards() int { return len(r.Starts) }
 
 // Shard returns the index of the last start <= p.
 func (r Ranges) Shard(p uint64) int {
-	i := sort.Search(len(r.Starts), func(i int) bool { return r.Starts[i] > p })
-	return i - 1
+	lo, hi := 0, len(r.Starts) // the first start > p, by hand as above
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r.Starts[m] <= p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
 }

@@ -124,6 +124,16 @@ func (v Vitess) Hash(key []shardkey.Value) (Hash, error) {
 }
 
 func (v Vitess) Point(key []shardkey.Value) (uint64, error) {
+	if v.kind == vtXXHash {
+		// Fast paths: the keyspace id is the little-endian XXH64, so its
+		// big-endian prefix is the byte-reversed hash.
+		if x, ok := singleInt64(key); ok {
+			return v.PointInt64(x), nil
+		}
+		if s, ok := singleRaw(key); ok {
+			return bits.ReverseBytes64(xxhash.Sum64String(s)), nil
+		}
+	}
 	var buf [16]byte
 	ksid, err := v.keyspaceID(buf[:0], key)
 	if err != nil {
@@ -138,14 +148,14 @@ func (v Vitess) Point(key []shardkey.Value) (uint64, error) {
 // vindex but unicode_loose_*. (numeric and reverse_bits, which reject
 // negative integers, are VitessNumeric and have no such fast path.)
 func (v Vitess) PointInt64(x int64) uint64 {
-	var digits [24]byte
+	var digits [20]byte
 	switch v.kind {
 	case vtHash:
 		return vtDESPoint(uint64(x))
 	case vtXXHash:
-		return bits.ReverseBytes64(xxhash.Sum64(strconv.AppendInt(digits[:0], x, 10)))
+		return bits.ReverseBytes64(xxhash.Sum64(formatInt64(&digits, x)))
 	case vtBinaryMD5:
-		sum := md5.Sum(strconv.AppendInt(digits[:0], x, 10))
+		sum := md5.Sum(formatInt64(&digits, x))
 		return binary.BigEndian.Uint64(sum[:8])
 	}
 	p, _ := v.Point([]shardkey.Value{shardkey.IntValue(x)})
