@@ -41,6 +41,12 @@ type Options struct {
 	Workers int
 	// Keys, when set, are the only candidates considered.
 	Keys []string
+	// Sweep lists shard counts to score the recommended key at (nil: none).
+	Sweep []int
+	// Bootstrap is the number of bootstrap replicates for confidence
+	// intervals of the recommended key (0: none); Seed seeds them.
+	Bootstrap int
+	Seed      int64
 }
 
 // Advice is the advisor's answer.
@@ -55,9 +61,13 @@ type Advice struct {
 	// Durable says what is hard and what is easy to change later (seed
 	// 002's interview question: which choice could still change in two
 	// years).
-	Durable  []string `json:"durable"`
-	Flags    []string `json:"flags,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
+	Durable []string `json:"durable"`
+	Flags   []string `json:"flags,omitempty"`
+	// Sweep shows how the recommended key's numbers move with the shard
+	// count; Confidence how much they could move with another sample.
+	Sweep      []SweepRow  `json:"sweep,omitempty"`
+	Confidence *Confidence `json:"confidence,omitempty"`
+	Warnings   []string    `json:"warnings,omitempty"`
 }
 
 // Assessment is one candidate's verdict with its numbers.
@@ -201,6 +211,20 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	adv.Summary = summary(adv, w)
 	adv.Durable = durable(list[0])
 	adv.Flags = a.flags(list[0], o.Shards)
+	if len(o.Sweep) > 0 {
+		rows, err := Sweep(w, adv.Recommended, o.Sweep, sopts)
+		if err != nil {
+			return nil, err
+		}
+		adv.Sweep = rows
+	}
+	if o.Bootstrap > 0 {
+		conf, err := Bootstrap(w, adv.Recommended, o.Bootstrap, o.Seed, sopts)
+		if err != nil {
+			return nil, err
+		}
+		adv.Confidence = conf
+	}
 	return adv, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -19,6 +20,8 @@ func runAdvise(e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	var c common
 	c.register(fs, true)
+	sweep := fs.String("sweep", "4,8,16,32,64,128,256", "shard `counts` to score the recommended key at (\"\" for none)")
+	boot := fs.Int("bootstrap", 20, "bootstrap `replicates` for 95% confidence intervals of the recommended key (0 for none)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey advise [inputs | social|orders|chat|workspace [--variant V]] [flags]
 
@@ -74,8 +77,22 @@ Flags:
 	if err != nil {
 		return err
 	}
+	var counts []int
+	for _, f := range strings.Split(*sweep, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > 1<<16 {
+			return usageErr("--sweep %q: want shard counts in 1..65536, comma-separated", f)
+		}
+		counts = append(counts, n)
+	}
+	if *boot < 0 || *boot > 1000 {
+		return usageErr("--bootstrap %d: want 0..1000", *boot)
+	}
 	adv, err := advisor.Recommend(l.w, advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
-		Workers: l.opts.Workers, Keys: c.keys})
+		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed})
 	if err != nil {
 		return err
 	}
@@ -132,6 +149,23 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		for _, f := range as.Fixes {
 			fmt.Fprintln(w, wrap("fix ("+f.Kind+"): "+f.Text, 88, "  "))
 		}
+	}
+	if conf := adv.Confidence; conf != nil {
+		fmt.Fprintf(w, "\nHow sure: 95%% bootstrap intervals over %d resamples of the sample: work ratio %.2f-%.2fx, load ratio %.2f-%.2fx, busiest shard %s-%s units/s",
+			conf.Replicates, conf.WorkRatio.Lo, conf.WorkRatio.Hi, conf.LoadRatio.Lo, conf.LoadRatio.Hi, num(conf.MaxShardWork.Lo), num(conf.MaxShardWork.Hi))
+		if adv.Candidates[0].Score.Transactions > 0 {
+			fmt.Fprintf(w, ", cross-shard transactions %s-%s", pct(conf.CrossShardTxn.Lo), pct(conf.CrossShardTxn.Hi))
+		}
+		fmt.Fprintln(w, ".")
+	}
+	if len(adv.Sweep) > 0 {
+		fmt.Fprintf(w, "\n%s as the shard count grows:\n", adv.Recommended)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "shards\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\tcross-shard txns\tover capacity")
+		for _, r := range adv.Sweep {
+			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%.2fx\t%.2fx\t%.2f\t%s\t%d\n", r.Shards, num(r.MaxShardWork), r.WorkRatio, r.LoadRatio, r.Expected, r.FanoutMean, pct(r.CrossShardTxn), r.OverCapacity)
+		}
+		tw.Flush()
 	}
 	fmt.Fprintln(w, "\nWhich choice could still change in two years:")
 	for _, s := range adv.Durable {

@@ -1,0 +1,136 @@
+package advisor
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// SweepRow is one shard count's numbers for a key.
+type SweepRow struct {
+	Shards        int     `json:"shards"`
+	MaxShardWork  float64 `json:"max_shard_work"`
+	WorkRatio     float64 `json:"work_ratio"`
+	LoadRatio     float64 `json:"load_ratio"`
+	Expected      float64 `json:"expected_max_load_ratio"`
+	FanoutMean    float64 `json:"fanout_mean"`
+	CrossShardTxn float64 `json:"cross_shard_txn_fraction"`
+	OverCapacity  int     `json:"over_capacity"`
+}
+
+// Sweep scores key at each shard count.
+func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]SweepRow, error) {
+	var out []SweepRow
+	for _, n := range counts {
+		o.Shards = n
+		c, err := sim.Score(w, key, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SweepRow{Shards: n, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: c.LoadRatio,
+			Expected: c.ExpectedMaxLoadRatio, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity)})
+	}
+	return out, nil
+}
+
+// Interval is a bootstrap confidence interval.
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// Confidence holds 95% bootstrap intervals of a key's headline numbers:
+// how much they could move with another sample of the same size.
+type Confidence struct {
+	Replicates    int      `json:"replicates"`
+	WorkRatio     Interval `json:"work_ratio"`
+	LoadRatio     Interval `json:"load_ratio"`
+	MaxShardWork  Interval `json:"max_shard_work"`
+	CrossShardTxn Interval `json:"cross_shard_txn_fraction"`
+}
+
+// Bootstrap rescores key on b Poisson-bootstrap replicates of the sample
+// (every row's, instance's and transaction's weight multiplied by a
+// Poisson(1) draw, seeded) and returns the 2.5% and 97.5% quantiles.
+func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Options) (*Confidence, error) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0xb007))
+	var wr, lr, mx, cx []float64
+	for i := 0; i < b; i++ {
+		rep := replicate(w, rng)
+		c, err := sim.Score(rep, key, o)
+		if err != nil {
+			return nil, err
+		}
+		wr = append(wr, c.WorkRatio)
+		lr = append(lr, c.LoadRatio)
+		mx = append(mx, c.MaxShardWork)
+		cx = append(cx, c.CrossShardTxnFraction)
+	}
+	return &Confidence{Replicates: b, WorkRatio: interval(wr), LoadRatio: interval(lr), MaxShardWork: interval(mx), CrossShardTxn: interval(cx)}, nil
+}
+
+func interval(xs []float64) Interval {
+	if len(xs) == 0 {
+		return Interval{}
+	}
+	sort.Float64s(xs)
+	q := func(p float64) float64 {
+		i := int(math.Round(p * float64(len(xs)-1)))
+		return xs[i]
+	}
+	return Interval{q(0.025), q(0.975)}
+}
+
+// poisson1 draws from Poisson(1) by inversion.
+func poisson1(rng *rand.Rand) float64 {
+	u := rng.Float64()
+	p := math.Exp(-1)
+	cum := p
+	k := 0
+	for u > cum && k < 20 {
+		k++
+		p /= float64(k)
+		cum += p
+	}
+	return float64(k)
+}
+
+// replicate returns a copy of w with reweighted rows, instances and
+// transactions; values are shared, never modified.
+func replicate(w *shardkey.Workload, rng *rand.Rand) *shardkey.Workload {
+	r := *w
+	r.Tables = make([]*shardkey.Table, len(w.Tables))
+	for i, t := range w.Tables {
+		tc := *t
+		tc.Weights = make([]float64, t.Rows)
+		for j := range tc.Weights {
+			tc.Weights[j] = t.Weight(j) * poisson1(rng)
+		}
+		r.Tables[i] = &tc
+	}
+	r.Ops = make([]*shardkey.Operation, len(w.Ops))
+	for i, op := range w.Ops {
+		oc := *op
+		oc.Instances = make([]shardkey.Instance, len(op.Instances))
+		total, sum := 0.0, 0.0
+		for j, in := range op.Instances {
+			in.Weight *= poisson1(rng)
+			oc.Instances[j] = in
+			total += op.Instances[j].Weight
+			sum += in.Weight
+		}
+		if sum == 0 && len(oc.Instances) > 0 {
+			copy(oc.Instances, op.Instances)
+		}
+		r.Ops[i] = &oc
+	}
+	r.Txns = make([]shardkey.Txn, len(w.Txns))
+	for i, tx := range w.Txns {
+		tx.Weight *= poisson1(rng)
+		r.Txns[i] = tx
+	}
+	return &r
+}
