@@ -50,8 +50,14 @@ type agg struct {
 	created map[int]bool // tables created by this log
 	newCols map[[2]int]bool
 	dropped int // values that did not convert to their column's type
-	opIDKey []byte
-	cum     map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
+	// sure holds the columns this log created that a statement attributed
+	// for certain (see attribute.go); resolved the lazy parts built so
+	// far; cat the workload's catalog (an empty one when it has none).
+	sure     map[[2]int]bool
+	resolved map[*part]*part
+	cat      *shardkey.Catalog
+	opIDKey  []byte
+	cum      map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
 }
 
 type accInfo struct {
@@ -108,7 +114,7 @@ func newAgg(w *shardkey.Workload, file string, o Options) *agg {
 		rng:   rand.New(rand.NewPCG(uint64(w.Seed), 0x5eed10c)),
 		infos: map[*access]*accInfo{}, ops: map[string]*opAgg{}, txns: map[string]*txnAgg{},
 		sessions: map[string]*session{}, bad: map[string]*badShape{}, created: map[int]bool{},
-		newCols: map[[2]int]bool{},
+		newCols: map[[2]int]bool{}, sure: map[[2]int]bool{}, resolved: map[*part]*part{},
 	}
 }
 
@@ -156,8 +162,12 @@ func (a *agg) add(entries []entry, results []result) error {
 			continue
 		}
 		for k := range r.t.parts {
-			p := &r.t.parts[k]
-			a.part(e.session, p, r.vals[k], wt)
+			p, vals := &r.t.parts[k], r.vals[k]
+			if p.lazy {
+				p = a.resolvePart(p, r.t.text, e.line)
+				vals = p.bind(r.slots, r.params)
+			}
+			a.part(e.session, p, vals, wt)
 		}
 	}
 	return nil
@@ -300,6 +310,9 @@ func (a *agg) info(acc *access) *accInfo {
 		if ci < 0 {
 			ci = t.AddColumn(name, shardkey.Null)
 			a.newCols[[2]int{ti, ci}] = true
+		}
+		if !p.guess && p.col != "" {
+			a.sure[[2]int{ti, ci}] = true
 		}
 		ai.cols[i] = ci
 		conds[i] = shardkey.Cond{Col: ci, Op: p.op}

@@ -50,7 +50,12 @@
 // column ((a, b) = (1, 2); (a, b) IN ((1, 2), (3, 4)) gives a IN (1, 3)
 // and b IN (2, 4)). A multi-row INSERT is one insert per row. A join
 // equality carries a bound value to the other table (a JOIN b ON a.x = b.y
-// WHERE a.x = 5 binds b.y = 5). Values the database assigns (DEFAULT,
+// WHERE a.x = 5 binds b.y = 5). In a query over several tables, an
+// unqualified column belongs to the table that has it: as the workload's
+// tables say (a --from catalog, --rows columns, or earlier statements of
+// the log), else as its name says when only one table fits (c_w_id: the
+// table with other c_ columns, or customer by its initial), else to the
+// first table with a warning naming the statement (see attribute.go). Values the database assigns (DEFAULT,
 // now(), nextval, gen_random_uuid()) are fresh values. Instances of one
 // shape (table, kind, bound columns and how) are one operation, named as
 // input.ShapeName names it.

@@ -53,10 +53,7 @@ func myPart(st sqlparser.Statement) part {
 	case *sqlparser.Select, *sqlparser.Union, *sqlparser.Insert, *sqlparser.Update, *sqlparser.Delete:
 		var acc []access
 		myStmt(st, &acc, nil)
-		if len(acc) == 0 {
-			return part{ctl: ctlIgnore}
-		}
-		return part{ctl: ctlDML, acc: acc}
+		return dmlPart(acc)
 	}
 	return part{ctl: ctlIgnore}
 }
@@ -174,7 +171,7 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes map[string]boo
 			if len(t.Condition.Using) > 0 && len(sc.refs) >= 2 {
 				a, b := len(sc.refs)-2, len(sc.refs)-1
 				for _, u := range t.Condition.Using {
-					sc.edges = append(sc.edges, [2]colRef{{a, u.Lowered()}, {b, u.Lowered()}})
+					sc.using = append(sc.using, [2]colRef{{a, u.Lowered()}, {b, u.Lowered()}})
 				}
 			}
 		}

@@ -36,10 +36,7 @@ func pgPart(n *pg.Node) part {
 	case n.GetSelectStmt() != nil, n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil, n.GetDeleteStmt() != nil:
 		var acc []access
 		pgStmt(n, &acc, nil)
-		if len(acc) == 0 {
-			return part{ctl: ctlIgnore}
-		}
-		return part{ctl: ctlDML, acc: acc}
+		return dmlPart(acc)
 	case n.GetExplainStmt() != nil:
 		return part{ctl: ctlIgnore}
 	}
@@ -173,7 +170,7 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) {
 			a, b := len(sc.refs)-2, len(sc.refs)-1
 			for _, u := range j.UsingClause {
 				c := u.GetString_().GetSval()
-				sc.edges = append(sc.edges, [2]colRef{{a, c}, {b, c}})
+				sc.using = append(sc.using, [2]colRef{{a, c}, {b, c}})
 			}
 		}
 	case n.GetRangeSubselect() != nil:

@@ -285,9 +285,11 @@ type job struct {
 }
 
 // result is a parsed entry: its template's parts, each with its values.
+// A lazy part has no values yet: slots and params keep what binds them.
 type result struct {
-	t    *template
-	vals [][][]rv // by part, by access
+	t             *template
+	vals          [][][]rv // by part, by access
+	slots, params []lit
 }
 
 func newPipeline(ctx context.Context, d Dialect, workers int, a *agg) *pipeline {
@@ -331,7 +333,13 @@ func (p *pipeline) worker() {
 				}
 				r.vals = make([][][]rv, len(t.parts))
 				for k := range t.parts {
-					if t.parts[k].ctl == ctlDML {
+					switch {
+					case t.parts[k].ctl != ctlDML:
+					case t.parts[k].lazy:
+						// Bound by the aggregator once it has resolved
+						// the part's columns against the workload.
+						r.slots, r.params = slots, params
+					default:
 						r.vals[k] = t.parts[k].bind(slots, params)
 					}
 				}

@@ -106,6 +106,7 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 		if p.ctl != ctlDML {
 			continue
 		}
+		p = a.resolvePart(p, s.t.text, 0)
 		vals := p.bind(s.lit, nil)
 		for i := range p.acc {
 			for _, v := range vals[i] {

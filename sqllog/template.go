@@ -35,6 +35,22 @@ const (
 type part struct {
 	ctl ctl
 	acc []access
+	// lazy says some of acc are scopes still to be built (access.lazy):
+	// the part is resolved against the workload first (agg.resolvePart),
+	// and its values are bound after that.
+	lazy bool
+}
+
+// dmlPart returns the part of a statement with the given accesses.
+func dmlPart(acc []access) part {
+	if len(acc) == 0 {
+		return part{ctl: ctlIgnore}
+	}
+	p := part{ctl: ctlDML, acc: acc}
+	for i := range acc {
+		p.lazy = p.lazy || acc[i].lazy != nil
+	}
+	return p
 }
 
 // access is one table touched by a statement, with its bound columns.
@@ -42,6 +58,10 @@ type access struct {
 	table string
 	kind  shardkey.Kind
 	preds []pred // sorted by column, at most one per column
+	// lazy, when set, stands for the accesses of a query over several
+	// tables whose unqualified columns need the workload to say which
+	// table has them (see attribute.go); table, kind and preds are unset.
+	lazy *scope
 }
 
 // argKind says where a predicate's value comes from.
@@ -73,6 +93,10 @@ type pred struct {
 	args           []arg
 	hasLo, hasHi   bool
 	loIncl, hiIncl bool
+	// guess says the column was attributed to its table by a naming
+	// heuristic or by default, not by what the workload or the statement
+	// says (see attribute.go).
+	guess bool
 }
 
 // nvals returns how many values a bound instance of a holds.
@@ -172,307 +196,6 @@ type xexpr struct {
 	qual, col string // xCol
 	val       arg    // xVal
 	kids      []*xexpr
-}
-
-// tref is one table reference of a query scope.
-type tref struct {
-	name, alias string
-	kind        shardkey.Kind
-	preds       map[string]*pred
-}
-
-// scope collects the tables and conditions of one query block.
-type scope struct {
-	refs  []*tref
-	edges [][2]colRef // equalities between columns (join conditions)
-	ctes  map[string]bool
-}
-
-type colRef struct {
-	ref int
-	col string
-}
-
-func (s *scope) add(name, alias string, kind shardkey.Kind) {
-	if s.ctes[name] {
-		return
-	}
-	s.refs = append(s.refs, &tref{name: name, alias: alias, kind: kind, preds: map[string]*pred{}})
-}
-
-// resolve finds the table a column belongs to: the one whose alias or name
-// is the qualifier, else the first table of the scope (an unqualified
-// column in a join is taken to be the first table's, without a catalog to
-// say otherwise).
-func (s *scope) resolve(qual string) int {
-	if len(s.refs) == 0 {
-		return -1
-	}
-	if qual == "" {
-		return 0
-	}
-	for i, r := range s.refs {
-		if r.alias == qual {
-			return i
-		}
-	}
-	for i, r := range s.refs {
-		if r.alias == "" && r.name == qual {
-			return i
-		}
-	}
-	for i, r := range s.refs {
-		if r.name == qual {
-			return i
-		}
-	}
-	return -1
-}
-
-// where adds the conjuncts of e.
-func (s *scope) where(e *xexpr) {
-	if e == nil {
-		return
-	}
-	switch e.kind {
-	case xAnd:
-		for _, k := range e.kids {
-			s.where(k)
-		}
-	case xCmp:
-		l, r := e.kids[0], e.kids[1]
-		op := e.op
-		if l.kind != xCol && r.kind == xCol {
-			l, r = r, l
-			op = flip(op)
-		}
-		if l.kind == xRow && r.kind == xRow && op == "=" && len(l.kids) == len(r.kids) {
-			for i := range l.kids {
-				s.where(&xexpr{kind: xCmp, op: "=", kids: []*xexpr{l.kids[i], r.kids[i]}})
-			}
-			return
-		}
-		if l.kind != xCol {
-			return
-		}
-		if r.kind == xCol {
-			if op == "=" {
-				a, b := s.resolve(l.qual), s.resolve(r.qual)
-				if a >= 0 && b >= 0 && a != b {
-					s.edges = append(s.edges, [2]colRef{{a, l.col}, {b, r.col}})
-				}
-			}
-			return
-		}
-		if r.kind != xVal {
-			return
-		}
-		switch op {
-		case "=":
-			s.bindEq(l, r.val)
-		case "<", "<=", ">", ">=":
-			s.bindRange(l, op, r.val)
-		}
-	case xBetween:
-		x, lo, hi := e.kids[0], e.kids[1], e.kids[2]
-		if x.kind == xCol && lo.kind == xVal && hi.kind == xVal {
-			s.bindRange(x, ">=", lo.val)
-			s.bindRange(x, "<=", hi.val)
-		}
-	case xIn:
-		l := e.kids[0]
-		items := e.kids[1:]
-		if l.kind == xCol {
-			var args []arg
-			for _, it := range items {
-				if it.kind != xVal {
-					return
-				}
-				args = append(args, it.val)
-			}
-			s.bindIn(l, args)
-			return
-		}
-		if l.kind == xRow {
-			// (a, b) IN ((1, 2), (3, 4)): each column gets the list of
-			// its values (exact for a key of one of the columns; for a key
-			// of several it routes to the product of the lists).
-			cols := make([][]arg, len(l.kids))
-			for _, it := range items {
-				if it.kind != xRow || len(it.kids) != len(l.kids) {
-					return
-				}
-				for i, v := range it.kids {
-					if v.kind != xVal {
-						cols[i] = nil
-						continue
-					}
-					cols[i] = append(cols[i], v.val)
-				}
-			}
-			for i, c := range l.kids {
-				if c.kind == xCol && len(cols[i]) == len(items) {
-					if len(items) == 1 {
-						s.bindEq(c, cols[i][0])
-					} else {
-						s.bindIn(c, cols[i])
-					}
-				}
-			}
-		}
-	case xOr:
-		// a = 1 OR a = 2 OR a IN (3): an IN list on a. Anything else
-		// binds nothing.
-		var col *xexpr
-		var args []arg
-		for _, k := range e.kids {
-			var c *xexpr
-			switch {
-			case k.kind == xCmp && k.op == "=" && k.kids[0].kind == xCol && k.kids[1].kind == xVal:
-				c = k.kids[0]
-				args = append(args, k.kids[1].val)
-			case k.kind == xCmp && k.op == "=" && k.kids[1].kind == xCol && k.kids[0].kind == xVal:
-				c = k.kids[1]
-				args = append(args, k.kids[0].val)
-			case k.kind == xIn && k.kids[0].kind == xCol:
-				c = k.kids[0]
-				for _, it := range k.kids[1:] {
-					if it.kind != xVal {
-						return
-					}
-					args = append(args, it.val)
-				}
-			default:
-				return
-			}
-			if col != nil && (col.col != c.col || s.resolve(col.qual) != s.resolve(c.qual)) {
-				return
-			}
-			col = c
-		}
-		if col != nil {
-			s.bindIn(col, args)
-		}
-	}
-}
-
-func flip(op string) string {
-	switch op {
-	case "<":
-		return ">"
-	case "<=":
-		return ">="
-	case ">":
-		return "<"
-	case ">=":
-		return "<="
-	}
-	return op
-}
-
-func (s *scope) predFor(c *xexpr) *tref {
-	i := s.resolve(c.qual)
-	if i < 0 {
-		return nil
-	}
-	return s.refs[i]
-}
-
-func (s *scope) bindEq(c *xexpr, v arg) {
-	r := s.predFor(c)
-	if r == nil || v.kind == argUnknown {
-		return
-	}
-	r.preds[c.col] = &pred{col: c.col, op: shardkey.Eq, args: []arg{v}}
-}
-
-func (s *scope) bindIn(c *xexpr, vs []arg) {
-	r := s.predFor(c)
-	if r == nil {
-		return
-	}
-	if p := r.preds[c.col]; p != nil && p.op == shardkey.Eq {
-		return
-	}
-	r.preds[c.col] = &pred{col: c.col, op: shardkey.In, args: vs}
-}
-
-func (s *scope) bindRange(c *xexpr, op string, v arg) {
-	r := s.predFor(c)
-	if r == nil || v.kind == argUnknown {
-		return
-	}
-	p := r.preds[c.col]
-	if p != nil && p.op != shardkey.Range {
-		return
-	}
-	if p == nil {
-		p = &pred{col: c.col, op: shardkey.Range, args: []arg{{}, {}}}
-		r.preds[c.col] = p
-	}
-	switch op {
-	case ">", ">=":
-		p.args[0], p.hasLo, p.loIncl = v, true, op == ">="
-	case "<", "<=":
-		p.args[1], p.hasHi, p.hiIncl = v, true, op == "<="
-	}
-}
-
-// carry copies equality and IN bindings across join equalities: in
-// a JOIN b ON a.x = b.y WHERE a.x = 5, b.y is 5 too.
-func (s *scope) carry() {
-	for range len(s.edges) {
-		changed := false
-		for _, e := range s.edges {
-			for k := 0; k < 2; k++ {
-				from, to := e[k], e[1-k]
-				fp := s.refs[from.ref].preds[from.col]
-				if fp == nil || (fp.op != shardkey.Eq && fp.op != shardkey.In) {
-					continue
-				}
-				tp := s.refs[to.ref].preds[to.col]
-				if tp != nil && (tp.op == shardkey.Eq || tp.op == shardkey.In && fp.op == shardkey.In) {
-					continue
-				}
-				cp := *fp
-				cp.col = to.col
-				s.refs[to.ref].preds[to.col] = &cp
-				changed = true
-			}
-		}
-		if !changed {
-			return
-		}
-	}
-}
-
-// accesses returns the scope's table accesses, predicates sorted by column.
-func (s *scope) accesses() []access {
-	s.carry()
-	out := make([]access, 0, len(s.refs))
-	for _, r := range s.refs {
-		a := access{table: r.name, kind: r.kind}
-		cols := make([]string, 0, len(r.preds))
-		for c := range r.preds {
-			cols = append(cols, c)
-		}
-		sort.Strings(cols)
-		for _, c := range cols {
-			p := r.preds[c]
-			if p.op == shardkey.Range {
-				// Keep the two ends in args even when one is missing.
-				if !p.hasLo {
-					p.args[0] = arg{}
-				}
-				if !p.hasHi {
-					p.args[1] = arg{}
-				}
-			}
-			a.preds = append(a.preds, *p)
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 // insertRows returns one insert access per VALUES row.
