@@ -20,7 +20,8 @@
 //     (pg_stat_statements; performance_schema statement digests): each
 //     single-table statement becomes an operation whose rate is its calls
 //     per second since the statistics were reset, and whose instances draw
-//     their parameters from the row sample.
+//     their parameters from the row sample. Options.NoStatements skips
+//     this step (a query log gives the statements instead).
 //
 // Nothing is ever written. The connection starts with
 // default_transaction_read_only on (PostgreSQL) or SESSION TRANSACTION READ
@@ -57,6 +58,12 @@ type Options struct {
 	Progress io.Writer
 	// Seed makes the sample repeatable; 0 uses the workload's seed.
 	Seed int64
+	// NoStatements leaves out step 4, the statement statistics. Set it
+	// when the same workload is also read from a query log of this
+	// database: the statistics count the statements the log holds, and
+	// the workload would count them twice. (A negative name so that the
+	// zero Options keep reading them.)
+	NoStatements bool
 }
 
 // Read adds the database at dsn (postgres://, postgresql:// or mysql://) to
@@ -149,9 +156,13 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		bar.step()
 	}
 	bar.done()
-	stmts, period, err := s.statements(ctx)
-	if err != nil {
-		w.Warnings = append(w.Warnings, fmt.Errorf("%s: statement statistics: %w", source, err))
+	var stmts []statement
+	var period float64
+	if !o.NoStatements {
+		stmts, period, err = s.statements(ctx)
+		if err != nil {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: statement statistics: %w", source, err))
+		}
 	}
 	if len(stmts) > 0 {
 		rng := newRand(o.Seed)
