@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -314,4 +315,35 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestKeyStats: closed forms for cardinality, top values, entropy and
+// monotonicity.
+func TestKeyStats(t *testing.T) {
+	tb := &shardkey.Table{Name: "t", Rows: 4, Weights: []float64{1, 1, 1, 1}}
+	c := &shardkey.Column{Name: "v", Type: shardkey.Int64, Ints: []int64{7, 7, 7, 9}}
+	tb.Columns = []*shardkey.Column{c}
+	ks := ComputeKeyStats(tb, []int{0})
+	if ks.Cardinality != 2 || ks.TopValues[0].Value != "7" || ks.TopValues[0].Share != 0.75 || ks.TopValues[1].Share != 0.25 {
+		t.Errorf("stats %+v", ks)
+	}
+	want := -(0.75*math.Log2(0.75) + 0.25*math.Log2(0.25))
+	if math.Abs(ks.Entropy-want) > 1e-12 {
+		t.Errorf("entropy %v; want %v", ks.Entropy, want)
+	}
+	// Increasing ids are monotonic (r = 1); reversed, r = -1.
+	inc := &shardkey.Table{Name: "u", Rows: 1000}
+	ci := &shardkey.Column{Name: "id", Type: shardkey.Int64}
+	ct := &shardkey.Column{Name: "s", Type: shardkey.Text}
+	for i := 0; i < 1000; i++ {
+		ci.Ints = append(ci.Ints, int64(i*3))
+		ct.Strs = append(ct.Strs, fmt.Sprintf("k%04d", 1000-i))
+	}
+	inc.Columns = []*shardkey.Column{ci, ct}
+	if ks := ComputeKeyStats(inc, []int{0}); math.Abs(ks.Monotonicity-1) > 1e-12 || !ks.Monotonic || ks.Cardinality != 1000 {
+		t.Errorf("increasing ids: %+v", ks)
+	}
+	if ks := ComputeKeyStats(inc, []int{1}); math.Abs(ks.Monotonicity+1) > 1e-12 || !ks.Monotonic {
+		t.Errorf("decreasing text: r = %v", ks.Monotonicity)
+	}
 }

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/shardkey/shardkey"
@@ -69,7 +71,7 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	total := 0.0
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Nulls == nil && c.Ints != nil && len(c.Ints) == t.Rows {
 		// One integer column: index by the value itself.
-		idx := make(map[int64]int32, 1024)
+		idx := make(map[int64]int32, min(t.Rows, 1<<16))
 		for i, v := range c.Ints {
 			w := weight(i)
 			total += w
@@ -103,29 +105,30 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	key := make([]shardkey.Value, len(cols))
 	m := aggs
 	ks.Cardinality = len(m)
-	list := make([]*agg, len(m))
+	// Entropy in one pass; the top 10 by partial selection (heaviest
+	// first, ties by first row), not a sort of every distinct value.
+	var top []*agg
 	for i := range m {
-		list[i] = &m[i]
-	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].w != list[j].w {
-			return list[i].w > list[j].w
-		}
-		return list[i].row < list[j].row
-	})
-	for _, a := range list {
-		if total > 0 {
+		a := &m[i]
+		if total > 0 && a.w > 0 {
 			p := a.w / total
-			if p > 0 {
-				ks.Entropy -= p * math.Log2(p)
+			ks.Entropy -= p * math.Log2(p)
+		}
+		if len(top) < 10 || heavier(a.w, a.row, top[len(top)-1].w, top[len(top)-1].row) {
+			pos := sort.Search(len(top), func(j int) bool { return heavier(a.w, a.row, top[j].w, top[j].row) })
+			top = append(top, nil)
+			copy(top[pos+1:], top[pos:])
+			top[pos] = a
+			if len(top) > 10 {
+				top = top[:10]
 			}
 		}
 	}
-	for i := 0; i < len(list) && i < 10; i++ {
+	for _, a := range top {
 		for j, c := range cols {
-			key[j] = t.Columns[c].Value(list[i].row)
+			key[j] = t.Columns[c].Value(a.row)
 		}
-		ks.TopValues = append(ks.TopValues, TopValue{Value: tupleText(key), Share: list[i].w / total})
+		ks.TopValues = append(ks.TopValues, TopValue{Value: tupleText(key), Share: a.w / total})
 	}
 	ks.Monotonicity = spearman(t, cols)
 	ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
@@ -133,6 +136,14 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		ks.Entropy = 0
 	}
 	return ks
+}
+
+// heavier orders heavy values first, then by first row.
+func heavier(w1 float64, r1 int, w2 float64, r2 int) bool {
+	if w1 != w2 {
+		return w1 > w2
+	}
+	return r1 < r2
 }
 
 func tupleText(key []shardkey.Value) string {
@@ -165,6 +176,35 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 	if m < 3 {
 		return 0
 	}
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	rank := make([]float64, m)
+	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Ints != nil && c.Nulls == nil && len(c.Ints) == n {
+		vals := make([]int64, m)
+		for i, r := range idx {
+			vals[i] = c.Ints[r]
+		}
+		if c.Type == shardkey.Uint64 {
+			for i := range vals {
+				vals[i] ^= math.MinInt64 // unsigned order
+			}
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(vals[a], vals[b]) })
+		for i := 0; i < m; {
+			j := i
+			for j+1 < m && vals[order[j+1]] == vals[order[i]] {
+				j++
+			}
+			r := float64(i+j) / 2
+			for x := i; x <= j; x++ {
+				rank[order[x]] = r
+			}
+			i = j + 1
+		}
+		return pearsonRank(rank)
+	}
 	keys := make([][]shardkey.Value, m)
 	for i, r := range idx {
 		k := make([]shardkey.Value, len(cols))
@@ -173,12 +213,7 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 		}
 		keys[i] = k
 	}
-	order := make([]int, m)
-	for i := range order {
-		order[i] = i
-	}
 	sort.SliceStable(order, func(a, b int) bool { return cmpTuple(keys[order[a]], keys[order[b]]) < 0 })
-	rank := make([]float64, m)
 	for i := 0; i < m; {
 		j := i
 		for j+1 < m && cmpTuple(keys[order[j+1]], keys[order[i]]) == 0 {
@@ -190,7 +225,12 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 		}
 		i = j + 1
 	}
-	// Pearson correlation of rank with position.
+	return pearsonRank(rank)
+}
+
+// pearsonRank returns the Pearson correlation of rank with position.
+func pearsonRank(rank []float64) float64 {
+	m := len(rank)
 	var sx, sy, sxx, syy, sxy float64
 	for i := 0; i < m; i++ {
 		x, y := float64(i), rank[i]

@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// BenchmarkRouteInt64 measures the routing kernel: one int64 key column,
+// xxhash64, modulo 64 shards. Target: >= 50 M keys/s per core, no
+// allocation.
+func BenchmarkRouteInt64(b *testing.B) {
+	keys := make([]int64, 1<<20)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range keys {
+		keys[i] = rng.Int64()
+	}
+	out := make([]int32, len(keys))
+	l, _ := partition.NewModulo(64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		RouteInt64(partition.Generic{}, l, keys, out)
+	}
+	b.ReportMetric(float64(len(keys))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mkeys/s")
+}
+
+// bigWorkload builds seed 000's shape in memory: rows (customer_id,
+// order_id, order_month, weight), equality queries and order-creating
+// transactions.
+func bigWorkload(rows, queries, txns int) *shardkey.Workload {
+	rng := rand.New(rand.NewPCG(3, 4))
+	t := &shardkey.Table{Name: "orders", Rows: rows}
+	cust := &shardkey.Column{Name: "customer_id", Type: shardkey.Int64, Ints: make([]int64, rows)}
+	ord := &shardkey.Column{Name: "order_id", Type: shardkey.Int64, Ints: make([]int64, rows)}
+	month := &shardkey.Column{Name: "order_month", Type: shardkey.Text, Strs: make([]string, rows)}
+	months := []string{"2024-01", "2024-02", "2024-03", "2024-04", "2024-05", "2024-06"}
+	t.Weights = make([]float64, rows)
+	for i := 0; i < rows; i++ {
+		cust.Ints[i] = int64(rng.IntN(100000))
+		ord.Ints[i] = int64(i + 1)
+		month.Strs[i] = months[rng.IntN(len(months))]
+		t.Weights[i] = rng.Float64()
+	}
+	t.Columns = []*shardkey.Column{cust, ord, month}
+	byCust := &shardkey.Operation{Name: "by customer", Kind: shardkey.Read}
+	byOrder := &shardkey.Operation{Name: "by order", Kind: shardkey.Read}
+	for i := 0; i < queries; i++ {
+		r := rng.IntN(rows)
+		if i%3 == 0 {
+			byOrder.Instances = append(byOrder.Instances, shardkey.Instance{Weight: 1, Conds: []shardkey.Cond{{Col: 1, Val: shardkey.IntValue(ord.Ints[r])}}})
+		} else {
+			byCust.Instances = append(byCust.Instances, shardkey.Instance{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Val: shardkey.IntValue(cust.Ints[r])}}})
+		}
+	}
+	byCust.Rate, byOrder.Rate = float64(len(byCust.Instances)), float64(len(byOrder.Instances))
+	w := &shardkey.Workload{Tables: []*shardkey.Table{t}, Ops: []*shardkey.Operation{byCust, byOrder}}
+	for i := 0; i < txns; i++ {
+		r := rng.IntN(rows)
+		var tx shardkey.Txn
+		tx.Weight = 1
+		for k := 0; k < 1+rng.IntN(4); k++ {
+			tx.Stmts = append(tx.Stmts, shardkey.Stmt{Kind: shardkey.Insert, Conds: []shardkey.Cond{
+				{Col: 0, Val: shardkey.IntValue(cust.Ints[r])}, {Col: 1, Val: shardkey.IntValue(ord.Ints[r])}, {Col: 2, Val: shardkey.TextValue(month.Strs[r])}}})
+		}
+		w.Txns = append(w.Txns, tx)
+	}
+	return w
+}
+
+// BenchmarkScore scores 3 candidates on 2 M rows, 1 M queries and 0.5 M
+// transactions held in memory (reading the files is measured by
+// scripts/bench-seed000.sh).
+func BenchmarkScore(b *testing.B) {
+	w := bigWorkload(2_000_000, 1_000_000, 500_000)
+	keys := []string{"hash(customer_id)", "hash(order_id)", "hash(customer_id, order_month)"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, k := range keys {
+			d, _ := shardkey.ParseDesign(k)
+			s, err := Compile(w, d, Options{Shards: 64})
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := Run(w, s, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = s.Report(p)
+		}
+	}
+}
