@@ -83,7 +83,7 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 		if len(g.hot) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n-- Isolate the %d hottest %s values: each gets a shard of its own in %s and, by CASCADE, in every table co-located with it.\n", len(g.hot), g.col, g.first)
+		fmt.Fprintf(&b, "\n-- Isolate the hottest %s: each gets a shard of its own in %s and, by CASCADE, in every table co-located with it.\n", plural(len(g.hot), g.col+" value"), g.first)
 		b.WriteString("-- The new shards stay on their node; citus_move_shard_placement moves one to a node of its own.\n")
 		for _, v := range g.hot {
 			fmt.Fprintf(&b, "SELECT isolate_tenant_to_new_shard(%s, %s, 'CASCADE');\n", sqlString(g.first), sqlLiteral(v))

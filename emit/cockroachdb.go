@@ -11,7 +11,7 @@ import (
 // CockroachDB returns DDL that applies design d on CockroachDB, whose
 // tables are ordered by primary key and split into ranges automatically:
 //
-//   - hash(cols) where a key column is unique in the sample:
+//   - hash(cols) where cols are unique in the sample:
 //     ALTER TABLE t ALTER PRIMARY KEY USING COLUMNS (cols) USING HASH
 //     WITH (bucket_count = shards), a hash-sharded primary key.
 //   - hash(cols) otherwise: USING HASH would hash every primary-key column,
@@ -19,8 +19,9 @@ import (
 //     buckets. So the bucket is a stored computed column with the
 //     expression CockroachDB's own hash-sharded indexes use (per the
 //     engine's generation, cockroachdb:generation=N) leading the primary
-//     key (bucket, cols, a unique column of the sample). With no unique
-//     column the ALTER PRIMARY KEY is left as a comment to complete.
+//     key (bucket, cols[, the first column that makes it unique in the
+//     sample]). With no such column the ALTER PRIMARY KEY is left as a
+//     comment to complete.
 //   - range(cols): nothing to run when the primary key starts with cols;
 //     ALTER TABLE ... SPLIT AT VALUES at the range bounds, if any. A
 //     monotonic column is flagged: its inserts all go to the last range.
@@ -65,8 +66,8 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 		if k.kind == kindRange {
 			fmt.Fprintf(&b, "-- %s: %s: CockroachDB splits ranges of the primary key by size and load: nothing to run\n", name, k.expr)
 			fmt.Fprintf(&b, "-- if the primary key starts with (%s)", cols)
-			if u := uniqueColumn(k.t); u != "" && !contains(k.cols, u) {
-				fmt.Fprintf(&b, "; else ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s, %s)", name, cols, u)
+			if extra, ok := completeKey(k.t, k.cols); ok {
+				fmt.Fprintf(&b, "; else ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s)", name, strings.Join(append(k.cols, extra...), ", "))
 			}
 			b.WriteString(".\n")
 			if k.t.Monotonic[k.cols[0]] {
@@ -93,19 +94,15 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 		if k.saltTop > 0 {
 			fmt.Fprintf(&b, "-- %s: salt: add a salt column (0..%d) for the hot %s values (%s) after the key columns and read those values from every salt.\n", name, k.saltK-1, k.cols[0], valueList(k.hot))
 		}
-		keyUnique := false
-		for _, c := range k.cols {
-			keyUnique = keyUnique || unique(k.t, c)
-		}
-		if keyUnique {
+		if unique(k.t, k.cols) {
 			fmt.Fprintf(&b, "ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s) USING HASH WITH (bucket_count = %d);\n", name, cols, n)
 		} else {
 			bucket := strings.Join(k.cols, "_") + fmt.Sprintf("_bucket_%d", n)
-			fmt.Fprintf(&b, "-- %s: %s is not unique, and USING HASH hashes every primary-key column, which would scatter\n", name, cols)
-			fmt.Fprintf(&b, "-- one %s's rows over the buckets: the bucket is a column computed as USING HASH computes its own.\n", k.cols[0])
+			fmt.Fprintf(&b, "-- %s: (%s) is not unique, and USING HASH hashes every primary-key column, which would scatter\n", name, cols)
+			b.WriteString("-- one key value's rows over the buckets: the bucket is a column computed as USING HASH computes its own.\n")
 			fmt.Fprintf(&b, "ALTER TABLE %s ADD COLUMN %s INT8 NOT NULL AS (%s) STORED;\n", name, bucket, crdbBucketExpr(k.cols, n, gen))
-			if u := uniqueColumn(k.t); u != "" {
-				fmt.Fprintf(&b, "ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s, %s, %s);\n", name, bucket, cols, u)
+			if extra, ok := completeKey(k.t, k.cols); ok {
+				fmt.Fprintf(&b, "ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s);\n", name, strings.Join(append([]string{bucket}, append(k.cols, extra...)...), ", "))
 			} else {
 				fmt.Fprintf(&b, "-- No column of %s is unique in the sample: complete the primary key.\n", name)
 				fmt.Fprintf(&b, "-- ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s, %s, <unique columns>);\n", name, bucket, cols)
@@ -115,7 +112,7 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 			if len(k.cols) > 1 {
 				fmt.Fprintf(&b, "-- %s: isolate: split points for a compound key's first column alone are not emitted.\n", name)
 			} else {
-				fmt.Fprintf(&b, "-- %s: isolate the %d hottest %s values: a range of their own each (bucket, value); CockroachDB also\n", name, len(k.hot), k.cols[0])
+				fmt.Fprintf(&b, "-- %s: isolate the hottest %s: a range of its own each (bucket, value); CockroachDB also\n", name, plural(len(k.hot), k.cols[0]+" value"))
 				b.WriteString("-- splits hot ranges by load. Pinning one to its own nodes needs PARTITION BY LIST and zone configurations.\n")
 				for _, v := range k.hot {
 					bk, err := eng.Point([]shardkey.Value{v})

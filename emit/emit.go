@@ -220,33 +220,56 @@ func hottest(t *shardkey.Table, ci, top int) []shardkey.Value {
 	return out
 }
 
-// unique reports whether column c of t holds no NULL and no repeated value
-// in the sample: the best the sample can say about a primary key.
-func unique(t *shardkey.Table, c string) bool {
-	col := t.Column(c)
-	if col == nil || t.Rows == 0 {
+// unique reports whether the columns cols of t, as a tuple, hold no NULL
+// and no repeated value in the sample: the best the sample can say about a
+// primary key.
+func unique(t *shardkey.Table, cols []string) bool {
+	if t.Rows == 0 {
 		return false
 	}
-	seen := make(map[shardkey.Value]bool, t.Rows)
-	for r := 0; r < t.Rows; r++ {
-		v := col.Value(r)
-		if v.IsNull() || seen[v] {
+	idx := make([]*shardkey.Column, len(cols))
+	for i, c := range cols {
+		if idx[i] = t.Column(c); idx[i] == nil {
 			return false
 		}
-		seen[v] = true
+	}
+	seen := make(map[string]bool, t.Rows)
+	var buf []byte
+	for r := 0; r < t.Rows; r++ {
+		buf = buf[:0]
+		for _, col := range idx {
+			v := col.Value(r)
+			if v.IsNull() {
+				return false
+			}
+			buf = append(buf, byte(v.Type))
+			buf = v.AppendText(buf)
+			buf = append(buf, 0)
+		}
+		if seen[string(buf)] {
+			return false
+		}
+		seen[string(buf)] = true
 	}
 	return true
 }
 
-// uniqueColumn returns the first column of t that is unique in the sample,
-// or "".
-func uniqueColumn(t *shardkey.Table) string {
+// completeKey returns the columns to append to cols to make a primary key
+// that is unique in the sample: none when cols are unique, else the first
+// other column that makes them so; ok is false when there is none.
+func completeKey(t *shardkey.Table, cols []string) (extra []string, ok bool) {
+	if unique(t, cols) {
+		return nil, true
+	}
 	for _, c := range t.Columns {
-		if unique(t, c.Name) {
-			return c.Name
+		if contains(cols, c.Name) {
+			continue
+		}
+		if unique(t, append(append([]string(nil), cols...), c.Name)) {
+			return []string{c.Name}, true
 		}
 	}
-	return ""
+	return nil, false
 }
 
 // valueList returns the values' texts joined with ", ".

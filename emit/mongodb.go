@@ -162,11 +162,11 @@ func MongoDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error
 		fmt.Fprintf(&b, "\n// %s: the design does not place it: left unsharded, on the database's primary shard.\n", t)
 	}
 	if n := len(zones); n > 0 {
-		fmt.Fprintf(&b, "\n// Isolate %d values: zone whale-i on a shard of its own (the last %d shards listShards returns, sorted),\n", n, n)
+		fmt.Fprintf(&b, "\n// Isolate %s: zone whale-i on a shard of its own (the last %s that listShards returns, sorted),\n", plural(n, "value"), plural(n, "shard"))
 		b.WriteString("// zone rest on the other shards, covering every other key value of the collections with isolated values.\n")
 		b.WriteString("// The balancer then moves the chunks; other collections may still use the isolated shards.\n")
 		b.WriteString("const shardIds = db.adminCommand({ listShards: 1 }).shards.map(s => s._id).sort();\n")
-		fmt.Fprintf(&b, "if (shardIds.length < %d) throw new Error(\"isolating %d values needs at least %d shards\");\n", n+1, n, n+1)
+		fmt.Fprintf(&b, "if (shardIds.length < %d) throw new Error(\"isolating %s needs at least %d shards\");\n", n+1, plural(n, "value"), n+1)
 		fmt.Fprintf(&b, "shardIds.slice(-%d).forEach((id, i) => sh.addShardToZone(id, \"whale-\" + i));\n", n)
 		fmt.Fprintf(&b, "shardIds.slice(0, -%d).forEach(id => sh.addShardToZone(id, \"rest\"));\n", n)
 		for _, l := range zoneLines {
@@ -250,4 +250,12 @@ func successor(v shardkey.Value) (shardkey.Value, bool) {
 		return v, true
 	}
 	return v, false
+}
+
+// plural returns "1 value", "2 values".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,0 +1,129 @@
+package emit_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/shardkey/shardkey/emit"
+)
+
+// pgCalls parses sql with PostgreSQL's own parser (pg_query) and returns
+// each statement as text: "SET name = value" or "fn(arg, name => arg)"
+// for a SELECT of one function call. Anything else fails the test.
+//
+// Citus itself is not packaged for Debian bookworm, so the SQL is checked
+// by PostgreSQL's grammar and by the calls it makes, not run on a Citus
+// cluster.
+func pgCalls(t *testing.T, sql string) []string {
+	t.Helper()
+	tree, err := pg_query.Parse(sql)
+	if err != nil {
+		t.Fatalf("pg_query: %v\n%s", err, sql)
+	}
+	var calls []string
+	for _, raw := range tree.Stmts {
+		st := raw.Stmt
+		if set := st.GetVariableSetStmt(); set != nil {
+			calls = append(calls, fmt.Sprintf("SET %s = %s", set.Name, pgArg(t, set.Args[0])))
+			continue
+		}
+		sel := st.GetSelectStmt()
+		if sel == nil || len(sel.TargetList) != 1 || sel.TargetList[0].GetResTarget().GetVal().GetFuncCall() == nil {
+			t.Fatalf("statement is not SELECT fn(...): %v", st)
+		}
+		fc := sel.TargetList[0].GetResTarget().GetVal().GetFuncCall()
+		var args []string
+		for _, a := range fc.Args {
+			if na := a.GetNamedArgExpr(); na != nil {
+				args = append(args, na.Name+" => "+pgArg(t, na.Arg))
+				continue
+			}
+			args = append(args, pgArg(t, a))
+		}
+		calls = append(calls, fmt.Sprintf("%s(%s)", fc.Funcname[len(fc.Funcname)-1].GetString_().Sval, strings.Join(args, ", ")))
+	}
+	return calls
+}
+
+func pgArg(t *testing.T, n *pg_query.Node) string {
+	t.Helper()
+	c := n.GetAConst()
+	switch {
+	case c == nil:
+		t.Fatalf("argument is not a constant: %v", n)
+	case c.GetSval() != nil:
+		return "'" + c.GetSval().Sval + "'"
+	case c.GetIval() != nil:
+		return fmt.Sprint(c.GetIval().Ival)
+	}
+	t.Fatalf("unexpected constant %v", c)
+	return ""
+}
+
+func TestCitus_OrdersIsolate(t *testing.T) {
+	sql, err := emit.Citus(orders(t), design(t, "isolate(hash(customer_id), top=3)"), emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(pgCalls(t, sql), "\n")
+	want := strings.Join([]string{
+		"SET citus.shard_count = 64",
+		"create_distributed_table('orders', 'customer_id')",
+		"create_distributed_table('order_line', 'customer_id', colocate_with => 'orders')",
+		"isolate_tenant_to_new_shard('orders', 1, 'CASCADE')",
+		"isolate_tenant_to_new_shard('orders', 2, 'CASCADE')",
+		"isolate_tenant_to_new_shard('orders', 3, 'CASCADE')",
+	}, "\n")
+	if got != want {
+		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestCitus_TPCC(t *testing.T) {
+	sql, err := emit.Citus(tpcc(t), design(t, tpccDesign), emit.Options{Shards: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(pgCalls(t, sql), "\n")
+	want := strings.Join([]string{
+		"SET citus.shard_count = 32",
+		"create_distributed_table('warehouse', 'w_id')",
+		"create_distributed_table('district', 'd_w_id', colocate_with => 'warehouse')",
+		"create_distributed_table('customer', 'c_w_id', colocate_with => 'warehouse')",
+		"create_distributed_table('stock', 's_w_id', colocate_with => 'warehouse')",
+		"create_reference_table('item')",
+		"isolate_tenant_to_new_shard('warehouse', 1, 'CASCADE')",
+	}, "\n")
+	if got != want {
+		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(sql, "-- history: the design does not place it") {
+		t.Errorf("no comment on history:\n%s", sql)
+	}
+}
+
+// TestCitus_Types: tables co-locate only with a distribution column of the
+// same type; text values are quoted; compound keys use the first column.
+func TestCitus_Types(t *testing.T) {
+	sql, err := emit.Citus(tpcc(t), design(t, "warehouse:hash(w_id); customer:isolate(hash(c_last, c_id)); item:hash(i_name)"), emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(pgCalls(t, sql), "\n")
+	want := strings.Join([]string{
+		"SET citus.shard_count = 8",
+		"create_distributed_table('warehouse', 'w_id')",
+		"create_distributed_table('customer', 'c_last')",
+		"create_distributed_table('item', 'i_name', colocate_with => 'customer')",
+		"isolate_tenant_to_new_shard('customer', 'ANTICALLYESE', 'CASCADE')",
+	}, "\n")
+	if got != want {
+		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(sql, "Citus distributes by one column; distributing by c_last, the first") {
+		t.Errorf("no comment on the compound key:\n%s", sql)
+	}
+}

@@ -1,0 +1,192 @@
+package emit_test
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"vitess.io/vitess/go/sqltypes"
+	vschemapb "vitess.io/vitess/go/vt/proto/vschema"
+	"vitess.io/vitess/go/vt/sqlparser"
+	"vitess.io/vitess/go/vt/vtgate/vindexes"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/emit"
+)
+
+// buildVSchema reads config as Vitess does (protojson into
+// vschemapb.Keyspace, then vindexes.BuildKeyspaceSchema, which creates
+// every vindex and checks every table) and fails the test on any error.
+func buildVSchema(t *testing.T, config []byte) *vindexes.KeyspaceSchema {
+	t.Helper()
+	var ks vschemapb.Keyspace
+	if err := protojson.Unmarshal(config, &ks); err != nil {
+		t.Fatalf("protojson: %v\n%s", err, config)
+	}
+	if !ks.Sharded {
+		t.Errorf("keyspace is not sharded")
+	}
+	built, err := vindexes.BuildKeyspaceSchema(&ks, "app", sqlparser.NewTestParser())
+	if err != nil {
+		t.Fatalf("BuildKeyspaceSchema: %v\n%s", err, config)
+	}
+	return built
+}
+
+// primary returns table's primary vindex: its type and columns.
+func primary(t *testing.T, ks *vindexes.KeyspaceSchema, table string) (string, []string) {
+	t.Helper()
+	tb := ks.Tables[table]
+	if tb == nil {
+		t.Fatalf("no table %s in the built keyspace", table)
+	}
+	if len(tb.ColumnVindexes) == 0 {
+		t.Fatalf("table %s has no column vindex", table)
+	}
+	cv := tb.ColumnVindexes[0]
+	var cols []string
+	for _, c := range cv.Columns {
+		cols = append(cols, c.String())
+	}
+	return cv.Type, cols
+}
+
+// vitessKsid returns Vitess's own keyspace id of v under vindex vtype.
+func vitessKsid(t *testing.T, vtype string, v sqltypes.Value) string {
+	t.Helper()
+	vx, err := vindexes.CreateVindex(vtype, vtype, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ksid, err := vx.(vindexes.Hashing).Hash(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(ksid)
+}
+
+func TestVSchema_OrdersIsolate(t *testing.T) {
+	config, notes, err := emit.VSchema(orders(t), design(t, "isolate(hash(customer_id), top=3)"), emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := buildVSchema(t, config)
+	if vx := ks.Vindexes["hash"]; vx == nil || len(ks.Vindexes) != 1 {
+		t.Fatalf("vindexes = %v; want just hash", ks.Vindexes)
+	}
+	for _, table := range []string{"orders", "order_line"} {
+		if typ, cols := primary(t, ks, table); typ != "hash" || strings.Join(cols, ",") != "customer_id" {
+			t.Errorf("%s: primary vindex %s%v; want hash[customer_id]", table, typ, cols)
+		}
+	}
+	// Each isolated customer's keyspace id, as Vitess's hash vindex computes
+	// it, is the start of a range of one keyspace id and a target shard.
+	all := strings.Join(notes, "\n")
+	for _, c := range []int64{1, 2, 3} {
+		ksid := vitessKsid(t, "hash", sqltypes.NewInt64(c))
+		if !strings.Contains(all, "keyspace ids "+ksid+"-") || !strings.Contains(all, ","+ksid+"-") {
+			t.Errorf("customer %d (ksid %s): no isolated range or target shard in notes:\n%s", c, ksid, all)
+		}
+	}
+	if strings.Count(all, "vtctldclient Reshard") != 3 {
+		t.Errorf("want 3 reshards (the customers are in 3 shards):\n%s", all)
+	}
+}
+
+func TestVSchema_TPCC(t *testing.T) {
+	config, notes, err := emit.VSchema(tpcc(t), design(t, tpccDesign), emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := buildVSchema(t, config)
+	if tb := ks.Tables["item"]; tb == nil || tb.Type != vindexes.TypeReference {
+		t.Errorf("item: %+v; want a reference table", tb)
+	}
+	for table, col := range map[string]string{"warehouse": "w_id", "district": "d_w_id", "customer": "c_w_id", "stock": "s_w_id"} {
+		if typ, cols := primary(t, ks, table); typ != "hash" || strings.Join(cols, ",") != col {
+			t.Errorf("%s: primary vindex %s%v; want hash[%s]", table, typ, cols, col)
+		}
+	}
+	if ks.Tables["history"] != nil {
+		t.Errorf("history is unplaced but in the VSchema")
+	}
+	all := strings.Join(notes, "\n")
+	if !strings.Contains(all, "history: the design does not place it") {
+		t.Errorf("no note on history:\n%s", all)
+	}
+	// The hot warehouse comes from the sample (top=1): every warehouse has
+	// 30 customers, so the tie goes to the smallest text, "1".
+	if ksid := vitessKsid(t, "hash", sqltypes.NewInt32(1)); !strings.Contains(all, "customer: isolate c_w_id=1: keyspace ids "+ksid) {
+		t.Errorf("no isolation of warehouse 1 (ksid %s):\n%s", ksid, all)
+	}
+}
+
+func TestVSchema_CompoundAndRange(t *testing.T) {
+	d := design(t, "orders:hash(customer_id, order_month); order_line:range(order_id, bounds=[5000, 10000])")
+	config, notes, err := emit.VSchema(orders(t), d, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := buildVSchema(t, config)
+	if typ, cols := primary(t, ks, "orders"); typ != "multicol" || strings.Join(cols, ",") != "customer_id,order_month" {
+		t.Errorf("orders: primary vindex %s%v; want multicol[customer_id order_month]", typ, cols)
+	}
+	if typ, cols := primary(t, ks, "order_line"); typ != "numeric" || strings.Join(cols, ",") != "order_id" {
+		t.Errorf("order_line: primary vindex %s%v; want numeric[order_id]", typ, cols)
+	}
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{
+		"multicol vindex: the keyspace id is the first 4 bytes of hash(customer_id), then xxhash(order_month)",
+		"3 shards at the range bounds (-0000000000001388, 0000000000001388-0000000000002710, 0000000000002710-)",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes lack %q:\n%s", want, all)
+		}
+	}
+	// The numeric vindex's keyspace id of 5000 is the first bound.
+	if got := vitessKsid(t, "numeric", sqltypes.NewInt64(5000)); got != "0000000000001388" {
+		t.Errorf("numeric(5000) = %s", got)
+	}
+}
+
+// TestVSchema_Engines: a vitess-* --engine picks the vindex; one that
+// cannot map the column's type falls back, with a note.
+func TestVSchema_Engines(t *testing.T) {
+	w := tpcc(t)
+	check := func(d, engine, table, want, note string) {
+		t.Helper()
+		config, notes, err := emit.VSchema(w, design(t, d), emit.Options{Engine: engine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if typ, _ := primary(t, buildVSchema(t, config), table); typ != want {
+			t.Errorf("%s with --engine %s: vindex %s; want %s", d, engine, typ, want)
+		}
+		if all := strings.Join(notes, "\n"); !strings.Contains(all, note) {
+			t.Errorf("%s with --engine %s: notes lack %q:\n%s", d, engine, note, all)
+		}
+	}
+	check("warehouse:hash(w_id)", "", "warehouse", "hash", "8 even shards")
+	check("warehouse:hash(w_id)", "vitess-xxhash", "warehouse", "xxhash", "")
+	check("warehouse:hash(w_id)", "vitess-reverse-bits", "warehouse", "reverse_bits", "")
+	check("customer:hash(c_last)", "", "customer", "unicode_loose_md5", "")
+	check("customer:hash(c_last)", "vitess-unicode-loose-xxhash", "customer", "unicode_loose_xxhash", "")
+	check("customer:hash(c_last)", "vitess", "customer", "unicode_loose_md5", "the hash vindex maps integers only, not text")
+	check("customer:range(c_last)", "", "customer", "unicode_loose_md5", "Vitess has no order-preserving vindex for text")
+	check("history:hash(h_amount)", "", "history", "xxhash", "")
+}
+
+// TestVSchema_HotOption: Options.Hot overrides the sample's hot values,
+// and the ksid of a text value comes from the text vindex.
+func TestVSchema_HotOption(t *testing.T) {
+	o := emit.Options{Hot: map[string][]shardkey.Value{"customer": {shardkey.TextValue("OUGHTABLEPRI")}}}
+	_, notes, err := emit.VSchema(tpcc(t), design(t, "customer:isolate(hash(c_last))"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ksid := vitessKsid(t, "unicode_loose_md5", sqltypes.NewVarChar("OUGHTABLEPRI"))
+	if all := strings.Join(notes, "\n"); !strings.Contains(all, "isolate c_last=OUGHTABLEPRI: keyspace ids "+ksid+"-") {
+		t.Errorf("no isolated range at %s:\n%s", ksid, all)
+	}
+}
