@@ -44,7 +44,7 @@ func MongoDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error
 		ns := jsString(p.keyspace + "." + name)
 		b.WriteString("\n")
 		if k.kind == kindReplicate {
-			fmt.Fprintf(&b, "// %s: replicate: MongoDB has no reference collections; left unsharded, it lives on the database's primary shard,\n// so reads from other shards' data go there too. Keep a copy per shard in the application if that matters.\n", name)
+			fmt.Fprintf(&b, "// %s: replicate: MongoDB has no reference collections; left unsharded, it lives on the database's primary shard,\n// and every $lookup of it from a sharded collection reads from that one shard.\n", name)
 			continue
 		}
 		hashed := k.kind != kindRange

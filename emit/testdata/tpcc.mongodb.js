@@ -12,7 +12,7 @@ sh.shardCollection("tpcc.customer", { c_w_id: "hashed" })
 sh.shardCollection("tpcc.stock", { s_w_id: "hashed" })
 
 // item: replicate: MongoDB has no reference collections; left unsharded, it lives on the database's primary shard,
-// so reads from other shards' data go there too. Keep a copy per shard in the application if that matters.
+// and every $lookup of it from a sharded collection reads from that one shard.
 
 // history: the design does not place it: left unsharded, on the database's primary shard.
 
