@@ -264,17 +264,40 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	// Not viable: everything new lands on one range, or too few values.
 	d, _ := shardkey.ParseDesign(key)
 	for _, tk := range c.Tables {
-		if tk.Monotonic && isRange(d, tk.Table) && n > 1 {
+		// A monotonic range key is a hot tail only when new rows pile
+		// onto the last range: the busiest shard then does far more
+		// than its share (TPC-C's warehouse ids follow row order in a
+		// sample, but orders spread over every warehouse).
+		if tk.Monotonic && isRange(d, tk.Table) && n > 1 && busiestShare(c) >= math.Min(0.5, 3/float64(n)) {
 			as.Viable = false
 			as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order): under range partitioning every new row goes to the last range, which does %s of all work; splitting only moves the hot spot",
 				strings.Join(tk.Columns, ", "), tk.Monotonicity, pct(busiestShare(c))))
 			break
 		}
-		if tk.Cardinality > 0 && tk.Cardinality < 4*n && n > 1 && tk.Rows >= 4*n {
+		if tk.Cardinality > 0 && tk.Cardinality < n && n > 1 && tk.Rows >= 4*n {
 			as.Viable = false
-			as.Reasons = append(as.Reasons, fmt.Sprintf("%s has only %d distinct values for %d shards: low cardinality caps the spread, whatever the function",
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s has only %d distinct values for %d shards: low cardinality leaves shards empty, whatever the function",
 				strings.Join(tk.Columns, ", "), tk.Cardinality, n))
 			break
+		}
+	}
+	// One shard doing far more than its share, not because of one whale
+	// (which isolation fixes): unsharded tables or a clumped key.
+	if as.Viable && n >= 4 {
+		top := 0.0
+		if len(c.TopValues) > 0 {
+			top = c.TopValues[0].Share
+		}
+		if bs := busiestShare(c); bs >= math.Min(0.5, 3/float64(n)) && top < bs/2 {
+			as.Viable = false
+			why := "the key clumps the work"
+			for _, wn := range c.Warnings {
+				if strings.Contains(wn, "unsharded") {
+					why = "tables the key does not place stay unsharded there"
+					break
+				}
+			}
+			as.Reasons = append(as.Reasons, fmt.Sprintf("hot shard: one shard does %s of all work (%d shards): %s", pct(bs), n, why))
 		}
 	}
 	as.Reasons = append(as.Reasons, fmt.Sprintf("%s of interactive requests are single-shard; %s units of work per request (fan-out mean %.2f)",
@@ -339,6 +362,11 @@ func (a *analysis) boundary(key string) bool {
 			continue
 		}
 		if e == nil || len(e.Columns()) == 0 {
+			return false
+		}
+		// A hash of several columns spreads one entity's rows over
+		// shards; a range key led by the entity keeps them together.
+		if _, isHash := baseExpr(e).(*shardkey.HashExpr); isHash && len(e.Columns()) > 1 {
 			return false
 		}
 		ci := t.ColumnIndex(e.Columns()[0])

@@ -242,6 +242,7 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 	var out []string
 	why := map[string]string{}
 	add := func(d, reason string) {
+		d = a.complete(d)
 		if _, dup := why[d]; dup || len(out) >= maxCands {
 			return
 		}
@@ -257,7 +258,10 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 		if d, err := shardkey.ParseDesign(c); err == nil && d.Default != nil && len(d.Tables) == 0 {
 			c = baseExpr(d.Default).String()
 		}
-		add(c, "named by the workload")
+		if _, dup := why[c]; !dup && len(out) < maxCands {
+			out = append(out, c) // as named: not completed
+			why[c] = "named by the workload"
+		}
 	}
 	for i, e := range a.entities {
 		if i >= maxEntities {
@@ -425,4 +429,29 @@ func baseExpr(e shardkey.Expr) shardkey.Expr {
 			return e
 		}
 	}
+}
+
+// complete gives every table a design does not place a key: a reference
+// table when it is small and read-mostly, else its most-bound column, so
+// that no candidate looks single-shard by leaving tables unsharded.
+func (a *analysis) complete(design string) string {
+	d, err := shardkey.ParseDesign(design)
+	if err != nil {
+		return design
+	}
+	var extra []string
+	for ti, t := range a.w.Tables {
+		if d.For(t.Name, func(c string) bool { return t.Column(c) != nil }) != nil {
+			continue
+		}
+		if a.small[ti] {
+			extra = append(extra, t.Name+":replicate")
+		} else if best, ok := a.bestColumn(ti); ok {
+			extra = append(extra, fmt.Sprintf("%s:hash(%s)", t.Name, t.Columns[best].Name))
+		}
+	}
+	if len(extra) == 0 {
+		return design
+	}
+	return design + "; " + strings.Join(extra, "; ")
 }

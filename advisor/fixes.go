@@ -150,8 +150,8 @@ func (a *analysis) hotRates(w *shardkey.Workload, share float64) (writes, reads 
 // gets a global secondary index (each write then touches a second shard)
 // or a per-entity projection.
 func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (Fix, bool) {
-	if op.Scatter < 0.5 && op.FanoutMean < 2 {
-		return Fix{}, false
+	if op.Scatter < 0.5 && op.FanoutMean < 3 {
+		return Fix{}, false // a range over a shard or two is what range keys are for
 	}
 	var wop *shardkey.Operation
 	for _, o := range w.Ops {
@@ -192,7 +192,7 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 		}
 	}
 	return Fix{Kind: "global-index", Target: op.Name,
-		Text: fmt.Sprintf("%s looks up by %s: keep a global secondary index or per-%s projection sharded by %s, so a lookup asks one or two shards; each of the %s writes/s to %s then also touches the index's shard (+%s units/s). A local index keeps writes local but lookups still scatter (%s).",
+		Text: fmt.Sprintf("%s looks up by %s: route it through a lookup directory (a global secondary index, or a per-%s projection) sharded by %s, mapping it to the key, so a lookup asks one or two shards; each of the %s writes/s to %s then also touches the directory's shard (+%s units/s). A local index keeps writes local but lookups still scatter (%s).",
 			op.Name, strings.Join(eqCols, ", "), eqCols[0], eqCols[0], fmtF(writes), t.Name, fmtF(writes), cost)}, true
 }
 

@@ -21,14 +21,16 @@ type SweepRow struct {
 	OverCapacity  int     `json:"over_capacity"`
 }
 
-// Sweep scores key at each shard count.
+// Sweep scores key at each shard count; counts the key cannot be placed
+// on (more given range bounds than shards, more isolated values than
+// shards) are left out.
 func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]SweepRow, error) {
 	var out []SweepRow
 	for _, n := range counts {
 		o.Shards = n
 		c, err := sim.Score(w, key, o)
 		if err != nil {
-			return nil, err
+			continue
 		}
 		out = append(out, SweepRow{Shards: n, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: c.LoadRatio,
 			Expected: c.ExpectedMaxLoadRatio, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity)})

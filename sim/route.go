@@ -25,6 +25,9 @@ type touch struct {
 	kind touchKind
 	one  int
 	set  []int
+	// local marks a read of a reference table: answered on whichever
+	// shard the transaction is on, so it never makes one cross shards.
+	local bool
 	// varKey identifies the random variable of a tUniform touch: two
 	// touches with the same non-empty varKey land on the same shard; an
 	// empty varKey is a variable of its own.
@@ -144,7 +147,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		return touch{kind: tOne, one: 0}, nil
 	case kReplicate:
 		if kind == shardkey.Read {
-			return touch{kind: tUniform}, nil
+			return touch{kind: tUniform, local: true}, nil
 		}
 		return touch{kind: tAll}, nil
 	case kRange:
@@ -484,7 +487,11 @@ func (s *Scheme) computeBounds() error {
 		total := 0.0
 		for _, ti := range rangeTables {
 			kws := sortedKeys(s.w.Tables[ti], s.tables[ti].cols[:width])
-			all = append(all, kws...)
+			if len(rangeTables) == 1 {
+				all = kws // memoised and read-only: no copy
+			} else {
+				all = append(all, kws...)
+			}
 			for _, x := range kws {
 				total += x.w
 			}
@@ -503,7 +510,7 @@ func (s *Scheme) computeBounds() error {
 		cum := 0.0
 		next := 1
 		for i := 0; i < len(all) && next < base; i++ {
-			if i > 0 && cmpTuple(all[i].k, all[i-1].k) == 0 {
+			if i > 0 && sameTuple(all[i].k, all[i-1].k) {
 				cum += all[i].w
 				continue
 			}
@@ -520,8 +527,23 @@ func (s *Scheme) computeBounds() error {
 			cum += all[i].w
 		}
 	}
+	var ib []int64
+	allInt := true
+	for _, b := range bounds {
+		if len(b) != 1 || (b[0].Type != shardkey.Int64 && b[0].Type != shardkey.Timestamp) {
+			allInt = false
+			break
+		}
+		ib = append(ib, b[0].Int)
+	}
 	for _, ti := range rangeTables {
-		s.tables[ti].bounds = bounds
+		tk := s.tables[ti]
+		tk.bounds = bounds
+		if allInt && tk.intCol {
+			tk.intBounds = ib
+		} else {
+			tk.intCol = false
+		}
 	}
 	return nil
 }
@@ -568,4 +590,17 @@ func sortedKeys(t *shardkey.Table, cols []int) []keyWeight {
 		sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
 		return all
 	})
+}
+
+// sameTuple reports whether two canonical key tuples are equal.
+func sameTuple(a, b []shardkey.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -67,6 +67,12 @@ type tableKey struct {
 	saltK  int
 	salted map[string]bool // hot key encodings that are salted
 	iso    map[string]int  // hot key encoding -> dedicated shard
+	// For one integer key column (Int16/32/64 or Timestamp, no NULLs):
+	// the same maps and the range bounds as int64s, for the row fast path.
+	intCol    bool
+	saltedInt map[int64]bool
+	isoInt    map[int64]int
+	intBounds []int64
 }
 
 // Compile compiles design d for workload w. It fails when a key names a
@@ -220,7 +226,51 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 	if len(tk.cols) == 1 && t.Columns[tk.cols[0]].Type == shardkey.Int64 {
 		tk.fast, _ = s.Engine.(partition.Int64Pointer)
 	}
+	tk.setIntKeys(t)
 	return tk, nil
+}
+
+// setIntKeys fills the integer fast-path maps when the key is one integer
+// column without NULLs.
+func (tk *tableKey) setIntKeys(t *shardkey.Table) {
+	if len(tk.cols) != 1 {
+		return
+	}
+	c := t.Columns[tk.cols[0]]
+	if !c.Type.IsInt() || c.Nulls != nil || len(c.Ints) != t.Rows {
+		return
+	}
+	if c.Type == shardkey.Timestamp && (tk.salted != nil || tk.iso != nil) {
+		return // hot keys of timestamps are not integer-encoded
+	}
+	tk.intCol = true
+	parse := func(k string) (int64, bool) {
+		if len(k) < 2 {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(k[1:], 10, 64)
+		return n, err == nil
+	}
+	if tk.salted != nil {
+		tk.saltedInt = map[int64]bool{}
+		for k := range tk.salted {
+			if v, ok := parse(k); ok {
+				tk.saltedInt[v] = true
+			} else {
+				tk.intCol = false
+			}
+		}
+	}
+	if tk.iso != nil {
+		tk.isoInt = map[int64]int{}
+		for k, sh := range tk.iso {
+			if v, ok := parse(k); ok {
+				tk.isoInt[v] = sh
+			} else {
+				tk.intCol = false
+			}
+		}
+	}
 }
 
 // readDirectory reads "value,shard" lines (an optional header whose second

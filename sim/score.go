@@ -103,6 +103,9 @@ func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int) error {
 		}
 		return nil
 	}
+	if tk.intCol && (tk.kind == kHash || tk.kind == kRange) {
+		return r.rowsInt(p, tk, t, lo, hi)
+	}
 	for i := lo; i < hi; i++ {
 		tc, err := r.row(tk, t, i)
 		if err != nil {
@@ -120,6 +123,62 @@ func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int) error {
 				p.Load[s] += share
 			}
 		}
+	}
+	return nil
+}
+
+// rowsInt routes rows of a single integer key column: isolated and salted
+// values from int64 maps, range keys by binary search over int64 bounds.
+func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int) error {
+	ints := t.Columns[tk.cols[0]].Ints
+	typ := t.Columns[tk.cols[0]].Type
+	var one [1]shardkey.Value
+	n := r.s.N
+	for i := lo; i < hi; i++ {
+		v := ints[i]
+		wt := t.Weight(i)
+		if sh, ok := tk.isoInt[v]; ok {
+			p.Load[sh] += wt
+			continue
+		}
+		var home int
+		if tk.kind == kRange {
+			b := tk.intBounds
+			lo, hi := 0, len(b)
+			for lo < hi { // number of bounds <= v
+				m := int(uint(lo+hi) >> 1)
+				if b[m] <= v {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			home = lo
+		} else {
+			var pt uint64
+			if tk.fast != nil {
+				pt = tk.fast.PointInt64(v)
+			} else {
+				one[0] = shardkey.Value{Type: typ, Int: v}
+				var err error
+				if pt, err = tk.eng.Point(one[:]); err != nil {
+					return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
+				}
+			}
+			if tk.modN > 0 {
+				home = int(pt % tk.modN)
+			} else {
+				home = tk.layout.Shard(pt)
+			}
+		}
+		if tk.saltedInt[v] {
+			share := wt / float64(tk.saltK)
+			for b := 0; b < tk.saltK; b++ {
+				p.Load[(home+b)%n] += share
+			}
+			continue
+		}
+		p.Load[home] += wt
 	}
 	return nil
 }
@@ -246,6 +305,9 @@ func (r *router) singleProb(tx *shardkey.Txn) (float64, error) {
 			}
 			addC(0)
 		case tUniform:
+			if tc.local {
+				continue // a reference table's read is local to any shard
+			}
 			dup := false
 			if tc.varKey != "" {
 				for _, v := range vars {
