@@ -347,3 +347,22 @@ func TestKeyStats(t *testing.T) {
 		t.Errorf("decreasing text: r = %v", ks.Monotonicity)
 	}
 }
+
+// TestReplicatedReadInTxnIsLocal: a read of a reference table inside a
+// transaction is answered on the transaction's shard (PRODUCT.md), so a
+// transaction of one keyed insert and reference reads never crosses.
+func TestReplicatedReadInTxnIsLocal(t *testing.T) {
+	w := workload(16, func(int) float64 { return 1 })
+	item := &shardkey.Table{Name: "item", Rows: 2, Columns: []*shardkey.Column{{Name: "i_id", Type: shardkey.Int64, Ints: []int64{1, 2}}}}
+	w.Tables = append(w.Tables, item)
+	read := shardkey.Stmt{Table: 1, Kind: shardkey.Read, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(1)}}}
+	ins := shardkey.Stmt{Table: 0, Kind: shardkey.Insert, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(3)}}}
+	w.Txns = []shardkey.Txn{{Weight: 1, Stmts: []shardkey.Stmt{ins, read, read}}}
+	c, err := Score(w, "t:hash(id); item:replicate", Options{Shards: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.CrossShardTxnFraction != 0 {
+		t.Errorf("cross-shard fraction %v; want 0", c.CrossShardTxnFraction)
+	}
+}
