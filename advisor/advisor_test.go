@@ -101,3 +101,71 @@ func TestScenarios(t *testing.T) {
 		t.Errorf("workspace: %d candidates; want at least 3", len(adv.Candidates))
 	}
 }
+
+func adviseFile(t *testing.T, file string) *advisor.Advice {
+	t.Helper()
+	s, err := scenario.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := scenario.Build(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv, err := advisor.Recommend(w, advisor.Options{Shards: w.Shards})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return adv
+}
+
+// TestBenchmarks: published benchmarks encoded as specs
+// (scenario/benchmarks) get their textbook keys.
+func TestBenchmarks(t *testing.T) {
+	// TPC-C: warehouse id across the warehouse-rooted tables, item
+	// replicated, ~10.7% cross-shard at one warehouse per shard (the
+	// scenario test derives 10.73%), NURand item ids flagged.
+	adv := adviseFile(t, "../scenario/benchmarks/tpcc.yaml")
+	best := adv.Candidates[0]
+	if !strings.Contains(best.Key, "range(w_id)") && !strings.Contains(best.Key, "hash(w_id)") || !strings.Contains(best.Key, "item:replicate") {
+		t.Errorf("tpcc: recommended %s; want the warehouse design with item replicated", best.Key)
+	}
+	if x := best.Criteria.CrossShardTxn; x < 0.09 || x > 0.125 {
+		t.Errorf("tpcc: cross-shard %.4f; want about 0.107", x)
+	}
+	flagged := false
+	for _, f := range adv.Flags {
+		flagged = flagged || strings.Contains(f, "s_i_id: its ids are patterned")
+	}
+	if !flagged {
+		t.Errorf("tpcc: NURand item ids not flagged: %v", adv.Flags)
+	}
+	// YCSB: the primary key; workload E's scans cost 8 shards under hash.
+	adv = adviseFile(t, "../scenario/benchmarks/ycsb.yaml")
+	if !strings.Contains(adv.Recommended, "ycsb_key") {
+		t.Errorf("ycsb: recommended %s; want the primary key", adv.Recommended)
+	}
+	for _, as := range adv.Candidates {
+		if as.Key == "hash(ycsb_key)" && (len(as.Expensive) == 0 || as.Expensive[0].FanoutMean != 8) {
+			t.Errorf("ycsb: under hash the scans should ask all 8 shards: %+v", as.Expensive)
+		}
+	}
+	// TATP: subscriber id; the lookups by phone number (18% of
+	// transactions) go through a lookup directory.
+	adv = adviseFile(t, "../scenario/benchmarks/tatp.yaml")
+	if adv.Recommended != "hash(s_id)" {
+		t.Errorf("tatp: recommended %s; want hash(s_id)", adv.Recommended)
+	}
+	if x := adv.Candidates[0].Criteria.CrossShardTxn; x < 0.17 || x > 0.19 {
+		t.Errorf("tatp: %.3f of transactions scatter; want 0.18 before the directory", x)
+	}
+	dir := 0
+	for _, f := range adv.Candidates[0].Fixes {
+		if f.Kind == "global-index" && strings.Contains(f.Text, "lookup directory") && strings.Contains(f.Text, "sub_nbr") {
+			dir++
+		}
+	}
+	if dir != 3 {
+		t.Errorf("tatp: %d phone-number lookups routed through a directory; want 3", dir)
+	}
+}

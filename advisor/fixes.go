@@ -3,9 +3,11 @@ package advisor
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -201,21 +203,35 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 // (rather than of its hash) would be skewed.
 func (a *analysis) flags(best *Assessment, n int) []string {
 	var out []string
+	low := map[string][]string{}
+	var lowOrder []string
 	for _, tk := range best.Score.Tables {
 		if tk.Cardinality > 0 && tk.Cardinality < 10*n {
-			out = append(out, fmt.Sprintf("%s.%s has %d distinct values for %d shards: fewer than 10 per shard leaves the spread lumpy", tk.Table, strings.Join(tk.Columns, ","), tk.Cardinality, n))
+			k := fmt.Sprintf("%s has %d distinct values for %d shards", strings.Join(tk.Columns, ", "), tk.Cardinality, n)
+			if low[k] == nil {
+				lowOrder = append(lowOrder, k)
+			}
+			low[k] = append(low[k], tk.Table)
 		}
 	}
-	for _, t := range a.w.Tables {
-		for ci, c := range t.Columns {
-			if c.Type != shardkey.Int64 || c.Nulls != nil || t.Rows < 100*n || !a.keyed(best.Key, t.Name, c.Name) {
-				continue
-			}
-			if r := moduloSkew(t, ci, n); r > 0 {
-				out = append(out, fmt.Sprintf("%s.%s: its ids are patterned in the low bits; placing the raw id modulo %d shards would give a busiest shard %.2fx the mean (hashing first, as every hash engine here does, avoids it; engines that place the raw id, such as vitess-numeric, would not)", t.Name, c.Name, n, r))
-			}
+	for _, k := range lowOrder {
+		out = append(out, fmt.Sprintf("%s (%s): fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly", k, strings.Join(low[k], ", ")))
+	}
+	// Integer ids used as lookup keys whose low bits are patterned.
+	for r, us := range a.use {
+		if us.eqRate <= 0 {
+			continue
+		}
+		t := a.w.Tables[r.table]
+		c := t.Columns[r.col]
+		if c.Type != shardkey.Int64 || c.Nulls != nil || t.Rows < 100*n {
+			continue
+		}
+		if x := moduloSkew(t, r.col, n); x > 0 {
+			out = append(out, fmt.Sprintf("%s.%s: its ids are patterned in the low bits; placing the raw id modulo %d shards would give a busiest shard %.2fx the mean (hash it first, as every hash engine here does; engines that place the raw id, such as vitess-numeric, would not)", t.Name, c.Name, n, x))
 		}
 	}
+	sort.Strings(out[len(lowOrder):])
 	return out
 }
 
@@ -238,34 +254,32 @@ func (a *analysis) keyed(key, table, col string) bool {
 }
 
 // moduloSkew returns max/mean of the row weight per (id mod n) when it is
-// well above what hashing gives (1.5x the balls-into-bins expectation),
-// else 0.
+// well above (1.5x) what hashing the same ids gives, else 0: the ids'
+// low bits are patterned (TPC-C's NURand ids), so placing the raw id
+// modulo n would be skewed where a hash would not.
 func moduloSkew(t *shardkey.Table, ci, n int) float64 {
-	load := make([]float64, n)
+	mod := make([]float64, n)
+	hashed := make([]float64, n)
 	for i, v := range t.Columns[ci].Ints {
 		m := v % int64(n)
 		if m < 0 {
 			m += int64(n)
 		}
-		load[m] += t.Weight(i)
+		mod[m] += t.Weight(i)
+		hashed[partition.Generic{}.PointInt64(v)%uint64(n)] += t.Weight(i)
 	}
-	total, mx := 0.0, 0.0
-	for _, x := range load {
-		total += x
-		mx = math.Max(mx, x)
-	}
-	if total == 0 {
-		return 0
-	}
-	r := mx / (total / float64(n))
-	distinct := map[int64]bool{}
-	for _, v := range t.Columns[ci].Ints {
-		distinct[v] = true
-		if len(distinct) > 1<<16 {
-			break
+	ratio := func(xs []float64) float64 {
+		total, mx := 0.0, 0.0
+		for _, x := range xs {
+			total += x
+			mx = math.Max(mx, x)
 		}
+		if total == 0 {
+			return 0
+		}
+		return mx / (total / float64(len(xs)))
 	}
-	if r > 1.5*sim.ExpectedMaxLoadRatio(len(distinct), n) {
+	if r, h := ratio(mod), ratio(hashed); r > 1.5*h {
 		return r
 	}
 	return 0

@@ -20,6 +20,7 @@ const (
 	gTime
 	gUniform
 	gZipf
+	gNURand
 )
 
 // colGen generates one column's values.
@@ -161,12 +162,20 @@ func newColGen(file, table string, c *ColumnSpec) (*colGen, error) {
 			acc += p
 			g.cdf[i] = acc
 		}
+	case "nurand":
+		// TPC-C's non-uniform random (clause 2.1.6): NURand(A, 1, y) =
+		// (((random(0, A) | random(1, y)) + C) % y) + 1, with A = s (8191
+		// for item ids, 1023 for customer ids) and y = distinct.
+		if c.Distinct < 1 || c.S < 1 || c.S > 1<<20 {
+			return nil, bad("nurand needs distinct >= 1 and s (TPC-C's A) in 1..1048576")
+		}
+		g.kind, g.typ = gNURand, shardkey.Int64
 	case "":
-		return nil, bad("missing gen (want sequential, uuid, time, uniform or zipf)")
+		return nil, bad("missing gen (want sequential, uuid, time, uniform, zipf or nurand)")
 	default:
-		return nil, bad("unknown gen %q (want sequential, uuid, time, uniform or zipf)", c.Gen)
+		return nil, bad("unknown gen %q (want sequential, uuid, time, uniform, zipf or nurand)", c.Gen)
 	}
-	if g.kind != gUniform && g.kind != gZipf && (c.Celebrity != 0 || c.Distinct != 0) {
+	if g.kind != gUniform && g.kind != gZipf && g.kind != gNURand && (c.Celebrity != 0 || c.Distinct != 0) {
 		return nil, bad("distinct and celebrity apply to uniform and zipf columns only")
 	}
 	if c.Type != "" {
@@ -230,6 +239,11 @@ func (g *colGen) row(i int, rng *mrand.Rand) shardkey.Value {
 		return shardkey.Value{Type: shardkey.UUID, Str: string(b[:])}
 	case gTime:
 		return shardkey.TimeValue(truncate(g.start+int64(i)*g.step, g.bucket))
+	case gNURand:
+		a := int64(g.spec.S)
+		y := int64(g.spec.Distinct)
+		v := ((rng.Int64N(a+1) | (1 + rng.Int64N(y))) + nurandC) % y
+		return shardkey.Value{Type: g.typ, Int: v + 1}
 	}
 	return g.draw(rng)
 }
@@ -296,3 +310,6 @@ func solveZipf(d int, share float64) float64 {
 	}
 	return (lo + hi) / 2
 }
+
+// nurandC is TPC-C's run-time constant C (fixed, for repeatable specs).
+const nurandC = 259

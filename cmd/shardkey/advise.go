@@ -7,11 +7,14 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/advisor"
+	"github.com/shardkey/shardkey/emit"
 	"github.com/shardkey/shardkey/scenario"
 )
 
@@ -21,6 +24,7 @@ func runAdvise(e *env, args []string) error {
 	var c common
 	c.register(fs, true)
 	sweep := fs.String("sweep", "4,8,16,32,64,128,256", "shard `counts` to score the recommended key at (\"\" for none)")
+	emitFmt := fs.String("emit", "", "also write the chosen design as the engine's own `configuration`: "+strings.Join(emit.Formats(), ", "))
 	boot := fs.Int("bootstrap", 20, "bootstrap `replicates` for 95% confidence intervals of the recommended key (0 for none)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey advise [inputs | social|orders|chat|workspace [--variant V]] [flags]
@@ -91,22 +95,77 @@ Flags:
 	if *boot < 0 || *boot > 1000 {
 		return usageErr("--bootstrap %d: want 0..1000", *boot)
 	}
+	if *emitFmt != "" && !slices.Contains(emit.Formats(), *emitFmt) {
+		return usageErr("--emit %q: want one of %s", *emitFmt, strings.Join(emit.Formats(), ", "))
+	}
 	adv, err := advisor.Recommend(l.w, advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
 		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed})
 	if err != nil {
 		return err
 	}
+	var cfg *engineConfig
+	if *emitFmt != "" {
+		if cfg, err = emitConfig(*emitFmt, l, adv); err != nil {
+			return err
+		}
+	}
 	switch c.format {
 	case "json":
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
+		if cfg != nil {
+			return enc.Encode(struct {
+				*advisor.Advice
+				Config *engineConfig `json:"config"`
+			}{adv, cfg})
+		}
 		return enc.Encode(adv)
 	case "markdown":
 		return adviceMarkdown(e.stdout, adv)
 	case "html":
 		return adviceHTML(e.stdout, adv)
 	}
-	return adviceTable(e.stdout, adv)
+	if err := adviceTable(e.stdout, adv); err != nil {
+		return err
+	}
+	if cfg != nil {
+		fmt.Fprintf(e.stdout, "\n%s configuration for %s:\n%s", cfg.Format, cfg.Key, cfg.Config)
+		if !strings.HasSuffix(cfg.Config, "\n") {
+			fmt.Fprintln(e.stdout)
+		}
+		for _, n := range cfg.Notes {
+			fmt.Fprintln(e.stdout, wrap("note: "+n, 88, "  "))
+		}
+	}
+	return nil
+}
+
+// engineConfig is the chosen design in an engine's own configuration.
+type engineConfig struct {
+	Format string   `json:"format"`
+	Key    string   `json:"key"`
+	Config string   `json:"text"`
+	Notes  []string `json:"notes,omitempty"`
+}
+
+// emitConfig writes the recommended design, with its whale fix when the
+// advice isolates some values, as format's configuration.
+func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, error) {
+	key := adv.Recommended
+	for _, f := range adv.Candidates[0].Fixes {
+		if f.Kind == "isolate" && f.Key != "" {
+			key = f.Key
+		}
+	}
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil, err
+	}
+	out, notes, err := emit.Emit(format, l.w, d, emit.Options{Shards: adv.Shards, Engine: adv.Engine})
+	if err != nil {
+		return nil, fmt.Errorf("--emit %s: %w", format, err)
+	}
+	return &engineConfig{Format: format, Key: key, Config: string(out), Notes: notes}, nil
 }
 
 func adviceTable(w io.Writer, adv *advisor.Advice) error {
