@@ -99,6 +99,10 @@ type Criteria struct {
 	// CrossShardTxn is the share (0..1) of transactions touching more
 	// than one shard.
 	CrossShardTxn float64 `json:"cross_shard_txn_fraction"`
+	// WorkPerRequest is interactive units of work per interactive
+	// request (1 when every request asks one shard): what the requests
+	// that are not single-shard cost.
+	WorkPerRequest float64 `json:"work_per_request"`
 	// Boundary reports whether every non-reference table is keyed by one
 	// entity (tenant, customer, workspace, ...).
 	Boundary bool `json:"isolation_boundary"`
@@ -159,7 +163,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	if o.Engine == nil {
 		o.Engine = partition.Generic{}
 	}
-	a := analyse(w)
+	a := analyse(w, o.Shards)
 	keys, why := a.candidates()
 	if len(o.Keys) > 0 {
 		keys, why = o.Keys, map[string]string{}
@@ -233,10 +237,11 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessment {
 	as := &Assessment{Key: key, Origin: origin, Score: c, Viable: true}
 	cr := &as.Criteria
-	var inter, single float64
+	var inter, single, interWork float64
 	for _, op := range c.Operations {
 		if op.Latency != "batch" {
 			inter += op.RequestsPerS
+			interWork += op.WorkPerS
 			single += op.RequestsPerS * op.SingleShardFraction
 		}
 		if op.FanoutMean > 1.0001 && op.RequestsPerS > 0 {
@@ -247,8 +252,10 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	sort.SliceStable(as.Expensive, func(i, j int) bool { return as.Expensive[i].ExtraWork > as.Expensive[j].ExtraWork })
 	if inter > 0 {
 		cr.SingleShard = single / inter
+		cr.WorkPerRequest = interWork / inter
 	} else {
 		cr.SingleShard = c.SingleShardFraction
+		cr.WorkPerRequest = c.FanoutMean
 	}
 	cr.CrossShardTxn = c.CrossShardTxnFraction
 	cr.Local = cr.SingleShard
@@ -401,6 +408,9 @@ func better(x, y *Assessment) bool {
 	}
 	if math.Abs(a.CrossShardTxn-b.CrossShardTxn) > 0.02 {
 		return a.CrossShardTxn < b.CrossShardTxn
+	}
+	if !closeRel(a.WorkPerRequest, b.WorkPerRequest, 0.1) {
+		return a.WorkPerRequest < b.WorkPerRequest
 	}
 	if a.Boundary != b.Boundary {
 		return a.Boundary

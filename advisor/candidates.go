@@ -40,10 +40,11 @@ type analysis struct {
 	small    map[int]bool // small, read-mostly tables: reference-table candidates
 	total    float64      // interactive requests/s
 	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
+	shards   int
 }
 
-func analyse(w *shardkey.Workload) *analysis {
-	a := &analysis{w: w, use: map[colRef]*usage{}, pairs: map[[2]colRef]float64{}, small: map[int]bool{}}
+func analyse(w *shardkey.Workload, shards int) *analysis {
+	a := &analysis{w: w, shards: shards, use: map[colRef]*usage{}, pairs: map[[2]colRef]float64{}, small: map[int]bool{}}
 	u := func(r colRef) *usage {
 		if a.use[r] == nil {
 			a.use[r] = &usage{}
@@ -90,8 +91,16 @@ func analyse(w *shardkey.Workload) *analysis {
 	for _, t := range w.Tables {
 		maxRows = max(maxRows, t.Rows)
 	}
+	// A table read at least 100 times as often as it is written is a
+	// reference-table candidate too.
 	for ti, t := range w.Tables {
-		if len(w.Tables) > 1 && t.Rows > 0 && t.Rows*20 <= maxRows && reads[ti] > 0 && writes[ti]*20 <= reads[ti] {
+		switch {
+		case len(w.Tables) < 2 || reads[ti] == 0:
+		case t.Rows > 0 && t.Rows*20 <= maxRows && writes[ti]*20 <= reads[ti]:
+			a.small[ti] = true
+		case writes[ti]*100 <= reads[ti]:
+			// Read-mostly whatever its size (a row sample from --from is
+			// capped per table, so sizes compare badly): TPC-C's item.
 			a.small[ti] = true
 		}
 	}
@@ -268,6 +277,11 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 			break
 		}
 		add(a.entityDesign(e, "hash"), fmt.Sprintf("%s is bound by equality in %s requests/s", e.name, rateText(e.rate)))
+		if i == 0 && a.integerEntity(e) && a.entityCard(e) <= 4*a.shards {
+			// Ranges give each of a few entities (warehouses) a shard of its
+			// own, where a hash may put two on one.
+			add(a.entityDesign(e, "range"), fmt.Sprintf("%s in contiguous ranges: co-located tables share one set of boundaries", e.name))
+		}
 	}
 	// Compounds of the strongest pairs, and a time bucket appended to
 	// entity-first keys.
@@ -454,4 +468,54 @@ func (a *analysis) complete(design string) string {
 		return design
 	}
 	return design + "; " + strings.Join(extra, "; ")
+}
+
+// integerEntity reports whether every column of e is an integer column.
+func (a *analysis) integerEntity(e *entity) bool {
+	for _, r := range e.cols {
+		if !a.w.Tables[r.table].Columns[r.col].Type.IsInt() {
+			return false
+		}
+	}
+	return len(e.cols) > 0
+}
+
+// entityCard returns how many distinct values entity e has: the most over
+// its columns' row samples, or, without rows, over the operations' and
+// transactions' equality values (counting stops past 1<<16).
+func (a *analysis) entityCard(e *entity) int {
+	best := 0
+	seen := map[shardkey.Value]bool{}
+	for _, r := range e.cols {
+		t := a.w.Tables[r.table]
+		clear(seen)
+		for i := 0; i < t.Rows && len(seen) <= 1<<16; i++ {
+			seen[t.Columns[r.col].Value(i).Canonical()] = true
+		}
+		best = max(best, len(seen))
+	}
+	if best > 0 {
+		return best
+	}
+	clear(seen)
+	in := func(ti int, conds []shardkey.Cond) {
+		for _, c := range conds {
+			for _, r := range e.cols {
+				if r.table == ti && r.col == c.Col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh {
+					seen[c.Val.Canonical()] = true
+				}
+			}
+		}
+	}
+	for _, op := range a.w.Ops {
+		for i := 0; i < len(op.Instances) && len(seen) <= 1<<16; i++ {
+			in(op.Table, op.Instances[i].Conds)
+		}
+	}
+	for i := 0; i < len(a.w.Txns) && len(seen) <= 1<<16; i++ {
+		for _, st := range a.w.Txns[i].Stmts {
+			in(st.Table, st.Conds)
+		}
+	}
+	return len(seen)
 }

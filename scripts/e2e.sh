@@ -204,6 +204,12 @@ TPCC_I='warehouse:range(w_id); district:range(d_w_id); customer:range(c_w_id); h
 MYDSN="mysql://root@127.0.0.1:$MYPORT/tpcc"
 score tpcc-warehouse --log "$OUT/tpcc-general.log" --from "$MYDSN" --shards "$W" -k "$TPCC_W"
 score tpcc-item --log "$OUT/tpcc-general.log" --from "$MYDSN" --shards "$W" -k "$TPCC_I"
+# The advisor on the same log and database, told no key (issue 5).
+if ! "$SK" advise --log "$OUT/tpcc-general.log" --from "$MYDSN" --shards "$W" --sweep "" --bootstrap 5 --format json \
+    >"$OUT/tpcc-advise.json" 2>"$OUT/tpcc-advise.err"; then
+  echo "  shardkey advise on the TPC-C log failed:"; sed 's/^/    /' "$OUT/tpcc-advise.err"
+  FAILED_RUNS="$FAILED_RUNS tpcc-advise"
+fi
 
 # pgbench's key distributions under the engine, for the exact expectation
 # (the --from catalog types aid, tid and bid as int4).
@@ -228,7 +234,8 @@ python3 "$REPO/scripts/e2e/check.py" \
   ops "pgbench statements from pg_stat_statements" "$N" "$OUT/pgbench-stats.json" -- \
   ops "sysbench statements from the log" "$N" "$OUT/sysbench.json" -- \
   pgbench "$N" "$PGSCALE" "$AIDS" "$TIDS" "$BIDS" "$OUT/pgbench.json" -- \
-  tpcc "$W" "$W" "$OUT/tpcc-warehouse.json" "$OUT/tpcc-item.json"
+  tpcc "$W" "$W" "$OUT/tpcc-warehouse.json" "$OUT/tpcc-item.json" -- \
+  advise "$OUT/tpcc-advise.json"
 rc=$?
 set -e
 [ -n "$FAILED_RUNS" ] && rc=1

@@ -77,6 +77,7 @@ Flags:
 			}
 		}
 	}
+	c.keysOptional = true
 	l, err := c.load(e, spec)
 	if err != nil {
 		return err

@@ -35,6 +35,9 @@ type common struct {
 	workers  int
 	seedSet  bool
 
+	// keysOptional: the command generates candidates itself (advise).
+	keysOptional bool
+
 	logs       listFlag
 	logFormat  string
 	from       string
@@ -205,7 +208,7 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		keys = w.Candidates
 		dir = keysDir
 	}
-	if len(keys) == 0 {
+	if len(keys) == 0 && !c.keysOptional {
 		return nil, usageErr("no keys to score: name them with -k 'hash(col)' (columns: %s)", columnList(w))
 	}
 	eng, err := partition.Lookup(c.engine)

@@ -139,6 +139,29 @@ def ops(args):
         print(f"  cross-shard transactions: {100*c['cross_shard_txn_fraction']:.2f}% (10 point reads on random ids plus 4 scattering ranges per transaction: expected ~100%)")
 
 
+def advise(args):
+    """advise on the TPC-C log finds the warehouse design untold: every
+    warehouse-rooted table keyed by its warehouse-id column, item a
+    reference table."""
+    doc = load(args[0])
+    rec = doc["recommended"]
+    parts = {}
+    for p in rec.split(";"):
+        if ":" in p:
+            t, e = p.split(":", 1)
+            parts[t.strip()] = e.strip()
+    want = {"warehouse": "w_id", "district": "d_w_id", "customer": "c_w_id", "orders": "o_w_id",
+            "new_order": "no_w_id", "order_line": "ol_w_id", "stock": "s_w_id"}
+    print(f"advise on the TPC-C log (no key given): {rec}")
+    ok = parts.get("item") == "replicate"
+    for t, col in want.items():
+        e = parts.get(t, "")
+        ok = ok and e in (f"hash({col})", f"range({col})")
+    print(f"  {'ok  ' if ok else 'FAIL'} the warehouse design, item replicated")
+    if not ok:
+        FAILED.append("advise: warehouse design")
+
+
 def main():
     i = 1
     while i < len(sys.argv):
@@ -146,7 +169,7 @@ def main():
         j = i + 1
         while j < len(sys.argv) and sys.argv[j] != "--":
             j += 1
-        {"tpcc": tpcc, "pgbench": pgbench, "ops": ops}[cmd](sys.argv[i + 1:j])
+        {"tpcc": tpcc, "pgbench": pgbench, "ops": ops, "advise": advise}[cmd](sys.argv[i + 1:j])
         i = j + 1
     if FAILED:
         print(f"FAILED: {len(FAILED)} check(s): " + "; ".join(FAILED))
