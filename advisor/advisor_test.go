@@ -48,8 +48,8 @@ func TestScenarios(t *testing.T) {
 		t.Errorf("social: no read model for latest posts: %+v", best.Fixes)
 	}
 	for _, as := range adv.Candidates {
-		if as.Key == "range(created_at)" && as.Viable {
-			t.Error("social: range(created_at) should be rejected as monotonic")
+		if as.Key == "range(created_at)" && (as.Viable || !hasFix(as, "bucket-prefix", "created_at")) {
+			t.Error("social: range(created_at) should be rejected as monotonic, with a bucket-prefix or entity-first remedy")
 		}
 	}
 	if len(adv.Durable) == 0 {
