@@ -119,6 +119,8 @@ func inferJSONType(s scalar) shardkey.Type {
 			return shardkey.Text // a quoted number is text
 		}
 		return t
+	case s.isInt:
+		return shardkey.Int64
 	case strings.ContainsAny(s.num, ".eE"):
 		return shardkey.Float64
 	}
@@ -133,8 +135,17 @@ func toValue(s scalar, t shardkey.Type) (shardkey.Value, error) {
 	case s.isStr:
 		return shardkey.ParseValue(s.str, t)
 	}
-	if s.isInt && t == shardkey.Int64 {
-		return shardkey.IntValue(s.i), nil
+	if s.isInt {
+		switch t {
+		case shardkey.Int64:
+			return shardkey.IntValue(s.i), nil
+		case shardkey.Int16, shardkey.Int32, shardkey.Uint64, shardkey.Timestamp:
+			return shardkey.ParseValue(strconv.FormatInt(s.i, 10), t)
+		case shardkey.Float32, shardkey.Float64:
+			return shardkey.Value{Type: t, Float: float64(s.i)}, nil
+		default:
+			s.num = strconv.FormatInt(s.i, 10)
+		}
 	}
 	switch t {
 	case shardkey.Text:
@@ -396,6 +407,8 @@ func (b *Builder) resolve(file string, line, ti int, jc *jcond) (shardkey.Cond, 
 	}
 	hint := scalar{null: true}
 	switch {
+	case jc.op == shardkey.Eq:
+		hint = jc.one
 	case len(jc.vals) > 0:
 		hint = jc.vals[0]
 	case jc.bd.HasLo:
@@ -411,7 +424,7 @@ func (b *Builder) resolve(file string, line, ti int, jc *jcond) (shardkey.Cond, 
 	c := shardkey.Cond{Col: ci, Op: jc.op}
 	switch jc.op {
 	case shardkey.Eq:
-		v, err := toValue(jc.vals[0], typ)
+		v, err := toValue(jc.one, typ)
 		if err != nil {
 			return shardkey.Cond{}, shardkey.Errorf(file, line, jc.col, "%v", err)
 		}
@@ -443,7 +456,11 @@ func (b *Builder) resolve(file string, line, ti int, jc *jcond) (shardkey.Cond, 
 }
 
 func (b *Builder) resolveAll(file string, line, ti int, jcs []jcond) ([]shardkey.Cond, error) {
-	conds := make([]shardkey.Cond, len(jcs))
+	return b.resolveInto(make([]shardkey.Cond, len(jcs)), file, line, ti, jcs)
+}
+
+// resolveInto resolves jcs into conds, which must be as long.
+func (b *Builder) resolveInto(conds []shardkey.Cond, file string, line, ti int, jcs []jcond) ([]shardkey.Cond, error) {
 	for i := range jcs {
 		c, err := b.resolve(file, line, ti, &jcs[i])
 		if err != nil {
@@ -487,6 +504,58 @@ func lineErr(file string, jl *jline, allowed ...string) error {
 	return nil
 }
 
+// frozen reports whether every table has a row sample: then no line can
+// add a table or column, and resolving lines is read-only, so the parsing
+// workers do it in parallel.
+func (b *Builder) frozen() bool {
+	if len(b.W.Tables) == 0 {
+		return false
+	}
+	for _, t := range b.W.Tables {
+		if t.Rows == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// parseResolved returns a line parser that also resolves each line's
+// conditions when the tables are frozen.
+func (b *Builder) parseResolved(file string, txns bool) func(p *lineParser, data []byte, line int) jline {
+	frozen := b.frozen()
+	return func(p *lineParser, data []byte, line int) jline {
+		jl := parseLine(p, data, line)
+		if !frozen || jl.err != nil {
+			return jl
+		}
+		jl.resolved = true
+		if !txns {
+			if !jl.hasWhr {
+				return jl
+			}
+			if jl.ti, jl.rerr = b.pickTable(file, &jl, condCols(jl.where)); jl.rerr == nil {
+				jl.conds, jl.rerr = b.resolveInto(p.takeConds(len(jl.where)), file, jl.line, jl.ti, jl.where)
+			}
+			return jl
+		}
+		jl.stmts = p.takeStmts(len(jl.writes))
+		for _, wr := range jl.writes {
+			ti, err := b.pickTable(file, &jl, condCols(wr))
+			if err != nil {
+				jl.rerr = err
+				return jl
+			}
+			conds, err := b.resolveInto(p.takeConds(len(wr)), file, jl.line, ti, wr)
+			if err != nil {
+				jl.rerr = err
+				return jl
+			}
+			jl.stmts = append(jl.stmts, shardkey.Stmt{Table: ti, Kind: shardkey.Insert, Conds: conds})
+		}
+		return jl
+	}
+}
+
 // ReadQueries reads a query sample file (see the package comment).
 func (b *Builder) ReadQueries(file string) error {
 	f, err := os.Open(file)
@@ -495,18 +564,19 @@ func (b *Builder) ReadQueries(file string) error {
 	}
 	defer f.Close()
 	n := 0
-	err = forEachLine(file, f, parseLine, func(jl *jline) error {
+	err = forEachLine(file, f, b.parseResolved(file, false), func(jl *jline) error {
 		if err := lineErr(file, jl, "where", "weight", "table", "kind", "name", "latency"); err != nil {
 			return err
 		}
 		if !jl.hasWhr {
 			return shardkey.Errorf(file, jl.line, "where", `missing: want {"where": {"col": value}}`)
 		}
-		ti, err := b.pickTable(file, jl, condCols(jl.where))
-		if err != nil {
-			return err
+		ti, conds, err := jl.ti, jl.conds, jl.rerr
+		if !jl.resolved {
+			if ti, err = b.pickTable(file, jl, condCols(jl.where)); err == nil {
+				conds, err = b.resolveAll(file, jl.line, ti, jl.where)
+			}
 		}
-		conds, err := b.resolveAll(file, jl.line, ti, jl.where)
 		if err != nil {
 			return err
 		}
@@ -606,7 +676,7 @@ func (b *Builder) ReadTxns(file string) error {
 	}
 	defer f.Close()
 	n := 0
-	err = forEachLine(file, f, parseLine, func(jl *jline) error {
+	err = forEachLine(file, f, b.parseResolved(file, true), func(jl *jline) error {
 		if err := lineErr(file, jl, "writes", "weight", "table", "name"); err != nil {
 			return err
 		}
@@ -615,6 +685,14 @@ func (b *Builder) ReadTxns(file string) error {
 		}
 		if len(jl.writes) == 0 {
 			return shardkey.Errorf(file, jl.line, "writes", "empty transaction")
+		}
+		if jl.resolved {
+			if jl.rerr != nil {
+				return jl.rerr
+			}
+			b.W.Txns = append(b.W.Txns, shardkey.Txn{Weight: jl.weight, Name: jl.name, Stmts: jl.stmts})
+			n++
+			return nil
 		}
 		tx := shardkey.Txn{Weight: jl.weight, Name: jl.name, Stmts: make([]shardkey.Stmt, 0, len(jl.writes))}
 		for _, wr := range jl.writes {

@@ -24,6 +24,7 @@ const batchLines = 2048
 
 type batch struct {
 	first int      // line number of lines[0]
+	buf   []byte   // the lines' bytes
 	lines [][]byte // non-blank lines (nil for blank ones, kept for numbering)
 	out   []jline
 	done  chan struct{}
@@ -45,13 +46,22 @@ type jline struct {
 	kind    string
 	name    string
 	latency string
+	// Resolved off the consumer's path when the tables are fixed (see
+	// Builder.frozen): the table and conditions of a query, the
+	// statements of a transaction, or the error resolving them.
+	resolved bool
+	ti       int
+	conds    []shardkey.Cond
+	stmts    []shardkey.Stmt
+	rerr     error
 }
 
 // jcond is one "col": value of a where clause or write.
 type jcond struct {
 	col    string
 	op     shardkey.Op
-	vals   []scalar // Eq: one; In: the list
+	one    scalar   // Eq: the value
+	vals   []scalar // In: the list
 	lo, hi scalar
 	bd     shardkey.Bounds // flags only
 	err    error           // message for field errField
@@ -106,7 +116,14 @@ func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, l
 				if len(t) == 0 {
 					cur.lines = append(cur.lines, nil)
 				} else {
-					cur.lines = append(cur.lines, append([]byte(nil), t...))
+					// Lines share one buffer per batch: one allocation
+					// per batch, not per line.
+					if cap(cur.buf)-len(cur.buf) < len(t) {
+						cur.buf = make([]byte, 0, max(1<<20, 2*len(t)))
+					}
+					start := len(cur.buf)
+					cur.buf = append(cur.buf, t...)
+					cur.lines = append(cur.lines, cur.buf[start:len(cur.buf):len(cur.buf)])
 				}
 				if len(cur.lines) == batchLines && !flush() {
 					return
@@ -167,6 +184,37 @@ func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, l
 type lineParser struct {
 	fastjson.Parser
 	names map[string]string
+	conds []shardkey.Cond // slab that resolved conditions are cut from
+	stmts []shardkey.Stmt // slab for resolved statements
+}
+
+// slab sizes: one allocation per this many conditions or statements.
+const slab = 1 << 16
+
+// takeConds returns n conditions cut from the worker's slab.
+func (p *lineParser) takeConds(n int) []shardkey.Cond {
+	if n > slab/4 {
+		return make([]shardkey.Cond, n)
+	}
+	if len(p.conds)+n > cap(p.conds) {
+		p.conds = make([]shardkey.Cond, 0, slab)
+	}
+	c := p.conds[len(p.conds) : len(p.conds)+n : len(p.conds)+n]
+	p.conds = p.conds[:len(p.conds)+n]
+	return c
+}
+
+// takeStmts returns room for n statements cut from the worker's slab.
+func (p *lineParser) takeStmts(n int) []shardkey.Stmt {
+	if n > slab/4 {
+		return make([]shardkey.Stmt, 0, n)
+	}
+	if len(p.stmts)+n > cap(p.stmts) {
+		p.stmts = make([]shardkey.Stmt, 0, slab)
+	}
+	c := p.stmts[len(p.stmts) : len(p.stmts) : len(p.stmts)+n]
+	p.stmts = p.stmts[:len(p.stmts)+n]
+	return c
 }
 
 func (p *lineParser) intern(b []byte) string {
@@ -174,7 +222,7 @@ func (p *lineParser) intern(b []byte) string {
 		return s
 	}
 	s := string(b)
-	if len(p.names) < 4096 {
+	if len(p.names) < 1<<14 {
 		p.names[s] = s
 	}
 	return s
@@ -267,22 +315,26 @@ func parseWhere(p *lineParser, v *fastjson.Value, field string, prev error) ([]j
 	}
 	conds := make([]jcond, 0, o.Len())
 	o.Visit(func(k []byte, x *fastjson.Value) {
-		conds = append(conds, parseCond(p.intern(k), x))
+		conds = append(conds, parseCond(p, p.intern(k), x))
 	})
 	sort.SliceStable(conds, func(i, j int) bool { return conds[i].col < conds[j].col })
 	return conds, prev
 }
 
-func fastScalar(v *fastjson.Value) (scalar, error) {
+func fastScalar(p *lineParser, v *fastjson.Value) (scalar, error) {
 	switch v.Type() {
 	case fastjson.TypeString:
 		sb, _ := v.StringBytes()
+		if len(sb) <= 24 {
+			return scalar{str: p.intern(sb), isStr: true}, nil // months, statuses, codes repeat
+		}
 		return scalar{str: string(sb), isStr: true}, nil
 	case fastjson.TypeNumber:
-		s := v.String()
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return scalar{num: s, isInt: true, i: i}, nil
+		if i, err := v.Int64(); err == nil {
+			// An exact integer: no text kept (toValue rebuilds it).
+			return scalar{isInt: true, i: i}, nil
 		}
+		s := v.String()
 		if _, err := strconv.ParseFloat(s, 64); err != nil {
 			return scalar{}, fmt.Errorf("invalid number %q", s)
 		}
@@ -295,7 +347,7 @@ func fastScalar(v *fastjson.Value) (scalar, error) {
 	return scalar{}, fmt.Errorf("want a number or string, got %.30s", v.String())
 }
 
-func parseCond(col string, v *fastjson.Value) jcond {
+func parseCond(p *lineParser, col string, v *fastjson.Value) jcond {
 	c := jcond{col: col, op: shardkey.Eq}
 	fail := func(field, format string, args ...any) jcond {
 		c.err, c.errFld = fmt.Errorf(format, args...), field
@@ -320,7 +372,7 @@ func parseCond(col string, v *fastjson.Value) jcond {
 			c.op = shardkey.In
 			c.vals = make([]scalar, 0, len(items))
 			for k, it := range items {
-				s, err := fastScalar(it)
+				s, err := fastScalar(p, it)
 				if err != nil {
 					return fail(fmt.Sprintf("%s.in[%d]", col, k), "%v", err)
 				}
@@ -329,7 +381,7 @@ func parseCond(col string, v *fastjson.Value) jcond {
 			return c
 		}
 		if eq := o.Get("eq"); eq != nil && o.Len() == 1 {
-			return parseCond(col, eq)
+			return parseCond(p, col, eq)
 		}
 		c.op = shardkey.Range
 		var bad jcond
@@ -339,7 +391,7 @@ func parseCond(col string, v *fastjson.Value) jcond {
 				return
 			}
 			key := string(k)
-			s, err := fastScalar(x)
+			s, err := fastScalar(p, x)
 			if err != nil {
 				bad, failed = fail(col+"."+key, "%v", err), true
 				return
@@ -366,10 +418,11 @@ func parseCond(col string, v *fastjson.Value) jcond {
 		}
 		return c
 	}
-	s, err := fastScalar(v)
+	s, err := fastScalar(p, v)
 	if err != nil {
 		return fail(col, "%v", err)
 	}
-	c.vals = []scalar{s}
+	c.one = s
+	c.vals = nil
 	return c
 }
