@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"math/big"
+)
 
 // Partial is a mergeable partial score: sums over a slice of the input's
 // rows, operation instances and transactions under one Scheme. Partials of
@@ -159,11 +162,11 @@ func fanoutStats(hist []float64, count int64) (mean, p99 float64) {
 }
 
 // ratio returns max/mean of xs (mean over all entries, idle ones included),
-// and max and mean; ratio is 0 when the mean is 0.
+// and max and mean; ratio is 0 when the mean is 0. The mean is the exact
+// mean correctly rounded, as Python's statistics.mean computes it (seed
+// 000), not a rounded running sum divided.
 func ratio(xs []float64) (r, max, mean float64) {
-	sum := 0.0
 	for _, x := range xs {
-		sum += x
 		if x > max {
 			max = x
 		}
@@ -171,9 +174,30 @@ func ratio(xs []float64) (r, max, mean float64) {
 	if len(xs) == 0 {
 		return 0, 0, 0
 	}
-	mean = sum / float64(len(xs))
+	mean = exactMean(xs)
 	if mean == 0 {
 		return 0, max, mean
 	}
 	return max / mean, max, mean
+}
+
+// exactMean returns the mean of xs correctly rounded to float64: the sum
+// is exact (2,200 bits hold any sum of up to 2^64 finite float64s) and is
+// divided once.
+func exactMean(xs []float64) float64 {
+	sum := new(big.Float).SetPrec(2200)
+	var x big.Float
+	for _, v := range xs {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			s := 0.0
+			for _, y := range xs {
+				s += y
+			}
+			return s / float64(len(xs))
+		}
+		sum.Add(sum, x.SetFloat64(v))
+	}
+	q := new(big.Float).SetPrec(53).Quo(sum, new(big.Float).SetInt64(int64(len(xs))))
+	f, _ := q.Float64()
+	return f
 }

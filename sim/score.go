@@ -39,6 +39,13 @@ func Run(w *shardkey.Workload, s *Scheme, workers int) (*Partial, error) {
 	for lo := 0; lo < len(w.Txns); lo += chunk / 4 {
 		jobs = append(jobs, job{2, 0, lo, min(lo+chunk/4, len(w.Txns))})
 	}
+	// Rows are routed in parallel into a shard id per row; their weights
+	// are then added in file order, so each shard's load is the same sum,
+	// bit for bit, as a sequential pass (seed 000's score()).
+	ids := make([][]int32, len(w.Tables))
+	for ti, t := range w.Tables {
+		ids[ti] = make([]int32, t.Rows)
+	}
 	opW := make([]float64, len(w.Ops))
 	for i, op := range w.Ops {
 		for _, in := range op.Instances {
@@ -69,7 +76,7 @@ func Run(w *shardkey.Workload, s *Scheme, workers int) (*Partial, error) {
 				p := NewPartial(s.N, len(w.Ops))
 				switch jb.kind {
 				case 0:
-					errs[j] = r.rows(p, w.Tables[jb.idx], jb.idx, jb.lo, jb.hi)
+					errs[j] = r.rows(p, w.Tables[jb.idx], jb.idx, jb.lo, jb.hi, ids[jb.idx])
 				case 1:
 					errs[j] = r.instances(p, w.Ops[jb.idx], jb.idx, opW[jb.idx], jb.lo, jb.hi)
 				case 2:
@@ -87,24 +94,29 @@ func Run(w *shardkey.Workload, s *Scheme, workers int) (*Partial, error) {
 		}
 		total.Merge(p)
 	}
+	for ti, t := range w.Tables {
+		for i, id := range ids[ti] {
+			if id >= 0 {
+				total.Load[id] += t.Weight(i)
+			}
+		}
+	}
 	return total, nil
 }
 
-// rows accounts rows lo..hi-1 of table ti into p.
-func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int) error {
+// rows routes rows lo..hi-1 of table ti: a row on one shard gets that
+// shard in ids (its weight is added in file order by Run); a row spread
+// over several shards (replicated, salted) gets -1 and its weight goes into
+// p.
+func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int, ids []int32) error {
 	tk := r.s.tables[ti]
 	p.Rows += int64(hi - lo)
 	if tk.kind == kHash && tk.fast != nil && tk.salted == nil && tk.iso == nil && tk.modN > 0 && t.Columns[tk.cols[0]].Nulls == nil {
-		ints := t.Columns[tk.cols[0]].Ints[lo:hi]
-		if t.Weights == nil {
-			routeCountInt64(tk.fast, ints, tk.modN, p.Load)
-		} else {
-			routeWeightInt64(tk.fast, ints, t.Weights[lo:hi], tk.modN, p.Load)
-		}
+		routeIDsInt64(tk.fast, t.Columns[tk.cols[0]].Ints[lo:hi], tk.modN, ids[lo:hi])
 		return nil
 	}
 	if tk.intCol && (tk.kind == kHash || tk.kind == kRange) {
-		return r.rowsInt(p, tk, t, lo, hi)
+		return r.rowsInt(p, tk, t, lo, hi, ids)
 	}
 	for i := lo; i < hi; i++ {
 		tc, err := r.row(tk, t, i)
@@ -112,9 +124,10 @@ func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int) error {
 			return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
 		}
 		wt := t.Weight(i)
+		ids[i] = -1
 		switch tc.kind {
 		case tOne:
-			p.Load[tc.one] += wt
+			ids[i] = int32(tc.one)
 		case tUniform:
 			p.LoadUniform += wt
 		case tUniformOf:
@@ -129,7 +142,7 @@ func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int) error {
 
 // rowsInt routes rows of a single integer key column: isolated and salted
 // values from int64 maps, range keys by binary search over int64 bounds.
-func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int) error {
+func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int, ids []int32) error {
 	ints := t.Columns[tk.cols[0]].Ints
 	typ := t.Columns[tk.cols[0]].Type
 	var one [1]shardkey.Value
@@ -138,7 +151,7 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 		v := ints[i]
 		wt := t.Weight(i)
 		if sh, ok := tk.isoInt[v]; ok {
-			p.Load[sh] += wt
+			ids[i] = int32(sh)
 			continue
 		}
 		var home int
@@ -172,41 +185,31 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 			}
 		}
 		if tk.saltedInt[v] {
+			ids[i] = -1
 			share := wt / float64(tk.saltK)
 			for b := 0; b < tk.saltK; b++ {
 				p.Load[(home+b)%n] += share
 			}
 			continue
 		}
-		p.Load[home] += wt
+		ids[i] = int32(home)
 	}
 	return nil
 }
 
-// routeCountInt64 and routeWeightInt64 are the allocation-free inner loops
-// for a single int64 hash key under a modulo layout. Generic is called
-// directly so the compiler can inline its hash.
-func routeCountInt64(e partition.Int64Pointer, keys []int64, n uint64, load []float64) {
-	if _, ok := e.(partition.Generic); ok {
-		for _, k := range keys {
-			load[partition.Generic{}.PointInt64(k)%n]++
-		}
-		return
-	}
-	for _, k := range keys {
-		load[e.PointInt64(k)%n]++
-	}
-}
-
-func routeWeightInt64(e partition.Int64Pointer, keys []int64, wts []float64, n uint64, load []float64) {
+// routeIDsInt64 writes the shard of each key (one Int64 column under a
+// modulo layout) into ids: the allocation-free inner loop. Generic is
+// called directly so the compiler can inline its hash.
+func routeIDsInt64(e partition.Int64Pointer, keys []int64, n uint64, ids []int32) {
+	ids = ids[:len(keys)]
 	if _, ok := e.(partition.Generic); ok {
 		for i, k := range keys {
-			load[partition.Generic{}.PointInt64(k)%n] += wts[i]
+			ids[i] = int32(partition.Generic{}.PointInt64(k) % n)
 		}
 		return
 	}
 	for i, k := range keys {
-		load[e.PointInt64(k)%n] += wts[i]
+		ids[i] = int32(e.PointInt64(k) % n)
 	}
 }
 

@@ -158,20 +158,38 @@ func TestMergeEqualsWhole(t *testing.T) {
 	if !close(sum, total) {
 		t.Errorf("load sums to %v; want %v", sum, total)
 	}
-	// A hand merge of two halves equals the whole.
+	// Routing two halves separately and adding the weights in file order
+	// gives the whole's loads bit for bit.
 	h1, h2 := NewPartial(8, 2), NewPartial(8, 2)
+	ids := make([]int32, 200000)
 	r := newRouter(s)
-	if err := r.rows(h1, w.Tables[0], 0, 0, 100000); err != nil {
+	if err := r.rows(h1, w.Tables[0], 0, 100000, 200000, ids); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.rows(h2, w.Tables[0], 0, 100000, 200000); err != nil {
+	if err := r.rows(h2, w.Tables[0], 0, 0, 100000, ids); err != nil {
 		t.Fatal(err)
 	}
 	h1.Merge(h2)
+	for i, id := range ids {
+		h1.Load[id] += w.Tables[0].Weight(i)
+	}
 	for i := range h1.Load {
-		if !close(h1.Load[i], a.Load[i]) {
-			t.Errorf("merged halves shard %d load %v; whole %v", i, h1.Load[i], a.Load[i])
+		if h1.Load[i] != a.Load[i] {
+			t.Errorf("halves shard %d load %v; whole %v", i, h1.Load[i], a.Load[i])
 		}
+	}
+}
+
+// TestExactMean: the mean is correctly rounded, like Python's
+// statistics.mean: 0.1 + 0.2 + 0.3 summed left to right is
+// 0.6000000000000001, but the exact mean of the three doubles rounds to
+// 0.2.
+func TestExactMean(t *testing.T) {
+	if got := exactMean([]float64{0.1, 0.2, 0.3}); got != 0.2 {
+		t.Errorf("exactMean = %.17g; want 0.2", got)
+	}
+	if got := exactMean([]float64{1e308, 1e308, -1e308, -1e308}); got != 0 {
+		t.Errorf("exactMean of cancelling huge values = %v; want 0", got)
 	}
 }
 

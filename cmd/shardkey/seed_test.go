@@ -51,9 +51,9 @@ func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
 
 // TestSeed000 reproduces seed 000's score() exactly: the expected values
 // in testdata/seed000/*/expected.json are the output of the seed's own
-// Python code (score_seed.py, copied verbatim) on the same files. Numbers
-// agree up to the rounding of summation order (parallel partial sums), so
-// the tolerance is relative 1e-12.
+// Python code (score_seed.py, copied verbatim) on the same files. They
+// agree bit for bit: rows are routed in parallel but their weights are
+// added in file order, and means are exact as in statistics.mean.
 func TestSeed000(t *testing.T) {
 	cases, _ := filepath.Glob("testdata/seed000/*/expected.json")
 	if len(cases) < 4 {
@@ -88,7 +88,7 @@ func TestSeed000(t *testing.T) {
 					if !ok {
 						t.Fatalf("expected.json names unknown field %q", f)
 					}
-					if !near(g, w, 1e-12*math.Max(1, math.Abs(w))) {
+					if g != w {
 						t.Errorf("%s %s = %.17g; want %.17g (seed 000's score())", key, f, g, w)
 					}
 				}
