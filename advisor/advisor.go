@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
@@ -446,17 +447,7 @@ func verdict(as *Assessment, first bool) string {
 	return "possible"
 }
 
-func pct(x float64) string {
-	switch {
-	case x == 0:
-		return "0%"
-	case x < 0.001:
-		return "<0.1%"
-	case x < 0.1:
-		return fmt.Sprintf("%.1f%%", 100*x)
-	}
-	return fmt.Sprintf("%.0f%%", 100*x)
-}
+func pct(x float64) string { return numfmt.Pct(x) }
 
 func fmtF(x float64) string {
 	switch {
@@ -468,17 +459,7 @@ func fmtF(x float64) string {
 	return fmt.Sprintf("%.2f", x)
 }
 
-func commas(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func commas(n int64) string { return numfmt.Commas(n) }
 
 // summary writes the plain-language answer.
 func summary(adv *Advice, w *shardkey.Workload) []string {

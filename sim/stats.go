@@ -192,17 +192,7 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 			}
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(vals[a], vals[b]) })
-		for i := 0; i < m; {
-			j := i
-			for j+1 < m && vals[order[j+1]] == vals[order[i]] {
-				j++
-			}
-			r := float64(i+j) / 2
-			for x := i; x <= j; x++ {
-				rank[order[x]] = r
-			}
-			i = j + 1
-		}
+		assignRanks(rank, order, func(a, b int) bool { return vals[a] == vals[b] })
 		return pearsonRank(rank)
 	}
 	keys := make([][]shardkey.Value, m)
@@ -214,9 +204,17 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 		keys[i] = k
 	}
 	sort.SliceStable(order, func(a, b int) bool { return cmpTuple(keys[order[a]], keys[order[b]]) < 0 })
+	assignRanks(rank, order, func(a, b int) bool { return cmpTuple(keys[a], keys[b]) == 0 })
+	return pearsonRank(rank)
+}
+
+// assignRanks gives each position its rank in sorted order, ties the mean
+// of their ranks; equal reports whether two positions hold equal keys.
+func assignRanks(rank []float64, order []int, equal func(a, b int) bool) {
+	m := len(order)
 	for i := 0; i < m; {
 		j := i
-		for j+1 < m && cmpTuple(keys[order[j+1]], keys[order[i]]) == 0 {
+		for j+1 < m && equal(order[j+1], order[i]) {
 			j++
 		}
 		r := float64(i+j) / 2
@@ -225,7 +223,6 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 		}
 		i = j + 1
 	}
-	return pearsonRank(rank)
 }
 
 // pearsonRank returns the Pearson correlation of rank with position.

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -89,34 +90,9 @@ func num(x float64) string {
 	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func commas(n int64) string { return numfmt.Commas(n) }
 
-func pct(x float64) string {
-	switch {
-	case x == 0:
-		return "0%"
-	case x < 0.001:
-		return "<0.1%"
-	case x < 0.1:
-		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
-	}
-	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
-}
+func pct(x float64) string { return numfmt.Pct(x) }
 
 func ratioText(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "x" }
 

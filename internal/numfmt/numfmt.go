@@ -1,0 +1,40 @@
+// Package numfmt formats numbers for people, the same way in every report:
+// thousands separators and shares as percentages.
+package numfmt
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Commas formats n with thousands separators: 1234567 -> "1,234,567".
+func Commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Pct formats a share (0..1) as a percentage: "0%", "<0.1%", one decimal
+// below 10%, none above.
+func Pct(x float64) string {
+	switch {
+	case x == 0:
+		return "0%"
+	case x < 0.001:
+		return "<0.1%"
+	case x < 0.1:
+		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
+}
