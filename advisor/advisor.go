@@ -439,8 +439,10 @@ func verdict(as *Assessment, first bool) string {
 	switch {
 	case !as.Viable:
 		return "rejected: " + strings.SplitN(as.Reasons[0], ":", 2)[0]
-	case first:
+	case first && as.Score.Transactions > 0:
 		return fmt.Sprintf("recommended: %s of interactive requests single-shard and local, %s cross-shard transactions", pct(cr.Local), pct(cr.CrossShardTxn))
+	case first:
+		return fmt.Sprintf("recommended: %s of interactive requests single-shard", pct(cr.SingleShard))
 	case len(as.Expensive) > 0:
 		return fmt.Sprintf("possible, but %s costs %s extra units/s", as.Expensive[0].Name, fmtF(as.Expensive[0].ExtraWork))
 	}

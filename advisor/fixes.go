@@ -85,8 +85,8 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 		vals = append(vals, fmt.Sprintf("%s (%s)", c.TopValues[i].Value, pct(c.TopValues[i].Share)))
 	}
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate the %d heaviest value(s) %s on dedicated shards with a directory override (%s): the load ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; the others no longer share a shard with a whale. A whale's own shard keeps its share: no function can split one key value.",
-			bestK, strings.Join(vals, ", "), key, c.LoadRatio, best.LoadRatio, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork))}
+		Text: fmt.Sprintf("Whales: isolate %s on %s with a directory override (%s): the load ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; the others no longer share a shard with a whale. A whale's own shard keeps its share: no function can split one key value.",
+			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), plural(bestK, "a dedicated shard", "dedicated shards"), key, c.LoadRatio, best.LoadRatio, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork))}
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	// One value too hot for a shard of its own: split its writes by
@@ -283,4 +283,11 @@ func moduloSkew(t *shardkey.Table, ci, n int) float64 {
 		return r
 	}
 	return 0
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -20,7 +20,7 @@ type Route struct {
 // explains the decision. A statement whose shard depends on a value the
 // database assigns (an insert leaving out the key, a new id) has no shards
 // listed and says so. It is safe for concurrent use.
-func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (Route, error) {
+func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt Route, err error) {
 	if ti < 0 || ti >= len(s.tables) {
 		return Route{}, fmt.Errorf("no table %d", ti)
 	}
@@ -36,7 +36,12 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (Rou
 		keyCols[i] = t.Columns[c].Name
 	}
 	bound := describeConds(t, tk.cols, conds)
-	rt := Route{Shards: []int{}}
+	rt = Route{Shards: []int{}}
+	defer func() {
+		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {
+			rt.Reason += "; WARNING: the range key has no boundaries (no row sample), so every value is in shard 0: give rows or bounds=[...]"
+		}
+	}()
 	switch tk.kind {
 	case kUnplaced:
 		rt.Shards = []int{0}
@@ -56,13 +61,20 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (Rou
 	switch tc.kind {
 	case tOne:
 		rt.Shards = []int{tc.one}
-		rt.Reason = fmt.Sprintf("%s binds every column of the key %s: single-shard, shard %d", bound, key, tc.one)
+		if tk.kind == kRange {
+			rt.Reason = fmt.Sprintf("%s falls in one range of the key %s: single-shard, shard %d", bound, key, tc.one)
+		} else {
+			rt.Reason = fmt.Sprintf("%s binds every column of the key %s: single-shard, shard %d", bound, key, tc.one)
+		}
 	case tSet:
 		rt.Shards = append(rt.Shards, tc.set...)
 		if len(tc.set) == 0 {
 			rt.Reason = fmt.Sprintf("%s matches no value: no shard is asked", bound)
 		} else {
 			rt.Reason = fmt.Sprintf("%s routes by the key %s to %d of %d shards", bound, key, len(tc.set), s.N)
+			if tk.kind == kRange {
+				rt.Reason = fmt.Sprintf("%s overlaps %d of the %d ranges of the key %s", bound, len(tc.set), s.N, key)
+			}
 			if tk.salted != nil {
 				rt.Reason += fmt.Sprintf(" (a salted hot value is read from all %d of its buckets)", tk.saltK)
 			}

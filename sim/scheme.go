@@ -121,6 +121,14 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	if err := s.computeBounds(); err != nil {
 		return nil, err
 	}
+	for ti, tk := range s.tables {
+		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {
+			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: the range key has no boundaries (no row sample to take quantiles from, and no bounds=[...]): every value falls in shard 0; give rows (--rows, --from, a workload) or bounds", d.Text, w.Tables[ti].Name))
+		}
+	}
+	if len(w.Ops) == 0 {
+		s.Warnings = append(s.Warnings, errors.New("the workload has no operations, so every shard's work is 0; give queries (--queries, --log, a workload) to measure work; shard_load from row weights is still computed"))
+	}
 	return s, nil
 }
 
@@ -289,6 +297,7 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	out := map[shardkey.Value]int{}
+	seenAt := map[shardkey.Value]int{}
 	for line := 1; ; line++ {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -314,6 +323,10 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 		if err != nil {
 			return nil, shardkey.Errorf(file, line, "value", "%v", err)
 		}
+		if prev, dup := seenAt[v.Canonical()]; dup {
+			return nil, shardkey.Errorf(file, line, "value", "%s mapped twice (first on line %d)", v, prev)
+		}
+		seenAt[v.Canonical()] = line
 		out[v.Canonical()] = sh
 	}
 	if len(out) == 0 {

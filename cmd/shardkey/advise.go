@@ -16,6 +16,7 @@ import (
 	"github.com/shardkey/shardkey/advisor"
 	"github.com/shardkey/shardkey/emit"
 	"github.com/shardkey/shardkey/scenario"
+	"github.com/shardkey/shardkey/sim"
 )
 
 func runAdvise(e *env, args []string) error {
@@ -98,6 +99,15 @@ Flags:
 	}
 	if *emitFmt != "" && !slices.Contains(emit.Formats(), *emitFmt) {
 		return usageErr("--emit %q: want one of %s", *emitFmt, strings.Join(emit.Formats(), ", "))
+	}
+	for _, k := range c.keys {
+		d, err := shardkey.ParseDesign(k)
+		if err == nil {
+			_, err = sim.Compile(l.w, d, l.opts)
+		}
+		if err != nil {
+			return keyErr(err)
+		}
 	}
 	adv, err := advisor.Recommend(l.w, advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
 		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed})
@@ -187,8 +197,9 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 			pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nRanked by seed 002's order: dominant operations single-shard and transactions on one shard; the key matches an")
-	fmt.Fprintln(w, "isolation boundary; partitions bounded; load acceptable after fixes. Work is units/s: one operation on one shard.")
+	fmt.Fprintln(w, "\nRanked by what matters most for a shard key, in order: the dominant operations single-shard and transactions on")
+	fmt.Fprintln(w, "one shard; the key matches an isolation boundary; partitions bounded; load acceptable after fixes.")
+	fmt.Fprintln(w, "Work is units/s: one operation on one shard is one unit.")
 	for i, as := range adv.Candidates {
 		if i >= 3 {
 			break
@@ -240,6 +251,15 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 	return nil
 }
 
+// txnPct is the cross-shard transaction share, or "-" when the workload
+// has no transactions.
+func txnPct(as *advisor.Assessment) string {
+	if as.Score.Transactions == 0 {
+		return "-"
+	}
+	return pct(as.Criteria.CrossShardTxn)
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -256,7 +276,7 @@ func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintln(w, "|---:|---|---:|---:|---|---:|---:|---:|---|")
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, as.Key, pct(cr.SingleShard), pct(cr.CrossShardTxn),
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, as.Key, pct(cr.SingleShard), txnPct(as),
 			yesNo(cr.Boundary), pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
 	}
 	for i, as := range adv.Candidates {
@@ -348,7 +368,7 @@ func adviceHTML(w io.Writer, adv *advisor.Advice) error {
 	return adviceTmpl.Execute(w, map[string]any{"A": adv, "Cands": cands})
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo, "txnpct": txnPct}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -362,7 +382,7 @@ svg{width:100%;height:auto;background:#fafafa}figcaption{font-size:13px;color:#5
 <p>{{.A.Shards}} shards, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
-{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Key}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{pct .Criteria.CrossShardTxn}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{pct .Criteria.LargestPartition}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
+{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Key}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{pct .Criteria.LargestPartition}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>
 {{range .Cands}}<h2>{{.Rank}}. <code>{{.Key}}</code></h2><p>{{.Verdict}}</p>
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>

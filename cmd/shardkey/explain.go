@@ -103,7 +103,7 @@ Flags:
 	}
 	scheme, err := sim.Compile(w, design, opts)
 	if err != nil {
-		return err
+		return keyErr(err)
 	}
 	rt, err := explainAll(scheme, w, accs)
 	if err != nil {
@@ -111,6 +111,7 @@ Flags:
 	}
 	if c.format == "json" {
 		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false) // reasons quote SQL: keep > and < readable
 		return enc.Encode(rt)
 	}
 	fmt.Fprintf(e.stdout, "dialect: %s (%s)\n", st.Dialect, st.How)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -47,7 +49,7 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 	if withInputs {
 		fs.StringVar(&c.workload, "workload", "", "scenario spec `file` (YAML)")
-		fs.Var(&c.rows, "rows", "row sample `[TABLE=]FILE` (CSV with header, JSONL); repeatable")
+		fs.Var(&c.rows, "rows", "row sample `[TABLE=]FILE` (CSV or TSV with a header, JSONL, Parquet); repeatable")
 		fs.Var(&c.queries, "queries", "query sample `file` (JSONL: {\"where\": {...}, \"weight\": w}); repeatable")
 		fs.Var(&c.txns, "txns", "transaction sample `file` (JSONL: {\"writes\": [{...}, ...]}); repeatable")
 		fs.Var(&c.logs, "log", "query log `file`: PostgreSQL (stderr, csvlog, jsonlog), pg_stat_statements CSV, MySQL/MariaDB general or slow log; repeatable")
@@ -60,7 +62,7 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 	fs.Var(&c.keys, "k", "key `expression` or design to score, e.g. 'hash(user_id)'; repeatable")
 	fs.Var(&c.keys, "key", "same as -k")
 	fs.IntVar(&c.shards, "shards", 0, "number of `shards` (default: the workload's, else 8)")
-	fs.Float64Var(&c.capacity, "capacity", -1, "per-shard capacity in units of work/s (default: the workload's)")
+	fs.Float64Var(&c.capacity, "capacity", -1, "per-shard `capacity` in units of work/s; the workload's when not given")
 	fs.StringVar(&c.engine, "engine", "generic", "placement `engine` of hash keys: "+strings.Join(partition.Names(), ", "))
 	fs.StringVar(&c.format, "format", "table", "output `format`: table, json or markdown")
 	fs.Int64Var(&c.seed, "seed", 0, "`seed` for every random choice (default: the workload's)")
@@ -89,6 +91,11 @@ func (c *common) validate(fs *flag.FlagSet) error {
 	}
 	if c.workers < 0 {
 		return usageErr("--workers %d: must be >= 0", c.workers)
+	}
+	capSet := false
+	fs.Visit(func(f *flag.Flag) { capSet = capSet || f.Name == "capacity" })
+	if capSet && (math.IsNaN(c.capacity) || math.IsInf(c.capacity, 0) || c.capacity < 0) {
+		return usageErr("--capacity %v: must be a finite number >= 0 (units of work/s per shard; 0 for none)", c.capacity)
 	}
 	return nil
 }
@@ -218,6 +225,17 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers}}, nil
 }
 
+// keyErr classifies an error compiling a -k key: a problem in a file the
+// key names (a directory file) is an input error (exit 1); anything else
+// about the key itself (syntax, a missing column) is a usage error (exit 2).
+func keyErr(err error) error {
+	var ie *shardkey.InputError
+	if errors.As(err, &ie) {
+		return fmt.Errorf("-k: %w", err)
+	}
+	return usageErr("-k: %v", err)
+}
+
 // redactDSN hides a DSN's password.
 func redactDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && u.User != nil {
@@ -250,7 +268,7 @@ func scoreAll(l *loaded) ([]*sim.Candidate, error) {
 		}
 		if err != nil {
 			if l.keysFromFlags {
-				return nil, usageErr("-k: %v", err)
+				return nil, keyErr(err)
 			}
 			return nil, fmt.Errorf("%s: candidates: %w", l.w.Source, err)
 		}
