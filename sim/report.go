@@ -181,6 +181,9 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	for _, e := range s.Warnings {
 		c.Warnings = append(c.Warnings, e.Error())
 	}
+	if len(w.Ops) == 0 {
+		c.Warnings = append(c.Warnings, "the workload has no operations, so every shard's work is 0; give queries (--queries, --log, a workload) to measure work; shard_load from row weights is still computed")
+	}
 	return c
 }
 

@@ -126,9 +126,6 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: the range key has no boundaries (no row sample to take quantiles from, and no bounds=[...]): every value falls in shard 0; give rows (--rows, --from, a workload) or bounds", d.Text, w.Tables[ti].Name))
 		}
 	}
-	if len(w.Ops) == 0 {
-		s.Warnings = append(s.Warnings, errors.New("the workload has no operations, so every shard's work is 0; give queries (--queries, --log, a workload) to measure work; shard_load from row weights is still computed"))
-	}
 	return s, nil
 }
 

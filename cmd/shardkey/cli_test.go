@@ -115,3 +115,31 @@ func TestFormats(t *testing.T) {
 		t.Errorf("markdown output lacks 34,600:\n%s", out)
 	}
 }
+
+// TestExplainKeyUpdate: an UPDATE that assigns the shard key moves the row:
+// the old value's shard and the new value's shard, each placed by the
+// generic engine (xxhash64 mod 8).
+func TestExplainKeyUpdate(t *testing.T) {
+	shard := func(v int64) int { return int(partition.Generic{}.PointInt64(v) % 8) }
+	for _, sql := range []string{"UPDATE posts SET user_id = 2 WHERE user_id = 1", "UPDATE `posts` SET user_id = 2 WHERE user_id = 1"} {
+		code, out, errs := runCmd(t, "", "explain", "-k", "hash(user_id)", "--format", "json", sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", sql, code, errs)
+		}
+		var r struct {
+			Shards []int
+			Reason string
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		want := map[int]bool{shard(1): true, shard(2): true}
+		got := map[int]bool{}
+		for _, s := range r.Shards {
+			got[s] = true
+		}
+		if len(got) != len(want) || !got[shard(1)] || !got[shard(2)] || !strings.Contains(r.Reason, "moves") {
+			t.Errorf("%s: shards %v reason %q; want shards %d and %d and a move", sql, r.Shards, r.Reason, shard(1), shard(2))
+		}
+	}
+}

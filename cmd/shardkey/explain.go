@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -107,6 +108,9 @@ Flags:
 	}
 	rt, err := explainAll(scheme, w, accs)
 	if err != nil {
+		return err
+	}
+	if err := movedRows(&rt, scheme, w, design, accs, sql, st.Dialect); err != nil {
 		return err
 	}
 	if c.format == "json" {
@@ -235,4 +239,80 @@ func columnTypes(flags []string) (map[string]shardkey.Type, error) {
 		types[col] = t
 	}
 	return types, nil
+}
+
+// movedRows adds to rt what an UPDATE that assigns a key column does: the
+// row leaves its shard for the new value's shard, a delete there and an
+// insert here (a cross-shard move, unless both land on one shard).
+func movedRows(rt *sim.Route, s *sim.Scheme, w *shardkey.Workload, d *shardkey.Design, accs []sqllog.Access, sql string, dialect sqllog.Dialect) error {
+	sets, err := sqllog.UpdateSets(sql, dialect)
+	if err != nil || len(sets) == 0 {
+		return nil // the statement parsed already; no SET to read
+	}
+	for _, a := range accs {
+		if a.Kind != shardkey.Update {
+			continue
+		}
+		t := w.Tables[a.Table]
+		set := sets[strings.ToLower(t.Name)]
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if e == nil || len(set) == 0 {
+			continue
+		}
+		var changed []string
+		conds := map[int]shardkey.Cond{}
+		for _, c := range a.Conds {
+			if c.Op == shardkey.Eq {
+				conds[c.Col] = c
+			}
+		}
+		known := true
+		for _, col := range e.Columns() {
+			v, ok := set[strings.ToLower(col)]
+			if !ok {
+				continue
+			}
+			changed = append(changed, col)
+			ci := t.ColumnIndex(col)
+			if !v.Known || ci < 0 {
+				known = false
+				continue
+			}
+			val, err := shardkey.ParseValue(v.Text, t.Columns[ci].Type)
+			if err != nil {
+				return fmt.Errorf("SET %s = %s: %w", col, v.Text, err)
+			}
+			conds[ci] = shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: val}
+		}
+		if len(changed) == 0 {
+			continue
+		}
+		if !known {
+			rt.Reason += fmt.Sprintf("; SET changes the key column %s to a value known only at run time: the row may move to another shard (a delete here and an insert there)", strings.Join(changed, ", "))
+			continue
+		}
+		var cs []shardkey.Cond
+		for _, c := range conds {
+			cs = append(cs, c)
+		}
+		sort.Slice(cs, func(i, j int) bool { return cs[i].Col < cs[j].Col })
+		to, err := s.Explain(a.Table, shardkey.Insert, cs)
+		if err != nil {
+			return err
+		}
+		moved := false
+		for _, sh := range to.Shards {
+			if !slices.Contains(rt.Shards, sh) {
+				rt.Shards = append(rt.Shards, sh)
+				moved = true
+			}
+		}
+		sort.Ints(rt.Shards)
+		if moved {
+			rt.Reason += fmt.Sprintf("; SET changes the key column %s, so the row moves to shard %s: a delete on its old shard and an insert on the new one, a cross-shard write", strings.Join(changed, ", "), joinInts(to.Shards))
+		} else {
+			rt.Reason += fmt.Sprintf("; SET changes the key column %s, but the new value lands on the same shard", strings.Join(changed, ", "))
+		}
+	}
+	return nil
 }
