@@ -15,6 +15,7 @@ import (
 func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = false
+	cr.FieldsPerRecord = -1 // checked below, with both counts in the message
 	if strings.HasSuffix(strings.ToLower(file), ".tsv") {
 		cr.Comma = '\t'
 	}

@@ -197,6 +197,15 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		if err := w.Validate(); err != nil {
 			return nil, err
 		}
+		for col := range opts.Types {
+			found := false
+			for _, t := range w.Tables {
+				found = found || t.Column(col) != nil || strings.HasPrefix(col, t.Name+".") && t.Column(strings.TrimPrefix(col, t.Name+".")) != nil
+			}
+			if !found {
+				return nil, usageErr("--column-type %s: no such column (columns: %s)", col, columnList(w))
+			}
+		}
 	default:
 		return nil, usageErr("no workload: give --workload FILE, or --rows/--queries/--txns files (or try 'shardkey demo')")
 	}
