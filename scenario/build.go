@@ -397,6 +397,23 @@ func (b *builder) table(ts *TableSpec) error {
 	return nil
 }
 
+// tableKind resolves the table and kind of an operation or transaction
+// step; kind defaults to def.
+func (b *builder) tableKind(line int, ctx, table, kind string, def shardkey.Kind) (int, shardkey.Kind, error) {
+	ti := b.tableIndex(table)
+	if ti < 0 {
+		return 0, 0, shardkey.Errorf(b.file, line, ctx+".table", "no table %q", table)
+	}
+	if kind == "" {
+		return ti, def, nil
+	}
+	k, err := shardkey.ParseKind(kind)
+	if err != nil {
+		return 0, 0, shardkey.Errorf(b.file, line, ctx+".kind", "%v", err)
+	}
+	return ti, k, nil
+}
+
 // whereEntry is one parsed filter of an operation or step.
 type whereEntry struct {
 	col   int
@@ -525,17 +542,9 @@ func (b *builder) op(o *OpSpec) error {
 	if o.Name == "" {
 		return shardkey.Errorf(b.file, o.Line, "operations", "operation without a name")
 	}
-	ti := b.tableIndex(o.Table)
-	if ti < 0 {
-		return shardkey.Errorf(b.file, o.Line, ctx+".table", "no table %q", o.Table)
-	}
-	kind := shardkey.Read
-	if o.Kind != "" {
-		k, err := shardkey.ParseKind(o.Kind)
-		if err != nil {
-			return shardkey.Errorf(b.file, o.Line, ctx+".kind", "%v", err)
-		}
-		kind = k
+	ti, kind, err := b.tableKind(o.Line, ctx, o.Table, o.Kind, shardkey.Read)
+	if err != nil {
+		return err
 	}
 	if o.Rate < 0 || math.IsNaN(o.Rate) || math.IsInf(o.Rate, 0) {
 		return shardkey.Errorf(b.file, o.Line, ctx+".rate", "%v: must be a non-negative number of requests/s", o.Rate)
@@ -691,17 +700,9 @@ func (b *builder) txn(ts *TxnSpec) error {
 	var steps []step
 	for i, st := range ts.Steps {
 		sctx := fmt.Sprintf("%s.steps[%d]", ctx, i)
-		ti := b.tableIndex(st.Table)
-		if ti < 0 {
-			return shardkey.Errorf(b.file, st.Line, sctx+".table", "no table %q", st.Table)
-		}
-		kind := shardkey.Insert
-		if st.Kind != "" {
-			k, err := shardkey.ParseKind(st.Kind)
-			if err != nil {
-				return shardkey.Errorf(b.file, st.Line, sctx+".kind", "%v", err)
-			}
-			kind = k
+		ti, kind, err := b.tableKind(st.Line, sctx, st.Table, st.Kind, shardkey.Insert)
+		if err != nil {
+			return err
 		}
 		wh, err := b.where(ti, &st.Where, sctx)
 		if err != nil {
