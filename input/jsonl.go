@@ -402,19 +402,21 @@ func (b *Builder) column(file string, line int, ti int, name string, hint scalar
 
 // resolve turns a parsed condition into a Cond on table ti.
 func (b *Builder) resolve(file string, line, ti int, jc *jcond) (shardkey.Cond, error) {
-	if jc.err != nil {
-		return shardkey.Cond{}, shardkey.Errorf(file, line, jc.errFld, "%v", jc.err)
+	x := jc.x
+	if x != nil && x.err != nil {
+		return shardkey.Cond{}, shardkey.Errorf(file, line, x.errFld, "%v", x.err)
 	}
 	hint := scalar{null: true}
 	switch {
 	case jc.op == shardkey.Eq:
 		hint = jc.one
-	case len(jc.vals) > 0:
-		hint = jc.vals[0]
-	case jc.bd.HasLo:
-		hint = jc.lo
-	case jc.bd.HasHi:
-		hint = jc.hi
+	case x == nil:
+	case len(x.vals) > 0:
+		hint = x.vals[0]
+	case x.bd.HasLo:
+		hint = x.lo
+	case x.bd.HasHi:
+		hint = x.hi
 	}
 	ci, err := b.column(file, line, ti, jc.col, hint)
 	if err != nil {
@@ -430,8 +432,8 @@ func (b *Builder) resolve(file string, line, ti int, jc *jcond) (shardkey.Cond, 
 		}
 		c.Val = v
 	case shardkey.In:
-		c.List = make([]shardkey.Value, len(jc.vals))
-		for k, s := range jc.vals {
+		c.List = make([]shardkey.Value, len(x.vals))
+		for k, s := range x.vals {
 			v, err := toValue(s, typ)
 			if err != nil {
 				return shardkey.Cond{}, shardkey.Errorf(file, line, fmt.Sprintf("%s.in[%d]", jc.col, k), "%v", err)
@@ -439,14 +441,14 @@ func (b *Builder) resolve(file string, line, ti int, jc *jcond) (shardkey.Cond, 
 			c.List[k] = v
 		}
 	case shardkey.Range:
-		bd := jc.bd
+		bd := x.bd
 		if bd.HasLo {
-			if bd.Lo, err = toValue(jc.lo, typ); err != nil {
+			if bd.Lo, err = toValue(x.lo, typ); err != nil {
 				return shardkey.Cond{}, shardkey.Errorf(file, line, jc.col, "lower bound: %v", err)
 			}
 		}
 		if bd.HasHi {
-			if bd.Hi, err = toValue(jc.hi, typ); err != nil {
+			if bd.Hi, err = toValue(x.hi, typ); err != nil {
 				return shardkey.Cond{}, shardkey.Errorf(file, line, jc.col, "upper bound: %v", err)
 			}
 		}

@@ -56,16 +56,29 @@ type jline struct {
 	rerr     error
 }
 
-// jcond is one "col": value of a where clause or write.
+// jcond is one "col": value of a where clause or write. An equality, by
+// far the commonest, is held inline; IN lists, ranges and errors live
+// behind x, so the millions of conditions of a large sample stay small.
 type jcond struct {
-	col    string
-	op     shardkey.Op
-	one    scalar   // Eq: the value
-	vals   []scalar // In: the list
-	lo, hi scalar
-	bd     shardkey.Bounds // flags only
-	err    error           // message for field errField
+	col string
+	op  shardkey.Op
+	one scalar    // Eq: the value
+	x   *jcondExt // In, Range, or an error
+}
+
+type jcondExt struct {
+	vals   []scalar        // In: the list
+	lo, hi scalar          // Range ends
+	bd     shardkey.Bounds // Range flags only
+	err    error           // a message for field errFld
 	errFld string
+}
+
+func (c *jcond) ext() *jcondExt {
+	if c.x == nil {
+		c.x = &jcondExt{}
+	}
+	return c.x
 }
 
 // forEachLine parses file's lines in parallel with parse and hands them to
@@ -350,7 +363,7 @@ func fastScalar(p *lineParser, v *fastjson.Value) (scalar, error) {
 func parseCond(p *lineParser, col string, v *fastjson.Value) jcond {
 	c := jcond{col: col, op: shardkey.Eq}
 	fail := func(field, format string, args ...any) jcond {
-		c.err, c.errFld = fmt.Errorf(format, args...), field
+		c.ext().err, c.ext().errFld = fmt.Errorf(format, args...), field
 		return c
 	}
 	switch v.Type() {
@@ -370,13 +383,14 @@ func parseCond(p *lineParser, col string, v *fastjson.Value) jcond {
 				return fail(col+".in", "want a JSON list")
 			}
 			c.op = shardkey.In
-			c.vals = make([]scalar, 0, len(items))
+			x := c.ext()
+			x.vals = make([]scalar, 0, len(items))
 			for k, it := range items {
 				s, err := fastScalar(p, it)
 				if err != nil {
 					return fail(fmt.Sprintf("%s.in[%d]", col, k), "%v", err)
 				}
-				c.vals = append(c.vals, s)
+				x.vals = append(x.vals, s)
 			}
 			return c
 		}
@@ -384,31 +398,32 @@ func parseCond(p *lineParser, col string, v *fastjson.Value) jcond {
 			return parseCond(p, col, eq)
 		}
 		c.op = shardkey.Range
+		ex := c.ext()
 		var bad jcond
 		failed := false
-		o.Visit(func(k []byte, x *fastjson.Value) {
+		o.Visit(func(k []byte, v *fastjson.Value) {
 			if failed {
 				return
 			}
 			key := string(k)
-			s, err := fastScalar(p, x)
+			s, err := fastScalar(p, v)
 			if err != nil {
 				bad, failed = fail(col+"."+key, "%v", err), true
 				return
 			}
 			switch key {
 			case "gte", "gt":
-				if c.bd.HasLo {
+				if ex.bd.HasLo {
 					bad, failed = fail(col, "two lower bounds"), true
 					return
 				}
-				c.lo, c.bd.HasLo, c.bd.LoIncl = s, true, key == "gte"
+				ex.lo, ex.bd.HasLo, ex.bd.LoIncl = s, true, key == "gte"
 			case "lte", "lt":
-				if c.bd.HasHi {
+				if ex.bd.HasHi {
 					bad, failed = fail(col, "two upper bounds"), true
 					return
 				}
-				c.hi, c.bd.HasHi, c.bd.HiIncl = s, true, key == "lte"
+				ex.hi, ex.bd.HasHi, ex.bd.HiIncl = s, true, key == "lte"
 			default:
 				bad, failed = fail(col+"."+key, `unknown comparison %q (want in, eq, gte, gt, lte, lt)`, key), true
 			}
@@ -423,6 +438,5 @@ func parseCond(p *lineParser, col string, v *fastjson.Value) jcond {
 		return fail(col, "%v", err)
 	}
 	c.one = s
-	c.vals = nil
 	return c
 }
