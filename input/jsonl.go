@@ -542,7 +542,11 @@ func (b *Builder) parseResolved(file string, txns bool) func(p *lineParser, data
 		}
 		jl.stmts = p.takeStmts(len(jl.writes))
 		for _, wr := range jl.writes {
-			ti, err := b.pickTable(file, &jl, condCols(wr))
+			var cols []string
+			if len(b.W.Tables) > 1 && !jl.hasTbl {
+				cols = condCols(wr) // only a choice between tables needs them
+			}
+			ti, err := b.pickTable(file, &jl, cols)
 			if err != nil {
 				jl.rerr = err
 				return jl

@@ -178,14 +178,11 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		case shardkey.Eq:
 			if cd.Fresh != shardkey.NotFresh {
 				fresh = true
-				freshKey = append(strconv.AppendInt(append(freshKey, 'f'), int64(cd.FreshVar), 10), ';')
 				vals[j] = nil
 				continue
 			}
 			r.one[j] = cd.Val
 			vals[j] = r.one[j : j+1]
-			freshKey = keyString(append(freshKey, 'v'), vals[j])
-			freshKey = append(freshKey, ';')
 		case shardkey.In:
 			if len(cd.List) == 0 {
 				return touch{kind: tSet, set: r.set[:0]}, nil // IN () matches nothing
@@ -200,6 +197,19 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 				return touch{kind: tUniform}, nil
 			}
 			return touch{kind: tAll}, nil // a range on a hash key scatters
+		}
+	}
+	if fresh {
+		// The identity of the new value's shard: the fresh variables and
+		// the concrete values beside them, in key order.
+		freshKey = freshKey[:0]
+		for j, c := range tk.cols {
+			cd := findCond(conds, c)
+			if cd.Fresh != shardkey.NotFresh {
+				freshKey = append(strconv.AppendInt(append(freshKey, 'f'), int64(cd.FreshVar), 10), ';')
+			} else if cd.Op == shardkey.Eq {
+				freshKey = append(keyString(append(freshKey, 'v'), vals[j]), ';')
+			}
 		}
 	}
 	r.fkey = freshKey
