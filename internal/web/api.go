@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -335,7 +334,6 @@ func (s *server) score(spec *scenario.Spec, id string, p *params) (rep *Report, 
 	if err != nil {
 		return nil, nil, err
 	}
-	defer runtime.KeepAlive(b) // its tables are in use until scored
 	wc := *b.w                 // shared: copy before changing
 	if p.shards > 0 {
 		wc.Shards = p.shards

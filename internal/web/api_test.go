@@ -204,10 +204,9 @@ func TestCelebrityPreset(t *testing.T) {
 
 // TestEvictedWorkloadKeyStats moves the celebrity past the cache size,
 // collecting garbage between requests: each report's hottest value has the
-// share asked for, not a freed workload's (see built). The spec has a row
-// count of its own: the other tests build workloads outside the server,
-// whose tables are not pinned, and sim's statistics are keyed by table
-// address and row count.
+// share asked for, never a freed workload's (sim memoises by weak table
+// pointer). The spec has a row count of its own, so no other test's
+// tables can answer for it.
 func TestEvictedWorkloadKeyStats(t *testing.T) {
 	h := Handler(Options{CacheSize: 1})
 	src, err := scenario.BuiltinSource("social")
