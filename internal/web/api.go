@@ -334,7 +334,7 @@ func (s *server) score(spec *scenario.Spec, id string, p *params) (rep *Report, 
 	if err != nil {
 		return nil, nil, err
 	}
-	wc := *b.w                 // shared: copy before changing
+	wc := *b.w // shared: copy before changing
 	if p.shards > 0 {
 		wc.Shards = p.shards
 	}
