@@ -49,6 +49,26 @@ const (
 )
 
 // readPGCSV reads a PostgreSQL csvlog file.
+// readRecord reads the next CSV record and its line, recording the line in
+// rs; errors name the file and line, a parse error prefixed with what. It
+// returns io.EOF at the end.
+func readRecord(r *csv.Reader, rs *readState, what string) ([]string, int, error) {
+	rec, err := r.Read()
+	if err == io.EOF {
+		return nil, 0, err
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, 0, shardkey.Errorf(rs.file, pe.Line, "", "%s%v", what, pe.Err)
+		}
+		return nil, 0, errAt(rs.file, rs.line+1, err)
+	}
+	line, _ := r.FieldPos(0)
+	rs.line = line
+	return rec, line, nil
+}
+
 func readPGCSV(br *bufio.Reader, rs *readState) error {
 	r := csv.NewReader(br)
 	r.FieldsPerRecord = -1
@@ -56,19 +76,13 @@ func readPGCSV(br *bufio.Reader, rs *readState) error {
 	pm := &pgMessages{rs: rs}
 	ps := &prefixState{sessions: map[string]string{}}
 	for {
-		rec, err := r.Read()
+		rec, line, err := readRecord(r, rs, "not a csvlog record: ")
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return shardkey.Errorf(rs.file, pe.Line, "", "not a csvlog record: %v", pe.Err)
-			}
-			return errAt(rs.file, rs.line+1, err)
+			return err
 		}
-		line, _ := r.FieldPos(0)
-		rs.line = line
 		if len(rec) < csvMin {
 			return shardkey.Errorf(rs.file, line, "", "not a csvlog record: %d fields, want at least %d (log_destination = 'csvlog')", len(rec), csvMin)
 		}
@@ -175,19 +189,13 @@ func readPGSS(br *bufio.Reader, rs *readState) error {
 		return shardkey.Errorf(rs.file, 1, "", "header %q: want columns query and calls", strings.Join(hdr, ","))
 	}
 	for {
-		rec, err := r.Read()
+		rec, line, err := readRecord(r, rs, "")
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return shardkey.Errorf(rs.file, pe.Line, "", "%v", pe.Err)
-			}
-			return errAt(rs.file, rs.line+1, err)
+			return err
 		}
-		line, _ := r.FieldPos(0)
-		rs.line = line
 		if len(rec) <= qi || len(rec) <= ci {
 			return shardkey.Errorf(rs.file, line, "", "%d fields, want %d", len(rec), len(hdr))
 		}
