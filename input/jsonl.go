@@ -307,8 +307,15 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 // tables and columns for names it has not seen (when no row sample was
 // given) and grouping query lines of one shape into one operation.
 type Builder struct {
-	W      *shardkey.Workload
-	O      Options
+	W *shardkey.Workload
+	O Options
+	// Sink, when set, receives query instances and transactions as they
+	// are read, on the parsing goroutines, instead of W keeping them; W
+	// still gains the operations (name, table, kind, rate), without
+	// instances. It applies only when every table of W has a row sample
+	// (Frozen): otherwise lines may add tables and columns, and W keeps
+	// them as usual.
+	Sink   shardkey.Sink
 	shapes map[string]*shardkey.Operation
 	key    []byte
 }
@@ -506,6 +513,10 @@ func lineErr(file string, jl *jline, allowed ...string) error {
 	return nil
 }
 
+// Frozen reports whether lines can only refer to W's existing tables and
+// columns (every table has a row sample), so reading can stream into Sink.
+func (b *Builder) Frozen() bool { return b.frozen() }
+
 // frozen reports whether every table has a row sample: then no line can
 // add a table or column, and resolving lines is read-only, so the parsing
 // workers do it in parallel.
@@ -564,6 +575,9 @@ func (b *Builder) parseResolved(file string, txns bool) func(p *lineParser, data
 
 // ReadQueries reads a query sample file (see the package comment).
 func (b *Builder) ReadQueries(file string) error {
+	if b.Sink != nil && b.frozen() {
+		return b.stream(file, false)
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -676,6 +690,9 @@ func ShapeName(t *shardkey.Table, kind shardkey.Kind, conds []shardkey.Cond) str
 
 // ReadTxns reads a transaction sample file (see the package comment).
 func (b *Builder) ReadTxns(file string) error {
+	if b.Sink != nil && b.frozen() {
+		return b.stream(file, true)
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return err

@@ -28,6 +28,13 @@ type batch struct {
 	lines [][]byte // non-blank lines (nil for blank ones, kept for numbering)
 	out   []jline
 	done  chan struct{}
+
+	// Streaming (see Builder.Sink): the batch's partial, its operations
+	// in order of first use, and the first error.
+	sb  shardkey.Batch
+	ops []localOp
+	n   int
+	err error
 }
 
 // jline is one parsed sample line.
@@ -84,6 +91,31 @@ func (c *jcond) ext() *jcondExt {
 // forEachLine parses file's lines in parallel with parse and hands them to
 // consume in order. It stops at the first error consume returns.
 func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, line int) jline, consume func(*jline) error) error {
+	work := func(p *lineParser, b *batch) {
+		b.out = make([]jline, 0, len(b.lines))
+		for i, l := range b.lines {
+			if l == nil {
+				continue
+			}
+			b.out = append(b.out, parse(p, l, b.first+i))
+		}
+	}
+	return forEachBatch(file, r, work, func(b *batch) error {
+		for i := range b.out {
+			if err := consume(&b.out[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// forEachBatch reads file's lines in batches, runs work on each batch in
+// parallel (GOMAXPROCS goroutines, each with its own lineParser), and
+// hands the batches to consume in file order. It stops at the first error
+// consume returns. The bytes of a batch's lines are never modified once
+// read, so work may keep views of them as long as the batch lives.
+func forEachBatch(file string, r io.Reader, work func(p *lineParser, b *batch), consume func(*batch) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan *batch, workers*2)
 	order := make(chan *batch, workers*4)
@@ -158,13 +190,7 @@ func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, l
 		go func() {
 			p := &lineParser{names: map[string]string{}}
 			for b := range jobs {
-				b.out = make([]jline, 0, len(b.lines))
-				for i, l := range b.lines {
-					if l == nil {
-						continue
-					}
-					b.out = append(b.out, parse(p, l, b.first+i))
-				}
+				work(p, b)
 				close(b.done)
 			}
 		}()
@@ -175,11 +201,8 @@ func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, l
 		if err != nil {
 			continue
 		}
-		for i := range b.out {
-			if err = consume(&b.out[i]); err != nil {
-				close(stop)
-				break
-			}
+		if err = consume(b); err != nil {
+			close(stop)
 		}
 	}
 	if err == nil {
@@ -199,6 +222,7 @@ type lineParser struct {
 	names map[string]string
 	conds []shardkey.Cond // slab that resolved conditions are cut from
 	stmts []shardkey.Stmt // slab for resolved statements
+	st    *streamState    // streaming scratch (see stream.go)
 }
 
 // slab sizes: one allocation per this many conditions or statements.

@@ -56,8 +56,10 @@ func NewPartial(n, ops int) *Partial {
 	return p
 }
 
-// Merge adds q into p. Both must have the same N and operation count.
+// Merge adds q into p. Both must have the same N; p gains the operations
+// q has beyond its own.
 func (p *Partial) Merge(q *Partial) {
+	p.growOps(len(q.Ops))
 	for i := range p.Load {
 		p.Load[i] += q.Load[i]
 		p.Work[i] += q.Work[i]
@@ -66,19 +68,70 @@ func (p *Partial) Merge(q *Partial) {
 	p.Rows += q.Rows
 	p.WorkAll += q.WorkAll
 	p.WorkUniform += q.WorkUniform
-	for i := range p.Ops {
-		a, b := &p.Ops[i], &q.Ops[i]
-		a.Requests += b.Requests
-		a.Work += b.Work
-		a.Scatter += b.Scatter
-		a.Count += b.Count
-		for f := range a.Hist {
-			a.Hist[f] += b.Hist[f]
-		}
+	for i := range q.Ops {
+		p.Ops[i].merge(&q.Ops[i])
 	}
 	p.TxnWeight += q.TxnWeight
 	p.TxnCross += q.TxnCross
 	p.TxnCount += q.TxnCount
+}
+
+func (a *OpPartial) merge(b *OpPartial) {
+	a.Requests += b.Requests
+	a.Work += b.Work
+	a.Scatter += b.Scatter
+	a.Count += b.Count
+	for f := range a.Hist {
+		a.Hist[f] += b.Hist[f]
+	}
+}
+
+// mergeOps adds q into p with q's operation i counted as p's operation
+// ops[i] (a streamed batch's local operation numbers; see Stream).
+func (p *Partial) mergeOps(q *Partial, ops []int) {
+	for i := range p.Load {
+		p.Load[i] += q.Load[i]
+		p.Work[i] += q.Work[i]
+	}
+	p.LoadUniform += q.LoadUniform
+	p.Rows += q.Rows
+	p.WorkAll += q.WorkAll
+	p.WorkUniform += q.WorkUniform
+	for i := range q.Ops {
+		p.growOps(ops[i] + 1)
+		p.Ops[ops[i]].merge(&q.Ops[i])
+	}
+	p.TxnWeight += q.TxnWeight
+	p.TxnCross += q.TxnCross
+	p.TxnCount += q.TxnCount
+}
+
+// growOps makes room for n operations.
+func (p *Partial) growOps(n int) {
+	for len(p.Ops) < n {
+		if len(p.Ops) < cap(p.Ops) { // a reset partial's cleared operation
+			p.Ops = p.Ops[:len(p.Ops)+1]
+			if o := &p.Ops[len(p.Ops)-1]; len(o.Hist) != p.N+1 {
+				o.Hist = make([]float64, p.N+1)
+			}
+			continue
+		}
+		p.Ops = append(p.Ops, OpPartial{Hist: make([]float64, p.N+1)})
+	}
+}
+
+// reset empties p for reuse, keeping its memory; it drops its operations.
+func (p *Partial) reset() {
+	clear(p.Load)
+	clear(p.Work)
+	p.LoadUniform, p.Rows, p.WorkAll, p.WorkUniform = 0, 0, 0, 0
+	p.TxnWeight, p.TxnCross, p.TxnCount = 0, 0, 0
+	for i := range p.Ops {
+		h := p.Ops[i].Hist
+		clear(h)
+		p.Ops[i] = OpPartial{Hist: h}
+	}
+	p.Ops = p.Ops[:0]
 }
 
 // addTouch accounts one operation instance of rate r on op.

@@ -39,6 +39,9 @@ type common struct {
 
 	// keysOptional: the command generates candidates itself (advise).
 	keysOptional bool
+	// stream: the command only scores the -k keys (score), so query and
+	// transaction samples can be routed as they are read and dropped.
+	stream bool
 
 	logs       listFlag
 	logFormat  string
@@ -108,11 +111,15 @@ type loaded struct {
 	opts    sim.Options
 	// keysFromFlags says the keys came from -k, so a bad key is a usage error.
 	keysFromFlags bool
+	// st, when set, holds the keys' compiled schemes and what was routed
+	// while the samples were read (see common.stream).
+	st *sim.Stream
 }
 
 // load reads the inputs the flags name (or the given spec) into a workload.
 func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	var w *shardkey.Workload
+	var st *sim.Stream
 	keysDir := ""
 	hasSamples := len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) > 0 || c.from != ""
 	switch {
@@ -175,6 +182,15 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 			names = append(names, file)
 		}
 		b := input.NewBuilder(w, opts)
+		if c.stream && len(c.keys) > 0 && len(c.queries)+len(c.txns) > 0 && b.Frozen() {
+			// Every table has its rows: compile the keys now and route
+			// queries and transactions while they are read.
+			var err error
+			if st, err = c.compileStream(w); err != nil {
+				return nil, err
+			}
+			b.Sink = st
+		}
 		for _, f := range c.queries {
 			if err := b.ReadQueries(f); err != nil {
 				return nil, err
@@ -212,12 +228,7 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	if c.capacity >= 0 {
 		w.Capacity = c.capacity
 	}
-	if c.shards > 0 {
-		w.Shards = c.shards
-	}
-	if w.Shards == 0 {
-		w.Shards = 8
-	}
+	c.setShards(w)
 	keys := []string(c.keys)
 	dir := ""
 	if len(keys) == 0 {
@@ -231,7 +242,51 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	if err != nil {
 		return nil, usageErr("--engine: %v", err)
 	}
-	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers}}, nil
+	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, st: st, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers}}, nil
+}
+
+// setShards sets w's shard count from --shards, else keeps the workload's,
+// else 8.
+func (c *common) setShards(w *shardkey.Workload) {
+	if c.shards > 0 {
+		w.Shards = c.shards
+	}
+	if w.Shards == 0 {
+		w.Shards = 8
+	}
+}
+
+// compileStream compiles the -k keys against w's tables for streaming.
+func (c *common) compileStream(w *shardkey.Workload) (*sim.Stream, error) {
+	c.setShards(w)
+	eng, err := partition.Lookup(c.engine)
+	if err != nil {
+		return nil, usageErr("--engine: %v", err)
+	}
+	schemes, err := compileKeys(w, c.keys, sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers}, true)
+	if err != nil {
+		return nil, err
+	}
+	return sim.NewStream(schemes), nil
+}
+
+// compileKeys compiles keys in order, so the first bad key is the one
+// reported.
+func compileKeys(w *shardkey.Workload, keys []string, o sim.Options, fromFlags bool) ([]*sim.Scheme, error) {
+	schemes := make([]*sim.Scheme, len(keys))
+	for i, k := range keys {
+		d, err := shardkey.ParseDesign(k)
+		if err == nil {
+			schemes[i], err = sim.Compile(w, d, o)
+		}
+		if err != nil {
+			if fromFlags {
+				return nil, keyErr(err)
+			}
+			return nil, fmt.Errorf("%s: candidates: %w", w.Source, err)
+		}
+	}
+	return schemes, nil
 }
 
 // keyErr classifies an error compiling a -k key: a problem in a file the
@@ -269,17 +324,13 @@ func columnList(w *shardkey.Workload) string {
 // scoring then runs concurrently, since each candidate has sequential
 // parts (key statistics) that overlap with another's parallel routing.
 func scoreAll(l *loaded) ([]*sim.Candidate, error) {
-	schemes := make([]*sim.Scheme, len(l.keys))
-	for i, k := range l.keys {
-		d, err := shardkey.ParseDesign(k)
-		if err == nil {
-			schemes[i], err = sim.Compile(l.w, d, l.opts)
-		}
-		if err != nil {
-			if l.keysFromFlags {
-				return nil, keyErr(err)
-			}
-			return nil, fmt.Errorf("%s: candidates: %w", l.w.Source, err)
+	var schemes []*sim.Scheme
+	if l.st != nil {
+		schemes = l.st.Schemes
+	} else {
+		var err error
+		if schemes, err = compileKeys(l.w, l.keys, l.opts, l.keysFromFlags); err != nil {
+			return nil, err
 		}
 	}
 	out := make([]*sim.Candidate, len(schemes))
@@ -292,7 +343,13 @@ func scoreAll(l *loaded) ([]*sim.Candidate, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			p, err := sim.Run(l.w, s, l.opts.Workers)
+			var p *sim.Partial
+			var err error
+			if l.st != nil {
+				p, err = l.st.Total(i, l.opts.Workers)
+			} else {
+				p, err = sim.Run(l.w, s, l.opts.Workers)
+			}
 			if err != nil {
 				errs[i] = err
 				return

@@ -14,6 +14,7 @@ func runScore(e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	var c common
 	c.register(fs, true)
+	c.stream = true
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey score [inputs] -k KEY [-k KEY ...] [flags]
 

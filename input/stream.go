@@ -1,0 +1,493 @@
+package input
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Streaming: with Builder.Sink set and every table given a row sample,
+// ReadQueries and ReadTxns route each line as it is parsed, on the parsing
+// goroutine, into the sink's batch, and keep nothing but the operations
+// (name, table, kind, rate). Lines of the common shape (scalar equalities,
+// integers without fraction or exponent, strings without escapes) are read
+// by scan below, which makes no allocation; any other line goes through the
+// fastjson parser, so both paths accept and reject the same input with the
+// same messages.
+
+// scanned is one line read by scan (or converted from a jline): its
+// conditions, grouped (the where clause is one group; each write of a
+// transaction is one), and its scalar fields. Strings are views of the
+// line's bytes.
+type scanned struct {
+	conds   []jcond
+	groups  []int // start of each group in conds; len(groups)-1 groups
+	hasWhr  bool
+	hasWr   bool
+	weight  float64
+	hasWt   bool
+	table   string
+	hasTbl  bool
+	kind    string
+	name    string
+	latency string
+}
+
+func (s *scanned) reset() {
+	*s = scanned{conds: s.conds[:0], groups: append(s.groups[:0], 0), weight: 1}
+}
+
+// group returns the conditions of group g.
+func (s *scanned) group(g int) []jcond { return s.conds[s.groups[g]:s.groups[g+1]] }
+
+// view returns b as a string without copying; b must not change while the
+// string is in use (a batch's bytes never do).
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanStr reads a string without escapes or control characters at b[i]
+// (its opening quote) and returns its contents and the index after it.
+func scanStr(b []byte, i int) (string, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", 0, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return view(b[i+1 : j]), j + 1, true
+		case c == '\\' || c < 0x20:
+			return "", 0, false
+		}
+	}
+	return "", 0, false
+}
+
+// scanScalar reads a condition value: a plain string, an integer of at
+// most 18 digits, or null.
+func scanScalar(b []byte, i int) (scalar, int, bool) {
+	if i >= len(b) {
+		return scalar{}, 0, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		s, j, ok := scanStr(b, i)
+		return scalar{str: s, isStr: true}, j, ok
+	case c == 'n':
+		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
+			return scalar{null: true}, i + 4, true
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		j := i
+		if c == '-' {
+			j++
+		}
+		start := j
+		var n int64
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			n = n*10 + int64(b[j]-'0')
+			j++
+		}
+		d := j - start
+		if d == 0 || d > 18 || d > 1 && b[start] == '0' {
+			return scalar{}, 0, false
+		}
+		if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+			return scalar{}, 0, false
+		}
+		if c == '-' {
+			n = -n
+		}
+		return scalar{isInt: true, i: n}, j, true
+	}
+	return scalar{}, 0, false
+}
+
+// scanObject reads {"col": scalar, ...} at b[i] into s.conds as one group,
+// sorted by column name as parseWhere sorts it.
+func scanObject(s *scanned, b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '{' {
+		return 0, false
+	}
+	start := len(s.conds)
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		s.groups = append(s.groups, len(s.conds))
+		return i + 1, true
+	}
+	for {
+		col, j, ok := scanStr(b, i)
+		if !ok {
+			return 0, false
+		}
+		i = skipWS(b, j)
+		if i >= len(b) || b[i] != ':' {
+			return 0, false
+		}
+		v, j, ok := scanScalar(b, skipWS(b, i+1))
+		if !ok {
+			return 0, false
+		}
+		s.conds = append(s.conds, jcond{col: col, op: shardkey.Eq, one: v})
+		i = skipWS(b, j)
+		if i >= len(b) {
+			return 0, false
+		}
+		if b[i] == ',' {
+			i = skipWS(b, i+1)
+			continue
+		}
+		if b[i] != '}' {
+			return 0, false
+		}
+		i++
+		break
+	}
+	g := s.conds[start:]
+	for k := 1; k < len(g); k++ { // insertion sort: a handful of columns
+		for m := k; m > 0 && g[m].col < g[m-1].col; m-- {
+			g[m], g[m-1] = g[m-1], g[m]
+		}
+	}
+	for k := 1; k < len(g); k++ {
+		if g[k].col == g[k-1].col {
+			return 0, false // a repeated column: the slow path decides
+		}
+	}
+	s.groups = append(s.groups, len(s.conds))
+	return i, true
+}
+
+// scan reads a query (txns false) or transaction line of the common shape
+// into s. It reports false for anything else, which the caller then parses
+// with fastjson: unknown or repeated fields, IN lists and ranges, floats,
+// escapes, and every malformed line.
+func scan(s *scanned, b []byte, txns bool) bool {
+	s.reset()
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipWS(b, i+1) == len(b)
+	}
+	for {
+		key, j, ok := scanStr(b, i)
+		if !ok {
+			return false
+		}
+		i = skipWS(b, j)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipWS(b, i+1)
+		switch {
+		case key == "where" && !txns && !s.hasWhr:
+			s.hasWhr = true
+			if i, ok = scanObject(s, b, i); !ok {
+				return false
+			}
+		case key == "writes" && txns && !s.hasWr:
+			s.hasWr = true
+			if i >= len(b) || b[i] != '[' {
+				return false
+			}
+			i = skipWS(b, i+1)
+			if i < len(b) && b[i] == ']' {
+				i++
+				break
+			}
+			for {
+				if i, ok = scanObject(s, b, i); !ok {
+					return false
+				}
+				i = skipWS(b, i)
+				if i < len(b) && b[i] == ',' {
+					i = skipWS(b, i+1)
+					continue
+				}
+				if i >= len(b) || b[i] != ']' {
+					return false
+				}
+				i++
+				break
+			}
+		case key == "weight" && !s.hasWt:
+			j := i
+			for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+				j++
+			}
+			f, err := strconv.ParseFloat(view(b[i:j]), 64)
+			if err != nil || i == j || b[i] == '+' || b[i] == '.' {
+				return false
+			}
+			s.weight, s.hasWt, i = f, true, j
+		case key == "table" && !s.hasTbl:
+			if s.table, i, ok = scanStr(b, i); !ok {
+				return false
+			}
+			s.hasTbl = true
+		case key == "name" && s.name == "":
+			if s.name, i, ok = scanStr(b, i); !ok || s.name == "" {
+				return false
+			}
+		case key == "kind" && !txns && s.kind == "":
+			if s.kind, i, ok = scanStr(b, i); !ok || s.kind == "" {
+				return false
+			}
+		case key == "latency" && !txns && s.latency == "":
+			if s.latency, i, ok = scanStr(b, i); !ok || s.latency == "" {
+				return false
+			}
+		default:
+			return false
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == ',' {
+			i = skipWS(b, i+1)
+			continue
+		}
+		if b[i] != '}' {
+			return false
+		}
+		return skipWS(b, i+1) == len(b)
+	}
+}
+
+// fromJline fills s from a line parsed by parseLine.
+func (s *scanned) fromJline(jl *jline) {
+	s.reset()
+	s.hasWhr, s.hasWr, s.hasWt, s.weight = jl.hasWhr, jl.hasWr, jl.hasWt, jl.weight
+	s.table, s.hasTbl, s.kind, s.name, s.latency = jl.table, jl.hasTbl, jl.kind, jl.name, jl.latency
+	if jl.hasWhr {
+		s.conds = append(s.conds, jl.where...)
+		s.groups = append(s.groups, len(s.conds))
+	}
+	for _, w := range jl.writes {
+		s.conds = append(s.conds, w...)
+		s.groups = append(s.groups, len(s.conds))
+	}
+}
+
+// localOp is an operation as first used within one streamed batch.
+type localOp struct {
+	key     string // appendShapeKey
+	ti      int
+	kind    shardkey.Kind
+	name    string
+	latency string
+	conds   []shardkey.Cond // Col and Op of the first instance, for ShapeName
+	rate    float64
+}
+
+// streamState is one parsing goroutine's scratch for streaming.
+type streamState struct {
+	sc    scanned
+	conds []shardkey.Cond
+	stmts []shardkey.Stmt
+	cols  []string
+	key   []byte
+	local map[string]int
+}
+
+// stream reads file into b.Sink (see the comment at the top of this file).
+func (b *Builder) stream(file string, txns bool) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	what := "query"
+	if txns {
+		what = "transaction"
+	}
+	work := func(p *lineParser, bt *batch) {
+		if p.st == nil {
+			p.st = &streamState{local: map[string]int{}}
+		}
+		st := p.st
+		clear(st.local)
+		bt.sb = b.Sink.NewBatch()
+		for i, l := range bt.lines {
+			if l == nil {
+				continue
+			}
+			if err := b.streamLine(p, bt, file, l, bt.first+i, txns); err != nil {
+				bt.err = err
+				return
+			}
+			bt.n++
+		}
+	}
+	n := 0
+	var opIdx map[*shardkey.Operation]int
+	err = forEachBatch(file, f, work, func(bt *batch) error {
+		if bt.err != nil {
+			return bt.err
+		}
+		ops := make([]int, len(bt.ops))
+		for i := range bt.ops {
+			lo := &bt.ops[i]
+			op := b.shapes[lo.key]
+			if op == nil {
+				name := strings.Clone(lo.name)
+				if name == "" {
+					name = ShapeName(b.W.Tables[lo.ti], lo.kind, lo.conds)
+				}
+				op = &shardkey.Operation{Name: name, Table: lo.ti, Kind: lo.kind, Latency: strings.Clone(lo.latency)}
+				b.shapes[lo.key] = op
+				b.W.Ops = append(b.W.Ops, op)
+			}
+			if opIdx == nil {
+				opIdx = map[*shardkey.Operation]int{}
+				for k, o := range b.W.Ops {
+					opIdx[o] = k
+				}
+			}
+			k, ok := opIdx[op]
+			if !ok {
+				k = len(b.W.Ops) - 1
+				opIdx[op] = k
+			}
+			op.Rate += lo.rate
+			ops[i] = k
+		}
+		b.Sink.Merge(bt.sb, ops)
+		bt.sb = nil
+		n += bt.n
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return shardkey.Errorf(file, 1, "", "empty file: want one %s per line", what)
+	}
+	return nil
+}
+
+// streamLine parses, checks, resolves and routes one line.
+func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte, line int, txns bool) error {
+	st := p.st
+	sc := &st.sc
+	allowed := []string{"where", "weight", "table", "kind", "name", "latency"}
+	if txns {
+		allowed = []string{"writes", "weight", "table", "name"}
+	}
+	if !scan(sc, data, txns) {
+		jl := parseLine(p, data, line)
+		if err := lineErr(file, &jl, allowed...); err != nil {
+			return err
+		}
+		sc.fromJline(&jl)
+	} else if sc.hasWt {
+		if err := checkWeight(sc.weight); err != nil {
+			return shardkey.Errorf(file, line, "weight", "%v", err)
+		}
+	}
+	at := jline{line: line, table: sc.table, hasTbl: sc.hasTbl}
+	multi := len(b.W.Tables) > 1 && !sc.hasTbl
+	if !txns {
+		if !sc.hasWhr {
+			return shardkey.Errorf(file, line, "where", `missing: want {"where": {"col": value}}`)
+		}
+		where := sc.group(0)
+		st.cols = st.cols[:0]
+		if multi {
+			for k := range where {
+				st.cols = append(st.cols, where[k].col)
+			}
+		}
+		ti, err := b.pickTable(file, &at, st.cols)
+		if err != nil {
+			return err
+		}
+		conds, err := b.resolveInto(grow(&st.conds, len(where)), file, line, ti, where)
+		if err != nil {
+			return err
+		}
+		kind := shardkey.Read
+		if sc.kind != "" {
+			if kind, err = shardkey.ParseKind(sc.kind); err != nil {
+				return shardkey.Errorf(file, line, "kind", "%v", err)
+			}
+		}
+		if sc.latency != "" && sc.latency != "batch" && sc.latency != "interactive" {
+			return shardkey.Errorf(file, line, "latency", `want "interactive" or "batch"`)
+		}
+		st.key = appendShapeKey(st.key[:0], ti, kind, sc.name, conds)
+		op, ok := st.local[string(st.key)]
+		if !ok {
+			op = len(bt.ops)
+			key := string(st.key)
+			st.local[key] = op
+			lc := make([]shardkey.Cond, len(conds))
+			for k, c := range conds {
+				lc[k] = shardkey.Cond{Col: c.Col, Op: c.Op}
+			}
+			bt.ops = append(bt.ops, localOp{key: key, ti: ti, kind: kind, name: sc.name, latency: sc.latency, conds: lc})
+		}
+		bt.ops[op].rate += sc.weight
+		if err := bt.sb.Instance(op, ti, kind, conds, sc.weight); err != nil {
+			return shardkey.Errorf(file, line, "where", "%v", err)
+		}
+		return nil
+	}
+	if !sc.hasWr {
+		return shardkey.Errorf(file, line, "writes", `missing: want {"writes": [{"col": value}, ...]}`)
+	}
+	nw := len(sc.groups) - 1
+	if nw == 0 {
+		return shardkey.Errorf(file, line, "writes", "empty transaction")
+	}
+	conds := grow(&st.conds, len(sc.conds))
+	stmts := st.stmts[:0]
+	for g := 0; g < nw; g++ {
+		wr := sc.group(g)
+		st.cols = st.cols[:0]
+		if multi {
+			for k := range wr {
+				st.cols = append(st.cols, wr[k].col)
+			}
+		}
+		ti, err := b.pickTable(file, &at, st.cols)
+		if err != nil {
+			return err
+		}
+		c, err := b.resolveInto(conds[sc.groups[g]:sc.groups[g+1]], file, line, ti, wr)
+		if err != nil {
+			return err
+		}
+		stmts = append(stmts, shardkey.Stmt{Table: ti, Kind: shardkey.Insert, Conds: c})
+	}
+	st.stmts = stmts
+	if err := bt.sb.Txn(stmts, sc.weight); err != nil {
+		return shardkey.Errorf(file, line, "writes", "%v", err)
+	}
+	return nil
+}
+
+// grow returns (*s)[:n], reallocating when it is too short.
+func grow[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n, max(n, 2*cap(*s)))
+	}
+	return (*s)[:n]
+}

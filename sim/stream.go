@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"sync"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Stream scores operation instances and transactions under several schemes
+// as a reader produces them (it is a shardkey.Sink), so they are routed
+// once and never held: each batch of lines is routed by the goroutine that
+// parsed it into one Partial per scheme, and the batches' partials are
+// merged in input order. Row samples are still routed by Run; Total merges
+// the two.
+type Stream struct {
+	Schemes []*Scheme
+	// Parts holds the merged partial of each scheme, by index.
+	Parts []*Partial
+	pool  sync.Pool // *StreamBatch, with routers to reuse
+}
+
+// NewStream returns an empty stream for schemes, which must share one
+// workload and shard count.
+func NewStream(schemes []*Scheme) *Stream {
+	st := &Stream{Schemes: schemes, Parts: make([]*Partial, len(schemes))}
+	for i, s := range schemes {
+		st.Parts[i] = NewPartial(s.N, 0)
+	}
+	return st
+}
+
+// StreamBatch is one batch's partial scores under every scheme of a
+// Stream.
+type StreamBatch struct {
+	routers []*router
+	parts   []*Partial
+}
+
+// NewBatch returns an empty batch (shardkey.Sink).
+func (st *Stream) NewBatch() shardkey.Batch {
+	if b, ok := st.pool.Get().(*StreamBatch); ok {
+		return b
+	}
+	b := &StreamBatch{routers: make([]*router, len(st.Schemes)), parts: make([]*Partial, len(st.Schemes))}
+	for i, s := range st.Schemes {
+		b.routers[i] = newRouter(s)
+		b.parts[i] = NewPartial(s.N, 0)
+	}
+	return b
+}
+
+// Merge adds batch b into the stream's totals; ops maps b's operation
+// numbers to workload operations (shardkey.Sink). b is reset and reused.
+func (st *Stream) Merge(b shardkey.Batch, ops []int) {
+	sb := b.(*StreamBatch)
+	for i, p := range sb.parts {
+		st.Parts[i].mergeOps(p, ops)
+		p.reset()
+	}
+	st.pool.Put(sb)
+}
+
+// Instance routes one operation instance under every scheme.
+func (b *StreamBatch) Instance(op, table int, kind shardkey.Kind, conds []shardkey.Cond, w float64) error {
+	for i, r := range b.routers {
+		tc, err := r.stmt(table, kind, conds)
+		if err != nil {
+			return err
+		}
+		p := b.parts[i]
+		p.growOps(op + 1)
+		p.addTouch(op, &tc, w)
+	}
+	return nil
+}
+
+// Txn routes one transaction under every scheme.
+func (b *StreamBatch) Txn(stmts []shardkey.Stmt, w float64) error {
+	tx := shardkey.Txn{Weight: w, Stmts: stmts}
+	for i, r := range b.routers {
+		single, err := r.singleProb(&tx)
+		if err != nil {
+			return err
+		}
+		p := b.parts[i]
+		p.TxnWeight += w
+		p.TxnCross += w * (1 - single)
+		p.TxnCount++
+	}
+	return nil
+}
+
+// Total returns scheme i's score: the partial Run computes for the rows
+// (and for any instances and transactions the workload holds) merged with
+// what the stream routed. Call it after the readers have finished.
+func (st *Stream) Total(i int, workers int) (*Partial, error) {
+	s := st.Schemes[i]
+	p, err := Run(s.w, s, workers)
+	if err != nil {
+		return nil, err
+	}
+	q := st.Parts[i]
+	p.growOps(len(q.Ops))
+	p.Merge(q)
+	return p, nil
+}
