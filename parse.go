@@ -22,7 +22,13 @@ func ParseValue(s string, t Type) (Value, error) {
 	case Null:
 		return Value{}, nil
 	case Int16, Int32, Int64:
-		bits := map[Type]int{Int16: 16, Int32: 32, Int64: 64}[t]
+		bits := 64
+		switch t {
+		case Int16:
+			bits = 16
+		case Int32:
+			bits = 32
+		}
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
 		if err != nil {
 			return Value{}, fmt.Errorf("%q is not an %s", s, t)

@@ -19,7 +19,9 @@
 package input
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +69,20 @@ func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 	case ".jsonl", ".ndjson", ".json":
 		return readJSONLRows(f, file, name, o)
 	case ".csv", ".tsv", ".txt", "":
+		sep := byte(',')
+		if strings.HasSuffix(strings.ToLower(file), ".tsv") {
+			sep = '\t'
+		}
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() <= fastCSVMax {
+			data := make([]byte, st.Size())
+			if _, err := io.ReadFull(f, data); err != nil {
+				return nil, shardkey.Errorf(file, 0, "", "%v", err)
+			}
+			if bytes.IndexByte(data, '"') < 0 {
+				return readCSVFast(data, file, name, sep, o)
+			}
+			return readCSVRows(bytes.NewReader(data), file, name, o)
+		}
 		return readCSVRows(f, file, name, o)
 	case ".parquet":
 		return readParquetRows(file, name, o)

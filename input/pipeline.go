@@ -100,7 +100,7 @@ func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, l
 			b.out = append(b.out, parse(p, l, b.first+i))
 		}
 	}
-	return forEachBatch(file, r, work, func(b *batch) error {
+	return forEachBatch(file, r, false, work, func(b *batch) error {
 		for i := range b.out {
 			if err := consume(&b.out[i]); err != nil {
 				return err
@@ -114,9 +114,12 @@ func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, l
 // parallel (GOMAXPROCS goroutines, each with its own lineParser), and
 // hands the batches to consume in file order. It stops at the first error
 // consume returns. The bytes of a batch's lines are never modified once
-// read, so work may keep views of them as long as the batch lives.
-func forEachBatch(file string, r io.Reader, work func(p *lineParser, b *batch), consume func(*batch) error) error {
+// read, so work may keep views of them as long as the batch lives; with
+// recycle set, nothing may refer to them once consume has returned, and
+// their memory is reused for later batches.
+func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParser, b *batch), consume func(*batch) error) error {
 	workers := runtime.GOMAXPROCS(0)
+	free := make(chan []byte, workers*4)
 	jobs := make(chan *batch, workers*2)
 	order := make(chan *batch, workers*4)
 	stop := make(chan struct{})
@@ -164,7 +167,16 @@ func forEachBatch(file string, r io.Reader, work func(p *lineParser, b *batch), 
 					// Lines share one buffer per batch: one allocation
 					// per batch, not per line.
 					if cap(cur.buf)-len(cur.buf) < len(t) {
-						cur.buf = make([]byte, 0, max(1<<20, 2*len(t)))
+						select {
+						case b := <-free:
+							if cap(b) >= len(t) {
+								cur.buf = b[:0]
+								break
+							}
+							cur.buf = make([]byte, 0, max(1<<20, 2*len(t)))
+						default:
+							cur.buf = make([]byte, 0, max(1<<20, 2*len(t)))
+						}
 					}
 					start := len(cur.buf)
 					cur.buf = append(cur.buf, t...)
@@ -203,6 +215,12 @@ func forEachBatch(file string, r io.Reader, work func(p *lineParser, b *batch), 
 		}
 		if err = consume(b); err != nil {
 			close(stop)
+		} else if recycle && b.buf != nil {
+			select {
+			case free <- b.buf:
+			default:
+			}
+			b.buf = nil
 		}
 	}
 	if err == nil {

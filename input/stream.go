@@ -338,7 +338,7 @@ func (b *Builder) stream(file string, txns bool) error {
 	}
 	n := 0
 	var opIdx map[*shardkey.Operation]int
-	err = forEachBatch(file, f, work, func(bt *batch) error {
+	err = forEachBatch(file, f, true, work, func(bt *batch) error {
 		if bt.err != nil {
 			return bt.err
 		}

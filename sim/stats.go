@@ -68,39 +68,33 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		}
 		return t.Weight(i)
 	}
-	total := 0.0
+	// Distinct values, numbered by first appearance, with their weights
+	// summed in row order.
+	keys := make([]uint64, t.Rows)
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Nulls == nil && c.Ints != nil && len(c.Ints) == t.Rows {
-		// One integer column: index by the value itself.
-		idx := make(map[int64]int32, min(t.Rows, 1<<16))
-		for i, v := range c.Ints {
-			w := weight(i)
-			total += w
-			if j, ok := idx[v]; ok {
-				aggs[j].w += w
-			} else {
-				idx[v] = int32(len(aggs))
-				aggs = append(aggs, agg{w, i})
-			}
+		for i, v := range c.Ints { // one integer column: the value itself
+			keys[i] = uint64(v)
 		}
 	} else {
-		idx := make(map[uint64]int32, 1024)
 		key := make([]shardkey.Value, len(cols))
 		var buf []byte
-		var h uint64
-		for i := 0; i < t.Rows; i++ {
+		for i := range keys {
 			for j, c := range cols {
 				key[j] = t.Columns[c].Value(i)
 			}
-			buf, h = keyHash(buf, key)
-			w := weight(i)
-			total += w
-			if j, ok := idx[h]; ok {
-				aggs[j].w += w
-			} else {
-				idx[h] = int32(len(aggs))
-				aggs = append(aggs, agg{w, i})
-			}
+			buf, keys[i] = keyHash(buf, key)
 		}
+	}
+	gid, first := groupRows(keys)
+	aggs = make([]agg, len(first))
+	for g, r := range first {
+		aggs[g].row = int(r)
+	}
+	total := 0.0
+	for i, g := range gid {
+		w := weight(i)
+		total += w
+		aggs[g].w += w
 	}
 	key := make([]shardkey.Value, len(cols))
 	m := aggs

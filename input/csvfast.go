@@ -1,0 +1,364 @@
+package input
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/shardkey/shardkey"
+)
+
+// CSV files without a quote character, by far the common case for samples
+// exported from a database, are read by readCSVFast: the whole file is in
+// memory, cut into chunks at line ends, and the chunks are parsed in
+// parallel straight into typed columns, then joined in file order. Text
+// values are views of the file's bytes (one allocation for the file, none
+// per value). The result, and every error, is what encoding/csv and
+// readCSVRows give for the same bytes: with no quotes, a record is a line
+// (a "\r" before the "\n" removed, empty lines skipped) split at the
+// separator.
+
+// fastCSVMax bounds the files read whole into memory.
+const fastCSVMax = 4 << 30
+
+// csvChunkSize is the size of the parts of a file parsed in parallel (a
+// variable so tests can make several chunks of a small file).
+var csvChunkSize = 4 << 20
+
+// csvChunk is one chunk's parsed rows.
+type csvChunk struct {
+	off, end int // byte range in the file
+	start    int // index of its first row in the table
+	lines    int // lines in it: the most rows it can have
+	rows     int // rows parsed (lines less empty ones)
+	errOff   int // offset of the line with the first error
+	err      func(line int) error
+}
+
+// csvCols are the table's column slices, sized before parsing, that the
+// chunks write their rows into, each at its own rows.
+type csvCols struct {
+	cols    []*shardkey.Column // by field; nil for the weight
+	weights []float64
+	total   int        // rows the slices have room for
+	mu      sync.Mutex // guards creating a column's Nulls
+}
+
+// readCSVFast reads data, a CSV file with no '"' byte, with separator sep.
+func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey.Table, error) {
+	// The header: the first non-empty line.
+	off, line := 0, 0
+	var header []string
+	for off < len(data) {
+		l, next := csvLine(data, off)
+		line++
+		off = next
+		if len(l) > 0 {
+			header = splitFields(nil, l, sep)
+			break
+		}
+	}
+	if header == nil {
+		return nil, shardkey.Errorf(file, 1, "", "empty file: want a header line naming the columns")
+	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	t := &shardkey.Table{Name: name}
+	weightCol := -1
+	seen := map[string]bool{}
+	for i, h := range header {
+		h = strings.Clone(strings.TrimSpace(h))
+		header[i] = h
+		if h == "" {
+			return nil, shardkey.Errorf(file, line, fmt.Sprintf("column %d", i+1), "empty column name in header")
+		}
+		if seen[h] {
+			return nil, shardkey.Errorf(file, line, h, "column named twice in header")
+		}
+		seen[h] = true
+		if strings.EqualFold(h, "weight") {
+			weightCol = i
+		}
+	}
+	bodyOff, bodyLine := off, line+1
+	// Types from the first InferRows records.
+	var sample [][]string
+	for p := off; p < len(data) && len(sample) < InferRows; {
+		l, next := csvLine(data, p)
+		p = next
+		if len(l) > 0 {
+			sample = append(sample, splitFields(nil, l, sep))
+		}
+	}
+	types := make([]shardkey.Type, len(header))
+	for i, h := range header {
+		if i == weightCol {
+			continue
+		}
+		typ, ok := o.typeOf(name, h)
+		if !ok {
+			vals := make([]string, len(sample))
+			for j, rec := range sample {
+				if i < len(rec) {
+					vals[j] = rec[i]
+				}
+			}
+			typ = shardkey.InferType(vals)
+		}
+		types[i] = typ
+	}
+
+	// Chunks of about csvChunkSize bytes, ending at line ends, parsed in
+	// parallel.
+	chunkSize := csvChunkSize
+	var chunks []*csvChunk
+	for p := bodyOff; p < len(data); {
+		end := min(p+chunkSize, len(data))
+		if end < len(data) {
+			if k := bytes.IndexByte(data[end:], '\n'); k >= 0 {
+				end += k + 1
+			} else {
+				end = len(data)
+			}
+		}
+		chunks = append(chunks, &csvChunk{off: p, end: end})
+		p = end
+	}
+	// Each chunk's rows go at a fixed place in the columns: its lines
+	// are counted first (empty lines, which hold no row, are closed up
+	// after parsing).
+	total := 0
+	for _, c := range chunks {
+		c.lines = bytes.Count(data[c.off:c.end], []byte{'\n'})
+		if c.end == len(data) && c.end > c.off && data[c.end-1] != '\n' {
+			c.lines++
+		}
+		c.start = total
+		total += c.lines
+	}
+	cc := &csvCols{cols: make([]*shardkey.Column, len(header)), total: total}
+	for i, h := range header {
+		if i == weightCol {
+			cc.weights = make([]float64, total)
+			continue
+		}
+		col := &shardkey.Column{Name: h, Type: types[i]}
+		switch types[i] {
+		case shardkey.Float32, shardkey.Float64:
+			col.Floats = make([]float64, total)
+		case shardkey.Text, shardkey.Bytes, shardkey.UUID:
+			col.Strs = make([]string, total)
+		default:
+			col.Ints = make([]int64, total)
+		}
+		cc.cols[i] = col
+		t.Columns = append(t.Columns, col)
+	}
+	var wg sync.WaitGroup
+	next := make(chan *csvChunk, len(chunks))
+	for _, c := range chunks {
+		next <- c
+	}
+	close(next)
+	for g := 0; g < runtime.GOMAXPROCS(0) && g < len(chunks); g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				parseCSVChunk(c, cc, data, file, header, weightCol, sep)
+			}
+		}()
+	}
+	wg.Wait()
+
+	for _, c := range chunks {
+		if c.err != nil {
+			// Line numbers count from the body's first line.
+			return nil, c.err(bodyLine + bytes.Count(data[bodyOff:c.errOff], []byte{'\n'}))
+		}
+	}
+	// Close up the rows of empty lines.
+	rows := 0
+	for _, c := range chunks {
+		if c.start != rows {
+			for _, col := range cc.cols {
+				if col != nil {
+					moveRows(col.Ints, rows, c.start, c.rows)
+					moveRows(col.Floats, rows, c.start, c.rows)
+					moveRows(col.Strs, rows, c.start, c.rows)
+					moveRows(col.Nulls, rows, c.start, c.rows)
+				}
+			}
+			moveRows(cc.weights, rows, c.start, c.rows)
+		}
+		rows += c.rows
+	}
+	for _, col := range cc.cols {
+		if col != nil {
+			col.Ints = trimRows(col.Ints, rows)
+			col.Floats = trimRows(col.Floats, rows)
+			col.Strs = trimRows(col.Strs, rows)
+			col.Nulls = trimRows(col.Nulls, rows)
+		}
+	}
+	if weightCol >= 0 {
+		t.Weights = cc.weights[:rows]
+	}
+	t.Rows = rows
+	if rows == 0 {
+		return nil, shardkey.Errorf(file, 2, "", "no rows after the header")
+	}
+	return t, nil
+}
+
+// csvLine returns the line at off without its "\n" (and a "\r" before
+// it), and the offset after it.
+func csvLine(data []byte, off int) ([]byte, int) {
+	k := bytes.IndexByte(data[off:], '\n')
+	var l []byte
+	next := len(data)
+	if k < 0 {
+		l = data[off:]
+	} else {
+		l = data[off : off+k]
+		next = off + k + 1
+	}
+	if n := len(l); n > 0 && l[n-1] == '\r' {
+		l = l[:n-1]
+	}
+	return l, next
+}
+
+// splitFields appends l's fields, views of l, to dst.
+func splitFields(dst []string, l []byte, sep byte) []string {
+	for {
+		k := bytes.IndexByte(l, sep)
+		if k < 0 {
+			return append(dst, view(l))
+		}
+		dst = append(dst, view(l[:k]))
+		l = l[k+1:]
+	}
+}
+
+// parseCSVChunk parses the lines of c into rows c.start, c.start+1, ...
+// of cc's columns.
+func parseCSVChunk(c *csvChunk, cc *csvCols, data []byte, file string, header []string, weightCol int, sep byte) {
+	fields := make([]string, 0, len(header))
+	row := c.start
+	for p := c.off; p < c.end; {
+		l, next := csvLine(data, p)
+		lineOff := p
+		p = next
+		if len(l) == 0 {
+			continue
+		}
+		fields = splitFields(fields[:0], l, sep)
+		fail := func(f func(line int) error) {
+			c.errOff, c.err = lineOff, f
+		}
+		if len(fields) != len(header) {
+			n := len(fields)
+			fail(func(line int) error {
+				return shardkey.Errorf(file, line, "", "%d fields, header has %d", n, len(header))
+			})
+			return
+		}
+		for i, s := range fields {
+			if i == weightCol {
+				w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+				if err != nil {
+					s := strings.Clone(s)
+					fail(func(line int) error {
+						return shardkey.Errorf(file, line, header[i], "%q is not a number", s)
+					})
+					return
+				}
+				if err := checkWeight(w); err != nil {
+					fail(func(line int) error { return shardkey.Errorf(file, line, header[i], "%v", err) })
+					return
+				}
+				cc.weights[row] = w
+				continue
+			}
+			col := cc.cols[i]
+			switch col.Type {
+			case shardkey.Int64:
+				if n, ok := plainInt(s); ok {
+					col.Ints[row] = n
+					continue
+				}
+			case shardkey.Text:
+				col.Strs[row] = s
+				continue
+			}
+			v, err := shardkey.ParseValue(s, col.Type)
+			if err != nil {
+				typ := col.Type
+				fail(func(line int) error {
+					return shardkey.Errorf(file, line, header[i], "%v (type %s; set it with --column-type %s=TYPE)", err, typ, header[i])
+				})
+				return
+			}
+			switch {
+			case v.Type == shardkey.Null:
+				cc.mu.Lock()
+				if col.Nulls == nil {
+					col.Nulls = make([]bool, cc.total)
+				}
+				cc.mu.Unlock()
+				col.Nulls[row] = true
+			case v.Type == shardkey.Float32 || v.Type == shardkey.Float64:
+				col.Floats[row] = v.Float
+			case v.Type == shardkey.Text || v.Type == shardkey.Bytes || v.Type == shardkey.UUID:
+				col.Strs[row] = v.Str
+			default:
+				col.Ints[row] = v.Int
+			}
+		}
+		row++
+		c.rows++
+	}
+}
+
+// moveRows moves n values of s from row from to row to (to <= from); s
+// may be nil.
+func moveRows[T any](s []T, to, from, n int) {
+	if s != nil {
+		copy(s[to:to+n], s[from:from+n])
+	}
+}
+
+// trimRows cuts s (unless nil) to n rows.
+func trimRows[T any](s []T, n int) []T {
+	if s == nil {
+		return nil
+	}
+	return s[:n]
+}
+
+// plainInt parses an optionally negative decimal integer of 1 to 18
+// digits, the commonest id; anything else is left to ParseValue.
+func plainInt(s string) (int64, bool) {
+	neg := false
+	if len(s) > 0 && s[0] == '-' {
+		neg, s = true, s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
