@@ -470,8 +470,24 @@ func (b *Builder) resolveAll(file string, line, ti int, jcs []jcond) ([]shardkey
 
 // resolveInto resolves jcs into conds, which must be as long.
 func (b *Builder) resolveInto(conds []shardkey.Cond, file string, line, ti int, jcs []jcond) ([]shardkey.Cond, error) {
+	t := b.W.Tables[ti]
 	for i := range jcs {
-		c, err := b.resolve(file, line, ti, &jcs[i])
+		jc := &jcs[i]
+		if jc.op == shardkey.Eq && jc.x == nil && !jc.one.null {
+			// The common case: an integer or a string equal to a value
+			// of an existing column of its type.
+			if ci := t.ColumnIndex(jc.col); ci >= 0 {
+				switch typ := t.Columns[ci].Type; {
+				case jc.one.isInt && typ == shardkey.Int64:
+					conds[i] = shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: shardkey.IntValue(jc.one.i)}
+					continue
+				case jc.one.isStr && typ == shardkey.Text:
+					conds[i] = shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: shardkey.TextValue(jc.one.str)}
+					continue
+				}
+			}
+		}
+		c, err := b.resolve(file, line, ti, jc)
 		if err != nil {
 			return nil, err
 		}

@@ -73,3 +73,36 @@ func groupRows(keys []uint64) (gid []int32, first []int32) {
 	}
 	return gid, first
 }
+
+// groupInts is groupRows for integer values. When the values span a range
+// of at most a few times their count (ids, the common case) it numbers
+// them by direct addressing, one pass with no sort.
+func groupInts(vals []int64) (gid []int32, first []int32) {
+	n := len(vals)
+	if n == 0 {
+		return nil, nil
+	}
+	lo, hi := vals[0], vals[0]
+	for _, v := range vals {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	span := uint64(hi) - uint64(lo) // no overflow: computed modulo 2^64
+	if hi < lo || span >= uint64(4*n) || span >= 1<<31 {
+		keys := make([]uint64, n)
+		for i, v := range vals {
+			keys[i] = uint64(v)
+		}
+		return groupRows(keys)
+	}
+	slot := make([]int32, span+1) // group number + 1; 0: not seen yet
+	gid = make([]int32, n)
+	for i, v := range vals {
+		s := &slot[uint64(v)-uint64(lo)]
+		if *s == 0 {
+			first = append(first, int32(i))
+			*s = int32(len(first))
+		}
+		gid[i] = *s - 1
+	}
+	return gid, first
+}

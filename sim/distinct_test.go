@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -47,6 +49,30 @@ func TestGroupRows(t *testing.T) {
 			if first[g] != wantFirst[g] {
 				t.Fatalf("%s: group %d first row %d, want %d", name, g, first[g], wantFirst[g])
 			}
+		}
+	}
+}
+
+// TestGroupInts checks groupInts, on dense and sparse values, against
+// groupRows.
+func TestGroupInts(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for name, f := range map[string]func() int64{
+		"dense":    func() int64 { return int64(r.IntN(1000)) + 1e6 },
+		"negative": func() int64 { return int64(r.IntN(1000)) - 500 },
+		"sparse":   func() int64 { return int64(r.Uint64()) },
+		"extremes": func() int64 { return []int64{math.MinInt64, math.MaxInt64, 0}[r.IntN(3)] },
+	} {
+		vals := make([]int64, 3000)
+		keys := make([]uint64, len(vals))
+		for i := range vals {
+			vals[i] = f()
+			keys[i] = uint64(vals[i])
+		}
+		gid, first := groupInts(vals)
+		wgid, wfirst := groupRows(keys)
+		if !slices.Equal(gid, wgid) || !slices.Equal(first, wfirst) {
+			t.Fatalf("%s: groupInts differs from groupRows", name)
 		}
 	}
 }

@@ -70,12 +70,11 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	}
 	// Distinct values, numbered by first appearance, with their weights
 	// summed in row order.
-	keys := make([]uint64, t.Rows)
+	var gid, first []int32
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Nulls == nil && c.Ints != nil && len(c.Ints) == t.Rows {
-		for i, v := range c.Ints { // one integer column: the value itself
-			keys[i] = uint64(v)
-		}
+		gid, first = groupInts(c.Ints) // one integer column: the value itself
 	} else {
+		keys := make([]uint64, t.Rows)
 		key := make([]shardkey.Value, len(cols))
 		var buf []byte
 		for i := range keys {
@@ -84,8 +83,8 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 			}
 			buf, keys[i] = keyHash(buf, key)
 		}
+		gid, first = groupRows(keys)
 	}
-	gid, first := groupRows(keys)
 	aggs = make([]agg, len(first))
 	for g, r := range first {
 		aggs[g].row = int(r)
