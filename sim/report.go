@@ -187,6 +187,20 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	return c
 }
 
+// prefetch computes what Report will need of the row samples alone (key
+// statistics, hash points), so it can overlap with reading the rest.
+func (s *Scheme) prefetch() {
+	for ti, tk := range s.tables {
+		if tk.kind == kUnplaced || tk.kind == kReplicate {
+			continue
+		}
+		cachedKeyStats(s.w.Tables[ti], tk.cols)
+		if tk.kind == kHash {
+			hashPoints(s.w.Tables[ti], tk)
+		}
+	}
+}
+
 // cachedKeyStats memoises key statistics per table and column list: they
 // do not depend on the partition function, and candidates share them.
 func cachedKeyStats(t *shardkey.Table, cols []int) KeyStats {

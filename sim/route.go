@@ -153,6 +153,17 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 	case kRange:
 		return r.rangeStmt(tk, kind, conds)
 	}
+	if tk.fast != nil && tk.kind == kHash && tk.iso == nil && tk.salted == nil {
+		// One Int64 column bound to one value: the allocation-free path
+		// rows take (home, without building a key).
+		if cd := findCond(conds, tk.cols[0]); cd != nil && cd.Op == shardkey.Eq && cd.Fresh == shardkey.NotFresh && cd.Val.Type == shardkey.Int64 {
+			pt := tk.fast.PointInt64(cd.Val.Int)
+			if tk.modN > 0 {
+				return touch{kind: tOne, one: int(pt % tk.modN)}, nil
+			}
+			return touch{kind: tOne, one: tk.layout.Shard(pt)}, nil
+		}
+	}
 	// Hash and directory keys: every key column must be bound by Eq or IN.
 	combos := 1
 	fresh := false

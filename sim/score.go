@@ -16,6 +16,13 @@ import (
 // into its own Partial, merged at the end. A key the engine cannot place
 // (partition.ErrNoDestination) fails the run with the table and row.
 func Run(w *shardkey.Workload, s *Scheme, workers int) (*Partial, error) {
+	return run(w, s, workers, true, true)
+}
+
+// run is Run over the row samples (rows) and over the operation instances
+// and transactions (rest); without rest it does not read w.Ops or w.Txns,
+// which a reader may still be adding to.
+func run(w *shardkey.Workload, s *Scheme, workers int, rows, rest bool) (*Partial, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -26,28 +33,37 @@ func Run(w *shardkey.Workload, s *Scheme, workers int) (*Partial, error) {
 	}
 	const chunk = 1 << 16
 	var jobs []job
-	for ti, t := range w.Tables {
-		for lo := 0; lo < t.Rows; lo += chunk {
-			jobs = append(jobs, job{0, ti, lo, min(lo+chunk, t.Rows)})
+	if rows {
+		for ti, t := range w.Tables {
+			for lo := 0; lo < t.Rows; lo += chunk {
+				jobs = append(jobs, job{0, ti, lo, min(lo+chunk, t.Rows)})
+			}
 		}
 	}
-	for oi, op := range w.Ops {
+	var ops []*shardkey.Operation
+	var txns []shardkey.Txn
+	if rest {
+		ops, txns = w.Ops, w.Txns
+	}
+	for oi, op := range ops {
 		for lo := 0; lo < len(op.Instances); lo += chunk {
 			jobs = append(jobs, job{1, oi, lo, min(lo+chunk, len(op.Instances))})
 		}
 	}
-	for lo := 0; lo < len(w.Txns); lo += chunk / 4 {
-		jobs = append(jobs, job{2, 0, lo, min(lo+chunk/4, len(w.Txns))})
+	for lo := 0; lo < len(txns); lo += chunk / 4 {
+		jobs = append(jobs, job{2, 0, lo, min(lo+chunk/4, len(txns))})
 	}
 	// Rows are routed in parallel into a shard id per row; their weights
 	// are then added in file order, so each shard's load is the same sum,
 	// bit for bit, as a sequential pass (seed 000's score()).
 	ids := make([][]int32, len(w.Tables))
-	for ti, t := range w.Tables {
-		ids[ti] = make([]int32, t.Rows)
+	if rows {
+		for ti, t := range w.Tables {
+			ids[ti] = make([]int32, t.Rows)
+		}
 	}
-	opW := make([]float64, len(w.Ops))
-	for i, op := range w.Ops {
+	opW := make([]float64, len(ops))
+	for i, op := range ops {
 		for _, in := range op.Instances {
 			opW[i] += in.Weight
 		}
@@ -73,21 +89,21 @@ func Run(w *shardkey.Workload, s *Scheme, workers int) (*Partial, error) {
 					return
 				}
 				jb := jobs[j]
-				p := NewPartial(s.N, len(w.Ops))
+				p := NewPartial(s.N, len(ops))
 				switch jb.kind {
 				case 0:
 					errs[j] = r.rows(p, w.Tables[jb.idx], jb.idx, jb.lo, jb.hi, ids[jb.idx])
 				case 1:
-					errs[j] = r.instances(p, w.Ops[jb.idx], jb.idx, opW[jb.idx], jb.lo, jb.hi)
+					errs[j] = r.instances(p, ops[jb.idx], jb.idx, opW[jb.idx], jb.lo, jb.hi)
 				case 2:
-					errs[j] = r.txns(p, w.Txns[jb.lo:jb.hi])
+					errs[j] = r.txns(p, txns[jb.lo:jb.hi])
 				}
 				parts[j] = p
 			}
 		}()
 	}
 	wg.Wait()
-	total := NewPartial(s.N, len(w.Ops))
+	total := NewPartial(s.N, len(ops))
 	for j, p := range parts {
 		if errs[j] != nil {
 			return nil, errs[j]

@@ -17,15 +17,33 @@ type Stream struct {
 	// Parts holds the merged partial of each scheme, by index.
 	Parts []*Partial
 	pool  sync.Pool // *StreamBatch, with routers to reuse
+
+	// What depends on the row samples alone (each scheme's rows
+	// partial, key statistics, hash points) is computed in the
+	// background while the samples stream; Total waits for it.
+	rowsDone sync.WaitGroup
+	rows     []*Partial
+	rowsErr  []error
 }
 
 // NewStream returns an empty stream for schemes, which must share one
-// workload and shard count.
+// workload and shard count, and starts routing the workload's row samples
+// under them in the background. The tables must not change from now on;
+// operations and transactions may still be added.
 func NewStream(schemes []*Scheme) *Stream {
-	st := &Stream{Schemes: schemes, Parts: make([]*Partial, len(schemes))}
+	st := &Stream{Schemes: schemes, Parts: make([]*Partial, len(schemes)),
+		rows: make([]*Partial, len(schemes)), rowsErr: make([]error, len(schemes))}
 	for i, s := range schemes {
 		st.Parts[i] = NewPartial(s.N, 0)
 	}
+	st.rowsDone.Add(1)
+	go func() {
+		defer st.rowsDone.Done()
+		for i, s := range schemes {
+			st.rows[i], st.rowsErr[i] = run(s.w, s, 0, true, false)
+			s.prefetch()
+		}
+	}()
 	return st
 }
 
@@ -95,12 +113,17 @@ func (b *StreamBatch) Txn(stmts []shardkey.Stmt, w float64) error {
 // what the stream routed. Call it after the readers have finished.
 func (st *Stream) Total(i int, workers int) (*Partial, error) {
 	s := st.Schemes[i]
-	p, err := Run(s.w, s, workers)
+	st.rowsDone.Wait()
+	if st.rowsErr[i] != nil {
+		return nil, st.rowsErr[i]
+	}
+	held, err := run(s.w, s, workers, false, true)
 	if err != nil {
 		return nil, err
 	}
-	q := st.Parts[i]
-	p.growOps(len(q.Ops))
-	p.Merge(q)
+	p := NewPartial(s.N, 0)
+	p.Merge(st.rows[i])
+	p.Merge(held)
+	p.Merge(st.Parts[i])
 	return p, nil
 }
