@@ -1,5 +1,13 @@
 package sim
 
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
 // groupRows numbers the distinct values of keys (one per row) in order of
 // first appearance: gid[i] is the number of row i's value, first[g] the
 // first row holding value g, so len(first) is the number of distinct
@@ -105,4 +113,92 @@ func groupInts(vals []int64) (gid []int32, first []int32) {
 		gid[i] = *s - 1
 	}
 	return gid, first
+}
+
+// packKeys encodes each row's key tuple over cols as one integer that
+// preserves both equality and the tuple order cmpTuple gives (a mixed-radix
+// number whose digits are each column's value less its minimum, or a text
+// value's rank among the column's distinct values), when every column is
+// an integer or text column without NULLs and the digits fit in 63 bits.
+// It reports false otherwise. Packed keys replace hashing each tuple's
+// text for distinct counting and sorting its values for the rank
+// correlation.
+func packKeys(t *shardkey.Table, cols []int) ([]uint64, bool) {
+	n := t.Rows
+	type digit struct {
+		ints  []int64
+		lo    int64
+		codes []uint32
+		span  uint64
+	}
+	ds := make([]digit, len(cols))
+	bits := 0.0
+	for j, c := range cols {
+		col := t.Columns[c]
+		if col.Nulls != nil {
+			return nil, false
+		}
+		d := &ds[j]
+		switch {
+		case col.Type.IsInt() && len(col.Ints) == n:
+			lo, hi := col.Ints[0], col.Ints[0]
+			for _, v := range col.Ints {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+			span := uint64(hi) - uint64(lo) + 1
+			if hi-lo < 0 || span == 0 || span > 1<<62 {
+				return nil, false
+			}
+			d.ints, d.lo, d.span = col.Ints, lo, span
+		case col.Type == shardkey.Text && len(col.Strs) == n:
+			dict := map[string]uint32{}
+			codes := make([]uint32, n)
+			var distinct []string
+			for i, s := range col.Strs {
+				k, ok := dict[s]
+				if !ok {
+					if len(distinct) >= 1<<24 {
+						return nil, false
+					}
+					k = uint32(len(distinct))
+					dict[s] = k
+					distinct = append(distinct, s)
+				}
+				codes[i] = k
+			}
+			order := make([]uint32, len(distinct))
+			for i := range order {
+				order[i] = uint32(i)
+			}
+			slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(distinct[a], distinct[b]) })
+			rank := make([]uint32, len(distinct))
+			for r, k := range order {
+				rank[k] = uint32(r)
+			}
+			for i, k := range codes {
+				codes[i] = rank[k]
+			}
+			d.codes, d.span = codes, uint64(len(distinct))
+		default:
+			return nil, false
+		}
+		bits += math.Log2(float64(d.span))
+		if bits > 62 {
+			return nil, false
+		}
+	}
+	keys := make([]uint64, n)
+	for j := range ds {
+		d := &ds[j]
+		if d.ints != nil {
+			for i, v := range d.ints {
+				keys[i] = keys[i]*d.span + (uint64(v) - uint64(d.lo))
+			}
+		} else {
+			for i, k := range d.codes {
+				keys[i] = keys[i]*d.span + uint64(k)
+			}
+		}
+	}
+	return keys, true
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/shardkey/shardkey"
 )
 
 // TestGroupRows checks groupRows against numbering by a map, on keys that
@@ -73,6 +75,63 @@ func TestGroupInts(t *testing.T) {
 		wgid, wfirst := groupRows(keys)
 		if !slices.Equal(gid, wgid) || !slices.Equal(first, wfirst) {
 			t.Fatalf("%s: groupInts differs from groupRows", name)
+		}
+	}
+}
+
+// TestPackKeys checks that packed keys order and equate rows exactly as
+// cmpTuple orders their key tuples, and that packing is refused where it
+// cannot be exact.
+func TestPackKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const n = 2000
+	tb := &shardkey.Table{Name: "t", Rows: n}
+	a := &shardkey.Column{Name: "a", Type: shardkey.Int64}
+	b := &shardkey.Column{Name: "b", Type: shardkey.Text}
+	c := &shardkey.Column{Name: "c", Type: shardkey.Int32}
+	for i := 0; i < n; i++ {
+		a.Ints = append(a.Ints, int64(r.IntN(40))-20)
+		b.Strs = append(b.Strs, []string{"", "b", "a", "ab", "B", "é"}[r.IntN(6)])
+		c.Ints = append(c.Ints, int64(r.IntN(3)))
+	}
+	tb.Columns = []*shardkey.Column{a, b, c}
+	for _, cols := range [][]int{{0, 1}, {1, 0, 2}, {1}, {2, 0}} {
+		packed, ok := packKeys(tb, cols)
+		if !ok {
+			t.Fatalf("%v: not packed", cols)
+		}
+		tuple := func(i int) []shardkey.Value {
+			var k []shardkey.Value
+			for _, c := range cols {
+				k = append(k, tb.Columns[c].Value(i).Canonical())
+			}
+			return k
+		}
+		for x := 0; x < 3000; x++ {
+			i, j := r.IntN(n), r.IntN(n)
+			want := cmpTuple(tuple(i), tuple(j))
+			got := 0
+			if packed[i] < packed[j] {
+				got = -1
+			} else if packed[i] > packed[j] {
+				got = 1
+			}
+			if got != want {
+				t.Fatalf("%v: rows %d %d: packed order %d, tuple order %d", cols, i, j, got, want)
+			}
+		}
+	}
+	// Refused: NULLs, floats, and digits beyond 63 bits.
+	wide := &shardkey.Column{Name: "w", Type: shardkey.Int64}
+	for i := 0; i < n; i++ {
+		wide.Ints = append(wide.Ints, int64(r.Uint64()))
+	}
+	f := &shardkey.Column{Name: "f", Type: shardkey.Float64, Floats: make([]float64, n)}
+	nul := &shardkey.Column{Name: "z", Type: shardkey.Int64, Ints: make([]int64, n), Nulls: make([]bool, n)}
+	tb.Columns = append(tb.Columns, wide, f, nul)
+	for _, cols := range [][]int{{3, 2}, {4}, {5, 0}} {
+		if _, ok := packKeys(tb, cols); ok {
+			t.Errorf("%v: packed, want refused", cols)
 		}
 	}
 }

@@ -71,8 +71,11 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	// Distinct values, numbered by first appearance, with their weights
 	// summed in row order.
 	var gid, first []int32
+	packed, isPacked := []uint64(nil), false
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Nulls == nil && c.Ints != nil && len(c.Ints) == t.Rows {
 		gid, first = groupInts(c.Ints) // one integer column: the value itself
+	} else if packed, isPacked = packKeys(t, cols); isPacked {
+		gid, first = groupRows(packed)
 	} else {
 		keys := make([]uint64, t.Rows)
 		key := make([]shardkey.Value, len(cols))
@@ -123,7 +126,7 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		}
 		ks.TopValues = append(ks.TopValues, TopValue{Value: tupleText(key), Share: a.w / total})
 	}
-	ks.Monotonicity = spearman(t, cols)
+	ks.Monotonicity = spearman(t, cols, packed)
 	ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
 	if ks.Entropy < 0 {
 		ks.Entropy = 0
@@ -155,7 +158,8 @@ func tupleText(key []shardkey.Value) string {
 
 // spearman returns the rank correlation of the key tuple with row order
 // over at most monotonicSample evenly spaced rows (ties get mean ranks).
-func spearman(t *shardkey.Table, cols []int) float64 {
+// packed, when not nil, holds the rows' keys from packKeys.
+func spearman(t *shardkey.Table, cols []int, packed []uint64) float64 {
 	n := t.Rows
 	step := 1
 	if n > monotonicSample {
@@ -174,6 +178,15 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 		order[i] = i
 	}
 	rank := make([]float64, m)
+	if packed != nil { // order-preserving, below 2^63
+		vals := make([]int64, m)
+		for i, r := range idx {
+			vals[i] = int64(packed[r])
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(vals[a], vals[b]) })
+		assignRanks(rank, order, func(a, b int) bool { return vals[a] == vals[b] })
+		return pearsonRank(rank)
+	}
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Ints != nil && c.Nulls == nil && len(c.Ints) == n {
 		vals := make([]int64, m)
 		for i, r := range idx {
