@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -20,12 +19,13 @@ import (
 // file order, so results and the first error reported do not depend on
 // scheduling.
 
-const batchLines = 2048
+// blockSize is the size of the blocks of whole lines read as one batch.
+const blockSize = 256 << 10
 
 type batch struct {
 	first int      // line number of lines[0]
-	buf   []byte   // the lines' bytes
-	lines [][]byte // non-blank lines (nil for blank ones, kept for numbering)
+	buf   []byte   // the lines' bytes, as read
+	lines [][]byte // the lines, trimmed (nil for blank ones, kept for numbering)
 	out   []jline
 	done  chan struct{}
 
@@ -35,6 +35,25 @@ type batch struct {
 	ops []localOp
 	n   int
 	err error
+}
+
+// split cuts b.buf into lines (on the worker, so the reader only reads).
+func (b *batch) split() {
+	data := b.buf
+	for len(data) > 0 {
+		k := bytes.IndexByte(data, '\n')
+		l := data
+		if k >= 0 {
+			l, data = data[:k], data[k+1:]
+		} else {
+			data = nil
+		}
+		if t := bytes.TrimSpace(l); len(t) > 0 {
+			b.lines = append(b.lines, t[:len(t):len(t)])
+		} else {
+			b.lines = append(b.lines, nil)
+		}
+	}
 }
 
 // jline is one parsed sample line.
@@ -127,81 +146,72 @@ func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParse
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		br := bufio.NewReaderSize(r, 1<<20)
-		line := 0
-		cur := &batch{first: 1, done: make(chan struct{})}
-		flush := func() bool {
+		line := 1 // number of the next batch's first line
+		var carry []byte
+		eof := false
+		for !eof {
+			// A block of whole lines: what one read gives, less the
+			// partial line at its end, which starts the next block.
+			var buf []byte
 			select {
-			case jobs <- cur:
-			case <-stop:
-				return false
+			case buf = <-free:
+			default:
 			}
-			select {
-			case order <- cur:
-			case <-stop:
-				return false
+			if need := max(blockSize, 2*len(carry)); cap(buf) < need {
+				buf = make([]byte, 0, need)
 			}
-			cur = &batch{first: line + 1, done: make(chan struct{})}
-			return true
-		}
-		for {
-			b, err := br.ReadSlice('\n')
-			if err == bufio.ErrBufferFull {
-				full := append([]byte(nil), b...)
-				for err == bufio.ErrBufferFull {
-					b, err = br.ReadSlice('\n')
-					full = append(full, b...)
-					if len(full) > maxLine {
-						readErr <- shardkey.Errorf(file, line+1, "", "line longer than %d bytes", maxLine)
+			buf = append(buf[:0], carry...)
+			end := -1
+			for end < 0 && !eof {
+				if len(buf) == cap(buf) {
+					if len(buf) > maxLine {
+						readErr <- shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
 						return
 					}
+					buf = append(buf, 0)[:len(buf)] // grow: one line is longer than a block
 				}
-				b = full
-			}
-			if len(b) > 0 {
-				line++
-				t := bytes.TrimSpace(b)
-				if len(t) == 0 {
-					cur.lines = append(cur.lines, nil)
-				} else {
-					// Lines share one buffer per batch: one allocation
-					// per batch, not per line.
-					if cap(cur.buf)-len(cur.buf) < len(t) {
-						select {
-						case b := <-free:
-							if cap(b) >= len(t) {
-								cur.buf = b[:0]
-								break
-							}
-							cur.buf = make([]byte, 0, max(1<<20, 2*len(t)))
-						default:
-							cur.buf = make([]byte, 0, max(1<<20, 2*len(t)))
-						}
+				n, err := r.Read(buf[len(buf):cap(buf)])
+				if n > 0 {
+					end = bytes.LastIndexByte(buf[len(buf):len(buf)+n], '\n')
+					if end >= 0 {
+						end += len(buf)
 					}
-					start := len(cur.buf)
-					cur.buf = append(cur.buf, t...)
-					cur.lines = append(cur.lines, cur.buf[start:len(cur.buf):len(cur.buf)])
+					buf = buf[:len(buf)+n]
 				}
-				if len(cur.lines) == batchLines && !flush() {
+				if err == io.EOF {
+					eof = true
+				} else if err != nil {
+					readErr <- shardkey.Errorf(file, line, "", "%v", err)
 					return
 				}
 			}
-			if err == io.EOF {
-				break
+			block := buf
+			if !eof {
+				block = buf[:end+1]
 			}
-			if err != nil {
-				readErr <- shardkey.Errorf(file, line+1, "", "%v", err)
+			carry = append(carry[:0], buf[len(block):]...)
+			if len(block) == 0 {
+				continue
+			}
+			b := &batch{first: line, buf: block, done: make(chan struct{})}
+			line += bytes.Count(block, []byte{'\n'})
+			select {
+			case jobs <- b:
+			case <-stop:
 				return
 			}
-		}
-		if len(cur.lines) > 0 {
-			flush()
+			select {
+			case order <- b:
+			case <-stop:
+				return
+			}
 		}
 	}()
 	for w := 0; w < workers; w++ {
 		go func() {
 			p := &lineParser{names: map[string]string{}}
 			for b := range jobs {
+				b.split()
 				work(p, b)
 				close(b.done)
 			}
