@@ -30,32 +30,7 @@ func groupRows(keys []uint64) (gid []int32, first []int32) {
 	for i, k := range keys {
 		a[i] = pair{k, int32(i)}
 	}
-	var counts [8][256]int
-	for _, k := range keys {
-		for d := 0; d < 8; d++ {
-			counts[d][byte(k>>(8*d))]++
-		}
-	}
-	b := make([]pair, n)
-	for d := 0; d < 8; d++ {
-		c := &counts[d]
-		if c[byte(keys[0]>>(8*d))] == n {
-			continue // every key has this digit
-		}
-		var pos [256]int
-		sum := 0
-		for v := 0; v < 256; v++ {
-			pos[v] = sum
-			sum += c[v]
-		}
-		shift := uint(8 * d)
-		for _, p := range a {
-			v := byte(p.k >> shift)
-			b[pos[v]] = p
-			pos[v]++
-		}
-		a, b = b, a
-	}
+	a = radixSort(a, func(p *pair) uint64 { return p.k })
 	// Runs of equal keys, rows ascending within each (the sort is stable).
 	runOf := gid // reused: run number of each row, renumbered below
 	var firstOfRun []int32
@@ -201,4 +176,46 @@ func packKeys(t *shardkey.Table, cols []int) ([]uint64, bool) {
 		}
 	}
 	return keys, true
+}
+
+// radixSort sorts a by key, stably, with an LSD radix sort on 8-bit digits
+// (digits that are the same in every key are skipped), and returns the
+// sorted slice (a, or a buffer of the same length).
+func radixSort[T any](a []T, key func(*T) uint64) []T {
+	n := len(a)
+	if n < 2 {
+		return a
+	}
+	var counts [8][256]int
+	k0 := key(&a[0])
+	for i := range a {
+		k := key(&a[i])
+		for d := 0; d < 8; d++ {
+			counts[d][byte(k>>(8*d))]++
+		}
+	}
+	var b []T
+	for d := 0; d < 8; d++ {
+		c := &counts[d]
+		if c[byte(k0>>(8*d))] == n {
+			continue // every key has this digit
+		}
+		if b == nil {
+			b = make([]T, n)
+		}
+		var pos [256]int
+		sum := 0
+		for v := 0; v < 256; v++ {
+			pos[v] = sum
+			sum += c[v]
+		}
+		shift := uint(8 * d)
+		for i := range a {
+			v := byte(key(&a[i]) >> shift)
+			b[pos[v]] = a[i]
+			pos[v]++
+		}
+		a, b = b, a
+	}
+	return a
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
@@ -285,7 +284,9 @@ func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
 		if t.Rows > rebalanceSample {
 			step = t.Rows / rebalanceSample
 		}
-		agg := map[uint64]float64{}
+		// Points in row order, sorted stably, equal points merged: each
+		// point's weight is summed in row order.
+		pts := make([]pointWeight, 0, t.Rows/step+1)
 		key := make([]shardkey.Value, len(tk.cols))
 		for i := 0; i < t.Rows; i += step {
 			for j, c := range tk.cols {
@@ -295,13 +296,17 @@ func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
 			if err != nil {
 				continue
 			}
-			agg[p] += t.Weight(i)
+			pts = append(pts, pointWeight{p, t.Weight(i)})
 		}
-		out := make([]pointWeight, 0, len(agg))
-		for p, w := range agg {
-			out = append(out, pointWeight{p, w})
+		pts = radixSort(pts, func(x *pointWeight) uint64 { return x.p })
+		out := pts[:0]
+		for i := 0; i < len(pts); {
+			x := pointWeight{pts[i].p, 0}
+			for ; i < len(pts) && pts[i].p == x.p; i++ {
+				x.w += pts[i].w
+			}
+			out = append(out, x)
 		}
-		sort.Slice(out, func(i, j int) bool { return out[i].p < out[j].p })
 		return out
 	})
 }
