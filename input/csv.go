@@ -26,6 +26,7 @@ func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, er
 	if err != nil {
 		return nil, csvErr(file, err)
 	}
+	hline, _ := cr.FieldPos(0) // after any empty lines
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	}
@@ -36,10 +37,10 @@ func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, er
 		h = strings.TrimSpace(h)
 		header[i] = h
 		if h == "" {
-			return nil, shardkey.Errorf(file, 1, fmt.Sprintf("column %d", i+1), "empty column name in header")
+			return nil, shardkey.Errorf(file, hline, fmt.Sprintf("column %d", i+1), "empty column name in header")
 		}
 		if seen[h] {
-			return nil, shardkey.Errorf(file, 1, h, "column named twice in header")
+			return nil, shardkey.Errorf(file, hline, h, "column named twice in header")
 		}
 		seen[h] = true
 		if strings.EqualFold(h, "weight") {

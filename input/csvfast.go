@@ -150,6 +150,7 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey
 			col.Floats = make([]float64, total)
 		case shardkey.Text, shardkey.Bytes, shardkey.UUID:
 			col.Strs = make([]string, total)
+		case shardkey.Null: // only Nulls, as Column.Append keeps it
 		default:
 			col.Ints = make([]int64, total)
 		}
