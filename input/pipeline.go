@@ -334,7 +334,9 @@ func parseLine(p *lineParser, b []byte, line int) jline {
 			}
 		case "weight":
 			jl.hasWt = true
-			f, err := x.Float64()
+			// The number's own text through strconv: fastjson's Float64
+			// can be one unit in the last place off (36e-3).
+			f, err := strconv.ParseFloat(x.String(), 64)
 			if err != nil || x.Type() != fastjson.TypeNumber {
 				if jl.err == nil {
 					jl.err = fieldErr{"weight", fmt.Sprintf("%s is not a number", x)}

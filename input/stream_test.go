@@ -256,9 +256,8 @@ func TestScanMatchesParseLine(t *testing.T) {
 }
 
 // FuzzScan: whatever the line, scan either leaves it to parseLine or
-// reads it exactly as parseLine does. (Until parseLine reads weights
-// correctly rounded, fuzzing soon finds a weight such as 36e-3 that the
-// two read differently: see TestStreamWeightsAsMaterialised.)
+// reads it exactly as parseLine does (weights included, both through
+// strconv: see TestStreamWeightsAsMaterialised).
 func FuzzScan(f *testing.F) {
 	for _, c := range scanLines {
 		f.Add([]byte(c.line), c.txns)
@@ -581,11 +580,6 @@ func TestStreamZeroWeightOperation(t *testing.T) {
 		t.Errorf("materialised fanout_p99 %v; want 1", mat[0].FanoutP99)
 	}
 	if str[0].FanoutP99 != 1 {
-		if !t.Failed() && str[0].FanoutP99 == 8 {
-			// Remove this skip when the stream and Run count weightless
-			// instances alike (see sim's TestStreamWeightlessOperation).
-			t.Skipf("known bug: the streamed read counts the 101 weight-0 instances in the p99's instance count, the materialised read (Run) does not: fanout_p99 8 streamed, 1 materialised")
-		}
 		t.Errorf("streamed fanout_p99 %v; want 1 (the weight-0 instances count in the p99's instance count)", str[0].FanoutP99)
 	}
 }
@@ -751,12 +745,6 @@ func TestStreamWeightsAsMaterialised(t *testing.T) {
 		}
 	}
 	if len(fastBad) > 0 || len(rateBad) > 0 {
-		if !t.Failed() && len(fastBad) == len(rateBad) {
-			// Remove this skip when parseLine reads weights correctly
-			// rounded (strconv.ParseFloat of the literal, not fastjson's
-			// Value.Float64).
-			t.Skipf("known bug: parseLine (fastjson Float64) misrounds weights %v, so the materialised read and the streamed read's slow path differ from the scanner: %v", fastBad, rateBad)
-		}
 		t.Errorf("parseLine weights %v; rates %v", fastBad, rateBad)
 	}
 }

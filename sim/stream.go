@@ -125,5 +125,13 @@ func (st *Stream) Total(i int, workers int) (*Partial, error) {
 	p.Merge(st.rows[i])
 	p.Merge(held)
 	p.Merge(st.Parts[i])
+	for k, op := range s.w.Ops {
+		if op.Rate == 0 && k < len(p.Ops) {
+			// Every instance weighs 0: as in Run, the operation
+			// contributes nothing, not even instances to the fan-out
+			// count (its sums are all 0 already).
+			p.Ops[k].Count = 0
+		}
+	}
 	return p, nil
 }

@@ -691,11 +691,6 @@ func TestStreamWeightlessOperation(t *testing.T) {
 		t.Errorf("Run: fanout_p99 %v; want 1", a.FanoutP99)
 	}
 	if b.FanoutP99 != 1 || ps[0].Ops[2].Count != pr[0].Ops[2].Count {
-		if !t.Failed() && b.FanoutP99 == 8 && ps[0].Ops[2].Count == 101 && pr[0].Ops[2].Count == 0 {
-			// Remove this skip when StreamBatch.Instance (or Run) is
-			// fixed so both count weightless instances alike.
-			t.Skipf("known bug: Stream counts the 101 instances of an operation whose instances all weigh 0, Run (sumW == 0) counts none: fanout_p99 8 streamed, 1 run")
-		}
 		t.Errorf("Stream: fanout_p99 %v, weightless operation's count %d; Run: %v and %d", b.FanoutP99, ps[0].Ops[2].Count, a.FanoutP99, pr[0].Ops[2].Count)
 	}
 }
