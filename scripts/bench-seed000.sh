@@ -58,6 +58,7 @@ sed 's/^/  /' "$tmp/python.time"
 echo "  wall (process): $py_wall s"
 
 go_wall=""
+generic_wall=""
 status=0
 if ! (cd "$top" && go build -o "$tmp/shardkey" ./cmd/shardkey) >"$tmp/build.log" 2>&1; then
   echo "shardkey: cannot build ./cmd/shardkey (it may not exist yet); Go side skipped:"
@@ -101,6 +102,18 @@ PY
     echo "shardkey score failed (exit $rc; the score command may not exist yet); Go side skipped:"
     head -n 5 "$tmp/go.err" | sed 's/^/  /'
   fi
+  # The same score with shardkey's default engine (xxhash64): different
+  # hash, so different numbers; timed for the side-by-side figure.
+  echo "shardkey score --engine generic --shards $shards -k ... --format json"
+  t0=$(now)
+  if "$tmp/shardkey" score --rows "$tmp/w/rows.csv" --queries "$tmp/w/queries.jsonl" \
+      --txns "$tmp/w/txns.jsonl" --engine generic --shards "$shards" \
+      -k 'hash(customer_id)' -k 'hash(order_id)' -k 'hash(customer_id, order_month)' \
+      --format json >/dev/null 2>"$tmp/go-generic.err"; then
+    t1=$(now)
+    generic_wall=$(secs "$t0" "$t1")
+    echo "  wall (process): $generic_wall s"
+  fi
 fi
 
 echo
@@ -108,8 +121,12 @@ echo "summary ($rows rows, $queries queries, $txns txns, M=$shards)"
 grep -E '^(load|score total):' "$tmp/python.time" | sed 's/^/  python /'
 echo "  python wall: $py_wall s"
 if [ -n "$go_wall" ]; then
-  echo "  shardkey wall: $go_wall s"
+  echo "  shardkey wall (blake2b, the seed's hash): $go_wall s"
   awk -v p="$py_wall" -v g="$go_wall" 'BEGIN { if (g > 0) printf "  speed-up: %.1fx\n", p / g }'
+  if [ -n "$generic_wall" ]; then
+    echo "  shardkey wall (generic, the default engine): $generic_wall s"
+    awk -v p="$py_wall" -v g="$generic_wall" 'BEGIN { if (g > 0) printf "  speed-up: %.1fx\n", p / g }'
+  fi
 else
   echo "  shardkey: not run (see above)"
 fi
