@@ -22,6 +22,13 @@ func groupRows(keys []uint64) (gid []int32, first []int32) {
 	if n == 0 {
 		return gid, nil
 	}
+	maxKey := uint64(0)
+	for _, k := range keys {
+		maxKey = max(maxKey, k)
+	}
+	if maxKey < 1<<32 && n < 1<<31 {
+		return groupSmallKeys(keys)
+	}
 	type pair struct {
 		k   uint64
 		row int32
@@ -44,17 +51,46 @@ func groupRows(keys []uint64) (gid []int32, first []int32) {
 		}
 		i = j
 	}
+	return byFirstRow(runOf, firstOfRun)
+}
+
+// byFirstRow renumbers runs of equal keys (runOf[i], the run of row i,
+// whose first row is firstOfRun[run]) in order of first appearance, in
+// place: it returns gid (runOf, renumbered) and first.
+func byFirstRow(runOf, firstOfRun []int32) (gid []int32, first []int32) {
 	renum := make([]int32, len(firstOfRun))
 	first = make([]int32, 0, len(firstOfRun))
-	for i := 0; i < n; i++ {
-		r := runOf[i]
+	for i, r := range runOf {
 		if firstOfRun[r] == int32(i) {
 			renum[r] = int32(len(first))
 			first = append(first, int32(i))
 		}
-		gid[i] = renum[r]
+		runOf[i] = renum[r]
 	}
-	return gid, first
+	return runOf, first
+}
+
+// groupSmallKeys is groupRows for keys below 2^32: each (key, row) pair
+// is one uint64, key in the high half, so the sort moves half the bytes.
+func groupSmallKeys(keys []uint64) (gid []int32, first []int32) {
+	n := len(keys)
+	a := make([]uint64, n)
+	for i, k := range keys {
+		a[i] = k<<32 | uint64(i)
+	}
+	a = radixSort(a, func(c *uint64) uint64 { return *c >> 32 })
+	gid = make([]int32, n)
+	runOf := gid // reused: run number of each row, renumbered below
+	var firstOfRun []int32
+	for i := 0; i < n; {
+		k := a[i] >> 32
+		r := int32(len(firstOfRun))
+		firstOfRun = append(firstOfRun, int32(uint32(a[i])))
+		for ; i < n && a[i]>>32 == k; i++ {
+			runOf[uint32(a[i])] = r
+		}
+	}
+	return byFirstRow(runOf, firstOfRun)
 }
 
 // groupInts is groupRows for integer values. When the values span a range
