@@ -511,24 +511,26 @@ func (a *agg) setTypes() {
 		for i, p := range s.acc.preds {
 			key := [2]int{s.ai.op.table, s.ai.cols[i]}
 			for range p.args {
-				v := s.vals[k]
+				vs := elemValues(s.vals[k : k+1])
 				k++
 				if !a.newCols[key] {
 					continue
 				}
-				tv := votes[key]
-				if tv == nil {
-					tv = &typeVote{}
-					votes[key] = tv
-				}
-				if v.hint != shardkey.Null {
-					if tv.hint != shardkey.Null && tv.hint != v.hint {
-						tv.mix = true
+				for _, v := range vs {
+					tv := votes[key]
+					if tv == nil {
+						tv = &typeVote{}
+						votes[key] = tv
 					}
-					tv.hint = v.hint
-				}
-				if t := classify(v.lit); t != shardkey.Null {
-					tv.add(t)
+					if v.hint != shardkey.Null {
+						if tv.hint != shardkey.Null && tv.hint != v.hint {
+							tv.mix = true
+						}
+						tv.hint = v.hint
+					}
+					if t := classify(v.lit); t != shardkey.Null {
+						tv.add(t)
+					}
 				}
 			}
 		}
@@ -599,7 +601,7 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			}
 		case shardkey.In:
 			ok := true
-			for _, x := range vals {
+			for _, x := range elemValues(vals) {
 				v, fresh, ok1 := a.value(t, col, typ, x)
 				if !ok1 || fresh != shardkey.NotFresh {
 					ok = false
@@ -628,6 +630,29 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			c.Bounds = b
 		}
 		out = append(out, c)
+	}
+	return out
+}
+
+// elemValues returns vals with each array value replaced by its elements
+// (see rv.elems).
+func elemValues(vals []rv) []rv {
+	arrays := false
+	for _, v := range vals {
+		arrays = arrays || v.elems != nil
+	}
+	if !arrays {
+		return vals
+	}
+	var out []rv
+	for _, v := range vals {
+		if v.elems == nil {
+			out = append(out, v)
+			continue
+		}
+		for _, e := range v.elems {
+			out = append(out, rv{lit: e, hint: v.hint})
+		}
 	}
 	return out
 }

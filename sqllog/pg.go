@@ -296,8 +296,9 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes map[string]bool) *xexp
 			return &xexpr{kind: xCmp, op: op, kids: []*xexpr{l, r}}
 		}
 	case pg.A_Expr_Kind_AEXPR_OP_ANY:
-		// col = ANY(ARRAY[...]) is an IN list; col = ANY($1) with an array
-		// parameter binds nothing we can split.
+		// col = ANY(ARRAY[...]) is an IN list; so is col = ANY($1) or
+		// col = ANY('{1,2}') (the array drivers such as pgx send for a
+		// list), whose value's elements are split when it is bound.
 		l := pgExpr(e.Lexpr, sc, acc, ctes)
 		if op == "=" && l != nil && e.Rexpr.GetAArrayExpr() != nil {
 			x := &xexpr{kind: xIn, kids: []*xexpr{l}}
@@ -306,7 +307,11 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes map[string]bool) *xexp
 			}
 			return x
 		}
-		pgExpr(e.Rexpr, sc, acc, ctes)
+		r := pgExpr(e.Rexpr, sc, acc, ctes)
+		if op == "=" && l != nil && r != nil && r.kind == xVal && (r.val.kind == argParam || r.val.kind == argSlot || r.val.kind == argLit) {
+			r.val.array = true
+			return &xexpr{kind: xIn, kids: []*xexpr{l, r}}
+		}
 	case pg.A_Expr_Kind_AEXPR_IN:
 		l := pgExpr(e.Lexpr, sc, acc, ctes)
 		if op != "=" || l == nil { // NOT IN binds nothing

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -336,5 +337,64 @@ func TestSampleBounded(t *testing.T) {
 	}
 	if len(w.Txns) != 16 {
 		t.Fatalf("%d transactions; want 16", len(w.Txns))
+	}
+}
+
+// anyArrays is a log of list queries as pgx and other drivers send them:
+// col = ANY($1) with an array parameter, and array literals in the text.
+const anyArrays = `2024-03-01 10:00:00.000 UTC [101] app@db LOG:  execute <unnamed>: SELECT * FROM users WHERE id = ANY($1)
+2024-03-01 10:00:00.000 UTC [101] app@db DETAIL:  parameters: $1 = '{3,5,8}'
+2024-03-01 10:00:00.100 UTC [101] app@db LOG:  execute <unnamed>: SELECT * FROM users WHERE id = ANY($1::bigint[])
+2024-03-01 10:00:00.100 UTC [101] app@db DETAIL:  parameters: $1 = '{13, 21}'
+2024-03-01 10:00:00.200 UTC [101] app@db LOG:  statement: SELECT * FROM users WHERE name = ANY('{"a b",c,NULL}')
+2024-03-01 10:00:00.300 UTC [101] app@db LOG:  execute <unnamed>: SELECT * FROM users WHERE id = ANY($1)
+2024-03-01 10:00:00.300 UTC [101] app@db DETAIL:  parameters: $1 = '{}'
+2024-03-01 10:00:00.400 UTC [101] app@db LOG:  execute <unnamed>: SELECT * FROM users WHERE id = ANY($1)
+2024-03-01 10:00:00.400 UTC [101] app@db DETAIL:  parameters: $1 = '{{1,2},{3,4}}'
+`
+
+// TestAnyArray: col = ANY(array) binds the array's elements as an IN list;
+// an array that cannot be read (nested) binds nothing.
+func TestAnyArray(t *testing.T) {
+	w := readText(t, anyArrays, Options{})
+	sum := summary(w)
+	for _, want := range []string{
+		"read users {id IN (3,5,8)}",
+		"read users {id IN (13,21)}",
+		"read users {name IN (a b,c,None)}",
+		"read users {id IN ()}",
+		"read users {}",
+	} {
+		if !has(sum, want) {
+			t.Errorf("no %q in\n%s", want, sum)
+		}
+	}
+	if c := w.Table("users").Column("id"); c == nil || c.Type != shardkey.Int64 {
+		t.Errorf("users.id: %+v, want an int64 column (the array's elements are integers)", c)
+	}
+}
+
+func TestParseArray(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []lit
+		ok   bool
+	}{
+		{"{1,2,3}", []lit{{s: "1", kind: litNum}, {s: "2", kind: litNum}, {s: "3", kind: litNum}}, true},
+		{"{}", []lit{}, true},
+		{" { -1 , 2.5e3 } ", []lit{{s: "-1", kind: litNum}, {s: "2.5e3", kind: litNum}}, true},
+		{`{"a,b","c\"d",NULL,null,e}`, []lit{{s: "a,b", kind: litStr}, {s: `c"d`, kind: litStr}, {kind: litNull}, {kind: litNull}, {s: "e", kind: litStr}}, true},
+		{`{"NULL"}`, []lit{{s: "NULL", kind: litStr}}, true},
+		{"{{1,2},{3,4}}", nil, false},
+		{"{1,,2}", nil, false},
+		{"{1,2", nil, false},
+		{"1,2", nil, false},
+		{`{"a}`, nil, false},
+		{"{Infinity}", []lit{{s: "Infinity", kind: litStr}}, true},
+	} {
+		got, ok := parseArray(c.in)
+		if ok != c.ok || ok && !reflect.DeepEqual(got, c.want) {
+			t.Errorf("parseArray(%q) = %v, %v; want %v, %v", c.in, got, ok, c.want, c.ok)
+		}
 	}
 }

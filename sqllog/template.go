@@ -2,6 +2,7 @@ package sqllog
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -82,6 +83,10 @@ type arg struct {
 	lit  lit
 	neg  bool          // unary minus applied
 	hint shardkey.Type // type named by a cast, Null for none
+	// array marks the right side of col = ANY(x) when x is a parameter
+	// or a literal: its value is a PostgreSQL array, each element a
+	// value of the IN list.
+	array bool
 }
 
 // pred binds one column: Eq (args[0]), In (args) or Range (args[0] the
@@ -112,6 +117,10 @@ func (a *access) nvals() int {
 type rv struct {
 	lit
 	hint shardkey.Type
+	// elems, for an array argument whose value is an array literal, are
+	// its elements (non-nil, perhaps empty); an array argument whose
+	// value is not one binds nothing (lit kind litNone).
+	elems []lit
 }
 
 // bind resolves every value of part p from the statement's literals and
@@ -168,7 +177,111 @@ func (g arg) resolve(slots, params []lit) rv {
 			l.s = "-" + l.s // a quoted number negated; the type vote decides
 		}
 	}
+	if g.array {
+		switch l.kind {
+		case litStr:
+			if elems, ok := parseArray(l.s); ok {
+				return rv{lit: l, hint: g.hint, elems: elems}
+			}
+			return rv{lit: lit{kind: litNone}}
+		case litNoValue, litNone:
+		default:
+			return rv{lit: lit{kind: litNone}} // a number or NULL is no array
+		}
+	}
 	return rv{lit: l, hint: g.hint}
+}
+
+// parseArray reads a one-dimensional PostgreSQL array literal such as
+// {1,2,3} or {"a b",NULL,c} (the text form of array_out: elements
+// separated by commas, double-quoted when they hold special characters,
+// with backslash escapes; an unquoted NULL is NULL). Unquoted elements
+// that read as numbers are numbers. It reports false for anything else,
+// nested arrays included.
+func parseArray(s string) ([]lit, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil, false
+	}
+	body := s[1 : len(s)-1]
+	elems := []lit{}
+	if strings.TrimSpace(body) == "" {
+		return elems, true
+	}
+	i := 0
+	for {
+		for i < len(body) && body[i] == ' ' {
+			i++
+		}
+		if i >= len(body) {
+			return nil, false
+		}
+		var e lit
+		switch body[i] {
+		case '{', '}':
+			return nil, false
+		case '"':
+			var b strings.Builder
+			i++
+			for {
+				if i >= len(body) {
+					return nil, false
+				}
+				c := body[i]
+				if c == '"' {
+					i++
+					break
+				}
+				if c == '\\' && i+1 < len(body) {
+					i++
+					c = body[i]
+				}
+				b.WriteByte(c)
+				i++
+			}
+			e = lit{s: b.String(), kind: litStr}
+		default:
+			j := i
+			for j < len(body) && body[j] != ',' {
+				if body[j] == '"' || body[j] == '{' || body[j] == '}' || body[j] == '\\' {
+					return nil, false
+				}
+				j++
+			}
+			v := strings.TrimSpace(body[i:j])
+			i = j
+			switch {
+			case strings.EqualFold(v, "NULL"):
+				e = lit{kind: litNull}
+			case v == "":
+				return nil, false
+			case isNumber(v):
+				e = lit{s: v, kind: litNum}
+			default:
+				e = lit{s: v, kind: litStr}
+			}
+		}
+		elems = append(elems, e)
+		for i < len(body) && body[i] == ' ' {
+			i++
+		}
+		if i == len(body) {
+			return elems, true
+		}
+		if body[i] != ',' {
+			return nil, false
+		}
+		i++
+	}
+}
+
+// isNumber reports whether s is a decimal number: digits with an optional
+// sign, point and exponent.
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r == '-' || r == '+' || r == '.' || r == 'e' || r == 'E')
+	}) < 0
 }
 
 // ---- building templates from a neutral expression form ----
