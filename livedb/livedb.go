@@ -89,19 +89,36 @@ func Read(ctx context.Context, w *shardkey.Workload, dsn string, o Options) erro
 	return read(ctx, s, w, Redact(dsn), o)
 }
 
-// open connects and opens the read-only transaction.
-func open(ctx context.Context, dsn string, o Options) (session, error) {
+// CheckDSN reports, without connecting, whether dsn names a database
+// shardkey can read: a URL with scheme postgres, postgresql, mysql or
+// mariadb. The error does not show the password.
+func CheckDSN(dsn string) error {
+	_, err := parseDSN(dsn)
+	return err
+}
+
+func parseDSN(dsn string) (*url.URL, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("DSN %s: %v", Redact(dsn), redactErr(err, dsn))
 	}
 	switch u.Scheme {
-	case "postgres", "postgresql":
-		return openPostgres(ctx, dsn, o)
-	case "mysql", "mariadb":
-		return openMySQL(ctx, u, o)
+	case "postgres", "postgresql", "mysql", "mariadb":
+		return u, nil
 	}
 	return nil, fmt.Errorf("DSN %s: want postgres://... or mysql://...", Redact(dsn))
+}
+
+// open connects and opens the read-only transaction.
+func open(ctx context.Context, dsn string, o Options) (session, error) {
+	u, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme == "postgres" || u.Scheme == "postgresql" {
+		return openPostgres(ctx, dsn, o)
+	}
+	return openMySQL(ctx, u, o)
 }
 
 // session is one read-only transaction on a database.

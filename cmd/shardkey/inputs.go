@@ -164,6 +164,9 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		w = &shardkey.Workload{Seed: c.seed}
 		var names []string
 		if c.from != "" {
+			if err := livedb.CheckDSN(c.from); err != nil {
+				return nil, usageErr("--from: %v", err)
+			}
 			if err := livedb.Read(e.ctx, w, c.from, livedb.Options{SampleRows: c.sampleRows, Progress: e.stderr, NoStatements: len(c.logs) > 0}); err != nil {
 				return nil, fmt.Errorf("--from: %w", err)
 			}
