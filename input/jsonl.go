@@ -553,7 +553,7 @@ func (b *Builder) frozen() bool {
 func (b *Builder) parseResolved(file string, txns bool) func(p *lineParser, data []byte, line int) jline {
 	frozen := b.frozen()
 	return func(p *lineParser, data []byte, line int) jline {
-		jl := parseLine(p, data, line)
+		jl := scanLine(p, data, line, txns)
 		if !frozen || jl.err != nil {
 			return jl
 		}

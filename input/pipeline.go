@@ -251,6 +251,7 @@ type lineParser struct {
 	conds []shardkey.Cond // slab that resolved conditions are cut from
 	stmts []shardkey.Stmt // slab for resolved statements
 	st    *streamState    // streaming scratch (see stream.go)
+	sc    scanned         // scanLine's scratch
 }
 
 // slab sizes: one allocation per this many conditions or statements.

@@ -286,6 +286,41 @@ func (s *scanned) fromJline(jl *jline) {
 	}
 }
 
+// scanLine parses a line for the materialised reader: with scan when the
+// line has the common shape (strings copied or interned, since the line's
+// bytes are not kept), else with fastjson.
+func scanLine(p *lineParser, b []byte, line int, txns bool) jline {
+	s := &p.sc
+	if !scan(s, b, txns) {
+		return parseLine(p, b, line)
+	}
+	jl := jline{line: line, weight: s.weight, hasWt: s.hasWt, hasWhr: s.hasWhr, hasWr: s.hasWr,
+		table: strings.Clone(s.table), hasTbl: s.hasTbl, kind: strings.Clone(s.kind),
+		name: strings.Clone(s.name), latency: strings.Clone(s.latency)}
+	own := func(g []jcond) []jcond {
+		out := make([]jcond, len(g))
+		for i, c := range g {
+			c.col = p.intern([]byte(c.col))
+			if c.one.isStr {
+				if len(c.one.str) <= 24 {
+					c.one.str = p.intern([]byte(c.one.str)) // months, statuses, codes repeat
+				} else {
+					c.one.str = strings.Clone(c.one.str)
+				}
+			}
+			out[i] = c
+		}
+		return out
+	}
+	if s.hasWhr {
+		jl.where = own(s.group(0))
+	}
+	for g := 0; g < len(s.groups)-1 && s.hasWr; g++ {
+		jl.writes = append(jl.writes, own(s.group(g)))
+	}
+	return jl
+}
+
 // localOp is an operation as first used within one streamed batch.
 type localOp struct {
 	key     string // appendShapeKey
