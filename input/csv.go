@@ -31,21 +31,9 @@ func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, er
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	}
 	t := &shardkey.Table{Name: name}
-	weightCol := -1
-	seen := map[string]bool{}
-	for i, h := range header {
-		h = strings.TrimSpace(h)
-		header[i] = h
-		if h == "" {
-			return nil, shardkey.Errorf(file, hline, fmt.Sprintf("column %d", i+1), "empty column name in header")
-		}
-		if seen[h] {
-			return nil, shardkey.Errorf(file, hline, h, "column named twice in header")
-		}
-		seen[h] = true
-		if strings.EqualFold(h, "weight") {
-			weightCol = i
-		}
+	weightCol, err := csvHeader(file, hline, header)
+	if err != nil {
+		return nil, err
 	}
 	// Buffer the first rows to infer types.
 	var buf [][]string
@@ -62,25 +50,13 @@ func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, er
 		buf = append(buf, rec)
 		lines = append(lines, line)
 	}
-	types := make([]shardkey.Type, len(header))
+	types := csvTypes(header, weightCol, name, o, buf)
 	cols := make([]*shardkey.Column, len(header))
 	for i, h := range header {
-		if i == weightCol {
-			continue
+		if i != weightCol {
+			cols[i] = &shardkey.Column{Name: h, Type: types[i]}
+			t.Columns = append(t.Columns, cols[i])
 		}
-		typ, ok := o.typeOf(name, h)
-		if !ok {
-			sample := make([]string, len(buf))
-			for j, rec := range buf {
-				if i < len(rec) {
-					sample[j] = rec[i]
-				}
-			}
-			typ = shardkey.InferType(sample)
-		}
-		types[i] = typ
-		cols[i] = &shardkey.Column{Name: h, Type: typ}
-		t.Columns = append(t.Columns, cols[i])
 	}
 	if weightCol >= 0 {
 		t.Weights = []float64{}
@@ -134,6 +110,52 @@ func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, er
 		return nil, shardkey.Errorf(file, 2, "", "no rows after the header")
 	}
 	return t, nil
+}
+
+// csvHeader trims the names of a header (read at line) and checks that
+// none is empty or repeated; it returns the index of the weight column, or
+// -1.
+func csvHeader(file string, line int, header []string) (int, error) {
+	weightCol := -1
+	seen := map[string]bool{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		header[i] = h
+		if h == "" {
+			return 0, shardkey.Errorf(file, line, fmt.Sprintf("column %d", i+1), "empty column name in header")
+		}
+		if seen[h] {
+			return 0, shardkey.Errorf(file, line, h, "column named twice in header")
+		}
+		seen[h] = true
+		if strings.EqualFold(h, "weight") {
+			weightCol = i
+		}
+	}
+	return weightCol, nil
+}
+
+// csvTypes returns each column's type: the one Options give, else the one
+// its values in sample (the first records) suggest.
+func csvTypes(header []string, weightCol int, table string, o Options, sample [][]string) []shardkey.Type {
+	types := make([]shardkey.Type, len(header))
+	for i, h := range header {
+		if i == weightCol {
+			continue
+		}
+		typ, ok := o.typeOf(table, h)
+		if !ok {
+			vals := make([]string, len(sample))
+			for j, rec := range sample {
+				if i < len(rec) {
+					vals[j] = rec[i]
+				}
+			}
+			typ = shardkey.InferType(vals)
+		}
+		types[i] = typ
+	}
+	return types
 }
 
 func csvErr(file string, err error) error {

@@ -2,7 +2,6 @@ package input
 
 import (
 	"bytes"
-	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -65,22 +64,13 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey
 		return nil, shardkey.Errorf(file, 1, "", "empty file: want a header line naming the columns")
 	}
 	header[0] = strings.TrimPrefix(header[0], "\ufeff")
-	t := &shardkey.Table{Name: name}
-	weightCol := -1
-	seen := map[string]bool{}
 	for i, h := range header {
-		h = strings.Clone(strings.TrimSpace(h))
-		header[i] = h
-		if h == "" {
-			return nil, shardkey.Errorf(file, line, fmt.Sprintf("column %d", i+1), "empty column name in header")
-		}
-		if seen[h] {
-			return nil, shardkey.Errorf(file, line, h, "column named twice in header")
-		}
-		seen[h] = true
-		if strings.EqualFold(h, "weight") {
-			weightCol = i
-		}
+		header[i] = strings.Clone(h) // names outlive the file's bytes
+	}
+	t := &shardkey.Table{Name: name}
+	weightCol, err := csvHeader(file, line, header)
+	if err != nil {
+		return nil, err
 	}
 	bodyOff, bodyLine := off, line+1
 	// Types from the first InferRows records.
@@ -92,23 +82,7 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey
 			sample = append(sample, splitFields(nil, l, sep))
 		}
 	}
-	types := make([]shardkey.Type, len(header))
-	for i, h := range header {
-		if i == weightCol {
-			continue
-		}
-		typ, ok := o.typeOf(name, h)
-		if !ok {
-			vals := make([]string, len(sample))
-			for j, rec := range sample {
-				if i < len(rec) {
-					vals[j] = rec[i]
-				}
-			}
-			typ = shardkey.InferType(vals)
-		}
-		types[i] = typ
-	}
+	types := csvTypes(header, weightCol, name, o, sample)
 
 	// Chunks of about csvChunkSize bytes, ending at line ends, parsed in
 	// parallel.

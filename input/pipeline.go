@@ -58,20 +58,12 @@ func (b *batch) split() {
 
 // jline is one parsed sample line.
 type jline struct {
-	line    int
-	err     error
-	fields  []string // top-level keys, for unknown-field checks
-	where   []jcond  // queries: the where clause
-	hasWhr  bool
-	writes  [][]jcond // transactions
-	hasWr   bool
-	weight  float64
-	hasWt   bool
-	table   string
-	hasTbl  bool
-	kind    string
-	name    string
-	latency string
+	line   int
+	err    error
+	fields []string  // top-level keys, for unknown-field checks
+	where  []jcond   // queries: the where clause
+	writes [][]jcond // transactions
+	lineMeta
 	// Resolved off the consumer's path when the tables are fixed (see
 	// Builder.frozen): the table and conditions of a query, the
 	// statements of a transaction, or the error resolving them.
@@ -80,6 +72,21 @@ type jline struct {
 	conds    []shardkey.Cond
 	stmts    []shardkey.Stmt
 	rerr     error
+}
+
+// lineMeta is what a query or transaction line says besides its
+// conditions: which of where and writes it has, its weight (1 if none),
+// table, kind, name and latency.
+type lineMeta struct {
+	hasWhr  bool
+	hasWr   bool
+	weight  float64
+	hasWt   bool
+	table   string
+	hasTbl  bool
+	kind    string
+	name    string
+	latency string
 }
 
 // jcond is one "col": value of a where clause or write. An equality, by
@@ -296,7 +303,7 @@ func (p *lineParser) intern(b []byte) string {
 
 // parseLine parses one query or transaction line.
 func parseLine(p *lineParser, b []byte, line int) jline {
-	jl := jline{line: line, weight: 1}
+	jl := jline{line: line, lineMeta: lineMeta{weight: 1}}
 	if b[0] != '{' {
 		jl.err = fmt.Errorf("want a JSON object, got %.20q", b)
 		return jl

@@ -23,21 +23,13 @@ import (
 // transaction is one), and its scalar fields. Strings are views of the
 // line's bytes.
 type scanned struct {
-	conds   []jcond
-	groups  []int // start of each group in conds; len(groups)-1 groups
-	hasWhr  bool
-	hasWr   bool
-	weight  float64
-	hasWt   bool
-	table   string
-	hasTbl  bool
-	kind    string
-	name    string
-	latency string
+	conds  []jcond
+	groups []int // start of each group in conds; len(groups)-1 groups
+	lineMeta
 }
 
 func (s *scanned) reset() {
-	*s = scanned{conds: s.conds[:0], groups: append(s.groups[:0], 0), weight: 1}
+	*s = scanned{conds: s.conds[:0], groups: append(s.groups[:0], 0), lineMeta: lineMeta{weight: 1}}
 }
 
 // group returns the conditions of group g.
@@ -274,8 +266,7 @@ func scan(s *scanned, b []byte, txns bool) bool {
 // fromJline fills s from a line parsed by parseLine.
 func (s *scanned) fromJline(jl *jline) {
 	s.reset()
-	s.hasWhr, s.hasWr, s.hasWt, s.weight = jl.hasWhr, jl.hasWr, jl.hasWt, jl.weight
-	s.table, s.hasTbl, s.kind, s.name, s.latency = jl.table, jl.hasTbl, jl.kind, jl.name, jl.latency
+	s.lineMeta = jl.lineMeta
 	if jl.hasWhr {
 		s.conds = append(s.conds, jl.where...)
 		s.groups = append(s.groups, len(s.conds))
@@ -294,9 +285,9 @@ func scanLine(p *lineParser, b []byte, line int, txns bool) jline {
 	if !scan(s, b, txns) {
 		return parseLine(p, b, line)
 	}
-	jl := jline{line: line, weight: s.weight, hasWt: s.hasWt, hasWhr: s.hasWhr, hasWr: s.hasWr,
-		table: strings.Clone(s.table), hasTbl: s.hasTbl, kind: strings.Clone(s.kind),
-		name: strings.Clone(s.name), latency: strings.Clone(s.latency)}
+	jl := jline{line: line, lineMeta: s.lineMeta}
+	jl.table, jl.kind = strings.Clone(s.table), strings.Clone(s.kind)
+	jl.name, jl.latency = strings.Clone(s.name), strings.Clone(s.latency)
 	own := func(g []jcond) []jcond {
 		out := make([]jcond, len(g))
 		for i, c := range g {
@@ -340,6 +331,18 @@ type streamState struct {
 	cols  []string
 	key   []byte
 	local map[string]int
+}
+
+// colsOf returns the columns of conds when the line's table is to be
+// chosen among several (multi), else none: only that choice needs them.
+func (st *streamState) colsOf(multi bool, conds []jcond) []string {
+	st.cols = st.cols[:0]
+	if multi {
+		for k := range conds {
+			st.cols = append(st.cols, conds[k].col)
+		}
+	}
+	return st.cols
 }
 
 // stream reads file into b.Sink (see the comment at the top of this file).
@@ -437,20 +440,14 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 			return shardkey.Errorf(file, line, "weight", "%v", err)
 		}
 	}
-	at := jline{line: line, table: sc.table, hasTbl: sc.hasTbl}
+	at := jline{line: line, lineMeta: lineMeta{table: sc.table, hasTbl: sc.hasTbl}}
 	multi := len(b.W.Tables) > 1 && !sc.hasTbl
 	if !txns {
 		if !sc.hasWhr {
 			return shardkey.Errorf(file, line, "where", `missing: want {"where": {"col": value}}`)
 		}
 		where := sc.group(0)
-		st.cols = st.cols[:0]
-		if multi {
-			for k := range where {
-				st.cols = append(st.cols, where[k].col)
-			}
-		}
-		ti, err := b.pickTable(file, &at, st.cols)
+		ti, err := b.pickTable(file, &at, st.colsOf(multi, where))
 		if err != nil {
 			return err
 		}
@@ -496,13 +493,7 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 	stmts := st.stmts[:0]
 	for g := 0; g < nw; g++ {
 		wr := sc.group(g)
-		st.cols = st.cols[:0]
-		if multi {
-			for k := range wr {
-				st.cols = append(st.cols, wr[k].col)
-			}
-		}
-		ti, err := b.pickTable(file, &at, st.cols)
+		ti, err := b.pickTable(file, &at, st.colsOf(multi, wr))
 		if err != nil {
 			return err
 		}

@@ -59,7 +59,25 @@ func NewPartial(n, ops int) *Partial {
 // Merge adds q into p. Both must have the same N; p gains the operations
 // q has beyond its own.
 func (p *Partial) Merge(q *Partial) {
+	p.mergeSums(q)
 	p.growOps(len(q.Ops))
+	for i := range q.Ops {
+		p.Ops[i].merge(&q.Ops[i])
+	}
+}
+
+// mergeOps adds q into p with q's operation i counted as p's operation
+// ops[i] (a streamed batch's local operation numbers; see Stream).
+func (p *Partial) mergeOps(q *Partial, ops []int) {
+	p.mergeSums(q)
+	for i := range q.Ops {
+		p.growOps(ops[i] + 1)
+		p.Ops[ops[i]].merge(&q.Ops[i])
+	}
+}
+
+// mergeSums adds q's sums other than its operations into p.
+func (p *Partial) mergeSums(q *Partial) {
 	for i := range p.Load {
 		p.Load[i] += q.Load[i]
 		p.Work[i] += q.Work[i]
@@ -68,9 +86,6 @@ func (p *Partial) Merge(q *Partial) {
 	p.Rows += q.Rows
 	p.WorkAll += q.WorkAll
 	p.WorkUniform += q.WorkUniform
-	for i := range q.Ops {
-		p.Ops[i].merge(&q.Ops[i])
-	}
 	p.TxnWeight += q.TxnWeight
 	p.TxnCross += q.TxnCross
 	p.TxnCount += q.TxnCount
@@ -84,26 +99,6 @@ func (a *OpPartial) merge(b *OpPartial) {
 	for f := range a.Hist {
 		a.Hist[f] += b.Hist[f]
 	}
-}
-
-// mergeOps adds q into p with q's operation i counted as p's operation
-// ops[i] (a streamed batch's local operation numbers; see Stream).
-func (p *Partial) mergeOps(q *Partial, ops []int) {
-	for i := range p.Load {
-		p.Load[i] += q.Load[i]
-		p.Work[i] += q.Work[i]
-	}
-	p.LoadUniform += q.LoadUniform
-	p.Rows += q.Rows
-	p.WorkAll += q.WorkAll
-	p.WorkUniform += q.WorkUniform
-	for i := range q.Ops {
-		p.growOps(ops[i] + 1)
-		p.Ops[ops[i]].merge(&q.Ops[i])
-	}
-	p.TxnWeight += q.TxnWeight
-	p.TxnCross += q.TxnCross
-	p.TxnCount += q.TxnCount
 }
 
 // growOps makes room for n operations.
