@@ -86,21 +86,30 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 		}
 	}
 	// Reference-table candidates: small next to the largest table and
-	// read at least 20 times as often as written.
-	maxRows := 0
-	for _, t := range w.Tables {
-		maxRows = max(maxRows, t.Rows)
+	// read at least 20 times as often as written. A table's size is its
+	// row sample's, or the database's estimate when the workload was read
+	// from one (samples are capped per table, so they compare badly).
+	cat := shardkey.CatalogOf(w)
+	size := make([]float64, len(w.Tables))
+	maxRows := 0.0
+	for ti, t := range w.Tables {
+		size[ti] = float64(t.Rows)
+		if cat != nil {
+			if info := cat.Table(t.Name); info != nil && info.RowEstimate > size[ti] {
+				size[ti] = info.RowEstimate
+			}
+		}
+		maxRows = max(maxRows, size[ti])
 	}
 	// A table read at least 100 times as often as it is written is a
 	// reference-table candidate too.
-	for ti, t := range w.Tables {
+	for ti := range w.Tables {
 		switch {
 		case len(w.Tables) < 2 || reads[ti] == 0:
-		case t.Rows > 0 && t.Rows*20 <= maxRows && writes[ti]*20 <= reads[ti]:
+		case size[ti] > 0 && size[ti]*20 <= maxRows && writes[ti]*20 <= reads[ti]:
 			a.small[ti] = true
 		case writes[ti]*100 <= reads[ti]:
-			// Read-mostly whatever its size (a row sample from --from is
-			// capped per table, so sizes compare badly): TPC-C's item.
+			// Read-mostly whatever its size: TPC-C's item.
 			a.small[ti] = true
 		}
 	}

@@ -1,0 +1,49 @@
+package advisor
+
+import (
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+// TestReferenceBySize: with samples capped to one size (as --from takes
+// them), a lookup table read 30 times as often as it is written is a
+// reference-table candidate only when the database's row estimates say it
+// is small (250 rows next to 10 M); read 30x is below the 100x that makes
+// any table read-mostly.
+func TestReferenceBySize(t *testing.T) {
+	build := func() *shardkey.Workload {
+		w := &shardkey.Workload{}
+		for _, name := range []string{"orders", "country"} {
+			tb := &shardkey.Table{Name: name, Rows: 100}
+			c := &shardkey.Column{Name: "id", Type: shardkey.Int64, Ints: make([]int64, 100)}
+			for i := range c.Ints {
+				c.Ints[i] = int64(i)
+			}
+			tb.Columns = []*shardkey.Column{c}
+			w.Tables = append(w.Tables, tb)
+		}
+		w.Ops = []*shardkey.Operation{
+			{Name: "read orders", Table: 0, Kind: shardkey.Read, Rate: 100},
+			{Name: "write orders", Table: 0, Kind: shardkey.Insert, Rate: 50},
+			{Name: "read country", Table: 1, Kind: shardkey.Read, Rate: 30},
+			{Name: "write country", Table: 1, Kind: shardkey.Update, Rate: 1},
+		}
+		return w
+	}
+	if a := analyse(build(), 8); a.small[1] {
+		t.Errorf("without a catalog: country is a reference candidate; the samples are the same size and it is read only 30x its writes")
+	}
+	w := build()
+	shardkey.SetCatalog(w, &shardkey.Catalog{Tables: []*shardkey.TableInfo{
+		{Name: "orders", RowEstimate: 1e7, SampleRows: 100},
+		{Name: "country", RowEstimate: 250, SampleRows: 100},
+	}})
+	a := analyse(w, 8)
+	if !a.small[1] {
+		t.Errorf("with row estimates 250 and 10 M: country is not a reference candidate")
+	}
+	if a.small[0] {
+		t.Errorf("orders is a reference candidate")
+	}
+}
