@@ -114,25 +114,60 @@ func appendTimestamp(b []byte, us int64) []byte {
 }
 
 // InferType returns the narrowest type that every one of the sample strings
-// parses as, in the order Int64, Float64, UUID, Timestamp, Text. Empty strings
-// are NULL and do not vote. Integers are always Int64, never narrower, so that
-// the same number hashes the same in every table.
+// parses as, in the order Int64, Uint64, Float64, UUID, Timestamp, Text.
+// Empty strings are NULL and do not vote; surrounding spaces are ignored,
+// as ParseValue ignores them for numbers. Integers are always Int64 (Uint64
+// when some exceed int64 and none is negative), never narrower, so that the
+// same number hashes the same in every table; integers a float64 cannot hold
+// exactly (beyond 2^53) never make a column Float64 (distinct ids would
+// merge): such a column is Text.
 func InferType(samples []string) Type {
-	isInt, isFloat, isUUID, isTime := true, true, true, true
-	seen := false
-	for _, s := range samples {
+	t, _ := InferTypeOdd(samples)
+	return t
+}
+
+// InferTypeOdd is InferType that also says when one value decided the type
+// against nearly all the others: odd is the index of the first sample that
+// keeps the column from the type at least 90% of the non-empty samples
+// parse as (an integer column typed Float64 or Text by one stray value),
+// else -1. Readers warn about it, since every value then hashes as the
+// wider type.
+func InferTypeOdd(samples []string) (t Type, odd int) {
+	isInt, isUint, isFloat, isUUID, isTime := true, true, true, true, true
+	exact := true // every integer literal is exact as a float64
+	n, ints, floats := 0, 0, 0
+	firstNotInt, firstNotFloat := -1, -1
+	for i, s := range samples {
+		s = strings.TrimSpace(s)
 		if s == "" {
 			continue
 		}
-		seen = true
-		if isInt {
-			if _, err := strconv.ParseInt(s, 10, 64); err != nil {
-				isInt = false
-			}
+		n++
+		_, errI := strconv.ParseInt(s, 10, 64)
+		_, errU := strconv.ParseUint(s, 10, 64)
+		integer := errI == nil || errU == nil
+		if errI != nil {
+			isInt = false
 		}
-		if isFloat {
-			if f, err := strconv.ParseFloat(s, 64); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				isFloat = false
+		if errU != nil {
+			isUint = false
+		}
+		if integer {
+			ints++
+		} else if firstNotInt < 0 {
+			firstNotInt = i
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		switch {
+		case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+			isFloat = false
+			if firstNotFloat < 0 {
+				firstNotFloat = i
+			}
+		default:
+			floats++
+			if integer && math.Abs(f) >= 1<<53 {
+				exact = false
 			}
 		}
 		if isUUID {
@@ -150,17 +185,27 @@ func InferType(samples []string) Type {
 			}
 		}
 	}
+	odd = -1
 	switch {
-	case !seen:
-		return Text
+	case n == 0:
+		return Text, -1
 	case isInt:
-		return Int64
-	case isFloat:
-		return Float64
+		return Int64, -1
+	case isUint && ints == n:
+		return Uint64, -1
+	case isFloat && exact:
+		t = Float64
 	case isUUID:
-		return UUID
+		return UUID, -1
 	case isTime:
-		return Timestamp
+		return Timestamp, -1
+	default:
+		t = Text
 	}
-	return Text
+	if ints*10 >= n*9 && firstNotInt >= 0 {
+		odd = firstNotInt
+	} else if t == Text && floats*10 >= n*9 && firstNotFloat >= 0 {
+		odd = firstNotFloat
+	}
+	return t, odd
 }

@@ -74,3 +74,33 @@ func TestInferType(t *testing.T) {
 	check(shardkey.Text, "2024-03")
 	check(shardkey.Text)
 }
+
+// TestInferTypeOdd: the narrowest type every sample parses as; integers
+// beyond float64's exact range never become Float64; one stray value among
+// integers is reported.
+func TestInferTypeOdd(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want shardkey.Type
+		odd  int
+	}{
+		{[]string{"1", "-2", "", "30"}, shardkey.Int64, -1},
+		{[]string{" 1", "2 "}, shardkey.Int64, -1},
+		{[]string{"+5", "7"}, shardkey.Int64, -1},
+		{[]string{"18446744073709550000", "18446744073709550049"}, shardkey.Uint64, -1},
+		{[]string{"-1", "18446744073709550000"}, shardkey.Text, -1},
+		{[]string{"9007199254740993", "1.5"}, shardkey.Text, -1},
+		{[]string{"1.5", "2"}, shardkey.Float64, -1},
+		{[]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "1e3"}, shardkey.Float64, 9},
+		{[]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "x"}, shardkey.Text, 9},
+		{[]string{"1", "2", "x", "y"}, shardkey.Text, -1},
+		{[]string{"2024-01-02", "2024-01-03 04:05:06"}, shardkey.Timestamp, -1},
+		{[]string{"123e4567-e89b-12d3-a456-426614174000"}, shardkey.UUID, -1},
+		{[]string{"", ""}, shardkey.Text, -1},
+	} {
+		got, odd := shardkey.InferTypeOdd(c.in)
+		if got != c.want || odd != c.odd {
+			t.Errorf("InferTypeOdd(%q) = %s, %d; want %s, %d", c.in, got, odd, c.want, c.odd)
+		}
+	}
+}

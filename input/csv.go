@@ -50,7 +50,7 @@ func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, er
 		buf = append(buf, rec)
 		lines = append(lines, line)
 	}
-	types := csvTypes(header, weightCol, name, o, buf)
+	types := csvTypes(file, header, weightCol, name, o, buf, lines)
 	cols := make([]*shardkey.Column, len(header))
 	for i, h := range header {
 		if i != weightCol {
@@ -136,8 +136,10 @@ func csvHeader(file string, line int, header []string) (int, error) {
 }
 
 // csvTypes returns each column's type: the one Options give, else the one
-// its values in sample (the first records) suggest.
-func csvTypes(header []string, weightCol int, table string, o Options, sample [][]string) []shardkey.Type {
+// its values in sample (the first records, read at lines) suggest. A
+// column whose type one stray value decided (an id column typed float64 by
+// "1e3") is reported to o.Warn.
+func csvTypes(file string, header []string, weightCol int, table string, o Options, sample [][]string, lines []int) []shardkey.Type {
 	types := make([]shardkey.Type, len(header))
 	for i, h := range header {
 		if i == weightCol {
@@ -151,7 +153,11 @@ func csvTypes(header []string, weightCol int, table string, o Options, sample []
 					vals[j] = rec[i]
 				}
 			}
-			typ = shardkey.InferType(vals)
+			var odd int
+			typ, odd = shardkey.InferTypeOdd(vals)
+			if odd >= 0 {
+				o.warn(shardkey.Errorf(file, lines[odd], h, "%q makes the column %s although nearly all of the first %d values are integers, so every value is placed as %s; if it is an id, give --column-type %s=int64 (a value that is not an integer is then an error)", vals[odd], typ, len(vals), typ, h))
+			}
 		}
 		types[i] = typ
 	}

@@ -75,14 +75,16 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey
 	bodyOff, bodyLine := off, line+1
 	// Types from the first InferRows records.
 	var sample [][]string
-	for p := off; p < len(data) && len(sample) < InferRows; {
+	var lines []int
+	for p, ln := off, line+1; p < len(data) && len(sample) < InferRows; ln++ {
 		l, next := csvLine(data, p)
 		p = next
 		if len(l) > 0 {
 			sample = append(sample, splitFields(nil, l, sep))
+			lines = append(lines, ln)
 		}
 	}
-	types := csvTypes(header, weightCol, name, o, sample)
+	types := csvTypes(file, header, weightCol, name, o, sample, lines)
 
 	// Chunks of about csvChunkSize bytes, ending at line ends, parsed in
 	// parallel.

@@ -37,6 +37,16 @@ type Options struct {
 	// Types fixes column types by name ("user_id") or table.column; they
 	// override inference.
 	Types map[string]shardkey.Type
+	// Warn, when set, receives problems that do not stop reading (a
+	// column whose type one stray value decided), each naming the file,
+	// line and field.
+	Warn func(error)
+}
+
+func (o Options) warn(err error) {
+	if o.Warn != nil {
+		o.Warn(err)
+	}
 }
 
 func (o Options) typeOf(table, col string) (shardkey.Type, bool) {

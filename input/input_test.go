@@ -162,3 +162,27 @@ func FuzzReadTxns(f *testing.F) {
 		}
 	})
 }
+
+// TestStrayValueWarning: an integer column that one value makes float64 is
+// reported, with the line and column, by both CSV readers; a clean column
+// is not.
+func TestStrayValueWarning(t *testing.T) {
+	content := "id,n,weight\n1,1,1\n2,2,1\n3,3,1\n\n4,4,1\n5,5,1\n6,6,1\n7,7,1\n8,8,1\n9,9,1\n1e3,10,1\n"
+	const want = `f.csv:12: id: "1e3" makes the column float64`
+	for name, read := range map[string]func(o Options) (*shardkey.Table, error){
+		"fast": func(o Options) (*shardkey.Table, error) { return readCSVFast([]byte(content), "f.csv", "t", ',', o) },
+		"csv":  func(o Options) (*shardkey.Table, error) { return readCSVRows(strings.NewReader(content), "f.csv", "t", o) },
+	} {
+		var got []string
+		tb, err := read(Options{Warn: func(e error) { got = append(got, e.Error()) }})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+			t.Errorf("%s: warnings %q; want one starting %q", name, got, want)
+		}
+		if tb.Column("id").Type != shardkey.Float64 || tb.Column("n").Type != shardkey.Int64 {
+			t.Errorf("%s: types %s %s", name, tb.Column("id").Type, tb.Column("n").Type)
+		}
+	}
+}

@@ -162,6 +162,7 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 			opts.Types[col] = t
 		}
 		w = &shardkey.Workload{Seed: c.seed}
+		opts.Warn = func(err error) { w.Warnings = append(w.Warnings, err) }
 		var names []string
 		if c.from != "" {
 			if err := livedb.CheckDSN(c.from); err != nil {
