@@ -171,7 +171,9 @@ func TestStrayValueWarning(t *testing.T) {
 	const want = `f.csv:12: id: "1e3" makes the column float64`
 	for name, read := range map[string]func(o Options) (*shardkey.Table, error){
 		"fast": func(o Options) (*shardkey.Table, error) { return readCSVFast([]byte(content), "f.csv", "t", ',', o) },
-		"csv":  func(o Options) (*shardkey.Table, error) { return readCSVRows(strings.NewReader(content), "f.csv", "t", o) },
+		"csv": func(o Options) (*shardkey.Table, error) {
+			return readCSVRows(strings.NewReader(content), "f.csv", "t", o)
+		},
 	} {
 		var got []string
 		tb, err := read(Options{Warn: func(e error) { got = append(got, e.Error()) }})
