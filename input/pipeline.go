@@ -338,6 +338,12 @@ func parseLine(p *lineParser, b []byte, line int) jline {
 						jl.err = fieldErr{fmt.Sprintf("writes[%d]", i), fe.msg}
 					}
 				}
+				for _, c := range conds {
+					if c.op != shardkey.Eq && jl.err == nil && (c.x == nil || c.x.err == nil) {
+						// A write is an inserted row: values only.
+						jl.err = fieldErr{fmt.Sprintf("writes[%d].%s", i, c.col), `a write gives the row's values; {"in": [...]} and ranges belong in queries`}
+					}
+				}
 				jl.writes = append(jl.writes, conds)
 			}
 		case "weight":

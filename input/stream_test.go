@@ -376,7 +376,7 @@ func e2eTxn(i int) (string, float64) {
 	case 4:
 		return fmt.Sprintf(`{"writes":[{"order_id":%d,"customer_id":%d},{"order_id":%d,"customer_id":%d}],"table":"orders","weight":%d}`, o, c, o+1, c2, w), float64(w)
 	default:
-		return fmt.Sprintf(`{"writes": [{"order_id": %d, "customer_id": {"in": [%d]}}], "table": "orders"}`, o, c), 1
+		return fmt.Sprintf(`{"writes": [{"order_id": %d, "customer_id": %d}], "table": "orders", "name": "t\u0031"}`, o, c), 1
 	}
 }
 

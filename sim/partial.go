@@ -36,6 +36,10 @@ type Partial struct {
 	TxnWeight float64
 	TxnCross  float64
 	TxnCount  int64
+	// TxnUnbound counts transaction inserts that give no value for their
+	// table's key columns: each is placed on a random shard, so TxnCross
+	// is an expectation over those placements.
+	TxnUnbound int64
 }
 
 // OpPartial is the partial score of one operation.
@@ -89,6 +93,7 @@ func (p *Partial) mergeSums(q *Partial) {
 	p.TxnWeight += q.TxnWeight
 	p.TxnCross += q.TxnCross
 	p.TxnCount += q.TxnCount
+	p.TxnUnbound += q.TxnUnbound
 }
 
 func (a *OpPartial) merge(b *OpPartial) {
@@ -120,7 +125,7 @@ func (p *Partial) reset() {
 	clear(p.Load)
 	clear(p.Work)
 	p.LoadUniform, p.Rows, p.WorkAll, p.WorkUniform = 0, 0, 0, 0
-	p.TxnWeight, p.TxnCross, p.TxnCount = 0, 0, 0
+	p.TxnWeight, p.TxnCross, p.TxnCount, p.TxnUnbound = 0, 0, 0, 0
 	for i := range p.Ops {
 		h := p.Ops[i].Hist
 		clear(h)

@@ -180,6 +180,9 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	for _, e := range s.Warnings {
 		c.Warnings = append(c.Warnings, e.Error())
 	}
+	if p.TxnUnbound > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d transaction write(s) give no value for the key column(s) of their table; each is counted as a row placed on a random shard (a default value), so cross_shard_txn_fraction is an expectation over those placements", p.TxnUnbound))
+	}
 	if len(w.Ops) == 0 {
 		c.Warnings = append(c.Warnings, "the workload has no operations, so every shard's work is 0; give queries (--queries, --log, a workload) to measure work; shard_load from row weights is still computed")
 	}

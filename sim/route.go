@@ -28,6 +28,9 @@ type touch struct {
 	// local marks a read of a reference table: answered on whichever
 	// shard the transaction is on, so it never makes one cross shards.
 	local bool
+	// unbound marks a tUniform touch of an insert that does not give
+	// its key columns a value (the row gets a default, placed at random).
+	unbound bool
 	// varKey identifies the random variable of a tUniform touch: two
 	// touches with the same non-empty varKey land on the same shard; an
 	// empty varKey is a variable of its own.
@@ -60,6 +63,9 @@ type router struct {
 	idx   []int
 	combo []shardkey.Value
 	fkey  []byte
+	// unbound counts the transactions' inserts that gave no key value
+	// (see touch.unbound), until the caller takes it.
+	unbound int64
 }
 
 func newRouter(s *Scheme) *router {
@@ -181,7 +187,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 			if kind == shardkey.Insert {
 				// An insert that leaves a key column out stores its
 				// default: treat it as an unknown value.
-				return touch{kind: tUniform}, nil
+				return touch{kind: tUniform, unbound: true}, nil
 			}
 			return touch{kind: tAll}, nil
 		}
@@ -205,7 +211,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 			}
 		default:
 			if kind == shardkey.Insert {
-				return touch{kind: tUniform}, nil
+				return touch{kind: tUniform, unbound: true}, nil
 			}
 			return touch{kind: tAll}, nil // a range on a hash key scatters
 		}
@@ -340,7 +346,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 	}
 	if len(prefixes[0]) == 0 && next == nil {
 		if kind == shardkey.Insert {
-			return touch{kind: tUniform}, nil
+			return touch{kind: tUniform, unbound: true}, nil
 		}
 		return touch{kind: tAll}, nil
 	}
@@ -396,7 +402,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 		default:
 			if len(p) == 0 {
 				if kind == shardkey.Insert {
-					return touch{kind: tUniform}, nil
+					return touch{kind: tUniform, unbound: true}, nil
 				}
 				return touch{kind: tAll}, nil
 			}

@@ -281,6 +281,8 @@ func (r *router) txns(p *Partial, txns []shardkey.Txn) error {
 		p.TxnCross += tx.Weight * (1 - single)
 		p.TxnCount++
 	}
+	p.TxnUnbound += r.unbound
+	r.unbound = 0
 	return nil
 }
 
@@ -326,6 +328,9 @@ func (r *router) singleProb(tx *shardkey.Txn) (float64, error) {
 		case tUniform:
 			if tc.local {
 				continue // a reference table's read is local to any shard
+			}
+			if tc.unbound {
+				r.unbound++
 			}
 			dup := false
 			if tc.varKey != "" {

@@ -104,6 +104,8 @@ func (b *StreamBatch) Txn(stmts []shardkey.Stmt, w float64) error {
 		p.TxnWeight += w
 		p.TxnCross += w * (1 - single)
 		p.TxnCount++
+		p.TxnUnbound += r.unbound
+		r.unbound = 0
 	}
 	return nil
 }

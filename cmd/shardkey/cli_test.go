@@ -145,3 +145,34 @@ func TestExplainKeyUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestUnboundWrites: a transaction whose writes do not give the key column
+// is scored as rows placed at random (two independent uniform shards of 2:
+// cross-shard with probability 1/2), and the output says so; a write with
+// an IN list or a range is an input error naming the field.
+func TestUnboundWrites(t *testing.T) {
+	rows := writeFile(t, "rows.csv", "customer_id,order_id\n1,101\n2,201\n")
+	txns := writeFile(t, "txns.jsonl", `{"writes": [{"order_id": 101}, {"order_id": 201}]}`+"\n")
+	code, out, errs := runCmd(t, "", "score", "--rows", rows, "--txns", txns, "--shards", "2", "-k", "hash(customer_id)", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Candidates []struct {
+			Cross    float64  `json:"cross_shard_txn_fraction"`
+			Warnings []string `json:"warnings"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Candidates[0]
+	if c.Cross != 0.5 || !strings.Contains(strings.Join(c.Warnings, "\n"), "2 transaction write(s) give no value for the key column(s)") {
+		t.Errorf("cross %v, warnings %q; want 0.5 and a warning about the 2 writes", c.Cross, c.Warnings)
+	}
+	bad := writeFile(t, "bad.jsonl", `{"writes": [{"customer_id": 1}]}`+"\n"+`{"writes": [{"customer_id": {"gte": 1}}]}`+"\n")
+	code, _, errs = runCmd(t, "", "score", "--rows", rows, "--txns", bad, "-k", "hash(customer_id)")
+	if code != 1 || !strings.Contains(errs, "bad.jsonl:2: writes[0].customer_id: a write gives the row's values") {
+		t.Errorf("range in a write: exit %d, %q", code, errs)
+	}
+}
