@@ -454,14 +454,13 @@ func pct(x float64) string { return numfmt.Pct(x) }
 func fmtF(x float64) string {
 	switch {
 	case x >= 100:
-		return commas(int64(math.Round(x)))
+		return numfmt.Round(x)
 	case x >= 10:
 		return fmt.Sprintf("%.1f", x)
 	}
 	return fmt.Sprintf("%.2f", x)
 }
 
-func commas(n int64) string { return numfmt.Commas(n) }
 
 // summary writes the plain-language answer.
 func summary(adv *Advice, w *shardkey.Workload) []string {

@@ -79,7 +79,7 @@ func num(x float64) string {
 	case math.IsNaN(x) || math.IsInf(x, 0):
 		return fmt.Sprint(x)
 	case math.Abs(x) >= 99.5:
-		return commas(int64(math.Round(x)))
+		return numfmt.Round(x)
 	case x == math.Trunc(x):
 		return strconv.FormatInt(int64(x), 10)
 	case math.Abs(x) >= 9.995:

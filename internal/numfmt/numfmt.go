@@ -3,13 +3,26 @@
 package numfmt
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
 
 // Commas formats n with thousands separators: 1234567 -> "1,234,567".
-func Commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
+func Commas(n int64) string { return group(strconv.FormatInt(n, 10)) }
+
+// Round formats x rounded to an integer with thousands separators, at any
+// magnitude (1.3e20 -> "130,000,000,000,000,000,000"; an int64 conversion
+// would overflow).
+func Round(x float64) string {
+	return group(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
+}
+
+// group inserts thousands separators into a decimal integer.
+func group(s string) string {
+	if s == "-0" {
+		s = "0"
+	}
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	var b strings.Builder
