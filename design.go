@@ -2,6 +2,7 @@ package shardkey
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -303,6 +304,10 @@ func (p *parser) expr() Expr {
 					return nil
 				}
 				p.ident()
+				if slices.Contains(e.Cols, id) {
+					p.fail(fmt.Sprintf("column %s named twice", id))
+					return nil
+				}
 				e.Cols = append(e.Cols, id)
 			}
 			p.space()
@@ -378,6 +383,10 @@ func (p *parser) cols() []string {
 		c := p.ident()
 		if c == "" {
 			p.fail("expected a column name")
+			return nil
+		}
+		if slices.Contains(cols, c) {
+			p.fail(fmt.Sprintf("column %s named twice", c))
 			return nil
 		}
 		cols = append(cols, c)

@@ -48,6 +48,8 @@ func TestParseDesignErrors(t *testing.T) {
 		{"", "empty key expression"},
 		{"hash(a", `at 7: expected ')'`},
 		{"hash()", "expected a column name"},
+		{"hash(a, b, a)", "column a named twice"},
+		{"range(a, a)", "column a named twice"},
 		{"hash(a) hash(b)", `expected ";"`},
 		{"md5(a)", `unknown function "md5"`},
 		{"salt(hash(a), 0, top=1)", "salt buckets 0"},

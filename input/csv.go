@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -67,11 +66,8 @@ func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, er
 		}
 		for i, s := range rec {
 			if i == weightCol {
-				w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+				w, err := parseWeight(s)
 				if err != nil {
-					return shardkey.Errorf(file, line, header[i], "%q is not a number", s)
-				}
-				if err := checkWeight(w); err != nil {
 					return shardkey.Errorf(file, line, header[i], "%v", err)
 				}
 				t.Weights = append(t.Weights, w)

@@ -3,7 +3,6 @@ package input
 import (
 	"bytes"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -245,15 +244,8 @@ func parseCSVChunk(c *csvChunk, cc *csvCols, data []byte, file string, header []
 		}
 		for i, s := range fields {
 			if i == weightCol {
-				w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+				w, err := parseWeight(s)
 				if err != nil {
-					s := strings.Clone(s)
-					fail(func(line int) error {
-						return shardkey.Errorf(file, line, header[i], "%q is not a number", s)
-					})
-					return
-				}
-				if err := checkWeight(w); err != nil {
 					fail(func(line int) error { return shardkey.Errorf(file, line, header[i], "%v", err) })
 					return
 				}

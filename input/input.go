@@ -19,6 +19,9 @@
 package input
 
 import (
+	"strconv"
+	"math"
+	"errors"
 	"bytes"
 	"fmt"
 	"io"
@@ -100,16 +103,34 @@ func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 	return nil, shardkey.Errorf(file, 0, "", "unknown row file format %q (want .csv, .tsv, .jsonl or .parquet)", filepath.Ext(file))
 }
 
-// checkWeight validates a row or query weight.
+// maxWeight bounds a weight, so that sums of millions stay finite.
+const maxWeight = 1e300
+
+// checkWeight validates a row or query weight: a number from 0 to
+// maxWeight.
 func checkWeight(w float64) error {
-	if w != w {
+	switch {
+	case w != w:
 		return fmt.Errorf("weight is NaN")
-	}
-	if w < 0 {
+	case w < 0:
 		return fmt.Errorf("weight %v is negative", w)
-	}
-	if w > 1e300 {
+	case math.IsInf(w, 1):
 		return fmt.Errorf("weight %v is not finite", w)
+	case w > maxWeight:
+		return fmt.Errorf("weight %v is too large (at most %g)", w, maxWeight)
 	}
 	return nil
+}
+
+// parseWeight reads a weight's text (surrounding spaces ignored) and
+// checks it (checkWeight).
+func parseWeight(s string) (float64, error) {
+	w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%s is too large (a weight is at most %g)", strings.TrimSpace(s), maxWeight)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	return w, checkWeight(w)
 }

@@ -34,7 +34,11 @@ func newLineReader(r io.Reader, file string) *lineReader {
 func (lr *lineReader) next() ([]byte, bool) {
 	for lr.sc.Scan() {
 		lr.line++
-		b := bytes.TrimSpace(lr.sc.Bytes())
+		b := lr.sc.Bytes()
+		if lr.line == 1 {
+			b = bytes.TrimPrefix(b, utf8BOM)
+		}
+		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			continue
 		}
@@ -269,13 +273,10 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 			for k, raw := range m {
 				if strings.EqualFold(k, "weight") {
 					var err error
-					if w, err = strconv.ParseFloat(string(bytes.TrimSpace(raw)), 64); err != nil {
-						return shardkey.Errorf(file, line, k, "%s is not a number", raw)
+					if w, err = parseWeight(string(raw)); err != nil {
+						return shardkey.Errorf(file, line, k, "%v", err)
 					}
 				}
-			}
-			if err := checkWeight(w); err != nil {
-				return shardkey.Errorf(file, line, "weight", "%v", err)
 			}
 			t.Weights = append(t.Weights, w)
 		}

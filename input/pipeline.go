@@ -19,6 +19,9 @@ import (
 // file order, so results and the first error reported do not depend on
 // scheduling.
 
+// utf8BOM is the byte-order mark, ignored at the start of a file.
+var utf8BOM = []byte("\ufeff")
+
 // blockSize is the size of the blocks of whole lines read as one batch.
 const blockSize = 256 << 10
 
@@ -155,7 +158,7 @@ func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParse
 		defer close(order)
 		line := 1 // number of the next batch's first line
 		var carry []byte
-		eof := false
+		eof, bomChecked := false, false
 		for !eof {
 			// A block of whole lines: what one read gives, less the
 			// partial line at its end, which starts the next block.
@@ -197,6 +200,10 @@ func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParse
 				block = buf[:end+1]
 			}
 			carry = append(carry[:0], buf[len(block):]...)
+			if line == 1 && !bomChecked {
+				// A byte-order mark some editors write at the start.
+				block, bomChecked = bytes.TrimPrefix(block, utf8BOM), true
+			}
 			if len(block) == 0 {
 				continue
 			}
@@ -350,10 +357,16 @@ func parseLine(p *lineParser, b []byte, line int) jline {
 			jl.hasWt = true
 			// The number's own text through strconv: fastjson's Float64
 			// can be one unit in the last place off (36e-3).
-			f, err := strconv.ParseFloat(x.String(), 64)
-			if err != nil || x.Type() != fastjson.TypeNumber {
+			if x.Type() != fastjson.TypeNumber {
 				if jl.err == nil {
 					jl.err = fieldErr{"weight", fmt.Sprintf("%s is not a number", x)}
+				}
+				return
+			}
+			f, err := strconv.ParseFloat(x.String(), 64)
+			if err != nil {
+				if jl.err == nil {
+					jl.err = fieldErr{"weight", fmt.Sprintf("%s is too large (a weight is at most %g)", x, maxWeight)}
 				}
 				return
 			}
@@ -399,6 +412,11 @@ func parseWhere(p *lineParser, v *fastjson.Value, field string, prev error) ([]j
 		conds = append(conds, parseCond(p, p.intern(k), x))
 	})
 	sort.SliceStable(conds, func(i, j int) bool { return conds[i].col < conds[j].col })
+	for i := 1; i < len(conds) && prev == nil; i++ {
+		if conds[i].col == conds[i-1].col {
+			prev = fieldErr{conds[i].col, "named twice"}
+		}
+	}
 	return conds, prev
 }
 

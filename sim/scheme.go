@@ -287,7 +287,8 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("directory: %w", err)
+		// The file the key names is the user's input: an input error.
+		return nil, shardkey.Errorf(path, 0, "", "directory: %v", errors.Unwrap(err))
 	}
 	defer f.Close()
 	r := csv.NewReader(f)

@@ -46,6 +46,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"score", "--workload", badYAML, "-k", "a"}, 1, `bad.yaml:5: t.a: unknown gen "nope"`},
 		{[]string{"demo", "nosuch"}, 2, `no built-in scenario "nosuch"`},
 		{[]string{"score", "--from", "notadsn", "-k", "hash(a)"}, 2, "--from: DSN notadsn: want postgres://... or mysql://..."},
+		{[]string{"score", "--rows", rows, "-k", "directory(user_id, " + filepath.Join(t.TempDir(), "nope.csv") + ")"}, 1, "nope.csv: directory: no such file"},
 		{[]string{"advise", "--from", "oracle://u:secret@h/db"}, 2, "want postgres://"},
 		{[]string{"demo", "social", "--variant", "nosuch"}, 2, `no variant "nosuch"`},
 		{[]string{"score", "--rows", rows, "-k", "hash(user_id)"}, 0, "hash(user_id)"},
