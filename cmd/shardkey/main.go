@@ -96,6 +96,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.short)
 	}
 	fmt.Fprintln(w, "\nRun 'shardkey COMMAND -h' for a command's flags. Start with: shardkey advise")
+	fmt.Fprintln(w, "Exit status: 0 success, 1 bad input (FILE:LINE: FIELD: what is wrong), 2 usage error.")
 }
 
 // parseInterspersed parses flags that may come before, between or after

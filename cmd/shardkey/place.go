@@ -32,7 +32,9 @@ func runPlace(e *env, args []string) error {
 Shows where each value lands on engine E: the engine's own hash value
 (Redis slot, Cassandra token, MongoDB hashed int64, Vitess keyspace id,
 Kafka murmur2, PostgreSQL/Citus int32 hash, ...) and the 0-based shard.
-With no VALUE, values are read from standard input, one a line.
+With no VALUE, values are read from standard input, one a line. Put
+negative values after "--" (shardkey place --engine redis -- -5), or they
+read as flags.
 
 Flags:
 `)
