@@ -3,6 +3,7 @@ package advisor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -193,9 +194,19 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 			writes += o.Rate
 		}
 	}
+	writeCost := fmt.Sprintf("each of the %s writes/s to %s then also touches the directory's shard (+%s units/s)", fmtF(writes), t.Name, fmtF(writes))
+	if writes == 0 {
+		writeCost = fmt.Sprintf("each write to %s then also touches the directory's shard (the workload gives no write rate for it)", t.Name)
+		for _, tx := range w.Txns {
+			if slices.ContainsFunc(tx.Stmts, func(st shardkey.Stmt) bool { return st.Table == wop.Table && st.Kind.IsWrite() }) {
+				writeCost = fmt.Sprintf("each write to %s then also touches the directory's shard, which can make a transaction's writes cross shards (the transaction sample gives no write rate)", t.Name)
+				break
+			}
+		}
+	}
 	return Fix{Kind: "global-index", Target: op.Name,
-		Text: fmt.Sprintf("%s looks up by %s: route it through a lookup directory (a global secondary index, or a per-%s projection) sharded by %s, mapping it to the key, so a lookup asks one or two shards; each of the %s writes/s to %s then also touches the directory's shard (+%s units/s). A local index keeps writes local but lookups still scatter (%s).",
-			op.Name, strings.Join(eqCols, ", "), eqCols[0], eqCols[0], fmtF(writes), t.Name, fmtF(writes), cost)}, true
+		Text: fmt.Sprintf("%s looks up by %s: route it through a lookup directory (a global secondary index, or a per-%s projection) sharded by %s, mapping it to the key, so a lookup asks one or two shards; %s. A local index keeps writes local but lookups still scatter (%s).",
+			op.Name, strings.Join(eqCols, ", "), eqCols[0], eqCols[0], writeCost, cost)}, true
 }
 
 // flags notes properties of the chosen key worth knowing: low cardinality,
