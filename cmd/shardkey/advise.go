@@ -320,11 +320,19 @@ func adviceHTML(w io.Writer, adv *advisor.Advice) error {
 		Over       bool
 		Label      string
 	}
+	type label struct {
+		X, Y   float64
+		Text   string
+		Anchor string // start, middle, end
+	}
 	type chart struct {
 		Title  string
 		Bars   []bar
 		CapY   float64
 		HasCap bool
+		MeanY  float64 // a dashed line at the mean; 0: none
+		Labels []label
+		Legend []string // what numbered bars stand for
 		Width  float64
 		Height float64
 	}
@@ -333,7 +341,9 @@ func adviceHTML(w io.Writer, adv *advisor.Advice) error {
 		Work   chart
 		Fanout chart
 	}
-	const width, height = 640.0, 160.0
+	// Plot area: y from top to base; labels above and below it.
+	const width, height, top, base = 640.0, 190.0, 22.0, 166.0
+	const plot = base - top
 	var cands []cand
 	for i, as := range adv.Candidates {
 		if i >= 3 {
@@ -347,20 +357,34 @@ func adviceHTML(w io.Writer, adv *advisor.Advice) error {
 		wk := chart{Title: "per-shard work (units/s)", Width: width, Height: height}
 		bw := width / float64(len(c.ShardWork))
 		for s, x := range c.ShardWork {
-			h := x / scale * (height - 20)
-			wk.Bars = append(wk.Bars, bar{X: float64(s) * bw, Y: height - h, W: math.Max(bw-1, 0.5), H: h,
+			h := x / scale * plot
+			wk.Bars = append(wk.Bars, bar{X: float64(s) * bw, Y: base - h, W: math.Max(bw-1, 0.5), H: h,
 				Over: adv.Capacity > 0 && x > adv.Capacity, Label: fmt.Sprintf("shard %d: %s units/s", s, num(x))})
 		}
+		wk.Labels = append(wk.Labels,
+			label{0, top - 6, fmt.Sprintf("busiest shard %s/s (%s the mean)", num(c.MaxShardWork), ratioText(c.WorkRatio)), "start"},
+			label{0, height - 6, "shard 0", "start"},
+			label{width, height - 6, fmt.Sprintf("shard %d", len(c.ShardWork)-1), "end"})
+		if c.MeanShardWork > 0 {
+			wk.MeanY = base - c.MeanShardWork/scale*plot
+			wk.Labels = append(wk.Labels, label{width, wk.MeanY - 4, fmt.Sprintf("mean %s/s", num(c.MeanShardWork)), "end"})
+		}
 		if adv.Capacity > 0 {
-			wk.HasCap, wk.CapY = true, height-adv.Capacity/scale*(height-20)
+			wk.HasCap, wk.CapY = true, base-adv.Capacity/scale*plot
 		}
 		fo := chart{Title: "fan-out per operation (mean shards asked)", Width: width, Height: height}
 		if n := len(c.Operations); n > 0 {
 			ow := width / float64(n)
 			for k, op := range c.Operations {
-				h := op.FanoutMean / float64(c.Shards) * (height - 20)
-				fo.Bars = append(fo.Bars, bar{X: float64(k) * ow, Y: height - h, W: math.Max(ow-4, 1), H: h,
+				h := op.FanoutMean / float64(c.Shards) * plot
+				x := float64(k) * ow
+				fo.Bars = append(fo.Bars, bar{X: x, Y: base - h, W: math.Max(ow-4, 1), H: h,
 					Label: fmt.Sprintf("%s: %.2f of %d shards", op.Name, op.FanoutMean, c.Shards)})
+				mid := x + math.Max(ow-4, 1)/2
+				fo.Labels = append(fo.Labels,
+					label{mid, base - h - 4, num(op.FanoutMean), "middle"},
+					label{mid, height - 6, strconv.Itoa(k + 1), "middle"})
+				fo.Legend = append(fo.Legend, op.Name)
 			}
 		}
 		cands = append(cands, cand{as, wk, fo})
@@ -376,7 +400,7 @@ body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding
 table{border-collapse:collapse;width:100%;font-size:14px}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f3f4f6;padding:0 .2rem}
 .bar{fill:#3b6ea5}.over{fill:#c0392b}.cap{stroke:#111;stroke-dasharray:4 3}.fix{background:#f6f8fa;border-left:3px solid #3b6ea5;padding:.3rem .6rem;margin:.3rem 0}
-svg{width:100%;height:auto;background:#fafafa}figcaption{font-size:13px;color:#555}
+svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;paint-order:stroke;stroke:#fafafa;stroke-width:3px}.mean{stroke:#888;stroke-dasharray:2 2}figcaption{font-size:13px;color:#555}.legend{margin:.2rem 0;columns:2}
 </style></head><body>
 <h1>Shard key advice: {{.A.Workload}}</h1>
 <p>{{.A.Shards}} shards, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
@@ -386,8 +410,8 @@ svg{width:100%;height:auto;background:#fafafa}figcaption{font-size:13px;color:#5
 {{end}}</table>
 {{range .Cands}}<h2>{{.Rank}}. <code>{{.Key}}</code></h2><p>{{.Verdict}}</p>
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
-{{with .Work}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}</svg><figcaption>{{.Title}}{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}
-{{with .Fanout}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}</svg><figcaption>{{.Title}}; full height = every shard</figcaption></figure>{{end}}
+{{with .Work}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}
+{{with .Fanout}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every shard; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}
 {{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} shards each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
 {{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}
 {{end}}

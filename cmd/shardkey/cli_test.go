@@ -177,3 +177,29 @@ func TestUnboundWrites(t *testing.T) {
 		t.Errorf("range in a write: exit %d, %q", code, errs)
 	}
 }
+
+// TestAdviseHTML: the self-contained report has, for each of the top
+// candidates, a chart of per-shard work with a bar per shard and labels
+// (the busiest shard and its ratio to the mean: 1.24x for hash(user_id) on
+// the social scenario, seed 001), and a fan-out chart whose legend names
+// the operations.
+func TestAdviseHTML(t *testing.T) {
+	code, out, errs := runCmd(t, "", "advise", "--format", "html")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"<!doctype html>", `aria-label="per-shard work (units/s)"`, "(1.24x the mean)</text>",
+		`text-anchor="start">shard 0</text>`, `text-anchor="end">shard 7</text>`, `<ol class="legend"><li>write a post</li>`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the report", want)
+		}
+	}
+	fig := out[strings.Index(out, `aria-label="per-shard work (units/s)"`):]
+	fig = fig[:strings.Index(fig, "</svg>")]
+	if n := strings.Count(fig, "<rect "); n != 8 {
+		t.Errorf("%d bars in the first work chart; want 8 (one per shard)", n)
+	}
+	if strings.Contains(out, "<script") {
+		t.Error("the report runs scripts; it should be static")
+	}
+}
