@@ -461,7 +461,6 @@ func fmtF(x float64) string {
 	return fmt.Sprintf("%.2f", x)
 }
 
-
 // summary writes the plain-language answer.
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]

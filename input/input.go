@@ -19,14 +19,14 @@
 package input
 
 import (
-	"strconv"
-	"math"
-	"errors"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/shardkey/shardkey"
