@@ -89,16 +89,23 @@ func interval(xs []float64) Interval {
 // poisson1 draws from Poisson(1) by inversion.
 func poisson1(rng *rand.Rand) float64 {
 	u := rng.Float64()
-	p := math.Exp(-1)
-	cum := p
 	k := 0
-	for u > cum && k < 20 {
+	for k < 20 && u > poissonCum[k] {
 		k++
-		p /= float64(k)
-		cum += p
 	}
 	return float64(k)
 }
+
+// poissonCum[k] is P(X <= k) for X ~ Poisson(1), summed term by term.
+var poissonCum = func() (c [21]float64) {
+	p := math.Exp(-1)
+	c[0] = p
+	for k := 1; k <= 20; k++ {
+		p /= float64(k)
+		c[k] = c[k-1] + p
+	}
+	return c
+}()
 
 // replicate returns a copy of w with reweighted rows, instances and
 // transactions; values are shared, never modified.

@@ -94,6 +94,24 @@ func commas(n int64) string { return numfmt.Commas(n) }
 
 func pct(x float64) string { return numfmt.Pct(x) }
 
+// orDash returns a candidate's fan-out mean and p99, work ratio and load
+// ratio as text, or "-" where the workload has nothing to measure them on
+// (no operations; no rows or no row weight), rather than a 0 that reads as
+// a result.
+func orDash(c *sim.Candidate) (fan, p99, workRatio, load string) {
+	fan, p99, workRatio, load = "-", "-", "-", "-"
+	if c.RequestsPerS > 0 {
+		fan, p99 = strconv.FormatFloat(c.FanoutMean, 'f', 2, 64), num(c.FanoutP99)
+	}
+	if c.WorkPerS > 0 {
+		workRatio = ratioText(c.WorkRatio)
+	}
+	if c.LoadRatio > 0 {
+		load = ratioText(c.LoadRatio)
+	}
+	return
+}
+
 func ratioText(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "x" }
 
 func renderTable(w io.Writer, r *report) error {
@@ -119,8 +137,9 @@ func renderTable(w io.Writer, r *report) error {
 		if r.Capacity > 0 {
 			over = fmt.Sprintf("%d of %d", len(c.OverCapacity), c.Shards)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s/s\t%s\t%s/s\t%s\t%s\t%s\t%s\t%s\n", i+1, c.Key, num(c.MaxShardWork), ratioText(c.WorkRatio),
-			num(c.WorkPerS), strconv.FormatFloat(c.FanoutMean, 'f', 2, 64), num(c.FanoutP99), txn, ratioText(c.LoadRatio), over)
+		fan, p99, workRatio, load := orDash(c)
+		fmt.Fprintf(tw, "%d\t%s\t%s/s\t%s\t%s/s\t%s\t%s\t%s\t%s\t%s\n", i+1, c.Key, num(c.MaxShardWork), workRatio,
+			num(c.WorkPerS), fan, p99, txn, load, over)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nWork is units of work per second: one operation on one shard is one unit.")
@@ -269,8 +288,9 @@ func renderMarkdown(w io.Writer, r *report) error {
 		if c.Transactions > 0 {
 			txn = pct(c.CrossShardTxnFraction)
 		}
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %.2f | %s | %s | %s |\n", i+1, c.Key, num(c.MaxShardWork), ratioText(c.WorkRatio),
-			num(c.WorkPerS), c.FanoutMean, num(c.FanoutP99), txn, ratioText(c.LoadRatio))
+		fan, p99, workRatio, load := orDash(c)
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", i+1, c.Key, num(c.MaxShardWork), workRatio,
+			num(c.WorkPerS), fan, p99, txn, load)
 	}
 	for _, c := range ranked {
 		fmt.Fprintf(w, "\n## `%s`\n\n", c.Key)

@@ -1,6 +1,8 @@
 package advisor
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -45,5 +47,39 @@ func TestReferenceBySize(t *testing.T) {
 	}
 	if a.small[0] {
 		t.Errorf("orders is a reference candidate")
+	}
+}
+
+// TestPoisson1: the table-driven draw gives exactly what inversion term by
+// term gives for the same uniform numbers, and Poisson(1)'s mean and P(0).
+func TestPoisson1(t *testing.T) {
+	ref := func(u float64) float64 {
+		p := math.Exp(-1)
+		cum, k := p, 0
+		for u > cum && k < 20 {
+			k++
+			p /= float64(k)
+			cum += p
+		}
+		return float64(k)
+	}
+	a, b := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
+	const n = 200000
+	sum, zeros := 0.0, 0
+	for i := 0; i < n; i++ {
+		got, want := poisson1(a), ref(b.Float64())
+		if got != want {
+			t.Fatalf("draw %d: %v, inversion gives %v", i, got, want)
+		}
+		sum += got
+		if got == 0 {
+			zeros++
+		}
+	}
+	if m := sum / n; math.Abs(m-1) > 0.01 {
+		t.Errorf("mean %v; want 1", m)
+	}
+	if p0 := float64(zeros) / n; math.Abs(p0-math.Exp(-1)) > 0.005 {
+		t.Errorf("P(0) %v; want %v", p0, math.Exp(-1))
 	}
 }
