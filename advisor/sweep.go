@@ -59,13 +59,26 @@ type Confidence struct {
 // Poisson(1) draw, seeded) and returns the 2.5% and 97.5% quantiles.
 func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Options) (*Confidence, error) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0xb007))
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil, err
+	}
 	var wr, lr, mx, cx []float64
 	for i := 0; i < b; i++ {
 		rep := replicate(w, rng)
-		c, err := sim.Score(rep, key, o)
+		// Compiled per replicate: range bounds are the replicate's own
+		// quantiles. Only the headline numbers are needed, not key
+		// statistics (which a replicate's reweighted tables would
+		// recompute).
+		s, err := sim.Compile(rep, d, o)
 		if err != nil {
 			return nil, err
 		}
+		p, err := sim.Run(rep, s, o.Workers)
+		if err != nil {
+			return nil, err
+		}
+		c := s.Headline(p)
 		wr = append(wr, c.WorkRatio)
 		lr = append(lr, c.LoadRatio)
 		mx = append(mx, c.MaxShardWork)

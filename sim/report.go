@@ -110,14 +110,27 @@ func Score(w *shardkey.Workload, design string, o Options) (*Candidate, error) {
 	return s.Report(p), nil
 }
 
-// Report turns a merged partial into a Candidate.
-func (s *Scheme) Report(p *Partial) *Candidate {
-	w := s.w
-	c := &Candidate{Key: s.Design.Text, Engine: s.Engine.Name(), Shards: s.N, Capacity: w.Capacity}
+// Headline fills the part of a Candidate that comes from the partial
+// alone (per-shard work and load, their ratios, the cross-shard
+// transaction fraction), without key statistics, operations or
+// rebalancing: what a bootstrap replicate needs.
+func (s *Scheme) Headline(p *Partial) *Candidate {
+	c := &Candidate{Key: s.Design.Text, Engine: s.Engine.Name(), Shards: s.N, Capacity: s.w.Capacity}
 	c.ShardWork = p.ShardWork()
 	c.WorkRatio, c.MaxShardWork, c.MeanShardWork = ratio(c.ShardWork)
 	c.ShardLoad = p.ShardLoad()
 	c.LoadRatio, _, _ = ratio(c.ShardLoad)
+	if p.TxnWeight > 0 {
+		c.CrossShardTxnFraction = p.TxnCross / p.TxnWeight
+	}
+	c.Transactions = p.TxnCount
+	return c
+}
+
+// Report turns a merged partial into a Candidate.
+func (s *Scheme) Report(p *Partial) *Candidate {
+	w := s.w
+	c := s.Headline(p)
 	hist := make([]float64, s.N+1)
 	var count int64
 	for i, op := range w.Ops {
@@ -143,10 +156,6 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	if c.RequestsPerS > 0 && len(hist) > 1 {
 		c.SingleShardFraction = hist[1] / c.RequestsPerS
 	}
-	if p.TxnWeight > 0 {
-		c.CrossShardTxnFraction = p.TxnCross / p.TxnWeight
-	}
-	c.Transactions = p.TxnCount
 	c.OverCapacity = []int{}
 	if w.Capacity > 0 {
 		for i, x := range c.ShardWork {
