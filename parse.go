@@ -13,9 +13,10 @@ import (
 // ParseValue parses the text form of a value of type t: decimal integers,
 // floats, text as is, bytes in hex (an optional 0x or \x prefix), UUIDs with
 // or without dashes, timestamps in RFC 3339, "2006-01-02 15:04:05[.frac]" or
-// "2006-01-02" (UTC). An empty string is NULL for every type but Text.
+// "2006-01-02" (UTC). An empty or blank string, NULL and \N (MySQL's
+// export of NULL) are NULL for every type but Text.
 func ParseValue(s string, t Type) (Value, error) {
-	if s == "" && t != Text {
+	if t != Text && isNullText(s) {
 		return Value{}, nil
 	}
 	switch t {
@@ -113,6 +114,13 @@ func appendTimestamp(b []byte, us int64) []byte {
 	return time.UnixMicro(us).UTC().AppendFormat(b, "2006-01-02T15:04:05.999999Z07:00")
 }
 
+// isNullText reports whether s stands for NULL in a typed (not text)
+// column: empty or blank, NULL in any case, or \N.
+func isNullText(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == "" || s == `\N` || strings.EqualFold(s, "NULL")
+}
+
 // InferType returns the narrowest type that every one of the sample strings
 // parses as, in the order Int64, Uint64, Float64, UUID, Timestamp, Text.
 // Empty strings are NULL and do not vote; surrounding spaces are ignored,
@@ -122,32 +130,36 @@ func appendTimestamp(b []byte, us int64) []byte {
 // exactly (beyond 2^53) never make a column Float64 (distinct ids would
 // merge): such a column is Text.
 func InferType(samples []string) Type {
-	t, _ := InferTypeOdd(samples)
+	t, _, _ := InferTypeOdd(samples)
 	return t
 }
 
 // InferTypeOdd is InferType that also says when one value decided the type
 // against nearly all the others: odd is the index of the first sample that
-// keeps the column from the type at least 90% of the non-empty samples
-// parse as (an integer column typed Float64 or Text by one stray value),
-// else -1. Readers warn about it, since every value then hashes as the
-// wider type.
-func InferTypeOdd(samples []string) (t Type, odd int) {
+// keeps the column from the type want, which at least 90% of the non-NULL
+// samples parse as (an integer column typed Float64 or Text by one stray
+// value), else -1. Readers warn about it, since every value then hashes as
+// the wider type. NULL, \N and blank samples are NULL and do not vote.
+func InferTypeOdd(samples []string) (t Type, odd int, want Type) {
 	isInt, isUint, isFloat, isUUID, isTime := true, true, true, true, true
 	exact := true // every integer literal is exact as a float64
 	n, ints, floats := 0, 0, 0
 	firstNotInt, firstNotFloat := -1, -1
+	firstNotInt64 := -1
 	for i, s := range samples {
-		s = strings.TrimSpace(s)
-		if s == "" {
+		if isNullText(s) {
 			continue
 		}
+		s = strings.TrimSpace(s)
 		n++
 		_, errI := strconv.ParseInt(s, 10, 64)
 		_, errU := strconv.ParseUint(s, 10, 64)
 		integer := errI == nil || errU == nil
 		if errI != nil {
 			isInt = false
+			if firstNotInt64 < 0 {
+				firstNotInt64 = i
+			}
 		}
 		if errU != nil {
 			isUint = false
@@ -185,27 +197,29 @@ func InferTypeOdd(samples []string) (t Type, odd int) {
 			}
 		}
 	}
-	odd = -1
 	switch {
 	case n == 0:
-		return Text, -1
+		return Text, -1, Text
 	case isInt:
-		return Int64, -1
+		return Int64, -1, Int64
 	case isUint && ints == n:
-		return Uint64, -1
+		return Uint64, -1, Uint64
 	case isFloat && exact:
 		t = Float64
 	case isUUID:
-		return UUID, -1
+		return UUID, -1, UUID
 	case isTime:
-		return Timestamp, -1
+		return Timestamp, -1, Timestamp
 	default:
 		t = Text
 	}
-	if ints*10 >= n*9 && firstNotInt >= 0 {
-		odd = firstNotInt
-	} else if t == Text && floats*10 >= n*9 && firstNotFloat >= 0 {
-		odd = firstNotFloat
+	switch {
+	case ints == n: // integers that fit neither int64 nor uint64 together
+		return t, firstNotInt64, Int64
+	case ints*10 >= n*9:
+		return t, firstNotInt, Int64
+	case t == Text && floats*10 >= n*9:
+		return t, firstNotFloat, Float64
 	}
-	return t, odd
+	return t, -1, t
 }

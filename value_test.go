@@ -88,7 +88,9 @@ func TestInferTypeOdd(t *testing.T) {
 		{[]string{" 1", "2 "}, shardkey.Int64, -1},
 		{[]string{"+5", "7"}, shardkey.Int64, -1},
 		{[]string{"18446744073709550000", "18446744073709550049"}, shardkey.Uint64, -1},
-		{[]string{"-1", "18446744073709550000"}, shardkey.Text, -1},
+		{[]string{"-1", "18446744073709550000"}, shardkey.Text, 1},
+		{[]string{"1", " ", "NULL", `\N`, "null", "2"}, shardkey.Int64, -1},
+		{[]string{"1.5", "2.5", "3.5", "4.5", "5.5", "6.5", "7.5", "8.5", "9.5", "abc"}, shardkey.Text, 9},
 		{[]string{"9007199254740993", "1.5"}, shardkey.Text, -1},
 		{[]string{"1.5", "2"}, shardkey.Float64, -1},
 		{[]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "1e3"}, shardkey.Float64, 9},
@@ -98,9 +100,25 @@ func TestInferTypeOdd(t *testing.T) {
 		{[]string{"123e4567-e89b-12d3-a456-426614174000"}, shardkey.UUID, -1},
 		{[]string{"", ""}, shardkey.Text, -1},
 	} {
-		got, odd := shardkey.InferTypeOdd(c.in)
+		got, odd, _ := shardkey.InferTypeOdd(c.in)
 		if got != c.want || odd != c.odd {
 			t.Errorf("InferTypeOdd(%q) = %s, %d; want %s, %d", c.in, got, odd, c.want, c.odd)
 		}
+	}
+}
+
+// TestParseValueNull: blank text, NULL and \N are NULL in typed columns,
+// text in text columns.
+func TestParseValueNull(t *testing.T) {
+	for _, s := range []string{"", "  ", "NULL", "null", `\N`} {
+		for _, typ := range []shardkey.Type{shardkey.Int64, shardkey.Float64, shardkey.Timestamp, shardkey.UUID} {
+			v, err := shardkey.ParseValue(s, typ)
+			if err != nil || !v.IsNull() {
+				t.Errorf("ParseValue(%q, %s) = %v, %v; want NULL", s, typ, v, err)
+			}
+		}
+	}
+	if v, _ := shardkey.ParseValue("NULL", shardkey.Text); v.IsNull() || v.Str != "NULL" {
+		t.Errorf("ParseValue(NULL, text) = %v; want the text NULL", v)
 	}
 }

@@ -150,14 +150,25 @@ func csvTypes(file string, header []string, weightCol int, table string, o Optio
 				}
 			}
 			var odd int
-			typ, odd = shardkey.InferTypeOdd(vals)
+			var want shardkey.Type
+			typ, odd, want = shardkey.InferTypeOdd(vals)
 			if odd >= 0 {
-				o.warn(shardkey.Errorf(file, lines[odd], h, "%q makes the column %s although nearly all of the first %d values are integers, so every value is placed as %s; if it is an id, give --column-type %s=int64 (a value that is not an integer is then an error)", vals[odd], typ, len(vals), typ, h))
+				o.warn(oddValue(file, lines[odd], h, vals[odd], typ, want, len(vals)))
 			}
 		}
 		types[i] = typ
 	}
 	return types
+}
+
+// oddValue is the warning about a column one value widened from want to
+// typ.
+func oddValue(file string, line int, col, val string, typ, want shardkey.Type, n int) error {
+	what := "integers"
+	if want == shardkey.Float64 {
+		what = "numbers"
+	}
+	return shardkey.Errorf(file, line, col, "%q makes the column %s although nearly all of the first %d values are %s, so every value is placed as %s; give --column-type %s=%s if that is the column's type (a value that is not one is then an error)", val, typ, n, what, typ, col, want)
 }
 
 func csvErr(file string, err error) error {

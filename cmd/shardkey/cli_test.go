@@ -203,3 +203,18 @@ func TestAdviseHTML(t *testing.T) {
 		t.Error("the report runs scripts; it should be static")
 	}
 }
+
+// TestScoreWithLogAddingTable: a log read after the samples may add tables
+// and columns, so score does not stream then (it did, and a key on a table
+// only the log names crashed it).
+func TestScoreWithLogAddingTable(t *testing.T) {
+	rows := writeFile(t, "users.csv", "id\n1\n2\n")
+	q := writeFile(t, "q.jsonl", `{"where":{"id":1}}`+"\n")
+	log := writeFile(t, "o.log", "2024-03-01 10:00:00.000 UTC [1] LOG:  statement: SELECT * FROM orders WHERE user_id = 5\n")
+	for _, k := range []string{"hash(id)", "users:hash(id); orders:hash(user_id)"} {
+		code, out, errs := runCmd(t, "", "score", "--rows", rows, "--queries", q, "--log", log, "-k", k, "--format", "json")
+		if code != 0 || !strings.Contains(out, `"requests_per_s": 2`) {
+			t.Errorf("-k %s: exit %d, %s %s; want a score of 2 requests/s", k, code, errs, out[:min(len(out), 200)])
+		}
+	}
+}

@@ -186,8 +186,9 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 			names = append(names, file)
 		}
 		b := input.NewBuilder(w, opts)
-		if c.stream && len(c.keys) > 0 && len(c.queries)+len(c.txns) > 0 && b.Frozen() {
-			// Every table has its rows: compile the keys now and route
+		if c.stream && len(c.keys) > 0 && len(c.queries)+len(c.txns) > 0 && len(c.logs) == 0 && b.Frozen() {
+			// Every table has its rows and nothing read later can add a
+			// table or column (logs can): compile the keys now and route
 			// queries and transactions while they are read.
 			var err error
 			if st, err = c.compileStream(w); err != nil {
