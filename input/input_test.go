@@ -1,6 +1,7 @@
 package input
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +187,42 @@ func TestStrayValueWarning(t *testing.T) {
 		if tb.Column("id").Type != shardkey.Float64 || tb.Column("n").Type != shardkey.Int64 {
 			t.Errorf("%s: types %s %s", name, tb.Column("id").Type, tb.Column("n").Type)
 		}
+	}
+}
+
+// TestJSONLRowTypes: JSONL row files type numbers as CSV files do: ids
+// above int64 are uint64, integers beyond float64's exact range beside a
+// float are text (distinct ids stay distinct), and a stray value among
+// integers is reported.
+func TestJSONLRowTypes(t *testing.T) {
+	read := func(lines ...string) (*shardkey.Table, []string) {
+		t.Helper()
+		var warns []string
+		f := write(t, "r.jsonl", strings.Join(lines, "\n")+"\n")
+		tb, err := ReadRows(f, "r", Options{Warn: func(e error) { warns = append(warns, e.Error()) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb, warns
+	}
+	tb, _ := read(`{"id": 9223372036854775808}`, `{"id": 18446744073709551615}`)
+	if c := tb.Column("id"); c.Type != shardkey.Uint64 || c.Value(1).String() != "18446744073709551615" {
+		t.Errorf("big ids: %s %v; want uint64", c.Type, c.Value(1))
+	}
+	tb, _ = read(`{"id": 1152921504606846977}`, `{"id": 1152921504606846978}`, `{"id": 1.0}`)
+	if c := tb.Column("id"); c.Type != shardkey.Text || c.Value(0).Str == c.Value(1).Str {
+		t.Errorf("ids beyond 2^53 beside a float: %s %v %v; want distinct text", c.Type, c.Value(0), c.Value(1))
+	}
+	var lines []string
+	for i := 1; i <= 20; i++ {
+		lines = append(lines, fmt.Sprintf(`{"id": %d}`, i))
+	}
+	_, warns := read(append(lines, `{"id": 1e3}`)...)
+	if len(warns) != 1 || !strings.Contains(warns[0], `r.jsonl:21: id: "1e3" makes the column float64`) {
+		t.Errorf("warnings %q; want one about 1e3 at line 21", warns)
+	}
+	_, warns = read(append(lines, `{"id": "x"}`)...)
+	if len(warns) != 1 || !strings.Contains(warns[0], `r.jsonl:21: id: "x" makes the column text`) {
+		t.Errorf("warnings %q; want one about \"x\" at line 21", warns)
 	}
 }

@@ -125,10 +125,8 @@ func inferJSONType(s scalar) shardkey.Type {
 		return t
 	case s.isInt:
 		return shardkey.Int64
-	case strings.ContainsAny(s.num, ".eE"):
-		return shardkey.Float64
 	}
-	return shardkey.Int64
+	return shardkey.InferType([]string{s.num}) // int64, uint64 or float64
 }
 
 // toValue converts a scalar to type t.
@@ -214,7 +212,12 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 		}
 		typ, ok := o.typeOf(name, n)
 		if !ok {
-			typ = shardkey.Null
+			// Numbers are typed together, as CSV values are (int64,
+			// uint64, float64, or text when no number type holds them
+			// all exactly); strings by what they hold; a mix is text.
+			var nums []string
+			var numLines []int
+			strTyp, firstStr, firstStrLine, strs := shardkey.Null, "", 0, 0
 			for _, rc := range buf {
 				raw, ok := rc.m[n]
 				if !ok {
@@ -224,19 +227,41 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 				if err != nil {
 					return nil, shardkey.Errorf(file, rc.line, n, "%v", err)
 				}
-				st := inferJSONType(s)
 				switch {
-				case st == shardkey.Null:
-				case typ == shardkey.Null:
-					typ = st
-				case typ == shardkey.Int64 && st == shardkey.Float64, typ == shardkey.Float64 && st == shardkey.Int64:
-					typ = shardkey.Float64
-				case typ != st:
-					typ = shardkey.Text
+				case s.null:
+				case s.isStr:
+					if strs == 0 {
+						firstStr, firstStrLine = s.str, rc.line
+					}
+					strs++
+					switch st := inferJSONType(s); {
+					case strTyp == shardkey.Null:
+						strTyp = st
+					case strTyp != st:
+						strTyp = shardkey.Text
+					}
+				default:
+					nums = append(nums, s.num)
+					numLines = append(numLines, rc.line)
 				}
 			}
-			if typ == shardkey.Null {
+			switch {
+			case strs == 0 && len(nums) == 0:
 				typ = shardkey.Text
+			case strs == 0:
+				var odd int
+				var want shardkey.Type
+				if typ, odd, want = shardkey.InferTypeOdd(nums); odd >= 0 {
+					o.warn(oddValue(file, numLines[odd], n, nums[odd], typ, want, len(nums)))
+				}
+			case len(nums) == 0:
+				typ = strTyp
+			default:
+				typ = shardkey.Text
+				if len(nums) >= 9*strs {
+					want := shardkey.InferType(nums)
+					o.warn(oddValue(file, firstStrLine, n, firstStr, typ, want, len(nums)+strs))
+				}
 			}
 		}
 		c := &shardkey.Column{Name: n, Type: typ}
