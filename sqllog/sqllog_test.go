@@ -351,10 +351,12 @@ const anyArrays = `2024-03-01 10:00:00.000 UTC [101] app@db LOG:  execute <unnam
 2024-03-01 10:00:00.300 UTC [101] app@db DETAIL:  parameters: $1 = '{}'
 2024-03-01 10:00:00.400 UTC [101] app@db LOG:  execute <unnamed>: SELECT * FROM users WHERE id = ANY($1)
 2024-03-01 10:00:00.400 UTC [101] app@db DETAIL:  parameters: $1 = '{{1,2},{3,4}}'
+2024-03-01 10:00:00.500 UTC [101] app@db LOG:  execute <unnamed>: SELECT * FROM orders WHERE id = ANY($1)
 `
 
 // TestAnyArray: col = ANY(array) binds the array's elements as an IN list;
-// an array that cannot be read (nested) binds nothing.
+// an array that cannot be read (nested), or whose value the log does not
+// hold, binds nothing.
 func TestAnyArray(t *testing.T) {
 	w := readText(t, anyArrays, Options{})
 	sum := summary(w)
@@ -364,6 +366,7 @@ func TestAnyArray(t *testing.T) {
 		"read users {name IN (a b,c,None)}",
 		"read users {id IN ()}",
 		"read users {}",
+		"read orders {}", // no parameters logged: an array of unknown length binds nothing
 	} {
 		if !has(sum, want) {
 			t.Errorf("no %q in\n%s", want, sum)
@@ -396,5 +399,21 @@ func TestParseArray(t *testing.T) {
 		if ok != c.ok || ok && !reflect.DeepEqual(got, c.want) {
 			t.Errorf("parseArray(%q) = %v, %v; want %v, %v", c.in, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestArrayArgUnknown: an array parameter the log holds no value for binds
+// nothing (litNone), not one value to be drawn from the rows (litNoValue).
+func TestArrayArgUnknown(t *testing.T) {
+	g := arg{kind: argParam, n: 0, array: true}
+	if v := g.resolve(nil, nil); v.kind != litNone || v.elems != nil {
+		t.Errorf("unlogged array parameter resolves to %+v; want litNone", v)
+	}
+	if v := (arg{kind: argParam, n: 0}).resolve(nil, nil); v.kind != litNoValue {
+		t.Errorf("unlogged scalar parameter resolves to %+v; want litNoValue", v)
+	}
+	v := g.resolve(nil, []lit{{s: "{4,5}", kind: litStr}})
+	if len(v.elems) != 2 || v.elems[1].s != "5" {
+		t.Errorf("logged array parameter resolves to %+v; want elements 4 and 5", v)
 	}
 }

@@ -184,9 +184,12 @@ func (g arg) resolve(slots, params []lit) rv {
 				return rv{lit: l, hint: g.hint, elems: elems}
 			}
 			return rv{lit: lit{kind: litNone}}
-		case litNoValue, litNone:
 		default:
-			return rv{lit: lit{kind: litNone}} // a number or NULL is no array
+			// A number or NULL is no array; an array whose value the log
+			// does not hold (pg_stat_statements, no parameters logged)
+			// has an unknown length: it binds nothing, rather than one
+			// value drawn from the rows.
+			return rv{lit: lit{kind: litNone}}
 		}
 	}
 	return rv{lit: l, hint: g.hint}
