@@ -1,6 +1,8 @@
 package input
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -12,7 +14,11 @@ import (
 
 // readCSVRows reads a CSV (or, for .tsv, tab-separated) file with a header.
 func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, error) {
-	cr := csv.NewReader(r)
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		br.Discard(len(utf8BOM)) // before a quoted first field, which csv would reject
+	}
+	cr := csv.NewReader(br)
 	cr.ReuseRecord = false
 	cr.FieldsPerRecord = -1 // checked below, with both counts in the message
 	if strings.HasSuffix(strings.ToLower(file), ".tsv") {

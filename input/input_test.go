@@ -226,3 +226,16 @@ func TestJSONLRowTypes(t *testing.T) {
 		t.Errorf("warnings %q; want one about \"x\" at line 21", warns)
 	}
 }
+
+// TestBOMQuotedHeader: a byte-order mark before a quoted first header
+// field (Excel's "CSV UTF-8") is read, not rejected by encoding/csv.
+func TestBOMQuotedHeader(t *testing.T) {
+	f := write(t, "b.csv", "\ufeff\"customer_id\",region\n1,eu\n2,\"us, west\"\n")
+	tb, err := ReadRows(f, "b", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tb.Column("customer_id"); c == nil || c.Type != shardkey.Int64 || tb.Rows != 2 || tb.Column("region").Value(1).Str != "us, west" {
+		t.Errorf("columns %v, %d rows", tb.ColumnNames(), tb.Rows)
+	}
+}
