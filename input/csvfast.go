@@ -47,6 +47,7 @@ type csvCols struct {
 
 // readCSVFast reads data, a CSV file with no '"' byte, with separator sep.
 func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey.Table, error) {
+	data = bytes.TrimPrefix(data, utf8BOM) // as readCSVRows skips it
 	// The header: the first non-empty line.
 	off, line := 0, 0
 	var header []string

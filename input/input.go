@@ -125,12 +125,21 @@ func checkWeight(w float64) error {
 // parseWeight reads a weight's text (surrounding spaces ignored) and
 // checks it (checkWeight).
 func parseWeight(s string) (float64, error) {
+	w, err := weightNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	return w, checkWeight(w)
+}
+
+// weightNumber reads a weight's text as a number, unchecked.
+func weightNumber(s string) (float64, error) {
 	w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%s is too large (a weight is at most %g)", strings.TrimSpace(s), maxWeight)
+		return 0, fmt.Errorf("%s is out of range (a weight is from 0 to %g)", strings.TrimSpace(s), maxWeight)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
-	return w, checkWeight(w)
+	return w, nil
 }

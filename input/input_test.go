@@ -239,3 +239,18 @@ func TestBOMQuotedHeader(t *testing.T) {
 		t.Errorf("columns %v, %d rows", tb.ColumnNames(), tb.Rows)
 	}
 }
+
+// TestWeightMessages: a weight's error says what is wrong with it.
+func TestWeightMessages(t *testing.T) {
+	for in, want := range map[string]string{
+		"1e999": "1e999 is out of range", "-1e999": "-1e999 is out of range", "1e301": "is too large (at most 1e+300)",
+		"-2": "weight -2 is negative", "abc": `"abc" is not a number`, "NaN": "weight is NaN", "+Inf": "is not finite",
+	} {
+		if _, err := parseWeight(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseWeight(%q): %v; want %q", in, err, want)
+		}
+	}
+	if w, err := parseWeight(" 0.25 "); err != nil || w != 0.25 {
+		t.Errorf("parseWeight(0.25) = %v, %v", w, err)
+	}
+}

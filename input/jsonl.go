@@ -295,6 +295,14 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 		}
 		if hasWeight {
 			w := 1.0
+			nw := 0
+			for k := range m {
+				if strings.EqualFold(k, "weight") {
+					if nw++; nw > 1 {
+						return shardkey.Errorf(file, line, k, "a row has one weight (weight named twice, in another case)")
+					}
+				}
+			}
 			for k, raw := range m {
 				if strings.EqualFold(k, "weight") {
 					var err error

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -323,6 +324,9 @@ func parseLine(p *lineParser, b []byte, line int) jline {
 	o, _ := v.Object()
 	o.Visit(func(k []byte, x *fastjson.Value) {
 		key := string(k)
+		if slices.Contains(jl.fields, key) && jl.err == nil {
+			jl.err = fieldErr{key, "named twice"}
+		}
 		jl.fields = append(jl.fields, key)
 		switch key {
 		case "where":
@@ -363,10 +367,10 @@ func parseLine(p *lineParser, b []byte, line int) jline {
 				}
 				return
 			}
-			f, err := strconv.ParseFloat(x.String(), 64)
+			f, err := weightNumber(x.String()) // checked with the line (lineErr)
 			if err != nil {
 				if jl.err == nil {
-					jl.err = fieldErr{"weight", fmt.Sprintf("%s is too large (a weight is at most %g)", x, maxWeight)}
+					jl.err = fieldErr{"weight", err.Error()}
 				}
 				return
 			}
