@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -538,6 +539,21 @@ func condCols(jcs []jcond) []string {
 	return cols
 }
 
+// inWrite names write i of a transaction in err's field ("customer_id" ->
+// "writes[1].customer_id").
+func inWrite(err error, i int) error {
+	var ie *shardkey.InputError
+	if errors.As(err, &ie) && !strings.HasPrefix(ie.Field, "writes") {
+		c := *ie
+		c.Field = fmt.Sprintf("writes[%d]", i)
+		if ie.Field != "" {
+			c.Field += "." + ie.Field
+		}
+		return &c
+	}
+	return err
+}
+
 // lineErr returns the error of a parsed line with its position.
 func lineErr(file string, jl *jline, allowed ...string) error {
 	if jl.err != nil {
@@ -602,7 +618,7 @@ func (b *Builder) parseResolved(file string, txns bool) func(p *lineParser, data
 			return jl
 		}
 		jl.stmts = p.takeStmts(len(jl.writes))
-		for _, wr := range jl.writes {
+		for i, wr := range jl.writes {
 			var cols []string
 			if len(b.W.Tables) > 1 && !jl.hasTbl {
 				cols = condCols(wr) // only a choice between tables needs them
@@ -614,7 +630,7 @@ func (b *Builder) parseResolved(file string, txns bool) func(p *lineParser, data
 			}
 			conds, err := b.resolveInto(p.takeConds(len(wr)), file, jl.line, ti, wr)
 			if err != nil {
-				jl.rerr = err
+				jl.rerr = inWrite(err, i)
 				return jl
 			}
 			jl.stmts = append(jl.stmts, shardkey.Stmt{Table: ti, Kind: shardkey.Insert, Conds: conds})
@@ -768,14 +784,14 @@ func (b *Builder) ReadTxns(file string) error {
 			return nil
 		}
 		tx := shardkey.Txn{Weight: jl.weight, Name: jl.name, Stmts: make([]shardkey.Stmt, 0, len(jl.writes))}
-		for _, wr := range jl.writes {
+		for i, wr := range jl.writes {
 			ti, err := b.pickTable(file, jl, condCols(wr))
 			if err != nil {
 				return err
 			}
 			conds, err := b.resolveAll(file, jl.line, ti, wr)
 			if err != nil {
-				return err
+				return inWrite(err, i)
 			}
 			tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: ti, Kind: shardkey.Insert, Conds: conds})
 		}

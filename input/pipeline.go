@@ -343,10 +343,15 @@ func parseLine(p *lineParser, b []byte, line int) jline {
 			}
 			for i, wv := range arr {
 				var conds []jcond
+				prev := jl.err
 				conds, jl.err = parseWhere(p, wv, "writes", jl.err)
-				if jl.err != nil {
-					if fe, ok := jl.err.(fieldErr); ok && fe.field == "writes" {
-						jl.err = fieldErr{fmt.Sprintf("writes[%d]", i), fe.msg}
+				if jl.err != nil && prev == nil {
+					if fe, ok := jl.err.(fieldErr); ok {
+						f := fmt.Sprintf("writes[%d]", i)
+						if fe.field != "writes" {
+							f += "." + fe.field
+						}
+						jl.err = fieldErr{f, fe.msg}
 					}
 				}
 				for _, c := range conds {

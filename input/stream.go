@@ -499,7 +499,7 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 		}
 		c, err := b.resolveInto(conds[sc.groups[g]:sc.groups[g+1]], file, line, ti, wr)
 		if err != nil {
-			return err
+			return inWrite(err, g)
 		}
 		stmts = append(stmts, shardkey.Stmt{Table: ti, Kind: shardkey.Insert, Conds: c})
 	}

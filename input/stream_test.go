@@ -625,11 +625,11 @@ func TestStreamErrors(t *testing.T) {
 		{"empty writes", true, 600, []bad{{351, `{"writes": []}`}}, "writes"},
 		{"writes not a list", true, 600, []bad{{352, `{"writes": {"order_id": 1}}`}}, "writes"},
 		{"write not an object", true, 600, []bad{{353, `{"writes": [{"order_id": 1, "customer_id": 2}, 5], "table": "orders"}`}}, "writes[1]"},
-		{"unknown column in a write", true, 600, []bad{{354, `{"writes": [{"order_id": 1, "custid": 2}], "table": "orders"}`}}, "custid"},
+		{"unknown column in a write", true, 600, []bad{{354, `{"writes": [{"order_id": 1, "custid": 2}], "table": "orders"}`}}, "writes[0].custid"},
 		{"kind in a transaction", true, 600, []bad{{355, `{"writes": [{"order_id": 1}], "table": "orders", "kind": "insert"}`}}, "kind"},
 		{"transaction weight", true, 600, []bad{{356, `{"writes": [{"order_id": 1}], "table": "orders", "weight": -1}`}}, "weight"},
 		{"invalid JSON transaction", true, 600, []bad{{357, `{"writes": [{"order_id": 1}`}}, ""},
-		{"transaction in a later batch", true, 6000, []bad{{5500, `{"writes": [{"order_id": 1, "custid": 2}], "table": "orders"}`}}, "custid"},
+		{"transaction in a later batch", true, 6000, []bad{{5500, `{"writes": [{"order_id": 1, "custid": 2}], "table": "orders"}`}}, "writes[0].custid"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "samples.jsonl")
