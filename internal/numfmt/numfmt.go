@@ -11,10 +11,13 @@ import (
 // Commas formats n with thousands separators: 1234567 -> "1,234,567".
 func Commas(n int64) string { return group(strconv.FormatInt(n, 10)) }
 
-// Round formats x rounded to an integer with thousands separators, at any
-// magnitude (1.3e20 -> "130,000,000,000,000,000,000"; an int64 conversion
-// would overflow).
+// Round formats x rounded to an integer with thousands separators; from
+// 1e15 up, where a float64's digits stop being exact integers, in
+// scientific notation with four digits (1.3e20 -> "1.300e+20").
 func Round(x float64) string {
+	if math.Abs(x) >= 1e15 {
+		return strconv.FormatFloat(x, 'e', 3, 64)
+	}
 	return group(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
 }
 
