@@ -189,6 +189,10 @@ func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParse
 					}
 					buf = buf[:len(buf)+n]
 				}
+				if end < 0 && len(buf) > maxLine { // buf is one unfinished line
+					readErr <- shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
+					return
+				}
 				if err == io.EOF {
 					eof = true
 				} else if err != nil {
