@@ -439,6 +439,8 @@ func verdict(as *Assessment, first bool) string {
 	switch {
 	case !as.Viable:
 		return "rejected: " + strings.SplitN(as.Reasons[0], ":", 2)[0]
+	case first && as.Score.RequestsPerS == 0 && as.Score.Transactions > 0:
+		return fmt.Sprintf("recommended: %s cross-shard transactions (no queries to weigh)", pct(cr.CrossShardTxn))
 	case first && as.Score.Transactions > 0:
 		return fmt.Sprintf("recommended: %s of interactive requests single-shard and local, %s cross-shard transactions", pct(cr.Local), pct(cr.CrossShardTxn))
 	case first:
@@ -467,6 +469,10 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	c := best.Score
 	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d shards, the busiest shard doing %s/s (%.2fx the mean).",
 		best.Key, pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), adv.Shards, fmtF(c.MaxShardWork), c.WorkRatio)}
+	if c.RequestsPerS == 0 {
+		// No queries: say what the choice rests on instead of 0s.
+		out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions and the rows: the busiest shard holds %.2fx the mean row load.", best.Key, c.LoadRatio)
+	}
 	if c.Transactions > 0 {
 		out = append(out, fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction)))
 	}

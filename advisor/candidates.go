@@ -39,6 +39,7 @@ type analysis struct {
 	entities []*entity
 	small    map[int]bool // small, read-mostly tables: reference-table candidates
 	total    float64      // interactive requests/s
+	fromTxns bool         // no operations: usage counts transactions' equalities (weights, not requests/s)
 	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
 	shards   int
 }
@@ -82,6 +83,20 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 		for i := 0; i < len(eqs); i++ {
 			for j := i + 1; j < len(eqs); j++ {
 				a.pairs[[2]colRef{{op.Table, eqs[i]}, {op.Table, eqs[j]}}] += op.Rate
+			}
+		}
+	}
+	if len(w.Ops) == 0 {
+		// No queries: the columns the transactions bind by equality are
+		// the candidates (what keeps a transaction on one shard).
+		a.fromTxns = true
+		for _, tx := range w.Txns {
+			for _, st := range tx.Stmts {
+				for _, c := range st.Conds {
+					if c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh {
+						u(colRef{st.Table, c.Col}).eqRate += tx.Weight
+					}
+				}
 			}
 		}
 	}
@@ -285,7 +300,11 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 		if i >= maxEntities {
 			break
 		}
-		add(a.entityDesign(e, "hash"), fmt.Sprintf("%s is bound by equality in %s requests/s", e.name, rateText(e.rate)))
+		why := fmt.Sprintf("%s is bound by equality in %s requests/s", e.name, rateText(e.rate))
+		if a.fromTxns {
+			why = fmt.Sprintf("%s is given by the transactions' writes (the workload has no queries)", e.name)
+		}
+		add(a.entityDesign(e, "hash"), why)
 		if i == 0 && a.integerEntity(e) && a.entityCard(e) <= 4*a.shards {
 			// Ranges give each of a few entities (warehouses) a shard of its
 			// own, where a hash may put two on one.

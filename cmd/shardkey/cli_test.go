@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,5 +217,25 @@ func TestScoreWithLogAddingTable(t *testing.T) {
 		if code != 0 || !strings.Contains(out, `"requests_per_s": 2`) {
 			t.Errorf("-k %s: exit %d, %s %s; want a score of 2 requests/s", k, code, errs, out[:min(len(out), 200)])
 		}
+	}
+}
+
+// TestAdviseTransactionsOnly: with no queries, the candidates come from the
+// columns transactions write: a customer's two orders commit together, so
+// hash(customer_id) keeps every transaction on one shard and hash(order_id)
+// does not (two order ids on 4 shards: cross-shard unless they collide).
+func TestAdviseTransactionsOnly(t *testing.T) {
+	rows := writeFile(t, "r.csv", "customer_id,order_id\n1,10\n2,20\n3,30\n")
+	var tx strings.Builder
+	for c := 1; c <= 40; c++ {
+		fmt.Fprintf(&tx, `{"writes":[{"customer_id":%d,"order_id":%d},{"customer_id":%d,"order_id":%d}]}`+"\n", c, 100+2*c, c, 101+2*c)
+	}
+	txns := writeFile(t, "t.jsonl", tx.String())
+	code, out, errs := runCmd(t, "", "advise", "--rows", rows, "--txns", txns, "--shards", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "Shard by hash(customer_id). The workload has no queries") || !strings.Contains(out, "0% of transactions cross shards") {
+		t.Errorf("advice:\n%s", out)
 	}
 }
