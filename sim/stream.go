@@ -11,7 +11,10 @@ import (
 // once and never held: each batch of lines is routed by the goroutine that
 // parsed it into one Partial per scheme, and the batches' partials are
 // merged in input order. Row samples are still routed by Run; Total merges
-// the two.
+// the two. The result does not depend on scheduling; it equals Run's on the
+// same workload held in memory exactly for integer weights, and up to
+// floating-point rounding (the last bits of sums added in another order)
+// for fractional ones.
 type Stream struct {
 	Schemes []*Scheme
 	// Parts holds the merged partial of each scheme, by index.

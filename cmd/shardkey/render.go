@@ -80,8 +80,10 @@ func num(x float64) string {
 		return fmt.Sprint(x)
 	case math.Abs(x) >= 99.5:
 		return numfmt.Round(x)
-	case x == math.Trunc(x):
-		return strconv.FormatInt(int64(x), 10)
+	case math.Abs(x-math.Round(x)) <= 1e-9*math.Max(1, math.Abs(x)):
+		// An integer, up to float rounding (sums of fractional weights
+		// added in another order differ in the last bits).
+		return strconv.FormatInt(int64(math.Round(x)), 10)
 	case math.Abs(x) >= 9.995:
 		return strconv.FormatFloat(x, 'f', 1, 64)
 	case math.Abs(x) >= 0.01:
