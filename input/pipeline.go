@@ -27,11 +27,12 @@ var utf8BOM = []byte("\ufeff")
 const blockSize = 256 << 10
 
 type batch struct {
-	first int      // line number of lines[0]
-	buf   []byte   // the lines' bytes, as read
-	lines [][]byte // the lines, trimmed (nil for blank ones, kept for numbering)
-	out   []jline
-	done  chan struct{}
+	first  int      // line number of lines[0]
+	buf    []byte   // the lines' bytes, as read
+	lines  [][]byte // the lines, trimmed (nil for blank ones, kept for numbering)
+	nlines int      // at most this many lines
+	out    []jline
+	done   chan struct{}
 
 	// Streaming (see Builder.Sink): the batch's partial, its operations
 	// in order of first use, and the first error.
@@ -44,6 +45,7 @@ type batch struct {
 // split cuts b.buf into lines (on the worker, so the reader only reads).
 func (b *batch) split() {
 	data := b.buf
+	b.lines = make([][]byte, 0, b.nlines)
 	for len(data) > 0 {
 		k := bytes.IndexByte(data, '\n')
 		l := data
@@ -212,8 +214,9 @@ func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParse
 			if len(block) == 0 {
 				continue
 			}
-			b := &batch{first: line, buf: block, done: make(chan struct{})}
-			line += bytes.Count(block, []byte{'\n'})
+			n := bytes.Count(block, []byte{'\n'})
+			b := &batch{first: line, buf: block, nlines: n + 1, done: make(chan struct{})}
+			line += n
 			select {
 			case jobs <- b:
 			case <-stop:
