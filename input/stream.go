@@ -68,19 +68,22 @@ func scanStr(b []byte, i int) (string, int, bool) {
 	return "", 0, false
 }
 
-// scanScalar reads a condition value: a plain string, an integer of at
-// most 18 digits, or null.
-func scanScalar(b []byte, i int) (scalar, int, bool) {
+// scanScalar reads a condition value into v (which it overwrites): a
+// plain string, an integer of at most 18 digits, or null.
+func scanScalar(v *scalar, b []byte, i int) (int, bool) {
+	*v = scalar{}
 	if i >= len(b) {
-		return scalar{}, 0, false
+		return 0, false
 	}
 	switch c := b[i]; {
 	case c == '"':
 		s, j, ok := scanStr(b, i)
-		return scalar{str: s, isStr: true}, j, ok
+		v.str, v.isStr = s, true
+		return j, ok
 	case c == 'n':
 		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
-			return scalar{null: true}, i + 4, true
+			v.null = true
+			return i + 4, true
 		}
 	case c == '-' || c >= '0' && c <= '9':
 		j := i
@@ -95,17 +98,18 @@ func scanScalar(b []byte, i int) (scalar, int, bool) {
 		}
 		d := j - start
 		if d == 0 || d > 18 || d > 1 && b[start] == '0' {
-			return scalar{}, 0, false
+			return 0, false
 		}
 		if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
-			return scalar{}, 0, false
+			return 0, false
 		}
 		if c == '-' {
 			n = -n
 		}
-		return scalar{isInt: true, i: n}, j, true
+		v.isInt, v.i = true, n
+		return j, true
 	}
-	return scalar{}, 0, false
+	return 0, false
 }
 
 // scanObject reads {"col": scalar, ...} at b[i] into s.conds as one group,
@@ -129,11 +133,14 @@ func scanObject(s *scanned, b []byte, i int) (int, bool) {
 		if i >= len(b) || b[i] != ':' {
 			return 0, false
 		}
-		v, j, ok := scanScalar(b, skipWS(b, i+1))
+		// The condition is filled in place: no copies of the structs.
+		s.conds = append(s.conds, jcond{})
+		c := &s.conds[len(s.conds)-1]
+		c.col, c.op = col, shardkey.Eq
+		j, ok = scanScalar(&c.one, b, skipWS(b, i+1))
 		if !ok {
 			return 0, false
 		}
-		s.conds = append(s.conds, jcond{col: col, op: shardkey.Eq, one: v})
 		i = skipWS(b, j)
 		if i >= len(b) {
 			return 0, false
