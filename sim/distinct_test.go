@@ -135,3 +135,31 @@ func TestPackKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestInSpan: an isolated tuple is in a range statement's span when it
+// starts with the span's prefix and its next value meets the bounds.
+func TestInSpan(t *testing.T) {
+	v := shardkey.IntValue
+	k := []shardkey.Value{v(7), v(50)}
+	rng := func(lo, hi int64, loIncl, hiIncl bool) *shardkey.Cond {
+		return &shardkey.Cond{Op: shardkey.Range, Bounds: &shardkey.Bounds{Lo: v(lo), Hi: v(hi), HasLo: true, HasHi: true, LoIncl: loIncl, HiIncl: hiIncl}}
+	}
+	for _, c := range []struct {
+		p    []shardkey.Value
+		next *shardkey.Cond
+		want bool
+	}{
+		{[]shardkey.Value{v(7)}, nil, true},
+		{[]shardkey.Value{v(8)}, nil, false},
+		{nil, rng(1, 10, true, false), true},
+		{nil, rng(7, 10, false, false), false},
+		{nil, rng(1, 7, true, true), true},
+		{nil, rng(1, 7, true, false), false},
+		{[]shardkey.Value{v(7)}, rng(50, 60, true, false), true},
+		{[]shardkey.Value{v(7)}, rng(10, 50, true, false), false},
+	} {
+		if got := inSpan(k, c.p, c.next); got != c.want {
+			t.Errorf("inSpan(%v, %v, %+v) = %v; want %v", k, c.p, c.next, got, c.want)
+		}
+	}
+}

@@ -352,7 +352,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 	}
 	r.tmp = r.tmp[:0]
 	add := func(lo, hi int) {
-		for sh := lo; sh <= hi && sh < n; sh++ {
+		for sh := lo; sh <= hi && sh < r.s.N; sh++ { // isolated values' shards lie beyond n
 			if !r.mark[sh] {
 				r.mark[sh] = true
 				r.tmp = append(r.tmp, sh)
@@ -408,6 +408,14 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			}
 			add(rangeShard(tk.bounds, p, -1), rangeShard(tk.bounds, p, +1))
 		}
+		if !full && (next == nil || next.Fresh == shardkey.NotFresh) {
+			// An isolated value in the span lives on its own shard.
+			for _, ik := range tk.isoKeys {
+				if inSpan(ik.key, p, next) {
+					add(ik.shard, ik.shard)
+				}
+			}
+		}
 	}
 	r.set = append(r.set[:0], r.tmp...)
 	for _, sh := range r.tmp {
@@ -421,6 +429,30 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 		return touch{kind: tOne, one: r.set[0]}, nil
 	}
 	return touch{kind: tSet, set: r.set}, nil
+}
+
+// inSpan reports whether key tuple k starts with prefix p and, when next
+// is a range condition on the following column, has a value there within
+// it.
+func inSpan(k, p []shardkey.Value, next *shardkey.Cond) bool {
+	if len(k) < len(p) || cmpTuple(k[:len(p)], p) != 0 {
+		return false
+	}
+	if next == nil || next.Op != shardkey.Range || next.Bounds == nil || len(k) == len(p) {
+		return true
+	}
+	v, b := k[len(p)], next.Bounds
+	if b.HasLo {
+		if c := shardkey.Compare(v, b.Lo); c < 0 || c == 0 && !b.LoIncl {
+			return false
+		}
+	}
+	if b.HasHi {
+		if c := shardkey.Compare(v, b.Hi); c > 0 || c == 0 && !b.HiIncl {
+			return false
+		}
+	}
+	return true
 }
 
 // cmpBound compares boundary tuple b with key tuple k, where k may be

@@ -67,6 +67,9 @@ type tableKey struct {
 	saltK  int
 	salted map[string]bool // hot key encodings that are salted
 	iso    map[string]int  // hot key encoding -> dedicated shard
+	// isoKeys are the isolated key tuples with their shards, for range
+	// keys: a span of the range that holds one also asks its shard.
+	isoKeys []isoKey
 	// For one integer key column (Int16/32/64 or Timestamp, no NULLs):
 	// the same maps and the range bounds as int64s, for the row fast path.
 	intCol    bool
@@ -209,6 +212,9 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		tk.kind = kHash
 	case *shardkey.RangeExpr:
 		tk.kind = kRange
+		if tk.iso != nil {
+			tk.isoKeys = isoTuples(t, tk.cols, tk.iso)
+		}
 		return tk, nil // bounds are design-wide: computeBounds
 	case *shardkey.DirectoryExpr:
 		tk.kind = kDirectory
@@ -233,6 +239,33 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 	}
 	tk.setIntKeys(t)
 	return tk, nil
+}
+
+// isoKey is an isolated key tuple and its dedicated shard.
+type isoKey struct {
+	key   []shardkey.Value
+	shard int
+}
+
+// isoTuples returns the key tuples of t's rows whose encodings iso holds,
+// with their shards, in shard order.
+func isoTuples(t *shardkey.Table, cols []int, iso map[string]int) []isoKey {
+	var out []isoKey
+	seen := map[string]bool{}
+	key := make([]shardkey.Value, len(cols))
+	var buf []byte
+	for r := 0; r < t.Rows && len(out) < len(iso); r++ {
+		for j, c := range cols {
+			key[j] = t.Columns[c].Value(r)
+		}
+		buf = keyString(buf[:0], key)
+		if sh, ok := iso[string(buf)]; ok && !seen[string(buf)] {
+			seen[string(buf)] = true
+			out = append(out, isoKey{append([]shardkey.Value(nil), key...), sh})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].shard < out[j].shard })
+	return out
 }
 
 // setIntKeys fills the integer fast-path maps when the key is one integer
