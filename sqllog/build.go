@@ -50,6 +50,8 @@ type agg struct {
 	created map[int]bool // tables created by this log
 	newCols map[[2]int]bool
 	dropped int // values that did not convert to their column's type
+	// firstDrop names the first of them: "table.column: why".
+	firstDrop string
 	// sure holds the columns this log created that a statement attributed
 	// for certain (see attribute.go); resolved the lazy parts built so
 	// far; cat the workload's catalog (an empty one when it has none).
@@ -407,7 +409,7 @@ func (a *agg) finish() error {
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d statements could not be parsed and were left out, by shape: %s", a.badN, strings.Join(parts, "; ")))
 	}
 	if a.dropped > 0 {
-		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type; their conditions were left out", a.dropped))
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type (the first, %s); their conditions were left out", a.dropped, a.firstDrop))
 	}
 	return nil
 }
@@ -688,6 +690,9 @@ func (a *agg) value(t *shardkey.Table, col int, typ shardkey.Type, v rv) (shardk
 	val, err := shardkey.ParseValue(s, typ)
 	if err != nil {
 		a.dropped++
+		if a.firstDrop == "" {
+			a.firstDrop = fmt.Sprintf("%s.%s: %v", t.Name, t.Columns[col].Name, err)
+		}
 		return shardkey.Value{}, 0, false
 	}
 	return val, shardkey.NotFresh, true

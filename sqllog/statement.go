@@ -131,7 +131,7 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv)})
 	}
 	if a.dropped > 0 {
-		return out, fmt.Errorf("%d values do not convert to their column's type", a.dropped)
+		return out, fmt.Errorf("%d value(s) do not convert to their column's type (the first, %s)", a.dropped, a.firstDrop)
 	}
 	return out, nil
 }
