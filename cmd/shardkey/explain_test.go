@@ -145,3 +145,17 @@ func TestExplain_Text(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain_BadValue: a value that does not fit its column is an error
+// naming the table, column and value.
+func TestExplain_BadValue(t *testing.T) {
+	_, spec, _ := runCmd(t, "", "demo", "social", "--print")
+	file := filepath.Join(t.TempDir(), "social.yaml")
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCmd(t, "", "explain", "--workload", file, "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id = 'abc'")
+	if code != 1 || !strings.Contains(errs, `posts.user_id: "abc" is not an int64`) {
+		t.Errorf("exit %d, %q; want exit 1 naming posts.user_id and \"abc\"", code, errs)
+	}
+}
