@@ -24,6 +24,7 @@ func runAdvise(e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	var c common
 	c.register(fs, true)
+	fs.Lookup("format").Usage = "output `format`: table, json, markdown or html"
 	sweep := fs.String("sweep", "4,8,16,32,64,128,256", "shard `counts` to score the recommended key at (\"\" for none)")
 	emitFmt := fs.String("emit", "", "also write the chosen design as the engine's own `configuration`: "+strings.Join(emit.Formats(), ", "))
 	boot := fs.Int("bootstrap", 20, "bootstrap `replicates` for 95% confidence intervals of the recommended key (0 for none)")

@@ -19,6 +19,7 @@ func runExplain(e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	var c common
 	c.register(fs, true)
+	fs.Lookup("format").Usage = "output `format`: table or json"
 	dialect := fs.String("dialect", "", "SQL `dialect`: mysql or postgresql (default: detected from the statement)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey explain [inputs] -k KEY [--dialect mysql|postgresql] "SQL"

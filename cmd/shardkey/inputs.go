@@ -66,6 +66,7 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 	fs.Var(&c.keys, "key", "same as -k")
 	fs.IntVar(&c.shards, "shards", 0, "number of `shards` (default: the workload's, else 8)")
 	fs.Float64Var(&c.capacity, "capacity", -1, "per-shard `capacity` in units of work/s; the workload's when not given")
+	fs.Lookup("capacity").DefValue = "0" // -1 only marks "not given": help shows no default
 	fs.StringVar(&c.engine, "engine", "generic", "placement `engine` of hash keys: "+strings.Join(partition.Names(), ", "))
 	fs.StringVar(&c.format, "format", "table", "output `format`: table, json or markdown")
 	fs.Int64Var(&c.seed, "seed", 0, "`seed` for every random choice (default: the workload's)")
@@ -122,6 +123,21 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	var st *sim.Stream
 	keysDir := ""
 	hasSamples := len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) > 0 || c.from != ""
+	types := map[string]shardkey.Type{}
+	for _, ct := range c.colTypes {
+		col, typ, ok := strings.Cut(ct, "=")
+		if !ok || col == "" {
+			return nil, usageErr("--column-type %q: want COL=TYPE", ct)
+		}
+		t, err := shardkey.ParseType(typ)
+		if err != nil {
+			return nil, usageErr("--column-type %s: %v", ct, err)
+		}
+		types[col] = t
+	}
+	if len(types) > 0 && !hasSamples {
+		return nil, usageErr("--column-type applies to files and databases read (--rows, --queries, --txns, --log, --from); a scenario spec types its columns itself")
+	}
 	switch {
 	case spec != nil:
 		if c.seedSet {
@@ -149,18 +165,7 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		if c.variant != "" {
 			return nil, usageErr("--variant applies to scenario specs (--workload or demo)")
 		}
-		opts := input.Options{Types: map[string]shardkey.Type{}}
-		for _, ct := range c.colTypes {
-			col, typ, ok := strings.Cut(ct, "=")
-			if !ok || col == "" {
-				return nil, usageErr("--column-type %q: want COL=TYPE", ct)
-			}
-			t, err := shardkey.ParseType(typ)
-			if err != nil {
-				return nil, usageErr("--column-type %s: %v", ct, err)
-			}
-			opts.Types[col] = t
-		}
+		opts := input.Options{Types: types}
 		w = &shardkey.Workload{Seed: c.seed}
 		opts.Warn = func(err error) { w.Warnings = append(w.Warnings, err) }
 		var names []string
