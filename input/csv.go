@@ -14,7 +14,7 @@ import (
 
 // readCSVRows reads a CSV (or, for .tsv, tab-separated) file with a header.
 func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(&lineLimit{r: r, max: maxLine})
 	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
 		br.Discard(len(utf8BOM)) // before a quoted first field, which csv would reject
 	}
@@ -112,6 +112,28 @@ func readCSVRows(r io.Reader, file, name string, o Options) (*shardkey.Table, er
 		return nil, shardkey.Errorf(file, 2, "", "no rows after the header")
 	}
 	return t, nil
+}
+
+// lineLimit fails a read once a line runs past max bytes: encoding/csv
+// would otherwise buffer an endless line (a device, a binary file) until
+// memory runs out.
+type lineLimit struct {
+	r     io.Reader
+	max   int
+	since int // bytes since the last newline
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if k := bytes.LastIndexByte(p[:n], '\n'); k >= 0 {
+		l.since = n - k - 1
+	} else {
+		l.since += n
+	}
+	if l.since > l.max {
+		return n, fmt.Errorf("a line longer than %d bytes", l.max)
+	}
+	return n, err
 }
 
 // csvHeader trims the names of a header (read at line) and checks that

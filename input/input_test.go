@@ -2,10 +2,12 @@ package input
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/shardkey/shardkey"
 )
@@ -252,5 +254,18 @@ func TestWeightMessages(t *testing.T) {
 	}
 	if w, err := parseWeight(" 0.25 "); err != nil || w != 0.25 {
 		t.Errorf("parseWeight(0.25) = %v, %v", w, err)
+	}
+}
+
+// TestLineLimit: a reader fails once a line runs past the limit, and not
+// before.
+func TestLineLimit(t *testing.T) {
+	ok := &lineLimit{r: strings.NewReader("abc\ndefg\nhi"), max: 4}
+	if _, err := io.ReadAll(ok); err != nil {
+		t.Errorf("lines of at most 4 bytes: %v", err)
+	}
+	long := &lineLimit{r: strings.NewReader("abc\ndefgh\n"), max: 4}
+	if _, err := io.ReadAll(iotest.OneByteReader(long)); err == nil || !strings.Contains(err.Error(), "longer than 4 bytes") {
+		t.Errorf("a 5-byte line: %v", err)
 	}
 }
