@@ -494,6 +494,14 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			reason = fmt.Sprintf("%s of transactions would cross shards", pct(as.Criteria.CrossShardTxn))
 		case len(as.Expensive) > 0:
 			reason = fmt.Sprintf("%s would ask %.1f shards per request", as.Expensive[0].Name, as.Expensive[0].FanoutMean)
+		case as.Criteria.Local < best.Criteria.Local-0.005:
+			reason = fmt.Sprintf("%s of requests single-shard and local, against %s", pct(as.Criteria.Local), pct(best.Criteria.Local))
+		case best.Criteria.Boundary && !as.Criteria.Boundary:
+			reason = "not one entity's boundary: some tables keyed by another column"
+		case as.Criteria.CrossShardTxn > best.Criteria.CrossShardTxn+0.0005:
+			reason = fmt.Sprintf("%s of transactions cross shards, against %s", pct(as.Criteria.CrossShardTxn), pct(best.Criteria.CrossShardTxn))
+		case as.Criteria.AfterFixes > best.Criteria.AfterFixes*1.005:
+			reason = fmt.Sprintf("its busiest shard does %s/s after fixes, against %s/s", fmtF(as.Criteria.AfterFixes), fmtF(best.Criteria.AfterFixes))
 		}
 		others = append(others, fmt.Sprintf("%s (%s)", as.Key, reason))
 	}
