@@ -93,7 +93,9 @@ Flags:
 		if err != nil || n < 1 || n > 1<<16 {
 			return usageErr("--sweep %q: want shard counts in 1..65536, comma-separated", f)
 		}
-		counts = append(counts, n)
+		if !slices.Contains(counts, n) {
+			counts = append(counts, n)
+		}
 	}
 	if *boot < 0 || *boot > 1000 {
 		return usageErr("--bootstrap %d: want 0..1000", *boot)

@@ -180,6 +180,9 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		}
 		for _, r := range c.rows {
 			name, file := input.TableName(r)
+			if file == "" {
+				return nil, usageErr("--rows %q: no file after the table name", r)
+			}
 			if w.Table(name) != nil {
 				return nil, usageErr("--rows: table %q given twice (name tables with NAME=FILE)", name)
 			}
