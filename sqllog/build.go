@@ -591,6 +591,13 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 		c := shardkey.Cond{Col: col, Op: p.op}
 		switch p.op {
 		case shardkey.Eq:
+			if vals[0].kind == litNull && s.ai.op.kind != shardkey.Insert {
+				// col = NULL is never true in SQL: it matches no row, as
+				// an empty IN list does (IS NULL is another predicate).
+				c.Op = shardkey.In
+				out = append(out, c)
+				continue
+			}
 			v, fresh, ok := a.value(t, col, typ, vals[0])
 			if !ok {
 				continue
