@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -71,12 +72,16 @@ Flags:
 	if len(vals) == 0 {
 		sc := bufio.NewScanner(e.stdin)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		n := 0
 		for sc.Scan() {
+			n++
 			if line := strings.TrimRight(sc.Text(), "\r"); line != "" {
 				vals = append(vals, line)
 			}
 		}
-		if err := sc.Err(); err != nil {
+		if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+			return shardkey.Errorf("standard input", n+1, "", "a value longer than 1 MiB")
+		} else if err != nil {
 			return fmt.Errorf("reading standard input: %w", err)
 		}
 		if len(vals) == 0 {
