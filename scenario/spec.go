@@ -274,8 +274,20 @@ func yamlErr(file string, err error) error {
 			msg = rest
 		}
 	}
-	return shardkey.Errorf(file, line, "", "%s", msg)
+	return shardkey.Errorf(file, line, "", "%s", specWords.Replace(msg))
 }
+
+// specWords puts the decoder's Go type names in the spec's own words.
+var specWords = strings.NewReplacer(
+	"cannot unmarshal", "cannot read",
+	"[]*scenario.TableSpec", "a list of tables", "[]*scenario.ColumnSpec", "a list of columns",
+	"[]*scenario.OpSpec", "a list of operations", "[]*scenario.TxnSpec", "a list of transactions",
+	"[]*scenario.StepSpec", "a list of steps", "[]scenario.VariantSpec", "a list of variants",
+	"scenario.TableSpec", "a table", "scenario.ColumnSpec", "a column", "scenario.OpSpec", "an operation",
+	"scenario.TxnSpec", "a transaction", "scenario.StepSpec", "a step", "scenario.VariantSpec", "a variant",
+	"in type scenario.Spec", "at the top level (shardkey demo NAME --print shows the format)",
+	"scenario.Spec", "a scenario",
+)
 
 // ReadFile reads and parses a spec file.
 func ReadFile(file string) (*Spec, error) {
