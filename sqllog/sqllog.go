@@ -193,11 +193,18 @@ type readState struct {
 	entries int
 	warn    []error
 	skipped int
+	prep    prepared // SQL-level prepared statements by session (prepare.go)
 }
 
 const batchSize = 512
 
 func (rs *readState) emit(e entry) error {
+	if rs.p.dialect == Postgres {
+		if rs.prep == nil {
+			rs.prep = prepared{}
+		}
+		e = rs.prep.rewrite(e)
+	}
 	if e.sql != "" {
 		rs.entries++
 	}

@@ -418,3 +418,51 @@ func TestArrayArgUnknown(t *testing.T) {
 		t.Errorf("logged array parameter resolves to %+v; want elements 4 and 5", v)
 	}
 }
+
+// sqlPrepared is a log of SQL-level prepared statements, which the log
+// shows only as EXECUTE name(args).
+const sqlPrepared = `2024-03-01 10:00:00.000 UTC [101] app@db LOG:  statement: PREPARE byid (bigint) AS SELECT * FROM users WHERE id = $1
+2024-03-01 10:00:00.100 UTC [101] app@db LOG:  statement: EXECUTE byid(42)
+2024-03-01 10:00:00.200 UTC [101] app@db LOG:  statement: execute BYID ( '43' )
+2024-03-01 10:00:00.300 UTC [101] app@db LOG:  statement: PREPARE two AS UPDATE users SET name = $2 WHERE id = $1;
+2024-03-01 10:00:00.400 UTC [101] app@db LOG:  statement: EXECUTE two(7, 'it''s, ok')
+2024-03-01 10:00:00.500 UTC [202] app@db LOG:  statement: EXECUTE byid(5)
+2024-03-01 10:00:00.600 UTC [101] app@db LOG:  statement: DEALLOCATE byid
+2024-03-01 10:00:00.700 UTC [101] app@db LOG:  statement: EXECUTE byid(6)
+`
+
+// TestSQLPrepared: an EXECUTE of a statement its session prepared is read
+// as that statement with the arguments bound; one prepared elsewhere (or
+// deallocated) is left as it is, an EXECUTE that binds nothing known.
+func TestSQLPrepared(t *testing.T) {
+	w := readText(t, sqlPrepared, Options{})
+	sum := summary(w)
+	for _, want := range []string{
+		"read users {id=42}",
+		"read users {id=43}",
+		"update users {id=7}",
+		`op "read users where id = ?" rate=3.333 n=2`, // 2 reads in the log's 0.6 s
+	} {
+		if !has(sum, want) {
+			t.Errorf("no %q in\n%s", want, sum)
+		}
+	}
+	if has(sum, "{id=5}") || has(sum, "{id=6}") {
+		t.Errorf("an EXECUTE of a statement its session did not prepare was bound:\n%s", sum)
+	}
+}
+
+func TestExecuteParams(t *testing.T) {
+	for in, want := range map[string]string{
+		"42":                    "parameters: $1 = '42'",
+		"7, 'it''s, ok'":        "parameters: $1 = '7', $2 = 'it''s, ok'",
+		"NULL, -3.5, '5'::int":  "parameters: $1 = NULL, $2 = '-3.5', $3 = '5'",
+		"now(), 9":              "parameters: $2 = '9'",
+		"":                      "parameters: ",
+		"(1 + 2), 'a(b', 'c,d'": "parameters: $2 = 'a(b', $3 = 'c,d'",
+	} {
+		if got := executeParams(in); got != want {
+			t.Errorf("executeParams(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
