@@ -695,6 +695,7 @@ func (b *builder) txn(ts *TxnSpec) error {
 		where  []whereEntry
 		lo, hi int             // repeat count range
 		remote map[int]float64 // column index -> probability of another value
+		vary   []string        // column names drawn anew per repetition
 		prob   float64
 	}
 	var steps []step
@@ -735,6 +736,11 @@ func (b *builder) txn(ts *TxnSpec) error {
 			}
 			remote[ci] = p
 		}
+		for _, col := range st.Vary {
+			if b.w.Tables[ti].ColumnIndex(col) < 0 {
+				return shardkey.Errorf(b.file, st.Line, sctx+".vary", "table %s has no column %q", st.Table, col)
+			}
+		}
 		prob := 1.0
 		if st.Prob != nil {
 			prob = *st.Prob
@@ -742,7 +748,7 @@ func (b *builder) txn(ts *TxnSpec) error {
 				return shardkey.Errorf(b.file, st.Line, sctx+".prob", "%v: want a probability in 0..1", prob)
 			}
 		}
-		steps = append(steps, step{ti, kind, wh, lo, hi, remote, prob})
+		steps = append(steps, step{ti, kind, wh, lo, hi, remote, st.Vary, prob})
 	}
 	k := b.s.ParamSamples
 	for n := 0; n < k; n++ {
@@ -783,7 +789,18 @@ func (b *builder) txn(ts *TxnSpec) error {
 			if st.hi > st.lo {
 				reps = st.lo + b.rng.IntN(st.hi-st.lo+1)
 			}
+			// Varying columns: the shared value is set aside for the
+			// step and each repetition draws its own.
+			saved := map[string]shardkey.Cond{}
+			for _, col := range st.vary {
+				if c, ok := bound[col]; ok {
+					saved[col] = c
+				}
+			}
 			for r := 0; r < reps; r++ {
+				for _, col := range st.vary {
+					delete(bound, col)
+				}
 				var conds []shardkey.Cond
 				if st.kind == shardkey.Insert {
 					var own []shardkey.Cond
@@ -834,6 +851,12 @@ func (b *builder) txn(ts *TxnSpec) error {
 				}
 				sortConds(conds)
 				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: st.ti, Kind: st.kind, Conds: conds})
+			}
+			for _, col := range st.vary {
+				delete(bound, col)
+				if c, ok := saved[col]; ok {
+					bound[col] = c
+				}
 			}
 		}
 		b.w.Txns = append(b.w.Txns, tx)

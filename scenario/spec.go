@@ -49,7 +49,8 @@
 // T also has (an order's line items carry its order_id and customer_id).
 //
 // Transaction steps run `repeat` times (N, or LO-HI uniformly), with
-// probability `prob`; `remote: {col: p}` makes a step use, with probability
+// probability `prob`; `vary: [col, ...]` draws those columns anew for
+// each repetition; `remote: {col: p}` makes a step use, with probability
 // p, another value of col than the one the transaction shares.
 //
 // Filter values (where): "?" is a parameter drawn from the column's values
@@ -152,6 +153,10 @@ type StepSpec struct {
 	// uses a different value from the one the transaction shares (TPC-C:
 	// 1% of order lines from a remote warehouse's stock).
 	Remote map[string]float64 `yaml:"remote"`
+	// Vary names columns drawn anew for each repetition of the step (an
+	// order's lines each have their own item) instead of the one value
+	// the transaction shares; later steps keep the shared value.
+	Vary []string `yaml:"vary"`
 	// Prob is the probability (0..1, default 1) that the step runs at all.
 	Prob *float64 `yaml:"prob"`
 	Line int      `yaml:"-"`

@@ -1,0 +1,82 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSpecErrorWords: decoding errors speak of tables and fields, not of
+// Go types.
+func TestSpecErrorWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"name: x\ntables: 5\n":           "s.yaml:2: cannot read !!int `5` into a list of tables",
+		"name: x\nfoo: 1\n":              "s.yaml:2: field foo not found at the top level",
+		"name: x\ntables:\n  - nme: t\n": "s.yaml:3: field nme not found (want one of name",
+	} {
+		_, err := Parse([]byte(in), "s.yaml")
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "scenario.") {
+			t.Errorf("%q: %v; want %q", in, err, want)
+		}
+	}
+}
+
+// TestVary: a step's varying column gets a value of its own in each
+// repetition, the other columns keep the transaction's value, and the step
+// after the repeated one sees the shared value again.
+func TestVary(t *testing.T) {
+	spec := `name: vary
+tables:
+  - name: t
+    rows: 1000
+    columns:
+      - {name: w, gen: uniform, distinct: 10}
+      - {name: i, gen: uniform, distinct: 100000}
+transactions:
+  - name: tx
+    rate: 1
+    steps:
+      - {table: t, kind: read, where: {w: "?", i: "?"}}
+      - {table: t, kind: update, where: {w: "?", i: "?"}, repeat: 5, vary: [i]}
+      - {table: t, kind: delete, where: {w: "?", i: "?"}}
+`
+	s, err := Parse([]byte(spec), "v.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Build(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinctRuns := 0
+	for _, tx := range w.Txns {
+		if len(tx.Stmts) != 7 {
+			t.Fatalf("%d statements; want 7", len(tx.Stmts))
+		}
+		val := func(k, col int) string { return tx.Stmts[k].Conds[col].Val.String() }
+		shared := map[string]bool{}
+		for k := 1; k <= 5; k++ {
+			if val(k, 0) != val(0, 0) {
+				t.Fatalf("repetition %d: w %s; want the shared %s", k, val(k, 0), val(0, 0))
+			}
+			shared[val(k, 1)] = true
+		}
+		if len(shared) == 5 {
+			distinctRuns++
+		}
+		if val(6, 1) != val(0, 1) || val(6, 0) != val(0, 0) {
+			t.Fatalf("the step after the repeated one: (%s, %s); want the shared (%s, %s)", val(6, 0), val(6, 1), val(0, 0), val(0, 1))
+		}
+	}
+	// Five draws from 100,000 values are all distinct with probability
+	// about 0.9999.
+	if distinctRuns*100 < len(w.Txns)*99 {
+		t.Errorf("%d of %d transactions varied i in every repetition", distinctRuns, len(w.Txns))
+	}
+	s2, err := Parse([]byte(strings.Replace(spec, "vary: [i]", "vary: [nope]", 1)), "v.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(s2, ""); err == nil || !strings.Contains(err.Error(), `.vary: table t has no column "nope"`) {
+		t.Errorf("vary of an unknown column: %v", err)
+	}
+}
