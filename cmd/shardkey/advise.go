@@ -271,45 +271,45 @@ func yesNo(b bool) string {
 }
 
 func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
-	fmt.Fprintf(w, "# Shard key advice: %s\n\n%d shards, engine `%s`.\n\n", adv.Workload, adv.Shards, adv.Engine)
+	fmt.Fprintf(w, "# Shard key advice: %s\n\n%d shards, engine `%s`.\n\n", mdText(adv.Workload), adv.Shards, adv.Engine)
 	for _, s := range adv.Summary {
-		fmt.Fprintf(w, "%s\n\n", s)
+		fmt.Fprintf(w, "%s\n\n", mdText(s))
 	}
 	fmt.Fprintln(w, "| rank | key | single-shard | cross-shard txns | boundary | largest partition | busiest (units/s) | after fixes | verdict |")
 	fmt.Fprintln(w, "|---:|---|---:|---:|---|---:|---:|---:|---|")
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, as.Key, pct(cr.SingleShard), txnPct(as),
-			yesNo(cr.Boundary), pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, mdCell(as.Key), pct(cr.SingleShard), txnPct(as),
+			yesNo(cr.Boundary), pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), mdCell(mdText(as.Verdict)))
 	}
 	for i, as := range adv.Candidates {
 		if i >= 3 {
 			break
 		}
-		fmt.Fprintf(w, "\n## %d. `%s`\n\n%s\n\n", as.Rank, as.Key, as.Verdict)
+		fmt.Fprintf(w, "\n## %d. `%s`\n\n%s\n\n", as.Rank, as.Key, mdText(as.Verdict))
 		for _, r := range as.Reasons {
-			fmt.Fprintf(w, "- %s\n", r)
+			fmt.Fprintf(w, "- %s\n", mdText(r))
 		}
 		if len(as.Expensive) > 0 {
 			fmt.Fprintln(w, "\nExpensive under this key:")
 			for _, op := range as.Expensive {
-				fmt.Fprintf(w, "- %s: %s req/s ask %.1f shards each, +%s units/s\n", op.Name, num(op.Rate), op.FanoutMean, num(op.ExtraWork))
+				fmt.Fprintf(w, "- %s: %s req/s ask %.1f shards each, +%s units/s\n", mdText(op.Name), num(op.Rate), op.FanoutMean, num(op.ExtraWork))
 			}
 		}
 		if len(as.Fixes) > 0 {
 			fmt.Fprintln(w, "\nFixes:")
 			for _, f := range as.Fixes {
-				fmt.Fprintf(w, "- **%s**: %s\n", f.Kind, f.Text)
+				fmt.Fprintf(w, "- **%s**: %s\n", f.Kind, mdText(f.Text))
 			}
 		}
 	}
 	fmt.Fprintln(w, "\n## Which choice could still change in two years")
 	for _, s := range adv.Durable {
-		fmt.Fprintf(w, "\n- %s", s)
+		fmt.Fprintf(w, "\n- %s", mdText(s))
 	}
 	fmt.Fprintln(w)
 	for _, f := range adv.Flags {
-		fmt.Fprintf(w, "\n> flag: %s\n", f)
+		fmt.Fprintf(w, "\n> flag: %s\n", mdText(f))
 	}
 	return nil
 }

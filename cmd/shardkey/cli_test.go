@@ -268,3 +268,17 @@ func TestIsolateRange(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownEscapes: names from the workload cannot inject HTML into the
+// Markdown report or break its tables.
+func TestMarkdownEscapes(t *testing.T) {
+	rows := writeFile(t, "r.csv", "id\n1\n2\n")
+	q := writeFile(t, "q.jsonl", `{"where": {"id": 1}, "name": "<script>x</script> a|b"}`+"\n")
+	code, out, errs := runCmd(t, "", "score", "--rows", rows, "--queries", q, "-k", "hash(id)", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "<script>") || !strings.Contains(out, `&lt;script&gt;x&lt;/script&gt; a\|b`) {
+		t.Errorf("operation name not escaped:\n%s", out)
+	}
+}

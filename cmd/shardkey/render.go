@@ -273,9 +273,9 @@ func wrap(s string, width int, indent string) string {
 }
 
 func renderMarkdown(w io.Writer, r *report) error {
-	fmt.Fprintf(w, "# %s\n\n", r.Workload)
+	fmt.Fprintf(w, "# %s\n\n", mdText(r.Workload))
 	if r.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", r.Description)
+		fmt.Fprintf(w, "%s\n\n", mdText(r.Description))
 	}
 	fmt.Fprintf(w, "%s requests/s on %d shards, engine `%s`", num(r.Candidates[0].RequestsPerS), r.Shards, r.Engine)
 	if r.Capacity > 0 {
@@ -291,7 +291,7 @@ func renderMarkdown(w io.Writer, r *report) error {
 			txn = pct(c.CrossShardTxnFraction)
 		}
 		fan, p99, workRatio, load := orDash(c)
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", i+1, c.Key, num(c.MaxShardWork), workRatio,
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", i+1, mdCell(c.Key), num(c.MaxShardWork), workRatio,
 			num(c.WorkPerS), fan, p99, txn, load)
 	}
 	for _, c := range ranked {
@@ -299,12 +299,21 @@ func renderMarkdown(w io.Writer, r *report) error {
 		fmt.Fprintln(w, "| operation | requests/s | work/s | fan-out mean | p99 | scatter-gather |")
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 		for _, o := range c.Operations {
-			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", o.Name, num(o.RequestsPerS), num(o.WorkPerS), o.FanoutMean, num(o.FanoutP99), pct(o.ScatterFraction))
+			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", mdCell(mdText(o.Name)), num(o.RequestsPerS), num(o.WorkPerS), o.FanoutMean, num(o.FanoutP99), pct(o.ScatterFraction))
 		}
 		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
 	}
 	return nil
 }
+
+// mdText escapes what Markdown would read as HTML in text from the
+// workload (names, descriptions).
+func mdText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// mdCell escapes a table cell's pipes, which would end the cell.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func joinNums(xs []float64) string {
 	parts := make([]string, len(xs))
