@@ -16,7 +16,7 @@ import (
 // "2006-01-02" (UTC). An empty or blank string, NULL and \N (MySQL's
 // export of NULL) are NULL for every type but Text.
 func ParseValue(s string, t Type) (Value, error) {
-	if t != Text && isNullText(s) {
+	if t != Text && IsNullText(s) {
 		return Value{}, nil
 	}
 	switch t {
@@ -114,9 +114,9 @@ func appendTimestamp(b []byte, us int64) []byte {
 	return time.UnixMicro(us).UTC().AppendFormat(b, "2006-01-02T15:04:05.999999Z07:00")
 }
 
-// isNullText reports whether s stands for NULL in a typed (not text)
+// IsNullText reports whether s stands for NULL in a typed (not text)
 // column: empty or blank, NULL in any case, or \N.
-func isNullText(s string) bool {
+func IsNullText(s string) bool {
 	s = strings.TrimSpace(s)
 	return s == "" || s == `\N` || strings.EqualFold(s, "NULL")
 }
@@ -141,85 +141,103 @@ func InferType(samples []string) Type {
 // value), else -1. Readers warn about it, since every value then hashes as
 // the wider type. NULL, \N and blank samples are NULL and do not vote.
 func InferTypeOdd(samples []string) (t Type, odd int, want Type) {
-	isInt, isUint, isFloat, isUUID, isTime := true, true, true, true, true
-	exact := true // every integer literal is exact as a float64
-	n, ints, floats := 0, 0, 0
-	firstNotInt, firstNotFloat := -1, -1
-	firstNotInt64 := -1
+	// For each candidate type, from the narrowest: how many samples parse
+	// as it, and the first that does not.
+	cands := []struct {
+		typ   Type
+		parse func(string) bool
+		count int
+		first int
+	}{
+		{typ: Int64, parse: func(s string) bool { _, err := strconv.ParseInt(s, 10, 64); return err == nil }},
+		{typ: Uint64, parse: func(s string) bool { _, err := strconv.ParseUint(s, 10, 64); return err == nil }},
+		{typ: Float64, parse: func(s string) bool {
+			f, err := strconv.ParseFloat(s, 64)
+			// An integer a float64 cannot hold exactly is no float: ids
+			// that differ would merge.
+			return err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && !(isIntLiteral(s) && math.Abs(f) >= 1<<53)
+		}},
+		{typ: UUID, parse: func(s string) bool {
+			if len(s) != 36 || s[8] != '-' {
+				return false
+			}
+			_, err := parseUUID(s)
+			return err == nil
+		}},
+		{typ: Timestamp, parse: func(s string) bool {
+			if len(s) < 10 || s[4] != '-' {
+				return false
+			}
+			_, err := parseTimestamp(s)
+			return err == nil
+		}},
+	}
+	for i := range cands {
+		cands[i].first = -1
+	}
+	n := 0
 	for i, s := range samples {
-		if isNullText(s) {
+		if IsNullText(s) {
 			continue
 		}
 		s = strings.TrimSpace(s)
 		n++
-		_, errI := strconv.ParseInt(s, 10, 64)
-		_, errU := strconv.ParseUint(s, 10, 64)
-		integer := errI == nil || errU == nil
-		if errI != nil {
-			isInt = false
-			if firstNotInt64 < 0 {
-				firstNotInt64 = i
-			}
-		}
-		if errU != nil {
-			isUint = false
-		}
-		if integer {
-			ints++
-		} else if firstNotInt < 0 {
-			firstNotInt = i
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		switch {
-		case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
-			isFloat = false
-			if firstNotFloat < 0 {
-				firstNotFloat = i
-			}
-		default:
-			floats++
-			if integer && math.Abs(f) >= 1<<53 {
-				exact = false
-			}
-		}
-		if isUUID {
-			if len(s) != 36 || s[8] != '-' {
-				isUUID = false
-			} else if _, err := parseUUID(s); err != nil {
-				isUUID = false
-			}
-		}
-		if isTime {
-			if len(s) < 10 || s[4] != '-' {
-				isTime = false
-			} else if _, err := parseTimestamp(s); err != nil {
-				isTime = false
+		for k := range cands {
+			c := &cands[k]
+			if c.parse(s) {
+				c.count++
+			} else if c.first < 0 {
+				c.first = i
 			}
 		}
 	}
-	switch {
-	case n == 0:
+	if n == 0 {
 		return Text, -1, Text
-	case isInt:
-		return Int64, -1, Int64
-	case isUint && ints == n:
-		return Uint64, -1, Uint64
-	case isFloat && exact:
-		t = Float64
-	case isUUID:
-		return UUID, -1, UUID
-	case isTime:
-		return Timestamp, -1, Timestamp
-	default:
-		t = Text
 	}
-	switch {
-	case ints == n: // integers that fit neither int64 nor uint64 together
-		return t, firstNotInt64, Int64
-	case ints*10 >= n*9:
-		return t, firstNotInt, Int64
-	case t == Text && floats*10 >= n*9:
-		return t, firstNotFloat, Float64
+	t = Text
+	for _, c := range cands {
+		if c.count == n {
+			t = c.typ
+			break
+		}
+	}
+	// A type nearly every sample parses as, narrower than t: one stray
+	// value decided the column's type. (Integers that fit int64 and
+	// uint64 only apart, negative and huge, fit no single type: no
+	// warning, text is the only choice.)
+	for _, c := range cands {
+		if c.typ == t {
+			break
+		}
+		if c.count*10 >= n*9 && c.count < n && !(c.typ == Int64 && cands[1].count+c.count >= n && t == Text && allIntLiterals(samples)) {
+			return t, c.first, c.typ
+		}
 	}
 	return t, -1, t
+}
+
+// isIntLiteral reports whether s is a decimal integer: digits with an
+// optional sign.
+func isIntLiteral(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// allIntLiterals reports whether every non-NULL sample is a decimal
+// integer.
+func allIntLiterals(samples []string) bool {
+	for _, s := range samples {
+		if !IsNullText(s) && !isIntLiteral(strings.TrimSpace(s)) {
+			return false
+		}
+	}
+	return true
 }

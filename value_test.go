@@ -88,7 +88,9 @@ func TestInferTypeOdd(t *testing.T) {
 		{[]string{" 1", "2 "}, shardkey.Int64, -1},
 		{[]string{"+5", "7"}, shardkey.Int64, -1},
 		{[]string{"18446744073709550000", "18446744073709550049"}, shardkey.Uint64, -1},
-		{[]string{"-1", "18446744073709550000"}, shardkey.Text, 1},
+		{[]string{"-1", "18446744073709550000"}, shardkey.Text, -1}, // no single integer type holds both
+		{[]string{"100000000000000000000", "100000000000000000001"}, shardkey.Text, -1},
+		{[]string{"2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05", "2024-01-06", "2024-01-07", "2024-01-08", "2024-01-09", "N/A"}, shardkey.Text, 9},
 		{[]string{"1", " ", "NULL", `\N`, "null", "2"}, shardkey.Int64, -1},
 		{[]string{"1.5", "2.5", "3.5", "4.5", "5.5", "6.5", "7.5", "8.5", "9.5", "abc"}, shardkey.Text, 9},
 		{[]string{"9007199254740993", "1.5"}, shardkey.Text, -1},

@@ -181,7 +181,7 @@ func csvTypes(file string, header []string, weightCol int, table string, o Optio
 			var want shardkey.Type
 			typ, odd, want = shardkey.InferTypeOdd(vals)
 			if odd >= 0 {
-				o.warn(oddValue(file, lines[odd], h, vals[odd], typ, want, len(vals)))
+				o.warn(oddValue(file, lines[odd], h, vals[odd], typ, want, vals))
 			}
 		}
 		types[i] = typ
@@ -191,12 +191,16 @@ func csvTypes(file string, header []string, weightCol int, table string, o Optio
 
 // oddValue is the warning about a column one value widened from want to
 // typ.
-func oddValue(file string, line int, col, val string, typ, want shardkey.Type, n int) error {
-	what := "integers"
-	if want == shardkey.Float64 {
-		what = "numbers"
+func oddValue(file string, line int, col, val string, typ, want shardkey.Type, vals []string) error {
+	n := 0
+	for _, v := range vals {
+		if !shardkey.IsNullText(v) {
+			n++
+		}
 	}
-	return shardkey.Errorf(file, line, col, "%q makes the column %s although nearly all of the first %d values are %s, so every value is placed as %s; give --column-type %s=%s if that is the column's type (a value that is not one is then an error)", val, typ, n, what, typ, col, want)
+	what := map[shardkey.Type]string{shardkey.Int64: "integers", shardkey.Uint64: "integers", shardkey.Float64: "numbers",
+		shardkey.UUID: "UUIDs", shardkey.Timestamp: "timestamps"}[want]
+	return shardkey.Errorf(file, line, col, "%q makes the column %s although nearly all of its other %d values are %s, so every value is placed as %s; give --column-type %s=%s if that is the column's type (a value that is not one is then an error)", val, typ, n-1, what, typ, col, want)
 }
 
 func csvErr(file string, err error) error {

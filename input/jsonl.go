@@ -230,6 +230,8 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 				}
 				switch {
 				case s.null:
+				case s.isStr && shardkey.IsNullText(s.str):
+					// "", "NULL", "\N": NULL in a typed column, as in CSV
 				case s.isStr:
 					if strs == 0 {
 						firstStr, firstStrLine = s.str, rc.line
@@ -253,7 +255,7 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 				var odd int
 				var want shardkey.Type
 				if typ, odd, want = shardkey.InferTypeOdd(nums); odd >= 0 {
-					o.warn(oddValue(file, numLines[odd], n, nums[odd], typ, want, len(nums)))
+					o.warn(oddValue(file, numLines[odd], n, nums[odd], typ, want, nums))
 				}
 			case len(nums) == 0:
 				typ = strTyp
@@ -261,7 +263,7 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 				typ = shardkey.Text
 				if len(nums) >= 9*strs {
 					want := shardkey.InferType(nums)
-					o.warn(oddValue(file, firstStrLine, n, firstStr, typ, want, len(nums)+strs))
+					o.warn(oddValue(file, firstStrLine, n, firstStr, typ, want, append(nums, firstStr)))
 				}
 			}
 		}
