@@ -59,8 +59,13 @@ type pgMessages struct {
 
 func (pm *pgMessages) add(m pgMsg) error {
 	if m.level == "DETAIL" {
-		if pm.pending != nil && pm.pending.session == m.session && strings.HasPrefix(m.msg, "parameters: ") && !pm.pending.hasParams {
-			pm.pending.params, pm.pending.hasParams = m.msg, true
+		if pm.pending != nil && pm.pending.session == m.session {
+			switch {
+			case strings.HasPrefix(m.msg, "parameters: ") && !pm.pending.hasParams:
+				pm.pending.params, pm.pending.hasParams = m.msg, true
+			case strings.HasPrefix(m.msg, "prepare: "):
+				pm.pending.prepare = m.msg[len("prepare: "):]
+			}
 		}
 		return nil
 	}
@@ -101,8 +106,11 @@ func (pm *pgMessages) add(m pgMsg) error {
 		return nil
 	}
 	e := &entry{line: m.line, ts: m.ts, hasTS: m.hasTS, session: m.session, sql: sql}
-	if strings.HasPrefix(m.detail, "parameters: ") {
+	switch {
+	case strings.HasPrefix(m.detail, "parameters: "):
 		e.params, e.hasParams = m.detail, true
+	case strings.HasPrefix(m.detail, "prepare: "):
+		e.prepare = m.detail[len("prepare: "):]
 	}
 	pm.pending = e
 	return nil

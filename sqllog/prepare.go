@@ -16,10 +16,67 @@ import (
 // this: their text is logged with every execution.
 
 var (
-	prepareRe    = regexp.MustCompile(`(?is)^\s*PREPARE\s+("[^"]+"|[\pL_][\pL\pN_$]*)\s*(?:\([^)]*\))?\s+AS\s+(.+?)\s*;?\s*$`)
+	// PREPARE name: what follows (an optional type list, AS, the body)
+	// is read by prepareBody, as type lists nest parentheses.
+	prepareRe    = regexp.MustCompile(`(?is)^\s*PREPARE\s+("[^"]+"|[\pL_][\pL\pN_$]*)\s*`)
 	executeRe    = regexp.MustCompile(`(?is)^\s*EXECUTE\s+("[^"]+"|[\pL_][\pL\pN_$]*)\s*(?:\((.*)\))?\s*;?\s*$`)
 	deallocateRe = regexp.MustCompile(`(?is)^\s*DEALLOCATE\s+(?:PREPARE\s+)?("[^"]+"|[\pL_][\pL\pN_$]*)\s*;?\s*$`)
+	discardRe    = regexp.MustCompile(`(?is)^\s*DISCARD\s+ALL\s*;?\s*$`)
+	asRe         = regexp.MustCompile(`(?is)^AS\s+`)
 )
+
+// prepareBody returns the statement of a PREPARE after its name (rest:
+// an optional parenthesized type list, AS, the statement).
+func prepareBody(rest string) (string, bool) {
+	rest = strings.TrimSpace(rest)
+	if strings.HasPrefix(rest, "(") {
+		depth := 0
+		for i := 0; i < len(rest); i++ {
+			switch rest[i] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth == 0 {
+				rest = strings.TrimSpace(rest[i+1:])
+				break
+			}
+		}
+		if depth != 0 {
+			return "", false
+		}
+	}
+	m := asRe.FindStringIndex(rest)
+	if m == nil {
+		return "", false
+	}
+	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest[m[1]:]), ";"))
+	return body, body != ""
+}
+
+// single reports whether sql is one statement: no semicolon outside
+// quotes and comments except at the end. Lines with several statements are
+// left as they are.
+func single(sql string) bool {
+	sql = strings.TrimSpace(sql)
+	sql = strings.TrimSuffix(sql, ";")
+	quote := byte(0)
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ';':
+			return false
+		}
+	}
+	return true
+}
 
 // prepared is the prepared statements of each session, by name.
 type prepared map[string]map[string]string
@@ -34,16 +91,33 @@ func (ps prepared) rewrite(e entry) entry {
 		return e
 	}
 	s := strings.TrimSpace(e.sql)
-	if len(s) < 7 {
+	if len(s) < 7 || !single(s) {
 		return e
 	}
 	switch strings.ToUpper(s[:3]) {
 	case "PRE":
-		if m := prepareRe.FindStringSubmatch(s); m != nil {
-			if ps[e.session] == nil {
-				ps[e.session] = map[string]string{}
-			}
-			ps[e.session][prepName(m[1])] = m[2]
+		m := prepareRe.FindStringSubmatchIndex(s)
+		if m == nil {
+			return e
+		}
+		body, ok := prepareBody(s[m[1]:])
+		if !ok {
+			return e
+		}
+		if e.weight > 0 {
+			// pg_stat_statements: the row counts the statement's
+			// executions, under the PREPARE's text.
+			e.sql = body
+			return e
+		}
+		if ps[e.session] == nil {
+			ps[e.session] = map[string]string{}
+		}
+		ps[e.session][prepName(s[m[2]:m[3]])] = body
+		e.sql = ""
+	case "DIS":
+		if discardRe.MatchString(s) {
+			delete(ps, e.session)
 			e.sql = ""
 		}
 	case "DEA":
@@ -61,8 +135,15 @@ func (ps prepared) rewrite(e entry) entry {
 			return e
 		}
 		stmt, ok := ps[e.session][prepName(m[1])]
+		if !ok && e.prepare != "" {
+			// Prepared before the log starts: PostgreSQL logs the
+			// PREPARE as the EXECUTE's DETAIL ("prepare: PREPARE ...").
+			if pm := prepareRe.FindStringSubmatchIndex(e.prepare); pm != nil && prepName(e.prepare[pm[2]:pm[3]]) == prepName(m[1]) {
+				stmt, ok = prepareBody(e.prepare[pm[1]:])
+			}
+		}
 		if !ok {
-			return e // prepared before the log starts: left as it is
+			return e // unknown: left as it is (an EXECUTE binds nothing)
 		}
 		e.sql = stmt
 		e.params, e.hasParams = executeParams(m[2]), true
@@ -95,8 +176,8 @@ func executeParams(args string) string {
 		switch {
 		case strings.EqualFold(a, "null"):
 			v = "NULL"
-		case len(a) >= 2 && a[0] == '\'' && a[len(a)-1] == '\'':
-			v = a // already quoted, '' escapes as in the log's DETAIL
+		case isQuoted(a):
+			v = a // one quoted literal, '' escapes as in the log's DETAIL
 		case isNumber(a):
 			v = "'" + a + "'"
 		default:
@@ -109,6 +190,23 @@ func executeParams(args string) string {
 		n++
 	}
 	return b.String()
+}
+
+// isQuoted reports whether a is exactly one single-quoted literal ('it”s'),
+// not an expression of several ('a' || 'b').
+func isQuoted(a string) bool {
+	if len(a) < 2 || a[0] != '\'' || a[len(a)-1] != '\'' {
+		return false
+	}
+	for i := 1; i < len(a)-1; i++ {
+		if a[i] == '\'' {
+			if a[i+1] != '\'' {
+				return false
+			}
+			i++
+		}
+	}
+	return true
 }
 
 // splitArgs splits a comma-separated argument list at the commas outside

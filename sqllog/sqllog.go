@@ -179,6 +179,7 @@ type entry struct {
 	sql       string
 	params    string // PostgreSQL "parameters: ..." detail
 	hasParams bool
+	prepare   string  // PostgreSQL "prepare: PREPARE ..." detail of an EXECUTE
 	weight    float64 // pg_stat_statements calls; 0 means 1
 	end       bool    // the session ended
 }

@@ -466,3 +466,41 @@ func TestExecuteParams(t *testing.T) {
 		}
 	}
 }
+
+// TestPreparedRewrite: the session's prepared statements across PREPAREs
+// with nested type lists, DETAIL-logged PREPAREs, DISCARD ALL,
+// multi-statement lines and pg_stat_statements rows.
+func TestPreparedRewrite(t *testing.T) {
+	ps := prepared{}
+	run := func(session, sql, prepare string, weight float64) entry {
+		return ps.rewrite(entry{session: session, sql: sql, prepare: prepare, weight: weight})
+	}
+	if e := run("a", "PREPARE q (numeric(10,2), int) AS SELECT * FROM t WHERE id = $2", "", 0); e.sql != "" {
+		t.Errorf("PREPARE with a nested type list kept as %q", e.sql)
+	}
+	if e := run("a", "EXECUTE q(1.5, 7)", "", 0); e.sql != "SELECT * FROM t WHERE id = $2" || e.params != "parameters: $1 = '1.5', $2 = '7'" {
+		t.Errorf("EXECUTE q: %q %q", e.sql, e.params)
+	}
+	// Prepared before the log: the DETAIL holds the PREPARE.
+	if e := run("b", "EXECUTE r(3)", "PREPARE r (int) AS DELETE FROM t WHERE id = $1", 0); e.sql != "DELETE FROM t WHERE id = $1" || e.params != "parameters: $1 = '3'" {
+		t.Errorf("EXECUTE with a DETAIL prepare: %q %q", e.sql, e.params)
+	}
+	// Several statements on one line are left as they are.
+	if e := run("a", "EXECUTE q(1, 10); EXECUTE q(2, 20)", "", 0); e.sql != "EXECUTE q(1, 10); EXECUTE q(2, 20)" {
+		t.Errorf("multi-statement line rewritten to %q", e.sql)
+	}
+	// An expression argument binds nothing; the literal after it binds.
+	if e := run("a", "EXECUTE q('a' || 'b', 5)", "", 0); e.params != "parameters: $2 = '5'" {
+		t.Errorf("expression argument: %q", e.params)
+	}
+	if e := run("a", "DISCARD ALL", "", 0); e.sql != "" || ps["a"] != nil {
+		t.Errorf("DISCARD ALL: %q, statements %v", e.sql, ps["a"])
+	}
+	if e := run("a", "EXECUTE q(1, 2)", "", 0); e.sql != "EXECUTE q(1, 2)" {
+		t.Errorf("EXECUTE after DISCARD ALL rewritten to %q", e.sql)
+	}
+	// pg_stat_statements: a PREPARE row stands for its executions.
+	if e := run("row1", "PREPARE s AS SELECT * FROM t WHERE id = $1", "", 1000); e.sql != "SELECT * FROM t WHERE id = $1" {
+		t.Errorf("pg_stat_statements PREPARE row: %q", e.sql)
+	}
+}
