@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 )
 
 // touchKind says which shards one operation instance touches.
@@ -255,6 +258,16 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		}
 		h, err := r.home(tk, key)
 		if err != nil {
+			if errors.Is(err, partition.ErrNoDestination) && slices.ContainsFunc(key, shardkey.Value.IsNull) {
+				// A NULL key value the engine cannot place (Citus,
+				// Vitess, Redis have no shard for it): a read cannot be
+				// routed, an insert's row lands wherever the system
+				// puts it.
+				if kind == shardkey.Insert {
+					return touch{kind: tUniform, unbound: true}, nil
+				}
+				return touch{kind: tAll}, nil
+			}
 			return touch{}, err
 		}
 		if r.isSalted(tk, key) {

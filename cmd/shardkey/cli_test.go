@@ -282,3 +282,18 @@ func TestMarkdownEscapes(t *testing.T) {
 		t.Errorf("operation name not escaped:\n%s", out)
 	}
 }
+
+// TestNullKeyValue: a NULL key value an engine cannot place (Citus has no
+// shard for it) makes a read ask every shard, rather than failing the
+// run: one such read and one single-shard read on 8 shards ask 4.5 shards
+// on average.
+func TestNullKeyValue(t *testing.T) {
+	rows := writeFile(t, "u.csv", "user_id\n1\n2\n")
+	q := writeFile(t, "q.jsonl", `{"where":{"user_id":null}}`+"\n"+`{"where":{"user_id":1}}`+"\n")
+	for _, eng := range []string{"citus", "vitess", "redis"} {
+		code, out, errs := runCmd(t, "", "score", "--rows", rows, "--queries", q, "-k", "hash(user_id)", "--engine", eng, "--format", "json")
+		if code != 0 || !strings.Contains(out, `"fanout_mean": 4.5`) {
+			t.Errorf("%s: exit %d %s; want fan-out mean 4.5", eng, code, errs)
+		}
+	}
+}
