@@ -737,8 +737,23 @@ func (b *builder) txn(ts *TxnSpec) error {
 			remote[ci] = p
 		}
 		for _, col := range st.Vary {
-			if b.w.Tables[ti].ColumnIndex(col) < 0 {
+			ci := b.w.Tables[ti].ColumnIndex(col)
+			if ci < 0 {
 				return shardkey.Errorf(b.file, st.Line, sctx+".vary", "table %s has no column %q", st.Table, col)
+			}
+			if _, ok := st.Remote[col]; ok {
+				return shardkey.Errorf(b.file, st.Line, sctx+".vary", "%s is both varied and remote: a varied value is already drawn anew", col)
+			}
+			used := false
+			if kind == shardkey.Insert {
+				// An insert draws its values; a new id is new anyway.
+				used = b.gens[ti][ci].fresh() == shardkey.NotFresh
+			}
+			for _, e := range wh {
+				used = used || e.param && e.col == ci
+			}
+			if !used {
+				return shardkey.Errorf(b.file, st.Line, sctx+".vary", "%s: the step draws no value of it (vary names a filter's \"?\" column, or an insert's drawn column; a new id is new in every repetition anyway)", col)
 			}
 		}
 		prob := 1.0

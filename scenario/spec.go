@@ -292,6 +292,7 @@ var specWords = strings.NewReplacer(
 	"scenario.TxnSpec", "a transaction", "scenario.StepSpec", "a step", "scenario.VariantSpec", "a variant",
 	"in type scenario.Spec", "at the top level (shardkey demo NAME --print shows the format)",
 	"scenario.Spec", "a scenario",
+	"[]string", "a list",
 )
 
 // ReadFile reads and parses a spec file.

@@ -79,4 +79,19 @@ transactions:
 	if _, err := Build(s2, ""); err == nil || !strings.Contains(err.Error(), `.vary: table t has no column "nope"`) {
 		t.Errorf("vary of an unknown column: %v", err)
 	}
+	for from, want := range map[string]string{
+		`where: {w: "?", i: "?"}, repeat: 5, vary: [i]}`:                   "", // valid, as above
+		`where: {w: "?"}, repeat: 5, vary: [i]}`:                           "i: the step draws no value of it",
+		`where: {w: "?", i: "?"}, repeat: 5, vary: [i], remote: {i: 0.5}}`: "i is both varied and remote",
+		`where: {w: "?", i: "?"}, repeat: 5, vary: i}`:                     "cannot read !!str `i` into a list",
+	} {
+		src := strings.Replace(spec, `where: {w: "?", i: "?"}, repeat: 5, vary: [i]}`, from, 1)
+		s3, err := Parse([]byte(src), "v.yaml")
+		if err == nil {
+			_, err = Build(s3, "")
+		}
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v; want %q", from, err, want)
+		}
+	}
 }
