@@ -471,7 +471,18 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		best.Key, pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), adv.Shards, fmtF(c.MaxShardWork), c.WorkRatio)}
 	if c.RequestsPerS == 0 {
 		// No queries: say what the choice rests on instead of 0s.
-		out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions and the rows: the busiest shard holds %.2fx the mean row load.", best.Key, c.LoadRatio)
+		rows := ""
+		if c.LoadRatio > 0 {
+			rows = fmt.Sprintf(": the busiest shard holds %.2fx the mean row load", c.LoadRatio)
+		}
+		switch {
+		case c.Transactions > 0 && c.LoadRatio > 0:
+			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions and the rows%s.", best.Key, rows)
+		case c.Transactions > 0:
+			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions.", best.Key)
+		default:
+			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries or transactions, so the choice rests on the rows%s.", best.Key, rows)
+		}
 	}
 	if c.Transactions > 0 {
 		out = append(out, fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction)))
