@@ -313,10 +313,15 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			as.Reasons = append(as.Reasons, fmt.Sprintf("hot shard: one shard does %s of all work (%d shards): %s", pct(bs), n, why))
 		}
 	}
-	as.Reasons = append(as.Reasons, fmt.Sprintf("%s of interactive requests are single-shard; %s units of work per request (fan-out mean %.2f)",
-		pct(cr.SingleShard), fmtF(c.WorkPerS/math.Max(c.RequestsPerS, 1e-12)), c.FanoutMean))
-	if c.Transactions > 0 {
-		as.Reasons = append(as.Reasons, fmt.Sprintf("%s of transactions cross shards, so %s of requests are single-shard and commit locally", pct(cr.CrossShardTxn), pct(cr.Local)))
+	switch {
+	case c.RequestsPerS > 0:
+		as.Reasons = append(as.Reasons, fmt.Sprintf("%s of interactive requests are single-shard; %s units of work per request (fan-out mean %.2f)",
+			pct(cr.SingleShard), fmtF(c.WorkPerS/c.RequestsPerS), c.FanoutMean))
+		if c.Transactions > 0 {
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s of transactions cross shards, so %s of requests are single-shard and commit locally", pct(cr.CrossShardTxn), pct(cr.Local)))
+		}
+	case c.Transactions > 0:
+		as.Reasons = append(as.Reasons, fmt.Sprintf("%s of transactions cross shards (the workload has no queries)", pct(cr.CrossShardTxn)))
 	}
 	if cr.Boundary {
 		as.Reasons = append(as.Reasons, "every table of the entity group carries the key: exports, deletes and moves of one entity are single-shard")
@@ -324,7 +329,11 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if !cr.Bounded {
 		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of its table, more than one shard's fair share (%s)", pct(cr.LargestPartition), pct(1/float64(n))))
 	}
-	as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio))
+	if c.WorkPerS > 0 {
+		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio))
+	} else if c.LoadRatio > 0 {
+		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
+	}
 	return as
 }
 
