@@ -272,6 +272,13 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	// Not viable: everything new lands on one range, or too few values.
 	d, _ := shardkey.ParseDesign(key)
 	for _, tk := range c.Tables {
+		if tk.Rows == 0 && isRange(d, tk.Table) && n > 1 {
+			// No row sample: a range key has no boundaries, and every
+			// value falls in the first range.
+			as.Viable = false
+			as.Reasons = append(as.Reasons, fmt.Sprintf("range partitioning of %s needs a row sample for its boundaries (give --rows): without one every value falls in the first range", tk.Table))
+			break
+		}
 		// A monotonic range key is a hot tail only when new rows pile
 		// onto the last range: the busiest shard then does far more
 		// than its share (TPC-C's warehouse ids follow row order in a

@@ -78,19 +78,69 @@ func single(sql string) bool {
 	return true
 }
 
-// prepared is the prepared statements of each session, by name.
-type prepared map[string]map[string]string
+// prepared is the prepared statements of each session, by name, and the
+// EXECUTEs of statements the log never showed.
+type prepared struct {
+	sessions     map[string]map[string]string
+	unknownN     int
+	unknownFirst int // line of the first
+}
+
+// unknownWarning says how many EXECUTEs were left out, or "".
+func (ps *prepared) unknownWarning() (int, string) {
+	if ps == nil || ps.unknownN == 0 {
+		return 0, ""
+	}
+	return ps.unknownFirst, fmt.Sprintf("%d EXECUTE statements run statements prepared before the log starts and not shown with them (a DETAIL prepare: line): they are left out", ps.unknownN)
+}
+
+// stripComments removes SQL comments (-- to the end of the line, /* */)
+// outside quotes.
+func stripComments(sql string) string {
+	if !strings.Contains(sql, "--") && !strings.Contains(sql, "/*") {
+		return sql
+	}
+	var b strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			for i < len(sql) && sql[i] != '\n' {
+				i++
+			}
+			b.WriteByte(' ')
+			continue
+		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
+			end := strings.Index(sql[i+2:], "*/")
+			if end < 0 {
+				return b.String()
+			}
+			i += end + 3
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
 
 // rewrite applies e's PREPARE, EXECUTE or DEALLOCATE to ps and returns the
 // entry to parse: an EXECUTE of a known statement becomes that statement
 // with its arguments as parameters; a PREPARE or DEALLOCATE becomes an
 // entry without SQL (nothing to score); anything else is unchanged.
-func (ps prepared) rewrite(e entry) entry {
+func (ps *prepared) rewrite(e entry) entry {
 	if e.end {
-		delete(ps, e.session)
+		delete(ps.sessions, e.session)
 		return e
 	}
-	s := strings.TrimSpace(e.sql)
+	s := strings.TrimSpace(stripComments(e.sql))
 	if len(s) < 7 || !single(s) {
 		return e
 	}
@@ -110,22 +160,25 @@ func (ps prepared) rewrite(e entry) entry {
 			e.sql = body
 			return e
 		}
-		if ps[e.session] == nil {
-			ps[e.session] = map[string]string{}
+		if ps.sessions == nil {
+			ps.sessions = map[string]map[string]string{}
 		}
-		ps[e.session][prepName(s[m[2]:m[3]])] = body
+		if ps.sessions[e.session] == nil {
+			ps.sessions[e.session] = map[string]string{}
+		}
+		ps.sessions[e.session][prepName(s[m[2]:m[3]])] = body
 		e.sql = ""
 	case "DIS":
 		if discardRe.MatchString(s) {
-			delete(ps, e.session)
+			delete(ps.sessions, e.session)
 			e.sql = ""
 		}
 	case "DEA":
 		if m := deallocateRe.FindStringSubmatch(s); m != nil {
 			if strings.EqualFold(m[1], "all") {
-				delete(ps, e.session)
+				delete(ps.sessions, e.session)
 			} else {
-				delete(ps[e.session], prepName(m[1]))
+				delete(ps.sessions[e.session], prepName(m[1]))
 			}
 			e.sql = ""
 		}
@@ -134,7 +187,7 @@ func (ps prepared) rewrite(e entry) entry {
 		if m == nil {
 			return e
 		}
-		stmt, ok := ps[e.session][prepName(m[1])]
+		stmt, ok := ps.sessions[e.session][prepName(m[1])]
 		if !ok && e.prepare != "" {
 			// Prepared before the log starts: PostgreSQL logs the
 			// PREPARE as the EXECUTE's DETAIL ("prepare: PREPARE ...").
@@ -143,6 +196,9 @@ func (ps prepared) rewrite(e entry) entry {
 			}
 		}
 		if !ok {
+			if ps.unknownN++; ps.unknownN == 1 {
+				ps.unknownFirst = e.line
+			}
 			return e // unknown: left as it is (an EXECUTE binds nothing)
 		}
 		e.sql = stmt

@@ -110,6 +110,9 @@ func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o
 	for _, wn := range rs.warn {
 		a.warn(wn)
 	}
+	if line, msg := rs.prep.unknownWarning(); msg != "" {
+		a.warn(shardkey.Errorf(name, line, "", "%s", msg))
+	}
 	return a.finish()
 }
 
@@ -194,7 +197,7 @@ type readState struct {
 	entries int
 	warn    []error
 	skipped int
-	prep    prepared // SQL-level prepared statements by session (prepare.go)
+	prep    *prepared // SQL-level prepared statements by session (prepare.go)
 }
 
 const batchSize = 512
@@ -202,7 +205,7 @@ const batchSize = 512
 func (rs *readState) emit(e entry) error {
 	if rs.p.dialect == Postgres {
 		if rs.prep == nil {
-			rs.prep = prepared{}
+			rs.prep = &prepared{}
 		}
 		e = rs.prep.rewrite(e)
 	}

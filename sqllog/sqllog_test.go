@@ -471,7 +471,7 @@ func TestExecuteParams(t *testing.T) {
 // with nested type lists, DETAIL-logged PREPAREs, DISCARD ALL,
 // multi-statement lines and pg_stat_statements rows.
 func TestPreparedRewrite(t *testing.T) {
-	ps := prepared{}
+	ps := &prepared{}
 	run := func(session, sql, prepare string, weight float64) entry {
 		return ps.rewrite(entry{session: session, sql: sql, prepare: prepare, weight: weight})
 	}
@@ -493,11 +493,20 @@ func TestPreparedRewrite(t *testing.T) {
 	if e := run("a", "EXECUTE q('a' || 'b', 5)", "", 0); e.params != "parameters: $2 = '5'" {
 		t.Errorf("expression argument: %q", e.params)
 	}
-	if e := run("a", "DISCARD ALL", "", 0); e.sql != "" || ps["a"] != nil {
-		t.Errorf("DISCARD ALL: %q, statements %v", e.sql, ps["a"])
+	if e := run("a", "DISCARD ALL", "", 0); e.sql != "" || ps.sessions["a"] != nil {
+		t.Errorf("DISCARD ALL: %q, statements %v", e.sql, ps.sessions["a"])
 	}
 	if e := run("a", "EXECUTE q(1, 2)", "", 0); e.sql != "EXECUTE q(1, 2)" {
 		t.Errorf("EXECUTE after DISCARD ALL rewritten to %q", e.sql)
+	}
+	// Comments around an EXECUTE do not hide it.
+	run("c", "PREPARE g (int) AS SELECT * FROM t WHERE id = $1", "", 0)
+	if e := run("c", "/* app=x */ EXECUTE g(8) -- done", "", 0); e.sql != "SELECT * FROM t WHERE id = $1" || e.params != "parameters: $1 = '8'" {
+		t.Errorf("EXECUTE with comments: %q %q", e.sql, e.params)
+	}
+	// An EXECUTE of an unknown statement is counted for a warning.
+	if run("d", "EXECUTE nobody(1)", "", 0); ps.unknownN != 2 {
+		t.Errorf("unknown EXECUTEs counted %d; want 2 (after DISCARD ALL, and nobody)", ps.unknownN)
 	}
 	// pg_stat_statements: a PREPARE row stands for its executions.
 	if e := run("row1", "PREPARE s AS SELECT * FROM t WHERE id = $1", "", 1000); e.sql != "SELECT * FROM t WHERE id = $1" {
