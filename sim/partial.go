@@ -18,6 +18,9 @@ type Partial struct {
 	Load        []float64
 	LoadUniform float64
 	Rows        int64
+	// NullRows counts rows whose NULL key the engine cannot place
+	// (their weight is in LoadUniform).
+	NullRows int64
 
 	// Work is per-shard units of work per second from single-shard and
 	// multi-shard touches; WorkAll is the rate of scatter-gather instances
@@ -88,6 +91,7 @@ func (p *Partial) mergeSums(q *Partial) {
 	}
 	p.LoadUniform += q.LoadUniform
 	p.Rows += q.Rows
+	p.NullRows += q.NullRows
 	p.WorkAll += q.WorkAll
 	p.WorkUniform += q.WorkUniform
 	p.TxnWeight += q.TxnWeight
@@ -124,7 +128,7 @@ func (p *Partial) growOps(n int) {
 func (p *Partial) reset() {
 	clear(p.Load)
 	clear(p.Work)
-	p.LoadUniform, p.Rows, p.WorkAll, p.WorkUniform = 0, 0, 0, 0
+	p.LoadUniform, p.Rows, p.NullRows, p.WorkAll, p.WorkUniform = 0, 0, 0, 0, 0
 	p.TxnWeight, p.TxnCross, p.TxnCount, p.TxnUnbound = 0, 0, 0, 0
 	for i := range p.Ops {
 		h := p.Ops[i].Hist

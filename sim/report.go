@@ -189,6 +189,9 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	for _, e := range s.Warnings {
 		c.Warnings = append(c.Warnings, e.Error())
 	}
+	if p.NullRows > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d row(s) have a NULL key that %s cannot place (the database would refuse them); their weight is spread over every shard", p.NullRows, s.Engine.Name()))
+	}
 	if p.TxnUnbound > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d transaction write(s) give no value for the key column(s) of their table; each is counted as a row placed on a random shard (a default value), so cross_shard_txn_fraction is an expectation over those placements", p.TxnUnbound))
 	}

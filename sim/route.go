@@ -69,6 +69,8 @@ type router struct {
 	// unbound counts the transactions' inserts that gave no key value
 	// (see touch.unbound), until the caller takes it.
 	unbound int64
+	// nullRows counts rows whose NULL key the engine cannot place.
+	nullRows int64
 }
 
 func newRouter(s *Scheme) *router {
@@ -136,6 +138,12 @@ func (r *router) row(tk *tableKey, t *shardkey.Table, i int) (touch, error) {
 	}
 	h, err := r.home(tk, r.key)
 	if err != nil {
+		if errors.Is(err, partition.ErrNoDestination) && slices.ContainsFunc(r.key, shardkey.Value.IsNull) {
+			// A NULL key the engine cannot place: the row cannot be
+			// stored as it is; its weight is spread, and counted.
+			r.nullRows++
+			return touch{kind: tUniform}, nil
+		}
 		return touch{}, err
 	}
 	if r.isSalted(tk, r.key) {
@@ -260,9 +268,16 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		if err != nil {
 			if errors.Is(err, partition.ErrNoDestination) && slices.ContainsFunc(key, shardkey.Value.IsNull) {
 				// A NULL key value the engine cannot place (Citus,
-				// Vitess, Redis have no shard for it): a read cannot be
-				// routed, an insert's row lands wherever the system
-				// puts it.
+				// Vitess, Redis have no shard for it). In an IN list it
+				// matches nothing (x IN (NULL, 2) is x = 2): skip it. A
+				// lone one: a read cannot be routed, an insert's row
+				// lands wherever the system puts it.
+				if combos > 1 {
+					if !nextCombo(idx, vals) {
+						break
+					}
+					continue
+				}
 				if kind == shardkey.Insert {
 					return touch{kind: tUniform, unbound: true}, nil
 				}
@@ -283,16 +298,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 			r.mark[h] = true
 			r.tmp = append(r.tmp, h)
 		}
-		// next combination
-		j := len(idx) - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			if idx[j] < len(vals[j]) {
-				break
-			}
-			idx[j] = 0
-		}
-		if j < 0 {
+		if !nextCombo(idx, vals) {
 			break
 		}
 	}
@@ -309,6 +315,19 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 	}
 	sort.Ints(r.set)
 	return touch{kind: tSet, set: r.set}, nil
+}
+
+// nextCombo advances idx to the next combination of one value from each
+// list of vals, reporting false after the last.
+func nextCombo(idx []int, vals [][]shardkey.Value) bool {
+	for j := len(idx) - 1; j >= 0; j-- {
+		idx[j]++
+		if idx[j] < len(vals[j]) {
+			return true
+		}
+		idx[j] = 0
+	}
+	return false
 }
 
 func findCond(conds []shardkey.Cond, col int) *shardkey.Cond {

@@ -134,6 +134,7 @@ func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int, ids []int32
 	if tk.intCol && (tk.kind == kHash || tk.kind == kRange) {
 		return r.rowsInt(p, tk, t, lo, hi, ids)
 	}
+	defer func() { p.NullRows += r.nullRows; r.nullRows = 0 }()
 	for i := lo; i < hi; i++ {
 		tc, err := r.row(tk, t, i)
 		if err != nil {

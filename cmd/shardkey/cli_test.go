@@ -297,3 +297,15 @@ func TestNullKeyValue(t *testing.T) {
 		}
 	}
 }
+
+// TestNullKeyRowsAndLists: under Citus, rows with a NULL key are reported
+// (the database refuses them) rather than failing the run, and a NULL in
+// an IN list matches nothing: IN (NULL, 2) asks one shard.
+func TestNullKeyRowsAndLists(t *testing.T) {
+	rows := writeFile(t, "n.csv", "user_id,weight\n1,1\n2,1\n,1\n,1\n")
+	q := writeFile(t, "q.jsonl", `{"where":{"user_id":{"in":[null,2]}}}`+"\n")
+	code, out, errs := runCmd(t, "", "score", "--rows", rows, "--queries", q, "-k", "hash(user_id)", "--engine", "citus", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"fanout_mean": 1,`) || !strings.Contains(out, "2 row(s) have a NULL key that citus cannot place") {
+		t.Errorf("exit %d %s:\n%s", code, errs, out)
+	}
+}
