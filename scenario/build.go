@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -736,10 +737,19 @@ func (b *builder) txn(ts *TxnSpec) error {
 			}
 			remote[ci] = p
 		}
-		for _, col := range st.Vary {
+		if len(st.Vary) > 0 && hi < 2 {
+			return shardkey.Errorf(b.file, st.Line, sctx+".vary", "vary applies to a repeated step (repeat: N or LO-HI above 1)")
+		}
+		for k, col := range st.Vary {
 			ci := b.w.Tables[ti].ColumnIndex(col)
 			if ci < 0 {
 				return shardkey.Errorf(b.file, st.Line, sctx+".vary", "table %s has no column %q", st.Table, col)
+			}
+			if slices.Contains(st.Vary[:k], col) {
+				return shardkey.Errorf(b.file, st.Line, sctx+".vary", "%s named twice", col)
+			}
+			if kind == shardkey.Insert && b.gens[ti][ci].inherited {
+				return shardkey.Errorf(b.file, st.Line, sctx+".vary", "%s is copied from the parent row: varying it would detach the row from its parent", col)
 			}
 			if _, ok := st.Remote[col]; ok {
 				return shardkey.Errorf(b.file, st.Line, sctx+".vary", "%s is both varied and remote: a varied value is already drawn anew", col)

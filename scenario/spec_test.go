@@ -84,6 +84,8 @@ transactions:
 		`where: {w: "?"}, repeat: 5, vary: [i]}`:                           "i: the step draws no value of it",
 		`where: {w: "?", i: "?"}, repeat: 5, vary: [i], remote: {i: 0.5}}`: "i is both varied and remote",
 		`where: {w: "?", i: "?"}, repeat: 5, vary: i}`:                     "cannot read !!str `i` into a list",
+		`where: {w: "?", i: "?"}, vary: [i]}`:                              "vary applies to a repeated step",
+		`where: {w: "?", i: "?"}, repeat: 5, vary: [i, i]}`:                "i named twice",
 	} {
 		src := strings.Replace(spec, `where: {w: "?", i: "?"}, repeat: 5, vary: [i]}`, from, 1)
 		s3, err := Parse([]byte(src), "v.yaml")
@@ -93,5 +95,40 @@ transactions:
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
 			t.Errorf("%s: %v; want %q", from, err, want)
 		}
+	}
+}
+
+// TestVaryInherited: an insert's column copied from its parent row cannot
+// vary (the row would leave its parent).
+func TestVaryInherited(t *testing.T) {
+	spec := `name: p
+tables:
+  - name: o
+    rows: 100
+    columns:
+      - {name: c, gen: uniform, distinct: 10}
+      - {name: id, gen: sequential}
+  - name: l
+    parent: o
+    per_parent: 2
+    columns:
+      - {name: item, gen: uniform, distinct: 50}
+transactions:
+  - name: tx
+    rate: 1
+    steps:
+      - {table: o, kind: insert}
+      - {table: l, kind: insert, repeat: 3, vary: [c]}
+`
+	s, err := Parse([]byte(spec), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(s, ""); err == nil || !strings.Contains(err.Error(), "c is copied from the parent row") {
+		t.Errorf("vary of a parent's column: %v", err)
+	}
+	s, _ = Parse([]byte(strings.Replace(spec, "vary: [c]", "vary: [item]", 1)), "p.yaml")
+	if _, err := Build(s, ""); err != nil {
+		t.Errorf("vary of the line's own column: %v", err)
 	}
 }
