@@ -443,6 +443,15 @@ func better(x, y *Assessment) bool {
 	if !closeRel(a.AfterFixes, b.AfterFixes, 0.02) {
 		return a.AfterFixes < b.AfterFixes
 	}
+	if x.Score.WorkPerS == 0 && y.Score.WorkPerS == 0 {
+		// No queries: the rows' load is what is left to weigh.
+		if a.Bounded != b.Bounded {
+			return a.Bounded
+		}
+		if !closeRel(x.Score.LoadRatio, y.Score.LoadRatio, 0.02) {
+			return x.Score.LoadRatio < y.Score.LoadRatio
+		}
+	}
 	return a.SingleShard > b.SingleShard
 }
 
@@ -457,6 +466,8 @@ func verdict(as *Assessment, first bool) string {
 		return "rejected: " + strings.SplitN(as.Reasons[0], ":", 2)[0]
 	case first && as.Score.RequestsPerS == 0 && as.Score.Transactions > 0:
 		return fmt.Sprintf("recommended: %s cross-shard transactions (no queries to weigh)", pct(cr.CrossShardTxn))
+	case first && as.Score.RequestsPerS == 0:
+		return fmt.Sprintf("recommended: row load %.2fx the mean (no queries or transactions to weigh)", as.Score.LoadRatio)
 	case first && as.Score.Transactions > 0:
 		return fmt.Sprintf("recommended: %s of interactive requests single-shard and local, %s cross-shard transactions", pct(cr.Local), pct(cr.CrossShardTxn))
 	case first:
@@ -529,6 +540,8 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			reason = fmt.Sprintf("%s of transactions cross shards, against %s", pct(as.Criteria.CrossShardTxn), pct(best.Criteria.CrossShardTxn))
 		case as.Criteria.AfterFixes > best.Criteria.AfterFixes*1.005:
 			reason = fmt.Sprintf("its busiest shard does %s/s after fixes, against %s/s", fmtF(as.Criteria.AfterFixes), fmtF(best.Criteria.AfterFixes))
+		case as.Score.LoadRatio > best.Score.LoadRatio*1.005:
+			reason = fmt.Sprintf("row load %.2fx the mean, against %.2fx", as.Score.LoadRatio, best.Score.LoadRatio)
 		}
 		others = append(others, fmt.Sprintf("%s (%s)", as.Key, reason))
 	}

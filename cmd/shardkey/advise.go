@@ -217,7 +217,7 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 			for _, op := range as.Expensive {
 				fmt.Fprintf(w, "  %s: %s req/s ask %.1f shards each (%s scatter-gather), +%s units/s\n", op.Name, num(op.Rate), op.FanoutMean, pct(op.Scatter), num(op.ExtraWork))
 			}
-		} else {
+		} else if as.Score.RequestsPerS > 0 {
 			fmt.Fprintln(w, "expensive under this key: nothing; every operation asks one shard")
 		}
 		for _, f := range as.Fixes {
@@ -225,8 +225,11 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		}
 	}
 	if conf := adv.Confidence; conf != nil {
-		fmt.Fprintf(w, "\nHow sure: 95%% bootstrap intervals over %d resamples of the sample: work ratio %.2f-%.2fx, load ratio %.2f-%.2fx, busiest shard %s-%s units/s",
-			conf.Replicates, conf.WorkRatio.Lo, conf.WorkRatio.Hi, conf.LoadRatio.Lo, conf.LoadRatio.Hi, num(conf.MaxShardWork.Lo), num(conf.MaxShardWork.Hi))
+		fmt.Fprintf(w, "\nHow sure: 95%% bootstrap intervals over %d resamples of the sample: ", conf.Replicates)
+		if adv.Candidates[0].Score.RequestsPerS > 0 {
+			fmt.Fprintf(w, "work ratio %.2f-%.2fx, busiest shard %s-%s units/s, ", conf.WorkRatio.Lo, conf.WorkRatio.Hi, num(conf.MaxShardWork.Lo), num(conf.MaxShardWork.Hi))
+		}
+		fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
 		if adv.Candidates[0].Score.Transactions > 0 {
 			fmt.Fprintf(w, ", cross-shard transactions %s-%s", pct(conf.CrossShardTxn.Lo), pct(conf.CrossShardTxn.Hi))
 		}
