@@ -150,13 +150,14 @@ func renderTable(w io.Writer, r *report) error {
 		bars(w, c, r.Capacity)
 		ops(w, c)
 		keyLine(w, c)
-		for _, m := range c.Rebalance {
-			_ = m
-		}
 		if len(c.Rebalance) > 0 {
 			var parts []string
 			for _, m := range c.Rebalance {
-				parts = append(parts, fmt.Sprintf("%s %s of keys (%s of load)", m.Placement, pct(m.KeysMoved), pct(m.LoadMoved)))
+				p := fmt.Sprintf("%s %s of keys (%s of load)", m.Placement, pct(m.KeysMoved), pct(m.LoadMoved))
+				if m.To != c.Shards+1 {
+					p = fmt.Sprintf("%s to %d shards %s of keys (%s of load)", m.Placement, m.To, pct(m.KeysMoved), pct(m.LoadMoved))
+				}
+				parts = append(parts, p)
 			}
 			fmt.Fprintf(w, "adding a shard (%d -> %d) moves: %s\n", c.Shards, c.Shards+1, strings.Join(parts, "; "))
 		}
