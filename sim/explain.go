@@ -53,7 +53,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		} else {
 			rt.Shards = allShards(s.N)
 			rt.Scatter = true
-			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): a %s must change every copy, on all %d shards", t.Name, kind, s.N)
+			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): %s must change every copy, on all %d shards", t.Name, article(kind.String()), s.N)
 		}
 		return rt, nil
 	}
@@ -163,4 +163,12 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond) stri
 		}
 	}
 	return strings.Join(parts, " and ")
+}
+
+// article puts "a" or "an" before a word ("an update", "a delete").
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an " + w
+	}
+	return "a " + w
 }

@@ -187,7 +187,10 @@ func joinInts(xs []int) string {
 func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
 	add := func(t *shardkey.Table, cols []string) {
 		for _, c := range cols {
-			if t.Column(c) == nil {
+			if t.Column(c) == nil && !slices.ContainsFunc(t.ColumnNames(), func(n string) bool { return strings.EqualFold(n, c) }) {
+				// (A column the statement names in another case is not
+				// added: the key then fails to compile, naming the
+				// statement's columns, instead of silently scattering.)
 				t.AddColumn(c, shardkey.Int64)
 			}
 		}

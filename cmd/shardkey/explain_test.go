@@ -159,3 +159,13 @@ func TestExplain_BadValue(t *testing.T) {
 		t.Errorf("exit %d, %q; want exit 1 naming posts.user_id and \"abc\"", code, errs)
 	}
 }
+
+// TestExplain_KeyCase: a key naming a column in another case than the
+// statement does is an error listing the statement's columns, not a
+// silent scatter.
+func TestExplain_KeyCase(t *testing.T) {
+	code, _, errs := runCmd(t, "", "explain", "-k", "posts:hash(USER_ID)", "SELECT * FROM posts WHERE user_id = 1")
+	if code != 2 || !strings.Contains(errs, `no column "USER_ID" (columns: user_id)`) {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+}

@@ -75,7 +75,7 @@ Flags:
 		n := 0
 		for sc.Scan() {
 			n++
-			if line := strings.TrimRight(sc.Text(), "\r"); line != "" {
+			if line := strings.TrimSpace(sc.Text()); line != "" {
 				vals = append(vals, line)
 			}
 		}
@@ -95,13 +95,13 @@ Flags:
 			return fmt.Errorf("value %d %q: %w", i+1, v, err)
 		}
 		h, err := eng.Hash(key)
-		if err != nil {
-			return fmt.Errorf("value %q: %s: %w", v, eng.Name(), err)
+		if err == nil {
+			_, err = eng.Point(key)
 		}
-		p, err := eng.Point(key)
 		if err != nil {
-			return fmt.Errorf("value %q: %s: %w", v, eng.Name(), err)
+			return fmt.Errorf("value %d %q: %s", i+1, v, engineErr(eng.Name(), err))
 		}
+		p, _ := eng.Point(key)
 		out = append(out, placement{Value: v, Hash: h, Shard: layout.Shard(p)})
 	}
 	if *format == "json" {
@@ -149,4 +149,14 @@ func parseKey(s string, types []shardkey.Type) ([]shardkey.Value, error) {
 		return nil, err
 	}
 	return []shardkey.Value{v}, nil
+}
+
+// engineErr is err with the engine's name in front once (engines name
+// themselves in some of their errors).
+func engineErr(name string, err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, name+": ") {
+		return msg
+	}
+	return name + ": " + msg
 }
