@@ -489,10 +489,9 @@ func classify(l lit) shardkey.Type {
 		if strings.ContainsAny(l.s, ".eE") {
 			return shardkey.Float64
 		}
-		if _, err := strconv.ParseInt(l.s, 10, 64); err != nil {
-			return shardkey.Float64
-		}
-		return shardkey.Int64
+		// An integer: int64, else uint64, else text (a float64 would
+		// round it, and distinct ids would merge).
+		return shardkey.InferType([]string{l.s})
 	case litStr:
 		return shardkey.InferType([]string{l.s})
 	case litNewest:
