@@ -14,6 +14,10 @@ type Route struct {
 	Shards  []int  `json:"shards"`
 	Scatter bool   `json:"scatter"`
 	Reason  string `json:"reason"`
+	// AnyShard marks a statement any one shard answers (a read of a
+	// reference table): Shards is then empty, as for a statement that
+	// asks none, and this tells them apart.
+	AnyShard bool `json:"any_shard,omitempty"`
 }
 
 // Explain routes one statement (its kind and conditions on table ti) and
@@ -49,6 +53,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		return rt, nil
 	case kReplicate:
 		if kind == shardkey.Read {
+			rt.AnyShard = true
 			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): a read is answered by any one shard, locally", t.Name)
 		} else {
 			rt.Shards = allShards(s.N)

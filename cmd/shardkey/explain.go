@@ -124,6 +124,8 @@ Flags:
 	switch {
 	case rt.Scatter:
 		fmt.Fprintf(e.stdout, "shards:  all %d (scatter-gather)\n", scheme.N)
+	case rt.AnyShard:
+		fmt.Fprintf(e.stdout, "shards:  any one (a copy on every shard)\n")
 	case len(rt.Shards) == 0:
 		fmt.Fprintf(e.stdout, "shards:  none listed\n")
 	default:
@@ -159,6 +161,9 @@ func explainAll(s *sim.Scheme, w *shardkey.Workload, accs []sqllog.Access) (sim.
 			}
 		}
 		out.Scatter = out.Scatter || r.Scatter
+		if r.AnyShard && len(accs) == 1 {
+			out.AnyShard = true
+		}
 		reason := fmt.Sprintf("%s %s: %s", a.Kind, w.Tables[a.Table].Name, r.Reason)
 		if !said[reason] {
 			said[reason] = true

@@ -169,3 +169,16 @@ func TestExplain_KeyCase(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 }
+
+// TestExplain_ReferenceRead: a read of a reference table is answered by
+// any one shard, which the JSON says apart from asking none.
+func TestExplain_ReferenceRead(t *testing.T) {
+	code, out, errs := runCmd(t, "", "explain", "-k", "posts:hash(user_id); users:replicate", "--format", "json", "SELECT * FROM users WHERE id = 7")
+	if code != 0 || !strings.Contains(out, `"shards":[]`) || !strings.Contains(out, `"any_shard":true`) {
+		t.Errorf("exit %d %s: %s", code, errs, out)
+	}
+	_, out, _ = runCmd(t, "", "explain", "-k", "hash(user_id)", "--format", "json", "SELECT * FROM posts WHERE user_id = NULL")
+	if strings.Contains(out, "any_shard") {
+		t.Errorf("a statement asking no shard is marked any_shard: %s", out)
+	}
+}
