@@ -601,6 +601,21 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			if !ok {
 				continue
 			}
+			if len(vals) > 1 && fresh == shardkey.NotFresh && !v.IsNull() {
+				// Several equalities on the column: they all hold only
+				// when they agree; otherwise no row matches.
+				agree := true
+				for _, x := range vals[1:] {
+					if w, f, ok := a.value(t, col, typ, x); ok && f == shardkey.NotFresh && shardkey.Compare(v, w) != 0 {
+						agree = false
+					}
+				}
+				if !agree {
+					c.Op = shardkey.In
+					out = append(out, c)
+					continue
+				}
+			}
 			if fresh != shardkey.NotFresh {
 				*fv++
 				c.Fresh, c.FreshVar = fresh, *fv

@@ -298,6 +298,12 @@ func (s *scope) build(res colResolver) []access {
 		m, col := preds[ref], c.col.col
 		switch c.kind {
 		case condEq:
+			if p := m[col]; p != nil && p.op == shardkey.Eq {
+				// a = 1 AND a = 2: every equality must hold (conds
+				// binds the column only when the values agree).
+				p.args = append(p.args[:len(p.args):len(p.args)], c.args...)
+				continue
+			}
 			m[col] = &pred{col: col, op: shardkey.Eq, args: c.args, guess: guess}
 		case condIn:
 			if p := m[col]; p != nil && p.op == shardkey.Eq {

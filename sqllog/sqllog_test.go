@@ -261,6 +261,10 @@ func TestStatements(t *testing.T) {
 	check(Postgres, "SELECT * FROM t WHERE ts >= '2024-01-01'::timestamptz AND id = '42'::bigint", "read t {id=42 ts in [2024-01-01T00:00:00Z,+inf)}")
 	check(Postgres, "SELECT * FROM t WHERE a = ANY(ARRAY[1, 2])", "read t {a IN (1,2)}")
 	check(Postgres, "SELECT * FROM t WHERE a = NULL", "read t {a IN ()}") // never true: matches no row
+	for _, d := range []Dialect{Postgres, MySQL} {
+		check(d, "SELECT * FROM t WHERE a = 1 AND a = 2", "read t {a IN ()}") // contradictory: no row
+		check(d, "SELECT * FROM t WHERE a = 1 AND b = 3 AND a = 1", "read t {a=1 b=3}")
+	}
 	check(Postgres, "SELECT * FROM t WHERE d = DATE '2024-01-02'", "read t {d=2024-01-02T00:00:00Z}")
 	check(MySQL, "SELECT * FROM `t` WHERE `a` = 'it\\'s' AND b = \"q\"", "read t {a=it's b=q}")
 	check(0, "SELECT * FROM `t` WHERE a = 1", "read t {a=1}")
