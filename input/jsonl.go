@@ -653,7 +653,7 @@ func (b *Builder) ReadQueries(file string) error {
 	defer f.Close()
 	n := 0
 	err = forEachLine(file, f, b.parseResolved(file, false), func(jl *jline) error {
-		if err := lineErr(file, jl, "where", "weight", "table", "kind", "name", "latency"); err != nil {
+		if err := lineErr(file, jl, queryFields...); err != nil {
 			return err
 		}
 		if !jl.hasWhr {
@@ -768,7 +768,7 @@ func (b *Builder) ReadTxns(file string) error {
 	defer f.Close()
 	n := 0
 	err = forEachLine(file, f, b.parseResolved(file, true), func(jl *jline) error {
-		if err := lineErr(file, jl, "writes", "weight", "table", "name"); err != nil {
+		if err := lineErr(file, jl, txnFields...); err != nil {
 			return err
 		}
 		if !jl.hasWr {

@@ -428,13 +428,19 @@ func (b *Builder) stream(file string, txns bool) error {
 	return nil
 }
 
+// The fields a query line and a transaction line may have.
+var (
+	queryFields = []string{"where", "weight", "table", "kind", "name", "latency"}
+	txnFields   = []string{"writes", "weight", "table", "name"}
+)
+
 // streamLine parses, checks, resolves and routes one line.
 func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte, line int, txns bool) error {
 	st := p.st
 	sc := &st.sc
-	allowed := []string{"where", "weight", "table", "kind", "name", "latency"}
+	allowed := queryFields
 	if txns {
-		allowed = []string{"writes", "weight", "table", "name"}
+		allowed = txnFields
 	}
 	if !scan(sc, data, txns) {
 		jl := parseLine(p, data, line)

@@ -138,7 +138,7 @@ func (r *router) row(tk *tableKey, t *shardkey.Table, i int) (touch, error) {
 	}
 	h, err := r.home(tk, r.key)
 	if err != nil {
-		if errors.Is(err, partition.ErrNoDestination) && slices.ContainsFunc(r.key, shardkey.Value.IsNull) {
+		if nullUnplaced(err, r.key) {
 			// A NULL key the engine cannot place: the row cannot be
 			// stored as it is; its weight is spread, and counted.
 			r.nullRows++
@@ -266,7 +266,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		}
 		h, err := r.home(tk, key)
 		if err != nil {
-			if errors.Is(err, partition.ErrNoDestination) && slices.ContainsFunc(key, shardkey.Value.IsNull) {
+			if nullUnplaced(err, key) {
 				// A NULL key value the engine cannot place (Citus,
 				// Vitess, Redis have no shard for it). In an IN list it
 				// matches nothing (x IN (NULL, 2) is x = 2): skip it. A
@@ -315,6 +315,12 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 	}
 	sort.Ints(r.set)
 	return touch{kind: tSet, set: r.set}, nil
+}
+
+// nullUnplaced reports whether err is the engine having no shard for a
+// key because one of its values is NULL (Citus, Vitess, Redis).
+func nullUnplaced(err error, key []shardkey.Value) bool {
+	return errors.Is(err, partition.ErrNoDestination) && slices.ContainsFunc(key, shardkey.Value.IsNull)
 }
 
 // nextCombo advances idx to the next combination of one value from each

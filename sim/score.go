@@ -215,8 +215,8 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 }
 
 // routeIDsInt64 writes the shard of each key (one Int64 column under a
-// modulo layout) into ids: the allocation-free inner loop. Generic is
-// called directly so the compiler can inline its hash.
+// modulo layout of n shards) into ids: the allocation-free inner loop.
+// Generic is called directly so the compiler can inline its hash.
 func routeIDsInt64(e partition.Int64Pointer, keys []int64, n uint64, ids []int32) {
 	ids = ids[:len(keys)]
 	if _, ok := e.(partition.Generic); ok {
@@ -236,16 +236,7 @@ func routeIDsInt64(e partition.Int64Pointer, keys []int64, n uint64, ids []int32
 func RouteInt64(e partition.Int64Pointer, l partition.Layout, keys []int64, out []int32) {
 	out = out[:len(keys)]
 	if m, ok := l.(partition.Modulo); ok {
-		n := uint64(m.Shards())
-		if _, ok := e.(partition.Generic); ok {
-			for i, k := range keys {
-				out[i] = int32(partition.Generic{}.PointInt64(k) % n)
-			}
-			return
-		}
-		for i, k := range keys {
-			out[i] = int32(e.PointInt64(k) % n)
-		}
+		routeIDsInt64(e, keys, uint64(m.Shards()), out)
 		return
 	}
 	for i, k := range keys {

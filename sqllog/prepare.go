@@ -56,26 +56,10 @@ func prepareBody(rest string) (string, bool) {
 }
 
 // single reports whether sql is one statement: no semicolon outside
-// quotes and comments except at the end. Lines with several statements are
-// left as they are.
+// quotes and parentheses except at the end (comments are stripped first).
+// Lines with several statements are left as they are.
 func single(sql string) bool {
-	sql = strings.TrimSpace(sql)
-	sql = strings.TrimSuffix(sql, ";")
-	quote := byte(0)
-	for i := 0; i < len(sql); i++ {
-		c := sql[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == ';':
-			return false
-		}
-	}
-	return true
+	return len(splitTop(strings.TrimSuffix(strings.TrimSpace(sql), ";"), ';')) <= 1
 }
 
 // prepared is the prepared statements of each session, by name, and the
@@ -271,21 +255,27 @@ func splitArgs(s string) []string {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
+	return splitTop(s, ',')
+}
+
+// splitTop splits s at the sep bytes outside quotes ('...' and "...") and
+// parentheses.
+func splitTop(s string, sep byte) []string {
 	var out []string
-	depth, quote, start := 0, false, 0
+	depth, quote, start := 0, byte(0), 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case quote:
-			if c == '\'' {
-				quote = false
+		case quote != 0:
+			if c == quote {
+				quote = 0
 			}
-		case c == '\'':
-			quote = true
+		case c == '\'' || c == '"':
+			quote = c
 		case c == '(':
 			depth++
 		case c == ')':
 			depth--
-		case c == ',' && depth == 0:
+		case c == sep && depth == 0:
 			out = append(out, s[start:i])
 			start = i + 1
 		}

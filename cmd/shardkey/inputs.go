@@ -123,17 +123,9 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	var st *sim.Stream
 	keysDir := ""
 	hasSamples := len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) > 0 || c.from != ""
-	types := map[string]shardkey.Type{}
-	for _, ct := range c.colTypes {
-		col, typ, ok := strings.Cut(ct, "=")
-		if !ok || col == "" {
-			return nil, usageErr("--column-type %q: want COL=TYPE", ct)
-		}
-		t, err := shardkey.ParseType(typ)
-		if err != nil {
-			return nil, usageErr("--column-type %s: %v", ct, err)
-		}
-		types[col] = t
+	types, err := columnTypes(c.colTypes)
+	if err != nil {
+		return nil, err
 	}
 	if len(types) > 0 && !hasSamples {
 		return nil, usageErr("--column-type applies to files and databases read (--rows, --queries, --txns, --log, --from); a scenario spec types its columns itself")

@@ -95,13 +95,13 @@ Flags:
 			return fmt.Errorf("value %d %q: %w", i+1, v, err)
 		}
 		h, err := eng.Hash(key)
+		var p uint64
 		if err == nil {
-			_, err = eng.Point(key)
+			p, err = eng.Point(key)
 		}
 		if err != nil {
 			return fmt.Errorf("value %d %q: %s", i+1, v, engineErr(eng.Name(), err))
 		}
-		p, _ := eng.Point(key)
 		out = append(out, placement{Value: v, Hash: h, Shard: layout.Shard(p)})
 	}
 	if *format == "json" {
