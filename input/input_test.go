@@ -269,3 +269,22 @@ func TestLineLimit(t *testing.T) {
 		t.Errorf("a 5-byte line: %v", err)
 	}
 }
+
+// TestEmptyRange: a range whose lower bound is above its upper one (or
+// equal, with an end excluded) is an error naming the column, not a query
+// that asks no shard.
+func TestEmptyRange(t *testing.T) {
+	rows := write(t, "r.csv", "id\n1\n2\n")
+	for in, bad := range map[string]bool{`{"gte": 5, "lt": 1}`: true, `{"gte": 1, "lt": 1}`: true, `{"gte": 1, "lte": 1}`: false, `{"gt": 1, "lt": 3}`: false} {
+		q := write(t, "q.jsonl", `{"where": {"id": `+in+`}}`+"\n")
+		tb, err := ReadRows(rows, "r", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &shardkey.Workload{Tables: []*shardkey.Table{tb}}
+		err = NewBuilder(w, Options{}).ReadQueries(q)
+		if bad != (err != nil) || bad && !strings.Contains(err.Error(), "q.jsonl:1: id: the range from") {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}

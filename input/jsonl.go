@@ -496,6 +496,13 @@ func (b *Builder) resolve(file string, line, ti int, jc *jcond) (shardkey.Cond, 
 				return shardkey.Cond{}, shardkey.Errorf(file, line, jc.col, "upper bound: %v", err)
 			}
 		}
+		if bd.HasLo && bd.HasHi && !bd.Lo.IsNull() && !bd.Hi.IsNull() {
+			if o := shardkey.Compare(bd.Lo, bd.Hi); o > 0 || o == 0 && !(bd.LoIncl && bd.HiIncl) {
+				// Most likely the bounds swapped: an error, not a query
+				// that asks no shard and makes any key look free.
+				return shardkey.Cond{}, shardkey.Errorf(file, line, jc.col, "the range from %s to %s holds no value (bounds swapped?)", bd.Lo, bd.Hi)
+			}
+		}
 		c.Bounds = &bd
 	}
 	return c, nil
