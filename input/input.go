@@ -134,6 +134,9 @@ func parseWeight(s string) (float64, error) {
 
 // weightNumber reads a weight's text as a number, unchecked.
 func weightNumber(s string) (float64, error) {
+	if w, ok := exactFloat(s); ok {
+		return w, nil
+	}
 	w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if errors.Is(err, strconv.ErrRange) {
 		return 0, fmt.Errorf("%s is out of range (a weight is from 0 to %g)", strings.TrimSpace(s), maxWeight)
@@ -142,4 +145,93 @@ func weightNumber(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
 	return w, nil
+}
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactFloat reads a plain decimal ([-]digits[.digits][e[+-]digits]) whose
+// significant digits form an integer m below 2^53 and whose scale 10^e
+// has |e| <= 22: both are exact float64s, so m*10^e (or m/10^-e) is one
+// correctly rounded operation, the value strconv.ParseFloat returns
+// (Clinger's fast path, which strconv itself takes first: atof64exact in
+// Go's strconv/atof.go). It reports false for anything else, which the
+// caller hands to strconv: weights written by a program (Python's repr,
+// Go's %v) mostly take this path, at a fraction of the cost.
+func exactFloat(s string) (float64, bool) {
+	i, neg := 0, false
+	if len(s) > 0 && s[0] == '-' {
+		neg, i = true, 1
+	}
+	var m uint64
+	digits, frac, exp := 0, 0, 0
+	start := i
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if m != 0 || s[i] != '0' {
+			digits++
+		}
+		m = m*10 + uint64(s[i]-'0')
+		if digits > 16 {
+			return 0, false
+		}
+	}
+	intDigits := i - start
+	if i < len(s) && s[i] == '.' {
+		i++
+		fs := i
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			if m != 0 || s[i] != '0' {
+				digits++
+			}
+			m = m*10 + uint64(s[i]-'0')
+			if digits > 16 {
+				return 0, false
+			}
+		}
+		frac = i - fs
+	}
+	if intDigits+frac == 0 {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		es := i
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			exp = exp*10 + int(s[i]-'0')
+			if exp > 1000 {
+				return 0, false
+			}
+		}
+		if i == es {
+			return 0, false
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if i != len(s) || m >= 1<<53 {
+		return 0, false
+	}
+	e := exp - frac
+	f := float64(m)
+	switch {
+	case m == 0:
+		f = 0
+	case e >= 0 && e < len(pow10):
+		f *= pow10[e]
+	case e < 0 && -e < len(pow10):
+		f /= pow10[-e]
+	default:
+		return 0, false
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }

@@ -24,16 +24,25 @@ import (
 // line's bytes.
 type scanned struct {
 	conds  []jcond
-	groups []int // start of each group in conds; len(groups)-1 groups
+	groups []span // each group's conditions in conds
 	lineMeta
 }
 
+// span is a group's conditions, conds[lo:hi]. A write that repeats the
+// previous one byte for byte shares its span (scan reads it once), so a
+// group can be recognised as a repetition by its span.
+type span struct{ lo, hi int }
+
 func (s *scanned) reset() {
-	*s = scanned{conds: s.conds[:0], groups: append(s.groups[:0], 0), lineMeta: lineMeta{weight: 1}}
+	*s = scanned{conds: s.conds[:0], groups: s.groups[:0], lineMeta: lineMeta{weight: 1}}
 }
 
 // group returns the conditions of group g.
-func (s *scanned) group(g int) []jcond { return s.conds[s.groups[g]:s.groups[g+1]] }
+func (s *scanned) group(g int) []jcond { return s.conds[s.groups[g].lo:s.groups[g].hi] }
+
+// repeats reports whether group g is a byte-for-byte repetition of group
+// g-1 (same conditions, read once).
+func (s *scanned) repeats(g int) bool { return g > 0 && s.groups[g] == s.groups[g-1] }
 
 // view returns b as a string without copying; b must not change while the
 // string is in use (a batch's bytes never do).
@@ -121,7 +130,7 @@ func scanObject(s *scanned, b []byte, i int) (int, bool) {
 	start := len(s.conds)
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		s.groups = append(s.groups, len(s.conds))
+		s.groups = append(s.groups, span{start, start})
 		return i + 1, true
 	}
 	for {
@@ -166,7 +175,7 @@ func scanObject(s *scanned, b []byte, i int) (int, bool) {
 			return 0, false // a repeated column: the slow path decides
 		}
 	}
-	s.groups = append(s.groups, len(s.conds))
+	s.groups = append(s.groups, span{start, len(s.conds)})
 	return i, true
 }
 
@@ -210,9 +219,22 @@ func scan(s *scanned, b []byte, txns bool) bool {
 				i++
 				break
 			}
+			prev := []byte(nil) // the previous write's bytes
 			for {
-				if i, ok = scanObject(s, b, i); !ok {
-					return false
+				if n := len(prev); n > 0 && len(b)-i >= n && string(b[i:i+n]) == string(prev) {
+					// The same bytes as the previous write: a JSON
+					// object ends at its own closing brace, so these
+					// bytes are that same complete object. Transactions
+					// repeat writes keyed alike (an order's lines); one
+					// reading serves them all.
+					s.groups = append(s.groups, s.groups[len(s.groups)-1])
+					i += n
+				} else {
+					start := i
+					if i, ok = scanObject(s, b, i); !ok {
+						return false
+					}
+					prev = b[start:i]
 				}
 				i = skipWS(b, i)
 				if i < len(b) && b[i] == ',' {
@@ -230,7 +252,11 @@ func scan(s *scanned, b []byte, txns bool) bool {
 			for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
 				j++
 			}
-			f, err := strconv.ParseFloat(view(b[i:j]), 64)
+			f, ok := exactFloat(view(b[i:j]))
+			var err error
+			if !ok {
+				f, err = strconv.ParseFloat(view(b[i:j]), 64)
+			}
 			if err != nil || i == j || b[i] == '+' || b[i] == '.' {
 				return false
 			}
@@ -276,11 +302,12 @@ func (s *scanned) fromJline(jl *jline) {
 	s.lineMeta = jl.lineMeta
 	if jl.hasWhr {
 		s.conds = append(s.conds, jl.where...)
-		s.groups = append(s.groups, len(s.conds))
+		s.groups = append(s.groups, span{0, len(s.conds)})
 	}
 	for _, w := range jl.writes {
+		lo := len(s.conds)
 		s.conds = append(s.conds, w...)
-		s.groups = append(s.groups, len(s.conds))
+		s.groups = append(s.groups, span{lo, len(s.conds)})
 	}
 }
 
@@ -313,7 +340,11 @@ func scanLine(p *lineParser, b []byte, line int, txns bool) jline {
 	if s.hasWhr {
 		jl.where = own(s.group(0))
 	}
-	for g := 0; g < len(s.groups)-1 && s.hasWr; g++ {
+	for g := 0; g < len(s.groups) && s.hasWr; g++ {
+		if s.repeats(g) {
+			jl.writes = append(jl.writes, jl.writes[g-1]) // read once, held once
+			continue
+		}
 		jl.writes = append(jl.writes, own(s.group(g)))
 	}
 	return jl
@@ -498,19 +529,25 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 	if !sc.hasWr {
 		return shardkey.Errorf(file, line, "writes", `missing: want {"writes": [{"col": value}, ...]}`)
 	}
-	nw := len(sc.groups) - 1
+	nw := len(sc.groups)
 	if nw == 0 {
 		return shardkey.Errorf(file, line, "writes", "empty transaction")
 	}
 	conds := grow(&st.conds, len(sc.conds))
 	stmts := st.stmts[:0]
 	for g := 0; g < nw; g++ {
+		if sc.repeats(g) {
+			// The same write again: the same table and conditions,
+			// resolved once (the router recognises the shared Conds).
+			stmts = append(stmts, stmts[g-1])
+			continue
+		}
 		wr := sc.group(g)
 		ti, err := b.pickTable(file, &at, st.colsOf(multi, wr))
 		if err != nil {
 			return err
 		}
-		c, err := b.resolveInto(conds[sc.groups[g]:sc.groups[g+1]], file, line, ti, wr)
+		c, err := b.resolveInto(conds[sc.groups[g].lo:sc.groups[g].hi], file, line, ti, wr)
 		if err != nil {
 			return inWrite(err, g)
 		}

@@ -162,7 +162,7 @@ func checkScan(t *testing.T, p *lineParser, line []byte, txns bool) bool {
 	var got scanned
 	// Scratch left over from a previous line must not leak into this one.
 	got.conds = append(got.conds, jcond{col: "stale", one: scalar{isInt: true, i: 99}})
-	got.groups = append(got.groups, 0, 1)
+	got.groups = append(got.groups, span{0, 1})
 	got.name, got.kind = "stale", "stale"
 	if !scan(&got, line, txns) {
 		return false
@@ -188,7 +188,7 @@ func checkScan(t *testing.T, p *lineParser, line []byte, txns bool) bool {
 func diffScanned(a, b *scanned) string {
 	groups := func(s *scanned) [][]jcond {
 		var g [][]jcond
-		for i := 0; i+1 < len(s.groups); i++ {
+		for i := 0; i < len(s.groups); i++ {
 			g = append(g, append([]jcond{}, s.group(i)...))
 		}
 		return g
@@ -208,8 +208,12 @@ func diffScanned(a, b *scanned) string {
 			}
 		}
 	}
-	if a.groups[0] != 0 || b.groups[0] != 0 || a.groups[len(a.groups)-1] != len(a.conds) || b.groups[len(b.groups)-1] != len(b.conds) {
-		return fmt.Sprintf("groups %v over %d conditions vs %v over %d", a.groups, len(a.conds), b.groups, len(b.conds))
+	for _, s := range []*scanned{a, b} {
+		for g, sp := range s.groups {
+			if sp.lo > sp.hi || sp.hi > len(s.conds) || g > 0 && sp.lo < s.groups[g-1].lo {
+				return fmt.Sprintf("groups %v over %d conditions", s.groups, len(s.conds))
+			}
+		}
 	}
 	type fields struct {
 		HasWhr, HasWr, HasWt, HasTbl bool
@@ -247,11 +251,26 @@ func TestScanMatchesParseLine(t *testing.T) {
 		{col: "b", op: shardkey.Eq, one: scalar{isStr: true, str: "x"}},
 		{col: "c", op: shardkey.Eq, one: scalar{null: true}},
 	}
-	if !reflect.DeepEqual(s.conds, want) || !reflect.DeepEqual(s.groups, []int{0, 2, 2, 3}) {
-		t.Errorf("conds %+v groups %v; want %+v and [0 2 2 3]", s.conds, s.groups, want)
+	if !reflect.DeepEqual(s.conds, want) || !reflect.DeepEqual(s.groups, []span{{0, 2}, {2, 2}, {2, 3}}) {
+		t.Errorf("conds %+v groups %v; want %+v and [{0 2} {2 2} {2 3}]", s.conds, s.groups, want)
 	}
 	if !s.hasWr || s.hasWhr || !s.hasWt || s.weight != 4 || !s.hasTbl || s.table != "t" || s.name != "n" {
 		t.Errorf("fields %+v", s)
+	}
+	// A write repeated byte for byte is read once and shares its
+	// conditions; one that differs by a space is read again.
+	var r scanned
+	line = `{"writes": [{"a": 1, "b": "x"}, {"a": 1, "b": "x"},{"a": 1, "b": "x"}, {"a": 1,  "b": "x"}, {"a": 1, "b": "x"}]}`
+	if !scan(&r, []byte(line), true) {
+		t.Fatalf("scan rejects %s", line)
+	}
+	if want := []span{{0, 2}, {0, 2}, {0, 2}, {2, 4}, {4, 6}}; !reflect.DeepEqual(r.groups, want) {
+		t.Errorf("groups %v; want %v", r.groups, want)
+	}
+	for g, rep := range []bool{false, true, true, false, false} {
+		if r.repeats(g) != rep {
+			t.Errorf("repeats(%d) = %v; want %v", g, !rep, rep)
+		}
 	}
 }
 

@@ -278,6 +278,14 @@ func (r *router) txns(p *Partial, txns []shardkey.Txn) error {
 	return nil
 }
 
+// sameStmt reports whether a and b are one statement repeated: the same
+// table and kind over the same conditions (one slice, as a reader that
+// reads a repeated write once hands them out).
+func sameStmt(a, b *shardkey.Stmt) bool {
+	return a.Table == b.Table && a.Kind == b.Kind && len(a.Conds) == len(b.Conds) &&
+		len(a.Conds) > 0 && &a.Conds[0] == &b.Conds[0]
+}
+
 // singleProb returns the probability that all statements of tx land on one
 // shard. Concrete placements decide it outright; a fresh hashed value is a
 // shard drawn uniformly (the same draw wherever the same new value is
@@ -299,12 +307,17 @@ func (r *router) singleProb(tx *shardkey.Txn) (float64, error) {
 		set []int // nil: all shards
 	}
 	var vars []rv
+	settled := false // the previous statement's shards are known and added
 	for si := range tx.Stmts {
 		st := &tx.Stmts[si]
+		if settled && sameStmt(st, &tx.Stmts[si-1]) {
+			continue // the same write again lands where it did
+		}
 		tc, err := r.stmt(st.Table, st.Kind, st.Conds)
 		if err != nil {
 			return 0, err
 		}
+		settled = tc.kind == tOne || tc.kind == tSet || tc.kind == tUniform && tc.local
 		switch tc.kind {
 		case tOne:
 			addC(tc.one)

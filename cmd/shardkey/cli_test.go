@@ -175,6 +175,21 @@ func TestUnboundWrites(t *testing.T) {
 	if c.Cross != 0.5 || !strings.Contains(strings.Join(c.Warnings, "\n"), "2 transaction write(s) give no value for the key column(s)") {
 		t.Errorf("cross %v, warnings %q; want 0.5 and a warning about the 2 writes", c.Cross, c.Warnings)
 	}
+	// Byte-identical writes are read once, but a repeated write that
+	// gives no key value is still its own draw: (1/2 + 0) / 2 = 0.25.
+	rep := writeFile(t, "rep.jsonl", `{"writes": [{"order_id": 101}, {"order_id": 101}]}`+"\n"+
+		`{"writes": [{"customer_id": 1}, {"customer_id": 1}, {"customer_id": 1}]}`+"\n")
+	code, out, errs = runCmd(t, "", "score", "--rows", rows, "--txns", rep, "--shards", "2", "-k", "hash(customer_id)", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	c = r.Candidates[0]
+	if c.Cross != 0.25 || !strings.Contains(strings.Join(c.Warnings, "\n"), "2 transaction write(s) give no value for the key column(s)") {
+		t.Errorf("repeated writes: cross %v, warnings %q; want 0.25 and a warning about the 2 writes", c.Cross, c.Warnings)
+	}
 	bad := writeFile(t, "bad.jsonl", `{"writes": [{"customer_id": 1}]}`+"\n"+`{"writes": [{"customer_id": {"gte": 1}}]}`+"\n")
 	code, _, errs = runCmd(t, "", "score", "--rows", rows, "--txns", bad, "-k", "hash(customer_id)")
 	if code != 1 || !strings.Contains(errs, "bad.jsonl:2: writes[0].customer_id: a write gives the row's values") {

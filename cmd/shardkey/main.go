@@ -9,28 +9,37 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 
 	"github.com/shardkey/shardkey"
 )
 
 func main() {
+	os.Exit(profiled())
+}
+
+// profiled runs the command, under a CPU profile or an execution trace
+// when asked, for performance work (see docs/performance.md):
+// SHARDKEY_CPUPROFILE=file writes a CPU profile (go tool pprof),
+// SHARDKEY_TRACE=file an execution trace (go tool trace) that shows which
+// phases overlap and which is on the critical path.
+func profiled() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	// SHARDKEY_CPUPROFILE=file writes a CPU profile of the run, for
-	// performance work (see docs/performance.md).
+	defer stop()
 	if p := os.Getenv("SHARDKEY_CPUPROFILE"); p != "" {
 		if f, err := os.Create(p); err == nil {
 			pprof.StartCPUProfile(f)
-			code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-			pprof.StopCPUProfile()
-			f.Close()
-			stop()
-			os.Exit(code)
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
 	}
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	if p := os.Getenv("SHARDKEY_TRACE"); p != "" {
+		if f, err := os.Create(p); err == nil {
+			trace.Start(f)
+			defer func() { trace.Stop(); f.Close() }()
+		}
+	}
+	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
 // env is what a command may touch: its streams and context. Commands never
