@@ -9,9 +9,38 @@ import (
 	"github.com/shardkey/shardkey"
 )
 
-// TestGroupRows checks groupRows against numbering by a map, on keys that
-// differ in low bytes only, high bytes only, and everywhere.
-func TestGroupRows(t *testing.T) {
+// wantGroups groups keys with a map: distinct values in order of first
+// appearance, each with its first row and weight summed in row order.
+func wantGroups(keys []uint64, ws []float64) []group {
+	seen := map[uint64]int{}
+	var gs []group
+	for i, k := range keys {
+		g, ok := seen[k]
+		if !ok {
+			g = len(gs)
+			seen[k] = g
+			gs = append(gs, group{row: int32(i)})
+		}
+		gs[g].w += rowWeight(ws, i)
+	}
+	return gs
+}
+
+// randomWeights returns n weights of mixed magnitudes, so sums added in
+// another order would differ in their last bits.
+func randomWeights(r *rand.Rand, n int) []float64 {
+	ws := make([]float64, n)
+	for i := range ws {
+		ws[i] = r.Float64() * math.Pow(10, float64(r.IntN(12)-6))
+	}
+	return ws
+}
+
+// TestGroupKeys checks groupKeys against grouping by a map, on keys that
+// differ in low bytes only, high bytes only, and everywhere, with and
+// without weights: the same groups in the same order with bit-identical
+// sums.
+func TestGroupKeys(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	cases := map[string][]uint64{"empty": nil, "one": {7}, "same": {5, 5, 5}}
 	for _, spread := range []struct {
@@ -22,6 +51,10 @@ func TestGroupRows(t *testing.T) {
 		{"high", func() uint64 { return uint64(r.IntN(50)) << 56 }},
 		{"mixed", func() uint64 { return uint64(r.IntN(300)) * 0x9E3779B97F4A7C15 }},
 		{"negative", func() uint64 { return uint64(int64(r.IntN(100) - 50)) }},
+		{"32 bits", func() uint64 { return uint64(r.Uint32()) }},
+		{"32 bits, few values", func() uint64 { return uint64(r.IntN(20)) * 0x0F0F0F0F % (1 << 32) }},
+		{"two far bits", func() uint64 { return uint64(r.IntN(2))<<31 | uint64(r.IntN(2))<<3 }},
+		{"25 bits", func() uint64 { return uint64(r.IntN(1 << 25)) }},
 	} {
 		keys := make([]uint64, 5000)
 		for i := range keys {
@@ -30,33 +63,17 @@ func TestGroupRows(t *testing.T) {
 		cases[spread.name] = keys
 	}
 	for name, keys := range cases {
-		gid, first := groupRows(keys)
-		seen := map[uint64]int32{}
-		var wantFirst []int32
-		for i, k := range keys {
-			g, ok := seen[k]
-			if !ok {
-				g = int32(len(wantFirst))
-				seen[k] = g
-				wantFirst = append(wantFirst, int32(i))
-			}
-			if gid[i] != g {
-				t.Fatalf("%s: row %d: group %d, want %d", name, i, gid[i], g)
-			}
-		}
-		if len(first) != len(wantFirst) {
-			t.Fatalf("%s: %d groups, want %d", name, len(first), len(wantFirst))
-		}
-		for g := range first {
-			if first[g] != wantFirst[g] {
-				t.Fatalf("%s: group %d first row %d, want %d", name, g, first[g], wantFirst[g])
+		for _, ws := range [][]float64{nil, randomWeights(r, len(keys))} {
+			got, want := groupKeys(keys, ws), wantGroups(keys, ws)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s (weights %v): %d groups %v...; want %d %v...", name, ws != nil, len(got), got[:min(len(got), 5)], len(want), want[:min(len(want), 5)])
 			}
 		}
 	}
 }
 
 // TestGroupInts checks groupInts, on dense and sparse values, against
-// groupRows.
+// grouping by a map.
 func TestGroupInts(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for name, f := range map[string]func() int64{
@@ -71,10 +88,10 @@ func TestGroupInts(t *testing.T) {
 			vals[i] = f()
 			keys[i] = uint64(vals[i])
 		}
-		gid, first := groupInts(vals)
-		wgid, wfirst := groupRows(keys)
-		if !slices.Equal(gid, wgid) || !slices.Equal(first, wfirst) {
-			t.Fatalf("%s: groupInts differs from groupRows", name)
+		for _, ws := range [][]float64{nil, randomWeights(r, len(vals))} {
+			if got, want := groupInts(vals, ws), wantGroups(keys, ws); !slices.Equal(got, want) {
+				t.Fatalf("%s (weights %v): groupInts differs from a map's grouping", name, ws != nil)
+			}
 		}
 	}
 }
@@ -161,5 +178,51 @@ func TestInSpan(t *testing.T) {
 		if got := inSpan(k, c.p, c.next); got != c.want {
 			t.Errorf("inSpan(%v, %v, %+v) = %v; want %v", k, c.p, c.next, got, c.want)
 		}
+	}
+}
+
+// TestSpearmanFastPaths checks the rank correlation that packed and
+// integer keys get from a radix sort against ranking the key tuples by
+// cmpTuple (ties take their mean rank), on signed integers with
+// negatives, unsigned ones above 2^63, and a compound of an integer and a
+// text column, with many ties.
+func TestSpearmanFastPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const n = 3000
+	tb := &shardkey.Table{Name: "t", Rows: n}
+	s := &shardkey.Column{Name: "s", Type: shardkey.Int64}
+	u := &shardkey.Column{Name: "u", Type: shardkey.Uint64}
+	x := &shardkey.Column{Name: "x", Type: shardkey.Text}
+	for i := 0; i < n; i++ {
+		s.Ints = append(s.Ints, int64(r.IntN(200)-100)+int64(i/30)) // rising, with ties
+		u.Ints = append(u.Ints, int64(uint64(1)<<63+uint64(r.IntN(50))*uint64(n-i)))
+		x.Strs = append(x.Strs, []string{"b", "a", "c"}[r.IntN(3)])
+	}
+	tb.Columns = []*shardkey.Column{s, u, x}
+	want := func(cols []int) float64 {
+		key := func(i int) []shardkey.Value {
+			var k []shardkey.Value
+			for _, c := range cols {
+				k = append(k, tb.Columns[c].Value(i).Canonical())
+			}
+			return k
+		}
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmpTuple(key(a), key(b)) })
+		rank := make([]float64, n)
+		assignRanks(rank, order, func(a, b int) bool { return cmpTuple(key(a), key(b)) == 0 })
+		return pearsonRank(rank)
+	}
+	for _, cols := range [][]int{{0}, {1}, {0, 2}, {2, 0}} {
+		got := ComputeKeyStats(tb, cols).Monotonicity
+		if w := want(cols); math.Abs(got-w) > 1e-12 {
+			t.Errorf("columns %v: monotonicity %v; want %v", cols, got, w)
+		}
+	}
+	if m := ComputeKeyStats(tb, []int{1}).Monotonicity; m > -0.5 {
+		t.Errorf("unsigned falling values: monotonicity %v; want strongly negative", m)
 	}
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -50,32 +49,27 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	if t.Rows == 0 || len(cols) == 0 {
 		return ks
 	}
-	type agg struct {
-		w   float64
-		row int
+	// Row weights, or none when every weight is 0 (then rows are counted).
+	ws := t.Weights
+	if ws != nil && !slices.ContainsFunc(ws[:t.Rows], func(w float64) bool { return w > 0 }) {
+		ws = nil
 	}
-	var aggs []agg
-	useCount := true
-	for i := 0; i < t.Rows; i++ {
-		if t.Weight(i) > 0 {
-			useCount = false
-			break
+	total := 0.0
+	if ws == nil {
+		total = float64(t.Rows)
+	} else {
+		for _, w := range ws[:t.Rows] {
+			total += w
 		}
 	}
-	weight := func(i int) float64 {
-		if useCount {
-			return 1
-		}
-		return t.Weight(i)
-	}
-	// Distinct values, numbered by first appearance, with their weights
+	// Distinct values in order of first appearance, with their weights
 	// summed in row order.
-	var gid, first []int32
+	var aggs []group
 	packed, isPacked := []uint64(nil), false
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Nulls == nil && c.Ints != nil && len(c.Ints) == t.Rows {
-		gid, first = groupInts(c.Ints) // one integer column: the value itself
+		aggs = groupInts(c.Ints, ws) // one integer column: the value itself
 	} else if packed, isPacked = packKeys(t, cols); isPacked {
-		gid, first = groupRows(packed)
+		aggs = groupKeys(packed, ws)
 	} else {
 		keys := make([]uint64, t.Rows)
 		key := make([]shardkey.Value, len(cols))
@@ -86,24 +80,14 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 			}
 			buf, keys[i] = keyHash(buf, key)
 		}
-		gid, first = groupRows(keys)
-	}
-	aggs = make([]agg, len(first))
-	for g, r := range first {
-		aggs[g].row = int(r)
-	}
-	total := 0.0
-	for i, g := range gid {
-		w := weight(i)
-		total += w
-		aggs[g].w += w
+		aggs = groupKeys(keys, ws)
 	}
 	key := make([]shardkey.Value, len(cols))
 	m := aggs
 	ks.Cardinality = len(m)
 	// Entropy in one pass; the top 10 by partial selection (heaviest
 	// first, ties by first row), not a sort of every distinct value.
-	var top []*agg
+	var top []*group
 	for i := range m {
 		a := &m[i]
 		if total > 0 && a.w > 0 {
@@ -122,7 +106,7 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	}
 	for _, a := range top {
 		for j, c := range cols {
-			key[j] = t.Columns[c].Value(a.row)
+			key[j] = t.Columns[c].Value(int(a.row))
 		}
 		ks.TopValues = append(ks.TopValues, TopValue{Value: tupleText(key), Share: a.w / total})
 	}
@@ -135,7 +119,7 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 }
 
 // heavier orders heavy values first, then by first row.
-func heavier(w1 float64, r1 int, w2 float64, r2 int) bool {
+func heavier(w1 float64, r1 int32, w2 float64, r2 int32) bool {
 	if w1 != w2 {
 		return w1 > w2
 	}
@@ -178,27 +162,36 @@ func spearman(t *shardkey.Table, cols []int, packed []uint64) float64 {
 		order[i] = i
 	}
 	rank := make([]float64, m)
+	// Keys that order as unsigned integers are ranked by a radix sort.
+	var ukeys []uint64
 	if packed != nil { // order-preserving, below 2^63
-		vals := make([]int64, m)
+		ukeys = make([]uint64, m)
 		for i, r := range idx {
-			vals[i] = int64(packed[r])
+			ukeys[i] = packed[r]
 		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(vals[a], vals[b]) })
-		assignRanks(rank, order, func(a, b int) bool { return vals[a] == vals[b] })
-		return pearsonRank(rank)
-	}
-	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Ints != nil && c.Nulls == nil && len(c.Ints) == n {
-		vals := make([]int64, m)
+	} else if c := t.Columns[cols[0]]; len(cols) == 1 && c.Ints != nil && c.Nulls == nil && len(c.Ints) == n {
+		ukeys = make([]uint64, m)
 		for i, r := range idx {
-			vals[i] = c.Ints[r]
-		}
-		if c.Type == shardkey.Uint64 {
-			for i := range vals {
-				vals[i] ^= math.MinInt64 // unsigned order
+			ukeys[i] = uint64(c.Ints[r])
+			if c.Type != shardkey.Uint64 {
+				ukeys[i] ^= 1 << 63 // signed order
 			}
 		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(vals[a], vals[b]) })
-		assignRanks(rank, order, func(a, b int) bool { return vals[a] == vals[b] })
+	}
+	if ukeys != nil {
+		type pair struct {
+			k uint64
+			i int32
+		}
+		ps := make([]pair, m)
+		for i, k := range ukeys {
+			ps[i] = pair{k, int32(i)}
+		}
+		ps = radixSort(ps, func(p *pair) uint64 { return p.k })
+		for x, p := range ps {
+			order[x] = int(p.i)
+		}
+		assignRanks(rank, order, func(a, b int) bool { return ukeys[a] == ukeys[b] })
 		return pearsonRank(rank)
 	}
 	keys := make([][]shardkey.Value, m)
