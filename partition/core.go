@@ -29,8 +29,9 @@ var coreEngines = []entry{
 type Generic struct{}
 
 var (
-	_ Engine       = Generic{}
-	_ Int64Pointer = Generic{}
+	_ Engine           = Generic{}
+	_ Int64Pointer     = Generic{}
+	_ CanonicalPointer = Generic{}
 )
 
 func (Generic) Name() string { return "generic" }
@@ -50,6 +51,11 @@ func (g Generic) Point(key []shardkey.Value) (uint64, error) {
 	var buf [64]byte
 	return xxhash.Sum64(appendCanonical(buf[:0], key)), nil
 }
+
+// PointCanonical is Point of the key whose canonical encoding is enc: its
+// xxhash64 (one Int64 part's encoding is its 8 bytes, as PointInt64 hashes
+// them; one text part's is its bytes).
+func (Generic) PointCanonical(enc []byte) uint64 { return xxhash.Sum64(enc) }
 
 // PointInt64 is Point for one Int64 column, without allocation.
 func (Generic) PointInt64(v int64) uint64 {

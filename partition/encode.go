@@ -16,23 +16,40 @@ import (
 // part is preceded by its length as a uvarint, so ("ab","c") != ("a","bc").
 func appendCanonical(b []byte, key []shardkey.Value) []byte {
 	for _, v := range key {
-		switch v.Type {
-		case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Uint64, shardkey.Timestamp:
-			b = binary.LittleEndian.AppendUint64(b, uint64(v.Int))
-		case shardkey.Float32:
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(float32(v.Float))))
-		case shardkey.Float64:
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Float))
-		case shardkey.Null:
-			if len(key) > 1 {
-				b = append(b, 0)
-			}
-		default:
-			if len(key) > 1 {
-				b = binary.AppendUvarint(b, uint64(len(v.Str)))
-			}
-			b = append(b, v.Str...)
+		b = appendCanonicalPart(b, v, len(key) > 1)
+	}
+	return b
+}
+
+// appendCanonicalPart appends one part of a key (multi: of a compound
+// key) as appendCanonical encodes it.
+func appendCanonicalPart(b []byte, v shardkey.Value, multi bool) []byte {
+	switch v.Type {
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Uint64, shardkey.Timestamp:
+		b = binary.LittleEndian.AppendUint64(b, uint64(v.Int))
+	case shardkey.Float32:
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(float32(v.Float))))
+	case shardkey.Float64:
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Float))
+	case shardkey.Null:
+		if multi {
+			b = append(b, 0)
 		}
+	default:
+		if multi {
+			b = binary.AppendUvarint(b, uint64(len(v.Str)))
+		}
+		b = append(b, v.Str...)
+	}
+	return b
+}
+
+// AppendCanonicalRow appends the canonical encoding (appendCanonical) of
+// the key tuple of row i over cols, read straight from the columns, for
+// engines that are CanonicalPointers.
+func AppendCanonicalRow(b []byte, cols []*shardkey.Column, i int) []byte {
+	for _, c := range cols {
+		b = appendCanonicalPart(b, c.Value(i), len(cols) > 1)
 	}
 	return b
 }

@@ -71,6 +71,15 @@ type Int64Pointer interface {
 	PointInt64(v int64) uint64
 }
 
+// CanonicalPointer is implemented by engines whose point of any key is a
+// function of the key's canonical encoding alone (AppendCanonicalRow) and
+// that place every key, so that rows can be routed from their columns'
+// bytes without building values: PointCanonical(enc) equals Point(key)
+// when enc is key's encoding.
+type CanonicalPointer interface {
+	PointCanonical(enc []byte) uint64
+}
+
 // ErrNoDestination is returned for keys a system cannot place.
 var ErrNoDestination = errors.New("no destination for key")
 

@@ -303,7 +303,13 @@ func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
 		// point's weight is summed in row order.
 		pts := make([]pointWeight, 0, t.Rows/step+1)
 		key := make([]shardkey.Value, len(tk.cols))
+		var buf []byte
 		for i := 0; i < t.Rows; i += step {
+			if tk.canon != nil { // from the columns' bytes, as rows are routed
+				buf = partition.AppendCanonicalRow(buf[:0], tk.keyCol, i)
+				pts = append(pts, pointWeight{tk.canon.PointCanonical(buf), t.Weight(i)})
+				continue
+			}
 			for j, c := range tk.cols {
 				key[j] = t.Columns[c].Value(i)
 			}

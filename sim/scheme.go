@@ -60,8 +60,10 @@ type tableKey struct {
 	eng    partition.Engine
 	layout partition.Layout // hash and directory fallback; over base shards
 	fast   partition.Int64Pointer
-	modN   uint64 // > 0 when layout is modulo: shard = point % modN
-	base   int    // shards the base function spreads over (N minus isolated)
+	canon  partition.CanonicalPointer // rows hashed from their columns' bytes
+	keyCol []*shardkey.Column         // the key columns, for canon
+	modN   uint64                     // > 0 when layout is modulo: shard = point % modN
+	base   int                        // shards the base function spreads over (N minus isolated)
 	bounds [][]shardkey.Value
 	dir    map[shardkey.Value]int
 	saltK  int
@@ -236,6 +238,10 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 	}
 	if len(tk.cols) == 1 && t.Columns[tk.cols[0]].Type == shardkey.Int64 {
 		tk.fast, _ = s.Engine.(partition.Int64Pointer)
+	}
+	tk.canon, _ = s.Engine.(partition.CanonicalPointer)
+	for _, c := range tk.cols {
+		tk.keyCol = append(tk.keyCol, t.Columns[c])
 	}
 	tk.setIntKeys(t)
 	return tk, nil

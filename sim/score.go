@@ -134,6 +134,18 @@ func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int, ids []int32
 	if tk.intCol && (tk.kind == kHash || tk.kind == kRange) {
 		return r.rowsInt(p, tk, t, lo, hi, ids)
 	}
+	if tk.kind == kHash && tk.canon != nil && tk.salted == nil && tk.iso == nil && tk.modN > 0 {
+		// A compound (or non-integer) hash key under an engine that
+		// hashes the canonical encoding: encode each row from its
+		// columns, no values built, no error possible.
+		buf := r.buf[:0]
+		for i := lo; i < hi; i++ {
+			buf = partition.AppendCanonicalRow(buf[:0], tk.keyCol, i)
+			ids[i] = int32(tk.canon.PointCanonical(buf) % tk.modN)
+		}
+		r.buf = buf
+		return nil
+	}
 	defer func() { p.NullRows += r.nullRows; r.nullRows = 0 }()
 	for i := lo; i < hi; i++ {
 		tc, err := r.row(tk, t, i)
