@@ -2,6 +2,8 @@ package input
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -25,6 +27,35 @@ const fastCSVMax = 4 << 30
 // csvChunkSize is the size of the parts of a file parsed in parallel (a
 // variable so tests can make several chunks of a small file).
 var csvChunkSize = 4 << 20
+
+// readAllAt fills data from f (a regular file of exactly len(data) bytes)
+// with reads at offsets spread over GOMAXPROCS goroutines, and reports
+// whether it holds a '"': reading a large file from the page cache is a
+// copy that one core would otherwise do alone while the others wait.
+func readAllAt(f *os.File, data []byte) (quoted bool, err error) {
+	const piece = 8 << 20
+	n := (len(data) + piece - 1) / piece
+	errs := make([]error, n)
+	quotes := make([]bool, n)
+	parallel(n, func(i int) {
+		b := data[i*piece : min((i+1)*piece, len(data))]
+		k, err := f.ReadAt(b, int64(i*piece))
+		if k == len(b) {
+			err = nil // ReadAt may report io.EOF with the last byte
+		} else if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		errs[i] = err
+		quotes[i] = bytes.IndexByte(b, '"') >= 0
+	})
+	for i := range errs {
+		if errs[i] != nil {
+			return false, errs[i]
+		}
+		quoted = quoted || quotes[i]
+	}
+	return quoted, nil
+}
 
 // csvChunk is one chunk's parsed rows.
 type csvChunk struct {
@@ -105,12 +136,15 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey
 	// Each chunk's rows go at a fixed place in the columns: its lines
 	// are counted first (empty lines, which hold no row, are closed up
 	// after parsing).
-	total := 0
-	for _, c := range chunks {
+	parallel(len(chunks), func(i int) {
+		c := chunks[i]
 		c.lines = bytes.Count(data[c.off:c.end], []byte{'\n'})
 		if c.end == len(data) && c.end > c.off && data[c.end-1] != '\n' {
 			c.lines++
 		}
+	})
+	total := 0
+	for _, c := range chunks {
 		c.start = total
 		total += c.lines
 	}
@@ -133,22 +167,9 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey
 		cc.cols[i] = col
 		t.Columns = append(t.Columns, col)
 	}
-	var wg sync.WaitGroup
-	next := make(chan *csvChunk, len(chunks))
-	for _, c := range chunks {
-		next <- c
-	}
-	close(next)
-	for g := 0; g < runtime.GOMAXPROCS(0) && g < len(chunks); g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range next {
-				parseCSVChunk(c, cc, data, file, header, weightCol, sep)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(len(chunks), func(i int) {
+		parseCSVChunk(chunks[i], cc, data, file, header, weightCol, sep)
+	})
 
 	for _, c := range chunks {
 		if c.err != nil {
@@ -188,6 +209,27 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey
 		return nil, shardkey.Errorf(file, 2, "", "no rows after the header")
 	}
 	return t, nil
+}
+
+// parallel runs f(0), ..., f(n-1) on GOMAXPROCS goroutines, taking
+// indices in order, and returns when all have returned.
+func parallel(n int, f func(i int)) {
+	next := make(chan int, n)
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for g := 0; g < runtime.GOMAXPROCS(0) && g < n; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // csvLine returns the line at off without its "\n" (and a "\r" before

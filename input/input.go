@@ -22,7 +22,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -88,10 +87,11 @@ func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 		}
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() <= fastCSVMax {
 			data := make([]byte, st.Size())
-			if _, err := io.ReadFull(f, data); err != nil {
+			quoted, err := readAllAt(f, data)
+			if err != nil {
 				return nil, shardkey.Errorf(file, 0, "", "%v", err)
 			}
-			if bytes.IndexByte(data, '"') < 0 {
+			if !quoted {
 				return readCSVFast(data, file, name, sep, o)
 			}
 			return readCSVRows(bytes.NewReader(data), file, name, o)
