@@ -136,8 +136,17 @@ func groupInts(vals []int64, ws []float64) []group {
 		return nil
 	}
 	lo, hi := vals[0], vals[0]
-	for _, v := range vals {
+	rising := true // strictly increasing: every row its own group
+	for i, v := range vals {
 		lo, hi = min(lo, v), max(hi, v)
+		rising = rising && (i == 0 || v > vals[i-1])
+	}
+	if rising && n < 1<<31 { // ids in insert order, the common case
+		gs := make([]group, n)
+		for i := range gs {
+			gs[i] = group{w: rowWeight(ws, i), row: int32(i)}
+		}
+		return gs
 	}
 	span := uint64(hi) - uint64(lo) // no overflow: computed modulo 2^64
 	if hi < lo || span >= uint64(4*n) || span >= 1<<31 || n >= 1<<31 {

@@ -76,7 +76,10 @@ func TestGroupKeys(t *testing.T) {
 // grouping by a map.
 func TestGroupInts(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
+	up, flat := int64(-50), int64(0)
 	for name, f := range map[string]func() int64{
+		"rising":        func() int64 { up += 1 + int64(r.IntN(3)); return up },
+		"nondecreasing": func() int64 { flat += int64(r.IntN(2)); return flat },
 		"dense":    func() int64 { return int64(r.IntN(1000)) + 1e6 },
 		"negative": func() int64 { return int64(r.IntN(1000)) - 500 },
 		"sparse":   func() int64 { return int64(r.Uint64()) },
@@ -224,5 +227,36 @@ func TestSpearmanFastPaths(t *testing.T) {
 	}
 	if m := ComputeKeyStats(tb, []int{1}).Monotonicity; m > -0.5 {
 		t.Errorf("unsigned falling values: monotonicity %v; want strongly negative", m)
+	}
+}
+
+// TestSortPoints: the bucket sort of hash points orders them as a stable
+// sort does (equal points keep row order, so their weights are summed in
+// row order), on spread points, points in few buckets, and many equal ones.
+func TestSortPoints(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for name, f := range map[string]func() uint64{
+		"spread":  r.Uint64,
+		"clumped": func() uint64 { return uint64(r.IntN(4))<<62 | uint64(r.IntN(1000)) },
+		"equal":   func() uint64 { return uint64(r.IntN(3)) * 0x9E3779B97F4A7C15 },
+	} {
+		for _, n := range []int{0, 1, 2, 5, 1000, 20000} {
+			pts := make([]pointWeight, n)
+			for i := range pts {
+				pts[i] = pointWeight{f(), float64(i)} // w records the row
+			}
+			want := slices.Clone(pts)
+			slices.SortStableFunc(want, func(a, b pointWeight) int {
+				if a.p < b.p {
+					return -1
+				} else if a.p > b.p {
+					return 1
+				}
+				return 0
+			})
+			if got := sortPoints(pts); !slices.Equal(got, want) {
+				t.Fatalf("%s, %d points: not a stable sort", name, n)
+			}
+		}
 	}
 }

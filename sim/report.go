@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
+	"math/bits"
+	"slices"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
@@ -289,6 +292,46 @@ type pointWeight struct {
 	w float64
 }
 
+// sortPoints sorts points by p, stably. Hash points are spread evenly over
+// 64 bits, so one pass scattering them by their top bits into about one
+// bucket per point, then an insertion sort of each bucket, replaces the
+// eight passes of a radix sort; a bucket that is large all the same (many
+// rows of one key) is sorted by slices.SortStableFunc.
+func sortPoints(pts []pointWeight) []pointWeight {
+	n := len(pts)
+	if n < 2 {
+		return pts
+	}
+	bb := uint(bits.Len(uint(n)))
+	start := make([]int32, 1<<bb+1)
+	for _, x := range pts {
+		start[x.p>>(64-bb)+1]++
+	}
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	out := make([]pointWeight, n)
+	pos := append([]int32(nil), start[:1<<bb]...)
+	for _, x := range pts {
+		b := x.p >> (64 - bb)
+		out[pos[b]] = x
+		pos[b]++
+	}
+	for b := 0; b < 1<<bb; b++ {
+		s := out[start[b]:start[b+1]]
+		if len(s) > 32 {
+			slices.SortStableFunc(s, func(a, b pointWeight) int { return cmp.Compare(a.p, b.p) })
+			continue
+		}
+		for i := 1; i < len(s); i++ {
+			for j := i; j > 0 && s[j].p < s[j-1].p; j-- {
+				s[j], s[j-1] = s[j-1], s[j]
+			}
+		}
+	}
+	return out
+}
+
 // hashPoints returns the distinct routing points of tk's key over (a
 // sample of at most rebalanceSample evenly spaced rows of) t, with their
 // summed row weights, sorted by point. Memoised per table, columns and
@@ -319,7 +362,7 @@ func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
 			}
 			pts = append(pts, pointWeight{p, t.Weight(i)})
 		}
-		pts = radixSort(pts, func(x *pointWeight) uint64 { return x.p })
+		pts = sortPoints(pts)
 		out := pts[:0]
 		for i := 0; i < len(pts); {
 			x := pointWeight{pts[i].p, 0}
