@@ -80,10 +80,10 @@ func TestGroupInts(t *testing.T) {
 	for name, f := range map[string]func() int64{
 		"rising":        func() int64 { up += 1 + int64(r.IntN(3)); return up },
 		"nondecreasing": func() int64 { flat += int64(r.IntN(2)); return flat },
-		"dense":    func() int64 { return int64(r.IntN(1000)) + 1e6 },
-		"negative": func() int64 { return int64(r.IntN(1000)) - 500 },
-		"sparse":   func() int64 { return int64(r.Uint64()) },
-		"extremes": func() int64 { return []int64{math.MinInt64, math.MaxInt64, 0}[r.IntN(3)] },
+		"dense":         func() int64 { return int64(r.IntN(1000)) + 1e6 },
+		"negative":      func() int64 { return int64(r.IntN(1000)) - 500 },
+		"sparse":        func() int64 { return int64(r.Uint64()) },
+		"extremes":      func() int64 { return []int64{math.MinInt64, math.MaxInt64, 0}[r.IntN(3)] },
 	} {
 		vals := make([]int64, 3000)
 		keys := make([]uint64, len(vals))
