@@ -127,6 +127,31 @@ func byRow(gs []group, n int) []group {
 	return out
 }
 
+// rising reports whether vals strictly increase.
+func rising(vals []int64) bool {
+	for i := 1; i < len(vals); i++ {
+		if vals[i] <= vals[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// groupCodes is groupKeys for values numbered by first appearance (as
+// intCodes numbers them): group k is code k.
+func groupCodes(d ranked, ws []float64) []group {
+	gs := make([]group, d.span)
+	next := uint32(0)
+	for i, k := range d.codes {
+		if k == next { // first appearance
+			gs[k].row = int32(i)
+			next++
+		}
+		gs[k].w += rowWeight(ws, i)
+	}
+	return gs
+}
+
 // groupInts is groupKeys for integer values. When the values span a range
 // of at most a few times their count (ids, the common case) it groups them
 // by direct addressing, one pass with no sort.
@@ -136,12 +161,12 @@ func groupInts(vals []int64, ws []float64) []group {
 		return nil
 	}
 	lo, hi := vals[0], vals[0]
-	rising := true // strictly increasing: every row its own group
+	up := true // strictly increasing: every row its own group
 	for i, v := range vals {
 		lo, hi = min(lo, v), max(hi, v)
-		rising = rising && (i == 0 || v > vals[i-1])
+		up = up && (i == 0 || v > vals[i-1])
 	}
-	if rising && n < 1<<31 { // ids in insert order, the common case
+	if up && n < 1<<31 { // ids in insert order, the common case
 		gs := make([]group, n)
 		for i := range gs {
 			gs[i] = group{w: rowWeight(ws, i), row: int32(i)}
@@ -176,11 +201,12 @@ func groupInts(vals []int64, ws []float64) []group {
 // number whose digits are each column's value less its minimum, or a text
 // value's rank among the column's distinct values), when every column is
 // an integer or text column without NULLs and the digits fit in 63 bits.
-// It reports false otherwise. Packed keys replace hashing each tuple's
-// text for distinct counting and sorting its values for the rank
+// It reports false otherwise. It packs the rows listed in rows (keys[k]
+// for rows[k]); the minimum and span of an integer column are those of
+// these rows. Packed keys replace sorting each tuple's values for the rank
 // correlation.
-func packKeys(t *shardkey.Table, cols []int) ([]uint64, bool) {
-	n := t.Rows
+func packKeys(t *shardkey.Table, cols []int, rows []int) ([]uint64, bool) {
+	n, m := t.Rows, len(rows)
 	type digit struct {
 		ints  []int64
 		lo    int64
@@ -197,9 +223,12 @@ func packKeys(t *shardkey.Table, cols []int) ([]uint64, bool) {
 		d := &ds[j]
 		switch {
 		case col.Type.IsInt() && len(col.Ints) == n:
-			lo, hi := col.Ints[0], col.Ints[0]
-			for _, v := range col.Ints {
-				lo, hi = min(lo, v), max(hi, v)
+			if m == 0 {
+				return nil, false
+			}
+			lo, hi := col.Ints[rows[0]], col.Ints[rows[0]]
+			for _, i := range rows {
+				lo, hi = min(lo, col.Ints[i]), max(hi, col.Ints[i])
 			}
 			span := uint64(hi) - uint64(lo) + 1
 			if hi-lo < 0 || span == 0 || span > 1<<62 {
@@ -220,20 +249,94 @@ func packKeys(t *shardkey.Table, cols []int) ([]uint64, bool) {
 			return nil, false
 		}
 	}
-	keys := make([]uint64, n)
+	keys := make([]uint64, m)
 	for j := range ds {
 		d := &ds[j]
 		if d.ints != nil {
-			for i, v := range d.ints {
-				keys[i] = keys[i]*d.span + (uint64(v) - uint64(d.lo))
+			for k, i := range rows {
+				keys[k] = keys[k]*d.span + (uint64(d.ints[i]) - uint64(d.lo))
 			}
 		} else {
-			for i, k := range d.codes {
-				keys[i] = keys[i]*d.span + uint64(k)
+			for k, i := range rows {
+				keys[k] = keys[k]*d.span + uint64(d.codes[i])
 			}
 		}
 	}
 	return keys, true
+}
+
+// groupKey returns, for a key over several integer and text columns
+// without NULLs, one integer per row that is equal for two rows exactly
+// when their key tuples are: a mixed-radix number whose digits are each
+// column's dense code (a text value's rank, an integer's number by first
+// appearance), so its range is the product of the columns' distinct
+// counts, often small enough to group rows by direct addressing. It
+// reports false when a column is of another type, sparse integers
+// (spanning more than four times the rows), or the product exceeds 2^62.
+func groupKey(t *shardkey.Table, cols []int) ([]int64, bool) {
+	n := t.Rows
+	var ds []ranked
+	bits := 0.0
+	for _, c := range cols {
+		col := t.Columns[c]
+		var d ranked
+		switch {
+		case col.Nulls != nil:
+		case col.Type.IsInt() && len(col.Ints) == n:
+			d = intCodes(t, c)
+		case col.Type == shardkey.Text && len(col.Strs) == n:
+			d = textRanks(t, c)
+		}
+		if d.codes == nil {
+			return nil, false
+		}
+		bits += math.Log2(float64(d.span))
+		if bits > 62 {
+			return nil, false
+		}
+		ds = append(ds, d)
+	}
+	keys := make([]int64, n)
+	for _, d := range ds {
+		for i, k := range d.codes {
+			keys[i] = keys[i]*int64(d.span) + int64(k)
+		}
+	}
+	return keys, true
+}
+
+// intCodes numbers the distinct values of integer column c of t by first
+// appearance (codes[i] for row i; span distinct values) by direct
+// addressing, memoised per table and column, or returns no codes when
+// the values span more than four times the rows.
+func intCodes(t *shardkey.Table, c int) ranked {
+	return memo(t, fmt.Sprint("intcodes", c), func() ranked {
+		vals := t.Columns[c].Ints
+		n := len(vals)
+		if n == 0 || n >= 1<<31 {
+			return ranked{}
+		}
+		lo, hi := vals[0], vals[0]
+		for _, v := range vals {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		span := uint64(hi) - uint64(lo)
+		if hi < lo || span >= uint64(4*n) || span >= 1<<31 {
+			return ranked{}
+		}
+		slot := make([]uint32, span+1) // code + 1; 0: not seen yet
+		codes := make([]uint32, n)
+		next := uint32(0)
+		for i, v := range vals {
+			s := &slot[uint64(v)-uint64(lo)]
+			if *s == 0 {
+				next++
+				*s = next
+			}
+			codes[i] = *s - 1
+		}
+		return ranked{codes, uint64(next)}
+	})
 }
 
 // ranked is a text column's values as ranks among its distinct values

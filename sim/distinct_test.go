@@ -116,7 +116,7 @@ func TestPackKeys(t *testing.T) {
 	}
 	tb.Columns = []*shardkey.Column{a, b, c}
 	for _, cols := range [][]int{{0, 1}, {1, 0, 2}, {1}, {2, 0}} {
-		packed, ok := packKeys(tb, cols)
+		packed, ok := packKeys(tb, cols, allRows(n))
 		if !ok {
 			t.Fatalf("%v: not packed", cols)
 		}
@@ -150,7 +150,7 @@ func TestPackKeys(t *testing.T) {
 	nul := &shardkey.Column{Name: "z", Type: shardkey.Int64, Ints: make([]int64, n), Nulls: make([]bool, n)}
 	tb.Columns = append(tb.Columns, wide, f, nul)
 	for _, cols := range [][]int{{3, 2}, {4}, {5, 0}} {
-		if _, ok := packKeys(tb, cols); ok {
+		if _, ok := packKeys(tb, cols, allRows(n)); ok {
 			t.Errorf("%v: packed, want refused", cols)
 		}
 	}
@@ -258,5 +258,82 @@ func TestSortPoints(t *testing.T) {
 				t.Fatalf("%s, %d points: not a stable sort", name, n)
 			}
 		}
+	}
+}
+
+// allRows returns 0, 1, ..., n-1.
+func allRows(n int) []int {
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	return rows
+}
+
+// TestIntCodes: dense integer columns are numbered by first appearance,
+// and their groups (groupCodes) are a map's; sparse ones get no codes.
+func TestIntCodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const n = 4000
+	tb := &shardkey.Table{Name: "t", Rows: n}
+	dense := &shardkey.Column{Name: "d", Type: shardkey.Int64}
+	sparse := &shardkey.Column{Name: "s", Type: shardkey.Int64}
+	keys := make([]uint64, n)
+	for i := 0; i < n; i++ {
+		dense.Ints = append(dense.Ints, int64(r.IntN(3000))-1000)
+		sparse.Ints = append(sparse.Ints, r.Int64())
+		keys[i] = uint64(dense.Ints[i])
+	}
+	tb.Columns = []*shardkey.Column{dense, sparse}
+	d := intCodes(tb, 0)
+	seen := map[int64]uint32{}
+	for i, v := range dense.Ints {
+		if _, ok := seen[v]; !ok {
+			seen[v] = uint32(len(seen))
+		}
+		if d.codes[i] != seen[v] {
+			t.Fatalf("row %d: code %d, want %d", i, d.codes[i], seen[v])
+		}
+	}
+	if d.span != uint64(len(seen)) {
+		t.Errorf("span %d; want %d distinct", d.span, len(seen))
+	}
+	ws := randomWeights(r, n)
+	if got, want := groupCodes(d, ws), wantGroups(keys, ws); !slices.Equal(got, want) {
+		t.Error("groupCodes differs from a map's grouping")
+	}
+	if s := intCodes(tb, 1); s.codes != nil {
+		t.Error("sparse column got codes")
+	}
+}
+
+// TestGroupKey: compound keys over integer and text columns are equal
+// exactly when the tuples are.
+func TestGroupKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	const n = 3000
+	tb := &shardkey.Table{Name: "t", Rows: n}
+	a := &shardkey.Column{Name: "a", Type: shardkey.Int64}
+	b := &shardkey.Column{Name: "b", Type: shardkey.Text}
+	for i := 0; i < n; i++ {
+		a.Ints = append(a.Ints, int64(r.IntN(500))*7)
+		b.Strs = append(b.Strs, []string{"x", "y", "zz", ""}[r.IntN(4)])
+	}
+	tb.Columns = []*shardkey.Column{a, b}
+	keys, ok := groupKey(tb, []int{0, 1})
+	if !ok {
+		t.Fatal("not grouped")
+	}
+	byTuple := map[[2]any]int64{}
+	byKey := map[int64][2]any{}
+	for i := 0; i < n; i++ {
+		tu := [2]any{a.Ints[i], b.Strs[i]}
+		if k, ok := byTuple[tu]; ok && k != keys[i] {
+			t.Fatalf("row %d: tuple %v has two keys", i, tu)
+		}
+		if u, ok := byKey[keys[i]]; ok && u != tu {
+			t.Fatalf("row %d: key %d holds %v and %v", i, keys[i], u, tu)
+		}
+		byTuple[tu], byKey[keys[i]] = keys[i], tu
 	}
 }

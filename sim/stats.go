@@ -65,11 +65,20 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	// Distinct values in order of first appearance, with their weights
 	// summed in row order.
 	var aggs []group
-	packed, isPacked := []uint64(nil), false
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Nulls == nil && c.Ints != nil && len(c.Ints) == t.Rows {
-		aggs = groupInts(c.Ints, ws) // one integer column: the value itself
-	} else if packed, isPacked = packKeys(t, cols); isPacked {
-		aggs = groupKeys(packed, ws)
+		// One integer column: the value itself, or its dense codes, which
+		// compound keys over the column share.
+		aggs = nil
+		if !rising(c.Ints) {
+			if d := intCodes(t, cols[0]); d.codes != nil {
+				aggs = groupCodes(d, ws)
+			}
+		}
+		if aggs == nil {
+			aggs = groupInts(c.Ints, ws)
+		}
+	} else if keys, ok := groupKey(t, cols); ok {
+		aggs = groupInts(keys, ws)
 	} else {
 		keys := make([]uint64, t.Rows)
 		key := make([]shardkey.Value, len(cols))
@@ -110,7 +119,7 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		}
 		ks.TopValues = append(ks.TopValues, TopValue{Value: tupleText(key), Share: a.w / total})
 	}
-	ks.Monotonicity = spearman(t, cols, packed)
+	ks.Monotonicity = spearman(t, cols)
 	ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
 	if ks.Entropy < 0 {
 		ks.Entropy = 0
@@ -142,8 +151,7 @@ func tupleText(key []shardkey.Value) string {
 
 // spearman returns the rank correlation of the key tuple with row order
 // over at most monotonicSample evenly spaced rows (ties get mean ranks).
-// packed, when not nil, holds the rows' keys from packKeys.
-func spearman(t *shardkey.Table, cols []int, packed []uint64) float64 {
+func spearman(t *shardkey.Table, cols []int) float64 {
 	n := t.Rows
 	step := 1
 	if n > monotonicSample {
@@ -164,12 +172,7 @@ func spearman(t *shardkey.Table, cols []int, packed []uint64) float64 {
 	rank := make([]float64, m)
 	// Keys that order as unsigned integers are ranked by a radix sort.
 	var ukeys []uint64
-	if packed != nil { // order-preserving, below 2^63
-		ukeys = make([]uint64, m)
-		for i, r := range idx {
-			ukeys[i] = packed[r]
-		}
-	} else if c := t.Columns[cols[0]]; len(cols) == 1 && c.Ints != nil && c.Nulls == nil && len(c.Ints) == n {
+	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Ints != nil && c.Nulls == nil && len(c.Ints) == n {
 		ukeys = make([]uint64, m)
 		for i, r := range idx {
 			ukeys[i] = uint64(c.Ints[r])
@@ -177,6 +180,8 @@ func spearman(t *shardkey.Table, cols []int, packed []uint64) float64 {
 				ukeys[i] ^= 1 << 63 // signed order
 			}
 		}
+	} else if packed, ok := packKeys(t, cols, idx); ok { // order-preserving
+		ukeys = packed
 	}
 	if ukeys != nil {
 		type pair struct {
