@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/valyala/fastjson"
 
@@ -33,6 +36,7 @@ type batch struct {
 	nlines int      // at most this many lines
 	out    []jline
 	done   chan struct{}
+	fault  error // reading its mapped bytes failed (see mappedFault)
 
 	// Streaming (see Builder.Sink): the batch's partial, its operations
 	// in order of first use, and the first error.
@@ -147,8 +151,10 @@ func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, l
 // hands the batches to consume in file order. It stops at the first error
 // consume returns. The bytes of a batch's lines are never modified once
 // read, so work may keep views of them as long as the batch lives; with
-// recycle set, nothing may refer to them once consume has returned, and
-// their memory is reused for later batches.
+// recycle set, nothing may refer to them once consume has returned (nor
+// may consume itself read them): their memory is reused for later
+// batches, or, when r is a regular file, they are views of the file
+// mapped into memory, which is unmapped when forEachBatch returns.
 func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParser, b *batch), consume func(*batch) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	free := make(chan []byte, workers*4)
@@ -156,98 +162,83 @@ func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParse
 	order := make(chan *batch, workers*4)
 	stop := make(chan struct{})
 	readErr := make(chan error, 1)
-	go func() {
-		defer close(jobs)
-		defer close(order)
-		line := 1 // number of the next batch's first line
-		var carry []byte
-		eof, bomChecked := false, false
-		for !eof {
-			// A block of whole lines: what one read gives, less the
-			// partial line at its end, which starts the next block.
-			var buf []byte
-			select {
-			case buf = <-free:
-			default:
+	var mapped []byte
+	var err error
+	var running sync.WaitGroup
+	if f, ok := r.(*os.File); ok && recycle {
+		var unmap func()
+		if mapped, unmap = mapFile(f); mapped != nil {
+			// Mapping saves copying the file through read calls. The
+			// workers and the reader are waited for before unmapping.
+			// After an error the file stays mapped: the error may quote
+			// the line's bytes (a field name), and a mapping that is
+			// never used again costs nothing but address space.
+			if afterMap != nil {
+				afterMap(f)
 			}
-			if need := max(blockSize, 2*len(carry)); cap(buf) < need {
-				buf = make([]byte, 0, need)
-			}
-			buf = append(buf[:0], carry...)
-			end := -1
-			for end < 0 && !eof {
-				if len(buf) == cap(buf) {
-					if len(buf) > maxLine {
-						readErr <- shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
-						return
-					}
-					buf = append(buf, 0)[:len(buf)] // grow: one line is longer than a block
+			defer func() {
+				if running.Wait(); err == nil {
+					unmap()
 				}
-				n, err := r.Read(buf[len(buf):cap(buf)])
-				if n > 0 {
-					end = bytes.LastIndexByte(buf[len(buf):len(buf)+n], '\n')
-					if end >= 0 {
-						end += len(buf)
-					}
-					buf = buf[:len(buf)+n]
-				}
-				if end < 0 && len(buf) > maxLine { // buf is one unfinished line
-					readErr <- shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
-					return
-				}
-				if err == io.EOF {
-					eof = true
-				} else if err != nil {
-					readErr <- shardkey.Errorf(file, line, "", "%v", err)
-					return
-				}
-			}
-			block := buf
-			if !eof {
-				block = buf[:end+1]
-			}
-			carry = append(carry[:0], buf[len(block):]...)
-			if line == 1 && !bomChecked {
-				// A byte-order mark some editors write at the start.
-				block, bomChecked = bytes.TrimPrefix(block, utf8BOM), true
-			}
-			if len(block) == 0 {
-				continue
-			}
-			n := bytes.Count(block, []byte{'\n'})
-			b := &batch{first: line, buf: block, nlines: n + 1, done: make(chan struct{})}
-			line += n
-			select {
-			case jobs <- b:
-			case <-stop:
-				return
-			}
-			select {
-			case order <- b:
-			case <-stop:
-				return
-			}
+			}()
 		}
-	}()
-	for w := 0; w < workers; w++ {
+	}
+	defer running.Wait()
+	running.Add(1)
+	if mapped != nil {
 		go func() {
+			defer running.Done()
+			defer close(jobs)
+			defer close(order)
+			defer func() {
+				if e := recover(); e != nil {
+					readErr <- mappedFault(file, e)
+				}
+			}()
+			debug.SetPanicOnFault(true)
+			if err := readMapped(file, mapped, jobs, order, stop); err != nil {
+				readErr <- err
+			}
+		}()
+	} else {
+		go func() {
+			defer running.Done()
+			readBlocks(file, r, free, jobs, order, stop, readErr)
+		}()
+	}
+	for w := 0; w < workers; w++ {
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			debug.SetPanicOnFault(mapped != nil)
 			p := &lineParser{names: map[string]string{}}
 			for b := range jobs {
-				b.split()
-				work(p, b)
-				close(b.done)
+				func() {
+					defer close(b.done)
+					defer func() {
+						if e := recover(); e != nil {
+							b.fault = mappedFault(file, e)
+						}
+					}()
+					b.split()
+					work(p, b)
+				}()
 			}
 		}()
 	}
-	var err error
 	for b := range order {
 		<-b.done
 		if err != nil {
 			continue
 		}
-		if err = consume(b); err != nil {
+		if b.fault != nil {
+			err = b.fault
+		} else {
+			err = consume(b)
+		}
+		if err != nil {
 			close(stop)
-		} else if recycle && b.buf != nil {
+		} else if recycle && b.buf != nil && mapped == nil {
 			select {
 			case free <- b.buf:
 			default:
@@ -262,6 +253,135 @@ func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParse
 		}
 	}
 	return err
+}
+
+// afterMap, when set (by tests), runs once a file has been mapped.
+var afterMap func(*os.File)
+
+// mappedFault turns a fault reading a mapped file (it was truncated while
+// being read: SIGBUS, which debug.SetPanicOnFault makes a panic) into an
+// input error; any other panic goes on.
+func mappedFault(file string, e any) error {
+	if _, ok := e.(interface{ Addr() uintptr }); ok {
+		return shardkey.Errorf(file, 0, "", "the file changed (was truncated?) while it was being read; read it again")
+	}
+	panic(e)
+}
+
+// readMapped hands out the mapped file data as batches of whole lines of
+// about blockSize bytes, in order, to jobs and to order. Like readBlocks
+// it refuses a line longer than maxLine.
+func readMapped(file string, data []byte, jobs, order chan<- *batch, stop <-chan struct{}) error {
+	line := 1
+	data = bytes.TrimPrefix(data, utf8BOM)
+	for len(data) > 0 {
+		end := min(len(data), blockSize)
+		if end < len(data) {
+			if k := bytes.LastIndexByte(data[:end], '\n'); k >= 0 {
+				end = k + 1
+			} else if k := bytes.IndexByte(data[end:], '\n'); k >= 0 {
+				end += k + 1 // one line longer than a block
+			} else {
+				end = len(data)
+			}
+		}
+		if bytes.IndexByte(data[:min(end, maxLine+1)], '\n') < 0 && end > maxLine {
+			return shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
+		}
+		block := data[:end:end]
+		data = data[end:]
+		n := bytes.Count(block, []byte{'\n'})
+		b := &batch{first: line, buf: block, nlines: n + 1, done: make(chan struct{})}
+		line += n
+		select {
+		case jobs <- b:
+		case <-stop:
+			return nil
+		}
+		select {
+		case order <- b:
+		case <-stop:
+			return nil
+		}
+	}
+	return nil
+}
+
+// readBlocks reads r in blocks of whole lines of about blockSize bytes
+// (reusing the buffers in free), and hands them out in order as batches
+// to jobs and to order; a read error goes to readErr.
+func readBlocks(file string, r io.Reader, free <-chan []byte, jobs, order chan<- *batch, stop <-chan struct{}, readErr chan<- error) {
+	defer close(jobs)
+	defer close(order)
+	line := 1 // number of the next batch's first line
+	var carry []byte
+	eof, bomChecked := false, false
+	for !eof {
+		// A block of whole lines: what one read gives, less the
+		// partial line at its end, which starts the next block.
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+		}
+		if need := max(blockSize, 2*len(carry)); cap(buf) < need {
+			buf = make([]byte, 0, need)
+		}
+		buf = append(buf[:0], carry...)
+		end := -1
+		for end < 0 && !eof {
+			if len(buf) == cap(buf) {
+				if len(buf) > maxLine {
+					readErr <- shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
+					return
+				}
+				buf = append(buf, 0)[:len(buf)] // grow: one line is longer than a block
+			}
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			if n > 0 {
+				end = bytes.LastIndexByte(buf[len(buf):len(buf)+n], '\n')
+				if end >= 0 {
+					end += len(buf)
+				}
+				buf = buf[:len(buf)+n]
+			}
+			if end < 0 && len(buf) > maxLine { // buf is one unfinished line
+				readErr <- shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
+				return
+			}
+			if err == io.EOF {
+				eof = true
+			} else if err != nil {
+				readErr <- shardkey.Errorf(file, line, "", "%v", err)
+				return
+			}
+		}
+		block := buf
+		if !eof {
+			block = buf[:end+1]
+		}
+		carry = append(carry[:0], buf[len(block):]...)
+		if line == 1 && !bomChecked {
+			// A byte-order mark some editors write at the start.
+			block, bomChecked = bytes.TrimPrefix(block, utf8BOM), true
+		}
+		if len(block) == 0 {
+			continue
+		}
+		n := bytes.Count(block, []byte{'\n'})
+		b := &batch{first: line, buf: block, nlines: n + 1, done: make(chan struct{})}
+		line += n
+		select {
+		case jobs <- b:
+		case <-stop:
+			return
+		}
+		select {
+		case order <- b:
+		case <-stop:
+			return
+		}
+	}
 }
 
 // lineParser is one worker's parser state: fastjson's reusable parser and

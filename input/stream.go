@@ -423,11 +423,11 @@ func (b *Builder) stream(file string, txns bool) error {
 			lo := &bt.ops[i]
 			op := b.shapes[lo.key]
 			if op == nil {
-				name := strings.Clone(lo.name)
+				name := lo.name
 				if name == "" {
 					name = ShapeName(b.W.Tables[lo.ti], lo.kind, lo.conds)
 				}
-				op = &shardkey.Operation{Name: name, Table: lo.ti, Kind: lo.kind, Latency: strings.Clone(lo.latency)}
+				op = &shardkey.Operation{Name: name, Table: lo.ti, Kind: lo.kind, Latency: lo.latency}
 				b.shapes[lo.key] = op
 				b.W.Ops = append(b.W.Ops, op)
 			}
@@ -518,7 +518,8 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 			for k, c := range conds {
 				lc[k] = shardkey.Cond{Col: c.Col, Op: c.Op}
 			}
-			bt.ops = append(bt.ops, localOp{key: key, ti: ti, kind: kind, name: sc.name, latency: sc.latency, conds: lc})
+			// Copies: the consumer must not read the line's bytes.
+			bt.ops = append(bt.ops, localOp{key: key, ti: ti, kind: kind, name: strings.Clone(sc.name), latency: strings.Clone(sc.latency), conds: lc})
 		}
 		bt.ops[op].rate += sc.weight
 		if err := bt.sb.Instance(op, ti, kind, conds, sc.weight); err != nil {

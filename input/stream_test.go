@@ -767,3 +767,45 @@ func TestStreamWeightsAsMaterialised(t *testing.T) {
 		t.Errorf("parseLine weights %v; rates %v", fastBad, rateBad)
 	}
 }
+
+// TestMappedFileTruncated: a sample file that is truncated while it is
+// read through its memory mapping (SIGBUS on the pages beyond the new
+// end) gives an input error naming the file, not a crash.
+func TestMappedFileTruncated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "q.jsonl")
+	var sb strings.Builder
+	for sb.Len() < 4<<20 {
+		sb.WriteString(`{"where": {"user_id": 12345}}` + "\n")
+	}
+	defer func() { afterMap = nil }()
+	for _, keep := range []int64{0, 2 << 20} {
+		if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mapped := false
+		afterMap = func(*os.File) {
+			mapped = true
+			if err := os.Truncate(path, keep); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err = forEachBatch(path, f, true, func(p *lineParser, b *batch) {
+			for _, l := range b.lines {
+				if len(l) > 0 && l[0] == '{' {
+					b.n++ // touch every line's bytes
+				}
+			}
+		}, func(*batch) error { return nil })
+		f.Close()
+		if !mapped {
+			t.Skip("the file was not mapped on this system")
+		}
+		if err == nil || !strings.Contains(err.Error(), path+": the file changed") {
+			t.Errorf("truncated to %d bytes: error %v; want one saying %s changed while being read", keep, err, path)
+		}
+	}
+}

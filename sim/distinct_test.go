@@ -319,15 +319,31 @@ func TestGroupKey(t *testing.T) {
 		a.Ints = append(a.Ints, int64(r.IntN(500))*7)
 		b.Strs = append(b.Strs, []string{"x", "y", "zz", ""}[r.IntN(4)])
 	}
-	tb.Columns = []*shardkey.Column{a, b}
-	keys, ok := groupKey(tb, []int{0, 1})
-	if !ok {
-		t.Fatal("not grouped")
-	}
-	byTuple := map[[2]any]int64{}
-	byKey := map[int64][2]any{}
+	c := &shardkey.Column{Name: "c", Type: shardkey.Int32}
 	for i := 0; i < n; i++ {
-		tu := [2]any{a.Ints[i], b.Strs[i]}
+		c.Ints = append(c.Ints, int64(r.IntN(3)))
+	}
+	tb.Columns = []*shardkey.Column{a, b, c}
+	for _, cols := range [][]int{{0, 1}, {1, 0, 2}} {
+		checkGroupKey(t, tb, cols)
+	}
+}
+
+// checkGroupKey fails when groupKey's keys for cols of tb are not equal
+// exactly when the rows' tuples are.
+func checkGroupKey(t *testing.T, tb *shardkey.Table, cols []int) {
+	t.Helper()
+	keys, ok := groupKey(tb, cols)
+	if !ok {
+		t.Fatalf("%v: not grouped", cols)
+	}
+	byTuple := map[[3]any]int64{}
+	byKey := map[int64][3]any{}
+	for i := 0; i < tb.Rows; i++ {
+		var tu [3]any
+		for j, c := range cols {
+			tu[j] = tb.Columns[c].Value(i)
+		}
 		if k, ok := byTuple[tu]; ok && k != keys[i] {
 			t.Fatalf("row %d: tuple %v has two keys", i, tu)
 		}
