@@ -30,7 +30,7 @@ var utf8BOM = []byte("\ufeff")
 const blockSize = 256 << 10
 
 type batch struct {
-	first  int      // line number of lines[0]
+	first  int      // line number of lines[0]; 0 when not counted (see readMapped)
 	buf    []byte   // the lines' bytes, as read
 	lines  [][]byte // the lines, trimmed (nil for blank ones, kept for numbering)
 	nlines int      // at most this many lines
@@ -49,7 +49,7 @@ type batch struct {
 // split cuts b.buf into lines (on the worker, so the reader only reads).
 func (b *batch) split() {
 	data := b.buf
-	b.lines = make([][]byte, 0, b.nlines)
+	b.lines = make([][]byte, 0, max(b.nlines, len(data)/64+1))
 	for len(data) > 0 {
 		k := bytes.IndexByte(data, '\n')
 		l := data
@@ -270,10 +270,12 @@ func mappedFault(file string, e any) error {
 
 // readMapped hands out the mapped file data as batches of whole lines of
 // about blockSize bytes, in order, to jobs and to order. Like readBlocks
-// it refuses a line longer than maxLine.
+// it refuses a line longer than maxLine. It does not count lines (a pass
+// over the whole file): its batches' first is 0, and the consumer, which
+// sees them in order, numbers their lines by len(lines).
 func readMapped(file string, data []byte, jobs, order chan<- *batch, stop <-chan struct{}) error {
-	line := 1
 	data = bytes.TrimPrefix(data, utf8BOM)
+	all := data
 	for len(data) > 0 {
 		end := min(len(data), blockSize)
 		if end < len(data) {
@@ -286,13 +288,12 @@ func readMapped(file string, data []byte, jobs, order chan<- *batch, stop <-chan
 			}
 		}
 		if bytes.IndexByte(data[:min(end, maxLine+1)], '\n') < 0 && end > maxLine {
+			line := 1 + bytes.Count(all[:len(all)-len(data)], []byte{'\n'})
 			return shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
 		}
 		block := data[:end:end]
 		data = data[end:]
-		n := bytes.Count(block, []byte{'\n'})
-		b := &batch{first: line, buf: block, nlines: n + 1, done: make(chan struct{})}
-		line += n
+		b := &batch{buf: block, done: make(chan struct{})}
 		select {
 		case jobs <- b:
 		case <-stop:

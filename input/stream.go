@@ -1,6 +1,7 @@
 package input
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -401,11 +402,12 @@ func (b *Builder) stream(file string, txns bool) error {
 		st := p.st
 		clear(st.local)
 		bt.sb = b.Sink.NewBatch()
+		first := max(bt.first, 1) // lines counted from the batch's first when not known
 		for i, l := range bt.lines {
 			if l == nil {
 				continue
 			}
-			if err := b.streamLine(p, bt, file, l, bt.first+i, txns); err != nil {
+			if err := b.streamLine(p, bt, file, l, first+i, txns); err != nil {
 				bt.err = err
 				return
 			}
@@ -413,11 +415,16 @@ func (b *Builder) stream(file string, txns bool) error {
 		}
 	}
 	n := 0
+	next := 1 // line number of the next batch's first line
 	var opIdx map[*shardkey.Operation]int
 	err = forEachBatch(file, f, true, work, func(bt *batch) error {
 		if bt.err != nil {
+			if ie := (*shardkey.InputError)(nil); bt.first == 0 && errors.As(bt.err, &ie) && ie.File == file && ie.Line > 0 {
+				ie.Line += next - 1 // numbered within the batch
+			}
 			return bt.err
 		}
+		next += len(bt.lines)
 		ops := make([]int, len(bt.ops))
 		for i := range bt.ops {
 			lo := &bt.ops[i]

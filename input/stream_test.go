@@ -809,3 +809,46 @@ func TestMappedFileTruncated(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamErrorLineFarIn: an error on a line many blocks into a
+// streamed file names that line (the mapped reader does not count lines;
+// they are numbered batch by batch), as does a line too long.
+func TestStreamErrorLineFarIn(t *testing.T) {
+	dir := t.TempDir()
+	rows := filepath.Join(dir, "users.csv")
+	if err := os.WriteFile(rows, []byte("user_id\n1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const bad = 54321
+	var sb strings.Builder
+	for i := 1; i < bad; i++ {
+		if i%1000 == 0 {
+			sb.WriteString("\n") // blank lines count too
+		} else {
+			sb.WriteString(`{"where": {"user_id": 1}}` + "\n")
+		}
+	}
+	sb.WriteString(`{"where": {"user_idd": 1}}` + "\n")
+	sb.WriteString(`{"where": {"user_id": 2}}` + "\n")
+	queries := filepath.Join(dir, "q.jsonl")
+	if err := os.WriteFile(queries, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &shardkey.Workload{}
+	tb, err := ReadRows(rows, "users", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Tables = append(w.Tables, tb)
+	d, _ := shardkey.ParseDesign("hash(user_id)")
+	s, err := sim.Compile(w, d, sim.Options{Shards: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(w, Options{})
+	b.Sink = sim.NewStream([]*sim.Scheme{s})
+	err = b.ReadQueries(queries)
+	if want := fmt.Sprintf("%s:%d: ", queries, bad); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v; want it at %s", err, want)
+	}
+}

@@ -347,7 +347,15 @@ func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
 		pts := make([]pointWeight, 0, t.Rows/step+1)
 		key := make([]shardkey.Value, len(tk.cols))
 		var buf []byte
+		var ints []int64 // one Int64 column without NULLs: PointInt64
+		if c := t.Columns[tk.cols[0]]; tk.fast != nil && c.Nulls == nil {
+			ints = c.Ints
+		}
 		for i := 0; i < t.Rows; i += step {
+			if ints != nil {
+				pts = append(pts, pointWeight{tk.fast.PointInt64(ints[i]), t.Weight(i)})
+				continue
+			}
 			if tk.canon != nil { // from the columns' bytes, as rows are routed
 				buf = partition.AppendCanonicalRow(buf[:0], tk.keyCol, i)
 				pts = append(pts, pointWeight{tk.canon.PointCanonical(buf), t.Weight(i)})
