@@ -33,7 +33,7 @@ type batch struct {
 	first  int      // line number of lines[0]; 0 when not counted (see readMapped)
 	buf    []byte   // the lines' bytes, as read
 	lines  [][]byte // the lines, trimmed (nil for blank ones, kept for numbering)
-	nlines int      // at most this many lines
+	nlines int      // lines in it (from split), blank ones included
 	out    []jline
 	done   chan struct{}
 	fault  error // reading its mapped bytes failed (see mappedFault)
@@ -46,10 +46,12 @@ type batch struct {
 	err error
 }
 
-// split cuts b.buf into lines (on the worker, so the reader only reads).
-func (b *batch) split() {
+// split cuts b.buf into lines (on the worker, so the reader only reads),
+// appending them to dst, a buffer the worker reuses: lines are used only
+// while the worker works on the batch.
+func (b *batch) split(dst [][]byte) {
 	data := b.buf
-	b.lines = make([][]byte, 0, max(b.nlines, len(data)/64+1))
+	b.lines = dst[:0]
 	for len(data) > 0 {
 		k := bytes.IndexByte(data, '\n')
 		l := data
@@ -64,6 +66,7 @@ func (b *batch) split() {
 			b.lines = append(b.lines, nil)
 		}
 	}
+	b.nlines = len(b.lines)
 }
 
 // jline is one parsed sample line.
@@ -220,8 +223,9 @@ func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParse
 							b.fault = mappedFault(file, e)
 						}
 					}()
-					b.split()
+					b.split(p.lines)
 					work(p, b)
+					p.lines, b.lines = b.lines[:0], nil
 				}()
 			}
 		}()
@@ -370,7 +374,7 @@ func readBlocks(file string, r io.Reader, free <-chan []byte, jobs, order chan<-
 			continue
 		}
 		n := bytes.Count(block, []byte{'\n'})
-		b := &batch{first: line, buf: block, nlines: n + 1, done: make(chan struct{})}
+		b := &batch{first: line, buf: block, done: make(chan struct{})}
 		line += n
 		select {
 		case jobs <- b:
@@ -394,6 +398,7 @@ type lineParser struct {
 	conds []shardkey.Cond // slab that resolved conditions are cut from
 	stmts []shardkey.Stmt // slab for resolved statements
 	st    *streamState    // streaming scratch (see stream.go)
+	lines [][]byte        // the lines of the batch being worked on (see split)
 	sc    scanned         // scanLine's scratch
 }
 

@@ -424,7 +424,7 @@ func (b *Builder) stream(file string, txns bool) error {
 			}
 			return bt.err
 		}
-		next += len(bt.lines)
+		next += bt.nlines
 		ops := make([]int, len(bt.ops))
 		for i := range bt.ops {
 			lo := &bt.ops[i]
