@@ -87,7 +87,9 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	case tAll:
 		rt.Shards = allShards(s.N)
 		rt.Scatter = true
-		if bound == "" {
+		if kind == shardkey.Insert {
+			rt.Reason = fmt.Sprintf("%s: the inserted rows may land on any of the %d shards of the key %s", bound, s.N, key)
+		} else if bound == "" {
 			rt.Reason = fmt.Sprintf("no condition on the key column(s) %s of %s: scatter-gather to all %d shards", strings.Join(keyCols, ", "), key, s.N)
 		} else {
 			rt.Reason = fmt.Sprintf("%s does not bind every key column (%s) of %s with equality: scatter-gather to all %d shards", bound, strings.Join(keyCols, ", "), key, s.N)
@@ -149,6 +151,10 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond) stri
 			parts = append(parts, name+" IN ("+strings.Join(vals, ", ")+")")
 		case shardkey.Range:
 			b := c.Bounds
+			if b == nil || !b.HasLo && !b.HasHi {
+				parts = append(parts, name+" (the values a SELECT returns)")
+				continue
+			}
 			var r []string
 			if b != nil && b.HasLo {
 				op := ">"

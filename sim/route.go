@@ -221,10 +221,10 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 				return touch{kind: tAll}, nil
 			}
 		default:
-			if kind == shardkey.Insert {
-				return touch{kind: tUniform, unbound: true}, nil
-			}
-			return touch{kind: tAll}, nil // a range on a hash key scatters
+			// A range on a hash key scatters; an insert's range holds
+			// the values of the rows an INSERT ... SELECT copies, which
+			// may land on every shard.
+			return touch{kind: tAll}, nil
 		}
 	}
 	if fresh {

@@ -647,7 +647,7 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 					b.Hi, b.HasHi, b.HiIncl = v, true, p.hiIncl
 				}
 			}
-			if !b.HasLo && !b.HasHi {
+			if !b.HasLo && !b.HasHi && !p.any {
 				continue
 			}
 			c.Bounds = b

@@ -75,25 +75,36 @@ func myWith(w *sqlparser.With, acc *[]access, ctes map[string]bool) map[string]b
 	return m
 }
 
+// mySelect appends the accesses of a SELECT and returns its targets (a
+// star or other non-expression target is nil), columns qualified by the
+// table that holds them where the names say (scope.tableTargets).
+func mySelect(s *sqlparser.Select, acc *[]access, ctes map[string]bool) []*xexpr {
+	ctes = myWith(s.With, acc, ctes)
+	sc := &scope{ctes: ctes}
+	for _, f := range s.From {
+		myFrom(f, sc, acc, ctes)
+	}
+	if s.Where != nil {
+		sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
+	}
+	var targets []*xexpr
+	if s.SelectExprs != nil {
+		for _, e := range s.SelectExprs.Exprs {
+			var x *xexpr
+			if ae, ok := e.(*sqlparser.AliasedExpr); ok {
+				x = myExpr(ae.Expr, sc, acc, ctes)
+			}
+			targets = append(targets, x)
+		}
+	}
+	*acc = append(*acc, sc.accesses()...)
+	return sc.tableTargets(targets)
+}
+
 func myStmt(st sqlparser.SQLNode, acc *[]access, ctes map[string]bool) {
 	switch s := st.(type) {
 	case *sqlparser.Select:
-		ctes = myWith(s.With, acc, ctes)
-		sc := &scope{ctes: ctes}
-		for _, f := range s.From {
-			myFrom(f, sc, acc, ctes)
-		}
-		if s.Where != nil {
-			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
-		}
-		if s.SelectExprs != nil {
-			for _, e := range s.SelectExprs.Exprs {
-				if ae, ok := e.(*sqlparser.AliasedExpr); ok {
-					myExpr(ae.Expr, sc, acc, ctes)
-				}
-			}
-		}
-		*acc = append(*acc, sc.accesses()...)
+		mySelect(s, acc, ctes)
 	case *sqlparser.Union:
 		ctes = myWith(s.With, acc, ctes)
 		myStmt(s.Left, acc, ctes)
@@ -119,6 +130,13 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes map[string]bool) {
 				xs = append(xs, row)
 			}
 			*acc = append(*acc, insertRows(name, cols, xs)...)
+		case *sqlparser.Select:
+			// INSERT ... SELECT: the inserted rows' values are the
+			// SELECT's targets, bound where its WHERE binds them.
+			at := len(*acc)
+			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
+			targets := mySelect(rows, acc, ctes)
+			(*acc)[at] = insertFromSelect(name, cols, targets, (*acc)[at+1:])
 		default:
 			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
 			myStmt(rows, acc, ctes)

@@ -73,10 +73,16 @@ func pgStmt(n *pg.Node, acc *[]access, ctes map[string]bool) {
 			*acc = append(*acc, insertRows(name, cols, rows)...)
 			return
 		}
-		*acc = append(*acc, access{table: name, kind: shardkey.Insert})
-		if sel != nil {
-			pgSelect(sel, acc, ctes)
+		if sel == nil {
+			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
+			return
 		}
+		// INSERT ... SELECT: the inserted rows' values are the SELECT's
+		// targets, bound where its WHERE binds them.
+		at := len(*acc)
+		*acc = append(*acc, access{table: name, kind: shardkey.Insert})
+		targets := pgSelect(sel, acc, ctes)
+		(*acc)[at] = insertFromSelect(name, cols, targets, (*acc)[at+1:])
 	case n.GetUpdateStmt() != nil:
 		up := n.GetUpdateStmt()
 		sc := &scope{ctes: ctes}
@@ -131,14 +137,14 @@ func pgWith(n *pg.Node, acc *[]access, ctes map[string]bool) map[string]bool {
 	return m
 }
 
-func pgSelect(s *pg.SelectStmt, acc *[]access, ctes map[string]bool) {
+func pgSelect(s *pg.SelectStmt, acc *[]access, ctes map[string]bool) []*xexpr {
 	if s == nil {
-		return
+		return nil
 	}
 	if s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
 		pgSelect(s.Larg, acc, ctes)
 		pgSelect(s.Rarg, acc, ctes)
-		return
+		return nil
 	}
 	if s.WithClause != nil {
 		ctes = pgWith(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: s}}, acc, ctes)
@@ -148,10 +154,12 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes map[string]bool) {
 		pgFrom(f, sc, acc, ctes)
 	}
 	sc.where(pgExpr(s.WhereClause, sc, acc, ctes))
+	var targets []*xexpr
 	for _, t := range s.TargetList {
-		pgExpr(t.GetResTarget().GetVal(), sc, acc, ctes)
+		targets = append(targets, pgExpr(t.GetResTarget().GetVal(), sc, acc, ctes))
 	}
 	*acc = append(*acc, sc.accesses()...)
+	return sc.tableTargets(targets)
 }
 
 // pgFrom adds one FROM item: a table, a join (its ON condition joins the

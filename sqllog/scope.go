@@ -99,6 +99,27 @@ func (s *scope) resolve(qual string) int {
 // which has one table.
 func (s *scope) byName(qual, _ string) (int, bool) { return s.resolve(qual), false }
 
+// tableTargets returns a SELECT's targets with each column's qualifier
+// replaced by the name of the table that holds it, where the names alone
+// say (one table, or a qualified column); other columns, with no table to
+// look in, become nil, as do targets of the scope's CTEs.
+func (s *scope) tableTargets(targets []*xexpr) []*xexpr {
+	out := make([]*xexpr, len(targets))
+	for i, t := range targets {
+		if t == nil || t.kind != xCol {
+			out[i] = t
+			continue
+		}
+		if t.qual == "" && len(s.refs) != 1 {
+			continue
+		}
+		if r := s.resolve(t.qual); r >= 0 {
+			out[i] = &xexpr{kind: xCol, qual: s.refs[r].name, col: t.col}
+		}
+	}
+	return out
+}
+
 // accesses returns the scope's table accesses, predicates sorted by
 // column; for a scope that needs the workload to attribute its columns,
 // one lazy access standing for them.

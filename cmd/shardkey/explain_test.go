@@ -182,3 +182,45 @@ func TestExplain_ReferenceRead(t *testing.T) {
 		t.Errorf("a statement asking no shard is marked any_shard: %s", out)
 	}
 }
+
+// TestExplain_InsertSelect: INSERT ... SELECT inserts the rows the SELECT
+// reads, so a key column the SELECT binds (by WHERE, a literal target, or
+// an IN list) places the inserted rows on that value's shard, in both
+// dialects; a target the SELECT leaves free may put rows on every shard.
+func TestExplain_InsertSelect(t *testing.T) {
+	three := genericShard(t, 3, 8)
+	set := map[int]bool{three: true, genericShard(t, 4, 8): true}
+	var in34 []int
+	for s := range set {
+		in34 = append(in34, s)
+	}
+	sort.Ints(in34)
+	for _, dialect := range []string{"postgresql", "mysql"} {
+		for _, c := range []struct {
+			sql     string
+			shards  []int
+			scatter bool
+			reason  string
+		}{
+			{"INSERT INTO posts (user_id, body) SELECT user_id, 'x' FROM likes WHERE user_id = 3", []int{three}, false,
+				"insert posts: user_id = 3 binds every column of the key hash(user_id) on posts: single-shard, shard " + itoa(three)},
+			{"INSERT INTO posts (body, user_id) SELECT 'x', l.user_id FROM likes l WHERE l.user_id IN (3, 4)", in34, false, "insert posts: user_id IN (3, 4)"},
+			{"INSERT INTO posts (user_id, body) SELECT 3, body FROM drafts WHERE id = 9", []int{0, three}, false, "insert posts: user_id = 3 binds"},
+			{"INSERT INTO posts (user_id, body) SELECT user_id, body FROM drafts", allShardsOf(8), true,
+				"insert posts: user_id (the values a SELECT returns): the inserted rows may land on any of the 8 shards"},
+		} {
+			r := explainJSON(t, "-k", "hash(user_id)", "--dialect", dialect, c.sql)
+			if r.Scatter != c.scatter || !reflect.DeepEqual(r.Shards, c.shards) || !strings.HasPrefix(r.Reason, c.reason) {
+				t.Errorf("%s %q:\n got %+v\nwant shards %v scatter %v, reason starting %q", dialect, c.sql, r, c.shards, c.scatter, c.reason)
+			}
+		}
+	}
+}
+
+func allShardsOf(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
