@@ -170,6 +170,54 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes map[string]bool) {
 	}
 }
 
+// myInline is pgInline for MySQL: s, a derived table seen as alias, is
+// added to sc as its one table when it is a plain filter of one table.
+func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes map[string]bool) bool {
+	if alias == "" || s.Distinct || s.With != nil || len(s.From) != 1 || s.GroupBy != nil || s.Having != nil ||
+		len(s.Windows) > 0 || s.Limit != nil || s.Into != nil || s.Lock != sqlparser.NoLock || s.SelectExprs == nil {
+		return false
+	}
+	at, ok := s.From[0].(*sqlparser.AliasedTableExpr)
+	if !ok {
+		return false
+	}
+	tn, ok := at.Expr.(sqlparser.TableName)
+	if !ok || ctes[tn.Name.String()] {
+		return false
+	}
+	var rename map[string]string
+	for _, e := range s.SelectExprs.Exprs {
+		switch x := e.(type) {
+		case *sqlparser.StarExpr:
+			if len(s.SelectExprs.Exprs) != 1 {
+				return false
+			}
+		case *sqlparser.AliasedExpr:
+			c, ok := x.Expr.(*sqlparser.ColName)
+			if !ok {
+				return false // an expression: the outer names are not columns
+			}
+			if rename == nil {
+				rename = map[string]string{}
+			}
+			out := c.Name.Lowered()
+			if !x.As.IsEmpty() {
+				out = x.As.Lowered()
+			}
+			rename[out] = c.Name.Lowered()
+		default:
+			return false
+		}
+	}
+	in := &scope{ctes: ctes}
+	in.add(tn.Name.String(), at.As.String(), shardkey.Read)
+	if s.Where != nil {
+		in.where(myExpr(s.Where.Expr, in, acc, ctes))
+	}
+	sc.addDerived(tn.Name.String(), alias, rename, in.conds)
+	return true
+}
+
 func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes map[string]bool) {
 	switch t := f.(type) {
 	case *sqlparser.AliasedTableExpr:
@@ -177,6 +225,9 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes map[string]boo
 		case sqlparser.TableName:
 			sc.add(e.Name.String(), t.As.String(), shardkey.Read)
 		case *sqlparser.DerivedTable:
+			if sel, ok := e.Select.(*sqlparser.Select); ok && len(t.Columns) == 0 && myInline(sel, t.As.String(), sc, acc, ctes) {
+				return
+			}
 			myStmt(e.Select, acc, ctes)
 		}
 	case *sqlparser.JoinTableExpr:

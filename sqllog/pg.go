@@ -182,8 +182,62 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) {
 			}
 		}
 	case n.GetRangeSubselect() != nil:
-		pgStmt(n.GetRangeSubselect().Subquery, acc, ctes)
+		rs := n.GetRangeSubselect()
+		if a := rs.GetAlias(); a != nil && len(a.Colnames) == 0 && pgInline(rs.Subquery.GetSelectStmt(), a.Aliasname, sc, acc, ctes) {
+			return
+		}
+		pgStmt(rs.Subquery, acc, ctes)
 	}
+}
+
+// pgInline adds s, a derived table seen as alias, to sc as its one table
+// when s is a plain filter of one table: SELECT columns or * FROM table
+// [WHERE ...], with no grouping, DISTINCT, LIMIT, window or set operation,
+// so that every row the outer query keeps is a row of the table with the
+// same values (see scope.addDerived). It reports false, adding nothing,
+// for any other SELECT.
+func pgInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes map[string]bool) bool {
+	if s == nil || alias == "" || (s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED) ||
+		len(s.FromClause) != 1 || s.FromClause[0].GetRangeVar() == nil || len(s.GroupClause) > 0 || s.HavingClause != nil ||
+		len(s.DistinctClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.WindowClause) > 0 ||
+		s.WithClause != nil || len(s.ValuesLists) > 0 || s.IntoClause != nil || len(s.LockingClause) > 0 {
+		return false
+	}
+	rv := s.FromClause[0].GetRangeVar()
+	if ctes[rv.Relname] {
+		return false
+	}
+	var rename map[string]string
+	for _, t := range s.TargetList {
+		rt := t.GetResTarget()
+		f := rt.GetVal().GetColumnRef().GetFields()
+		if len(f) == 0 {
+			return false // an expression: the outer names are not columns
+		}
+		if f[len(f)-1].GetAStar() != nil {
+			if len(s.TargetList) != 1 {
+				return false
+			}
+			break // SELECT *: the table's names
+		}
+		col := f[len(f)-1].GetString_().GetSval()
+		if col == "" {
+			return false
+		}
+		if rename == nil {
+			rename = map[string]string{}
+		}
+		out := rt.Name
+		if out == "" {
+			out = col
+		}
+		rename[out] = col
+	}
+	in := &scope{ctes: ctes}
+	in.add(rv.Relname, rv.GetAlias().GetAliasname(), shardkey.Read)
+	in.where(pgExpr(s.WhereClause, in, acc, ctes))
+	sc.addDerived(rv.Relname, alias, rename, in.conds)
+	return true
 }
 
 func pgName(nodes []*pg.Node) string {

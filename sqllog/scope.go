@@ -30,6 +30,24 @@ type scope struct {
 type tref struct {
 	name, alias string
 	kind        shardkey.Kind
+	// A derived table (FROM (SELECT ... FROM name WHERE ...) alias, or a
+	// CTE of that shape) is read as its one table: inner is the
+	// qualifier its own WHERE's conditions are recorded under (no SQL
+	// name can be it), and rename maps the columns it shows to the
+	// table's (nil: SELECT *, the same names).
+	inner  string
+	rename map[string]string
+}
+
+// column returns the table column that qual.col names in r: through r's
+// rename for a derived table's outer name, as is otherwise; false for an
+// outer name the derived table computes (no column to bind).
+func (r *tref) column(qual, col string) (string, bool) {
+	if r.rename == nil || (r.inner != "" && qual == r.inner) {
+		return col, true
+	}
+	c, ok := r.rename[col]
+	return c, ok
 }
 
 type colRef struct {
@@ -60,6 +78,24 @@ type cond struct {
 // pred.guess).
 type colResolver func(qual, col string) (ref int, guess bool)
 
+// addDerived adds a derived table over table name, seen as alias, whose
+// columns rename shows (nil: all, as named), with the conditions of its
+// own WHERE, conds, recorded in a scope of its own over that one table:
+// they join this scope's, so that the outer query's conditions on the
+// derived table's columns bind the table's columns, as a planner pushes
+// them down.
+func (s *scope) addDerived(name, alias string, rename map[string]string, conds []cond) {
+	inner := "\x00" + alias
+	s.refs = append(s.refs, &tref{name: name, alias: alias, kind: shardkey.Read, inner: inner, rename: rename})
+	for _, c := range conds {
+		c.col = &xexpr{kind: xCol, qual: inner, col: c.col.col}
+		if c.other != nil {
+			c.other = &xexpr{kind: xCol, qual: inner, col: c.other.col}
+		}
+		s.conds = append(s.conds, c)
+	}
+}
+
 func (s *scope) add(name, alias string, kind shardkey.Kind) {
 	if s.ctes[name] {
 		return
@@ -78,7 +114,7 @@ func (s *scope) resolve(qual string) int {
 		return 0
 	}
 	for i, r := range s.refs {
-		if r.alias == qual {
+		if r.alias == qual || r.inner != "" && r.inner == qual {
 			return i
 		}
 	}
@@ -316,7 +352,11 @@ func (s *scope) build(res colResolver) []access {
 		if ref < 0 {
 			continue
 		}
-		m, col := preds[ref], c.col.col
+		col, ok := s.refs[ref].column(c.col.qual, c.col.col)
+		if !ok {
+			continue
+		}
+		m := preds[ref]
 		switch c.kind {
 		case condEq:
 			if p := m[col]; p != nil && p.op == shardkey.Eq {
@@ -349,7 +389,9 @@ func (s *scope) build(res colResolver) []access {
 		case condJoin:
 			oref, oguess := res(c.other.qual, c.other.col)
 			if oref >= 0 && oref != ref {
-				edges = append(edges, [2]edge{{ref, col, guess}, {oref, c.other.col, oguess}})
+				if ocol, ok := s.refs[oref].column(c.other.qual, c.other.col); ok {
+					edges = append(edges, [2]edge{{ref, col, guess}, {oref, ocol, oguess}})
+				}
 			}
 		}
 	}

@@ -224,3 +224,37 @@ func allShardsOf(n int) []int {
 	}
 	return s
 }
+
+// TestExplain_DerivedTable: a derived table that only filters one table
+// (SELECT columns or * FROM t WHERE ...) is read as that table, so the
+// outer query's conditions on its columns, renamed or not, route as the
+// table's (pushed down, as a planner does); a derived table that groups,
+// limits or computes the column keeps the conservative scatter.
+func TestExplain_DerivedTable(t *testing.T) {
+	three, seven := genericShard(t, 3, 8), genericShard(t, 7, 8)
+	set := map[int]bool{three: true, genericShard(t, 4, 8): true}
+	var in34 []int
+	for s := range set {
+		in34 = append(in34, s)
+	}
+	sort.Ints(in34)
+	for _, dialect := range []string{"postgresql", "mysql"} {
+		for _, c := range []struct {
+			key, sql string
+			shards   []int
+		}{
+			{"hash(user_id)", "SELECT * FROM (SELECT * FROM posts) t WHERE t.user_id = 3", []int{three}},
+			{"hash(user_id)", "SELECT x.b FROM (SELECT user_id AS uid, body AS b FROM posts p WHERE p.id > 5) x WHERE x.uid IN (3, 4)", in34},
+			{"hash(user_id)", "SELECT * FROM (SELECT body FROM posts WHERE user_id = 3) t", []int{three}},
+			{"posts:hash(user_id); users:hash(id)", "SELECT * FROM users u JOIN (SELECT * FROM posts) p ON p.user_id = u.id WHERE u.id = 7", []int{seven}},
+			{"hash(user_id)", "SELECT * FROM (SELECT user_id, count(*) AS n FROM posts GROUP BY user_id) t WHERE user_id = 3", allShardsOf(8)},
+			{"hash(user_id)", "SELECT * FROM (SELECT * FROM posts LIMIT 5) t WHERE user_id = 3", allShardsOf(8)},
+			{"hash(user_id)", "SELECT * FROM (SELECT lower(body) AS user_id FROM posts) t WHERE user_id = 3", allShardsOf(8)},
+		} {
+			r := explainJSON(t, "-k", c.key, "--dialect", dialect, c.sql)
+			if !reflect.DeepEqual(r.Shards, c.shards) || r.Scatter != (len(c.shards) == 8) {
+				t.Errorf("%s %q: got %+v; want shards %v", dialect, c.sql, r, c.shards)
+			}
+		}
+	}
+}
