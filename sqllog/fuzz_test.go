@@ -87,6 +87,8 @@ func FuzzStatement(f *testing.F) {
 		"SELECT * FROM `t` WHERE (a, b) IN ((1, 2), (3, 4)) # c",
 		"UPDATE t SET v = $1 WHERE id = $2::bigint",
 		"SELECT $$q$$, DATE '2024-01-01' FROM t WHERE x = -1.5e3",
+		"INSERT INTO p (a, b) SELECT l.a, 'x' FROM l WHERE l.a IN (3, 4)",
+		"SELECT d.b FROM (SELECT a AS u, b FROM t x WHERE x.c > 5) d JOIN s ON s.id = d.u WHERE d.u = 3",
 	} {
 		f.Add(s)
 	}
