@@ -329,16 +329,13 @@ func insertFromSelect(table string, cols []string, targets []*xexpr, sel []acces
 	a := access{table: table, kind: shardkey.Insert}
 	seen := map[string]bool{}
 	for i, t := range targets {
-		col := ""
-		if i < len(cols) {
-			col = cols[i]
-		} else if len(cols) > 0 {
+		col, use, more := insertColumn(cols, i, seen)
+		if !more {
 			break
 		}
-		if col != "" && seen[col] {
+		if !use {
 			continue
 		}
-		seen[col] = true
 		p := pred{col: col, pos: i, op: shardkey.Range, any: true}
 		switch {
 		case t == nil:
@@ -380,6 +377,23 @@ func boundIn(accs []access, table, col string) *pred {
 	return found
 }
 
+// insertColumn names the column an INSERT's i-th value goes to: cols[i],
+// or "" (known by position only) when the INSERT lists no columns. It
+// reports use false for a column listed twice before (seen records the
+// columns), and more false past the end of the list.
+func insertColumn(cols []string, i int, seen map[string]bool) (col string, use, more bool) {
+	if i < len(cols) {
+		col = cols[i]
+	} else if len(cols) > 0 {
+		return "", false, false
+	}
+	if col != "" && seen[col] {
+		return col, false, true
+	}
+	seen[col] = true
+	return col, true, true
+}
+
 // insertRows returns one insert access per VALUES row.
 func insertRows(table string, cols []string, rows [][]*xexpr) []access {
 	out := make([]access, 0, len(rows))
@@ -387,17 +401,11 @@ func insertRows(table string, cols []string, rows [][]*xexpr) []access {
 		a := access{table: table, kind: shardkey.Insert}
 		seen := map[string]bool{}
 		for i, v := range row {
-			col := ""
-			if i < len(cols) {
-				col = cols[i]
-			} else if len(cols) > 0 {
+			col, use, more := insertColumn(cols, i, seen)
+			if !more {
 				break
 			}
-			if col != "" && seen[col] {
-				continue
-			}
-			seen[col] = true
-			if v.kind != xVal || v.val.kind == argUnknown {
+			if !use || v.kind != xVal || v.val.kind == argUnknown {
 				continue
 			}
 			a.preds = append(a.preds, pred{col: col, pos: i, op: shardkey.Eq, args: []arg{v.val}})
