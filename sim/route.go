@@ -397,7 +397,13 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			}
 		}
 	}
-	uniformSpan := false
+	uniformSpan, salted := false, false
+	addBuckets := func(home int) { // a salted value's K buckets
+		for b := 0; b < tk.saltK; b++ {
+			sh := (home + b) % r.s.N
+			add(sh, sh)
+		}
+	}
 	for _, p := range prefixes {
 		full := len(p) == len(tk.cols)
 		switch {
@@ -406,7 +412,12 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			if err != nil {
 				return touch{}, err
 			}
-			add(sh, sh)
+			if r.isSalted(tk, p) {
+				salted = true
+				addBuckets(sh)
+			} else {
+				add(sh, sh)
+			}
 		case next != nil && next.Op == shardkey.Eq && next.Fresh == shardkey.FreshNewest:
 			sh := rangeShard(tk.bounds, p, +1)
 			add(sh, sh)
@@ -453,6 +464,16 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 					add(ik.shard, ik.shard)
 				}
 			}
+			// So does a salted value, from all of its buckets.
+			for _, sk := range tk.saltKeys {
+				if inSpan(sk.key, p, next) {
+					sh, err := r.home(tk, sk.key)
+					if err != nil {
+						return touch{}, err
+					}
+					addBuckets(sh)
+				}
+			}
 		}
 	}
 	r.set = append(r.set[:0], r.tmp...)
@@ -463,7 +484,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 	if (uniformSpan || kind == shardkey.Insert) && len(r.set) > 1 {
 		return touch{kind: tUniformOf, set: r.set}, nil
 	}
-	if len(r.set) == 1 {
+	if len(r.set) == 1 && !salted {
 		return touch{kind: tOne, one: r.set[0]}, nil
 	}
 	return touch{kind: tSet, set: r.set}, nil

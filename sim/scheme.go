@@ -72,6 +72,9 @@ type tableKey struct {
 	// isoKeys are the isolated key tuples with their shards, for range
 	// keys: a span of the range that holds one also asks its shard.
 	isoKeys []isoKey
+	// saltKeys are the salted key tuples, for range keys: a span of the
+	// range that holds one also asks its buckets (shard unused).
+	saltKeys []isoKey
 	// For one integer key column (Int16/32/64 or Timestamp, no NULLs):
 	// the same maps and the range bounds as int64s, for the row fast path.
 	intCol    bool
@@ -216,6 +219,13 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		tk.kind = kRange
 		if tk.iso != nil {
 			tk.isoKeys = isoTuples(t, tk.cols, tk.iso)
+		}
+		if tk.salted != nil {
+			keys := map[string]int{}
+			for k := range tk.salted {
+				keys[k] = 0
+			}
+			tk.saltKeys = isoTuples(t, tk.cols, keys)
 		}
 		return tk, nil // bounds are design-wide: computeBounds
 	case *shardkey.DirectoryExpr:

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"math/rand/v2"
 	"testing"
 
@@ -382,5 +383,53 @@ func TestReplicatedReadInTxnIsLocal(t *testing.T) {
 	}
 	if c.CrossShardTxnFraction != 0 {
 		t.Errorf("cross-shard fraction %v; want 0", c.CrossShardTxnFraction)
+	}
+}
+
+// TestSaltedRangeKey: salting a range key spreads the hot value's rows
+// over K buckets, so, as under a salted hash key, a read of the value asks
+// all K (fan-out K), a range read spanning it asks them too, and two
+// inserts of it land on the same bucket with probability 1/K (cross-shard
+// 1 - 1/K). (Reads and inserts of it were routed to its home shard only.)
+func TestSaltedRangeKey(t *testing.T) {
+	const k = 3
+	tb := &shardkey.Table{Name: "t", Rows: 900}
+	cid := &shardkey.Column{Name: "cid", Type: shardkey.Int64}
+	for i := 0; i < tb.Rows; i++ {
+		v := int64(i)
+		if i%3 == 0 {
+			v = 1 // the hot value: a third of the rows
+		}
+		cid.Ints = append(cid.Ints, v)
+	}
+	tb.Columns = []*shardkey.Column{cid}
+	eq := func(v int64) []shardkey.Cond { return []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(v)}} }
+	read := &shardkey.Operation{Name: "read hot", Kind: shardkey.Read, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: eq(1)}}}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{read}, Shards: 8,
+		Txns: []shardkey.Txn{{Weight: 1, Stmts: []shardkey.Stmt{{Kind: shardkey.Insert, Conds: eq(1)}, {Kind: shardkey.Insert, Conds: eq(1)}}}}}
+	c, err := Score(w, "salt(range(cid), 3, top=1)", Options{Shards: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FanoutMean != k || math.Abs(c.CrossShardTxnFraction-(1-1.0/k)) > 1e-12 {
+		t.Errorf("fan-out %v, cross-shard %v; want %d and %v", c.FanoutMean, c.CrossShardTxnFraction, k, 1-1.0/k)
+	}
+	d, _ := shardkey.ParseDesign("salt(range(cid), 3, top=1)")
+	s, err := Compile(w, d, Options{Shards: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot, err := s.Explain(0, shardkey.Read, eq(1))
+	if err != nil || len(hot.Shards) != k {
+		t.Fatalf("read of the hot value: %+v, %v; want its %d buckets", hot, err, k)
+	}
+	span, err := s.Explain(0, shardkey.Read, []shardkey.Cond{{Col: 0, Op: shardkey.Range, Bounds: &shardkey.Bounds{Lo: shardkey.IntValue(0), HasLo: true, Hi: shardkey.IntValue(2), HasHi: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range hot.Shards {
+		if !slices.Contains(span.Shards, b) {
+			t.Errorf("range read over the hot value asks %v; want every bucket of %v", span.Shards, hot.Shards)
+		}
 	}
 }
