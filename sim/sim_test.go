@@ -3,8 +3,8 @@ package sim
 import (
 	"fmt"
 	"math"
-	"slices"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -403,7 +403,9 @@ func TestSaltedRangeKey(t *testing.T) {
 		cid.Ints = append(cid.Ints, v)
 	}
 	tb.Columns = []*shardkey.Column{cid}
-	eq := func(v int64) []shardkey.Cond { return []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(v)}} }
+	eq := func(v int64) []shardkey.Cond {
+		return []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(v)}}
+	}
 	read := &shardkey.Operation{Name: "read hot", Kind: shardkey.Read, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: eq(1)}}}
 	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{read}, Shards: 8,
 		Txns: []shardkey.Txn{{Weight: 1, Stmts: []shardkey.Stmt{{Kind: shardkey.Insert, Conds: eq(1)}, {Kind: shardkey.Insert, Conds: eq(1)}}}}}
