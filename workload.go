@@ -344,6 +344,11 @@ const (
 	Range           // Lo <= column < Hi, bounds as flagged
 )
 
+// MaxRate bounds a weight or rate a reader accepts (requests/s or a
+// share), so that the sums of work stay finite: a billion of them times a
+// fan-out of a million shards is still below 1e216.
+const MaxRate = 1e200
+
 // Fresh marks an equality on a value the sample does not hold yet: the id
 // or timestamp of a row being inserted.
 type Fresh uint8

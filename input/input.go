@@ -103,8 +103,9 @@ func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 	return nil, shardkey.Errorf(file, 0, "", "unknown row file format %q (want .csv, .tsv, .jsonl or .parquet)", filepath.Ext(file))
 }
 
-// maxWeight bounds a weight, so that sums of millions stay finite.
-const maxWeight = 1e300
+// maxWeight bounds a weight, so that sums stay finite: a billion weights
+// times a fan-out of a million shards is still below 1e216.
+const maxWeight = shardkey.MaxRate
 
 // checkWeight validates a row or query weight: a number from 0 to
 // maxWeight.

@@ -245,7 +245,7 @@ func TestBOMQuotedHeader(t *testing.T) {
 // TestWeightMessages: a weight's error says what is wrong with it.
 func TestWeightMessages(t *testing.T) {
 	for in, want := range map[string]string{
-		"1e999": "1e999 is out of range", "-1e999": "-1e999 is out of range", "1e301": "is too large (at most 1e+300)",
+		"1e999": "1e999 is out of range", "-1e999": "-1e999 is out of range", "1e201": "is too large (at most 1e+200)",
 		"-2": "weight -2 is negative", "abc": `"abc" is not a number`, "NaN": "weight is NaN", "+Inf": "is not finite",
 	} {
 		if _, err := parseWeight(in); err == nil || !strings.Contains(err.Error(), want) {

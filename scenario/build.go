@@ -547,8 +547,8 @@ func (b *builder) op(o *OpSpec) error {
 	if err != nil {
 		return err
 	}
-	if o.Rate < 0 || math.IsNaN(o.Rate) || math.IsInf(o.Rate, 0) {
-		return shardkey.Errorf(b.file, o.Line, ctx+".rate", "%v: must be a non-negative number of requests/s", o.Rate)
+	if o.Rate < 0 || math.IsNaN(o.Rate) || math.IsInf(o.Rate, 0) || o.Rate > shardkey.MaxRate {
+		return shardkey.Errorf(b.file, o.Line, ctx+".rate", "%v: must be a non-negative number of requests/s, at most %g", o.Rate, shardkey.MaxRate)
 	}
 	switch o.Latency {
 	case "", "interactive", "batch":
@@ -684,8 +684,8 @@ func (b *builder) txn(ts *TxnSpec) error {
 	if ts.Name == "" {
 		return shardkey.Errorf(b.file, ts.Line, "transactions", "transaction without a name")
 	}
-	if ts.Rate < 0 || math.IsNaN(ts.Rate) || math.IsInf(ts.Rate, 0) {
-		return shardkey.Errorf(b.file, ts.Line, ctx+".rate", "%v: must be a non-negative number of transactions/s", ts.Rate)
+	if ts.Rate < 0 || math.IsNaN(ts.Rate) || math.IsInf(ts.Rate, 0) || ts.Rate > shardkey.MaxRate {
+		return shardkey.Errorf(b.file, ts.Line, ctx+".rate", "%v: must be a non-negative number of transactions/s, at most %g", ts.Rate, shardkey.MaxRate)
 	}
 	if len(ts.Steps) == 0 {
 		return shardkey.Errorf(b.file, ts.Line, ctx+".steps", "a transaction needs at least one step")

@@ -350,6 +350,13 @@ func TestKeyStats(t *testing.T) {
 	if math.Abs(ks.Entropy-want) > 1e-12 {
 		t.Errorf("entropy %v; want %v", ks.Entropy, want)
 	}
+	// A weight that vanishes beside another (p rounds to 0) adds 0, not
+	// NaN (0 * log2 0): here the entropy is 0 to within 1e-398.
+	tiny := &shardkey.Table{Name: "w", Rows: 2, Weights: []float64{1e-200, 1e200}, Columns: []*shardkey.Column{
+		{Name: "v", Type: shardkey.Int64, Ints: []int64{1, 2}}}}
+	if ks := ComputeKeyStats(tiny, []int{0}); ks.Entropy != 0 || ks.Cardinality != 2 {
+		t.Errorf("entropy of weights 1e-200 and 1e200: %v; want 0", ks.Entropy)
+	}
 	// Increasing ids are monotonic (r = 1); reversed, r = -1.
 	inc := &shardkey.Table{Name: "u", Rows: 1000}
 	ci := &shardkey.Column{Name: "id", Type: shardkey.Int64}

@@ -100,8 +100,11 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	for i := range m {
 		a := &m[i]
 		if total > 0 && a.w > 0 {
-			p := a.w / total
-			ks.Entropy -= p * math.Log2(p)
+			// p can round to 0 beside much heavier values (1e-200 next to
+			// 1e200): its term is 0 then, not 0 * -Inf.
+			if p := a.w / total; p > 0 {
+				ks.Entropy -= p * math.Log2(p)
+			}
 		}
 		if len(top) < 10 || heavier(a.w, a.row, top[len(top)-1].w, top[len(top)-1].row) {
 			pos := sort.Search(len(top), func(j int) bool { return heavier(a.w, a.row, top[j].w, top[j].row) })
