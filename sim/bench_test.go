@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -107,6 +108,31 @@ func BenchmarkKeyStats(b *testing.B) {
 		fresh := *t // a new table: nothing memoised from the last round
 		for _, cols := range [][]int{{0}, {1}, {0, 2}} {
 			ComputeKeyStats(&fresh, cols)
+		}
+	}
+}
+
+// BenchmarkManyOperations scores a workload of 20,000 operations of one
+// instance each (a log of many statement shapes) held in memory: each
+// routing job holds only its own operation, so memory grows with the
+// operations, not with their square (it took 24 GB at this size).
+func BenchmarkManyOperations(b *testing.B) {
+	w := workload(3000, func(int) float64 { return 1 })
+	w.Ops = nil
+	for i := 0; i < 20000; i++ {
+		w.Ops = append(w.Ops, &shardkey.Operation{Name: fmt.Sprint("op", i), Kind: shardkey.Read, Rate: 1,
+			Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(int64(i % 3000))}}}}})
+	}
+	d, _ := shardkey.ParseDesign("hash(id)")
+	s, err := Compile(w, d, Options{Shards: 64})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(w, s, 0); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -89,13 +89,19 @@ func run(w *shardkey.Workload, s *Scheme, workers int, rows, rest bool) (*Partia
 					return
 				}
 				jb := jobs[j]
-				p := NewPartial(s.N, len(ops))
+				// A job's partial holds the one operation it routes, as
+				// its operation 0 (a partial of every operation per job
+				// took memory quadratic in their number).
+				var p *Partial
 				switch jb.kind {
 				case 0:
+					p = NewPartial(s.N, 0)
 					errs[j] = r.rows(p, w.Tables[jb.idx], jb.idx, jb.lo, jb.hi, ids[jb.idx])
 				case 1:
-					errs[j] = r.instances(p, ops[jb.idx], jb.idx, opW[jb.idx], jb.lo, jb.hi)
+					p = NewPartial(s.N, 1)
+					errs[j] = r.instances(p, ops[jb.idx], 0, opW[jb.idx], jb.lo, jb.hi)
 				case 2:
+					p = NewPartial(s.N, 0)
 					errs[j] = r.txns(p, txns[jb.lo:jb.hi])
 				}
 				parts[j] = p
@@ -108,7 +114,11 @@ func run(w *shardkey.Workload, s *Scheme, workers int, rows, rest bool) (*Partia
 		if errs[j] != nil {
 			return nil, errs[j]
 		}
-		total.Merge(p)
+		if jobs[j].kind == 1 {
+			total.mergeOps(p, []int{jobs[j].idx})
+		} else {
+			total.Merge(p)
+		}
 	}
 	for ti, t := range w.Tables {
 		for i, id := range ids[ti] {
