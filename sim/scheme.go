@@ -242,6 +242,9 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 	if err != nil {
 		return nil, fmt.Errorf("engine %s: %w", s.Engine.Name(), err)
 	}
+	if err := probeEngine(s.Engine, t, tk.cols); err != nil {
+		return nil, err
+	}
 	tk.layout = l
 	if m, ok := l.(partition.Modulo); ok {
 		tk.modN = uint64(m.Shards())
@@ -255,6 +258,43 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 	}
 	tk.setIntKeys(t)
 	return tk, nil
+}
+
+// probeValues are ordinary values of each type, for probeEngine.
+var probeValues = map[shardkey.Type]string{
+	shardkey.Int16: "1", shardkey.Int32: "1", shardkey.Int64: "1", shardkey.Uint64: "1",
+	shardkey.Float32: "1.5", shardkey.Float64: "1.5", shardkey.Text: "a", shardkey.Bytes: "a",
+	shardkey.UUID: "00000000-0000-0000-0000-000000000001", shardkey.Timestamp: "2024-01-01 00:00:00",
+}
+
+// probeEngine places one ordinary key of the columns' types (1, "a", ...)
+// with eng, so that a key the engine cannot place at all (Citus
+// distributes a table by one column; a Vitess numeric vindex takes no
+// text) is refused when it is compiled, naming the key and the engine,
+// rather than on whatever input line first routes it.
+func probeEngine(eng partition.Engine, t *shardkey.Table, cols []int) error {
+	key := make([]shardkey.Value, len(cols))
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		col := t.Columns[c]
+		names[i] = fmt.Sprintf("%s %s", col.Name, col.Type)
+		s, ok := probeValues[col.Type]
+		if !ok {
+			return nil // a column of NULLs only: nothing ordinary to try
+		}
+		v, err := shardkey.ParseValue(s, col.Type)
+		if err != nil {
+			return nil
+		}
+		key[i] = v
+	}
+	if _, err := eng.Point(key); err != nil {
+		if errors.Is(err, partition.ErrNoDestination) {
+			err = fmt.Errorf("%w: the engine has no shard for values of these types", err)
+		}
+		return fmt.Errorf("engine %s cannot place a key of (%s): %v", eng.Name(), strings.Join(names, ", "), err)
+	}
+	return nil
 }
 
 // isoKey is an isolated key tuple and its dedicated shard.

@@ -647,14 +647,21 @@ func TestPartialMerge(t *testing.T) {
 	})
 }
 
-// noPlace is an engine that can place no key.
+// noPlace is an engine that places only the key 1 (so a key compiles:
+// see probeEngine) and no other.
 type noPlace struct{}
 
 func (noPlace) Name() string { return "noplace" }
-func (noPlace) Hash([]shardkey.Value) (partition.Hash, error) {
-	return partition.Hash{}, partition.ErrNoDestination
+func (e noPlace) Hash(key []shardkey.Value) (partition.Hash, error) {
+	p, err := e.Point(key)
+	return partition.UnsignedHash(p), err
 }
-func (noPlace) Point([]shardkey.Value) (uint64, error) { return 0, partition.ErrNoDestination }
+func (noPlace) Point(key []shardkey.Value) (uint64, error) {
+	if len(key) == 1 && key[0].Int == 1 {
+		return 1, nil
+	}
+	return 0, partition.ErrNoDestination
+}
 func (noPlace) Layout(n int) (partition.Layout, error) { return partition.NewModulo(n) }
 
 // TestStreamWeightlessOperation: an operation whose instances all weigh 0

@@ -325,3 +325,21 @@ func TestNullKeyRowsAndLists(t *testing.T) {
 		t.Errorf("exit %d %s:\n%s", code, errs, out)
 	}
 }
+
+// TestEngineCannotPlaceKey: a key an engine cannot place at all (Citus
+// distributes a table by one column; Vitess's hash vindex takes no text)
+// is a usage error naming the key and the engine when the key is
+// compiled, not an input error on the first line that routes it.
+func TestEngineCannotPlaceKey(t *testing.T) {
+	rows := writeFile(t, "rows.csv", "customer_id,order_month\n1,2024-01\n2,2024-02\n")
+	queries := writeFile(t, "q.jsonl", `{"where": {"order_month": "2024-01"}}`+"\n"+`{"where": {"customer_id": 1, "order_month": "2024-01"}}`+"\n")
+	for _, c := range []struct{ engine, key, want string }{
+		{"citus", "hash(customer_id, order_month)", "engine citus cannot place a key of (customer_id int64, order_month text): citus: a table is distributed by one column, not 2"},
+		{"vitess", "hash(order_month)", "engine vitess cannot place a key of (order_month text): no destination for key"},
+	} {
+		code, _, errs := runCmd(t, "", "score", "--rows", rows, "--queries", queries, "--engine", c.engine, "-k", c.key)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "q.jsonl") {
+			t.Errorf("--engine %s -k %s: exit %d, %q; want exit 2 and %q", c.engine, c.key, code, errs, c.want)
+		}
+	}
+}
