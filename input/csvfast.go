@@ -2,6 +2,7 @@ package input
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -42,8 +43,8 @@ func readAllAt(f *os.File, data []byte) (quoted bool, err error) {
 		k, err := f.ReadAt(b, int64(i*piece))
 		if k == len(b) {
 			err = nil // ReadAt may report io.EOF with the last byte
-		} else if err == nil {
-			err = io.ErrUnexpectedEOF
+		} else if err == nil || err == io.EOF {
+			err = errShrunk // shorter than its size said a moment ago
 		}
 		errs[i] = err
 		quotes[i] = bytes.IndexByte(b, '"') >= 0
@@ -56,6 +57,9 @@ func readAllAt(f *os.File, data []byte) (quoted bool, err error) {
 	}
 	return quoted, nil
 }
+
+// errShrunk says a file ended before the size it had when it was opened.
+var errShrunk = errors.New("the file changed (was truncated?) while it was being read; read it again")
 
 // csvChunk is one chunk's parsed rows.
 type csvChunk struct {

@@ -396,3 +396,23 @@ func TestReadRowsFastCSV(t *testing.T) {
 		})
 	}
 }
+
+// TestReadAllAtShrunk: a file shorter than the size it had when opened (it
+// was truncated meanwhile) is an error that says so, not "EOF".
+func TestReadAllAtShrunk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rows.csv")
+	if err := os.WriteFile(path, []byte("id\n1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := readAllAt(f, make([]byte, 20)); err != errShrunk {
+		t.Errorf("reading 20 bytes of a 7-byte file: %v; want %v", err, errShrunk)
+	}
+	if q, err := readAllAt(f, make([]byte, 7)); err != nil || q {
+		t.Errorf("reading it whole: quoted %v, %v", q, err)
+	}
+}

@@ -59,6 +59,20 @@ func (o Options) typeOf(table, col string) (shardkey.Type, bool) {
 	return t, ok
 }
 
+// openInput opens an input file; a directory is refused here, with a
+// message that says so, rather than by its first read.
+func openInput(file string) (*os.File, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, shardkey.Errorf(file, 0, "", "is a directory; give a file")
+	}
+	return f, nil
+}
+
 // TableName returns the table name for a --rows argument "NAME=FILE" or
 // "FILE" (the file's base name without extension), and the file.
 func TableName(arg string) (name, file string) {
@@ -72,7 +86,7 @@ func TableName(arg string) (name, file string) {
 // ReadRows reads a row file (CSV or JSONL by extension: .csv, .tsv, .jsonl,
 // .ndjson, .json) into a new table named name.
 func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
-	f, err := os.Open(file)
+	f, err := openInput(file)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +152,13 @@ func weightNumber(s string) (float64, error) {
 	if w, ok := exactFloat(s); ok {
 		return w, nil
 	}
-	w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	t := strings.TrimSpace(s)
+	if strings.ContainsAny(t, "_xXpP") {
+		// Go's literal syntax (1_000, 0x1p4), which strconv accepts and
+		// no CSV or JSON writer means.
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	w, err := strconv.ParseFloat(t, 64)
 	if errors.Is(err, strconv.ErrRange) {
 		return 0, fmt.Errorf("%s is out of range (a weight is from 0 to %g)", strings.TrimSpace(s), maxWeight)
 	}

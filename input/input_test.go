@@ -247,6 +247,7 @@ func TestWeightMessages(t *testing.T) {
 	for in, want := range map[string]string{
 		"1e999": "1e999 is out of range", "-1e999": "-1e999 is out of range", "1e201": "is too large (at most 1e+200)",
 		"-2": "weight -2 is negative", "abc": `"abc" is not a number`, "NaN": "weight is NaN", "+Inf": "is not finite",
+		"1_000": `"1_000" is not a number`, "0x1p4": `"0x1p4" is not a number`, // Go literals strconv takes
 	} {
 		if _, err := parseWeight(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseWeight(%q): %v; want %q", in, err, want)
@@ -286,5 +287,30 @@ func TestEmptyRange(t *testing.T) {
 		if bad != (err != nil) || bad && !strings.Contains(err.Error(), "q.jsonl:1: id: the range from") {
 			t.Errorf("%s: %v", in, err)
 		}
+	}
+}
+
+// TestInputMessages: a directory given as a file, and a JSONL row whose
+// weight is a string, are refused with a message that says so.
+func TestInputMessages(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"rows.csv", "q.jsonl"} {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ReadRows(filepath.Join(dir, "rows.csv"), "t", Options{}); err == nil || err.Error() != filepath.Join(dir, "rows.csv")+": is a directory; give a file" {
+		t.Errorf("rows directory: %v", err)
+	}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{{Name: "t", Rows: 1, Columns: []*shardkey.Column{{Name: "id", Type: shardkey.Int64, Ints: []int64{1}}}}}}
+	if err := NewBuilder(w, Options{}).ReadQueries(filepath.Join(dir, "q.jsonl")); err == nil || err.Error() != filepath.Join(dir, "q.jsonl")+": is a directory; give a file" {
+		t.Errorf("queries directory: %v", err)
+	}
+	rows := filepath.Join(dir, "r.jsonl")
+	if err := os.WriteFile(rows, []byte(`{"id": 1, "weight": "2"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRows(rows, "t", Options{}); err == nil || err.Error() != rows+`:1: weight: "2": a weight is a number, not a string` {
+		t.Errorf("string weight: %v", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -309,6 +308,9 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 			for k, raw := range m {
 				if strings.EqualFold(k, "weight") {
 					var err error
+					if len(raw) > 0 && raw[0] == '"' {
+						return shardkey.Errorf(file, line, k, "%s: a weight is a number, not a string", raw)
+					}
 					if w, err = parseWeight(string(raw)); err != nil {
 						return shardkey.Errorf(file, line, k, "%v", err)
 					}
@@ -653,7 +655,7 @@ func (b *Builder) ReadQueries(file string) error {
 	if b.Sink != nil && b.frozen() {
 		return b.stream(file, false)
 	}
-	f, err := os.Open(file)
+	f, err := openInput(file)
 	if err != nil {
 		return err
 	}
@@ -768,7 +770,7 @@ func (b *Builder) ReadTxns(file string) error {
 	if b.Sink != nil && b.frozen() {
 		return b.stream(file, true)
 	}
-	f, err := os.Open(file)
+	f, err := openInput(file)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -54,7 +53,7 @@ type pqColumn struct {
 // column, into a new table. Errors name the file, the 1-based row and the
 // column.
 func readParquetRows(file, name string, o Options) (*shardkey.Table, error) {
-	f, err := os.Open(file)
+	f, err := openInput(file)
 	if err != nil {
 		return nil, err
 	}

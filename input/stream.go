@@ -2,7 +2,6 @@ package input
 
 import (
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -386,7 +385,7 @@ func (st *streamState) colsOf(multi bool, conds []jcond) []string {
 
 // stream reads file into b.Sink (see the comment at the top of this file).
 func (b *Builder) stream(file string, txns bool) error {
-	f, err := os.Open(file)
+	f, err := openInput(file)
 	if err != nil {
 		return err
 	}
