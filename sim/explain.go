@@ -39,7 +39,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	for i, c := range tk.cols {
 		keyCols[i] = t.Columns[c].Name
 	}
-	bound := describeConds(t, tk.cols, conds)
+	bound := describeConds(t, tk.cols, conds, kind)
 	rt = Route{Shards: []int{}}
 	defer func() {
 		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {
@@ -121,7 +121,7 @@ func intsText(xs []int) string {
 
 // describeConds describes the conditions on key columns ("user_id = 42 and
 // created_at >= 2026-01-01").
-func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond) string {
+func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind shardkey.Kind) string {
 	var parts []string
 	for _, c := range conds {
 		isKey := false
@@ -152,7 +152,11 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond) stri
 		case shardkey.Range:
 			b := c.Bounds
 			if b == nil || !b.HasLo && !b.HasHi {
-				parts = append(parts, name+" (the values a SELECT returns)")
+				// A column named but bound to nothing; an insert's holds
+				// the rows an INSERT ... SELECT copies.
+				if kind == shardkey.Insert {
+					parts = append(parts, name+" (any value)")
+				}
 				continue
 			}
 			var r []string

@@ -78,7 +78,7 @@ func myWith(w *sqlparser.With, acc *[]access, ctes map[string]bool) map[string]b
 // mySelect appends the accesses of a SELECT and returns its targets (a
 // star or other non-expression target is nil), columns qualified by the
 // table that holds them where the names say (scope.tableTargets).
-func mySelect(s *sqlparser.Select, acc *[]access, ctes map[string]bool) []*xexpr {
+func mySelect(s *sqlparser.Select, acc *[]access, ctes map[string]bool) []*pred {
 	ctes = myWith(s.With, acc, ctes)
 	sc := &scope{ctes: ctes}
 	for _, f := range s.From {
@@ -97,8 +97,25 @@ func mySelect(s *sqlparser.Select, acc *[]access, ctes map[string]bool) []*xexpr
 			targets = append(targets, x)
 		}
 	}
-	*acc = append(*acc, sc.accesses()...)
-	return sc.tableTargets(targets)
+	own := sc.accesses()
+	*acc = append(*acc, own...)
+	return sc.boundTargets(targets, own)
+}
+
+// myTargets appends the accesses of a SELECT or UNION and returns its
+// bound targets (see scope.boundTargets).
+func myTargets(st sqlparser.TableStatement, acc *[]access, ctes map[string]bool) []*pred {
+	switch s := st.(type) {
+	case *sqlparser.Select:
+		return mySelect(s, acc, ctes)
+	case *sqlparser.Union:
+		ctes = myWith(s.With, acc, ctes)
+		l := myTargets(s.Left, acc, ctes)
+		r := myTargets(s.Right, acc, ctes)
+		return unionTargets(l, r)
+	}
+	myStmt(st, acc, ctes)
+	return nil
 }
 
 func myStmt(st sqlparser.SQLNode, acc *[]access, ctes map[string]bool) {
@@ -130,13 +147,12 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes map[string]bool) {
 				xs = append(xs, row)
 			}
 			*acc = append(*acc, insertRows(name, cols, xs)...)
-		case *sqlparser.Select:
+		case *sqlparser.Select, *sqlparser.Union:
 			// INSERT ... SELECT: the inserted rows' values are the
 			// SELECT's targets, bound where its WHERE binds them.
 			at := len(*acc)
 			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
-			targets := mySelect(rows, acc, ctes)
-			(*acc)[at] = insertFromSelect(name, cols, targets, (*acc)[at+1:])
+			(*acc)[at] = insertFromSelect(name, cols, myTargets(rows.(sqlparser.TableStatement), acc, ctes))
 		default:
 			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
 			myStmt(rows, acc, ctes)
@@ -223,9 +239,12 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes map[string]boo
 	case *sqlparser.AliasedTableExpr:
 		switch e := t.Expr.(type) {
 		case sqlparser.TableName:
+			if e.Qualifier.IsEmpty() && strings.EqualFold(e.Name.String(), "dual") {
+				return // MySQL's dummy table: no table at all
+			}
 			sc.add(e.Name.String(), t.As.String(), shardkey.Read)
 		case *sqlparser.DerivedTable:
-			if sel, ok := e.Select.(*sqlparser.Select); ok && len(t.Columns) == 0 && myInline(sel, t.As.String(), sc, acc, ctes) {
+			if sel, ok := e.Select.(*sqlparser.Select); ok && len(t.Columns) == 0 && !e.Lateral && myInline(sel, t.As.String(), sc, acc, ctes) {
 				return
 			}
 			myStmt(e.Select, acc, ctes)
@@ -233,6 +252,13 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes map[string]boo
 	case *sqlparser.JoinTableExpr:
 		myFrom(t.LeftExpr, sc, acc, ctes)
 		myFrom(t.RightExpr, sc, acc, ctes)
+		if t.Join != sqlparser.NormalJoinType && t.Join != sqlparser.StraightJoinType && t.Join != sqlparser.NaturalJoinType {
+			// An outer join: ON binds neither side (see pgFrom).
+			if t.Condition != nil && t.Condition.On != nil {
+				sc.mention(myExpr(t.Condition.On, sc, acc, ctes))
+			}
+			return
+		}
 		if t.Condition != nil {
 			if t.Condition.On != nil {
 				sc.where(myExpr(t.Condition.On, sc, acc, ctes))

@@ -81,8 +81,7 @@ func pgStmt(n *pg.Node, acc *[]access, ctes map[string]bool) {
 		// targets, bound where its WHERE binds them.
 		at := len(*acc)
 		*acc = append(*acc, access{table: name, kind: shardkey.Insert})
-		targets := pgSelect(sel, acc, ctes)
-		(*acc)[at] = insertFromSelect(name, cols, targets, (*acc)[at+1:])
+		(*acc)[at] = insertFromSelect(name, cols, pgSelect(sel, acc, ctes))
 	case n.GetUpdateStmt() != nil:
 		up := n.GetUpdateStmt()
 		sc := &scope{ctes: ctes}
@@ -137,14 +136,17 @@ func pgWith(n *pg.Node, acc *[]access, ctes map[string]bool) map[string]bool {
 	return m
 }
 
-func pgSelect(s *pg.SelectStmt, acc *[]access, ctes map[string]bool) []*xexpr {
+func pgSelect(s *pg.SelectStmt, acc *[]access, ctes map[string]bool) []*pred {
 	if s == nil {
 		return nil
 	}
 	if s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
-		pgSelect(s.Larg, acc, ctes)
-		pgSelect(s.Rarg, acc, ctes)
-		return nil
+		l := pgSelect(s.Larg, acc, ctes)
+		r := pgSelect(s.Rarg, acc, ctes)
+		if s.Op == pg.SetOperation_SETOP_UNION {
+			return unionTargets(l, r)
+		}
+		return nil // INTERSECT, EXCEPT: the left arm's rows, some of them
 	}
 	if s.WithClause != nil {
 		ctes = pgWith(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: s}}, acc, ctes)
@@ -158,8 +160,9 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes map[string]bool) []*xexpr {
 	for _, t := range s.TargetList {
 		targets = append(targets, pgExpr(t.GetResTarget().GetVal(), sc, acc, ctes))
 	}
-	*acc = append(*acc, sc.accesses()...)
-	return sc.tableTargets(targets)
+	own := sc.accesses()
+	*acc = append(*acc, own...)
+	return sc.boundTargets(targets, own)
 }
 
 // pgFrom adds one FROM item: a table, a join (its ON condition joins the
@@ -173,7 +176,16 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) {
 		j := n.GetJoinExpr()
 		pgFrom(j.Larg, sc, acc, ctes)
 		pgFrom(j.Rarg, sc, acc, ctes)
-		sc.where(pgExpr(j.Quals, sc, acc, ctes))
+		on := pgExpr(j.Quals, sc, acc, ctes)
+		if j.Jointype != pg.JoinType_JOIN_INNER {
+			// An outer join keeps the preserved side's rows whatever ON
+			// says: its conditions bind neither side (cautious), nor do
+			// its equalities carry values across; they only say which
+			// columns the tables have.
+			sc.mention(on)
+			return
+		}
+		sc.where(on)
 		if len(j.UsingClause) > 0 && len(sc.refs) >= 2 {
 			a, b := len(sc.refs)-2, len(sc.refs)-1
 			for _, u := range j.UsingClause {
@@ -183,7 +195,7 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) {
 		}
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
-		if a := rs.GetAlias(); a != nil && len(a.Colnames) == 0 && pgInline(rs.Subquery.GetSelectStmt(), a.Aliasname, sc, acc, ctes) {
+		if a := rs.GetAlias(); a != nil && len(a.Colnames) == 0 && !rs.Lateral && pgInline(rs.Subquery.GetSelectStmt(), a.Aliasname, sc, acc, ctes) {
 			return
 		}
 		pgStmt(rs.Subquery, acc, ctes)

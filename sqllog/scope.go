@@ -59,10 +59,11 @@ type colRef struct {
 type condKind uint8
 
 const (
-	condEq    condKind = iota // col = args[0]
-	condIn                    // col IN args
-	condRange                 // col op args[0], op one of <, <=, >, >=
-	condJoin                  // col = other (a join equality)
+	condEq      condKind = iota // col = args[0]
+	condIn                      // col IN args
+	condRange                   // col op args[0], op one of <, <=, >, >=
+	condJoin                    // col = other (a join equality)
+	condMention                 // the column is named but bound to nothing (an outer join's ON)
 )
 
 // cond is one condition of a scope, as written.
@@ -135,22 +136,52 @@ func (s *scope) resolve(qual string) int {
 // which has one table.
 func (s *scope) byName(qual, _ string) (int, bool) { return s.resolve(qual), false }
 
-// tableTargets returns a SELECT's targets with each column's qualifier
-// replaced by the name of the table that holds it, where the names alone
-// say (one table, or a qualified column); other columns, with no table to
-// look in, become nil, as do targets of the scope's CTEs.
-func (s *scope) tableTargets(targets []*xexpr) []*xexpr {
-	out := make([]*xexpr, len(targets))
+// boundTargets returns, for each of a SELECT's targets, the predicate
+// that binds the values it returns, or nil when nothing does: a literal
+// binds itself; a column binds what its own table's access (own, this
+// scope's accesses, one per table) binds it to with an equality or an IN
+// list, through a derived table's renaming. Reads of the same table
+// elsewhere (a subquery, a self-join's other side) bind nothing here.
+func (s *scope) boundTargets(targets []*xexpr, own []access) []*pred {
+	out := make([]*pred, len(targets))
 	for i, t := range targets {
-		if t == nil || t.kind != xCol {
-			out[i] = t
-			continue
+		switch {
+		case t == nil:
+		case t.kind == xVal && t.val.kind != argUnknown:
+			out[i] = &pred{op: shardkey.Eq, args: []arg{t.val}}
+		case t.kind == xCol:
+			if len(own) != len(s.refs) || t.qual == "" && len(s.refs) != 1 {
+				continue // a lazy scope, or no table to look in
+			}
+			r := s.resolve(t.qual)
+			if r < 0 {
+				continue
+			}
+			col, ok := s.refs[r].column(t.qual, t.col)
+			if !ok {
+				continue
+			}
+			for j := range own[r].preds {
+				if p := &own[r].preds[j]; p.col == col && (p.op == shardkey.Eq || p.op == shardkey.In) {
+					out[i] = p
+				}
+			}
 		}
-		if t.qual == "" && len(s.refs) != 1 {
-			continue
-		}
-		if r := s.resolve(t.qual); r >= 0 {
-			out[i] = &xexpr{kind: xCol, qual: s.refs[r].name, col: t.col}
+	}
+	return out
+}
+
+// unionTargets combines the bound targets of a set operation's two arms:
+// a position both bind returns the values of either (an IN list of both);
+// any other binds nothing.
+func unionTargets(a, b []*pred) []*pred {
+	if len(a) != len(b) {
+		return nil
+	}
+	out := make([]*pred, len(a))
+	for i := range a {
+		if a[i] != nil && b[i] != nil {
+			out[i] = &pred{op: shardkey.In, args: append(append([]arg(nil), a[i].args...), b[i].args...)}
 		}
 	}
 	return out
@@ -171,6 +202,21 @@ func (s *scope) record(c cond) {
 		s.unqualified = true
 	}
 	s.conds = append(s.conds, c)
+}
+
+// mention records every column e names as bound to nothing: the table
+// has the column (the statement says so), but no value follows.
+func (s *scope) mention(e *xexpr) {
+	if e == nil {
+		return
+	}
+	if e.kind == xCol {
+		s.record(cond{kind: condMention, col: e})
+		return
+	}
+	for _, k := range e.kids {
+		s.mention(k)
+	}
 }
 
 // where records the conjuncts of e.
@@ -385,6 +431,10 @@ func (s *scope) build(res colResolver) []access {
 				p.args[0], p.hasLo, p.loIncl = c.args[0], true, c.op == ">="
 			case "<", "<=":
 				p.args[1], p.hasHi, p.hiIncl = c.args[0], true, c.op == "<="
+			}
+		case condMention:
+			if m[col] == nil {
+				m[col] = &pred{col: col, op: shardkey.Range, args: []arg{{}, {}}, any: true, guess: guess}
 			}
 		case condJoin:
 			oref, oguess := res(c.other.qual, c.other.col)

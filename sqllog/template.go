@@ -317,18 +317,17 @@ type xexpr struct {
 	kids      []*xexpr
 }
 
-// insertFromSelect returns the access of INSERT INTO table (cols) SELECT
-// targets, where sel are the SELECT's accesses: an inserted column takes a
-// target's value when the target is a literal, or a column (qualified by
-// its table, see scope.tableTargets) that the SELECT binds to a value or an
-// IN list (the rows it reads hold those values, so the rows it inserts
-// do). Any other target (an expression, a column the SELECT leaves free)
-// gives the column an unbounded range: the rows may hold any values, so
-// as many as the SELECT returns may land on every shard.
-func insertFromSelect(table string, cols []string, targets []*xexpr, sel []access) access {
+// insertFromSelect returns the access of INSERT INTO table (cols) SELECT,
+// whose targets bound binds (see scope.boundTargets): an inserted column
+// takes the values its target is bound to (the rows the SELECT reads hold
+// them, so the rows it inserts do). A target bound to nothing (an
+// expression, a column the SELECT leaves free) gives the column an
+// unbounded range: the rows may hold any values, so as many as the SELECT
+// returns may land on every shard.
+func insertFromSelect(table string, cols []string, bound []*pred) access {
 	a := access{table: table, kind: shardkey.Insert}
 	seen := map[string]bool{}
-	for i, t := range targets {
+	for i, b := range bound {
 		col, use, more := insertColumn(cols, i, seen)
 		if !more {
 			break
@@ -336,15 +335,9 @@ func insertFromSelect(table string, cols []string, targets []*xexpr, sel []acces
 		if !use {
 			continue
 		}
-		p := pred{col: col, pos: i, op: shardkey.Range, any: true}
-		switch {
-		case t == nil:
-		case t.kind == xVal && t.val.kind != argUnknown:
-			p.op, p.any, p.args = shardkey.Eq, false, []arg{t.val}
-		case t.kind == xCol:
-			if b := boundIn(sel, t.qual, t.col); b != nil {
-				p.op, p.any, p.args = b.op, false, b.args
-			}
+		p := pred{col: col, pos: i, op: shardkey.Range, args: []arg{{}, {}}, any: true}
+		if b != nil {
+			p.op, p.any, p.args = b.op, false, b.args
 		}
 		if p.any && col == "" {
 			continue // no column list: nothing says which column this is
@@ -353,28 +346,6 @@ func insertFromSelect(table string, cols []string, targets []*xexpr, sel []acces
 	}
 	sort.SliceStable(a.preds, func(i, j int) bool { return a.preds[i].col < a.preds[j].col })
 	return a
-}
-
-// boundIn returns the equality or IN predicate on table.col among accs
-// (a SELECT's reads), or nil when there is none or more than one.
-func boundIn(accs []access, table, col string) *pred {
-	var found *pred
-	for i := range accs {
-		a := &accs[i]
-		if a.lazy != nil || a.table != table || a.kind != shardkey.Read {
-			continue
-		}
-		for j := range a.preds {
-			p := &a.preds[j]
-			if p.col == col && (p.op == shardkey.Eq || p.op == shardkey.In) {
-				if found != nil {
-					return nil
-				}
-				found = p
-			}
-		}
-	}
-	return found
 }
 
 // insertColumn names the column an INSERT's i-th value goes to: cols[i],

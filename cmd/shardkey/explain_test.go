@@ -207,7 +207,15 @@ func TestExplain_InsertSelect(t *testing.T) {
 			{"INSERT INTO posts (body, user_id) SELECT 'x', l.user_id FROM likes l WHERE l.user_id IN (3, 4)", in34, false, "insert posts: user_id IN (3, 4)"},
 			{"INSERT INTO posts (user_id, body) SELECT 3, body FROM drafts WHERE id = 9", []int{0, three}, false, "insert posts: user_id = 3 binds"},
 			{"INSERT INTO posts (user_id, body) SELECT user_id, body FROM drafts", allShardsOf(8), true,
-				"insert posts: user_id (the values a SELECT returns): the inserted rows may land on any of the 8 shards"},
+				"insert posts: user_id (any value): the inserted rows may land on any of the 8 shards"},
+			// Found by review: the bound value must be the target's own
+			// table's, through a derived table's renaming, and a UNION
+			// inserts the values of both arms.
+			{"INSERT INTO posts (user_id) SELECT user_id FROM (SELECT draft_id AS user_id, user_id AS uid FROM drafts) x WHERE uid = 3", allShardsOf(8), true, "insert posts: user_id (any value)"},
+			{"INSERT INTO posts (user_id) SELECT x.uid FROM (SELECT user_id AS uid FROM drafts) x WHERE x.uid = 3", []int{three}, false, "insert posts: user_id = 3"},
+			{"INSERT INTO posts (user_id) SELECT a.user_id FROM drafts a, drafts b WHERE b.user_id = 3", allShardsOf(8), true, "insert posts: user_id (any value)"},
+			{"INSERT INTO posts (user_id) SELECT user_id FROM drafts WHERE body IN (SELECT body FROM drafts WHERE user_id = 3)", allShardsOf(8), true, "insert posts: user_id (any value)"},
+			{"INSERT INTO posts (user_id) SELECT 3 UNION SELECT 4", in34, false, "user_id IN (3, 4) routes"},
 		} {
 			r := explainJSON(t, "-k", "hash(user_id)", "--dialect", dialect, c.sql)
 			if r.Scatter != c.scatter || !reflect.DeepEqual(r.Shards, c.shards) || !strings.HasPrefix(r.Reason, c.reason) {
@@ -250,6 +258,12 @@ func TestExplain_DerivedTable(t *testing.T) {
 			{"hash(user_id)", "SELECT * FROM (SELECT user_id, count(*) AS n FROM posts GROUP BY user_id) t WHERE user_id = 3", allShardsOf(8)},
 			{"hash(user_id)", "SELECT * FROM (SELECT * FROM posts LIMIT 5) t WHERE user_id = 3", allShardsOf(8)},
 			{"hash(user_id)", "SELECT * FROM (SELECT lower(body) AS user_id FROM posts) t WHERE user_id = 3", allShardsOf(8)},
+			// An outer join keeps every row of its preserved side: ON
+			// binds nothing and carries nothing (found by review).
+			{"hash(user_id)", "SELECT * FROM users u LEFT JOIN (SELECT * FROM posts WHERE user_id = 3) p ON p.user_id = u.user_id", allShardsOf(8)},
+			{"hash(user_id)", "SELECT * FROM posts p LEFT JOIN users u ON u.user_id = p.user_id AND u.user_id = 3", allShardsOf(8)},
+			{"hash(user_id)", "SELECT * FROM posts p LEFT JOIN users u ON u.user_id = p.user_id WHERE p.user_id = 3", allShardsOf(8)},
+			{"hash(user_id)", "SELECT * FROM posts p JOIN users u ON u.user_id = p.user_id WHERE p.user_id = 3", []int{three}},
 		} {
 			r := explainJSON(t, "-k", c.key, "--dialect", dialect, c.sql)
 			if !reflect.DeepEqual(r.Shards, c.shards) || r.Scatter != (len(c.shards) == 8) {
