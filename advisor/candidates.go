@@ -42,6 +42,42 @@ type analysis struct {
 	fromTxns bool         // no operations: usage counts transactions' equalities (weights, not requests/s)
 	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
 	shards   int
+	ix       *opIndex // see index
+}
+
+// opIndex finds a workload's operations by name and sums its writes per
+// table once, for the per-operation fixes (a search per operation made
+// advice on a log of thousands of statement shapes quadratic).
+type opIndex struct {
+	w         *shardkey.Workload
+	byName    map[string]*shardkey.Operation
+	writeRate map[int]float64 // requests/s of writes, by table
+	txnWrites map[int]bool    // tables a sampled transaction writes
+}
+
+// index returns the operation index of w, built on first use.
+func (a *analysis) index(w *shardkey.Workload) *opIndex {
+	if a.ix != nil && a.ix.w == w {
+		return a.ix
+	}
+	ix := &opIndex{w: w, byName: map[string]*shardkey.Operation{}, writeRate: map[int]float64{}, txnWrites: map[int]bool{}}
+	for _, o := range w.Ops {
+		if _, dup := ix.byName[o.Name]; !dup {
+			ix.byName[o.Name] = o // the first of a name, as a search finds it
+		}
+		if o.Kind.IsWrite() {
+			ix.writeRate[o.Table] += o.Rate
+		}
+	}
+	for _, tx := range w.Txns {
+		for _, st := range tx.Stmts {
+			if st.Kind.IsWrite() {
+				ix.txnWrites[st.Table] = true
+			}
+		}
+	}
+	a.ix = ix
+	return ix
 }
 
 func analyse(w *shardkey.Workload, shards int) *analysis {

@@ -3,7 +3,6 @@ package advisor
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -156,13 +155,8 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 	if op.Scatter < 0.5 && op.FanoutMean < 3 {
 		return Fix{}, false // a range over a shard or two is what range keys are for
 	}
-	var wop *shardkey.Operation
-	for _, o := range w.Ops {
-		if o.Name == op.Name {
-			wop = o
-			break
-		}
-	}
+	ix := a.index(w)
+	wop := ix.byName[op.Name]
 	if wop == nil || len(wop.Instances) == 0 {
 		return Fix{}, false
 	}
@@ -188,20 +182,12 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s).", op.Name, c, cost)}, true
 		}
 	}
-	writes := 0.0
-	for _, o := range w.Ops {
-		if o.Table == wop.Table && o.Kind.IsWrite() {
-			writes += o.Rate
-		}
-	}
+	writes := ix.writeRate[wop.Table]
 	writeCost := fmt.Sprintf("each of the %s writes/s to %s then also touches the directory's shard (+%s units/s)", fmtF(writes), t.Name, fmtF(writes))
 	if writes == 0 {
 		writeCost = fmt.Sprintf("each write to %s then also touches the directory's shard (the workload gives no write rate for it)", t.Name)
-		for _, tx := range w.Txns {
-			if slices.ContainsFunc(tx.Stmts, func(st shardkey.Stmt) bool { return st.Table == wop.Table && st.Kind.IsWrite() }) {
-				writeCost = fmt.Sprintf("each write to %s then also touches the directory's shard, which can make a transaction's writes cross shards (the transaction sample gives no write rate)", t.Name)
-				break
-			}
+		if ix.txnWrites[wop.Table] {
+			writeCost = fmt.Sprintf("each write to %s then also touches the directory's shard, which can make a transaction's writes cross shards (the transaction sample gives no write rate)", t.Name)
 		}
 	}
 	return Fix{Kind: "global-index", Target: op.Name,
