@@ -80,7 +80,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			if tk.kind == kRange {
 				rt.Reason = fmt.Sprintf("%s overlaps %d of the %d ranges of the key %s", bound, len(tc.set), s.N, key)
 			}
-			if tk.salted != nil {
+			if tc.salted {
 				rt.Reason += fmt.Sprintf(" (a salted hot value is read from all %d of its buckets)", tk.saltK)
 			}
 		}

@@ -38,6 +38,9 @@ type touch struct {
 	// touches with the same non-empty varKey land on the same shard; an
 	// empty varKey is a variable of its own.
 	varKey string
+	// salted says a salted hot value is among the values routed (its
+	// buckets are in set), for explanations.
+	salted bool
 }
 
 // fanout returns the number of shards the touch asks.
@@ -314,7 +317,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 		return touch{kind: tUniformOf, set: r.set}, nil
 	}
 	sort.Ints(r.set)
-	return touch{kind: tSet, set: r.set}, nil
+	return touch{kind: tSet, set: r.set, salted: salted}, nil
 }
 
 // nullUnplaced reports whether err is the engine having no shard for a
@@ -472,6 +475,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 						return touch{}, err
 					}
 					addBuckets(sh)
+					salted = true
 				}
 			}
 		}
@@ -487,7 +491,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 	if len(r.set) == 1 && !salted {
 		return touch{kind: tOne, one: r.set[0]}, nil
 	}
-	return touch{kind: tSet, set: r.set}, nil
+	return touch{kind: tSet, set: r.set, salted: salted}, nil
 }
 
 // inSpan reports whether key tuple k starts with prefix p and, when next

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -429,8 +430,13 @@ func TestSaltedRangeKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	hot, err := s.Explain(0, shardkey.Read, eq(1))
-	if err != nil || len(hot.Shards) != k {
-		t.Fatalf("read of the hot value: %+v, %v; want its %d buckets", hot, err, k)
+	if err != nil || len(hot.Shards) != k || !strings.Contains(hot.Reason, "a salted hot value is read from all 3 of its buckets") {
+		t.Fatalf("read of the hot value: %+v, %v; want its %d buckets, said", hot, err, k)
+	}
+	// Cold values say nothing of buckets.
+	cold, err := s.Explain(0, shardkey.Read, []shardkey.Cond{{Col: 0, Op: shardkey.In, List: []shardkey.Value{shardkey.IntValue(2), shardkey.IntValue(899)}}})
+	if err != nil || strings.Contains(cold.Reason, "salted") {
+		t.Errorf("read of cold values: %+v, %v; want no word of salting", cold, err)
 	}
 	span, err := s.Explain(0, shardkey.Read, []shardkey.Cond{{Col: 0, Op: shardkey.Range, Bounds: &shardkey.Bounds{Lo: shardkey.IntValue(0), HasLo: true, Hi: shardkey.IntValue(2), HasHi: true}}})
 	if err != nil {
