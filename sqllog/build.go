@@ -298,12 +298,17 @@ func (a *agg) info(acc *access) *accInfo {
 	ti := a.table(acc.table)
 	t := a.w.Tables[ti]
 	ai := &accInfo{cols: make([]int, len(acc.preds))}
-	conds := make([]shardkey.Cond, len(acc.preds))
+	conds := make([]shardkey.Cond, 0, len(acc.preds))
 	for i, p := range acc.preds {
 		name := p.col
 		if name == "" { // INSERT without a column list: by position
 			if p.pos < len(t.Columns) {
 				name = t.Columns[p.pos].Name
+			} else if p.any {
+				// Values an INSERT ... SELECT copies into a column the
+				// workload does not know: no column to say anything of.
+				ai.cols[i] = -1
+				continue
 			} else {
 				name = fmt.Sprintf("column%d", p.pos+1)
 			}
@@ -317,7 +322,7 @@ func (a *agg) info(acc *access) *accInfo {
 			a.sure[[2]int{ti, ci}] = true
 		}
 		ai.cols[i] = ci
-		conds[i] = shardkey.Cond{Col: ci, Op: p.op}
+		conds = append(conds, shardkey.Cond{Col: ci, Op: p.op})
 	}
 	name := input.ShapeName(t, acc.kind, conds)
 	op := a.ops[name]
@@ -586,6 +591,9 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 		vals := s.vals[k : k+len(p.args)]
 		k += len(p.args)
 		col := s.ai.cols[i]
+		if col < 0 {
+			continue // see info
+		}
 		typ := t.Columns[col].Type
 		c := shardkey.Cond{Col: col, Op: p.op}
 		switch p.op {

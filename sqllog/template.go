@@ -339,10 +339,7 @@ func insertFromSelect(table string, cols []string, bound []*pred) access {
 		if b != nil {
 			p.op, p.any, p.args = b.op, false, b.args
 		}
-		if p.any && col == "" {
-			continue // no column list: nothing says which column this is
-		}
-		a.preds = append(a.preds, p)
+		a.preds = append(a.preds, p) // without a column list: by position (see agg.info)
 	}
 	sort.SliceStable(a.preds, func(i, j int) bool { return a.preds[i].col < a.preds[j].col })
 	return a

@@ -275,3 +275,27 @@ func TestExplain_DerivedTable(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain_InsertSelectByPosition: without a column list, an INSERT ...
+// SELECT's targets go to the table's columns in order when the inputs give
+// them (a row file's header): a free one at the key's position may put rows
+// on every shard, a bound one places them (found by review: both read as
+// no value).
+func TestExplain_InsertSelectByPosition(t *testing.T) {
+	posts := writeFile(t, "posts.csv", "post_id,user_id,body\n1,42,a\n2,7,b\n")
+	drafts := writeFile(t, "drafts.csv", "draft_id,user_id,body\n1,42,a\n2,7,b\n")
+	key := "posts:hash(user_id); drafts:replicate"
+	for _, c := range []struct {
+		sql    string
+		shards []int
+	}{
+		{"INSERT INTO posts SELECT 1, user_id, 2 FROM drafts", allShardsOf(8)},
+		{"INSERT INTO posts SELECT 1, user_id, 2 FROM drafts WHERE user_id = 42", []int{genericShard(t, 42, 8)}},
+		{"INSERT INTO posts SELECT user_id, draft_id, body FROM drafts WHERE user_id = 42", allShardsOf(8)},
+	} {
+		r := explainJSON(t, "--rows", posts, "--rows", drafts, "-k", key, c.sql)
+		if !reflect.DeepEqual(r.Shards, c.shards) {
+			t.Errorf("%q: got %+v; want shards %v", c.sql, r, c.shards)
+		}
+	}
+}
