@@ -58,16 +58,16 @@ func myPart(st sqlparser.Statement) part {
 	return part{ctl: ctlIgnore}
 }
 
-func myWith(w *sqlparser.With, acc *[]access, ctes map[string]bool) map[string]bool {
+func myWith(w *sqlparser.With, acc *[]access, ctes cteSet) cteSet {
 	if w == nil {
 		return ctes
 	}
-	m := map[string]bool{}
-	for k := range ctes {
-		m[k] = true
+	m := cteSet{}
+	for k, v := range ctes {
+		m[k] = v
 	}
 	for _, c := range w.CTEs {
-		m[c.ID.String()] = true
+		m[c.ID.String()] = nil
 	}
 	for _, c := range w.CTEs {
 		myStmt(c.Subquery, acc, m)
@@ -78,7 +78,7 @@ func myWith(w *sqlparser.With, acc *[]access, ctes map[string]bool) map[string]b
 // mySelect appends the accesses of a SELECT and returns its targets (a
 // star or other non-expression target is nil), columns qualified by the
 // table that holds them where the names say (scope.tableTargets).
-func mySelect(s *sqlparser.Select, acc *[]access, ctes map[string]bool) []*pred {
+func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 	ctes = myWith(s.With, acc, ctes)
 	sc := &scope{ctes: ctes}
 	for _, f := range s.From {
@@ -104,7 +104,7 @@ func mySelect(s *sqlparser.Select, acc *[]access, ctes map[string]bool) []*pred 
 
 // myTargets appends the accesses of a SELECT or UNION and returns its
 // bound targets (see scope.boundTargets).
-func myTargets(st sqlparser.TableStatement, acc *[]access, ctes map[string]bool) []*pred {
+func myTargets(st sqlparser.TableStatement, acc *[]access, ctes cteSet) []*pred {
 	switch s := st.(type) {
 	case *sqlparser.Select:
 		return mySelect(s, acc, ctes)
@@ -118,7 +118,7 @@ func myTargets(st sqlparser.TableStatement, acc *[]access, ctes map[string]bool)
 	return nil
 }
 
-func myStmt(st sqlparser.SQLNode, acc *[]access, ctes map[string]bool) {
+func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 	switch s := st.(type) {
 	case *sqlparser.Select:
 		mySelect(s, acc, ctes)
@@ -188,7 +188,7 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes map[string]bool) {
 
 // myInline is pgInline for MySQL: s, a derived table seen as alias, is
 // added to sc as its one table when it is a plain filter of one table.
-func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes map[string]bool) bool {
+func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
 	if alias == "" || s.Distinct || s.With != nil || len(s.From) != 1 || s.GroupBy != nil || s.Having != nil ||
 		len(s.Windows) > 0 || s.Limit != nil || s.Into != nil || s.Lock != sqlparser.NoLock || s.SelectExprs == nil {
 		return false
@@ -198,7 +198,10 @@ func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes 
 		return false
 	}
 	tn, ok := at.Expr.(sqlparser.TableName)
-	if !ok || ctes[tn.Name.String()] {
+	if !ok {
+		return false
+	}
+	if _, cte := ctes[tn.Name.String()]; cte {
 		return false
 	}
 	var rename map[string]string
@@ -234,7 +237,7 @@ func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes 
 	return true
 }
 
-func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes map[string]bool) {
+func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
 	switch t := f.(type) {
 	case *sqlparser.AliasedTableExpr:
 		switch e := t.Expr.(type) {
@@ -277,7 +280,7 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes map[string]boo
 	}
 }
 
-func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes map[string]bool) *xexpr {
+func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	switch x := e.(type) {
 	case nil:
 		return nil

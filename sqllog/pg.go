@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/shardkey/shardkey"
 )
 
@@ -44,7 +46,7 @@ func pgPart(n *pg.Node) part {
 }
 
 // pgStmt appends the accesses of a DML statement (and its subqueries).
-func pgStmt(n *pg.Node, acc *[]access, ctes map[string]bool) {
+func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 	if n == nil {
 		return
 	}
@@ -108,7 +110,7 @@ func pgStmt(n *pg.Node, acc *[]access, ctes map[string]bool) {
 
 // pgWith adds the accesses of a statement's CTEs and returns the CTE names,
 // which are not tables.
-func pgWith(n *pg.Node, acc *[]access, ctes map[string]bool) map[string]bool {
+func pgWith(n *pg.Node, acc *[]access, ctes cteSet) cteSet {
 	var w *pg.WithClause
 	switch {
 	case n.GetSelectStmt() != nil:
@@ -123,20 +125,54 @@ func pgWith(n *pg.Node, acc *[]access, ctes map[string]bool) map[string]bool {
 	if w == nil {
 		return ctes
 	}
-	m := map[string]bool{}
-	for k := range ctes {
-		m[k] = true
+	m := cteSet{}
+	for k, v := range ctes {
+		m[k] = v
 	}
 	for _, c := range w.Ctes {
-		m[c.GetCommonTableExpr().GetCtename()] = true
+		m[c.GetCommonTableExpr().GetCtename()] = nil
 	}
 	for _, c := range w.Ctes {
-		pgStmt(c.GetCommonTableExpr().GetCtequery(), acc, m)
+		cte := c.GetCommonTableExpr()
+		// A CTE that only filters one table and is referenced once is read
+		// as that table where it is referenced, so the outer query's
+		// conditions reach it, as PostgreSQL (12 and later) inlines it; its
+		// accesses are added there. Any other is read here, as written
+		// (PostgreSQL materialises a CTE referenced twice, or RECURSIVE,
+		// or MATERIALIZED).
+		if body := cte.GetCtequery().GetSelectStmt(); !w.Recursive && cte.Ctematerialized != pg.CTEMaterialize_CTEMaterializeAlways &&
+			pgInlinable(body, m) && pgRefs(n.ProtoReflect(), cte.Ctename) == 1 {
+			m[cte.Ctename] = body
+			continue
+		}
+		pgStmt(cte.GetCtequery(), acc, m)
 	}
 	return m
 }
 
-func pgSelect(s *pg.SelectStmt, acc *[]access, ctes map[string]bool) []*pred {
+// pgRefs counts the table references (RangeVar) to name, unqualified, in
+// a statement.
+func pgRefs(m protoreflect.Message, name string) int {
+	n := 0
+	if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Relname == name && rv.Schemaname == "" {
+		n++
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Message() == nil || fd.IsMap():
+		case fd.IsList():
+			for i, l := 0, v.List(); i < l.Len(); i++ {
+				n += pgRefs(l.Get(i).Message(), name)
+			}
+		default:
+			n += pgRefs(v.Message(), name)
+		}
+		return true
+	})
+	return n
+}
+
+func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 	if s == nil {
 		return nil
 	}
@@ -167,10 +203,27 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes map[string]bool) []*pred {
 
 // pgFrom adds one FROM item: a table, a join (its ON condition joins the
 // WHERE clause's conjuncts), or a subquery (its own scope).
-func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) {
+func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) {
 	switch {
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
+		if body, ok := ctes[rv.Relname].(*pg.SelectStmt); ok && rv.Schemaname == "" {
+			// A CTE read as its one table (see pgWith); the body's own
+			// table is not in scope of the CTE's name.
+			alias := rv.GetAlias().GetAliasname()
+			if alias == "" {
+				alias = rv.Relname
+			}
+			inner := cteSet{}
+			for k, v := range ctes {
+				if k != rv.Relname {
+					inner[k] = v
+				}
+			}
+			if pgInline(body, alias, sc, acc, inner) {
+				return
+			}
+		}
 		sc.add(rv.Relname, rv.GetAlias().GetAliasname(), shardkey.Read)
 	case n.GetJoinExpr() != nil:
 		j := n.GetJoinExpr()
@@ -208,33 +261,54 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) {
 // so that every row the outer query keeps is a row of the table with the
 // same values (see scope.addDerived). It reports false, adding nothing,
 // for any other SELECT.
-func pgInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes map[string]bool) bool {
-	if s == nil || alias == "" || (s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED) ||
-		len(s.FromClause) != 1 || s.FromClause[0].GetRangeVar() == nil || len(s.GroupClause) > 0 || s.HavingClause != nil ||
-		len(s.DistinctClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.WindowClause) > 0 ||
-		s.WithClause != nil || len(s.ValuesLists) > 0 || s.IntoClause != nil || len(s.LockingClause) > 0 {
+func pgInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
+	rename, ok := pgPlain(s, ctes)
+	if !ok || alias == "" {
 		return false
 	}
 	rv := s.FromClause[0].GetRangeVar()
-	if ctes[rv.Relname] {
-		return false
+	in := &scope{ctes: ctes}
+	in.add(rv.Relname, rv.GetAlias().GetAliasname(), shardkey.Read)
+	in.where(pgExpr(s.WhereClause, in, acc, ctes))
+	sc.addDerived(rv.Relname, alias, rename, in.conds)
+	return true
+}
+
+// pgInlinable reports whether pgInline would read s as its one table.
+func pgInlinable(s *pg.SelectStmt, ctes cteSet) bool {
+	_, ok := pgPlain(s, ctes)
+	return ok
+}
+
+// pgPlain reports whether s is a plain filter of one table (see
+// pgInline), and returns how its output columns map to the table's (nil:
+// SELECT *, the same names).
+func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) {
+	if s == nil || (s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED) ||
+		len(s.FromClause) != 1 || s.FromClause[0].GetRangeVar() == nil || len(s.GroupClause) > 0 || s.HavingClause != nil ||
+		len(s.DistinctClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.WindowClause) > 0 ||
+		s.WithClause != nil || len(s.ValuesLists) > 0 || s.IntoClause != nil || len(s.LockingClause) > 0 {
+		return nil, false
 	}
-	var rename map[string]string
+	rv := s.FromClause[0].GetRangeVar()
+	if _, cte := ctes[rv.Relname]; cte {
+		return nil, false
+	}
 	for _, t := range s.TargetList {
 		rt := t.GetResTarget()
 		f := rt.GetVal().GetColumnRef().GetFields()
 		if len(f) == 0 {
-			return false // an expression: the outer names are not columns
+			return nil, false // an expression: the outer names are not columns
 		}
 		if f[len(f)-1].GetAStar() != nil {
 			if len(s.TargetList) != 1 {
-				return false
+				return nil, false
 			}
 			break // SELECT *: the table's names
 		}
 		col := f[len(f)-1].GetString_().GetSval()
 		if col == "" {
-			return false
+			return nil, false
 		}
 		if rename == nil {
 			rename = map[string]string{}
@@ -245,11 +319,7 @@ func pgInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes map
 		}
 		rename[out] = col
 	}
-	in := &scope{ctes: ctes}
-	in.add(rv.Relname, rv.GetAlias().GetAliasname(), shardkey.Read)
-	in.where(pgExpr(s.WhereClause, in, acc, ctes))
-	sc.addDerived(rv.Relname, alias, rename, in.conds)
-	return true
+	return rename, true
 }
 
 func pgName(nodes []*pg.Node) string {
@@ -261,7 +331,7 @@ func pgName(nodes []*pg.Node) string {
 
 // pgExpr translates an expression into the neutral form. Subqueries are
 // walked for their own accesses and bind nothing in sc.
-func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) *xexpr {
+func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	if n == nil {
 		return nil
 	}
@@ -349,7 +419,7 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes map[string]bool) *xexpr {
 	return &xexpr{}
 }
 
-func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes map[string]bool) *xexpr {
+func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	op := pgName(e.Name)
 	switch e.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:

@@ -6,6 +6,11 @@ import (
 	"github.com/shardkey/shardkey"
 )
 
+// cteSet holds the names of the CTEs in scope, which are not tables. A
+// name's value is nil, or, for a PostgreSQL CTE read as its one table
+// where it is referenced (see pgWith), its *pg.SelectStmt.
+type cteSet map[string]any
+
 // A scope collects the tables and conditions of one query block.
 //
 // Conditions are recorded as written, with their columns' qualifiers
@@ -21,7 +26,7 @@ type scope struct {
 	refs  []*tref
 	conds []cond
 	using [][2]colRef // JOIN ... USING (col): equalities between two refs
-	ctes  map[string]bool
+	ctes  cteSet
 	// unqualified says some condition names a column without a qualifier.
 	unqualified bool
 }
@@ -98,7 +103,7 @@ func (s *scope) addDerived(name, alias string, rename map[string]string, conds [
 }
 
 func (s *scope) add(name, alias string, kind shardkey.Kind) {
-	if s.ctes[name] {
+	if _, ok := s.ctes[name]; ok {
 		return
 	}
 	s.refs = append(s.refs, &tref{name: name, alias: alias, kind: kind})
