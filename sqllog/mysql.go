@@ -58,7 +58,7 @@ func myPart(st sqlparser.Statement) part {
 	return part{ctl: ctlIgnore}
 }
 
-func myWith(w *sqlparser.With, acc *[]access, ctes cteSet) cteSet {
+func myWith(w *sqlparser.With, root sqlparser.SQLNode, acc *[]access, ctes cteSet) cteSet {
 	if w == nil {
 		return ctes
 	}
@@ -70,6 +70,15 @@ func myWith(w *sqlparser.With, acc *[]access, ctes cteSet) cteSet {
 		m[c.ID.String()] = nil
 	}
 	for _, c := range w.CTEs {
+		// As pgWith: a plain filter of one table referenced once is read
+		// as that table where it is referenced (MySQL merges it into the
+		// outer query as it merges a derived table).
+		if body, ok := c.Subquery.(*sqlparser.Select); ok && !w.Recursive && len(c.Columns) == 0 {
+			if _, _, _, plain := myPlain(body, m); plain && myRefs(root, c.ID.String()) == 1 {
+				m[c.ID.String()] = body
+				continue
+			}
+		}
 		myStmt(c.Subquery, acc, m)
 	}
 	return m
@@ -79,7 +88,7 @@ func myWith(w *sqlparser.With, acc *[]access, ctes cteSet) cteSet {
 // star or other non-expression target is nil), columns qualified by the
 // table that holds them where the names say (scope.tableTargets).
 func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
-	ctes = myWith(s.With, acc, ctes)
+	ctes = myWith(s.With, s, acc, ctes)
 	sc := &scope{ctes: ctes}
 	for _, f := range s.From {
 		myFrom(f, sc, acc, ctes)
@@ -109,7 +118,7 @@ func myTargets(st sqlparser.TableStatement, acc *[]access, ctes cteSet) []*pred 
 	case *sqlparser.Select:
 		return mySelect(s, acc, ctes)
 	case *sqlparser.Union:
-		ctes = myWith(s.With, acc, ctes)
+		ctes = myWith(s.With, s, acc, ctes)
 		l := myTargets(s.Left, acc, ctes)
 		r := myTargets(s.Right, acc, ctes)
 		return unionTargets(l, r)
@@ -123,7 +132,7 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 	case *sqlparser.Select:
 		mySelect(s, acc, ctes)
 	case *sqlparser.Union:
-		ctes = myWith(s.With, acc, ctes)
+		ctes = myWith(s.With, s, acc, ctes)
 		myStmt(s.Left, acc, ctes)
 		myStmt(s.Right, acc, ctes)
 	case *sqlparser.Insert:
@@ -158,7 +167,7 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 			myStmt(rows, acc, ctes)
 		}
 	case *sqlparser.Update:
-		ctes = myWith(s.With, acc, ctes)
+		ctes = myWith(s.With, s, acc, ctes)
 		sc := &scope{ctes: ctes}
 		for _, f := range s.TableExprs {
 			myFrom(f, sc, acc, ctes)
@@ -171,7 +180,7 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 		}
 		*acc = append(*acc, sc.accesses()...)
 	case *sqlparser.Delete:
-		ctes = myWith(s.With, acc, ctes)
+		ctes = myWith(s.With, s, acc, ctes)
 		sc := &scope{ctes: ctes}
 		for _, f := range s.TableExprs {
 			myFrom(f, sc, acc, ctes)
@@ -189,32 +198,48 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 // myInline is pgInline for MySQL: s, a derived table seen as alias, is
 // added to sc as its one table when it is a plain filter of one table.
 func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
-	if alias == "" || s.Distinct || s.With != nil || len(s.From) != 1 || s.GroupBy != nil || s.Having != nil ||
-		len(s.Windows) > 0 || s.Limit != nil || s.Into != nil || s.Lock != sqlparser.NoLock || s.SelectExprs == nil {
+	tn, tableAlias, rename, ok := myPlain(s, ctes)
+	if !ok || alias == "" {
 		return false
+	}
+	in := &scope{ctes: ctes}
+	in.add(tn, tableAlias, shardkey.Read)
+	if s.Where != nil {
+		in.where(myExpr(s.Where.Expr, in, acc, ctes))
+	}
+	sc.addDerived(tn, alias, rename, in.conds)
+	return true
+}
+
+// myPlain is pgPlain for MySQL: whether s is a plain filter of one table,
+// which one (and its alias in s), and how s's output columns map to its
+// columns (nil: SELECT *).
+func myPlain(s *sqlparser.Select, ctes cteSet) (table, alias string, rename map[string]string, ok bool) {
+	if s == nil || s.Distinct || s.With != nil || len(s.From) != 1 || s.GroupBy != nil || s.Having != nil ||
+		len(s.Windows) > 0 || s.Limit != nil || s.Into != nil || s.Lock != sqlparser.NoLock || s.SelectExprs == nil {
+		return "", "", nil, false
 	}
 	at, ok := s.From[0].(*sqlparser.AliasedTableExpr)
 	if !ok {
-		return false
+		return "", "", nil, false
 	}
 	tn, ok := at.Expr.(sqlparser.TableName)
 	if !ok {
-		return false
+		return "", "", nil, false
 	}
 	if _, cte := ctes[tn.Name.String()]; cte {
-		return false
+		return "", "", nil, false
 	}
-	var rename map[string]string
 	for _, e := range s.SelectExprs.Exprs {
 		switch x := e.(type) {
 		case *sqlparser.StarExpr:
 			if len(s.SelectExprs.Exprs) != 1 {
-				return false
+				return "", "", nil, false
 			}
 		case *sqlparser.AliasedExpr:
 			c, ok := x.Expr.(*sqlparser.ColName)
 			if !ok {
-				return false // an expression: the outer names are not columns
+				return "", "", nil, false // an expression: the outer names are not columns
 			}
 			if rename == nil {
 				rename = map[string]string{}
@@ -225,16 +250,22 @@ func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes 
 			}
 			rename[out] = c.Name.Lowered()
 		default:
-			return false
+			return "", "", nil, false
 		}
 	}
-	in := &scope{ctes: ctes}
-	in.add(tn.Name.String(), at.As.String(), shardkey.Read)
-	if s.Where != nil {
-		in.where(myExpr(s.Where.Expr, in, acc, ctes))
-	}
-	sc.addDerived(tn.Name.String(), alias, rename, in.conds)
-	return true
+	return tn.Name.String(), at.As.String(), rename, true
+}
+
+// myRefs counts the unqualified table references to name in a statement.
+func myRefs(root sqlparser.SQLNode, name string) int {
+	n := 0
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if tn, ok := node.(sqlparser.TableName); ok && tn.Qualifier.IsEmpty() && tn.Name.String() == name {
+			n++
+		}
+		return true, nil
+	}, root)
+	return n
 }
 
 func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
@@ -244,6 +275,22 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
 		case sqlparser.TableName:
 			if e.Qualifier.IsEmpty() && strings.EqualFold(e.Name.String(), "dual") {
 				return // MySQL's dummy table: no table at all
+			}
+			if body, ok := ctes[e.Name.String()].(*sqlparser.Select); ok && e.Qualifier.IsEmpty() {
+				// A CTE read as its one table (see myWith).
+				alias := t.As.String()
+				if alias == "" {
+					alias = e.Name.String()
+				}
+				inner := cteSet{}
+				for k, v := range ctes {
+					if k != e.Name.String() {
+						inner[k] = v
+					}
+				}
+				if myInline(body, alias, sc, acc, inner) {
+					return
+				}
 			}
 			sc.add(e.Name.String(), t.As.String(), shardkey.Read)
 		case *sqlparser.DerivedTable:

@@ -300,27 +300,32 @@ func TestExplain_InsertSelectByPosition(t *testing.T) {
 	}
 }
 
-// TestExplain_CTE: a PostgreSQL CTE that only filters one table and is
-// referenced once is read as that table where it is referenced (as
-// PostgreSQL 12 and later inline it), so outer conditions reach it; one
+// TestExplain_CTE: a CTE that only filters one table and is referenced
+// once is read as that table where it is referenced (as PostgreSQL 12 and
+// later inline it, and MySQL merges it), so outer conditions reach it; one
 // referenced twice, MATERIALIZED or RECURSIVE is read as written.
 func TestExplain_CTE(t *testing.T) {
 	three := genericShard(t, 3, 8)
-	for _, c := range []struct {
-		sql    string
-		shards []int
-	}{
-		{"WITH t AS (SELECT * FROM posts) SELECT * FROM t WHERE user_id = 3", []int{three}},
-		{"WITH t AS (SELECT user_id AS uid FROM posts WHERE body = 'x') SELECT * FROM t WHERE uid IN (3, 4)", genericShards(t, 8, 3, 4)},
-		{"WITH t AS (SELECT * FROM posts WHERE user_id = 3) SELECT * FROM t", []int{three}},
-		{"WITH t AS (SELECT * FROM posts) SELECT * FROM t a JOIN t b ON a.user_id = b.user_id WHERE a.user_id = 3", allShardsOf(8)},
-		{"WITH t AS MATERIALIZED (SELECT * FROM posts) SELECT * FROM t WHERE user_id = 3", allShardsOf(8)},
-		{"WITH RECURSIVE t AS (SELECT * FROM posts) SELECT * FROM t WHERE user_id = 3", allShardsOf(8)},
-		{"WITH t AS (SELECT user_id, count(*) AS n FROM posts GROUP BY user_id) SELECT * FROM t WHERE user_id = 3", allShardsOf(8)},
-	} {
-		r := explainJSON(t, "-k", "hash(user_id)", "--dialect", "postgresql", c.sql)
-		if !reflect.DeepEqual(r.Shards, c.shards) {
-			t.Errorf("%q: got %+v; want shards %v", c.sql, r, c.shards)
+	for _, dialect := range []string{"postgresql", "mysql"} {
+		for _, c := range []struct {
+			sql    string
+			shards []int
+		}{
+			{"WITH t AS (SELECT * FROM posts) SELECT * FROM t WHERE user_id = 3", []int{three}},
+			{"WITH t AS (SELECT user_id AS uid FROM posts WHERE body = 'x') SELECT * FROM t WHERE uid IN (3, 4)", genericShards(t, 8, 3, 4)},
+			{"WITH t AS (SELECT * FROM posts WHERE user_id = 3) SELECT * FROM t", []int{three}},
+			{"WITH t AS (SELECT * FROM posts) SELECT * FROM t a JOIN t b ON a.user_id = b.user_id WHERE a.user_id = 3", allShardsOf(8)},
+			{"WITH RECURSIVE t AS (SELECT * FROM posts) SELECT * FROM t WHERE user_id = 3", allShardsOf(8)},
+			{"WITH t AS (SELECT user_id, count(*) AS n FROM posts GROUP BY user_id) SELECT * FROM t WHERE user_id = 3", allShardsOf(8)},
+		} {
+			r := explainJSON(t, "-k", "hash(user_id)", "--dialect", dialect, c.sql)
+			if !reflect.DeepEqual(r.Shards, c.shards) {
+				t.Errorf("%s %q: got %+v; want shards %v", dialect, c.sql, r, c.shards)
+			}
 		}
+	}
+	r := explainJSON(t, "-k", "hash(user_id)", "--dialect", "postgresql", "WITH t AS MATERIALIZED (SELECT * FROM posts) SELECT * FROM t WHERE user_id = 3")
+	if !r.Scatter {
+		t.Errorf("a MATERIALIZED CTE: got %+v; want the scatter", r)
 	}
 }
