@@ -269,8 +269,16 @@ func (a *analysis) findEntities() []*entity {
 	var out []*entity
 	for _, cols := range groups {
 		e := &entity{cols: cols}
+		// In a fixed order (groups is a map), so that ties name the same
+		// column every time.
+		sort.Slice(e.cols, func(i, j int) bool {
+			if e.cols[i].table != e.cols[j].table {
+				return e.cols[i].table < e.cols[j].table
+			}
+			return e.cols[i].col < e.cols[j].col
+		})
 		best := -1.0
-		for _, r := range cols {
+		for _, r := range e.cols {
 			if us := a.use[r]; us != nil {
 				e.rate += us.eqRate
 				if us.eqRate > best {
@@ -279,12 +287,6 @@ func (a *analysis) findEntities() []*entity {
 				}
 			}
 		}
-		sort.Slice(e.cols, func(i, j int) bool {
-			if e.cols[i].table != e.cols[j].table {
-				return e.cols[i].table < e.cols[j].table
-			}
-			return e.cols[i].col < e.cols[j].col
-		})
 		if e.rate > 0 {
 			out = append(out, e)
 		}
@@ -392,7 +394,17 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 			rs = append(rs, r)
 		}
 	}
-	sort.Slice(rs, func(i, j int) bool { return a.use[rs[i]].rangeRate > a.use[rs[j]].rangeRate })
+	// Heaviest first; ties by table and column, so that the same input
+	// gives the same candidates (rs comes from a map).
+	sort.Slice(rs, func(i, j int) bool {
+		if a, b := a.use[rs[i]].rangeRate, a.use[rs[j]].rangeRate; a != b {
+			return a > b
+		}
+		if rs[i].table != rs[j].table {
+			return rs[i].table < rs[j].table
+		}
+		return rs[i].col < rs[j].col
+	})
 	for i, r := range rs {
 		if i >= 2 {
 			break

@@ -343,3 +343,22 @@ func TestEngineCannotPlaceKey(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseDeterministic: the same log gives the same advice every time
+// (candidate ties were broken by map order; found by review).
+func TestAdviseDeterministic(t *testing.T) {
+	for _, log := range []string{"../../sqllog/testdata/pg-jsonlog.json", "../../sqllog/testdata/mariadb-general.log"} {
+		var first string
+		for i := 0; i < 8; i++ {
+			code, out, errs := runCmd(t, "", "advise", "--log", log, "--format", "json")
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", log, code, errs)
+			}
+			if i == 0 {
+				first = out
+			} else if out != first {
+				t.Fatalf("%s: run %d differs from run 1", log, i+1)
+			}
+		}
+	}
+}
