@@ -382,6 +382,14 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			}
 			continue
 		}
+		if cd.Op == shardkey.Range && (cd.Bounds == nil || !cd.Bounds.HasLo && !cd.Bounds.HasHi) {
+			// A range with no ends: the rows an INSERT ... SELECT copies
+			// may hold any value; a read so bound is not bound at all.
+			if kind == shardkey.Insert {
+				return touch{kind: tAll}, nil
+			}
+			break
+		}
 		next = cd
 		break
 	}

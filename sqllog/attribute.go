@@ -118,7 +118,18 @@ func (a *agg) attribute(sc *scope, col string) (int, attribution) {
 	// 1. A table known to have the column. (Two would make the name
 	// ambiguous, which the database rejects unless they are joined USING
 	// it: equal, so the first will do.)
+	// A derived table that names its columns shows those and no others.
+	hides := func(i int) bool {
+		_, shows := sc.refs[i].rename[col]
+		return sc.refs[i].rename != nil && !shows
+	}
 	for i, ti := range tis {
+		if sc.refs[i].rename != nil {
+			if !hides(i) {
+				return i, byWorkload
+			}
+			continue
+		}
 		if a.knows(ti, col) {
 			return i, byWorkload
 		}
@@ -126,7 +137,7 @@ func (a *agg) attribute(sc *scope, col string) (int, attribution) {
 	// 2. The catalog lists all columns of its tables.
 	cands := make([]int, 0, len(tis))
 	for i, ti := range tis {
-		if !a.inCatalog(ti) {
+		if !a.inCatalog(ti) && !hides(i) {
 			cands = append(cands, i)
 		}
 	}

@@ -322,6 +322,9 @@ func (a *agg) info(acc *access) *accInfo {
 			a.sure[[2]int{ti, ci}] = true
 		}
 		ai.cols[i] = ci
+		if p.any && acc.kind != shardkey.Insert {
+			continue // named, bound to nothing: not part of the shape
+		}
 		conds = append(conds, shardkey.Cond{Col: ci, Op: p.op})
 	}
 	name := input.ShapeName(t, acc.kind, conds)
@@ -594,11 +597,14 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 		if col < 0 {
 			continue // see info
 		}
+		if p.any && s.ai.op.kind != shardkey.Insert {
+			continue // a column named but bound to nothing (an outer join's ON)
+		}
 		typ := t.Columns[col].Type
 		c := shardkey.Cond{Col: col, Op: p.op}
 		switch p.op {
 		case shardkey.Eq:
-			if vals[0].kind == litNull && s.ai.op.kind != shardkey.Insert {
+			if vals[0].kind == litNull && (s.ai.op.kind != shardkey.Insert || p.selected) {
 				// col = NULL is never true in SQL: it matches no row, as
 				// an empty IN list does (IS NULL is another predicate).
 				c.Op = shardkey.In

@@ -182,7 +182,7 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 		if s.Op == pg.SetOperation_SETOP_UNION {
 			return unionTargets(l, r)
 		}
-		return nil // INTERSECT, EXCEPT: the left arm's rows, some of them
+		return l // INTERSECT, EXCEPT: some of the left arm's rows
 	}
 	if s.WithClause != nil {
 		ctes = pgWith(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: s}}, acc, ctes)

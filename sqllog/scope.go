@@ -451,7 +451,13 @@ func (s *scope) build(res colResolver) []access {
 		}
 	}
 	for _, u := range s.using {
-		edges = append(edges, [2]edge{{u[0].ref, u[0].col, false}, {u[1].ref, u[1].col, false}})
+		// USING names the columns as each side shows them: a derived
+		// table's through its renaming.
+		a, aok := s.refs[u[0].ref].column("", u[0].col)
+		b, bok := s.refs[u[1].ref].column("", u[1].col)
+		if aok && bok {
+			edges = append(edges, [2]edge{{u[0].ref, a, false}, {u[1].ref, b, false}})
+		}
 	}
 	carry(preds, edges)
 	out := make([]access, 0, len(s.refs))

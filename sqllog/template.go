@@ -105,6 +105,10 @@ type pred struct {
 	// any (with op Range and no ends) says the values are unknown and
 	// may be many: the rows an INSERT ... SELECT copies.
 	any bool
+	// selected says an INSERT ... SELECT's column takes the values its
+	// SELECT's WHERE binds a column to: a NULL there matches no row, so
+	// none is inserted.
+	selected bool
 }
 
 // nvals returns how many values a bound instance of a holds.
@@ -337,7 +341,7 @@ func insertFromSelect(table string, cols []string, bound []*pred) access {
 		}
 		p := pred{col: col, pos: i, op: shardkey.Range, args: []arg{{}, {}}, any: true}
 		if b != nil {
-			p.op, p.any, p.args = b.op, false, b.args
+			p.op, p.any, p.args, p.selected = b.op, false, b.args, b.col != ""
 		}
 		a.preds = append(a.preds, p) // without a column list: by position (see agg.info)
 	}

@@ -234,6 +234,14 @@ func TestExplain_InsertSelect(t *testing.T) {
 	}
 }
 
+// unshardedAnd returns shard 0 (where an unsharded table lives) and s.
+func unshardedAnd(s int) []int {
+	if s == 0 {
+		return []int{0}
+	}
+	return []int{0, s}
+}
+
 func allShardsOf(n int) []int {
 	s := make([]int, n)
 	for i := range s {
@@ -267,6 +275,11 @@ func TestExplain_DerivedTable(t *testing.T) {
 			{"hash(user_id)", "SELECT * FROM posts p LEFT JOIN users u ON u.user_id = p.user_id AND u.user_id = 3", allShardsOf(8)},
 			{"hash(user_id)", "SELECT * FROM posts p LEFT JOIN users u ON u.user_id = p.user_id WHERE p.user_id = 3", allShardsOf(8)},
 			{"hash(user_id)", "SELECT * FROM posts p JOIN users u ON u.user_id = p.user_id WHERE p.user_id = 3", []int{three}},
+			// Found by the regression review: USING follows a derived
+			// table's renaming, and an unqualified column a derived table
+			// does not show belongs to another table.
+			{"posts:hash(user_id); likes:hash(user_id)", "SELECT * FROM (SELECT post_id AS user_id FROM posts) x JOIN likes USING (user_id) WHERE likes.user_id = 3", allShardsOf(8)},
+			{"posts:hash(user_id)", "SELECT * FROM (SELECT post_id AS pid FROM likes) x JOIN posts p ON p.post_id = x.pid WHERE user_id = 3", unshardedAnd(three)},
 		} {
 			r := explainJSON(t, "-k", c.key, "--dialect", dialect, c.sql)
 			if !reflect.DeepEqual(r.Shards, c.shards) || r.Scatter != (len(c.shards) == 8) {
@@ -327,5 +340,25 @@ func TestExplain_CTE(t *testing.T) {
 	r := explainJSON(t, "-k", "hash(user_id)", "--dialect", "postgresql", "WITH t AS MATERIALIZED (SELECT * FROM posts) SELECT * FROM t WHERE user_id = 3")
 	if !r.Scatter {
 		t.Errorf("a MATERIALIZED CTE: got %+v; want the scatter", r)
+	}
+}
+
+// TestExplain_InsertSelectEdges: found by the regression review. A SELECT
+// whose WHERE binds the key to NULL reads no row, so its INSERT inserts
+// none; EXCEPT inserts some of its left arm's rows; under a range key, a
+// free key column may put rows on every range.
+func TestExplain_InsertSelectEdges(t *testing.T) {
+	three := genericShard(t, 3, 8)
+	if r := explainJSON(t, "-k", "hash(user_id)", "INSERT INTO likes (user_id, post_id) SELECT user_id, post_id FROM posts WHERE user_id = NULL"); len(r.Shards) != 0 {
+		t.Errorf("WHERE user_id = NULL: got %+v; want no shard", r)
+	}
+	r := explainJSON(t, "-k", "likes:hash(user_id)", "INSERT INTO likes (user_id, post_id) SELECT user_id, post_id FROM posts WHERE user_id = 3 EXCEPT SELECT user_id, post_id FROM posts WHERE post_id = 1")
+	if !reflect.DeepEqual(r.Shards, unshardedAnd(three)) {
+		t.Errorf("EXCEPT: got %+v; want shards %v", r, unshardedAnd(three))
+	}
+	users := writeFile(t, "users.csv", "id,name\n1,a\n2,b\n3,c\n4,d\n5,e\n6,f\n7,g\n8,h\n9,i\n10,j\n")
+	r = explainJSON(t, "--rows", users, "-k", "users:range(id)", "INSERT INTO users (id, name) SELECT g, 'n' FROM generate_series(1, 100) g")
+	if !r.Scatter || len(r.Shards) != 8 {
+		t.Errorf("range key, free id: got %+v; want every shard, as a scatter", r)
 	}
 }
