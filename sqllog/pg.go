@@ -187,6 +187,29 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 	if s.WithClause != nil {
 		ctes = pgWith(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: s}}, acc, ctes)
 	}
+	if len(s.ValuesLists) > 0 {
+		// VALUES (...), (...) (an arm of a UNION an INSERT copies): each
+		// position returns the values its rows give, when all are known.
+		var out []*pred
+		sc := &scope{}
+		for r, vl := range s.ValuesLists {
+			for i, v := range vl.GetList().GetItems() {
+				x := pgExpr(v, sc, acc, ctes)
+				if r == 0 {
+					out = append(out, &pred{op: shardkey.In})
+				}
+				if i >= len(out) || out[i] == nil {
+					continue
+				}
+				if x.kind != xVal || x.val.kind == argUnknown {
+					out[i] = nil
+					continue
+				}
+				out[i].args = append(out[i].args, x.val)
+			}
+		}
+		return out
+	}
 	sc := &scope{ctes: ctes}
 	for _, f := range s.FromClause {
 		pgFrom(f, sc, acc, ctes)

@@ -356,6 +356,11 @@ func TestExplain_InsertSelectEdges(t *testing.T) {
 	if !reflect.DeepEqual(r.Shards, unshardedAnd(three)) {
 		t.Errorf("EXCEPT: got %+v; want shards %v", r, unshardedAnd(three))
 	}
+	// A VALUES arm of a UNION inserts its rows' values.
+	r = explainJSON(t, "-k", "likes:hash(user_id)", "--dialect", "postgresql", "INSERT INTO likes (user_id, post_id) VALUES (1, 2) UNION SELECT 3, 4")
+	if want := genericShards(t, 8, 1, 3); !reflect.DeepEqual(r.Shards, want) {
+		t.Errorf("VALUES UNION SELECT: got %+v; want shards %v", r, want)
+	}
 	users := writeFile(t, "users.csv", "id,name\n1,a\n2,b\n3,c\n4,d\n5,e\n6,f\n7,g\n8,h\n9,i\n10,j\n")
 	r = explainJSON(t, "--rows", users, "-k", "users:range(id)", "INSERT INTO users (id, name) SELECT g, 'n' FROM generate_series(1, 100) g")
 	if !r.Scatter || len(r.Shards) != 8 {
