@@ -272,6 +272,22 @@ func mappedFault(file string, e any) error {
 	panic(e)
 }
 
+// send hands batch b to the workers and, in file order, to the consumer;
+// false when stop closed first.
+func send(b *batch, jobs, order chan<- *batch, stop <-chan struct{}) bool {
+	select {
+	case jobs <- b:
+	case <-stop:
+		return false
+	}
+	select {
+	case order <- b:
+	case <-stop:
+		return false
+	}
+	return true
+}
+
 // readMapped hands out the mapped file data as batches of whole lines of
 // about blockSize bytes, in order, to jobs and to order. Like readBlocks
 // it refuses a line longer than maxLine. It does not count lines (a pass
@@ -298,14 +314,7 @@ func readMapped(file string, data []byte, jobs, order chan<- *batch, stop <-chan
 		block := data[:end:end]
 		data = data[end:]
 		b := &batch{buf: block, done: make(chan struct{})}
-		select {
-		case jobs <- b:
-		case <-stop:
-			return nil
-		}
-		select {
-		case order <- b:
-		case <-stop:
+		if !send(b, jobs, order, stop) {
 			return nil
 		}
 	}
@@ -376,14 +385,7 @@ func readBlocks(file string, r io.Reader, free <-chan []byte, jobs, order chan<-
 		n := bytes.Count(block, []byte{'\n'})
 		b := &batch{first: line, buf: block, done: make(chan struct{})}
 		line += n
-		select {
-		case jobs <- b:
-		case <-stop:
-			return
-		}
-		select {
-		case order <- b:
-		case <-stop:
+		if !send(b, jobs, order, stop) {
 			return
 		}
 	}

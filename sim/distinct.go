@@ -127,6 +127,16 @@ func byRow(gs []group, n int) []group {
 	return out
 }
 
+// ownGroups returns n rows as n groups of one row each: the groups of
+// distinct values (ids in insert order, the common case).
+func ownGroups(ws []float64, n int) []group {
+	gs := make([]group, n)
+	for i := range gs {
+		gs[i] = group{w: rowWeight(ws, i), row: int32(i)}
+	}
+	return gs
+}
+
 // rising reports whether vals strictly increase.
 func rising(vals []int64) bool {
 	for i := 1; i < len(vals); i++ {
@@ -160,18 +170,12 @@ func groupInts(vals []int64, ws []float64) []group {
 	if n == 0 {
 		return nil
 	}
-	lo, hi := vals[0], vals[0]
-	up := true // strictly increasing: every row its own group
-	for i, v := range vals {
-		lo, hi = min(lo, v), max(hi, v)
-		up = up && (i == 0 || v > vals[i-1])
+	if n < 1<<31 && rising(vals) { // stops at the first value that is not
+		return ownGroups(ws, n)
 	}
-	if up && n < 1<<31 { // ids in insert order, the common case
-		gs := make([]group, n)
-		for i := range gs {
-			gs[i] = group{w: rowWeight(ws, i), row: int32(i)}
-		}
-		return gs
+	lo, hi := vals[0], vals[0]
+	for _, v := range vals {
+		lo, hi = min(lo, v), max(hi, v)
 	}
 	span := uint64(hi) - uint64(lo) // no overflow: computed modulo 2^64
 	if hi < lo || span >= uint64(4*n) || span >= 1<<31 || n >= 1<<31 {
@@ -394,53 +398,6 @@ func textRanks(t *shardkey.Table, c int) ranked {
 		}
 		return ranked{codes, uint64(len(distinct))}
 	})
-}
-
-// radixSortHigh sorts a by the high 32 bits of each element, stably: an
-// LSD radix sort like radixSort's, specialised (no key function call per
-// element and pass) with digits of up to 11 bits over just the bits that
-// vary, so keys below 2^22 take two passes and any key at most three.
-// It returns the sorted slice (a, or a buffer of the same length).
-func radixSortHigh(a []uint64) []uint64 {
-	n := len(a)
-	if n < 2 {
-		return a
-	}
-	or, and := uint64(0), ^uint64(0)
-	for _, x := range a {
-		or |= x
-		and &= x
-	}
-	vary := (or ^ and) >> 32
-	if vary == 0 {
-		return a
-	}
-	lo := uint(bits.TrailingZeros64(vary)) + 32
-	width := uint(64-bits.LeadingZeros64(vary)+32) - lo
-	passes := (width + 11) / 12
-	dw := (width + passes - 1) / passes // digit width, at most 12 bits
-	mask := uint64(1)<<dw - 1
-	count := make([]int, 1<<dw)
-	b := make([]uint64, n)
-	for p := uint(0); p < passes; p++ {
-		shift := lo + p*dw
-		clear(count)
-		for _, x := range a {
-			count[(x>>shift)&mask]++
-		}
-		sum := 0
-		for v, c := range count {
-			count[v] = sum
-			sum += c
-		}
-		for _, x := range a {
-			d := (x >> shift) & mask
-			b[count[d]] = x
-			count[d]++
-		}
-		a, b = b, a
-	}
-	return a
 }
 
 // radixSort sorts a by key, stably, with an LSD radix sort on 8-bit digits

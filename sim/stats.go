@@ -68,13 +68,11 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Nulls == nil && c.Ints != nil && len(c.Ints) == t.Rows {
 		// One integer column: the value itself, or its dense codes, which
 		// compound keys over the column share.
-		aggs = nil
-		if !rising(c.Ints) {
-			if d := intCodes(t, cols[0]); d.codes != nil {
-				aggs = groupCodes(d, ws)
-			}
-		}
-		if aggs == nil {
+		if rising(c.Ints) {
+			aggs = ownGroups(ws, t.Rows)
+		} else if d := intCodes(t, cols[0]); d.codes != nil {
+			aggs = groupCodes(d, ws)
+		} else {
 			aggs = groupInts(c.Ints, ws)
 		}
 	} else if keys, ok := groupKey(t, cols); ok {

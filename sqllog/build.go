@@ -322,8 +322,8 @@ func (a *agg) info(acc *access) *accInfo {
 			a.sure[[2]int{ti, ci}] = true
 		}
 		ai.cols[i] = ci
-		if p.any && acc.kind != shardkey.Insert {
-			continue // named, bound to nothing: not part of the shape
+		if p.mentionOnly(acc.kind) {
+			continue // not part of the shape
 		}
 		conds = append(conds, shardkey.Cond{Col: ci, Op: p.op})
 	}
@@ -597,8 +597,8 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 		if col < 0 {
 			continue // see info
 		}
-		if p.any && s.ai.op.kind != shardkey.Insert {
-			continue // a column named but bound to nothing (an outer join's ON)
+		if p.mentionOnly(s.ai.op.kind) {
+			continue
 		}
 		typ := t.Columns[col].Type
 		c := shardkey.Cond{Col: col, Op: p.op}

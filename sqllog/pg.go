@@ -140,8 +140,9 @@ func pgWith(n *pg.Node, acc *[]access, ctes cteSet) cteSet {
 		// accesses are added there. Any other is read here, as written
 		// (PostgreSQL materialises a CTE referenced twice, or RECURSIVE,
 		// or MATERIALIZED).
-		if body := cte.GetCtequery().GetSelectStmt(); !w.Recursive && cte.Ctematerialized != pg.CTEMaterialize_CTEMaterializeAlways &&
-			pgInlinable(body, m) && pgRefs(n.ProtoReflect(), cte.Ctename) == 1 {
+		body := cte.GetCtequery().GetSelectStmt()
+		if _, plain := pgPlain(body, m); plain && !w.Recursive && cte.Ctematerialized != pg.CTEMaterialize_CTEMaterializeAlways &&
+			pgRefs(n.ProtoReflect(), cte.Ctename) == 1 {
 			m[cte.Ctename] = body
 			continue
 		}
@@ -295,12 +296,6 @@ func pgInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes cte
 	in.where(pgExpr(s.WhereClause, in, acc, ctes))
 	sc.addDerived(rv.Relname, alias, rename, in.conds)
 	return true
-}
-
-// pgInlinable reports whether pgInline would read s as its one table.
-func pgInlinable(s *pg.SelectStmt, ctes cteSet) bool {
-	_, ok := pgPlain(s, ctes)
-	return ok
 }
 
 // pgPlain reports whether s is a plain filter of one table (see

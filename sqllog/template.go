@@ -111,6 +111,12 @@ type pred struct {
 	selected bool
 }
 
+// mentionOnly reports whether p, in an access of the given kind, only
+// names its column (an outer join's ON): the table has the column, but no
+// condition binds it. (An insert's unbounded range is a condition: the
+// rows an INSERT ... SELECT copies hold any values.)
+func (p *pred) mentionOnly(kind shardkey.Kind) bool { return p.any && kind != shardkey.Insert }
+
 // nvals returns how many values a bound instance of a holds.
 func (a *access) nvals() int {
 	n := 0
