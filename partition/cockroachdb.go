@@ -49,7 +49,7 @@ import (
 // remainder and every bucket is in 0..n-1. Hash and Point are the value
 // inside mod(); Layout is Modulo (bucket = Point mod bucket_count, where
 // --shards is bucket_count). There are no verified vectors for
-// CockroachDB (../shared/vectors/README.md): this follows the source and
+// CockroachDB (testdata/vectors/README.md): this follows the source and
 // is provisional until checked against a real cockroach.
 type CockroachDB struct{ generation int }
 

@@ -42,7 +42,7 @@ import (
 // in a shard that descends from its old one; otherwise the index must be
 // reindexed and Grow returns a fresh layout. Checked against the
 // IndexRoutingTests and Murmur3HashFunctionTests vectors in
-// ../shared/vectors/elasticsearch_routing.json.
+// testdata/vectors/elasticsearch_routing.json.
 type Elasticsearch struct {
 	mod           bool
 	routingShards int // 0: the default for n

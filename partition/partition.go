@@ -1,6 +1,6 @@
 // Package partition holds the partition functions of real systems, one file
 // per system, each placing keys bit for bit as that system does and checked
-// against vectors taken from the system's own tests (../shared/vectors).
+// against vectors taken from the system's own tests (testdata/vectors).
 //
 // A placement has two steps, as in most sharded databases:
 //

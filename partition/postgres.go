@@ -34,7 +34,7 @@ import (
 // Float32 and Float64 use hashfloat4/hashfloat8 (0 and -0 hash alike, every
 // NaN as the canonical NaN); Uint64 has no PostgreSQL type and is hashed as
 // a bigint when it fits, else rejected. Checked against PostgreSQL 15.18 on
-// little-endian x86_64 (../shared/vectors/postgresql_hash.json): hash_bytes
+// little-endian x86_64 (testdata/vectors/postgresql_hash.json): hash_bytes
 // reads native-order words, so big-endian servers place text differently.
 // The float functions are transcribed from hashfunc.c without a vector.
 type Postgres struct{}

@@ -19,7 +19,7 @@ import (
 // bVector is one entry of a vectors file, numbers kept as json.Number.
 type bVector map[string]any
 
-// loadB reads the vectors of one file in ../shared/vectors.
+// loadB reads the vectors of one file in testdata/vectors.
 func loadB(t *testing.T, name string) []bVector {
 	t.Helper()
 	f, err := os.Open(filepath.Join(vectorsDir(t), name))

@@ -8,36 +8,23 @@ import (
 	"testing"
 )
 
-// vectorsDir returns the directory of the shared ground-truth vectors
-// (shared/vectors, see its README.md). It honours $SHARDKEY_VECTORS, else
-// walks up from the working directory looking for shared/vectors in each
-// ancestor or beside it, so it finds /work/shared/vectors from
-// /work/main/partition and a CI clone's sibling shared/ alike. It fails the
-// test when none is found: vectors are the only check of bit-exact
-// placement, so a missing directory must not pass as a skip.
+// vectorsDir returns the directory of the ground-truth vectors: the
+// repository's own copy in testdata/vectors (taken from the systems' own
+// test suites; testdata/vectors/README.md gives each file's source), or
+// $SHARDKEY_VECTORS when set, so that a newer or held-back set can be
+// checked with the same tests. It fails the test when the directory is
+// missing: vectors are the only check of bit-exact placement, so a missing
+// directory must not pass as a skip.
 func vectorsDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("SHARDKEY_VECTORS"); d != "" {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			t.Fatalf("SHARDKEY_VECTORS=%q is not a directory", d)
-		}
-		return d
+	d := os.Getenv("SHARDKEY_VECTORS")
+	if d == "" {
+		d = filepath.Join("testdata", "vectors")
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("finding vectors: %v", err)
+	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+		t.Fatalf("vectors directory %q is not a directory (set SHARDKEY_VECTORS to override testdata/vectors)", d)
 	}
-	for d := wd; ; d = filepath.Dir(d) {
-		c := filepath.Join(d, "shared", "vectors")
-		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
-			return c
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	t.Fatalf("shared/vectors not found in any parent of %s; set SHARDKEY_VECTORS to the vectors directory", wd)
-	return ""
+	return d
 }
 
 // vectorFile is one shared/vectors/*.json file; vectors keep their JSON

@@ -56,7 +56,7 @@ import (
 // range (the lowest-keyed one on ties, so 4 even shards grow by splitting
 // "-40") at its midpoint; the lower half keeps its shard index and the
 // upper half becomes the new shard. Checked against
-// ../shared/vectors/vitess_vindexes.json, ksids and shard names.
+// testdata/vectors/vitess_vindexes.json, ksids and shard names.
 type Vitess struct{ kind vtKind }
 
 type vtKind uint8

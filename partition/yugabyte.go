@@ -23,7 +23,7 @@ import (
 // Tablet i of N owns hash codes [i*65536/N, (i+1)*65536/N) (integer math;
 // not hash*N/65536, which is off by one at some boundaries), so Layout is
 // a Ranges layout, YBTablets. Checked against yb_hash_code.out and the yb_hash_code docs
-// (../shared/vectors/yugabytedb_yb_hash_code.json).
+// (testdata/vectors/yugabytedb_yb_hash_code.json).
 //
 // Not covered by vectors, and so unverified: UUID (its 16 raw bytes),
 // Timestamp (8-byte big-endian microseconds since 2000-01-01, the YSQL

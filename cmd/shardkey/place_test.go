@@ -14,7 +14,7 @@ import (
 )
 
 // TestPlaceJSONVectors runs `place --format json` on values from
-// ../shared/vectors and checks each object exactly as PRODUCT.md pins it:
+// partition/testdata/vectors and checks each object exactly as PRODUCT.md pins it:
 // the fields value (the argument as given, a string), hash (the engine's
 // own value: a JSON integer, exact for 64-bit values, or the Vitess
 // keyspace id as a lowercase hex string) and shard (0-based), and no other.
