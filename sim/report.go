@@ -159,14 +159,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	if c.RequestsPerS > 0 && len(hist) > 1 {
 		c.SingleShardFraction = hist[1] / c.RequestsPerS
 	}
-	c.OverCapacity = []int{}
-	if w.Capacity > 0 {
-		for i, x := range c.ShardWork {
-			if x > w.Capacity*(1+1e-12) {
-				c.OverCapacity = append(c.OverCapacity, i)
-			}
-		}
-	}
+	c.OverCapacity = overCapacity(c.ShardWork, w.Capacity)
 	main := -1
 	for ti, tk := range s.tables {
 		if tk.kind == kUnplaced || tk.kind == kReplicate {
@@ -381,4 +374,33 @@ func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
 		}
 		return out
 	})
+}
+
+// overCapacity returns the shards (ascending) whose work exceeds capacity
+// (units of work/s; 0 means not given: none). A relative tolerance of
+// 1e-12 keeps a shard exactly at capacity from counting through rounding.
+func overCapacity(work []float64, capacity float64) []int {
+	out := []int{}
+	if capacity > 0 {
+		for i, x := range work {
+			if x > capacity*(1+1e-12) {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// WithCapacity returns c as scored with per-shard capacity capacity
+// (units of work/s; 0: not given): c itself when its capacity is that
+// already, else a copy with Capacity and OverCapacity recomputed.
+// Capacity decides nothing else, so one scoring serves every capacity.
+func (c *Candidate) WithCapacity(capacity float64) *Candidate {
+	if c.Capacity == capacity {
+		return c
+	}
+	cc := *c
+	cc.Capacity = capacity
+	cc.OverCapacity = overCapacity(cc.ShardWork, capacity)
+	return &cc
 }

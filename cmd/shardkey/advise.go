@@ -12,6 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/shardkey/shardkey/internal/buildinfo"
+
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/advisor"
 	"github.com/shardkey/shardkey/emit"
@@ -127,13 +129,11 @@ Flags:
 	case "json":
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		if cfg != nil {
-			return enc.Encode(struct {
-				*advisor.Advice
-				Config *engineConfig `json:"config"`
-			}{adv, cfg})
-		}
-		return enc.Encode(adv)
+		return enc.Encode(struct {
+			Version string `json:"version"`
+			*advisor.Advice
+			Config *engineConfig `json:"config,omitempty"`
+		}{buildinfo.Version(), adv, cfg})
 	case "markdown":
 		return adviceMarkdown(e.stdout, adv)
 	case "html":

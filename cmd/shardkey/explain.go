@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shardkey/shardkey/internal/buildinfo"
+
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
@@ -117,7 +119,10 @@ Flags:
 	if c.format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false) // reasons quote SQL: keep > and < readable
-		return enc.Encode(rt)
+		return enc.Encode(struct {
+			sim.Route
+			Version string `json:"version"`
+		}{rt, buildinfo.Version()})
 	}
 	fmt.Fprintf(e.stdout, "dialect: %s (%s)\n", st.Dialect, st.How)
 	fmt.Fprintf(e.stdout, "key:     %s, %d shards, engine %s\n", design.Text, scheme.N, scheme.Engine.Name())

@@ -51,13 +51,23 @@ func explainJSON(t *testing.T, args ...string) route {
 	if code != 0 {
 		t.Fatalf("explain %q: exit %d: %s", args, code, errs)
 	}
-	// Exactly the three fields.
+	// The three pinned fields, and only documented additions.
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatalf("explain output %q: %v", out, err)
 	}
-	if len(raw) != 3 || raw["shards"] == nil || raw["scatter"] == nil || raw["reason"] == nil {
-		t.Fatalf("explain output %s: want exactly shards, scatter, reason", out)
+	if raw["shards"] == nil || raw["scatter"] == nil || raw["reason"] == nil {
+		t.Fatalf("explain output %s: want shards, scatter, reason", out)
+	}
+	for k := range raw {
+		switch k {
+		case "shards", "scatter", "reason", "any_shard", "version":
+		default:
+			t.Errorf("explain output %s: undocumented field %q", out, k)
+		}
+	}
+	if string(raw["version"]) != `"devel"` {
+		t.Errorf("explain output %s: version %s, want \"devel\" (a test binary has no VCS stamp)", out, raw["version"])
 	}
 	var r route
 	if err := json.Unmarshal([]byte(out), &r); err != nil {

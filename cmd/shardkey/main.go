@@ -12,6 +12,8 @@ import (
 	"runtime/trace"
 	"strings"
 
+	"github.com/shardkey/shardkey/internal/buildinfo"
+
 	"github.com/shardkey/shardkey"
 )
 
@@ -70,6 +72,10 @@ var commands = []command{
 // success, 1 for an input or runtime error, 2 for a usage error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Fprintf(stdout, "shardkey %s\n", buildinfo.Version())
+		return 0
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -104,7 +110,8 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.short)
 	}
-	fmt.Fprintln(w, "\nRun 'shardkey COMMAND -h' for a command's flags. Start with: shardkey advise")
+	fmt.Fprintln(w, "\nRun 'shardkey COMMAND -h' for a command's flags, 'shardkey --version' for the version.")
+	fmt.Fprintln(w, "Start with: shardkey advise")
 	fmt.Fprintln(w, "Exit status: 0 success, 1 bad input (FILE:LINE: FIELD: what is wrong), 2 usage error.")
 }
 

@@ -12,27 +12,15 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/numfmt"
+	skreport "github.com/shardkey/shardkey/report"
 	"github.com/shardkey/shardkey/sim"
 )
 
-// report is the JSON document of score and demo.
-type report struct {
-	Workload    string           `json:"workload"`
-	Description string           `json:"description,omitempty"`
-	Shards      int              `json:"shards"`
-	Engine      string           `json:"engine"`
-	Capacity    float64          `json:"capacity"`
-	Candidates  []*sim.Candidate `json:"candidates"`
-	Warnings    []string         `json:"warnings,omitempty"`
-}
+// report is the document of score and demo (report.Score).
+type report = skreport.Score
 
 func newReport(l *loaded, cands []*sim.Candidate) *report {
-	r := &report{Workload: l.w.Name, Description: l.w.Description, Shards: l.w.Shards,
-		Engine: l.opts.Engine.Name(), Capacity: l.w.Capacity, Candidates: cands}
-	for _, e := range l.w.Warnings {
-		r.Warnings = append(r.Warnings, e.Error())
-	}
-	return r
+	return skreport.NewScore(l.w, l.opts.Engine.Name(), cands)
 }
 
 // rank orders candidates for the terminal: by the busiest shard's work

@@ -18,22 +18,15 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/report"
 	"github.com/shardkey/shardkey/scenario"
 	"github.com/shardkey/shardkey/sim"
 )
 
-// Report is the document of `shardkey score --format json`, field for
-// field (cmd/shardkey's report): the API returns exactly what the command
-// prints for the same inputs.
-type Report struct {
-	Workload    string           `json:"workload"`
-	Description string           `json:"description,omitempty"`
-	Shards      int              `json:"shards"`
-	Engine      string           `json:"engine"`
-	Capacity    float64          `json:"capacity"`
-	Candidates  []*sim.Candidate `json:"candidates"`
-	Warnings    []string         `json:"warnings,omitempty"`
-}
+// Report is the document of `shardkey score --format json`
+// (report.Score): the API returns exactly what the command prints for the
+// same inputs.
+type Report = report.Score
 
 // CelebrityHeader names, in a report response, the columns the celebrity
 // share was set on ("posts.user_id"), comma separated; absent when the
@@ -344,8 +337,8 @@ func (s *server) score(spec *scenario.Spec, id string, p *params) (rep *Report, 
 	if p.capacity >= 0 {
 		wc.Capacity = p.capacity
 	}
-	rep = &Report{Workload: wc.Name, Description: wc.Description, Shards: wc.Shards, Engine: p.engine.Name(), Capacity: wc.Capacity}
 	opts := sim.Options{Shards: wc.Shards, Engine: p.engine, Workers: s.opts.Workers}
+	var cands []*sim.Candidate
 	for i, k := range keys {
 		// Capacity only decides which shards are over it, so a key is
 		// scored once per workload, engine and shard count.
@@ -358,32 +351,9 @@ func (s *server) score(spec *scenario.Spec, id string, p *params) (rep *Report, 
 			}
 			return nil, nil, badParam(field, "%v", err)
 		}
-		rep.Candidates = append(rep.Candidates, withCapacity(c, wc.Capacity))
+		cands = append(cands, c)
 	}
-	for _, e := range wc.Warnings {
-		rep.Warnings = append(rep.Warnings, e.Error())
-	}
-	return rep, celeb, nil
-}
-
-// withCapacity returns c with capacity set: a copy when it differs from
-// the capacity c was scored with, its over-capacity shards found as
-// sim.Scheme.Report finds them.
-func withCapacity(c *sim.Candidate, capacity float64) *sim.Candidate {
-	if c.Capacity == capacity {
-		return c
-	}
-	cc := *c
-	cc.Capacity = capacity
-	cc.OverCapacity = []int{}
-	if capacity > 0 {
-		for i, x := range cc.ShardWork {
-			if x > capacity*(1+1e-12) {
-				cc.OverCapacity = append(cc.OverCapacity, i)
-			}
-		}
-	}
-	return &cc
+	return report.NewScore(&wc, p.engine.Name(), cands), celeb, nil
 }
 
 // workload returns the built workload of spec with settings applied,

@@ -141,7 +141,7 @@ func TestReportMatchesScore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := &Report{Workload: w.Name, Description: w.Description, Shards: c.shards, Engine: eng.Name(), Capacity: c.capacity}
+		want := &Report{Version: "devel", Workload: w.Name, Description: w.Description, Shards: c.shards, Engine: eng.Name(), Capacity: c.capacity}
 		for _, k := range c.keys {
 			cand, err := sim.Score(w, k, sim.Options{Shards: c.shards, Engine: eng})
 			if err != nil {

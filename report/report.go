@@ -1,0 +1,48 @@
+// Package report holds the documents shardkey prints: one model per
+// command, built here once and rendered by every output (terminal table,
+// JSON, Markdown, HTML, the playground's API) alike. A new metric is a
+// field of sim.Candidate (or of a document here) plus its renderers; the
+// JSON names are the product's pinned snake_case names.
+package report
+
+import (
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/buildinfo"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// Score is the document of `shardkey score` and `shardkey demo` (and of
+// the playground's /api/report): the workload's settings and one
+// candidate per key scored, in the order given.
+type Score struct {
+	// Version is the shardkey build that made the document.
+	Version     string `json:"version"`
+	Workload    string `json:"workload"`
+	Description string `json:"description,omitempty"`
+	Shards      int    `json:"shards"`
+	Engine      string `json:"engine"`
+	// Capacity is the work one shard can do, units of work/s; 0 when not
+	// given (then no shard is over capacity).
+	Capacity   float64          `json:"capacity"`
+	Candidates []*sim.Candidate `json:"candidates"`
+	// Warnings are the workload's non-fatal findings (a widened column
+	// type, a write without a key value, ...), as printed on stderr.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// NewScore returns the score document of candidates cands, scored on w
+// (whose Shards and Capacity they must share) under the engine named
+// engine. A candidate scored under another capacity is copied with its
+// over-capacity shards recomputed (sim.Candidate.WithCapacity), so cached
+// candidates can serve any capacity.
+func NewScore(w *shardkey.Workload, engine string, cands []*sim.Candidate) *Score {
+	r := &Score{Version: buildinfo.Version(), Workload: w.Name, Description: w.Description,
+		Shards: w.Shards, Engine: engine, Capacity: w.Capacity, Candidates: make([]*sim.Candidate, 0, len(cands))}
+	for _, c := range cands {
+		r.Candidates = append(r.Candidates, c.WithCapacity(w.Capacity))
+	}
+	for _, e := range w.Warnings {
+		r.Warnings = append(r.Warnings, e.Error())
+	}
+	return r
+}
