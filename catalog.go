@@ -1,7 +1,5 @@
 package shardkey
 
-import "sync"
-
 // Catalog is what a live database says about its tables beyond the row
 // sample: declared keys, the planner's row estimate and its per-column
 // statistics. Package livedb fills it; the advisor can use it to judge a
@@ -83,24 +81,12 @@ func (s *ColumnStats) Distinct(rows float64) float64 {
 	return s.NDistinct
 }
 
-// catalogs holds each workload's catalog. It is a side table rather than a
-// Workload field only so that adding live databases touched no existing
-// file; a `Catalog *Catalog` field on Workload is the natural home.
-var catalogs sync.Map // *Workload -> *Catalog
+// SetCatalog sets w.Catalog to c.
+//
+// Deprecated: set w.Catalog.
+func SetCatalog(w *Workload, c *Catalog) { w.Catalog = c }
 
-// SetCatalog attaches c to w (nil detaches it). Safe for concurrent use.
-func SetCatalog(w *Workload, c *Catalog) {
-	if c == nil {
-		catalogs.Delete(w)
-		return
-	}
-	catalogs.Store(w, c)
-}
-
-// CatalogOf returns the catalog attached to w, or nil when w was not read
-// from a live database. Safe for concurrent use.
-func CatalogOf(w *Workload) *Catalog {
-	c, _ := catalogs.Load(w)
-	cat, _ := c.(*Catalog)
-	return cat
-}
+// CatalogOf returns w.Catalog.
+//
+// Deprecated: read w.Catalog.
+func CatalogOf(w *Workload) *Catalog { return w.Catalog }

@@ -327,8 +327,8 @@ func (p *parser) expr() Expr {
 		k := p.int()
 		top := p.opt("top", 1)
 		p.expect(')')
-		if p.err == nil && (k < 1 || k > 1<<16) {
-			p.fail(fmt.Sprintf("salt buckets %d: must be in 1..65536", k))
+		if p.err == nil && (k < 1 || k > MaxShards) {
+			p.fail(fmt.Sprintf("salt buckets %d: must be in 1..%d", k, MaxShards))
 		}
 		if p.err == nil && top < 1 {
 			p.fail(fmt.Sprintf("salt top=%d: must be at least 1", top))

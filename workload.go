@@ -30,6 +30,12 @@ type Workload struct {
 	// Seed makes every random choice of readers and generators repeatable.
 	Seed int64
 
+	// Catalog is what the database's catalog says beyond the samples
+	// (declared keys, foreign keys, row estimates, planner statistics):
+	// filled by a live database (package livedb) or a schema file; nil
+	// when neither was given. A copy of the Workload shares it.
+	Catalog *Catalog
+
 	// Warnings are problems that did not stop reading (skipped lines,
 	// unparsable statements), each naming its file and line.
 	Warnings []error
@@ -59,8 +65,8 @@ func (w *Workload) TableIndex(name string) int {
 // capacity in range, every operation's table and columns present, finite
 // non-negative weights and rates. Readers call it before returning.
 func (w *Workload) Validate() error {
-	if w.Shards < 0 {
-		return fmt.Errorf("shards: %d must be at least 1", w.Shards)
+	if w.Shards < 0 || w.Shards > MaxShards {
+		return fmt.Errorf("shards: %d must be in 1..%d", w.Shards, MaxShards)
 	}
 	if w.Capacity < 0 || math.IsNaN(w.Capacity) || math.IsInf(w.Capacity, 0) {
 		return fmt.Errorf("capacity: %v must be a non-negative number", w.Capacity)
@@ -342,6 +348,21 @@ const (
 	Eq    Op = iota // column = Val (an insert's column values are Eq conditions)
 	In              // column IN List
 	Range           // Lo <= column < Hi, bounds as flagged
+)
+
+// Shard-count limits, shared by every command, the spec reader and the
+// playground.
+const (
+	// MaxShards is the most shards a workload is scored on (score, demo,
+	// advise, explain, a spec's shards, salt buckets): scoring keeps
+	// per-shard sums and histograms for every operation and key, so the
+	// bound keeps their memory small (64 Ki shards x 8 bytes per figure).
+	MaxShards = 1 << 16
+	// MaxPlaceShards is the most shards `place` maps values to: placement
+	// keeps nothing per shard (a Redis Cluster has 16,384 slots; a Vitess
+	// keyspace-id range split this fine is already one value per shard
+	// for most samples).
+	MaxPlaceShards = 1 << 20
 )
 
 // MaxRate bounds a weight or rate a reader accepts (requests/s or a

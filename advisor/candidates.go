@@ -140,7 +140,7 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 	// read at least 20 times as often as written. A table's size is its
 	// row sample's, or the database's estimate when the workload was read
 	// from one (samples are capped per table, so they compare badly).
-	cat := shardkey.CatalogOf(w)
+	cat := w.Catalog
 	size := make([]float64, len(w.Tables))
 	maxRows := 0.0
 	for ti, t := range w.Tables {

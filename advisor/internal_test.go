@@ -37,10 +37,10 @@ func TestReferenceBySize(t *testing.T) {
 		t.Errorf("without a catalog: country is a reference candidate; the samples are the same size and it is read only 30x its writes")
 	}
 	w := build()
-	shardkey.SetCatalog(w, &shardkey.Catalog{Tables: []*shardkey.TableInfo{
+	w.Catalog = &shardkey.Catalog{Tables: []*shardkey.TableInfo{
 		{Name: "orders", RowEstimate: 1e7, SampleRows: 100},
 		{Name: "country", RowEstimate: 250, SampleRows: 100},
-	}})
+	}}
 	a := analyse(w, 8)
 	if !a.small[1] {
 		t.Errorf("with row estimates 250 and 10 M: country is not a reference candidate")

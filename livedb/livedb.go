@@ -11,7 +11,7 @@
 //  2. Planner statistics: PostgreSQL's pg_stats (null fraction, n_distinct,
 //     most common values and their frequencies, correlation), MySQL's index
 //     cardinalities. They are kept in a shardkey.Catalog attached to the
-//     workload (shardkey.CatalogOf).
+//     workload (Workload.Catalog).
 //  3. A row sample per table, at most Options.SampleRows rows, seeded by
 //     the workload's seed: TABLESAMPLE BERNOULLI (SYSTEM above ten million
 //     rows) REPEATABLE(seed) in PostgreSQL, WHERE RAND(seed) < p in MySQL.
@@ -68,7 +68,7 @@ type Options struct {
 
 // Read adds the database at dsn (postgres://, postgresql:// or mysql://) to
 // w: one table per database table holding its row sample, operations from
-// statement statistics, and the catalog (shardkey.SetCatalog). Warnings
+// statement statistics, and the catalog (Workload.Catalog). Warnings
 // (tables skipped, statements not understood) go to w.Warnings. The
 // password in dsn never appears in messages.
 func Read(ctx context.Context, w *shardkey.Workload, dsn string, o Options) error {
@@ -189,7 +189,7 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 			}
 		}
 	}
-	shardkey.SetCatalog(w, cat)
+	w.Catalog = cat
 	return nil
 }
 

@@ -56,7 +56,7 @@ func TestRead_NoStatements(t *testing.T) {
 		if w.Table("accounts") == nil || w.Table("accounts").Rows != 10 {
 			t.Errorf("NoStatements %v: the row sample is missing", o.NoStatements)
 		}
-		if shardkey.CatalogOf(w) == nil {
+		if w.Catalog == nil {
 			t.Errorf("NoStatements %v: no catalog", o.NoStatements)
 		}
 	}

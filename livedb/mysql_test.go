@@ -147,7 +147,7 @@ func TestRead_MySQL(t *testing.T) {
 			t.Fatalf("user %d created_at %d; want %d", id, got, want)
 		}
 	}
-	cat := shardkey.CatalogOf(w)
+	cat := w.Catalog
 	if cat == nil || !strings.HasPrefix(cat.Engine, "mariadb") && !strings.HasPrefix(cat.Engine, "mysql") {
 		t.Fatalf("catalog = %+v", cat)
 	}

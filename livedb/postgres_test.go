@@ -147,7 +147,7 @@ func TestRead_PostgreSQL(t *testing.T) {
 		t.Errorf("users.id not marked monotonic (a bigserial in insert order)")
 	}
 
-	cat := shardkey.CatalogOf(w)
+	cat := w.Catalog
 	if cat == nil || !strings.HasPrefix(cat.Engine, "postgresql 15") && !strings.HasPrefix(cat.Engine, "postgresql") {
 		t.Fatalf("catalog = %+v", cat)
 	}

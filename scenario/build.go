@@ -67,8 +67,8 @@ func Build(s *Spec, variant string) (*shardkey.Workload, error) {
 	if w.Shards == 0 {
 		w.Shards = DefaultShards
 	}
-	if w.Shards < 1 || w.Shards > 1<<16 {
-		return nil, shardkey.Errorf(b.file, 0, "shards", "%d: must be in 1..65536", s.Shards)
+	if w.Shards < 1 || w.Shards > shardkey.MaxShards {
+		return nil, shardkey.Errorf(b.file, 0, "shards", "%d: must be in 1..%d", s.Shards, shardkey.MaxShards)
 	}
 	if w.Capacity < 0 || math.IsNaN(w.Capacity) || math.IsInf(w.Capacity, 0) {
 		return nil, shardkey.Errorf(b.file, 0, "capacity", "%v: must be a non-negative number", s.Capacity)

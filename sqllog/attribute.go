@@ -235,7 +235,7 @@ func (a *agg) inCatalog(ti int) bool {
 		return false
 	}
 	if a.cat == nil {
-		a.cat = shardkey.CatalogOf(a.w)
+		a.cat = a.w.Catalog
 		if a.cat == nil {
 			a.cat = &shardkey.Catalog{}
 		}

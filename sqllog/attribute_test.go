@@ -52,7 +52,7 @@ func withCatalog(w *shardkey.Workload) *shardkey.Workload {
 		}
 		cat.Tables = append(cat.Tables, ti)
 	}
-	shardkey.SetCatalog(w, cat)
+	w.Catalog = cat
 	return w
 }
 

@@ -92,8 +92,8 @@ Flags:
 			continue
 		}
 		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 || n > 1<<16 {
-			return usageErr("--sweep %q: want shard counts in 1..65536, comma-separated", f)
+		if err != nil || n < 1 || n > shardkey.MaxShards {
+			return usageErr("--sweep %q: want shard counts in 1..%d, comma-separated", f, shardkey.MaxShards)
 		}
 		if !slices.Contains(counts, n) {
 			counts = append(counts, n)

@@ -80,13 +80,13 @@ func (c *common) validate(fs *flag.FlagSet) error {
 			c.seedSet = true
 		}
 	})
-	if c.shards < 0 || c.shards > 1<<16 {
-		return usageErr("--shards %d: must be in 1..65536", c.shards)
+	if c.shards < 0 || c.shards > shardkey.MaxShards {
+		return usageErr("--shards %d: must be in 1..%d", c.shards, shardkey.MaxShards)
 	}
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "shards" })
 	if set && c.shards == 0 {
-		return usageErr("--shards 0: must be in 1..65536")
+		return usageErr("--shards 0: must be in 1..%d", shardkey.MaxShards)
 	}
 	switch c.format {
 	case "table", "json", "markdown":

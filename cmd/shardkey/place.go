@@ -45,8 +45,8 @@ Flags:
 	if err != nil {
 		return err
 	}
-	if *shards < 1 || *shards > 1<<20 {
-		return usageErr("--shards %d: must be in 1..1048576", *shards)
+	if *shards < 1 || *shards > shardkey.MaxPlaceShards {
+		return usageErr("--shards %d: must be in 1..%d", *shards, shardkey.MaxPlaceShards)
 	}
 	if *format != "table" && *format != "json" {
 		return usageErr("--format %q: want table or json", *format)

@@ -46,7 +46,10 @@ const (
 	DefaultMaxBody   = 1 << 20   // bytes of a request body
 	DefaultMaxRows   = 5_000_000 // rows a loaded spec may generate
 	DefaultCacheSize = 8         // built workloads kept (scored keys: 32 times as many)
-	MaxShards        = 1024      // shards the playground scores and draws
+	// MaxShards is the most shards the playground scores and draws: one
+	// bar per shard must stay legible, and it keeps each request's cost
+	// small; the command line goes to shardkey.MaxShards.
+	MaxShards = 1024
 )
 
 // Options configure Handler. The zero value is ready to use.
