@@ -11,7 +11,7 @@ import (
 )
 
 // Candidate is the score of one design. JSON names are pinned by
-// PRODUCT.md; units are per second where the input has rates (requests/s,
+// docs/product.md; units are per second where the input has rates (requests/s,
 // units of work/s; one unit = one operation instance on one shard).
 type Candidate struct {
 	Key    string `json:"key"`    // the design as written
