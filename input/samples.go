@@ -372,7 +372,7 @@ func (b *Builder) addInstance(ti int, kind shardkey.Kind, name, latency string, 
 	b.key = appendShapeKey(b.key[:0], ti, kind, name, conds)
 	op := b.shapes[string(b.key)]
 	if op == nil {
-		shape := ShapeName(t, kind, conds)
+		shape := shardkey.ShapeName(t, kind, conds)
 		if name == "" {
 			name = shape
 		}
@@ -398,38 +398,6 @@ func appendShapeKey(b []byte, ti int, kind shardkey.Kind, name string, conds []s
 		b = append(b, byte('a'+c.Op), ',')
 	}
 	return b
-}
-
-// ShapeName describes a statement shape: "read orders where customer_id = ?
-// and order_month in (?)".
-func ShapeName(t *shardkey.Table, kind shardkey.Kind, conds []shardkey.Cond) string {
-	var sb strings.Builder
-	sb.WriteString(kind.String())
-	sb.WriteString(" ")
-	sb.WriteString(t.Name)
-	if kind == shardkey.Insert {
-		return sb.String()
-	}
-	if len(conds) == 0 {
-		sb.WriteString(" (all rows)")
-		return sb.String()
-	}
-	sb.WriteString(" where ")
-	for i, c := range conds {
-		if i > 0 {
-			sb.WriteString(" and ")
-		}
-		sb.WriteString(t.Columns[c.Col].Name)
-		switch c.Op {
-		case shardkey.Eq:
-			sb.WriteString(" = ?")
-		case shardkey.In:
-			sb.WriteString(" in (?)")
-		case shardkey.Range:
-			sb.WriteString(" in range")
-		}
-	}
-	return sb.String()
 }
 
 // ReadTxns reads a transaction sample file (see the package comment).

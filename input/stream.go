@@ -431,7 +431,7 @@ func (b *Builder) stream(file string, txns bool) error {
 			if op == nil {
 				name := lo.name
 				if name == "" {
-					name = ShapeName(b.W.Tables[lo.ti], lo.kind, lo.conds)
+					name = shardkey.ShapeName(b.W.Tables[lo.ti], lo.kind, lo.conds)
 				}
 				op = &shardkey.Operation{Name: name, Table: lo.ti, Kind: lo.kind, Latency: lo.latency}
 				b.shapes[lo.key] = op

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/shardkey/shardkey"
-	"github.com/shardkey/shardkey/input"
 )
 
 var (
@@ -327,7 +326,7 @@ func (a *agg) info(acc *access) *accInfo {
 		}
 		conds = append(conds, shardkey.Cond{Col: ci, Op: p.op})
 	}
-	name := input.ShapeName(t, acc.kind, conds)
+	name := shardkey.ShapeName(t, acc.kind, conds)
 	op := a.ops[name]
 	if op == nil {
 		op = &opAgg{id: len(a.opList), table: ti, kind: acc.kind, name: name}

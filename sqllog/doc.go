@@ -58,7 +58,7 @@
 // first table with a warning naming the statement (see attribute.go). Values the database assigns (DEFAULT,
 // now(), nextval, gen_random_uuid()) are fresh values. Instances of one
 // shape (table, kind, bound columns and how) are one operation, named as
-// input.ShapeName names it.
+// shardkey.ShapeName names it.
 //
 // Rates: an operation's rate is its statement count over the log's time
 // span, (last timestamp - first timestamp) in seconds, taken over the
