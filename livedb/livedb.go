@@ -17,10 +17,12 @@
 //     rows) REPEATABLE(seed) in PostgreSQL, WHERE RAND(seed) < p in MySQL.
 //     The sample becomes the workload's table, every row of weight 1.
 //  4. Statement statistics, when the database keeps them
-//     (pg_stat_statements; performance_schema statement digests): each
-//     single-table statement becomes an operation whose rate is its calls
-//     per second since the statistics were reset, and whose instances draw
-//     their parameters from the row sample. Options.NoStatements skips
+//     (pg_stat_statements; performance_schema statement digests), read by
+//     the query-log reader's parsers (sqllog.ReadStatementStats: joins,
+//     subqueries and unions included): each statement's accesses to the
+//     sampled tables become operations whose rate is the calls per second
+//     since the statistics were reset, and whose instances draw their
+//     parameters from the row sample. Options.NoStatements skips
 //     this step (a query log gives the statements instead).
 //
 // Nothing is ever written. The connection starts with
@@ -34,13 +36,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sqllog"
 )
 
 // DefaultStatementTimeout bounds every statement when Options leaves it 0.
@@ -143,10 +145,7 @@ type session interface {
 }
 
 // statement is one normalised statement with its call count.
-type statement struct {
-	Text  string
-	Calls float64
-}
+type statement = sqllog.StatementStat
 
 func read(ctx context.Context, s session, w *shardkey.Workload, source string, o Options) error {
 	start := time.Now()
@@ -182,19 +181,20 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		}
 	}
 	if len(stmts) > 0 {
-		rng := newRand(o.Seed)
-		for _, st := range stmts {
-			if err := addStatement(w, st, period, rng); err != nil {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: statement %.80q: %w", source, st.Text, err))
-			}
+		// Read by the log reader's parsers (package sqllog), so that a
+		// statement reads the same from the server's statistics as from
+		// a log or a pg_stat_statements export.
+		d := sqllog.Postgres
+		if e := s.engine(); strings.HasPrefix(e, "mysql") || strings.HasPrefix(e, "mariadb") {
+			d = sqllog.MySQL
+		}
+		if err := sqllog.ReadStatementStats(ctx, w, stmts, d, period, source+": statement statistics", sqllog.Options{Seed: o.Seed}); err != nil {
+			w.Warnings = append(w.Warnings, err)
 		}
 	}
 	w.Catalog = cat
 	return nil
 }
-
-// newRand returns the generator that draws statement parameters.
-func newRand(seed int64) *rand.Rand { return rand.New(rand.NewPCG(uint64(seed), 0x5eed)) }
 
 // sampleTable reads t's row sample into a new table.
 func sampleTable(ctx context.Context, s session, ti *shardkey.TableInfo, o Options) (*shardkey.Table, error) {

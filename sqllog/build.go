@@ -30,6 +30,12 @@ type agg struct {
 	sample   int
 	rng      *rand.Rand
 	weighted bool // pg_stat_statements: entries carry call counts
+	// period is the seconds weighted call counts span (statement
+	// statistics read from a server); 0: the counts are the rates.
+	period float64
+	// knownOnly skips accesses to tables w does not hold (statement
+	// statistics cover the whole server, the sample only chosen tables).
+	knownOnly bool
 
 	infos    map[*access]*accInfo
 	ops      map[string]*opAgg
@@ -110,9 +116,13 @@ func newAgg(w *shardkey.Workload, file string, o Options) *agg {
 	if n <= 0 {
 		n = 4096
 	}
+	seed := o.Seed
+	if seed == 0 {
+		seed = w.Seed
+	}
 	return &agg{
 		w: w, file: file, o: o, sample: n,
-		rng:   rand.New(rand.NewPCG(uint64(w.Seed), 0x5eed10c)),
+		rng:   rand.New(rand.NewPCG(uint64(seed), 0x5eed10c)),
 		infos: map[*access]*accInfo{}, ops: map[string]*opAgg{}, txns: map[string]*txnAgg{},
 		sessions: map[string]*session{}, bad: map[string]*badShape{}, created: map[int]bool{},
 		newCols: map[[2]int]bool{}, sure: map[[2]int]bool{}, resolved: map[*part]*part{},
@@ -211,6 +221,9 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 		a.stmts += wt
 		var stmt []sample
 		for i := range p.acc {
+			if a.knownOnly && a.existing(p.acc[i].table) < 0 {
+				continue
+			}
 			ai := a.info(&p.acc[i])
 			sm := sample{ai: ai, acc: &p.acc[i], vals: vals[i], w: wt}
 			a.offer(ai.op, sm, wt)
@@ -223,7 +236,9 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 			}
 			return
 		}
-		a.txn(stmt, wt)
+		if len(stmt) > 0 {
+			a.txn(stmt, wt)
+		}
 	}
 }
 
@@ -338,14 +353,24 @@ func (a *agg) info(acc *access) *accInfo {
 	return ai
 }
 
-func (a *agg) table(name string) int {
+// existing returns the index of the workload's table name (unquoted MySQL
+// names may differ in case), or -1.
+func (a *agg) existing(name string) int {
 	if i := a.w.TableIndex(name); i >= 0 {
 		return i
 	}
-	for i, t := range a.w.Tables { // unquoted MySQL names may differ in case
+	for i, t := range a.w.Tables {
 		if strings.EqualFold(t.Name, name) {
 			return i
 		}
+	}
+	return -1
+}
+
+// table returns the index of table name, creating it at first sight.
+func (a *agg) table(name string) int {
+	if i := a.existing(name); i >= 0 {
+		return i
 	}
 	a.w.Tables = append(a.w.Tables, &shardkey.Table{Name: name})
 	ti := len(a.w.Tables) - 1
@@ -359,6 +384,8 @@ func (a *agg) finish() error {
 	a.endSessionSorted()
 	span := 1.0
 	switch {
+	case a.weighted && a.period > 0:
+		span = a.period // statement statistics read from a server
 	case a.weighted:
 		// pg_stat_statements: calls over the statistics period, which the
 		// export does not hold: rates are the call counts.

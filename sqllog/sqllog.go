@@ -24,6 +24,9 @@ type Options struct {
 	Sample int
 	// Workers is the number of goroutines parsing SQL; 0 means GOMAXPROCS.
 	Workers int
+	// Seed seeds the reservoir samples and the values drawn for
+	// placeholders; 0 means the workload's Seed.
+	Seed int64
 }
 
 // Formats lists the values of Options.Format (and --log-format).
