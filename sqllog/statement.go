@@ -20,12 +20,9 @@ type Statement struct {
 	lit []lit
 }
 
-// Access is one table a statement touches, with its conditions.
-type Access struct {
-	Table int // index in Workload.Tables
-	Kind  shardkey.Kind
-	Conds []shardkey.Cond
-}
+// Access is one table a statement touches, with its conditions: the
+// model's statement (shardkey.Stmt), the same type transactions hold.
+type Access = shardkey.Stmt
 
 // ParseDialect returns the dialect named s ("mysql", "mariadb",
 // "postgresql", "postgres", "pg"), or 0 for "".
