@@ -54,13 +54,9 @@ Flags:
 	if len(pos) > 1 {
 		return usageErr("unexpected argument %q", pos[1])
 	}
-	if err := c.validate(fs); err != nil && !strings.Contains(err.Error(), "--format") {
+	c.formats = []string{"table", "json", "markdown", "html"}
+	if err := c.validate(fs); err != nil {
 		return err
-	}
-	switch c.format {
-	case "table", "json", "markdown", "html":
-	default:
-		return usageErr("--format %q: want table, json, markdown or html", c.format)
 	}
 	var spec *scenario.Spec
 	noInput := c.workload == "" && len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) == 0 && c.from == ""

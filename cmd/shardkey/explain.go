@@ -50,6 +50,7 @@ Flags:
 	if err != nil {
 		return err
 	}
+	c.formats = []string{"table", "json"}
 	if err := c.validate(fs); err != nil {
 		return err
 	}
@@ -59,9 +60,6 @@ Flags:
 	sql := strings.Join(pos, " ")
 	if len(c.keys) != 1 {
 		return usageErr("give one key with -k (got %d)", len(c.keys))
-	}
-	if c.format == "markdown" {
-		return usageErr("--format %q: explain prints table or json", c.format)
 	}
 	d, err := sqllog.ParseDialect(*dialect)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -37,6 +38,9 @@ type common struct {
 	workers  int
 	seedSet  bool
 
+	// formats are the --format values the command prints (default: the
+	// score document's, scoreFormats).
+	formats []string
 	// keysOptional: the command generates candidates itself (advise).
 	keysOptional bool
 	// stream: the command only scores the -k keys (score), so query and
@@ -88,10 +92,11 @@ func (c *common) validate(fs *flag.FlagSet) error {
 	if set && c.shards == 0 {
 		return usageErr("--shards 0: must be in 1..%d", shardkey.MaxShards)
 	}
-	switch c.format {
-	case "table", "json", "markdown":
-	default:
-		return usageErr("--format %q: want table, json or markdown", c.format)
+	if c.formats == nil {
+		c.formats = formatNames(scoreFormats)
+	}
+	if !slices.Contains(c.formats, c.format) {
+		return usageErr("--format %q: want %s", c.format, orList(c.formats))
 	}
 	if c.workers < 0 {
 		return usageErr("--workers %d: must be >= 0", c.workers)

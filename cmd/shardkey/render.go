@@ -48,16 +48,54 @@ func close(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
-func render(w io.Writer, format string, r *report) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	case "markdown":
-		return renderMarkdown(w, r)
+// scoreFormats are the --format renderers of the score document (score,
+// demo), in the order help texts list them: a new output format is a
+// function in a file of its own and one line here.
+var scoreFormats = []struct {
+	name   string
+	render func(io.Writer, *report) error
+}{
+	{"table", renderTable},
+	{"json", renderJSON},
+	{"markdown", renderMarkdown},
+}
+
+// formatNames lists the names of fs, in order.
+func formatNames[T any](fs []struct {
+	name   string
+	render func(io.Writer, T) error
+}) []string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.name
 	}
-	return renderTable(w, r)
+	return names
+}
+
+// render writes r in format, one of scoreFormats (validated with the
+// flags).
+func render(w io.Writer, format string, r *report) error {
+	for _, f := range scoreFormats {
+		if f.name == format {
+			return f.render(w, r)
+		}
+	}
+	return usageErr("--format %q: want %s", format, orList(formatNames(scoreFormats)))
+}
+
+// renderJSON writes r as the pinned JSON document, indented.
+func renderJSON(w io.Writer, r *report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // num formats a number for people: thousands separators from 100 up,
