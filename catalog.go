@@ -31,10 +31,13 @@ type TableInfo struct {
 	// analyzed.
 	RowEstimate float64
 	// SampleRows is the number of rows sampled into the workload's table.
-	SampleRows  int
-	PrimaryKey  []string
-	ForeignKeys []ForeignKey
-	Columns     []*ColumnInfo
+	SampleRows int
+	// SampleMethod says how they were drawn ("TABLESAMPLE BERNOULLI
+	// (2.5%) REPEATABLE (7) ...", "every row").
+	SampleMethod string
+	PrimaryKey   []string
+	ForeignKeys  []ForeignKey
+	Columns      []*ColumnInfo
 }
 
 // ForeignKey is a declared reference from Columns to RefTable's RefColumns:

@@ -3,7 +3,6 @@ package livedb
 import (
 	"context"
 	"errors"
-	"strconv"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -15,20 +14,21 @@ type fakeSession struct{ asked bool }
 
 func (f *fakeSession) engine() string { return "fake 1" }
 
-func (f *fakeSession) catalog(context.Context) ([]*shardkey.TableInfo, error) {
-	return []*shardkey.TableInfo{{Name: "accounts", RowEstimate: 10, Columns: []*shardkey.ColumnInfo{{Name: "aid", DBType: "int4", Type: shardkey.Int32}}}}, nil
+func (f *fakeSession) notes() []error { return nil }
+
+func (f *fakeSession) catalog(context.Context) ([]*shardkey.TableInfo, []error, error) {
+	return []*shardkey.TableInfo{{Name: "accounts", RowEstimate: 10, Columns: []*shardkey.ColumnInfo{{Name: "aid", DBType: "int4", Type: shardkey.Int32}}}}, nil, nil
 }
 
 func (f *fakeSession) stats(context.Context, *shardkey.TableInfo) error { return nil }
 
-func (f *fakeSession) sample(_ context.Context, _ *shardkey.TableInfo, _ int, _ int64, row func([]*string) error) error {
+func (f *fakeSession) sample(_ context.Context, _ *shardkey.TableInfo, _ int, _ int64, row func(uint64, []shardkey.Value) error) (string, error) {
 	for i := range 10 {
-		s := strconv.Itoa(100 + i)
-		if err := row([]*string{&s}); err != nil {
-			return err
+		if err := row(uint64(i), []shardkey.Value{{Type: shardkey.Int32, Int: int64(100 + i)}}); err != nil {
+			return "", err
 		}
 	}
-	return nil
+	return "every row", nil
 }
 
 func (f *fakeSession) statements(context.Context) ([]statement, float64, error) {
