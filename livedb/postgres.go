@@ -62,6 +62,7 @@ type pgSession struct {
 type pgTable struct {
 	oid         uint32
 	partitioned bool
+	selectAll   bool // table-level SELECT: system columns (ctid) readable
 	reltuples   float64
 	relpages    int64
 }
@@ -247,6 +248,7 @@ ORDER BY c.relname`, s.schema)
 			continue
 		}
 		warns = append(warns, cw...)
+		c.pt.selectAll = c.sel
 		s.tables[c.t] = c.pt
 		tables = append(tables, c.t)
 	}
@@ -576,8 +578,18 @@ func (s *pgSession) sampleRows(ctx context.Context, t *shardkey.TableInfo, pt *p
 	}
 	method = fmt.Sprintf("%s over ~%.0f rows (%s)", method, est, source)
 
-	exprs := []string{"tableoid", "ctid"}
-	formats := pgx.QueryResultFormats{pgx.BinaryFormatCode, pgx.BinaryFormatCode}
+	// A row's identity (tableoid, ctid) makes its reservoir priority
+	// independent of the order rows arrive in. Reading system columns
+	// needs table-level SELECT; without it, the priority hashes the
+	// row's position in the scan (block order: synchronized scans off).
+	var exprs []string
+	var formats pgx.QueryResultFormats
+	ids := 0
+	if pt.selectAll {
+		exprs = []string{"tableoid", "ctid"}
+		formats = pgx.QueryResultFormats{pgx.BinaryFormatCode, pgx.BinaryFormatCode}
+		ids = 2
+	}
 	oids := make([]uint32, len(t.Columns))
 	for i, c := range t.Columns {
 		exprs = append(exprs, quoteIdent(c.Name))
@@ -596,23 +608,32 @@ func (s *pgSession) sampleRows(ctx context.Context, t *shardkey.TableInfo, pt *p
 	defer rows.Close()
 	fds := rows.FieldDescriptions()
 	if len(fds) != len(formats) {
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return "", err
+		}
 		return "", fmt.Errorf("the server returned %d columns; want %d", len(fds), len(formats))
 	}
-	for i, fd := range fds[2:] {
-		if fd.DataTypeOID != oids[i] || fd.Format != formats[i+2] {
+	for i, fd := range fds[ids:] {
+		if fd.DataTypeOID != oids[i] || fd.Format != formats[i+ids] {
 			return "", fmt.Errorf("column %s: the server sent type %d in format %d; want type %d in format %d",
-				t.Columns[i].Name, fd.DataTypeOID, fd.Format, oids[i], formats[i+2])
+				t.Columns[i].Name, fd.DataTypeOID, fd.Format, oids[i], formats[i+ids])
 		}
 	}
 	vals := make([]shardkey.Value, len(t.Columns))
+	var seq uint64
 	for rows.Next() {
 		raw := rows.RawValues()
-		if len(raw[0]) != 4 || len(raw[1]) != 6 {
-			return "", fmt.Errorf("unexpected row identity (tableoid %d bytes, ctid %d bytes)", len(raw[0]), len(raw[1]))
+		id := seq
+		seq++
+		if ids > 0 {
+			if len(raw[0]) != 4 || len(raw[1]) != 6 {
+				return "", fmt.Errorf("unexpected row identity (tableoid %d bytes, ctid %d bytes)", len(raw[0]), len(raw[1]))
+			}
+			id = uint64(binary.BigEndian.Uint32(raw[1]))<<16 | uint64(binary.BigEndian.Uint16(raw[1][4:]))
+			id ^= uint64(binary.BigEndian.Uint32(raw[0])) * 0x9e3779b97f4a7c15
 		}
-		id := uint64(binary.BigEndian.Uint32(raw[1]))<<16 | uint64(binary.BigEndian.Uint16(raw[1][4:]))
-		id ^= uint64(binary.BigEndian.Uint32(raw[0])) * 0x9e3779b97f4a7c15
-		for i, b := range raw[2:] {
+		for i, b := range raw[ids:] {
 			v, err := pgValue(b, oids[i])
 			if err != nil {
 				return "", fmt.Errorf("column %s: %v", t.Columns[i].Name, err)
