@@ -231,3 +231,5 @@ func columnsOf(w *shardkey.Workload) []string {
 	}
 	return out
 }
+
+func pgxConnect(ctx context.Context, dsn string) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
