@@ -13,9 +13,14 @@
 //     cardinalities. They are kept in a shardkey.Catalog attached to the
 //     workload (shardkey.CatalogOf).
 //  3. A row sample per table, at most Options.SampleRows rows, seeded by
-//     the workload's seed: TABLESAMPLE BERNOULLI (SYSTEM above ten million
-//     rows) REPEATABLE(seed) in PostgreSQL, WHERE RAND(seed) < p in MySQL.
-//     The sample becomes the workload's table, every row of weight 1.
+//     the workload's seed and drawn over the whole table: TABLESAMPLE
+//     BERNOULLI (SYSTEM above ten million rows) REPEATABLE(seed) in
+//     PostgreSQL, sized from the planner's estimate (EXPLAIN), WHERE
+//     RAND(seed) < p in primary-key order in MySQL, sized from TABLE_ROWS;
+//     no LIMIT, then a bottom-n reservoir on a seeded hash of each row's
+//     identity (ctid; MySQL: its position). The sample becomes the
+//     workload's table, every row of weight 1, in physical order; its size
+//     and method go to w.Warnings and Catalog's TableInfo.SampleMethod.
 //  4. Statement statistics, when the database keeps them
 //     (pg_stat_statements; performance_schema statement digests): each
 //     single-table statement becomes an operation whose rate is its calls
@@ -27,7 +32,11 @@
 // default_transaction_read_only on (PostgreSQL) or SESSION TRANSACTION READ
 // ONLY (MySQL), and the transaction is opened READ ONLY, so the server
 // itself rejects a write even if one were attempted; the transaction always
-// ends in a rollback.
+// ends in a rollback. No code of the database's users runs either: see
+// postgres.go for how (values read in their own types without casts,
+// schema-qualified names, search_path pg_catalog, row-level security off),
+// and myConfig for MySQL's DSN parameters. A table or column the user may
+// not read is left out with a warning. Every statement carries ownMark.
 package livedb
 
 import (
@@ -61,6 +70,10 @@ type Options struct {
 	Progress io.Writer
 	// Seed makes the sample repeatable; 0 uses the workload's seed.
 	Seed int64
+	// Notices, when not nil, also receives the warnings about the
+	// connection itself (a superuser role) as soon as they are known, one
+	// line each: they should not wait for the report.
+	Notices io.Writer
 	// NoStatements leaves out step 4, the statement statistics. Set it
 	// when the same workload is also read from a query log of this
 	// database: the statistics count the statements the log holds, and
@@ -175,7 +188,11 @@ type statement struct {
 func read(ctx context.Context, s session, w *shardkey.Workload, source string, o Options) error {
 	start := time.Now()
 	for _, n := range s.notes() {
-		w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, n))
+		err := fmt.Errorf("%s: %w", source, n)
+		w.Warnings = append(w.Warnings, err)
+		if o.Notices != nil {
+			fmt.Fprintf(o.Notices, "warning: %v\n", err)
+		}
 	}
 	tables, warns, err := s.catalog(ctx)
 	if err != nil {

@@ -13,9 +13,9 @@ import (
 
 // fromPG creates a throwaway PostgreSQL database holding one table,
 // accounts(id, region), dropped when the test ends, and returns its DSN
-// (SHARDKEY_TEST_PG names the server; the test skips when it does not
+// and whether its user is a superuser (SHARDKEY_TEST_PG names the server; the test skips when it does not
 // answer, as package livedb's tests do).
-func fromPG(t *testing.T) string {
+func fromPG(t *testing.T) (string, bool) {
 	t.Helper()
 	ctx := context.Background()
 	admin := os.Getenv("SHARDKEY_TEST_PG")
@@ -27,6 +27,10 @@ func fromPG(t *testing.T) string {
 		t.Skipf("no PostgreSQL at %s: %v", admin, err)
 	}
 	t.Cleanup(func() { a.Close(ctx) })
+	var super bool
+	if err := a.QueryRow(ctx, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user").Scan(&super); err != nil {
+		t.Fatal(err)
+	}
 	name := fmt.Sprintf("shardkey_cli_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
 	if _, err := a.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
@@ -52,14 +56,15 @@ func fromPG(t *testing.T) string {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	return dsn
+	return dsn, super
 }
 
 // A password given as ?password= in the --from DSN (issue 17: printed
 // verbatim in the report and in errors) appears in no output format and
 // in no error; the row sample's size and method do appear.
 func TestFromRedactsPassword(t *testing.T) {
-	dsn := fromPG(t) + "&password=hunter2secret" // trust authentication ignores it
+	dsn, super := fromPG(t)
+	dsn += "&password=hunter2secret" // trust authentication ignores it
 	for _, format := range []string{"table", "markdown", "json"} {
 		code, out, errs := runCmd(t, "", "score", "--from", dsn, "-k", "hash(id)", "--format", format)
 		if code != 0 {
@@ -70,6 +75,11 @@ func TestFromRedactsPassword(t *testing.T) {
 		}
 		if !strings.Contains(out, "password=xxxxx") || !strings.Contains(out, "accounts 500 rows: every row") {
 			t.Errorf("%s: want the redacted DSN and the sample (accounts 500 rows: every row) in the report:\n%s", format, out)
+		}
+		// A superuser (postgres, by default) is warned about on stderr at
+		// once and in the report.
+		if super && !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "SUPERUSER CONNECTION") || !strings.Contains(out, "SUPERUSER CONNECTION") {
+			t.Errorf("%s: want the superuser warning on stderr and in the report:\nstdout:\n%s\nstderr:\n%s", format, out, errs)
 		}
 	}
 	bad := strings.Replace(dsn, "/shardkey_cli_", "/no_such_db_", 1)

@@ -164,7 +164,7 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 			if err := livedb.CheckDSN(c.from); err != nil {
 				return nil, usageErr("--from: %v", err)
 			}
-			if err := livedb.Read(e.ctx, w, c.from, livedb.Options{SampleRows: c.sampleRows, Progress: e.stderr, NoStatements: len(c.logs) > 0}); err != nil {
+			if err := livedb.Read(e.ctx, w, c.from, livedb.Options{SampleRows: c.sampleRows, Progress: e.stderr, Notices: e.stderr, NoStatements: len(c.logs) > 0}); err != nil {
 				return nil, fmt.Errorf("--from: %w", err)
 			}
 			names = append(names, livedb.Redact(c.from))
