@@ -206,23 +206,28 @@ var pgAttacks = []pgAttack{{
 		 BEGIN PERFORM public.pwn('cast'); RETURN 'x'; END $$`,
 		`CREATE CAST (public.mood AS text) WITH FUNCTION public.mood_text(public.mood)`,
 		`CREATE DOMAIN public.feeling AS public.mood`,
-		`CREATE TABLE public.feelings (id int PRIMARY KEY, m public.mood, d public.feeling, ms public.mood[])`,
-		`INSERT INTO public.feelings SELECT i, m, m, ARRAY[m] FROM (SELECT i, (ARRAY['happy', 'sad'])[1 + i % 2]::public.mood m FROM generate_series(1, 3) i) s`,
+		`CREATE TYPE public.pair AS (a int, m public.mood)`,
+		`CREATE FUNCTION public.pair_text(public.pair) RETURNS text LANGUAGE plpgsql AS $$
+		 BEGIN PERFORM public.pwn('cast'); RETURN 'x'; END $$`,
+		`CREATE CAST (public.pair AS text) WITH FUNCTION public.pair_text(public.pair)`,
+		`CREATE TABLE public.feelings (id int PRIMARY KEY, m public.mood, d public.feeling, ms public.mood[], p public.pair)`,
+		`INSERT INTO public.feelings SELECT i, m, m, ARRAY[m], ROW(i, m)::public.pair FROM (SELECT i, (ARRAY['happy', 'sad'])[1 + i % 2]::public.mood m FROM generate_series(1, 3) i) s`,
 		`GRANT SELECT ON public.feelings TO {role}`,
 	},
 	spring: []string{`SELECT "m"::text FROM "feelings"`},
 	fires:  []string{"cast"},
 	check: func(t *testing.T, w *shardkey.Workload, super bool) {
 		f := w.Table("feelings")
-		if f == nil || f.Rows != 3 || len(f.Columns) != 4 {
-			t.Fatalf("feelings = %+v; want 3 rows of 4 columns", f)
+		if f == nil || f.Rows != 3 || len(f.Columns) != 5 {
+			t.Fatalf("feelings = %+v; want 3 rows of 5 columns", f)
 		}
 		// Read through the enum's built-in output: id i is happy when i
 		// is even.
 		for i := 0; i < f.Rows; i++ {
 			want := map[bool]string{true: "happy", false: "sad"}[f.Column("id").Value(i).Int%2 == 0]
-			if m, d, ms := f.Column("m").Value(i).Str, f.Column("d").Value(i).Str, f.Column("ms").Value(i).Str; m != want || d != want || ms != "{"+want+"}" {
-				t.Errorf("row %d: m %q d %q ms %q; want %s", i, m, d, ms, want)
+			m, d, ms, p := f.Column("m").Value(i).Str, f.Column("d").Value(i).Str, f.Column("ms").Value(i).Str, f.Column("p").Value(i).Str
+			if m != want || d != want || ms != "{"+want+"}" || p != fmt.Sprintf("(%d,%s)", f.Column("id").Value(i).Int, want) {
+				t.Errorf("row %d: m %q d %q ms %q p %q; want %s", i, m, d, ms, p, want)
 			}
 		}
 	},

@@ -53,9 +53,15 @@ type pgSession struct {
 	super     bool
 	bypassRLS bool
 	warns     []error
-	safe      map[uint32]string // type oid -> "" when safe to read, else why not
+	safe      map[uint32]typeVerdict // by type oid
 	colType   map[*shardkey.ColumnInfo]uint32
 	tables    map[*shardkey.TableInfo]*pgTable
+}
+
+// typeVerdict is typeSafe's answer for one type.
+type typeVerdict struct {
+	base uint32 // the type the server sends (a domain's base type)
+	why  string // "" when safe to read
 }
 
 // pgTable is what the reader keeps about a table beyond its TableInfo.
@@ -112,7 +118,7 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %v", Redact(dsn), redactErr(err, dsn))
 	}
-	s := &pgSession{conn: conn, dsn: Redact(dsn), safe: map[uint32]string{},
+	s := &pgSession{conn: conn, dsn: Redact(dsn), safe: map[uint32]typeVerdict{},
 		colType: map[*shardkey.ColumnInfo]uint32{}, tables: map[*shardkey.TableInfo]*pgTable{}}
 	if err := s.begin(ctx, ms); err != nil {
 		conn.Close(context.Background())
@@ -344,6 +350,9 @@ func (s *pgSession) typeSafe(ctx context.Context, oid uint32, depth int) (uint32
 	if depth > 16 {
 		return 0, "its type nests too deeply", nil
 	}
+	if v, ok := s.safe[oid]; ok {
+		return v.base, v.why, nil
+	}
 	var typname, typtype, category string
 	var base, elem, relid, subtype uint32
 	var ioSafe bool
@@ -358,10 +367,11 @@ FROM pg_type t WHERE t.oid = $1`, oid).Scan(&typname, &typtype, &category, &base
 		return 0, "", fmt.Errorf("type %d: %w", oid, err)
 	}
 	if typtype == "d" {
-		return s.typeSafe(ctx, base, depth+1)
-	}
-	if why, ok := s.safe[oid]; ok {
-		return oid, why, nil
+		b, why, err := s.typeSafe(ctx, base, depth+1)
+		if err == nil {
+			s.safe[oid] = typeVerdict{b, why}
+		}
+		return b, why, err
 	}
 	why := ""
 	switch {
@@ -405,7 +415,7 @@ FROM pg_type t WHERE t.oid = $1`, oid).Scan(&typname, &typtype, &category, &base
 	case typtype == "p":
 		why = "pseudo-type " + typname
 	}
-	s.safe[oid] = why
+	s.safe[oid] = typeVerdict{oid, why}
 	return oid, why, nil
 }
 
