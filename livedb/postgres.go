@@ -45,7 +45,7 @@ import (
 // pgSession is a read-only, repeatable-read transaction on PostgreSQL.
 type pgSession struct {
 	conn      *pgx.Conn
-	tx        pgx.Tx
+	tx        *pgx.Conn // the connection, inside the transaction begin opened
 	version   string
 	dsn       string
 	schema    string // the schema sampled: the connection's current_schema()
@@ -131,9 +131,10 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error
 // read by a fully qualified call before search_path is pinned, and nothing
 // after that resolves a name outside pg_catalog.
 func (s *pgSession) begin(ctx context.Context, ms string) error {
-	var err error
-	s.tx, err = s.conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
+	// BEGIN by hand rather than pgx's BeginTx, so that it too carries
+	// ownMark and a query log leaves the whole session out.
+	s.tx = s.conn
+	if _, err := s.tx.Exec(ctx, ownMark+" BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
 		return err
 	}
 	var schema *string
@@ -154,7 +155,7 @@ func (s *pgSession) begin(ctx context.Context, ms string) error {
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
-	err = s.tx.QueryRow(ctx, ownMark+` SELECT current_setting('server_version'), r.rolname::text, r.rolsuper, r.rolbypassrls
+	err := s.tx.QueryRow(ctx, ownMark+` SELECT current_setting('server_version'), r.rolname::text, r.rolsuper, r.rolbypassrls
 FROM pg_roles r WHERE r.rolname = current_user`).Scan(&s.version, &s.user, &s.super, &s.bypassRLS)
 	if err != nil {
 		return err
@@ -175,7 +176,7 @@ func (s *pgSession) notes() []error { return s.warns }
 func (s *pgSession) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = s.tx.Rollback(ctx)
+	_, _ = s.conn.Exec(ctx, ownMark+" ROLLBACK")
 	_ = s.conn.Close(ctx)
 }
 
