@@ -92,3 +92,18 @@ func TestFromRedactsPassword(t *testing.T) {
 		t.Errorf("a key=value DSN: exit %d, want 2 and no password:\n%s", code, errs)
 	}
 }
+
+// advise shows --from's warnings (the row sample's size and method, the
+// superuser connection) in every format.
+func TestFromAdviseWarnings(t *testing.T) {
+	dsn, _ := fromPG(t)
+	for _, format := range []string{"table", "markdown", "html", "json"} {
+		code, out, errs := runCmd(t, "", "advise", "--from", dsn, "-k", "hash(id)", "--format", format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", format, code, errs)
+		}
+		if !strings.Contains(out, "accounts 500 rows: every row") {
+			t.Errorf("%s: the row sample's size and method are not in the report:\n%s", format, out)
+		}
+	}
+}
