@@ -221,7 +221,7 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 			return fmt.Errorf("%s: table %s: sample: %w", source, ti.Name, err)
 		}
 		if ti.RowEstimate < 0 {
-			w.Warnings = append(w.Warnings, fmt.Errorf("%s: table %s has no statistics (never analysed: run ANALYZE): "+
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: table %s has no statistics (never analysed, or analysed while empty: run ANALYZE): "+
 				"its row count, distinct counts and correlations are unknown; the sample is drawn over the whole table from its size", source, ti.Name))
 		}
 		ti.SampleRows = t.Rows

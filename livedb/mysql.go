@@ -129,10 +129,12 @@ func (s *mySession) begin(ctx context.Context, timeout time.Duration) error {
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
-	// A role with SUPER (or every privilege) is reported, as in PostgreSQL.
+	// A user with SUPER (ALL PRIVILEGES includes it) is reported, as a
+	// PostgreSQL superuser is. (Quotes doubled, not backslashed: the
+	// server may run with NO_BACKSLASH_ESCAPES.)
 	var super int
 	if err := s.conn.QueryRowContext(ctx, ownMark+` SELECT COUNT(*) FROM information_schema.USER_PRIVILEGES
-WHERE PRIVILEGE_TYPE = 'SUPER' AND GRANTEE = CONCAT('\'', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '\'@\'', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '\'')`).Scan(&super); err != nil {
+WHERE PRIVILEGE_TYPE = 'SUPER' AND GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')`).Scan(&super); err != nil {
 		return err
 	}
 	if super > 0 {

@@ -582,6 +582,11 @@ func (s *pgSession) sampleRows(ctx context.Context, t *shardkey.TableInfo, pt *p
 	if err != nil {
 		return "", err
 	}
+	if !pt.partitioned && pt.reltuples == 0 && pt.relpages == 0 && est > 0 {
+		// Analysed (or vacuumed) while empty, filled since: the planner's
+		// statistics describe an empty table.
+		t.RowEstimate = -1
+	}
 	clause, method := pgSampleClause(est, n, seed)
 	source := "planner estimate"
 	if t.RowEstimate < 0 {

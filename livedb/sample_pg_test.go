@@ -150,3 +150,43 @@ func TestSample_PostgreSQL(t *testing.T) {
 		t.Errorf("catalog sample method = %q", shardkey.CatalogOf(w3).Table("hits").SampleMethod)
 	}
 }
+
+// A table vacuumed while empty and filled since has reltuples = 0: its
+// statistics describe an empty table. It is warned about like a table
+// never analysed, and still sampled over its whole size.
+func TestSample_PostgreSQLStaleEmpty(t *testing.T) {
+	dsn, db := pgTestDB(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		`CREATE TABLE public.late (id int, v int) WITH (autovacuum_enabled = false)`,
+		`VACUUM public.late`,
+		`INSERT INTO public.late SELECT i, i % 10 FROM generate_series(1, 50000) i`,
+	} {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var reltuples float64
+	if err := db.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE oid = 'public.late'::regclass`).Scan(&reltuples); err != nil {
+		t.Fatal(err)
+	}
+	if reltuples != 0 {
+		t.Fatalf("late.reltuples = %v; want 0 for this test", reltuples)
+	}
+	w := &shardkey.Workload{Seed: 5}
+	if err := Read(ctx, w, dsn, Options{SampleRows: 1000, NoStatements: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !hasWarning(w, "table late has no statistics") {
+		t.Errorf("no warning about late's statistics: %v", w.Warnings)
+	}
+	l := w.Table("late")
+	if l == nil || l.Rows != 1000 {
+		t.Fatalf("late = %v; want a 1000-row sample", l)
+	}
+	// Drawn over the whole table: ids spread over 1..50,000, not the
+	// first 1,000.
+	if last := l.Column("id").Value(l.Rows - 1).Int; last < 45000 {
+		t.Errorf("largest sampled id %d; want one near 50,000 (a sample of the whole table)", last)
+	}
+}
