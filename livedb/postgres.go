@@ -84,9 +84,12 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error
 	if err != nil {
 		return nil, fmt.Errorf("DSN %s: %v", Redact(dsn), redactErr(err, dsn))
 	}
+	// PGTZ's timezone: the reader sets TimeZone to UTC itself.
+	delete(cfg.RuntimeParams, "timezone")
 	for k := range cfg.RuntimeParams {
 		if !pgParams[k] {
-			return nil, fmt.Errorf("DSN %s: parameter %q is not accepted: it would become a server setting (accepted: application_name, search_path, and pgx's connection parameters such as sslmode)", Redact(dsn), k)
+			return nil, fmt.Errorf("DSN %s: parameter %q (from the DSN, or a PG* environment variable such as PGOPTIONS) is not accepted: "+
+				"it would become a server setting (accepted: application_name, search_path, and connection parameters such as sslmode)", Redact(dsn), k)
 		}
 	}
 	ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
