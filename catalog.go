@@ -24,15 +24,20 @@ func (c *Catalog) Table(name string) *TableInfo {
 // TableInfo is one table of a Catalog.
 type TableInfo struct {
 	Name string
-	// RowEstimate is the planner's row count (pg_class.reltuples,
-	// information_schema.TABLES.TABLE_ROWS); -1 when the table was never
-	// analyzed.
+	// RowEstimate is the planner's row count (pg_class.reltuples, summed
+	// over the leaf partitions of a partitioned table;
+	// information_schema.TABLES.TABLE_ROWS); -1 when the table has no
+	// statistics: never analyzed, or analyzed while empty and filled since
+	// (PostgreSQL), or no estimate (MySQL).
 	RowEstimate float64
 	// SampleRows is the number of rows sampled into the workload's table.
-	SampleRows  int
-	PrimaryKey  []string
-	ForeignKeys []ForeignKey
-	Columns     []*ColumnInfo
+	SampleRows int
+	// SampleMethod says how they were drawn ("TABLESAMPLE BERNOULLI
+	// (2.5%) REPEATABLE (7) ...", "every row").
+	SampleMethod string
+	PrimaryKey   []string
+	ForeignKeys  []ForeignKey
+	Columns      []*ColumnInfo
 }
 
 // ForeignKey is a declared reference from Columns to RefTable's RefColumns:

@@ -13,9 +13,14 @@
 //     cardinalities. They are kept in a shardkey.Catalog attached to the
 //     workload (Workload.Catalog).
 //  3. A row sample per table, at most Options.SampleRows rows, seeded by
-//     the workload's seed: TABLESAMPLE BERNOULLI (SYSTEM above ten million
-//     rows) REPEATABLE(seed) in PostgreSQL, WHERE RAND(seed) < p in MySQL.
-//     The sample becomes the workload's table, every row of weight 1.
+//     the workload's seed and drawn over the whole table: TABLESAMPLE
+//     BERNOULLI (SYSTEM above ten million rows) REPEATABLE(seed) in
+//     PostgreSQL, sized from the planner's estimate (EXPLAIN), WHERE
+//     RAND(seed) < p in primary-key order in MySQL, sized from TABLE_ROWS;
+//     no LIMIT, then a bottom-n reservoir on a seeded hash of each row's
+//     identity (ctid; MySQL: its position). The sample becomes the
+//     workload's table, every row of weight 1, in physical order; its size
+//     and method go to w.Warnings and Catalog's TableInfo.SampleMethod.
 //  4. Statement statistics, when the database keeps them
 //     (pg_stat_statements; performance_schema statement digests), read by
 //     the query-log reader's parsers (sqllog.ReadStatementStats: joins,
@@ -29,14 +34,21 @@
 // default_transaction_read_only on (PostgreSQL) or SESSION TRANSACTION READ
 // ONLY (MySQL), and the transaction is opened READ ONLY, so the server
 // itself rejects a write even if one were attempted; the transaction always
-// ends in a rollback.
+// ends in a rollback. No code of the database's users runs either: see
+// postgres.go for how (values read in their own types without casts,
+// schema-qualified names, search_path pg_catalog, row-level security off),
+// and myConfig for MySQL's DSN parameters. A table or column the user may
+// not read is left out with a warning. Every statement carries ownMark.
 package livedb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +72,10 @@ type Options struct {
 	Progress io.Writer
 	// Seed makes the sample repeatable; 0 uses the workload's seed.
 	Seed int64
+	// Notices, when not nil, also receives the warnings about the
+	// connection itself (a superuser role) as soon as they are known, one
+	// line each: they should not wait for the report.
+	Notices io.Writer
 	// NoStatements leaves out step 4, the statement statistics. Set it
 	// when the same workload is also read from a query log of this
 	// database: the statistics count the statements the log holds, and
@@ -127,14 +143,22 @@ func open(ctx context.Context, dsn string, o Options) (session, error) {
 type session interface {
 	// engine names the server ("postgresql 15.4").
 	engine() string
+	// notes returns warnings about the connection itself (a superuser
+	// role), reported once per read.
+	notes() []error
 	// catalog lists the tables with columns, keys and row estimates.
-	catalog(ctx context.Context) ([]*shardkey.TableInfo, error)
+	// Tables and columns the role may not read are left out with a
+	// warning each.
+	catalog(ctx context.Context) ([]*shardkey.TableInfo, []error, error)
 	// stats fills the columns' planner statistics.
 	stats(ctx context.Context, t *shardkey.TableInfo) error
-	// sample calls row with each sampled row, one text cell per column of
-	// t (timestamps as microseconds since the epoch, bytes in hex), a nil
-	// cell for NULL. The slice is reused between calls.
-	sample(ctx context.Context, t *shardkey.TableInfo, n int, seed int64, row func([]*string) error) error
+	// sample reads t's row sample for a reservoir of n rows: it calls row
+	// with each row the database's sampling method returns, in physical
+	// order, one value per column of t (vals is reused between calls) and
+	// the row's reservoir priority, a seeded hash of the row's identity.
+	// It returns how the rows were drawn (for the report). An error
+	// wrapping errSkip leaves the table out with a warning.
+	sample(ctx context.Context, t *shardkey.TableInfo, n int, seed int64, row func(prio uint64, vals []shardkey.Value) error) (string, error)
 	// statements returns statement statistics and the seconds they cover;
 	// nil when the database keeps none.
 	statements(ctx context.Context) ([]statement, float64, error)
@@ -144,17 +168,41 @@ type session interface {
 	close()
 }
 
+// errSkip marks a per-table problem (no privilege, row-level security,
+// a column type that could run user code) that leaves the table out of
+// the workload with a warning instead of failing the read.
+var errSkip = errors.New("skipped")
+
+// skipError is a per-table problem; it wraps errSkip.
+type skipError struct{ msg string }
+
+func (e *skipError) Error() string { return e.msg }
+func (e *skipError) Unwrap() error { return errSkip }
+
+func skipf(format string, args ...any) error { return &skipError{fmt.Sprintf(format, args...)} }
+
 // statement is one normalised statement with its call count.
 type statement = sqllog.StatementStat
 
 func read(ctx context.Context, s session, w *shardkey.Workload, source string, o Options) error {
 	start := time.Now()
-	tables, err := s.catalog(ctx)
+	for _, n := range s.notes() {
+		err := fmt.Errorf("%s: %w", source, n)
+		w.Warnings = append(w.Warnings, err)
+		if o.Notices != nil {
+			fmt.Fprintf(o.Notices, "warning: %v\n", err)
+		}
+	}
+	tables, warns, err := s.catalog(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: catalog: %w", source, err)
 	}
-	cat := &shardkey.Catalog{Source: source, Engine: s.engine(), Tables: tables}
+	for _, wn := range warns {
+		w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, wn))
+	}
+	cat := &shardkey.Catalog{Source: source, Engine: s.engine()}
 	bar := newProgress(o.Progress, start, len(tables), "sampling "+source)
+	var methods []string
 	for _, ti := range tables {
 		if w.Table(ti.Name) != nil {
 			return fmt.Errorf("%s: table %q is already in the workload", source, ti.Name)
@@ -162,16 +210,35 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		if err := s.stats(ctx, ti); err != nil {
 			return fmt.Errorf("%s: table %s: statistics: %w", source, ti.Name, err)
 		}
-		t, err := sampleTable(ctx, s, ti, o)
+		t, method, err := sampleTable(ctx, s, ti, o)
+		if errors.Is(err, errSkip) {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: table %s skipped: %w", source, ti.Name, err))
+			bar.step()
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("%s: table %s: sample: %w", source, ti.Name, err)
 		}
+		if ti.RowEstimate < 0 {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: table %s has no statistics (never analysed, or analysed while empty: run ANALYZE): "+
+				"its row count, distinct counts and correlations are unknown; the sample is drawn over the whole table from its size", source, ti.Name))
+		}
 		ti.SampleRows = t.Rows
+		ti.SampleMethod = method
+		methods = append(methods, fmt.Sprintf("%s %d rows: %s", ti.Name, t.Rows, method))
 		markMonotonic(t, ti)
 		w.Tables = append(w.Tables, t)
+		cat.Tables = append(cat.Tables, ti)
 		bar.step()
 	}
 	bar.done()
+	if len(methods) > 0 {
+		// Not a problem, but the figures rest on it: every output format
+		// shows warnings, so the sample's size and method travel with the
+		// report.
+		w.Warnings = append(w.Warnings, fmt.Errorf("%s: row sample (seed %d, at most %d rows a table): %s",
+			source, o.Seed, o.SampleRows, strings.Join(methods, "; ")))
+	}
 	var stmts []statement
 	var period float64
 	if !o.NoStatements {
@@ -196,29 +263,125 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 	return nil
 }
 
-// sampleTable reads t's row sample into a new table.
-func sampleTable(ctx context.Context, s session, ti *shardkey.TableInfo, o Options) (*shardkey.Table, error) {
+// sampleTable reads t's row sample into a new table: the n rows of lowest
+// priority among those the session's sampling method returns (a bottom-n
+// reservoir: a uniform sample of them that depends on neither their order
+// nor their number), kept in the order the database returned them.
+// It returns the sampling method, for the report.
+func sampleTable(ctx context.Context, s session, ti *shardkey.TableInfo, o Options) (*shardkey.Table, string, error) {
 	t := &shardkey.Table{Name: ti.Name}
 	for _, c := range ti.Columns {
 		t.Columns = append(t.Columns, &shardkey.Column{Name: c.Name, Type: c.Type})
 	}
-	err := s.sample(ctx, ti, o.SampleRows, o.Seed, func(cells []*string) error {
-		for i, c := range t.Columns {
-			v, err := cellValue(cells[i], c.Type)
-			if err != nil {
-				return fmt.Errorf("row %d: column %s: %v", t.Rows+1, c.Name, err)
-			}
-			if err := c.Append(v); err != nil {
-				return fmt.Errorf("row %d: %v", t.Rows+1, err)
+	r := &reservoir{n: o.SampleRows}
+	method, err := s.sample(ctx, ti, o.SampleRows, o.Seed, r.offer)
+	if err != nil {
+		return nil, "", err
+	}
+	seen := r.seen
+	rows := r.sorted()
+	for i, row := range rows {
+		for j, c := range t.Columns {
+			if err := c.Append(row.vals[j]); err != nil {
+				return nil, "", fmt.Errorf("row %d: %v", i+1, err)
 			}
 		}
 		t.Rows++
-		return nil
-	})
-	return t, err
+	}
+	if seen > len(rows) {
+		method += fmt.Sprintf(", then a seeded reservoir of %d of the %d drawn", len(rows), seen)
+	}
+	return t, method, nil
 }
 
-// cellValue converts one sampled cell.
+// reservoir keeps the n offered rows of lowest priority (a max-heap on
+// priority); memory is n rows.
+type reservoir struct {
+	n    int
+	seen int
+	heap []keptRow
+}
+
+type keptRow struct {
+	prio uint64
+	seq  int
+	vals []shardkey.Value
+}
+
+func (r *reservoir) offer(prio uint64, vals []shardkey.Value) error {
+	seq := r.seen
+	r.seen++
+	if len(r.heap) < r.n {
+		r.heap = append(r.heap, keptRow{prio, seq, append([]shardkey.Value(nil), vals...)})
+		r.up(len(r.heap) - 1)
+		return nil
+	}
+	top := &r.heap[0]
+	if !r.less(keptRow{prio: prio, seq: seq}, *top) {
+		return nil
+	}
+	top.prio, top.seq = prio, seq
+	copy(top.vals, vals)
+	r.down(0)
+	return nil
+}
+
+// less orders rows by priority, ties by arrival.
+func (r *reservoir) less(a, b keptRow) bool {
+	if a.prio != b.prio {
+		return a.prio < b.prio
+	}
+	return a.seq < b.seq
+}
+
+func (r *reservoir) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !r.less(r.heap[p], r.heap[i]) {
+			return
+		}
+		r.heap[p], r.heap[i] = r.heap[i], r.heap[p]
+		i = p
+	}
+}
+
+func (r *reservoir) down(i int) {
+	for {
+		l, big := 2*i+1, i
+		if l < len(r.heap) && r.less(r.heap[big], r.heap[l]) {
+			big = l
+		}
+		if l+1 < len(r.heap) && r.less(r.heap[big], r.heap[l+1]) {
+			big = l + 1
+		}
+		if big == i {
+			return
+		}
+		r.heap[i], r.heap[big] = r.heap[big], r.heap[i]
+		i = big
+	}
+}
+
+// sorted returns the kept rows in arrival order.
+func (r *reservoir) sorted() []keptRow {
+	sort.Slice(r.heap, func(i, j int) bool { return r.heap[i].seq < r.heap[j].seq })
+	return r.heap
+}
+
+// rowPriority is a row's reservoir priority: a seeded 64-bit mix
+// (SplitMix64's finaliser) of its identity.
+func rowPriority(seed int64, id uint64) uint64 {
+	z := id + uint64(seed)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// cellValue converts one cell in text form.
 func cellValue(s *string, t shardkey.Type) (shardkey.Value, error) {
 	switch {
 	case s == nil:
@@ -257,36 +420,87 @@ func markMonotonic(t *shardkey.Table, ti *shardkey.TableInfo) {
 	}
 }
 
-// Redact returns dsn with its password replaced by xxxxx.
+// Redact returns dsn with every secret replaced by xxxxx: the password of
+// a URL's user:pass@, the value of any query parameter whose name holds
+// "password" (password, sslpassword), and in a key=value connection string
+// (host=... password=...) the value of every such key.
 func Redact(dsn string) string {
 	u, err := url.Parse(dsn)
-	if err != nil {
-		if i := strings.LastIndex(dsn, "@"); i >= 0 {
-			return "xxxxx" + dsn[i:]
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		s := kvSecret.ReplaceAllString(dsn, "${1}xxxxx")
+		if err != nil {
+			if i := strings.LastIndex(s, "@"); i >= 0 {
+				return "xxxxx" + s[i:]
+			}
 		}
-		return dsn
+		return s
 	}
 	if u.User != nil {
 		if _, ok := u.User.Password(); ok {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
 		}
 	}
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, p := range parts {
+			k, _, _ := strings.Cut(p, "=")
+			if name, err := url.QueryUnescape(k); err != nil || secretKey(name) {
+				parts[i] = k + "=xxxxx"
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
 	return u.String()
 }
 
-// redactErr removes the DSN's password from an error message.
+// kvSecret finds the value of a password key in a key=value connection
+// string: bare, or single-quoted with backslash escapes (libpq's syntax).
+var kvSecret = regexp.MustCompile(`(?i)(\b[a-z_]*password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s]*)`)
+
+// secretKey reports whether a DSN parameter named k holds a secret.
+func secretKey(k string) bool { return strings.Contains(strings.ToLower(k), "password") }
+
+// secrets returns the secret values in dsn (as Redact finds them), longest
+// first, so that messages quoting them can be cleaned.
+func secrets(dsn string) []string {
+	var out []string
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		if u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				out = append(out, p)
+			}
+		}
+		for k, vs := range u.Query() {
+			if secretKey(k) {
+				out = append(out, vs...)
+			}
+		}
+	} else {
+		for _, m := range kvSecret.FindAllStringSubmatch(dsn, -1) {
+			out = append(out, strings.Trim(m[2], "'"))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// redactErr removes the DSN's secrets from an error message.
 func redactErr(err error, dsn string) error {
 	if err == nil {
 		return nil
 	}
-	u, perr := url.Parse(dsn)
-	if perr != nil || u.User == nil {
+	msg := err.Error()
+	changed := false
+	for _, p := range secrets(dsn) {
+		if p != "" && strings.Contains(msg, p) {
+			msg = strings.ReplaceAll(msg, p, "xxxxx")
+			changed = true
+		}
+	}
+	if !changed {
 		return err
 	}
-	if p, ok := u.User.Password(); ok && p != "" && strings.Contains(err.Error(), p) {
-		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), p, "xxxxx"))
-	}
-	return err
+	return errors.New(msg)
 }
 
 // quoteIdent quotes a PostgreSQL identifier.

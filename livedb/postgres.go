@@ -2,6 +2,9 @@ package livedb
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,33 +12,108 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shardkey/shardkey"
 )
 
+// Reading a PostgreSQL database runs no code of the database's users.
+// A hostile table owner can attach code to many things a query touches:
+// casts from their types (CREATE CAST ... WITH FUNCTION), operators and
+// functions that shadow built-in ones through the search path, views,
+// row-level security policies, foreign tables and their wrappers. So:
+//
+//   - Values are read in their own types, without casts: binary for the
+//     types the reader decodes itself (integers, floats, booleans, bytea,
+//     uuid, timestamps, dates), the server's text output for the rest. A
+//     column is read only when its type's output and send functions (and
+//     those of its element, subtype or fields) are written in C or built
+//     in: such functions are installed by a superuser, never by a table
+//     owner. Other columns are left out with a warning.
+//   - search_path is pg_catalog, pg_temp for the whole transaction (after
+//     one fully qualified call reads the schema to sample), and every
+//     table name is schema-qualified, so no unqualified name resolves to a
+//     user's function, operator or table.
+//   - Only base and partitioned tables are sampled (not views), ONLY the
+//     table itself for a base table; a partitioned table with a foreign
+//     partition is skipped.
+//   - row_security is off: a table whose policies would apply fails
+//     instead of running them, and the reader skips it before asking.
+//   - A superuser connection is reported loudly (a warning on stderr and
+//     in the report); the same rules keep it from running user code.
+
 // pgSession is a read-only, repeatable-read transaction on PostgreSQL.
 type pgSession struct {
-	conn    *pgx.Conn
-	tx      pgx.Tx
-	version string
-	dsn     string
+	conn      *pgx.Conn
+	tx        *pgx.Conn // the connection, inside the transaction begin opened
+	version   string
+	dsn       string
+	schema    string // the schema sampled: the connection's current_schema()
+	user      string
+	super     bool
+	bypassRLS bool
+	warns     []error
+	safe      map[uint32]typeVerdict // by type oid
+	colType   map[*shardkey.ColumnInfo]uint32
+	tables    map[*shardkey.TableInfo]*pgTable
 }
+
+// typeVerdict is typeSafe's answer for one type.
+type typeVerdict struct {
+	base uint32 // the type the server sends (a domain's base type)
+	why  string // "" when safe to read
+}
+
+// pgTable is what the reader keeps about a table beyond its TableInfo.
+type pgTable struct {
+	oid         uint32
+	partitioned bool
+	selectAll   bool // table-level SELECT: system columns (ctid) readable
+	reltuples   float64
+	relpages    int64
+}
+
+// pgParams are the DSN parameters that become server settings (pgx passes
+// unknown ones to the server as startup parameters); any other is refused
+// rather than sent. Connection parameters pgx itself reads (sslmode,
+// connect_timeout, ...) are not server settings and are accepted.
+var pgParams = map[string]bool{"application_name": true, "search_path": true}
 
 func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("DSN %s: %v", Redact(dsn), redactErr(err, dsn))
 	}
+	// PGTZ's timezone: the reader sets TimeZone to UTC itself.
+	delete(cfg.RuntimeParams, "timezone")
+	for k := range cfg.RuntimeParams {
+		if !pgParams[k] {
+			return nil, fmt.Errorf("DSN %s: parameter %q (from the DSN, or a PG* environment variable such as PGOPTIONS) is not accepted: "+
+				"it would become a server setting (accepted: application_name, search_path, and connection parameters such as sslmode)", Redact(dsn), k)
+		}
+	}
 	ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
 	// Startup parameters: every transaction of this connection is read-only
 	// and bounded before the first statement is sent.
-	cfg.RuntimeParams["default_transaction_read_only"] = "on"
-	cfg.RuntimeParams["statement_timeout"] = ms
-	cfg.RuntimeParams["lock_timeout"] = ms
-	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.FormatInt(4*o.StatementTimeout.Milliseconds(), 10)
+	for k, v := range map[string]string{
+		"default_transaction_read_only":       "on",
+		"statement_timeout":                   ms,
+		"lock_timeout":                        ms,
+		"idle_in_transaction_session_timeout": strconv.FormatInt(4*o.StatementTimeout.Milliseconds(), 10),
+		"row_security":                        "off", // fail rather than run a policy
+		"synchronize_seqscans":                "off", // every scan starts at block 0
+		"TimeZone":                            "UTC",
+		"DateStyle":                           "ISO, YMD",
+		"extra_float_digits":                  "3",
+		"lc_monetary":                         "C",
+		"bytea_output":                        "hex",
+	} {
+		cfg.RuntimeParams[k] = v
+	}
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "shardkey"
 	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
@@ -43,27 +121,65 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %v", Redact(dsn), redactErr(err, dsn))
 	}
-	s := &pgSession{conn: conn, dsn: Redact(dsn)}
-	s.tx, err = conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err == nil {
-		_, err = s.tx.Exec(ctx, "SET LOCAL statement_timeout = "+ms)
-	}
-	if err == nil {
-		err = s.tx.QueryRow(ctx, "SELECT current_setting('server_version')").Scan(&s.version)
-	}
-	if err != nil {
+	s := &pgSession{conn: conn, dsn: Redact(dsn), safe: map[uint32]typeVerdict{},
+		colType: map[*shardkey.ColumnInfo]uint32{}, tables: map[*shardkey.TableInfo]*pgTable{}}
+	if err := s.begin(ctx, ms); err != nil {
 		conn.Close(context.Background())
 		return nil, fmt.Errorf("%s: opening a read-only transaction: %w", s.dsn, err)
 	}
 	return s, nil
 }
 
+// begin opens the transaction and makes it safe: the schema to sample is
+// read by a fully qualified call before search_path is pinned, and nothing
+// after that resolves a name outside pg_catalog.
+func (s *pgSession) begin(ctx context.Context, ms string) error {
+	// BEGIN by hand rather than pgx's BeginTx, so that it too carries
+	// ownMark and a query log leaves the whole session out.
+	s.tx = s.conn
+	if _, err := s.tx.Exec(ctx, ownMark+" BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
+		return err
+	}
+	var schema *string
+	if err := s.tx.QueryRow(ctx, ownMark+" SELECT pg_catalog.current_schema()").Scan(&schema); err != nil {
+		return err
+	}
+	if schema == nil {
+		return fmt.Errorf("no current schema: none of the search_path's schemas exists (name one with ?search_path=)")
+	}
+	s.schema = *schema
+	for _, q := range []string{
+		"SET LOCAL search_path = pg_catalog, pg_temp",
+		"SET LOCAL statement_timeout = " + ms,
+		"SET LOCAL row_security = off",
+		"SET LOCAL synchronize_seqscans = off",
+	} {
+		if _, err := s.tx.Exec(ctx, ownMark+" "+q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	err := s.tx.QueryRow(ctx, ownMark+` SELECT current_setting('server_version'), r.rolname::text, r.rolsuper, r.rolbypassrls
+FROM pg_roles r WHERE r.rolname = current_user`).Scan(&s.version, &s.user, &s.super, &s.bypassRLS)
+	if err != nil {
+		return err
+	}
+	if s.super {
+		s.warns = append(s.warns, fmt.Errorf("SUPERUSER CONNECTION: role %q is a superuser. shardkey ran only built-in "+
+			"functions (values read in their own types without casts, names schema-qualified, search_path pg_catalog, pg_temp, "+
+			"row-level security off, base tables only, inside a READ ONLY transaction), but a mistake here could do anything a "+
+			"superuser can: connect as a role that can only read (GRANT pg_read_all_data TO a new role)", s.user))
+	}
+	return nil
+}
+
 func (s *pgSession) engine() string { return "postgresql " + s.version }
+
+func (s *pgSession) notes() []error { return s.warns }
 
 func (s *pgSession) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = s.tx.Rollback(ctx)
+	_, _ = s.conn.Exec(ctx, ownMark+" ROLLBACK")
 	_ = s.conn.Close(ctx)
 }
 
@@ -72,66 +188,134 @@ func (s *pgSession) exec(ctx context.Context, sql string) error {
 	return err
 }
 
-func (s *pgSession) catalog(ctx context.Context) ([]*shardkey.TableInfo, error) {
-	rows, err := s.tx.Query(ctx, `
-SELECT c.oid, c.relname, c.reltuples::float8
+func (s *pgSession) catalog(ctx context.Context) ([]*shardkey.TableInfo, []error, error) {
+	rows, err := s.tx.Query(ctx, ownMark+`
+SELECT c.oid, c.relname::text, c.relkind = 'p', c.reltuples::float8, c.relpages::int8,
+       has_schema_privilege(n.oid, 'USAGE'), has_table_privilege(c.oid, 'SELECT'),
+       c.relrowsecurity AND (c.relforcerowsecurity OR NOT pg_has_role(c.relowner, 'USAGE')),
+       c.relkind = 'p' AND EXISTS (SELECT 1 FROM pg_partition_tree(c.oid) pt JOIN pg_class pc ON pc.oid = pt.relid WHERE pc.relkind = 'f'),
+       CASE WHEN c.relkind = 'p' THEN (SELECT coalesce(sum(greatest(pc.reltuples, 0)), 0)::float8 FROM pg_partition_tree(c.oid) pt
+                 JOIN pg_class pc ON pc.oid = pt.relid WHERE pt.isleaf) ELSE c.reltuples::float8 END,
+       CASE WHEN c.relkind = 'p' THEN (SELECT coalesce(bool_or(pc.reltuples < 0), false) FROM pg_partition_tree(c.oid) pt
+                 JOIN pg_class pc ON pc.oid = pt.relid WHERE pt.isleaf) ELSE c.reltuples < 0 END
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-ORDER BY c.relname`)
+WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+ORDER BY c.relname`, s.schema)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	type cand struct {
+		t                            *shardkey.TableInfo
+		pt                           *pgTable
+		usage, sel, rls, foreign, na bool
+	}
+	var cands []cand
+	for rows.Next() {
+		c := cand{t: &shardkey.TableInfo{}, pt: &pgTable{}}
+		var est float64
+		if err := rows.Scan(&c.pt.oid, &c.t.Name, &c.pt.partitioned, &c.pt.reltuples, &c.pt.relpages,
+			&c.usage, &c.sel, &c.rls, &c.foreign, &est, &c.na); err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		c.t.RowEstimate = est
+		if c.na {
+			c.t.RowEstimate = -1 // never analysed
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
 	}
 	var tables []*shardkey.TableInfo
-	var oids []uint32
-	for rows.Next() {
-		t := &shardkey.TableInfo{}
-		var oid uint32
-		if err := rows.Scan(&oid, &t.Name, &t.RowEstimate); err != nil {
-			return nil, err
+	var warns []error
+	for _, c := range cands {
+		name := c.t.Name
+		switch {
+		case !c.usage:
+			warns = append(warns, fmt.Errorf("table %s skipped: permission denied: no USAGE privilege on schema %s", name, s.schema))
+			continue
+		case c.foreign:
+			warns = append(warns, fmt.Errorf("table %s skipped: a partition is a foreign table, and reading it would run its foreign-data wrapper", name))
+			continue
+		case c.rls && !s.super && !s.bypassRLS:
+			warns = append(warns, fmt.Errorf("table %s skipped: row-level security applies to role %s, and its policies can call "+
+				"any function; shardkey runs no user code (connect as the table's owner, or a role with BYPASSRLS, to sample it)", name, s.user))
+			continue
 		}
-		if t.RowEstimate < 0 {
-			t.RowEstimate = -1
+		cw, err := s.columns(ctx, c.pt.oid, c.t, c.sel)
+		if err != nil {
+			return nil, nil, fmt.Errorf("table %s: %w", name, err)
 		}
-		tables = append(tables, t)
-		oids = append(oids, oid)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	for i, t := range tables {
-		if err := s.columns(ctx, oids[i], t); err != nil {
-			return nil, fmt.Errorf("table %s: %w", t.Name, err)
+		if len(c.t.Columns) == 0 {
+			reason := "permission denied: no SELECT privilege on the table or any of its columns"
+			if len(cw) > 0 {
+				reason = "no column can be read safely"
+				warns = append(warns, cw...)
+			}
+			warns = append(warns, fmt.Errorf("table %s skipped: %s", name, reason))
+			continue
 		}
+		warns = append(warns, cw...)
+		c.pt.selectAll = c.sel
+		s.tables[c.t] = c.pt
+		tables = append(tables, c.t)
 	}
-	return tables, nil
+	return tables, warns, nil
 }
 
-func (s *pgSession) columns(ctx context.Context, oid uint32, t *shardkey.TableInfo) error {
-	rows, err := s.tx.Query(ctx, `
-SELECT a.attname, format_type(a.atttypid, a.atttypmod),
-       CASE WHEN ty.typtype = 'd' THEN bt.typname ELSE ty.typname END
+func (s *pgSession) columns(ctx context.Context, oid uint32, t *shardkey.TableInfo, tableSelect bool) ([]error, error) {
+	rows, err := s.tx.Query(ctx, ownMark+`
+SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.atttypid, has_column_privilege(a.attrelid, a.attnum, 'SELECT')
 FROM pg_attribute a
-JOIN pg_type ty ON ty.oid = a.atttypid
-LEFT JOIN pg_type bt ON bt.oid = ty.typbasetype
 WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attnum`, oid)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	type col struct {
+		c    *shardkey.ColumnInfo
+		typ  uint32
+		priv bool
+	}
+	var cols []col
 	for rows.Next() {
-		c := &shardkey.ColumnInfo{}
-		var typname string
-		if err := rows.Scan(&c.Name, &c.DBType, &typname); err != nil {
-			return err
+		c := col{c: &shardkey.ColumnInfo{}}
+		if err := rows.Scan(&c.c.Name, &c.c.DBType, &c.typ, &c.priv); err != nil {
+			rows.Close()
+			return nil, err
 		}
-		c.Type = pgType(typname)
-		t.Columns = append(t.Columns, c)
+		cols = append(cols, c)
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	rows, err = s.tx.Query(ctx, `
-SELECT con.contype::text, coalesce(fc.relname, ''),
+	var warns []error
+	var denied []string
+	for _, c := range cols {
+		if !tableSelect && !c.priv {
+			denied = append(denied, c.c.Name)
+			continue
+		}
+		base, why, err := s.typeSafe(ctx, c.typ, 0)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			warns = append(warns, fmt.Errorf("table %s: column %s (%s) left out: %s", t.Name, c.c.Name, c.c.DBType, why))
+			continue
+		}
+		c.c.Type = pgType(base)
+		s.colType[c.c] = base
+		t.Columns = append(t.Columns, c.c)
+	}
+	if len(denied) > 0 && len(t.Columns) > 0 {
+		warns = append(warns, fmt.Errorf("table %s: column(s) %s left out: permission denied (no SELECT privilege)", t.Name, strings.Join(denied, ", ")))
+	}
+	rows, err = s.tx.Query(ctx, ownMark+`
+SELECT con.contype::text, coalesce(fc.relname::text, ''),
   ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
         JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.i),
   ARRAY(SELECT a.attname::text FROM unnest(coalesce(con.confkey, '{}')) WITH ORDINALITY k(n, i)
@@ -140,14 +324,14 @@ FROM pg_constraint con LEFT JOIN pg_class fc ON fc.oid = con.confrelid
 WHERE con.conrelid = $1 AND con.contype IN ('p', 'f')
 ORDER BY con.contype DESC, con.conname`, oid)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var typ, ref string
 		var cols, refCols []string
 		if err := rows.Scan(&typ, &ref, &cols, &refCols); err != nil {
-			return err
+			return nil, err
 		}
 		if typ == "p" {
 			t.PrimaryKey = cols
@@ -155,40 +339,155 @@ ORDER BY con.contype DESC, con.conname`, oid)
 			t.ForeignKeys = append(t.ForeignKeys, shardkey.ForeignKey{Columns: cols, RefTable: ref, RefColumns: refCols})
 		}
 	}
-	return rows.Err()
+	return warns, rows.Err()
 }
 
-// pgType maps a PostgreSQL type name to the shardkey type its values are
-// read as; types with no closer match are read as text.
-func pgType(typname string) shardkey.Type {
-	switch typname {
-	case "int2", "bool":
+// typeSafe reports whether values of type oid can be read without running
+// a user's code, and the built-in type the server sends them as (a
+// domain's base type). It returns why not when they cannot: the type's
+// output or send function, or that of its array element, range subtype
+// or composite fields, is written in a language a table owner can write
+// (SQL, PL/pgSQL, ...) rather than C or built in. (A base type's I/O
+// functions take cstring, which only C can; the check does not rely on
+// it.)
+func (s *pgSession) typeSafe(ctx context.Context, oid uint32, depth int) (uint32, string, error) {
+	if depth > 16 {
+		return 0, "its type nests too deeply", nil
+	}
+	if v, ok := s.safe[oid]; ok {
+		return v.base, v.why, nil
+	}
+	var typname, typtype, category string
+	var base, elem, relid, subtype uint32
+	var ioSafe bool
+	err := s.tx.QueryRow(ctx, ownMark+`
+SELECT t.typname::text, t.typtype::text, t.typcategory::text, t.typbasetype, t.typelem, t.typrelid,
+       coalesce((SELECT r.rngsubtype FROM pg_range r WHERE r.rngtypid = t.oid
+                 UNION ALL SELECT r.rngtypid FROM pg_range r WHERE r.rngmultitypid = t.oid LIMIT 1), 0),
+       (SELECT bool_and(l.lanname IN ('internal', 'c')) FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+        WHERE p.oid IN (t.typoutput, t.typsend)) IS TRUE
+FROM pg_type t WHERE t.oid = $1`, oid).Scan(&typname, &typtype, &category, &base, &elem, &relid, &subtype, &ioSafe)
+	if err != nil {
+		return 0, "", fmt.Errorf("type %d: %w", oid, err)
+	}
+	if typtype == "d" {
+		b, why, err := s.typeSafe(ctx, base, depth+1)
+		if err == nil {
+			s.safe[oid] = typeVerdict{b, why}
+		}
+		return b, why, err
+	}
+	why := ""
+	switch {
+	case !ioSafe:
+		why = fmt.Sprintf("type %s's output or send function is user code (not C or built in), and reading the column would run it", typname)
+	case category == "A" && elem != 0:
+		if _, w, err := s.typeSafe(ctx, elem, depth+1); err != nil {
+			return 0, "", err
+		} else if w != "" {
+			why = "its element " + w
+		}
+	case subtype != 0:
+		if _, w, err := s.typeSafe(ctx, subtype, depth+1); err != nil {
+			return 0, "", err
+		} else if w != "" {
+			why = "its subtype " + w
+		}
+	case typtype == "c" && relid != 0:
+		rows, err := s.tx.Query(ctx, ownMark+` SELECT a.atttypid FROM pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped`, relid)
+		if err != nil {
+			return 0, "", err
+		}
+		var fields []uint32
+		for rows.Next() {
+			var f uint32
+			if err := rows.Scan(&f); err != nil {
+				rows.Close()
+				return 0, "", err
+			}
+			fields = append(fields, f)
+		}
+		rows.Close()
+		for _, f := range fields {
+			if _, w, err := s.typeSafe(ctx, f, depth+1); err != nil {
+				return 0, "", err
+			} else if w != "" {
+				why = "a field's " + w
+				break
+			}
+		}
+	case typtype == "p":
+		why = "pseudo-type " + typname
+	}
+	s.safe[oid] = typeVerdict{oid, why}
+	return oid, why, nil
+}
+
+// Built-in type OIDs (pg_type.dat; fixed across versions).
+const (
+	oidBool        = 16
+	oidBytea       = 17
+	oidInt8        = 20
+	oidInt2        = 21
+	oidInt4        = 23
+	oidOID         = 26
+	oidFloat4      = 700
+	oidFloat8      = 701
+	oidMoney       = 790
+	oidDate        = 1082
+	oidTimestamp   = 1114
+	oidTimestamptz = 1184
+	oidNumeric     = 1700
+	oidUUID        = 2950
+)
+
+// pgType maps a PostgreSQL type (a domain's base type) to the shardkey
+// type its values are read as; types with no closer match are read as
+// text.
+func pgType(oid uint32) shardkey.Type {
+	switch oid {
+	case oidInt2, oidBool:
 		return shardkey.Int16
-	case "int4", "oid":
+	case oidInt4:
 		return shardkey.Int32
-	case "int8":
+	case oidInt8, oidOID:
 		return shardkey.Int64
-	case "float4":
+	case oidFloat4:
 		return shardkey.Float32
-	case "float8", "numeric", "money":
+	case oidFloat8, oidNumeric, oidMoney:
 		return shardkey.Float64
-	case "bytea":
+	case oidBytea:
 		return shardkey.Bytes
-	case "uuid":
+	case oidUUID:
 		return shardkey.UUID
-	case "timestamp", "timestamptz", "date":
+	case oidTimestamp, oidTimestamptz, oidDate:
 		return shardkey.Timestamp
 	}
 	return shardkey.Text
 }
 
+// pgBinary reports whether the reader decodes type oid's binary form; the
+// others are read as the server's text output.
+func pgBinary(oid uint32) bool {
+	switch oid {
+	case oidBool, oidBytea, oidInt8, oidInt2, oidInt4, oidOID, oidFloat4, oidFloat8, oidUUID, oidDate, oidTimestamp, oidTimestamptz:
+		return true
+	}
+	return false
+}
+
 func (s *pgSession) stats(ctx context.Context, t *shardkey.TableInfo) error {
-	rows, err := s.tx.Query(ctx, `
+	pt := s.tables[t]
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name // only the columns that are safe to read: most_common_vals is printed by the type's output function
+	}
+	rows, err := s.tx.Query(ctx, ownMark+`
 SELECT attname::text, coalesce(null_frac, 0)::float8, coalesce(n_distinct, 0)::float8,
        coalesce(most_common_vals::text::text[], '{}'), coalesce(most_common_freqs, '{}')::float8[],
        correlation::float8
 FROM pg_stats
-WHERE schemaname = current_schema() AND tablename = $1 AND NOT inherited`, t.Name)
+WHERE schemaname = $1 AND tablename = $2 AND inherited = $3 AND attname = ANY ($4::text[])`, s.schema, t.Name, pt != nil && pt.partitioned, names)
 	if err != nil {
 		return err
 	}
@@ -212,97 +511,294 @@ WHERE schemaname = current_schema() AND tablename = $1 AND NOT inherited`, t.Nam
 	return rows.Err()
 }
 
-// pgExpr is the select-list expression that reads column c as text in the
-// form cellValue expects.
-func pgExpr(c *shardkey.ColumnInfo) string {
-	q := quoteIdent(c.Name)
-	switch {
-	case c.Type == shardkey.Timestamp:
-		return fmt.Sprintf("CASE WHEN isfinite(%s) THEN (extract(epoch FROM %s) * 1000000)::int8::text END", q, q)
-	case c.DBType == "boolean":
-		return q + "::int::text"
-	case c.Type == shardkey.Bytes:
-		return "encode(" + q + ", 'hex')"
-	case c.Type == shardkey.Float64 && c.DBType == "money":
-		return q + "::numeric::text"
-	}
-	return q + "::text"
-}
-
-// ownMark tags the reader's sample queries so that statement statistics
-// read in the same or a later run leave them out.
+// ownMark tags every statement the reader sends, so that statement
+// statistics read in the same or a later run, and the query-log readers
+// (package sqllog), leave them out.
 const ownMark = "/* shardkey livedb */"
 
-// pgSampleClause returns the TABLESAMPLE clause for a table of est rows.
-func pgSampleClause(est float64, n int, seed int64) string {
-	if est <= float64(n) {
-		return "" // unknown or small: read up to n rows
+// pgSampleClause returns the TABLESAMPLE clause that draws about 1.2 n rows
+// from a table of about est rows (the reservoir then keeps n), and its
+// description; "" to read every row.
+func pgSampleClause(est float64, n int, seed int64) (string, string) {
+	if est <= 1.2*float64(n) {
+		return "", "every row"
 	}
-	pct := math.Min(100, 100*1.1*float64(n)/est)
-	method := "BERNOULLI"
+	pct := 100 * 1.2 * float64(n) / est
+	method, how := "bernoulli", ""
 	if est > 1e7 {
-		method = "SYSTEM" // whole pages: far cheaper, clustered
+		method, how = "system", ": whole pages, rows clustered by page"
 	}
-	return fmt.Sprintf(" TABLESAMPLE %s (%.6f) REPEATABLE (%d)", method, pct, seed&0x7fffffff)
+	return fmt.Sprintf(" TABLESAMPLE pg_catalog.%s (%.6f) REPEATABLE (%d)", method, pct, seed&0x7fffffff),
+		fmt.Sprintf("TABLESAMPLE %s (%.3g%%) REPEATABLE (%d)%s", strings.ToUpper(method), pct, seed&0x7fffffff, how)
 }
 
-func (s *pgSession) sample(ctx context.Context, t *shardkey.TableInfo, n int, seed int64, row func([]*string) error) error {
-	if len(t.Columns) == 0 {
-		return nil
+// pgEstimate is the planner's row count for a scan of the table: its
+// pg_class.reltuples scaled to the table's current size, or, never
+// analysed, a count from its current pages and its columns' widths.
+func (s *pgSession) pgEstimate(ctx context.Context, from string) (float64, error) {
+	var plan string
+	if err := s.tx.QueryRow(ctx, ownMark+" EXPLAIN (FORMAT JSON) SELECT 1 FROM "+from).Scan(&plan); err != nil {
+		return 0, err
 	}
-	exprs := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		exprs[i] = pgExpr(c)
+	var p []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		} `json:"Plan"`
 	}
-	q := fmt.Sprintf("SELECT "+ownMark+" %s FROM %s%s LIMIT %d", strings.Join(exprs, ", "), quoteIdent(t.Name), pgSampleClause(t.RowEstimate, n, seed), n)
-	rows, err := s.tx.Query(ctx, q)
+	if err := json.Unmarshal([]byte(plan), &p); err != nil || len(p) == 0 {
+		return 0, fmt.Errorf("reading the planner's estimate: %v", err)
+	}
+	return p[0].Plan.Rows, nil
+}
+
+func (s *pgSession) sample(ctx context.Context, t *shardkey.TableInfo, n int, seed int64, row func(uint64, []shardkey.Value) error) (string, error) {
+	pt := s.tables[t]
+	if pt == nil {
+		return "", fmt.Errorf("table %s is not in the catalog read", t.Name)
+	}
+	// A savepoint keeps the transaction usable when the table cannot be
+	// read (a privilege revoked, row-level security after all).
+	if _, err := s.tx.Exec(ctx, ownMark+" SAVEPOINT shardkey_table"); err != nil {
+		return "", err
+	}
+	method, err := s.sampleRows(ctx, t, pt, n, seed, row)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "42501" { // insufficient_privilege
+		if _, rerr := s.tx.Exec(ctx, ownMark+" ROLLBACK TO SAVEPOINT shardkey_table"); rerr != nil {
+			return "", rerr
+		}
+		return "", skipf("permission denied: %s", pe.Message)
+	}
 	if err != nil {
-		return err
+		return "", err
+	}
+	_, err = s.tx.Exec(ctx, ownMark+" RELEASE SAVEPOINT shardkey_table")
+	return method, err
+}
+
+func (s *pgSession) sampleRows(ctx context.Context, t *shardkey.TableInfo, pt *pgTable, n int, seed int64, row func(uint64, []shardkey.Value) error) (string, error) {
+	from := quoteIdent(s.schema) + "." + quoteIdent(t.Name)
+	if !pt.partitioned {
+		from = "ONLY " + from // inheritance children are tables of their own
+	}
+	est, err := s.pgEstimate(ctx, from)
+	if err != nil {
+		return "", err
+	}
+	if !pt.partitioned && pt.reltuples == 0 && pt.relpages == 0 && est > 0 {
+		// Analysed (or vacuumed) while empty, filled since: the planner's
+		// statistics describe an empty table.
+		t.RowEstimate = -1
+	}
+	clause, method := pgSampleClause(est, n, seed)
+	source := "planner estimate"
+	if t.RowEstimate < 0 {
+		source = "planner estimate from its size: never analysed"
+	}
+	method = fmt.Sprintf("%s over ~%.0f rows (%s)", method, est, source)
+
+	// A row's identity (tableoid, ctid) makes its reservoir priority
+	// independent of the order rows arrive in. Reading system columns
+	// needs table-level SELECT; without it, the priority hashes the
+	// row's position in the scan (block order: synchronized scans off).
+	var exprs []string
+	var formats pgx.QueryResultFormats
+	ids := 0
+	if pt.selectAll {
+		exprs = []string{"tableoid", "ctid"}
+		formats = pgx.QueryResultFormats{pgx.BinaryFormatCode, pgx.BinaryFormatCode}
+		ids = 2
+	}
+	oids := make([]uint32, len(t.Columns))
+	for i, c := range t.Columns {
+		exprs = append(exprs, quoteIdent(c.Name))
+		oids[i] = s.colType[c]
+		f := int16(pgx.TextFormatCode)
+		if pgBinary(oids[i]) {
+			f = pgx.BinaryFormatCode
+		}
+		formats = append(formats, f)
+	}
+	q := ownMark + " SELECT " + strings.Join(exprs, ", ") + " FROM " + from + clause
+	rows, err := s.tx.Query(ctx, q, pgx.QueryExecModeDescribeExec, formats)
+	if err != nil {
+		return "", err
 	}
 	defer rows.Close()
-	cells := make([]*string, len(t.Columns))
-	dest := make([]any, len(cells))
-	for i := range cells {
-		dest[i] = &cells[i]
+	fds := rows.FieldDescriptions()
+	if len(fds) != len(formats) {
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("the server returned %d columns; want %d", len(fds), len(formats))
 	}
+	for i, fd := range fds[ids:] {
+		if fd.DataTypeOID != oids[i] || fd.Format != formats[i+ids] {
+			return "", fmt.Errorf("column %s: the server sent type %d in format %d; want type %d in format %d",
+				t.Columns[i].Name, fd.DataTypeOID, fd.Format, oids[i], formats[i+ids])
+		}
+	}
+	vals := make([]shardkey.Value, len(t.Columns))
+	var seq uint64
 	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return err
+		raw := rows.RawValues()
+		id := seq
+		seq++
+		if ids > 0 {
+			if len(raw[0]) != 4 || len(raw[1]) != 6 {
+				return "", fmt.Errorf("unexpected row identity (tableoid %d bytes, ctid %d bytes)", len(raw[0]), len(raw[1]))
+			}
+			id = uint64(binary.BigEndian.Uint32(raw[1]))<<16 | uint64(binary.BigEndian.Uint16(raw[1][4:]))
+			id ^= uint64(binary.BigEndian.Uint32(raw[0])) * 0x9e3779b97f4a7c15
 		}
-		if err := row(cells); err != nil {
-			return err
+		for i, b := range raw[ids:] {
+			v, err := pgValue(b, oids[i])
+			if err != nil {
+				return "", fmt.Errorf("column %s: %v", t.Columns[i].Name, err)
+			}
+			vals[i] = v
+		}
+		if err := row(rowPriority(seed, id), vals); err != nil {
+			return "", err
 		}
 	}
-	return rows.Err()
+	return method, rows.Err()
+}
+
+// pgEpoch is 2000-01-01 00:00:00 UTC, PostgreSQL's timestamp and date
+// origin, in microseconds since the Unix epoch.
+const pgEpoch = 946684800 * 1000000
+
+// pgValue decodes one cell: the binary form of the types pgBinary names
+// (PostgreSQL's *send functions: big-endian integers and IEEE floats,
+// timestamps as microseconds and dates as days since 2000-01-01, their
+// extreme values standing for ±infinity), the text output of the others.
+// Infinite timestamps and dates read as NULL. nil is NULL.
+func pgValue(b []byte, oid uint32) (shardkey.Value, error) {
+	if b == nil {
+		return shardkey.Value{}, nil
+	}
+	need := func(n int) error {
+		if len(b) != n {
+			return fmt.Errorf("%d bytes for type %d; want %d", len(b), oid, n)
+		}
+		return nil
+	}
+	switch oid {
+	case oidBool:
+		if err := need(1); err != nil {
+			return shardkey.Value{}, err
+		}
+		return shardkey.Value{Type: shardkey.Int16, Int: int64(b[0] & 1)}, nil
+	case oidInt2:
+		if err := need(2); err != nil {
+			return shardkey.Value{}, err
+		}
+		return shardkey.Value{Type: shardkey.Int16, Int: int64(int16(binary.BigEndian.Uint16(b)))}, nil
+	case oidInt4:
+		if err := need(4); err != nil {
+			return shardkey.Value{}, err
+		}
+		return shardkey.Value{Type: shardkey.Int32, Int: int64(int32(binary.BigEndian.Uint32(b)))}, nil
+	case oidOID:
+		if err := need(4); err != nil {
+			return shardkey.Value{}, err
+		}
+		return shardkey.Value{Type: shardkey.Int64, Int: int64(binary.BigEndian.Uint32(b))}, nil
+	case oidInt8:
+		if err := need(8); err != nil {
+			return shardkey.Value{}, err
+		}
+		return shardkey.Value{Type: shardkey.Int64, Int: int64(binary.BigEndian.Uint64(b))}, nil
+	case oidFloat4:
+		if err := need(4); err != nil {
+			return shardkey.Value{}, err
+		}
+		return shardkey.Value{Type: shardkey.Float32, Float: float64(math.Float32frombits(binary.BigEndian.Uint32(b)))}, nil
+	case oidFloat8:
+		if err := need(8); err != nil {
+			return shardkey.Value{}, err
+		}
+		return shardkey.Value{Type: shardkey.Float64, Float: math.Float64frombits(binary.BigEndian.Uint64(b))}, nil
+	case oidBytea:
+		return shardkey.Value{Type: shardkey.Bytes, Str: string(b)}, nil
+	case oidUUID:
+		if err := need(16); err != nil {
+			return shardkey.Value{}, err
+		}
+		return shardkey.Value{Type: shardkey.UUID, Str: string(b)}, nil
+	case oidTimestamp, oidTimestamptz:
+		if err := need(8); err != nil {
+			return shardkey.Value{}, err
+		}
+		us := int64(binary.BigEndian.Uint64(b))
+		if us == math.MaxInt64 || us == math.MinInt64 {
+			return shardkey.Value{}, nil // ±infinity
+		}
+		if us > math.MaxInt64-pgEpoch {
+			return shardkey.Value{}, fmt.Errorf("timestamp out of range")
+		}
+		return shardkey.TimeValue(us + pgEpoch), nil
+	case oidDate:
+		if err := need(4); err != nil {
+			return shardkey.Value{}, err
+		}
+		d := int32(binary.BigEndian.Uint32(b))
+		if d == math.MaxInt32 || d == math.MinInt32 {
+			return shardkey.Value{}, nil // ±infinity
+		}
+		const maxDays = (math.MaxInt64 - pgEpoch) / 86400000000
+		if int64(d) > maxDays || int64(d) < -maxDays {
+			return shardkey.Value{}, fmt.Errorf("date out of range for microseconds since the epoch")
+		}
+		return shardkey.TimeValue(int64(d)*86400e6 + pgEpoch), nil
+	case oidNumeric:
+		f, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			return shardkey.Value{}, fmt.Errorf("numeric %q: %v", b, err)
+		}
+		return shardkey.FloatValue(f), nil
+	case oidMoney:
+		// lc_monetary = C: "$1,234.56", "-$1,234.56".
+		s := strings.NewReplacer("$", "", ",", "").Replace(string(b))
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return shardkey.Value{}, fmt.Errorf("money %q: %v", b, err)
+		}
+		return shardkey.FloatValue(f), nil
+	}
+	return shardkey.TextValue(string(b)), nil
 }
 
 func (s *pgSession) statements(ctx context.Context) ([]statement, float64, error) {
-	var n int
-	if err := s.tx.QueryRow(ctx, `SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'`).Scan(&n); err != nil || n == 0 {
+	var schema *string
+	if err := s.tx.QueryRow(ctx, ownMark+` SELECT (SELECT n.nspname::text FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+WHERE e.extname = 'pg_stat_statements')`).Scan(&schema); err != nil || schema == nil {
 		return nil, 0, err
 	}
 	// The view fails when the library is not preloaded; a savepoint keeps
 	// the transaction usable.
-	if _, err := s.tx.Exec(ctx, "SAVEPOINT shardkey_statements"); err != nil {
+	if _, err := s.tx.Exec(ctx, ownMark+" SAVEPOINT shardkey_statements"); err != nil {
 		return nil, 0, err
 	}
-	stmts, period, err := s.readStatements(ctx)
+	stmts, period, err := s.readStatements(ctx, quoteIdent(*schema))
 	if err != nil {
-		_, _ = s.tx.Exec(ctx, "ROLLBACK TO SAVEPOINT shardkey_statements")
+		_, _ = s.tx.Exec(ctx, ownMark+" ROLLBACK TO SAVEPOINT shardkey_statements")
 		return nil, 0, fmt.Errorf("pg_stat_statements: %w", err)
 	}
 	return stmts, period, nil
 }
 
-func (s *pgSession) readStatements(ctx context.Context) ([]statement, float64, error) {
+func (s *pgSession) readStatements(ctx context.Context, schema string) ([]statement, float64, error) {
 	var period float64
-	err := s.tx.QueryRow(ctx, `
-SELECT extract(epoch FROM now() - coalesce((SELECT stats_reset FROM pg_stat_statements_info), pg_postmaster_start_time()))::float8`).Scan(&period)
+	err := s.tx.QueryRow(ctx, ownMark+`
+SELECT extract(epoch FROM now() - coalesce((SELECT stats_reset FROM `+schema+`.pg_stat_statements_info), pg_postmaster_start_time()))::float8`).Scan(&period)
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := s.tx.Query(ctx, `
-SELECT query, sum(calls)::float8 FROM pg_stat_statements
+	rows, err := s.tx.Query(ctx, ownMark+`
+SELECT query, sum(calls)::float8 FROM `+schema+`.pg_stat_statements
 WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 GROUP BY query ORDER BY 2 DESC, 1`)
 	if err != nil {
@@ -316,7 +812,7 @@ GROUP BY query ORDER BY 2 DESC, 1`)
 			return nil, 0, err
 		}
 		if strings.Contains(st.Text, ownMark) {
-			continue // this reader's own sample queries
+			continue // this reader's own queries
 		}
 		out = append(out, st)
 	}

@@ -179,13 +179,15 @@ func TestSession_PostgreSQLRejectsWrites(t *testing.T) {
 	settle()
 	before := pgState(t, db)
 	for _, q := range []string{
-		"INSERT INTO users (email, created_at) VALUES ('x', now())",
-		"UPDATE orders SET total = 0",
-		"DELETE FROM orders",
+		// (The session's search_path is pg_catalog, pg_temp: names are
+		// qualified.)
+		"INSERT INTO public.users (email, created_at) VALUES ('x', now())",
+		"UPDATE public.orders SET total = 0",
+		"DELETE FROM public.orders",
 		"CREATE TABLE evil (id int)",
 		"CREATE TEMP TABLE evil (id int)",
 		"SET TRANSACTION READ WRITE",
-		"COMMIT; INSERT INTO users (email, created_at) VALUES ('x', now())",
+		"COMMIT; INSERT INTO public.users (email, created_at) VALUES ('x', now())",
 	} {
 		// (Only an explicit BEGIN READ WRITE after ending the transaction
 		// would escape, and the reader never ends its transaction before
@@ -229,3 +231,5 @@ func columnsOf(w *shardkey.Workload) []string {
 	}
 	return out
 }
+
+func pgxConnect(ctx context.Context, dsn string) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }

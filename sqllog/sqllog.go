@@ -205,7 +205,15 @@ type readState struct {
 
 const batchSize = 512
 
+// OwnMark is the comment package livedb puts in every statement it sends
+// (shardkey --from): a log captured while or after shardkey read the
+// database holds them, and they are not the workload.
+const OwnMark = "/* shardkey livedb */"
+
 func (rs *readState) emit(e entry) error {
+	if !e.end && strings.Contains(e.sql, OwnMark) {
+		return nil
+	}
 	if rs.p.dialect == Postgres {
 		if rs.prep == nil {
 			rs.prep = &prepared{}

@@ -517,3 +517,52 @@ func TestPreparedRewrite(t *testing.T) {
 		t.Errorf("pg_stat_statements PREPARE row: %q", e.sql)
 	}
 }
+
+// Statements shardkey --from sent (marked with OwnMark) are not workload:
+// a MySQL general log and a PostgreSQL stderr log holding them read as if
+// they were absent.
+func TestOwnStatementsSkipped(t *testing.T) {
+	general := `/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:
+Tcp port: 3306  Unix socket: /run/mysqld/mysqld.sock
+Time		    Id Command	Argument
+261130 23:05:19	    12 Connect	root@127.0.0.1 on sk using TCP/IP
+		    12 Query	SELECT name FROM users WHERE id = 7
+		    14 Query	/* shardkey livedb */ SELECT ` + "`id`, `name`" + ` FROM ` + "`sk`.`users` AS `shardkey_livedb`" + ` WHERE RAND(7) < 0.5 ORDER BY ` + "`id`" + `
+		    14 Prepare	/* shardkey livedb */
+SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_NAME = ?
+		    14 Execute	/* shardkey livedb */
+SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_NAME = 'users'
+		    12 Query	SELECT name FROM users WHERE id = 8
+`
+	pg := `2026-11-30 23:05:19.001 UTC [100] app@sk LOG:  statement: SELECT name FROM users WHERE id = 7
+2026-11-30 23:05:19.002 UTC [101] postgres@sk LOG:  execute stmtcache_1: /* shardkey livedb */ SELECT tableoid, ctid, "id", "name" FROM "public"."users" TABLESAMPLE pg_catalog.bernoulli (50.000000) REPEATABLE (7)
+2026-11-30 23:05:19.003 UTC [100] app@sk LOG:  statement: SELECT name FROM users WHERE id = 8
+`
+	for _, c := range []struct{ name, text, format string }{{"mysql-general", general, "mysql-general"}, {"stderr", pg, "stderr"}} {
+		w := readText(t, c.text, Options{Format: c.format})
+		// Only the application's two point reads remain: one table, one
+		// column (the sample query's RAND/TABLESAMPLE and the catalog
+		// query would add operations, a full scan and information_schema).
+		if len(w.Tables) != 1 || w.Tables[0].Name != "users" {
+			t.Errorf("%s: tables %v; want only users", c.name, tableNames(w))
+		}
+		total := 0.0
+		for _, op := range w.Ops {
+			total += float64(len(op.Instances))
+			if !strings.Contains(op.Name, "id = ?") {
+				t.Errorf("%s: operation %q: shardkey's own statement read as workload", c.name, op.Name)
+			}
+		}
+		if total != 2 {
+			t.Errorf("%s: %v instances; want the 2 point reads\n%s", c.name, total, summary(w))
+		}
+	}
+}
+
+func tableNames(w *shardkey.Workload) []string {
+	var out []string
+	for _, t := range w.Tables {
+		out = append(out, t.Name)
+	}
+	return out
+}

@@ -310,6 +310,12 @@ func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	for _, f := range adv.Flags {
 		fmt.Fprintf(w, "\n> flag: %s\n", mdText(f))
 	}
+	if len(adv.Warnings) > 0 {
+		fmt.Fprint(w, "\n## Warnings\n\n")
+		for _, wn := range adv.Warnings {
+			fmt.Fprintf(w, "- %s\n", mdText(wn))
+		}
+	}
 	return nil
 }
 
@@ -422,5 +428,6 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{end}}
 <h2>Which choice could still change in two years</h2><ul>{{range .A.Durable}}<li>{{.}}</li>{{end}}</ul>
 {{range .A.Flags}}<p><b>flag:</b> {{.}}</p>{{end}}
+{{if .A.Warnings}}<h2>Warnings</h2><ul>{{range .A.Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body></html>
 `))

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"net/url"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -170,10 +169,10 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 			if err := livedb.CheckDSN(c.from); err != nil {
 				return nil, usageErr("--from: %v", err)
 			}
-			if err := livedb.Read(e.ctx, w, c.from, livedb.Options{SampleRows: c.sampleRows, Progress: e.stderr, NoStatements: len(c.logs) > 0}); err != nil {
+			if err := livedb.Read(e.ctx, w, c.from, livedb.Options{SampleRows: c.sampleRows, Progress: e.stderr, Notices: e.stderr, NoStatements: len(c.logs) > 0}); err != nil {
 				return nil, fmt.Errorf("--from: %w", err)
 			}
-			names = append(names, redactDSN(c.from))
+			names = append(names, livedb.Redact(c.from))
 		}
 		for _, r := range c.rows {
 			name, file := input.TableName(r)
@@ -308,17 +307,6 @@ func keyErr(err error) error {
 		return fmt.Errorf("-k: %w", err)
 	}
 	return usageErr("-k: %v", err)
-}
-
-// redactDSN hides a DSN's password.
-func redactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-		return u.String()
-	}
-	return dsn
 }
 
 func columnList(w *shardkey.Workload) string {

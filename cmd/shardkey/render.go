@@ -329,6 +329,15 @@ func renderMarkdown(w io.Writer, r *report) error {
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", mdCell(mdText(o.Name)), num(o.RequestsPerS), num(o.WorkPerS), o.FanoutMean, num(o.FanoutP99), pct(o.ScatterFraction))
 		}
 		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+		for _, wn := range c.Warnings {
+			fmt.Fprintf(w, "\nWarning: %s\n", mdText(wn))
+		}
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprint(w, "\n## Warnings\n\n")
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(w, "- %s\n", mdText(wn))
+		}
 	}
 	return nil
 }
