@@ -6,6 +6,9 @@
 package report
 
 import (
+	"math"
+	"sort"
+
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/buildinfo"
 	"github.com/shardkey/shardkey/sim"
@@ -45,4 +48,32 @@ func NewScore(w *shardkey.Workload, engine string, cands []*sim.Candidate) *Scor
 		r.Warnings = append(r.Warnings, e.Error())
 	}
 	return r
+}
+
+// Ranked returns r's candidates best first, as the score table lists
+// them: by the busiest shard's work (what decides whether the cluster
+// keeps up), then total work, then the cross-shard transaction share;
+// ties keep the order given. r is not changed.
+func (r *Score) Ranked() []*sim.Candidate {
+	out := append([]*sim.Candidate(nil), r.Candidates...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !close(a.MaxShardWork, b.MaxShardWork) {
+			return a.MaxShardWork < b.MaxShardWork
+		}
+		if !close(a.WorkPerS, b.WorkPerS) {
+			return a.WorkPerS < b.WorkPerS
+		}
+		if !close(a.CrossShardTxnFraction, b.CrossShardTxnFraction) {
+			return a.CrossShardTxnFraction < b.CrossShardTxnFraction
+		}
+		return false
+	})
+	return out
+}
+
+// close reports whether a and b are equal to a relative 1e-9 (sums of
+// the same work added in another order).
+func close(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }

@@ -23,31 +23,6 @@ func newReport(l *loaded, cands []*sim.Candidate) *report {
 	return skreport.NewScore(l.w, l.opts.Engine.Name(), cands)
 }
 
-// rank orders candidates for the terminal: by the busiest shard's work
-// (what decides whether the cluster keeps up), then total work, then the
-// cross-shard transaction share, then the key text.
-func rank(cands []*sim.Candidate) []*sim.Candidate {
-	out := append([]*sim.Candidate(nil), cands...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if !close(a.MaxShardWork, b.MaxShardWork) {
-			return a.MaxShardWork < b.MaxShardWork
-		}
-		if !close(a.WorkPerS, b.WorkPerS) {
-			return a.WorkPerS < b.WorkPerS
-		}
-		if !close(a.CrossShardTxnFraction, b.CrossShardTxnFraction) {
-			return a.CrossShardTxnFraction < b.CrossShardTxnFraction
-		}
-		return false
-	})
-	return out
-}
-
-func close(a, b float64) bool {
-	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
-}
-
 // scoreFormats are the --format renderers of the score document (score,
 // demo), in the order help texts list them: a new output format is a
 // function in a file of its own and one line here.
@@ -155,7 +130,7 @@ func renderTable(w io.Writer, r *report) error {
 	fmt.Fprintf(w, "%s requests/s on %d shards, %s, engine %s\n\n", num(c0.RequestsPerS), r.Shards, capText, r.Engine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "rank\tkey\tbusiest shard\tx mean\twork\tfan-out\tp99\tcross-shard txns\tload ratio\tover capacity")
-	ranked := rank(r.Candidates)
+	ranked := r.Ranked()
 	for i, c := range ranked {
 		txn := "-"
 		if c.Transactions > 0 {
@@ -311,7 +286,7 @@ func renderMarkdown(w io.Writer, r *report) error {
 	fmt.Fprint(w, ".\n\n")
 	fmt.Fprintln(w, "| rank | key | busiest shard (units/s) | x mean | work/s | fan-out mean | p99 | cross-shard txns | load ratio |")
 	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|")
-	ranked := rank(r.Candidates)
+	ranked := r.Ranked()
 	for i, c := range ranked {
 		txn := "-"
 		if c.Transactions > 0 {

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// TestScore_Ranked: the busiest shard decides, then total work, then the
+// cross-shard share; exact ties keep the order given; the document is not
+// reordered.
+func TestScore_Ranked(t *testing.T) {
+	a := &sim.Candidate{Key: "a", MaxShardWork: 10, WorkPerS: 50}
+	b := &sim.Candidate{Key: "b", MaxShardWork: 5, WorkPerS: 80}
+	c := &sim.Candidate{Key: "c", MaxShardWork: 5, WorkPerS: 40, CrossShardTxnFraction: 0.5}
+	d := &sim.Candidate{Key: "d", MaxShardWork: 5, WorkPerS: 40, CrossShardTxnFraction: 0.1}
+	e := &sim.Candidate{Key: "e", MaxShardWork: 5, WorkPerS: 40 * (1 + 1e-12), CrossShardTxnFraction: 0.1} // equal to d within rounding
+	r := &Score{Candidates: []*sim.Candidate{a, b, c, d, e}}
+	var got string
+	for _, x := range r.Ranked() {
+		got += x.Key
+	}
+	if got != "decba" {
+		t.Errorf("ranked %s; want decba", got)
+	}
+	if r.Candidates[0] != a {
+		t.Errorf("Ranked reordered the document")
+	}
+}
+
+// TestNewScore_Capacity: a candidate scored without capacity shows the
+// shards over the workload's capacity; the over-capacity list is the
+// shards strictly above it.
+func TestNewScore_Capacity(t *testing.T) {
+	c := &sim.Candidate{Key: "k", ShardWork: []float64{100, 250, 200, 201}}
+	w := &shardkey.Workload{Name: "w", Shards: 4, Capacity: 200}
+	r := NewScore(w, "generic", []*sim.Candidate{c})
+	got := r.Candidates[0].OverCapacity
+	if len(got) != 2 || got[0] != 1 || got[1] != 3 {
+		t.Errorf("over capacity %v; want [1 3]", got)
+	}
+	if c.OverCapacity != nil {
+		t.Errorf("the scored candidate was changed")
+	}
+	if r.Version == "" || r.Capacity != 200 || r.Shards != 4 {
+		t.Errorf("document %+v", r)
+	}
+}
