@@ -90,7 +90,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // pg_stat_statements) of at most shardkey.MaxRecordBytes; past either the
 // read stops with an error naming the file and line.
 func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o Options) error {
-	bound := &shardkey.BoundedReader{R: r, File: name, What: "log", MaxLine: shardkey.MaxLineBytes, MaxRecord: shardkey.MaxRecordBytes}
+	bound := &shardkey.BoundedReader{R: r, File: name, What: "log", MaxLine: shardkey.MaxLineBytes}
 	br := bufio.NewReaderSize(bound, 1<<20)
 	format := o.Format
 	if format != "" {
@@ -108,6 +108,10 @@ func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o
 			}
 			return shardkey.Errorf(name, 1, "", "unknown log format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)")
 		}
+	}
+	if format == "csvlog" || format == "pg_stat_statements" {
+		bound.ResetRecord()
+		bound.MaxRecord = shardkey.MaxRecordBytes
 	}
 	d := Postgres
 	if strings.HasPrefix(format, "mysql") {

@@ -11,17 +11,36 @@ import (
 
 // Defaults of the cost limits a loaded spec must keep (Options.MaxRows
 // and the others). Each bounds one thing a spec makes the server build,
-// so that one request stays within a few hundred megabytes (measured with
-// scripts/bench-memory.sh): about 40 bytes a generated cell, 60 a distinct
-// value of a uniform or zipf column, 150 an operation instance or
-// transaction statement.
+// so that one request stays within about 250 MB while it is built and
+// scored, and the server within 1 GB with Options.MaxScoring requests at
+// work and its cache full (scripts/bench-memory.sh measures it).
 const (
-	DefaultMaxRows       = 5_000_000  // rows generated, all tables
-	DefaultMaxCells      = 20_000_000 // rows x columns generated, all tables
-	DefaultMaxDistinct   = 2_000_000  // distinct values of uniform and zipf columns, all columns
-	DefaultMaxInstances  = 1_000_000  // operation instances, all operations
-	DefaultMaxStatements = 1_000_000  // transaction statements, all transactions
+	DefaultMaxRows       = 2_000_000 // rows generated, all tables
+	DefaultMaxCells      = 8_000_000 // rows x columns generated, all tables
+	DefaultMaxDistinct   = 1_000_000 // distinct values of uniform and zipf columns, all columns
+	DefaultMaxInstances  = 500_000   // operation instances, all operations
+	DefaultMaxStatements = 500_000   // transaction statements, all transactions
 )
+
+// weight measures a built workload's memory for the cache, in the units
+// of the limits: its generated cells, operation instances' conditions and
+// transaction statements. The cache keeps at most 2 * DefaultMaxCells
+// (Options.MaxCells) of it.
+func weight(w *shardkey.Workload) int64 {
+	var n int64
+	for _, t := range w.Tables {
+		n += int64(t.Rows) * int64(len(t.Columns))
+	}
+	for _, o := range w.Ops {
+		for _, in := range o.Instances {
+			n += 1 + int64(len(in.Conds))
+		}
+	}
+	for _, tx := range w.Txns {
+		n += int64(len(tx.Stmts))
+	}
+	return n
+}
 
 // specCost is what a spec asks the server to build, estimated from the
 // spec alone, before anything is generated. Each figure is an upper bound

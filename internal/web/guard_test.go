@@ -162,12 +162,12 @@ func TestSameOrigin(t *testing.T) {
 // estimate, derived by hand:
 //
 //   - 30 zipf columns of 50,000,000 distinct values: the first column
-//     alone is 50,000,000 > 2,000,000 distinct values;
+//     alone is 50,000,000 > 1,000,000 distinct values;
 //   - param_samples 4,194,304 with 200 operations: the first operation
-//     alone makes 4,194,304 > 1,000,000 instances;
+//     alone makes 4,194,304 > 500,000 instances;
 //   - 20 steps repeated 1,000 times, 4,096 (default) param_samples:
-//     4,096 x 20 x 1,000 = 81,920,000 > 1,000,000 statements;
-//   - 1,000,000 rows of 21 columns: 21,000,000 > 20,000,000 cells.
+//     4,096 x 20 x 1,000 = 81,920,000 > 500,000 statements;
+//   - 1,000,000 rows of 9 columns: 9,000,000 > 8,000,000 cells.
 func TestSpecCost(t *testing.T) {
 	var zipf strings.Builder
 	zipf.WriteString("tables:\n  - name: t\n    rows: 1000\n    columns:\n")
@@ -186,7 +186,7 @@ func TestSpecCost(t *testing.T) {
 	}
 	var wide strings.Builder
 	wide.WriteString("tables:\n  - name: t\n    rows: 1000000\n    columns:\n")
-	for i := range 21 {
+	for i := range 9 {
 		fmt.Fprintf(&wide, "      - {name: c%d, gen: sequential}\n", i)
 	}
 	h := Handler(Options{})
@@ -196,10 +196,10 @@ func TestSpecCost(t *testing.T) {
 		field      string
 		msg        []string
 	}{
-		{"zipf", zipf.String(), 5, "t.c0.distinct", []string{"at most 2,000,000 distinct values", "asks for 50,000,000 or more"}},
-		{"param_samples", ops.String(), 0, "param_samples", []string{"at most 1,000,000 operation instances", "asks for 4,194,304 or more", "param_samples 4,194,304 per operation"}},
-		{"repeat", txn.String(), 6, "transactions.long.steps", []string{"at most 1,000,000 transaction statements", "asks for 81,920,000 or more", "param_samples 4,096 x up to 20,000 statements"}},
-		{"cells", wide.String(), 2, "t.columns", []string{"at most 20,000,000 cells", "asks for 21,000,000 or more"}},
+		{"zipf", zipf.String(), 5, "t.c0.distinct", []string{"at most 1,000,000 distinct values", "asks for 50,000,000 or more"}},
+		{"param_samples", ops.String(), 0, "param_samples", []string{"at most 500,000 operation instances", "asks for 4,194,304 or more", "param_samples 4,194,304 per operation"}},
+		{"repeat", txn.String(), 6, "transactions.long.steps", []string{"at most 500,000 transaction statements", "asks for 81,920,000 or more", "param_samples 4,096 x up to 20,000 statements"}},
+		{"cells", wide.String(), 2, "t.columns", []string{"at most 8,000,000 cells", "asks for 9,000,000 or more"}},
 	} {
 		for _, target := range []string{"/api/spec?file=big.yaml", "/api/report?file=big.yaml"} {
 			start := time.Now()
@@ -255,5 +255,29 @@ func TestSlots(t *testing.T) {
 	}
 	if s.workloads.len() != 1 || s.candidates.len() != 1 {
 		t.Errorf("after cancelled requests the cache has %d workloads %d keys, want 1 and 1 (nothing new built)", s.workloads.len(), s.candidates.len())
+	}
+}
+
+// TestCacheWeight: the cache drops least recently used entries while
+// their total weight is over maxWeight, and keeps the newest whatever its
+// weight.
+func TestCacheWeight(t *testing.T) {
+	c := newCache[int64](10)
+	c.weigh = func(v int64) int64 { return v }
+	c.maxWeight = 10
+	for _, k := range []string{"a", "b"} {
+		c.get(k, func() (int64, error) { return 5, nil })
+	}
+	if c.len() != 2 || c.weight != 10 {
+		t.Fatalf("%d entries weighing %d, want 2 and 10", c.len(), c.weight)
+	}
+	c.get("a", func() (int64, error) { t.Fatal("a rebuilt"); return 0, nil }) // a is now the most recent
+	c.get("c", func() (int64, error) { return 4, nil })                       // 14 > 10: b goes
+	if _, ok := c.m["b"]; ok || c.len() != 2 || c.weight != 9 {
+		t.Errorf("after c: b kept %v, %d entries weighing %d; want b dropped, 2 weighing 9", ok, c.len(), c.weight)
+	}
+	c.get("d", func() (int64, error) { return 50, nil }) // heavier than all: kept alone
+	if _, ok := c.m["d"]; !ok || c.len() != 1 || c.weight != 50 {
+		t.Errorf("after d: %d entries weighing %d, want d alone (50)", c.len(), c.weight)
 	}
 }

@@ -134,7 +134,10 @@ func newServer(o Options) *server {
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
-	s := &server{opts: o, workloads: newCache[*built](o.CacheSize),
+	workloads := newCache[*built](o.CacheSize)
+	workloads.weigh = func(b *built) int64 { return weight(b.w) }
+	workloads.maxWeight = 2 * int64(o.MaxCells)
+	s := &server{opts: o, workloads: workloads,
 		candidates: newCache[*sim.Candidate](32 * o.CacheSize), static: http.StripPrefix("/static/", http.FileServerFS(sub)),
 		slots: newSlots(o.MaxScoring, o.QueueWait)}
 	mux := http.NewServeMux()
