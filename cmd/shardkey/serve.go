@@ -34,7 +34,7 @@ otherwise. Answers only requests whose Host is the address it listens on
 (or --allow-host) and that come from its own page or from no browser
 (curl, scripts: POST bodies as Content-Type: text/yaml). Scores at most
 2 requests at once; loaded specs are bounded (rows, cells, distinct
-values, instances, transaction statements: see docs/own-database.md).
+values, instances, transaction statements: see docs/own-database.md, "Input bounds").
 Stop it with Ctrl-C.
 
 Flags:
