@@ -22,9 +22,6 @@ import (
 // (a "\r" before the "\n" removed, empty lines skipped) split at the
 // separator.
 
-// fastCSVMax bounds the files read whole into memory.
-const fastCSVMax = 4 << 30
-
 // csvChunkSize is the size of the parts of a file parsed in parallel (a
 // variable so tests can make several chunks of a small file).
 var csvChunkSize = 4 << 20

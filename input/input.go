@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -84,22 +85,33 @@ func TableName(arg string) (name, file string) {
 }
 
 // ReadRows reads a row file (CSV or JSONL by extension: .csv, .tsv, .jsonl,
-// .ndjson, .json) into a new table named name.
+// .ndjson, .json) into a new table named name. A row file is a sample held
+// in memory: at most shardkey.MaxRowFileBytes (a larger regular file is
+// refused before reading; a stream stops there), with an error saying how
+// to sample it.
 func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 	f, err := openInput(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	var in io.Reader = f
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if st.Size() > shardkey.MaxRowFileBytes {
+			return nil, shardkey.Errorf(file, 0, "", "%d MiB: a row sample file is held in memory and may have at most %d MiB; sample the table (shuf -n 1000000 FILE, keeping the header; or --from with --sample-rows)", st.Size()>>20, shardkey.MaxRowFileBytes>>20)
+		}
+	} else {
+		in = &shardkey.BoundedReader{R: f, File: file, What: "a row sample file", Max: shardkey.MaxRowFileBytes, MaxLine: shardkey.MaxLineBytes}
+	}
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".jsonl", ".ndjson", ".json":
-		return readJSONLRows(f, file, name, o)
+		return readJSONLRows(in, file, name, o)
 	case ".csv", ".tsv", ".txt", "":
 		sep := byte(',')
 		if strings.HasSuffix(strings.ToLower(file), ".tsv") {
 			sep = '\t'
 		}
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() <= fastCSVMax {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			data := make([]byte, st.Size())
 			quoted, err := readAllAt(f, data)
 			if err != nil {
@@ -110,7 +122,7 @@ func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 			}
 			return readCSVRows(bytes.NewReader(data), file, name, o)
 		}
-		return readCSVRows(f, file, name, o)
+		return readCSVRows(in, file, name, o)
 	case ".parquet":
 		return readParquetRows(file, name, o)
 	}

@@ -52,7 +52,18 @@ type pqColumn struct {
 // readParquetRows reads a Parquet file row group by row group, column by
 // column, into a new table. Errors name the file, the 1-based row and the
 // column.
-func readParquetRows(file, name string, o Options) (*shardkey.Table, error) {
+//
+// parquet-go panics on some malformed files (a leaf column typed MAP:
+// "cannot call Kind on parquet MAP type"); a panic while opening or
+// reading is an input error naming the file and the row group and column
+// being read, like any other unreadable file.
+func readParquetRows(file, name string, o Options) (t *shardkey.Table, err error) {
+	where := ""
+	defer func() {
+		if e := recover(); e != nil {
+			t, err = nil, shardkey.Errorf(file, 0, where, "not a readable Parquet file: the Parquet reader failed (it panicked: %v)", e)
+		}
+	}()
 	f, err := openInput(file)
 	if err != nil {
 		return nil, err
@@ -66,10 +77,12 @@ func readParquetRows(file, name string, o Options) (*shardkey.Table, error) {
 	if err != nil {
 		return nil, shardkey.Errorf(file, 0, "", "not a readable Parquet file: %v", err)
 	}
-	return readParquet(pf, file, name, o)
+	return readParquet(pf, file, name, o, &where)
 }
 
-func readParquet(pf *parquet.File, file, name string, o Options) (*shardkey.Table, error) {
+// readParquet reads pf; *where names the column (and row group) being
+// read, for readParquetRows' message on a panic.
+func readParquet(pf *parquet.File, file, name string, o Options, where *string) (*shardkey.Table, error) {
 	fields := pf.Schema().Fields()
 	if len(fields) == 0 {
 		return nil, shardkey.Errorf(file, 0, "", "the schema has no columns")
@@ -77,6 +90,7 @@ func readParquet(pf *parquet.File, file, name string, o Options) (*shardkey.Tabl
 	t := &shardkey.Table{Name: name}
 	cols := make([]*pqColumn, len(fields))
 	for i, fd := range fields {
+		*where = "column " + fd.Name()
 		pc, err := newPQColumn(fd, name, o)
 		if err != nil {
 			return nil, shardkey.Errorf(file, 0, "column "+fd.Name(), "%v", err)
@@ -101,6 +115,7 @@ func readParquet(pf *parquet.File, file, name string, o Options) (*shardkey.Tabl
 			return nil, shardkey.Errorf(file, 0, "", "row group at row %d has %d columns, schema has %d", base+1, len(chunks), len(cols))
 		}
 		for j, pc := range cols {
+			*where = fmt.Sprintf("row group at row %d: column %s", base+1, pc.name)
 			got, err := pc.readChunk(chunks[j], t, vals, base)
 			if err != nil {
 				var ie *shardkey.InputError
@@ -116,6 +131,7 @@ func readParquet(pf *parquet.File, file, name string, o Options) (*shardkey.Tabl
 		}
 		base += n
 	}
+	*where = ""
 	if base == 0 {
 		return nil, shardkey.Errorf(file, 0, "", "no rows")
 	}

@@ -295,9 +295,14 @@ var specWords = strings.NewReplacer(
 	"[]string", "a list",
 )
 
-// ReadFile reads and parses a spec file.
+// ReadFile reads and parses a spec file, of at most shardkey.MaxSpecBytes.
 func ReadFile(file string) (*Spec, error) {
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(&shardkey.BoundedReader{R: f, File: file, What: "a scenario spec", Max: shardkey.MaxSpecBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -380,7 +380,8 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 		return nil, shardkey.Errorf(path, 0, "", "directory: %v", errors.Unwrap(err))
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	// Bounded: a directory lists exceptions, not every key.
+	r := csv.NewReader(&shardkey.BoundedReader{R: f, File: file, What: "a directory file", Max: shardkey.MaxDirectoryBytes, MaxLine: 1 << 20})
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	out := map[shardkey.Value]int{}
@@ -391,7 +392,13 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 			break
 		}
 		if err != nil {
+			if ie := (*shardkey.InputError)(nil); errors.As(err, &ie) {
+				return nil, ie
+			}
 			return nil, shardkey.Errorf(file, line, "", "%v", err)
+		}
+		if len(out) >= shardkey.MaxDirectoryEntries {
+			return nil, shardkey.Errorf(file, line, "", "more than %d entries: a directory lists the keys that leave the hash (hot keys, a tenant's own shard), not every key", shardkey.MaxDirectoryEntries)
 		}
 		if len(rec) != 2 {
 			return nil, shardkey.Errorf(file, line, "", "want 2 fields value,shard, got %d", len(rec))

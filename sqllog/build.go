@@ -18,8 +18,15 @@ var (
 )
 
 // maxTxnStmts bounds an open transaction: a session that never commits
-// has its statements counted as one transaction every this many.
-const maxTxnStmts = 10000
+// has its statements counted as one transaction every this many (with a
+// warning), so memory does not grow with the transaction.
+const maxTxnStmts = 1000
+
+// maxTxnSampleStmts bounds the statements kept in one transaction shape's
+// reservoir: a shape of n statements keeps at most this many / n
+// instances (at least one), so long transactions hold as much as short
+// ones.
+const maxTxnSampleStmts = 1 << 16
 
 // agg turns parsed entries, in log order, into operations and
 // transactions of a workload. It runs on one goroutine.
@@ -36,6 +43,11 @@ type agg struct {
 	// knownOnly skips accesses to tables w does not hold (statement
 	// statistics cover the whole server, the sample only chosen tables).
 	knownOnly bool
+
+	line          int    // the line of the entry being added
+	txnCuts       int    // open transactions counted in pieces of maxTxnStmts
+	txnCutLine    int    // where the first was cut
+	txnCutSession string // and its session
 
 	infos    map[*access]*accInfo
 	ops      map[string]*opAgg
@@ -140,6 +152,7 @@ func (a *agg) add(entries []entry, results []result) error {
 			continue
 		}
 		r := &results[i]
+		a.line = e.line
 		if r.t == nil {
 			continue
 		}
@@ -232,6 +245,10 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 		if s := a.sessions[sid]; s != nil && (s.inTxn || s.autocommitOff) {
 			s.stmts = append(s.stmts, stmt...)
 			if len(s.stmts) >= maxTxnStmts {
+				if a.txnCuts == 0 {
+					a.txnCutLine, a.txnCutSession = a.line, sid
+				}
+				a.txnCuts++
 				a.commit(s)
 			}
 			return
@@ -294,11 +311,12 @@ func (a *agg) txn(stmts []sample, wt float64) {
 	t.count += wt
 	t.seen++
 	cp := append([]sample(nil), stmts...)
-	if len(t.samples) < a.sample {
+	keep := min(a.sample, max(1, maxTxnSampleStmts/max(1, len(stmts))))
+	if len(t.samples) < keep {
 		t.samples = append(t.samples, cp)
 		return
 	}
-	if j := a.rng.Int64N(t.seen); j < int64(a.sample) {
+	if j := a.rng.Int64N(t.seen); j < int64(keep) {
 		t.samples[j] = cp
 	}
 }
@@ -430,6 +448,9 @@ func (a *agg) finish() error {
 		}
 	}
 	a.fillRows()
+	if a.txnCuts > 0 {
+		a.warn(shardkey.Errorf(a.file, a.txnCutLine, "", "a transaction ran past %d statements without COMMIT (session %s; %d times in all): counted as transactions of %d statements each, so its cross-shard share is a lower bound", maxTxnStmts, clip(a.txnCutSession, 40), a.txnCuts, maxTxnStmts))
+	}
 	if a.badN > 0 {
 		sort.SliceStable(a.badList, func(i, j int) bool { return a.badList[i].count > a.badList[j].count })
 		var parts []string

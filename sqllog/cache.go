@@ -60,9 +60,9 @@ func dmlLead(sql string) bool {
 // analyze returns the template of sql and the literals its placeholders
 // stand for. buf is scratch space, returned for reuse.
 func (c *cache) analyze(sql string, d Dialect, buf []byte) (*template, []lit, []byte) {
-	parse := parsePostgres
+	parse := guarded(Postgres, parsePostgres)
 	if d == MySQL {
-		parse = parseMySQL
+		parse = guarded(MySQL, parseMySQL)
 	}
 	if !dmlLead(sql) {
 		if t := c.load(sql); t != nil {

@@ -53,13 +53,16 @@ const (
 // rs; errors name the file and line, a parse error prefixed with what. It
 // returns io.EOF at the end.
 func readRecord(r *csv.Reader, rs *readState, what string) ([]string, int, error) {
+	if rs.bound != nil {
+		rs.bound.ResetRecord()
+	}
 	rec, err := r.Read()
 	if err == io.EOF {
 		return nil, 0, err
 	}
 	if err != nil {
 		var pe *csv.ParseError
-		if errors.As(err, &pe) {
+		if errors.As(err, &pe) && !errors.As(err, new(*shardkey.InputError)) {
 			return nil, 0, shardkey.Errorf(rs.file, pe.Line, "", "%s%v", what, pe.Err)
 		}
 		return nil, 0, errAt(rs.file, rs.line+1, err)
@@ -174,6 +177,9 @@ func readPGSS(br *bufio.Reader, rs *readState) error {
 	r.FieldsPerRecord = -1
 	hdr, err := r.Read()
 	if err != nil {
+		if errors.As(err, new(*shardkey.InputError)) {
+			return err
+		}
 		return shardkey.Errorf(rs.file, 1, "", "want a CSV header naming query and calls: %v", err)
 	}
 	qi, ci := -1, -1

@@ -20,8 +20,13 @@ type SetValue struct {
 // must be MySQL or Postgres), the updated table's name and the columns its
 // SET clause assigns. Explain uses it to see an UPDATE that changes a shard
 // key, which moves the row to another shard.
-func UpdateSets(sql string, d Dialect) (map[string]map[string]SetValue, error) {
-	out := map[string]map[string]SetValue{}
+func UpdateSets(sql string, d Dialect) (out map[string]map[string]SetValue, err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			out, err = nil, panicErr(d, e)
+		}
+	}()
+	out = map[string]map[string]SetValue{}
 	add := func(table, col string, v SetValue) {
 		table, col = strings.ToLower(table), strings.ToLower(col)
 		if out[table] == nil {

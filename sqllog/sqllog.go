@@ -45,18 +45,56 @@ var formatAliases = map[string]string{
 // names (created when absent), operations with rates, transactions by
 // session. Problems that do not stop reading (unparsable statements,
 // skipped lines) are appended to w.Warnings. Errors name the file and line.
+//
+// A regular file that ends before the size it had when opened (truncated
+// or rotated while read) is an error, not a partial result.
 func ReadFile(ctx context.Context, w *shardkey.Workload, file string, o Options) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return Read(ctx, w, f, file, o)
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if testHookOpened != nil {
+		testHookOpened(file)
+	}
+	cr := &countingReader{r: f}
+	if err := Read(ctx, w, cr, file, o); err != nil {
+		return err
+	}
+	if st.Mode().IsRegular() && cr.n < st.Size() {
+		return shardkey.Errorf(file, 0, "", "the file changed (was truncated?) while it was being read: %d of its %d bytes read; read it again", cr.n, st.Size())
+	}
+	return nil
+}
+
+// testHookOpened, when set, is called after ReadFile has opened and
+// measured a file (tests truncate it there).
+var testHookOpened func(file string)
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	return k, err
 }
 
 // Read is ReadFile for an open reader; name is used in messages.
+//
+// Bounds: a line of at most shardkey.MaxLineBytes, a CSV record (csvlog,
+// pg_stat_statements) of at most shardkey.MaxRecordBytes; past either the
+// read stops with an error naming the file and line.
 func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o Options) error {
-	br := bufio.NewReaderSize(r, 1<<20)
+	bound := &shardkey.BoundedReader{R: r, File: name, What: "log", MaxLine: shardkey.MaxLineBytes}
+	br := bufio.NewReaderSize(bound, 1<<20)
 	format := o.Format
 	if format != "" {
 		f, ok := formatAliases[strings.ToLower(format)]
@@ -74,6 +112,10 @@ func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o
 			return shardkey.Errorf(name, 1, "", "unknown log format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)")
 		}
 	}
+	if format == "csvlog" || format == "pg_stat_statements" {
+		bound.ResetRecord()
+		bound.MaxRecord = shardkey.MaxRecordBytes
+	}
 	d := Postgres
 	if strings.HasPrefix(format, "mysql") {
 		d = MySQL
@@ -81,7 +123,7 @@ func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o
 	a := newAgg(w, name, o)
 	a.weighted = format == "pg_stat_statements"
 	p := newPipeline(ctx, d, o.Workers, a)
-	rs := &readState{file: name, p: p}
+	rs := &readState{file: name, p: p, bound: bound}
 	var rerr error
 	switch format {
 	case "stderr":
@@ -201,6 +243,7 @@ type readState struct {
 	warn    []error
 	skipped int
 	prep    *prepared // SQL-level prepared statements by session (prepare.go)
+	bound   *shardkey.BoundedReader
 }
 
 const batchSize = 512

@@ -70,7 +70,21 @@ var commands = []command{
 
 // run executes one command line and returns the exit status: 0 on
 // success, 1 for an input or runtime error, 2 for a usage error.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+//
+// A panic in the command's goroutine (a bug; the readers turn a panic of
+// a third-party parser into an input error themselves) is reported as an
+// internal error with status 1, so that 2 always means a usage error.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			name := "shardkey"
+			if len(args) > 0 {
+				name += " " + args[0]
+			}
+			fmt.Fprintf(stderr, "%s: internal error (a bug: please report it with the command line): %v\n", name, p)
+			code = 1
+		}
+	}()
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
 		fmt.Fprintf(stdout, "shardkey %s\n", buildinfo.Version())

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/shardkey/shardkey/internal/web"
@@ -20,12 +23,18 @@ func runServe(e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	addr := fs.String("addr", web.DefaultAddr, "listen `address` host:port (port 0 picks a free one)")
 	maxBody := fs.Int64("max-body", web.DefaultMaxBody, "largest request body (a loaded spec) in `bytes`")
+	allowHosts := fs.String("allow-host", "", "comma-separated host `names` the playground may be reached by, besides its IP (and localhost on loopback); other Host headers get 421")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey serve [--addr 127.0.0.1:PORT]
 
 Runs the interactive playground: pick a scenario and a key, change the
 shard count, add a celebrity, salt or isolate it, and watch per-shard work
-against capacity. Works offline; listens on loopback unless told otherwise.
+against capacity. Works offline; listens on loopback unless told
+otherwise. Answers only requests whose Host is the address it listens on
+(or --allow-host) and that come from its own page or from no browser
+(curl, scripts: POST bodies as Content-Type: text/yaml). Scores at most
+2 requests at once; loaded specs are bounded (rows, cells, distinct
+values, instances, transaction statements: see docs/own-database.md, "Input bounds").
 Stop it with Ctrl-C.
 
 Flags:
@@ -46,12 +55,24 @@ Flags:
 	if err != nil {
 		return usageErr("--addr %q: %v", *addr, err)
 	}
+	var hosts []string
+	for _, h := range strings.Split(*allowHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit: the collector works harder near it instead of
+		// letting the heap double past what is live. With the spec limits
+		// and MaxScoring, the server stays under 1 GB.
+		debug.SetMemoryLimit(serveMemoryLimit)
+	}
 	srv := &http.Server{
-		Handler:           web.Handler(web.Options{MaxBody: *maxBody}),
+		Handler:           web.Handler(web.Options{MaxBody: *maxBody, Hosts: hosts}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
@@ -80,3 +101,7 @@ Flags:
 }
 
 const shutdownGrace = 5 * time.Second
+
+// serveMemoryLimit is the Go runtime's soft memory limit for serve
+// (runtime/debug.SetMemoryLimit), unless GOMEMLIMIT sets another.
+const serveMemoryLimit = 768 << 20

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -61,6 +62,9 @@ func writeError(w http.ResponseWriter, err error) {
 	case errors.As(err, &ae):
 	case errors.As(err, &mb):
 		ae = &apiError{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", mb.Limit)}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		// The client went away; nobody reads this.
+		ae = &apiError{Status: http.StatusServiceUnavailable, Msg: "request cancelled: " + err.Error()}
 	case errors.As(err, &ie):
 		ae = &apiError{Status: http.StatusBadRequest, Msg: err.Error(), Detail: ie.Err.Error(), File: ie.File, Line: ie.Line, Field: ie.Field}
 	default:
@@ -178,7 +182,8 @@ func (s *server) readSpec(w http.ResponseWriter, r *http.Request, builtin string
 	if err != nil {
 		return nil, "", err
 	}
-	if err := checkRows(spec, s.opts.MaxRows); err != nil {
+	lim := limits{rows: s.opts.MaxRows, cells: s.opts.MaxCells, distinct: s.opts.MaxDistinct, instances: s.opts.MaxInstances, statements: s.opts.MaxStatements}
+	if err := checkCost(spec, lim); err != nil {
 		return nil, "", err
 	}
 	sum := sha256.Sum256(data)
@@ -204,58 +209,13 @@ func fileName(s string) string {
 	return s
 }
 
-// checkRows fails when spec would generate more than max rows in all:
-// rows of each root table, times the most rows per parent for a child.
-func checkRows(spec *scenario.Spec, max int) error {
-	byName := map[string]*scenario.TableSpec{}
-	for _, t := range spec.Tables {
-		byName[t.Name] = t
-	}
-	var rows func(t *scenario.TableSpec, depth int) float64
-	rows = func(t *scenario.TableSpec, depth int) float64 {
-		if depth > len(spec.Tables) {
-			return 0 // a parent cycle: Build reports it
-		}
-		if t.Parent == "" {
-			if t.Rows == 0 {
-				return scenario.DefaultRows
-			}
-			return float64(t.Rows)
-		}
-		p := byName[t.Parent]
-		if p == nil {
-			return 0
-		}
-		hi := 1.0
-		if t.PerParent != "" {
-			_, z, isRange := strings.Cut(t.PerParent, "-")
-			if !isRange {
-				z = t.PerParent
-			}
-			if n, err := strconv.Atoi(strings.TrimSpace(z)); err == nil && n > 0 {
-				hi = float64(n)
-			}
-		}
-		return rows(p, depth+1) * hi
-	}
-	total := 0.0
-	for _, t := range spec.Tables {
-		n := rows(t, 0)
-		total += n
-		if total > float64(max) {
-			field := t.Name + ".rows"
-			if t.Parent != "" {
-				field = t.Name + ".per_parent"
-			}
-			return shardkey.Errorf(spec.File(), t.Line, field, "the playground generates at most %d rows in all; this spec asks for %.0f or more (use `shardkey score --workload` for larger ones)", max, total)
-		}
-	}
-	return nil
-}
-
 // report serves GET /api/report (a built-in scenario) and POST
 // /api/report (the spec in the body).
 func (s *server) report(w http.ResponseWriter, r *http.Request) {
+	if err := sameOrigin(r); err != nil {
+		writeError(w, err)
+		return
+	}
 	p, err := parseParams(r.URL.Query())
 	if err != nil {
 		writeError(w, err)
@@ -270,7 +230,12 @@ func (s *server) report(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	rep, celeb, err := s.score(spec, id, p)
+	if err := s.slots.acquire(r.Context()); err != nil {
+		writeError(w, err)
+		return
+	}
+	defer s.slots.release()
+	rep, celeb, err := s.score(r.Context(), spec, id, p)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -284,12 +249,12 @@ func (s *server) report(w http.ResponseWriter, r *http.Request) {
 // score builds (or takes from the cache) the workload of spec under p and
 // scores p's key and, when given, its comparison key. celeb lists the
 // columns the celebrity share was set on.
-func (s *server) score(spec *scenario.Spec, id string, p *params) (rep *Report, celeb []string, err error) {
+func (s *server) score(ctx context.Context, spec *scenario.Spec, id string, p *params) (rep *Report, celeb []string, err error) {
 	key := p.key
 	if key == "" {
 		if len(spec.Candidates) == 0 {
 			// A problem in the spec comes first.
-			if _, _, err := s.workload(spec, id, nil); err != nil {
+			if _, _, err := s.workload(ctx, spec, id, nil); err != nil {
 				return nil, nil, err
 			}
 			return nil, nil, badParam("k", "choose a key: the spec lists no candidates")
@@ -323,7 +288,7 @@ func (s *server) score(spec *scenario.Spec, id string, p *params) (rep *Report, 
 	if p.seedSet {
 		spec.Seed = p.seed
 	}
-	b, wkey, err := s.workload(spec, id, settings)
+	b, wkey, err := s.workload(ctx, spec, id, settings)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -343,7 +308,10 @@ func (s *server) score(spec *scenario.Spec, id string, p *params) (rep *Report, 
 		// Capacity only decides which shards are over it, so a key is
 		// scored once per workload, engine and shard count.
 		ckey := fmt.Sprintf("%s\x00%s\x00%s\x00%d", wkey, k, opts.Engine.Name(), opts.Shards)
-		c, err := s.candidates.get(ckey, func() (*sim.Candidate, error) { return sim.Score(&wc, k, opts) })
+		c, err := getCtx(ctx, s.candidates, ckey, func() (*sim.Candidate, error) { return scoreKey(ctx, &wc, k, opts) })
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
 		if err != nil {
 			field := "k"
 			if i == 1 {
@@ -356,9 +324,46 @@ func (s *server) score(spec *scenario.Spec, id string, p *params) (rep *Report, 
 	return report.NewScore(&wc, p.engine.Name(), cands), celeb, nil
 }
 
+// scoreKey is sim.Score with the request's context checked between its
+// stages (parse, compile, run, report): the scoring of a client that has
+// gone away stops at the next stage.
+func scoreKey(ctx context.Context, w *shardkey.Workload, design string, o sim.Options) (*sim.Candidate, error) {
+	d, err := shardkey.ParseDesign(design)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := sim.Compile(w, d, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	part, err := sim.Run(w, sc, o.Workers)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return sc.Report(part), nil
+}
+
+// getCtx is c.get for a request with context ctx: when the build it
+// waited for was another request's and stopped because that client went
+// away, it builds afresh for this one.
+func getCtx[V any](ctx context.Context, c *cache[V], key string, build func() (V, error)) (V, error) {
+	for {
+		v, err := c.get(key, build)
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			return v, err
+		}
+	}
+}
+
 // workload returns the built workload of spec with settings applied,
 // from the cache when it was built before, and its cache key.
-func (s *server) workload(spec *scenario.Spec, id string, settings map[string]string) (*built, string, error) {
+func (s *server) workload(ctx context.Context, spec *scenario.Spec, id string, settings map[string]string) (*built, string, error) {
 	names := make([]string, 0, len(settings))
 	for k := range settings {
 		names = append(names, k)
@@ -369,7 +374,10 @@ func (s *server) workload(spec *scenario.Spec, id string, settings map[string]st
 	for _, k := range names {
 		fmt.Fprintf(&ck, "\x00%s=%s", k, settings[k])
 	}
-	b, err := s.workloads.get(ck.String(), func() (*built, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	b, err := getCtx(ctx, s.workloads, ck.String(), func() (*built, error) {
 		sp := spec
 		if len(settings) > 0 {
 			var err error
@@ -622,12 +630,21 @@ func (s *server) scenarios(w http.ResponseWriter, r *http.Request) {
 // cache for the reports that follow) and returns its info, or a 400 with
 // the file, line and field of the first problem.
 func (s *server) spec(w http.ResponseWriter, r *http.Request) {
+	if err := sameOrigin(r); err != nil {
+		writeError(w, err)
+		return
+	}
 	spec, id, err := s.readSpec(w, r, "")
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	if _, _, err := s.workload(spec, id, nil); err != nil {
+	if err := s.slots.acquire(r.Context()); err != nil {
+		writeError(w, err)
+		return
+	}
+	defer s.slots.release()
+	if _, _, err := s.workload(r.Context(), spec, id, nil); err != nil {
 		writeError(w, err)
 		return
 	}

@@ -310,7 +310,9 @@ func TestBadParams(t *testing.T) {
 
 func postSpec(h http.Handler, target, body string) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("POST", target, strings.NewReader(body)))
+	req := httptest.NewRequest("POST", target, strings.NewReader(body))
+	req.Header.Set("Content-Type", "text/yaml")
+	h.ServeHTTP(rec, req)
 	return rec
 }
 
@@ -327,7 +329,7 @@ func TestBadSpec(t *testing.T) {
 		{"unknown field", "name: x\nshardz: 4\ntables:\n  - name: t\n", 2, "", "field shardz not found"},
 		{"yaml syntax", "name: x\ntables: [\n", 2, "", "did not find expected node content"},
 		{"bad generator", "tables:\n  - name: t\n    columns:\n      - {name: a, gen: zipf, distinct: 0}\n", 4, "t.a", "distinct 0"},
-		{"too many rows", "tables:\n  - name: t\n    rows: 6000000\n    columns: [{name: a, gen: sequential}]\n", 2, "t.rows", "at most 5000000 rows"},
+		{"too many rows", "tables:\n  - name: t\n    rows: 6000000\n    columns: [{name: a, gen: sequential}]\n", 2, "t.rows", "at most 2,000,000 rows"},
 		{"children over the limit", "tables:\n  - name: p\n    rows: 100000\n    columns: [{name: a, gen: sequential}]\n  - name: c\n    parent: p\n    per_parent: 1-100\n", 5, "c.per_parent", "at most"},
 		{"empty", "", 1, "", "empty scenario file"},
 	} {
@@ -380,6 +382,7 @@ func TestBodyLimit(t *testing.T) {
 		decodeError(t, postSpec(h, target, big), http.StatusRequestEntityTooLarge)
 		req := httptest.NewRequest("POST", target, io.MultiReader(strings.NewReader(big)))
 		req.ContentLength = -1 // chunked: the limit is found while reading
+		req.Header.Set("Content-Type", "text/yaml")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		decodeError(t, rec, http.StatusRequestEntityTooLarge)

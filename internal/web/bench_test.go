@@ -26,6 +26,7 @@ func spec1M(tb testing.TB) string {
 
 func post(tb testing.TB, h http.Handler, target, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest("POST", target, strings.NewReader(body))
+	req.Header.Set("Content-Type", "text/yaml")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != 200 {

@@ -19,22 +19,39 @@ import (
 // values are shared and must not be modified: callers copy a Workload
 // before setting Shards or Capacity (its tables are read-only to the
 // scorer), and a Candidate before setting its capacity.
+//
+// Besides the number of entries, the cache may bound their total weight
+// (a built workload's generated cells, instances and statements, which
+// measure its memory): least recently used entries are dropped while the
+// total is over maxWeight, the newest always kept.
 type cache[V any] struct {
-	mu  sync.Mutex
-	max int
-	lru *list.List // of *entry, most recent at the front
-	m   map[string]*list.Element
+	mu        sync.Mutex
+	max       int
+	lru       *list.List // of *entry, most recent at the front
+	m         map[string]*list.Element
+	weigh     func(V) int64 // nil: every entry weighs 0
+	maxWeight int64
+	weight    int64 // of the finished entries in the cache
 }
 
 type entry[V any] struct {
-	key  string
-	done chan struct{} // closed when v and err are set
-	v    V
-	err  error
+	key    string
+	done   chan struct{} // closed when v and err are set
+	v      V
+	err    error
+	weight int64
 }
 
 func newCache[V any](max int) *cache[V] {
 	return &cache[V]{max: max, lru: list.New(), m: map[string]*list.Element{}}
+}
+
+// remove drops el; c.mu is held.
+func (c *cache[V]) remove(el *list.Element) {
+	e := el.Value.(*entry[V])
+	c.lru.Remove(el)
+	delete(c.m, e.key)
+	c.weight -= e.weight
 }
 
 // get returns the value for key, calling build once to make it. A failed
@@ -51,9 +68,7 @@ func (c *cache[V]) get(key string, build func() (V, error)) (V, error) {
 	e := &entry[V]{key: key, done: make(chan struct{})}
 	c.m[key] = c.lru.PushFront(e)
 	for c.lru.Len() > c.max {
-		old := c.lru.Back()
-		c.lru.Remove(old)
-		delete(c.m, old.Value.(*entry[V]).key)
+		c.remove(c.lru.Back())
 	}
 	c.mu.Unlock()
 
@@ -67,14 +82,19 @@ func (c *cache[V]) get(key string, build func() (V, error)) (V, error) {
 		}()
 		e.v, e.err = build()
 	}()
-	if e.err != nil {
-		c.mu.Lock()
-		if el, ok := c.m[key]; ok && el.Value == e {
-			c.lru.Remove(el)
-			delete(c.m, key)
+	c.mu.Lock()
+	if el, ok := c.m[key]; ok && el.Value == e {
+		if e.err != nil {
+			c.remove(el)
+		} else if c.weigh != nil {
+			e.weight = c.weigh(e.v)
+			c.weight += e.weight
+			for c.weight > c.maxWeight && c.lru.Back() != el {
+				c.remove(c.lru.Back())
+			}
 		}
-		c.mu.Unlock()
 	}
+	c.mu.Unlock()
 	return e.v, e.err
 }
 

@@ -20,9 +20,15 @@
 // iso (1: isolate the hot key), e (engine), seed.
 //
 // Errors are JSON {"error", "file", "line", "field"} with status 400 (bad
-// input; line and field when the spec says where), 413 (body over
-// Options.MaxBody) or 404. Nothing is written to disk, and keys that read
-// files (directory(col, FILE)) are refused.
+// input, a spec past a cost limit; line and field when the spec says
+// where), 413 (body over Options.MaxBody), 404, 403 (a request from
+// another web page), 415 (a POST body not declared text/yaml or JSON),
+// 421 (a Host header that is not the address served: DNS rebinding), 503
+// (Options.MaxScoring requests already at work). Nothing is written to
+// disk, and keys that read files (directory(col, FILE)) are refused. A
+// request whose client goes away stops at the next stage (build, each
+// key's compile and run). guard.go describes the checks against other
+// web pages.
 package web
 
 import (
@@ -31,6 +37,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/scenario"
@@ -41,11 +48,13 @@ import (
 // so the playground is not reachable from the network unless asked.
 const DefaultAddr = "127.0.0.1:8080"
 
-// Defaults for Options fields left zero.
+// Defaults for Options fields left zero (the spec cost limits are in
+// cost.go).
 const (
-	DefaultMaxBody   = 1 << 20   // bytes of a request body
-	DefaultMaxRows   = 5_000_000 // rows a loaded spec may generate
-	DefaultCacheSize = 8         // built workloads kept (scored keys: 32 times as many)
+	DefaultMaxBody    = 1 << 20 // bytes of a request body
+	DefaultCacheSize  = 8       // built workloads kept (scored keys: 32 times as many)
+	DefaultMaxScoring = 2       // requests building or scoring at once
+	DefaultQueueWait  = 10 * time.Second
 	// MaxShards is the most shards the playground scores and draws: one
 	// bar per shard must stay legible, and it keeps each request's cost
 	// small; the command line goes to shardkey.MaxShards.
@@ -57,9 +66,25 @@ type Options struct {
 	// MaxBody bounds a request body in bytes (a loaded spec); larger
 	// bodies get 413. 0 means DefaultMaxBody.
 	MaxBody int64
-	// MaxRows bounds the rows a loaded spec may generate, so one request
-	// cannot take the server's memory. 0 means DefaultMaxRows.
-	MaxRows int
+	// MaxRows, MaxCells, MaxDistinct, MaxInstances and MaxStatements
+	// bound what a loaded spec may make the server build (rows; rows x
+	// columns; distinct values of uniform and zipf columns; operation
+	// instances; transaction statements; each in all, estimated from the
+	// spec before building: see checkCost), so one request cannot take
+	// the server's memory. A spec past one gets 400 naming the field.
+	// 0 means the Default of the same name.
+	MaxRows, MaxCells, MaxDistinct, MaxInstances, MaxStatements int
+	// MaxScoring bounds the requests that build or score at once; a
+	// request waits up to QueueWait for its turn, then gets 503. 0 means
+	// DefaultMaxScoring and DefaultQueueWait.
+	MaxScoring int
+	QueueWait  time.Duration
+	// Hosts lists host names, besides the listening IP (and "localhost"
+	// when it is loopback), that requests may name in their Host header
+	// (a name the machine is reached by). Any other Host gets 421: a web
+	// page that points its own name at the server (DNS rebinding) cannot
+	// use it.
+	Hosts []string
 	// CacheSize is how many built workloads are kept, keyed by spec,
 	// data settings and seed, so moving a control that does not change
 	// the data (key, shards, capacity, engine, salt) only re-scores.
@@ -80,16 +105,30 @@ type server struct {
 	workloads  *cache[*built]
 	candidates *cache[*sim.Candidate]
 	static     http.Handler
+	slots      *slots // requests building or scoring
+	handler    http.Handler
 }
 
 // Handler returns the playground: the page at /, its assets under
 // /static/, and the API under /api/. It is safe for concurrent use.
-func Handler(o Options) http.Handler {
+func Handler(o Options) http.Handler { return newServer(o).handler }
+
+// newServer returns the server of Handler, its options defaulted.
+func newServer(o Options) *server {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
-	if o.MaxRows <= 0 {
-		o.MaxRows = DefaultMaxRows
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{{&o.MaxRows, DefaultMaxRows}, {&o.MaxCells, DefaultMaxCells}, {&o.MaxDistinct, DefaultMaxDistinct},
+		{&o.MaxInstances, DefaultMaxInstances}, {&o.MaxStatements, DefaultMaxStatements}, {&o.MaxScoring, DefaultMaxScoring}} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+	if o.QueueWait <= 0 {
+		o.QueueWait = DefaultQueueWait
 	}
 	if o.CacheSize <= 0 {
 		o.CacheSize = DefaultCacheSize
@@ -98,8 +137,12 @@ func Handler(o Options) http.Handler {
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
-	s := &server{opts: o, workloads: newCache[*built](o.CacheSize),
-		candidates: newCache[*sim.Candidate](32 * o.CacheSize), static: http.StripPrefix("/static/", http.FileServerFS(sub))}
+	workloads := newCache[*built](o.CacheSize)
+	workloads.weigh = func(b *built) int64 { return weight(b.w) }
+	workloads.maxWeight = 2 * int64(o.MaxCells)
+	s := &server{opts: o, workloads: workloads,
+		candidates: newCache[*sim.Candidate](32 * o.CacheSize), static: http.StripPrefix("/static/", http.FileServerFS(sub)),
+		slots: newSlots(o.MaxScoring, o.QueueWait)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /static/{file}", s.asset)
@@ -107,7 +150,8 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("POST /api/spec", s.spec)
 	mux.HandleFunc("GET /api/report", s.report)
 	mux.HandleFunc("POST /api/report", s.report)
-	return securityHeaders(mux)
+	s.handler = s.checkHost(securityHeaders(mux))
+	return s
 }
 
 // securityHeaders forbids the page from loading anything but its own

@@ -83,7 +83,7 @@ func TestPathTraversal(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A raw request, so no client cleans the path first.
-		io.WriteString(conn, "GET "+p+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		io.WriteString(conn, "GET "+p+" HTTP/1.1\r\nHost: "+srv.Listener.Addr().String()+"\r\nConnection: close\r\n\r\n")
 		body, _ := io.ReadAll(conn)
 		conn.Close()
 		resp := string(body)
