@@ -135,7 +135,7 @@ func BenchmarkPlace(b *testing.B) {
 	}
 	rate := func(b *testing.B) { b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "values/s") }
 	for _, c := range benchCases() {
-		e := mustLookupTB(b, c.spec)
+		e := mustLookup(b, c.spec)
 		l, err := e.Layout(16)
 		if err != nil {
 			b.Fatal(err)

@@ -12,17 +12,6 @@ import (
 	"github.com/shardkey/shardkey"
 )
 
-var coreEngines = []entry{
-	{name: "generic", doc: "xxhash64 of the key's canonical bytes, mod shards (shardkey's own default)",
-		new: func(Options) (Engine, error) { return Generic{}, nil }},
-	{name: "blake2b", doc: "seed 000's h(): blake2b-64 of the key parts joined by '|', big-endian, mod shards",
-		new: func(Options) (Engine, error) { return Blake2b{}, nil }},
-	{name: "jump", doc: "jump consistent hash (Lamping & Veach 2014) of the integer key, or of xxhash64 for other keys",
-		new: func(Options) (Engine, error) { return Jump{}, nil }},
-	{name: "ring", doc: "consistent-hash ring of xxhash64 points with virtual nodes (option vnodes, default 128)",
-		new: newRing, opts: []string{"vnodes"}},
-}
-
 // Generic is shardkey's default partition function: XXH64 (seed 0) of the
 // key's canonical bytes (see appendCanonical), modulo the shard count.
 // The hash is shown as an unsigned 64-bit integer.

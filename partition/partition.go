@@ -22,9 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/shardkey/shardkey"
 )
@@ -122,102 +120,6 @@ func (h Hash) MarshalJSON() ([]byte, error) {
 		return json.Marshal(h.Hex)
 	}
 	return []byte(h.String()), nil
-}
-
-// Options are the k=v options of an engine name ("ring:vnodes=64,seed=7").
-type Options map[string]string
-
-// Int returns option k as an int, or def when absent.
-func (o Options) Int(k string, def int) (int, error) {
-	s, ok := o[k]
-	if !ok {
-		return def, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("option %s=%q is not an integer", k, s)
-	}
-	return n, nil
-}
-
-// String returns option k, or def when absent.
-func (o Options) String(k, def string) string {
-	if s, ok := o[k]; ok {
-		return s
-	}
-	return def
-}
-
-type entry struct {
-	name string
-	doc  string // one line for `shardkey place --help`
-	new  func(Options) (Engine, error)
-	opts []string // option names the constructor accepts
-}
-
-func registry() []entry {
-	var all []entry
-	all = append(all, coreEngines...)
-	all = append(all, enginesA...)
-	all = append(all, enginesB...)
-	return all
-}
-
-// Lookup returns the engine named spec: a name from Names, optionally
-// followed by ":k=v,k=v" options. The error lists the known names.
-func Lookup(spec string) (Engine, error) {
-	name, optText, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	opts := Options{}
-	if optText != "" {
-		for _, kv := range strings.Split(optText, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return nil, fmt.Errorf("engine %q: option %q is not k=v", spec, kv)
-			}
-			opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	for _, e := range registry() {
-		if e.name != name {
-			continue
-		}
-		for k := range opts {
-			if !contains(e.opts, k) {
-				return nil, fmt.Errorf("engine %s has no option %q (options: %s)", name, k, strings.Join(e.opts, ", "))
-			}
-		}
-		return e.new(opts)
-	}
-	return nil, fmt.Errorf("unknown engine %q (known: %s)", name, strings.Join(Names(), ", "))
-}
-
-// Names returns the engine names, sorted.
-func Names() []string {
-	var names []string
-	for _, e := range registry() {
-		names = append(names, e.name)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Doc returns the one-line description of engine name, or "".
-func Doc(name string) string {
-	for _, e := range registry() {
-		if e.name == name {
-			return e.doc
-		}
-	}
-	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkShards validates a shard count for Layout.
