@@ -124,3 +124,4 @@ func TestParseValueNull(t *testing.T) {
 		t.Errorf("ParseValue(NULL, text) = %v; want the text NULL", v)
 	}
 }
+

@@ -146,6 +146,7 @@ func appendCassandraKey(b []byte, key []shardkey.Value) ([]byte, error) {
 
 // appendCQL appends the CQL native serialisation of v.
 func appendCQL(b []byte, v shardkey.Value) ([]byte, error) {
+	v = asSQL(v)
 	switch v.Type {
 	case shardkey.Null:
 		return b, fmt.Errorf("cassandra: NULL in partition key: %w", ErrNoDestination)
@@ -165,6 +166,8 @@ func appendCQL(b []byte, v shardkey.Value) ([]byte, error) {
 		return binary.BigEndian.AppendUint64(b, uint64(floorDiv(v.Int, 1000))), nil
 	case shardkey.Text, shardkey.Bytes, shardkey.UUID:
 		return append(b, v.Str...), nil
+	case shardkey.Bool:
+		return append(b, byte(v.Int&1)), nil // CQL boolean: one byte
 	}
 	return b, fmt.Errorf("cassandra: cannot serialise a %s value", v.Type)
 }

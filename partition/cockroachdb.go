@@ -147,6 +147,7 @@ func crdbFNV32(b []byte) uint32 {
 // crdbAppendKey appends the ascending key encoding of v
 // (rowenc.EncodeTableKey with encoding.Ascending).
 func crdbAppendKey(b []byte, v shardkey.Value) ([]byte, error) {
+	v = asSQL(v)
 	switch v.Type {
 	case shardkey.Null:
 		return append(b, 0x00), nil
@@ -215,6 +216,7 @@ func crdbAppendVarint(b []byte, v int64) []byte {
 
 // crdbCastString appends CAST(v AS STRING), ” for NULL (generation 1).
 func crdbCastString(b []byte, v shardkey.Value) ([]byte, error) {
+	v = asSQL(v)
 	switch v.Type {
 	case shardkey.Null:
 		return b, nil

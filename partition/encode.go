@@ -25,7 +25,7 @@ func appendCanonical(b []byte, key []shardkey.Value) []byte {
 // key) as appendCanonical encodes it.
 func appendCanonicalPart(b []byte, v shardkey.Value, multi bool) []byte {
 	switch v.Type {
-	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Uint64, shardkey.Timestamp:
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Uint64, shardkey.Timestamp, shardkey.Date, shardkey.Bool:
 		b = binary.LittleEndian.AppendUint64(b, uint64(v.Int))
 	case shardkey.Float32:
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(float32(v.Float))))
@@ -52,6 +52,24 @@ func AppendCanonicalRow(b []byte, cols []*shardkey.Column, i int) []byte {
 		b = appendCanonicalPart(b, c.Value(i), len(cols) > 1)
 	}
 	return b
+}
+
+// asSQL returns v as a column of a SQL or CQL database holds it, for the
+// engines of those systems, which have no ObjectId or BSON Date type: an
+// ObjectID as its 12 bytes (a BINARY(12), bytea or blob column), a Date as
+// the Timestamp of the same instant (a Date beyond the microsecond range
+// of int64, about ±292,000 years, stays a Date, which those engines
+// refuse). Other values are returned unchanged.
+func asSQL(v shardkey.Value) shardkey.Value {
+	switch v.Type {
+	case shardkey.ObjectID:
+		return shardkey.Value{Type: shardkey.Bytes, Str: v.Str}
+	case shardkey.Date:
+		if v.Int <= math.MaxInt64/1000 && v.Int >= math.MinInt64/1000 {
+			return shardkey.TimeValue(v.Int * 1000)
+		}
+	}
+	return v
 }
 
 // textKey appends the parts' text forms joined by sep: seed 000's

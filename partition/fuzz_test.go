@@ -44,7 +44,7 @@ func cachedLayout(t testing.TB, e Engine, n int) Layout {
 
 // fuzzValue builds a value of any shardkey type from fuzz inputs.
 func fuzzValue(typ uint8, i int64, f float64, s string) shardkey.Value {
-	switch t := shardkey.Type(typ % 11); t {
+	switch t := shardkey.Type(typ % 15); t {
 	case shardkey.Null:
 		return shardkey.Value{}
 	case shardkey.Int16:
@@ -59,7 +59,15 @@ func fuzzValue(typ uint8, i int64, f float64, s string) shardkey.Value {
 		var b [16]byte
 		copy(b[:], s)
 		return shardkey.Value{Type: t, Str: string(b[:])}
-	default:
+	case shardkey.ObjectID:
+		var b [12]byte
+		copy(b[:], s)
+		return shardkey.Value{Type: t, Str: string(b[:])}
+	case shardkey.Date:
+		return shardkey.Value{Type: t, Int: i}
+	case shardkey.Bool:
+		return shardkey.Value{Type: t, Int: i & 1}
+	default: // Text, Bytes, and ExtJSON of arbitrary (often malformed) BSON bytes
 		return shardkey.Value{Type: t, Str: s}
 	}
 }

@@ -1,12 +1,12 @@
 package partition
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -43,17 +43,6 @@ func TestMongoDB_SplitPoints(t *testing.T) {
 	}
 }
 
-// mongoInput is one parsed MongoDB vector input: either a shardkey value
-// (values, all of which must hash to the output) or, for BSON types
-// shardkey has no Value for, the raw canonical type and value bytes.
-type mongoInput struct {
-	values []shardkey.Value
-	raw    bool
-	typ    int32
-	bytes  []byte
-	why    string // why raw
-}
-
 var (
 	reMongoNum    = regexp.MustCompile(`^NumberInt/NumberLong (-?\d+)$`)
 	reMongoDouble = regexp.MustCompile(`^Double (\S+)$`)
@@ -66,141 +55,163 @@ var (
 	reMongoDBRef  = regexp.MustCompile(`^DBRef\("([^"]*)", ObjectId\("([0-9a-f]{24})"\)\)$`)
 )
 
-func parseMongoInput(t *testing.T, v vec) mongoInput {
+// mongoInputs parses one MongoDB vector input into the shardkey values
+// that must all hash to its output: the value as its own shardkey type
+// where there is one (and for the same number, every numeric type that
+// holds it), and always as Extended JSON (the ExtJSON value of `place
+// --type extjson`), in canonical form and, where it differs, relaxed.
+func mongoInputs(t *testing.T, v vec) []shardkey.Value {
 	t.Helper()
 	in := v.str("input")
-	raw := func(typ int32, b []byte, why string) mongoInput {
-		return mongoInput{raw: true, typ: typ, bytes: b, why: why}
+	var vals []shardkey.Value
+	ext := func(s ...string) {
+		t.Helper()
+		for _, x := range s {
+			val, err := shardkey.ParseValue(x, shardkey.ExtJSON)
+			if err != nil {
+				t.Fatalf("%s: extjson %s: %v", v.where(), x, err)
+			}
+			vals = append(vals, val)
+		}
 	}
-	bsonString := func(s string) []byte { return appendBSONString(nil, s) }
-	switch {
-	case in == "MinKey":
-		return raw(mongoMinKey, nil, "MinKey has no shardkey value")
-	case in == "MaxKey":
-		return raw(mongoMaxKey, nil, "MaxKey has no shardkey value")
-	case in == "null":
-		return mongoInput{values: []shardkey.Value{{}}}
-	case in == "bool":
+	q := strconv.Quote
+	b64 := func(h string) string { return q(base64.StdEncoding.EncodeToString([]byte(decodeHex(t, h)))) }
+	switch in {
+	case "MinKey":
+		ext(`{"$minKey": 1}`)
+		return vals
+	case "MaxKey":
+		ext(`{"$maxKey": 1}`)
+		return vals
+	case "null":
+		vals = append(vals, shardkey.Value{})
+		ext("null")
+		return vals
+	case "bool":
 		// hasher_test.cpp HashBoolean: BSON("check" << true).
-		return raw(mongoBool, []byte{1}, "bool has no shardkey value")
-	case in == "Object {}":
-		return raw(mongoObject, []byte{0, 0, 0, 0}, "embedded object has no shardkey value")
-	case in == "Array []":
-		return raw(mongoArray, []byte{0, 0, 0, 0}, "array has no shardkey value")
+		vals = append(vals, shardkey.Value{Type: shardkey.Bool, Int: 1})
+		ext("true")
+		return vals
+	case "Object {}":
+		ext("{}")
+		return vals
+	case "Array []":
+		ext("[]")
+		return vals
 	}
 	if m := reMongoNum.FindStringSubmatch(in); m != nil {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
-		vals := []shardkey.Value{shardkey.IntValue(n), {Type: shardkey.Float64, Float: float64(n)}}
+		vals = append(vals, shardkey.IntValue(n), shardkey.Value{Type: shardkey.Float64, Float: float64(n)})
+		ext(`{"$numberLong": "`+m[1]+`"}`, m[1])
 		if n >= math.MinInt32 && n <= math.MaxInt32 {
 			vals = append(vals, shardkey.Value{Type: shardkey.Int32, Int: n})
+			ext(`{"$numberInt": "` + m[1] + `"}`)
 		}
-		return mongoInput{values: vals}
+		return vals
 	}
 	if m := reMongoDouble.FindStringSubmatch(in); m != nil {
 		f, err := strconv.ParseFloat(m[1], 64)
 		if err != nil {
 			t.Fatalf("%s: %v", v.where(), err)
 		}
-		return mongoInput{values: []shardkey.Value{shardkey.FloatValue(f)}}
+		vals = append(vals, shardkey.FloatValue(f))
+		ext(`{"$numberDouble": "`+m[1]+`"}`, m[1])
+		return vals
 	}
 	if m := reMongoString.FindStringSubmatch(in); m != nil {
 		switch m[1] {
 		case "String":
-			return mongoInput{values: []shardkey.Value{shardkey.TextValue(m[2])}}
+			vals = append(vals, shardkey.TextValue(m[2]))
+			ext(q(m[2]))
 		case "Symbol":
-			// A symbol hashes as the string of the same text: check both.
-			in := raw(mongoString, bsonString(m[2]), "BSON symbol has no shardkey value; checked as Text too")
-			in.values = []shardkey.Value{shardkey.TextValue(m[2])}
-			return in
+			// A symbol hashes as the string of the same text.
+			vals = append(vals, shardkey.TextValue(m[2]))
+			ext(`{"$symbol": ` + q(m[2]) + `}`)
 		default:
-			return raw(mongoCode, bsonString(m[2]), "BSON code has no shardkey value")
+			ext(`{"$code": ` + q(m[2]) + `}`)
 		}
+		return vals
 	}
 	if m := reMongoBin.FindStringSubmatch(in); m != nil {
-		data := decodeHex(t, m[2])
-		switch m[1] {
-		case "0":
-			return mongoInput{values: []shardkey.Value{bytesValue(data)}}
-		case "4":
-			return mongoInput{values: []shardkey.Value{{Type: shardkey.UUID, Str: data}}}
-		}
 		st, _ := strconv.Atoi(m[1])
-		return raw(mongoBinData, appendBSONBinData(nil, byte(st), data), "BinData subtype "+m[1]+" has no shardkey value")
+		switch st {
+		case 0:
+			vals = append(vals, bytesValue(decodeHex(t, m[2])))
+		case 4:
+			vals = append(vals, shardkey.Value{Type: shardkey.UUID, Str: decodeHex(t, m[2])})
+		}
+		ext(fmt.Sprintf(`{"$binary": {"base64": %s, "subType": "%02x"}}`, b64(m[2]), st))
+		return vals
 	}
 	if m := reMongoOID.FindStringSubmatch(in); m != nil {
-		return raw(mongoOID, []byte(decodeHex(t, m[1])), "ObjectId has no shardkey value")
+		vals = append(vals, shardkey.Value{Type: shardkey.ObjectID, Str: decodeHex(t, m[1])})
+		ext(`{"$oid": "` + m[1] + `"}`)
+		return vals
 	}
 	if m := reMongoDate.FindStringSubmatch(in); m != nil {
 		ms, _ := strconv.ParseInt(m[1], 10, 64)
-		if ms > math.MaxInt64/1000 || ms < math.MinInt64/1000 {
-			return raw(mongoDate, binary.LittleEndian.AppendUint64(nil, uint64(ms)),
-				"Date beyond shardkey's microsecond Timestamp range")
+		vals = append(vals, shardkey.Value{Type: shardkey.Date, Int: ms})
+		ext(`{"$date": {"$numberLong": "` + m[1] + `"}}`)
+		if ms <= math.MaxInt64/1000 && ms >= math.MinInt64/1000 {
+			vals = append(vals, shardkey.TimeValue(ms*1000))
 		}
-		return mongoInput{values: []shardkey.Value{shardkey.TimeValue(ms * 1000)}}
+		return vals
 	}
 	if m := reMongoTS.FindStringSubmatch(in); m != nil {
-		sec, _ := strconv.ParseUint(m[1], 10, 32)
-		inc, _ := strconv.ParseUint(m[2], 10, 32)
-		b := binary.LittleEndian.AppendUint32(nil, uint32(inc))
-		b = binary.LittleEndian.AppendUint32(b, uint32(sec))
-		return raw(mongoDate, b, "BSON Timestamp has no shardkey value (shardkey Timestamp is a BSON Date)")
+		ext(`{"$timestamp": {"t": ` + m[1] + `, "i": ` + m[2] + `}}`)
+		return vals
 	}
 	if m := reMongoRegex.FindStringSubmatch(in); m != nil {
-		b := append([]byte(m[1]), 0)
-		b = append(append(b, m[2]...), 0)
-		return raw(mongoRegex, b, "regex has no shardkey value")
+		ext(`{"$regularExpression": {"pattern": ` + q(m[1]) + `, "options": ` + q(m[2]) + `}}`)
+		return vals
 	}
 	if m := reMongoDBRef.FindStringSubmatch(in); m != nil {
-		return raw(mongoDBRef, append(bsonString(m[1]), decodeHex(t, m[2])...), "DBRef has no shardkey value")
+		// hasher_test.cpp's DBRef is the deprecated BSON DBPointer type.
+		ext(`{"$dbPointer": {"$ref": ` + q(m[1]) + `, "$id": {"$oid": "` + m[2] + `"}}}`)
+		return vals
 	}
 	t.Fatalf("%s: cannot parse MongoDB input %q", v.where(), in)
-	return mongoInput{}
+	return nil
 }
 
 func checkMongoDBVectors(t *testing.T, file string) {
 	f := loadVectors(t, file)
 	e := MongoDB{}
-	checked, chunks := 0, 0
-	var rawOnly []string
+	checked, values, chunks := 0, 0, 0
 	eachVec(t, f, func(v vec) {
 		v.wantKind("hashed_shard_key_int64")
 		if enc := v.str("input_encoding"); enc != "BSON value (type named in input)" {
 			t.Fatalf("%s: unknown input_encoding %q", v.where(), enc)
 		}
 		want := v.int64("output")
-		in := parseMongoInput(t, v)
-		if in.raw {
-			rawOnly = append(rawOnly, fmt.Sprintf("%q (%s)", v.str("input"), in.why))
-			if got := MongoHashElement(in.typ, in.bytes); got != want {
-				t.Errorf("%s: MongoHashElement(%d, %x) = %d; want %d", v.where(), in.typ, in.bytes, got, want)
-			}
-		}
-		for _, val := range in.values {
-			h, err := e.Hash([]shardkey.Value{val})
+		for _, val := range mongoInputs(t, v) {
+			key := []shardkey.Value{val}
+			h, err := e.Hash(key)
 			if err != nil || h != SignedHash(want) {
 				t.Errorf("%s: Hash(%s %v) = %v, %v; want %d", v.where(), val.Type, val, h, err, want)
 			}
-		}
-		if v.has("initial_chunk_index_for_numInitialChunks") {
-			p := uint64(want) ^ 1<<63
-			if len(in.values) > 0 {
-				var err error
-				if p, err = e.Point(in.values[:1]); err != nil {
+			if n := shardkey.NativeBSON(val); n != val {
+				if h, err := e.Hash([]shardkey.Value{n}); err != nil || h != SignedHash(want) {
+					t.Errorf("%s: Hash(NativeBSON %s %v) = %v, %v; want %d", v.where(), n.Type, n, h, err, want)
+				}
+			}
+			if v.has("initial_chunk_index_for_numInitialChunks") {
+				p, err := e.Point(key)
+				if err != nil {
 					t.Fatalf("%s: Point: %v", v.where(), err)
 				}
-			}
-			for _, c := range v.counts("initial_chunk_index_for_numInitialChunks") {
-				if got := mustLayout(t, e, c[0]).Shard(p); got != c[1] {
-					t.Errorf("%s: chunk for %d initial chunks = %d; want %d", v.where(), c[0], got, c[1])
+				for _, c := range v.counts("initial_chunk_index_for_numInitialChunks") {
+					if got := mustLayout(t, e, c[0]).Shard(p); got != c[1] {
+						t.Errorf("%s: chunk for %d initial chunks = %d; want %d", v.where(), c[0], got, c[1])
+					}
+					chunks++
 				}
-				chunks++
 			}
+			values++
 		}
 		checked++
 	})
-	t.Logf("%s: %d vectors checked, %d initial-chunk indices", file, checked, chunks)
-	t.Logf("checked through MongoHashElement with raw BSON value bytes, no shardkey.Value exists for: %s",
-		strings.Join(rawOnly, "; "))
+	t.Logf("%s: %d vectors checked as %d shardkey values (native types and Extended JSON), %d initial-chunk indices", file, checked, values, chunks)
 }
 
 func TestMongoDB_Squashing(t *testing.T) {
@@ -215,6 +226,62 @@ func TestMongoDB_Squashing(t *testing.T) {
 		{Type: shardkey.Uint64, Int: -1}} {
 		if got, _ := (MongoDB{}).Hash([]shardkey.Value{v}); got != max {
 			t.Errorf("Hash(%s %v) = %v; want Hash(INT64_MAX)", v.Type, v, got)
+		}
+	}
+}
+
+// TestMongoDB_EmbeddedValues checks MongoHashBSON on documents, arrays and
+// CodeWScope against streams built by hand from hasher.cpp's
+// recursiveHash (the vectors file's algorithm text): each child element
+// is its canonical type (int32 LE), its name and NUL, its value (numbers
+// as int64 LE), and the document ends with EOO, int32 LE 0 with no name.
+func TestMongoDB_EmbeddedValues(t *testing.T) {
+	le32 := func(b []byte, v int32) []byte { return binary.LittleEndian.AppendUint32(b, uint32(v)) }
+	le64 := func(b []byte, v int64) []byte { return binary.LittleEndian.AppendUint64(b, uint64(v)) }
+	// {"a": 1, "b": ["x"]}: a: number 1; b: array with element "0": "x".
+	var doc []byte
+	doc = le64(append(le32(doc, mongoNumber), "a\x00"...), 1)
+	doc = append(le32(doc, mongoArray), "b\x00"...)
+	doc = append(append(le32(doc, mongoString), "0\x00"...), appendBSONString(nil, "x")...)
+	doc = le32(doc, 0) // EOO of the array
+	doc = le32(doc, 0) // EOO of the document
+	// CodeWScope "f()" with scope {"n": 2.5}: code and NUL, then n as the
+	// number 2 (truncated), then EOO.
+	var cws []byte
+	cws = append(cws, "f()\x00"...)
+	cws = le64(append(le32(cws, mongoNumber), "n\x00"...), 2)
+	cws = le32(cws, 0)
+	for _, c := range []struct {
+		ext       string
+		canonType int32
+		stream    []byte
+	}{
+		{`{"a": 1, "b": ["x"]}`, mongoObject, doc},
+		{`{"a": {"$numberLong": "1"}, "b": ["x"]}`, mongoObject, doc},
+		{`{"a": 1.9, "b": [{"$symbol": "x"}]}`, mongoObject, doc},
+		{`{"$code": "f()", "$scope": {"n": 2.5}}`, mongoCodeWScope, cws},
+	} {
+		v, err := shardkey.ParseValue(c.ext, shardkey.ExtJSON)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ext, err)
+		}
+		want := MongoHashElement(c.canonType, c.stream)
+		if got, err := MongoHashBSON(v.Str); err != nil || got != want {
+			t.Errorf("MongoHashBSON(%s) = %d, %v; want %d", c.ext, got, err, want)
+		}
+	}
+	// Field order matters; names are hashed.
+	a, _ := shardkey.ParseValue(`{"a": 1, "b": 2}`, shardkey.ExtJSON)
+	b, _ := shardkey.ParseValue(`{"b": 2, "a": 1}`, shardkey.ExtJSON)
+	ha, _ := MongoHashBSON(a.Str)
+	hb, _ := MongoHashBSON(b.Str)
+	if ha == hb {
+		t.Error(`{"a": 1, "b": 2} and {"b": 2, "a": 1} hash alike`)
+	}
+	// Malformed bytes are refused, never a panic.
+	for _, raw := range []string{"", "\x03", "\x03\x05\x00\x00\x00", "\x02\xff\xff\xff\x7fab", "\x42", "\x10\x01", "\x03\x0d\x00\x00\x00\x10a\x00\x01\x00\x00\x00\x00"} {
+		if _, err := MongoHashBSON(raw); err == nil {
+			t.Errorf("MongoHashBSON(%q) succeeded", raw)
 		}
 	}
 }

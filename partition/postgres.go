@@ -103,8 +103,10 @@ func pgFoldInt8(v int64) uint32 {
 
 // pgHash32 returns the type's 32-bit hash support function of v (non-NULL).
 func pgHash32(v shardkey.Value, system string) (int32, error) {
+	v = asSQL(v)
 	switch v.Type {
-	case shardkey.Int16, shardkey.Int32, shardkey.Int64:
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Bool:
+		// bool hashes with hashchar: hash_uint32 of 0 or 1, as hashint4.
 		return int32(pgHashUint32(pgFoldInt8(v.Int))), nil
 	case shardkey.Timestamp:
 		return int32(pgHashUint32(pgFoldInt8(v.Int - pgEpochOffset))), nil
@@ -129,8 +131,9 @@ func pgHash32(v shardkey.Value, system string) (int32, error) {
 
 // pgHash64 returns the type's extended (64-bit, seeded) hash of v.
 func pgHash64(v shardkey.Value, seed uint64, system string) (uint64, error) {
+	v = asSQL(v)
 	switch v.Type {
-	case shardkey.Int16, shardkey.Int32, shardkey.Int64:
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Bool:
 		return pgHashUint32Ext(pgFoldInt8(v.Int), seed), nil
 	case shardkey.Timestamp:
 		return pgHashUint32Ext(pgFoldInt8(v.Int-pgEpochOffset), seed), nil

@@ -182,7 +182,7 @@ func (v Vitess) keyspaceID(b []byte, key []shardkey.Value) ([]byte, error) {
 	if len(key) != 1 {
 		return nil, fmt.Errorf("%s: a vindex maps one column, not %d", v.Name(), len(key))
 	}
-	x := key[0]
+	x := asSQL(key[0])
 	switch v.kind {
 	case vtHash, vtNumeric, vtReverseBits:
 		u, ok := vtUint64(x, v.kind == vtHash)

@@ -48,6 +48,7 @@ func (Yugabyte) Point(key []shardkey.Value) (uint64, error) {
 	var buf [64]byte
 	b := buf[:0]
 	for _, v := range key {
+		v = asSQL(v)
 		switch v.Type {
 		case shardkey.Null:
 			return 0, ErrNoDestination
