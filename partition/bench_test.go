@@ -101,7 +101,7 @@ func benchCases() []benchCase {
 func TestBenchCasesCoverEveryEngine(t *testing.T) {
 	have := map[string]bool{}
 	for _, c := range benchCases() {
-		have[specName(c.spec)] = true
+		have[baseName(c.spec)] = true
 	}
 	for _, name := range Names() {
 		if !have[name] {

@@ -86,7 +86,7 @@ func (c Cassandra) Name() string {
 	if nt == 16 && seed == 1 {
 		return "cassandra"
 	}
-	return fmt.Sprintf("cassandra:num_tokens=%d,seed=%d", nt, seed)
+	return specName("cassandra", fmt.Sprintf("num_tokens=%d", nt), fmt.Sprintf("seed=%d", seed))
 }
 
 func (c Cassandra) Hash(key []shardkey.Value) (Hash, error) {

@@ -58,7 +58,7 @@ func (c Citus) Name() string {
 	if c.shardCount == 0 {
 		return "citus"
 	}
-	return fmt.Sprintf("citus:shard_count=%d", c.shardCount)
+	return specName("citus", fmt.Sprintf("shard_count=%d", c.shardCount))
 }
 
 func (Citus) Hash(key []shardkey.Value) (Hash, error) {

@@ -80,7 +80,7 @@ func (c CockroachDB) Name() string {
 	if c.gen() == 3 {
 		return "cockroachdb"
 	}
-	return fmt.Sprintf("cockroachdb:generation=%d", c.gen())
+	return specName("cockroachdb", fmt.Sprintf("generation=%d", c.gen()))
 }
 
 func (c CockroachDB) Hash(key []shardkey.Value) (Hash, error) {

@@ -58,7 +58,7 @@ func checkElasticsearchVectors(t *testing.T, file string) {
 			}
 			for field, spec := range map[string]string{
 				"shard_classic_default_routing_num_shards": "elasticsearch",
-				"shard_new_mod_function":                   "elasticsearch:function=mod",
+				"shard_new_mod_function":                   "elasticsearch(function=modulo)",
 			} {
 				e := mustLookup(t, spec)
 				for _, c := range perShardCount(t, v.m[field]) {
@@ -72,22 +72,22 @@ func checkElasticsearchVectors(t *testing.T, file string) {
 			n := int(jsonInt(t, st["number_of_shards"]))
 			var opts []string
 			if strings.HasPrefix(v.opt("routing_function"), "new") {
-				opts = append(opts, "function=mod")
+				opts = append(opts, "function=modulo")
 			} else {
 				r := n
 				if st["routing_num_shards"] != nil {
 					r = int(jsonInt(t, st["routing_num_shards"]))
 				}
-				opts = append(opts, "routing_num_shards="+strconv.Itoa(r))
+				opts = append(opts, "number_of_routing_shards="+strconv.Itoa(r))
 			}
 			var key []shardkey.Value
 			if in, ok := v.m["input"].(map[string]any); ok {
-				opts = append(opts, "partition_size="+strconv.FormatInt(jsonInt(t, st["routing_partition_size"]), 10))
+				opts = append(opts, "routing_partition_size="+strconv.FormatInt(jsonInt(t, st["routing_partition_size"]), 10))
 				key = []shardkey.Value{shardkey.TextValue(in["_routing"].(string)), shardkey.TextValue(in["_id"].(string))}
 			} else {
 				key = []shardkey.Value{shardkey.TextValue(v.opt("input"))}
 			}
-			e := mustLookup(t, "elasticsearch:"+strings.Join(opts, ","))
+			e := mustLookup(t, "elasticsearch("+strings.Join(opts, ", ")+")")
 			if v.has("hash") {
 				if h, _ := e.Hash(key); h.Int != v.int64("hash") {
 					t.Errorf("%s: hash %v, want %d", name, h, v.int64("hash"))

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -93,28 +96,31 @@ func TestKeyEncodings(t *testing.T) {
 // TestLookup checks that every fuzzed spec names itself and has a doc
 // line, and that bad options are refused.
 func TestLookup(t *testing.T) {
-	for _, spec := range append(fuzzSpecs, "cassandra:num_tokens=8,seed=3") {
+	for _, spec := range append(fuzzSpecs, "cassandra(num_tokens=8, seed=3)",
+		"ketama(servers=h1:11211:600,h2:11211:300)", "ring(servers=a:1:2,b:1:1,c)") {
 		e := mustLookup(t, spec)
 		if e.Name() != spec {
 			t.Errorf("Lookup(%q).Name() = %q", spec, e.Name())
 		}
-		if Doc(specName(spec)) == "" {
+		if Doc(baseName(spec)) == "" {
 			t.Errorf("%s: no doc line", spec)
 		}
 	}
 	for _, bad := range []string{"cassandra:num_tokens=0", "cassandra:seed=x", "ketama:variant=x", "redis:x=1",
-		"citus:shard_count=0", "elasticsearch:function=x", "elasticsearch:partition_size=0", "cockroachdb:generation=4", "vitess:x=1"} {
+		"citus:shard_count=0", "elasticsearch:function=x", "elasticsearch:partition_size=0", "cockroachdb:generation=4", "vitess:x=1",
+		"redis(x=1)", "ketama(variant=spy", "ketama(=1)", "ketama(variant=)", "ketama(variant=spy, variant=spy)",
+		"ketama(servers=h1:11211:0)", "ketama(servers=h1:x:1)", "ketama(servers=h1:1:1:1)", "ketama(servers=h1,h1)",
+		"ketama(servers=h1,,h2)", "ketama(servers=@/nonexistent/pool.txt)", "ring(servers=)", "elasticsearch(routing_partition_size=2, partition_size=2)",
+		"elasticsearch(number_of_routing_shards=x)", "cassandra(,num_tokens=4)"} {
 		if _, err := Lookup(bad); err == nil {
 			t.Errorf("Lookup(%q) succeeded; want an error", bad)
 		}
 	}
 }
 
-func specName(spec string) string {
-	for i := range spec {
-		if spec[i] == ':' {
-			return spec[:i]
-		}
+func baseName(spec string) string {
+	if i := strings.IndexAny(spec, "(:"); i >= 0 {
+		return spec[:i]
 	}
 	return spec
 }
@@ -148,5 +154,33 @@ func TestNoDestination(t *testing.T) {
 	}
 	if _, err := mustLookup(t, "vitess-unicode-loose-md5").Point([]shardkey.Value{{Type: shardkey.Bytes, Str: "\xff"}}); err == nil {
 		t.Error("unicode_loose_md5 accepted invalid UTF-8")
+	}
+}
+
+// TestLookupForms checks that the colon form and the older option names
+// are aliases of the parenthesised form, and that servers= reads a file.
+func TestLookupForms(t *testing.T) {
+	for alias, want := range map[string]string{
+		"cassandra:num_tokens=8,seed=3":                        "cassandra(num_tokens=8, seed=3)",
+		"elasticsearch:function=mod":                           "elasticsearch(function=modulo)",
+		"elasticsearch:routing_num_shards=16,partition_size=2": "elasticsearch(number_of_routing_shards=16, routing_partition_size=2)",
+		" elasticsearch( function = modulo ) ":                 "elasticsearch(function=modulo)",
+		"ketama:servers=h1:11211:600,h2:11211:300,variant=spy": "ketama(variant=spy, servers=h1:11211:600,h2:11211:300)",
+		"ring()": "ring",
+	} {
+		if got := mustLookup(t, alias).Name(); got != want {
+			t.Errorf("Lookup(%q).Name() = %q; want %q", alias, got, want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "pool.txt")
+	if err := os.WriteFile(path, []byte("# memcached pool\n10.0.1.1:11211 600\n10.0.1.2:11211:300  # comment\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := mustLookup(t, "ketama(servers=@"+path+")")
+	if got := e.(Pool).ServerNames(); strings.Join(got, " ") != "10.0.1.1:11211 10.0.1.2:11211" {
+		t.Errorf("servers from file: %v", got)
+	}
+	if _, err := e.Layout(3); err == nil {
+		t.Error("a pool of 2 servers laid out as 3")
 	}
 }

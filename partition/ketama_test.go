@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -99,6 +100,15 @@ func checkKetamaVectors(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	e := Ketama{}
+	// The same pool through the engine option, as a user names it.
+	var entries []string
+	for _, s := range pool {
+		entries = append(entries, fmt.Sprintf("%s:%d:%d", s.Host, s.Port, s.Weight))
+	}
+	named := mustLookup(t, "ketama(servers="+strings.Join(entries, ",")+")")
+	namedSpy := mustLookup(t, "ketama(variant=spy, servers="+strings.Join(entries, ",")+")")
+	namedL, namedSpyL := mustLayout(t, named, len(pool)), mustLayout(t, namedSpy, len(pool))
+	names := named.(Pool).ServerNames()
 	checked := 0
 	eachVec(t, f, func(v vec) {
 		v.wantKind("server_host")
@@ -130,6 +140,16 @@ func checkKetamaVectors(t *testing.T, file string) {
 		}
 		if got, want := spy.Server(spy.Shard(p)).Host, v.str("server_spymemcached_compatible"); got != want {
 			t.Errorf("%s: spy server %s; want %s", v.where(), got, want)
+		}
+		np, err := named.Point(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := names[namedL.Shard(np)], v.str("output")+":11211"; got != want {
+			t.Errorf("%s: ketama(servers=...) server %s; want %s", v.where(), got, want)
+		}
+		if got, want := names[namedSpyL.Shard(np)], v.str("server_spymemcached_compatible")+":11211"; got != want {
+			t.Errorf("%s: ketama(variant=spy, servers=...) server %s; want %s", v.where(), got, want)
 		}
 		checked++
 	})

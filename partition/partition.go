@@ -78,6 +78,13 @@ type CanonicalPointer interface {
 	PointCanonical(enc []byte) uint64
 }
 
+// Pool is implemented by engines configured with a fixed pool of named
+// servers (ketama and ring with the option servers=): their Layout(n)
+// needs n = len(ServerNames()), and shard i is server ServerNames()[i].
+type Pool interface {
+	ServerNames() []string
+}
+
 // ErrNoDestination is returned for keys a system cannot place.
 var ErrNoDestination = errors.New("no destination for key")
 

@@ -23,7 +23,7 @@ type placement struct {
 func runPlace(e *env, args []string) error {
 	fs := flag.NewFlagSet("place", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	engine := fs.String("engine", "generic", "`engine`: "+strings.Join(partition.Names(), ", ")+" (options as engine:k=v,k=v)")
+	engine := fs.String("engine", "generic", "`engine`: "+strings.Join(partition.Names(), ", ")+" (options in parentheses: 'ketama(servers=h1:11211:600,h2:11211:300)')")
 	shards := fs.Int("shards", 8, "number of `shards` (partitions, masters, tablets, ...)")
 	typ := fs.String("type", "", "column `type` of the values: int16, int32, int64, uint64, float32, float64, text, bytes (hex), uuid, timestamp;\ncomma-separated for a compound key, whose values are then comma-separated (default: int64 for integers, else text)")
 	format := fs.String("format", "table", "output `format`: table or json")
