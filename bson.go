@@ -199,3 +199,62 @@ func parseBool(s string) (int64, error) {
 	}
 	return 0, fmt.Errorf("%.40q is not a bool (want true or false)", s)
 }
+
+// ParseTypes parses a key's column types: one type name, or a
+// comma-separated list for a composite key ("int32,text"), each a name
+// ParseType accepts. It fails on an empty list or element.
+func ParseTypes(s string) ([]Type, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("no type given")
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) > 64 {
+		return nil, fmt.Errorf("%d key columns: at most 64", len(parts))
+	}
+	types := make([]Type, len(parts))
+	for i, p := range parts {
+		if strings.TrimSpace(p) == "" {
+			return nil, fmt.Errorf("type list %q has an empty element", s)
+		}
+		t, err := ParseType(p)
+		if err != nil {
+			return nil, err
+		}
+		types[i] = t
+	}
+	return types, nil
+}
+
+// ParseKey parses the value of a composite key of the given types,
+// written as a JSON array with one element per type ([11, "abc"]): a JSON
+// string element is parsed as its type's text form (ParseValue), any other
+// element (a number, true/false, null, an object such as {"$oid": ...}) by
+// its JSON text; an extjson element is always read as Extended JSON.
+func ParseKey(s string, types []Type) ([]Value, error) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal([]byte(s), &elems); err != nil {
+		return nil, fmt.Errorf("a key of %d types is a JSON array of %d values: %v", len(types), len(types), err)
+	}
+	if len(elems) != len(types) {
+		return nil, fmt.Errorf("a key of %d types needs %d values, got %d", len(types), len(types), len(elems))
+	}
+	key := make([]Value, len(types))
+	for i, raw := range elems {
+		text := strings.TrimSpace(string(raw))
+		if types[i] != ExtJSON && strings.HasPrefix(text, `"`) {
+			if err := json.Unmarshal(raw, &text); err != nil {
+				return nil, fmt.Errorf("value %d: %v", i+1, err)
+			}
+			if types[i] == Text {
+				key[i] = TextValue(text)
+				continue
+			}
+		}
+		v, err := ParseValue(text, types[i])
+		if err != nil {
+			return nil, fmt.Errorf("value %d: %v", i+1, err)
+		}
+		key[i] = v
+	}
+	return key, nil
+}

@@ -89,3 +89,45 @@ func FuzzParseExtJSON(f *testing.F) {
 		_ = NativeBSON(v)
 	})
 }
+
+func TestParseTypesAndKey(t *testing.T) {
+	types, err := ParseTypes("int32, text,objectid")
+	if err != nil || len(types) != 3 || types[0] != Int32 || types[1] != Text || types[2] != ObjectID {
+		t.Fatalf("ParseTypes = %v, %v", types, err)
+	}
+	key, err := ParseKey(`[11, "abc", {"$oid": "5b2be413c06d924ab26ff9ca"}]`, types)
+	if err != nil || key[0] != (Value{Type: Int32, Int: 11}) || key[1] != TextValue("abc") || key[2].Type != ObjectID || key[2].String() != "5b2be413c06d924ab26ff9ca" {
+		t.Fatalf("ParseKey = %v, %v", key, err)
+	}
+	if key, err := ParseKey(`["11", "null"]`, []Type{Int32, Text}); err != nil || key[0].Int != 11 || key[1] != TextValue("null") {
+		t.Errorf(`ParseKey(["11", "null"]) = %v, %v`, key, err)
+	}
+	for _, bad := range []string{"", "int32,", ",text", "int32,nosuch"} {
+		if _, err := ParseTypes(bad); err == nil {
+			t.Errorf("ParseTypes(%q) succeeded", bad)
+		}
+	}
+	for _, bad := range []string{`[11]`, `[11, "a", 3]`, `11,abc`, `["x", "a"]`, `[1.5, "a"]`, `{}`} {
+		if k, err := ParseKey(bad, []Type{Int32, Text}); err == nil {
+			t.Errorf("ParseKey(%q) = %v; want an error", bad, k)
+		}
+	}
+}
+
+// FuzzParseKey checks type lists and composite key values are parsed or
+// refused without a panic.
+func FuzzParseKey(f *testing.F) {
+	f.Add("int32,text", `[11, "abc"]`)
+	f.Add("objectid,date,bool,extjson", `["5b2be413c06d924ab26ff9ca", "2024-01-01T00:00:00Z", true, {"a": [1]}]`)
+	f.Add("uuid,bytes", `["123e4567-e89b-12d3-a456-426614174000", "00ff"]`)
+	f.Fuzz(func(t *testing.T, types, value string) {
+		ts, err := ParseTypes(types)
+		if err != nil {
+			return
+		}
+		key, err := ParseKey(value, ts)
+		if err == nil && len(key) != len(ts) {
+			t.Fatalf("ParseKey gave %d values for %d types", len(key), len(ts))
+		}
+	})
+}

@@ -153,7 +153,7 @@ func (e Elasticsearch) hash(key []shardkey.Value) (int32, error) {
 func esRoutingHash(v shardkey.Value) (int32, error) {
 	switch v.Type {
 	case shardkey.Null:
-		return 0, ErrNoDestination
+		return 0, errNoDestination("elasticsearch: a NULL routing value routes by _id, which is not given")
 	case shardkey.Text:
 		return ESMurmur3(v.Str), nil
 	}

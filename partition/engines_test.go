@@ -184,3 +184,25 @@ func TestLookupForms(t *testing.T) {
 		t.Error("a pool of 2 servers laid out as 3")
 	}
 }
+
+// FuzzLookup checks that any engine spec is read or refused without a
+// panic, and that an engine's Name reads back as the same engine.
+func FuzzLookup(f *testing.F) {
+	for _, s := range append(fuzzSpecs, "ketama(servers=h1:11211:600,h2:11211:300)", "ring(servers=a,b:2:3)",
+		"cassandra:num_tokens=8,seed=3", "elasticsearch(function=modulo", "x(", "(", ":", "ketama(servers=@)") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		if strings.Contains(spec, "@") {
+			return // servers=@FILE reads files
+		}
+		e, err := Lookup(spec)
+		if err != nil {
+			return
+		}
+		back, err := Lookup(e.Name())
+		if err != nil || back.Name() != e.Name() {
+			t.Fatalf("Lookup(%q).Name() = %q, which reads back as %v, %v", spec, e.Name(), back, err)
+		}
+	})
+}

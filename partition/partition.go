@@ -88,6 +88,18 @@ type Pool interface {
 // ErrNoDestination is returned for keys a system cannot place.
 var ErrNoDestination = errors.New("no destination for key")
 
+// noDestination is an ErrNoDestination that says why in its own words.
+type noDestination struct{ msg string }
+
+func (e noDestination) Error() string        { return e.msg }
+func (e noDestination) Is(target error) bool { return target == ErrNoDestination }
+
+// errNoDestination returns an error that is ErrNoDestination (errors.Is)
+// with the message fmt.Sprintf(format, args...).
+func errNoDestination(format string, args ...any) error {
+	return noDestination{fmt.Sprintf(format, args...)}
+}
+
 // HashKind says how a Hash is shown.
 type HashKind uint8
 
