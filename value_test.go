@@ -124,4 +124,3 @@ func TestParseValueNull(t *testing.T) {
 		t.Errorf("ParseValue(NULL, text) = %v; want the text NULL", v)
 	}
 }
-
