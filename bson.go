@@ -258,3 +258,56 @@ func ParseKey(s string, types []Type) ([]Value, error) {
 	}
 	return key, nil
 }
+
+// ToBSON returns v as an ExtJSON value (its BSON type byte and value
+// bytes): Int16/Int32 as int32, Int64 and Timestamp (as a Date of its
+// milliseconds, floored) as int64 and Date, Float as double, Text as
+// string, Bytes and UUID as BinData subtypes 0 and 4, ObjectID, Date, Bool
+// and NULL as themselves; ok is false for Uint64 values beyond int64.
+func ToBSON(v Value) (Value, bool) {
+	var b []byte
+	switch v.Type {
+	case ExtJSON:
+		return v, true
+	case Null:
+		b = []byte{bsonNull}
+	case Int16, Int32:
+		b = binary.LittleEndian.AppendUint32([]byte{bsonInt32}, uint32(v.Int))
+	case Int64:
+		b = binary.LittleEndian.AppendUint64([]byte{bsonInt64}, uint64(v.Int))
+	case Uint64:
+		if v.Int < 0 {
+			return v, false
+		}
+		b = binary.LittleEndian.AppendUint64([]byte{bsonInt64}, uint64(v.Int))
+	case Float32:
+		b = binary.LittleEndian.AppendUint64([]byte{bsonDouble}, math.Float64bits(float64(float32(v.Float))))
+	case Float64:
+		b = binary.LittleEndian.AppendUint64([]byte{bsonDouble}, math.Float64bits(v.Float))
+	case Text:
+		b = binary.LittleEndian.AppendUint32([]byte{bsonString}, uint32(len(v.Str)+1))
+		b = append(append(b, v.Str...), 0)
+	case Bytes, UUID:
+		b = binary.LittleEndian.AppendUint32([]byte{bsonBinary}, uint32(len(v.Str)))
+		sub := byte(0)
+		if v.Type == UUID {
+			sub = 4
+		}
+		b = append(append(b, sub), v.Str...)
+	case ObjectID:
+		b = append([]byte{bsonObjectID}, v.Str...)
+	case Date:
+		b = binary.LittleEndian.AppendUint64([]byte{bsonDate}, uint64(v.Int))
+	case Timestamp:
+		ms := v.Int / 1000
+		if v.Int%1000 < 0 {
+			ms--
+		}
+		b = binary.LittleEndian.AppendUint64([]byte{bsonDate}, uint64(ms))
+	case Bool:
+		b = []byte{bsonBool, byte(v.Int & 1)}
+	default:
+		return v, false
+	}
+	return Value{Type: ExtJSON, Str: string(b)}, true
+}

@@ -131,3 +131,18 @@ func FuzzParseKey(f *testing.F) {
 		}
 	})
 }
+
+// TestToBSON checks that ToBSON and NativeBSON undo each other.
+func TestToBSON(t *testing.T) {
+	oid, _ := ParseValue("5b2be413c06d924ab26ff9ca", ObjectID)
+	for _, v := range []Value{{}, {Type: Int32, Int: -7}, IntValue(1 << 40), FloatValue(2.5), TextValue("héllo"),
+		{Type: Bytes, Str: "\x00\x01"}, {Type: UUID, Str: "0123456789abcdef"}, oid, {Type: Date, Int: -1}, {Type: Bool, Int: 1}} {
+		b, ok := ToBSON(v)
+		if !ok || b.Type != ExtJSON || NativeBSON(b) != v {
+			t.Errorf("NativeBSON(ToBSON(%s %v)) = %v (%v)", v.Type, v, NativeBSON(b), ok)
+		}
+		if back, err := ParseExtJSON(b.String()); err != nil || back != b {
+			t.Errorf("%s %v: Extended JSON %s reads back as %v, %v", v.Type, v, b, back, err)
+		}
+	}
+}
