@@ -164,6 +164,10 @@ func appendCQL(b []byte, v shardkey.Value) ([]byte, error) {
 		return binary.BigEndian.AppendUint64(b, math.Float64bits(v.Float)), nil
 	case shardkey.Timestamp:
 		return binary.BigEndian.AppendUint64(b, uint64(floorDiv(v.Int, 1000))), nil
+	case shardkey.Date:
+		// CQL date (SimpleDateSerializer): days since the epoch + 2^31,
+		// 4 bytes big-endian.
+		return binary.BigEndian.AppendUint32(b, uint32(dateDays(v.Int)+1<<31)), nil
 	case shardkey.Text, shardkey.Bytes, shardkey.UUID:
 		return append(b, v.Str...), nil
 	case shardkey.Bool:

@@ -3,6 +3,8 @@ package partition
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
+	"time"
 
 	"github.com/shardkey/shardkey"
 )
@@ -55,22 +57,20 @@ func AppendCanonicalRow(b []byte, cols []*shardkey.Column, i int) []byte {
 }
 
 // asSQL returns v as a column of a SQL or CQL database holds it, for the
-// engines of those systems, which have no ObjectId or BSON Date type: an
-// ObjectID as its 12 bytes (a BINARY(12), bytea or blob column), a Date as
-// the Timestamp of the same instant (a Date beyond the microsecond range
-// of int64, about ±292,000 years, stays a Date, which those engines
-// refuse). Other values are returned unchanged.
+// engines of those systems, which have no ObjectId type: an ObjectID as
+// its 12 bytes (a BINARY(12), bytea or blob column). Other values are
+// returned unchanged; a Date is a SQL DATE there (see dateDays).
 func asSQL(v shardkey.Value) shardkey.Value {
-	switch v.Type {
-	case shardkey.ObjectID:
+	if v.Type == shardkey.ObjectID {
 		return shardkey.Value{Type: shardkey.Bytes, Str: v.Str}
-	case shardkey.Date:
-		if v.Int <= math.MaxInt64/1000 && v.Int >= math.MinInt64/1000 {
-			return shardkey.TimeValue(v.Int * 1000)
-		}
 	}
 	return v
 }
+
+// dateDays returns the day of a Date value (milliseconds since the Unix
+// epoch), counted from 1970-01-01 and floored: the SQL DATE of that
+// instant in UTC, as the SQL and CQL engines take a date column.
+func dateDays(ms int64) int64 { return floorDiv(ms, 86400000) }
 
 // textKey appends the parts' text forms joined by sep: seed 000's
 // "|".join(map(str, parts)).
@@ -118,4 +118,14 @@ func formatInt64(buf *[20]byte, v int64) []byte {
 		buf[i] = '-'
 	}
 	return buf[i:]
+}
+
+// appendSQLDate appends a Date's day as a SQL DATE's text, 2006-01-02
+// (days outside years 0000..9999 as their count since the epoch).
+func appendSQLDate(b []byte, ms int64) []byte {
+	d := dateDays(ms)
+	if d < -719528 || d > 2932896 {
+		return strconv.AppendInt(b, d, 10)
+	}
+	return time.Unix(d*86400, 0).UTC().AppendFormat(b, "2006-01-02")
 }

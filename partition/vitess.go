@@ -270,6 +270,8 @@ func vtSQLText(b []byte, x shardkey.Value) []byte {
 		return strconv.AppendFloat(b, x.Float, 'g', -1, 64)
 	case shardkey.Timestamp:
 		return time.UnixMicro(x.Int).UTC().AppendFormat(b, "2006-01-02 15:04:05.999999")
+	case shardkey.Date:
+		return appendSQLDate(b, x.Int)
 	}
 	return x.AppendText(b) // integers in decimal, UUIDs 8-4-4-4-12
 }
