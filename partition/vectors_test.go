@@ -187,8 +187,7 @@ func parseUUID(t *testing.T, s string) shardkey.Value {
 
 // vectorChecker checks every vector of one shared/vectors file against the
 // engines, failing on any input_encoding or output_kind it does not
-// understand (the one documented exception: YugabyteDB enum columns, whose
-// encoding the vectors do not derive, are logged and skipped).
+// understand: no vector is skipped.
 type vectorChecker func(t *testing.T, file string)
 
 // vectorCheckers names the checker of each vectors file. A file in the
