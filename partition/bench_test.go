@@ -90,6 +90,7 @@ func benchCases() []benchCase {
 		{"vitess-numeric", bigEndianSer, func(b []byte, _ string) uint64 { return binary.BigEndian.Uint64(b) }, nil},
 		{"vitess-reverse-bits", bigEndianSer,
 			func(b []byte, _ string) uint64 { return bits.Reverse64(binary.BigEndian.Uint64(b)) }, nil},
+		{"vitess-multicol", bigEndianSer, func(b []byte, _ string) uint64 { return vtDESPoint(binary.BigEndian.Uint64(b)) }, nil},
 		{"cockroachdb", func(v int64, s string) ([]byte, []byte) {
 			return crdbAppendVarint(nil, v), []byte(s)
 		}, func(b []byte, _ string) uint64 { m := md5.Sum(b); return uint64(crdbFNV32(m[:])) }, nil},

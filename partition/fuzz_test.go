@@ -22,6 +22,7 @@ var fuzzSpecs = []string{
 	"yugabyte",
 	"vitess", "vitess-xxhash", "vitess-binary-md5", "vitess-unicode-loose-md5",
 	"vitess-unicode-loose-xxhash", "vitess-numeric", "vitess-reverse-bits",
+	"vitess-multicol", "vitess-multicol(column_vindex=xxhash,numeric, column_bytes=2)",
 	"cockroachdb", "cockroachdb(generation=1)", "cockroachdb(generation=2)",
 }
 

@@ -94,6 +94,9 @@ type noDestination struct{ msg string }
 func (e noDestination) Error() string        { return e.msg }
 func (e noDestination) Is(target error) bool { return target == ErrNoDestination }
 
+// IsNoDestination reports whether err is ErrNoDestination.
+func IsNoDestination(err error) bool { return errors.Is(err, ErrNoDestination) }
+
 // errNoDestination returns an error that is ErrNoDestination (errors.Is)
 // with the message fmt.Sprintf(format, args...).
 func errNoDestination(format string, args ...any) error {

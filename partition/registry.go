@@ -86,6 +86,8 @@ var engines = []entry{
 		new: func(Options) (Engine, error) { return VitessNumeric{Vitess{vtNumeric}}, nil }},
 	{name: "vitess-reverse-bits", doc: "Vitess reverse_bits vindex: the bit-reversed uint64 value as the keyspace id",
 		new: func(Options) (Engine, error) { return VitessNumeric{Vitess{vtReverseBits}}, nil }},
+	{name: "vitess-multicol", doc: "Vitess multicol vindex: each column's sub-vindex keyspace id, column_bytes of each concatenated (options column_count, column_vindex, column_bytes)",
+		new: newVitessMultiCol, opts: []string{"column_count", "column_vindex", "column_bytes"}},
 	{name: "cockroachdb", doc: "CockroachDB hash-sharded index bucket: mod(fnv32(md5(datums_to_bytes(key))), n) (option generation 1..3; unverified)",
 		new: newCockroachDB, opts: []string{"generation"}},
 }
