@@ -13,8 +13,10 @@ import (
 // ParseValue parses the text form of a value of type t: decimal integers,
 // floats, text as is, bytes in hex (an optional 0x or \x prefix), UUIDs with
 // or without dashes, timestamps in RFC 3339, "2006-01-02 15:04:05[.frac]" or
-// "2006-01-02" (UTC). An empty or blank string, NULL and \N (MySQL's
-// export of NULL) are NULL for every type but Text.
+// "2006-01-02" (UTC); ObjectIds as 24 hex digits; dates as milliseconds
+// since the epoch or a timestamp's forms; bools as true/false; extjson as
+// MongoDB Extended JSON v2 (ParseExtJSON). An empty or blank string, NULL
+// and \N (MySQL's export of NULL) are NULL for every type but Text.
 func ParseValue(s string, t Type) (Value, error) {
 	if t != Text && IsNullText(s) {
 		return Value{}, nil
@@ -72,6 +74,26 @@ func ParseValue(s string, t Type) (Value, error) {
 			return Value{}, err
 		}
 		return Value{Type: Timestamp, Int: us}, nil
+	case ObjectID:
+		raw, err := parseObjectID(s)
+		if err != nil {
+			return Value{}, err
+		}
+		return Value{Type: ObjectID, Str: raw}, nil
+	case Date:
+		ms, err := parseDate(s)
+		if err != nil {
+			return Value{}, err
+		}
+		return Value{Type: Date, Int: ms}, nil
+	case Bool:
+		b, err := parseBool(s)
+		if err != nil {
+			return Value{}, err
+		}
+		return Value{Type: Bool, Int: b}, nil
+	case ExtJSON:
+		return ParseExtJSON(s)
 	}
 	return Value{}, fmt.Errorf("cannot parse values of type %s", t)
 }

@@ -27,13 +27,17 @@ const (
 	Bytes                 // raw bytes (written in hex on the command line)
 	UUID                  // 16-byte UUID
 	Timestamp             // instant, stored as microseconds since the Unix epoch (UTC)
+	ObjectID              // MongoDB ObjectId: 12 bytes (4-byte big-endian seconds, 5 random, 3 counter)
+	Date                  // BSON Date: milliseconds since the Unix epoch (UTC), any int64
+	Bool                  // boolean: Int 0 or 1
+	ExtJSON               // any other BSON value: its BSON type byte then its BSON value bytes
 	numTypes
 )
 
 var typeNames = [...]string{
 	Null: "null", Int16: "int16", Int32: "int32", Int64: "int64", Uint64: "uint64",
 	Float32: "float32", Float64: "float64", Text: "text", Bytes: "bytes", UUID: "uuid",
-	Timestamp: "timestamp",
+	Timestamp: "timestamp", ObjectID: "objectid", Date: "date", Bool: "bool", ExtJSON: "extjson",
 }
 
 func (t Type) String() string {
@@ -46,6 +50,12 @@ func (t Type) String() string {
 // IsInt reports whether values of t are held in Value.Int as signed integers
 // (Int16, Int32, Int64, Timestamp).
 func (t Type) IsInt() bool { return t == Int16 || t == Int32 || t == Int64 || t == Timestamp }
+
+// IsStr reports whether values of t are held in Value.Str (Text, Bytes,
+// UUID, ObjectID, ExtJSON).
+func (t Type) IsStr() bool {
+	return t == Text || t == Bytes || t == UUID || t == ObjectID || t == ExtJSON
+}
 
 // IsNumeric reports whether t is an integer or floating-point type.
 func (t Type) IsNumeric() bool { return t.IsInt() || t == Uint64 || t == Float32 || t == Float64 }
@@ -74,14 +84,25 @@ func ParseType(s string) (Type, error) {
 		return UUID, nil
 	case "timestamp", "time", "timestamptz":
 		return Timestamp, nil
+	case "objectid", "oid":
+		return ObjectID, nil
+	case "date":
+		return Date, nil
+	case "bool", "boolean":
+		return Bool, nil
+	case "extjson", "bson":
+		return ExtJSON, nil
 	}
-	return Null, fmt.Errorf("unknown type %q (want int16, int32, int64, uint64, float32, float64, text, bytes, uuid or timestamp)", s)
+	return Null, fmt.Errorf("unknown type %q (want int16, int32, int64, uint64, float32, float64, text, bytes, uuid, timestamp, objectid, date, bool or extjson)", s)
 }
 
 // Value is one typed cell. Which field holds the value depends on Type:
 // Int for Int16, Int32, Int64 and Timestamp (microseconds since the epoch),
-// Int for Uint64 as the same 64 bits, Float for Float32 and Float64, and Str
-// for Text (UTF-8), Bytes (raw) and UUID (the 16 raw bytes).
+// Int for Uint64 as the same 64 bits, Int for Date (milliseconds since the
+// epoch) and Bool (0 or 1), Float for Float32 and Float64, and Str for Text
+// (UTF-8), Bytes (raw), UUID (the 16 raw bytes), ObjectID (the 12 raw
+// bytes) and ExtJSON (a BSON element without its name: the type byte, then
+// the value's BSON bytes; see ParseExtJSON).
 // The zero Value is Null. Values are comparable with ==.
 type Value struct {
 	Type  Type
@@ -104,7 +125,11 @@ func (v Value) IsNull() bool { return v.Type == Null }
 
 // String returns the value's text form: integers in decimal, floats as Python's
 // repr prints them (seed 000's h() joins str(part)), text as is, bytes in hex,
-// UUIDs in the canonical 8-4-4-4-12 form, timestamps in RFC 3339 (UTC).
+// UUIDs in the canonical 8-4-4-4-12 form, timestamps in RFC 3339 (UTC),
+// ObjectIds in 24 hex digits, dates in RFC 3339 with milliseconds (UTC;
+// decimal milliseconds outside years 0000..9999), bools as true/false,
+// other BSON values as canonical Extended JSON v2. ParseValue of the text
+// form under the same type gives the value back.
 func (v Value) String() string { return string(v.AppendText(nil)) }
 
 // AppendText appends the text form of v (see String) to b.
@@ -128,6 +153,14 @@ func (v Value) AppendText(b []byte) []byte {
 		return appendUUID(b, v.Str)
 	case Timestamp:
 		return appendTimestamp(b, v.Int)
+	case ObjectID:
+		return hex.AppendEncode(b, []byte(v.Str))
+	case Date:
+		return appendDate(b, v.Int)
+	case Bool:
+		return strconv.AppendBool(b, v.Int != 0)
+	case ExtJSON:
+		return appendExtJSON(b, v.Str)
 	}
 	return b
 }
@@ -190,8 +223,11 @@ func appendUUID(b []byte, raw string) []byte {
 }
 
 // Compare orders a and b: nulls first, then numbers by value (integers,
-// unsigned and floats compared numerically), then text, bytes and UUIDs by
-// bytes. It returns -1, 0 or +1. Range partitioning uses this order.
+// unsigned and floats compared numerically), then text, bytes, UUIDs and
+// ObjectIds by bytes (an ObjectId's leading seconds make its order its
+// creation order), then bools, then dates by value, then other BSON values
+// by their bytes. It returns -1, 0 or +1. Range partitioning uses this
+// order.
 func Compare(a, b Value) int {
 	ca, cb := a.class(), b.class()
 	if ca != cb {
@@ -200,6 +236,8 @@ func Compare(a, b Value) int {
 	switch ca {
 	case 0:
 		return 0
+	case 3, 4:
+		return cmpInt(a.Int, b.Int)
 	case 1:
 		if a.Type != Float32 && a.Type != Float64 && b.Type != Float32 && b.Type != Float64 {
 			if a.Type == Uint64 || b.Type == Uint64 {
@@ -253,6 +291,12 @@ func (v Value) class() int {
 		return 0
 	case v.Type.IsNumeric():
 		return 1
+	case v.Type == Bool:
+		return 3
+	case v.Type == Date:
+		return 4
+	case v.Type == ExtJSON:
+		return 5
 	}
 	return 2
 }

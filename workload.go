@@ -200,8 +200,9 @@ func (t *Table) Validate() error {
 }
 
 // Column is one column of a table's row sample. Values are stored by
-// representation: Ints for integer types, Uint64 and Timestamp, Floats for
-// floating types, Strs for Text, Bytes and UUID. Nulls, when non-nil, marks
+// representation: Ints for integer types, Uint64, Timestamp, Date and Bool,
+// Floats for floating types, Strs for Text, Bytes, UUID, ObjectID and
+// ExtJSON. Nulls, when non-nil, marks
 // NULL cells.
 type Column struct {
 	Name   string
@@ -217,7 +218,7 @@ func (c *Column) Len() int {
 	switch {
 	case c.Type == Float32 || c.Type == Float64:
 		return len(c.Floats)
-	case c.Type == Text || c.Type == Bytes || c.Type == UUID:
+	case c.Type.IsStr():
 		return len(c.Strs)
 	case c.Type == Null:
 		return len(c.Nulls)
@@ -233,7 +234,7 @@ func (c *Column) Value(i int) Value {
 	switch c.Type {
 	case Float32, Float64:
 		return Value{Type: c.Type, Float: c.Floats[i]}
-	case Text, Bytes, UUID:
+	case Text, Bytes, UUID, ObjectID, ExtJSON:
 		return Value{Type: c.Type, Str: c.Strs[i]}
 	case Null:
 		return Value{}
@@ -253,7 +254,7 @@ func (c *Column) Append(v Value) error {
 		switch c.Type {
 		case Float32, Float64:
 			c.Floats = append(c.Floats, 0)
-		case Text, Bytes, UUID:
+		case Text, Bytes, UUID, ObjectID, ExtJSON:
 			c.Strs = append(c.Strs, "")
 		case Null:
 		default:
@@ -267,7 +268,7 @@ func (c *Column) Append(v Value) error {
 	switch c.Type {
 	case Float32, Float64:
 		c.Floats = append(c.Floats, v.Float)
-	case Text, Bytes, UUID:
+	case Text, Bytes, UUID, ObjectID, ExtJSON:
 		c.Strs = append(c.Strs, v.Str)
 	default:
 		c.Ints = append(c.Ints, v.Int)

@@ -159,7 +159,7 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options) (*shardkey
 		switch types[i] {
 		case shardkey.Float32, shardkey.Float64:
 			col.Floats = make([]float64, total)
-		case shardkey.Text, shardkey.Bytes, shardkey.UUID:
+		case shardkey.Text, shardkey.Bytes, shardkey.UUID, shardkey.ObjectID, shardkey.ExtJSON:
 			col.Strs = make([]string, total)
 		case shardkey.Null: // only Nulls, as Column.Append keeps it
 		default:
@@ -325,7 +325,7 @@ func parseCSVChunk(c *csvChunk, cc *csvCols, data []byte, file string, header []
 				col.Nulls[row] = true
 			case v.Type == shardkey.Float32 || v.Type == shardkey.Float64:
 				col.Floats[row] = v.Float
-			case v.Type == shardkey.Text || v.Type == shardkey.Bytes || v.Type == shardkey.UUID:
+			case v.Type.IsStr():
 				col.Strs[row] = v.Str
 			default:
 				col.Ints[row] = v.Int

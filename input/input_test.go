@@ -113,6 +113,7 @@ func FuzzReadRows(f *testing.F) {
 	f.Add("a,b,weight\n1,x,0.5\n", false)
 	f.Add("{\"a\": 1, \"b\": \"x\"}\n{\"a\": 2.5}\n", true)
 	f.Add("a\n\"\n", false)
+	f.Add("{\"_id\": {\"$oid\": \"5b2be413c06d924ab26ff9ca\"}, \"d\": {\"$date\": \"2024-01-01T00:00:00Z\"}, \"b\": true, \"o\": {\"x\": [1]}}\n", true)
 	f.Fuzz(func(t *testing.T, content string, jsonl bool) {
 		name := "f.csv"
 		if jsonl {
@@ -133,6 +134,7 @@ func FuzzReadRows(f *testing.F) {
 
 func FuzzReadQueries(f *testing.F) {
 	f.Add("{\"where\": {\"a\": 1}, \"weight\": 2}\n{\"where\": {\"a\": {\"in\": [1, \"x\"]}}}\n")
+	f.Add("{\"where\": {\"_id\": {\"$oid\": \"5b2be413c06d924ab26ff9ca\"}}}\n{\"where\": {\"d\": {\"gte\": {\"$date\": \"2024-01-01T00:00:00Z\"}}}}\n")
 	f.Add("{\"where\": {\"a\": {\"gte\": 1, \"lt\": 5}}, \"kind\": \"update\"}\n")
 	f.Fuzz(func(t *testing.T, content string) {
 		w := &shardkey.Workload{}

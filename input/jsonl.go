@@ -72,7 +72,9 @@ func decodeObject(b []byte) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
-// scalar is one JSON scalar: a number (its literal), a string, or null.
+// scalar is one JSON scalar: a number (its literal), a string, or null;
+// or a BSON value written in MongoDB Extended JSON (an object such as
+// {"$oid": ...}, an array, true or false), held in bson.
 type scalar struct {
 	num   string
 	str   string
@@ -81,6 +83,36 @@ type scalar struct {
 	// isInt and i hold an integer literal parsed off the consumer's path.
 	isInt bool
 	i     int64
+	// isBSON: bson is an ObjectID, Date, Bool or ExtJSON value.
+	isBSON bool
+	bson   shardkey.Value
+}
+
+// bsonScalar reads raw, a JSON object, array or boolean, as MongoDB
+// Extended JSON v2 (shardkey.ParseExtJSON, as mongoexport writes _id
+// {"$oid": ...} and dates {"$date": ...}): numbers ({"$numberLong": ...},
+// {"$numberInt": ...}, {"$numberDouble": ...}), strings and null become
+// the plain scalars, other values keep their BSON type (shardkey.NativeBSON).
+func bsonScalar(raw []byte) (scalar, error) {
+	v, err := shardkey.ParseExtJSON(string(raw))
+	if err != nil {
+		return scalar{}, err
+	}
+	v = shardkey.NativeBSON(v)
+	switch v.Type {
+	case shardkey.Null:
+		return scalar{null: true}, nil
+	case shardkey.Int32, shardkey.Int64:
+		return scalar{isInt: true, i: v.Int}, nil
+	case shardkey.Float64:
+		if math.IsNaN(v.Float) || math.IsInf(v.Float, 0) {
+			return scalar{}, fmt.Errorf("%.30s: NaN and infinities are not key values", raw)
+		}
+		return scalar{num: strconv.FormatFloat(v.Float, 'g', -1, 64)}, nil
+	case shardkey.Text:
+		return scalar{str: v.Str, isStr: true}, nil
+	}
+	return scalar{isBSON: true, bson: v}, nil
 }
 
 func parseScalar(raw json.RawMessage) (scalar, error) {
@@ -99,10 +131,8 @@ func parseScalar(raw json.RawMessage) (scalar, error) {
 		if string(raw) == "null" {
 			return scalar{null: true}, nil
 		}
-	case 't', 'f':
-		return scalar{}, fmt.Errorf("booleans are not supported as key values (%s)", raw)
-	case '{', '[':
-		return scalar{}, fmt.Errorf("want a number or string, got %.30s", raw)
+	case 't', 'f', '{', '[':
+		return bsonScalar(raw)
 	default:
 		if _, err := strconv.ParseFloat(string(raw), 64); err == nil {
 			return scalar{num: string(raw)}, nil
@@ -124,15 +154,40 @@ func inferJSONType(s scalar) shardkey.Type {
 		return t
 	case s.isInt:
 		return shardkey.Int64
+	case s.isBSON:
+		return s.bson.Type
 	}
 	return shardkey.InferType([]string{s.num}) // int64, uint64 or float64
 }
 
-// toValue converts a scalar to type t.
+// toValue converts a scalar to type t. Any scalar converts to ExtJSON
+// (its BSON form); a BSON scalar converts to its own type, and a Date to
+// a Timestamp of the same instant.
 func toValue(s scalar, t shardkey.Type) (shardkey.Value, error) {
+	if t == shardkey.ExtJSON && !s.null {
+		v := s.bson
+		if !s.isBSON {
+			var err error
+			if v, err = toValue(s, inferJSONType(s)); err != nil {
+				return shardkey.Value{}, err
+			}
+		}
+		if b, ok := shardkey.ToBSON(v); ok {
+			return b, nil
+		}
+		return shardkey.Value{}, fmt.Errorf("%s is beyond BSON's int64", v)
+	}
 	switch {
 	case s.null:
 		return shardkey.Value{}, nil
+	case s.isBSON:
+		switch {
+		case s.bson.Type == t:
+			return s.bson, nil
+		case s.bson.Type == shardkey.Date && t == shardkey.Timestamp && s.bson.Int <= math.MaxInt64/1000 && s.bson.Int >= math.MinInt64/1000:
+			return shardkey.TimeValue(s.bson.Int * 1000), nil
+		}
+		return shardkey.Value{}, fmt.Errorf("%s value %s in a %s column", s.bson.Type, s.bson, t)
 	case s.isStr:
 		return shardkey.ParseValue(s.str, t)
 	}
@@ -217,6 +272,7 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 			var nums []string
 			var numLines []int
 			strTyp, firstStr, firstStrLine, strs := shardkey.Null, "", 0, 0
+			bsonTyp, bsons := shardkey.Null, 0
 			for _, rc := range buf {
 				raw, ok := rc.m[n]
 				if !ok {
@@ -228,6 +284,12 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 				}
 				switch {
 				case s.null:
+				case s.isBSON:
+					if bsons++; bsonTyp == shardkey.Null {
+						bsonTyp = s.bson.Type
+					} else if bsonTyp != s.bson.Type {
+						bsonTyp = shardkey.ExtJSON
+					}
 				case s.isStr && shardkey.IsNullText(s.str):
 					// "", "NULL", "\N": NULL in a typed column, as in CSV
 				case s.isStr:
@@ -247,6 +309,10 @@ func readJSONLRows(r io.Reader, file, name string, o Options) (*shardkey.Table, 
 				}
 			}
 			switch {
+			case bsons > 0 && strs == 0 && len(nums) == 0:
+				typ = bsonTyp // ObjectIds, dates or bools; ExtJSON when mixed
+			case bsons > 0:
+				typ = shardkey.ExtJSON // BSON values beside strings or numbers: any BSON value
 			case strs == 0 && len(nums) == 0:
 				typ = shardkey.Text
 			case strs == 0:

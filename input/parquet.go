@@ -201,7 +201,9 @@ func (pc *pqColumn) append(v parquet.Value, t *shardkey.Table) error {
 	return pc.col.Append(sv)
 }
 
-// convertValue converts v to type t through its text form (integers of
+// convertValue converts v to type t through its text form (ObjectIds from
+// 12-byte binary, dates from timestamps or integer milliseconds, any value
+// to extjson by its BSON form, and integers of
 // another width directly).
 func convertValue(v shardkey.Value, t shardkey.Type) (shardkey.Value, error) {
 	if v.Type.IsInt() && v.Type != shardkey.Timestamp && t.IsInt() && t != shardkey.Timestamp {
@@ -212,6 +214,26 @@ func convertValue(v shardkey.Value, t shardkey.Type) (shardkey.Value, error) {
 	}
 	if v.Type == shardkey.Bytes && t == shardkey.UUID && len(v.Str) == 16 {
 		return shardkey.Value{Type: t, Str: v.Str}, nil
+	}
+	if v.Type == shardkey.Bytes && t == shardkey.ObjectID && len(v.Str) == 12 {
+		return shardkey.Value{Type: t, Str: v.Str}, nil // an ObjectId as FIXED_LEN_BYTE_ARRAY(12)
+	}
+	if t == shardkey.Date {
+		switch {
+		case v.Type == shardkey.Timestamp:
+			ms := v.Int / 1000
+			if v.Int%1000 < 0 {
+				ms--
+			}
+			return shardkey.Value{Type: t, Int: ms}, nil
+		case v.Type.IsInt() || v.Type == shardkey.Uint64 && v.Int >= 0:
+			return shardkey.Value{Type: t, Int: v.Int}, nil // milliseconds since the epoch
+		}
+	}
+	if t == shardkey.ExtJSON {
+		if b, ok := shardkey.ToBSON(v); ok {
+			return b, nil
+		}
 	}
 	out, err := shardkey.ParseValue(v.String(), t)
 	if err != nil {

@@ -584,10 +584,10 @@ func fastScalar(p *lineParser, v *fastjson.Value) (scalar, error) {
 		return scalar{num: s}, nil
 	case fastjson.TypeNull:
 		return scalar{null: true}, nil
-	case fastjson.TypeTrue, fastjson.TypeFalse:
-		return scalar{}, fmt.Errorf("booleans are not supported as key values (%s)", v)
+	case fastjson.TypeTrue, fastjson.TypeFalse, fastjson.TypeObject:
+		return bsonScalar(v.MarshalTo(nil))
 	}
-	return scalar{}, fmt.Errorf("want a number or string, got %.30s", v.String())
+	return scalar{}, fmt.Errorf("want a number, string or Extended JSON value, got %.30s", v.String())
 }
 
 func parseCond(p *lineParser, col string, v *fastjson.Value) jcond {
@@ -601,6 +601,9 @@ func parseCond(p *lineParser, col string, v *fastjson.Value) jcond {
 		return fail(col, `a list is ambiguous: write {"in": [...]}`)
 	case fastjson.TypeObject:
 		o, _ := v.Object()
+		if isExtJSONObject(o) {
+			break // {"$oid": ...}: one value
+		}
 		if o.Len() == 0 {
 			return fail(col, `empty condition: want a value, {"in": [...]} or {"gte": a, "lt": b}`)
 		}
@@ -669,4 +672,16 @@ func parseCond(p *lineParser, col string, v *fastjson.Value) jcond {
 	}
 	c.one = s
 	return c
+}
+
+// isExtJSONObject reports whether o is a MongoDB Extended JSON value
+// ({"$oid": ...}, {"$date": ...}, ...): its keys all begin with '$'.
+func isExtJSONObject(o *fastjson.Object) bool {
+	dollar := o.Len() > 0
+	o.Visit(func(k []byte, _ *fastjson.Value) {
+		if len(k) == 0 || k[0] != '$' {
+			dollar = false
+		}
+	})
+	return dollar
 }

@@ -86,7 +86,7 @@ func (c Cassandra) Name() string {
 	if nt == 16 && seed == 1 {
 		return "cassandra"
 	}
-	return fmt.Sprintf("cassandra:num_tokens=%d,seed=%d", nt, seed)
+	return specName("cassandra", fmt.Sprintf("num_tokens=%d", nt), fmt.Sprintf("seed=%d", seed))
 }
 
 func (c Cassandra) Hash(key []shardkey.Value) (Hash, error) {
@@ -146,6 +146,7 @@ func appendCassandraKey(b []byte, key []shardkey.Value) ([]byte, error) {
 
 // appendCQL appends the CQL native serialisation of v.
 func appendCQL(b []byte, v shardkey.Value) ([]byte, error) {
+	v = asSQL(v)
 	switch v.Type {
 	case shardkey.Null:
 		return b, fmt.Errorf("cassandra: NULL in partition key: %w", ErrNoDestination)
@@ -163,8 +164,14 @@ func appendCQL(b []byte, v shardkey.Value) ([]byte, error) {
 		return binary.BigEndian.AppendUint64(b, math.Float64bits(v.Float)), nil
 	case shardkey.Timestamp:
 		return binary.BigEndian.AppendUint64(b, uint64(floorDiv(v.Int, 1000))), nil
+	case shardkey.Date:
+		// CQL date (SimpleDateSerializer): days since the epoch + 2^31,
+		// 4 bytes big-endian.
+		return binary.BigEndian.AppendUint32(b, uint32(dateDays(v.Int)+1<<31)), nil
 	case shardkey.Text, shardkey.Bytes, shardkey.UUID:
 		return append(b, v.Str...), nil
+	case shardkey.Bool:
+		return append(b, byte(v.Int&1)), nil // CQL boolean: one byte
 	}
 	return b, fmt.Errorf("cassandra: cannot serialise a %s value", v.Type)
 }

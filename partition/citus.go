@@ -58,7 +58,7 @@ func (c Citus) Name() string {
 	if c.shardCount == 0 {
 		return "citus"
 	}
-	return fmt.Sprintf("citus:shard_count=%d", c.shardCount)
+	return specName("citus", fmt.Sprintf("shard_count=%d", c.shardCount))
 }
 
 func (Citus) Hash(key []shardkey.Value) (Hash, error) {
@@ -81,7 +81,7 @@ func citusHash(key []shardkey.Value) (int32, error) {
 		return 0, fmt.Errorf("citus: a table is distributed by one column, not %d", len(key))
 	}
 	if key[0].IsNull() {
-		return 0, ErrNoDestination
+		return 0, errNoDestination("citus: a distribution column value cannot be NULL")
 	}
 	return pgHash32(key[0], "citus")
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
+	"math"
+	"strconv"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -11,17 +13,6 @@ import (
 
 	"github.com/shardkey/shardkey"
 )
-
-var coreEngines = []entry{
-	{name: "generic", doc: "xxhash64 of the key's canonical bytes, mod shards (shardkey's own default)",
-		new: func(Options) (Engine, error) { return Generic{}, nil }},
-	{name: "blake2b", doc: "seed 000's h(): blake2b-64 of the key parts joined by '|', big-endian, mod shards",
-		new: func(Options) (Engine, error) { return Blake2b{}, nil }},
-	{name: "jump", doc: "jump consistent hash (Lamping & Veach 2014) of the integer key, or of xxhash64 for other keys",
-		new: func(Options) (Engine, error) { return Jump{}, nil }},
-	{name: "ring", doc: "consistent-hash ring of xxhash64 points with virtual nodes (option vnodes, default 128)",
-		new: newRing, opts: []string{"vnodes"}},
-}
 
 // Generic is shardkey's default partition function: XXH64 (seed 0) of the
 // key's canonical bytes (see appendCanonical), modulo the shard count.
@@ -185,7 +176,17 @@ func JumpHash(key uint64, n int) int {
 // scheme of Dynamo and Cassandra's vnodes, with shardkey's own point names).
 // Adding a node moves ~1/(n+1) of keys, all to the new node, with a spread
 // that shrinks as vnodes grows.
-type Ring struct{ vnodes int }
+//
+// The option servers=host:port:weight,... (or @FILE) names the nodes
+// instead: node i is the i-th server, its points are at
+// XXH64("<host>:<port>-<v>") for v < round(vnodes * weight * servers /
+// total weight) (at least 1), Layout(n) needs n equal to the number of
+// servers, and the pool does not grow by count.
+type Ring struct {
+	vnodes  int
+	pool    []Server
+	poolArg string
+}
 
 var (
 	_ Engine       = Ring{}
@@ -201,7 +202,25 @@ func newRing(o Options) (Engine, error) {
 	if v < 1 || v > 1<<16 {
 		return nil, fmt.Errorf("ring: vnodes=%d must be in 1..65536", v)
 	}
-	return Ring{v}, nil
+	r := Ring{vnodes: v}
+	if arg, ok := o["servers"]; ok {
+		if r.pool, err = ParseServers(arg, 0); err != nil {
+			return nil, fmt.Errorf("ring: %v", err)
+		}
+		r.poolArg = arg
+		total := 0
+		for _, s := range r.pool {
+			total += s.Weight
+		}
+		points := 0
+		for _, s := range r.pool {
+			points += r.points(s.Weight, total)
+		}
+		if points > 1<<24 {
+			return nil, fmt.Errorf("ring: servers= and vnodes=%d make %d points; at most %d", v, points, 1<<24)
+		}
+	}
+	return r, nil
 }
 
 // NewRing returns a ring engine with vnodes points per node (1..65536).
@@ -214,10 +233,41 @@ func NewRing(vnodes int) (Ring, error) {
 }
 
 func (r Ring) Name() string {
-	if r.vnodes == 128 || r.vnodes == 0 {
-		return "ring"
+	var kvs []string
+	if r.vnodes != 128 && r.vnodes != 0 {
+		kvs = append(kvs, fmt.Sprintf("vnodes=%d", r.vnodes))
 	}
-	return fmt.Sprintf("ring:vnodes=%d", r.vnodes)
+	if r.pool != nil {
+		kvs = append(kvs, "servers="+r.poolArg)
+	}
+	return specName("ring", kvs...)
+}
+
+// points returns the number of points of a server of weight w in a pool
+// of total weight total.
+func (r Ring) points(w, total int) int {
+	vn := r.vnodes
+	if vn == 0 {
+		vn = 128
+	}
+	return max(1, int(math.Round(float64(vn)*float64(w)*float64(len(r.pool))/float64(total))))
+}
+
+// ServerNames returns the named pool's servers (host:port, or host when
+// no port was given), or nil.
+func (r Ring) ServerNames() []string {
+	var names []string
+	for _, s := range r.pool {
+		names = append(names, ringServerName(s))
+	}
+	return names
+}
+
+func ringServerName(s Server) string {
+	if s.Port == 0 {
+		return s.Host
+	}
+	return s.Host + ":" + strconv.Itoa(s.Port)
 }
 
 func (r Ring) Hash(key []shardkey.Value) (Hash, error) {
@@ -236,10 +286,33 @@ func (r Ring) Layout(n int) (Layout, error) {
 	if vn == 0 {
 		vn = 128
 	}
+	if r.pool != nil {
+		if n != len(r.pool) {
+			return nil, fmt.Errorf("ring: servers= names %d servers, not %d", len(r.pool), n)
+		}
+		total := 0
+		for _, s := range r.pool {
+			total += s.Weight
+		}
+		counts := make([]int, n)
+		names := make([]string, n)
+		for i, s := range r.pool {
+			counts[i], names[i] = r.points(s.Weight, total), ringServerName(s)
+		}
+		return newTokenRingCounts(counts, func(node, i int) uint64 {
+			return xxhash.Sum64String(names[node] + "-" + strconv.Itoa(i))
+		}), nil
+	}
 	return NewTokenRing(n, func(node, i int) uint64 {
 		return xxhash.Sum64String(fmt.Sprintf("node-%d-%d", node, i))
 	}, vn), nil
 }
 
-// Grow adds nodes with their own points; existing points stay.
-func (r Ring) Grow(_ Layout, to int) (Layout, error) { return r.Layout(to) }
+// Grow adds nodes with their own points; existing points stay. A named
+// pool does not grow by count.
+func (r Ring) Grow(_ Layout, to int) (Layout, error) {
+	if r.pool != nil {
+		return nil, fmt.Errorf("ring: a named server pool grows by adding servers to servers=, not to %d", to)
+	}
+	return r.Layout(to)
+}

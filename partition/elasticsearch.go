@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -26,12 +27,12 @@ import (
 //   - classic (default; indices created by 7.0 up to MOD_ROUTING_FUNCTION):
 //     floorMod(hash, R) / (R / n), with R = index.number_of_routing_shards,
 //     by default n * 2^max(1, 10 - ceil(log2 n)) (1 -> 1024, 3 -> 768,
-//     5 -> 640, 1000 -> 2000), or the option routing_num_shards.
-//   - mod (indices created at or after IndexVersions.MOD_ROUTING_FUNCTION,
+//     5 -> 640, 1000 -> 2000), or the option number_of_routing_shards.
+//   - modulo (alias mod; indices created at or after IndexVersions.MOD_ROUTING_FUNCTION,
 //     on Elasticsearch main): floorMod(hash, n). 6.x indices (R = n) route
 //     the same way.
 //
-// Option partition_size=p > 1 models index.routing_partition_size: the key
+// Option routing_partition_size=p > 1 (index.routing_partition_size): the key
 // is then two columns, (_routing, _id), and the hash is
 // hash(_routing) + floorMod(hash(_id), p) with int32 overflow. Otherwise
 // the key is one column. A NULL routing value has no destination here (the
@@ -55,45 +56,59 @@ var (
 	_ Grower       = Elasticsearch{}
 )
 
+// esOptionAliases maps the older option names to the index settings'.
+var esOptionAliases = map[string]string{"routing_num_shards": "number_of_routing_shards", "partition_size": "routing_partition_size"}
+
 func newElasticsearch(o Options) (Engine, error) {
+	for old, name := range esOptionAliases {
+		if v, ok := o[old]; ok {
+			if _, both := o[name]; both {
+				return nil, fmt.Errorf("elasticsearch: %s and %s are the same option", old, name)
+			}
+			o = maps.Clone(o)
+			o[name] = v
+		}
+	}
 	e := Elasticsearch{}
 	switch f := o.String("function", "classic"); f {
 	case "classic":
-	case "mod":
+	case "modulo", "mod":
 		e.mod = true
 	default:
-		return nil, fmt.Errorf("elasticsearch: function=%q must be classic or mod", f)
+		return nil, fmt.Errorf("elasticsearch: function=%q must be classic or modulo", f)
 	}
 	var err error
-	if e.routingShards, err = o.Int("routing_num_shards", 0); err != nil {
-		return nil, err
+	if e.routingShards, err = o.Int("number_of_routing_shards", 0); err != nil {
+		return nil, fmt.Errorf("elasticsearch: %v", err)
 	}
-	if _, ok := o["routing_num_shards"]; ok && (e.routingShards < 1 || e.routingShards > 1<<30) {
-		return nil, fmt.Errorf("elasticsearch: routing_num_shards=%d must be in 1..2^30", e.routingShards)
+	if _, ok := o["number_of_routing_shards"]; ok && (e.routingShards < 1 || e.routingShards > 1<<30) {
+		return nil, fmt.Errorf("elasticsearch: number_of_routing_shards=%d must be in 1..2^30", e.routingShards)
 	}
-	if e.partitionSize, err = o.Int("partition_size", 1); err != nil {
-		return nil, err
+	if e.partitionSize, err = o.Int("routing_partition_size", 1); err != nil {
+		return nil, fmt.Errorf("elasticsearch: %v", err)
 	}
 	if e.partitionSize < 1 || e.partitionSize > 1<<20 {
-		return nil, fmt.Errorf("elasticsearch: partition_size=%d must be in 1..1048576", e.partitionSize)
+		return nil, fmt.Errorf("elasticsearch: routing_partition_size=%d must be in 1..1048576", e.partitionSize)
 	}
 	return e, nil
 }
 
+// Partitioned reports whether the index has routing_partition_size > 1,
+// so that a key is (_routing, _id).
+func (e Elasticsearch) Partitioned() bool { return e.partitionSize > 1 }
+
 func (e Elasticsearch) Name() string {
-	s := "elasticsearch"
-	sep := ":"
-	add := func(kv string) { s += sep + kv; sep = "," }
-	if e.mod {
-		add("function=mod")
-	}
+	var kvs []string
 	if e.routingShards != 0 {
-		add("routing_num_shards=" + strconv.Itoa(e.routingShards))
+		kvs = append(kvs, "number_of_routing_shards="+strconv.Itoa(e.routingShards))
 	}
 	if e.partitionSize > 1 {
-		add("partition_size=" + strconv.Itoa(e.partitionSize))
+		kvs = append(kvs, "routing_partition_size="+strconv.Itoa(e.partitionSize))
 	}
-	return s
+	if e.mod {
+		kvs = append(kvs, "function=modulo")
+	}
+	return specName("elasticsearch", kvs...)
 }
 
 func (e Elasticsearch) Hash(key []shardkey.Value) (Hash, error) {
@@ -117,7 +132,7 @@ func (e Elasticsearch) PointInt64(v int64) uint64 {
 func (e Elasticsearch) hash(key []shardkey.Value) (int32, error) {
 	if e.partitionSize > 1 {
 		if len(key) != 2 {
-			return 0, fmt.Errorf("elasticsearch: partition_size=%d needs the key (_routing, _id), not %d columns", e.partitionSize, len(key))
+			return 0, fmt.Errorf("elasticsearch: routing_partition_size=%d needs the key (_routing, _id), not %d columns", e.partitionSize, len(key))
 		}
 		r, err := esRoutingHash(key[0])
 		if err != nil {
@@ -138,7 +153,7 @@ func (e Elasticsearch) hash(key []shardkey.Value) (int32, error) {
 func esRoutingHash(v shardkey.Value) (int32, error) {
 	switch v.Type {
 	case shardkey.Null:
-		return 0, ErrNoDestination
+		return 0, errNoDestination("elasticsearch: a NULL routing value routes by _id, which is not given")
 	case shardkey.Text:
 		return ESMurmur3(v.Str), nil
 	}
@@ -177,7 +192,7 @@ func (e Elasticsearch) Layout(n int) (Layout, error) {
 		r = ESRoutingShards(n)
 	}
 	if r%n != 0 {
-		return nil, fmt.Errorf("elasticsearch: routing_num_shards=%d is not a multiple of %d shards", r, n)
+		return nil, fmt.Errorf("elasticsearch: number_of_routing_shards=%d is not a multiple of %d shards", r, n)
 	}
 	return ESLayout{n: n, r: r}, nil
 }

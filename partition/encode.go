@@ -3,6 +3,8 @@ package partition
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
+	"time"
 
 	"github.com/shardkey/shardkey"
 )
@@ -25,7 +27,7 @@ func appendCanonical(b []byte, key []shardkey.Value) []byte {
 // key) as appendCanonical encodes it.
 func appendCanonicalPart(b []byte, v shardkey.Value, multi bool) []byte {
 	switch v.Type {
-	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Uint64, shardkey.Timestamp:
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Uint64, shardkey.Timestamp, shardkey.Date, shardkey.Bool:
 		b = binary.LittleEndian.AppendUint64(b, uint64(v.Int))
 	case shardkey.Float32:
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(float32(v.Float))))
@@ -53,6 +55,22 @@ func AppendCanonicalRow(b []byte, cols []*shardkey.Column, i int) []byte {
 	}
 	return b
 }
+
+// asSQL returns v as a column of a SQL or CQL database holds it, for the
+// engines of those systems, which have no ObjectId type: an ObjectID as
+// its 12 bytes (a BINARY(12), bytea or blob column). Other values are
+// returned unchanged; a Date is a SQL DATE there (see dateDays).
+func asSQL(v shardkey.Value) shardkey.Value {
+	if v.Type == shardkey.ObjectID {
+		return shardkey.Value{Type: shardkey.Bytes, Str: v.Str}
+	}
+	return v
+}
+
+// dateDays returns the day of a Date value (milliseconds since the Unix
+// epoch), counted from 1970-01-01 and floored: the SQL DATE of that
+// instant in UTC, as the SQL and CQL engines take a date column.
+func dateDays(ms int64) int64 { return floorDiv(ms, 86400000) }
 
 // textKey appends the parts' text forms joined by sep: seed 000's
 // "|".join(map(str, parts)).
@@ -100,4 +118,14 @@ func formatInt64(buf *[20]byte, v int64) []byte {
 		buf[i] = '-'
 	}
 	return buf[i:]
+}
+
+// appendSQLDate appends a Date's day as a SQL DATE's text, 2006-01-02
+// (days outside years 0000..9999 as their count since the epoch).
+func appendSQLDate(b []byte, ms int64) []byte {
+	d := dateDays(ms)
+	if d < -719528 || d > 2932896 {
+		return strconv.AppendInt(b, d, 10)
+	}
+	return time.Unix(d*86400, 0).UTC().AppendFormat(b, "2006-01-02")
 }

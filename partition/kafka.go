@@ -171,8 +171,10 @@ func appendKafkaKey(b []byte, v shardkey.Value, system string) ([]byte, error) {
 	switch v.Type {
 	case shardkey.Null:
 		return b, fmt.Errorf("%s: NULL key is not hashed: %w", system, ErrNoDestination)
-	case shardkey.Text, shardkey.Bytes:
-		return append(b, v.Str...), nil
+	case shardkey.Text, shardkey.Bytes, shardkey.ObjectID:
+		return append(b, v.Str...), nil // an ObjectId by BytesSerializer
+	case shardkey.Date:
+		return binary.BigEndian.AppendUint64(b, uint64(v.Int)), nil // LongSerializer of ms
 	case shardkey.Int16:
 		return binary.BigEndian.AppendUint16(b, uint16(v.Int)), nil
 	case shardkey.Int32:

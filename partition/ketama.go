@@ -36,7 +36,16 @@ import (
 // adds servers with their own points; the others keep theirs only while
 // pointer_per_server stays the same, so nearly all moved keys go to the new
 // server.
-type Ketama struct{ spy bool }
+//
+// The option servers=host:port:weight,... (or servers=@FILE, one server a
+// line) names the pool instead, as memcached_server_add_with_weight does:
+// Layout(n) then needs n equal to the number of servers, shard i is the
+// i-th server, and the pool does not grow by count.
+type Ketama struct {
+	spy     bool
+	pool    []KetamaServer
+	poolArg string // the servers option as given, for Name
+}
 
 var (
 	_ Engine       = Ketama{}
@@ -45,21 +54,45 @@ var (
 )
 
 func newKetama(o Options) (Engine, error) {
+	var k Ketama
 	switch v := o.String("variant", "libmemcached"); v {
 	case "libmemcached":
-		return Ketama{}, nil
 	case "spy":
-		return Ketama{spy: true}, nil
+		k.spy = true
 	default:
 		return nil, fmt.Errorf("ketama: variant=%q: want libmemcached or spy", v)
 	}
+	if arg, ok := o["servers"]; ok {
+		pool, err := ParseServers(arg, 11211)
+		if err != nil {
+			return nil, fmt.Errorf("ketama: %v", err)
+		}
+		for _, s := range pool {
+			k.pool = append(k.pool, KetamaServer{Host: s.Host, Port: s.Port, Weight: s.Weight})
+		}
+		k.poolArg = arg
+	}
+	return k, nil
 }
 
 func (k Ketama) Name() string {
+	var kvs []string
 	if k.spy {
-		return "ketama:variant=spy"
+		kvs = append(kvs, "variant=spy")
 	}
-	return "ketama"
+	if k.pool != nil {
+		kvs = append(kvs, "servers="+k.poolArg)
+	}
+	return specName("ketama", kvs...)
+}
+
+// ServerNames returns the named pool's servers as host:port, or nil.
+func (k Ketama) ServerNames() []string {
+	var names []string
+	for _, s := range k.pool {
+		names = append(names, s.Host+":"+strconv.Itoa(s.Port))
+	}
+	return names
 }
 
 func (k Ketama) Hash(key []shardkey.Value) (Hash, error) {
@@ -92,10 +125,17 @@ func KetamaKeyHash(key []byte) uint32 {
 	return binary.LittleEndian.Uint32(sum[:4])
 }
 
-// Layout returns the continuum of n weight-1 servers 10.0.0.<i+1>:11211.
+// Layout returns the continuum of n weight-1 servers 10.0.0.<i+1>:11211,
+// or of the named pool, which must have n servers.
 func (k Ketama) Layout(n int) (Layout, error) {
 	if err := checkShards(n); err != nil {
 		return nil, err
+	}
+	if k.pool != nil {
+		if n != len(k.pool) {
+			return nil, fmt.Errorf("ketama: servers= names %d servers, not %d", len(k.pool), n)
+		}
+		return NewKetamaLayout(k.pool, k.spy)
 	}
 	servers := make([]KetamaServer, n)
 	for i := range servers {
@@ -107,6 +147,9 @@ func (k Ketama) Layout(n int) (Layout, error) {
 // Grow returns the layout of `to` servers: servers keep their names, hence
 // their points (see Ketama).
 func (k Ketama) Grow(l Layout, to int) (Layout, error) {
+	if k.pool != nil {
+		return nil, fmt.Errorf("ketama: a named server pool grows by adding servers to servers=, not to %d", to)
+	}
 	if to < l.Shards() {
 		return nil, fmt.Errorf("ketama: cannot grow %d servers to %d", l.Shards(), to)
 	}

@@ -22,9 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/shardkey/shardkey"
 )
@@ -80,8 +78,30 @@ type CanonicalPointer interface {
 	PointCanonical(enc []byte) uint64
 }
 
+// Pool is implemented by engines configured with a fixed pool of named
+// servers (ketama and ring with the option servers=): their Layout(n)
+// needs n = len(ServerNames()), and shard i is server ServerNames()[i].
+type Pool interface {
+	ServerNames() []string
+}
+
 // ErrNoDestination is returned for keys a system cannot place.
 var ErrNoDestination = errors.New("no destination for key")
+
+// noDestination is an ErrNoDestination that says why in its own words.
+type noDestination struct{ msg string }
+
+func (e noDestination) Error() string        { return e.msg }
+func (e noDestination) Is(target error) bool { return target == ErrNoDestination }
+
+// IsNoDestination reports whether err is ErrNoDestination.
+func IsNoDestination(err error) bool { return errors.Is(err, ErrNoDestination) }
+
+// errNoDestination returns an error that is ErrNoDestination (errors.Is)
+// with the message fmt.Sprintf(format, args...).
+func errNoDestination(format string, args ...any) error {
+	return noDestination{fmt.Sprintf(format, args...)}
+}
 
 // HashKind says how a Hash is shown.
 type HashKind uint8
@@ -122,102 +142,6 @@ func (h Hash) MarshalJSON() ([]byte, error) {
 		return json.Marshal(h.Hex)
 	}
 	return []byte(h.String()), nil
-}
-
-// Options are the k=v options of an engine name ("ring:vnodes=64,seed=7").
-type Options map[string]string
-
-// Int returns option k as an int, or def when absent.
-func (o Options) Int(k string, def int) (int, error) {
-	s, ok := o[k]
-	if !ok {
-		return def, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("option %s=%q is not an integer", k, s)
-	}
-	return n, nil
-}
-
-// String returns option k, or def when absent.
-func (o Options) String(k, def string) string {
-	if s, ok := o[k]; ok {
-		return s
-	}
-	return def
-}
-
-type entry struct {
-	name string
-	doc  string // one line for `shardkey place --help`
-	new  func(Options) (Engine, error)
-	opts []string // option names the constructor accepts
-}
-
-func registry() []entry {
-	var all []entry
-	all = append(all, coreEngines...)
-	all = append(all, enginesA...)
-	all = append(all, enginesB...)
-	return all
-}
-
-// Lookup returns the engine named spec: a name from Names, optionally
-// followed by ":k=v,k=v" options. The error lists the known names.
-func Lookup(spec string) (Engine, error) {
-	name, optText, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	opts := Options{}
-	if optText != "" {
-		for _, kv := range strings.Split(optText, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return nil, fmt.Errorf("engine %q: option %q is not k=v", spec, kv)
-			}
-			opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	for _, e := range registry() {
-		if e.name != name {
-			continue
-		}
-		for k := range opts {
-			if !contains(e.opts, k) {
-				return nil, fmt.Errorf("engine %s has no option %q (options: %s)", name, k, strings.Join(e.opts, ", "))
-			}
-		}
-		return e.new(opts)
-	}
-	return nil, fmt.Errorf("unknown engine %q (known: %s)", name, strings.Join(Names(), ", "))
-}
-
-// Names returns the engine names, sorted.
-func Names() []string {
-	var names []string
-	for _, e := range registry() {
-		names = append(names, e.name)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Doc returns the one-line description of engine name, or "".
-func Doc(name string) string {
-	for _, e := range registry() {
-		if e.name == name {
-			return e.doc
-		}
-	}
-	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkShards validates a shard count for Layout.

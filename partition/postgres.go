@@ -103,11 +103,15 @@ func pgFoldInt8(v int64) uint32 {
 
 // pgHash32 returns the type's 32-bit hash support function of v (non-NULL).
 func pgHash32(v shardkey.Value, system string) (int32, error) {
+	v = asSQL(v)
 	switch v.Type {
-	case shardkey.Int16, shardkey.Int32, shardkey.Int64:
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Bool:
+		// bool hashes with hashchar: hash_uint32 of 0 or 1, as hashint4.
 		return int32(pgHashUint32(pgFoldInt8(v.Int))), nil
 	case shardkey.Timestamp:
 		return int32(pgHashUint32(pgFoldInt8(v.Int - pgEpochOffset))), nil
+	case shardkey.Date:
+		return int32(pgHashUint32(pgDate(v))), nil
 	case shardkey.Uint64:
 		if v.Int < 0 {
 			return 0, pgUint64Error(system, v)
@@ -129,11 +133,14 @@ func pgHash32(v shardkey.Value, system string) (int32, error) {
 
 // pgHash64 returns the type's extended (64-bit, seeded) hash of v.
 func pgHash64(v shardkey.Value, seed uint64, system string) (uint64, error) {
+	v = asSQL(v)
 	switch v.Type {
-	case shardkey.Int16, shardkey.Int32, shardkey.Int64:
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Bool:
 		return pgHashUint32Ext(pgFoldInt8(v.Int), seed), nil
 	case shardkey.Timestamp:
 		return pgHashUint32Ext(pgFoldInt8(v.Int-pgEpochOffset), seed), nil
+	case shardkey.Date:
+		return pgHashUint32Ext(pgDate(v), seed), nil
 	case shardkey.Uint64:
 		if v.Int < 0 {
 			return 0, pgUint64Error(system, v)
@@ -282,3 +289,9 @@ func pgLookup3(k string, seed uint64) (a, b, c uint32) {
 	}
 	return a, b, c
 }
+
+// pgDate is the DateADT of a Date value, days since 2000-01-01 as an int32,
+// which PostgreSQL's date hash opclass hashes with hashint4 (date_ops:
+// hashint4, hashint4extended). Days beyond int32 wrap, as a DATE cannot
+// hold them anyway.
+func pgDate(v shardkey.Value) uint32 { return uint32(int32(dateDays(v.Int) - 10957)) }

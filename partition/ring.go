@@ -15,13 +15,26 @@ type TokenRing struct {
 // NewTokenRing builds a ring of n nodes with per nodes' points point(node, i),
 // i in 0..per-1. Equal tokens are ordered by node.
 func NewTokenRing(n int, point func(node, i int) uint64, per int) *TokenRing {
+	counts := make([]int, n)
+	for i := range counts {
+		counts[i] = per
+	}
+	return newTokenRingCounts(counts, point)
+}
+
+// newTokenRingCounts is NewTokenRing with counts[node] points per node.
+func newTokenRingCounts(counts []int, point func(node, i int) uint64) *TokenRing {
 	type tk struct {
 		t uint64
 		n int32
 	}
-	all := make([]tk, 0, n*per)
+	n, total := len(counts), 0
+	for _, c := range counts {
+		total += c
+	}
+	all := make([]tk, 0, total)
 	for node := 0; node < n; node++ {
-		for i := 0; i < per; i++ {
+		for i := 0; i < counts[node]; i++ {
 			all = append(all, tk{point(node, i), int32(node)})
 		}
 	}

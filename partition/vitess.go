@@ -182,12 +182,12 @@ func (v Vitess) keyspaceID(b []byte, key []shardkey.Value) ([]byte, error) {
 	if len(key) != 1 {
 		return nil, fmt.Errorf("%s: a vindex maps one column, not %d", v.Name(), len(key))
 	}
-	x := key[0]
+	x := asSQL(key[0])
 	switch v.kind {
 	case vtHash, vtNumeric, vtReverseBits:
 		u, ok := vtUint64(x, v.kind == vtHash)
 		if !ok {
-			return nil, ErrNoDestination
+			return nil, vtNoDestination(v, x)
 		}
 		switch v.kind {
 		case vtHash:
@@ -270,6 +270,8 @@ func vtSQLText(b []byte, x shardkey.Value) []byte {
 		return strconv.AppendFloat(b, x.Float, 'g', -1, 64)
 	case shardkey.Timestamp:
 		return time.UnixMicro(x.Int).UTC().AppendFormat(b, "2006-01-02 15:04:05.999999")
+	case shardkey.Date:
+		return appendSQLDate(b, x.Int)
 	}
 	return x.AppendText(b) // integers in decimal, UUIDs 8-4-4-4-12
 }
@@ -398,4 +400,22 @@ func (l *VitessLayout) boundary(b uint64) string {
 	var buf [8]byte
 	binary.BigEndian.PutUint64(buf[:], b)
 	return hex.EncodeToString(buf[:n])
+}
+
+// vtNoDestination is the error for a value a numeric vindex maps to
+// DestinationNone, saying why (the vindex's Map in go/vt/vtgate/vindexes).
+func vtNoDestination(v Vitess, x shardkey.Value) error {
+	vindex := map[vtKind]string{vtHash: "hash", vtNumeric: "numeric", vtReverseBits: "reverse_bits"}[v.kind]
+	var why string
+	switch {
+	case x.IsNull():
+		why = "NULL"
+	case x.Type.IsInt() && x.Type != shardkey.Timestamp && x.Int < 0:
+		why = fmt.Sprintf("%d is negative", x.Int)
+	case x.Type == shardkey.Text || x.Type == shardkey.Bytes:
+		why = fmt.Sprintf("%q is not an unsigned 64-bit integer", x.Str)
+	default:
+		why = "a " + x.Type.String() + " value is not an unsigned 64-bit integer"
+	}
+	return errNoDestination("%s: the %s vindex maps unsigned integers only; %s: DestinationNone", v.Name(), vindex, why)
 }

@@ -48,9 +48,10 @@ func (Yugabyte) Point(key []shardkey.Value) (uint64, error) {
 	var buf [64]byte
 	b := buf[:0]
 	for _, v := range key {
+		v = asSQL(v)
 		switch v.Type {
 		case shardkey.Null:
-			return 0, ErrNoDestination
+			return 0, errNoDestination("yugabyte: a hash column value cannot be NULL")
 		case shardkey.Int16:
 			b = binary.BigEndian.AppendUint16(b, uint16(v.Int))
 		case shardkey.Int32:

@@ -62,7 +62,7 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 		fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
 		fs.StringVar(&c.from, "from", "", "live database `DSN` (postgres://... or mysql://...), read-only")
 		fs.IntVar(&c.sampleRows, "sample-rows", 100000, "rows sampled per table with --from")
-		fs.Var(&c.colTypes, "column-type", "column type `COL=TYPE` (int16, int32, int64, uint64, float32, float64, text, bytes, uuid, timestamp); repeatable")
+		fs.Var(&c.colTypes, "column-type", "column type `COL=TYPE` (int16, int32, int64, uint64, float32, float64, text, bytes, uuid, timestamp, objectid, date, bool, extjson); repeatable")
 	}
 	fs.StringVar(&c.variant, "variant", "", "scenario `variant` (see the scenario's variants)")
 	fs.Var(&c.keys, "k", "key `expression` or design to score, e.g. 'hash(user_id)'; repeatable")

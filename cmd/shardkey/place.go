@@ -13,19 +13,25 @@ import (
 	"github.com/shardkey/shardkey/partition"
 )
 
-// placement is one line of `place --format json`.
+// placement is one line of `place --format json`. Shard and Hash are null
+// for a value outside the engine's domain (Vitess's DestinationNone, a
+// NULL key), with the reason.
 type placement struct {
-	Value string         `json:"value"`
-	Hash  partition.Hash `json:"hash"`
-	Shard int            `json:"shard"`
+	Value  string          `json:"value"`
+	Hash   *partition.Hash `json:"hash"`
+	Shard  *int            `json:"shard"`
+	Server string          `json:"server,omitempty"`     // a named pool's server (ketama, ring)
+	Range  *[2]int32       `json:"hash_range,omitempty"` // Citus: the shard interval's min and max hash
+	Reason string          `json:"reason,omitempty"`
 }
 
 func runPlace(e *env, args []string) error {
 	fs := flag.NewFlagSet("place", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	engine := fs.String("engine", "generic", "`engine`: "+strings.Join(partition.Names(), ", ")+" (options as engine:k=v,k=v)")
+	engine := fs.String("engine", "generic", "`engine`: "+strings.Join(partition.Names(), ", ")+" (options in parentheses: 'ketama(servers=h1:11211:600,h2:11211:300)')")
 	shards := fs.Int("shards", 8, "number of `shards` (partitions, masters, tablets, ...)")
-	typ := fs.String("type", "", "column `type` of the values: int16, int32, int64, uint64, float32, float64, text, bytes (hex), uuid, timestamp;\ncomma-separated for a compound key, whose values are then comma-separated (default: int64 for integers, else text)")
+	typ := fs.String("type", "", "column `type` of the values: int16, int32, int64, uint64, float32, float64, text, bytes (hex), uuid, timestamp,\nobjectid (24 hex digits), date (ms since the epoch or RFC 3339), bool, extjson (MongoDB Extended JSON v2);\ncomma-separated for a composite key, whose values are then JSON arrays ([11, \"abc\"]) (default: int64 for integers, else text)")
+	id := fs.String("id", "", "document `id` for an Elasticsearch index with routing_partition_size > 1 (each VALUE is the _routing)")
 	format := fs.String("format", "table", "output `format`: table or json")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey place --engine E [--shards N] [--type T] [--format json] VALUE ...
@@ -45,6 +51,8 @@ Flags:
 	if err != nil {
 		return err
 	}
+	shardsSet := false
+	fs.Visit(func(f *flag.Flag) { shardsSet = shardsSet || f.Name == "shards" })
 	if *shards < 1 || *shards > shardkey.MaxPlaceShards {
 		return usageErr("--shards %d: must be in 1..%d", *shards, shardkey.MaxPlaceShards)
 	}
@@ -57,13 +65,24 @@ Flags:
 	}
 	var types []shardkey.Type
 	if *typ != "" {
-		for _, t := range strings.Split(*typ, ",") {
-			tt, err := shardkey.ParseType(t)
-			if err != nil {
-				return usageErr("--type: %v", err)
-			}
-			types = append(types, tt)
+		if types, err = shardkey.ParseTypes(*typ); err != nil {
+			return usageErr("--type: %v", err)
 		}
+	}
+	var servers []string
+	if p, ok := eng.(partition.Pool); ok && p.ServerNames() != nil {
+		servers = p.ServerNames()
+		if !shardsSet {
+			*shards = len(servers)
+		}
+	}
+	es, partitioned := eng.(partition.Elasticsearch)
+	partitioned = partitioned && es.Partitioned()
+	switch {
+	case partitioned && *id == "":
+		return usageErr("--engine %s: a partitioned index routes by _routing and _id: give the document's --id", eng.Name())
+	case !partitioned && *id != "":
+		return usageErr("--id is the document id of an Elasticsearch index with routing_partition_size > 1, not of %s", eng.Name())
 	}
 	layout, err := eng.Layout(*shards)
 	if err != nil {
@@ -94,15 +113,31 @@ Flags:
 		if err != nil {
 			return fmt.Errorf("value %d %q: %w", i+1, v, err)
 		}
+		if partitioned {
+			key = append(key, shardkey.TextValue(*id))
+		}
 		h, err := eng.Hash(key)
 		var p uint64
 		if err == nil {
 			p, err = eng.Point(key)
 		}
+		if errors.Is(err, partition.ErrNoDestination) {
+			out = append(out, placement{Value: v, Reason: engineErr(eng.Name(), err)})
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("value %d %q: %s", i+1, v, engineErr(eng.Name(), err))
 		}
-		out = append(out, placement{Value: v, Hash: h, Shard: layout.Shard(p)})
+		sh := layout.Shard(p)
+		pl := placement{Value: v, Hash: &h, Shard: &sh}
+		if servers != nil {
+			pl.Server = servers[sh]
+		}
+		if cl, ok := layout.(*partition.CitusLayout); ok {
+			lo, hi := cl.HashRange(cl.ShardIndex(p))
+			pl.Range = &[2]int32{lo, hi}
+		}
+		out = append(out, pl)
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)
@@ -110,16 +145,39 @@ Flags:
 		return enc.Encode(out)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "value\thash (%s)\tshard of %d\n", eng.Name(), *shards)
+	_, citus := layout.(*partition.CitusLayout)
+	head := fmt.Sprintf("value\thash (%s)\tshard of %d", eng.Name(), *shards)
+	switch {
+	case servers != nil:
+		head += "\tserver"
+	case citus:
+		head += "\thash range"
+	}
+	fmt.Fprintln(tw, head)
 	for _, p := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%d\n", p.Value, p.Hash, p.Shard)
+		if p.Shard == nil {
+			fmt.Fprintf(tw, "%s\t-\tnone: %s\n", p.Value, p.Reason)
+			continue
+		}
+		line := fmt.Sprintf("%s\t%s\t%d", p.Value, p.Hash, *p.Shard)
+		switch {
+		case p.Server != "":
+			line += "\t" + p.Server
+		case p.Range != nil:
+			line += fmt.Sprintf("\t[%d, %d]", p.Range[0], p.Range[1])
+		}
+		fmt.Fprintln(tw, line)
 	}
 	return tw.Flush()
 }
 
-// parseKey parses a value (or, for a compound type list, comma-separated
-// values) into key parts. Without types, integers are int64, else text.
+// parseKey parses a value (or, for a composite type list, a JSON array of
+// values, or the older comma-separated values) into key parts. Without
+// types, integers are int64, else text.
 func parseKey(s string, types []shardkey.Type) ([]shardkey.Value, error) {
+	if len(types) > 1 && strings.HasPrefix(strings.TrimSpace(s), "[") {
+		return shardkey.ParseKey(s, types)
+	}
 	if len(types) > 1 {
 		parts := strings.Split(s, ",")
 		if len(parts) != len(types) {

@@ -148,3 +148,90 @@ func shardFromLibrary(t *testing.T, args []string, value, hash string) int {
 	}
 	return l.Shard(p)
 }
+
+// TestPlaceForms checks the forms PRODUCT.md pins for place beyond plain
+// values, each against a vector or a closed form: BSON types, composite
+// keys as JSON arrays, engine options in parentheses, a named server pool
+// (the answer is the server), Elasticsearch --id, Citus shard ranges, and
+// values outside an engine's domain (shard null with a reason).
+func TestPlaceForms(t *testing.T) {
+	ketamaPool := "10.0.1.1:11211:600,10.0.1.2:11211:300,10.0.1.3:11211:200,10.0.1.4:11211:350," +
+		"10.0.1.5:11211:1000,10.0.1.6:11211:800,10.0.1.7:11211:950,10.0.1.8:11211:100"
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // the JSON output, compacted
+	}{
+		{
+			// mongodb_hashed.json: the convertShardKeyToHashed docs
+			// ObjectId, initial chunk 5 of 8; Date(0) and Timestamp(0, 0)
+			// hash alike (hasher_test.cpp); bool true (HashBoolean).
+			"mongodb objectid", []string{"--engine", "mongodb", "--type", "objectid", "5b2be413c06d924ab26ff9ca"},
+			`[{"value":"5b2be413c06d924ab26ff9ca","hash":2523394966799057167,"shard":5}]`,
+		},
+		{
+			"mongodb extjson", []string{"--engine", "mongodb", "--shards", "2", "--type", "extjson",
+				`{"$date": {"$numberLong": "0"}}`, `{"$timestamp": {"t": 0, "i": 0}}`, `{"$minKey": 1}`, `true`},
+			`[{"value":"{\"$date\": {\"$numberLong\": \"0\"}}","hash":-1178696894582842035,"shard":0},` +
+				`{"value":"{\"$timestamp\": {\"t\": 0, \"i\": 0}}","hash":-1178696894582842035,"shard":0},` +
+				`{"value":"{\"$minKey\": 1}","hash":7961148599568647290,"shard":1},` +
+				`{"value":"true","hash":6405873908747105701,"shard":1}]`,
+		},
+		{
+			"mongodb date", []string{"--engine", "mongodb", "--shards", "2", "--type", "date", "1970-01-01T00:00:00Z"},
+			`[{"value":"1970-01-01T00:00:00Z","hash":-1178696894582842035,"shard":0}]`,
+		},
+		{
+			// cassandra_murmur3.json: the (text, int) composite ("a", 1).
+			"cassandra composite", []string{"--engine", "cassandra", "--shards", "1", "--type", "text,int32", `["a", 1]`},
+			`[{"value":"[\"a\", 1]","hash":8247712171917364652,"shard":0}]`,
+		},
+		{
+			// ketama_libmemcached.json: the test's weighted pool; the
+			// answer is the server.
+			"ketama pool", []string{"--engine", "ketama(servers=" + ketamaPool + ")", "--format", "json", "SVa_]_V41)"},
+			`[{"value":"SVa_]_V41)","hash":443691461,"shard":6,"server":"10.0.1.7:11211"}]`,
+		},
+		{
+			// elasticsearch_routing.json, partitioned index: hash("d") +
+			// floorMod(hash("d_2"), 3); shard 0 of 4.
+			"elasticsearch id", []string{"--engine", "elasticsearch(routing_partition_size=3)", "--shards", "4", "--id", "d_2", "d"},
+			`[{"value":"d","hash":2141941894,"shard":0}]`,
+		},
+		{
+			// Citus: 3 shards of 2^32/3 hashes from INT32_MIN; hashint4(123)
+			// (citus_hash_distribution.json) is in the second.
+			"citus range", []string{"--engine", "citus", "--shards", "3", "--type", "int32", "123"},
+			`[{"value":"123","hash":-205084363,"shard":1,"hash_range":[-715827883,715827881]}]`,
+		},
+		{
+			// vitess_vindexes.json: the hash vindex maps text to
+			// DestinationNone.
+			"vitess none", []string{"--engine", "vitess", "--shards", "4", "abc"},
+			`[{"value":"abc","hash":null,"shard":null,"reason":"vitess: the hash vindex maps unsigned integers only; \"abc\" is not an unsigned 64-bit integer: DestinationNone"}]`,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCmd(t, "", append([]string{"place", "--format", "json"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if got := compact(json.RawMessage(out)); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+	for _, bad := range [][]string{
+		{"--engine", "elasticsearch(routing_partition_size=3)", "d"},
+		{"--engine", "citus", "--id", "x", "d"},
+		{"--engine", "mongodb", "--type", "objectid", "xyz"},
+		{"--engine", "mongodb", "--type", "int32,text", `[1]`},
+		{"--engine", "ketama(servers=a:1:1,b:1:1)", "--shards", "3", "x"},
+		{"--engine", "ketama(servers=a:1:0)", "x"},
+		{"--engine", "mongodb", "--type", "int32,", "1"},
+	} {
+		if code, _, errs := runCmd(t, "", append([]string{"place"}, bad...)...); code == 0 || errs == "" {
+			t.Errorf("place %q: exit %d, %q; want an error", bad, code, errs)
+		}
+	}
+}

@@ -143,6 +143,10 @@ func parseParams(q url.Values) (*params, error) {
 	if name == "" {
 		name = "generic"
 	}
+	if strings.Contains(name, "@") {
+		// servers=@FILE reads a local file: not for a page's request.
+		return nil, badParam("e", "%q: a server pool from a file (servers=@FILE) is not read over HTTP; list the servers", name)
+	}
 	eng, err := partition.Lookup(name)
 	if err != nil {
 		return nil, badParam("e", "%v", err)

@@ -284,6 +284,7 @@ func TestBadParams(t *testing.T) {
 		{"salt=1", "salt"},
 		{"iso=yes", "iso"},
 		{"e=nosuch", "e"},
+		{"e=" + url.QueryEscape("ketama(servers=@/etc/passwd)"), "e"},
 		{"seed=x", "seed"},
 		{"s=nosuch", "s"},
 		{"s=file", "s"},
@@ -302,6 +303,9 @@ func TestBadParams(t *testing.T) {
 		if e.Field != c.field || !strings.HasPrefix(e.Msg, c.field+": ") {
 			t.Errorf("%s: field %q, error %q; want field %q", c.query, e.Field, e.Msg, c.field)
 		}
+	}
+	if e := decodeError(t, get(t, h, "/api/report?s=social&e="+url.QueryEscape("ring(servers=@/etc/passwd)")), 400); strings.Contains(e.Msg, "root") || !strings.Contains(e.Msg, "not read over HTTP") {
+		t.Errorf("servers=@FILE over HTTP: %q", e.Msg)
 	}
 	if e := decodeError(t, get(t, h, "/api/report?s=social&k="+url.QueryEscape("directory(user_id, /etc/passwd)")), 400); !strings.Contains(e.Msg, "reads no files") {
 		t.Errorf("directory key: %q", e.Msg)

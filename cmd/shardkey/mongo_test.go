@@ -1,0 +1,125 @@
+package main
+
+import (
+	"crypto/md5"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// mongoHashedObjectID is MongoDB's hashed shard key value of an ObjectId,
+// written here from the algorithm text of
+// partition/testdata/vectors/mongodb_hashed.json and not from the engine:
+// the first 8 bytes, little-endian, of MD5(seed 0 as int32 LE, canonical
+// type 35 as int32 LE, the 12 ObjectId bytes).
+func mongoHashedObjectID(oid []byte) int64 {
+	b := binary.LittleEndian.AppendUint32(nil, 0)
+	b = binary.LittleEndian.AppendUint32(b, 35)
+	sum := md5.Sum(append(b, oid...))
+	return int64(binary.LittleEndian.Uint64(sum[:8]))
+}
+
+// mongoInitialChunk4 is the chunk of hash h among the 4 initial chunks of
+// calculateHashedSplitPoints: split points -interval, 0, +interval with
+// interval = (INT64_MAX / 4) * 2; the chunk is the number of split points
+// <= h.
+func mongoInitialChunk4(h int64) int {
+	interval := (int64(math.MaxInt64) / 4) * 2
+	c := 0
+	for _, s := range []int64{-interval, 0, interval} {
+		if s <= h {
+			c++
+		}
+	}
+	return c
+}
+
+// TestAdviseMongoExport is the acceptance test of issue 16: advise on a
+// MongoDB-shaped workload (mongoexport JSONL: ObjectId _id, a user id, a
+// created $date) places ObjectIds exactly as MongoDB's hashed sharding
+// does, and flags a range key on ObjectId (and on the creation date) as
+// monotonic. The expected per-shard row counts come from
+// mongoHashedObjectID and mongoInitialChunk4 above, checked against the
+// vectors file's ObjectId first.
+func TestAdviseMongoExport(t *testing.T) {
+	vec, _ := hex.DecodeString("5b2be413c06d924ab26ff9ca")
+	if h := mongoHashedObjectID(vec); h != 2523394966799057167 {
+		t.Fatalf("test's own hash of the vectors' ObjectId = %d; want 2523394966799057167 (mongodb_hashed.json)", h)
+	}
+	// 2,000 documents inserted 37 s apart: ObjectIds begin with their
+	// creation second (big-endian), then a fixed process id and a counter,
+	// as drivers make them.
+	var rows strings.Builder
+	want := make([]int, 4)
+	for i := 0; i < 2000; i++ {
+		sec := uint32(1700000000 + 37*i)
+		oid := binary.BigEndian.AppendUint32(nil, sec)
+		oid = append(oid, 0xc0, 0x6d, 0x92, 0x4a, 0xb2, byte(i>>16), byte(i>>8), byte(i))
+		want[mongoInitialChunk4(mongoHashedObjectID(oid))]++
+		fmt.Fprintf(&rows, `{"_id":{"$oid":"%x"},"user_id":{"$numberLong":"%d"},"created":{"$date":{"$numberLong":"%d"}},"status":"%s"}`+"\n",
+			oid, 1+(i*7919)%300, int64(sec)*1000, []string{"new", "paid", "shipped"}[i%3])
+	}
+	rowsFile := writeFile(t, "orders.jsonl", rows.String())
+	queries := writeFile(t, "queries.jsonl", `{"where": {"user_id": 17}, "weight": 50}
+{"where": {"_id": {"$oid": "6553f100c06d924ab2000000"}}, "weight": 30}
+{"where": {"created": {"gte": {"$date": "2023-11-15T00:00:00Z"}, "lt": {"$date": "2023-11-16T00:00:00Z"}}}, "weight": 5}
+`)
+	// A candidate of score, or the score of an advise candidate.
+	type cand struct {
+		Key        string  `json:"key"`
+		ShardLoad  []int   `json:"shard_load"`
+		Monotonic  bool    `json:"monotonic"`
+		Monotonicy float64 `json:"monotonicity"`
+		Score      *cand   `json:"score"`
+	}
+	run := func(args ...string) map[string]cand {
+		t.Helper()
+		code, out, errs := runCmd(t, "", append(args, "--rows", rowsFile, "--queries", queries, "--engine", "mongodb", "--shards", "4", "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var r struct{ Candidates []cand }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		m := map[string]cand{}
+		for _, c := range r.Candidates {
+			if c.Score != nil {
+				c = *c.Score
+			}
+			m[c.Key] = c
+		}
+		return m
+	}
+	score := run("score", "-k", "hash(_id)", "-k", "range(_id)")
+	if got := score["hash(_id)"].ShardLoad; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("score hash(_id): rows per shard %v; MongoDB's hashed sharding gives %v", got, want)
+	}
+	if c := score["range(_id)"]; !c.Monotonic || c.Monotonicy < 0.99 {
+		t.Errorf("score range(_id): monotonic %v (r = %v); want flagged, r = 1", c.Monotonic, c.Monotonicy)
+	}
+	advise := run("advise")
+	c, ok := advise["hash(_id)"]
+	if !ok {
+		t.Fatalf("advise did not consider hash(_id): %v", advise)
+	}
+	if fmt.Sprint(c.ShardLoad) != fmt.Sprint(want) {
+		t.Errorf("advise hash(_id): rows per shard %v; MongoDB's hashed sharding gives %v", c.ShardLoad, want)
+	}
+	ranges := 0
+	for key, c := range advise {
+		if strings.HasPrefix(key, "range(_id") || strings.HasPrefix(key, "range(created") {
+			ranges++
+			if !c.Monotonic {
+				t.Errorf("advise %s: not flagged monotonic", key)
+			}
+		}
+	}
+	if ranges == 0 {
+		t.Errorf("advise considered no range key on _id or created: %v", advise)
+	}
+}

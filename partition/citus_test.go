@@ -1,0 +1,117 @@
+package partition
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+func TestCitus_Grow(t *testing.T) {
+	e := mustLookup(t, "citus:shard_count=32")
+	l4, _ := e.Layout(4)
+	l5, err := e.(Grower).Grow(l4, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 32 shards on 4 nodes (8 each) rebalance to 7,7,6,6,6: the new node
+	// takes 6 whole shards, 6/32 of the keyspace, and nothing else moves.
+	count := make([]int, 5)
+	cl := l5.(*CitusLayout)
+	for s := 0; s < cl.ShardCount(); s++ {
+		count[cl.node[s]]++
+	}
+	if count[4] != 6 {
+		t.Errorf("new node holds %d shards, want 6 (counts %v)", count[4], count)
+	}
+	pts := randomPoints(200000, 1<<32)
+	frac, toNew := moved(l4, l5, pts, 4)
+	if math.Abs(frac-6.0/32) > 0.005 || !toNew {
+		t.Errorf("moved %.4f (want %.4f), all to the new node: %v", frac, 6.0/32, toNew)
+	}
+	// One shard per node: nothing can move.
+	d, _ := mustLookup(t, "citus").Layout(4)
+	g, _ := mustLookup(t, "citus").(Grower).Grow(d, 5)
+	if frac, _ := moved(d, g, pts, 4); frac != 0 {
+		t.Errorf("default citus grow moved %.4f", frac)
+	}
+}
+
+func checkCitusVectors(t *testing.T, file string) {
+	e := mustLookup(t, "citus")
+	checked := 0
+	for i, m := range loadVectors(t, file).Vectors {
+		v := vec{t, i, m}
+		name := fmt.Sprintf("%d/%s/%v", i, v.opt("input_encoding"), v.m["input"])
+		wantKind := "worker_hash_int32"
+		if v.opt("input_encoding") == "shard layout" {
+			wantKind = "shard_min_max_hash_inclusive"
+		}
+		if k := v.opt("output_kind"); k != wantKind {
+			t.Fatalf("%s: unknown output_kind %q (want %q)", name, k, wantKind)
+		}
+		switch v.opt("input_encoding") {
+		case "shard layout":
+			in := v.m["input"].(map[string]any)
+			n, idx := int(jsonInt(t, in["shard_count"])), int(jsonInt(t, in["shard_index"]))
+			l, err := e.Layout(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo, hi := l.(*CitusLayout).HashRange(idx)
+			out := v.m["output"].([]any)
+			if int64(lo) != jsonInt(t, out[0]) || int64(hi) != jsonInt(t, out[1]) {
+				t.Errorf("%s: range [%d, %d], want %v", name, lo, hi, out)
+			}
+			checked++
+			continue
+		case "date":
+			// A DATE distribution column: PostgreSQL hashes its DateADT
+			// (days since 2000-01-01) with hashint4; shardkey's date
+			// (ms since the epoch or RFC 3339) is that day under the SQL
+			// engines.
+			d, err := shardkey.ParseValue(v.opt("input"), shardkey.Date)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := []shardkey.Value{d}
+			if h, err := e.Hash(key); err != nil || h.Int != v.int64("output") {
+				t.Errorf("%s: worker_hash of date %s = %v, %v; want %d", name, d, h, err, v.int64("output"))
+			}
+			for _, c := range perShardCount(t, v.m["shard_index"]) {
+				if got := shardOf(t, e, key, int(c[0])); int64(got) != c[1] {
+					t.Errorf("%s: %d shards: shard %d, want %d", name, c[0], got, c[1])
+				}
+			}
+			checked++
+			continue
+		}
+		var val shardkey.Value
+		switch v.opt("input_encoding") {
+		case "int4":
+			val = shardkey.Value{Type: shardkey.Int32, Int: v.int64("input")}
+		case "int8":
+			val = shardkey.IntValue(v.int64("input"))
+		case "text":
+			val = shardkey.TextValue(v.opt("input"))
+		default:
+			t.Fatalf("%s: unknown encoding", name)
+		}
+		key := []shardkey.Value{val}
+		h, err := e.Hash(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Int != v.int64("output") {
+			t.Errorf("%s: worker_hash %d, want %d", name, h.Int, v.int64("output"))
+		}
+		for _, c := range perShardCount(t, v.m["shard_index"]) {
+			if got := shardOf(t, e, key, int(c[0])); int64(got) != c[1] {
+				t.Errorf("%s: %d shards: shard %d, want %d", name, c[0], got, c[1])
+			}
+		}
+		checked++
+	}
+	t.Logf("%s: checked %d citus vectors", file, checked)
+}
