@@ -417,7 +417,7 @@ func (a *agg) finish() error {
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d statements could not be parsed and were left out, by shape: %s", a.badN, strings.Join(parts, "; ")))
 	}
 	if a.dropped > 0 {
-		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type (the first, %s); their conditions were left out", a.dropped, a.firstDrop))
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type (the first, %s); an equality or IN list value that does not convert matches no row, other conditions were left out", a.dropped, a.firstDrop))
 	}
 	return nil
 }
@@ -588,6 +588,9 @@ func (a *agg) setTypes() {
 // conds converts a sample's values into conditions on its table.
 func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 	t := a.w.Tables[s.ai.op.table]
+	if s.acc.none {
+		return noRows(t)
+	}
 	out := make([]shardkey.Cond, 0, len(s.acc.preds))
 	k := 0
 	for i, p := range s.acc.preds {
@@ -613,6 +616,13 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			}
 			v, fresh, ok := a.value(t, col, typ, vals[0])
 			if !ok {
+				if vals[0].kind == litNum || vals[0].kind == litStr {
+					// A value outside the column's type: no row holds
+					// it (Vitess's hash vindex maps it to no keyspace id,
+					// DestinationNone; PostgreSQL rejects the statement).
+					c.Op = shardkey.In
+					out = append(out, c)
+				}
 				continue
 			}
 			if len(vals) > 1 && fresh == shardkey.NotFresh && !v.IsNull() {
@@ -639,7 +649,13 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 		case shardkey.In:
 			ok := true
 			for _, x := range elemValues(vals) {
+				if x.kind == litNull {
+					continue // x IN (NULL, 2) is x = 2: NULL equals no value
+				}
 				v, fresh, ok1 := a.value(t, col, typ, x)
+				if !ok1 && (x.kind == litNum || x.kind == litStr) {
+					continue // outside the column's type: matches no row (see Eq)
+				}
 				if !ok1 || fresh != shardkey.NotFresh {
 					ok = false
 					break
@@ -765,4 +781,15 @@ func (a *agg) fillRows() {
 			_ = c.Append(shardkey.Value{})
 		}
 	}
+}
+
+// noRows returns the conditions of an access that matches no row: an
+// empty IN list on every column of t, so that whatever its key, the
+// statement asks no shard.
+func noRows(t *shardkey.Table) []shardkey.Cond {
+	out := make([]shardkey.Cond, len(t.Columns))
+	for i := range out {
+		out[i] = shardkey.Cond{Col: i, Op: shardkey.In, List: []shardkey.Value{}}
+	}
+	return out
 }

@@ -341,6 +341,28 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: x.Val}}}
 		}
 		return &xexpr{}
+	case sqlparser.BoolVal:
+		if x {
+			return &xexpr{kind: xConst, op: "true"}
+		}
+		return &xexpr{kind: xConst, op: "false"}
+	case *sqlparser.NotExpr:
+		return &xexpr{kind: xNot, kids: []*xexpr{orOther(myExpr(x.Expr, sc, acc, ctes))}}
+	case *sqlparser.BinaryExpr:
+		l, r := myExpr(x.Left, sc, acc, ctes), myExpr(x.Right, sc, acc, ctes)
+		switch x.Operator {
+		case sqlparser.PlusOp:
+			return foldArith("+", l, r, true)
+		case sqlparser.MinusOp:
+			return foldArith("-", l, r, true)
+		case sqlparser.MultOp:
+			return foldArith("*", l, r, true)
+		case sqlparser.IntDivOp:
+			return foldArith("div", l, r, true)
+		case sqlparser.ModOp:
+			return foldArith("%", l, r, true)
+		}
+		return &xexpr{}
 	case *sqlparser.NullVal:
 		return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}}
 	case *sqlparser.Argument:
@@ -413,9 +435,15 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return &xexpr{kind: xCmp, op: ">", kids: []*xexpr{l, r}}
 		case sqlparser.GreaterEqualOp:
 			return &xexpr{kind: xCmp, op: ">=", kids: []*xexpr{l, r}}
-		case sqlparser.InOp:
+		case sqlparser.NotEqualOp:
+			return &xexpr{kind: xCmp, op: "<>", kids: []*xexpr{l, r}}
+		case sqlparser.InOp, sqlparser.NotInOp:
 			if r.kind == xRow {
-				return &xexpr{kind: xIn, kids: append([]*xexpr{l}, r.kids...)}
+				in := &xexpr{kind: xIn, kids: append([]*xexpr{l}, r.kids...)}
+				if x.Operator == sqlparser.NotInOp {
+					in.op = "<>"
+				}
+				return in
 			}
 		}
 		return &xexpr{}

@@ -369,6 +369,11 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		switch {
 		case c.Isnull:
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}}
+		case c.GetBoolval() != nil:
+			if c.GetBoolval().Boolval {
+				return &xexpr{kind: xConst, op: "true"}
+			}
+			return &xexpr{kind: xConst, op: "false"}
 		case c.GetIval() != nil:
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: itoa(int64(c.GetIval().Ival))}}}
 		case c.GetFval() != nil:
@@ -419,6 +424,8 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			x.kind = xAnd
 		case pg.BoolExprType_OR_EXPR:
 			x.kind = xOr
+		case pg.BoolExprType_NOT_EXPR:
+			x.kind = xNot
 		}
 		for _, a := range b.Args {
 			k := pgExpr(a, sc, acc, ctes)
@@ -456,6 +463,10 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		switch op {
 		case "=", "<", "<=", ">", ">=":
 			return &xexpr{kind: xCmp, op: op, kids: []*xexpr{l, r}}
+		case "<>", "!=":
+			return &xexpr{kind: xCmp, op: "<>", kids: []*xexpr{l, r}}
+		case "+", "-", "*", "/", "%":
+			return foldArith(op, l, r, false)
 		}
 	case pg.A_Expr_Kind_AEXPR_OP_ANY:
 		// col = ANY(ARRAY[...]) is an IN list; so is col = ANY($1) or
@@ -476,10 +487,13 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		}
 	case pg.A_Expr_Kind_AEXPR_IN:
 		l := pgExpr(e.Lexpr, sc, acc, ctes)
-		if op != "=" || l == nil { // NOT IN binds nothing
+		if op != "=" && op != "<>" || l == nil {
 			return &xexpr{}
 		}
 		x := &xexpr{kind: xIn, kids: []*xexpr{l}}
+		if op == "<>" {
+			x.op = "<>" // NOT IN
+		}
 		for _, it := range e.Rexpr.GetList().GetItems() {
 			x.kids = append(x.kids, pgExpr(it, sc, acc, ctes))
 		}

@@ -29,6 +29,11 @@ type scope struct {
 	ctes  cteSet
 	// unqualified says some condition names a column without a qualifier.
 	unqualified bool
+	// never says the WHERE holds for no row (WHERE 1 = 0, id = NULL): the
+	// scope's tables are asked nothing.
+	never bool
+	// partial names the columns an OR binds in some disjuncts only.
+	partial []string
 }
 
 // tref is one table reference of a query scope.
@@ -224,130 +229,6 @@ func (s *scope) mention(e *xexpr) {
 	}
 }
 
-// where records the conjuncts of e.
-func (s *scope) where(e *xexpr) {
-	if e == nil {
-		return
-	}
-	switch e.kind {
-	case xAnd:
-		for _, k := range e.kids {
-			s.where(k)
-		}
-	case xCmp:
-		l, r := e.kids[0], e.kids[1]
-		op := e.op
-		if l.kind != xCol && r.kind == xCol {
-			l, r = r, l
-			op = flip(op)
-		}
-		if l.kind == xRow && r.kind == xRow && op == "=" && len(l.kids) == len(r.kids) {
-			for i := range l.kids {
-				s.where(&xexpr{kind: xCmp, op: "=", kids: []*xexpr{l.kids[i], r.kids[i]}})
-			}
-			return
-		}
-		if l.kind != xCol {
-			return
-		}
-		if r.kind == xCol {
-			if op == "=" {
-				s.record(cond{kind: condJoin, col: l, other: r})
-			}
-			return
-		}
-		if r.kind != xVal {
-			return
-		}
-		switch op {
-		case "=":
-			s.bindEq(l, r.val)
-		case "<", "<=", ">", ">=":
-			s.bindRange(l, op, r.val)
-		}
-	case xBetween:
-		x, lo, hi := e.kids[0], e.kids[1], e.kids[2]
-		if x.kind == xCol && lo.kind == xVal && hi.kind == xVal {
-			s.bindRange(x, ">=", lo.val)
-			s.bindRange(x, "<=", hi.val)
-		}
-	case xIn:
-		l := e.kids[0]
-		items := e.kids[1:]
-		if l.kind == xCol {
-			var args []arg
-			for _, it := range items {
-				if it.kind != xVal {
-					return
-				}
-				args = append(args, it.val)
-			}
-			s.bindIn(l, args)
-			return
-		}
-		if l.kind == xRow {
-			// (a, b) IN ((1, 2), (3, 4)): each column gets the list of
-			// its values (exact for a key of one of the columns; for a key
-			// of several it routes to the product of the lists).
-			cols := make([][]arg, len(l.kids))
-			for _, it := range items {
-				if it.kind != xRow || len(it.kids) != len(l.kids) {
-					return
-				}
-				for i, v := range it.kids {
-					if v.kind != xVal {
-						cols[i] = nil
-						continue
-					}
-					cols[i] = append(cols[i], v.val)
-				}
-			}
-			for i, c := range l.kids {
-				if c.kind == xCol && len(cols[i]) == len(items) {
-					if len(items) == 1 {
-						s.bindEq(c, cols[i][0])
-					} else {
-						s.bindIn(c, cols[i])
-					}
-				}
-			}
-		}
-	case xOr:
-		// a = 1 OR a = 2 OR a IN (3): an IN list on a. Anything else
-		// binds nothing.
-		var col *xexpr
-		var args []arg
-		for _, k := range e.kids {
-			var c *xexpr
-			switch {
-			case k.kind == xCmp && k.op == "=" && k.kids[0].kind == xCol && k.kids[1].kind == xVal:
-				c = k.kids[0]
-				args = append(args, k.kids[1].val)
-			case k.kind == xCmp && k.op == "=" && k.kids[1].kind == xCol && k.kids[0].kind == xVal:
-				c = k.kids[1]
-				args = append(args, k.kids[0].val)
-			case k.kind == xIn && k.kids[0].kind == xCol:
-				c = k.kids[0]
-				for _, it := range k.kids[1:] {
-					if it.kind != xVal {
-						return
-					}
-					args = append(args, it.val)
-				}
-			default:
-				return
-			}
-			if col != nil && (col.col != c.col || col.qual != c.qual && s.resolve(col.qual) != s.resolve(c.qual)) {
-				return
-			}
-			col = c
-		}
-		if col != nil {
-			s.bindIn(col, args)
-		}
-	}
-}
-
 func flip(op string) string {
 	switch op {
 	case "<":
@@ -360,24 +241,6 @@ func flip(op string) string {
 		return "<="
 	}
 	return op
-}
-
-func (s *scope) bindEq(c *xexpr, v arg) {
-	if v.kind == argUnknown {
-		return
-	}
-	s.record(cond{kind: condEq, col: c, args: []arg{v}})
-}
-
-func (s *scope) bindIn(c *xexpr, vs []arg) {
-	s.record(cond{kind: condIn, col: c, args: vs})
-}
-
-func (s *scope) bindRange(c *xexpr, op string, v arg) {
-	if v.kind == argUnknown {
-		return
-	}
-	s.record(cond{kind: condRange, col: c, op: op, args: []arg{v}})
 }
 
 // edge is one end of a join equality, resolved.
@@ -443,8 +306,10 @@ func (s *scope) build(res colResolver) []access {
 			}
 		case condJoin:
 			oref, oguess := res(c.other.qual, c.other.col)
-			if oref >= 0 && oref != ref {
-				if ocol, ok := s.refs[oref].column(c.other.qual, c.other.col); ok {
+			if oref >= 0 {
+				// (Within one table too: t.id = t.col AND t.col = 5
+				// binds t.id.)
+				if ocol, ok := s.refs[oref].column(c.other.qual, c.other.col); ok && (oref != ref || ocol != col) {
 					edges = append(edges, [2]edge{{ref, col, guess}, {oref, ocol, oguess}})
 				}
 			}
@@ -462,7 +327,7 @@ func (s *scope) build(res colResolver) []access {
 	carry(preds, edges)
 	out := make([]access, 0, len(s.refs))
 	for i, r := range s.refs {
-		a := access{table: r.name, kind: r.kind}
+		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial}
 		cols := make([]string, 0, len(preds[i]))
 		for c := range preds[i] {
 			cols = append(cols, c)

@@ -16,8 +16,11 @@ type Statement struct {
 	// decided it ("backtick-quoted identifiers", "$n parameters or ::
 	// casts", "only the mysql parser accepts it", ...).
 	How string
-	t   *template
-	lit []lit
+	// Warnings are what Bind found that did not stop it: values outside
+	// their column's type, which match no row.
+	Warnings []error
+	t        *template
+	lit      []lit
 }
 
 // Access is one table a statement touches, with its conditions.
@@ -25,6 +28,13 @@ type Access struct {
 	Table int // index in Workload.Tables
 	Kind  shardkey.Kind
 	Conds []shardkey.Cond
+	// None says the statement asks the table for no row: its WHERE
+	// holds for none (WHERE 1 = 0, id = NULL); Conds are then an empty
+	// IN list on every column.
+	None bool
+	// Partial names columns an OR binds in some of its disjuncts but not
+	// all (they bind nothing; for explanations).
+	Partial []string
 }
 
 // ParseDialect returns the dialect named s ("mysql", "mariadb",
@@ -128,10 +138,10 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 	out := make([]Access, 0, len(samples))
 	fv := int32(0)
 	for _, sm := range samples {
-		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv)})
+		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv), None: sm.acc.none, Partial: sm.acc.partial})
 	}
 	if a.dropped > 0 {
-		return out, fmt.Errorf("%d value(s) do not convert to their column's type (the first, %s)", a.dropped, a.firstDrop)
+		s.Warnings = append(s.Warnings, fmt.Errorf("%d value(s) do not convert to their column's type (the first, %s): they match no row", a.dropped, a.firstDrop))
 	}
 	return out, nil
 }

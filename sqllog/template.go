@@ -63,6 +63,11 @@ type access struct {
 	// tables whose unqualified columns need the workload to say which
 	// table has them (see attribute.go); table, kind and preds are unset.
 	lazy *scope
+	// none says the statement asks this table for no row (its WHERE holds
+	// for none: WHERE 1 = 0, id = NULL): routed to no shard.
+	none bool
+	// partial names columns an OR binds in some of its disjuncts only.
+	partial []string
 }
 
 // argKind says where a predicate's value comes from.
@@ -317,11 +322,13 @@ const (
 	xIn                   // kids: left, then the list items
 	xBetween              // kids: expr, lo, hi
 	xRow                  // kids: row items
+	xNot                  // kids: the negated expression
+	xConst                // a constant truth value: op "true", "false" or "null"
 )
 
 type xexpr struct {
 	kind      xkind
-	op        string // xCmp: "=", "<", "<=", ">", ">="
+	op        string // xCmp: "=", "<>", "<", "<=", ">", ">="; xIn: "" or "<>" (NOT IN); xConst
 	qual, col string // xCol
 	val       arg    // xVal
 	kids      []*xexpr

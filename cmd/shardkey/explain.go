@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -92,27 +93,51 @@ Flags:
 		}
 		opts = sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers}
 	}
-	accs, err := st.Bind(w, types)
-	if err != nil {
-		return fmt.Errorf("%s statement: %w", st.Dialect, err)
-	}
 	design, err := shardkey.ParseDesign(c.keys[0])
 	if err != nil {
 		return usageErr("-k: %v", err)
+	}
+	bare := func() *shardkey.Workload { return &shardkey.Workload{Name: w.Name, Seed: w.Seed, Shards: w.Shards} }
+	var fresh *shardkey.Workload
+	if !c.hasInputs() {
+		fresh = bare()
+	}
+	accs, err := st.Bind(w, types)
+	if err != nil {
+		return fmt.Errorf("%s statement: %w", st.Dialect, err)
 	}
 	if !c.hasInputs() {
 		addKeyColumns(w, design, accs[0].Table)
 	}
 	scheme, err := sim.Compile(w, design, opts)
+	if err != nil && fresh != nil && errors.Is(err, partition.ErrNoDestination) && retypeKeys(types, design) {
+		// The statement's values typed a key column as the engine cannot
+		// place it (id = 'abc' under Vitess's hash vindex, whose domain is
+		// integers): read the key columns as integers, the engine's
+		// domain, so that such a value matches no row and other values
+		// still route, as the engine does.
+		w = fresh
+		st.Warnings = nil
+		if accs, err = st.Bind(w, types); err != nil {
+			return fmt.Errorf("%s statement: %w", st.Dialect, err)
+		}
+		addKeyColumns(w, design, accs[0].Table)
+		scheme, err = sim.Compile(w, design, opts)
+	}
 	if err != nil {
 		return keyErr(err)
 	}
-	rt, err := explainAll(scheme, w, accs)
+
+	rt, err := explainAll(scheme, accs)
 	if err != nil {
 		return err
 	}
 	if err := movedRows(&rt, scheme, w, design, accs, sql, st.Dialect); err != nil {
 		return err
+	}
+	for _, wn := range st.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %v\n", wn)
+		rt.Warnings = append(rt.Warnings, wn.Error())
 	}
 	if c.format == "json" {
 		enc := json.NewEncoder(e.stdout)
@@ -138,41 +163,14 @@ Flags:
 	return nil
 }
 
-// explainAll routes every table access of a statement and combines the
-// routes: the union of shards, scatter when any access scatters, the
-// reasons in order (each once).
-func explainAll(s *sim.Scheme, w *shardkey.Workload, accs []sqllog.Access) (sim.Route, error) {
-	if len(accs) == 1 {
-		return s.Explain(accs[0].Table, accs[0].Kind, accs[0].Conds)
+// explainAll routes a statement's table accesses (see
+// sim.Scheme.ExplainStatement).
+func explainAll(s *sim.Scheme, accs []sqllog.Access) (sim.Route, error) {
+	sa := make([]sim.Access, len(accs))
+	for i, a := range accs {
+		sa[i] = sim.Access{Table: a.Table, Kind: a.Kind, Conds: a.Conds, None: a.None, Partial: a.Partial}
 	}
-	out := sim.Route{Shards: []int{}}
-	seen := map[int]bool{}
-	var reasons []string
-	said := map[string]bool{}
-	for _, a := range accs {
-		r, err := s.Explain(a.Table, a.Kind, a.Conds)
-		if err != nil {
-			return sim.Route{}, err
-		}
-		for _, sh := range r.Shards {
-			if !seen[sh] {
-				seen[sh] = true
-				out.Shards = append(out.Shards, sh)
-			}
-		}
-		out.Scatter = out.Scatter || r.Scatter
-		if r.AnyShard && len(accs) == 1 {
-			out.AnyShard = true
-		}
-		reason := fmt.Sprintf("%s %s: %s", a.Kind, w.Tables[a.Table].Name, r.Reason)
-		if !said[reason] {
-			said[reason] = true
-			reasons = append(reasons, reason)
-		}
-	}
-	sort.Ints(out.Shards)
-	out.Reason = strings.Join(reasons, "; ")
-	return out, nil
+	return s.ExplainStatement(sa)
 }
 
 func joinInts(xs []int) string {
@@ -226,6 +224,28 @@ func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
 		}
 	}
 	add(w.Tables[first], cols)
+}
+
+// retypeKeys types as int64 the design's key columns that types does not
+// name, reporting whether it typed any.
+func retypeKeys(types map[string]shardkey.Type, d *shardkey.Design) bool {
+	changed := false
+	var exprs []shardkey.Expr
+	if d.Default != nil {
+		exprs = append(exprs, d.Default)
+	}
+	for _, name := range d.Order {
+		exprs = append(exprs, d.Tables[name])
+	}
+	for _, e := range exprs {
+		for _, c := range e.Columns() {
+			if _, ok := types[c]; !ok {
+				types[c] = shardkey.Int64
+				changed = true
+			}
+		}
+	}
+	return changed
 }
 
 // hasInputs reports whether any input flag was given.
