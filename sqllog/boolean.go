@@ -42,7 +42,9 @@ func (s *scope) where(e *xexpr) {
 		return
 	}
 	im := s.imply(e)
-	if im.never {
+	if im.never && s.side[1] == 0 {
+		// (An outer join's ON that holds for no row only leaves the
+		// null-supplying side unmatched.)
 		s.never = true
 	}
 	for _, c := range im.conds {

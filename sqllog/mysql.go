@@ -74,7 +74,7 @@ func myWith(w *sqlparser.With, root sqlparser.SQLNode, acc *[]access, ctes cteSe
 		// as that table where it is referenced (MySQL merges it into the
 		// outer query as it merges a derived table).
 		if body, ok := c.Subquery.(*sqlparser.Select); ok && !w.Recursive && len(c.Columns) == 0 {
-			if _, _, _, plain := myPlain(body, m); plain && myRefs(root, c.ID.String()) == 1 {
+			if _, plain := myPlain(body, m); plain && myRefs(root, c.ID.String()) == 1 {
 				m[c.ID.String()] = body
 				continue
 			}
@@ -196,50 +196,72 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 }
 
 // myInline is pgInline for MySQL: s, a derived table seen as alias, is
-// added to sc as its one table when it is a plain filter of one table.
+// added to sc as its one table when it is a plain filter of one table (at
+// any depth of derived tables), as MySQL merges a derived table into the
+// outer query.
 func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
-	tn, tableAlias, rename, ok := myPlain(s, ctes)
-	if !ok || alias == "" {
+	rename, plain := myPlain(s, ctes)
+	if !plain || alias == "" {
 		return false
 	}
 	in := &scope{ctes: ctes}
-	in.add(tn, tableAlias, shardkey.Read)
+	myFrom(s.From[0], in, acc, ctes)
 	if s.Where != nil {
 		in.where(myExpr(s.Where.Expr, in, acc, ctes))
 	}
-	sc.addDerived(tn, alias, rename, in.conds)
-	return true
+	return sc.inline(in, alias, rename)
 }
 
-// myPlain is pgPlain for MySQL: whether s is a plain filter of one table,
-// which one (and its alias in s), and how s's output columns map to its
-// columns (nil: SELECT *).
-func myPlain(s *sqlparser.Select, ctes cteSet) (table, alias string, rename map[string]string, ok bool) {
+// myPlain is pgPlain for MySQL: whether s is a plain filter of one table
+// (a table, or a derived table or CTE that is one), and how s's output
+// columns map to the names its FROM shows (nil: SELECT *).
+func myPlain(s *sqlparser.Select, ctes cteSet) (rename map[string]string, ok bool) {
 	if s == nil || s.Distinct || s.With != nil || len(s.From) != 1 || s.GroupBy != nil || s.Having != nil ||
 		len(s.Windows) > 0 || s.Limit != nil || s.Into != nil || s.Lock != sqlparser.NoLock || s.SelectExprs == nil {
-		return "", "", nil, false
+		return nil, false
 	}
 	at, ok := s.From[0].(*sqlparser.AliasedTableExpr)
 	if !ok {
-		return "", "", nil, false
+		return nil, false
 	}
-	tn, ok := at.Expr.(sqlparser.TableName)
-	if !ok {
-		return "", "", nil, false
-	}
-	if _, cte := ctes[tn.Name.String()]; cte {
-		return "", "", nil, false
+	switch e := at.Expr.(type) {
+	case sqlparser.TableName:
+		if body, cte := ctes[e.Name.String()]; cte && e.Qualifier.IsEmpty() {
+			b, inl := body.(*sqlparser.Select)
+			if !inl {
+				return nil, false
+			}
+			inner := cteSet{}
+			for k, v := range ctes {
+				if k != e.Name.String() {
+					inner[k] = v
+				}
+			}
+			if _, ok := myPlain(b, inner); !ok {
+				return nil, false
+			}
+		}
+	case *sqlparser.DerivedTable:
+		sel, isSel := e.Select.(*sqlparser.Select)
+		if !isSel || len(at.Columns) > 0 || e.Lateral || at.As.IsEmpty() {
+			return nil, false
+		}
+		if _, ok := myPlain(sel, ctes); !ok {
+			return nil, false
+		}
+	default:
+		return nil, false
 	}
 	for _, e := range s.SelectExprs.Exprs {
 		switch x := e.(type) {
 		case *sqlparser.StarExpr:
 			if len(s.SelectExprs.Exprs) != 1 {
-				return "", "", nil, false
+				return nil, false
 			}
 		case *sqlparser.AliasedExpr:
 			c, ok := x.Expr.(*sqlparser.ColName)
 			if !ok {
-				return "", "", nil, false // an expression: the outer names are not columns
+				return nil, false // an expression: the outer names are not columns
 			}
 			if rename == nil {
 				rename = map[string]string{}
@@ -250,10 +272,10 @@ func myPlain(s *sqlparser.Select, ctes cteSet) (table, alias string, rename map[
 			}
 			rename[out] = c.Name.Lowered()
 		default:
-			return "", "", nil, false
+			return nil, false
 		}
 	}
-	return tn.Name.String(), at.As.String(), rename, true
+	return rename, true
 }
 
 // myRefs counts the unqualified table references to name in a statement.
@@ -300,23 +322,34 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
 			myStmt(e.Select, acc, ctes)
 		}
 	case *sqlparser.JoinTableExpr:
+		start := len(sc.refs)
 		myFrom(t.LeftExpr, sc, acc, ctes)
+		mid := len(sc.refs)
 		myFrom(t.RightExpr, sc, acc, ctes)
-		if t.Join != sqlparser.NormalJoinType && t.Join != sqlparser.StraightJoinType && t.Join != sqlparser.NaturalJoinType {
-			// An outer join: ON binds neither side (see pgFrom).
-			if t.Condition != nil && t.Condition.On != nil {
-				sc.mention(myExpr(t.Condition.On, sc, acc, ctes))
-			}
-			return
+		var side [2]int
+		inner := true
+		switch t.Join {
+		case sqlparser.NormalJoinType, sqlparser.StraightJoinType, sqlparser.NaturalJoinType:
+		case sqlparser.LeftJoinType, sqlparser.NaturalLeftJoinType:
+			side, inner = [2]int{mid, len(sc.refs)}, false
+		case sqlparser.RightJoinType, sqlparser.NaturalRightJoinType:
+			side, inner = [2]int{start, mid}, false
+		default:
+			inner = false
 		}
 		if t.Condition != nil {
+			var on *xexpr
 			if t.Condition.On != nil {
-				sc.where(myExpr(t.Condition.On, sc, acc, ctes))
+				on = myExpr(t.Condition.On, sc, acc, ctes)
+			}
+			if !sc.join(on, side, inner) {
+				return
 			}
 			if len(t.Condition.Using) > 0 && len(sc.refs) >= 2 {
 				a, b := len(sc.refs)-2, len(sc.refs)-1
 				for _, u := range t.Condition.Using {
 					sc.using = append(sc.using, [2]colRef{{a, u.Lowered()}, {b, u.Lowered()}})
+					sc.usingSide = append(sc.usingSide, side)
 				}
 			}
 		}

@@ -251,23 +251,28 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) {
 		sc.add(rv.Relname, rv.GetAlias().GetAliasname(), shardkey.Read)
 	case n.GetJoinExpr() != nil:
 		j := n.GetJoinExpr()
+		start := len(sc.refs)
 		pgFrom(j.Larg, sc, acc, ctes)
+		mid := len(sc.refs)
 		pgFrom(j.Rarg, sc, acc, ctes)
 		on := pgExpr(j.Quals, sc, acc, ctes)
-		if j.Jointype != pg.JoinType_JOIN_INNER {
-			// An outer join keeps the preserved side's rows whatever ON
-			// says: its conditions bind neither side (cautious), nor do
-			// its equalities carry values across; they only say which
-			// columns the tables have.
-			sc.mention(on)
+		var side [2]int
+		switch j.Jointype {
+		case pg.JoinType_JOIN_INNER:
+		case pg.JoinType_JOIN_LEFT:
+			side = [2]int{mid, len(sc.refs)}
+		case pg.JoinType_JOIN_RIGHT:
+			side = [2]int{start, mid}
+		}
+		if !sc.join(on, side, j.Jointype == pg.JoinType_JOIN_INNER) {
 			return
 		}
-		sc.where(on)
 		if len(j.UsingClause) > 0 && len(sc.refs) >= 2 {
 			a, b := len(sc.refs)-2, len(sc.refs)-1
 			for _, u := range j.UsingClause {
 				c := u.GetString_().GetSval()
 				sc.using = append(sc.using, [2]colRef{{a, c}, {b, c}})
+				sc.usingSide = append(sc.usingSide, side)
 			}
 		}
 	case n.GetRangeSubselect() != nil:
@@ -283,33 +288,59 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) {
 // when s is a plain filter of one table: SELECT columns or * FROM table
 // [WHERE ...], with no grouping, DISTINCT, LIMIT, window or set operation,
 // so that every row the outer query keeps is a row of the table with the
-// same values (see scope.addDerived). It reports false, adding nothing,
-// for any other SELECT.
+// same values (see scope.inline). The table may itself be such a derived
+// table or CTE, at any depth, as PostgreSQL's planner pulls up simple
+// subqueries (pull_up_subqueries, src/backend/optimizer/prep/prepjointree.c)
+// and Vitess's pushes predicates through derived tables. It reports false,
+// adding nothing, for any other SELECT.
 func pgInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
 	rename, ok := pgPlain(s, ctes)
 	if !ok || alias == "" {
 		return false
 	}
-	rv := s.FromClause[0].GetRangeVar()
 	in := &scope{ctes: ctes}
-	in.add(rv.Relname, rv.GetAlias().GetAliasname(), shardkey.Read)
+	pgFrom(s.FromClause[0], in, acc, ctes)
 	in.where(pgExpr(s.WhereClause, in, acc, ctes))
-	sc.addDerived(rv.Relname, alias, rename, in.conds)
-	return true
+	return sc.inline(in, alias, rename)
 }
 
 // pgPlain reports whether s is a plain filter of one table (see
-// pgInline), and returns how its output columns map to the table's (nil:
-// SELECT *, the same names).
+// pgInline), and returns how its output columns map to the names its FROM
+// shows (nil: SELECT *, the same names).
 func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) {
 	if s == nil || (s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED) ||
-		len(s.FromClause) != 1 || s.FromClause[0].GetRangeVar() == nil || len(s.GroupClause) > 0 || s.HavingClause != nil ||
+		len(s.FromClause) != 1 || len(s.GroupClause) > 0 || s.HavingClause != nil ||
 		len(s.DistinctClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.WindowClause) > 0 ||
 		s.WithClause != nil || len(s.ValuesLists) > 0 || s.IntoClause != nil || len(s.LockingClause) > 0 {
 		return nil, false
 	}
-	rv := s.FromClause[0].GetRangeVar()
-	if _, cte := ctes[rv.Relname]; cte {
+	switch f := s.FromClause[0]; {
+	case f.GetRangeVar() != nil:
+		rv := f.GetRangeVar()
+		if body, cte := ctes[rv.Relname]; cte && rv.Schemaname == "" {
+			b, inl := body.(*pg.SelectStmt)
+			if !inl {
+				return nil, false
+			}
+			inner := cteSet{}
+			for k, v := range ctes {
+				if k != rv.Relname {
+					inner[k] = v
+				}
+			}
+			if _, ok := pgPlain(b, inner); !ok {
+				return nil, false
+			}
+		}
+	case f.GetRangeSubselect() != nil:
+		rs := f.GetRangeSubselect()
+		if a := rs.GetAlias(); a == nil || len(a.Colnames) > 0 || rs.Lateral {
+			return nil, false
+		}
+		if _, ok := pgPlain(rs.Subquery.GetSelectStmt(), ctes); !ok {
+			return nil, false
+		}
+	default:
 		return nil, false
 	}
 	for _, t := range s.TargetList {

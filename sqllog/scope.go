@@ -26,6 +26,11 @@ type scope struct {
 	refs  []*tref
 	conds []cond
 	using [][2]colRef // JOIN ... USING (col): equalities between two refs
+	// usingSide is, for each of using, the refs an outer join's USING may
+	// bind (see cond.side): none for an inner join.
+	usingSide [][2]int
+	// side, while an outer join's ON is read, is the refs it may bind.
+	side [2]int
 	ctes  cteSet
 	// unqualified says some condition names a column without a qualifier.
 	unqualified bool
@@ -82,7 +87,14 @@ type cond struct {
 	col, other *xexpr // xCol nodes; other only for condJoin
 	op         string
 	args       []arg
+	// side, when side[1] > 0, restricts an outer join's ON condition to
+	// the refs in [side[0], side[1]), its null-supplying side: ON filters
+	// which of that side's rows are read, never the preserved side's; a
+	// join equality carries a value only into that side.
+	side [2]int
 }
+
+func (c *cond) binds(ref int) bool { return c.side[1] == 0 || ref >= c.side[0] && ref < c.side[1] }
 
 // colResolver returns the index in scope.refs of the table that holds the
 // column qual.col (-1 for none) and whether that is a guess (see
@@ -99,12 +111,58 @@ func (s *scope) addDerived(name, alias string, rename map[string]string, conds [
 	inner := "\x00" + alias
 	s.refs = append(s.refs, &tref{name: name, alias: alias, kind: shardkey.Read, inner: inner, rename: rename})
 	for _, c := range conds {
+		// Its own: they bind this ref only and are no WHERE of s's
+		// (an outer join it is the null-supplying side of stays one).
+		c.side = [2]int{len(s.refs) - 1, len(s.refs)}
 		c.col = &xexpr{kind: xCol, qual: inner, col: c.col.col}
 		if c.other != nil {
 			c.other = &xexpr{kind: xCol, qual: inner, col: c.other.col}
 		}
 		s.conds = append(s.conds, c)
 	}
+}
+
+// inline adds the one table of in, a derived table's own scope (its
+// FROM's table, itself perhaps derived, and its WHERE's conditions), to s
+// as a derived table seen as alias that shows the columns rename maps to
+// the names in's table shows (nil: all of them): its conditions, in the
+// table's own column names, join s's (see addDerived). A WHERE that holds
+// for no row makes s hold none. It reports false, adding nothing, when in
+// has not exactly one table.
+func (s *scope) inline(in *scope, alias string, rename map[string]string) bool {
+	if len(in.refs) != 1 {
+		return false
+	}
+	r0 := in.refs[0]
+	rn := r0.rename
+	if rename != nil {
+		rn = map[string]string{}
+		for out, col := range rename {
+			if tc, ok := r0.column("", col); ok {
+				rn[out] = tc
+			}
+		}
+	}
+	var conds []cond
+	for _, c := range in.conds {
+		col, ok := r0.column(c.col.qual, c.col.col)
+		if !ok || in.resolve(c.col.qual) != 0 {
+			continue
+		}
+		c.col = &xexpr{kind: xCol, col: col}
+		if c.other != nil {
+			ocol, ok := r0.column(c.other.qual, c.other.col)
+			if !ok || in.resolve(c.other.qual) != 0 {
+				continue
+			}
+			c.other = &xexpr{kind: xCol, col: ocol}
+		}
+		conds = append(conds, c)
+	}
+	s.addDerived(r0.name, alias, rn, conds)
+	s.never = s.never || in.never
+	s.partial = append(s.partial, in.partial...)
+	return true
 }
 
 func (s *scope) add(name, alias string, kind shardkey.Kind) {
@@ -207,7 +265,32 @@ func (s *scope) accesses() []access {
 	return s.build(s.byName)
 }
 
+// join reads a join's ON condition: an inner join's as WHERE; an outer
+// join's (side: its null-supplying refs) binding that side only (see
+// cond.side), as a planner does: Vitess keeps LEFT JOIN's ON with the
+// right-hand route (go/vt/vtgate/planbuilder/operators/join.go, AddJoinPredicate),
+// PostgreSQL pushes it to the nullable rel only (distribute_qual_to_rels,
+// src/backend/optimizer/plan/initsplan.c). A FULL join's binds neither,
+// and only names columns. It reports whether USING equalities may follow.
+func (s *scope) join(on *xexpr, side [2]int, inner bool) bool {
+	switch {
+	case inner:
+		s.where(on)
+	case side[1] > side[0]:
+		s.side = side
+		s.where(on)
+		s.side = [2]int{}
+	default:
+		s.mention(on)
+		return false
+	}
+	return true
+}
+
 func (s *scope) record(c cond) {
+	if c.side[1] == 0 {
+		c.side = s.side
+	}
 	if c.col.qual == "" || c.kind == condJoin && c.other.qual == "" {
 		s.unqualified = true
 	}
@@ -248,6 +331,9 @@ type edge struct {
 	ref   int
 	col   string
 	guess bool
+	// oneWay, on an equality's first end, says values are carried from
+	// it to the other end only (an outer join's ON, see cond.side).
+	oneWay bool
 }
 
 // build resolves the scope's conditions with res and returns its accesses,
@@ -261,6 +347,11 @@ func (s *scope) build(res colResolver) []access {
 		preds[i] = map[string]*pred{}
 	}
 	var edges [][2]edge
+	// strict marks the refs a WHERE condition binds: it rejects the rows
+	// an outer join would add with NULLs, so that join is an inner one
+	// (PostgreSQL's reduce_outer_joins, src/backend/optimizer/prep/prepjointree.c):
+	// its equalities carry values both ways.
+	strict := make([]bool, len(s.refs))
 	for _, c := range s.conds {
 		ref, guess := res(c.col.qual, c.col.col)
 		if ref < 0 {
@@ -271,7 +362,14 @@ func (s *scope) build(res colResolver) []access {
 			continue
 		}
 		m := preds[ref]
-		switch c.kind {
+		kind := c.kind
+		if kind != condJoin && !c.binds(ref) {
+			kind = condMention // an outer join's ON on its preserved side
+		}
+		if c.side[1] == 0 && (kind == condEq || kind == condIn || kind == condRange) {
+			strict[ref] = true
+		}
+		switch kind {
 		case condEq:
 			if p := m[col]; p != nil && p.op == shardkey.Eq {
 				// a = 1 AND a = 2: every equality must hold (conds
@@ -290,7 +388,7 @@ func (s *scope) build(res colResolver) []access {
 			if p != nil && p.op != shardkey.Range {
 				continue
 			}
-			if p == nil {
+			if p == nil || p.any {
 				p = &pred{col: col, op: shardkey.Range, args: []arg{{}, {}}, guess: guess}
 				m[col] = p
 			}
@@ -310,18 +408,51 @@ func (s *scope) build(res colResolver) []access {
 				// (Within one table too: t.id = t.col AND t.col = 5
 				// binds t.id.)
 				if ocol, ok := s.refs[oref].column(c.other.qual, c.other.col); ok && (oref != ref || ocol != col) {
-					edges = append(edges, [2]edge{{ref, col, guess}, {oref, ocol, oguess}})
+					// Both ends are columns of their tables.
+					if m[col] == nil {
+						m[col] = &pred{col: col, op: shardkey.Range, args: []arg{{}, {}}, any: true, guess: guess}
+					}
+					if om := preds[oref]; om[ocol] == nil {
+						om[ocol] = &pred{col: ocol, op: shardkey.Range, args: []arg{{}, {}}, any: true, guess: oguess}
+					}
+					e := [2]edge{{ref, col, guess, false}, {oref, ocol, oguess, false}}
+					switch a, b := c.binds(ref), c.binds(oref); {
+					case a && b:
+					case b: // preserved -> null-supplying only
+						e[0].oneWay = true
+					case a:
+						e = [2]edge{e[1], e[0]}
+						e[0].oneWay = true
+					default:
+						continue
+					}
+					edges = append(edges, e)
 				}
 			}
 		}
 	}
-	for _, u := range s.using {
+	for i, u := range s.using {
 		// USING names the columns as each side shows them: a derived
 		// table's through its renaming.
 		a, aok := s.refs[u[0].ref].column("", u[0].col)
 		b, bok := s.refs[u[1].ref].column("", u[1].col)
 		if aok && bok {
-			edges = append(edges, [2]edge{{u[0].ref, a, false}, {u[1].ref, b, false}})
+			e := [2]edge{{u[0].ref, a, false, false}, {u[1].ref, b, false, false}}
+			c := cond{side: s.usingSide[i]}
+			switch x, y := c.binds(u[0].ref), c.binds(u[1].ref); {
+			case x && y:
+			case y:
+				e[0].oneWay = true
+			case x:
+				e = [2]edge{e[1], e[0]}
+				e[0].oneWay = true
+			}
+			edges = append(edges, e)
+		}
+	}
+	for i := range edges {
+		if edges[i][0].oneWay && strict[edges[i][1].ref] {
+			edges[i][0].oneWay = false
 		}
 	}
 	carry(preds, edges)
@@ -358,6 +489,9 @@ func carry(preds []map[string]*pred, edges [][2]edge) {
 		changed := false
 		for _, e := range edges {
 			for k := 0; k < 2; k++ {
+				if k == 1 && e[0].oneWay {
+					break
+				}
 				from, to := e[k], e[1-k]
 				fp := preds[from.ref][from.col]
 				if fp == nil || (fp.op != shardkey.Eq && fp.op != shardkey.In) {
