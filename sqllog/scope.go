@@ -31,7 +31,7 @@ type scope struct {
 	usingSide [][2]int
 	// side, while an outer join's ON is read, is the refs it may bind.
 	side [2]int
-	ctes  cteSet
+	ctes cteSet
 	// unqualified says some condition names a column without a qualifier.
 	unqualified bool
 	// never says the WHERE holds for no row (WHERE 1 = 0, id = NULL): the
