@@ -440,12 +440,12 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		}
 		return r
 	case *sqlparser.AndExpr:
-		return &xexpr{kind: xAnd, kids: []*xexpr{orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes))}}
+		return flat(xAnd, orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes)))
 	case *sqlparser.OrExpr:
-		return &xexpr{kind: xOr, kids: []*xexpr{orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes))}}
+		return flat(xOr, orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes)))
 	case *sqlparser.Subquery:
 		myStmt(x.Select, acc, ctes)
-		return &xexpr{}
+		return runtimeValue()
 	case *sqlparser.BetweenExpr:
 		l, lo, hi := myExpr(x.Left, sc, acc, ctes), myExpr(x.From, sc, acc, ctes), myExpr(x.To, sc, acc, ctes)
 		if !x.IsBetween || l == nil || lo == nil || hi == nil {
@@ -495,6 +495,20 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 func orOther(x *xexpr) *xexpr {
 	if x == nil {
 		return &xexpr{}
+	}
+	return x
+}
+
+// flat returns l op r (xAnd or xOr) with nested operands of the same kind
+// spliced in: the parser's binary a OR b OR c becomes one OR of three.
+func flat(kind xkind, l, r *xexpr) *xexpr {
+	x := &xexpr{kind: kind}
+	for _, k := range []*xexpr{l, r} {
+		if k.kind == kind {
+			x.kids = append(x.kids, k.kids...)
+		} else {
+			x.kids = append(x.kids, k)
+		}
 	}
 	return x
 }

@@ -468,6 +468,9 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		return x
 	case n.GetSubLink() != nil:
 		pgStmt(n.GetSubLink().Subselect, acc, ctes)
+		if n.GetSubLink().SubLinkType == pg.SubLinkType_EXPR_SUBLINK {
+			return runtimeValue()
+		}
 		return &xexpr{}
 	case n.GetAExpr() != nil:
 		return pgAExpr(n.GetAExpr(), sc, acc, ctes)
