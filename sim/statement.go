@@ -29,6 +29,9 @@ type Access struct {
 	Conds   []shardkey.Cond
 	None    bool
 	Partial []string
+	// UseVindex and IgnoreVindex are a Vitess vindex hint's names (see
+	// vindexNames for the names the table's key answers to).
+	UseVindex, IgnoreVindex []string
 }
 
 // ExplainStatement routes every table access of one statement and
@@ -105,6 +108,18 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 	if a.None {
 		return Route{Shards: []int{}, Reason: "the WHERE clause holds for no row (a false constant, a comparison with NULL, contradictory values): no shard is asked"}, nil
 	}
+	if hint := s.hintOff(a); hint != "" {
+		// Vitess skips a vindex a hint excludes when it lists the
+		// table's vindexes to route by (newShardedRouting,
+		// go/vt/vtgate/planbuilder/operators/sharded_routing.go): with
+		// the key's vindex excluded, nothing routes the statement.
+		a.Conds = nil
+		rt, err := s.Explain(a.Table, a.Kind, nil)
+		if err == nil && rt.Scatter {
+			rt.Reason = fmt.Sprintf("%s excludes the vindex of the key %s on %s: scatter-gather to all %d shards", hint, s.tables[a.Table].expr, s.w.Tables[a.Table].Name, s.N)
+		}
+		return rt, err
+	}
 	rt, err := s.Explain(a.Table, a.Kind, a.Conds)
 	if err == nil && rt.Scatter && a.Kind != shardkey.Insert && len(a.Partial) > 0 {
 		t := s.w.Tables[a.Table]
@@ -122,4 +137,59 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 		}
 	}
 	return rt, err
+}
+
+// vitessVindexTypes maps an engine to the Vitess vindex type its key is
+// (the name emit gives the vindex in a VSchema).
+var vitessVindexTypes = map[string]string{
+	"vitess": "hash", "vitess-xxhash": "xxhash", "vitess-binary-md5": "binary_md5",
+	"vitess-unicode-loose-md5": "unicode_loose_md5", "vitess-unicode-loose-xxhash": "unicode_loose_xxhash",
+	"vitess-numeric": "numeric", "vitess-reverse-bits": "reverse_bits",
+}
+
+// vindexNames returns the names a table's key answers to in a vindex
+// hint: its Vitess vindex type (as emit names it in a VSchema), its
+// column names, and the key expression as written.
+func (s *Scheme) vindexNames(ti int) []string {
+	tk := s.tables[ti]
+	var names []string
+	if tk.eng != nil {
+		if v, ok := vitessVindexTypes[tk.eng.Name()]; ok {
+			names = append(names, v)
+		}
+	}
+	for _, c := range tk.cols {
+		names = append(names, s.w.Tables[ti].Columns[c].Name)
+	}
+	if tk.expr != nil {
+		names = append(names, tk.expr.String())
+	}
+	return names
+}
+
+// hintOff returns the hint, as written, that keeps the table's key from
+// routing a: an IGNORE VINDEX naming it, or a USE VINDEX that does not;
+// "" for none.
+func (s *Scheme) hintOff(a Access) string {
+	if len(a.UseVindex) == 0 && len(a.IgnoreVindex) == 0 {
+		return ""
+	}
+	names := s.vindexNames(a.Table)
+	named := func(list []string) bool {
+		for _, l := range list {
+			for _, n := range names {
+				if strings.EqualFold(l, n) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if len(a.IgnoreVindex) > 0 && named(a.IgnoreVindex) {
+		return "IGNORE VINDEX (" + strings.Join(a.IgnoreVindex, ", ") + ")"
+	}
+	if len(a.UseVindex) > 0 && !named(a.UseVindex) {
+		return "USE VINDEX (" + strings.Join(a.UseVindex, ", ") + ")"
+	}
+	return ""
 }

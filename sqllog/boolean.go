@@ -93,6 +93,14 @@ func (s *scope) imply(e *xexpr) implied {
 		}
 	case xIn:
 		return s.implyIn(e)
+	case xIsNull:
+		// col IS NULL binds the key to NULL, which Vitess's vindexes map
+		// to no keyspace id (planIsExpr in sharded_routing.go, then
+		// DestinationNone) and a Citus distribution column never holds:
+		// no row on any shard.
+		if x := e.kids[0]; e.op == "" && x.kind == xCol {
+			return implied{conds: []cond{{kind: condEq, col: x, args: []arg{{kind: argLit, lit: lit{kind: litNull}}}}}}
+		}
 	}
 	return implied{}
 }
@@ -332,6 +340,12 @@ func negate(e *xexpr) *xexpr {
 		if op != "" {
 			return &xexpr{kind: xCmp, op: op, kids: e.kids}
 		}
+	case xIsNull:
+		op := "not"
+		if e.op == "not" {
+			op = ""
+		}
+		return &xexpr{kind: xIsNull, op: op, kids: e.kids}
 	case xIn:
 		op := "<>"
 		if e.op == "<>" {

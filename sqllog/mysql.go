@@ -315,6 +315,21 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
 				}
 			}
 			sc.add(e.Name.String(), t.As.String(), shardkey.Read)
+			if len(sc.refs) > 0 && sc.refs[len(sc.refs)-1].name == e.Name.String() {
+				r := sc.refs[len(sc.refs)-1]
+				for _, h := range t.Hints {
+					var names []string
+					for _, ix := range h.Indexes {
+						names = append(names, ix.String())
+					}
+					switch h.Type {
+					case sqlparser.UseVindexOp:
+						r.use = append(r.use, names...)
+					case sqlparser.IgnoreVindexOp:
+						r.ignore = append(r.ignore, names...)
+					}
+				}
+			}
 		case *sqlparser.DerivedTable:
 			if sel, ok := e.Select.(*sqlparser.Select); ok && len(t.Columns) == 0 && !e.Lateral && myInline(sel, t.As.String(), sc, acc, ctes) {
 				return
@@ -396,6 +411,15 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return foldArith("%", l, r, true)
 		}
 		return &xexpr{}
+	case *sqlparser.IsExpr:
+		v := orOther(myExpr(x.Left, sc, acc, ctes))
+		switch x.Right {
+		case sqlparser.IsNullOp:
+			return &xexpr{kind: xIsNull, kids: []*xexpr{v}}
+		case sqlparser.IsNotNullOp:
+			return &xexpr{kind: xIsNull, op: "not", kids: []*xexpr{v}}
+		}
+		return &xexpr{}
 	case *sqlparser.NullVal:
 		return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}}
 	case *sqlparser.Argument:
@@ -458,7 +482,7 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return &xexpr{}
 		}
 		switch x.Operator {
-		case sqlparser.EqualOp, sqlparser.NullSafeEqualOp:
+		case sqlparser.EqualOp:
 			return &xexpr{kind: xCmp, op: "=", kids: []*xexpr{l, r}}
 		case sqlparser.LessThanOp:
 			return &xexpr{kind: xCmp, op: "<", kids: []*xexpr{l, r}}

@@ -466,6 +466,13 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			x.kids = append(x.kids, k)
 		}
 		return x
+	case n.GetNullTest() != nil:
+		nt := n.GetNullTest()
+		x := &xexpr{kind: xIsNull, kids: []*xexpr{orOther(pgExpr(nt.Arg, sc, acc, ctes))}}
+		if nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL {
+			x.op = "not"
+		}
+		return x
 	case n.GetSubLink() != nil:
 		pgStmt(n.GetSubLink().Subselect, acc, ctes)
 		if n.GetSubLink().SubLinkType == pg.SubLinkType_EXPR_SUBLINK {

@@ -52,6 +52,9 @@ type tref struct {
 	// table's (nil: SELECT *, the same names).
 	inner  string
 	rename map[string]string
+	// use and ignore are the vindexes a Vitess hint names: USE VINDEX
+	// (names), IGNORE VINDEX (names) (see Access).
+	use, ignore []string
 }
 
 // column returns the table column that qual.col names in r: through r's
@@ -458,7 +461,7 @@ func (s *scope) build(res colResolver) []access {
 	carry(preds, edges)
 	out := make([]access, 0, len(s.refs))
 	for i, r := range s.refs {
-		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial}
+		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore}
 		cols := make([]string, 0, len(preds[i]))
 		for c := range preds[i] {
 			cols = append(cols, c)

@@ -68,6 +68,8 @@ type access struct {
 	none bool
 	// partial names columns an OR binds in some of its disjuncts only.
 	partial []string
+	// use and ignore are a Vitess vindex hint's names (see Access).
+	use, ignore []string
 }
 
 // argKind says where a predicate's value comes from.
@@ -324,6 +326,7 @@ const (
 	xRow                  // kids: row items
 	xNot                  // kids: the negated expression
 	xConst                // a constant truth value: op "true", "false" or "null"
+	xIsNull               // kids: the expression tested; op "not" for IS NOT NULL
 )
 
 type xexpr struct {
