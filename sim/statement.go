@@ -64,6 +64,7 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 			}
 		}
 		out.Scatter = out.Scatter || r.Scatter
+		out.unknown = out.unknown || r.unknown
 		if r.AnyShard {
 			anyShard = true
 		} else if !a.None {

@@ -328,6 +328,11 @@ func (a *agg) info(acc *access) *accInfo {
 		conds = append(conds, shardkey.Cond{Col: ci, Op: p.op})
 	}
 	name := input.ShapeName(t, acc.kind, conds)
+	if acc.none {
+		// Its own shape: it asks no shard, unlike the full scans whose
+		// conditions it would otherwise share.
+		name = fmt.Sprintf("%s %s (matches no row)", acc.kind, t.Name)
+	}
 	op := a.ops[name]
 	if op == nil {
 		op = &opAgg{id: len(a.opList), table: ti, kind: acc.kind, name: name}
