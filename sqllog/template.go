@@ -410,7 +410,7 @@ func insertRows(table string, cols []string, rows [][]*xexpr) []access {
 // runtimeValue is a scalar subquery's result used as a value: one value,
 // known only when the statement runs. Vitess pulls the subquery out and
 // routes the outer query by its result (go/vt/vtgate/planbuilder/operators/
-// subquery_planning.go, a PulloutValue feeding an EqualUnique route):
+// subquery.go, a PulloutValue feeding an EqualUnique route):
 // one shard, which one known at run time, as a new unordered value's.
 // (In an IN list or a comparison other than = it binds nothing.)
 func runtimeValue() *xexpr { return &xexpr{kind: xVal, val: arg{kind: argUnique}} }

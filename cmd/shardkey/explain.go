@@ -31,8 +31,12 @@ columns and types, and the row sample that range and isolate keys need;
 without inputs the statement's own tables and columns are used.
 
 --format json prints {"shards": [0-based indices], "scatter": bool,
-"reason": "..."}. A statement touching several tables (a join) or rows (a
-multi-row INSERT) lists the union of their shards.
+"reason": "...", "route": "single|multi|scatter|none|any_shard"} (and
+"any_shard": true, "warnings": [...] when they apply). A statement
+touching several tables (a join, a subquery, UNION arms) or rows (a
+multi-row INSERT) lists the union of their shards. The routing rules
+(boolean structure, statements matching no row, pushdown, joins, hints)
+and the engine sources they follow are in docs/own-database.md, section 4.
 
 Examples:
   shardkey explain -k 'hash(user_id)' "SELECT * FROM posts WHERE user_id = 42"

@@ -190,7 +190,7 @@ func TestRouting_Pushdown(t *testing.T) {
 // condition on the nullable side makes the join inner (reduce_outer_joins).
 // Equalities are transitive within a table too. A scalar subquery yielding
 // the key is pulled out and its value routes the outer query to one shard
-// known at run time (operators/subquery_planning.go).
+// known at run time (PulloutValue, operators/subquery.go).
 func TestRouting_Joins(t *testing.T) {
 	checkRoutes(t, []routeCase{
 		{sql: "SELECT * FROM t JOIN u ON t.id = u.id WHERE t.id = 5", values: []int{5}},
