@@ -162,10 +162,38 @@ func (s *Scheme) vindexNames(ti int) []string {
 	for _, c := range tk.cols {
 		names = append(names, s.w.Tables[ti].Columns[c].Name)
 	}
+	names = append(names, s.w.Tables[ti].Name)
 	if tk.expr != nil {
 		names = append(names, tk.expr.String())
 	}
 	return names
+}
+
+// nameWords reports whether a vindex name, not a lookup vindex's
+// (lookup, map, lkp), shares a word with a key column's or table's name:
+// user_index names the vindex on user_id, as VSchemas name them.
+func nameWords(vindex, name string) bool {
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == '(' || r == ')' || r == ' ' })
+	}
+	generic := map[string]bool{"id": true, "idx": true, "index": true, "vdx": true, "vindex": true, "hash": true, "key": true, "col": true}
+	vw := words(vindex)
+	for _, w := range vw {
+		if w == "lookup" || w == "map" || w == "lkp" || w == "lookups" {
+			return false
+		}
+	}
+	for _, w := range vw {
+		if generic[w] {
+			continue
+		}
+		for _, x := range words(name) {
+			if w == x {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hintOff returns the hint, as written, that keeps the table's key from
@@ -179,7 +207,7 @@ func (s *Scheme) hintOff(a Access) string {
 	named := func(list []string) bool {
 		for _, l := range list {
 			for _, n := range names {
-				if strings.EqualFold(l, n) {
+				if strings.EqualFold(l, n) || nameWords(l, n) {
 					return true
 				}
 			}

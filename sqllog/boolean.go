@@ -99,7 +99,7 @@ func (s *scope) imply(e *xexpr) implied {
 		// DestinationNone) and a Citus distribution column never holds:
 		// no row on any shard.
 		if x := e.kids[0]; e.op == "" && x.kind == xCol {
-			return implied{conds: []cond{{kind: condEq, col: x, args: []arg{{kind: argLit, lit: lit{kind: litNull}}}}}}
+			return implied{conds: []cond{{kind: condEq, col: x, args: []arg{{kind: argLit, lit: lit{kind: litNull}}}, isNull: true}}}
 		}
 	}
 	return implied{}
@@ -186,6 +186,33 @@ func (s *scope) implyIn(e *xexpr) implied {
 			}
 		}
 		return implied{}
+	}
+	if l.kind == xVal {
+		// 1 IN ('aa', 'bb'): folded like a comparison.
+		res := "false"
+		for _, it := range items {
+			if it.kind != xVal {
+				return implied{}
+			}
+			v, ok := compareConst("=", l.val, it.val)
+			if !ok {
+				return implied{}
+			}
+			if v == "true" {
+				res = "true"
+				break
+			}
+		}
+		return implied{never: res != "true"}
+	}
+	nulls := 0
+	for _, it := range items {
+		if isNullVal(it) {
+			nulls++
+		}
+	}
+	if nulls == len(items) && nulls > 0 {
+		return implied{never: true} // x IN (NULL): no row (Vitess: NoneRouting)
 	}
 	if l.kind == xCol {
 		var args []arg

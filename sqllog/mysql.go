@@ -1,6 +1,7 @@
 package sqllog
 
 import (
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -252,19 +253,21 @@ func myPlain(s *sqlparser.Select, ctes cteSet) (rename map[string]string, ok boo
 	default:
 		return nil, false
 	}
+	rename = map[string]string{}
 	for _, e := range s.SelectExprs.Exprs {
 		switch x := e.(type) {
 		case *sqlparser.StarExpr:
 			if len(s.SelectExprs.Exprs) != 1 {
 				return nil, false
 			}
+			return nil, true
 		case *sqlparser.AliasedExpr:
+			if _, agg := x.Expr.(sqlparser.AggrFunc); agg {
+				return nil, false // an aggregate: one row of many
+			}
 			c, ok := x.Expr.(*sqlparser.ColName)
 			if !ok {
-				return nil, false // an expression: the outer names are not columns
-			}
-			if rename == nil {
-				rename = map[string]string{}
+				continue // an expression (a window function's too): its outer name is no column
 			}
 			out := c.Name.Lowered()
 			if !x.As.IsEmpty() {
@@ -282,8 +285,11 @@ func myPlain(s *sqlparser.Select, ctes cteSet) (rename map[string]string, ok boo
 func myRefs(root sqlparser.SQLNode, name string) int {
 	n := 0
 	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-		if tn, ok := node.(sqlparser.TableName); ok && tn.Qualifier.IsEmpty() && tn.Name.String() == name {
-			n++
+		// (Only FROM items: a column's qualifier is a TableName too.)
+		if at, ok := node.(*sqlparser.AliasedTableExpr); ok {
+			if tn, ok := at.Expr.(sqlparser.TableName); ok && tn.Qualifier.IsEmpty() && tn.Name.String() == name {
+				n++
+			}
 		}
 		return true, nil
 	}, root)
@@ -387,6 +393,12 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: x.Val}}}
 		case sqlparser.StrVal:
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: x.Val}}}
+		case sqlparser.HexNum:
+			// 0x04: a number where a number is compared (Vitess's
+			// evalengine reads it as the integer for a numeric vindex).
+			if n, ok := new(big.Int).SetString(strings.TrimPrefix(strings.ToLower(x.Val), "0x"), 16); ok {
+				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: n.String()}}}
+			}
 		}
 		return &xexpr{}
 	case sqlparser.BoolVal:
@@ -433,6 +445,10 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 				return &xexpr{kind: xVal, val: arg{kind: argParam, n: i - 1}}
 			}
 		}
+		if !strings.HasPrefix(x.Name, ":") {
+			// :name: a value bound when the statement runs.
+			return runtimeValue()
+		}
 		return &xexpr{}
 	case *sqlparser.UnaryExpr:
 		v := myExpr(x.Expr, sc, acc, ctes)
@@ -468,8 +484,19 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	case *sqlparser.OrExpr:
 		return flat(xOr, orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes)))
 	case *sqlparser.Subquery:
+		from := len(*acc)
 		myStmt(x.Select, acc, ctes)
+		if returnsNoRow(*acc, from) {
+			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}} // no row: NULL
+		}
 		return runtimeValue()
+	case *sqlparser.ExistsExpr:
+		from := len(*acc)
+		myStmt(x.Subquery.Select, acc, ctes)
+		if returnsNoRow(*acc, from) {
+			return &xexpr{kind: xConst, op: "false"}
+		}
+		return &xexpr{}
 	case *sqlparser.BetweenExpr:
 		l, lo, hi := myExpr(x.Left, sc, acc, ctes), myExpr(x.From, sc, acc, ctes), myExpr(x.To, sc, acc, ctes)
 		if !x.IsBetween || l == nil || lo == nil || hi == nil {
@@ -495,6 +522,13 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		case sqlparser.NotEqualOp:
 			return &xexpr{kind: xCmp, op: "<>", kids: []*xexpr{l, r}}
 		case sqlparser.InOp, sqlparser.NotInOp:
+			if _, sub := x.Right.(*sqlparser.Subquery); sub && isNullVal(r) {
+				// IN a subquery that returns no row: false (NOT IN: true).
+				if x.Operator == sqlparser.InOp {
+					return &xexpr{kind: xConst, op: "false"}
+				}
+				return &xexpr{kind: xConst, op: "true"}
+			}
 			if r.kind == xRow {
 				in := &xexpr{kind: xIn, kids: append([]*xexpr{l}, r.kids...)}
 				if x.Operator == sqlparser.NotInOp {

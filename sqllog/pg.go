@@ -343,24 +343,25 @@ func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) 
 	default:
 		return nil, false
 	}
+	rename = map[string]string{}
 	for _, t := range s.TargetList {
 		rt := t.GetResTarget()
 		f := rt.GetVal().GetColumnRef().GetFields()
+		if fc := rt.GetVal().GetFuncCall(); fc != nil && fc.Over == nil && (fc.AggStar || pgAggregate(pgName(fc.Funcname))) {
+			return nil, false // an aggregate: one row of many
+		}
 		if len(f) == 0 {
-			return nil, false // an expression: the outer names are not columns
+			continue // an expression (a window function's too): its outer name is no column
 		}
 		if f[len(f)-1].GetAStar() != nil {
 			if len(s.TargetList) != 1 {
 				return nil, false
 			}
-			break // SELECT *: the table's names
+			return nil, true // SELECT *: the table's names
 		}
 		col := f[len(f)-1].GetString_().GetSval()
 		if col == "" {
 			return nil, false
-		}
-		if rename == nil {
-			rename = map[string]string{}
 		}
 		out := rt.Name
 		if out == "" {
@@ -369,6 +370,17 @@ func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) 
 		rename[out] = col
 	}
 	return rename, true
+}
+
+// pgAggregate reports whether name is one of PostgreSQL's common
+// aggregate functions.
+func pgAggregate(name string) bool {
+	switch strings.ToLower(name) {
+	case "count", "sum", "min", "max", "avg", "array_agg", "string_agg", "bool_and", "bool_or", "every",
+		"json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg", "stddev", "variance", "bit_and", "bit_or":
+		return true
+	}
+	return false
 }
 
 func pgName(nodes []*pg.Node) string {
@@ -474,9 +486,19 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		}
 		return x
 	case n.GetSubLink() != nil:
+		from := len(*acc)
 		pgStmt(n.GetSubLink().Subselect, acc, ctes)
-		if n.GetSubLink().SubLinkType == pg.SubLinkType_EXPR_SUBLINK {
+		empty := returnsNoRow(*acc, from)
+		switch n.GetSubLink().SubLinkType {
+		case pg.SubLinkType_EXPR_SUBLINK:
+			if empty {
+				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}} // no row: NULL
+			}
 			return runtimeValue()
+		case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_EXISTS_SUBLINK:
+			if empty {
+				return &xexpr{kind: xConst, op: "false"} // x IN (no row), EXISTS (no row)
+			}
 		}
 		return &xexpr{}
 	case n.GetAExpr() != nil:

@@ -31,6 +31,8 @@ type scope struct {
 	usingSide [][2]int
 	// side, while an outer join's ON is read, is the refs it may bind.
 	side [2]int
+	// nullable marks the refs on an outer join's null-supplying side.
+	nullable map[int]bool
 	ctes cteSet
 	// unqualified says some condition names a column without a qualifier.
 	unqualified bool
@@ -95,6 +97,10 @@ type cond struct {
 	// which of that side's rows are read, never the preserved side's; a
 	// join equality carries a value only into that side.
 	side [2]int
+	// isNull marks col IS NULL: on an outer join's null-supplying side
+	// it holds for the rows the join adds with NULLs, so it binds nothing
+	// there (and keeps the join an outer one).
+	isNull bool
 }
 
 func (c *cond) binds(ref int) bool { return c.side[1] == 0 || ref >= c.side[0] && ref < c.side[1] }
@@ -280,6 +286,12 @@ func (s *scope) join(on *xexpr, side [2]int, inner bool) bool {
 	case inner:
 		s.where(on)
 	case side[1] > side[0]:
+		if s.nullable == nil {
+			s.nullable = map[int]bool{}
+		}
+		for r := side[0]; r < side[1]; r++ {
+			s.nullable[r] = true
+		}
 		s.side = side
 		s.where(on)
 		s.side = [2]int{}
@@ -363,6 +375,9 @@ func (s *scope) build(res colResolver) []access {
 		col, ok := s.refs[ref].column(c.col.qual, c.col.col)
 		if !ok {
 			continue
+		}
+		if c.isNull && c.side[1] == 0 && s.nullable[ref] {
+			continue // see cond.isNull
 		}
 		m := preds[ref]
 		kind := c.kind

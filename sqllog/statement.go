@@ -115,6 +115,7 @@ var ErrNotDML = errors.New("the statement reads or writes no table")
 func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) ([]Access, error) {
 	a := newAgg(w, "", Options{Types: types})
 	var samples []sample
+	params := false
 	for k := range s.t.parts {
 		p := &s.t.parts[k]
 		if p.ctl != ctlDML {
@@ -123,9 +124,16 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 		p = a.resolvePart(p, s.t.text, 0)
 		vals := p.bind(s.lit, nil)
 		for i := range p.acc {
-			for _, v := range vals[i] {
+			for j, v := range vals[i] {
 				if v.kind == litNoValue {
-					return nil, errors.New("the statement has bind parameters ($1, ?) without values: write the values in")
+					// A bind parameter: a value known when the statement
+					// runs, as a planner sees it (Vitess plans id = :v1
+					// as one shard, EqualUnique).
+					vals[i][j].kind = litUnique
+					if !params {
+						params = true
+						s.Warnings = append(s.Warnings, errors.New("the statement has bind parameters ($1, ?) without values: each is read as one value known only at run time (write the values in to route them)"))
+					}
 				}
 			}
 			ai := a.info(&p.acc[i])

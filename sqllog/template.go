@@ -415,6 +415,20 @@ func insertRows(table string, cols []string, rows [][]*xexpr) []access {
 // (In an IN list or a comparison other than = it binds nothing.)
 func runtimeValue() *xexpr { return &xexpr{kind: xVal, val: arg{kind: argUnique}} }
 
+// returnsNoRow reports whether the accesses acc[from:] (a subquery's) all ask
+// for no row, so that the subquery returns none.
+func returnsNoRow(acc []access, from int) bool {
+	if from >= len(acc) {
+		return false
+	}
+	for _, a := range acc[from:] {
+		if a.lazy != nil && !a.lazy.never || a.lazy == nil && !a.none {
+			return false
+		}
+	}
+	return true
+}
+
 // freshFunc classifies a function call used as a value.
 func freshFunc(name string) argKind {
 	switch strings.ToLower(name) {
