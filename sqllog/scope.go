@@ -33,7 +33,7 @@ type scope struct {
 	side [2]int
 	// nullable marks the refs on an outer join's null-supplying side.
 	nullable map[int]bool
-	ctes cteSet
+	ctes     cteSet
 	// unqualified says some condition names a column without a qualifier.
 	unqualified bool
 	// never says the WHERE holds for no row (WHERE 1 = 0, id = NULL): the
