@@ -62,6 +62,8 @@ func (s *scope) imply(e *xexpr) implied {
 	}
 	switch e.kind {
 	case xConst:
+		// (subfalse: a subquery that returns no row, false; Vitess
+		// merges its None route into the statement's only through AND.)
 		return implied{never: e.op != "true"}
 	case xNot:
 		if len(e.kids) == 1 {
@@ -129,6 +131,7 @@ func (s *scope) implyCmp(e *xexpr) implied {
 		if v, ok := compareConst(op, l.val, r.val); ok {
 			return implied{never: v != "true"}
 		}
+		s.slotConst = s.slotConst || l.val.kind == argSlot || r.val.kind == argSlot
 		return implied{}
 	}
 	if l.kind != xCol && r.kind == xCol {
@@ -196,6 +199,7 @@ func (s *scope) implyIn(e *xexpr) implied {
 			}
 			v, ok := compareConst("=", l.val, it.val)
 			if !ok {
+				s.slotConst = s.slotConst || l.val.kind == argSlot || it.val.kind == argSlot
 				return implied{}
 			}
 			if v == "true" {
@@ -265,6 +269,9 @@ func (s *scope) implyIn(e *xexpr) implied {
 func (s *scope) implyOr(kids []*xexpr) implied {
 	var live []implied
 	for _, k := range kids {
+		if k.kind == xConst && k.op == "subfalse" {
+			return implied{}
+		}
 		im := s.imply(k)
 		if !im.never {
 			live = append(live, im)
@@ -347,6 +354,8 @@ func negate(e *xexpr) *xexpr {
 		}
 	case xConst:
 		switch e.op {
+		case "subfalse":
+			return &xexpr{}
 		case "true":
 			return &xexpr{kind: xConst, op: "false"}
 		case "false":
@@ -405,6 +414,17 @@ func compareConst(op string, a, b arg) (string, bool) {
 	switch {
 	case (la.kind == litNum || lb.kind == litNum) && aok && bok:
 		c = fa.Cmp(fb)
+	case la.kind == litNum && lb.kind == litStr || la.kind == litStr && lb.kind == litNum:
+		// A number and a string that is no number: MySQL compares the
+		// string's numeric prefix (0 when none; Vitess's evalengine
+		// does the same), PostgreSQL rejects the statement (no row).
+		if !aok {
+			fa = numPrefix(la.s)
+		}
+		if !bok {
+			fb = numPrefix(lb.s)
+		}
+		c = fa.Cmp(fb)
 	case la.kind == litStr && lb.kind == litStr:
 		c = strings.Compare(la.s, lb.s)
 	default:
@@ -431,6 +451,18 @@ func compareConst(op string, a, b arg) (string, bool) {
 		return "true", true
 	}
 	return "false", true
+}
+
+// numPrefix returns the number a string's numeric prefix spells, 0 for
+// none ('12abc' is 12, 'aa' is 0), as MySQL converts it.
+func numPrefix(s string) *big.Float {
+	s = strings.TrimSpace(s)
+	for n := len(s); n > 0; n-- {
+		if f, ok := new(big.Float).SetString(s[:n]); ok {
+			return f
+		}
+	}
+	return new(big.Float)
 }
 
 // foldArith folds op (+, -, *, /, %, div) over two numeric literals

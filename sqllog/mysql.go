@@ -494,7 +494,7 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		from := len(*acc)
 		myStmt(x.Subquery.Select, acc, ctes)
 		if returnsNoRow(*acc, from) {
-			return &xexpr{kind: xConst, op: "false"}
+			return &xexpr{kind: xConst, op: "subfalse"}
 		}
 		return &xexpr{}
 	case *sqlparser.BetweenExpr:
@@ -525,9 +525,9 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			if _, sub := x.Right.(*sqlparser.Subquery); sub && isNullVal(r) {
 				// IN a subquery that returns no row: false (NOT IN: true).
 				if x.Operator == sqlparser.InOp {
-					return &xexpr{kind: xConst, op: "false"}
+					return &xexpr{kind: xConst, op: "subfalse"}
 				}
-				return &xexpr{kind: xConst, op: "true"}
+				return &xexpr{}
 			}
 			if r.kind == xRow {
 				in := &xexpr{kind: xIn, kids: append([]*xexpr{l}, r.kids...)}

@@ -497,7 +497,7 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return runtimeValue()
 		case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_EXISTS_SUBLINK:
 			if empty {
-				return &xexpr{kind: xConst, op: "false"} // x IN (no row), EXISTS (no row)
+				return &xexpr{kind: xConst, op: "subfalse"} // x IN (no row), EXISTS (no row)
 			}
 		}
 		return &xexpr{}

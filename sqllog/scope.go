@@ -41,6 +41,10 @@ type scope struct {
 	never bool
 	// partial names the columns an OR binds in some disjuncts only.
 	partial []string
+	// slotConst says a comparison of two values has one whose literal
+	// the shape text replaced: the template is read from the text as
+	// written, where it folds (see cache.analyze).
+	slotConst bool
 }
 
 // tref is one table reference of a query scope.
@@ -171,6 +175,7 @@ func (s *scope) inline(in *scope, alias string, rename map[string]string) bool {
 	s.addDerived(r0.name, alias, rn, conds)
 	s.never = s.never || in.never
 	s.partial = append(s.partial, in.partial...)
+	s.slotConst = s.slotConst || in.slotConst
 	return true
 }
 
@@ -476,7 +481,7 @@ func (s *scope) build(res colResolver) []access {
 	carry(preds, edges)
 	out := make([]access, 0, len(s.refs))
 	for i, r := range s.refs {
-		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore}
+		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore, slotConst: s.slotConst}
 		cols := make([]string, 0, len(preds[i]))
 		for c := range preds[i] {
 			cols = append(cols, c)

@@ -42,6 +42,19 @@ type part struct {
 	lazy bool
 }
 
+// slotConst reports whether some access of t compares two values one of
+// which is a placeholder for a literal (see scope.slotConst).
+func (t *template) slotConst() bool {
+	for _, p := range t.parts {
+		for _, a := range p.acc {
+			if a.slotConst || a.lazy != nil && a.lazy.slotConst {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // dmlPart returns the part of a statement with the given accesses.
 func dmlPart(acc []access) part {
 	if len(acc) == 0 {
@@ -70,6 +83,8 @@ type access struct {
 	partial []string
 	// use and ignore are a Vitess vindex hint's names (see Access).
 	use, ignore []string
+	// slotConst: see scope.slotConst.
+	slotConst bool
 }
 
 // argKind says where a predicate's value comes from.
@@ -325,7 +340,7 @@ const (
 	xBetween              // kids: expr, lo, hi
 	xRow                  // kids: row items
 	xNot                  // kids: the negated expression
-	xConst                // a constant truth value: op "true", "false" or "null"
+	xConst                // a constant truth value: op "true", "false", "null" or "subfalse" (see returnsNoRow)
 	xIsNull               // kids: the expression tested; op "not" for IS NOT NULL
 )
 
