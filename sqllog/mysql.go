@@ -91,6 +91,7 @@ func myWith(w *sqlparser.With, root sqlparser.SQLNode, acc *[]access, ctes cteSe
 func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 	ctes = myWith(s.With, s, acc, ctes)
 	sc := &scope{ctes: ctes}
+	start := len(*acc)
 	for _, f := range s.From {
 		myFrom(f, sc, acc, ctes)
 	}
@@ -108,6 +109,7 @@ func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 		}
 	}
 	own := sc.accesses()
+	sc.correlate((*acc)[start:], own)
 	*acc = append(*acc, own...)
 	return sc.boundTargets(targets, own)
 }

@@ -212,6 +212,7 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 		return out
 	}
 	sc := &scope{ctes: ctes}
+	start := len(*acc)
 	for _, f := range s.FromClause {
 		pgFrom(f, sc, acc, ctes)
 	}
@@ -221,6 +222,7 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 		targets = append(targets, pgExpr(t.GetResTarget().GetVal(), sc, acc, ctes))
 	}
 	own := sc.accesses()
+	sc.correlate((*acc)[start:], own)
 	*acc = append(*acc, own...)
 	return sc.boundTargets(targets, own)
 }

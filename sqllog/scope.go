@@ -372,8 +372,24 @@ func (s *scope) build(res colResolver) []access {
 	// (PostgreSQL's reduce_outer_joins, src/backend/optimizer/prep/prepjointree.c):
 	// its equalities carry values both ways.
 	strict := make([]bool, len(s.refs))
+	outer := make([][]outerEq, len(s.refs))
 	for _, c := range s.conds {
 		ref, guess := res(c.col.qual, c.col.col)
+		if c.kind == condJoin && c.side[1] == 0 {
+			// A correlated equality: one end is a column of an
+			// enclosing query (see scope.correlate).
+			oref, _ := res(c.other.qual, c.other.col)
+			switch {
+			case ref >= 0 && oref < 0 && c.other.qual != "":
+				if col, ok := s.refs[ref].column(c.col.qual, c.col.col); ok {
+					outer[ref] = append(outer[ref], outerEq{col: col, qual: c.other.qual, ocol: c.other.col})
+				}
+			case ref < 0 && oref >= 0 && c.col.qual != "":
+				if ocol, ok := s.refs[oref].column(c.other.qual, c.other.col); ok {
+					outer[oref] = append(outer[oref], outerEq{col: ocol, qual: c.col.qual, ocol: c.col.col})
+				}
+			}
+		}
 		if ref < 0 {
 			continue
 		}
@@ -481,7 +497,7 @@ func (s *scope) build(res colResolver) []access {
 	carry(preds, edges)
 	out := make([]access, 0, len(s.refs))
 	for i, r := range s.refs {
-		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore, slotConst: s.slotConst}
+		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore, slotConst: s.slotConst, outer: outer[i]}
 		cols := make([]string, 0, len(preds[i]))
 		for c := range preds[i] {
 			cols = append(cols, c)
@@ -503,6 +519,61 @@ func (s *scope) build(res colResolver) []access {
 		out = append(out, a)
 	}
 	return out
+}
+
+// outerEq is a correlated equality of a subquery's access: its column
+// col equals the enclosing query's qual.ocol.
+type outerEq struct {
+	col, qual, ocol string
+}
+
+// correlate binds the columns of subs (the accesses of the subqueries of
+// the query block s built as own) that correlated equalities tie to a
+// column own binds with = or IN: in WHERE u.id = 5 AND EXISTS (SELECT 1
+// FROM ue WHERE ue.user_id = u.id), ue.user_id is 5 too, as Vitess merges
+// a subquery correlated on the vindex column into the outer route
+// (operators/subquery_planning.go, tryMergeSubqueryWithOuter).
+func (s *scope) correlate(subs, own []access) {
+	if len(own) != len(s.refs) {
+		return // a lazy scope: its columns are not attributed yet
+	}
+	for i := range subs {
+		a := &subs[i]
+		for _, o := range a.outer {
+			r := s.resolve(o.qual)
+			if r < 0 || s.refs[r].alias != o.qual && s.refs[r].name != o.qual {
+				continue
+			}
+			col, ok := s.refs[r].column(o.qual, o.ocol)
+			if !ok {
+				continue
+			}
+			var from *pred
+			for j := range own[r].preds {
+				if p := &own[r].preds[j]; p.col == col && (p.op == shardkey.Eq || p.op == shardkey.In) {
+					from = p
+				}
+			}
+			if from == nil {
+				continue
+			}
+			k := -1
+			for j := range a.preds {
+				if a.preds[j].col == o.col {
+					k = j
+				}
+			}
+			cp := *from
+			cp.col, cp.guess = o.col, false
+			switch {
+			case k < 0:
+				a.preds = append(a.preds, cp)
+				sort.SliceStable(a.preds, func(x, y int) bool { return a.preds[x].col < a.preds[y].col })
+			case a.preds[k].op != shardkey.Eq && (a.preds[k].op != shardkey.In || cp.op == shardkey.Eq):
+				a.preds[k] = cp
+			}
+		}
+	}
 }
 
 // carry copies equality and IN bindings across join equalities: in

@@ -85,6 +85,9 @@ type access struct {
 	use, ignore []string
 	// slotConst: see scope.slotConst.
 	slotConst bool
+	// outer are its correlated equalities with an enclosing query's
+	// columns (see scope.correlate).
+	outer []outerEq
 }
 
 // argKind says where a predicate's value comes from.

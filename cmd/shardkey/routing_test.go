@@ -319,3 +319,17 @@ func TestRouting_VitessConstants(t *testing.T) {
 		{dialect: "mysql", design: d, sql: "select * from user ignore vindex (user_index) where id = 1", kind: "scatter"},
 	})
 }
+
+// TestRouting_Correlated: a subquery correlated with the outer query on
+// the key (ue.user_id = u.id) reads the outer row's shard only, as Vitess
+// merges it into the outer route (operators/subquery_planning.go) and
+// Citus's router plans it with the outer query when both are pruned to
+// one shard.
+func TestRouting_Correlated(t *testing.T) {
+	d := "users:hash(id); user_extra:hash(user_id)"
+	checkRoutes(t, []routeCase{
+		{design: d, sql: "SELECT u.id FROM users u WHERE EXISTS (SELECT 1 FROM user_extra ue WHERE ue.user_id = u.id) AND u.id = 5", values: []int{5}},
+		{design: d, sql: "SELECT * FROM users u WHERE u.id IN (1, 6) AND u.col = (SELECT max(col) FROM user_extra ue WHERE ue.user_id = u.id)", values: []int{1, 6}},
+		{design: d, sql: "SELECT u.id FROM users u WHERE EXISTS (SELECT 1 FROM user_extra ue WHERE ue.user_id = u.id)", kind: "scatter"},
+	})
+}
