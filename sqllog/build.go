@@ -302,7 +302,14 @@ func (a *agg) info(acc *access) *accInfo {
 	for i, p := range acc.preds {
 		name := p.col
 		if name == "" { // INSERT without a column list: by position
-			if p.pos < len(t.Columns) {
+			if cols := a.catalogColumns(t.Name); p.pos < len(cols) {
+				// The catalog (--from, --schema) gives the table's
+				// columns in their declared order.
+				name = cols[p.pos]
+			} else if len(cols) > 0 && p.any {
+				ai.cols[i] = -1
+				continue
+			} else if p.pos < len(t.Columns) {
 				name = t.Columns[p.pos].Name
 			} else if p.any {
 				// Values an INSERT ... SELECT copies into a column the
