@@ -215,6 +215,65 @@ func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes 
 	return sc.inline(in, alias, rename)
 }
 
+// myUnionInline is pgUnionInline for MySQL.
+func myUnionInline(u *sqlparser.Union, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
+	var leaves []*sqlparser.Select
+	var walk func(x sqlparser.TableStatement) bool
+	walk = func(x sqlparser.TableStatement) bool {
+		switch s := x.(type) {
+		case *sqlparser.Union:
+			return s.With == nil && s.Limit == nil && len(s.OrderBy) == 0 && walk(s.Left) && walk(s.Right)
+		case *sqlparser.Select:
+			if _, ok := myPlain(s, ctes); !ok {
+				return false
+			}
+			for _, e := range s.SelectExprs.Exprs {
+				if _, star := e.(*sqlparser.StarExpr); star {
+					return false
+				}
+			}
+			leaves = append(leaves, s)
+			return true
+		}
+		return false
+	}
+	if alias == "" || !walk(u) {
+		return false
+	}
+	var names []string
+	for _, e := range leaves[0].SelectExprs.Exprs {
+		name := ""
+		if ae, ok := e.(*sqlparser.AliasedExpr); ok {
+			if !ae.As.IsEmpty() {
+				name = ae.As.Lowered()
+			} else if c, ok := ae.Expr.(*sqlparser.ColName); ok {
+				name = c.Name.Lowered()
+			}
+		}
+		names = append(names, name)
+	}
+	sc.groups++
+	sc.arm = sc.groups
+	defer func() { sc.arm = 0 }()
+	for _, leaf := range leaves {
+		rename := map[string]string{}
+		for k, e := range leaf.SelectExprs.Exprs {
+			if ae, ok := e.(*sqlparser.AliasedExpr); ok && k < len(names) && names[k] != "" {
+				if c, ok := ae.Expr.(*sqlparser.ColName); ok {
+					rename[names[k]] = c.Name.Lowered()
+				}
+			}
+		}
+		in := &scope{ctes: ctes}
+		myFrom(leaf.From[0], in, acc, ctes)
+		if leaf.Where != nil {
+			in.where(myExpr(leaf.Where.Expr, in, acc, ctes))
+		}
+		sc.inline(in, alias, rename)
+	}
+	return true
+}
+
 // myPlain is pgPlain for MySQL: whether s is a plain filter of one table
 // (a table, or a derived table or CTE that is one), and how s's output
 // columns map to the names its FROM shows (nil: SELECT *).
@@ -340,6 +399,9 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
 			}
 		case *sqlparser.DerivedTable:
 			if sel, ok := e.Select.(*sqlparser.Select); ok && len(t.Columns) == 0 && !e.Lateral && myInline(sel, t.As.String(), sc, acc, ctes) {
+				return
+			}
+			if u, ok := e.Select.(*sqlparser.Union); ok && len(t.Columns) == 0 && !e.Lateral && myUnionInline(u, t.As.String(), sc, acc, ctes) {
 				return
 			}
 			myStmt(e.Select, acc, ctes)

@@ -282,6 +282,9 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) {
 		if a := rs.GetAlias(); a != nil && len(a.Colnames) == 0 && !rs.Lateral && pgInline(rs.Subquery.GetSelectStmt(), a.Aliasname, sc, acc, ctes) {
 			return
 		}
+		if a := rs.GetAlias(); a != nil && len(a.Colnames) == 0 && !rs.Lateral && pgUnionInline(rs.Subquery.GetSelectStmt(), a.Aliasname, sc, acc, ctes) {
+			return
+		}
 		pgStmt(rs.Subquery, acc, ctes)
 	}
 }
@@ -304,6 +307,66 @@ func pgInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes cte
 	pgFrom(s.FromClause[0], in, acc, ctes)
 	in.where(pgExpr(s.WhereClause, in, acc, ctes))
 	return sc.inline(in, alias, rename)
+}
+
+// pgUnionInline adds a derived UNION (or UNION ALL) whose arms are each a
+// plain filter of one table (see pgInline) to sc as one derived table
+// per arm, a group that the outer query's conditions on alias bind arm by
+// arm, by position (see scope.expandUnion). It reports false, adding
+// nothing, for any other set operation.
+func pgUnionInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
+	var leaves []*pg.SelectStmt
+	var walk func(x *pg.SelectStmt) bool
+	walk = func(x *pg.SelectStmt) bool {
+		switch {
+		case x == nil:
+			return false
+		case x.Op == pg.SetOperation_SETOP_UNION:
+			return len(x.SortClause) == 0 && x.LimitCount == nil && x.LimitOffset == nil && x.WithClause == nil && walk(x.Larg) && walk(x.Rarg)
+		case x.Op != pg.SetOperation_SETOP_NONE && x.Op != pg.SetOperation_SET_OPERATION_UNDEFINED:
+			return false
+		}
+		if _, ok := pgPlain(x, ctes); !ok {
+			return false
+		}
+		for _, t := range x.TargetList {
+			if f := t.GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) > 0 && f[len(f)-1].GetAStar() != nil {
+				return false // SELECT *: positions unknown without the catalog
+			}
+		}
+		leaves = append(leaves, x)
+		return true
+	}
+	if alias == "" || s == nil || s.Op != pg.SetOperation_SETOP_UNION || !walk(s) {
+		return false
+	}
+	// The UNION's columns are named by its first arm.
+	var names []string
+	for _, t := range leaves[0].TargetList {
+		rt := t.GetResTarget()
+		name := rt.Name
+		if f := rt.GetVal().GetColumnRef().GetFields(); name == "" && len(f) > 0 {
+			name = f[len(f)-1].GetString_().GetSval()
+		}
+		names = append(names, name)
+	}
+	sc.groups++
+	sc.arm = sc.groups
+	defer func() { sc.arm = 0 }()
+	for _, leaf := range leaves {
+		rename := map[string]string{}
+		for k, t := range leaf.TargetList {
+			f := t.GetResTarget().GetVal().GetColumnRef().GetFields()
+			if k < len(names) && names[k] != "" && len(f) > 0 {
+				rename[names[k]] = f[len(f)-1].GetString_().GetSval()
+			}
+		}
+		in := &scope{ctes: ctes}
+		pgFrom(leaf.FromClause[0], in, acc, ctes)
+		in.where(pgExpr(leaf.WhereClause, in, acc, ctes))
+		sc.inline(in, alias, rename)
+	}
+	return true
 }
 
 // pgPlain reports whether s is a plain filter of one table (see

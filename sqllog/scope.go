@@ -2,6 +2,7 @@ package sqllog
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/shardkey/shardkey"
 )
@@ -33,6 +34,9 @@ type scope struct {
 	side [2]int
 	// nullable marks the refs on an outer join's null-supplying side.
 	nullable map[int]bool
+	// arm, while the arms of a derived UNION are added, is their group
+	// (see tref.group); groups counts the groups.
+	arm, groups int
 	ctes     cteSet
 	// unqualified says some condition names a column without a qualifier.
 	unqualified bool
@@ -61,6 +65,10 @@ type tref struct {
 	// use and ignore are the vindexes a Vitess hint names: USE VINDEX
 	// (names), IGNORE VINDEX (names) (see Access).
 	use, ignore []string
+	// group, when non-zero, says the ref is one arm of a derived UNION
+	// (FROM (SELECT ... UNION SELECT ...) alias): the outer query's
+	// conditions on alias bind every arm of the group (see expandUnion).
+	group int
 }
 
 // column returns the table column that qual.col names in r: through r's
@@ -122,6 +130,9 @@ type colResolver func(qual, col string) (ref int, guess bool)
 // them down.
 func (s *scope) addDerived(name, alias string, rename map[string]string, conds []cond) {
 	inner := "\x00" + alias
+	if s.arm > 0 {
+		inner += "\x00" + strconv.Itoa(len(s.refs))
+	}
 	s.refs = append(s.refs, &tref{name: name, alias: alias, kind: shardkey.Read, inner: inner, rename: rename})
 	for _, c := range conds {
 		// Its own: they bind this ref only and are no WHERE of s's
@@ -173,6 +184,7 @@ func (s *scope) inline(in *scope, alias string, rename map[string]string) bool {
 		conds = append(conds, c)
 	}
 	s.addDerived(r0.name, alias, rn, conds)
+	s.refs[len(s.refs)-1].group = s.arm
 	s.never = s.never || in.never
 	s.partial = append(s.partial, in.partial...)
 	s.slotConst = s.slotConst || in.slotConst
@@ -373,7 +385,7 @@ func (s *scope) build(res colResolver) []access {
 	// its equalities carry values both ways.
 	strict := make([]bool, len(s.refs))
 	outer := make([][]outerEq, len(s.refs))
-	for _, c := range s.conds {
+	for _, c := range s.expandUnion(res) {
 		ref, guess := res(c.col.qual, c.col.col)
 		if c.kind == condJoin && c.side[1] == 0 {
 			// A correlated equality: one end is a column of an
@@ -517,6 +529,67 @@ func (s *scope) build(res colResolver) []access {
 			a.preds = append(a.preds, *p)
 		}
 		out = append(out, a)
+	}
+	return out
+}
+
+// expandUnion returns the scope's conditions with each one on a derived
+// UNION's column (alias.col) replaced by one per arm, on the column the
+// arm returns in that position: PostgreSQL pushes such a condition into
+// every arm of the set operation (subquery_push_qual, allpaths.c), and
+// Vitess into every source of its Union operator.
+func (s *scope) expandUnion(res colResolver) []cond {
+	if s.groups == 0 {
+		return s.conds
+	}
+	var out []cond
+	arms := func(x *xexpr) []*xexpr {
+		if x == nil {
+			return nil
+		}
+		ref, _ := res(x.qual, x.col)
+		if ref < 0 || s.refs[ref].group == 0 || x.qual == s.refs[ref].inner {
+			return nil
+		}
+		var xs []*xexpr
+		for _, r := range s.refs {
+			if r.group != s.refs[ref].group {
+				continue
+			}
+			if col, ok := r.column(x.qual, x.col); ok {
+				xs = append(xs, &xexpr{kind: xCol, qual: r.inner, col: col})
+			}
+		}
+		if xs == nil {
+			xs = []*xexpr{} // a column no arm returns plainly: binds nothing
+		}
+		return xs
+	}
+	for _, c := range s.conds {
+		cols, others := arms(c.col), arms(c.other)
+		if cols == nil && others == nil {
+			out = append(out, c)
+			continue
+		}
+		if cols == nil {
+			cols = []*xexpr{c.col}
+		}
+		if c.other != nil && others == nil {
+			others = []*xexpr{c.other}
+		}
+		for _, x := range cols {
+			if c.other == nil {
+				cp := c
+				cp.col = x
+				out = append(out, cp)
+				continue
+			}
+			for _, o := range others {
+				cp := c
+				cp.col, cp.other = x, o
+				out = append(out, cp)
+			}
+		}
 	}
 	return out
 }

@@ -176,6 +176,14 @@ func TestRouting_Pushdown(t *testing.T) {
 		{sql: "SELECT * FROM (SELECT id FROM t WHERE id = 1 UNION SELECT id FROM t WHERE id = 2) u", values: []int{1, 2}},
 		{sql: "SELECT id FROM t WHERE id = 1 UNION SELECT id FROM t WHERE id = 2 UNION SELECT id FROM t WHERE id = 5", values: []int{1, 2, 5}},
 		{sql: "SELECT id FROM t WHERE id = 1 UNION SELECT id FROM t", kind: "scatter"},
+		// A condition on a derived UNION binds every arm, by position
+		// (PostgreSQL's subquery_push_qual into set operations; Vitess's
+		// union_cases.json: "select * from (select name, id as foo from
+		// user union select 'extra', user_id from user_extra) X where
+		// X.foo = 3" is one EqualUnique route).
+		{design: "t:hash(id); u:hash(user_id)", sql: "SELECT * FROM (SELECT name, id AS foo FROM t UNION SELECT 'extra', user_id FROM u) x WHERE x.foo = 3", values: []int{3}},
+		{design: "t:hash(id); u:hash(user_id)", sql: "SELECT * FROM (SELECT id FROM t WHERE a = 1 UNION ALL SELECT user_id FROM u) x WHERE id IN (1, 6)", values: []int{1, 6}},
+		{design: "t:hash(id); u:hash(user_id)", sql: "SELECT * FROM (SELECT id FROM t UNION SELECT user_id FROM u) x", kind: "scatter"},
 		{sql: "SELECT * FROM (SELECT id, count(*) AS n FROM t GROUP BY id) g WHERE id = 3", kind: "scatter"},
 	})
 }
