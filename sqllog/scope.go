@@ -37,7 +37,7 @@ type scope struct {
 	// arm, while the arms of a derived UNION are added, is their group
 	// (see tref.group); groups counts the groups.
 	arm, groups int
-	ctes     cteSet
+	ctes        cteSet
 	// unqualified says some condition names a column without a qualifier.
 	unqualified bool
 	// never says the WHERE holds for no row (WHERE 1 = 0, id = NULL): the
