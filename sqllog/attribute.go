@@ -67,7 +67,7 @@ func (a *agg) resolvePart(p *part, text string, line int) *part {
 			continue
 		}
 		var unknown []string
-		rp.acc = append(rp.acc, sc.build(a.attributor(sc, &unknown))...)
+		rp.acc = append(rp.acc, tables(sc.build(a.attributor(sc, &unknown)))...)
 		if len(unknown) > 0 {
 			names := make([]string, len(sc.refs))
 			for k, r := range sc.refs {

@@ -110,7 +110,7 @@ func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 	}
 	own := sc.accesses()
 	sc.correlate((*acc)[start:], own)
-	*acc = append(*acc, own...)
+	*acc = append(*acc, tables(own)...)
 	return sc.boundTargets(targets, own)
 }
 
@@ -181,7 +181,7 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 		if s.Where != nil {
 			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
 		}
-		*acc = append(*acc, sc.accesses()...)
+		*acc = append(*acc, tables(sc.accesses())...)
 	case *sqlparser.Delete:
 		ctes = myWith(s.With, s, acc, ctes)
 		sc := &scope{ctes: ctes}
@@ -194,7 +194,7 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 		if s.Where != nil {
 			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
 		}
-		*acc = append(*acc, sc.accesses()...)
+		*acc = append(*acc, tables(sc.accesses())...)
 	}
 }
 
@@ -402,6 +402,33 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
 				return
 			}
 			if u, ok := e.Select.(*sqlparser.Union); ok && len(t.Columns) == 0 && !e.Lateral && myUnionInline(u, t.As.String(), sc, acc, ctes) {
+				return
+			}
+			if len(t.Columns) == 0 && !e.Lateral && !t.As.IsEmpty() {
+				bound := myTargets(e.Select, acc, ctes)
+				first := e.Select
+				for {
+					u, ok := first.(*sqlparser.Union)
+					if !ok {
+						break
+					}
+					first = u.Left
+				}
+				var names []string
+				if sel, ok := first.(*sqlparser.Select); ok && sel.SelectExprs != nil {
+					for _, x := range sel.SelectExprs.Exprs {
+						name := ""
+						if ae, ok := x.(*sqlparser.AliasedExpr); ok {
+							if !ae.As.IsEmpty() {
+								name = ae.As.Lowered()
+							} else if c, ok := ae.Expr.(*sqlparser.ColName); ok {
+								name = c.Name.Lowered()
+							}
+						}
+						names = append(names, name)
+					}
+				}
+				sc.addVirtual(t.As.String(), names, bound)
 				return
 			}
 			myStmt(e.Select, acc, ctes)

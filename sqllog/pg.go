@@ -95,7 +95,7 @@ func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 		for _, tl := range up.TargetList {
 			pgExpr(tl.GetResTarget().GetVal(), sc, acc, ctes) // subqueries in SET
 		}
-		*acc = append(*acc, sc.accesses()...)
+		*acc = append(*acc, tables(sc.accesses())...)
 	case n.GetDeleteStmt() != nil:
 		del := n.GetDeleteStmt()
 		sc := &scope{ctes: ctes}
@@ -104,7 +104,7 @@ func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 			pgFrom(f, sc, acc, ctes)
 		}
 		sc.where(pgExpr(del.WhereClause, sc, acc, ctes))
-		*acc = append(*acc, sc.accesses()...)
+		*acc = append(*acc, tables(sc.accesses())...)
 	}
 }
 
@@ -223,7 +223,7 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 	}
 	own := sc.accesses()
 	sc.correlate((*acc)[start:], own)
-	*acc = append(*acc, own...)
+	*acc = append(*acc, tables(own)...)
 	return sc.boundTargets(targets, own)
 }
 
@@ -283,6 +283,24 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) {
 			return
 		}
 		if a := rs.GetAlias(); a != nil && len(a.Colnames) == 0 && !rs.Lateral && pgUnionInline(rs.Subquery.GetSelectStmt(), a.Aliasname, sc, acc, ctes) {
+			return
+		}
+		if sel, a := rs.Subquery.GetSelectStmt(), rs.GetAlias(); sel != nil && a != nil && len(a.Colnames) == 0 && !rs.Lateral {
+			bound := pgSelect(sel, acc, ctes)
+			first := sel
+			for first.Larg != nil && first.Op != pg.SetOperation_SETOP_NONE && first.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
+				first = first.Larg
+			}
+			var names []string
+			for _, t := range first.TargetList {
+				rt := t.GetResTarget()
+				name := rt.Name
+				if f := rt.GetVal().GetColumnRef().GetFields(); name == "" && len(f) > 0 {
+					name = f[len(f)-1].GetString_().GetSval()
+				}
+				names = append(names, name)
+			}
+			sc.addVirtual(a.Aliasname, names, bound)
 			return
 		}
 		pgStmt(rs.Subquery, acc, ctes)

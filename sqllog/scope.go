@@ -69,6 +69,11 @@ type tref struct {
 	// (FROM (SELECT ... UNION SELECT ...) alias): the outer query's
 	// conditions on alias bind every arm of the group (see expandUnion).
 	group int
+	// virtual marks a derived table read as its own statement (it groups,
+	// limits, ...): it is no table, but the columns its WHERE binds are
+	// bound in every row it returns, and carry across the outer query's
+	// join equalities (see addVirtual).
+	virtual bool
 }
 
 // column returns the table column that qual.col names in r: through r's
@@ -189,6 +194,53 @@ func (s *scope) inline(in *scope, alias string, rename map[string]string) bool {
 	s.partial = append(s.partial, in.partial...)
 	s.slotConst = s.slotConst || in.slotConst
 	return true
+}
+
+// addVirtual adds a derived table that is read as a statement of its own
+// (its accesses are made already), seen as alias with the output column
+// names names, of which bound says what its WHERE binds them to (see
+// scope.boundTargets): FROM (SELECT o_w_id, count(*) FROM orders WHERE
+// o_w_id = 1 GROUP BY o_w_id) t JOIN orders o ON o.o_w_id = t.o_w_id binds
+// o.o_w_id to 1, as Vitess merges the two routes on the vindex column.
+func (s *scope) addVirtual(alias string, names []string, bound []*pred) {
+	if alias == "" {
+		return
+	}
+	inner := "\x00" + alias + "\x00v"
+	rename := map[string]string{}
+	for _, n := range names {
+		if n != "" {
+			rename[n] = n
+		}
+	}
+	s.refs = append(s.refs, &tref{alias: alias, kind: shardkey.Read, inner: inner, rename: rename, virtual: true})
+	side := [2]int{len(s.refs) - 1, len(s.refs)}
+	for k, b := range bound {
+		if b == nil || k >= len(names) || names[k] == "" {
+			continue
+		}
+		c := cond{col: &xexpr{kind: xCol, qual: inner, col: names[k]}, args: b.args, side: side}
+		switch b.op {
+		case shardkey.Eq:
+			c.kind = condEq
+		case shardkey.In:
+			c.kind = condIn
+		default:
+			continue
+		}
+		s.conds = append(s.conds, c)
+	}
+}
+
+// tables returns the accesses of acc that are tables (not virtual refs).
+func tables(acc []access) []access {
+	out := acc[:0:0]
+	for _, a := range acc {
+		if !a.virtual {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (s *scope) add(name, alias string, kind shardkey.Kind) {
@@ -509,7 +561,7 @@ func (s *scope) build(res colResolver) []access {
 	carry(preds, edges)
 	out := make([]access, 0, len(s.refs))
 	for i, r := range s.refs {
-		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore, slotConst: s.slotConst, outer: outer[i]}
+		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore, slotConst: s.slotConst, outer: outer[i], virtual: r.virtual}
 		cols := make([]string, 0, len(preds[i]))
 		for c := range preds[i] {
 			cols = append(cols, c)

@@ -88,6 +88,9 @@ type access struct {
 	// outer are its correlated equalities with an enclosing query's
 	// columns (see scope.correlate).
 	outer []outerEq
+	// virtual marks a derived table's stand-in (see tref.virtual): no
+	// table; dropped from what a statement touches.
+	virtual bool
 }
 
 // argKind says where a predicate's value comes from.

@@ -110,6 +110,9 @@ Flags:
 	if err != nil {
 		return fmt.Errorf("%s statement: %w", st.Dialect, err)
 	}
+	if st.Dialect == sqllog.MySQL {
+		foldKeyColumns(design, w)
+	}
 	if !c.hasInputs() {
 		addKeyColumns(w, design, accs[0].Table)
 	}
@@ -228,6 +231,52 @@ func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
 		}
 	}
 	add(w.Tables[first], cols)
+}
+
+// foldKeyColumns renames the design's key columns to the workload's
+// columns of the same name in another case: MySQL's column names are
+// case-insensitive (a VSchema's "Id" is the statement's id).
+func foldKeyColumns(d *shardkey.Design, w *shardkey.Workload) {
+	fold := func(c string) string {
+		for _, t := range w.Tables {
+			if t.Column(c) != nil {
+				return c
+			}
+		}
+		for _, t := range w.Tables {
+			for _, tc := range t.Columns {
+				if strings.EqualFold(tc.Name, c) {
+					return tc.Name
+				}
+			}
+		}
+		return c
+	}
+	var walk func(e shardkey.Expr)
+	walk = func(e shardkey.Expr) {
+		switch x := e.(type) {
+		case *shardkey.HashExpr:
+			for i := range x.Cols {
+				x.Cols[i] = fold(x.Cols[i])
+			}
+		case *shardkey.RangeExpr:
+			for i := range x.Cols {
+				x.Cols[i] = fold(x.Cols[i])
+			}
+		case *shardkey.SaltExpr:
+			walk(x.Inner)
+		case *shardkey.IsolateExpr:
+			walk(x.Inner)
+		case *shardkey.DirectoryExpr:
+			x.Col = fold(x.Col)
+		}
+	}
+	if d.Default != nil {
+		walk(d.Default)
+	}
+	for _, e := range d.Tables {
+		walk(e)
+	}
 }
 
 // retypeKeys types as int64 the design's key columns that types does not

@@ -341,3 +341,15 @@ func TestRouting_Correlated(t *testing.T) {
 		{design: d, sql: "SELECT u.id FROM users u WHERE EXISTS (SELECT 1 FROM user_extra ue WHERE ue.user_id = u.id)", kind: "scatter"},
 	})
 }
+
+// TestRouting_DerivedStatement: a derived table that groups or limits is
+// read as a statement of its own, but the key value its WHERE binds is in
+// every row it returns, so a join equality on the key carries it to the
+// outer table (Vitess's tpcc_cases.json: orders1 joined to its own grouped
+// derived table with o_w_id = 1 is one EqualUnique route).
+func TestRouting_DerivedStatement(t *testing.T) {
+	checkRoutes(t, []routeCase{
+		{design: "orders:hash(w_id)", sql: "SELECT o.id FROM orders o, (SELECT w_id, d_id, count(*) AS n FROM orders WHERE w_id = 2 GROUP BY w_id, d_id LIMIT 1) t WHERE t.w_id = o.w_id AND t.d_id = o.d_id", values: []int{2}},
+		{design: "orders:hash(w_id)", sql: "SELECT o.id FROM orders o JOIN (SELECT w_id FROM orders WHERE w_id IN (1, 5) GROUP BY w_id) t ON t.w_id = o.w_id", values: []int{1, 5}},
+	})
+}
