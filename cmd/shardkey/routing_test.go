@@ -353,3 +353,41 @@ func TestRouting_DerivedStatement(t *testing.T) {
 		{design: "orders:hash(w_id)", sql: "SELECT o.id FROM orders o JOIN (SELECT w_id FROM orders WHERE w_id IN (1, 5) GROUP BY w_id) t ON t.w_id = o.w_id", values: []int{1, 5}},
 	})
 }
+
+// TestRouting_VSchemaDesign: -k @vschema.json evaluates the design a
+// Vitess VSchema runs (each table's primary vindex; reference tables
+// replicated), with the engine of its vindex type (hash: vitess).
+func TestRouting_VSchemaDesign(t *testing.T) {
+	file := t.TempDir() + "/vschema.json"
+	js := `{"sharded": true, "vindexes": {"user_index": {"type": "hash"}},
+	  "tables": {"user": {"column_vindexes": [{"column": "Id", "name": "user_index"}]},
+	             "user_extra": {"column_vindexes": [{"column": "user_id", "name": "user_index"}]},
+	             "ref": {"type": "reference"}}}`
+	if err := os.WriteFile(file, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sql    string
+		shards []int
+		route  string
+	}{
+		// Under 4 shards, 1 and 5 hash to keyspace ids 0x16.. and
+		// 0x70.. (Vitess's hash_test.go): shards 0 and 1.
+		{"select * from user where id in (1, 5)", vitessShards(4, 1, 5), "multi"},
+		{"select * from user join user_extra on user.id = user_extra.user_id where user.id = 6", vitessShards(4, 6), "single"},
+		{"select * from ref", []int{}, "any_shard"},
+		{"select * from user ignore vindex (user_index) where id = 1", allShardsOf(4), "scatter"},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "--shards", "4", "-k", "@"+file, c.sql)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", c.sql, code, errs)
+		}
+		var r routed
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(r.Shards, c.shards) || r.Route != c.route {
+			t.Errorf("%q: shards %v route %q (%s); want %v %q", c.sql, r.Shards, r.Route, r.Reason, c.shards, c.route)
+		}
+	}
+}
