@@ -559,9 +559,30 @@ func (s *scope) build(res colResolver) []access {
 		}
 	}
 	carry(preds, edges)
+	// Each table's position among the scope's tables (virtual refs are
+	// dropped from a statement's accesses), for peers.
+	pos := make([]int, len(s.refs))
+	n := 0
+	for i, r := range s.refs {
+		pos[i] = n
+		if !r.virtual {
+			n++
+		}
+	}
+	peers := make([][]peerEq, len(s.refs))
+	for _, e := range edges {
+		a, b := e[0], e[1]
+		if s.refs[a.ref].virtual || s.refs[b.ref].virtual || a.ref == b.ref {
+			continue
+		}
+		peers[b.ref] = append(peers[b.ref], peerEq{col: b.col, off: pos[a.ref] - pos[b.ref], pcol: a.col})
+		if !a.oneWay {
+			peers[a.ref] = append(peers[a.ref], peerEq{col: a.col, off: pos[b.ref] - pos[a.ref], pcol: b.col})
+		}
+	}
 	out := make([]access, 0, len(s.refs))
 	for i, r := range s.refs {
-		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore, slotConst: s.slotConst, outer: outer[i], virtual: r.virtual}
+		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore, slotConst: s.slotConst, outer: outer[i], virtual: r.virtual, peers: peers[i]}
 		cols := make([]string, 0, len(preds[i]))
 		for c := range preds[i] {
 			cols = append(cols, c)
@@ -646,6 +667,15 @@ func (s *scope) expandUnion(res colResolver) []cond {
 	return out
 }
 
+// peerEq is a join equality between two tables of one query block, kept
+// on the access it carries values into: col equals pcol of the access
+// off positions away among the block's tables (see scope.correlate).
+type peerEq struct {
+	col  string
+	off  int
+	pcol string
+}
+
 // outerEq is a correlated equality of a subquery's access: its column
 // col equals the enclosing query's qual.ocol.
 type outerEq struct {
@@ -662,6 +692,48 @@ func (s *scope) correlate(subs, own []access) {
 	if len(own) != len(s.refs) {
 		return // a lazy scope: its columns are not attributed yet
 	}
+	changed := false
+	bind := func(a *access, col string, from *pred) {
+		k := -1
+		for j := range a.preds {
+			if a.preds[j].col == col {
+				k = j
+			}
+		}
+		cp := *from
+		cp.col, cp.guess, cp.any = col, false, false
+		switch {
+		case k < 0:
+			a.preds = append(a.preds, cp)
+			sort.SliceStable(a.preds, func(x, y int) bool { return a.preds[x].col < a.preds[y].col })
+		case a.preds[k].op != shardkey.Eq && (a.preds[k].op != shardkey.In || cp.op == shardkey.Eq):
+			a.preds[k] = cp
+		default:
+			return
+		}
+		changed = true
+	}
+	defer func() {
+		// Within each subquery, the values carry on across its own join
+		// equalities (u1.id = u2.id AND u1.id = u3.id).
+		for round := 0; changed && round < len(subs); round++ {
+			changed = false
+			for i := range subs {
+				for _, p := range subs[i].peers {
+					j := i + p.off
+					if j < 0 || j >= len(subs) {
+						continue
+					}
+					for k := range subs[j].preds {
+						if q := &subs[j].preds[k]; q.col == p.pcol && (q.op == shardkey.Eq || q.op == shardkey.In) {
+							qc := *q
+							bind(&subs[i], p.col, &qc)
+						}
+					}
+				}
+			}
+		}
+	}()
 	for i := range subs {
 		a := &subs[i]
 		for _, o := range a.outer {
@@ -682,21 +754,7 @@ func (s *scope) correlate(subs, own []access) {
 			if from == nil {
 				continue
 			}
-			k := -1
-			for j := range a.preds {
-				if a.preds[j].col == o.col {
-					k = j
-				}
-			}
-			cp := *from
-			cp.col, cp.guess = o.col, false
-			switch {
-			case k < 0:
-				a.preds = append(a.preds, cp)
-				sort.SliceStable(a.preds, func(x, y int) bool { return a.preds[x].col < a.preds[y].col })
-			case a.preds[k].op != shardkey.Eq && (a.preds[k].op != shardkey.In || cp.op == shardkey.Eq):
-				a.preds[k] = cp
-			}
+			bind(a, o.col, from)
 		}
 	}
 }

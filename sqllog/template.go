@@ -91,6 +91,9 @@ type access struct {
 	// virtual marks a derived table's stand-in (see tref.virtual): no
 	// table; dropped from what a statement touches.
 	virtual bool
+	// peers are the join equalities that carry values into it from the
+	// other tables of its query block (see scope.correlate).
+	peers []peerEq
 }
 
 // argKind says where a predicate's value comes from.

@@ -339,6 +339,8 @@ func TestRouting_Correlated(t *testing.T) {
 		{design: d, sql: "SELECT u.id FROM users u WHERE EXISTS (SELECT 1 FROM user_extra ue WHERE ue.user_id = u.id) AND u.id = 5", values: []int{5}},
 		{design: d, sql: "SELECT * FROM users u WHERE u.id IN (1, 6) AND u.col = (SELECT max(col) FROM user_extra ue WHERE ue.user_id = u.id)", values: []int{1, 6}},
 		{design: d, sql: "SELECT u.id FROM users u WHERE EXISTS (SELECT 1 FROM user_extra ue WHERE ue.user_id = u.id)", kind: "scatter"},
+		// Vitess's select_cases.json: one EqualUnique route.
+		{design: d, sql: "SELECT (SELECT 1 FROM users u1 JOIN users u2 ON u1.id = u2.id AND u1.id = u3.id) AS s FROM users u3 WHERE u3.id = 1", values: []int{1}},
 	})
 }
 
