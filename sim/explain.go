@@ -18,6 +18,14 @@ type Route struct {
 	// reference table): Shards is then empty, as for a statement that
 	// asks none, and this tells them apart.
 	AnyShard bool `json:"any_shard,omitempty"`
+	// Route names the kind of route as the engine's planner would:
+	// single, multi, scatter, none or any_shard (see RouteSingle...).
+	Route string `json:"route,omitempty"`
+	// Warnings are problems reading the statement that did not stop
+	// routing it (a value outside its column's type).
+	Warnings []string `json:"warnings,omitempty"`
+	// unknown marks one shard known only at run time (Shards empty).
+	unknown bool
 }
 
 // Explain routes one statement (its kind and conditions on table ti) and
@@ -95,6 +103,11 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			rt.Reason = fmt.Sprintf("%s does not bind every key column (%s) of %s with equality: scatter-gather to all %d shards", bound, strings.Join(keyCols, ", "), key, s.N)
 		}
 	case tUniform:
+		rt.unknown = true
+		if kind != shardkey.Insert {
+			rt.Reason = fmt.Sprintf("the key %s is bound to a value known only at run time (a subquery's result): one shard, known once the value is", key)
+			break
+		}
 		rt.Reason = fmt.Sprintf("the key %s takes a value the database assigns (a new id or a default): one shard, known only once the value is", key)
 	case tUniformOf:
 		rt.Shards = append(rt.Shards, tc.set...)

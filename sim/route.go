@@ -220,7 +220,9 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 			}
 			vals[j] = cd.List
 			combos *= len(cd.List)
-			if combos > maxCombos {
+			if combos > maxCombos && len(tk.cols) > 1 {
+				// (One column: each value is routed, however long the
+				// list; several: their cross product is bounded.)
 				return touch{kind: tAll}, nil
 			}
 		default:
@@ -367,7 +369,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			continue
 		}
 		if cd.Op == shardkey.In {
-			if len(prefixes)*len(cd.List) > maxCombos {
+			if len(prefixes)*len(cd.List) > maxCombos && len(prefixes) > 1 {
 				break
 			}
 			var np [][]shardkey.Value

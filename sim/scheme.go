@@ -292,7 +292,7 @@ func probeEngine(eng partition.Engine, t *shardkey.Table, cols []int) error {
 		if errors.Is(err, partition.ErrNoDestination) {
 			err = fmt.Errorf("%w: the engine has no shard for values of these types", err)
 		}
-		return fmt.Errorf("engine %s cannot place a key of (%s): %v", eng.Name(), strings.Join(names, ", "), err)
+		return fmt.Errorf("engine %s cannot place a key of (%s): %w", eng.Name(), strings.Join(names, ", "), err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package sqllog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -66,7 +67,7 @@ func (a *agg) resolvePart(p *part, text string, line int) *part {
 			continue
 		}
 		var unknown []string
-		rp.acc = append(rp.acc, sc.build(a.attributor(sc, &unknown))...)
+		rp.acc = append(rp.acc, tables(sc.build(a.attributor(sc, &unknown)))...)
 		if len(unknown) > 0 {
 			names := make([]string, len(sc.refs))
 			for k, r := range sc.refs {
@@ -130,8 +131,8 @@ func (a *agg) attribute(sc *scope, col string) (int, attribution) {
 			}
 			continue
 		}
-		if a.knows(ti, col) {
-			return i, byWorkload
+		if a.knows(ti, col) || slices.ContainsFunc(a.catalogColumns(sc.refs[i].name), func(c string) bool { return strings.EqualFold(c, col) }) {
+			return i, byWorkload // (the catalog lists the column)
 		}
 	}
 	// 2. The catalog lists all columns of its tables.
@@ -226,6 +227,34 @@ func (a *agg) hasPrefix(ti int, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// catalogColumns returns the columns of the table named name in the
+// workload's catalog, in declared order, or nil when the catalog does
+// not list it (or lists no columns).
+func (a *agg) catalogColumns(name string) []string {
+	if a.cat == nil {
+		a.cat = shardkey.CatalogOf(a.w)
+		if a.cat == nil {
+			a.cat = &shardkey.Catalog{}
+		}
+	}
+	ti := a.cat.Table(name)
+	if ti == nil {
+		for _, x := range a.cat.Tables {
+			if strings.EqualFold(x.Name, name) {
+				ti = x
+			}
+		}
+	}
+	if ti == nil {
+		return nil
+	}
+	out := make([]string, len(ti.Columns))
+	for i, c := range ti.Columns {
+		out[i] = c.Name
+	}
+	return out
 }
 
 // inCatalog reports whether table ti is a table of the live database the

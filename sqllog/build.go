@@ -334,7 +334,14 @@ func (a *agg) info(acc *access) *accInfo {
 	for i, p := range acc.preds {
 		name := p.col
 		if name == "" { // INSERT without a column list: by position
-			if p.pos < len(t.Columns) {
+			if cols := a.catalogColumns(t.Name); p.pos < len(cols) {
+				// The catalog (--from, --schema) gives the table's
+				// columns in their declared order.
+				name = cols[p.pos]
+			} else if len(cols) > 0 && p.any {
+				ai.cols[i] = -1
+				continue
+			} else if p.pos < len(t.Columns) {
 				name = t.Columns[p.pos].Name
 			} else if p.any {
 				// Values an INSERT ... SELECT copies into a column the
@@ -360,6 +367,11 @@ func (a *agg) info(acc *access) *accInfo {
 		conds = append(conds, shardkey.Cond{Col: ci, Op: p.op})
 	}
 	name := shardkey.ShapeName(t, acc.kind, conds)
+	if acc.none {
+		// Its own shape: it asks no shard, unlike the full scans whose
+		// conditions it would otherwise share.
+		name = fmt.Sprintf("%s %s (matches no row)", acc.kind, t.Name)
+	}
 	op := a.ops[name]
 	if op == nil {
 		op = &opAgg{id: len(a.opList), table: ti, kind: acc.kind, name: name}
@@ -464,7 +476,7 @@ func (a *agg) finish() error {
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d statements could not be parsed and were left out, by shape: %s", a.badN, strings.Join(parts, "; ")))
 	}
 	if a.dropped > 0 {
-		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type (the first, %s); their conditions were left out", a.dropped, a.firstDrop))
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type (the first, %s); an equality or IN list value that does not convert matches no row, other conditions were left out", a.dropped, a.firstDrop))
 	}
 	return nil
 }
@@ -635,6 +647,9 @@ func (a *agg) setTypes() {
 // conds converts a sample's values into conditions on its table.
 func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 	t := a.w.Tables[s.ai.op.table]
+	if s.acc.none {
+		return noRows(t)
+	}
 	out := make([]shardkey.Cond, 0, len(s.acc.preds))
 	k := 0
 	for i, p := range s.acc.preds {
@@ -660,6 +675,13 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			}
 			v, fresh, ok := a.value(t, col, typ, vals[0])
 			if !ok {
+				if vals[0].kind == litNum || vals[0].kind == litStr {
+					// A value outside the column's type: no row holds
+					// it (Vitess's hash vindex maps it to no keyspace id,
+					// DestinationNone; PostgreSQL rejects the statement).
+					c.Op = shardkey.In
+					out = append(out, c)
+				}
 				continue
 			}
 			if len(vals) > 1 && fresh == shardkey.NotFresh && !v.IsNull() {
@@ -686,7 +708,13 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 		case shardkey.In:
 			ok := true
 			for _, x := range elemValues(vals) {
+				if x.kind == litNull {
+					continue // x IN (NULL, 2) is x = 2: NULL equals no value
+				}
 				v, fresh, ok1 := a.value(t, col, typ, x)
+				if !ok1 && (x.kind == litNum || x.kind == litStr) {
+					continue // outside the column's type: matches no row (see Eq)
+				}
 				if !ok1 || fresh != shardkey.NotFresh {
 					ok = false
 					break
@@ -812,4 +840,15 @@ func (a *agg) fillRows() {
 			_ = c.Append(shardkey.Value{})
 		}
 	}
+}
+
+// noRows returns the conditions of an access that matches no row: an
+// empty IN list on every column of t, so that whatever its key, the
+// statement asks no shard.
+func noRows(t *shardkey.Table) []shardkey.Cond {
+	out := make([]shardkey.Cond, len(t.Columns))
+	for i := range out {
+		out[i] = shardkey.Cond{Col: i, Op: shardkey.In, List: []shardkey.Value{}}
+	}
+	return out
 }

@@ -78,7 +78,11 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte) (*template, []lit, []
 	if t == nil {
 		key := string(buf)
 		t = parse(key)
-		if t.err != nil {
+		if t.err == nil && t.slotConst() {
+			// 1 IN ('aa', 'bb'): a constant the placeholders hide; read
+			// each statement as written, where it folds.
+			t = rawTemplate
+		} else if t.err != nil {
 			// Try the text as written: a placeholder may sit where the
 			// grammar wants a literal.
 			if raw := parse(sql); raw.err == nil {

@@ -76,6 +76,7 @@ func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
 	prevWord := ""      // the previous token when it was a word, lowercased lazily
 	prevWordStart := -1 // its start in sql
 	prevIdent := false  // the previous emitted token ends an identifier or number
+	keptEnd := -1       // the end in out of the last literal kept as text (see opThenLit)
 	space := false
 	emitSpace := func() {
 		if space && len(out) > 0 {
@@ -160,9 +161,11 @@ func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
 				w := strings.ToLower(prevWord)
 				keep = typedLiteralWords[w] || (d == MySQL && strings.HasPrefix(w, "_"))
 			}
+			keep = keep || keptBefore(out, keptEnd) || opThenLit(sql, i+n, d)
 			if keep {
 				emitSpace()
 				out = append(out, sql[i:i+n]...)
+				keptEnd = len(out)
 			} else {
 				lits = append(lits, lit{s: s, kind: litStr})
 				slot()
@@ -237,6 +240,16 @@ func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
 			}
 			if j < len(sql) && isIdentStart(sql[j]) {
 				break // 1abc: not a number; let the parser judge
+			}
+			if keptBefore(out, keptEnd) || opThenLit(sql, j, d) {
+				// 5 + 5, 1 = 0: a constant expression stays in the text, so
+				// that the template folds it (see foldArith, compareConst).
+				emitSpace()
+				out = append(out, sql[i:j]...)
+				keptEnd = len(out)
+				i = j
+				prevWord, prevWordStart, prevIdent = "", -1, true
+				continue
 			}
 			lits = append(lits, lit{s: sql[i:j], kind: litNum})
 			slot()
@@ -380,4 +393,60 @@ func readString(s string, q byte, backslash bool) (string, int, bool) {
 		i++
 	}
 	return "", 0, false
+}
+
+// isOpChar reports whether c is a character of an arithmetic or comparison
+// operator.
+func isOpChar(c byte) bool { return strings.IndexByte("+-*/%=<>!|", c) >= 0 }
+
+// opThenLit reports whether sql, from j (just after a literal), goes on
+// with an operator and another literal: 5 + 5, 1 = 0. Such literals stay in
+// the shape text, so that the statement's template folds the constant
+// expression (a shape then stands for its constants too: rare in logs).
+func opThenLit(sql string, j int, d Dialect) bool {
+	for j < len(sql) && sql[j] == ' ' {
+		j++
+	}
+	k := j
+	for k < len(sql) && isOpChar(sql[k]) {
+		if k+1 < len(sql) && (sql[k] == '-' && sql[k+1] == '-' || sql[k] == '/' && sql[k+1] == '*') {
+			break
+		}
+		k++
+	}
+	if k == j {
+		return false
+	}
+	for k < len(sql) && sql[k] == ' ' {
+		k++
+	}
+	if k < len(sql) && (sql[k] == '-' || sql[k] == '+') {
+		k++
+	}
+	if k >= len(sql) {
+		return false
+	}
+	c := sql[k]
+	return c >= '0' && c <= '9' || c == '\'' || c == '"' && d == MySQL ||
+		c == '.' && k+1 < len(sql) && sql[k+1] >= '0' && sql[k+1] <= '9'
+}
+
+// keptBefore reports whether out ends with a literal kept as text (at
+// keptEnd) and an operator after it: the next literal is the operator's
+// other operand.
+func keptBefore(out []byte, keptEnd int) bool {
+	if keptEnd < 0 || keptEnd > len(out) {
+		return false
+	}
+	op := false
+	for _, c := range out[keptEnd:] {
+		switch {
+		case c == ' ':
+		case isOpChar(c):
+			op = true
+		default:
+			return false
+		}
+	}
+	return op
 }

@@ -1,6 +1,7 @@
 package sqllog
 
 import (
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -74,7 +75,7 @@ func myWith(w *sqlparser.With, root sqlparser.SQLNode, acc *[]access, ctes cteSe
 		// as that table where it is referenced (MySQL merges it into the
 		// outer query as it merges a derived table).
 		if body, ok := c.Subquery.(*sqlparser.Select); ok && !w.Recursive && len(c.Columns) == 0 {
-			if _, _, _, plain := myPlain(body, m); plain && myRefs(root, c.ID.String()) == 1 {
+			if _, plain := myPlain(body, m); plain && myRefs(root, c.ID.String()) == 1 {
 				m[c.ID.String()] = body
 				continue
 			}
@@ -90,6 +91,7 @@ func myWith(w *sqlparser.With, root sqlparser.SQLNode, acc *[]access, ctes cteSe
 func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 	ctes = myWith(s.With, s, acc, ctes)
 	sc := &scope{ctes: ctes}
+	start := len(*acc)
 	for _, f := range s.From {
 		myFrom(f, sc, acc, ctes)
 	}
@@ -107,7 +109,8 @@ func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 		}
 	}
 	own := sc.accesses()
-	*acc = append(*acc, own...)
+	sc.correlate((*acc)[start:], own)
+	*acc = append(*acc, tables(own)...)
 	return sc.boundTargets(targets, own)
 }
 
@@ -178,7 +181,7 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 		if s.Where != nil {
 			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
 		}
-		*acc = append(*acc, sc.accesses()...)
+		*acc = append(*acc, tables(sc.accesses())...)
 	case *sqlparser.Delete:
 		ctes = myWith(s.With, s, acc, ctes)
 		sc := &scope{ctes: ctes}
@@ -191,58 +194,141 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 		if s.Where != nil {
 			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
 		}
-		*acc = append(*acc, sc.accesses()...)
+		*acc = append(*acc, tables(sc.accesses())...)
 	}
 }
 
 // myInline is pgInline for MySQL: s, a derived table seen as alias, is
-// added to sc as its one table when it is a plain filter of one table.
+// added to sc as its one table when it is a plain filter of one table (at
+// any depth of derived tables), as MySQL merges a derived table into the
+// outer query.
 func myInline(s *sqlparser.Select, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
-	tn, tableAlias, rename, ok := myPlain(s, ctes)
-	if !ok || alias == "" {
+	rename, plain := myPlain(s, ctes)
+	if !plain || alias == "" {
 		return false
 	}
 	in := &scope{ctes: ctes}
-	in.add(tn, tableAlias, shardkey.Read)
+	myFrom(s.From[0], in, acc, ctes)
 	if s.Where != nil {
 		in.where(myExpr(s.Where.Expr, in, acc, ctes))
 	}
-	sc.addDerived(tn, alias, rename, in.conds)
+	return sc.inline(in, alias, rename)
+}
+
+// myUnionInline is pgUnionInline for MySQL.
+func myUnionInline(u *sqlparser.Union, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
+	var leaves []*sqlparser.Select
+	var walk func(x sqlparser.TableStatement) bool
+	walk = func(x sqlparser.TableStatement) bool {
+		switch s := x.(type) {
+		case *sqlparser.Union:
+			return s.With == nil && s.Limit == nil && len(s.OrderBy) == 0 && walk(s.Left) && walk(s.Right)
+		case *sqlparser.Select:
+			if _, ok := myPlain(s, ctes); !ok {
+				return false
+			}
+			for _, e := range s.SelectExprs.Exprs {
+				if _, star := e.(*sqlparser.StarExpr); star {
+					return false
+				}
+			}
+			leaves = append(leaves, s)
+			return true
+		}
+		return false
+	}
+	if alias == "" || !walk(u) {
+		return false
+	}
+	var names []string
+	for _, e := range leaves[0].SelectExprs.Exprs {
+		name := ""
+		if ae, ok := e.(*sqlparser.AliasedExpr); ok {
+			if !ae.As.IsEmpty() {
+				name = ae.As.Lowered()
+			} else if c, ok := ae.Expr.(*sqlparser.ColName); ok {
+				name = c.Name.Lowered()
+			}
+		}
+		names = append(names, name)
+	}
+	sc.groups++
+	sc.arm = sc.groups
+	defer func() { sc.arm = 0 }()
+	for _, leaf := range leaves {
+		rename := map[string]string{}
+		for k, e := range leaf.SelectExprs.Exprs {
+			if ae, ok := e.(*sqlparser.AliasedExpr); ok && k < len(names) && names[k] != "" {
+				if c, ok := ae.Expr.(*sqlparser.ColName); ok {
+					rename[names[k]] = c.Name.Lowered()
+				}
+			}
+		}
+		in := &scope{ctes: ctes}
+		myFrom(leaf.From[0], in, acc, ctes)
+		if leaf.Where != nil {
+			in.where(myExpr(leaf.Where.Expr, in, acc, ctes))
+		}
+		sc.inline(in, alias, rename)
+	}
 	return true
 }
 
-// myPlain is pgPlain for MySQL: whether s is a plain filter of one table,
-// which one (and its alias in s), and how s's output columns map to its
-// columns (nil: SELECT *).
-func myPlain(s *sqlparser.Select, ctes cteSet) (table, alias string, rename map[string]string, ok bool) {
+// myPlain is pgPlain for MySQL: whether s is a plain filter of one table
+// (a table, or a derived table or CTE that is one), and how s's output
+// columns map to the names its FROM shows (nil: SELECT *).
+func myPlain(s *sqlparser.Select, ctes cteSet) (rename map[string]string, ok bool) {
 	if s == nil || s.Distinct || s.With != nil || len(s.From) != 1 || s.GroupBy != nil || s.Having != nil ||
 		len(s.Windows) > 0 || s.Limit != nil || s.Into != nil || s.Lock != sqlparser.NoLock || s.SelectExprs == nil {
-		return "", "", nil, false
+		return nil, false
 	}
 	at, ok := s.From[0].(*sqlparser.AliasedTableExpr)
 	if !ok {
-		return "", "", nil, false
+		return nil, false
 	}
-	tn, ok := at.Expr.(sqlparser.TableName)
-	if !ok {
-		return "", "", nil, false
+	switch e := at.Expr.(type) {
+	case sqlparser.TableName:
+		if body, cte := ctes[e.Name.String()]; cte && e.Qualifier.IsEmpty() {
+			b, inl := body.(*sqlparser.Select)
+			if !inl {
+				return nil, false
+			}
+			inner := cteSet{}
+			for k, v := range ctes {
+				if k != e.Name.String() {
+					inner[k] = v
+				}
+			}
+			if _, ok := myPlain(b, inner); !ok {
+				return nil, false
+			}
+		}
+	case *sqlparser.DerivedTable:
+		sel, isSel := e.Select.(*sqlparser.Select)
+		if !isSel || len(at.Columns) > 0 || e.Lateral || at.As.IsEmpty() {
+			return nil, false
+		}
+		if _, ok := myPlain(sel, ctes); !ok {
+			return nil, false
+		}
+	default:
+		return nil, false
 	}
-	if _, cte := ctes[tn.Name.String()]; cte {
-		return "", "", nil, false
-	}
+	rename = map[string]string{}
 	for _, e := range s.SelectExprs.Exprs {
 		switch x := e.(type) {
 		case *sqlparser.StarExpr:
 			if len(s.SelectExprs.Exprs) != 1 {
-				return "", "", nil, false
+				return nil, false
 			}
+			return nil, true
 		case *sqlparser.AliasedExpr:
+			if _, agg := x.Expr.(sqlparser.AggrFunc); agg {
+				return nil, false // an aggregate: one row of many
+			}
 			c, ok := x.Expr.(*sqlparser.ColName)
 			if !ok {
-				return "", "", nil, false // an expression: the outer names are not columns
-			}
-			if rename == nil {
-				rename = map[string]string{}
+				continue // an expression (a window function's too): its outer name is no column
 			}
 			out := c.Name.Lowered()
 			if !x.As.IsEmpty() {
@@ -250,18 +336,21 @@ func myPlain(s *sqlparser.Select, ctes cteSet) (table, alias string, rename map[
 			}
 			rename[out] = c.Name.Lowered()
 		default:
-			return "", "", nil, false
+			return nil, false
 		}
 	}
-	return tn.Name.String(), at.As.String(), rename, true
+	return rename, true
 }
 
 // myRefs counts the unqualified table references to name in a statement.
 func myRefs(root sqlparser.SQLNode, name string) int {
 	n := 0
 	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
-		if tn, ok := node.(sqlparser.TableName); ok && tn.Qualifier.IsEmpty() && tn.Name.String() == name {
-			n++
+		// (Only FROM items: a column's qualifier is a TableName too.)
+		if at, ok := node.(*sqlparser.AliasedTableExpr); ok {
+			if tn, ok := at.Expr.(sqlparser.TableName); ok && tn.Qualifier.IsEmpty() && tn.Name.String() == name {
+				n++
+			}
 		}
 		return true, nil
 	}, root)
@@ -293,30 +382,86 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
 				}
 			}
 			sc.add(e.Name.String(), t.As.String(), shardkey.Read)
+			if len(sc.refs) > 0 && sc.refs[len(sc.refs)-1].name == e.Name.String() {
+				r := sc.refs[len(sc.refs)-1]
+				for _, h := range t.Hints {
+					var names []string
+					for _, ix := range h.Indexes {
+						names = append(names, ix.String())
+					}
+					switch h.Type {
+					case sqlparser.UseVindexOp:
+						r.use = append(r.use, names...)
+					case sqlparser.IgnoreVindexOp:
+						r.ignore = append(r.ignore, names...)
+					}
+				}
+			}
 		case *sqlparser.DerivedTable:
 			if sel, ok := e.Select.(*sqlparser.Select); ok && len(t.Columns) == 0 && !e.Lateral && myInline(sel, t.As.String(), sc, acc, ctes) {
+				return
+			}
+			if u, ok := e.Select.(*sqlparser.Union); ok && len(t.Columns) == 0 && !e.Lateral && myUnionInline(u, t.As.String(), sc, acc, ctes) {
+				return
+			}
+			if len(t.Columns) == 0 && !e.Lateral && !t.As.IsEmpty() {
+				bound := myTargets(e.Select, acc, ctes)
+				first := e.Select
+				for {
+					u, ok := first.(*sqlparser.Union)
+					if !ok {
+						break
+					}
+					first = u.Left
+				}
+				var names []string
+				if sel, ok := first.(*sqlparser.Select); ok && sel.SelectExprs != nil {
+					for _, x := range sel.SelectExprs.Exprs {
+						name := ""
+						if ae, ok := x.(*sqlparser.AliasedExpr); ok {
+							if !ae.As.IsEmpty() {
+								name = ae.As.Lowered()
+							} else if c, ok := ae.Expr.(*sqlparser.ColName); ok {
+								name = c.Name.Lowered()
+							}
+						}
+						names = append(names, name)
+					}
+				}
+				sc.addVirtual(t.As.String(), names, bound)
 				return
 			}
 			myStmt(e.Select, acc, ctes)
 		}
 	case *sqlparser.JoinTableExpr:
+		start := len(sc.refs)
 		myFrom(t.LeftExpr, sc, acc, ctes)
+		mid := len(sc.refs)
 		myFrom(t.RightExpr, sc, acc, ctes)
-		if t.Join != sqlparser.NormalJoinType && t.Join != sqlparser.StraightJoinType && t.Join != sqlparser.NaturalJoinType {
-			// An outer join: ON binds neither side (see pgFrom).
-			if t.Condition != nil && t.Condition.On != nil {
-				sc.mention(myExpr(t.Condition.On, sc, acc, ctes))
-			}
-			return
+		var side [2]int
+		inner := true
+		switch t.Join {
+		case sqlparser.NormalJoinType, sqlparser.StraightJoinType, sqlparser.NaturalJoinType:
+		case sqlparser.LeftJoinType, sqlparser.NaturalLeftJoinType:
+			side, inner = [2]int{mid, len(sc.refs)}, false
+		case sqlparser.RightJoinType, sqlparser.NaturalRightJoinType:
+			side, inner = [2]int{start, mid}, false
+		default:
+			inner = false
 		}
 		if t.Condition != nil {
+			var on *xexpr
 			if t.Condition.On != nil {
-				sc.where(myExpr(t.Condition.On, sc, acc, ctes))
+				on = myExpr(t.Condition.On, sc, acc, ctes)
+			}
+			if !sc.join(on, side, inner) {
+				return
 			}
 			if len(t.Condition.Using) > 0 && len(sc.refs) >= 2 {
 				a, b := len(sc.refs)-2, len(sc.refs)-1
 				for _, u := range t.Condition.Using {
 					sc.using = append(sc.using, [2]colRef{{a, u.Lowered()}, {b, u.Lowered()}})
+					sc.usingSide = append(sc.usingSide, side)
 				}
 			}
 		}
@@ -339,6 +484,43 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: x.Val}}}
 		case sqlparser.StrVal:
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: x.Val}}}
+		case sqlparser.HexNum:
+			// 0x04: a number where a number is compared (Vitess's
+			// evalengine reads it as the integer for a numeric vindex).
+			if n, ok := new(big.Int).SetString(strings.TrimPrefix(strings.ToLower(x.Val), "0x"), 16); ok {
+				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: n.String()}}}
+			}
+		}
+		return &xexpr{}
+	case sqlparser.BoolVal:
+		if x {
+			return &xexpr{kind: xConst, op: "true"}
+		}
+		return &xexpr{kind: xConst, op: "false"}
+	case *sqlparser.NotExpr:
+		return &xexpr{kind: xNot, kids: []*xexpr{orOther(myExpr(x.Expr, sc, acc, ctes))}}
+	case *sqlparser.BinaryExpr:
+		l, r := myExpr(x.Left, sc, acc, ctes), myExpr(x.Right, sc, acc, ctes)
+		switch x.Operator {
+		case sqlparser.PlusOp:
+			return foldArith("+", l, r, true)
+		case sqlparser.MinusOp:
+			return foldArith("-", l, r, true)
+		case sqlparser.MultOp:
+			return foldArith("*", l, r, true)
+		case sqlparser.IntDivOp:
+			return foldArith("div", l, r, true)
+		case sqlparser.ModOp:
+			return foldArith("%", l, r, true)
+		}
+		return &xexpr{}
+	case *sqlparser.IsExpr:
+		v := orOther(myExpr(x.Left, sc, acc, ctes))
+		switch x.Right {
+		case sqlparser.IsNullOp:
+			return &xexpr{kind: xIsNull, kids: []*xexpr{v}}
+		case sqlparser.IsNotNullOp:
+			return &xexpr{kind: xIsNull, op: "not", kids: []*xexpr{v}}
 		}
 		return &xexpr{}
 	case *sqlparser.NullVal:
@@ -353,6 +535,10 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			if i, err := strconv.Atoi(n); err == nil && i >= 1 {
 				return &xexpr{kind: xVal, val: arg{kind: argParam, n: i - 1}}
 			}
+		}
+		if !strings.HasPrefix(x.Name, ":") {
+			// :name: a value bound when the statement runs.
+			return runtimeValue()
 		}
 		return &xexpr{}
 	case *sqlparser.UnaryExpr:
@@ -385,11 +571,22 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		}
 		return r
 	case *sqlparser.AndExpr:
-		return &xexpr{kind: xAnd, kids: []*xexpr{orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes))}}
+		return flat(xAnd, orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes)))
 	case *sqlparser.OrExpr:
-		return &xexpr{kind: xOr, kids: []*xexpr{orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes))}}
+		return flat(xOr, orOther(myExpr(x.Left, sc, acc, ctes)), orOther(myExpr(x.Right, sc, acc, ctes)))
 	case *sqlparser.Subquery:
+		from := len(*acc)
 		myStmt(x.Select, acc, ctes)
+		if returnsNoRow(*acc, from) {
+			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}} // no row: NULL
+		}
+		return runtimeValue()
+	case *sqlparser.ExistsExpr:
+		from := len(*acc)
+		myStmt(x.Subquery.Select, acc, ctes)
+		if returnsNoRow(*acc, from) {
+			return &xexpr{kind: xConst, op: "subfalse"}
+		}
 		return &xexpr{}
 	case *sqlparser.BetweenExpr:
 		l, lo, hi := myExpr(x.Left, sc, acc, ctes), myExpr(x.From, sc, acc, ctes), myExpr(x.To, sc, acc, ctes)
@@ -403,7 +600,7 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return &xexpr{}
 		}
 		switch x.Operator {
-		case sqlparser.EqualOp, sqlparser.NullSafeEqualOp:
+		case sqlparser.EqualOp:
 			return &xexpr{kind: xCmp, op: "=", kids: []*xexpr{l, r}}
 		case sqlparser.LessThanOp:
 			return &xexpr{kind: xCmp, op: "<", kids: []*xexpr{l, r}}
@@ -413,9 +610,22 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return &xexpr{kind: xCmp, op: ">", kids: []*xexpr{l, r}}
 		case sqlparser.GreaterEqualOp:
 			return &xexpr{kind: xCmp, op: ">=", kids: []*xexpr{l, r}}
-		case sqlparser.InOp:
+		case sqlparser.NotEqualOp:
+			return &xexpr{kind: xCmp, op: "<>", kids: []*xexpr{l, r}}
+		case sqlparser.InOp, sqlparser.NotInOp:
+			if _, sub := x.Right.(*sqlparser.Subquery); sub && isNullVal(r) {
+				// IN a subquery that returns no row: false (NOT IN: true).
+				if x.Operator == sqlparser.InOp {
+					return &xexpr{kind: xConst, op: "subfalse"}
+				}
+				return &xexpr{}
+			}
 			if r.kind == xRow {
-				return &xexpr{kind: xIn, kids: append([]*xexpr{l}, r.kids...)}
+				in := &xexpr{kind: xIn, kids: append([]*xexpr{l}, r.kids...)}
+				if x.Operator == sqlparser.NotInOp {
+					in.op = "<>"
+				}
+				return in
 			}
 		}
 		return &xexpr{}
@@ -434,6 +644,20 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 func orOther(x *xexpr) *xexpr {
 	if x == nil {
 		return &xexpr{}
+	}
+	return x
+}
+
+// flat returns l op r (xAnd or xOr) with nested operands of the same kind
+// spliced in: the parser's binary a OR b OR c becomes one OR of three.
+func flat(kind xkind, l, r *xexpr) *xexpr {
+	x := &xexpr{kind: kind}
+	for _, k := range []*xexpr{l, r} {
+		if k.kind == kind {
+			x.kids = append(x.kids, k.kids...)
+		} else {
+			x.kids = append(x.kids, k)
+		}
 	}
 	return x
 }

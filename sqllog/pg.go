@@ -95,7 +95,7 @@ func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 		for _, tl := range up.TargetList {
 			pgExpr(tl.GetResTarget().GetVal(), sc, acc, ctes) // subqueries in SET
 		}
-		*acc = append(*acc, sc.accesses()...)
+		*acc = append(*acc, tables(sc.accesses())...)
 	case n.GetDeleteStmt() != nil:
 		del := n.GetDeleteStmt()
 		sc := &scope{ctes: ctes}
@@ -104,7 +104,7 @@ func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 			pgFrom(f, sc, acc, ctes)
 		}
 		sc.where(pgExpr(del.WhereClause, sc, acc, ctes))
-		*acc = append(*acc, sc.accesses()...)
+		*acc = append(*acc, tables(sc.accesses())...)
 	}
 }
 
@@ -212,6 +212,7 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 		return out
 	}
 	sc := &scope{ctes: ctes}
+	start := len(*acc)
 	for _, f := range s.FromClause {
 		pgFrom(f, sc, acc, ctes)
 	}
@@ -221,7 +222,8 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 		targets = append(targets, pgExpr(t.GetResTarget().GetVal(), sc, acc, ctes))
 	}
 	own := sc.accesses()
-	*acc = append(*acc, own...)
+	sc.correlate((*acc)[start:], own)
+	*acc = append(*acc, tables(own)...)
 	return sc.boundTargets(targets, own)
 }
 
@@ -251,28 +253,54 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) {
 		sc.add(rv.Relname, rv.GetAlias().GetAliasname(), shardkey.Read)
 	case n.GetJoinExpr() != nil:
 		j := n.GetJoinExpr()
+		start := len(sc.refs)
 		pgFrom(j.Larg, sc, acc, ctes)
+		mid := len(sc.refs)
 		pgFrom(j.Rarg, sc, acc, ctes)
 		on := pgExpr(j.Quals, sc, acc, ctes)
-		if j.Jointype != pg.JoinType_JOIN_INNER {
-			// An outer join keeps the preserved side's rows whatever ON
-			// says: its conditions bind neither side (cautious), nor do
-			// its equalities carry values across; they only say which
-			// columns the tables have.
-			sc.mention(on)
+		var side [2]int
+		switch j.Jointype {
+		case pg.JoinType_JOIN_INNER:
+		case pg.JoinType_JOIN_LEFT:
+			side = [2]int{mid, len(sc.refs)}
+		case pg.JoinType_JOIN_RIGHT:
+			side = [2]int{start, mid}
+		}
+		if !sc.join(on, side, j.Jointype == pg.JoinType_JOIN_INNER) {
 			return
 		}
-		sc.where(on)
 		if len(j.UsingClause) > 0 && len(sc.refs) >= 2 {
 			a, b := len(sc.refs)-2, len(sc.refs)-1
 			for _, u := range j.UsingClause {
 				c := u.GetString_().GetSval()
 				sc.using = append(sc.using, [2]colRef{{a, c}, {b, c}})
+				sc.usingSide = append(sc.usingSide, side)
 			}
 		}
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
 		if a := rs.GetAlias(); a != nil && len(a.Colnames) == 0 && !rs.Lateral && pgInline(rs.Subquery.GetSelectStmt(), a.Aliasname, sc, acc, ctes) {
+			return
+		}
+		if a := rs.GetAlias(); a != nil && len(a.Colnames) == 0 && !rs.Lateral && pgUnionInline(rs.Subquery.GetSelectStmt(), a.Aliasname, sc, acc, ctes) {
+			return
+		}
+		if sel, a := rs.Subquery.GetSelectStmt(), rs.GetAlias(); sel != nil && a != nil && len(a.Colnames) == 0 && !rs.Lateral {
+			bound := pgSelect(sel, acc, ctes)
+			first := sel
+			for first.Larg != nil && first.Op != pg.SetOperation_SETOP_NONE && first.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
+				first = first.Larg
+			}
+			var names []string
+			for _, t := range first.TargetList {
+				rt := t.GetResTarget()
+				name := rt.Name
+				if f := rt.GetVal().GetColumnRef().GetFields(); name == "" && len(f) > 0 {
+					name = f[len(f)-1].GetString_().GetSval()
+				}
+				names = append(names, name)
+			}
+			sc.addVirtual(a.Aliasname, names, bound)
 			return
 		}
 		pgStmt(rs.Subquery, acc, ctes)
@@ -283,53 +311,140 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) {
 // when s is a plain filter of one table: SELECT columns or * FROM table
 // [WHERE ...], with no grouping, DISTINCT, LIMIT, window or set operation,
 // so that every row the outer query keeps is a row of the table with the
-// same values (see scope.addDerived). It reports false, adding nothing,
-// for any other SELECT.
+// same values (see scope.inline). The table may itself be such a derived
+// table or CTE, at any depth, as PostgreSQL's planner pulls up simple
+// subqueries (pull_up_subqueries, src/backend/optimizer/prep/prepjointree.c)
+// and Vitess's pushes predicates through derived tables. It reports false,
+// adding nothing, for any other SELECT.
 func pgInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
 	rename, ok := pgPlain(s, ctes)
 	if !ok || alias == "" {
 		return false
 	}
-	rv := s.FromClause[0].GetRangeVar()
 	in := &scope{ctes: ctes}
-	in.add(rv.Relname, rv.GetAlias().GetAliasname(), shardkey.Read)
+	pgFrom(s.FromClause[0], in, acc, ctes)
 	in.where(pgExpr(s.WhereClause, in, acc, ctes))
-	sc.addDerived(rv.Relname, alias, rename, in.conds)
+	return sc.inline(in, alias, rename)
+}
+
+// pgUnionInline adds a derived UNION (or UNION ALL) whose arms are each a
+// plain filter of one table (see pgInline) to sc as one derived table
+// per arm, a group that the outer query's conditions on alias bind arm by
+// arm, by position (see scope.expandUnion). It reports false, adding
+// nothing, for any other set operation.
+func pgUnionInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, ctes cteSet) bool {
+	var leaves []*pg.SelectStmt
+	var walk func(x *pg.SelectStmt) bool
+	walk = func(x *pg.SelectStmt) bool {
+		switch {
+		case x == nil:
+			return false
+		case x.Op == pg.SetOperation_SETOP_UNION:
+			return len(x.SortClause) == 0 && x.LimitCount == nil && x.LimitOffset == nil && x.WithClause == nil && walk(x.Larg) && walk(x.Rarg)
+		case x.Op != pg.SetOperation_SETOP_NONE && x.Op != pg.SetOperation_SET_OPERATION_UNDEFINED:
+			return false
+		}
+		if _, ok := pgPlain(x, ctes); !ok {
+			return false
+		}
+		for _, t := range x.TargetList {
+			if f := t.GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) > 0 && f[len(f)-1].GetAStar() != nil {
+				return false // SELECT *: positions unknown without the catalog
+			}
+		}
+		leaves = append(leaves, x)
+		return true
+	}
+	if alias == "" || s == nil || s.Op != pg.SetOperation_SETOP_UNION || !walk(s) {
+		return false
+	}
+	// The UNION's columns are named by its first arm.
+	var names []string
+	for _, t := range leaves[0].TargetList {
+		rt := t.GetResTarget()
+		name := rt.Name
+		if f := rt.GetVal().GetColumnRef().GetFields(); name == "" && len(f) > 0 {
+			name = f[len(f)-1].GetString_().GetSval()
+		}
+		names = append(names, name)
+	}
+	sc.groups++
+	sc.arm = sc.groups
+	defer func() { sc.arm = 0 }()
+	for _, leaf := range leaves {
+		rename := map[string]string{}
+		for k, t := range leaf.TargetList {
+			f := t.GetResTarget().GetVal().GetColumnRef().GetFields()
+			if k < len(names) && names[k] != "" && len(f) > 0 {
+				rename[names[k]] = f[len(f)-1].GetString_().GetSval()
+			}
+		}
+		in := &scope{ctes: ctes}
+		pgFrom(leaf.FromClause[0], in, acc, ctes)
+		in.where(pgExpr(leaf.WhereClause, in, acc, ctes))
+		sc.inline(in, alias, rename)
+	}
 	return true
 }
 
 // pgPlain reports whether s is a plain filter of one table (see
-// pgInline), and returns how its output columns map to the table's (nil:
-// SELECT *, the same names).
+// pgInline), and returns how its output columns map to the names its FROM
+// shows (nil: SELECT *, the same names).
 func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) {
 	if s == nil || (s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED) ||
-		len(s.FromClause) != 1 || s.FromClause[0].GetRangeVar() == nil || len(s.GroupClause) > 0 || s.HavingClause != nil ||
+		len(s.FromClause) != 1 || len(s.GroupClause) > 0 || s.HavingClause != nil ||
 		len(s.DistinctClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.WindowClause) > 0 ||
 		s.WithClause != nil || len(s.ValuesLists) > 0 || s.IntoClause != nil || len(s.LockingClause) > 0 {
 		return nil, false
 	}
-	rv := s.FromClause[0].GetRangeVar()
-	if _, cte := ctes[rv.Relname]; cte {
+	switch f := s.FromClause[0]; {
+	case f.GetRangeVar() != nil:
+		rv := f.GetRangeVar()
+		if body, cte := ctes[rv.Relname]; cte && rv.Schemaname == "" {
+			b, inl := body.(*pg.SelectStmt)
+			if !inl {
+				return nil, false
+			}
+			inner := cteSet{}
+			for k, v := range ctes {
+				if k != rv.Relname {
+					inner[k] = v
+				}
+			}
+			if _, ok := pgPlain(b, inner); !ok {
+				return nil, false
+			}
+		}
+	case f.GetRangeSubselect() != nil:
+		rs := f.GetRangeSubselect()
+		if a := rs.GetAlias(); a == nil || len(a.Colnames) > 0 || rs.Lateral {
+			return nil, false
+		}
+		if _, ok := pgPlain(rs.Subquery.GetSelectStmt(), ctes); !ok {
+			return nil, false
+		}
+	default:
 		return nil, false
 	}
+	rename = map[string]string{}
 	for _, t := range s.TargetList {
 		rt := t.GetResTarget()
 		f := rt.GetVal().GetColumnRef().GetFields()
+		if fc := rt.GetVal().GetFuncCall(); fc != nil && fc.Over == nil && (fc.AggStar || pgAggregate(pgName(fc.Funcname))) {
+			return nil, false // an aggregate: one row of many
+		}
 		if len(f) == 0 {
-			return nil, false // an expression: the outer names are not columns
+			continue // an expression (a window function's too): its outer name is no column
 		}
 		if f[len(f)-1].GetAStar() != nil {
 			if len(s.TargetList) != 1 {
 				return nil, false
 			}
-			break // SELECT *: the table's names
+			return nil, true // SELECT *: the table's names
 		}
 		col := f[len(f)-1].GetString_().GetSval()
 		if col == "" {
 			return nil, false
-		}
-		if rename == nil {
-			rename = map[string]string{}
 		}
 		out := rt.Name
 		if out == "" {
@@ -338,6 +453,17 @@ func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) 
 		rename[out] = col
 	}
 	return rename, true
+}
+
+// pgAggregate reports whether name is one of PostgreSQL's common
+// aggregate functions.
+func pgAggregate(name string) bool {
+	switch strings.ToLower(name) {
+	case "count", "sum", "min", "max", "avg", "array_agg", "string_agg", "bool_and", "bool_or", "every",
+		"json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg", "stddev", "variance", "bit_and", "bit_or":
+		return true
+	}
+	return false
 }
 
 func pgName(nodes []*pg.Node) string {
@@ -369,6 +495,11 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		switch {
 		case c.Isnull:
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}}
+		case c.GetBoolval() != nil:
+			if c.GetBoolval().Boolval {
+				return &xexpr{kind: xConst, op: "true"}
+			}
+			return &xexpr{kind: xConst, op: "false"}
 		case c.GetIval() != nil:
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: itoa(int64(c.GetIval().Ival))}}}
 		case c.GetFval() != nil:
@@ -419,6 +550,8 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			x.kind = xAnd
 		case pg.BoolExprType_OR_EXPR:
 			x.kind = xOr
+		case pg.BoolExprType_NOT_EXPR:
+			x.kind = xNot
 		}
 		for _, a := range b.Args {
 			k := pgExpr(a, sc, acc, ctes)
@@ -428,8 +561,28 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			x.kids = append(x.kids, k)
 		}
 		return x
+	case n.GetNullTest() != nil:
+		nt := n.GetNullTest()
+		x := &xexpr{kind: xIsNull, kids: []*xexpr{orOther(pgExpr(nt.Arg, sc, acc, ctes))}}
+		if nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL {
+			x.op = "not"
+		}
+		return x
 	case n.GetSubLink() != nil:
+		from := len(*acc)
 		pgStmt(n.GetSubLink().Subselect, acc, ctes)
+		empty := returnsNoRow(*acc, from)
+		switch n.GetSubLink().SubLinkType {
+		case pg.SubLinkType_EXPR_SUBLINK:
+			if empty {
+				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}} // no row: NULL
+			}
+			return runtimeValue()
+		case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_EXISTS_SUBLINK:
+			if empty {
+				return &xexpr{kind: xConst, op: "subfalse"} // x IN (no row), EXISTS (no row)
+			}
+		}
 		return &xexpr{}
 	case n.GetAExpr() != nil:
 		return pgAExpr(n.GetAExpr(), sc, acc, ctes)
@@ -456,6 +609,10 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		switch op {
 		case "=", "<", "<=", ">", ">=":
 			return &xexpr{kind: xCmp, op: op, kids: []*xexpr{l, r}}
+		case "<>", "!=":
+			return &xexpr{kind: xCmp, op: "<>", kids: []*xexpr{l, r}}
+		case "+", "-", "*", "/", "%":
+			return foldArith(op, l, r, false)
 		}
 	case pg.A_Expr_Kind_AEXPR_OP_ANY:
 		// col = ANY(ARRAY[...]) is an IN list; so is col = ANY($1) or
@@ -476,10 +633,13 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		}
 	case pg.A_Expr_Kind_AEXPR_IN:
 		l := pgExpr(e.Lexpr, sc, acc, ctes)
-		if op != "=" || l == nil { // NOT IN binds nothing
+		if op != "=" && op != "<>" || l == nil {
 			return &xexpr{}
 		}
 		x := &xexpr{kind: xIn, kids: []*xexpr{l}}
+		if op == "<>" {
+			x.op = "<>" // NOT IN
+		}
 		for _, it := range e.Rexpr.GetList().GetItems() {
 			x.kids = append(x.kids, pgExpr(it, sc, acc, ctes))
 		}

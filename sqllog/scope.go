@@ -2,6 +2,7 @@ package sqllog
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/shardkey/shardkey"
 )
@@ -26,9 +27,28 @@ type scope struct {
 	refs  []*tref
 	conds []cond
 	using [][2]colRef // JOIN ... USING (col): equalities between two refs
-	ctes  cteSet
+	// usingSide is, for each of using, the refs an outer join's USING may
+	// bind (see cond.side): none for an inner join.
+	usingSide [][2]int
+	// side, while an outer join's ON is read, is the refs it may bind.
+	side [2]int
+	// nullable marks the refs on an outer join's null-supplying side.
+	nullable map[int]bool
+	// arm, while the arms of a derived UNION are added, is their group
+	// (see tref.group); groups counts the groups.
+	arm, groups int
+	ctes        cteSet
 	// unqualified says some condition names a column without a qualifier.
 	unqualified bool
+	// never says the WHERE holds for no row (WHERE 1 = 0, id = NULL): the
+	// scope's tables are asked nothing.
+	never bool
+	// partial names the columns an OR binds in some disjuncts only.
+	partial []string
+	// slotConst says a comparison of two values has one whose literal
+	// the shape text replaced: the template is read from the text as
+	// written, where it folds (see cache.analyze).
+	slotConst bool
 }
 
 // tref is one table reference of a query scope.
@@ -42,6 +62,18 @@ type tref struct {
 	// table's (nil: SELECT *, the same names).
 	inner  string
 	rename map[string]string
+	// use and ignore are the vindexes a Vitess hint names: USE VINDEX
+	// (names), IGNORE VINDEX (names) (see Access).
+	use, ignore []string
+	// group, when non-zero, says the ref is one arm of a derived UNION
+	// (FROM (SELECT ... UNION SELECT ...) alias): the outer query's
+	// conditions on alias bind every arm of the group (see expandUnion).
+	group int
+	// virtual marks a derived table read as its own statement (it groups,
+	// limits, ...): it is no table, but the columns its WHERE binds are
+	// bound in every row it returns, and carry across the outer query's
+	// join equalities (see addVirtual).
+	virtual bool
 }
 
 // column returns the table column that qual.col names in r: through r's
@@ -77,7 +109,18 @@ type cond struct {
 	col, other *xexpr // xCol nodes; other only for condJoin
 	op         string
 	args       []arg
+	// side, when side[1] > 0, restricts an outer join's ON condition to
+	// the refs in [side[0], side[1]), its null-supplying side: ON filters
+	// which of that side's rows are read, never the preserved side's; a
+	// join equality carries a value only into that side.
+	side [2]int
+	// isNull marks col IS NULL: on an outer join's null-supplying side
+	// it holds for the rows the join adds with NULLs, so it binds nothing
+	// there (and keeps the join an outer one).
+	isNull bool
 }
+
+func (c *cond) binds(ref int) bool { return c.side[1] == 0 || ref >= c.side[0] && ref < c.side[1] }
 
 // colResolver returns the index in scope.refs of the table that holds the
 // column qual.col (-1 for none) and whether that is a guess (see
@@ -92,14 +135,112 @@ type colResolver func(qual, col string) (ref int, guess bool)
 // them down.
 func (s *scope) addDerived(name, alias string, rename map[string]string, conds []cond) {
 	inner := "\x00" + alias
+	if s.arm > 0 {
+		inner += "\x00" + strconv.Itoa(len(s.refs))
+	}
 	s.refs = append(s.refs, &tref{name: name, alias: alias, kind: shardkey.Read, inner: inner, rename: rename})
 	for _, c := range conds {
+		// Its own: they bind this ref only and are no WHERE of s's
+		// (an outer join it is the null-supplying side of stays one).
+		c.side = [2]int{len(s.refs) - 1, len(s.refs)}
 		c.col = &xexpr{kind: xCol, qual: inner, col: c.col.col}
 		if c.other != nil {
 			c.other = &xexpr{kind: xCol, qual: inner, col: c.other.col}
 		}
 		s.conds = append(s.conds, c)
 	}
+}
+
+// inline adds the one table of in, a derived table's own scope (its
+// FROM's table, itself perhaps derived, and its WHERE's conditions), to s
+// as a derived table seen as alias that shows the columns rename maps to
+// the names in's table shows (nil: all of them): its conditions, in the
+// table's own column names, join s's (see addDerived). A WHERE that holds
+// for no row makes s hold none. It reports false, adding nothing, when in
+// has not exactly one table.
+func (s *scope) inline(in *scope, alias string, rename map[string]string) bool {
+	if len(in.refs) != 1 {
+		return false
+	}
+	r0 := in.refs[0]
+	rn := r0.rename
+	if rename != nil {
+		rn = map[string]string{}
+		for out, col := range rename {
+			if tc, ok := r0.column("", col); ok {
+				rn[out] = tc
+			}
+		}
+	}
+	var conds []cond
+	for _, c := range in.conds {
+		col, ok := r0.column(c.col.qual, c.col.col)
+		if !ok || in.resolve(c.col.qual) != 0 {
+			continue
+		}
+		c.col = &xexpr{kind: xCol, col: col}
+		if c.other != nil {
+			ocol, ok := r0.column(c.other.qual, c.other.col)
+			if !ok || in.resolve(c.other.qual) != 0 {
+				continue
+			}
+			c.other = &xexpr{kind: xCol, col: ocol}
+		}
+		conds = append(conds, c)
+	}
+	s.addDerived(r0.name, alias, rn, conds)
+	s.refs[len(s.refs)-1].group = s.arm
+	s.never = s.never || in.never
+	s.partial = append(s.partial, in.partial...)
+	s.slotConst = s.slotConst || in.slotConst
+	return true
+}
+
+// addVirtual adds a derived table that is read as a statement of its own
+// (its accesses are made already), seen as alias with the output column
+// names names, of which bound says what its WHERE binds them to (see
+// scope.boundTargets): FROM (SELECT o_w_id, count(*) FROM orders WHERE
+// o_w_id = 1 GROUP BY o_w_id) t JOIN orders o ON o.o_w_id = t.o_w_id binds
+// o.o_w_id to 1, as Vitess merges the two routes on the vindex column.
+func (s *scope) addVirtual(alias string, names []string, bound []*pred) {
+	if alias == "" {
+		return
+	}
+	inner := "\x00" + alias + "\x00v"
+	rename := map[string]string{}
+	for _, n := range names {
+		if n != "" {
+			rename[n] = n
+		}
+	}
+	s.refs = append(s.refs, &tref{alias: alias, kind: shardkey.Read, inner: inner, rename: rename, virtual: true})
+	side := [2]int{len(s.refs) - 1, len(s.refs)}
+	for k, b := range bound {
+		if b == nil || k >= len(names) || names[k] == "" {
+			continue
+		}
+		c := cond{col: &xexpr{kind: xCol, qual: inner, col: names[k]}, args: b.args, side: side}
+		switch b.op {
+		case shardkey.Eq:
+			c.kind = condEq
+		case shardkey.In:
+			c.kind = condIn
+		default:
+			continue
+		}
+		s.conds = append(s.conds, c)
+	}
+}
+
+// tables returns the accesses of acc that are tables (not virtual refs).
+func tables(acc []access) []access {
+	out := acc[:0:0]
+	for _, a := range acc {
+		if !a.virtual {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (s *scope) add(name, alias string, kind shardkey.Kind) {
@@ -202,7 +343,38 @@ func (s *scope) accesses() []access {
 	return s.build(s.byName)
 }
 
+// join reads a join's ON condition: an inner join's as WHERE; an outer
+// join's (side: its null-supplying refs) binding that side only (see
+// cond.side), as a planner does: Vitess keeps LEFT JOIN's ON with the
+// right-hand route (go/vt/vtgate/planbuilder/operators/join.go, AddJoinPredicate),
+// PostgreSQL pushes it to the nullable rel only (distribute_qual_to_rels,
+// src/backend/optimizer/plan/initsplan.c). A FULL join's binds neither,
+// and only names columns. It reports whether USING equalities may follow.
+func (s *scope) join(on *xexpr, side [2]int, inner bool) bool {
+	switch {
+	case inner:
+		s.where(on)
+	case side[1] > side[0]:
+		if s.nullable == nil {
+			s.nullable = map[int]bool{}
+		}
+		for r := side[0]; r < side[1]; r++ {
+			s.nullable[r] = true
+		}
+		s.side = side
+		s.where(on)
+		s.side = [2]int{}
+	default:
+		s.mention(on)
+		return false
+	}
+	return true
+}
+
 func (s *scope) record(c cond) {
+	if c.side[1] == 0 {
+		c.side = s.side
+	}
 	if c.col.qual == "" || c.kind == condJoin && c.other.qual == "" {
 		s.unqualified = true
 	}
@@ -224,130 +396,6 @@ func (s *scope) mention(e *xexpr) {
 	}
 }
 
-// where records the conjuncts of e.
-func (s *scope) where(e *xexpr) {
-	if e == nil {
-		return
-	}
-	switch e.kind {
-	case xAnd:
-		for _, k := range e.kids {
-			s.where(k)
-		}
-	case xCmp:
-		l, r := e.kids[0], e.kids[1]
-		op := e.op
-		if l.kind != xCol && r.kind == xCol {
-			l, r = r, l
-			op = flip(op)
-		}
-		if l.kind == xRow && r.kind == xRow && op == "=" && len(l.kids) == len(r.kids) {
-			for i := range l.kids {
-				s.where(&xexpr{kind: xCmp, op: "=", kids: []*xexpr{l.kids[i], r.kids[i]}})
-			}
-			return
-		}
-		if l.kind != xCol {
-			return
-		}
-		if r.kind == xCol {
-			if op == "=" {
-				s.record(cond{kind: condJoin, col: l, other: r})
-			}
-			return
-		}
-		if r.kind != xVal {
-			return
-		}
-		switch op {
-		case "=":
-			s.bindEq(l, r.val)
-		case "<", "<=", ">", ">=":
-			s.bindRange(l, op, r.val)
-		}
-	case xBetween:
-		x, lo, hi := e.kids[0], e.kids[1], e.kids[2]
-		if x.kind == xCol && lo.kind == xVal && hi.kind == xVal {
-			s.bindRange(x, ">=", lo.val)
-			s.bindRange(x, "<=", hi.val)
-		}
-	case xIn:
-		l := e.kids[0]
-		items := e.kids[1:]
-		if l.kind == xCol {
-			var args []arg
-			for _, it := range items {
-				if it.kind != xVal {
-					return
-				}
-				args = append(args, it.val)
-			}
-			s.bindIn(l, args)
-			return
-		}
-		if l.kind == xRow {
-			// (a, b) IN ((1, 2), (3, 4)): each column gets the list of
-			// its values (exact for a key of one of the columns; for a key
-			// of several it routes to the product of the lists).
-			cols := make([][]arg, len(l.kids))
-			for _, it := range items {
-				if it.kind != xRow || len(it.kids) != len(l.kids) {
-					return
-				}
-				for i, v := range it.kids {
-					if v.kind != xVal {
-						cols[i] = nil
-						continue
-					}
-					cols[i] = append(cols[i], v.val)
-				}
-			}
-			for i, c := range l.kids {
-				if c.kind == xCol && len(cols[i]) == len(items) {
-					if len(items) == 1 {
-						s.bindEq(c, cols[i][0])
-					} else {
-						s.bindIn(c, cols[i])
-					}
-				}
-			}
-		}
-	case xOr:
-		// a = 1 OR a = 2 OR a IN (3): an IN list on a. Anything else
-		// binds nothing.
-		var col *xexpr
-		var args []arg
-		for _, k := range e.kids {
-			var c *xexpr
-			switch {
-			case k.kind == xCmp && k.op == "=" && k.kids[0].kind == xCol && k.kids[1].kind == xVal:
-				c = k.kids[0]
-				args = append(args, k.kids[1].val)
-			case k.kind == xCmp && k.op == "=" && k.kids[1].kind == xCol && k.kids[0].kind == xVal:
-				c = k.kids[1]
-				args = append(args, k.kids[0].val)
-			case k.kind == xIn && k.kids[0].kind == xCol:
-				c = k.kids[0]
-				for _, it := range k.kids[1:] {
-					if it.kind != xVal {
-						return
-					}
-					args = append(args, it.val)
-				}
-			default:
-				return
-			}
-			if col != nil && (col.col != c.col || col.qual != c.qual && s.resolve(col.qual) != s.resolve(c.qual)) {
-				return
-			}
-			col = c
-		}
-		if col != nil {
-			s.bindIn(col, args)
-		}
-	}
-}
-
 func flip(op string) string {
 	switch op {
 	case "<":
@@ -362,29 +410,14 @@ func flip(op string) string {
 	return op
 }
 
-func (s *scope) bindEq(c *xexpr, v arg) {
-	if v.kind == argUnknown {
-		return
-	}
-	s.record(cond{kind: condEq, col: c, args: []arg{v}})
-}
-
-func (s *scope) bindIn(c *xexpr, vs []arg) {
-	s.record(cond{kind: condIn, col: c, args: vs})
-}
-
-func (s *scope) bindRange(c *xexpr, op string, v arg) {
-	if v.kind == argUnknown {
-		return
-	}
-	s.record(cond{kind: condRange, col: c, op: op, args: []arg{v}})
-}
-
 // edge is one end of a join equality, resolved.
 type edge struct {
 	ref   int
 	col   string
 	guess bool
+	// oneWay, on an equality's first end, says values are carried from
+	// it to the other end only (an outer join's ON, see cond.side).
+	oneWay bool
 }
 
 // build resolves the scope's conditions with res and returns its accesses,
@@ -398,8 +431,29 @@ func (s *scope) build(res colResolver) []access {
 		preds[i] = map[string]*pred{}
 	}
 	var edges [][2]edge
-	for _, c := range s.conds {
+	// strict marks the refs a WHERE condition binds: it rejects the rows
+	// an outer join would add with NULLs, so that join is an inner one
+	// (PostgreSQL's reduce_outer_joins, src/backend/optimizer/prep/prepjointree.c):
+	// its equalities carry values both ways.
+	strict := make([]bool, len(s.refs))
+	outer := make([][]outerEq, len(s.refs))
+	for _, c := range s.expandUnion(res) {
 		ref, guess := res(c.col.qual, c.col.col)
+		if c.kind == condJoin && c.side[1] == 0 {
+			// A correlated equality: one end is a column of an
+			// enclosing query (see scope.correlate).
+			oref, _ := res(c.other.qual, c.other.col)
+			switch {
+			case ref >= 0 && oref < 0 && c.other.qual != "":
+				if col, ok := s.refs[ref].column(c.col.qual, c.col.col); ok {
+					outer[ref] = append(outer[ref], outerEq{col: col, qual: c.other.qual, ocol: c.other.col})
+				}
+			case ref < 0 && oref >= 0 && c.col.qual != "":
+				if ocol, ok := s.refs[oref].column(c.other.qual, c.other.col); ok {
+					outer[oref] = append(outer[oref], outerEq{col: ocol, qual: c.col.qual, ocol: c.col.col})
+				}
+			}
+		}
 		if ref < 0 {
 			continue
 		}
@@ -407,8 +461,18 @@ func (s *scope) build(res colResolver) []access {
 		if !ok {
 			continue
 		}
+		if c.isNull && c.side[1] == 0 && s.nullable[ref] {
+			continue // see cond.isNull
+		}
 		m := preds[ref]
-		switch c.kind {
+		kind := c.kind
+		if kind != condJoin && !c.binds(ref) {
+			kind = condMention // an outer join's ON on its preserved side
+		}
+		if c.side[1] == 0 && (kind == condEq || kind == condIn || kind == condRange) {
+			strict[ref] = true
+		}
+		switch kind {
 		case condEq:
 			if p := m[col]; p != nil && p.op == shardkey.Eq {
 				// a = 1 AND a = 2: every equality must hold (conds
@@ -427,7 +491,7 @@ func (s *scope) build(res colResolver) []access {
 			if p != nil && p.op != shardkey.Range {
 				continue
 			}
-			if p == nil {
+			if p == nil || p.any {
 				p = &pred{col: col, op: shardkey.Range, args: []arg{{}, {}}, guess: guess}
 				m[col] = p
 			}
@@ -443,26 +507,82 @@ func (s *scope) build(res colResolver) []access {
 			}
 		case condJoin:
 			oref, oguess := res(c.other.qual, c.other.col)
-			if oref >= 0 && oref != ref {
-				if ocol, ok := s.refs[oref].column(c.other.qual, c.other.col); ok {
-					edges = append(edges, [2]edge{{ref, col, guess}, {oref, ocol, oguess}})
+			if oref >= 0 {
+				// (Within one table too: t.id = t.col AND t.col = 5
+				// binds t.id.)
+				if ocol, ok := s.refs[oref].column(c.other.qual, c.other.col); ok && (oref != ref || ocol != col) {
+					// Both ends are columns of their tables.
+					if m[col] == nil {
+						m[col] = &pred{col: col, op: shardkey.Range, args: []arg{{}, {}}, any: true, guess: guess}
+					}
+					if om := preds[oref]; om[ocol] == nil {
+						om[ocol] = &pred{col: ocol, op: shardkey.Range, args: []arg{{}, {}}, any: true, guess: oguess}
+					}
+					e := [2]edge{{ref, col, guess, false}, {oref, ocol, oguess, false}}
+					switch a, b := c.binds(ref), c.binds(oref); {
+					case a && b:
+					case b: // preserved -> null-supplying only
+						e[0].oneWay = true
+					case a:
+						e = [2]edge{e[1], e[0]}
+						e[0].oneWay = true
+					default:
+						continue
+					}
+					edges = append(edges, e)
 				}
 			}
 		}
 	}
-	for _, u := range s.using {
+	for i, u := range s.using {
 		// USING names the columns as each side shows them: a derived
 		// table's through its renaming.
 		a, aok := s.refs[u[0].ref].column("", u[0].col)
 		b, bok := s.refs[u[1].ref].column("", u[1].col)
 		if aok && bok {
-			edges = append(edges, [2]edge{{u[0].ref, a, false}, {u[1].ref, b, false}})
+			e := [2]edge{{u[0].ref, a, false, false}, {u[1].ref, b, false, false}}
+			c := cond{side: s.usingSide[i]}
+			switch x, y := c.binds(u[0].ref), c.binds(u[1].ref); {
+			case x && y:
+			case y:
+				e[0].oneWay = true
+			case x:
+				e = [2]edge{e[1], e[0]}
+				e[0].oneWay = true
+			}
+			edges = append(edges, e)
+		}
+	}
+	for i := range edges {
+		if edges[i][0].oneWay && strict[edges[i][1].ref] {
+			edges[i][0].oneWay = false
 		}
 	}
 	carry(preds, edges)
+	// Each table's position among the scope's tables (virtual refs are
+	// dropped from a statement's accesses), for peers.
+	pos := make([]int, len(s.refs))
+	n := 0
+	for i, r := range s.refs {
+		pos[i] = n
+		if !r.virtual {
+			n++
+		}
+	}
+	peers := make([][]peerEq, len(s.refs))
+	for _, e := range edges {
+		a, b := e[0], e[1]
+		if s.refs[a.ref].virtual || s.refs[b.ref].virtual || a.ref == b.ref {
+			continue
+		}
+		peers[b.ref] = append(peers[b.ref], peerEq{col: b.col, off: pos[a.ref] - pos[b.ref], pcol: a.col})
+		if !a.oneWay {
+			peers[a.ref] = append(peers[a.ref], peerEq{col: a.col, off: pos[b.ref] - pos[a.ref], pcol: b.col})
+		}
+	}
 	out := make([]access, 0, len(s.refs))
 	for i, r := range s.refs {
-		a := access{table: r.name, kind: r.kind}
+		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore, slotConst: s.slotConst, outer: outer[i], virtual: r.virtual, peers: peers[i]}
 		cols := make([]string, 0, len(preds[i]))
 		for c := range preds[i] {
 			cols = append(cols, c)
@@ -486,6 +606,159 @@ func (s *scope) build(res colResolver) []access {
 	return out
 }
 
+// expandUnion returns the scope's conditions with each one on a derived
+// UNION's column (alias.col) replaced by one per arm, on the column the
+// arm returns in that position: PostgreSQL pushes such a condition into
+// every arm of the set operation (subquery_push_qual, allpaths.c), and
+// Vitess into every source of its Union operator.
+func (s *scope) expandUnion(res colResolver) []cond {
+	if s.groups == 0 {
+		return s.conds
+	}
+	var out []cond
+	arms := func(x *xexpr) []*xexpr {
+		if x == nil {
+			return nil
+		}
+		ref, _ := res(x.qual, x.col)
+		if ref < 0 || s.refs[ref].group == 0 || x.qual == s.refs[ref].inner {
+			return nil
+		}
+		var xs []*xexpr
+		for _, r := range s.refs {
+			if r.group != s.refs[ref].group {
+				continue
+			}
+			if col, ok := r.column(x.qual, x.col); ok {
+				xs = append(xs, &xexpr{kind: xCol, qual: r.inner, col: col})
+			}
+		}
+		if xs == nil {
+			xs = []*xexpr{} // a column no arm returns plainly: binds nothing
+		}
+		return xs
+	}
+	for _, c := range s.conds {
+		cols, others := arms(c.col), arms(c.other)
+		if cols == nil && others == nil {
+			out = append(out, c)
+			continue
+		}
+		if cols == nil {
+			cols = []*xexpr{c.col}
+		}
+		if c.other != nil && others == nil {
+			others = []*xexpr{c.other}
+		}
+		for _, x := range cols {
+			if c.other == nil {
+				cp := c
+				cp.col = x
+				out = append(out, cp)
+				continue
+			}
+			for _, o := range others {
+				cp := c
+				cp.col, cp.other = x, o
+				out = append(out, cp)
+			}
+		}
+	}
+	return out
+}
+
+// peerEq is a join equality between two tables of one query block, kept
+// on the access it carries values into: col equals pcol of the access
+// off positions away among the block's tables (see scope.correlate).
+type peerEq struct {
+	col  string
+	off  int
+	pcol string
+}
+
+// outerEq is a correlated equality of a subquery's access: its column
+// col equals the enclosing query's qual.ocol.
+type outerEq struct {
+	col, qual, ocol string
+}
+
+// correlate binds the columns of subs (the accesses of the subqueries of
+// the query block s built as own) that correlated equalities tie to a
+// column own binds with = or IN: in WHERE u.id = 5 AND EXISTS (SELECT 1
+// FROM ue WHERE ue.user_id = u.id), ue.user_id is 5 too, as Vitess merges
+// a subquery correlated on the vindex column into the outer route
+// (operators/subquery_planning.go, tryMergeSubqueryWithOuter).
+func (s *scope) correlate(subs, own []access) {
+	if len(own) != len(s.refs) {
+		return // a lazy scope: its columns are not attributed yet
+	}
+	changed := false
+	bind := func(a *access, col string, from *pred) {
+		k := -1
+		for j := range a.preds {
+			if a.preds[j].col == col {
+				k = j
+			}
+		}
+		cp := *from
+		cp.col, cp.guess, cp.any = col, false, false
+		switch {
+		case k < 0:
+			a.preds = append(a.preds, cp)
+			sort.SliceStable(a.preds, func(x, y int) bool { return a.preds[x].col < a.preds[y].col })
+		case a.preds[k].op != shardkey.Eq && (a.preds[k].op != shardkey.In || cp.op == shardkey.Eq):
+			a.preds[k] = cp
+		default:
+			return
+		}
+		changed = true
+	}
+	defer func() {
+		// Within each subquery, the values carry on across its own join
+		// equalities (u1.id = u2.id AND u1.id = u3.id).
+		for round := 0; changed && round < len(subs); round++ {
+			changed = false
+			for i := range subs {
+				for _, p := range subs[i].peers {
+					j := i + p.off
+					if j < 0 || j >= len(subs) {
+						continue
+					}
+					for k := range subs[j].preds {
+						if q := &subs[j].preds[k]; q.col == p.pcol && (q.op == shardkey.Eq || q.op == shardkey.In) {
+							qc := *q
+							bind(&subs[i], p.col, &qc)
+						}
+					}
+				}
+			}
+		}
+	}()
+	for i := range subs {
+		a := &subs[i]
+		for _, o := range a.outer {
+			r := s.resolve(o.qual)
+			if r < 0 || s.refs[r].alias != o.qual && s.refs[r].name != o.qual {
+				continue
+			}
+			col, ok := s.refs[r].column(o.qual, o.ocol)
+			if !ok {
+				continue
+			}
+			var from *pred
+			for j := range own[r].preds {
+				if p := &own[r].preds[j]; p.col == col && (p.op == shardkey.Eq || p.op == shardkey.In) {
+					from = p
+				}
+			}
+			if from == nil {
+				continue
+			}
+			bind(a, o.col, from)
+		}
+	}
+}
+
 // carry copies equality and IN bindings across join equalities: in
 // a JOIN b ON a.x = b.y WHERE a.x = 5, b.y is 5 too.
 func carry(preds []map[string]*pred, edges [][2]edge) {
@@ -493,6 +766,9 @@ func carry(preds []map[string]*pred, edges [][2]edge) {
 		changed := false
 		for _, e := range edges {
 			for k := 0; k < 2; k++ {
+				if k == 1 && e[0].oneWay {
+					break
+				}
 				from, to := e[k], e[1-k]
 				fp := preds[from.ref][from.col]
 				if fp == nil || (fp.op != shardkey.Eq && fp.op != shardkey.In) {

@@ -368,7 +368,7 @@ func TestAnyArray(t *testing.T) {
 	for _, want := range []string{
 		"read users {id IN (3,5,8)}",
 		"read users {id IN (13,21)}",
-		"read users {name IN (a b,c,None)}",
+		"read users {name IN (a b,c)}", // NULL equals no value: x IN (.., NULL) never matches it
 		"read users {id IN ()}",
 		"read users {}",
 		"read orders {}", // no parameters logged: an array of unknown length binds nothing

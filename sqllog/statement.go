@@ -16,13 +16,30 @@ type Statement struct {
 	// decided it ("backtick-quoted identifiers", "$n parameters or ::
 	// casts", "only the mysql parser accepts it", ...).
 	How string
-	t   *template
-	lit []lit
+	// Warnings are what Bind found that did not stop it: values outside
+	// their column's type, which match no row.
+	Warnings []error
+	t        *template
+	lit      []lit
 }
 
-// Access is one table a statement touches, with its conditions: the
-// model's statement (shardkey.Stmt), the same type transactions hold.
-type Access = shardkey.Stmt
+// Access is one table a statement touches, with its conditions.
+type Access struct {
+	Table int // index in Workload.Tables
+	Kind  shardkey.Kind
+	Conds []shardkey.Cond
+	// None says the statement asks the table for no row: its WHERE
+	// holds for none (WHERE 1 = 0, id = NULL); Conds are then an empty
+	// IN list on every column.
+	None bool
+	// Partial names columns an OR binds in some of its disjuncts but not
+	// all (they bind nothing; for explanations).
+	Partial []string
+	// UseVindex and IgnoreVindex are the names of a Vitess vindex hint on
+	// the table (USE VINDEX (...), IGNORE VINDEX (...)): the planner
+	// considers only, or never, the vindexes named.
+	UseVindex, IgnoreVindex []string
+}
 
 // ParseDialect returns the dialect named s ("mysql", "mariadb",
 // "postgresql", "postgres", "pg"), or 0 for "".
@@ -98,6 +115,7 @@ var ErrNotDML = errors.New("the statement reads or writes no table")
 func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) ([]Access, error) {
 	a := newAgg(w, "", Options{Types: types})
 	var samples []sample
+	params := false
 	for k := range s.t.parts {
 		p := &s.t.parts[k]
 		if p.ctl != ctlDML {
@@ -106,9 +124,16 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 		p = a.resolvePart(p, s.t.text, 0)
 		vals := p.bind(s.lit, nil)
 		for i := range p.acc {
-			for _, v := range vals[i] {
+			for j, v := range vals[i] {
 				if v.kind == litNoValue {
-					return nil, errors.New("the statement has bind parameters ($1, ?) without values: write the values in")
+					// A bind parameter: a value known when the statement
+					// runs, as a planner sees it (Vitess plans id = :v1
+					// as one shard, EqualUnique).
+					vals[i][j].kind = litUnique
+					if !params {
+						params = true
+						s.Warnings = append(s.Warnings, errors.New("the statement has bind parameters ($1, ?) without values: each is read as one value known only at run time (write the values in to route them)"))
+					}
 				}
 			}
 			ai := a.info(&p.acc[i])
@@ -125,10 +150,10 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 	out := make([]Access, 0, len(samples))
 	fv := int32(0)
 	for _, sm := range samples {
-		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv)})
+		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv), None: sm.acc.none, Partial: sm.acc.partial, UseVindex: sm.acc.use, IgnoreVindex: sm.acc.ignore})
 	}
 	if a.dropped > 0 {
-		return out, fmt.Errorf("%d value(s) do not convert to their column's type (the first, %s)", a.dropped, a.firstDrop)
+		s.Warnings = append(s.Warnings, fmt.Errorf("%d value(s) do not convert to their column's type (the first, %s): they match no row", a.dropped, a.firstDrop))
 	}
 	return out, nil
 }

@@ -42,6 +42,19 @@ type part struct {
 	lazy bool
 }
 
+// slotConst reports whether some access of t compares two values one of
+// which is a placeholder for a literal (see scope.slotConst).
+func (t *template) slotConst() bool {
+	for _, p := range t.parts {
+		for _, a := range p.acc {
+			if a.slotConst || a.lazy != nil && a.lazy.slotConst {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // dmlPart returns the part of a statement with the given accesses.
 func dmlPart(acc []access) part {
 	if len(acc) == 0 {
@@ -63,6 +76,24 @@ type access struct {
 	// tables whose unqualified columns need the workload to say which
 	// table has them (see attribute.go); table, kind and preds are unset.
 	lazy *scope
+	// none says the statement asks this table for no row (its WHERE holds
+	// for none: WHERE 1 = 0, id = NULL): routed to no shard.
+	none bool
+	// partial names columns an OR binds in some of its disjuncts only.
+	partial []string
+	// use and ignore are a Vitess vindex hint's names (see Access).
+	use, ignore []string
+	// slotConst: see scope.slotConst.
+	slotConst bool
+	// outer are its correlated equalities with an enclosing query's
+	// columns (see scope.correlate).
+	outer []outerEq
+	// virtual marks a derived table's stand-in (see tref.virtual): no
+	// table; dropped from what a statement touches.
+	virtual bool
+	// peers are the join equalities that carry values into it from the
+	// other tables of its query block (see scope.correlate).
+	peers []peerEq
 }
 
 // argKind says where a predicate's value comes from.
@@ -317,11 +348,14 @@ const (
 	xIn                   // kids: left, then the list items
 	xBetween              // kids: expr, lo, hi
 	xRow                  // kids: row items
+	xNot                  // kids: the negated expression
+	xConst                // a constant truth value: op "true", "false", "null" or "subfalse" (see returnsNoRow)
+	xIsNull               // kids: the expression tested; op "not" for IS NOT NULL
 )
 
 type xexpr struct {
 	kind      xkind
-	op        string // xCmp: "=", "<", "<=", ">", ">="
+	op        string // xCmp: "=", "<>", "<", "<=", ">", ">="; xIn: "" or "<>" (NOT IN); xConst
 	qual, col string // xCol
 	val       arg    // xVal
 	kids      []*xexpr
@@ -395,6 +429,28 @@ func insertRows(table string, cols []string, rows [][]*xexpr) []access {
 		out = append(out, access{table: table, kind: shardkey.Insert})
 	}
 	return out
+}
+
+// runtimeValue is a scalar subquery's result used as a value: one value,
+// known only when the statement runs. Vitess pulls the subquery out and
+// routes the outer query by its result (go/vt/vtgate/planbuilder/operators/
+// subquery.go, a PulloutValue feeding an EqualUnique route):
+// one shard, which one known at run time, as a new unordered value's.
+// (In an IN list or a comparison other than = it binds nothing.)
+func runtimeValue() *xexpr { return &xexpr{kind: xVal, val: arg{kind: argUnique}} }
+
+// returnsNoRow reports whether the accesses acc[from:] (a subquery's) all ask
+// for no row, so that the subquery returns none.
+func returnsNoRow(acc []access, from int) bool {
+	if from >= len(acc) {
+		return false
+	}
+	for _, a := range acc[from:] {
+		if a.lazy != nil && !a.lazy.never || a.lazy == nil && !a.none {
+			return false
+		}
+	}
+	return true
 }
 
 // freshFunc classifies a function call used as a value.

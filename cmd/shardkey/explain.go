@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -32,8 +33,12 @@ columns and types, and the row sample that range and isolate keys need;
 without inputs the statement's own tables and columns are used.
 
 --format json prints {"shards": [0-based indices], "scatter": bool,
-"reason": "..."}. A statement touching several tables (a join) or rows (a
-multi-row INSERT) lists the union of their shards.
+"reason": "...", "route": "single|multi|scatter|none|any_shard"} (and
+"any_shard": true, "warnings": [...] when they apply). A statement
+touching several tables (a join, a subquery, UNION arms) or rows (a
+multi-row INSERT) lists the union of their shards. The routing rules
+(boolean structure, statements matching no row, pushdown, joins, hints)
+and the engine sources they follow are in docs/own-database.md, section 4.
 
 Examples:
   shardkey explain -k 'hash(user_id)' "SELECT * FROM posts WHERE user_id = 42"
@@ -92,27 +97,54 @@ Flags:
 		}
 		opts = sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers}
 	}
+	design, err := shardkey.ParseDesign(c.keys[0])
+	if err != nil {
+		return usageErr("-k: %v", err)
+	}
+	bare := func() *shardkey.Workload { return &shardkey.Workload{Name: w.Name, Seed: w.Seed, Shards: w.Shards} }
+	var fresh *shardkey.Workload
+	if !c.hasInputs() {
+		fresh = bare()
+	}
 	accs, err := st.Bind(w, types)
 	if err != nil {
 		return fmt.Errorf("%s statement: %w", st.Dialect, err)
 	}
-	design, err := shardkey.ParseDesign(c.keys[0])
-	if err != nil {
-		return usageErr("-k: %v", err)
+	if st.Dialect == sqllog.MySQL {
+		foldKeyColumns(design, w)
 	}
 	if !c.hasInputs() {
 		addKeyColumns(w, design, accs[0].Table)
 	}
 	scheme, err := sim.Compile(w, design, opts)
+	if err != nil && fresh != nil && errors.Is(err, partition.ErrNoDestination) && retypeKeys(types, design) {
+		// The statement's values typed a key column as the engine cannot
+		// place it (id = 'abc' under Vitess's hash vindex, whose domain is
+		// integers): read the key columns as integers, the engine's
+		// domain, so that such a value matches no row and other values
+		// still route, as the engine does.
+		w = fresh
+		st.Warnings = nil
+		if accs, err = st.Bind(w, types); err != nil {
+			return fmt.Errorf("%s statement: %w", st.Dialect, err)
+		}
+		addKeyColumns(w, design, accs[0].Table)
+		scheme, err = sim.Compile(w, design, opts)
+	}
 	if err != nil {
 		return keyErr(err)
 	}
-	rt, err := explainAll(scheme, w, accs)
+
+	rt, err := explainAll(scheme, accs)
 	if err != nil {
 		return err
 	}
 	if err := movedRows(&rt, scheme, w, design, accs, sql, st.Dialect); err != nil {
 		return err
+	}
+	for _, wn := range st.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %v\n", wn)
+		rt.Warnings = append(rt.Warnings, wn.Error())
 	}
 	if c.format == "json" {
 		enc := json.NewEncoder(e.stdout)
@@ -141,41 +173,14 @@ Flags:
 	return nil
 }
 
-// explainAll routes every table access of a statement and combines the
-// routes: the union of shards, scatter when any access scatters, the
-// reasons in order (each once).
-func explainAll(s *sim.Scheme, w *shardkey.Workload, accs []sqllog.Access) (sim.Route, error) {
-	if len(accs) == 1 {
-		return s.Explain(accs[0].Table, accs[0].Kind, accs[0].Conds)
+// explainAll routes a statement's table accesses (see
+// sim.Scheme.ExplainStatement).
+func explainAll(s *sim.Scheme, accs []sqllog.Access) (sim.Route, error) {
+	sa := make([]sim.Access, len(accs))
+	for i, a := range accs {
+		sa[i] = sim.Access{Table: a.Table, Kind: a.Kind, Conds: a.Conds, None: a.None, Partial: a.Partial, UseVindex: a.UseVindex, IgnoreVindex: a.IgnoreVindex}
 	}
-	out := sim.Route{Shards: []int{}}
-	seen := map[int]bool{}
-	var reasons []string
-	said := map[string]bool{}
-	for _, a := range accs {
-		r, err := s.Explain(a.Table, a.Kind, a.Conds)
-		if err != nil {
-			return sim.Route{}, err
-		}
-		for _, sh := range r.Shards {
-			if !seen[sh] {
-				seen[sh] = true
-				out.Shards = append(out.Shards, sh)
-			}
-		}
-		out.Scatter = out.Scatter || r.Scatter
-		if r.AnyShard && len(accs) == 1 {
-			out.AnyShard = true
-		}
-		reason := fmt.Sprintf("%s %s: %s", a.Kind, w.Tables[a.Table].Name, r.Reason)
-		if !said[reason] {
-			said[reason] = true
-			reasons = append(reasons, reason)
-		}
-	}
-	sort.Ints(out.Shards)
-	out.Reason = strings.Join(reasons, "; ")
-	return out, nil
+	return s.ExplainStatement(sa)
 }
 
 func joinInts(xs []int) string {
@@ -229,6 +234,74 @@ func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
 		}
 	}
 	add(w.Tables[first], cols)
+}
+
+// foldKeyColumns renames the design's key columns to the workload's
+// columns of the same name in another case: MySQL's column names are
+// case-insensitive (a VSchema's "Id" is the statement's id).
+func foldKeyColumns(d *shardkey.Design, w *shardkey.Workload) {
+	fold := func(c string) string {
+		for _, t := range w.Tables {
+			if t.Column(c) != nil {
+				return c
+			}
+		}
+		for _, t := range w.Tables {
+			for _, tc := range t.Columns {
+				if strings.EqualFold(tc.Name, c) {
+					return tc.Name
+				}
+			}
+		}
+		return c
+	}
+	var walk func(e shardkey.Expr)
+	walk = func(e shardkey.Expr) {
+		switch x := e.(type) {
+		case *shardkey.HashExpr:
+			for i := range x.Cols {
+				x.Cols[i] = fold(x.Cols[i])
+			}
+		case *shardkey.RangeExpr:
+			for i := range x.Cols {
+				x.Cols[i] = fold(x.Cols[i])
+			}
+		case *shardkey.SaltExpr:
+			walk(x.Inner)
+		case *shardkey.IsolateExpr:
+			walk(x.Inner)
+		case *shardkey.DirectoryExpr:
+			x.Col = fold(x.Col)
+		}
+	}
+	if d.Default != nil {
+		walk(d.Default)
+	}
+	for _, e := range d.Tables {
+		walk(e)
+	}
+}
+
+// retypeKeys types as int64 the design's key columns that types does not
+// name, reporting whether it typed any.
+func retypeKeys(types map[string]shardkey.Type, d *shardkey.Design) bool {
+	changed := false
+	var exprs []shardkey.Expr
+	if d.Default != nil {
+		exprs = append(exprs, d.Default)
+	}
+	for _, name := range d.Order {
+		exprs = append(exprs, d.Tables[name])
+	}
+	for _, e := range exprs {
+		for _, c := range e.Columns() {
+			if _, ok := types[c]; !ok {
+				types[c] = shardkey.Int64
+				changed = true
+			}
+		}
+	}
+	return changed
 }
 
 // hasInputs reports whether any input flag was given.

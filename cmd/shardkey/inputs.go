@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/emit"
 	"github.com/shardkey/shardkey/input"
 	"github.com/shardkey/shardkey/livedb"
 	"github.com/shardkey/shardkey/partition"
@@ -99,6 +101,30 @@ func (c *common) validate(fs *flag.FlagSet) error {
 	}
 	if c.workers < 0 {
 		return usageErr("--workers %d: must be >= 0", c.workers)
+	}
+	engineSet := false
+	fs.Visit(func(f *flag.Flag) { engineSet = engineSet || f.Name == "engine" })
+	for i, k := range c.keys {
+		file, ok := strings.CutPrefix(k, "@")
+		if !ok {
+			continue
+		}
+		// -k @vschema.json: the design a Vitess VSchema runs today.
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return usageErr("-k %s: %v", k, err)
+		}
+		vs, err := emit.ReadVSchema(data)
+		if err != nil {
+			return usageErr("-k %s: %v", k, err)
+		}
+		c.keys[i] = vs.Design
+		if !engineSet && vs.Engine != "" {
+			c.engine = vs.Engine
+		}
+		for _, w := range vs.Warnings {
+			fmt.Fprintf(fs.Output(), "warning: -k %s: %s\n", k, w)
+		}
 	}
 	capSet := false
 	fs.Visit(func(f *flag.Flag) { capSet = capSet || f.Name == "capacity" })

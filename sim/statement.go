@@ -1,0 +1,224 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Route kinds, as the engines name the plan of one statement (Vitess's
+// route opcodes EqualUnique, IN, Scatter, None, Reference; Citus's router
+// and multi-shard plans; MongoDB's targeted and broadcast operations).
+const (
+	RouteSingle   = "single"    // one shard
+	RouteMulti    = "multi"     // several shards, chosen by the key's values (an IN list, an OR)
+	RouteScatter  = "scatter"   // every shard, because the key is not bound (scatter-gather)
+	RouteNone     = "none"      // no shard: the statement matches no row
+	RouteAnyShard = "any_shard" // any one shard: only reference tables are read
+)
+
+// Access is one table a statement touches: what the statement does to it
+// and its conditions (see sqllog.Access). None says the statement asks it
+// for no row (its WHERE holds for none). Partial names columns an OR binds
+// in some of its disjuncts but not all, for the reason text.
+type Access struct {
+	Table   int
+	Kind    shardkey.Kind
+	Conds   []shardkey.Cond
+	None    bool
+	Partial []string
+	// UseVindex and IgnoreVindex are a Vitess vindex hint's names (see
+	// vindexNames for the names the table's key answers to).
+	UseVindex, IgnoreVindex []string
+}
+
+// ExplainStatement routes every table access of one statement and
+// combines them as the engines' routers do: the shards are the union of
+// the accesses' shards; the statement scatters when any access does; reads
+// of reference tables go wherever the rest goes, or to any one shard when
+// nothing else is read; an access that matches no row adds no shard. The
+// reasons are listed in order, each once, prefixed with the access's kind
+// and table when there are several. Route.Route names the kind.
+func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
+	if len(accs) == 1 {
+		rt, err := s.explainAccess(accs[0])
+		rt.Route = routeKind(rt, s.N)
+		return rt, err
+	}
+	out := Route{Shards: []int{}}
+	seen := map[int]bool{}
+	var reasons []string
+	said := map[string]bool{}
+	anyShard, other := false, false
+	for _, a := range accs {
+		r, err := s.explainAccess(a)
+		if err != nil {
+			return Route{}, err
+		}
+		for _, sh := range r.Shards {
+			if !seen[sh] {
+				seen[sh] = true
+				out.Shards = append(out.Shards, sh)
+			}
+		}
+		out.Scatter = out.Scatter || r.Scatter
+		out.unknown = out.unknown || r.unknown
+		if r.AnyShard {
+			anyShard = true
+		} else if !a.None {
+			other = true
+		}
+		reason := fmt.Sprintf("%s %s: %s", a.Kind, s.w.Tables[a.Table].Name, r.Reason)
+		if !said[reason] {
+			said[reason] = true
+			reasons = append(reasons, reason)
+		}
+	}
+	out.AnyShard = anyShard && !other
+	sort.Ints(out.Shards)
+	out.Reason = strings.Join(reasons, "; ")
+	out.Route = routeKind(out, s.N)
+	return out, nil
+}
+
+func routeKind(rt Route, n int) string {
+	switch {
+	case rt.AnyShard:
+		return RouteAnyShard
+	case rt.Scatter:
+		return RouteScatter
+	case len(rt.Shards) == 0 && rt.unknown:
+		// One shard, known only once a value is (a new id, a subquery's
+		// result): the engine plans a single-shard route.
+		return RouteSingle
+	case len(rt.Shards) == 0:
+		return RouteNone
+	case len(rt.Shards) == 1:
+		return RouteSingle
+	}
+	return RouteMulti
+}
+
+// explainAccess explains one access; see Explain.
+func (s *Scheme) explainAccess(a Access) (Route, error) {
+	if a.Table < 0 || a.Table >= len(s.tables) {
+		return Route{}, fmt.Errorf("no table %d", a.Table)
+	}
+	if a.None {
+		return Route{Shards: []int{}, Reason: "the WHERE clause holds for no row (a false constant, a comparison with NULL, contradictory values): no shard is asked"}, nil
+	}
+	if hint := s.hintOff(a); hint != "" {
+		// Vitess skips a vindex a hint excludes when it lists the
+		// table's vindexes to route by (newShardedRouting,
+		// go/vt/vtgate/planbuilder/operators/sharded_routing.go): with
+		// the key's vindex excluded, nothing routes the statement.
+		a.Conds = nil
+		rt, err := s.Explain(a.Table, a.Kind, nil)
+		if err == nil && rt.Scatter {
+			rt.Reason = fmt.Sprintf("%s excludes the vindex of the key %s on %s: scatter-gather to all %d shards", hint, s.tables[a.Table].expr, s.w.Tables[a.Table].Name, s.N)
+		}
+		return rt, err
+	}
+	rt, err := s.Explain(a.Table, a.Kind, a.Conds)
+	if err == nil && rt.Scatter && a.Kind != shardkey.Insert && len(a.Partial) > 0 {
+		t := s.w.Tables[a.Table]
+		tk := s.tables[a.Table]
+		var part []string
+		for _, c := range tk.cols {
+			for _, p := range a.Partial {
+				if strings.EqualFold(p, t.Columns[c].Name) {
+					part = append(part, p)
+				}
+			}
+		}
+		if len(part) > 0 {
+			rt.Reason = fmt.Sprintf("an OR binds the key column(s) %s in some of its disjuncts but not in all (a disjunct on other columns may match rows on any shard): scatter-gather to all %d shards", strings.Join(part, ", "), s.N)
+		}
+	}
+	return rt, err
+}
+
+// vitessVindexTypes maps an engine to the Vitess vindex type its key is
+// (the name emit gives the vindex in a VSchema).
+var vitessVindexTypes = map[string]string{
+	"vitess": "hash", "vitess-xxhash": "xxhash", "vitess-binary-md5": "binary_md5",
+	"vitess-unicode-loose-md5": "unicode_loose_md5", "vitess-unicode-loose-xxhash": "unicode_loose_xxhash",
+	"vitess-numeric": "numeric", "vitess-reverse-bits": "reverse_bits",
+}
+
+// vindexNames returns the names a table's key answers to in a vindex
+// hint: its Vitess vindex type (as emit names it in a VSchema), its
+// column names, and the key expression as written.
+func (s *Scheme) vindexNames(ti int) []string {
+	tk := s.tables[ti]
+	var names []string
+	if tk.eng != nil {
+		if v, ok := vitessVindexTypes[tk.eng.Name()]; ok {
+			names = append(names, v)
+		}
+	}
+	for _, c := range tk.cols {
+		names = append(names, s.w.Tables[ti].Columns[c].Name)
+	}
+	names = append(names, s.w.Tables[ti].Name)
+	if tk.expr != nil {
+		names = append(names, tk.expr.String())
+	}
+	return names
+}
+
+// nameWords reports whether a vindex name, not a lookup vindex's
+// (lookup, map, lkp), shares a word with a key column's or table's name:
+// user_index names the vindex on user_id, as VSchemas name them.
+func nameWords(vindex, name string) bool {
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == '(' || r == ')' || r == ' ' })
+	}
+	generic := map[string]bool{"id": true, "idx": true, "index": true, "vdx": true, "vindex": true, "hash": true, "key": true, "col": true}
+	vw := words(vindex)
+	for _, w := range vw {
+		if w == "lookup" || w == "map" || w == "lkp" || w == "lookups" {
+			return false
+		}
+	}
+	for _, w := range vw {
+		if generic[w] {
+			continue
+		}
+		for _, x := range words(name) {
+			if w == x {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hintOff returns the hint, as written, that keeps the table's key from
+// routing a: an IGNORE VINDEX naming it, or a USE VINDEX that does not;
+// "" for none.
+func (s *Scheme) hintOff(a Access) string {
+	if len(a.UseVindex) == 0 && len(a.IgnoreVindex) == 0 {
+		return ""
+	}
+	names := s.vindexNames(a.Table)
+	named := func(list []string) bool {
+		for _, l := range list {
+			for _, n := range names {
+				if strings.EqualFold(l, n) || nameWords(l, n) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if len(a.IgnoreVindex) > 0 && named(a.IgnoreVindex) {
+		return "IGNORE VINDEX (" + strings.Join(a.IgnoreVindex, ", ") + ")"
+	}
+	if len(a.UseVindex) > 0 && !named(a.UseVindex) {
+		return "USE VINDEX (" + strings.Join(a.UseVindex, ", ") + ")"
+	}
+	return ""
+}
