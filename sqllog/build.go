@@ -31,6 +31,9 @@ type agg struct {
 	sample   int
 	rng      *rand.Rand
 	weighted bool // pg_stat_statements: entries carry call counts
+	// seconds, when > 0, is the time rates are per (a window's length),
+	// instead of the span of the log's timestamps.
+	seconds float64
 
 	infos    map[*access]*accInfo
 	ops      map[string]*opAgg
@@ -360,6 +363,8 @@ func (a *agg) finish() error {
 	a.endSessionSorted()
 	span := 1.0
 	switch {
+	case a.seconds > 0:
+		span = a.seconds
 	case a.weighted:
 		// pg_stat_statements: calls over the statistics period, which the
 		// export does not hold: rates are the call counts.

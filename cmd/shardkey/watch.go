@@ -1,0 +1,153 @@
+package main
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/sim"
+	"github.com/shardkey/shardkey/sqllog"
+	"github.com/shardkey/shardkey/watch"
+)
+
+// watchCmd holds watch's flags.
+type watchCmd struct {
+	logFile   string
+	logFormat string
+	keys      listFlag
+	shards    int
+	engine    string
+	format    string
+	window    time.Duration
+	seed      int64
+	th        watch.Thresholds
+	track     int
+	top       int
+}
+
+func runWatch(e *env, args []string) error {
+	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	c := watchCmd{th: watch.DefaultThresholds}
+	fs.StringVar(&c.logFile, "log", "", "query log `file` (PostgreSQL stderr, csvlog or jsonlog; MySQL/MariaDB general or slow log; .gz read as gzip; - for standard input)")
+	fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
+	fs.Var(&c.keys, "k", "design to watch, e.g. 'hash(user_id)'; repeatable")
+	fs.Var(&c.keys, "key", "same as -k")
+	fs.IntVar(&c.shards, "shards", 8, "number of `shards`")
+	fs.StringVar(&c.engine, "engine", "generic", "placement `engine` of hash keys: "+strings.Join(partition.Names(), ", "))
+	fs.StringVar(&c.format, "format", "json", "output `format`: json (one object per window, JSON lines)")
+	fs.DurationVar(&c.window, "window", time.Minute, "window `length`, from the log's own timestamps (e.g. 10s, 1m, 5m)")
+	fs.Int64Var(&c.seed, "seed", 0, "`seed` of the per-window samples")
+	fs.Float64Var(&c.th.KeyLow, "key-low", c.th.KeyLow, "a key re-arms below this `share` of requests (0..1)")
+	fs.Float64Var(&c.th.KeyHigh, "key-high", c.th.KeyHigh, "hot_key when a key rises above this `share` of requests (0..1)")
+	fs.Float64Var(&c.th.WorkRatio, "max-mean", c.th.WorkRatio, "work_ratio event when max/mean of per-shard work rises above this `ratio`")
+	fs.Float64Var(&c.th.ScatterFraction, "scatter-fraction", c.th.ScatterFraction, "new_scatter_shape when a new shape scatters at least this `share` of its requests")
+	fs.Float64Var(&c.th.ScatterRise, "scatter-rise", c.th.ScatterRise, "scatter_rise when a shape's scatter share of all requests rises by more than this `share`")
+	fs.IntVar(&c.track, "track-keys", 1000, "`keys` tracked per design and window by the heavy-hitter sketch")
+	fs.IntVar(&c.top, "top-keys", 10, "`keys` reported per design and window")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: shardkey watch --log FILE -k DESIGN [-k DESIGN ...] [flags]
+
+Replays a query log as a time series: in each window (--window, from the
+log's own timestamps) and for each design, per-shard work, max/mean,
+scatter share per statement shape, cross-shard transactions and top keys
+by traffic, and events when the decision stops holding (a hot key, a
+max/mean above its threshold, a new shape that scatters, a rising scatter
+share). Each window's figures are those of 'shardkey score' on that
+window's slice of the log. See docs/watch.md.
+
+Examples:
+  shardkey watch --log postgresql.log --window 10s --shards 4 -k 'hash(aid)'
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr("unexpected argument %q", pos[0])
+	}
+	switch {
+	case c.logFile == "":
+		return usageErr("no log: give --log FILE")
+	case len(c.keys) == 0:
+		return usageErr("no design to watch: name one with -k 'hash(col)'")
+	case c.window <= 0:
+		return usageErr("--window %v: must be positive", c.window)
+	case c.shards < 1 || c.shards > 1<<16:
+		return usageErr("--shards %d: must be in 1..65536", c.shards)
+	case c.track < 1:
+		return usageErr("--track-keys %d: must be >= 1", c.track)
+	case c.top < 0:
+		return usageErr("--top-keys %d: must be >= 0", c.top)
+	}
+	switch c.format {
+	case "json":
+	default:
+		return usageErr("--format %q: want json", c.format)
+	}
+	eng, err := partition.Lookup(c.engine)
+	if err != nil {
+		return usageErr("--engine: %v", err)
+	}
+	th := c.th
+	wt, err := watch.New(watch.Options{Designs: c.keys, Sim: sim.Options{Shards: c.shards, Engine: eng}, Thresholds: &th, TrackKeys: c.track, TopKeys: c.top})
+	if err != nil {
+		return err
+	}
+	r, name, closeLog, err := openLog(e, c.logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	enc := json.NewEncoder(e.stdout)
+	newW := func() *shardkey.Workload { return &shardkey.Workload{Seed: c.seed} }
+	err = sqllog.ReadWindows(e.ctx, r, name, sqllog.Options{Format: c.logFormat}, c.window, newW, func(win *sqllog.Window) error {
+		if err := win.Workload.Validate(); err != nil {
+			return err
+		}
+		rep, err := wt.Add(watch.Span{Start: win.Start, End: win.End, Seconds: win.Seconds, Statements: win.Statements}, win.Workload)
+		if err != nil {
+			return err
+		}
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(e.stderr, "warning: %s: %s\n", rep.Start.Format(time.RFC3339), w)
+		}
+		return enc.Encode(rep)
+	})
+	if err != nil {
+		return err
+	}
+	return wt.Close()
+}
+
+// openLog opens a log file (gzip when its name ends in .gz), or standard
+// input for "-".
+func openLog(e *env, file string) (io.Reader, string, func(), error) {
+	if file == "-" {
+		return e.stdin, "standard input", func() {}, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if !strings.HasSuffix(file, ".gz") {
+		return f, file, func() { f.Close() }, nil
+	}
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, "", nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return z, file, func() { z.Close(); f.Close() }, nil
+}
