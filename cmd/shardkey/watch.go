@@ -2,7 +2,6 @@ package main
 
 import (
 	"compress/gzip"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -42,7 +41,7 @@ func runWatch(e *env, args []string) error {
 	fs.Var(&c.keys, "key", "same as -k")
 	fs.IntVar(&c.shards, "shards", 8, "number of `shards`")
 	fs.StringVar(&c.engine, "engine", "generic", "placement `engine` of hash keys: "+strings.Join(partition.Names(), ", "))
-	fs.StringVar(&c.format, "format", "json", "output `format`: json (one object per window, JSON lines)")
+	fs.StringVar(&c.format, "format", "table", "output `format`: table (a block per window as it closes), json (one object per window, JSON lines) or html (one page with charts, at the end)")
 	fs.DurationVar(&c.window, "window", time.Minute, "window `length`, from the log's own timestamps (e.g. 10s, 1m, 5m)")
 	fs.Int64Var(&c.seed, "seed", 0, "`seed` of the per-window samples")
 	fs.Float64Var(&c.th.KeyLow, "key-low", c.th.KeyLow, "a key re-arms below this `share` of requests (0..1)")
@@ -92,9 +91,9 @@ Flags:
 		return usageErr("--top-keys %d: must be >= 0", c.top)
 	}
 	switch c.format {
-	case "json":
+	case "table", "json", "html":
 	default:
-		return usageErr("--format %q: want json", c.format)
+		return usageErr("--format %q: want table, json or html", c.format)
 	}
 	eng, err := partition.Lookup(c.engine)
 	if err != nil {
@@ -110,7 +109,7 @@ Flags:
 		return err
 	}
 	defer closeLog()
-	enc := json.NewEncoder(e.stdout)
+	out := newWindowWriter(e.stdout, c.format, name)
 	newW := func() *shardkey.Workload { return &shardkey.Workload{Seed: c.seed} }
 	err = sqllog.ReadWindows(e.ctx, r, name, sqllog.Options{Format: c.logFormat}, c.window, newW, func(win *sqllog.Window) error {
 		if err := win.Workload.Validate(); err != nil {
@@ -123,9 +122,12 @@ Flags:
 		for _, w := range rep.Warnings {
 			fmt.Fprintf(e.stderr, "warning: %s: %s\n", rep.Start.Format(time.RFC3339), w)
 		}
-		return enc.Encode(rep)
+		return out.Window(rep)
 	})
 	if err != nil {
+		return err
+	}
+	if err := out.Close(); err != nil {
 		return err
 	}
 	return wt.Close()

@@ -121,7 +121,7 @@ type watchWindow struct {
 
 func runWatchJSON(t *testing.T, args ...string) []watchWindow {
 	t.Helper()
-	code, out, errs := runCmd(t, "", append([]string{"watch"}, args...)...)
+	code, out, errs := runCmd(t, "", append([]string{"watch", "--format", "json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("watch %v: exit %d: %s", args, code, errs)
 	}
@@ -291,5 +291,36 @@ func TestWatch_Errors(t *testing.T) {
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("shardkey %s: exit %d, %q; want exit %d and %q", strings.Join(c.args, " "), code, errs, c.code, c.want)
 		}
+	}
+}
+
+// TestWatch_TableAndHTML: the table prints a block per window with its
+// events; the HTML page is self-contained (no script, no external
+// resource), has four charts per design and marks the hot_key event.
+func TestWatch_TableAndHTML(t *testing.T) {
+	code, out, errs := runCmd(t, "", "watch", "--log", celebrityLog, "--window", "10s", "--shards", "4", "-k", "hash(aid)")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := strings.Count(out, " UTC  ("); n != 6 {
+		t.Errorf("table: %d window blocks; want 6\n%s", n, out)
+	}
+	if !strings.Contains(out, "! hot_key hash(aid): key 4242 takes") {
+		t.Errorf("table: no hot_key line for 4242\n%s", out)
+	}
+	code, out, errs = runCmd(t, "", "watch", "--log", celebrityLog, "--window", "10s", "--shards", "4", "-k", "hash(aid)", "--format", "html")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, bad := range []string{"<script", "src=\"http", "href=\"http", "@import"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("html: contains %q; want a self-contained page", bad)
+		}
+	}
+	if n := strings.Count(out, "<svg "); n != 4 {
+		t.Errorf("html: %d charts; want 4", n)
+	}
+	if !strings.Contains(out, `<g class="ev"><title>key 4242 takes`) || !strings.Contains(out, "<td>hot_key</td>") {
+		t.Errorf("html: the hot_key event is not marked")
 	}
 }
