@@ -2,9 +2,13 @@ package main
 
 import (
 	"compress/gzip"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -29,6 +33,7 @@ type watchCmd struct {
 	th        watch.Thresholds
 	track     int
 	top       int
+	listen    string
 }
 
 func runWatch(e *env, args []string) error {
@@ -51,6 +56,7 @@ func runWatch(e *env, args []string) error {
 	fs.Float64Var(&c.th.ScatterRise, "scatter-rise", c.th.ScatterRise, "scatter_rise when a shape's scatter share of all requests rises by more than this `share`")
 	fs.IntVar(&c.track, "track-keys", 1000, "`keys` tracked per design and window by the heavy-hitter sketch")
 	fs.IntVar(&c.top, "top-keys", 10, "`keys` reported per design and window")
+	fs.StringVar(&c.listen, "listen", "", "serve Prometheus metrics of the last closed window at http://`ADDR`/metrics (e.g. 127.0.0.1:9464); after a replay, serves until Ctrl-C")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey watch --log FILE -k DESIGN [-k DESIGN ...] [flags]
 
@@ -104,6 +110,19 @@ Flags:
 	if err != nil {
 		return err
 	}
+	var metrics *watch.Metrics
+	var stopServer func() error
+	if c.listen != "" {
+		metrics = watch.NewMetrics()
+		if stopServer, err = serveMetrics(e, c.listen, metrics); err != nil {
+			return err
+		}
+		defer func() {
+			if stopServer != nil {
+				stopServer()
+			}
+		}()
+	}
 	r, name, closeLog, err := openLog(e, c.logFile)
 	if err != nil {
 		return err
@@ -122,6 +141,9 @@ Flags:
 		for _, w := range rep.Warnings {
 			fmt.Fprintf(e.stderr, "warning: %s: %s\n", rep.Start.Format(time.RFC3339), w)
 		}
+		if metrics != nil {
+			metrics.Update(rep)
+		}
 		return out.Window(rep)
 	})
 	if err != nil {
@@ -130,7 +152,52 @@ Flags:
 	if err := out.Close(); err != nil {
 		return err
 	}
-	return wt.Close()
+	if err := wt.Close(); err != nil {
+		return err
+	}
+	if stopServer != nil {
+		fmt.Fprintln(e.stderr, "shardkey watch: log replayed; serving the last window's metrics until Ctrl-C")
+		<-e.ctx.Done()
+		err := stopServer()
+		stopServer = nil
+		return err
+	}
+	return nil
+}
+
+// serveMetrics starts serving m on addr and returns the function that
+// stops the server. A host that is not a loopback address is allowed but
+// warned about; the handler checks the Host header either way.
+func serveMetrics(e *env, addr string, m *watch.Metrics) (func() error, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, usageErr("--listen %q: %v (want HOST:PORT, e.g. 127.0.0.1:9464)", addr, err)
+	}
+	if host == "" {
+		return nil, usageErr("--listen %q: name the host (127.0.0.1 for this machine only)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--listen: %w", err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(e.stderr, "shardkey watch: warning: metrics on %s are reachable from other machines\n", ln.Addr())
+	}
+	srv := &http.Server{Handler: m.Handler(host), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	fmt.Fprintf(e.stderr, "shardkey watch: metrics on http://%s/metrics\n", ln.Addr())
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			return err
+		}
+		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}, nil
 }
 
 // openLog opens a log file (gzip when its name ends in .gz), or standard
