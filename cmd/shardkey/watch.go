@@ -34,6 +34,7 @@ type watchCmd struct {
 	track     int
 	top       int
 	listen    string
+	follow    bool
 }
 
 func runWatch(e *env, args []string) error {
@@ -56,6 +57,7 @@ func runWatch(e *env, args []string) error {
 	fs.Float64Var(&c.th.ScatterRise, "scatter-rise", c.th.ScatterRise, "scatter_rise when a shape's scatter share of all requests rises by more than this `share`")
 	fs.IntVar(&c.track, "track-keys", 1000, "`keys` tracked per design and window by the heavy-hitter sketch")
 	fs.IntVar(&c.top, "top-keys", 10, "`keys` reported per design and window")
+	fs.BoolVar(&c.follow, "follow", false, "follow the --log file as it grows, through rotation (as tail -F), until Ctrl-C")
 	fs.StringVar(&c.listen, "listen", "", "serve Prometheus metrics of the last closed window at http://`ADDR`/metrics (e.g. 127.0.0.1:9464); after a replay, serves until Ctrl-C")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey watch --log FILE -k DESIGN [-k DESIGN ...] [flags]
@@ -70,6 +72,8 @@ window's slice of the log. See docs/watch.md.
 
 Examples:
   shardkey watch --log postgresql.log --window 10s --shards 4 -k 'hash(aid)'
+  shardkey watch --log /var/log/postgresql/postgresql.log --follow --window 1m \
+      --listen 127.0.0.1:9464 --format json -k 'hash(customer_id)' -k 'hash(order_id)'
 
 Flags:
 `)
@@ -87,6 +91,8 @@ Flags:
 		return usageErr("no log: give --log FILE")
 	case len(c.keys) == 0:
 		return usageErr("no design to watch: name one with -k 'hash(col)'")
+	case c.follow && (c.logFile == "-" || strings.HasSuffix(c.logFile, ".gz")):
+		return usageErr("--follow needs a plain log file that the server writes (not %s)", c.logFile)
 	case c.window <= 0:
 		return usageErr("--window %v: must be positive", c.window)
 	case c.shards < 1 || c.shards > 1<<16:
@@ -123,14 +129,26 @@ Flags:
 			}
 		}()
 	}
-	r, name, closeLog, err := openLog(e, c.logFile)
-	if err != nil {
-		return err
+	var r io.Reader
+	name := c.logFile
+	readCtx := e.ctx
+	if c.follow {
+		fl := sqllog.Follow(e.ctx, c.logFile)
+		defer fl.Close()
+		r = fl
+		// Ctrl-C ends the following; what was read is still scored and
+		// the last window printed.
+		readCtx = context.WithoutCancel(e.ctx)
+	} else {
+		var closeLog func()
+		if r, name, closeLog, err = openLog(e, c.logFile); err != nil {
+			return err
+		}
+		defer closeLog()
 	}
-	defer closeLog()
 	out := newWindowWriter(e.stdout, c.format, name)
 	newW := func() *shardkey.Workload { return &shardkey.Workload{Seed: c.seed} }
-	err = sqllog.ReadWindows(e.ctx, r, name, sqllog.Options{Format: c.logFormat}, c.window, newW, func(win *sqllog.Window) error {
+	err = sqllog.ReadWindows(readCtx, r, name, sqllog.Options{Format: c.logFormat}, c.window, newW, func(win *sqllog.Window) error {
 		if err := win.Workload.Validate(); err != nil {
 			return err
 		}
@@ -155,7 +173,7 @@ Flags:
 	if err := wt.Close(); err != nil {
 		return err
 	}
-	if stopServer != nil {
+	if stopServer != nil && !c.follow {
 		fmt.Fprintln(e.stderr, "shardkey watch: log replayed; serving the last window's metrics until Ctrl-C")
 		<-e.ctx.Done()
 		err := stopServer()
