@@ -26,6 +26,7 @@ import (
 //	shardkey_work_per_second{design}                      units of work/s over all shards
 //	shardkey_shard_work_per_second{design,shard}          units of work/s on each shard (0-based)
 //	shardkey_work_max_to_mean_ratio{design}               max/mean of per-shard work (idle shards in the mean)
+//	shardkey_node_work_per_second{design,node}            with slots over nodes: units of work/s on each node
 //	shardkey_scatter_share{design}                        share of requests sent to every shard
 //	shardkey_shape_scatter_share{design,shape}            a statement shape's scatter-gathers over all requests
 //	shardkey_shape_requests_per_second{design,shape}      a shape's requests/s
@@ -65,6 +66,7 @@ var (
 	dRequests    = prometheus.NewDesc("shardkey_requests_per_second", "Requests (operation instances) per second in the last window.", []string{"design"}, nil)
 	dWork        = prometheus.NewDesc("shardkey_work_per_second", "Units of work per second over all shards in the last window (one unit: one operation instance on one shard).", []string{"design"}, nil)
 	dShardWork   = prometheus.NewDesc("shardkey_shard_work_per_second", "Units of work per second on each shard (0-based) in the last window.", []string{"design", "shard"}, nil)
+	dNodeWork    = prometheus.NewDesc("shardkey_node_work_per_second", "With slots over nodes: units of work per second on each node (0-based) in the last window.", []string{"design", "node"}, nil)
 	dRatio       = prometheus.NewDesc("shardkey_work_max_to_mean_ratio", "Max over mean of per-shard work in the last window (idle shards in the mean).", []string{"design"}, nil)
 	dScatter     = prometheus.NewDesc("shardkey_scatter_share", "Share (0..1) of the last window's requests sent to every shard.", []string{"design"}, nil)
 	dShapeScat   = prometheus.NewDesc("shardkey_shape_scatter_share", "Share (0..1) of the last window's requests that are this shape's scatter-gathers.", []string{"design", "shape"}, nil)
@@ -76,7 +78,7 @@ var (
 
 // Describe sends the descriptors of every metric (prometheus.Collector).
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{dWindowEnd, dWindowSecs, dWindows, dRequests, dWork, dShardWork, dRatio, dScatter, dShapeScat, dShapeReq, dCross, dTopKeyShare, dEvents} {
+	for _, d := range []*prometheus.Desc{dWindowEnd, dWindowSecs, dWindows, dRequests, dWork, dShardWork, dNodeWork, dRatio, dScatter, dShapeScat, dShapeReq, dCross, dTopKeyShare, dEvents} {
 		ch <- d
 	}
 }
@@ -103,6 +105,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		g(dWork, d.WorkPerS, d.Key)
 		for i, x := range d.ShardWork {
 			g(dShardWork, x, d.Key, strconv.Itoa(i))
+		}
+		for i, x := range d.NodeWork {
+			g(dNodeWork, x, d.Key, strconv.Itoa(i))
 		}
 		g(dRatio, d.WorkRatio, d.Key)
 		g(dScatter, d.ScatterShare, d.Key)

@@ -68,6 +68,9 @@ type Options struct {
 	TrackKeys int
 	// TopKeys is the number of keys reported per design and window (0: 10).
 	TopKeys int
+	// Nodes, when set, places the designs' shards (slots; Sim.Shards must
+	// be their number) on nodes: windows then report per-node work too.
+	Nodes *sim.Nodes
 }
 
 // Watcher scores a workload window after window and raises events when a
@@ -163,9 +166,13 @@ type DesignWindow struct {
 	Transactions          int64     `json:"transactions"`
 	// ScatterShare is the share (0..1) of the window's requests sent to
 	// every shard.
-	ScatterShare float64  `json:"scatter_share"`
-	Shapes       []Shape  `json:"shapes"`
-	TopKeys      []TopKey `json:"top_keys"`
+	ScatterShare float64 `json:"scatter_share"`
+	// NodeWork and NodeWorkRatio: with slots over nodes, units of work/s
+	// per node and their max/mean.
+	NodeWork      []float64 `json:"node_work,omitempty"`
+	NodeWorkRatio float64   `json:"node_work_ratio,omitempty"`
+	Shapes        []Shape   `json:"shapes"`
+	TopKeys       []TopKey  `json:"top_keys"`
 	// Candidate is the full score (for renderers); not in JSON.
 	Candidate *sim.Candidate `json:"-"`
 }
@@ -253,6 +260,16 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 			}
 			dw.ScatterShare += sh.ScatterShare
 			dw.Shapes = append(dw.Shapes, sh)
+		}
+		if wt.o.Nodes != nil {
+			dw.NodeWork = wt.o.Nodes.Sum(c.ShardWork)
+			mx, sum := 0.0, 0.0
+			for _, x := range dw.NodeWork {
+				mx, sum = math.Max(mx, x), sum+x
+			}
+			if sum > 0 {
+				dw.NodeWorkRatio = mx / (sum / float64(len(dw.NodeWork)))
+			}
 		}
 		tk := wt.topKeys(w, s)
 		for _, k := range tk.Top(wt.o.TopKeys) {

@@ -35,6 +35,9 @@ type watchCmd struct {
 	top       int
 	listen    string
 	follow    bool
+	slots     int
+	nodes     int
+	slotMap   string
 }
 
 func runWatch(e *env, args []string) error {
@@ -57,6 +60,9 @@ func runWatch(e *env, args []string) error {
 	fs.Float64Var(&c.th.ScatterRise, "scatter-rise", c.th.ScatterRise, "scatter_rise when a shape's scatter share of all requests rises by more than this `share`")
 	fs.IntVar(&c.track, "track-keys", 1000, "`keys` tracked per design and window by the heavy-hitter sketch")
 	fs.IntVar(&c.top, "top-keys", 10, "`keys` reported per design and window")
+	fs.IntVar(&c.slots, "slots", 0, "logical `shards` (slots) keys hash to; with --nodes, windows give per-node work too")
+	fs.IntVar(&c.nodes, "nodes", 0, "`nodes` the slots are placed on (with --slots)")
+	fs.StringVar(&c.slotMap, "slot-map", "contiguous", "slot placement: contiguous, round-robin, or a map `file` (lines SLOT NODE or FIRST-LAST NODE)")
 	fs.BoolVar(&c.follow, "follow", false, "follow the --log file as it grows, through rotation (as tail -F), until Ctrl-C")
 	fs.StringVar(&c.listen, "listen", "", "serve Prometheus metrics of the last closed window at http://`ADDR`/metrics (e.g. 127.0.0.1:9464); after a replay, serves until Ctrl-C")
 	fs.Usage = func() {
@@ -111,8 +117,30 @@ Flags:
 	if err != nil {
 		return usageErr("--engine: %v", err)
 	}
+	var nodes *sim.Nodes
+	if c.slots != 0 || c.nodes != 0 {
+		shardsSet := false
+		fs.Visit(func(f *flag.Flag) { shardsSet = shardsSet || f.Name == "shards" })
+		switch {
+		case shardsSet && c.shards != c.slots:
+			return usageErr("--shards %d and --slots %d: with --slots the design's shards are its slots; give one", c.shards, c.slots)
+		case c.slots < 1 || c.slots > 1<<16:
+			return usageErr("--slots %d: must be in 1..65536 (with --nodes)", c.slots)
+		case c.nodes < 1 || c.nodes > c.slots:
+			return usageErr("--nodes %d: must be in 1..--slots (%d)", c.nodes, c.slots)
+		}
+		c.shards = c.slots
+		if c.slotMap == "contiguous" || c.slotMap == "round-robin" {
+			nodes, err = sim.NewNodes(c.slots, c.nodes, c.slotMap)
+		} else if nodes, err = sim.ReadNodes(c.slotMap, c.slots); err == nil && nodes.Count != c.nodes {
+			err = fmt.Errorf("%s: the map places slots on %d nodes; --nodes says %d", c.slotMap, nodes.Count, c.nodes)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	th := c.th
-	wt, err := watch.New(watch.Options{Designs: c.keys, Sim: sim.Options{Shards: c.shards, Engine: eng}, Thresholds: &th, TrackKeys: c.track, TopKeys: c.top})
+	wt, err := watch.New(watch.Options{Designs: c.keys, Sim: sim.Options{Shards: c.shards, Engine: eng}, Thresholds: &th, TrackKeys: c.track, TopKeys: c.top, Nodes: nodes})
 	if err != nil {
 		return err
 	}

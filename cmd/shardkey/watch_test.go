@@ -324,3 +324,37 @@ func TestWatch_TableAndHTML(t *testing.T) {
 		t.Errorf("html: the hot_key event is not marked")
 	}
 }
+
+// TestWatch_Nodes: with --slots 8 --nodes 2 (contiguous: slots 0-3 on
+// node 0, 4-7 on node 1) each window's node work is the sum of its
+// slots' work.
+func TestWatch_Nodes(t *testing.T) {
+	code, out, errs := runCmd(t, "", "watch", "--format", "json", "--log", celebrityLog, "--window", "10s", "--slots", "8", "--nodes", "2", "-k", "hash(aid)")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var w struct {
+			Designs []struct {
+				ShardWork []float64 `json:"shard_work"`
+				NodeWork  []float64 `json:"node_work"`
+			}
+		}
+		if err := json.Unmarshal([]byte(l), &w); err != nil {
+			t.Fatal(err)
+		}
+		d := w.Designs[0]
+		if len(d.ShardWork) != 8 || len(d.NodeWork) != 2 {
+			t.Fatalf("%d slots, %d nodes; want 8 and 2", len(d.ShardWork), len(d.NodeWork))
+		}
+		for k := range 2 {
+			want := d.ShardWork[4*k] + d.ShardWork[4*k+1] + d.ShardWork[4*k+2] + d.ShardWork[4*k+3]
+			if !close9(d.NodeWork[k], want) {
+				t.Errorf("node %d: %v; want %v", k, d.NodeWork[k], want)
+			}
+		}
+	}
+	if code, _, errs := runCmd(t, "", "watch", "--log", celebrityLog, "--slots", "8", "--nodes", "9", "-k", "hash(aid)"); code != 2 || !strings.Contains(errs, "--nodes 9") {
+		t.Errorf("--nodes 9 of 8 slots: exit %d %q; want a usage error", code, errs)
+	}
+}

@@ -61,6 +61,13 @@ func (t *tableWindows) Window(r *watch.Report) error {
 				parts[i] = num(x)
 			}
 			fmt.Fprintf(t.w, "  %s work/s per shard: %s\n", d.Key, strings.Join(parts, " "))
+			if d.NodeWork != nil {
+				parts = parts[:0]
+				for _, x := range d.NodeWork {
+					parts = append(parts, num(x))
+				}
+				fmt.Fprintf(t.w, "  %s work/s per node: %s (max/mean %s)\n", d.Key, strings.Join(parts, " "), num(d.NodeWorkRatio))
+			}
 		}
 	}
 	for _, e := range r.Events {
