@@ -133,6 +133,10 @@ type Span struct {
 	Seconds float64
 	// Statements is the number of SQL statements the window read.
 	Statements int
+	// NoValues says the workload's condition values are not the
+	// statements' own (statement statistics keep none; their parameters
+	// are drawn from the row sample): top keys and hot_key are unknown.
+	NoValues bool
 }
 
 // Report is one window: for each design its figures, and the events the
@@ -172,7 +176,9 @@ type DesignWindow struct {
 	NodeWork      []float64 `json:"node_work,omitempty"`
 	NodeWorkRatio float64   `json:"node_work_ratio,omitempty"`
 	Shapes        []Shape   `json:"shapes"`
-	TopKeys       []TopKey  `json:"top_keys"`
+	// TopKeys is null when the input holds no values (statement
+	// statistics): unknown, not empty.
+	TopKeys []TopKey `json:"top_keys"`
 	// Candidate is the full score (for renderers); not in JSON.
 	Candidate *sim.Candidate `json:"-"`
 }
@@ -271,12 +277,15 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 				dw.NodeWorkRatio = mx / (sum / float64(len(dw.NodeWork)))
 			}
 		}
-		tk := wt.topKeys(w, s)
-		for _, k := range tk.Top(wt.o.TopKeys) {
-			dw.TopKeys = append(dw.TopKeys, topKey(k, c.RequestsPerS))
-		}
-		if dw.TopKeys == nil {
-			dw.TopKeys = []TopKey{}
+		var tk *TopK
+		if !sp.NoValues {
+			tk = wt.topKeys(w, s)
+			for _, k := range tk.Top(wt.o.TopKeys) {
+				dw.TopKeys = append(dw.TopKeys, topKey(k, c.RequestsPerS))
+			}
+			if dw.TopKeys == nil {
+				dw.TopKeys = []TopKey{}
+			}
 		}
 		r.Events = append(r.Events, wt.events(st, &dw, tk, first)...)
 		r.Designs = append(r.Designs, dw)
@@ -391,7 +400,7 @@ func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first boo
 	th := wt.th
 	var out []Event
 	total := dw.RequestsPerS
-	if total > 0 {
+	if total > 0 && tk != nil {
 		// hot_key: a key above KeyHigh (by the sketch's lower bound, so
 		// an eviction's error never raises one) not already hot.
 		for _, k := range tk.Top(-1) {

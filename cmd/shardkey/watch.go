@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/livedb"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 	"github.com/shardkey/shardkey/sqllog"
@@ -38,6 +40,8 @@ type watchCmd struct {
 	slots     int
 	nodes     int
 	slotMap   string
+	from      string
+	sample    int
 }
 
 func runWatch(e *env, args []string) error {
@@ -63,6 +67,8 @@ func runWatch(e *env, args []string) error {
 	fs.IntVar(&c.slots, "slots", 0, "logical `shards` (slots) keys hash to; with --nodes, windows give per-node work too")
 	fs.IntVar(&c.nodes, "nodes", 0, "`nodes` the slots are placed on (with --slots)")
 	fs.StringVar(&c.slotMap, "slot-map", "contiguous", "slot placement: contiguous, round-robin, or a map `file` (lines SLOT NODE or FIRST-LAST NODE)")
+	fs.StringVar(&c.from, "from", "", "poll a live database's statement statistics (pg_stat_statements; MySQL performance_schema) every --window, read-only: `DSN` postgres://... or mysql://...")
+	fs.IntVar(&c.sample, "sample-rows", 100000, "rows sampled per table with --from (the statements' parameters are drawn from them)")
 	fs.BoolVar(&c.follow, "follow", false, "follow the --log file as it grows, through rotation (as tail -F), until Ctrl-C")
 	fs.StringVar(&c.listen, "listen", "", "serve Prometheus metrics of the last closed window at http://`ADDR`/metrics (e.g. 127.0.0.1:9464); after a replay, serves until Ctrl-C")
 	fs.Usage = func() {
@@ -93,8 +99,12 @@ Flags:
 		return usageErr("unexpected argument %q", pos[0])
 	}
 	switch {
-	case c.logFile == "":
-		return usageErr("no log: give --log FILE")
+	case c.logFile != "" && c.from != "":
+		return usageErr("give --log FILE or --from DSN, not both")
+	case c.from != "" && c.follow:
+		return usageErr("--follow follows a log file; --from polls the database anyway")
+	case c.logFile == "" && c.from == "":
+		return usageErr("no input: give --log FILE (or --from DSN to poll statement statistics)")
 	case len(c.keys) == 0:
 		return usageErr("no design to watch: name one with -k 'hash(col)'")
 	case c.follow && (c.logFile == "-" || strings.HasSuffix(c.logFile, ".gz")):
@@ -157,6 +167,21 @@ Flags:
 			}
 		}()
 	}
+	out := newWindowWriter(e.stdout, c.format, c.logFile)
+	if c.from != "" {
+		if err := pollWatch(e, &c, wt, metrics, out); err != nil {
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+		if stopServer == nil {
+			return nil
+		}
+		err := stopServer()
+		stopServer = nil
+		return err
+	}
 	var r io.Reader
 	name := c.logFile
 	readCtx := e.ctx
@@ -174,7 +199,9 @@ Flags:
 		}
 		defer closeLog()
 	}
-	out := newWindowWriter(e.stdout, c.format, name)
+	if c.format == "html" {
+		out = newWindowWriter(e.stdout, c.format, name)
+	}
 	newW := func() *shardkey.Workload { return &shardkey.Workload{Seed: c.seed} }
 	err = sqllog.ReadWindows(readCtx, r, name, sqllog.Options{Format: c.logFormat}, c.window, newW, func(win *sqllog.Window) error {
 		if err := win.Workload.Validate(); err != nil {
@@ -244,6 +271,61 @@ func serveMetrics(e *env, addr string, m *watch.Metrics) (func() error, error) {
 		}
 		return nil
 	}, nil
+}
+
+// pollWatch polls the database's statement statistics every --window
+// until the command's context ends, and scores each interval as a window.
+func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, out windowWriter) error {
+	if err := livedb.CheckDSN(c.from); err != nil {
+		return usageErr("--from: %v", err)
+	}
+	base := &shardkey.Workload{Seed: c.seed}
+	o := livedb.Options{SampleRows: c.sample, Progress: e.stderr, NoStatements: true, Seed: c.seed}
+	if err := livedb.Read(e.ctx, base, c.from, o); err != nil {
+		return fmt.Errorf("--from: %w", err)
+	}
+	p, err := livedb.NewPoller(e.ctx, base, c.from, o)
+	if err != nil {
+		return fmt.Errorf("--from: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "shardkey watch: polling %s every %v (Ctrl-C to stop)\n", livedb.Redact(c.from), c.window)
+	t := time.NewTicker(c.window)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return wt.Close()
+		case <-t.C:
+		}
+		w, start, end, err := p.Poll(e.ctx)
+		if err != nil {
+			if e.ctx.Err() != nil {
+				return wt.Close()
+			}
+			return fmt.Errorf("--from: %w", err)
+		}
+		if err := w.Validate(); err != nil {
+			return err
+		}
+		secs := end.Sub(start).Seconds()
+		calls := 0.0
+		for _, op := range w.Ops {
+			calls += op.Rate * secs
+		}
+		rep, err := wt.Add(watch.Span{Start: start, End: end, Seconds: secs, Statements: int(math.Round(calls)), NoValues: true}, w)
+		if err != nil {
+			return err
+		}
+		for _, wn := range rep.Warnings {
+			fmt.Fprintf(e.stderr, "warning: %s: %s\n", rep.Start.Format(time.RFC3339), wn)
+		}
+		if metrics != nil {
+			metrics.Update(rep)
+		}
+		if err := out.Window(rep); err != nil {
+			return err
+		}
+	}
 }
 
 // openLog opens a log file (gzip when its name ends in .gz), or standard

@@ -279,7 +279,8 @@ func TestWatch_Errors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"watch", "-k", "hash(aid)"}, 2, "no log"},
+		{[]string{"watch", "-k", "hash(aid)"}, 2, "no input: give --log FILE"},
+		{[]string{"watch", "--log", celebrityLog, "--from", "postgres://x/y", "-k", "hash(aid)"}, 2, "not both"},
 		{[]string{"watch", "--log", celebrityLog}, 2, "no design"},
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid)", "--window", "0s"}, 2, "--window 0s"},
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid)", "--key-low", "0.1", "--key-high", "0.05"}, 2, "want 0 <= low <= high <= 1"},
