@@ -191,6 +191,9 @@ type Growth struct {
 	KeysMoved float64 `json:"keys_moved"`
 	RowsMoved float64 `json:"rows_moved"`
 	Rows      float64 `json:"rows"`
+	// Bytes is Rows times the average row size (set by the caller:
+	// --row-bytes or an estimate; 0 and left out when unknown).
+	Bytes float64 `json:"bytes,omitempty"`
 	// BalanceAfter is max/mean of rows per node after growth.
 	BalanceAfter float64 `json:"balance_after"`
 }

@@ -19,7 +19,7 @@ func TestScore_SlotsOverNodes(t *testing.T) {
 	}
 	rf := writeFile(t, "rows.csv", rows.String())
 	qf := writeFile(t, "q.jsonl", queries.String())
-	r := runJSON(t, "score", "--rows", rf, "--queries", qf, "-k", "hash(user_id)", "--slots", "8", "--nodes", "3")
+	r := runJSON(t, "score", "--rows", rf, "--queries", qf, "-k", "hash(user_id)", "--slots", "8", "--nodes", "3", "--row-bytes", "100")
 	c := r.Candidates[0]
 	if c.Shards != 8 || c.Nodes == nil {
 		t.Fatalf("shards %d, nodes %v; want 8 slots with a nodes report", c.Shards, c.Nodes)
@@ -29,6 +29,11 @@ func TestScore_SlotsOverNodes(t *testing.T) {
 	for k := range want {
 		if math.Abs(c.Nodes.NodeWork[k]-want[k]) > 1e-9 {
 			t.Errorf("node %d work %v; want %v", k, c.Nodes.NodeWork[k], want[k])
+		}
+	}
+	for _, g := range c.Nodes.Growth {
+		if g.Bytes != g.Rows*100 {
+			t.Errorf("%s: %v bytes for %v rows; want 100 a row", g.Placement, g.Bytes, g.Rows)
 		}
 	}
 	g := c.Nodes.Growth[0]
