@@ -176,8 +176,8 @@ func (m *Nodes) Grow(n int) (*Nodes, []SlotMove) {
 type Growth struct {
 	// Placement: slots (the design's slots over nodes, rebalanced by
 	// Nodes.Grow), modulo (hash mod nodes), jump (jump consistent hash
-	// over nodes), ring (consistent hashing, 128 virtual nodes per node)
-	// or range split (equal-row ranges, one per node, in hash order; each
+	// over nodes), ring (consistent hashing, 128 virtual nodes per node),
+	// ketama (libmemcached's continuum) or range split (equal-row ranges, one per node, in hash order; each
 	// new node takes the upper half of the then largest range, as range
 	// partitioning grows by splitting).
 	Placement string `json:"placement"`
@@ -254,6 +254,13 @@ func (s *Scheme) Growth(m *Nodes, n int) []Growth {
 	r1, _ := ring.Layout(from)
 	r2, _ := ring.Layout(n)
 	out = append(out, measure("ring (128 vnodes)", func(_ int, x pt) int { return r1.Shard(x.p) }, func(_ int, x pt) int { return r2.Shard(x.p) }))
+	// ketama (libmemcached's continuum of weight-1 servers) over the
+	// points' low 32 bits, as ketama hashes keys to 32 bits.
+	k1, err1 := partition.Ketama{}.Layout(from)
+	k2, err2 := partition.Ketama{}.Layout(n)
+	if err1 == nil && err2 == nil {
+		out = append(out, measure("ketama", func(_ int, x pt) int { return k1.Shard(x.p) }, func(_ int, x pt) int { return k2.Shard(x.p) }))
+	}
 	// Range splits, in hash order (the points are sorted within each
 	// table; sort them all).
 	sort.Slice(pts, func(i, j int) bool { return pts[i].p < pts[j].p })

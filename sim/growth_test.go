@@ -65,7 +65,7 @@ func TestReadNodes(t *testing.T) {
 // TestGrowthClosedForm: 100,000 uniformly hashed keys, one row each, in
 // 64 slots over 4 nodes, growing to 5. Closed forms: modulo moves
 // N/(N+1) = 4/5 of keys (p mod 4 = p mod 5 for 4 of every 20 residues);
-// jump 1/(N+1) = 1/5; a ring with 128 virtual nodes about 1/5; slots: the
+// jump 1/(N+1) = 1/5; a ring with 128 virtual nodes and ketama about 1/5; slots: the
 // new node takes floor(64/5) = 12 slots, 12/64 = 0.1875 of the keys, and
 // ends with 13,13,13,13,12 slots: balance 13/12.8; a range split moves
 // half of one of 4 equal ranges, 1/8, and leaves max/mean 25%/20% = 1.25.
@@ -91,6 +91,7 @@ func TestGrowthClosedForm(t *testing.T) {
 		{"modulo", 4.0 / 5, 0.007, 1, 0.03},
 		{"jump", 1.0 / 5, 0.007, 1, 0.03},
 		{"ring (128 vnodes)", 1.0 / 5, 0.05, 1, 0.25},
+		{"ketama", 1.0 / 5, 0.05, 1, 0.25},
 		{"range split", 1.0 / 8, 0.001, 1.25, 0.001},
 	} {
 		g, ok := got[c.placement]
