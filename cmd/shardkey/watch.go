@@ -50,7 +50,7 @@ func runWatch(e *env, args []string) error {
 	c := watchCmd{th: watch.DefaultThresholds}
 	fs.StringVar(&c.logFile, "log", "", "query log `file` (PostgreSQL stderr, csvlog or jsonlog; MySQL/MariaDB general or slow log; .gz read as gzip; - for standard input)")
 	fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
-	fs.Var(&c.keys, "k", "design to watch, e.g. 'hash(user_id)'; repeatable")
+	fs.Var(&c.keys, "k", "`design` to watch, e.g. 'hash(user_id)'; repeatable")
 	fs.Var(&c.keys, "key", "same as -k")
 	fs.IntVar(&c.shards, "shards", 8, "number of `shards`")
 	fs.StringVar(&c.engine, "engine", "generic", "placement `engine` of hash keys: "+strings.Join(partition.Names(), ", "))
@@ -73,6 +73,7 @@ func runWatch(e *env, args []string) error {
 	fs.StringVar(&c.listen, "listen", "", "serve Prometheus metrics of the last closed window at http://`ADDR`/metrics (e.g. 127.0.0.1:9464); after a replay, serves until Ctrl-C")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey watch --log FILE -k DESIGN [-k DESIGN ...] [flags]
+       shardkey watch --from DSN -k DESIGN [-k DESIGN ...] [flags]
 
 Replays a query log as a time series: in each window (--window, from the
 log's own timestamps) and for each design, per-shard work, max/mean,
@@ -80,7 +81,8 @@ scatter share per statement shape, cross-shard transactions and top keys
 by traffic, and events when the decision stops holding (a hot key, a
 max/mean above its threshold, a new shape that scatters, a rising scatter
 share). Each window's figures are those of 'shardkey score' on that
-window's slice of the log. See docs/watch.md.
+window's slice of the log. --from polls a live database's statement
+statistics instead. See docs/watch.md.
 
 Examples:
   shardkey watch --log postgresql.log --window 10s --shards 4 -k 'hash(aid)'
