@@ -287,7 +287,7 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 				dw.TopKeys = []TopKey{}
 			}
 		}
-		r.Events = append(r.Events, wt.events(st, &dw, tk, first)...)
+		r.Events = append(r.Events, wt.events(st, &dw, tk, first, sp.Seconds)...)
 		r.Designs = append(r.Designs, dw)
 	}
 	return r, nil
@@ -396,7 +396,7 @@ func keyText(b []byte, vals []shardkey.Value) []byte {
 
 // events compares a design's window with what the design state remembers,
 // raises the events and updates the state.
-func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first bool) []Event {
+func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first bool, seconds float64) []Event {
 	th := wt.th
 	var out []Event
 	total := dw.RequestsPerS
@@ -423,8 +423,13 @@ func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first boo
 		}
 	}
 	if dw.WorkRatio > th.WorkRatio && !st.aboveWR {
-		out = append(out, Event{Type: "work_ratio", Design: dw.Key, Value: dw.WorkRatio, Threshold: th.WorkRatio,
-			Message: fmt.Sprintf("max/mean of per-shard work is %.2f (above %.3g): shard %d is the hottest", dw.WorkRatio, th.WorkRatio, argmax(dw.ShardWork))})
+		msg := fmt.Sprintf("max/mean of per-shard work is %.2f (above %.3g): shard %d is the hottest", dw.WorkRatio, th.WorkRatio, argmax(dw.ShardWork))
+		if n := int(math.Round(dw.RequestsPerS * seconds)); seconds > 0 && n > 0 && dw.Shards > 1 {
+			// The yardstick for noise: as many requests sent to shards
+			// at random (balls into bins).
+			msg += fmt.Sprintf("; %d requests sent to %d shards at random would give about %.2f", n, dw.Shards, sim.ExpectedMaxLoadRatio(n, dw.Shards))
+		}
+		out = append(out, Event{Type: "work_ratio", Design: dw.Key, Value: dw.WorkRatio, Threshold: th.WorkRatio, Message: msg})
 	}
 	st.aboveWR = dw.WorkRatio > th.WorkRatio
 	seen := map[string]bool{}
