@@ -181,6 +181,14 @@ func (e *skipError) Unwrap() error { return errSkip }
 
 func skipf(format string, args ...any) error { return &skipError{fmt.Sprintf(format, args...)} }
 
+// dialectOf returns the SQL dialect of s's server.
+func dialectOf(s session) sqllog.Dialect {
+	if e := s.engine(); strings.HasPrefix(e, "mysql") || strings.HasPrefix(e, "mariadb") {
+		return sqllog.MySQL
+	}
+	return sqllog.Postgres
+}
+
 // statement is one normalised statement with its call count.
 type statement = sqllog.StatementStat
 
@@ -251,11 +259,7 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		// Read by the log reader's parsers (package sqllog), so that a
 		// statement reads the same from the server's statistics as from
 		// a log or a pg_stat_statements export.
-		d := sqllog.Postgres
-		if e := s.engine(); strings.HasPrefix(e, "mysql") || strings.HasPrefix(e, "mariadb") {
-			d = sqllog.MySQL
-		}
-		if err := sqllog.ReadStatementStats(ctx, w, stmts, d, period, source+": statement statistics", sqllog.Options{Seed: o.Seed}); err != nil {
+		if err := sqllog.ReadStatementStats(ctx, w, stmts, dialectOf(s), period, source+": statement statistics", sqllog.Options{Seed: o.Seed}); err != nil {
 			w.Warnings = append(w.Warnings, err)
 		}
 	}

@@ -60,6 +60,10 @@ type Candidate struct {
 	// are added, under each placement of the hash points.
 	Rebalance []Move `json:"rebalance,omitempty"`
 
+	// Nodes, with --slots and --nodes, gives the design's slots (its
+	// shards) over nodes: per-node work and load and growth.
+	Nodes *NodesReport `json:"nodes,omitempty"`
+
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -330,7 +334,19 @@ func sortPoints(pts []pointWeight) []pointWeight {
 // summed row weights, sorted by point. Memoised per table, columns and
 // engine.
 func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
-	return memo(t, fmt.Sprint("points", tk.cols, tk.eng.Name()), func() []pointWeight {
+	return pointsBy(t, tk, "points", t.Weight)
+}
+
+// rowPoints is hashPoints with each sampled row weighing 1 (rows, not
+// requests): what moving data copies.
+func rowPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
+	return pointsBy(t, tk, "rowpoints", func(int) float64 { return 1 })
+}
+
+// pointsBy returns the distinct routing points of tk's key over (a sample
+// of) t with their summed weight(i), sorted by point; memoised under name.
+func pointsBy(t *shardkey.Table, tk *tableKey, name string, weight func(int) float64) []pointWeight {
+	return memo(t, fmt.Sprint(name, tk.cols, tk.eng.Name()), func() []pointWeight {
 		step := 1
 		if t.Rows > rebalanceSample {
 			step = t.Rows / rebalanceSample
@@ -346,12 +362,12 @@ func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
 		}
 		for i := 0; i < t.Rows; i += step {
 			if ints != nil {
-				pts = append(pts, pointWeight{tk.fast.PointInt64(ints[i]), t.Weight(i)})
+				pts = append(pts, pointWeight{tk.fast.PointInt64(ints[i]), weight(i)})
 				continue
 			}
 			if tk.canon != nil { // from the columns' bytes, as rows are routed
 				buf = partition.AppendCanonicalRow(buf[:0], tk.keyCol, i)
-				pts = append(pts, pointWeight{tk.canon.PointCanonical(buf), t.Weight(i)})
+				pts = append(pts, pointWeight{tk.canon.PointCanonical(buf), weight(i)})
 				continue
 			}
 			for j, c := range tk.cols {
@@ -361,7 +377,7 @@ func hashPoints(t *shardkey.Table, tk *tableKey) []pointWeight {
 			if err != nil {
 				continue
 			}
-			pts = append(pts, pointWeight{p, t.Weight(i)})
+			pts = append(pts, pointWeight{p, weight(i)})
 		}
 		pts = sortPoints(pts)
 		out := pts[:0]

@@ -490,3 +490,19 @@ func hottestN(t *shardkey.Table, cols []int, top int) []string {
 	}
 	return out
 }
+
+// KeyColumns returns the column indices (in table ti of the workload the
+// scheme was compiled for) whose values decide a row's shard, in key
+// order: a hash, range or directory key's columns (a salted or isolated
+// key's inner columns). It returns nil for a table the design leaves
+// unsharded or replicates, whose rows have no key.
+func (s *Scheme) KeyColumns(ti int) []int {
+	if ti < 0 || ti >= len(s.tables) {
+		return nil
+	}
+	tk := s.tables[ti]
+	if tk.kind == kUnplaced || tk.kind == kReplicate {
+		return nil
+	}
+	return tk.cols
+}

@@ -48,6 +48,9 @@ type agg struct {
 	txnCuts       int    // open transactions counted in pieces of maxTxnStmts
 	txnCutLine    int    // where the first was cut
 	txnCutSession string // and its session
+	// seconds, when > 0, is the time rates are per (a window's length),
+	// instead of the span of the log's timestamps.
+	seconds float64
 
 	infos    map[*access]*accInfo
 	ops      map[string]*opAgg
@@ -414,6 +417,8 @@ func (a *agg) finish() error {
 	a.endSessionSorted()
 	span := 1.0
 	switch {
+	case a.seconds > 0:
+		span = a.seconds
 	case a.weighted && a.period > 0:
 		span = a.period // statement statistics read from a server
 	case a.weighted:

@@ -95,11 +95,41 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o Options) error {
 	bound := &shardkey.BoundedReader{R: r, File: name, What: "log", MaxLine: shardkey.MaxLineBytes}
 	br := bufio.NewReaderSize(bound, 1<<20)
+	format, d, err := formatOf(br, name, o)
+	if err != nil {
+		return err
+	}
+	if format == "csvlog" || format == "pg_stat_statements" {
+		bound.ResetRecord()
+		bound.MaxRecord = shardkey.MaxRecordBytes
+	}
+	a := newAgg(w, name, o)
+	a.weighted = format == "pg_stat_statements"
+	p := newPipeline(ctx, d, o.Workers, a, nil)
+	rs := &readState{file: name, p: p, bound: bound}
+	if err := readBody(br, format, rs); err != nil {
+		return err
+	}
+	if rs.entries == 0 {
+		return shardkey.Errorf(name, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
+	}
+	for _, wn := range rs.warn {
+		a.warn(wn)
+	}
+	if line, msg := rs.prep.unknownWarning(); msg != "" {
+		a.warn(shardkey.Errorf(name, line, "", "%s", msg))
+	}
+	return a.finish()
+}
+
+// formatOf returns the log format o names, or the one br's first bytes
+// show, and its SQL dialect.
+func formatOf(br *bufio.Reader, name string, o Options) (string, Dialect, error) {
 	format := o.Format
 	if format != "" {
 		f, ok := formatAliases[strings.ToLower(format)]
 		if !ok {
-			return &shardkey.UsageError{Msg: fmt.Sprintf("--log-format %q: want one of %s", format, strings.Join(Formats, ", "))}
+			return "", 0, &shardkey.UsageError{Msg: fmt.Sprintf("--log-format %q: want one of %s", format, strings.Join(Formats, ", "))}
 		}
 		format = f
 	} else {
@@ -107,23 +137,20 @@ func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o
 		format = detect(head)
 		if format == "" {
 			if len(bytes.TrimSpace(head)) == 0 {
-				return shardkey.Errorf(name, 1, "", "empty log")
+				return "", 0, shardkey.Errorf(name, 1, "", "empty log")
 			}
-			return shardkey.Errorf(name, 1, "", "unknown log format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)")
+			return "", 0, shardkey.Errorf(name, 1, "", "unknown log format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)")
 		}
-	}
-	if format == "csvlog" || format == "pg_stat_statements" {
-		bound.ResetRecord()
-		bound.MaxRecord = shardkey.MaxRecordBytes
 	}
 	d := Postgres
 	if strings.HasPrefix(format, "mysql") {
 		d = MySQL
 	}
-	a := newAgg(w, name, o)
-	a.weighted = format == "pg_stat_statements"
-	p := newPipeline(ctx, d, o.Workers, a)
-	rs := &readState{file: name, p: p, bound: bound}
+	return format, d, nil
+}
+
+// readBody reads br in format into rs's pipeline and closes the pipeline.
+func readBody(br *bufio.Reader, format string, rs *readState) error {
 	var rerr error
 	switch format {
 	case "stderr":
@@ -142,23 +169,11 @@ func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o
 	if rerr == nil {
 		rerr = rs.flush()
 	}
-	perr := p.close()
+	perr := rs.p.close()
 	if rerr != nil {
 		return rerr
 	}
-	if perr != nil {
-		return perr
-	}
-	if rs.entries == 0 {
-		return shardkey.Errorf(name, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
-	}
-	for _, wn := range rs.warn {
-		a.warn(wn)
-	}
-	if line, msg := rs.prep.unknownWarning(); msg != "" {
-		a.warn(shardkey.Errorf(name, line, "", "%s", msg))
-	}
-	return a.finish()
+	return perr
 }
 
 // detect names the format of a log from its first bytes, or "".
@@ -244,6 +259,8 @@ type readState struct {
 	skipped int
 	prep    *prepared // SQL-level prepared statements by session (prepare.go)
 	bound   *shardkey.BoundedReader
+	// cut, when set, sees every entry before it is queued (windows.go).
+	cut func(e *entry) error
 }
 
 const batchSize = 512
@@ -262,6 +279,11 @@ func (rs *readState) emit(e entry) error {
 			rs.prep = &prepared{}
 		}
 		e = rs.prep.rewrite(e)
+	}
+	if rs.cut != nil {
+		if err := rs.cut(&e); err != nil {
+			return err
+		}
 	}
 	if e.sql != "" {
 		rs.entries++
@@ -341,6 +363,8 @@ type pipeline struct {
 	done    chan error
 	cache   *cache
 	dialect Dialect
+	closed  bool
+	err     error
 }
 
 type job struct {
@@ -357,11 +381,16 @@ type result struct {
 	slots, params []lit
 }
 
-func newPipeline(ctx context.Context, d Dialect, workers int, a *agg) *pipeline {
+// newPipeline starts a pipeline feeding a; c is the template cache to
+// share (nil: a new one).
+func newPipeline(ctx context.Context, d Dialect, workers int, a *agg, c *cache) *pipeline {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	p := &pipeline{ctx: ctx, work: make(chan *job, workers*2), order: make(chan *job, workers*4), done: make(chan error, 1), cache: &cache{}, dialect: d}
+	if c == nil {
+		c = &cache{}
+	}
+	p := &pipeline{ctx: ctx, work: make(chan *job, workers*2), order: make(chan *job, workers*4), done: make(chan error, 1), cache: c, dialect: d}
 	for range workers {
 		go p.worker()
 	}
@@ -425,8 +454,15 @@ func (p *pipeline) send(entries []entry) error {
 	return nil
 }
 
+// close waits for the queued batches and returns the aggregator's error.
+// Closing twice returns the first close's result.
 func (p *pipeline) close() error {
+	if p.closed {
+		return p.err
+	}
+	p.closed = true
 	close(p.work)
 	close(p.order)
-	return <-p.done
+	p.err = <-p.done
+	return p.err
 }

@@ -35,7 +35,7 @@ func ReadStatementStats(ctx context.Context, w *shardkey.Workload, stats []State
 	}
 	a := newAgg(w, source, o)
 	a.weighted, a.period, a.knownOnly = true, period, true
-	p := newPipeline(ctx, d, o.Workers, a)
+	p := newPipeline(ctx, d, o.Workers, a, nil)
 	rs := &readState{file: source, p: p}
 	var rerr error
 	for i, st := range stats {

@@ -17,6 +17,7 @@ import (
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/advisor"
 	"github.com/shardkey/shardkey/emit"
+	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/scenario"
 	"github.com/shardkey/shardkey/sim"
 )
@@ -30,6 +31,8 @@ func runAdvise(e *env, args []string) error {
 	sweep := fs.String("sweep", "4,8,16,32,64,128,256", "shard `counts` to score the recommended key at (\"\" for none)")
 	emitFmt := fs.String("emit", "", "also write the chosen design as the engine's own `configuration`: "+strings.Join(emit.Formats(), ", "))
 	boot := fs.Int("bootstrap", 20, "bootstrap `replicates` for 95% confidence intervals of the recommended key (0 for none)")
+	var rf reshardFlags // --current, --row-bytes, --copy-rate (reshard.go)
+	rf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey advise [inputs | social|orders|chat|workspace [--variant V]] [flags]
 
@@ -56,6 +59,9 @@ Flags:
 	}
 	c.formats = []string{"table", "json", "markdown", "html"}
 	if err := c.validate(fs); err != nil {
+		return err
+	}
+	if err := rf.validate(c.format); err != nil {
 		return err
 	}
 	var spec *scenario.Spec
@@ -115,6 +121,10 @@ Flags:
 	if err != nil {
 		return err
 	}
+	plans, err := rf.plans(l, adv)
+	if err != nil {
+		return err
+	}
 	var cfg *engineConfig
 	if *emitFmt != "" {
 		if cfg, err = emitConfig(*emitFmt, l, adv); err != nil {
@@ -128,16 +138,22 @@ Flags:
 		return enc.Encode(struct {
 			Version string `json:"version"`
 			*advisor.Advice
-			Config *engineConfig `json:"config,omitempty"`
-		}{buildinfo.Version(), adv, cfg})
+			Config  *engineConfig   `json:"config,omitempty"`
+			Reshard []*reshard.Plan `json:"reshard,omitempty"`
+		}{buildinfo.Version(), adv, cfg, plans})
 	case "markdown":
-		return adviceMarkdown(e.stdout, adv)
+		if err := adviceMarkdown(e.stdout, adv); err != nil {
+			return err
+		}
+		renderReshard(e.stdout, plans, true)
+		return nil
 	case "html":
 		return adviceHTML(e.stdout, adv)
 	}
 	if err := adviceTable(e.stdout, adv); err != nil {
 		return err
 	}
+	defer renderReshard(e.stdout, plans, false)
 	if cfg != nil {
 		fmt.Fprintf(e.stdout, "\n%s configuration for %s:\n%s", cfg.Format, cfg.Key, cfg.Config)
 		if !strings.HasSuffix(cfg.Config, "\n") {

@@ -12,7 +12,7 @@ import (
 // output. Examples run from the repository root.
 func TestReadmeExamples(t *testing.T) {
 	files := []string{"../../README.md"}
-	for _, f := range []string{"../../docs/engines.md"} {
+	for _, f := range []string{"../../docs/engines.md", "../../docs/watch.md"} {
 		if _, err := os.Stat(f); err == nil {
 			files = append(files, f)
 		}

@@ -65,6 +65,7 @@ var commands = []command{
 	{"demo", "score a built-in scenario from the seed documents (social, orders, chat, workspace)", runDemo},
 	{"place", "show where values land on a real engine (redis, cassandra, mongodb, vitess, ...)", runPlace},
 	{"explain", "show which shards one SQL statement touches under a key, and why", runExplain},
+	{"watch", "replay a query log as a time series per design, with events when the decision stops holding", runWatch},
 	{"serve", "run the interactive playground in the browser (127.0.0.1 by default)", runServe},
 }
 

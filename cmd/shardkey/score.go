@@ -15,6 +15,8 @@ func runScore(e *env, args []string) error {
 	var c common
 	c.register(fs, true)
 	c.stream = true
+	var nf nodeFlags
+	nf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey score [inputs] -k KEY [-k KEY ...] [flags]
 
@@ -25,6 +27,7 @@ Examples:
   shardkey score --workload social.yaml -k 'hash(user_id)' -k 'range(created_at)'
   shardkey score --rows rows.csv --queries queries.jsonl --txns txns.jsonl \
       --engine blake2b --shards 64 -k 'hash(customer_id)' --format json
+  shardkey score --rows users.csv -k 'hash(user_id)' --slots 64 --nodes 4
 
 Flags:
 `)
@@ -40,6 +43,9 @@ Flags:
 	if err := c.validate(fs); err != nil {
 		return err
 	}
+	if err := nf.validate(&c, fs); err != nil {
+		return err
+	}
 	l, err := c.load(e, nil)
 	if err != nil {
 		return err
@@ -48,7 +54,18 @@ Flags:
 	if err != nil {
 		return err
 	}
-	return render(e.stdout, c.format, newReport(l, cands))
+	if nf.on() {
+		if err := nf.assign(l, cands); err != nil {
+			return err
+		}
+	}
+	if err := render(e.stdout, c.format, newReport(l, cands)); err != nil {
+		return err
+	}
+	if nf.on() && c.format != "json" {
+		renderNodes(e.stdout, cands)
+	}
+	return nil
 }
 
 func runDemo(e *env, args []string) error {

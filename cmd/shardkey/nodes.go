@@ -1,0 +1,161 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/shardkey/shardkey/reshard"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// nodeFlags are --slots, --nodes, --slot-map and --grow-to: a design's
+// logical shards (slots) over nodes, and growth.
+type nodeFlags struct {
+	slots, nodes, growTo int
+	slotMap              string
+	rowBytes             float64
+}
+
+func (n *nodeFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&n.slots, "slots", 0, "logical `shards` (slots) keys hash to; with --nodes, slots are placed on nodes")
+	fs.IntVar(&n.nodes, "nodes", 0, "`nodes` the slots are placed on (with --slots)")
+	fs.StringVar(&n.slotMap, "slot-map", "contiguous", "slot placement: contiguous, round-robin, or a map `file` (lines SLOT NODE or FIRST-LAST NODE)")
+	fs.IntVar(&n.growTo, "grow-to", 0, "`nodes` to measure growth to (default --nodes + 1)")
+	fs.Float64Var(&n.rowBytes, "row-bytes", 0, "average row size in `bytes`, for the bytes growth moves (default: estimated from the sample's columns)")
+}
+
+// validate checks the flags and makes --slots the shard count.
+func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
+	if n.slots == 0 && n.nodes == 0 {
+		if n.growTo != 0 || n.rowBytes != 0 {
+			return usageErr("--grow-to and --row-bytes need --slots and --nodes")
+		}
+		return nil
+	}
+	switch {
+	case n.slots < 1 || n.slots > 1<<16:
+		return usageErr("--slots %d: must be in 1..65536 (with --nodes)", n.slots)
+	case n.nodes < 1 || n.nodes > n.slots:
+		return usageErr("--nodes %d: must be in 1..--slots (%d)", n.nodes, n.slots)
+	case math.IsNaN(n.rowBytes) || math.IsInf(n.rowBytes, 0) || n.rowBytes < 0:
+		return usageErr("--row-bytes %v: want a number of bytes > 0", n.rowBytes)
+	case n.growTo != 0 && n.growTo <= n.nodes:
+		return usageErr("--grow-to %d: must be more than --nodes (%d)", n.growTo, n.nodes)
+	case c.shards != 0 && c.shards != n.slots:
+		return usageErr("--shards %d and --slots %d: with --slots the design's shards are its slots; give one", c.shards, n.slots)
+	}
+	if n.growTo == 0 {
+		n.growTo = n.nodes + 1
+	}
+	c.shards = n.slots
+	return nil
+}
+
+func (n *nodeFlags) on() bool { return n.slots > 0 }
+
+// assign adds the nodes report to every candidate.
+func (n *nodeFlags) assign(l *loaded, cands []*sim.Candidate) error {
+	var m *sim.Nodes
+	var err error
+	switch n.slotMap {
+	case "contiguous", "round-robin":
+		m, err = sim.NewNodes(n.slots, n.nodes, n.slotMap)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+	default:
+		if m, err = sim.ReadNodes(n.slotMap, n.slots); err != nil {
+			return err
+		}
+		if m.Count != n.nodes {
+			return fmt.Errorf("%s: the map places slots on %d nodes; --nodes says %d", n.slotMap, m.Count, n.nodes)
+		}
+	}
+	schemes, err := compileKeys(l.w, l.keys, l.opts, l.keysFromFlags)
+	if err != nil {
+		return err
+	}
+	for i, c := range cands {
+		c.Nodes = schemes[i].NodesReport(c, m, n.growTo)
+		rb := n.rowBytes
+		if rb == 0 {
+			// The sample's estimate, averaged over the hash-keyed tables'
+			// rows (the tables growth moves).
+			var rows, bytes float64
+			for _, tk := range c.Tables {
+				if t := l.w.Table(tk.Table); t != nil && strings.HasPrefix(tk.Key, "hash(") {
+					rows += float64(t.Rows)
+					bytes += float64(t.Rows) * reshard.EstimateRowBytes(t)
+				}
+			}
+			if rows > 0 {
+				rb = bytes / rows
+			}
+		}
+		for k := range c.Nodes.Growth {
+			c.Nodes.Growth[k].Bytes = c.Nodes.Growth[k].Rows * rb
+		}
+	}
+	return nil
+}
+
+// renderNodes prints the slots-over-nodes section of each candidate.
+func renderNodes(w io.Writer, cands []*sim.Candidate) {
+	for _, c := range cands {
+		r := c.Nodes
+		if r == nil {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: %d slots over %d nodes (%s)\n", c.Key, r.Slots, r.Nodes, r.Assignment)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "node\tslots\twork/s\tload\t")
+		for k := range r.NodeWork {
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t\n", k, r.NodeSlots[k], num(r.NodeWork[k]), num(r.NodeLoad[k]))
+		}
+		tw.Flush()
+		_, _, wr, lr := orDash(c)
+		nwr, nlr := "-", "-"
+		if wr != "-" {
+			nwr = num(r.NodeWorkRatio) + "x"
+		}
+		if lr != "-" {
+			nlr = num(r.NodeLoadRatio) + "x"
+		}
+		fmt.Fprintf(w, "max/mean per node: work %s, load %s (per slot: work %s, load %s)\n", nwr, nlr, wr, lr)
+		if len(r.Growth) == 0 {
+			fmt.Fprintln(w, "growth: unknown (no row sample of a hash-keyed table)")
+			continue
+		}
+		g0 := r.Growth[0]
+		fmt.Fprintf(w, "growth %d -> %d nodes, measured on the row sample:\n", g0.From, g0.To)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  placement\tkeys moved\trows moved\trows\tbytes\tmax/mean rows after")
+		for _, g := range r.Growth {
+			name := g.Placement
+			if g.Placement == "slots" {
+				name = fmt.Sprintf("slots (%d of %d move)", g.SlotsMoved, r.Slots)
+			}
+			b := "unknown"
+			if g.Bytes > 0 || g.Rows == 0 {
+				b = byteText(g.Bytes)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", name, pct(g.KeysMoved), pct(g.RowsMoved), num(g.Rows), b, num(g.BalanceAfter))
+		}
+		tw.Flush()
+		if g0.SlotsMoved > 0 {
+			var parts []string
+			for i, mv := range g0.Moves {
+				if i == 12 {
+					parts = append(parts, fmt.Sprintf("... %d more", len(g0.Moves)-12))
+					break
+				}
+				parts = append(parts, fmt.Sprintf("%d: %d->%d", mv.Slot, mv.From, mv.To))
+			}
+			fmt.Fprintf(w, "slots moved (slot: from->to node): %s\n", strings.Join(parts, ", "))
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestAdvise_Current checks --current against a case worked by hand.
+// Eight rows (id, tenant): (0,1) (1,0) (2,0) (3,2) (4,0) (5,1) (6,3) (7,0).
+// In use: range(id, bounds=[4]): ids 0-3 on shard 0, 4-7 on shard 1.
+// Candidate: range(tenant, bounds=[1]): tenant 0 (ids 1, 2, 4, 7) on
+// shard 0, the others (ids 0, 3, 5, 6) on shard 1. So ids 0 and 3 go
+// 0 -> 1, ids 4 and 7 go 1 -> 0: 4 of 8 rows cross; each shard sends 2,
+// receives 2 and holds 4 after. At 100 bytes a row, every row is
+// rewritten (800 B), 400 B cross, each target shard holds 400 B, and at
+// 100 B/s the largest takes 4 s to copy. MongoDB's storage need:
+// (800 B x 2) / 2 shards = 800 B per shard.
+func TestAdvise_Current(t *testing.T) {
+	rows := writeFile(t, "rt.csv", "id,tenant\n0,1\n1,0\n2,0\n3,2\n4,0\n5,1\n6,3\n7,0\n")
+	args := []string{"advise", "--rows", rows, "-k", "range(tenant, bounds=[1])", "--current", "range(id, bounds=[4])",
+		"--shards", "2", "--row-bytes", "100", "--copy-rate", "100B/s", "--bootstrap", "0", "--sweep", "", "--engine", "mongodb"}
+	code, out, errs := runCmd(t, "", append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Reshard []struct {
+			To            string
+			Rows          float64
+			RowsCrossing  float64 `json:"rows_crossing"`
+			Bytes         float64
+			BytesCrossing float64   `json:"bytes_crossing"`
+			SourceRows    []float64 `json:"source_rows"`
+			SourceOut     []float64 `json:"source_out"`
+			TargetRows    []float64 `json:"target_rows"`
+			TargetIn      []float64 `json:"target_in"`
+			TargetBytes   []float64 `json:"target_bytes"`
+			CopySeconds   float64   `json:"copy_seconds"`
+			Steps         []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Reshard) != 1 || r.Reshard[0].To != "range(tenant, bounds=[1])" {
+		t.Fatalf("reshard: %+v; want one plan to range(tenant, bounds=[1])", r.Reshard)
+	}
+	p := r.Reshard[0]
+	eq := func(name string, got []float64, want ...float64) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Errorf("%s = %v; want %v", name, got, want)
+			return
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s = %v; want %v", name, got, want)
+				return
+			}
+		}
+	}
+	eq("rows, crossing, bytes, crossing bytes, copy seconds", []float64{p.Rows, p.RowsCrossing, p.Bytes, p.BytesCrossing, p.CopySeconds}, 8, 4, 800, 400, 4)
+	eq("source_rows", p.SourceRows, 4, 4)
+	eq("source_out", p.SourceOut, 2, 2)
+	eq("target_in", p.TargetIn, 2, 2)
+	eq("target_rows", p.TargetRows, 4, 4)
+	eq("target_bytes", p.TargetBytes, 400, 400)
+	if !strings.Contains(strings.Join(p.Steps, "\n"), `reshardCollection: "DB.rt", key: {tenant: 1}`) || !strings.Contains(strings.Join(p.Steps, "\n"), "800 B per shard") {
+		t.Errorf("MongoDB steps: %q", p.Steps)
+	}
+	// The table output has the section; bad flags are usage errors.
+	code, out, _ = runCmd(t, "", args...)
+	if code != 0 || !strings.Contains(out, "Resharding from range(id, bounds=[4])") || !strings.Contains(out, "takes 4 s") {
+		t.Errorf("table output: exit %d\n%s", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--row-bytes", "10"}, "give --current DESIGN"},
+		{[]string{"--current", "hash(id)", "--copy-rate", "fast"}, "--copy-rate \"fast\""},
+		{[]string{"--current", "hash(id)", "--copy-rate", "5 parsecs"}, "unknown unit"},
+		{[]string{"--current", "hash(nosuch)"}, "--current: key \"hash(nosuch)\""},
+	} {
+		code, _, errs := runCmd(t, "", append([]string{"advise", "--rows", rows, "-k", "hash(id)", "--bootstrap", "0"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("advise %v: exit %d %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}

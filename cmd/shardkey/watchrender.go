@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/shardkey/shardkey/watch"
+)
+
+// windowWriter renders watch's windows as they come: one JSON object per
+// line, a table block per window, or (at Close) an HTML report.
+type windowWriter interface {
+	Window(r *watch.Report) error
+	Close() error
+}
+
+func newWindowWriter(w io.Writer, format string, title string) windowWriter {
+	switch format {
+	case "json":
+		return &jsonWindows{enc: json.NewEncoder(w)}
+	case "html":
+		return &htmlWindows{w: w, title: title}
+	}
+	return &tableWindows{w: w}
+}
+
+type jsonWindows struct{ enc *json.Encoder }
+
+func (j *jsonWindows) Window(r *watch.Report) error { return j.enc.Encode(r) }
+func (j *jsonWindows) Close() error                 { return nil }
+
+// tableWindows prints one block per window: a row per design, the
+// per-shard work, then the window's events and warnings.
+type tableWindows struct{ w io.Writer }
+
+func (t *tableWindows) Close() error { return nil }
+
+func (t *tableWindows) Window(r *watch.Report) error {
+	fmt.Fprintf(t.w, "%s - %s UTC  (%s s, %s statements)\n", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), num(r.Seconds), num(float64(r.Statements)))
+	if len(r.Designs) > 0 {
+		tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  design\trequests/s\twork/s\tmax/mean\tscatter\tcross-shard txns\ttop keys (share of requests)")
+		for _, d := range r.Designs {
+			var keys []string
+			for i, k := range d.TopKeys {
+				if i == 3 {
+					break
+				}
+				keys = append(keys, fmt.Sprintf("%s %s", k.Key, pct(k.Share)))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Key, num(d.RequestsPerS), num(d.WorkPerS), num(d.WorkRatio),
+				pct(d.ScatterShare), pct(d.CrossShardTxnFraction), strings.Join(keys, ", "))
+		}
+		tw.Flush()
+		for _, d := range r.Designs {
+			parts := make([]string, len(d.ShardWork))
+			for i, x := range d.ShardWork {
+				parts[i] = num(x)
+			}
+			fmt.Fprintf(t.w, "  %s work/s per shard: %s\n", d.Key, strings.Join(parts, " "))
+			if d.NodeWork != nil {
+				parts = parts[:0]
+				for _, x := range d.NodeWork {
+					parts = append(parts, num(x))
+				}
+				fmt.Fprintf(t.w, "  %s work/s per node: %s (max/mean %s)\n", d.Key, strings.Join(parts, " "), num(d.NodeWorkRatio))
+			}
+		}
+	}
+	for _, e := range r.Events {
+		fmt.Fprintf(t.w, "  ! %s %s: %s\n", e.Type, e.Design, e.Message)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(t.w, "  warning: %s\n", w)
+	}
+	fmt.Fprintln(t.w)
+	return nil
+}

@@ -1,0 +1,264 @@
+// Package reshard prices changing your mind: for a move from the design in
+// use to another, the rows and bytes each shard sends and receives, the
+// time to copy the largest shard at a copy rate, the storage the engine
+// needs while it copies, and the engine's own steps (dual write or
+// replication, backfill, verification, cutover). The row counts come from
+// sim.Reshard on the row sample.
+package reshard
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// DefaultCopyRate is the copy rate assumed per target shard, in bytes/s:
+// 125 MiB/s, the baseline throughput of an AWS EBS gp3 volume (AWS EBS
+// User Guide, "General Purpose SSD volumes": 3,000 IOPS and 125 MiB/s
+// included). A target shard on such a volume cannot be written faster, so
+// the copy time it gives is a lower bound there; measure your own copy
+// (a Vitess copy phase, a MongoDB clone phase) and pass --copy-rate.
+const DefaultCopyRate = 125 << 20
+
+// DefaultCopyRateSource says where DefaultCopyRate comes from.
+const DefaultCopyRateSource = "default: 125 MiB/s, the baseline throughput of an AWS EBS gp3 volume (AWS EBS User Guide); measure yours"
+
+// Options price a movement.
+type Options struct {
+	// RowBytes is the average row size in bytes; 0 estimates it from the
+	// sample's columns (see EstimateRowBytes).
+	RowBytes float64
+	// CopyRate is the bytes/s one target shard is written at; 0 means
+	// DefaultCopyRate.
+	CopyRate float64
+	// Engine is the placement engine's name (partition.Engine.Name()):
+	// it picks the steps.
+	Engine string
+}
+
+// Plan is a priced movement. Bytes are rows times RowBytes.
+type Plan struct {
+	*sim.Movement
+	RowBytes       float64 `json:"row_bytes"`
+	RowBytesSource string  `json:"row_bytes_source"`
+	Bytes          float64 `json:"bytes"`          // all row copies written
+	BytesCrossing  float64 `json:"bytes_crossing"` // those sent to another shard
+	// Per shard, bytes: sent by each source shard, held by and received
+	// by each target shard.
+	SourceBytesOut []float64 `json:"source_bytes_out"`
+	TargetBytes    []float64 `json:"target_bytes"`
+	TargetBytesIn  []float64 `json:"target_bytes_in"`
+	// LargestTarget is the target shard with the most bytes after, and
+	// CopySeconds the time to write it at CopyRate: the copy phase cannot
+	// end sooner, whatever runs in parallel.
+	LargestTarget  int      `json:"largest_target"`
+	CopyRate       float64  `json:"copy_rate_bytes_per_s"`
+	CopyRateSource string   `json:"copy_rate_source"`
+	CopySeconds    float64  `json:"copy_seconds"`
+	Engine         string   `json:"engine"`
+	Steps          []string `json:"steps"`
+	Warnings       []string `json:"warnings,omitempty"`
+}
+
+// New prices m for w's tables under o.
+func New(w *shardkey.Workload, m *sim.Movement, o Options) *Plan {
+	p := &Plan{Movement: m, RowBytes: o.RowBytes, CopyRate: o.CopyRate, Engine: o.Engine}
+	if p.RowBytes > 0 {
+		p.RowBytesSource = "--row-bytes"
+	} else {
+		// Average over the rewritten tables' rows.
+		var rows, bytes float64
+		for _, tm := range m.Tables {
+			if !tm.Rewritten || tm.Rows == 0 {
+				continue
+			}
+			if t := w.Table(tm.Table); t != nil {
+				rows += tm.Rows
+				bytes += tm.Rows * EstimateRowBytes(t)
+			}
+		}
+		if rows > 0 {
+			p.RowBytes = bytes / rows
+		}
+		p.RowBytesSource = "estimated from the sample's columns (PostgreSQL heap layout); a lower bound when the sample lacks columns: give --row-bytes"
+	}
+	if p.CopyRate <= 0 {
+		p.CopyRate, p.CopyRateSource = DefaultCopyRate, DefaultCopyRateSource
+	} else {
+		p.CopyRateSource = "--copy-rate"
+	}
+	scale := func(xs []float64) []float64 {
+		out := make([]float64, len(xs))
+		for i, x := range xs {
+			out[i] = x * p.RowBytes
+		}
+		return out
+	}
+	p.Bytes = m.Rows * p.RowBytes
+	p.BytesCrossing = m.RowsCrossing * p.RowBytes
+	p.SourceBytesOut = scale(m.SourceOut)
+	p.TargetBytes = scale(m.TargetRows)
+	p.TargetBytesIn = scale(m.TargetIn)
+	for k, b := range p.TargetBytes {
+		if b > p.TargetBytes[p.LargestTarget] {
+			p.LargestTarget = k
+		}
+	}
+	if len(p.TargetBytes) > 0 {
+		p.CopySeconds = p.TargetBytes[p.LargestTarget] / p.CopyRate
+	}
+	if m.Rows == 0 {
+		p.Warnings = append(p.Warnings, "no table's placement changes (or no table has a row sample): nothing to copy")
+	}
+	p.Steps = Steps(o.Engine, m, p)
+	return p
+}
+
+// EstimateRowBytes estimates the average on-disk size of t's rows from its
+// sample's columns, as PostgreSQL's heap stores them (PostgreSQL
+// documentation, "Database Page Layout"): a 24-byte tuple header (23
+// bytes, aligned) and a 4-byte line pointer, plus each value: int16 2,
+// int32 and float32 4, int64, uint64, float64 and timestamp 8, uuid 16,
+// text and bytes their length plus a 1-byte header (4 bytes above 126),
+// NULL nothing. Alignment padding and TOAST compression are ignored.
+func EstimateRowBytes(t *shardkey.Table) float64 {
+	if t.Rows == 0 {
+		return 0
+	}
+	total := 0.0
+	for _, c := range t.Columns {
+		for i := 0; i < t.Rows; i++ {
+			v := c.Value(i)
+			switch v.Type {
+			case shardkey.Null:
+			case shardkey.Int16:
+				total += 2
+			case shardkey.Int32, shardkey.Float32:
+				total += 4
+			case shardkey.UUID:
+				total += 16
+			case shardkey.Text, shardkey.Bytes:
+				n := float64(len(v.Str))
+				if n > 126 {
+					total += n + 4
+				} else {
+					total += n + 1
+				}
+			default:
+				total += 8
+			}
+		}
+	}
+	return 28 + total/float64(t.Rows)
+}
+
+// Steps returns the engine's own procedure for the movement: Vitess
+// (MoveTables into a keyspace with the new vindex), Citus
+// (alter_distributed_table; isolate_tenant_to_new_shard and shard moves
+// for a tenant or for growth) and MongoDB (reshardCollection, with its
+// storage need), else the generic dual-write procedure.
+func Steps(engine string, m *sim.Movement, p *Plan) []string {
+	var tables []string
+	for _, t := range m.Tables {
+		if t.Rewritten {
+			tables = append(tables, t.Table)
+		}
+	}
+	tl := strings.Join(tables, ",")
+	if tl == "" {
+		tl = "TABLE"
+	}
+	// The new key's columns, from the first rewritten table.
+	cols, hashed := []string{"NEW_COLUMN"}, true
+	for _, t := range m.Tables {
+		if !t.Rewritten {
+			continue
+		}
+		if e, err := shardkey.ParseExpr(t.ToKey); err == nil && len(e.Columns()) > 0 {
+			cols = e.Columns()
+			_, isRange := e.(*shardkey.RangeExpr)
+			hashed = !isRange
+		}
+		break
+	}
+	mongoKey := make([]string, len(cols))
+	for i, c := range cols {
+		if hashed && i == 0 {
+			mongoKey[i] = c + `: "hashed"`
+		} else {
+			mongoKey[i] = c + ": 1"
+		}
+	}
+	switch {
+	case strings.HasPrefix(engine, "vitess"):
+		return []string{
+			"Vitess cannot change a table's primary vindex in place: Reshard keeps the vindex and only splits or merges shards; MoveTables copies tables into a keyspace whose VSchema has the new vindex.",
+			fmt.Sprintf("Create the target keyspace (%d shards) with a VSchema whose primary vindex is on %s (shardkey advise --emit vschema writes one).", m.ToShards, strings.Join(cols, ", ")),
+			fmt.Sprintf("vtctldclient MoveTables --workflow rekey --target-keyspace NEW create --source-keyspace OLD --tables %s: VReplication copies every row (copy phase, %s to the largest target shard), then replays the binlog (catch-up).", tl, bytesText(p.TargetBytes[p.LargestTarget])),
+			"vtctldclient VDiff --workflow rekey --target-keyspace NEW create: compare source and target row by row.",
+			"vtctldclient MoveTables --workflow rekey --target-keyspace NEW switchtraffic --tablet-types rdonly,replica, then switchtraffic for primary (writes pause briefly); reversetraffic goes back until complete.",
+			"vtctldclient MoveTables --workflow rekey --target-keyspace NEW complete: drops the source tables and the routing rules.",
+		}
+	case engine == "citus":
+		return []string{
+			fmt.Sprintf("SELECT alter_distributed_table('%s', distribution_column := '%s'): Citus creates a new distributed table, copies every row into it and swaps it in; writes to the table wait while it copies, so plan a window (%s for the largest shard at the copy rate). Citus distributes by one column; it hashes it itself.", tables1(tables), cols[0], durationText(p.CopySeconds)),
+			"Without a window: create_distributed_table('T_new', '" + cols[0] + "', colocate_with := ...), dual-write from the application, backfill with INSERT ... SELECT in key ranges, verify counts and checksums, switch reads, then writes, and drop the old table.",
+			"For one whale tenant, no re-key needed: SELECT isolate_tenant_to_new_shard('T', VALUE, cascade_option := 'CASCADE'), then citus_move_shard_placement(shard_id, 'old-host', 5432, 'new-host', 5432) to give it a node of its own.",
+			"For growth, no re-key needed: citus_add_node('new-host', 5432), then SELECT citus_rebalance_start() (shard moves by logical replication; writes keep flowing).",
+		}
+	case engine == "mongodb":
+		per := 0.0
+		if m.ToShards > 0 {
+			per = 2 * p.Bytes / float64(m.ToShards)
+		}
+		return []string{
+			fmt.Sprintf("db.adminCommand({reshardCollection: \"DB.%s\", key: {%s}}) (MongoDB 5.0+): the clone phase copies every document to the recipient shards, indexes are built, the catch-up phase applies the writes made meanwhile, and the commit blocks writes for up to 2 seconds while it swaps the collections.", tables1(tables), strings.Join(mongoKey, ", ")),
+			fmt.Sprintf("Storage: each shard needs (collection size + index size) x 2 / shards free (MongoDB manual, \"Resharding for Adding and Removing Shards\"): %s per shard for the documents alone; add the indexes.", bytesText(per)),
+			"Also required there: an oplog window of at least 24 hours, I/O capacity below 50% and CPU load below 80%.",
+			"For one hot key without a re-key: a zone (sh.addShardToZone, sh.updateZoneKeyRange) pinning its range to a dedicated shard.",
+		}
+	}
+	return []string{
+		fmt.Sprintf("Create the new layout of %s (%d shards, the new key) beside the old one.", tl, m.ToShards),
+		"Dual-write: the application (or change data capture) writes every change to both layouts from now on.",
+		fmt.Sprintf("Backfill: copy every existing row into the new layout, in key order and throttled (%s of rows, %s to the largest target shard at the copy rate).", bytesText(p.Bytes), durationText(p.CopySeconds)),
+		"Verify: compare row counts and checksums per shard; fix and repeat until they match.",
+		"Cut over reads, then writes; keep the old layout until the new one has run clean, then drop it.",
+	}
+}
+
+func tables1(ts []string) string {
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	return "TABLE"
+}
+
+// bytesText formats a byte count in binary units.
+func bytesText(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	return fmt.Sprintf("%.1f %s", b, units[i])
+}
+
+// durationText formats seconds as the largest sensible unit.
+func durationText(s float64) string {
+	switch {
+	case s < 120:
+		return fmt.Sprintf("%.1f s", s)
+	case s < 2*3600:
+		return fmt.Sprintf("%.1f min", s/60)
+	case s < 2*86400:
+		return fmt.Sprintf("%.1f h", s/3600)
+	}
+	return fmt.Sprintf("%.1f days", s/86400)
+}

@@ -1,0 +1,333 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// Nodes maps a design's logical shards (slots, 0..len(Node)-1) to nodes
+// (0..Count-1): "start with many more logical shards than nodes, so growth
+// moves slots, not keys" (seeds 000 and 002), as Redis Cluster's 16384
+// hash slots, Citus's shards over worker nodes, Vitess's shards over
+// tablets and Elasticsearch's routing shards are placed.
+type Nodes struct {
+	Count int
+	Node  []int // Node[slot] is the slot's node
+	// How says how slots were assigned: contiguous, round-robin, or the
+	// map file's name.
+	How string
+}
+
+// NewNodes assigns slots to nodes contiguously (node k holds slots
+// [k*slots/nodes, (k+1)*slots/nodes), as Redis Cluster's create splits
+// its slots) or round-robin (slot s on node s mod nodes, as Citus places
+// a table's shards on its workers).
+func NewNodes(slots, nodes int, how string) (*Nodes, error) {
+	if slots < 1 || nodes < 1 || nodes > slots {
+		return nil, fmt.Errorf("%d slots over %d nodes: want 1 <= nodes <= slots", slots, nodes)
+	}
+	m := &Nodes{Count: nodes, Node: make([]int, slots), How: how}
+	for s := range m.Node {
+		switch how {
+		case "contiguous":
+			m.Node[s] = s * nodes / slots
+		case "round-robin":
+			m.Node[s] = s % nodes
+		default:
+			return nil, fmt.Errorf("slot assignment %q: want contiguous, round-robin or a map file", how)
+		}
+	}
+	return m, nil
+}
+
+// ReadNodes reads a slot map file: one assignment a line, "SLOT NODE" or
+// "FIRST-LAST NODE" (an inclusive range, as Redis Cluster lists slots),
+// fields separated by spaces, tabs or a comma; "#" starts a comment. Every
+// slot 0..slots-1 must be assigned exactly once; nodes are numbered from 0
+// and every node up to the largest must hold a slot. Errors name the file
+// and line.
+func ReadNodes(file string, slots int) (*Nodes, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m := &Nodes{Node: make([]int, slots), How: file}
+	for i := range m.Node {
+		m.Node[i] = -1
+	}
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		text, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' })
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) != 2 {
+			return nil, shardkey.Errorf(file, line, "", "want SLOT NODE or FIRST-LAST NODE, got %q", strings.TrimSpace(text))
+		}
+		lo, hi := fields[0], fields[0]
+		if a, b, ok := strings.Cut(fields[0], "-"); ok {
+			lo, hi = a, b
+		}
+		first, err1 := strconv.Atoi(lo)
+		last, err2 := strconv.Atoi(hi)
+		node, err3 := strconv.Atoi(fields[1])
+		switch {
+		case err1 != nil || err2 != nil || first < 0 || last < first || last >= slots:
+			return nil, shardkey.Errorf(file, line, "slot", "%q: want a slot or range within 0..%d", fields[0], slots-1)
+		case err3 != nil || node < 0 || node >= slots:
+			return nil, shardkey.Errorf(file, line, "node", "%q: want a node number 0..%d", fields[1], slots-1)
+		}
+		for s := first; s <= last; s++ {
+			if m.Node[s] >= 0 {
+				return nil, shardkey.Errorf(file, line, "slot", "slot %d assigned twice", s)
+			}
+			m.Node[s] = node
+			m.Count = max(m.Count, node+1)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	held := make([]bool, m.Count)
+	for s, n := range m.Node {
+		if n < 0 {
+			return nil, shardkey.Errorf(file, line, "slot", "slot %d is not assigned (every slot 0..%d needs a node)", s, slots-1)
+		}
+		held[n] = true
+	}
+	for n, ok := range held {
+		if !ok {
+			return nil, shardkey.Errorf(file, line, "node", "node %d holds no slot (nodes are numbered from 0 without gaps)", n)
+		}
+	}
+	return m, nil
+}
+
+// Sum returns per-node sums of per-slot values (work, load, rows).
+func (m *Nodes) Sum(perSlot []float64) []float64 {
+	out := make([]float64, m.Count)
+	for s, x := range perSlot {
+		if s < len(m.Node) {
+			out[m.Node[s]] += x
+		}
+	}
+	return out
+}
+
+// SlotMove is one slot moved from a node to another.
+type SlotMove struct {
+	Slot int `json:"slot"`
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// Grow returns m over n > m.Count nodes after moving the fewest slots
+// that even out slot counts (every node ends with floor or ceil of
+// slots/n): each new node in turn takes the highest-numbered slot of the
+// node holding the most slots (ties: the lowest-numbered node), as
+// balancing by slot count does (redis-cli --cluster rebalance
+// --cluster-use-empty-masters; Citus's by_shard_count strategy). The moves
+// are returned in order.
+func (m *Nodes) Grow(n int) (*Nodes, []SlotMove) {
+	g := &Nodes{Count: n, Node: append([]int(nil), m.Node...), How: m.How}
+	if n <= m.Count {
+		return g, nil
+	}
+	held := make([][]int, n) // slots of each node, ascending
+	for s, k := range g.Node {
+		held[k] = append(held[k], s)
+	}
+	target := len(g.Node) / n
+	var moves []SlotMove
+	for k := m.Count; k < n; k++ {
+		for len(held[k]) < target {
+			from := 0
+			for j := range held {
+				if len(held[j]) > len(held[from]) {
+					from = j
+				}
+			}
+			if len(held[from]) <= target {
+				break
+			}
+			s := held[from][len(held[from])-1]
+			held[from] = held[from][:len(held[from])-1]
+			held[k] = append(held[k], s)
+			g.Node[s] = k
+			moves = append(moves, SlotMove{Slot: s, From: from, To: k})
+		}
+	}
+	return g, moves
+}
+
+// Growth is what one placement moves when nodes are added, measured on
+// the row sample of the design's hash-keyed tables.
+type Growth struct {
+	// Placement: slots (the design's slots over nodes, rebalanced by
+	// Nodes.Grow), modulo (hash mod nodes), jump (jump consistent hash
+	// over nodes), ring (consistent hashing, 128 virtual nodes per node),
+	// ketama (libmemcached's continuum) or range split (equal-row ranges, one per node, in hash order; each
+	// new node takes the upper half of the then largest range, as range
+	// partitioning grows by splitting).
+	Placement string `json:"placement"`
+	From      int    `json:"from_nodes"`
+	To        int    `json:"to_nodes"`
+	// SlotsMoved and Moves: for the slots placement, which slots move.
+	SlotsMoved int        `json:"slots_moved,omitempty"`
+	Moves      []SlotMove `json:"slot_moves,omitempty"`
+	// KeysMoved and RowsMoved are shares (0..1) of distinct keys and of
+	// rows that change node; Rows the rows that move (of the sample).
+	KeysMoved float64 `json:"keys_moved"`
+	RowsMoved float64 `json:"rows_moved"`
+	Rows      float64 `json:"rows"`
+	// Bytes is Rows times the average row size (set by the caller:
+	// --row-bytes or an estimate; 0 and left out when unknown).
+	Bytes float64 `json:"bytes,omitempty"`
+	// BalanceAfter is max/mean of rows per node after growth.
+	BalanceAfter float64 `json:"balance_after"`
+}
+
+// Growth measures growth from m.Count to n nodes under the slots
+// placement and, at the same growth, under modulo, jump, ring and range
+// splits, over the rows of the design's hash-keyed tables (up to
+// rebalanceSample evenly spaced rows per table, as Rebalance). The scheme
+// must have m's slot count as its shard count. It returns nil when no
+// table has a hash key with rows.
+func (s *Scheme) Growth(m *Nodes, n int) []Growth {
+	type pt struct {
+		p    uint64
+		slot int
+		rows float64
+	}
+	var pts []pt
+	total := 0.0
+	for ti, tk := range s.tables {
+		if tk.kind != kHash {
+			continue
+		}
+		for _, x := range rowPoints(s.w.Tables[ti], tk) {
+			pts = append(pts, pt{x.p, tk.layout.Shard(x.p), x.w})
+			total += x.w
+		}
+	}
+	if len(pts) == 0 || total == 0 {
+		return nil
+	}
+	from := m.Count
+	measure := func(name string, before, after func(i int, p pt) int) Growth {
+		g := Growth{Placement: name, From: from, To: n}
+		perNode := make([]float64, n)
+		for i, x := range pts {
+			a := after(i, x)
+			perNode[a] += x.rows
+			if before(i, x) != a {
+				g.KeysMoved++
+				g.Rows += x.rows
+			}
+		}
+		g.KeysMoved /= float64(len(pts))
+		g.RowsMoved = g.Rows / total
+		g.BalanceAfter, _, _ = ratio(perNode)
+		return g
+	}
+	grown, moves := m.Grow(n)
+	sg := measure("slots", func(_ int, x pt) int { return m.Node[x.slot] }, func(_ int, x pt) int { return grown.Node[x.slot] })
+	sg.SlotsMoved, sg.Moves = len(moves), moves
+	out := []Growth{sg}
+	m1, _ := partition.NewModulo(from)
+	m2, _ := partition.NewModulo(n)
+	out = append(out, measure("modulo", func(_ int, x pt) int { return m1.Shard(x.p) }, func(_ int, x pt) int { return m2.Shard(x.p) }))
+	j1, j2 := partition.JumpLayout{N: from}, partition.JumpLayout{N: n}
+	out = append(out, measure("jump", func(_ int, x pt) int { return j1.Shard(x.p) }, func(_ int, x pt) int { return j2.Shard(x.p) }))
+	ring, _ := partition.NewRing(128)
+	r1, _ := ring.Layout(from)
+	r2, _ := ring.Layout(n)
+	out = append(out, measure("ring (128 vnodes)", func(_ int, x pt) int { return r1.Shard(x.p) }, func(_ int, x pt) int { return r2.Shard(x.p) }))
+	// ketama (libmemcached's continuum of weight-1 servers) over the
+	// points' low 32 bits, as ketama hashes keys to 32 bits.
+	k1, err1 := partition.Ketama{}.Layout(from)
+	k2, err2 := partition.Ketama{}.Layout(n)
+	if err1 == nil && err2 == nil {
+		out = append(out, measure("ketama", func(_ int, x pt) int { return k1.Shard(x.p) }, func(_ int, x pt) int { return k2.Shard(x.p) }))
+	}
+	// Range splits, in hash order (the points are sorted within each
+	// table; sort them all).
+	sort.Slice(pts, func(i, j int) bool { return pts[i].p < pts[j].p })
+	before := make([]int, len(pts))
+	cum := 0.0
+	for i, x := range pts {
+		before[i] = min(int(cum/total*float64(from)), from-1)
+		cum += x.rows
+	}
+	after := append([]int(nil), before...)
+	for k := from; k < n; k++ {
+		// The largest range by rows; it keeps its lower half.
+		rows := make([]float64, k)
+		for i, x := range pts {
+			rows[after[i]] += x.rows
+		}
+		big := 0
+		for j := range rows {
+			if rows[j] > rows[big] {
+				big = j
+			}
+		}
+		half, acc := rows[big]/2, 0.0
+		for i, x := range pts {
+			if after[i] != big {
+				continue
+			}
+			if acc >= half {
+				after[i] = k
+			}
+			acc += x.rows
+		}
+	}
+	out = append(out, measure("range split", func(i int, _ pt) int { return before[i] }, func(i int, _ pt) int { return after[i] }))
+	return out
+}
+
+// NodesReport is a design's slots over nodes in a report: per-node work
+// and load beside per-slot (the Candidate's shard_work and shard_load),
+// and what growing to more nodes moves.
+type NodesReport struct {
+	Slots      int    `json:"slots"`
+	Nodes      int    `json:"nodes"`
+	Assignment string `json:"assignment"` // contiguous, round-robin or the map file
+	// NodeSlots[k] is the number of slots node k holds.
+	NodeSlots     []int     `json:"node_slots"`
+	NodeWork      []float64 `json:"node_work"` // units of work/s per node
+	NodeWorkRatio float64   `json:"node_work_ratio"`
+	NodeLoad      []float64 `json:"node_load"` // row weight per node
+	NodeLoadRatio float64   `json:"node_load_ratio"`
+	Growth        []Growth  `json:"growth"`
+}
+
+// NodesReport returns c's per-node figures under m and growth to n nodes.
+// The scheme must have m's slot count as its shard count.
+func (s *Scheme) NodesReport(c *Candidate, m *Nodes, n int) *NodesReport {
+	r := &NodesReport{Slots: len(m.Node), Nodes: m.Count, Assignment: m.How, NodeSlots: make([]int, m.Count)}
+	for _, k := range m.Node {
+		r.NodeSlots[k]++
+	}
+	r.NodeWork = m.Sum(c.ShardWork)
+	r.NodeWorkRatio, _, _ = ratio(r.NodeWork)
+	r.NodeLoad = m.Sum(c.ShardLoad)
+	r.NodeLoadRatio, _, _ = ratio(r.NodeLoad)
+	r.Growth = s.Growth(m, n)
+	if r.Growth == nil {
+		r.Growth = []Growth{}
+	}
+	return r
+}

@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+// TestNodes: contiguous and round-robin assignments, growth by slot count
+// and per-node sums, against hand-worked layouts.
+func TestNodes(t *testing.T) {
+	c, _ := NewNodes(8, 3, "contiguous")
+	if got := c.Node; !equalInts(got, []int{0, 0, 0, 1, 1, 1, 2, 2}) {
+		t.Errorf("contiguous 8 over 3: %v", got)
+	}
+	r, _ := NewNodes(8, 3, "round-robin")
+	if got := r.Node; !equalInts(got, []int{0, 1, 2, 0, 1, 2, 0, 1}) {
+		t.Errorf("round-robin 8 over 3: %v", got)
+	}
+	if got := c.Sum([]float64{1, 2, 3, 4, 5, 6, 7, 8}); !equalFloats(got, []float64{6, 15, 15}) {
+		t.Errorf("contiguous sums: %v", got)
+	}
+	// 8 slots, 3 -> 4 nodes: counts 3,3,2 -> the new node takes 2 slots,
+	// one from each node holding 3 (the highest slot of each).
+	g, moves := c.Grow(4)
+	if len(moves) != 2 || moves[0] != (SlotMove{Slot: 2, From: 0, To: 3}) || moves[1] != (SlotMove{Slot: 5, From: 1, To: 3}) {
+		t.Errorf("grow 3 -> 4: moves %v", moves)
+	}
+	if !equalInts(g.Node, []int{0, 0, 3, 1, 1, 3, 2, 2}) {
+		t.Errorf("grow 3 -> 4: %v", g.Node)
+	}
+	if _, err := NewNodes(4, 5, "contiguous"); err == nil {
+		t.Error("5 nodes for 4 slots: no error")
+	}
+}
+
+func TestReadNodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(s string) string {
+		p := filepath.Join(dir, "map.txt")
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	m, err := ReadNodes(write("# slots\n0-3 1\n4,0\n5 0 # last\n"), 6)
+	if err != nil || !equalInts(m.Node, []int{1, 1, 1, 1, 0, 0}) || m.Count != 2 {
+		t.Errorf("map: %v %v", m, err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"0-3 1\n4 0\n", "map.txt:2: slot: slot 5 is not assigned"},
+		{"0-5 1\n", "node 0 holds no slot"},
+		{"0-5 0\n3 1\n", "map.txt:2: slot: slot 3 assigned twice"},
+		{"0-9 0\n", "map.txt:1: slot: \"0-9\": want a slot or range within 0..5"},
+		{"0 1 2\n", "map.txt:1: want SLOT NODE"},
+	} {
+		if _, err := ReadNodes(write(c.text), 6); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want %q", c.text, err, c.want)
+		}
+	}
+}
+
+// TestGrowthClosedForm: 100,000 uniformly hashed keys, one row each, in
+// 64 slots over 4 nodes, growing to 5. Closed forms: modulo moves
+// N/(N+1) = 4/5 of keys (p mod 4 = p mod 5 for 4 of every 20 residues);
+// jump 1/(N+1) = 1/5; a ring with 128 virtual nodes and ketama about 1/5; slots: the
+// new node takes floor(64/5) = 12 slots, 12/64 = 0.1875 of the keys, and
+// ends with 13,13,13,13,12 slots: balance 13/12.8; a range split moves
+// half of one of 4 equal ranges, 1/8, and leaves max/mean 25%/20% = 1.25.
+func TestGrowthClosedForm(t *testing.T) {
+	w := workload(100000, func(int) float64 { return 1 })
+	d, _ := shardkey.ParseDesign("hash(id)")
+	s, err := Compile(w, d, Options{Shards: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := NewNodes(64, 4, "contiguous")
+	got := map[string]Growth{}
+	for _, g := range s.Growth(m, 5) {
+		got[g.Placement] = g
+	}
+	// Binomial sampling error with 100,000 keys: sd < 0.0013.
+	for _, c := range []struct {
+		placement   string
+		moved, tol  float64
+		balance, bt float64
+	}{
+		{"slots", 12.0 / 64, 0.007, 13 / 12.8, 0.03},
+		{"modulo", 4.0 / 5, 0.007, 1, 0.03},
+		{"jump", 1.0 / 5, 0.007, 1, 0.03},
+		{"ring (128 vnodes)", 1.0 / 5, 0.05, 1, 0.25},
+		{"ketama", 1.0 / 5, 0.05, 1, 0.25},
+		{"range split", 1.0 / 8, 0.001, 1.25, 0.001},
+	} {
+		g, ok := got[c.placement]
+		if !ok {
+			t.Errorf("no %s entry", c.placement)
+			continue
+		}
+		if math.Abs(g.KeysMoved-c.moved) > c.tol || math.Abs(g.RowsMoved-c.moved) > c.tol {
+			t.Errorf("%s: keys %.4f rows %.4f moved; want %.4f", c.placement, g.KeysMoved, g.RowsMoved, c.moved)
+		}
+		if math.Abs(g.BalanceAfter-c.balance) > c.bt {
+			t.Errorf("%s: balance after %.4f; want %.4f", c.placement, g.BalanceAfter, c.balance)
+		}
+	}
+	for _, g := range got {
+		t.Logf("%s: keys %.4f rows %.4f balance %.4f", g.Placement, g.KeysMoved, g.RowsMoved, g.BalanceAfter)
+	}
+	if g := got["slots"]; g.SlotsMoved != 12 || len(g.Moves) != 12 || math.Abs(g.Rows-g.RowsMoved*100000) > 1e-6 {
+		t.Errorf("slots: %d slots moved (%d moves), %v rows; want 12", g.SlotsMoved, len(g.Moves), g.Rows)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,162 @@
+package sqllog
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/shardkey/shardkey"
+)
+
+// A Window is the part of a log whose statements carry timestamps in
+// [Start, End), read into a workload of its own (see ReadWindows).
+type Window struct {
+	// Start and End bound the window: End - Start is the window length,
+	// and windows are aligned to multiples of it since the Unix epoch (a
+	// 10s window starts at :00, :10, ...), as Prometheus and Grafana align
+	// steps.
+	Start, End time.Time
+	// First and Last are the timestamps of the window's first and last
+	// statement.
+	First, Last time.Time
+	// Seconds is the time the workload's rates are per: the window's
+	// length, except that the log's first window starts at its first
+	// statement and, when the log has ended (Final), its last window ends
+	// at its last statement. 0 when those coincide: rates are then
+	// statement counts (and a warning says so).
+	Seconds float64
+	// Statements is the number of SQL statements read in the window
+	// (transaction control and statements on no table included).
+	Statements int
+	// Final reports whether the log ended in this window.
+	Final bool
+	// Workload holds the window's operations (rates per second over
+	// Seconds) and transactions, exactly as Read makes them from the
+	// window's lines alone; its Warnings are the window's.
+	Workload *shardkey.Workload
+}
+
+// ErrNoTimestamps is returned by ReadWindows for a log whose statements
+// carry no time (a pg_stat_statements export; a PostgreSQL log whose
+// log_line_prefix has no %m, %t or %n).
+var ErrNoTimestamps = errors.New("the log's statements carry no timestamps: windows need them (PostgreSQL: %m, %t or %n in log_line_prefix; MySQL general and slow logs have them)")
+
+// ReadWindows reads a log as Read does, cut into windows of length d by
+// the statements' own timestamps, and calls fn with each window that has
+// statements, in time order, as soon as the log moves past it (or ends).
+// Each window's workload is what Read makes of that window's lines alone,
+// starting from newW() (a workload with the seed and any tables to share):
+// a transaction still open at a window's end is closed there, as the end
+// of a log closes it, and the next window reads its later statements on
+// their own. Only SQL-level prepared statements (PREPARE, which name a
+// statement for the whole session) carry over. A statement whose
+// timestamp is earlier than its window's start (log lines of concurrent
+// sessions are written slightly out of order) stays in the current
+// window; a window only ever ends at a later statement.
+//
+// Memory is bounded as Read's: by statement shapes and open transactions,
+// per window. fn's error stops reading and is returned.
+func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d time.Duration, newW func() *shardkey.Workload, fn func(*Window) error) error {
+	if d <= 0 {
+		return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be positive", d)}
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	format, dialect, err := formatOf(br, name, o)
+	if err != nil {
+		return err
+	}
+	if format == "pg_stat_statements" {
+		return fmt.Errorf("%s: %w", name, ErrNoTimestamps)
+	}
+	cache := &cache{}
+	rs := &readState{file: name}
+	var (
+		cur      *Window
+		a        *agg
+		first    = true
+		statedTS bool // a statement with a timestamp has been seen
+	)
+	open := func() {
+		a = newAgg(newW(), name, o)
+		rs.p = newPipeline(ctx, dialect, o.Workers, a, cache)
+		rs.entries = 0
+	}
+	// finish finishes the current window, whose pipeline is closed, and
+	// hands it to fn.
+	finish := func(a *agg, entries int, final bool) error {
+		if cur == nil || entries == 0 {
+			return nil
+		}
+		cur.Final = final
+		cur.Statements = entries
+		from, to := cur.Start, cur.End
+		if first {
+			from = cur.First
+		}
+		if final {
+			to = cur.Last
+		}
+		cur.Seconds = to.Sub(from).Seconds()
+		if cur.Seconds <= 0 {
+			cur.Seconds = 0
+		}
+		a.seconds = cur.Seconds
+		for _, wn := range rs.warn {
+			a.warn(wn)
+		}
+		rs.warn = nil
+		if err := a.finish(); err != nil {
+			return err
+		}
+		cur.Workload = a.w
+		first = false
+		return fn(cur)
+	}
+	rs.cut = func(e *entry) error {
+		if e.sql == "" {
+			return nil
+		}
+		if !e.hasTS {
+			return nil
+		}
+		statedTS = true
+		t := time.UnixMicro(e.ts).UTC()
+		if cur != nil && e.ts < cur.End.UnixMicro() {
+			if t.After(cur.Last) {
+				cur.Last = t
+			}
+			return nil
+		}
+		if cur != nil {
+			if err := rs.flush(); err != nil {
+				return err
+			}
+			if err := rs.p.close(); err != nil {
+				return err
+			}
+			done, entries := a, rs.entries
+			open() // before fn runs: readBody closes rs.p whatever fn returns
+			if err := finish(done, entries, false); err != nil {
+				return err
+			}
+		}
+		start := t.Truncate(d)
+		cur = &Window{Start: start, End: start.Add(d), First: t, Last: t}
+		return nil
+	}
+	open()
+	if err := readBody(br, format, rs); err != nil {
+		return err
+	}
+	if !statedTS {
+		if rs.entries == 0 {
+			return shardkey.Errorf(name, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
+		}
+		return fmt.Errorf("%s: %w", name, ErrNoTimestamps)
+	}
+	// readBody closed the last window's pipeline.
+	return finish(a, rs.entries, true)
+}

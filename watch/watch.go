@@ -1,0 +1,463 @@
+package watch
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// Thresholds say when a window's figures raise an event. Every share is
+// 0..1 (0.05 is 5%).
+type Thresholds struct {
+	// KeyLow and KeyHigh: a key whose share of the window's requests
+	// rises above KeyHigh while it was last seen below KeyLow (or never)
+	// raises hot_key; it must fall below KeyLow again to raise it again.
+	KeyLow, KeyHigh float64
+	// WorkRatio: a design whose max/mean of per-shard work rises above it
+	// raises work_ratio (again only after falling back to or below it).
+	WorkRatio float64
+	// ScatterFraction: a statement shape seen for the first time after
+	// the first window, with at least this share of its requests sent to
+	// every shard, raises new_scatter_shape.
+	ScatterFraction float64
+	// ScatterRise: a shape whose scatter share (its scatter-gather
+	// requests over all the window's requests) rises by more than this
+	// since the previous window it appeared in raises scatter_rise.
+	ScatterRise float64
+}
+
+// DefaultThresholds are seed 000's: "the first warning of a celebrity
+// key is one key moving from a fraction of a percent of traffic to
+// several percent" (below 1% to above 5%); max/mean of per-shard work
+// above 1.5; a new shape that scatters for at least half its requests; a
+// shape's scatter share up by 5 points.
+var DefaultThresholds = Thresholds{KeyLow: 0.01, KeyHigh: 0.05, WorkRatio: 1.5, ScatterFraction: 0.5, ScatterRise: 0.05}
+
+// Validate checks that the thresholds are usable.
+func (t Thresholds) Validate() error {
+	ok := func(x float64) bool { return x >= 0 && x <= 1 && !math.IsNaN(x) }
+	switch {
+	case !ok(t.KeyLow) || !ok(t.KeyHigh) || t.KeyLow > t.KeyHigh:
+		return fmt.Errorf("key thresholds %v and %v: want 0 <= low <= high <= 1", t.KeyLow, t.KeyHigh)
+	case !(t.WorkRatio >= 1) || math.IsInf(t.WorkRatio, 0):
+		return fmt.Errorf("work ratio threshold %v: want a finite number >= 1 (max/mean is never below 1)", t.WorkRatio)
+	case !ok(t.ScatterFraction):
+		return fmt.Errorf("scatter fraction threshold %v: want 0..1", t.ScatterFraction)
+	case !ok(t.ScatterRise):
+		return fmt.Errorf("scatter rise threshold %v: want 0..1", t.ScatterRise)
+	}
+	return nil
+}
+
+// Options configure a Watcher.
+type Options struct {
+	// Designs are the designs to watch, as written (-k).
+	Designs []string
+	// Sim places keys (shards, engine, directory files' base).
+	Sim sim.Options
+	// Thresholds raise events; the zero value means DefaultThresholds.
+	Thresholds *Thresholds
+	// TrackKeys is the number of keys the heavy-hitter sketch tracks per
+	// design and window (0: 1000). Any key above 1/TrackKeys of the
+	// window's requests is tracked, so keep it above 1/KeyLow.
+	TrackKeys int
+	// TopKeys is the number of keys reported per design and window (0: 10).
+	TopKeys int
+	// Nodes, when set, places the designs' shards (slots; Sim.Shards must
+	// be their number) on nodes: windows then report per-node work too.
+	Nodes *sim.Nodes
+}
+
+// Watcher scores a workload window after window and raises events when a
+// design stops holding. Its memory is bounded by the number of statement
+// shapes (seen once) and tracked keys, not by the number of windows. It is
+// not safe for concurrent use.
+type Watcher struct {
+	o       Options
+	th      Thresholds
+	designs []*shardkey.Design
+	state   []*designState
+	windows int
+}
+
+// designState is what one design remembers between windows.
+type designState struct {
+	compiled  bool               // compiled in some window
+	hot       map[string]bool    // keys last seen at or above KeyLow that raised hot_key, or are still falling
+	aboveWR   bool               // work ratio above its threshold in the last window
+	shapes    map[string]bool    // shapes seen
+	lastShare map[string]float64 // scatter share of each shape in the last window it appeared in
+}
+
+// New returns a Watcher for o's designs. It fails when a design does not
+// parse or a threshold is out of range.
+func New(o Options) (*Watcher, error) {
+	if len(o.Designs) == 0 {
+		return nil, &shardkey.UsageError{Msg: "no design to watch: name one with -k"}
+	}
+	th := DefaultThresholds
+	if o.Thresholds != nil {
+		th = *o.Thresholds
+	}
+	if err := th.Validate(); err != nil {
+		return nil, &shardkey.UsageError{Msg: err.Error()}
+	}
+	if o.TrackKeys <= 0 {
+		o.TrackKeys = 1000
+	}
+	if o.TopKeys <= 0 {
+		o.TopKeys = 10
+	}
+	wt := &Watcher{o: o, th: th}
+	for _, k := range o.Designs {
+		d, err := shardkey.ParseDesign(k)
+		if err != nil {
+			return nil, &shardkey.UsageError{Msg: fmt.Sprintf("-k: %v", err)}
+		}
+		wt.designs = append(wt.designs, d)
+		wt.state = append(wt.state, &designState{hot: map[string]bool{}, shapes: map[string]bool{}, lastShare: map[string]float64{}})
+	}
+	return wt, nil
+}
+
+// Span is where a window sits in time.
+type Span struct {
+	Start, End time.Time
+	// Seconds is the time the workload's rates are per (0: rates are
+	// counts).
+	Seconds float64
+	// Statements is the number of SQL statements the window read.
+	Statements int
+	// NoValues says the workload's condition values are not the
+	// statements' own (statement statistics keep none; their parameters
+	// are drawn from the row sample): top keys and hot_key are unknown.
+	NoValues bool
+}
+
+// Report is one window: for each design its figures, and the events the
+// window raised. JSON names are documented in docs/watch.md.
+type Report struct {
+	Start      time.Time      `json:"start"`
+	End        time.Time      `json:"end"`
+	Seconds    float64        `json:"seconds"`
+	Statements int            `json:"statements"`
+	Designs    []DesignWindow `json:"designs"`
+	Events     []Event        `json:"events"`
+	Warnings   []string       `json:"warnings,omitempty"`
+}
+
+// DesignWindow is one design's figures in one window: the headline of
+// `score` on the window's slice of the log (sim.Candidate's names and
+// units: requests/s, units of work/s) plus statement shapes and top keys.
+type DesignWindow struct {
+	Key                   string    `json:"key"`
+	Engine                string    `json:"engine"`
+	Shards                int       `json:"shards"`
+	RequestsPerS          float64   `json:"requests_per_s"`
+	WorkPerS              float64   `json:"work_per_s"`
+	ShardWork             []float64 `json:"shard_work"`
+	MaxShardWork          float64   `json:"max_shard_work"`
+	MeanShardWork         float64   `json:"mean_shard_work"`
+	WorkRatio             float64   `json:"work_ratio"`
+	FanoutMean            float64   `json:"fanout_mean"`
+	SingleShardFraction   float64   `json:"single_shard_fraction"`
+	CrossShardTxnFraction float64   `json:"cross_shard_txn_fraction"`
+	Transactions          int64     `json:"transactions"`
+	// ScatterShare is the share (0..1) of the window's requests sent to
+	// every shard.
+	ScatterShare float64 `json:"scatter_share"`
+	// NodeWork and NodeWorkRatio: with slots over nodes, units of work/s
+	// per node and their max/mean.
+	NodeWork      []float64 `json:"node_work,omitempty"`
+	NodeWorkRatio float64   `json:"node_work_ratio,omitempty"`
+	Shapes        []Shape   `json:"shapes"`
+	// TopKeys is null when the input holds no values (statement
+	// statistics): unknown, not empty.
+	TopKeys []TopKey `json:"top_keys"`
+	// Candidate is the full score (for renderers); not in JSON.
+	Candidate *sim.Candidate `json:"-"`
+}
+
+// Shape is one statement shape (a workload operation) in a window.
+type Shape struct {
+	Name         string  `json:"name"`
+	Table        string  `json:"table"`
+	Kind         string  `json:"kind"`
+	RequestsPerS float64 `json:"requests_per_s"`
+	FanoutMean   float64 `json:"fanout_mean"`
+	// ScatterFraction is the share (0..1) of the shape's requests sent
+	// to every shard; ScatterShare the share of all the window's
+	// requests that are this shape's scatter-gathers.
+	ScatterFraction float64 `json:"scatter_fraction"`
+	ScatterShare    float64 `json:"scatter_share"`
+}
+
+// TopKey is one key by traffic: the requests/s that bind the design's key
+// columns of their table to this value with = or IN (an IN list counts
+// for each of its values), and their share of all the window's requests.
+// Share is the heavy-hitter sketch's upper bound and ShareMin its lower
+// bound; they are equal unless the sketch evicted keys.
+type TopKey struct {
+	Key          string  `json:"key"`
+	RequestsPerS float64 `json:"requests_per_s"`
+	Share        float64 `json:"share"`
+	ShareMin     float64 `json:"share_min"`
+}
+
+// Event is a finding that a design stops holding.
+type Event struct {
+	// Type is hot_key, work_ratio, new_scatter_shape or scatter_rise.
+	Type   string `json:"type"`
+	Design string `json:"design"`
+	// Key (hot_key) or Shape (the others) the event is about.
+	Key   string `json:"key,omitempty"`
+	Shape string `json:"shape,omitempty"`
+	// Value crossed Threshold; Previous is its value in the window
+	// before, where there is one.
+	Value     float64  `json:"value"`
+	Threshold float64  `json:"threshold"`
+	Previous  *float64 `json:"previous,omitempty"`
+	Message   string   `json:"message"`
+}
+
+// Add scores workload w, the window sp, under every design and returns
+// the window's report with its events. A design that does not compile
+// against this window's tables (its columns appear in none of the
+// window's statements) is left out of the window with a warning; Close
+// reports designs that never compiled. Errors are routing errors (a key
+// the partition function cannot place).
+func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
+	r := &Report{Start: sp.Start.UTC(), End: sp.End.UTC(), Seconds: sp.Seconds, Statements: sp.Statements, Designs: []DesignWindow{}, Events: []Event{}}
+	for _, e := range w.Warnings {
+		r.Warnings = append(r.Warnings, e.Error())
+	}
+	first := wt.windows == 0
+	wt.windows++
+	if len(w.Ops) == 0 {
+		r.Warnings = append(r.Warnings, "no statement in this window reads or writes a table")
+		return r, nil
+	}
+	for i, d := range wt.designs {
+		st := wt.state[i]
+		s, err := sim.Compile(w, d, wt.o.Sim)
+		if err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("design %s left out of this window: %v", d.Text, err))
+			continue
+		}
+		st.compiled = true
+		p, err := sim.Run(w, s, wt.o.Sim.Workers)
+		if err != nil {
+			return nil, err
+		}
+		c := s.Report(p)
+		dw := DesignWindow{Key: c.Key, Engine: c.Engine, Shards: c.Shards, RequestsPerS: c.RequestsPerS, WorkPerS: c.WorkPerS,
+			ShardWork: c.ShardWork, MaxShardWork: c.MaxShardWork, MeanShardWork: c.MeanShardWork, WorkRatio: c.WorkRatio,
+			FanoutMean: c.FanoutMean, SingleShardFraction: c.SingleShardFraction,
+			CrossShardTxnFraction: c.CrossShardTxnFraction, Transactions: c.Transactions, Candidate: c}
+		for _, op := range c.Operations {
+			sh := Shape{Name: op.Name, Table: op.Table, Kind: op.Kind, RequestsPerS: op.RequestsPerS, FanoutMean: op.FanoutMean, ScatterFraction: op.ScatterFraction}
+			if c.RequestsPerS > 0 {
+				sh.ScatterShare = op.RequestsPerS * op.ScatterFraction / c.RequestsPerS
+			}
+			dw.ScatterShare += sh.ScatterShare
+			dw.Shapes = append(dw.Shapes, sh)
+		}
+		if wt.o.Nodes != nil {
+			dw.NodeWork = wt.o.Nodes.Sum(c.ShardWork)
+			mx, sum := 0.0, 0.0
+			for _, x := range dw.NodeWork {
+				mx, sum = math.Max(mx, x), sum+x
+			}
+			if sum > 0 {
+				dw.NodeWorkRatio = mx / (sum / float64(len(dw.NodeWork)))
+			}
+		}
+		var tk *TopK
+		if !sp.NoValues {
+			tk = wt.topKeys(w, s)
+			for _, k := range tk.Top(wt.o.TopKeys) {
+				dw.TopKeys = append(dw.TopKeys, topKey(k, c.RequestsPerS))
+			}
+			if dw.TopKeys == nil {
+				dw.TopKeys = []TopKey{}
+			}
+		}
+		r.Events = append(r.Events, wt.events(st, &dw, tk, first, sp.Seconds)...)
+		r.Designs = append(r.Designs, dw)
+	}
+	return r, nil
+}
+
+func topKey(k Counter, total float64) TopKey {
+	t := TopKey{Key: k.Key, RequestsPerS: k.Count}
+	if total > 0 {
+		t.Share = k.Count / total
+		t.ShareMin = (k.Count - k.Err) / total
+	}
+	return t
+}
+
+// Close returns an error naming the designs that compiled in no window
+// (a column no statement of the log names): most likely a typo in -k.
+func (wt *Watcher) Close() error {
+	var bad []string
+	for i, st := range wt.state {
+		if !st.compiled && wt.windows > 0 {
+			bad = append(bad, wt.designs[i].Text)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("design(s) %s matched no table in any window: check the column names", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// topKeys feeds the window's operation instances (each weighted by its
+// share of its operation's rate) into a sketch, keyed by the values that
+// bind the design's key columns with = or IN.
+func (wt *Watcher) topKeys(w *shardkey.Workload, s *sim.Scheme) *TopK {
+	tk := NewTopK(wt.o.TrackKeys)
+	var buf []byte
+	for _, op := range w.Ops {
+		cols := s.KeyColumns(op.Table)
+		if len(cols) == 0 || len(op.Instances) == 0 {
+			continue
+		}
+		sum := 0.0
+		for _, in := range op.Instances {
+			sum += in.Weight
+		}
+		if sum <= 0 {
+			continue
+		}
+		scale := op.Rate / sum
+	inst:
+		for _, in := range op.Instances {
+			wgt := in.Weight * scale
+			if len(cols) == 1 {
+				c := findCond(in.Conds, cols[0])
+				switch {
+				case c == nil || c.Fresh != shardkey.NotFresh && c.Op == shardkey.Eq:
+				case c.Op == shardkey.Eq:
+					buf = keyText(buf[:0], []shardkey.Value{c.Val})
+					tk.Add(string(buf), wgt)
+				case c.Op == shardkey.In:
+					for _, v := range c.List {
+						buf = keyText(buf[:0], []shardkey.Value{v})
+						tk.Add(string(buf), wgt)
+					}
+				}
+				continue
+			}
+			vals := make([]shardkey.Value, len(cols))
+			for j, col := range cols {
+				c := findCond(in.Conds, col)
+				if c == nil || c.Op != shardkey.Eq || c.Fresh != shardkey.NotFresh {
+					continue inst
+				}
+				vals[j] = c.Val
+			}
+			buf = keyText(buf[:0], vals)
+			tk.Add(string(buf), wgt)
+		}
+	}
+	return tk
+}
+
+func findCond(conds []shardkey.Cond, col int) *shardkey.Cond {
+	for i := range conds {
+		if conds[i].Col == col {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// keyText writes a key's values: one value as its text ("4242"), several
+// as a parenthesised list ("(1, abc)").
+func keyText(b []byte, vals []shardkey.Value) []byte {
+	if len(vals) == 1 {
+		return vals[0].AppendText(b)
+	}
+	b = append(b, '(')
+	for i, v := range vals {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = v.AppendText(b)
+	}
+	return append(b, ')')
+}
+
+// events compares a design's window with what the design state remembers,
+// raises the events and updates the state.
+func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first bool, seconds float64) []Event {
+	th := wt.th
+	var out []Event
+	total := dw.RequestsPerS
+	if total > 0 && tk != nil {
+		// hot_key: a key above KeyHigh (by the sketch's lower bound, so
+		// an eviction's error never raises one) not already hot.
+		for _, k := range tk.Top(-1) {
+			lo := (k.Count - k.Err) / total
+			if lo > th.KeyHigh && !st.hot[k.Key] {
+				st.hot[k.Key] = true
+				out = append(out, Event{Type: "hot_key", Design: dw.Key, Key: k.Key, Value: lo, Threshold: th.KeyHigh,
+					Message: fmt.Sprintf("key %s takes %.1f%% of requests (above %.3g%%; it was below %.3g%% or unseen before)", k.Key, 100*lo, 100*th.KeyHigh, 100*th.KeyLow)})
+			}
+		}
+		// A hot key re-arms once its share (upper bound) is below KeyLow.
+		for key := range st.hot {
+			up := tk.Min()
+			if c, ok := tk.Lookup(key); ok {
+				up = c.Count
+			}
+			if up/total < th.KeyLow {
+				delete(st.hot, key)
+			}
+		}
+	}
+	if dw.WorkRatio > th.WorkRatio && !st.aboveWR {
+		msg := fmt.Sprintf("max/mean of per-shard work is %.2f (above %.3g): shard %d is the hottest", dw.WorkRatio, th.WorkRatio, argmax(dw.ShardWork))
+		if n := int(math.Round(dw.RequestsPerS * seconds)); seconds > 0 && n > 0 && dw.Shards > 1 {
+			// The yardstick for noise: as many requests sent to shards
+			// at random (balls into bins).
+			msg += fmt.Sprintf("; %d requests sent to %d shards at random would give about %.2f", n, dw.Shards, sim.ExpectedMaxLoadRatio(n, dw.Shards))
+		}
+		out = append(out, Event{Type: "work_ratio", Design: dw.Key, Value: dw.WorkRatio, Threshold: th.WorkRatio, Message: msg})
+	}
+	st.aboveWR = dw.WorkRatio > th.WorkRatio
+	seen := map[string]bool{}
+	for _, sh := range dw.Shapes {
+		seen[sh.Name] = true
+		prev, had := st.lastShare[sh.Name]
+		switch {
+		case !st.shapes[sh.Name] && !first && sh.ScatterFraction >= th.ScatterFraction && sh.ScatterFraction > 0:
+			out = append(out, Event{Type: "new_scatter_shape", Design: dw.Key, Shape: sh.Name, Value: sh.ScatterFraction, Threshold: th.ScatterFraction,
+				Message: fmt.Sprintf("new statement shape %s sends %.0f%% of its requests to every shard (%.1f%% of all requests)", sh.Name, 100*sh.ScatterFraction, 100*sh.ScatterShare)})
+		case had && sh.ScatterShare-prev > th.ScatterRise:
+			p := prev
+			out = append(out, Event{Type: "scatter_rise", Design: dw.Key, Shape: sh.Name, Value: sh.ScatterShare, Threshold: th.ScatterRise, Previous: &p,
+				Message: fmt.Sprintf("shape %s's scatter-gathers went from %.1f%% to %.1f%% of all requests", sh.Name, 100*prev, 100*sh.ScatterShare)})
+		}
+		st.shapes[sh.Name] = true
+		st.lastShare[sh.Name] = sh.ScatterShare
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Type < out[j].Type })
+	return out
+}
+
+func argmax(xs []float64) int {
+	m := 0
+	for i, x := range xs {
+		if x > xs[m] {
+			m = i
+		}
+	}
+	return m
+}
