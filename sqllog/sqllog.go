@@ -6,11 +6,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/progress"
 )
 
 // Options control log reading.
@@ -24,6 +24,11 @@ type Options struct {
 	Sample int
 	// Workers is the number of goroutines parsing SQL; 0 means GOMAXPROCS.
 	Workers int
+	// Stdin is the log ReadFile reads for the name "-"; nil means os.Stdin.
+	Stdin io.Reader
+	// Progress, when set, receives a progress bar (bytes, rate, time
+	// left) once a read takes more than a second; nil draws none.
+	Progress io.Writer
 }
 
 // Formats lists the values of Options.Format (and --log-format).
@@ -38,80 +43,115 @@ var formatAliases = map[string]string{
 	"mysql-slow": "mysql-slow", "slow": "mysql-slow", "mariadb-slow": "mysql-slow",
 }
 
-// ReadFile adds the statements of one log file to w: tables and columns it
+// ReadFile adds the statements of one log to w: tables and columns it
 // names (created when absent), operations with rates, transactions by
 // session. Problems that do not stop reading (unparsable statements,
 // skipped lines) are appended to w.Warnings. Errors name the file and line.
+//
+// file is a path, "-" for Options.Stdin, a directory, or a glob pattern
+// (*, ?, [...]): the files of a directory or pattern are one log (a
+// rotated set), read in time order (see ordered), sessions and
+// transactions continuing from file to file. Files compressed with gzip or
+// zstd are decompressed, whatever their names.
 func ReadFile(ctx context.Context, w *shardkey.Workload, file string, o Options) error {
-	f, err := os.Open(file)
+	srcs, err := sources(file, o.Stdin)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	return Read(ctx, w, f, file, o)
+	if srcs, err = ordered(srcs, o); err != nil {
+		return err
+	}
+	if file == "-" {
+		file = stdinName
+	}
+	return readSources(ctx, w, file, srcs, o)
 }
 
-// Read is ReadFile for an open reader; name is used in messages.
+// Read is ReadFile for an open reader (plain or compressed); name is used
+// in messages.
 func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o Options) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	format := o.Format
-	if format != "" {
-		f, ok := formatAliases[strings.ToLower(format)]
-		if !ok {
-			return &shardkey.UsageError{Msg: fmt.Sprintf("--log-format %q: want one of %s", format, strings.Join(Formats, ", "))}
+	return readSources(ctx, w, name, []source{{name: name, r: r, size: -1}}, o)
+}
+
+// readSources reads the files of one log, in order, as one stream.
+func readSources(ctx context.Context, w *shardkey.Workload, name string, srcs []source, o Options) (err error) {
+	total := int64(0)
+	for _, s := range srcs {
+		if s.size < 0 {
+			total = -1
+			break
 		}
-		format = f
-	} else {
-		head, _ := br.Peek(64 << 10)
-		format = detect(head)
-		if format == "" {
-			if len(bytes.TrimSpace(head)) == 0 {
-				return shardkey.Errorf(name, 1, "", "empty log")
+		total += s.size
+	}
+	bar := progress.Bytes(o.Progress, total, "reading "+name)
+	defer bar.Finish()
+	var (
+		format string
+		a      *agg
+		p      *pipeline
+		rs     *readState
+	)
+	defer func() {
+		if p != nil {
+			if perr := p.close(); err == nil {
+				err = perr
 			}
-			return shardkey.Errorf(name, 1, "", "unknown log format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)")
+		}
+	}()
+	for i := range srcs {
+		s := &srcs[i]
+		raw, err := s.open()
+		if err != nil {
+			return err
+		}
+		rerr := func() error {
+			defer raw.Close()
+			dec, closeDec, err := decompress(bufio.NewReaderSize(bar.Reader(raw), 64<<10), s.name)
+			if err != nil {
+				return err
+			}
+			defer closeDec()
+			br := bufio.NewReaderSize(dec, 1<<20)
+			f, err := formatOf(br, s.name, o.Format)
+			if err != nil {
+				return err
+			}
+			if p == nil {
+				format = f
+				d := Postgres
+				if strings.HasPrefix(format, "mysql") {
+					d = MySQL
+				}
+				a = newAgg(w, name, o)
+				a.weighted = format == "pg_stat_statements"
+				p = newPipeline(ctx, d, o.Workers, a)
+				rs = &readState{p: p}
+			} else if f != format {
+				return shardkey.Errorf(s.name, 1, "", "a %s log, but %s is a %s log: one --log reads one log (give a pattern that names one format, e.g. '*.csv')", f, srcs[0].name, format)
+			}
+			rs.file, rs.line = s.name, 0
+			return readFormat(format, br, rs)
+		}()
+		if rerr != nil {
+			return rerr
 		}
 	}
-	d := Postgres
-	if strings.HasPrefix(format, "mysql") {
-		d = MySQL
-	}
-	a := newAgg(w, name, o)
-	a.weighted = format == "pg_stat_statements"
-	p := newPipeline(ctx, d, o.Workers, a)
-	rs := &readState{file: name, p: p}
-	var rerr error
-	switch format {
-	case "stderr":
-		rerr = readPGStderr(br, rs)
-	case "csvlog":
-		rerr = readPGCSV(br, rs)
-	case "jsonlog":
-		rerr = readPGJSON(br, rs)
-	case "pg_stat_statements":
-		rerr = readPGSS(br, rs)
-	case "mysql-general":
-		rerr = readMySQLGeneral(br, rs)
-	case "mysql-slow":
-		rerr = readMySQLSlow(br, rs)
-	}
-	if rerr == nil {
-		rerr = rs.flush()
+	if err := rs.flush(); err != nil {
+		return err
 	}
 	perr := p.close()
-	if rerr != nil {
-		return rerr
-	}
+	p = nil
 	if perr != nil {
 		return perr
 	}
 	if rs.entries == 0 {
-		return shardkey.Errorf(name, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
+		return shardkey.Errorf(rs.file, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
 	}
 	for _, wn := range rs.warn {
 		a.warn(wn)
 	}
 	if line, msg := rs.prep.unknownWarning(); msg != "" {
-		a.warn(shardkey.Errorf(name, line, "", "%s", msg))
+		a.warn(shardkey.Errorf(rs.file, line, "", "%s", msg))
 	}
 	return a.finish()
 }
@@ -198,11 +238,22 @@ type readState struct {
 	warn    []error
 	skipped int
 	prep    *prepared // SQL-level prepared statements by session (prepare.go)
+	// probe: only find the first timestamp (firstTime), then stop.
+	probe    bool
+	firstTS  int64
+	hasFirst bool
 }
 
 const batchSize = 512
 
 func (rs *readState) emit(e entry) error {
+	if rs.probe {
+		if e.hasTS {
+			rs.firstTS, rs.hasFirst = e.ts, true
+			return errProbeDone
+		}
+		return nil
+	}
 	if rs.p.dialect == Postgres {
 		if rs.prep == nil {
 			rs.prep = &prepared{}
