@@ -44,6 +44,7 @@ type agg struct {
 	noTS         int // statements without a timestamp
 	stmts        float64
 
+	seq     int64 // entries read
 	bad     map[string]*badShape
 	badList []*badShape
 	badN    int
@@ -60,6 +61,7 @@ type agg struct {
 	cat      *shardkey.Catalog
 	opIDKey  []byte
 	cum      map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
+	lim      limits                        // bounds on what is kept (bound.go)
 }
 
 type accInfo struct {
@@ -97,6 +99,9 @@ type session struct {
 	inTxn         bool
 	autocommitOff bool
 	stmts         []sample
+	// last is when the session last ran a statement: its timestamp
+	// (microseconds) and its place in the log (entries read before it).
+	last, lastSeq int64
 }
 
 type badShape struct {
@@ -112,7 +117,7 @@ func newAgg(w *shardkey.Workload, file string, o Options) *agg {
 		n = 4096
 	}
 	return &agg{
-		w: w, file: file, o: o, sample: n,
+		w: w, file: file, o: o, sample: n, lim: newLimits(o, n),
 		rng:   rand.New(rand.NewPCG(uint64(w.Seed), 0x5eed10c)),
 		infos: map[*access]*accInfo{}, ops: map[string]*opAgg{}, txns: map[string]*txnAgg{},
 		sessions: map[string]*session{}, bad: map[string]*badShape{}, created: map[int]bool{},
@@ -126,6 +131,10 @@ func (a *agg) warn(err error) { a.w.Warnings = append(a.w.Warnings, err) }
 func (a *agg) add(entries []entry, results []result) error {
 	for i := range entries {
 		e := &entries[i]
+		a.seq++
+		if e.hasTS && e.ts >= a.lim.nextSweep || a.seq >= a.lim.nextSeqSweep {
+			a.sweep(e.ts, e.hasTS)
+		}
 		if e.end {
 			a.endSession(e.session)
 			continue
@@ -169,11 +178,17 @@ func (a *agg) add(entries []entry, results []result) error {
 				p = a.resolvePart(p, r.t.text, e.line)
 				vals = p.bind(r.slots, r.params)
 			}
-			a.part(e.session, p, vals, wt)
+			a.part(e, p, vals, wt)
 		}
+	}
+	if testHookAdd != nil {
+		testHookAdd()
 	}
 	return nil
 }
+
+// testHookAdd, when set (by tests), runs after each batch is aggregated.
+var testHookAdd func()
 
 func (a *agg) sess(id string) *session {
 	s := a.sessions[id]
@@ -184,12 +199,14 @@ func (a *agg) sess(id string) *session {
 	return s
 }
 
-func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
+func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
+	sid := e.session
 	switch p.ctl {
 	case ctlBegin:
 		s := a.sess(sid)
 		a.commit(s)
 		s.inTxn = true
+		s.last, s.lastSeq = e.ts, a.seq
 	case ctlCommit, ctlRollback:
 		if s := a.sessions[sid]; s != nil {
 			a.commit(s)
@@ -199,7 +216,9 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 			}
 		}
 	case ctlAutocommitOff:
-		a.sess(sid).autocommitOff = true
+		s := a.sess(sid)
+		s.autocommitOff = true
+		s.last, s.lastSeq = e.ts, a.seq
 	case ctlAutocommitOn:
 		if s := a.sessions[sid]; s != nil {
 			a.commit(s)
@@ -218,6 +237,7 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 			stmt = append(stmt, sm)
 		}
 		if s := a.sessions[sid]; s != nil && (s.inTxn || s.autocommitOff) {
+			s.last, s.lastSeq = e.ts, a.seq
 			s.stmts = append(s.stmts, stmt...)
 			if len(s.stmts) >= maxTxnStmts {
 				a.commit(s)
@@ -232,11 +252,14 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	op.count += wt
 	op.seen++
-	if len(op.samples) < a.sample {
+	if len(op.samples) < a.lim.opCap {
+		sm.vals = a.lim.detach(sm.vals)
 		op.samples = append(op.samples, sm)
+		a.keptInstance()
 		return
 	}
-	if j := a.rng.Int64N(op.seen); j < int64(a.sample) {
+	if j := a.rng.Int64N(op.seen); j < int64(a.lim.opCap) {
+		sm.vals = a.lim.detach(sm.vals)
 		op.samples[j] = sm
 	}
 }
@@ -279,13 +302,15 @@ func (a *agg) txn(stmts []sample, wt float64) {
 	}
 	t.count += wt
 	t.seen++
-	cp := append([]sample(nil), stmts...)
-	if len(t.samples) < a.sample {
-		t.samples = append(t.samples, cp)
+	if len(t.samples) < a.lim.txnCap {
+		t.samples = append(t.samples, a.lim.detachStmts(stmts))
+		a.keptStatements(len(stmts))
 		return
 	}
-	if j := a.rng.Int64N(t.seen); j < int64(a.sample) {
-		t.samples[j] = cp
+	if j := a.rng.Int64N(t.seen); j < int64(a.lim.txnCap) {
+		a.lim.txnKept += len(stmts) - len(t.samples[j])
+		t.samples[j] = a.lim.detachStmts(stmts)
+		a.keptStatements(0)
 	}
 }
 
@@ -404,6 +429,7 @@ func (a *agg) finish() error {
 		}
 	}
 	a.fillRows()
+	a.limitWarnings()
 	if a.badN > 0 {
 		sort.SliceStable(a.badList, func(i, j int) bool { return a.badList[i].count > a.badList[j].count })
 		var parts []string
@@ -460,7 +486,7 @@ func (a *agg) expand(op *opAgg) []sample {
 	if !noValue {
 		return op.samples
 	}
-	n := int(math.Min(op.count, float64(a.sample)))
+	n := int(math.Min(op.count, float64(a.lim.expandCap(len(a.opList)))))
 	out := make([]sample, 0, n)
 	for i := range n {
 		s := op.samples[i%len(op.samples)]

@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/progress"
@@ -24,6 +25,14 @@ type Options struct {
 	Sample int
 	// Workers is the number of goroutines parsing SQL; 0 means GOMAXPROCS.
 	Workers int
+	// MaxInstances bounds the operation instances kept over all
+	// operation shapes, MaxTxnStatements the statements kept in
+	// transaction samples over all transaction shapes (see bound.go);
+	// 0 means 262144 and 131072.
+	MaxInstances, MaxTxnStatements int
+	// IdleTimeout closes the open transaction of a session idle this
+	// long (log time); 0 means 8 hours, negative never.
+	IdleTimeout time.Duration
 	// Stdin is the log ReadFile reads for the name "-"; nil means os.Stdin.
 	Stdin io.Reader
 	// Progress, when set, receives a progress bar (bytes, rate, time
