@@ -20,7 +20,9 @@ import (
 //     algorithm R). Counts, and so rates, stay exact.
 //   - Transactions: the same for transaction shapes, counted in
 //     statements: at most Options.MaxTxnStatements (131,072 by default)
-//     over all transaction samples.
+//     over all transaction samples. Every shape keeps at least one
+//     sampled instance or transaction, so a log of more shapes than a
+//     budget holds keeps one of each.
 //   - Kept values are copied out of the statement text, so a sample does
 //     not hold the whole statement (a multi-row INSERT's text) alive.
 //   - Open transactions: a session idle for Options.IdleTimeout (8 hours by
