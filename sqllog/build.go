@@ -62,6 +62,7 @@ type agg struct {
 	opIDKey  []byte
 	cum      map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
 	lim      limits                        // bounds on what is kept (bound.go)
+	stmtBuf  []sample                      // scratch for part
 }
 
 type accInfo struct {
@@ -229,13 +230,14 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 		}
 	case ctlDML:
 		a.stmts += wt
-		var stmt []sample
+		stmt := a.stmtBuf[:0] // copied by whatever keeps it (session, txn)
 		for i := range p.acc {
 			ai := a.info(&p.acc[i])
 			sm := sample{ai: ai, acc: &p.acc[i], vals: vals[i], w: wt}
 			a.offer(ai.op, sm, wt)
 			stmt = append(stmt, sm)
 		}
+		a.stmtBuf = stmt
 		if s := a.sessions[sid]; s != nil && (s.inTxn || s.autocommitOff) {
 			s.last, s.lastSeq = e.ts, a.seq
 			s.stmts = append(s.stmts, stmt...)
@@ -268,7 +270,7 @@ func (a *agg) commit(s *session) {
 	if len(s.stmts) > 0 {
 		a.txn(s.stmts, 1)
 	}
-	s.stmts = nil
+	s.stmts = s.stmts[:0] // txn copies what it keeps
 }
 
 func (a *agg) endSession(id string) {
