@@ -136,3 +136,35 @@ func BenchmarkManyOperations(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScoreBlake2b is BenchmarkScore under seed 000's own hash
+// (--engine blake2b), with the points memoised per distinct key value
+// (memo) and, side by side in the same run, hashed at every use (nomemo).
+func BenchmarkScoreBlake2b(b *testing.B) {
+	w := bigWorkload(2_000_000, 1_000_000, 500_000)
+	keys := []string{"hash(customer_id)", "hash(order_id)", "hash(customer_id, order_month)"}
+	eng, err := partition.Lookup("blake2b")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"nomemo", "memo"} {
+		b.Run(mode, func(b *testing.B) {
+			noMemo = mode == "nomemo"
+			defer func() { noMemo = false }()
+			for i := 0; i < b.N; i++ {
+				for _, k := range keys {
+					d, _ := shardkey.ParseDesign(k)
+					s, err := Compile(w, d, Options{Shards: 64, Engine: eng})
+					if err != nil {
+						b.Fatal(err)
+					}
+					p, err := Run(w, s, 0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_ = s.Report(p)
+				}
+			}
+		})
+	}
+}

@@ -162,6 +162,7 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		}
 		tk.cols = append(tk.cols, i)
 	}
+	tk.eng = memoize(s.Engine, t, tk.cols)
 	inner := e
 	switch m := e.(type) {
 	case *shardkey.SaltExpr:

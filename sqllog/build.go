@@ -22,12 +22,6 @@ var (
 // warning), so memory does not grow with the transaction.
 const maxTxnStmts = 1000
 
-// maxTxnSampleStmts bounds the statements kept in one transaction shape's
-// reservoir: a shape of n statements keeps at most this many / n
-// instances (at least one), so long transactions hold as much as short
-// ones.
-const maxTxnSampleStmts = 1 << 16
-
 // agg turns parsed entries, in log order, into operations and
 // transactions of a workload. It runs on one goroutine.
 type agg struct {
@@ -64,6 +58,7 @@ type agg struct {
 	noTS         int // statements without a timestamp
 	stmts        float64
 
+	seq     int64 // entries read
 	bad     map[string]*badShape
 	badList []*badShape
 	badN    int
@@ -80,6 +75,8 @@ type agg struct {
 	cat      *shardkey.Catalog
 	opIDKey  []byte
 	cum      map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
+	lim      limits                        // bounds on what is kept (bound.go)
+	stmtBuf  []sample                      // scratch for part
 }
 
 type accInfo struct {
@@ -117,6 +114,9 @@ type session struct {
 	inTxn         bool
 	autocommitOff bool
 	stmts         []sample
+	// last is when the session last ran a statement: its timestamp
+	// (microseconds) and its place in the log (entries read before it).
+	last, lastSeq int64
 }
 
 type badShape struct {
@@ -136,7 +136,7 @@ func newAgg(w *shardkey.Workload, file string, o Options) *agg {
 		seed = w.Seed
 	}
 	return &agg{
-		w: w, file: file, o: o, sample: n,
+		w: w, file: file, o: o, sample: n, lim: newLimits(o, n),
 		rng:   rand.New(rand.NewPCG(uint64(seed), 0x5eed10c)),
 		infos: map[*access]*accInfo{}, ops: map[string]*opAgg{}, txns: map[string]*txnAgg{},
 		sessions: map[string]*session{}, bad: map[string]*badShape{}, created: map[int]bool{},
@@ -150,6 +150,10 @@ func (a *agg) warn(err error) { a.w.Warnings = append(a.w.Warnings, err) }
 func (a *agg) add(entries []entry, results []result) error {
 	for i := range entries {
 		e := &entries[i]
+		a.seq++
+		if e.hasTS && e.ts >= a.lim.nextSweep || a.seq >= a.lim.nextSeqSweep {
+			a.sweep(e.ts, e.hasTS)
+		}
 		if e.end {
 			a.endSession(e.session)
 			continue
@@ -194,11 +198,17 @@ func (a *agg) add(entries []entry, results []result) error {
 				p = a.resolvePart(p, r.t.text, e.line)
 				vals = p.bind(r.slots, r.params)
 			}
-			a.part(e.session, p, vals, wt)
+			a.part(e, p, vals, wt)
 		}
+	}
+	if testHookAdd != nil {
+		testHookAdd()
 	}
 	return nil
 }
+
+// testHookAdd, when set (by tests), runs after each batch is aggregated.
+var testHookAdd func()
 
 func (a *agg) sess(id string) *session {
 	s := a.sessions[id]
@@ -209,12 +219,14 @@ func (a *agg) sess(id string) *session {
 	return s
 }
 
-func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
+func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
+	sid := e.session
 	switch p.ctl {
 	case ctlBegin:
 		s := a.sess(sid)
 		a.commit(s)
 		s.inTxn = true
+		s.last, s.lastSeq = e.ts, a.seq
 	case ctlCommit, ctlRollback:
 		if s := a.sessions[sid]; s != nil {
 			a.commit(s)
@@ -224,7 +236,9 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 			}
 		}
 	case ctlAutocommitOff:
-		a.sess(sid).autocommitOff = true
+		s := a.sess(sid)
+		s.autocommitOff = true
+		s.last, s.lastSeq = e.ts, a.seq
 	case ctlAutocommitOn:
 		if s := a.sessions[sid]; s != nil {
 			a.commit(s)
@@ -235,7 +249,7 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 		}
 	case ctlDML:
 		a.stmts += wt
-		var stmt []sample
+		stmt := a.stmtBuf[:0] // copied by whatever keeps it (session, txn)
 		for i := range p.acc {
 			if a.knownOnly && a.existing(p.acc[i].table) < 0 {
 				continue
@@ -245,7 +259,9 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 			a.offer(ai.op, sm, wt)
 			stmt = append(stmt, sm)
 		}
+		a.stmtBuf = stmt
 		if s := a.sessions[sid]; s != nil && (s.inTxn || s.autocommitOff) {
+			s.last, s.lastSeq = e.ts, a.seq
 			s.stmts = append(s.stmts, stmt...)
 			if len(s.stmts) >= maxTxnStmts {
 				if a.txnCuts == 0 {
@@ -266,11 +282,14 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	op.count += wt
 	op.seen++
-	if len(op.samples) < a.sample {
+	if len(op.samples) < a.lim.opCap {
+		sm.vals = a.lim.detach(sm.vals)
 		op.samples = append(op.samples, sm)
+		a.keptInstance()
 		return
 	}
-	if j := a.rng.Int64N(op.seen); j < int64(a.sample) {
+	if j := a.rng.Int64N(op.seen); j < int64(a.lim.opCap) {
+		sm.vals = a.lim.detach(sm.vals)
 		op.samples[j] = sm
 	}
 }
@@ -279,7 +298,7 @@ func (a *agg) commit(s *session) {
 	if len(s.stmts) > 0 {
 		a.txn(s.stmts, 1)
 	}
-	s.stmts = nil
+	s.stmts = s.stmts[:0] // txn copies what it keeps
 }
 
 func (a *agg) endSession(id string) {
@@ -313,14 +332,15 @@ func (a *agg) txn(stmts []sample, wt float64) {
 	}
 	t.count += wt
 	t.seen++
-	cp := append([]sample(nil), stmts...)
-	keep := min(a.sample, max(1, maxTxnSampleStmts/max(1, len(stmts))))
-	if len(t.samples) < keep {
-		t.samples = append(t.samples, cp)
+	if len(t.samples) < a.lim.txnCap {
+		t.samples = append(t.samples, a.lim.detachStmts(stmts))
+		a.keptStatements(len(stmts))
 		return
 	}
-	if j := a.rng.Int64N(t.seen); j < int64(keep) {
-		t.samples[j] = cp
+	if j := a.rng.Int64N(t.seen); j < int64(a.lim.txnCap) {
+		a.lim.txnKept += len(stmts) - len(t.samples[j])
+		t.samples[j] = a.lim.detachStmts(stmts)
+		a.keptStatements(0)
 	}
 }
 
@@ -468,6 +488,7 @@ func (a *agg) finish() error {
 	if a.txnCuts > 0 {
 		a.warn(shardkey.Errorf(a.file, a.txnCutLine, "", "a transaction ran past %d statements without COMMIT (session %s; %d times in all): counted as transactions of %d statements each, so its cross-shard share is a lower bound", maxTxnStmts, clip(a.txnCutSession, 40), a.txnCuts, maxTxnStmts))
 	}
+	a.limitWarnings()
 	if a.badN > 0 {
 		sort.SliceStable(a.badList, func(i, j int) bool { return a.badList[i].count > a.badList[j].count })
 		var parts []string
@@ -524,7 +545,7 @@ func (a *agg) expand(op *opAgg) []sample {
 	if !noValue {
 		return op.samples
 	}
-	n := int(math.Min(op.count, float64(a.sample)))
+	n := int(math.Min(op.count, float64(a.lim.expandCap(len(a.opList)))))
 	out := make([]sample, 0, n)
 	for i := range n {
 		s := op.samples[i%len(op.samples)]

@@ -73,10 +73,16 @@
 //
 // # Memory and speed
 //
-// The log is read as a stream. Memory is bounded by the number of distinct
-// statement shapes and open transactions: each operation and transaction
-// shape keeps a seeded reservoir sample of Options.Sample instances (4096
-// by default) with its full count. One goroutine reads lines and keeps log
+// The log is read as a stream, and memory is bounded whatever its length
+// (see bound.go): each operation and transaction shape keeps a seeded
+// reservoir sample of Options.Sample instances (4096 by default) with its
+// full count, within budgets over all shapes of 262,144 operation
+// instances and 131,072 statements of sampled transactions (beyond them
+// every reservoir is thinned to a common, smaller cap); an idle session's
+// open transaction is closed and counted after 8 hours of log time, as
+// MySQL's wait_timeout closes an idle connection; at most 65,536 parsed
+// statement shapes are cached. Files may be gzip or zstd compressed, a
+// directory or glob of rotated files, or standard input (ReadFile). One goroutine reads lines and keeps log
 // order; a pool of workers parses SQL. Each statement's literals are
 // replaced by placeholders first (normalize), so each distinct shape is
 // parsed once by the real parser and later statements only bind values.

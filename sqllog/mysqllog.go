@@ -168,6 +168,9 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 		}
 		s, ok := sessions[string(h.id)]
 		if !ok {
+			if len(sessions) > 1<<16 {
+				clear(sessions) // interning only: bounded
+			}
 			s = string(h.id)
 			sessions[s] = s
 		}
@@ -214,6 +217,9 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 	intern := func(b []byte) string {
 		if s, ok := sessions[string(b)]; ok {
 			return s
+		}
+		if len(sessions) > 1<<16 {
+			clear(sessions) // interning only: bounded
 		}
 		s := string(b)
 		sessions[s] = s

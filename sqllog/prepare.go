@@ -124,6 +124,9 @@ func (ps *prepared) rewrite(e entry) entry {
 		delete(ps.sessions, e.session)
 		return e
 	}
+	if !maybePrepared(e.sql) {
+		return e
+	}
 	s := strings.TrimSpace(stripComments(e.sql))
 	if len(s) < 7 || !single(s) {
 		return e
@@ -189,6 +192,27 @@ func (ps *prepared) rewrite(e entry) entry {
 		e.params, e.hasParams = executeParams(m[2]), true
 	}
 	return e
+}
+
+// maybePrepared reports whether sql may be a PREPARE, DISCARD, DEALLOCATE
+// or EXECUTE, from its first three letters, so that the other statements
+// (nearly all) skip stripComments and the split: when sql starts, after
+// ASCII spaces, with three letters, the stripped text starts with them.
+func maybePrepared(sql string) bool {
+	i := 0
+	for i < len(sql) && (sql[i] == ' ' || sql[i] >= '\t' && sql[i] <= '\r') {
+		i++
+	}
+	if len(sql)-i < 3 {
+		return true
+	}
+	w := sql[i : i+3]
+	for k := 0; k < 3; k++ {
+		if c := w[k] | 0x20; c < 'a' || c > 'z' {
+			return true // a comment, a parenthesis, not ASCII: look closer
+		}
+	}
+	return strings.EqualFold(w, "pre") || strings.EqualFold(w, "dis") || strings.EqualFold(w, "dea") || strings.EqualFold(w, "exe")
 }
 
 // prepName folds an unquoted name to lower case, as PostgreSQL does.

@@ -6,11 +6,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/progress"
 )
 
 // Options control log reading.
@@ -27,6 +28,19 @@ type Options struct {
 	// Seed seeds the reservoir samples and the values drawn for
 	// placeholders; 0 means the workload's Seed.
 	Seed int64
+	// MaxInstances bounds the operation instances kept over all
+	// operation shapes, MaxTxnStatements the statements kept in
+	// transaction samples over all transaction shapes (see bound.go);
+	// 0 means 262144 and 131072.
+	MaxInstances, MaxTxnStatements int
+	// IdleTimeout closes the open transaction of a session idle this
+	// long (log time); 0 means 8 hours, negative never.
+	IdleTimeout time.Duration
+	// Stdin is the log ReadFile reads for the name "-"; nil means os.Stdin.
+	Stdin io.Reader
+	// Progress, when set, receives a progress bar (bytes, rate, time
+	// left) once a read takes more than a second; nil draws none.
+	Progress io.Writer
 }
 
 // Formats lists the values of Options.Format (and --log-format).
@@ -41,38 +55,44 @@ var formatAliases = map[string]string{
 	"mysql-slow": "mysql-slow", "slow": "mysql-slow", "mariadb-slow": "mysql-slow",
 }
 
-// ReadFile adds the statements of one log file to w: tables and columns it
+// ReadFile adds the statements of one log to w: tables and columns it
 // names (created when absent), operations with rates, transactions by
 // session. Problems that do not stop reading (unparsable statements,
 // skipped lines) are appended to w.Warnings. Errors name the file and line.
 //
 // A regular file that ends before the size it had when opened (truncated
 // or rotated while read) is an error, not a partial result.
+// file is a path, "-" for Options.Stdin, a directory, or a glob pattern
+// (*, ?, [...]): the files of a directory or pattern are one log (a
+// rotated set), read in time order (see ordered), sessions and
+// transactions continuing from file to file. Files compressed with gzip or
+// zstd are decompressed, whatever their names.
 func ReadFile(ctx context.Context, w *shardkey.Workload, file string, o Options) error {
-	f, err := os.Open(file)
+	srcs, err := sources(file, o.Stdin)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
+	if srcs, err = ordered(srcs, o); err != nil {
 		return err
 	}
-	if testHookOpened != nil {
-		testHookOpened(file)
+	if file == "-" {
+		file = stdinName
 	}
-	cr := &countingReader{r: f}
-	if err := Read(ctx, w, cr, file, o); err != nil {
-		return err
-	}
-	if st.Mode().IsRegular() && cr.n < st.Size() {
-		return shardkey.Errorf(file, 0, "", "the file changed (was truncated?) while it was being read: %d of its %d bytes read; read it again", cr.n, st.Size())
-	}
-	return nil
+	return readSources(ctx, w, file, srcs, o)
 }
 
-// testHookOpened, when set, is called after ReadFile has opened and
-// measured a file (tests truncate it there).
+// Read is ReadFile for an open reader (plain or compressed); name is used
+// in messages.
+//
+// Bounds: a line of at most shardkey.MaxLineBytes, a CSV record (csvlog,
+// pg_stat_statements) of at most shardkey.MaxRecordBytes; past either the
+// read stops with an error naming the file and line.
+func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o Options) error {
+	return readSources(ctx, w, name, []source{{name: name, r: r, size: -1}}, o)
+}
+
+// testHookOpened, when set, is called after a file of a log has been
+// opened and measured (tests truncate it there).
 var testHookOpened func(file string)
 
 // countingReader counts the bytes read through it.
@@ -87,85 +107,117 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return k, err
 }
 
-// Read is ReadFile for an open reader; name is used in messages.
-//
-// Bounds: a line of at most shardkey.MaxLineBytes, a CSV record (csvlog,
-// pg_stat_statements) of at most shardkey.MaxRecordBytes; past either the
-// read stops with an error naming the file and line.
-func Read(ctx context.Context, w *shardkey.Workload, r io.Reader, name string, o Options) error {
-	bound := &shardkey.BoundedReader{R: r, File: name, What: "log", MaxLine: shardkey.MaxLineBytes}
-	br := bufio.NewReaderSize(bound, 1<<20)
-	format, d, err := formatOf(br, name, o)
-	if err != nil {
+// readSources reads the files of one log, in order, as one stream.
+func readSources(ctx context.Context, w *shardkey.Workload, name string, srcs []source, o Options) (err error) {
+	total := int64(0)
+	for _, s := range srcs {
+		if s.size < 0 {
+			total = -1
+			break
+		}
+		total += s.size
+	}
+	bar := progress.Bytes(o.Progress, total, "reading "+name)
+	defer bar.Finish()
+	var (
+		format string
+		a      *agg
+		p      *pipeline
+		rs     *readState
+	)
+	defer func() {
+		if p != nil {
+			if perr := p.close(); err == nil {
+				err = perr
+			}
+		}
+	}()
+	for i := range srcs {
+		s := &srcs[i]
+		raw, err := s.open()
+		if err != nil {
+			return err
+		}
+		if testHookOpened != nil {
+			testHookOpened(s.name)
+		}
+		rerr := func() error {
+			defer raw.Close()
+			cr := &countingReader{r: raw}
+			dec, closeDec, err := decompress(bufio.NewReaderSize(bar.Reader(cr), 64<<10), s.name)
+			if err != nil {
+				return err
+			}
+			defer closeDec()
+			bound := &shardkey.BoundedReader{R: dec, File: s.name, What: "log", MaxLine: shardkey.MaxLineBytes}
+			br := bufio.NewReaderSize(bound, 1<<20)
+			f, err := formatOf(br, s.name, o.Format)
+			if err != nil {
+				return err
+			}
+			if f == "csvlog" || f == "pg_stat_statements" {
+				bound.ResetRecord()
+				bound.MaxRecord = shardkey.MaxRecordBytes
+			}
+			if p == nil {
+				format = f
+				a = newAgg(w, name, o)
+				a.weighted = format == "pg_stat_statements"
+				p = newPipeline(ctx, dialectOf(format), o.Workers, a, nil)
+				rs = &readState{p: p}
+			} else if f != format {
+				return shardkey.Errorf(s.name, 1, "", "a %s log, but %s is a %s log: one --log reads one log (give a pattern that names one format, e.g. '*.csv')", f, srcs[0].name, format)
+			}
+			rs.file, rs.line, rs.bound = s.name, 0, bound
+			if err := readFormat(format, br, rs); err != nil {
+				return err
+			}
+			// A regular file that ends before the size it had when
+			// opened was truncated or rotated while read: an error, not
+			// a partial result.
+			if _, err := io.Copy(io.Discard, br); err != nil {
+				return err
+			}
+			if s.size >= 0 && cr.n < s.size {
+				return shardkey.Errorf(s.name, 0, "", "the file changed (was truncated?) while it was being read: %d of its %d bytes read; read it again", cr.n, s.size)
+			}
+			return nil
+		}()
+		if rerr != nil {
+			return rerr
+		}
+	}
+	if err := rs.flush(); err != nil {
 		return err
 	}
-	if format == "csvlog" || format == "pg_stat_statements" {
-		bound.ResetRecord()
-		bound.MaxRecord = shardkey.MaxRecordBytes
-	}
-	a := newAgg(w, name, o)
-	a.weighted = format == "pg_stat_statements"
-	p := newPipeline(ctx, d, o.Workers, a, nil)
-	rs := &readState{file: name, p: p, bound: bound}
-	if err := readBody(br, format, rs); err != nil {
-		return err
+	perr := p.close()
+	p = nil
+	if perr != nil {
+		return perr
 	}
 	if rs.entries == 0 {
-		return shardkey.Errorf(name, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
+		return shardkey.Errorf(rs.file, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
 	}
 	for _, wn := range rs.warn {
 		a.warn(wn)
 	}
 	if line, msg := rs.prep.unknownWarning(); msg != "" {
-		a.warn(shardkey.Errorf(name, line, "", "%s", msg))
+		a.warn(shardkey.Errorf(rs.file, line, "", "%s", msg))
 	}
 	return a.finish()
 }
 
-// formatOf returns the log format o names, or the one br's first bytes
-// show, and its SQL dialect.
-func formatOf(br *bufio.Reader, name string, o Options) (string, Dialect, error) {
-	format := o.Format
-	if format != "" {
-		f, ok := formatAliases[strings.ToLower(format)]
-		if !ok {
-			return "", 0, &shardkey.UsageError{Msg: fmt.Sprintf("--log-format %q: want one of %s", format, strings.Join(Formats, ", "))}
-		}
-		format = f
-	} else {
-		head, _ := br.Peek(64 << 10)
-		format = detect(head)
-		if format == "" {
-			if len(bytes.TrimSpace(head)) == 0 {
-				return "", 0, shardkey.Errorf(name, 1, "", "empty log")
-			}
-			return "", 0, shardkey.Errorf(name, 1, "", "unknown log format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)")
-		}
-	}
-	d := Postgres
+// dialectOf returns the SQL dialect of a log format.
+func dialectOf(format string) Dialect {
 	if strings.HasPrefix(format, "mysql") {
-		d = MySQL
+		return MySQL
 	}
-	return format, d, nil
+	return Postgres
 }
 
 // readBody reads br in format into rs's pipeline and closes the pipeline.
 func readBody(br *bufio.Reader, format string, rs *readState) error {
-	var rerr error
-	switch format {
-	case "stderr":
-		rerr = readPGStderr(br, rs)
-	case "csvlog":
-		rerr = readPGCSV(br, rs)
-	case "jsonlog":
-		rerr = readPGJSON(br, rs)
-	case "pg_stat_statements":
-		rerr = readPGSS(br, rs)
-	case "mysql-general":
-		rerr = readMySQLGeneral(br, rs)
-	case "mysql-slow":
-		rerr = readMySQLSlow(br, rs)
-	}
+	rerr := readFormat(format, br, rs)
 	if rerr == nil {
 		rerr = rs.flush()
 	}
@@ -261,6 +313,10 @@ type readState struct {
 	bound   *shardkey.BoundedReader
 	// cut, when set, sees every entry before it is queued (windows.go).
 	cut func(e *entry) error
+	// probe: only find the first timestamp (firstTime), then stop.
+	probe    bool
+	firstTS  int64
+	hasFirst bool
 }
 
 const batchSize = 512
@@ -271,6 +327,13 @@ const batchSize = 512
 const OwnMark = "/* shardkey livedb */"
 
 func (rs *readState) emit(e entry) error {
+	if rs.probe {
+		if e.hasTS {
+			rs.firstTS, rs.hasFirst = e.ts, true
+			return errProbeDone
+		}
+		return nil
+	}
 	if !e.end && strings.Contains(e.sql, OwnMark) {
 		return nil
 	}

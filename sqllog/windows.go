@@ -64,7 +64,8 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 		return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be positive", d)}
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
-	format, dialect, err := formatOf(br, name, o)
+	format, err := formatOf(br, name, o.Format)
+	dialect := dialectOf(format)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/emit"
 	"github.com/shardkey/shardkey/input"
+	"github.com/shardkey/shardkey/internal/progress"
 	"github.com/shardkey/shardkey/livedb"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/scenario"
@@ -60,7 +61,7 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 		fs.Var(&c.rows, "rows", "row sample `[TABLE=]FILE` (CSV or TSV with a header, JSONL, Parquet); repeatable")
 		fs.Var(&c.queries, "queries", "query sample `file` (JSONL: {\"where\": {...}, \"weight\": w}); repeatable")
 		fs.Var(&c.txns, "txns", "transaction sample `file` (JSONL: {\"writes\": [{...}, ...]}); repeatable")
-		fs.Var(&c.logs, "log", "query log `file`: PostgreSQL (stderr, csvlog, jsonlog), pg_stat_statements CSV, MySQL/MariaDB general or slow log; repeatable")
+		fs.Var(&c.logs, "log", "query log `file`: PostgreSQL (stderr, csvlog, jsonlog), pg_stat_statements CSV, MySQL/MariaDB general or slow log; .gz or .zst; a directory or glob of rotated files (read in time order); - for standard input; repeatable")
 		fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
 		fs.StringVar(&c.from, "from", "", "live database `DSN` (postgres://... or mysql://...), read-only")
 		fs.IntVar(&c.sampleRows, "sample-rows", 100000, "rows sampled per table with --from")
@@ -239,7 +240,7 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 			names = append(names, f)
 		}
 		for _, f := range c.logs {
-			if err := sqllog.ReadFile(e.ctx, w, f, sqllog.Options{Format: c.logFormat, Types: opts.Types}); err != nil {
+			if err := sqllog.ReadFile(e.ctx, w, f, sqllog.Options{Format: c.logFormat, Types: opts.Types, Stdin: e.stdin, Progress: progress.Terminal(e.stderr)}); err != nil {
 				return nil, err
 			}
 			names = append(names, f)

@@ -1,0 +1,179 @@
+package sim
+
+import (
+	"strings"
+	"sync/atomic"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// costlyEngines are the engines whose point of a key costs several
+// hundred nanoseconds (a cryptographic hash, BSON or a collation key
+// first; see docs/performance.md, Engines), far more than a table lookup:
+// their points are memoised per distinct key value (memoEngine). The
+// others hash about as fast as a lookup and are called directly.
+var costlyEngines = map[string]bool{
+	"blake2b": true, "mongodb": true, "ketama": true, "cockroachdb": true,
+	"vitess": true, "vitess-binary-md5": true,
+	"vitess-unicode-loose-md5": true, "vitess-unicode-loose-xxhash": true,
+}
+
+const (
+	// memoMaxSlots bounds a memo's table: 2^24 points, 128 MiB.
+	memoMaxSlots = 1 << 24
+	// memoMaxText bounds the distinct values of a text column numbered.
+	memoMaxText = 1 << 16
+)
+
+// memoEngine is a costly engine whose points, for keys over integer and
+// text columns of a row sample, are computed once per distinct key value
+// and remembered: rows, query and transaction values, and growth
+// estimates all look them up. Each key column's distinct values in the
+// rows are numbered (an integer by value - lo, a text by a map), and a key
+// tuple's slot in the table of points is the mixed-radix number of its
+// columns' numbers. A value the rows do not hold, or of another type, is
+// hashed by the engine each time. Exact: a point depends on the key's
+// values alone, and a value is only looked up under its column's own
+// type. Safe for concurrent use: a slot is written atomically, and two
+// writers of one slot write the same point.
+type memoEngine struct {
+	partition.Engine
+	cols []memoCol
+	pts  []atomic.Uint64 // point of each tuple; 0: not yet known
+}
+
+type memoCol struct {
+	typ  shardkey.Type
+	lo   int64
+	num  []uint32          // integers: value - lo -> number + 1 (0: not in the rows)
+	strs map[string]uint32 // text: value -> number
+	span uint64            // distinct values
+}
+
+// memoize returns eng with a memo of the points of key columns cols of t
+// when eng is costly and the columns' values (integers or text, no NULLs)
+// and their tuples are few enough to number; else eng itself.
+func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engine {
+	name, _, _ := strings.Cut(eng.Name(), ":")
+	n := t.Rows
+	if !costlyEngines[name] || n == 0 || len(cols) == 0 || noMemo {
+		return eng
+	}
+	m := &memoEngine{Engine: eng}
+	slots := uint64(1)
+	for _, c := range cols {
+		mc, ok := memoColumn(t.Columns[c], n)
+		if !ok {
+			return eng
+		}
+		m.cols = append(m.cols, mc)
+		slots *= mc.span
+		if slots > memoMaxSlots || slots > uint64(4*n) {
+			return eng
+		}
+	}
+	m.pts = make([]atomic.Uint64, slots)
+	return m
+}
+
+// noMemo turns memos off (for benchmarks' side-by-side baseline).
+var noMemo bool
+
+// memoColumn numbers the distinct values of a key column of n rows.
+func memoColumn(col *shardkey.Column, n int) (memoCol, bool) {
+	if col.Nulls != nil {
+		return memoCol{}, false
+	}
+	switch col.Type {
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Timestamp:
+	case shardkey.Text:
+		if len(col.Strs) != n {
+			return memoCol{}, false
+		}
+		strs := map[string]uint32{}
+		for _, v := range col.Strs {
+			if _, ok := strs[v]; !ok {
+				if len(strs) == memoMaxText {
+					return memoCol{}, false
+				}
+				strs[v] = uint32(len(strs))
+			}
+		}
+		return memoCol{typ: col.Type, strs: strs, span: uint64(len(strs))}, true
+	default:
+		return memoCol{}, false
+	}
+	if len(col.Ints) != n {
+		return memoCol{}, false
+	}
+	lo, hi := col.Ints[0], col.Ints[0]
+	for _, v := range col.Ints {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	span := uint64(hi) - uint64(lo)
+	if hi < lo || span >= uint64(4*n) || span >= memoMaxSlots {
+		return memoCol{}, false
+	}
+	num := make([]uint32, span+1)
+	next := uint32(0)
+	for _, v := range col.Ints {
+		s := &num[uint64(v)-uint64(lo)]
+		if *s == 0 {
+			next++
+			*s = next
+		}
+	}
+	return memoCol{typ: col.Type, lo: lo, num: num, span: uint64(next)}, true
+}
+
+// Point is the engine's point of key, from the table when it has been
+// computed before. Errors are not remembered.
+func (m *memoEngine) Point(key []shardkey.Value) (uint64, error) {
+	slot, ok := m.slot(key)
+	if !ok {
+		return m.Engine.Point(key)
+	}
+	if p := m.pts[slot].Load(); p != 0 {
+		return p, nil
+	}
+	p, err := m.Engine.Point(key)
+	if err == nil {
+		m.pts[slot].Store(p) // a point of 0 is recomputed each time
+	}
+	return p, err
+}
+
+// slot returns the table slot of key, or false when it has none.
+func (m *memoEngine) slot(key []shardkey.Value) (uint64, bool) {
+	if len(key) != len(m.cols) {
+		return 0, false
+	}
+	slot := uint64(0)
+	for j := range m.cols {
+		c := &m.cols[j]
+		v := &key[j]
+		if v.Type != c.typ {
+			return 0, false
+		}
+		var k uint64
+		if c.strs != nil {
+			x, ok := c.strs[v.Str]
+			if !ok {
+				return 0, false
+			}
+			k = uint64(x)
+		} else {
+			d := uint64(v.Int) - uint64(c.lo)
+			if d >= uint64(len(c.num)) || c.num[d] == 0 {
+				return 0, false
+			}
+			k = uint64(c.num[d] - 1)
+		}
+		slot = slot*c.span + k
+	}
+	return slot, true
+}
+
+// Hash is the engine's own (not memoised: for display).
+func (m *memoEngine) Hash(key []shardkey.Value) (partition.Hash, error) { return m.Engine.Hash(key) }

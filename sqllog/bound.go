@@ -1,0 +1,241 @@
+package sqllog
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Memory is bounded by what must be kept, whatever the log's length:
+//
+//   - Operation instances: each operation shape keeps a seeded reservoir
+//     of at most Options.Sample instances (4096 by default), and all of
+//     them together at most Options.MaxInstances (262,144 by default).
+//     When a new instance would pass the total, every reservoir's cap is
+//     halved (down to 1) and the fuller reservoirs are thinned to it by a
+//     seeded random choice: a random part of a uniform sample is a uniform
+//     sample, and the reservoir goes on with the smaller cap (Vitter's
+//     algorithm R). Counts, and so rates, stay exact.
+//   - Transactions: the same for transaction shapes, counted in
+//     statements: at most Options.MaxTxnStatements (131,072 by default)
+//     over all transaction samples. Every shape keeps at least one
+//     sampled instance or transaction, so a log of more shapes than a
+//     budget holds keeps one of each.
+//   - Kept values are copied out of the statement text, so a sample does
+//     not hold the whole statement (a multi-row INSERT's text) alive.
+//   - Open transactions: a session idle for Options.IdleTimeout (8 hours by
+//     default: MySQL's wait_timeout, after which the server closes the
+//     connection and rolls the transaction back; PostgreSQL has no
+//     default limit) has its open transaction closed and counted, as at a
+//     disconnection. Without timestamps, and in any case beyond
+//     maxOpenSessions sessions with state, the least recently active half
+//     is closed the same way. An open transaction holds at most
+//     maxTxnStmts statements.
+//   - Statement shapes: at most maxCached parsed templates (cache.go).
+const (
+	defaultMaxInstances     = 1 << 18
+	defaultMaxTxnStatements = 1 << 17
+	defaultIdleTimeout      = 8 * time.Hour
+	maxOpenSessions         = 1 << 16
+)
+
+// limits holds the current caps and what is kept.
+type limits struct {
+	sample                    int // Options.Sample
+	opCap, txnCap             int // current cap of each reservoir
+	maxInstances, maxTxnStmts int
+	opKept, txnKept           int
+	idle                      int64 // microseconds
+	nextSweep, nextSeqSweep   int64
+	idleClosed, crowdClosed   int
+}
+
+func newLimits(o Options, sample int) limits {
+	l := limits{sample: sample, opCap: sample, txnCap: sample,
+		maxInstances: o.MaxInstances, maxTxnStmts: o.MaxTxnStatements,
+		idle: int64(o.IdleTimeout / time.Microsecond), nextSeqSweep: maxOpenSessions}
+	if l.maxInstances <= 0 {
+		l.maxInstances = defaultMaxInstances
+	}
+	if l.maxTxnStmts <= 0 {
+		l.maxTxnStmts = defaultMaxTxnStatements
+	}
+	if o.IdleTimeout == 0 {
+		l.idle = int64(defaultIdleTimeout / time.Microsecond)
+	}
+	return l
+}
+
+// detach returns vals with their strings copied into one new string, so
+// that they no longer point into the statement's text.
+func (l *limits) detach(vals []rv) []rv {
+	n := 0
+	for i := range vals {
+		n += len(vals[i].s)
+		for _, e := range vals[i].elems {
+			n += len(e.s)
+		}
+	}
+	out := slices.Clone(vals)
+	if n == 0 {
+		return out
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for i := range out {
+		sb.WriteString(out[i].s)
+		for _, e := range out[i].elems {
+			sb.WriteString(e.s)
+		}
+	}
+	buf := sb.String()
+	for i := range out {
+		out[i].s, buf = buf[:len(out[i].s)], buf[len(out[i].s):]
+		if out[i].elems != nil {
+			out[i].elems = slices.Clone(out[i].elems)
+			for k := range out[i].elems {
+				e := &out[i].elems[k]
+				e.s, buf = buf[:len(e.s)], buf[len(e.s):]
+			}
+		}
+	}
+	return out
+}
+
+// detachStmts copies a transaction's statements and detaches their values.
+func (l *limits) detachStmts(stmts []sample) []sample {
+	out := slices.Clone(stmts)
+	for i := range out {
+		out[i].vals = l.detach(out[i].vals)
+	}
+	return out
+}
+
+// expandCap is how many instances expand may draw for one operation of
+// nops: the sample size, within the instance budget.
+func (l *limits) expandCap(nops int) int {
+	return min(l.sample, max(1, l.maxInstances/max(1, nops)))
+}
+
+// keptInstance counts a new instance kept and thins the reservoirs when
+// the total passes the budget.
+func (a *agg) keptInstance() {
+	a.lim.opKept++
+	for a.lim.opKept > a.lim.maxInstances && a.lim.opCap > 1 {
+		a.lim.opCap /= 2
+		for _, op := range a.opList {
+			if len(op.samples) > a.lim.opCap {
+				a.lim.opKept -= len(op.samples) - a.lim.opCap
+				op.samples = thin(a, op.samples, a.lim.opCap)
+			}
+		}
+	}
+}
+
+// keptStatements counts n statements more kept in transaction samples and
+// thins the reservoirs when the total passes the budget.
+func (a *agg) keptStatements(n int) {
+	a.lim.txnKept += n
+	for a.lim.txnKept > a.lim.maxTxnStmts && a.lim.txnCap > 1 {
+		a.lim.txnCap /= 2
+		for _, t := range a.txnList {
+			if len(t.samples) > a.lim.txnCap {
+				for _, x := range t.samples {
+					a.lim.txnKept -= len(x)
+				}
+				t.samples = thin(a, t.samples, a.lim.txnCap)
+				for _, x := range t.samples {
+					a.lim.txnKept += len(x)
+				}
+			}
+		}
+	}
+}
+
+// thin keeps k of s chosen uniformly at random (seeded), in their order.
+func thin[T any](a *agg, s []T, k int) []T {
+	keep := make([]bool, len(s))
+	idx := make([]int, len(s))
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 0; i < k; i++ { // partial Fisher-Yates
+		j := i + a.rng.IntN(len(idx)-i)
+		idx[i], idx[j] = idx[j], idx[i]
+		keep[idx[i]] = true
+	}
+	out := s[:0]
+	for i, v := range s {
+		if keep[i] {
+			out = append(out, v)
+		}
+	}
+	clear(s[len(out):])
+	return out
+}
+
+// sweep closes, as at a disconnection, the open transactions of sessions
+// idle longer than the idle timeout (when entries have times) and, when
+// too many sessions hold state, of the least recently active half.
+func (a *agg) sweep(now int64, hasTS bool) {
+	if hasTS {
+		a.lim.nextSweep = now + 60e6 // once a minute of log time
+		if a.lim.idle > 0 {
+			var idle []string
+			for id, s := range a.sessions {
+				if s.last != 0 && now-s.last > a.lim.idle {
+					idle = append(idle, id)
+				}
+			}
+			slices.Sort(idle)
+			for _, id := range idle {
+				if len(a.sessions[id].stmts) > 0 {
+					a.lim.idleClosed++
+				}
+				a.endSession(id)
+			}
+		}
+	}
+	a.lim.nextSeqSweep = a.seq + maxOpenSessions
+	if len(a.sessions) <= maxOpenSessions {
+		return
+	}
+	type idSeq struct {
+		id  string
+		seq int64
+	}
+	all := make([]idSeq, 0, len(a.sessions))
+	for id, s := range a.sessions {
+		all = append(all, idSeq{id, s.lastSeq})
+	}
+	slices.SortFunc(all, func(x, y idSeq) int {
+		if x.seq != y.seq {
+			return int(x.seq - y.seq)
+		}
+		return strings.Compare(x.id, y.id)
+	})
+	for _, x := range all[:len(all)/2] {
+		if len(a.sessions[x.id].stmts) > 0 {
+			a.lim.crowdClosed++
+		}
+		a.endSession(x.id)
+	}
+}
+
+// limitWarnings reports what the bounds changed.
+func (a *agg) limitWarnings() {
+	if a.lim.opCap < a.sample {
+		a.warn(shardkey.Errorf(a.file, 0, "", "the log has more statement shapes than the instance budget holds at %d instances each: operations keep at most %d sampled instances (of %d in all; rates count every statement)", a.sample, a.lim.opCap, a.lim.maxInstances))
+	}
+	if a.lim.txnCap < a.sample {
+		a.warn(shardkey.Errorf(a.file, 0, "", "transaction shapes keep at most %d sampled transactions each (a budget of %d statements in all; rates count every transaction)", a.lim.txnCap, a.lim.maxTxnStmts))
+	}
+	if a.lim.idleClosed > 0 {
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d open transactions of sessions idle for more than %s were closed and counted, as the server closes an idle connection", a.lim.idleClosed, time.Duration(a.lim.idle)*time.Microsecond))
+	}
+	if a.lim.crowdClosed > 0 {
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d open transactions were closed and counted early: more than %d sessions were open at once", a.lim.crowdClosed, maxOpenSessions))
+	}
+}

@@ -1,0 +1,248 @@
+package sqllog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/shardkey/shardkey"
+)
+
+// stdinName names standard input in messages.
+const stdinName = "standard input"
+
+// source is one file of a log: a path, or standard input ("-").
+type source struct {
+	name string
+	r    io.Reader // already open (Read, standard input); nil: open name
+	size int64     // bytes on disk; -1 unknown
+}
+
+// open returns the source's raw bytes.
+func (s *source) open() (io.ReadCloser, error) {
+	if s.r != nil {
+		return io.NopCloser(s.r), nil
+	}
+	return os.Open(s.name)
+}
+
+// sources expands one --log value into the files it names: "-" is
+// standard input; a directory is its regular files (names starting with a
+// dot left out); a pattern with *, ? or [ is the files it matches
+// (filepath.Glob); anything else is one file. Several files are one log
+// (a rotated set), put in time order by ordered.
+func sources(spec string, stdin io.Reader) ([]source, error) {
+	if spec == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		return []source{{name: stdinName, r: stdin, size: -1}}, nil
+	}
+	var names []string
+	if strings.ContainsAny(spec, "*?[") {
+		if _, err := os.Stat(spec); err == nil {
+			names = []string{spec} // a file whose name holds a pattern character
+		} else {
+			m, err := filepath.Glob(spec)
+			if err != nil {
+				return nil, shardkey.Errorf(spec, 0, "", "bad pattern: %v", err)
+			}
+			if len(m) == 0 {
+				return nil, shardkey.Errorf(spec, 0, "", "no files match this pattern")
+			}
+			names = m
+		}
+	} else {
+		fi, err := os.Stat(spec)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return []source{{name: spec, size: fi.Size()}}, nil
+		}
+		ents, err := os.ReadDir(spec)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if !strings.HasPrefix(e.Name(), ".") {
+				names = append(names, filepath.Join(spec, e.Name()))
+			}
+		}
+	}
+	var out []source
+	for _, n := range names {
+		fi, err := os.Stat(n)
+		if err != nil {
+			return nil, err
+		}
+		if fi.Mode().IsRegular() {
+			out = append(out, source{name: n, size: fi.Size()})
+		}
+	}
+	if len(out) == 0 {
+		return nil, shardkey.Errorf(spec, 0, "", "no log files in this directory")
+	}
+	return out, nil
+}
+
+// ordered sorts the files of a rotated set into time order: by the
+// timestamp of the first statement each holds (read from its first 8 MiB),
+// else by its modification time; ties by name. Rotation names do not
+// sort by time (postgresql.log.1 is newer than postgresql.log.2.gz), so
+// names only break ties.
+func ordered(srcs []source, o Options) ([]source, error) {
+	if len(srcs) < 2 {
+		return srcs, nil
+	}
+	keys := make([]int64, len(srcs))
+	for i := range srcs {
+		ts, ok, err := firstTime(&srcs[i], o)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			fi, err := os.Stat(srcs[i].name)
+			if err != nil {
+				return nil, err
+			}
+			ts = fi.ModTime().UnixMicro()
+		}
+		keys[i] = ts
+	}
+	idx := make([]int, len(srcs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ia, ib := idx[a], idx[b]
+		if keys[ia] != keys[ib] {
+			return keys[ia] < keys[ib]
+		}
+		return srcs[ia].name < srcs[ib].name
+	})
+	out := make([]source, len(srcs))
+	for i, j := range idx {
+		out[i] = srcs[j]
+	}
+	return out, nil
+}
+
+// errProbeDone stops a probing read at its first timestamp.
+var errProbeDone = errors.New("probe done")
+
+// firstTime returns the timestamp of the first timed entry of a file.
+func firstTime(s *source, o Options) (int64, bool, error) {
+	raw, err := s.open()
+	if err != nil {
+		return 0, false, err
+	}
+	defer raw.Close()
+	dec, closeDec, err := decompress(bufio.NewReaderSize(raw, 64<<10), s.name)
+	if err != nil {
+		return 0, false, err
+	}
+	defer closeDec()
+	br := bufio.NewReaderSize(io.LimitReader(dec, 8<<20), 1<<20)
+	format, err := formatOf(br, s.name, o.Format)
+	if err != nil {
+		return 0, false, err
+	}
+	rs := &readState{file: s.name, probe: true}
+	_ = readFormat(format, br, rs) // errors show in the full read
+	return rs.firstTS, rs.hasFirst, nil
+}
+
+// decompress returns the bytes of r, decompressed when they start with
+// the magic number of gzip or zstd (whatever the file is named), and a
+// function that releases the decoder. A compressed stream that ends early
+// (a truncated file) is an error naming the file, never a short read.
+func decompress(r *bufio.Reader, name string) (io.Reader, func(), error) {
+	head, _ := r.Peek(4)
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: gzip: %w", name, err)
+		}
+		return &decodeErr{r: z, what: "gzip"}, func() { _ = z.Close() }, nil
+	case len(head) == 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f && head[3] == 0xfd:
+		z, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: zstd: %w", name, err)
+		}
+		return &decodeErr{r: z, what: "zstd"}, z.Close, nil
+	}
+	return r, func() {}, nil
+}
+
+// decodeErr names the compression in a decoder's errors and says what an
+// early end means.
+type decodeErr struct {
+	r    io.Reader
+	what string
+}
+
+func (d *decodeErr) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("%s stream ends early (truncated file?): %w", d.what, err)
+		} else {
+			err = fmt.Errorf("%s: %w", d.what, err)
+		}
+	}
+	return n, err
+}
+
+// formatOf returns the canonical name of the given format, or the one
+// detected from the first bytes of br.
+func formatOf(br *bufio.Reader, name, format string) (string, error) {
+	if format != "" {
+		f, ok := formatAliases[strings.ToLower(format)]
+		if !ok {
+			return "", &shardkey.UsageError{Msg: fmt.Sprintf("--log-format %q: want one of %s", format, strings.Join(Formats, ", "))}
+		}
+		return f, nil
+	}
+	head, err := br.Peek(64 << 10)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return "", errAt(name, 1, err)
+	}
+	format = detect(head)
+	if format == "" {
+		if len(bytes.TrimSpace(head)) == 0 {
+			return "", shardkey.Errorf(name, 1, "", "empty log")
+		}
+		return "", shardkey.Errorf(name, 1, "", "unknown log format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)")
+	}
+	return format, nil
+}
+
+// readFormat runs the reader of one format over br.
+func readFormat(format string, br *bufio.Reader, rs *readState) error {
+	switch format {
+	case "stderr":
+		return readPGStderr(br, rs)
+	case "csvlog":
+		return readPGCSV(br, rs)
+	case "jsonlog":
+		return readPGJSON(br, rs)
+	case "pg_stat_statements":
+		return readPGSS(br, rs)
+	case "mysql-general":
+		return readMySQLGeneral(br, rs)
+	case "mysql-slow":
+		return readMySQLSlow(br, rs)
+	}
+	return fmt.Errorf("unknown log format %q", format)
+}

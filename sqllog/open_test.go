@@ -1,0 +1,187 @@
+package sqllog
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/shardkey/shardkey"
+)
+
+// noWarnings is summary without its warning lines (they name files and
+// lines, which differ between a log and its pieces).
+func noWarnings(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "warning: ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func gz(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	if _, err := z.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func zst(t *testing.T, b []byte) []byte {
+	t.Helper()
+	z, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	return z.EncodeAll(b, nil)
+}
+
+func write(t *testing.T, file string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCompressed: a log compressed with gzip or zstd reads as the log
+// itself (same tables, operations, instances and transactions), whatever
+// the file is named.
+func TestCompressed(t *testing.T) {
+	dir := t.TempDir()
+	for _, lf := range logFiles {
+		plain, err := os.ReadFile(filepath.Join("testdata", lf.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := noWarnings(summary(readLog(t, filepath.Join("testdata", lf.file), Options{})))
+		for name, b := range map[string][]byte{lf.file + ".gz": gz(t, plain), lf.file + ".zst": zst(t, plain), lf.file + ".1": gz(t, plain)} {
+			f := filepath.Join(dir, name)
+			write(t, f, b)
+			if got := noWarnings(summary(readLog(t, f, Options{}))); got != want {
+				t.Errorf("%s: differs from the plain log:\n%s\nwant\n%s", name, got, want)
+			}
+		}
+	}
+}
+
+// TestTruncatedCompressed: a compressed log cut short is an error naming
+// the file and saying it ends early, not a partial workload.
+func TestTruncatedCompressed(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("testdata", "pg-stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, b := range map[string][]byte{"cut.log.gz": gz(t, plain), "cut.log.zst": zst(t, plain)} {
+		f := filepath.Join(dir, name)
+		write(t, f, b[:len(b)*2/3])
+		w := &shardkey.Workload{}
+		err := ReadFile(context.Background(), w, f, Options{})
+		if err == nil {
+			t.Errorf("%s: no error reading a truncated file (%d ops read)", name, len(w.Ops))
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, f) || !strings.Contains(msg, "ends early") {
+			t.Errorf("%s: error %q should name the file and say the stream ends early", name, msg)
+		}
+	}
+}
+
+// splitMessages cuts a PostgreSQL stderr log into n pieces at message
+// starts (lines that do not continue a statement), in order.
+func splitMessages(text string, n int) []string {
+	lines := strings.SplitAfter(text, "\n")
+	var pieces []string
+	start := 0
+	for k := 1; k < n; k++ {
+		i := len(lines) * k / n
+		for i < len(lines) && strings.HasPrefix(lines[i], "\t") {
+			i++
+		}
+		pieces = append(pieces, strings.Join(lines[start:i], ""))
+		start = i
+	}
+	return append(pieces, strings.Join(lines[start:], ""))
+}
+
+// TestRotatedSet: a rotated set (logrotate's names: the live file newest,
+// .1 older, .2.gz oldest, so name order is not time order) given as a
+// directory or a glob reads as the whole log: the pieces in time order,
+// sessions and open transactions continuing across files.
+func TestRotatedSet(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("testdata", "pg-stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := noWarnings(summary(readLog(t, filepath.Join("testdata", "pg-stderr.log"), Options{})))
+	p := splitMessages(string(plain), 3)
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "postgresql.log.2.gz"), gz(t, []byte(p[0])))
+	write(t, filepath.Join(dir, "postgresql.log.1"), []byte(p[1]))
+	write(t, filepath.Join(dir, "postgresql.log"), []byte(p[2]))
+	srcs, err := sources(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err = ordered(srcs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range srcs {
+		names = append(names, filepath.Base(s.name))
+	}
+	if got := strings.Join(names, " "); got != "postgresql.log.2.gz postgresql.log.1 postgresql.log" {
+		t.Errorf("time order: %s", got)
+	}
+	for _, spec := range []string{dir, filepath.Join(dir, "postgresql.log*")} {
+		if got := noWarnings(summary(readLog(t, spec, Options{}))); got != want {
+			t.Errorf("%s: differs from the whole log:\n%s\nwant\n%s", spec, got, want)
+		}
+	}
+	// A log that keeps two formats (stderr and csvlog) in one directory is
+	// not one log: an error, not statements counted twice.
+	csv, err := os.ReadFile(filepath.Join("testdata", "pg-csvlog.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "postgresql.csv"), csv)
+	err = ReadFile(context.Background(), &shardkey.Workload{}, dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "one --log reads one log") {
+		t.Errorf("mixed formats in a directory: error %v", err)
+	}
+	if err := ReadFile(context.Background(), &shardkey.Workload{}, filepath.Join(dir, "nothing*"), Options{}); err == nil || !strings.Contains(err.Error(), "no files match") {
+		t.Errorf("a pattern that matches nothing: error %v", err)
+	}
+}
+
+// TestStdin: "-" reads Options.Stdin, compressed or not.
+func TestStdin(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("testdata", "mariadb-general.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := noWarnings(summary(readLog(t, filepath.Join("testdata", "mariadb-general.log"), Options{})))
+	for _, b := range [][]byte{plain, zst(t, plain)} {
+		w := &shardkey.Workload{}
+		if err := ReadFile(context.Background(), w, "-", Options{Stdin: bytes.NewReader(b)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := noWarnings(summary(w)); got != want {
+			t.Errorf("standard input differs from the file:\n%s\nwant\n%s", got, want)
+		}
+	}
+}
