@@ -3,6 +3,7 @@ package emit
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/shardkey/shardkey"
 )
@@ -117,6 +118,14 @@ func pgType(t shardkey.Type) string {
 		return "uuid"
 	case shardkey.Timestamp:
 		return "timestamptz"
+	case shardkey.ObjectID:
+		return "bytea"
+	case shardkey.Date:
+		return "date"
+	case shardkey.Bool:
+		return "boolean"
+	case shardkey.ExtJSON:
+		return "jsonb"
 	}
 	return t.String()
 }
@@ -138,8 +147,24 @@ func sqlLiteral(v shardkey.Value) string {
 		return sqlString(v.String()) + "::timestamptz"
 	case shardkey.UUID:
 		return sqlString(v.String()) + "::uuid"
+	case shardkey.ObjectID:
+		return sqlString(`\x`+v.String()) + "::bytea"
+	case shardkey.Date:
+		return sqlString(string(partitionDate(v))) + "::date"
+	case shardkey.Bool:
+		return v.String()
 	case shardkey.Float32, shardkey.Float64:
 		return sqlString(v.String()) + "::" + pgType(v.Type)
 	}
 	return sqlString(v.String())
+}
+
+// partitionDate is a Date's day in UTC, 2006-01-02, as the SQL engines
+// take a date (a SQL DATE).
+func partitionDate(v shardkey.Value) []byte {
+	days := v.Int / 86400000
+	if v.Int%86400000 < 0 {
+		days--
+	}
+	return time.Unix(days*86400, 0).UTC().AppendFormat(nil, "2006-01-02")
 }

@@ -231,6 +231,14 @@ func mongoLiteral(v shardkey.Value) string {
 		return `UUID("` + v.String() + `")`
 	case shardkey.Timestamp:
 		return `ISODate("` + v.String() + `")`
+	case shardkey.ObjectID:
+		return `ObjectId("` + v.String() + `")`
+	case shardkey.Date:
+		return "new Date(" + strconv.FormatInt(v.Int, 10) + ")"
+	case shardkey.Bool:
+		return v.String()
+	case shardkey.ExtJSON:
+		return "EJSON.parse(" + jsString(v.String()) + ")"
 	}
 	return jsString(v.String())
 }

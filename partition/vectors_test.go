@@ -373,3 +373,45 @@ func loadVectors(t testing.TB, name string) vectorFile {
 	}
 	return f
 }
+
+// engineGroundTruth says, for every engine, what checks its placement bit
+// for bit; TestGroundTruthCoversEveryEngine fails for an engine that is
+// not listed, so a new engine cannot come without saying so.
+var engineGroundTruth = map[string]string{
+	"generic":                     "shardkey's own function (xxhash64 of canonical bytes); FuzzEngine, TestPointCanonicalRow",
+	"blake2b":                     "seed 000's h(); cmd/shardkey/seed_test.go reproduces the seed's numbers",
+	"jump":                        "jump_consistent_hash.json",
+	"ring":                        "shardkey's own ring; FuzzEngine and the growth tests",
+	"redis":                       "redis_cluster.json",
+	"cassandra":                   "cassandra_murmur3.json",
+	"mongodb":                     "mongodb_hashed.json; TestMongoDB_EmbeddedValues",
+	"kafka":                       "kafka_default_partitioner.json",
+	"kafka-librdkafka":            "kafka_default_partitioner.json",
+	"ketama":                      "ketama_libmemcached.json (also through servers=)",
+	"postgres":                    "postgresql_hash.json",
+	"citus":                       "citus_hash_distribution.json",
+	"elasticsearch":               "elasticsearch_routing.json",
+	"yugabyte":                    "yugabytedb_yb_hash_code.json; TestYugabyte_EnumOIDs",
+	"vitess":                      "vitess_vindexes.json",
+	"vitess-xxhash":               "vitess_vindexes.json",
+	"vitess-binary-md5":           "vitess_vindexes.json",
+	"vitess-unicode-loose-md5":    "vitess_vindexes.json",
+	"vitess-unicode-loose-xxhash": "vitess_vindexes.json",
+	"vitess-numeric":              "vitess_vindexes.json",
+	"vitess-reverse-bits":         "vitess_vindexes.json",
+	"vitess-multicol":             "the real multicol vindex of the vitess module (TestVitessMultiCol)",
+	"cockroachdb":                 "none: unverified, no vectors from a real cockroach (see its doc comment)",
+}
+
+func TestGroundTruthCoversEveryEngine(t *testing.T) {
+	for _, name := range Names() {
+		if engineGroundTruth[name] == "" {
+			t.Errorf("engine %s: say in engineGroundTruth what checks it", name)
+		}
+	}
+	for name := range engineGroundTruth {
+		if Doc(name) == "" {
+			t.Errorf("engineGroundTruth names %s, which is no engine", name)
+		}
+	}
+}

@@ -519,7 +519,16 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		x := pgExpr(tc.Arg, sc, acc, ctes)
 		if x != nil && x.kind == xVal {
 			if t, err := shardkey.ParseType(pgName(tc.TypeName.GetNames())); err == nil {
-				x.val.hint = t
+				switch t {
+				case shardkey.Date:
+					// A SQL DATE is read as a timestamp, as the catalogs
+					// (livedb) read date columns.
+					x.val.hint = shardkey.Timestamp
+				case shardkey.Bool, shardkey.ObjectID, shardkey.ExtJSON:
+					// no hint: booleans and BSON types are not key types of SQL logs
+				default:
+					x.val.hint = t
+				}
 			}
 		}
 		return x

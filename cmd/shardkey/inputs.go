@@ -281,11 +281,18 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, st: st, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers}}, nil
 }
 
-// setShards sets w's shard count from --shards, else keeps the workload's,
-// else 8.
+// setShards sets w's shard count from --shards, else from the engine's
+// named server pool (ketama or ring with servers=), else keeps the
+// workload's, else 8.
 func (c *common) setShards(w *shardkey.Workload) {
 	if c.shards > 0 {
 		w.Shards = c.shards
+		return
+	}
+	if eng, err := partition.Lookup(c.engine); err == nil {
+		if p, ok := eng.(partition.Pool); ok && len(p.ServerNames()) > 0 {
+			w.Shards = len(p.ServerNames())
+		}
 	}
 	if w.Shards == 0 {
 		w.Shards = 8
