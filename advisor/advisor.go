@@ -78,6 +78,9 @@ type Assessment struct {
 	Origin  string   `json:"origin"`
 	Viable  bool     `json:"viable"`
 	Verdict string   `json:"verdict"`
+	// Rejection is, for a candidate that is not viable, the whole reason
+	// in one sentence (the first of Reasons says it with its numbers).
+	Rejection string `json:"rejection,omitempty"`
 	Reasons []string `json:"reasons"`
 	// Criteria are the numbers ranked on, in order.
 	Criteria Criteria `json:"criteria"`
@@ -276,6 +279,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			// No row sample: a range key has no boundaries, and every
 			// value falls in the first range.
 			as.Viable = false
+			as.Rejection = fmt.Sprintf("range partitioning of %s has no row sample for its boundaries", tk.Table)
 			as.Reasons = append(as.Reasons, fmt.Sprintf("range partitioning of %s needs a row sample for its boundaries (give --rows): without one every value falls in the first range", tk.Table))
 			break
 		}
@@ -285,6 +289,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		// sample, but orders spread over every warehouse).
 		if tk.Monotonic && isRange(d, tk.Table) && n > 1 && busiestShare(c) >= math.Min(0.5, 3/float64(n)) {
 			as.Viable = false
+			as.Rejection = fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order), so every new row goes to the last range", strings.Join(tk.Columns, ", "), tk.Monotonicity)
 			as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order): under range partitioning every new row goes to the last range, which does %s of all work; splitting only moves the hot spot",
 				strings.Join(tk.Columns, ", "), tk.Monotonicity, pct(busiestShare(c))))
 			col := strings.Join(tk.Columns, ", ")
@@ -296,6 +301,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 		if tk.Cardinality > 0 && tk.Cardinality < n && n > 1 && tk.Rows >= 4*n {
 			as.Viable = false
+			as.Rejection = fmt.Sprintf("%s has only %d distinct values for %d shards", strings.Join(tk.Columns, ", "), tk.Cardinality, n)
 			as.Reasons = append(as.Reasons, fmt.Sprintf("%s has only %d distinct values for %d shards: low cardinality leaves shards empty, whatever the function",
 				strings.Join(tk.Columns, ", "), tk.Cardinality, n))
 			break
@@ -310,6 +316,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 		if bs := busiestShare(c); bs >= math.Min(0.5, 3/float64(n)) && top < bs/2 {
 			as.Viable = false
+			as.Rejection = fmt.Sprintf("one shard does %s of all work", pct(bs))
 			why := "the key clumps the work"
 			for _, wn := range c.Warnings {
 				if strings.Contains(wn, "unsharded") {
@@ -463,7 +470,7 @@ func verdict(as *Assessment, first bool) string {
 	cr := as.Criteria
 	switch {
 	case !as.Viable:
-		return "rejected: " + strings.SplitN(as.Reasons[0], ":", 2)[0]
+		return "rejected: " + as.Rejection
 	case first && as.Score.RequestsPerS == 0 && as.Score.Transactions > 0:
 		return fmt.Sprintf("recommended: %s cross-shard transactions (no queries to weigh)", pct(cr.CrossShardTxn))
 	case first && as.Score.RequestsPerS == 0:
@@ -494,8 +501,8 @@ func fmtF(x float64) string {
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
 	c := best.Score
-	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d shards, the busiest shard doing %s/s (%.2fx the mean).",
-		best.Key, pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), adv.Shards, fmtF(c.MaxShardWork), c.WorkRatio)}
+	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (%.2fx the mean).",
+		best.Key, pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)}
 	if c.RequestsPerS == 0 {
 		// No queries: say what the choice rests on instead of 0s.
 		rows := ""

@@ -123,6 +123,12 @@ Flags:
 			return err
 		}
 	}
+	// Warnings go to standard error, where they cannot be mistaken for a
+	// line of the advice (JSON, Markdown and HTML carry them in the
+	// document as well).
+	for _, wn := range adv.Warnings {
+		fmt.Fprintln(e.stderr, "warning: "+wn)
+	}
 	switch c.format {
 	case "json":
 		enc := json.NewEncoder(e.stdout)
@@ -183,7 +189,7 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 }
 
 func adviceTable(w io.Writer, adv *advisor.Advice) error {
-	fmt.Fprintf(w, "%s: advice for %d shards, engine %s\n\n", adv.Workload, adv.Shards, adv.Engine)
+	fmt.Fprintf(w, "%s: advice for %s, engine %s\n\n", adv.Workload, shardsText(adv.Shards), adv.Engine)
 	for _, s := range adv.Summary {
 		fmt.Fprintln(w, wrap(s, 88, ""))
 	}
@@ -251,10 +257,15 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 	for _, f := range adv.Flags {
 		fmt.Fprintln(w, wrap("flag: "+f, 88, "  "))
 	}
-	for _, wn := range adv.Warnings {
-		fmt.Fprintln(w, "warning: "+wn)
-	}
 	return nil
+}
+
+// shardsText is "1 shard" or "N shards".
+func shardsText(n int) string {
+	if n == 1 {
+		return "1 shard"
+	}
+	return strconv.Itoa(n) + " shards"
 }
 
 // txnPct is the cross-shard transaction share, or "-" when the workload
@@ -274,7 +285,7 @@ func yesNo(b bool) string {
 }
 
 func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
-	fmt.Fprintf(w, "# Shard key advice: %s\n\n%d shards, engine `%s`.\n\n", mdText(adv.Workload), adv.Shards, adv.Engine)
+	fmt.Fprintf(w, "# Shard key advice: %s\n\n%s, engine `%s`.\n\n", mdText(adv.Workload), shardsText(adv.Shards), adv.Engine)
 	for _, s := range adv.Summary {
 		fmt.Fprintf(w, "%s\n\n", mdText(s))
 	}
@@ -313,6 +324,13 @@ func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintln(w)
 	for _, f := range adv.Flags {
 		fmt.Fprintf(w, "\n> flag: %s\n", mdText(f))
+	}
+	if len(adv.Warnings) > 0 {
+		fmt.Fprintln(w, "\n## Warnings")
+		fmt.Fprintln(w)
+		for _, wn := range adv.Warnings {
+			fmt.Fprintf(w, "- %s\n", mdText(wn))
+		}
 	}
 	return nil
 }
@@ -401,7 +419,7 @@ func adviceHTML(w io.Writer, adv *advisor.Advice) error {
 	return adviceTmpl.Execute(w, map[string]any{"A": adv, "Cands": cands})
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo, "txnpct": txnPct}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -412,7 +430,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f3f4f6;
 svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;paint-order:stroke;stroke:#fafafa;stroke-width:3px}.mean{stroke:#888;stroke-dasharray:2 2}figcaption{font-size:13px;color:#555}.legend{margin:.2rem 0;columns:2}
 </style></head><body>
 <h1>Shard key advice: {{.A.Workload}}</h1>
-<p>{{.A.Shards}} shards, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
+<p>{{shards .A.Shards}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
 {{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Key}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{pct .Criteria.LargestPartition}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
@@ -426,5 +444,6 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{end}}
 <h2>Which choice could still change in two years</h2><ul>{{range .A.Durable}}<li>{{.}}</li>{{end}}</ul>
 {{range .A.Flags}}<p><b>flag:</b> {{.}}</p>{{end}}
+{{if .A.Warnings}}<h2>Warnings</h2><ul>{{range .A.Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body></html>
 `))
