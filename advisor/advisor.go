@@ -73,15 +73,15 @@ type Advice struct {
 
 // Assessment is one candidate's verdict with its numbers.
 type Assessment struct {
-	Rank    int      `json:"rank"`
-	Key     string   `json:"key"`
-	Origin  string   `json:"origin"`
-	Viable  bool     `json:"viable"`
-	Verdict string   `json:"verdict"`
+	Rank    int    `json:"rank"`
+	Key     string `json:"key"`
+	Origin  string `json:"origin"`
+	Viable  bool   `json:"viable"`
+	Verdict string `json:"verdict"`
 	// Rejection is, for a candidate that is not viable, the whole reason
 	// in one sentence (the first of Reasons says it with its numbers).
-	Rejection string `json:"rejection,omitempty"`
-	Reasons []string `json:"reasons"`
+	Rejection string   `json:"rejection,omitempty"`
+	Reasons   []string `json:"reasons"`
 	// Criteria are the numbers ranked on, in order.
 	Criteria Criteria `json:"criteria"`
 	// Expensive lists the operations that become expensive under this
