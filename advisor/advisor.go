@@ -86,9 +86,29 @@ type Assessment struct {
 	Criteria Criteria `json:"criteria"`
 	// Expensive lists the operations that become expensive under this
 	// key, costliest first.
-	Expensive []OpCost       `json:"expensive"`
-	Fixes     []Fix          `json:"fixes"`
-	Score     *sim.Candidate `json:"score"`
+	Expensive []OpCost `json:"expensive"`
+	Fixes     []Fix    `json:"fixes"`
+	// Carry lists the tables that carry the key only by denormalisation
+	// (a column added and backfilled from the parent row), with the
+	// cost; the scores assume it done.
+	Carry []Carry        `json:"carry,omitempty"`
+	Score *sim.Candidate `json:"score"`
+
+	w  *shardkey.Workload // the workload scored: a copy with carried columns, or the input
+	an *analysis
+}
+
+// Workload returns the workload the candidate was scored on: the input,
+// or a copy in which the tables of Carry hold the carried column.
+func (as *Assessment) Workload() *shardkey.Workload { return as.w }
+
+// Display is the key as shown to people: the design, and the tables that
+// must carry the key to follow it.
+func (as *Assessment) Display() string {
+	if len(as.Carry) == 0 {
+		return as.Key
+	}
+	return as.Key + " + " + carryText(as.Carry)
 }
 
 // Criteria are the ranked measures of a candidate.
@@ -193,7 +213,12 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
 			continue
 		}
-		list = append(list, a.assess(k, why[k], c, o.Shards))
+		as := a.assess(k, why[k], c, o.Shards)
+		as.w, as.an = w, a
+		list = append(list, as)
+	}
+	if len(o.Keys) == 0 {
+		list = append(list, a.carriedCandidates(list, sopts, adv)...)
 	}
 	if len(list) == 0 {
 		return nil, fmt.Errorf("no candidate could be scored")
@@ -206,7 +231,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		if fixed >= 3 {
 			break
 		}
-		a.fixes(as, w, sopts)
+		as.an.fixes(as, as.w, sopts)
 		fixed++
 	}
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
@@ -215,19 +240,20 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		as.Verdict = verdict(as, i == 0)
 	}
 	adv.Candidates = list
+	a.compareCarried(list)
 	adv.Recommended = list[0].Key
 	adv.Summary = summary(adv, w)
 	adv.Durable = durable(list[0])
 	adv.Flags = a.flags(list[0], o.Shards)
 	if len(o.Sweep) > 0 {
-		rows, err := Sweep(w, adv.Recommended, o.Sweep, sopts)
+		rows, err := Sweep(list[0].w, adv.Recommended, o.Sweep, sopts)
 		if err != nil {
 			return nil, err
 		}
 		adv.Sweep = rows
 	}
 	if o.Bootstrap > 0 {
-		conf, err := Bootstrap(w, adv.Recommended, o.Bootstrap, o.Seed, sopts)
+		conf, err := Bootstrap(list[0].w, adv.Recommended, o.Bootstrap, o.Seed, sopts)
 		if err != nil {
 			return nil, err
 		}
@@ -502,7 +528,7 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
 	c := best.Score
 	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (%.2fx the mean).",
-		best.Key, pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)}
+		best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)}
 	if c.RequestsPerS == 0 {
 		// No queries: say what the choice rests on instead of 0s.
 		rows := ""
@@ -511,11 +537,11 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		}
 		switch {
 		case c.Transactions > 0 && c.LoadRatio > 0:
-			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions and the rows%s.", best.Key, rows)
+			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions and the rows%s.", best.Display(), rows)
 		case c.Transactions > 0:
-			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions.", best.Key)
+			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions.", best.Display())
 		default:
-			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries or transactions, so the choice rests on the rows%s.", best.Key, rows)
+			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries or transactions, so the choice rests on the rows%s.", best.Display(), rows)
 		}
 	}
 	if c.Transactions > 0 {
@@ -550,7 +576,7 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		case as.Score.LoadRatio > best.Score.LoadRatio*1.005:
 			reason = fmt.Sprintf("row load %.2fx the mean, against %.2fx", as.Score.LoadRatio, best.Score.LoadRatio)
 		}
-		others = append(others, fmt.Sprintf("%s (%s)", as.Key, reason))
+		others = append(others, fmt.Sprintf("%s (%s)", as.Display(), reason))
 	}
 	if len(others) > 0 {
 		out = append(out, "Not "+strings.Join(others, ", nor ")+".")

@@ -182,7 +182,7 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 			Text: fmt.Sprintf("%s names no key: serve it from a separate read model fed asynchronously (a table or index keyed for it), not by asking every shard (%s).", op.Name, cost)}, true
 	}
 	for _, c := range eqCols {
-		if t.Monotonic[c] {
+		if t.Monotonic[c] || a.assignedID(wop.Table, c) {
 			return Fix{Kind: "shard-encoded-id", Target: op.Name,
 				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s).", op.Name, c, cost)}, true
 		}
@@ -266,6 +266,19 @@ func (a *analysis) flags(best *Assessment, n int) []string {
 	}
 	sort.Strings(out[len(lowOrder):])
 	return out
+}
+
+// assignedID reports whether column col of table ti looks like an id the
+// system assigns: unique in a row sample of at least 20 rows and growing
+// with insert order (monotonic, as MongoDB's analyzer judges it).
+func (a *analysis) assignedID(ti int, col string) bool {
+	t := a.w.Tables[ti]
+	ci := t.ColumnIndex(col)
+	if ci < 0 || t.Rows < 20 {
+		return false
+	}
+	ks := sim.ComputeKeyStats(t, []int{ci})
+	return ks.Cardinality == t.Rows && ks.Monotonic && ks.Monotonicity > 0
 }
 
 // columnCard returns the distinct values of column col of table ti in its

@@ -181,7 +181,11 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	if err != nil {
 		return nil, err
 	}
-	out, notes, err := emit.Emit(format, l.w, d, emit.Options{Shards: adv.Shards, Engine: adv.Engine})
+	w := l.w
+	if cw := adv.Candidates[0].Workload(); cw != nil {
+		w = cw // with the columns the design carries into child tables
+	}
+	out, notes, err := emit.Emit(format, w, d, emit.Options{Shards: adv.Shards, Engine: adv.Engine})
 	if err != nil {
 		return nil, fmt.Errorf("--emit %s: %w", format, err)
 	}
@@ -202,7 +206,7 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		if as.Score.Transactions > 0 {
 			txn = pct(cr.CrossShardTxn)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Key, pct(cr.Local), pct(cr.SingleShard), txn, yesNo(cr.Boundary),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), pct(cr.Local), pct(cr.SingleShard), txn, yesNo(cr.Boundary),
 			pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
 	}
 	tw.Flush()
@@ -213,7 +217,7 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		if i >= 3 {
 			break
 		}
-		fmt.Fprintf(w, "\n== %d. %s: %s ==\n", as.Rank, as.Key, as.Verdict)
+		fmt.Fprintf(w, "\n== %d. %s: %s ==\n", as.Rank, as.Display(), as.Verdict)
 		fmt.Fprintf(w, "why considered: %s\n", as.Origin)
 		for _, r := range as.Reasons {
 			fmt.Fprintln(w, wrap("- "+r, 88, "  "))
@@ -293,14 +297,14 @@ func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintln(w, "|---:|---|---:|---:|---|---:|---:|---:|---|")
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, mdCell(as.Key), pct(cr.SingleShard), txnPct(as),
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, mdCell(as.Display()), pct(cr.SingleShard), txnPct(as),
 			yesNo(cr.Boundary), pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), mdCell(mdText(as.Verdict)))
 	}
 	for i, as := range adv.Candidates {
 		if i >= 3 {
 			break
 		}
-		fmt.Fprintf(w, "\n## %d. `%s`\n\n%s\n\n", as.Rank, as.Key, mdText(as.Verdict))
+		fmt.Fprintf(w, "\n## %d. `%s`\n\n%s\n\n", as.Rank, as.Display(), mdText(as.Verdict))
 		for _, r := range as.Reasons {
 			fmt.Fprintf(w, "- %s\n", mdText(r))
 		}
@@ -433,9 +437,9 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <p>{{shards .A.Shards}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
-{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Key}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{pct .Criteria.LargestPartition}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
+{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{pct .Criteria.LargestPartition}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>
-{{range .Cands}}<h2>{{.Rank}}. <code>{{.Key}}</code></h2><p>{{.Verdict}}</p>
+{{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
 {{with .Work}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}{{end}}
 {{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every shard; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
