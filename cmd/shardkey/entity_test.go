@@ -197,3 +197,134 @@ func TestAdviseOrdersEntityGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseWorkspaceEntityGroup: 200 workspaces (workspace 7 holds 20%
+// of documents), 2,000 documents, 10 blocks per document carrying
+// workspace_id and document_id, comments keyed by document_id only. Every
+// query names the workspace (page loads, document lists, settings) or a
+// document (its comments); a page edit writes a block and a comment of
+// one document. Expert answer: workspace_id, carried into comments.
+func TestAdviseWorkspaceEntityGroup(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	f := files{}
+	ws := func() int {
+		if r.Float64() < 0.2 {
+			return 7
+		}
+		return 1 + r.IntN(200)
+	}
+	f.w("workspaces.csv", "workspace_id,name\n")
+	for i := 1; i <= 200; i++ {
+		f.w("workspaces.csv", "%d,w%d\n", i, i)
+	}
+	docWS := map[int]int{}
+	f.w("documents.csv", "document_id,workspace_id,title\n")
+	f.w("blocks.csv", "block_id,document_id,workspace_id,body\n")
+	f.w("comments.csv", "comment_id,document_id,body\n")
+	block, comment := 0, 0
+	for d := 1; d <= 2000; d++ {
+		w := ws()
+		docWS[d] = w
+		f.w("documents.csv", "%d,%d,t%d\n", d, w, d)
+		for i := 0; i < 10; i++ {
+			block++
+			f.w("blocks.csv", "%d,%d,%d,b\n", block, d, w)
+		}
+		for i := 0; i < 2; i++ {
+			comment++
+			f.w("comments.csv", "%d,%d,c\n", comment, d)
+		}
+	}
+	doc := func() int { return 1 + r.IntN(2000) }
+	for i := 0; i < 500; i++ {
+		d := doc()
+		f.w("q.jsonl", `{"name": "load a page", "table": "blocks", "where": {"workspace_id": %d, "document_id": %d}}`+"\n", docWS[d], d)
+	}
+	for i := 0; i < 200; i++ {
+		f.w("q.jsonl", `{"name": "list a workspace's documents", "table": "documents", "where": {"workspace_id": %d}}`+"\n", ws())
+	}
+	for i := 0; i < 200; i++ {
+		f.w("q.jsonl", `{"name": "comments of a document", "table": "comments", "where": {"document_id": %d}}`+"\n", doc())
+	}
+	for i := 0; i < 100; i++ {
+		f.w("q.jsonl", `{"name": "workspace settings", "table": "workspaces", "where": {"workspace_id": %d}}`+"\n", ws())
+	}
+	for i := 0; i < 300; i++ {
+		d := doc()
+		f.w("t.jsonl", `{"name": "edit a page", "writes": [{"block_id": %d, "document_id": %d, "workspace_id": %d, "body": "x"}, {"comment_id": %d, "document_id": %d, "body": "y"}]}`+"\n",
+			30000+i, d, docWS[d], 10000+i, d)
+	}
+	dir := f.write(t)
+	args := []string{"advise"}
+	for _, tb := range []string{"workspaces", "documents", "blocks", "comments"} {
+		args = append(args, "--rows", tb+"="+filepath.Join(dir, tb+".csv"))
+	}
+	a := adviseJSON(t, append(args, "--queries", filepath.Join(dir, "q.jsonl"), "--txns", filepath.Join(dir, "t.jsonl"))...)
+	if a.Recommended != "hash(workspace_id)" || !a.carries("workspace_id", "comments") {
+		t.Fatalf("recommended %s carrying %+v; want hash(workspace_id) carried into comments", a.Recommended, a.Candidates[0].Carry)
+	}
+	// Every query names a workspace or a document of one: all
+	// single-shard; every edit stays in one document's workspace.
+	if cr := a.Candidates[0].Criteria; cr.SingleShard < 1-1e-9 || cr.CrossShardTxn != 0 {
+		t.Errorf("single-shard %.3f, cross-shard transactions %.3f; want 1 and 0", cr.SingleShard, cr.CrossShardTxn)
+	}
+	if err := a.noReplicated("comments", "blocks"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestAdviseChatEntityGroup: 500 conversations, 20,000 messages,
+// reactions keyed by message_id. Reads: a conversation's recent messages,
+// its header, a message's reactions; transactions: send a message
+// (message and the conversation's last-message time), react to a message.
+// Expert answer (seed 003): conversation_id, carried into reactions.
+func TestAdviseChatEntityGroup(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	f := files{}
+	f.w("conversations.csv", "conversation_id,title\n")
+	for i := 1; i <= 500; i++ {
+		f.w("conversations.csv", "%d,c%d\n", i, i)
+	}
+	msgConv := map[int]int{}
+	f.w("messages.csv", "message_id,conversation_id,sender_id\n")
+	f.w("reactions.csv", "reaction_id,message_id,user_id\n")
+	for m := 1; m <= 20000; m++ {
+		c := 1 + r.IntN(500)
+		msgConv[m] = c
+		f.w("messages.csv", "%d,%d,%d\n", m, c, 1+r.IntN(5000))
+		if m%4 == 0 {
+			f.w("reactions.csv", "%d,%d,%d\n", m/4, m, 1+r.IntN(5000))
+		}
+	}
+	msg := func() int { return 1 + r.IntN(20000) }
+	for i := 0; i < 600; i++ {
+		f.w("q.jsonl", `{"name": "recent messages", "table": "messages", "where": {"conversation_id": %d}}`+"\n", 1+r.IntN(500))
+	}
+	for i := 0; i < 200; i++ {
+		f.w("q.jsonl", `{"name": "conversation header", "table": "conversations", "where": {"conversation_id": %d}}`+"\n", 1+r.IntN(500))
+	}
+	for i := 0; i < 200; i++ {
+		f.w("q.jsonl", `{"name": "reactions of a message", "table": "reactions", "where": {"message_id": %d}}`+"\n", msg())
+	}
+	for i := 0; i < 200; i++ {
+		c := 1 + r.IntN(500)
+		f.w("t.jsonl", `{"name": "send a message", "writes": [{"message_id": %d, "conversation_id": %d, "sender_id": %d}, {"conversation_id": %d, "title": "t"}]}`+"\n", 20001+i, c, 1+r.IntN(5000), c)
+		m := msg()
+		f.w("t.jsonl", `{"name": "react", "writes": [{"reaction_id": %d, "message_id": %d, "user_id": %d}]}`+"\n", 10000+i, m, 1+r.IntN(5000))
+	}
+	dir := f.write(t)
+	args := []string{"advise"}
+	for _, tb := range []string{"conversations", "messages", "reactions"} {
+		args = append(args, "--rows", tb+"="+filepath.Join(dir, tb+".csv"))
+	}
+	a := adviseJSON(t, append(args, "--queries", filepath.Join(dir, "q.jsonl"), "--txns", filepath.Join(dir, "t.jsonl"))...)
+	if a.Recommended != "hash(conversation_id)" || !a.carries("conversation_id", "reactions") {
+		t.Fatalf("recommended %s carrying %+v; want hash(conversation_id) carried into reactions", a.Recommended, a.Candidates[0].Carry)
+	}
+	if cr := a.Candidates[0].Criteria; cr.SingleShard < 1-1e-9 || cr.CrossShardTxn != 0 {
+		t.Errorf("single-shard %.3f, cross-shard transactions %.3f; want 1 and 0", cr.SingleShard, cr.CrossShardTxn)
+	}
+	if err := a.noReplicated("messages", "reactions"); err != nil {
+		t.Error(err)
+	}
+}
