@@ -66,9 +66,12 @@ type Advice struct {
 	Flags   []string `json:"flags,omitempty"`
 	// Sweep shows how the recommended key's numbers move with the shard
 	// count; Confidence how much they could move with another sample.
-	Sweep      []SweepRow  `json:"sweep,omitempty"`
-	Confidence *Confidence `json:"confidence,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	Sweep []SweepRow `json:"sweep,omitempty"`
+	// CapacityCheck is the recommended design against the capacity,
+	// before and after every proposed fix (nil without a capacity).
+	CapacityCheck *Capacity   `json:"capacity_check,omitempty"`
+	Confidence    *Confidence `json:"confidence,omitempty"`
+	Warnings      []string    `json:"warnings,omitempty"`
 }
 
 // Assessment is one candidate's verdict with its numbers.
@@ -94,8 +97,9 @@ type Assessment struct {
 	Carry []Carry        `json:"carry,omitempty"`
 	Score *sim.Candidate `json:"score"`
 
-	w  *shardkey.Workload // the workload scored: a copy with carried columns, or the input
-	an *analysis
+	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
+	an       *analysis
+	capacity *Capacity
 }
 
 // Workload returns the workload the candidate was scored on: the input,
@@ -232,6 +236,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			break
 		}
 		as.an.fixes(as, as.w, sopts)
+		as.capacity = as.an.capacityCheck(as, sopts)
 		fixed++
 	}
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
@@ -242,6 +247,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	adv.Candidates = list
 	a.compareCarried(list)
 	adv.Recommended = list[0].Key
+	adv.CapacityCheck = list[0].capacity
 	adv.Summary = summary(adv, w)
 	adv.Durable = durable(list[0])
 	adv.Flags = a.flags(list[0], o.Shards)
@@ -543,6 +549,11 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		default:
 			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries or transactions, so the choice rests on the rows%s.", best.Display(), rows)
 		}
+	}
+	if t := capacityText(adv.CapacityCheck, adv.Shards); t != "" {
+		// Capacity decides: a design that leaves shards over it says so
+		// first, with what brings them under.
+		out = append([]string{t}, out...)
 	}
 	if c.Transactions > 0 {
 		out = append(out, fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction)))

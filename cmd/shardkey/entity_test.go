@@ -328,3 +328,41 @@ func TestAdviseChatEntityGroup(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestAdviseChatCapacity: seed 003's chat at 500 units/s per shard. Under
+// hash(conversation_id) every shard is over capacity; the headline says
+// so first. With the proposed fixes (the inbox read from a projection
+// keyed by user_id, written with every inbox insert; the moderation queue
+// on a replica) the work is, by hand: 2,000 sends + 2,000 inbox inserts +
+// 4,000 conversation opens + 1,500 inbox lookups + 2,000 projection
+// writes = 11,500 units/s, a mean of 359/s on 32 shards.
+func TestAdviseChatCapacity(t *testing.T) {
+	code, out, errs := runCmd(t, "", "advise", "chat", "--format", "json", "--sweep", "", "--bootstrap", "0")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var a struct {
+		Summary []string `json:"summary"`
+		Cap     struct {
+			Before struct {
+				Over int `json:"over_capacity"`
+			} `json:"before"`
+			After struct {
+				Work float64 `json:"work_per_s"`
+			} `json:"after"`
+			Needed int `json:"shards_needed"`
+		} `json:"capacity_check"`
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Cap.Before.Over != 32 || !strings.HasPrefix(a.Summary[0], "Over capacity: 32 of 32 shards exceed 500 units/s") {
+		t.Errorf("headline %q, %d shards over; want capacity first, all 32 over", a.Summary[0], a.Cap.Before.Over)
+	}
+	if d := a.Cap.After.Work - 11500; d > 1e-6 || d < -1e-6 {
+		t.Errorf("work after fixes %.3f units/s; want 11,500", a.Cap.After.Work)
+	}
+	if a.Cap.Needed <= 32 {
+		t.Errorf("shards needed %d; want more than 32 (zipf conversations leave a shard over at 32)", a.Cap.Needed)
+	}
+}
