@@ -94,7 +94,10 @@ type Assessment struct {
 	// Carry lists the tables that carry the key only by denormalisation
 	// (a column added and backfilled from the parent row), with the
 	// cost; the scores assume it done.
-	Carry []Carry        `json:"carry,omitempty"`
+	Carry []Carry `json:"carry,omitempty"`
+	// Root is the checklist of the design's root entity across the
+	// tables it keys (nil for a design without one).
+	Root  *RootStats     `json:"root,omitempty"`
 	Score *sim.Candidate `json:"score"`
 
 	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
@@ -302,6 +305,13 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if len(c.TopValues) > 0 {
 		cr.LargestPartition = c.TopValues[0].Share
 	}
+	if rs := rootStats(a.w, key); rs != nil {
+		// The entity group, not one table, is what a shard must hold.
+		as.Root = rs
+		if len(rs.TopValues) > 0 {
+			cr.LargestPartition = rs.TopValues[0].Share
+		}
+	}
 	cr.Bounded = cr.LargestPartition <= 1/float64(n)+1e-12
 	cr.Boundary = a.boundary(key)
 	// Not viable: everything new lands on one range, or too few values.
@@ -372,8 +382,15 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if cr.Boundary {
 		as.Reasons = append(as.Reasons, "every table of the entity group carries the key: exports, deletes and moves of one entity are single-shard")
 	}
+	if as.Root != nil {
+		as.Reasons = append(as.Reasons, rootText(as.Root))
+	}
 	if !cr.Bounded {
-		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of its table, more than one shard's fair share (%s)", pct(cr.LargestPartition), pct(1/float64(n))))
+		of := "its table"
+		if as.Root != nil {
+			of = "the entity group's rows"
+		}
+		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of %s, more than one shard's fair share (%s)", pct(cr.LargestPartition), of, pct(1/float64(n))))
 	}
 	if c.WorkPerS > 0 {
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio))

@@ -85,9 +85,13 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	for i := 0; i < bestK && i < len(c.TopValues); i++ {
 		vals = append(vals, fmt.Sprintf("%s (%s)", valueText(cols, c.TopValues[i].Value), pct(c.TopValues[i].Share)))
 	}
+	group := ""
+	if as.Root != nil {
+		group = fmt.Sprintf(" with its whole entity group (its rows in %s move together)", strings.Join(as.Root.Tables, ", "))
+	}
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s on %s with a directory override (%s): the load ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; the others no longer share a shard with a whale. A whale's own shard keeps its share: no function can split one key value.",
-			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), plural(bestK, "a dedicated shard", "dedicated shards"), key, c.LoadRatio, best.LoadRatio, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork))}
+		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the load ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; the others no longer share a shard with a whale. A whale's own shard keeps its share: no function can split one key value.",
+			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, c.LoadRatio, best.LoadRatio, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork))}
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	// One value too hot for a shard of its own: split its writes by

@@ -688,3 +688,128 @@ func bytesText(b float64) string {
 }
 
 func numText(x float64) string { return numfmt.Round(x) }
+
+// RootStats is the checklist of a design's root entity, over every table
+// the design keys by it (seed 003's evaluation checklist: cardinality,
+// skew, the largest entity group, monotonicity).
+type RootStats struct {
+	Column string   `json:"column"`
+	Tables []string `json:"tables"`
+	// Basis says what the figures count: "rows" (the row samples' weights).
+	Basis string `json:"basis"`
+	// Cardinality is the number of distinct root values over the tables.
+	Cardinality int `json:"cardinality"`
+	// TopValues are the root values with the largest share (0..1) of the
+	// group's rows' weight across all its tables, heaviest first.
+	TopValues []sim.TopValue `json:"top_values"`
+	// LargestGroupRows is the rows of the largest entity group, across
+	// its tables.
+	LargestGroupRows int `json:"largest_group_rows"`
+	// Monotonicity is the root column's rank correlation with insert
+	// order in its own table (the one it identifies, else the largest).
+	Monotonicity float64 `json:"monotonicity"`
+	Monotonic    bool    `json:"monotonic"`
+}
+
+// rootStats computes the root checklist of design key over w, when the
+// design keys two or more tables by one hash or range column.
+func rootStats(w *shardkey.Workload, key string) *RootStats {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil || d.Default == nil || len(d.Default.Columns()) != 1 {
+		return nil
+	}
+	col := d.Default.Columns()[0]
+	type agg struct {
+		w    float64
+		rows int
+		row  int // first (table, row) order, for ties
+		text string
+	}
+	m := map[shardkey.Value]*agg{}
+	rs := &RootStats{Column: col, Basis: "rows"}
+	total := 0.0
+	order := 0
+	monoTable := -1
+	for ti, t := range w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
+			continue
+		}
+		if _, ok := e.(*shardkey.ReplicateExpr); ok {
+			continue
+		}
+		ci := t.ColumnIndex(col)
+		if ci < 0 || t.Rows == 0 {
+			continue
+		}
+		rs.Tables = append(rs.Tables, t.Name)
+		if monoTable < 0 || t.Rows > w.Tables[monoTable].Rows {
+			monoTable = ti
+		}
+		for i := 0; i < t.Rows; i++ {
+			v := t.Columns[ci].Value(i)
+			if v.IsNull() {
+				continue
+			}
+			k := v.Canonical()
+			x := m[k]
+			if x == nil {
+				x = &agg{row: order, text: v.String()}
+				m[k] = x
+			}
+			order++
+			x.w += t.Weight(i)
+			x.rows++
+			total += t.Weight(i)
+		}
+	}
+	if len(rs.Tables) < 2 || total == 0 {
+		return nil
+	}
+	// The table the column identifies holds the entities themselves.
+	for ti, t := range w.Tables {
+		ci := t.ColumnIndex(col)
+		if ci >= 0 && t.Rows >= 20 && sim.ComputeKeyStats(t, []int{ci}).Cardinality == t.Rows {
+			monoTable = ti
+			break
+		}
+	}
+	ks := sim.ComputeKeyStats(w.Tables[monoTable], []int{w.Tables[monoTable].ColumnIndex(col)})
+	rs.Monotonicity, rs.Monotonic = ks.Monotonicity, ks.Monotonic
+	rs.Cardinality = len(m)
+	all := make([]*agg, 0, len(m))
+	for _, x := range m {
+		all = append(all, x)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].w != all[j].w {
+			return all[i].w > all[j].w
+		}
+		return all[i].row < all[j].row
+	})
+	for i, x := range all {
+		if i >= 5 {
+			break
+		}
+		rs.TopValues = append(rs.TopValues, sim.TopValue{Value: x.text, Share: x.w / total})
+	}
+	if len(all) > 0 {
+		rs.LargestGroupRows = all[0].rows
+	}
+	return rs
+}
+
+// rootText is the checklist in one sentence.
+func rootText(rs *RootStats) string {
+	mono := "not monotonic"
+	if rs.Monotonic {
+		mono = "monotonic: harmless under hash, but under range every new entity would go to the last range"
+	}
+	top := ""
+	if len(rs.TopValues) > 0 {
+		top = fmt.Sprintf("; the largest entity group, %s, holds %s of the group's rows (%s rows across its tables)",
+			valueText([]string{rs.Column}, rs.TopValues[0].Value), pct(rs.TopValues[0].Share), numfmt.Commas(int64(rs.LargestGroupRows)))
+	}
+	return fmt.Sprintf("root entity %s over %s: %s distinct values%s; %s (rank correlation %.2f with insert order)",
+		rs.Column, strings.Join(rs.Tables, ", "), numfmt.Commas(int64(rs.Cardinality)), top, mono, rs.Monotonicity)
+}

@@ -66,6 +66,14 @@ type adviceJSON struct {
 			Table  string `json:"table"`
 			Column string `json:"column"`
 		} `json:"carry"`
+		Root *struct {
+			Column    string   `json:"column"`
+			Tables    []string `json:"tables"`
+			TopValues []struct {
+				Value string  `json:"value"`
+				Share float64 `json:"share"`
+			} `json:"top_values"`
+		} `json:"root"`
 	} `json:"candidates"`
 }
 
@@ -178,6 +186,13 @@ func TestAdviseOrdersEntityGroup(t *testing.T) {
 	// name the customer (the items' and payment's through the order).
 	if d := best.Criteria.SingleShard - 0.8; d > 1e-9 || d < -1e-9 {
 		t.Errorf("single-shard %.4f; want 800/1000 = 0.8", best.Criteria.SingleShard)
+	}
+	// The whale is found across the group: customer 1001's orders (30%
+	// of 3,000), their 3 items and 1 payment each, and its customer row:
+	// about (900 x 5 + 1) / 16,000 = 28% of the group's rows.
+	if rt := best.Root; rt == nil || rt.Column != "customer_id" || len(rt.Tables) != 4 || len(rt.TopValues) == 0 ||
+		rt.TopValues[0].Value != "1001" || rt.TopValues[0].Share < 0.25 || rt.TopValues[0].Share > 0.31 {
+		t.Errorf("root checklist %+v; want customer_id over 4 tables, customer_id = 1001 at about 28%% of the group's rows", best.Root)
 	}
 	var whale, byID bool
 	for _, f := range best.Fixes {
