@@ -381,3 +381,36 @@ func TestAdviseChatCapacity(t *testing.T) {
 		t.Errorf("shards needed %d; want more than 32 (zipf conversations leave a shard over at 32)", a.Cap.Needed)
 	}
 }
+
+// TestAdviseOrdersSchema: the same orders service with its schema; the
+// relations come from the declared foreign keys.
+func TestAdviseOrdersSchema(t *testing.T) {
+	dir, args := ordersFiles(t)
+	schema := filepath.Join(dir, "schema.sql")
+	os.WriteFile(schema, []byte(`CREATE TABLE customers (customer_id bigint PRIMARY KEY, name text);
+CREATE TABLE orders (order_id bigint PRIMARY KEY, customer_id bigint REFERENCES customers, created_at bigint);
+CREATE TABLE order_items (order_id bigint REFERENCES orders (order_id), line_no int, product_id int, PRIMARY KEY (order_id, line_no));
+CREATE TABLE payments (payment_id bigint PRIMARY KEY, order_id bigint REFERENCES orders (order_id), amount int);
+`), 0o644)
+	code, out, errs := runCmd(t, "", append([]string{"advise", "--schema", schema, "--format", "json", "--sweep", "", "--bootstrap", "0"}, args...)...)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var a struct {
+		Recommended string `json:"recommended"`
+		Candidates  []struct {
+			Carry []struct {
+				Table, Source string
+			} `json:"carry"`
+		} `json:"candidates"`
+	}
+	json.Unmarshal([]byte(out), &a)
+	if a.Recommended != "hash(customer_id)" || len(a.Candidates[0].Carry) != 2 {
+		t.Fatalf("recommended %s carrying %+v", a.Recommended, a.Candidates[0].Carry)
+	}
+	for _, c := range a.Candidates[0].Carry {
+		if !strings.HasPrefix(c.Source, "foreign key "+c.Table+".order_id -> orders.order_id") {
+			t.Errorf("carry into %s from %q; want the declared foreign key", c.Table, c.Source)
+		}
+	}
+}
