@@ -224,7 +224,14 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 			}
 			return
 		}
-		a.txn(stmt, wt)
+		// An autocommit write is a transaction of its own; an autocommit
+		// read is an operation (its fan-out counts), not a transaction.
+		for _, sm := range stmt {
+			if sm.ai.op.kind.IsWrite() {
+				a.txn(stmt, wt)
+				break
+			}
+		}
 	}
 }
 
