@@ -53,11 +53,18 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// work, not the whale, is what overloads the shards.
 	target := math.Max(1.5, 1.15*c.ExpectedMaxLoadRatio)
 	useCap := w.Capacity > 0 && c.MeanShardWork < w.Capacity
+	// The rows' load ratio, or, without rows (a log), the work's.
+	ratio := func(x *sim.Candidate) float64 {
+		if x.LoadRatio > 0 {
+			return x.LoadRatio
+		}
+		return x.WorkRatio
+	}
 	over := func(x *sim.Candidate) bool {
 		if useCap && len(x.OverCapacity) > 0 {
 			return true
 		}
-		return x.LoadRatio > target
+		return ratio(x) > target
 	}
 	if len(c.TopValues) == 0 || c.TopValues[0].Share < 1.5/float64(n) || !over(c) {
 		return
@@ -89,9 +96,13 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if as.Root != nil {
 		group = fmt.Sprintf(" with its whole entity group (its rows in %s move together)", strings.Join(as.Root.Tables, ", "))
 	}
+	effect := "the others no longer share a shard with a whale"
+	if best.MaxShardWork >= c.MaxShardWork*0.99 {
+		effect = "the busiest shard is the whale's own, which no function can make lighter; isolation keeps every other value off it"
+	}
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the load ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; the others no longer share a shard with a whale. A whale's own shard keeps its share: no function can split one key value.",
-			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, c.LoadRatio, best.LoadRatio, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork))}
+		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the %s ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; %s. A whale's own shard keeps its share: no function can split one key value.",
+			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, ratioName(c), ratio(c), ratio(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)}
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	// One value too hot for a shard of its own: split its writes by
@@ -348,6 +359,15 @@ func moduloSkew(t *shardkey.Table, ci, n int) float64 {
 		return r
 	}
 	return 0
+}
+
+// ratioName names the ratio whaleFix weighs: the rows' load, or the
+// work's without rows.
+func ratioName(c *sim.Candidate) string {
+	if c.LoadRatio > 0 {
+		return "load"
+	}
+	return "work"
 }
 
 // mainColumns returns the columns of c's main table key (the one its

@@ -160,6 +160,42 @@ func (a *analysis) identifies(r colRef) bool {
 	if t.Rows >= 20 {
 		return a.columnCard(r.table, name) == t.Rows
 	}
+	// No rows (a log): the values its inserts bind, when there are
+	// enough of them and all differ.
+	ins := map[shardkey.Value]bool{}
+	n := 0
+	note := func(conds []shardkey.Cond) {
+		for _, c := range conds {
+			if c.Col == r.col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh {
+				ins[c.Val.Canonical()] = true
+				n++
+			}
+		}
+	}
+	for _, tx := range a.w.Txns {
+		for _, st := range tx.Stmts {
+			if st.Table == r.table && st.Kind == shardkey.Insert {
+				note(st.Conds)
+			}
+		}
+	}
+	if n >= 20 && len(ins) == n {
+		return true
+	}
+	// A log's inserts are both operations and transaction statements:
+	// count the operations' on their own.
+	clear(ins)
+	n = 0
+	for _, op := range a.w.Ops {
+		if op.Table == r.table && op.Kind == shardkey.Insert {
+			for _, in := range op.Instances {
+				note(in.Conds)
+			}
+		}
+	}
+	if n >= 20 && len(ins) == n {
+		return true
+	}
 	for _, tx := range a.w.Txns {
 		for _, st := range tx.Stmts {
 			if st.Table != r.table || st.Kind != shardkey.Insert {
@@ -301,6 +337,33 @@ func (a *analysis) carried(e *entity) (*shardkey.Workload, []Carry) {
 		for i := 0; i < tb.Rows; i++ {
 			if v, ok := rowRoot(t, i); ok {
 				m[tb.Columns[c].Value(i).Canonical()] = v
+			}
+		}
+		// Statements that bind both (the parent's inserts in a log)
+		// map the values the row sample does not hold.
+		if rc, ok := rootCol[t]; ok {
+			note := func(conds []shardkey.Cond) {
+				k, ok1 := eqVal(conds, c)
+				v, ok2 := eqVal(conds, rc)
+				if ok1 && ok2 && !v.IsNull() {
+					if _, dup := m[k.Canonical()]; !dup {
+						m[k.Canonical()] = v
+					}
+				}
+			}
+			for _, tx := range w.Txns {
+				for _, st := range tx.Stmts {
+					if st.Table == t {
+						note(st.Conds)
+					}
+				}
+			}
+			for _, op := range w.Ops {
+				if op.Table == t {
+					for _, in := range op.Instances {
+						note(in.Conds)
+					}
+				}
 			}
 		}
 		return m
@@ -652,9 +715,13 @@ func (a *analysis) compareCarried(list []*Assessment) {
 			carryText(as.Carry), pct(as.Criteria.Local), pct(as.Criteria.CrossShardTxn), fmtF(as.Criteria.MaxShardWork),
 			without.Key, pct(without.Criteria.Local), pct(without.Criteria.CrossShardTxn), fmtF(without.Criteria.MaxShardWork), favour))
 		for _, c := range as.Carry {
+			size := fmt.Sprintf("%s x %s rows = %s", bytesText(c.BytesPerRow), numText(c.Rows), bytesText(c.Bytes))
+			if c.Rows == 0 {
+				size = fmt.Sprintf("%s per row (the table's row count is unknown: no row sample or catalog)", bytesText(c.BytesPerRow))
+			}
 			as.Fixes = append(as.Fixes, Fix{Kind: "carry-key", Target: c.Table,
-				Text: fmt.Sprintf("Carry %s into %s (%s): %s x %s rows = %s; backfill: %s; index %s.",
-					c.Column, c.Table, strings.Join(c.Path, ", "), bytesText(c.BytesPerRow), numText(c.Rows), bytesText(c.Bytes), c.Backfill, c.Index)})
+				Text: fmt.Sprintf("Carry %s into %s (%s): %s; backfill: %s; index %s.",
+					c.Column, c.Table, strings.Join(c.Path, ", "), size, c.Backfill, c.Index)})
 		}
 	}
 }
@@ -763,6 +830,52 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 			total += t.Weight(i)
 		}
 	}
+	if total == 0 {
+		// No rows (a log): the requests that name each root value, over
+		// every table of the group.
+		rs.Basis = "traffic"
+		rs.Tables = rs.Tables[:0]
+		for ti, t := range w.Tables {
+			e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+			if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
+				continue
+			}
+			if _, ok := e.(*shardkey.ReplicateExpr); ok {
+				continue
+			}
+			ci := t.ColumnIndex(col)
+			rs.Tables = append(rs.Tables, t.Name)
+			for _, op := range w.Ops {
+				if op.Table != ti || len(op.Instances) == 0 {
+					continue
+				}
+				sum := 0.0
+				for _, in := range op.Instances {
+					sum += in.Weight
+				}
+				for _, in := range op.Instances {
+					v, ok := eqVal(in.Conds, ci)
+					if !ok || sum == 0 || v.IsNull() {
+						continue
+					}
+					wt := op.Rate * in.Weight / sum
+					k := v.Canonical()
+					x := m[k]
+					if x == nil {
+						x = &agg{row: order, text: v.String()}
+						m[k] = x
+					}
+					order++
+					x.w += wt
+					total += wt
+				}
+			}
+		}
+		if total == 0 || len(rs.Tables) < 2 {
+			return nil
+		}
+		monoTable = -1
+	}
 	if len(rs.Tables) < 2 || total == 0 {
 		return nil
 	}
@@ -774,8 +887,22 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 			break
 		}
 	}
-	ks := sim.ComputeKeyStats(w.Tables[monoTable], []int{w.Tables[monoTable].ColumnIndex(col)})
-	rs.Monotonicity, rs.Monotonic = ks.Monotonicity, ks.Monotonic
+	if monoTable >= 0 {
+		ks := sim.ComputeKeyStats(w.Tables[monoTable], []int{w.Tables[monoTable].ColumnIndex(col)})
+		rs.Monotonicity, rs.Monotonic = ks.Monotonicity, ks.Monotonic
+	} else {
+		// Inserted values in log order, in the table with the most.
+		best := -1.0
+		for ti, t := range w.Tables {
+			if ci := t.ColumnIndex(col); ci >= 0 && slices.Contains(rs.Tables, t.Name) {
+				ks := sim.TrafficKeyStats(w, ti, []int{ci})
+				if x := float64(ks.Cardinality); x > best {
+					best = x
+					rs.Monotonicity, rs.Monotonic = ks.Monotonicity, ks.Monotonic
+				}
+			}
+		}
+	}
 	rs.Cardinality = len(m)
 	all := make([]*agg, 0, len(m))
 	for _, x := range m {
@@ -810,6 +937,14 @@ func rootText(rs *RootStats) string {
 		top = fmt.Sprintf("; the largest entity group, %s, holds %s of the group's rows (%s rows across its tables)",
 			valueText([]string{rs.Column}, rs.TopValues[0].Value), pct(rs.TopValues[0].Share), numfmt.Commas(int64(rs.LargestGroupRows)))
 	}
-	return fmt.Sprintf("root entity %s over %s: %s distinct values%s; %s (rank correlation %.2f with insert order)",
-		rs.Column, strings.Join(rs.Tables, ", "), numfmt.Commas(int64(rs.Cardinality)), top, mono, rs.Monotonicity)
+	basis := ""
+	if rs.Basis == "traffic" {
+		basis = " (traffic-based: no row sample)"
+		if len(rs.TopValues) > 0 {
+			top = fmt.Sprintf("; the busiest entity, %s, is named by %s of the requests on its tables (its rows: unknown)",
+				valueText([]string{rs.Column}, rs.TopValues[0].Value), pct(rs.TopValues[0].Share))
+		}
+	}
+	return fmt.Sprintf("root entity %s over %s%s: %s distinct values%s; %s (rank correlation %.2f with insert order)",
+		rs.Column, strings.Join(rs.Tables, ", "), basis, numfmt.Commas(int64(rs.Cardinality)), top, mono, rs.Monotonicity)
 }

@@ -414,3 +414,68 @@ CREATE TABLE payments (payment_id bigint PRIMARY KEY, order_id bigint REFERENCES
 		}
 	}
 }
+
+// TestAdviseOrdersFromLog: the orders service from a PostgreSQL log alone
+// (no rows): 300 BEGIN...COMMIT blocks each inserting one order, its 3
+// items and its payment (customer 1001 places 30%), and 900 autocommit
+// reads. The expert's answer is the same: customer_id, carried into
+// order_items and payments (the log's own inserts map each order to its
+// customer), no transaction crossing shards, customer 1001 found from the
+// traffic and isolated.
+func TestAdviseOrdersFromLog(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	cust := func() int {
+		if r.Float64() < 0.3 {
+			return 1001
+		}
+		return 1000 + r.IntN(1000)
+	}
+	var b strings.Builder
+	ms := 0
+	stmt := func(pid int, sql string, args ...any) {
+		ms += 7
+		fmt.Fprintf(&b, "2026-11-30 10:%02d:%02d.%03d UTC [%d] app@shop LOG:  statement: %s\n", ms/60000, ms/1000%60, ms%1000, pid, fmt.Sprintf(sql, args...))
+	}
+	for o := 1; o <= 300; o++ {
+		pid := 100 + o%7
+		stmt(pid, "BEGIN")
+		stmt(pid, "INSERT INTO orders (order_id, customer_id, created_at) VALUES (%d, %d, now())", o, cust())
+		for l := 1; l <= 3; l++ {
+			stmt(pid, "INSERT INTO order_items (order_id, line_no, product_id) VALUES (%d, %d, %d)", o, l, 1+r.IntN(500))
+		}
+		stmt(pid, "INSERT INTO payments (payment_id, order_id, amount) VALUES (%d, %d, 10)", 50000+o, o)
+		stmt(pid, "COMMIT")
+		for k := 0; k < 3; k++ {
+			x := 1 + r.IntN(o)
+			switch p := r.Float64(); {
+			case p < 0.4:
+				stmt(200+k, "SELECT * FROM orders WHERE customer_id = %d ORDER BY created_at DESC LIMIT 20", cust())
+			case p < 0.6:
+				stmt(200+k, "SELECT * FROM orders WHERE order_id = %d", x)
+			case p < 0.8:
+				stmt(200+k, "SELECT * FROM order_items WHERE order_id = %d", x)
+			case p < 0.9:
+				stmt(200+k, "SELECT * FROM customers WHERE customer_id = %d", cust())
+			default:
+				stmt(200+k, "SELECT * FROM payments WHERE order_id = %d", x)
+			}
+		}
+	}
+	f := files{"orders.log": &b}
+	dir := f.write(t)
+	a := adviseJSON(t, "advise", "--log", filepath.Join(dir, "orders.log"))
+	if a.Recommended != "hash(customer_id)" || !a.carries("customer_id", "order_items", "payments") {
+		t.Fatalf("recommended %s carrying %+v; want hash(customer_id) carried into order_items and payments", a.Recommended, a.Candidates[0].Carry)
+	}
+	best := a.Candidates[0]
+	if best.Criteria.CrossShardTxn != 0 {
+		t.Errorf("cross-shard transactions %.3f; want 0 (each places one customer's order)", best.Criteria.CrossShardTxn)
+	}
+	whale := false
+	for _, f := range best.Fixes {
+		whale = whale || f.Kind == "isolate" && strings.Contains(f.Target, "customer_id = 1001")
+	}
+	if rt := best.Root; !whale || rt == nil || len(rt.TopValues) == 0 || rt.TopValues[0].Value != "1001" {
+		t.Errorf("want customer_id = 1001 found from the traffic and isolated: root %+v, fixes %+v", best.Root, best.Fixes)
+	}
+}

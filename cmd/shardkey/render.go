@@ -241,6 +241,27 @@ func ops(w io.Writer, c *sim.Candidate) {
 
 func keyLine(w io.Writer, c *sim.Candidate) {
 	for _, t := range c.Tables {
+		if t.Rows == 0 && t.Basis == "" || t.Basis == "traffic" && t.Cardinality == 0 {
+			fmt.Fprintf(w, "key %s on %s: no row sample and no statement binding it to a value: distinct values, skew and monotonicity unknown\n", strings.Join(t.Columns, ", "), t.Table)
+			continue
+		}
+		if t.Basis == "traffic" {
+			top := ""
+			if len(t.TopValues) > 0 {
+				top = fmt.Sprintf(", hottest %s = %s at %s of the requests naming it", strings.Join(t.Columns, ", "), t.TopValues[0].Value, pct(t.TopValues[0].Share))
+			}
+			about := ""
+			if t.Estimated {
+				about = "about "
+			}
+			mono := fmt.Sprintf("inserted values not monotonic (r = %.2f)", t.Monotonicity)
+			if t.Monotonic {
+				mono = fmt.Sprintf("inserted values MONOTONIC (r = %.2f)", t.Monotonicity)
+			}
+			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample): %s%s distinct values in the statements%s, entropy %.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
+				strings.Join(t.Columns, ", "), t.Table, about, commas(int64(t.Cardinality)), top, t.Entropy, mono, commas(int64(t.Cardinality)), c.Shards, ratioText(t.ExpectedMaxLoadRatio))
+			continue
+		}
 		top := ""
 		if len(t.TopValues) > 0 {
 			top = fmt.Sprintf(", hottest %s at %s of rows' weight", t.TopValues[0].Value, pct(t.TopValues[0].Share))
