@@ -317,11 +317,11 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	// Not viable: everything new lands on one range, or too few values.
 	d, _ := shardkey.ParseDesign(key)
 	for _, tk := range c.Tables {
-		if tk.Rows == 0 && isRange(d, tk.Table) && n > 1 {
+		if tk.Rows == 0 && tk.Cardinality == 0 && isRange(d, tk.Table) && n > 1 {
 			// No row sample: a range key has no boundaries, and every
 			// value falls in the first range.
 			as.Viable = false
-			as.Rejection = fmt.Sprintf("range partitioning of %s has no row sample for its boundaries", tk.Table)
+			as.Rejection = fmt.Sprintf("range partitioning of %s has no row sample or statement values for its boundaries", tk.Table)
 			as.Reasons = append(as.Reasons, fmt.Sprintf("range partitioning of %s needs a row sample for its boundaries (give --rows): without one every value falls in the first range", tk.Table))
 			break
 		}
@@ -573,7 +573,20 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		out = append([]string{t}, out...)
 	}
 	if c.Transactions > 0 {
-		out = append(out, fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction)))
+		line := fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction))
+		least := best.Criteria.CrossShardTxn
+		for _, as := range adv.Candidates {
+			if as.Viable && as.Score.Transactions > 0 {
+				least = math.Min(least, as.Criteria.CrossShardTxn)
+			}
+		}
+		if least > 0.5 {
+			// No candidate keeps them local: the transactions themselves
+			// join unrelated entities.
+			line += fmt.Sprintf(" No candidate keeps most of them on one shard (the best leaves %s crossing): %s; plan for cross-shard commits (two-phase commit or a saga) or keep these tables unsharded together.",
+				pct(least), txnShape(w))
+		}
+		out = append(out, line)
 	}
 	for _, f := range best.Fixes {
 		if f.Kind == "flag" {
@@ -611,6 +624,41 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	}
 	_ = w
 	return out
+}
+
+// txnShape describes the heaviest transaction: the tables it writes and
+// the columns that pick their rows, which are drawn independently when
+// no key co-locates them.
+func txnShape(w *shardkey.Workload) string {
+	best := -1
+	for i := range w.Txns {
+		if best < 0 || w.Txns[i].Weight > w.Txns[best].Weight {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "the transactions touch rows no one key relates"
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, st := range w.Txns[best].Stmts {
+		t := w.Tables[st.Table]
+		var cols []string
+		for _, c := range st.Conds {
+			if c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh {
+				cols = append(cols, t.Columns[c.Col].Name)
+			}
+		}
+		p := t.Name
+		if len(cols) > 0 && st.Kind != shardkey.Insert {
+			p += " by " + strings.Join(cols, ", ")
+		}
+		if !seen[p] {
+			seen[p] = true
+			parts = append(parts, p)
+		}
+	}
+	return "the heaviest transaction touches " + strings.Join(parts, "; ") + ", rows picked by values no one key relates"
 }
 
 // durable answers which choices can still change in two years.

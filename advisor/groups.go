@@ -107,6 +107,36 @@ func (a *analysis) findLinks() []link {
 	return out
 }
 
+// accessed reports whether table ti is read, updated or deleted by an
+// operation or a transaction statement (binding column col by equality,
+// when col >= 0).
+func (a *analysis) accessed(ti, col int) bool {
+	binds := func(conds []shardkey.Cond) bool {
+		if col < 0 {
+			return true
+		}
+		for _, c := range conds {
+			if c.Col == col && (c.Op == shardkey.Eq || c.Op == shardkey.In) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, op := range a.w.Ops {
+		if op.Table == ti && op.Kind != shardkey.Insert && len(op.Instances) > 0 && binds(op.Instances[0].Conds) {
+			return true
+		}
+	}
+	for _, tx := range a.w.Txns {
+		for _, st := range tx.Stmts {
+			if st.Table == ti && st.Kind != shardkey.Insert && binds(st.Conds) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // pickOwner returns the table of ids that owns the column, or -1.
 func pickOwner(w *shardkey.Workload, ids []colRef) int {
 	if len(ids) == 1 {
@@ -157,8 +187,18 @@ func (a *analysis) identifies(r colRef) bool {
 			return len(info.PrimaryKey) == 1 && info.PrimaryKey[0] == name
 		}
 	}
+	// A parent is read, updated or deleted, not only appended to (an
+	// append-only history table's ids are unique but nothing hangs off
+	// its rows).
+	if !a.accessed(r.table, -1) {
+		return false
+	}
 	if t.Rows >= 20 {
 		return a.columnCard(r.table, name) == t.Rows
+	}
+	// Without rows, the column itself must be how the table is looked up.
+	if !a.accessed(r.table, r.col) {
+		return false
 	}
 	// No rows (a log): the values its inserts bind, when there are
 	// enough of them and all differ.

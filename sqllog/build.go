@@ -43,6 +43,7 @@ type agg struct {
 	hasTS        bool
 	noTS         int // statements without a timestamp
 	stmts        float64
+	system       float64 // statements left out: only PostgreSQL system catalogs
 
 	bad     map[string]*badShape
 	badList []*badShape
@@ -209,6 +210,12 @@ func (a *agg) part(sid string, p *part, vals [][]rv, wt float64) {
 			}
 		}
 	case ctlDML:
+		if systemOnly(p.acc) {
+			// A client's look at PostgreSQL's own catalogs (pgbench and
+			// psql ask pg_class at start): not the application's work.
+			a.system += wt
+			return
+		}
 		a.stmts += wt
 		var stmt []sample
 		for i := range p.acc {
@@ -346,6 +353,21 @@ func (a *agg) info(acc *access) *accInfo {
 	return ai
 }
 
+// systemOnly reports whether every table a statement accesses is one of
+// PostgreSQL's system catalogs (pg_class, pg_namespace, ...: the pg_
+// prefix is reserved for them).
+func systemOnly(acc []access) bool {
+	if len(acc) == 0 {
+		return false
+	}
+	for i := range acc {
+		if !strings.HasPrefix(strings.ToLower(acc[i].table), "pg_") {
+			return false
+		}
+	}
+	return true
+}
+
 func (a *agg) table(name string) int {
 	if i := a.w.TableIndex(name); i >= 0 {
 		return i
@@ -422,6 +444,9 @@ func (a *agg) finish() error {
 			parts = append(parts, fmt.Sprintf("%q (%d×, first at line %d: %v)", clip(b.text, 80), b.count, b.line, b.err))
 		}
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d statements could not be parsed and were left out, by shape: %s", a.badN, strings.Join(parts, "; ")))
+	}
+	if a.system > 0 {
+		a.warn(shardkey.Errorf(a.file, 0, "", "%s statements that only read PostgreSQL's system catalogs (pg_*) were left out: a client's own queries, not the application's", strconv.FormatFloat(a.system, 'f', -1, 64)))
 	}
 	if a.dropped > 0 {
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type (the first, %s); their conditions were left out", a.dropped, a.firstDrop))

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/shardkey/shardkey"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -477,5 +478,35 @@ func TestAdviseOrdersFromLog(t *testing.T) {
 	}
 	if rt := best.Root; !whale || rt == nil || len(rt.TopValues) == 0 || rt.TopValues[0].Value != "1001" {
 		t.Errorf("want customer_id = 1001 found from the traffic and isolated: root %+v, fixes %+v", best.Root, best.Fixes)
+	}
+}
+
+// TestAdvisePgbench: pgbench's TPC-B-like transactions from a real log
+// (testdata/pgbench/README.md). Expert answer: accounts by aid, the
+// history rows co-located with their account (the insert carries aid),
+// tellers and branches by their own ids and never reference tables (every
+// transaction writes one of each: a copy on every shard would take every
+// write on every shard). The teller and branch are drawn independently of
+// the account, so nearly every transaction crosses shards under any key:
+// on 8 shards a transaction is local only when its account, teller and
+// branch hash to one shard, about 1/8 x 1/8 = 1.6% of them.
+func TestAdvisePgbench(t *testing.T) {
+	a := adviseJSON(t, "advise", "--log", filepath.Join("testdata", "pgbench", "pgbench-tpcb-s4.log"))
+	want := map[string]string{"pgbench_accounts": "hash(aid)", "pgbench_history": "hash(aid)", "pgbench_tellers": "hash(tid)", "pgbench_branches": "hash(bid)"}
+	d, err := shardkey.ParseDesign(a.Recommended)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for table, key := range want {
+		e := d.For(table, func(c string) bool { return c == "aid" && table != "pgbench_tellers" && table != "pgbench_branches" })
+		if e == nil || e.String() != key {
+			t.Errorf("%s keyed by %v in %s; want %s", table, e, a.Recommended, key)
+		}
+	}
+	if err := a.noReplicated("pgbench_tellers", "pgbench_branches", "pgbench_accounts", "pgbench_history"); err != nil {
+		t.Error(err)
+	}
+	if x := a.Candidates[0].Criteria.CrossShardTxn; x < 0.95 {
+		t.Errorf("cross-shard transactions %.3f; want about 0.98 (independent aid, tid, bid)", x)
 	}
 }
