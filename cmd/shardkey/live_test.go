@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	_ "github.com/go-sql-driver/mysql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,5 +78,59 @@ func TestAdviseOrdersFromLivePostgres(t *testing.T) {
 	// Every query names the customer, directly or through its order.
 	if cr := a.Candidates[0].Criteria; cr.SingleShard < 1-1e-9 {
 		t.Errorf("single-shard %.3f; want 1", cr.SingleShard)
+	}
+}
+
+// TestAdviseOrdersFromLiveMariaDB: the same on MariaDB/MySQL
+// (127.0.0.1:3306, user root without a password; the test skips without
+// one, or on MySQL, which lacks MariaDB's seq_ tables).
+func TestAdviseOrdersFromLiveMariaDB(t *testing.T) {
+	admin := "root@tcp(127.0.0.1:3306)/mysql?multiStatements=true"
+	ctx := context.Background()
+	db, err := sql.Open("mysql", admin)
+	if err == nil {
+		err = db.PingContext(ctx)
+	}
+	if err != nil {
+		t.Skipf("no MySQL at %s: %v", admin, err)
+	}
+	defer db.Close()
+	name := fmt.Sprintf("shardkey_advise_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.ExecContext(ctx, "DROP DATABASE "+name) })
+	for _, q := range []string{
+		`CREATE TABLE customers (customer_id bigint PRIMARY KEY, name text) ENGINE=InnoDB`,
+		`CREATE TABLE orders (order_id bigint PRIMARY KEY, customer_id bigint NOT NULL, created_at bigint, FOREIGN KEY (customer_id) REFERENCES customers (customer_id)) ENGINE=InnoDB`,
+		`CREATE TABLE order_items (order_id bigint, line_no int, product_id int, PRIMARY KEY (order_id, line_no), FOREIGN KEY (order_id) REFERENCES orders (order_id)) ENGINE=InnoDB`,
+		`CREATE TABLE payments (payment_id bigint PRIMARY KEY, order_id bigint, amount int, FOREIGN KEY (order_id) REFERENCES orders (order_id)) ENGINE=InnoDB`,
+		`INSERT INTO customers SELECT seq, CONCAT('c', seq) FROM seq_1000_to_1999`,
+		`INSERT INTO orders SELECT seq, IF(seq % 10 < 3, 1001, 1000 + (seq * 7) % 1000), 1700000000 + 60 * seq FROM seq_1_to_3000`,
+		`INSERT INTO order_items SELECT o.seq, l.seq, 1 + (o.seq * l.seq) % 500 FROM seq_1_to_3000 o, seq_1_to_3 l`,
+		`INSERT INTO payments SELECT 50000 + seq, seq, 10 FROM seq_1_to_3000`,
+		`ANALYZE TABLE customers, orders, order_items, payments`,
+	} {
+		if _, err := db.ExecContext(ctx, "USE "+name+"; "+q); err != nil {
+			if strings.Contains(err.Error(), "seq_") {
+				t.Skipf("not MariaDB (no sequence engine): %v", err)
+			}
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var q strings.Builder
+	for i := 0; i < 400; i++ {
+		c := 1000 + (i*13)%1000
+		if i%10 < 3 {
+			c = 1001
+		}
+		fmt.Fprintf(&q, `{"name": "list a customer's orders", "table": "orders", "where": {"customer_id": %d}}`+"\n", c)
+		fmt.Fprintf(&q, `{"name": "items of an order", "table": "order_items", "where": {"order_id": %d}}`+"\n", 1+(i*17)%3000)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "q.jsonl"), []byte(q.String()), 0o644)
+	a := adviseJSON(t, "advise", "--from", "mysql://root@127.0.0.1:3306/"+name, "--queries", filepath.Join(dir, "q.jsonl"))
+	if a.Recommended != "hash(customer_id)" || !a.carries("customer_id", "order_items", "payments") {
+		t.Fatalf("recommended %s carrying %+v; want hash(customer_id) carried into order_items and payments", a.Recommended, a.Candidates[0].Carry)
 	}
 }
