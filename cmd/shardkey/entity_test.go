@@ -510,3 +510,113 @@ func TestAdvisePgbench(t *testing.T) {
 		t.Errorf("cross-shard transactions %.3f; want about 0.98 (independent aid, tid, bid)", x)
 	}
 }
+
+// pgLog collects statements as a PostgreSQL stderr log, 7 ms apart.
+type pgLog struct {
+	b  strings.Builder
+	ms int
+}
+
+func (l *pgLog) stmt(pid int, sql string, args ...any) {
+	l.ms += 7
+	fmt.Fprintf(&l.b, "2026-11-30 10:%02d:%02d.%03d UTC [%d] app@db LOG:  statement: %s\n", l.ms/60000, l.ms/1000%60, l.ms%1000, pid, fmt.Sprintf(sql, args...))
+}
+
+func (l *pgLog) file(t *testing.T) string {
+	return filepath.Join(files{"app.log": &l.b}.write(t), "app.log")
+}
+
+// TestAdviseWorkspaceFromLog: the workspace product from its PostgreSQL
+// log alone: documents created with their first blocks in one
+// transaction, comments added by document_id, pages loaded by workspace
+// and document, document lists and settings by workspace, a few documents
+// opened by id. Same answer as from rows: workspace_id, carried into
+// comments (each comment's document maps to its workspace through the
+// log's own document inserts).
+func TestAdviseWorkspaceFromLog(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	ws := func() int {
+		if r.Float64() < 0.2 {
+			return 7
+		}
+		return 1 + r.IntN(200)
+	}
+	var l pgLog
+	docWS := map[int]int{}
+	block, comment := 0, 0
+	for d := 1; d <= 300; d++ {
+		w := ws()
+		docWS[d] = w
+		pid := 100 + d%5
+		l.stmt(pid, "BEGIN")
+		l.stmt(pid, "INSERT INTO documents (document_id, workspace_id, title) VALUES (%d, %d, 'd%d')", d, w, d)
+		for i := 0; i < 3; i++ {
+			block++
+			l.stmt(pid, "INSERT INTO blocks (block_id, document_id, workspace_id, body) VALUES (%d, %d, %d, 'b')", block, d, w)
+		}
+		l.stmt(pid, "COMMIT")
+		for k := 0; k < 4; k++ {
+			x := 1 + r.IntN(d)
+			switch k {
+			case 0:
+				l.stmt(200, "SELECT * FROM blocks WHERE workspace_id = %d AND document_id = %d", docWS[x], x)
+			case 1:
+				l.stmt(201, "SELECT * FROM documents WHERE workspace_id = %d", ws())
+			case 2:
+				l.stmt(202, "SELECT * FROM comments WHERE document_id = %d", x)
+			case 3:
+				comment++
+				l.stmt(203, "INSERT INTO comments (comment_id, document_id, body) VALUES (%d, %d, 'c')", comment, x)
+			}
+		}
+		if d%5 == 0 {
+			l.stmt(204, "SELECT * FROM documents WHERE document_id = %d", 1+r.IntN(d))
+		}
+		l.stmt(205, "SELECT * FROM workspaces WHERE workspace_id = %d", ws())
+	}
+	a := adviseJSON(t, "advise", "--log", l.file(t))
+	if a.Recommended != "hash(workspace_id)" || !a.carries("workspace_id", "comments") {
+		t.Fatalf("recommended %s carrying %+v; want hash(workspace_id) carried into comments", a.Recommended, a.Candidates[0].Carry)
+	}
+	if x := a.Candidates[0].Criteria.CrossShardTxn; x != 0 {
+		t.Errorf("cross-shard transactions %.3f; want 0", x)
+	}
+}
+
+// TestAdviseChatFromLog: the chat service from its log: conversations
+// created, messages sent and reacted to (each an autocommit insert, a
+// transaction of its own), recent messages read by conversation, a message
+// opened by id, reactions read by message_id. Same answer as from rows:
+// conversation_id, carried into reactions.
+func TestAdviseChatFromLog(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	var l pgLog
+	for c := 1; c <= 100; c++ {
+		l.stmt(100, "INSERT INTO conversations (conversation_id, title) VALUES (%d, 't%d')", c, c)
+	}
+	msgConv := map[int]int{}
+	reaction := 0
+	for m := 1; m <= 600; m++ {
+		c := 1 + r.IntN(100)
+		msgConv[m] = c
+		l.stmt(101+m%3, "INSERT INTO messages (message_id, conversation_id, sender_id) VALUES (%d, %d, %d)", m, c, 1+r.IntN(5000))
+		x := 1 + r.IntN(m)
+		if m%2 == 0 {
+			reaction++
+			l.stmt(110, "INSERT INTO reactions (reaction_id, message_id, user_id) VALUES (%d, %d, %d)", reaction, x, 1+r.IntN(5000))
+		}
+		l.stmt(120, "SELECT * FROM messages WHERE conversation_id = %d ORDER BY message_id DESC LIMIT 50", 1+r.IntN(100))
+		l.stmt(121, "SELECT * FROM reactions WHERE message_id = %d", x)
+		if m%3 == 0 {
+			l.stmt(122, "SELECT * FROM messages WHERE message_id = %d", x)
+			l.stmt(123, "SELECT * FROM conversations WHERE conversation_id = %d", 1+r.IntN(100))
+		}
+	}
+	a := adviseJSON(t, "advise", "--log", l.file(t))
+	if a.Recommended != "hash(conversation_id)" || !a.carries("conversation_id", "reactions") {
+		t.Fatalf("recommended %s carrying %+v; want hash(conversation_id) carried into reactions", a.Recommended, a.Candidates[0].Carry)
+	}
+	if x := a.Candidates[0].Criteria.CrossShardTxn; x != 0 {
+		t.Errorf("cross-shard transactions %.3f; want 0 (each is one insert)", x)
+	}
+}
