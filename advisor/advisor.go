@@ -142,6 +142,10 @@ type Criteria struct {
 	// shard's fair share (<= 1/shards).
 	LargestPartition float64 `json:"largest_partition_share"`
 	Bounded          bool    `json:"bounded"`
+	// LargestUnknown reports that nothing measures the largest
+	// partition (no rows, and no statement binds the key to a value):
+	// LargestPartition is then 0 and means "unknown", not "tiny".
+	LargestUnknown bool `json:"largest_partition_unknown,omitempty"`
 	// WorkRatio is max/mean per-shard work; Expected the balls-into-bins
 	// ratio for this many equal keys; AfterFixes the busiest shard's work
 	// (units/s) once the proposed whale fix is applied.
@@ -251,6 +255,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	a.compareCarried(list)
 	adv.Recommended = list[0].Key
 	adv.CapacityCheck = list[0].capacity
+	adv.Warnings = append(adv.Warnings, smallSample(list[0])...)
 	adv.Summary = summary(adv, w)
 	adv.Durable = durable(list[0])
 	adv.Flags = a.flags(list[0], o.Shards)
@@ -312,6 +317,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			cr.LargestPartition = rs.TopValues[0].Share
 		}
 	}
+	cr.LargestUnknown = as.Root == nil && len(c.TopValues) == 0
 	cr.Bounded = cr.LargestPartition <= 1/float64(n)+1e-12
 	cr.Boundary = a.boundary(key)
 	// Not viable: everything new lands on one range, or too few values.
@@ -659,6 +665,25 @@ func txnShape(w *shardkey.Workload) string {
 		}
 	}
 	return "the heaviest transaction touches " + strings.Join(parts, "; ") + ", rows picked by values no one key relates"
+}
+
+// smallSample warns when the figures rest on a small sample: a keyed
+// table with fewer than 1,000 sample rows, or, without rows, fewer than
+// 1,000 sampled statements binding the key. A value's share p measured
+// over n draws has a standard error of sqrt(p(1-p)/n): about 1.6 points
+// for p = 10% at n = 350.
+func smallSample(best *Assessment) []string {
+	var out []string
+	for _, tk := range best.Score.Tables {
+		switch {
+		case tk.Rows > 0 && tk.Rows < 1000:
+			out = append(out, fmt.Sprintf("small sample: %s has %d sample rows; a key value's share of them is known to about +/-%s (one standard error at 10%%)",
+				tk.Table, tk.Rows, pct(math.Sqrt(0.09/float64(tk.Rows)))))
+		case tk.Rows == 0 && tk.Basis == "traffic" && tk.Cardinality == 0:
+			out = append(out, fmt.Sprintf("%s: no row sample and no statement binds %s to a value: its distinct values, skew and largest partition are unknown", tk.Table, strings.Join(tk.Columns, ", ")))
+		}
+	}
+	return out
 }
 
 // durable answers which choices can still change in two years.

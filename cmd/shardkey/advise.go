@@ -207,7 +207,7 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 			txn = pct(cr.CrossShardTxn)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), pct(cr.Local), pct(cr.SingleShard), txn, yesNo(cr.Boundary),
-			pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
+			largest(as), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nRanked by what matters most for a shard key, in order: the dominant operations single-shard and transactions on")
@@ -239,7 +239,11 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		if adv.Candidates[0].Score.RequestsPerS > 0 {
 			fmt.Fprintf(w, "work ratio %.2f-%.2fx, busiest shard %s-%s units/s, ", conf.WorkRatio.Lo, conf.WorkRatio.Hi, num(conf.MaxShardWork.Lo), num(conf.MaxShardWork.Hi))
 		}
-		fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
+		if conf.LoadRatio.Hi > 0 {
+			fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
+		} else {
+			fmt.Fprint(w, "load ratio unknown (no row sample)")
+		}
 		if adv.Candidates[0].Score.Transactions > 0 {
 			fmt.Fprintf(w, ", cross-shard transactions %s-%s", pct(conf.CrossShardTxn.Lo), pct(conf.CrossShardTxn.Hi))
 		}
@@ -250,7 +254,11 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "shards\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\tcross-shard txns\tover capacity")
 		for _, r := range adv.Sweep {
-			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%.2fx\t%.2fx\t%.2f\t%s\t%d\n", r.Shards, num(r.MaxShardWork), r.WorkRatio, r.LoadRatio, r.Expected, r.FanoutMean, pct(r.CrossShardTxn), r.OverCapacity)
+			load := "-"
+			if r.LoadRatio > 0 {
+				load = ratioText(r.LoadRatio)
+			}
+			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%.2fx\t%.2f\t%s\t%d\n", r.Shards, num(r.MaxShardWork), r.WorkRatio, load, r.Expected, r.FanoutMean, pct(r.CrossShardTxn), r.OverCapacity)
 		}
 		tw.Flush()
 	}
@@ -262,6 +270,15 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		fmt.Fprintln(w, wrap("flag: "+f, 88, "  "))
 	}
 	return nil
+}
+
+// largest is the largest partition's share, or "unknown" when nothing
+// measures it.
+func largest(as *advisor.Assessment) string {
+	if as.Criteria.LargestUnknown {
+		return "unknown"
+	}
+	return pct(as.Criteria.LargestPartition)
 }
 
 // shardsText is "1 shard" or "N shards".
@@ -298,7 +315,7 @@ func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
 		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, mdCell(as.Display()), pct(cr.SingleShard), txnPct(as),
-			yesNo(cr.Boundary), pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), mdCell(mdText(as.Verdict)))
+			yesNo(cr.Boundary), largest(as), num(cr.MaxShardWork), num(cr.AfterFixes), mdCell(mdText(as.Verdict)))
 	}
 	for i, as := range adv.Candidates {
 		if i >= 3 {
@@ -423,7 +440,7 @@ func adviceHTML(w io.Writer, adv *advisor.Advice) error {
 	return adviceTmpl.Execute(w, map[string]any{"A": adv, "Cands": cands})
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "largest": largest}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -437,7 +454,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <p>{{shards .A.Shards}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
-{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{pct .Criteria.LargestPartition}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
+{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>
 {{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
