@@ -60,7 +60,18 @@ func close(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
-func render(w io.Writer, format string, r *report) error {
+// render writes r in format to w; warnings (the workload's and each
+// candidate's) go to werr, where they cannot be taken for a line of the
+// table, and into the JSON and Markdown documents as well.
+func render(w, werr io.Writer, format string, r *report) error {
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(werr, "warning: %s\n", wn)
+	}
+	for _, c := range rank(r.Candidates) {
+		for _, wn := range c.Warnings {
+			fmt.Fprintf(werr, "warning: %s\n", wn)
+		}
+	}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -161,12 +172,6 @@ func renderTable(w io.Writer, r *report) error {
 			}
 			fmt.Fprintf(w, "adding a shard (%d -> %d) moves: %s\n", c.Shards, c.Shards+1, strings.Join(parts, "; "))
 		}
-		for _, wn := range c.Warnings {
-			fmt.Fprintf(w, "warning: %s\n", wn)
-		}
-	}
-	for _, wn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 	return nil
 }
@@ -324,6 +329,19 @@ func renderMarkdown(w io.Writer, r *report) error {
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", mdCell(mdText(o.Name)), num(o.RequestsPerS), num(o.WorkPerS), o.FanoutMean, num(o.FanoutP99), pct(o.ScatterFraction))
 		}
 		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+		if len(c.Warnings) > 0 {
+			fmt.Fprintln(w, "\nWarnings:")
+			for _, wn := range c.Warnings {
+				fmt.Fprintf(w, "- %s\n", mdText(wn))
+			}
+		}
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w, "\n## Warnings")
+		fmt.Fprintln(w)
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(w, "- %s\n", mdText(wn))
+		}
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	return render(e.stdout, c.format, newReport(l, cands))
+	return render(e.stdout, e.stderr, c.format, newReport(l, cands))
 }
 
 func runDemo(e *env, args []string) error {
@@ -107,7 +107,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	if err := render(e.stdout, c.format, newReport(l, cands)); err != nil {
+	if err := render(e.stdout, e.stderr, c.format, newReport(l, cands)); err != nil {
 		return err
 	}
 	if c.format == "table" && c.variant == "" && len(spec.Variants) > 0 {
