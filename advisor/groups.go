@@ -751,7 +751,7 @@ func (a *analysis) compareCarried(list []*Assessment) {
 		if better(without, as) {
 			favour = "the numbers do not favour carrying it"
 		}
-		as.Reasons = append(as.Reasons, fmt.Sprintf("with %s: %s single-shard and local, %s of transactions cross shards, busiest shard %s/s; without (%s): %s, %s, %s/s; %s",
+		as.Reasons = append(as.Reasons, fmt.Sprintf("with %s: %s single-shard and local, %s of transactions cross shards, busiest shard %s/s; without (%s): %s single-shard and local, %s of transactions cross shards, busiest shard %s/s; %s",
 			carryText(as.Carry), pct(as.Criteria.Local), pct(as.Criteria.CrossShardTxn), fmtF(as.Criteria.MaxShardWork),
 			without.Key, pct(without.Criteria.Local), pct(without.Criteria.CrossShardTxn), fmtF(without.Criteria.MaxShardWork), favour))
 		for _, c := range as.Carry {
