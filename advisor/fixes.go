@@ -127,6 +127,16 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if err != nil {
 		return
 	}
+	// Salting on top of the isolation, as "after fixes" applies it: only
+	// when the numbers favour it (its reads then ask K shards, which can
+	// cost more than the spread writes save).
+	both := fmt.Sprintf("salt(%s, %d, top=1)%s", baseOf(key), k, rest)
+	if y, err := sim.Score(w, both, o); err != nil || y.MaxShardWork >= best.MaxShardWork*0.98 {
+		replicas := int(math.Ceil(reads / (w.Capacity / 2)))
+		as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(cols, hot.Value),
+			Text: fmt.Sprintf("Hot value: %s's ~%s requests/s are more than one shard can serve, and salting it over %d buckets would not lower the busiest shard (its reads would then ask every bucket): cache its reads in front of the shard, or serve them from %d read replicas.", valueText(cols, hot.Value), fmtF(writes+reads), k, replicas)})
+		return
+	}
 	need := "its writes alone fit in one shard, so salt only if they grow"
 	if writes > w.Capacity/2 {
 		need = "its writes alone exceed half a shard"
@@ -359,6 +369,15 @@ func moduloSkew(t *shardkey.Table, ci, n int) float64 {
 		return r
 	}
 	return 0
+}
+
+// baseOf returns the default expression of design key, as text.
+func baseOf(key string) string {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil || d.Default == nil {
+		return key
+	}
+	return d.Default.String()
 }
 
 // ratioName names the ratio whaleFix weighs: the rows' load, or the
