@@ -66,26 +66,56 @@ type Advice struct {
 	Flags   []string `json:"flags,omitempty"`
 	// Sweep shows how the recommended key's numbers move with the shard
 	// count; Confidence how much they could move with another sample.
-	Sweep      []SweepRow  `json:"sweep,omitempty"`
-	Confidence *Confidence `json:"confidence,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	Sweep []SweepRow `json:"sweep,omitempty"`
+	// CapacityCheck is the recommended design against the capacity,
+	// before and after every proposed fix (nil without a capacity).
+	CapacityCheck *Capacity   `json:"capacity_check,omitempty"`
+	Confidence    *Confidence `json:"confidence,omitempty"`
+	Warnings      []string    `json:"warnings,omitempty"`
 }
 
 // Assessment is one candidate's verdict with its numbers.
 type Assessment struct {
-	Rank    int      `json:"rank"`
-	Key     string   `json:"key"`
-	Origin  string   `json:"origin"`
-	Viable  bool     `json:"viable"`
-	Verdict string   `json:"verdict"`
-	Reasons []string `json:"reasons"`
+	Rank    int    `json:"rank"`
+	Key     string `json:"key"`
+	Origin  string `json:"origin"`
+	Viable  bool   `json:"viable"`
+	Verdict string `json:"verdict"`
+	// Rejection is, for a candidate that is not viable, the whole reason
+	// in one sentence (the first of Reasons says it with its numbers).
+	Rejection string   `json:"rejection,omitempty"`
+	Reasons   []string `json:"reasons"`
 	// Criteria are the numbers ranked on, in order.
 	Criteria Criteria `json:"criteria"`
 	// Expensive lists the operations that become expensive under this
 	// key, costliest first.
-	Expensive []OpCost       `json:"expensive"`
-	Fixes     []Fix          `json:"fixes"`
-	Score     *sim.Candidate `json:"score"`
+	Expensive []OpCost `json:"expensive"`
+	Fixes     []Fix    `json:"fixes"`
+	// Carry lists the tables that carry the key only by denormalisation
+	// (a column added and backfilled from the parent row), with the
+	// cost; the scores assume it done.
+	Carry []Carry `json:"carry,omitempty"`
+	// Root is the checklist of the design's root entity across the
+	// tables it keys (nil for a design without one).
+	Root  *RootStats     `json:"root,omitempty"`
+	Score *sim.Candidate `json:"score"`
+
+	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
+	an       *analysis
+	capacity *Capacity
+}
+
+// Workload returns the workload the candidate was scored on: the input,
+// or a copy in which the tables of Carry hold the carried column.
+func (as *Assessment) Workload() *shardkey.Workload { return as.w }
+
+// Display is the key as shown to people: the design, and the tables that
+// must carry the key to follow it.
+func (as *Assessment) Display() string {
+	if len(as.Carry) == 0 {
+		return as.Key
+	}
+	return as.Key + " + " + carryText(as.Carry)
 }
 
 // Criteria are the ranked measures of a candidate.
@@ -112,6 +142,10 @@ type Criteria struct {
 	// shard's fair share (<= 1/shards).
 	LargestPartition float64 `json:"largest_partition_share"`
 	Bounded          bool    `json:"bounded"`
+	// LargestUnknown reports that nothing measures the largest
+	// partition (no rows, and no statement binds the key to a value):
+	// LargestPartition is then 0 and means "unknown", not "tiny".
+	LargestUnknown bool `json:"largest_partition_unknown,omitempty"`
 	// WorkRatio is max/mean per-shard work; Expected the balls-into-bins
 	// ratio for this many equal keys; AfterFixes the busiest shard's work
 	// (units/s) once the proposed whale fix is applied.
@@ -190,7 +224,12 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
 			continue
 		}
-		list = append(list, a.assess(k, why[k], c, o.Shards))
+		as := a.assess(k, why[k], c, o.Shards)
+		as.w, as.an = w, a
+		list = append(list, as)
+	}
+	if len(o.Keys) == 0 {
+		list = append(list, a.carriedCandidates(list, sopts, adv)...)
 	}
 	if len(list) == 0 {
 		return nil, fmt.Errorf("no candidate could be scored")
@@ -203,7 +242,8 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		if fixed >= 3 {
 			break
 		}
-		a.fixes(as, w, sopts)
+		as.an.fixes(as, as.w, sopts)
+		as.capacity = as.an.capacityCheck(as, sopts)
 		fixed++
 	}
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
@@ -212,19 +252,22 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		as.Verdict = verdict(as, i == 0)
 	}
 	adv.Candidates = list
+	a.compareCarried(list)
 	adv.Recommended = list[0].Key
+	adv.CapacityCheck = list[0].capacity
+	adv.Warnings = append(adv.Warnings, smallSample(list[0])...)
 	adv.Summary = summary(adv, w)
 	adv.Durable = durable(list[0])
 	adv.Flags = a.flags(list[0], o.Shards)
 	if len(o.Sweep) > 0 {
-		rows, err := Sweep(w, adv.Recommended, o.Sweep, sopts)
+		rows, err := Sweep(list[0].w, adv.Recommended, o.Sweep, sopts)
 		if err != nil {
 			return nil, err
 		}
 		adv.Sweep = rows
 	}
 	if o.Bootstrap > 0 {
-		conf, err := Bootstrap(w, adv.Recommended, o.Bootstrap, o.Seed, sopts)
+		conf, err := Bootstrap(list[0].w, adv.Recommended, o.Bootstrap, o.Seed, sopts)
 		if err != nil {
 			return nil, err
 		}
@@ -267,15 +310,24 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if len(c.TopValues) > 0 {
 		cr.LargestPartition = c.TopValues[0].Share
 	}
+	if rs := rootStats(a.w, key); rs != nil {
+		// The entity group, not one table, is what a shard must hold.
+		as.Root = rs
+		if len(rs.TopValues) > 0 {
+			cr.LargestPartition = rs.TopValues[0].Share
+		}
+	}
+	cr.LargestUnknown = as.Root == nil && len(c.TopValues) == 0
 	cr.Bounded = cr.LargestPartition <= 1/float64(n)+1e-12
 	cr.Boundary = a.boundary(key)
 	// Not viable: everything new lands on one range, or too few values.
 	d, _ := shardkey.ParseDesign(key)
 	for _, tk := range c.Tables {
-		if tk.Rows == 0 && isRange(d, tk.Table) && n > 1 {
+		if tk.Rows == 0 && tk.Cardinality == 0 && isRange(d, tk.Table) && n > 1 {
 			// No row sample: a range key has no boundaries, and every
 			// value falls in the first range.
 			as.Viable = false
+			as.Rejection = fmt.Sprintf("range partitioning of %s has no row sample or statement values for its boundaries", tk.Table)
 			as.Reasons = append(as.Reasons, fmt.Sprintf("range partitioning of %s needs a row sample for its boundaries (give --rows): without one every value falls in the first range", tk.Table))
 			break
 		}
@@ -285,6 +337,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		// sample, but orders spread over every warehouse).
 		if tk.Monotonic && isRange(d, tk.Table) && n > 1 && busiestShare(c) >= math.Min(0.5, 3/float64(n)) {
 			as.Viable = false
+			as.Rejection = fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order), so every new row goes to the last range", strings.Join(tk.Columns, ", "), tk.Monotonicity)
 			as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order): under range partitioning every new row goes to the last range, which does %s of all work; splitting only moves the hot spot",
 				strings.Join(tk.Columns, ", "), tk.Monotonicity, pct(busiestShare(c))))
 			col := strings.Join(tk.Columns, ", ")
@@ -296,6 +349,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 		if tk.Cardinality > 0 && tk.Cardinality < n && n > 1 && tk.Rows >= 4*n {
 			as.Viable = false
+			as.Rejection = fmt.Sprintf("%s has only %d distinct values for %d shards", strings.Join(tk.Columns, ", "), tk.Cardinality, n)
 			as.Reasons = append(as.Reasons, fmt.Sprintf("%s has only %d distinct values for %d shards: low cardinality leaves shards empty, whatever the function",
 				strings.Join(tk.Columns, ", "), tk.Cardinality, n))
 			break
@@ -310,6 +364,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 		if bs := busiestShare(c); bs >= math.Min(0.5, 3/float64(n)) && top < bs/2 {
 			as.Viable = false
+			as.Rejection = fmt.Sprintf("one shard does %s of all work", pct(bs))
 			why := "the key clumps the work"
 			for _, wn := range c.Warnings {
 				if strings.Contains(wn, "unsharded") {
@@ -333,8 +388,15 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if cr.Boundary {
 		as.Reasons = append(as.Reasons, "every table of the entity group carries the key: exports, deletes and moves of one entity are single-shard")
 	}
+	if as.Root != nil {
+		as.Reasons = append(as.Reasons, rootText(as.Root))
+	}
 	if !cr.Bounded {
-		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of its table, more than one shard's fair share (%s)", pct(cr.LargestPartition), pct(1/float64(n))))
+		of := "its table"
+		if as.Root != nil {
+			of = "the entity group's rows"
+		}
+		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of %s, more than one shard's fair share (%s)", pct(cr.LargestPartition), of, pct(1/float64(n))))
 	}
 	if c.WorkPerS > 0 {
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio))
@@ -463,7 +525,7 @@ func verdict(as *Assessment, first bool) string {
 	cr := as.Criteria
 	switch {
 	case !as.Viable:
-		return "rejected: " + strings.SplitN(as.Reasons[0], ":", 2)[0]
+		return "rejected: " + as.Rejection
 	case first && as.Score.RequestsPerS == 0 && as.Score.Transactions > 0:
 		return fmt.Sprintf("recommended: %s cross-shard transactions (no queries to weigh)", pct(cr.CrossShardTxn))
 	case first && as.Score.RequestsPerS == 0:
@@ -494,8 +556,8 @@ func fmtF(x float64) string {
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
 	c := best.Score
-	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d shards, the busiest shard doing %s/s (%.2fx the mean).",
-		best.Key, pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), adv.Shards, fmtF(c.MaxShardWork), c.WorkRatio)}
+	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (%.2fx the mean).",
+		best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)}
 	if c.RequestsPerS == 0 {
 		// No queries: say what the choice rests on instead of 0s.
 		rows := ""
@@ -504,15 +566,33 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		}
 		switch {
 		case c.Transactions > 0 && c.LoadRatio > 0:
-			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions and the rows%s.", best.Key, rows)
+			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions and the rows%s.", best.Display(), rows)
 		case c.Transactions > 0:
-			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions.", best.Key)
+			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries, so the choice rests on the transactions.", best.Display())
 		default:
-			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries or transactions, so the choice rests on the rows%s.", best.Key, rows)
+			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries or transactions, so the choice rests on the rows%s.", best.Display(), rows)
 		}
 	}
+	if t := capacityText(adv.CapacityCheck, adv.Shards); t != "" {
+		// Capacity decides: a design that leaves shards over it says so
+		// first, with what brings them under.
+		out = append([]string{t}, out...)
+	}
 	if c.Transactions > 0 {
-		out = append(out, fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction)))
+		line := fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction))
+		least := best.Criteria.CrossShardTxn
+		for _, as := range adv.Candidates {
+			if as.Viable && as.Score.Transactions > 0 {
+				least = math.Min(least, as.Criteria.CrossShardTxn)
+			}
+		}
+		if least > 0.5 {
+			// No candidate keeps them local: the transactions themselves
+			// join unrelated entities.
+			line += fmt.Sprintf(" No candidate keeps most of them on one shard (the best leaves %s crossing): %s; plan for cross-shard commits (two-phase commit or a saga) or keep these tables unsharded together.",
+				pct(least), txnShape(w))
+		}
+		out = append(out, line)
 	}
 	for _, f := range best.Fixes {
 		if f.Kind == "flag" {
@@ -543,12 +623,66 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		case as.Score.LoadRatio > best.Score.LoadRatio*1.005:
 			reason = fmt.Sprintf("row load %.2fx the mean, against %.2fx", as.Score.LoadRatio, best.Score.LoadRatio)
 		}
-		others = append(others, fmt.Sprintf("%s (%s)", as.Key, reason))
+		others = append(others, fmt.Sprintf("%s (%s)", as.Display(), reason))
 	}
 	if len(others) > 0 {
 		out = append(out, "Not "+strings.Join(others, ", nor ")+".")
 	}
 	_ = w
+	return out
+}
+
+// txnShape describes the heaviest transaction: the tables it writes and
+// the columns that pick their rows, which are drawn independently when
+// no key co-locates them.
+func txnShape(w *shardkey.Workload) string {
+	best := -1
+	for i := range w.Txns {
+		if best < 0 || w.Txns[i].Weight > w.Txns[best].Weight {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "the transactions touch rows no one key relates"
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, st := range w.Txns[best].Stmts {
+		t := w.Tables[st.Table]
+		var cols []string
+		for _, c := range st.Conds {
+			if c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh {
+				cols = append(cols, t.Columns[c.Col].Name)
+			}
+		}
+		p := t.Name
+		if len(cols) > 0 && st.Kind != shardkey.Insert {
+			p += " by " + strings.Join(cols, ", ")
+		}
+		if !seen[p] {
+			seen[p] = true
+			parts = append(parts, p)
+		}
+	}
+	return "the heaviest transaction touches " + strings.Join(parts, "; ") + ", rows picked by values no one key relates"
+}
+
+// smallSample warns when the figures rest on a small sample: a keyed
+// table with fewer than 1,000 sample rows, or, without rows, fewer than
+// 1,000 sampled statements binding the key. A value's share p measured
+// over n draws has a standard error of sqrt(p(1-p)/n): about 1.6 points
+// for p = 10% at n = 350.
+func smallSample(best *Assessment) []string {
+	var out []string
+	for _, tk := range best.Score.Tables {
+		switch {
+		case tk.Rows > 0 && tk.Rows < 1000:
+			out = append(out, fmt.Sprintf("small sample: %s has %d sample rows; a key value's share of them is known to about +/-%s (one standard error at 10%%)",
+				tk.Table, tk.Rows, pct(math.Sqrt(0.09/float64(tk.Rows)))))
+		case tk.Rows == 0 && tk.Basis == "traffic" && tk.Cardinality == 0:
+			out = append(out, fmt.Sprintf("%s: no row sample and no statement binds %s to a value: its distinct values, skew and largest partition are unknown", tk.Table, strings.Join(tk.Columns, ", ")))
+		}
+	}
 	return out
 }
 

@@ -56,14 +56,18 @@ func TestScenarios(t *testing.T) {
 		t.Error("social: no answer to which choice can change later")
 	}
 
-	// Seed 001's celebrity: hot writes salted, hot reads cached.
+	// Seed 001's celebrity (30% of the posts and of the reads): isolated,
+	// and its reads cached. Salting is no fix here: "every read of a
+	// salted user asks four shards, and the busiest shard still does
+	// 2,130 a second" (seed 001), so the numbers do not favour it and it
+	// is not proposed (issue 12: a fix only when the numbers favour it).
 	adv = advise(t, "social", "celebrity")
 	if !strings.HasPrefix(adv.Recommended, "hash(user_id)") {
 		t.Errorf("celebrity: recommended %s; want hash(user_id)", adv.Recommended)
 	}
 	best = adv.Candidates[0]
-	if !hasFix(best, "isolate", "0") || !hasFix(best, "salt", "0") || !hasFix(best, "cache", "0") {
-		t.Errorf("celebrity: want the celebrity (user 0) isolated, its writes salted and its reads cached: %+v", best.Fixes)
+	if !hasFix(best, "isolate", "user_id = 0") || hasFix(best, "salt", "") || !hasFix(best, "cache", "user_id = 0") {
+		t.Errorf("celebrity: want the celebrity (user_id = 0) isolated and its reads cached, not salted: %+v", best.Fixes)
 	}
 
 	// Seed 000: customer id, the largest customers isolated, fetch by
@@ -167,5 +171,48 @@ func TestBenchmarks(t *testing.T) {
 	}
 	if dir != 3 {
 		t.Errorf("tatp: %d phone-number lookups routed through a directory; want 3", dir)
+	}
+}
+
+// TestSaltWhenWritesAreHot: a device that sends half of 4,000 inserts/s,
+// with no reads, on 8 shards of 1,000 units/s. Isolating it leaves its own
+// shard at 2,000/s; salting it over K = 2,000 / (1,000 / 2) = 4 buckets
+// spreads its writes to 500/s per bucket and costs no reads, so the
+// numbers favour salting and it is proposed with K = 4.
+func TestSaltWhenWritesAreHot(t *testing.T) {
+	spec, err := scenario.Parse([]byte(`name: iot
+shards: 8
+capacity: 1000
+seed: 1
+tables:
+  - name: events
+    rows: 20000
+    columns:
+      - {name: device_id, gen: uniform, distinct: 5000, celebrity: 0.5}
+      - {name: seq, gen: sequential}
+operations:
+  - {name: record an event, table: events, kind: insert, rate: 4000}
+  - {name: a device's events, table: events, rate: 10, where: {device_id: "?"}}
+candidates: [hash(device_id)]
+`), "iot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := scenario.Build(spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv, err := advisor.Recommend(w, advisor.Options{Shards: w.Shards})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range adv.Candidates[0].Fixes {
+		if f.Kind == "salt" && strings.Contains(f.Key, ", 4, top=1)") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("want the hot device salted over K = 4 buckets: %+v", adv.Candidates[0].Fixes)
 	}
 }

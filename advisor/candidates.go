@@ -37,6 +37,8 @@ type analysis struct {
 	use      map[colRef]*usage
 	pairs    map[[2]colRef]float64 // same-op equality pairs within a table -> rate
 	entities []*entity
+	classes  []*entity    // every class of columns spanning two or more tables, bound or not
+	links    []link       // parent/child relations (see findLinks)
 	small    map[int]bool // small, read-mostly tables: reference-table candidates
 	total    float64      // interactive requests/s
 	fromTxns bool         // no operations: usage counts transactions' equalities (weights, not requests/s)
@@ -154,13 +156,31 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 	}
 	// A table read at least 100 times as often as it is written is a
 	// reference-table candidate too.
+	// A table the transactions write is written at a rate the operations
+	// may not show (a transaction sample has weights, not rates): it is a
+	// reference table only when it is small and the operations' own
+	// write rate is known to be low. A large table written by the
+	// workload is never one: every write would cost a unit on every shard.
+	txnWrites := map[int]bool{}
+	for _, tx := range w.Txns {
+		for _, st := range tx.Stmts {
+			if st.Kind.IsWrite() {
+				txnWrites[st.Table] = true
+			}
+		}
+	}
 	for ti := range w.Tables {
+		written := writes[ti] > 0 || txnWrites[ti]
+		small := size[ti] > 0 && size[ti]*20 <= maxRows
 		switch {
 		case len(w.Tables) < 2 || reads[ti] == 0:
-		case size[ti] > 0 && size[ti]*20 <= maxRows && writes[ti]*20 <= reads[ti]:
+		case txnWrites[ti] && writes[ti] == 0:
+			// Written, at an unknown rate: not read-mostly as far as
+			// the workload shows.
+		case small && writes[ti]*20 <= reads[ti]:
 			a.small[ti] = true
-		case writes[ti]*100 <= reads[ti]:
-			// Read-mostly whatever its size: TPC-C's item.
+		case !written:
+			// Read-only whatever its size: TPC-C's item.
 			a.small[ti] = true
 		}
 	}
@@ -168,6 +188,7 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 		a.txnStmts += w.Txns[i].Weight * float64(len(w.Txns[i].Stmts))
 	}
 	a.entities = a.findEntities()
+	a.links = a.findLinks()
 	return a
 }
 
@@ -267,6 +288,7 @@ func (a *analysis) findEntities() []*entity {
 		groups[root] = append(groups[root], r)
 	}
 	var out []*entity
+	a.classes = a.classes[:0]
 	for _, cols := range groups {
 		e := &entity{cols: cols}
 		// In a fixed order (groups is a map), so that ties name the same
@@ -290,7 +312,20 @@ func (a *analysis) findEntities() []*entity {
 		if e.rate > 0 {
 			out = append(out, e)
 		}
+		if tables := distinctTables(e.cols); tables > 1 {
+			if e.name == "" {
+				e.name = w.Tables[e.cols[0].table].Columns[e.cols[0].col].Name
+			}
+			a.classes = append(a.classes, e)
+		}
 	}
+	sort.Slice(a.classes, func(i, j int) bool {
+		x, y := a.classes[i].cols[0], a.classes[j].cols[0]
+		if x.table != y.table {
+			return x.table < y.table
+		}
+		return x.col < y.col
+	})
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].rate != out[j].rate {
 			return out[i].rate > out[j].rate

@@ -53,11 +53,18 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// work, not the whale, is what overloads the shards.
 	target := math.Max(1.5, 1.15*c.ExpectedMaxLoadRatio)
 	useCap := w.Capacity > 0 && c.MeanShardWork < w.Capacity
+	// The rows' load ratio, or, without rows (a log), the work's.
+	ratio := func(x *sim.Candidate) float64 {
+		if x.LoadRatio > 0 {
+			return x.LoadRatio
+		}
+		return x.WorkRatio
+	}
 	over := func(x *sim.Candidate) bool {
 		if useCap && len(x.OverCapacity) > 0 {
 			return true
 		}
-		return x.LoadRatio > target
+		return ratio(x) > target
 	}
 	if len(c.TopValues) == 0 || c.TopValues[0].Share < 1.5/float64(n) || !over(c) {
 		return
@@ -80,13 +87,22 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if err != nil {
 		return
 	}
+	cols := mainColumns(c)
 	vals := make([]string, 0, bestK)
 	for i := 0; i < bestK && i < len(c.TopValues); i++ {
-		vals = append(vals, fmt.Sprintf("%s (%s)", c.TopValues[i].Value, pct(c.TopValues[i].Share)))
+		vals = append(vals, fmt.Sprintf("%s (%s)", valueText(cols, c.TopValues[i].Value), pct(c.TopValues[i].Share)))
+	}
+	group := ""
+	if as.Root != nil {
+		group = fmt.Sprintf(" with its whole entity group (its rows in %s move together)", strings.Join(as.Root.Tables, ", "))
+	}
+	effect := "the others no longer share a shard with a whale"
+	if best.MaxShardWork >= c.MaxShardWork*0.99 {
+		effect = "the busiest shard is the whale's own, which no function can make lighter; isolation keeps every other value off it"
 	}
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s on %s with a directory override (%s): the load ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; the others no longer share a shard with a whale. A whale's own shard keeps its share: no function can split one key value.",
-			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), plural(bestK, "a dedicated shard", "dedicated shards"), key, c.LoadRatio, best.LoadRatio, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork))}
+		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the %s ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; %s. A whale's own shard keeps its share: no function can split one key value.",
+			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, ratioName(c), ratio(c), ratio(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)}
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	// One value too hot for a shard of its own: split its writes by
@@ -111,16 +127,27 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if err != nil {
 		return
 	}
+	// Salting on top of the isolation, as "after fixes" applies it: only
+	// when the numbers favour it (its reads then ask K shards, which can
+	// cost more than the spread writes save).
+	both := fmt.Sprintf("salt(%s, %d, top=1)%s", baseOf(key), k, rest)
+	if y, err := sim.Score(w, both, o); err != nil || y.MaxShardWork >= best.MaxShardWork*0.98 {
+		replicas := int(math.Ceil(reads / (w.Capacity / 2)))
+		as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(cols, hot.Value),
+			Text: fmt.Sprintf("Hot value: %s's ~%s requests/s are more than one shard can serve, and salting it over %d buckets would not lower the busiest shard (its reads would then ask every bucket): cache its reads in front of the shard, or serve them from %d read replicas.", valueText(cols, hot.Value), fmtF(writes+reads), k, replicas)})
+		return
+	}
 	need := "its writes alone fit in one shard, so salt only if they grow"
 	if writes > w.Capacity/2 {
 		need = "its writes alone exceed half a shard"
 	}
-	as.Fixes = append(as.Fixes, Fix{Kind: "salt", Target: hot.Value, Key: skey, Before: nums(c), After: nums(x),
-		Text: fmt.Sprintf("Hot writes: salting %s over %d buckets (%s) spreads its ~%s writes/s, K chosen from the capacity of %s units/s (%s); every one of its ~%s reads/s then asks %d shards (+%s units/s). Busiest shard: %s/s -> %s/s.",
-			hot.Value, k, skey, fmtF(writes), fmtF(w.Capacity), need, fmtF(reads), k, fmtF(reads*float64(k-1)), fmtF(c.MaxShardWork), fmtF(x.MaxShardWork))})
+	hv := valueText(cols, hot.Value)
+	as.Fixes = append(as.Fixes, Fix{Kind: "salt", Target: hv, Key: skey, Before: nums(c), After: nums(x),
+		Text: fmt.Sprintf("Hot writes: salting %s over K = %d buckets (%s) spreads its ~%s writes/s; K is the number of buckets, the fewest that keep each bucket's writes under half a shard's capacity of %s units/s (%s); every one of its ~%s reads/s then asks %d shards (+%s units/s). Busiest shard: %s/s -> %s/s.",
+			hv, k, skey, fmtF(writes), fmtF(w.Capacity), need, fmtF(reads), k, fmtF(reads*float64(k-1)), fmtF(c.MaxShardWork), fmtF(x.MaxShardWork))})
 	replicas := int(math.Ceil(reads / (w.Capacity / 2)))
-	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: hot.Value,
-		Text: fmt.Sprintf("Hot reads: its ~%s reads/s are more than one shard should serve; cache its results in front of the shard, or serve them from %d read replicas. Salting does not help reads: it makes each read ask every bucket.", fmtF(reads), replicas)})
+	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: hv,
+		Text: fmt.Sprintf("Hot reads: %s's ~%s reads/s are more than one shard should serve; cache its results in front of the shard, or serve them from %d read replicas. Salting does not help reads: it makes each read ask every bucket.", hv, fmtF(reads), replicas)})
 }
 
 func onlyReplicas(d *shardkey.Design) bool {
@@ -168,6 +195,9 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 		}
 	}
 	cost := fmt.Sprintf("today it asks %.1f shards per request: %s extra units/s", op.FanoutMean, fmtF(op.ExtraWork))
+	if op.Latency != "batch" && (op.ExtraWork < 0.01 || op.ExtraWork < 0.005*as.Score.WorkPerS) {
+		return Fix{}, false // a fix would save nothing worth its cost
+	}
 	switch {
 	case op.Latency == "batch":
 		return Fix{Kind: "replica", Target: op.Name,
@@ -177,12 +207,43 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 			Text: fmt.Sprintf("%s names no key: serve it from a separate read model fed asynchronously (a table or index keyed for it), not by asking every shard (%s).", op.Name, cost)}, true
 	}
 	for _, c := range eqCols {
-		if t.Monotonic[c] {
+		if t.Monotonic[c] || a.assignedID(wop.Table, c) {
 			return Fix{Kind: "shard-encoded-id", Target: op.Name,
 				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s).", op.Name, c, cost)}, true
 		}
 	}
+	for _, c := range eqCols {
+		if a.keyed(as.Key, t.Name, c) {
+			// It binds the key already: its fan-out comes from IN lists
+			// or NULLs, which a directory on the key would not change.
+			return Fix{}, false
+		}
+	}
+	// An index on a column of few values returns a large share of the
+	// table per lookup: a read model (or accepting the scatter) serves it
+	// better than a directory.
+	if card := a.columnCard(wop.Table, eqCols[0]); card > 0 && card < 10*a.shards {
+		return Fix{Kind: "read-model", Target: op.Name,
+			Text: fmt.Sprintf("%s looks up by %s, which has only %d distinct values: an index on it returns a large share of %s per lookup, so serve it from a separate read model fed asynchronously, or accept the scatter (%s).", op.Name, eqCols[0], card, t.Name, cost)}, true
+	}
 	writes := ix.writeRate[wop.Table]
+	// The directory serves every lookup of the table by the column.
+	saved := 0.0
+	for _, e := range as.Expensive {
+		if o := ix.byName[e.Name]; o != nil && o.Table == wop.Table && len(o.Instances) > 0 && e.Latency != "batch" {
+			for _, c := range o.Instances[0].Conds {
+				if (c.Op == shardkey.Eq || c.Op == shardkey.In) && t.Columns[c.Col].Name == eqCols[0] {
+					saved += e.ExtraWork
+					break
+				}
+			}
+		}
+	}
+	if writes > 0 && writes >= saved {
+		// A global index's maintenance (one more shard per write) would
+		// cost at least what it saves.
+		return Fix{}, false
+	}
 	writeCost := fmt.Sprintf("each of the %s writes/s to %s then also touches the directory's shard (+%s units/s)", fmtF(writes), t.Name, fmtF(writes))
 	if writes == 0 {
 		writeCost = fmt.Sprintf("each write to %s then also touches the directory's shard (the workload gives no write rate for it)", t.Name)
@@ -230,6 +291,34 @@ func (a *analysis) flags(best *Assessment, n int) []string {
 	}
 	sort.Strings(out[len(lowOrder):])
 	return out
+}
+
+// assignedID reports whether column col of table ti looks like an id the
+// system assigns: unique in a row sample of at least 20 rows and growing
+// with insert order (monotonic, as MongoDB's analyzer judges it).
+func (a *analysis) assignedID(ti int, col string) bool {
+	t := a.w.Tables[ti]
+	ci := t.ColumnIndex(col)
+	if ci < 0 || t.Rows < 20 {
+		return false
+	}
+	ks := sim.ComputeKeyStats(t, []int{ci})
+	return ks.Cardinality == t.Rows && ks.Monotonic && ks.Monotonicity > 0
+}
+
+// columnCard returns the distinct values of column col of table ti in its
+// row sample (counting stops past 1<<16), or 0 without rows.
+func (a *analysis) columnCard(ti int, col string) int {
+	t := a.w.Tables[ti]
+	ci := t.ColumnIndex(col)
+	if ci < 0 || t.Rows == 0 {
+		return 0
+	}
+	seen := map[shardkey.Value]bool{}
+	for i := 0; i < t.Rows && len(seen) <= 1<<16; i++ {
+		seen[t.Columns[ci].Value(i).Canonical()] = true
+	}
+	return len(seen)
 }
 
 func (a *analysis) keyed(key, table, col string) bool {
@@ -280,6 +369,50 @@ func moduloSkew(t *shardkey.Table, ci, n int) float64 {
 		return r
 	}
 	return 0
+}
+
+// baseOf returns the default expression of design key, as text.
+func baseOf(key string) string {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil || d.Default == nil {
+		return key
+	}
+	return d.Default.String()
+}
+
+// ratioName names the ratio whaleFix weighs: the rows' load, or the
+// work's without rows.
+func ratioName(c *sim.Candidate) string {
+	if c.LoadRatio > 0 {
+		return "load"
+	}
+	return "work"
+}
+
+// mainColumns returns the columns of c's main table key (the one its
+// TopValues describe).
+func mainColumns(c *sim.Candidate) []string {
+	for _, tk := range c.Tables {
+		if tk.Cardinality == c.Cardinality && len(tk.TopValues) > 0 && len(c.TopValues) > 0 && tk.TopValues[0] == c.TopValues[0] {
+			return tk.Columns
+		}
+	}
+	if len(c.Tables) > 0 {
+		return c.Tables[0].Columns
+	}
+	return nil
+}
+
+// valueText names a key value with its column: "customer_id = 1001",
+// "(customer_id, order_month) = (1, 3)".
+func valueText(cols []string, v string) string {
+	switch len(cols) {
+	case 0:
+		return v
+	case 1:
+		return cols[0] + " = " + v
+	}
+	return "(" + strings.Join(cols, ", ") + ") = " + v
 }
 
 func plural(n int, one, many string) string {

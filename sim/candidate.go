@@ -171,9 +171,18 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		}
 		t := w.Tables[ti]
 		ks := cachedKeyStats(t, tk.cols)
+		if t.Rows == 0 {
+			// No rows: the statements' values are what there is.
+			ks = TrafficKeyStats(w, ti, tk.cols)
+		}
 		tkr := TableKey{KeyStats: ks, Key: tk.expr.String(), ExpectedMaxLoadRatio: ExpectedMaxLoadRatio(ks.Cardinality, s.N)}
 		c.Tables = append(c.Tables, tkr)
-		if main < 0 || t.Rows > w.Tables[main].Rows {
+		better := main < 0 || t.Rows > w.Tables[main].Rows
+		if main >= 0 && t.Rows == 0 && w.Tables[main].Rows == 0 {
+			// Without rows, the key with the most traffic speaks for the design.
+			better = ks.Cardinality > c.Cardinality
+		}
+		if better {
 			main = ti
 			c.Cardinality, c.TopValues, c.Monotonicity, c.Monotonic, c.Entropy = ks.Cardinality, ks.TopValues, ks.Monotonicity, ks.Monotonic, ks.Entropy
 			c.ExpectedMaxLoadRatio = tkr.ExpectedMaxLoadRatio

@@ -628,7 +628,14 @@ func (s *Scheme) computeBounds() error {
 				total += x.w
 			}
 		}
-		if len(rangeTables) > 1 {
+		if len(all) == 0 {
+			// No rows (a log): the values the statements bind, each
+			// weighted by its share of its operation's rate (the
+			// transactions' weights without operations). Ranges then
+			// split the traffic, not the rows, into equal parts.
+			all, total = trafficKeys(s.w, rangeTables, s.tables, width)
+			s.boundsFromTraffic = len(all) > 0
+		} else if len(rangeTables) > 1 {
 			all = append([]keyWeight(nil), all...)
 			sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
 		}
@@ -699,6 +706,76 @@ func cmpTuple(a, b []shardkey.Value) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+// trafficKeys returns the key tuples that the statements on the range
+// tables bind by equality (or IN, the weight split over the list), sorted,
+// with their weights and total.
+func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int) ([]keyWeight, float64) {
+	var all []keyWeight
+	total := 0.0
+	in := map[int]bool{}
+	for _, ti := range tables {
+		in[ti] = true
+	}
+	add := func(ti int, conds []shardkey.Cond, wt float64) {
+		cols := tks[ti].cols[:width]
+		key := make([]shardkey.Value, width)
+		for j, col := range cols {
+			found := false
+			for _, c := range conds {
+				if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && !c.Val.IsNull() {
+					key[j], found = c.Val.Canonical(), true
+					break
+				}
+			}
+			if !found {
+				if width == 1 {
+					for _, c := range conds {
+						if c.Col == col && c.Op == shardkey.In && len(c.List) > 0 {
+							for _, v := range c.List {
+								if !v.IsNull() {
+									all = append(all, keyWeight{k: []shardkey.Value{v.Canonical()}, w: wt / float64(len(c.List))})
+									total += wt / float64(len(c.List))
+								}
+							}
+						}
+					}
+				}
+				return
+			}
+		}
+		all = append(all, keyWeight{k: key, w: wt})
+		total += wt
+	}
+	hasOps := false
+	for _, op := range w.Ops {
+		if !in[op.Table] {
+			continue
+		}
+		sum := 0.0
+		for _, x := range op.Instances {
+			sum += x.Weight
+		}
+		if sum == 0 {
+			continue
+		}
+		hasOps = true
+		for _, x := range op.Instances {
+			add(op.Table, x.Conds, op.Rate*x.Weight/sum)
+		}
+	}
+	if !hasOps {
+		for _, tx := range w.Txns {
+			for _, st := range tx.Stmts {
+				if in[st.Table] {
+					add(st.Table, st.Conds, tx.Weight)
+				}
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+	return all, total
 }
 
 type keyWeight struct {

@@ -50,6 +50,9 @@ type Scheme struct {
 	w      *shardkey.Workload
 	// Warnings are findings about the design that do not stop scoring.
 	Warnings []error
+	// boundsFromTraffic: range boundaries were taken from the values the
+	// statements bind (no row sample).
+	boundsFromTraffic bool
 }
 
 // tableKey is one table's compiled key.
@@ -128,6 +131,9 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	}
 	if err := s.computeBounds(); err != nil {
 		return nil, err
+	}
+	if s.boundsFromTraffic {
+		s.Warnings = append(s.Warnings, fmt.Errorf("key %q: no row sample: the range boundaries split the values the statements bind into equal shares of the traffic", d.Text))
 	}
 	for ti, tk := range s.tables {
 		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {

@@ -448,3 +448,28 @@ func TestSaltedRangeKey(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeBoundsFromTraffic: without rows, a range key's boundaries come
+// from the values the statements bind. 100 reads, one per customer_id
+// 1..100, all equally weighted, on 4 shards: boundaries at the quartiles
+// (26, 51, 76), so each shard gets 25 of the reads.
+func TestRangeBoundsFromTraffic(t *testing.T) {
+	w := &shardkey.Workload{Shards: 4}
+	tb := &shardkey.Table{Name: "orders"}
+	tb.AddColumn("customer_id", shardkey.Int64)
+	w.Tables = append(w.Tables, tb)
+	op := &shardkey.Operation{Name: "by customer", Rate: 100}
+	for i := 1; i <= 100; i++ {
+		op.Instances = append(op.Instances, shardkey.Instance{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(int64(i))}}})
+	}
+	w.Ops = append(w.Ops, op)
+	c, err := Score(w, "range(customer_id)", Options{Shards: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, x := range c.ShardWork {
+		if math.Abs(x-25) > 1e-9 {
+			t.Errorf("shard %d does %v units/s; want 25 (%v)", s, x, c.ShardWork)
+		}
+	}
+}

@@ -29,6 +29,12 @@ type KeyStats struct {
 	// Entropy is the Shannon entropy of the key's weight distribution in
 	// bits; log2(Cardinality) for equal weights.
 	Entropy float64 `json:"entropy"`
+	// Basis is "traffic" when the figures come from the values the
+	// statements bind (a table without a row sample: shares of requests,
+	// not of rows); empty for the row sample. Estimated reports that
+	// Cardinality is a sketch's estimate (past 65,536 distinct values).
+	Basis     string `json:"basis,omitempty"`
+	Estimated bool   `json:"cardinality_estimated,omitempty"`
 }
 
 // TopValue is one heavy key value.
@@ -250,4 +256,195 @@ func pearsonRank(rank []float64) float64 {
 		return 0
 	}
 	return cov / math.Sqrt(vx*vy)
+}
+
+// distinctExact bounds the values TrafficKeyStats counts exactly; past it
+// the count is a k-minimum-values estimate (Bar-Yossef et al., 2002) over
+// the values' hashes, with a relative standard error of about
+// 1/sqrt(kmvK-2) (3%).
+const (
+	distinctExact = 1 << 16
+	kmvK          = 1024
+)
+
+// TrafficKeyStats returns the characteristics of table ti's key columns
+// cols from the values the workload's statements bind, for a table
+// without a row sample (a log read alone): each value's share of the
+// requests that name it by equality (an IN list's share split over its
+// values), distinct values, and the rank correlation of inserted values
+// with the order the statements were sampled in (log order while the
+// sample holds every statement). Basis is "traffic". Operations' rates
+// weigh them; without operations, transactions' weights do.
+func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
+	t := w.Tables[ti]
+	ks := KeyStats{Table: t.Name, Basis: "traffic"}
+	for _, c := range cols {
+		ks.Columns = append(ks.Columns, t.Columns[c].Name)
+	}
+	if len(cols) != 1 {
+		return ks
+	}
+	col := cols[0]
+	type agg struct {
+		w     float64
+		first int
+		v     shardkey.Value
+	}
+	m := map[shardkey.Value]*agg{}
+	var sketch []uint64 // the kmvK smallest hashes, once m is full
+	seen := 0
+	total := 0.0
+	add := func(v shardkey.Value, wt float64) {
+		if v.IsNull() {
+			return
+		}
+		k := v.Canonical()
+		total += wt
+		if x := m[k]; x != nil {
+			x.w += wt
+			return
+		}
+		if len(m) < distinctExact {
+			m[k] = &agg{w: wt, first: seen, v: v}
+			seen++
+			return
+		}
+		var buf []byte
+		_, h := keyHash(buf, []shardkey.Value{k})
+		sketch = kmvAdd(sketch, h)
+	}
+	var inserted []float64
+	from := func(conds []shardkey.Cond, wt float64, insert bool) {
+		for _, c := range conds {
+			if c.Col != col {
+				continue
+			}
+			switch {
+			case c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh:
+				add(c.Val, wt)
+				if insert && c.Val.Type.IsNumeric() {
+					inserted = append(inserted, c.Val.AsFloat())
+				}
+			case c.Op == shardkey.In && len(c.List) > 0:
+				for _, v := range c.List {
+					add(v, wt/float64(len(c.List)))
+				}
+			}
+		}
+	}
+	hasOps := false
+	for _, op := range w.Ops {
+		if op.Table != ti || len(op.Instances) == 0 {
+			continue
+		}
+		sum := 0.0
+		for _, in := range op.Instances {
+			sum += in.Weight
+		}
+		if sum == 0 {
+			continue
+		}
+		hasOps = true
+		for _, in := range op.Instances {
+			from(in.Conds, op.Rate*in.Weight/sum, op.Kind == shardkey.Insert)
+		}
+	}
+	for _, tx := range w.Txns {
+		for _, st := range tx.Stmts {
+			if st.Table != ti {
+				continue
+			}
+			wt := tx.Weight
+			if hasOps {
+				wt = 0 // the operations weigh the values; inserts still give the order
+			}
+			if wt > 0 {
+				from(st.Conds, wt, st.Kind == shardkey.Insert)
+			} else if st.Kind == shardkey.Insert {
+				for _, c := range st.Conds {
+					if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && c.Val.Type.IsNumeric() {
+						inserted = append(inserted, c.Val.AsFloat())
+					}
+				}
+			}
+		}
+	}
+	if total == 0 {
+		return ks
+	}
+	ks.Cardinality = len(m)
+	if len(sketch) > 0 {
+		ks.Cardinality += kmvEstimate(sketch)
+		ks.Estimated = true
+	}
+	all := make([]*agg, 0, len(m))
+	for _, x := range m {
+		all = append(all, x)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].w != all[j].w {
+			return all[i].w > all[j].w
+		}
+		return all[i].first < all[j].first
+	})
+	for _, x := range all { // in a fixed order: the same input, the same bits
+		if p := x.w / total; p > 0 {
+			ks.Entropy -= p * math.Log2(p)
+		}
+	}
+	for i, x := range all {
+		if i >= 10 {
+			break
+		}
+		ks.TopValues = append(ks.TopValues, TopValue{Value: x.v.String(), Share: x.w / total})
+	}
+	if len(inserted) >= 3 {
+		ks.Monotonicity = spearmanSeq(inserted)
+		ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
+	}
+	return ks
+}
+
+// spearmanSeq is the rank correlation of xs with their position.
+func spearmanSeq(xs []float64) float64 {
+	m := len(xs)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return xs[order[a]] < xs[order[b]] })
+	rank := make([]float64, m)
+	assignRanks(rank, order, func(a, b int) bool { return xs[a] == xs[b] })
+	return pearsonRank(rank)
+}
+
+// kmvAdd keeps the kmvK smallest distinct hashes, sorted.
+func kmvAdd(s []uint64, h uint64) []uint64 {
+	i := sort.Search(len(s), func(i int) bool { return s[i] >= h })
+	if i < len(s) && s[i] == h {
+		return s
+	}
+	if len(s) >= kmvK {
+		if i >= kmvK {
+			return s
+		}
+		s = s[:kmvK-1]
+	}
+	s = append(s, 0)
+	copy(s[i+1:], s[i:])
+	s[i] = h
+	return s
+}
+
+// kmvEstimate estimates the distinct hashes a sketch saw: (k-1) / the
+// k-th smallest hash as a fraction of the hash space.
+func kmvEstimate(s []uint64) int {
+	if len(s) < kmvK {
+		return len(s)
+	}
+	frac := float64(s[len(s)-1]) / math.MaxUint64
+	if frac <= 0 {
+		return len(s)
+	}
+	return int(float64(kmvK-1) / frac)
 }

@@ -57,6 +57,7 @@ type agg struct {
 	hasTS        bool
 	noTS         int // statements without a timestamp
 	stmts        float64
+	system       float64 // statements left out: only PostgreSQL system catalogs
 
 	seq     int64 // entries read
 	bad     map[string]*badShape
@@ -248,6 +249,12 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			}
 		}
 	case ctlDML:
+		if systemOnly(p.acc) {
+			// A client's look at PostgreSQL's own catalogs (pgbench and
+			// psql ask pg_class at start): not the application's work.
+			a.system += wt
+			return
+		}
 		a.stmts += wt
 		stmt := a.stmtBuf[:0] // copied by whatever keeps it (session, txn)
 		for i := range p.acc {
@@ -272,8 +279,13 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			}
 			return
 		}
-		if len(stmt) > 0 {
-			a.txn(stmt, wt)
+		// An autocommit write is a transaction of its own; an autocommit
+		// read is an operation (its fan-out counts), not a transaction.
+		for _, sm := range stmt {
+			if sm.ai.op.kind.IsWrite() {
+				a.txn(stmt, wt)
+				break
+			}
 		}
 	}
 }
@@ -406,6 +418,21 @@ func (a *agg) info(acc *access) *accInfo {
 	return ai
 }
 
+// systemOnly reports whether every table a statement accesses is one of
+// PostgreSQL's system catalogs (pg_class, pg_namespace, ...: the pg_
+// prefix is reserved for them).
+func systemOnly(acc []access) bool {
+	if len(acc) == 0 {
+		return false
+	}
+	for i := range acc {
+		if !strings.HasPrefix(strings.ToLower(acc[i].table), "pg_") {
+			return false
+		}
+	}
+	return true
+}
+
 // existing returns the index of the workload's table name (unquoted MySQL
 // names may differ in case), or -1.
 func (a *agg) existing(name string) int {
@@ -500,6 +527,9 @@ func (a *agg) finish() error {
 			parts = append(parts, fmt.Sprintf("%q (%d×, first at line %d: %v)", clip(b.text, 80), b.count, b.line, b.err))
 		}
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d statements could not be parsed and were left out, by shape: %s", a.badN, strings.Join(parts, "; ")))
+	}
+	if a.system > 0 {
+		a.warn(shardkey.Errorf(a.file, 0, "", "%s statements that only read PostgreSQL's system catalogs (pg_*) were left out: a client's own queries, not the application's", strconv.FormatFloat(a.system, 'f', -1, 64)))
 	}
 	if a.dropped > 0 {
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type (the first, %s); an equality or IN list value that does not convert matches no row, other conditions were left out", a.dropped, a.firstDrop))

@@ -66,7 +66,9 @@
 //
 // Transactions: statements are grouped by session between BEGIN (or START
 // TRANSACTION) and COMMIT, END or ROLLBACK, or, after SET autocommit = 0,
-// until COMMIT; any other statement is a transaction of its own. A session
+// until COMMIT (read-only blocks included); any other statement that writes
+// is a transaction of its own, and any other read is an operation only
+// (its fan-out counts among the operations', not among transactions). A session
 // that ends (disconnection, Quit) or is still open at the end of the log
 // closes its transaction. Transactions of the same sequence of operations
 // share a sampled group whose weights sum to its rate.

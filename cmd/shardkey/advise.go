@@ -131,6 +131,12 @@ Flags:
 			return err
 		}
 	}
+	// Warnings go to standard error, where they cannot be mistaken for a
+	// line of the advice (JSON, Markdown and HTML carry them in the
+	// document as well).
+	for _, wn := range adv.Warnings {
+		fmt.Fprintln(e.stderr, "warning: "+wn)
+	}
 	switch c.format {
 	case "json":
 		enc := json.NewEncoder(e.stdout)
@@ -187,7 +193,11 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	if err != nil {
 		return nil, err
 	}
-	out, notes, err := emit.Emit(format, l.w, d, emit.Options{Shards: adv.Shards, Engine: adv.Engine})
+	w := l.w
+	if cw := adv.Candidates[0].Workload(); cw != nil {
+		w = cw // with the columns the design carries into child tables
+	}
+	out, notes, err := emit.Emit(format, w, d, emit.Options{Shards: adv.Shards, Engine: adv.Engine})
 	if err != nil {
 		return nil, fmt.Errorf("--emit %s: %w", format, err)
 	}
@@ -195,7 +205,7 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 }
 
 func adviceTable(w io.Writer, adv *advisor.Advice) error {
-	fmt.Fprintf(w, "%s: advice for %d shards, engine %s\n\n", adv.Workload, adv.Shards, adv.Engine)
+	fmt.Fprintf(w, "%s: advice for %s, engine %s\n\n", adv.Workload, shardsText(adv.Shards), adv.Engine)
 	for _, s := range adv.Summary {
 		fmt.Fprintln(w, wrap(s, 88, ""))
 	}
@@ -208,8 +218,8 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		if as.Score.Transactions > 0 {
 			txn = pct(cr.CrossShardTxn)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Key, pct(cr.Local), pct(cr.SingleShard), txn, yesNo(cr.Boundary),
-			pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), pct(cr.Local), pct(cr.SingleShard), txn, yesNo(cr.Boundary),
+			largest(as), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nRanked by what matters most for a shard key, in order: the dominant operations single-shard and transactions on")
@@ -219,7 +229,7 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		if i >= 3 {
 			break
 		}
-		fmt.Fprintf(w, "\n== %d. %s: %s ==\n", as.Rank, as.Key, as.Verdict)
+		fmt.Fprintf(w, "\n== %d. %s: %s ==\n", as.Rank, as.Display(), as.Verdict)
 		fmt.Fprintf(w, "why considered: %s\n", as.Origin)
 		for _, r := range as.Reasons {
 			fmt.Fprintln(w, wrap("- "+r, 88, "  "))
@@ -241,7 +251,11 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		if adv.Candidates[0].Score.RequestsPerS > 0 {
 			fmt.Fprintf(w, "work ratio %.2f-%.2fx, busiest shard %s-%s units/s, ", conf.WorkRatio.Lo, conf.WorkRatio.Hi, num(conf.MaxShardWork.Lo), num(conf.MaxShardWork.Hi))
 		}
-		fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
+		if conf.LoadRatio.Hi > 0 {
+			fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
+		} else {
+			fmt.Fprint(w, "load ratio unknown (no row sample)")
+		}
 		if adv.Candidates[0].Score.Transactions > 0 {
 			fmt.Fprintf(w, ", cross-shard transactions %s-%s", pct(conf.CrossShardTxn.Lo), pct(conf.CrossShardTxn.Hi))
 		}
@@ -252,7 +266,11 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "shards\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\tcross-shard txns\tover capacity")
 		for _, r := range adv.Sweep {
-			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%.2fx\t%.2fx\t%.2f\t%s\t%d\n", r.Shards, num(r.MaxShardWork), r.WorkRatio, r.LoadRatio, r.Expected, r.FanoutMean, pct(r.CrossShardTxn), r.OverCapacity)
+			load := "-"
+			if r.LoadRatio > 0 {
+				load = ratioText(r.LoadRatio)
+			}
+			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%.2fx\t%.2f\t%s\t%d\n", r.Shards, num(r.MaxShardWork), r.WorkRatio, load, r.Expected, r.FanoutMean, pct(r.CrossShardTxn), r.OverCapacity)
 		}
 		tw.Flush()
 	}
@@ -263,10 +281,24 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 	for _, f := range adv.Flags {
 		fmt.Fprintln(w, wrap("flag: "+f, 88, "  "))
 	}
-	for _, wn := range adv.Warnings {
-		fmt.Fprintln(w, "warning: "+wn)
-	}
 	return nil
+}
+
+// largest is the largest partition's share, or "unknown" when nothing
+// measures it.
+func largest(as *advisor.Assessment) string {
+	if as.Criteria.LargestUnknown {
+		return "unknown"
+	}
+	return pct(as.Criteria.LargestPartition)
+}
+
+// shardsText is "1 shard" or "N shards".
+func shardsText(n int) string {
+	if n == 1 {
+		return "1 shard"
+	}
+	return strconv.Itoa(n) + " shards"
 }
 
 // txnPct is the cross-shard transaction share, or "-" when the workload
@@ -286,7 +318,7 @@ func yesNo(b bool) string {
 }
 
 func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
-	fmt.Fprintf(w, "# Shard key advice: %s\n\n%d shards, engine `%s`.\n\n", mdText(adv.Workload), adv.Shards, adv.Engine)
+	fmt.Fprintf(w, "# Shard key advice: %s\n\n%s, engine `%s`.\n\n", mdText(adv.Workload), shardsText(adv.Shards), adv.Engine)
 	for _, s := range adv.Summary {
 		fmt.Fprintf(w, "%s\n\n", mdText(s))
 	}
@@ -294,14 +326,14 @@ func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintln(w, "|---:|---|---:|---:|---|---:|---:|---:|---|")
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, mdCell(as.Key), pct(cr.SingleShard), txnPct(as),
-			yesNo(cr.Boundary), pct(cr.LargestPartition), num(cr.MaxShardWork), num(cr.AfterFixes), mdCell(mdText(as.Verdict)))
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, mdCell(as.Display()), pct(cr.SingleShard), txnPct(as),
+			yesNo(cr.Boundary), largest(as), num(cr.MaxShardWork), num(cr.AfterFixes), mdCell(mdText(as.Verdict)))
 	}
 	for i, as := range adv.Candidates {
 		if i >= 3 {
 			break
 		}
-		fmt.Fprintf(w, "\n## %d. `%s`\n\n%s\n\n", as.Rank, as.Key, mdText(as.Verdict))
+		fmt.Fprintf(w, "\n## %d. `%s`\n\n%s\n\n", as.Rank, as.Display(), mdText(as.Verdict))
 		for _, r := range as.Reasons {
 			fmt.Fprintf(w, "- %s\n", mdText(r))
 		}
@@ -419,7 +451,7 @@ func adviceHTML(w io.Writer, adv *advisor.Advice) error {
 	return adviceTmpl.Execute(w, map[string]any{"A": adv, "Cands": cands})
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo, "txnpct": txnPct}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "largest": largest}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -430,12 +462,12 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f3f4f6;
 svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;paint-order:stroke;stroke:#fafafa;stroke-width:3px}.mean{stroke:#888;stroke-dasharray:2 2}figcaption{font-size:13px;color:#555}.legend{margin:.2rem 0;columns:2}
 </style></head><body>
 <h1>Shard key advice: {{.A.Workload}}</h1>
-<p>{{.A.Shards}} shards, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
+<p>{{shards .A.Shards}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
-{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Key}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{pct .Criteria.LargestPartition}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
+{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>
-{{range .Cands}}<h2>{{.Rank}}. <code>{{.Key}}</code></h2><p>{{.Verdict}}</p>
+{{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
 {{with .Work}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}{{end}}
 {{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every shard; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}

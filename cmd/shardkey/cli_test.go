@@ -362,3 +362,39 @@ func TestAdviseDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseWarnings: a warning goes to standard error in table form (not
+// as a line of the advice) and into the document in every other format.
+func TestAdviseWarnings(t *testing.T) {
+	// One text value in a column of integers: a warning names it.
+	var sb strings.Builder
+	sb.WriteString("user_id\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&sb, "%d\n", i)
+	}
+	sb.WriteString("abc\n")
+	rows := writeFile(t, "rows.csv", sb.String())
+	q := writeFile(t, "q.jsonl", `{"where": {"user_id": "1"}}`+"\n"+`{"where": {"user_id": "2"}}`+"\n")
+	args := []string{"advise", "--rows", rows, "--queries", q, "--shards", "2", "--sweep", "", "--bootstrap", "0"}
+	code, out, errs := runCmd(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "warning: ") || strings.Contains(out, "warning: ") {
+		t.Errorf("table: want the warning on stderr only; stdout %q, stderr %q", out, errs)
+	}
+	for format, want := range map[string]string{"json": `"warnings": [`, "markdown": "## Warnings", "html": "<h2>Warnings</h2>"} {
+		_, out, _ := runCmd(t, "", append(args, "--format", format)...)
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: no warnings section %q in\n%s", format, want, out)
+		}
+	}
+}
+
+// TestAdviseOneShard: "1 shard", not "1 shards".
+func TestAdviseOneShard(t *testing.T) {
+	_, out, _ := runCmd(t, "", "advise", "--shards", "1", "--sweep", "", "--bootstrap", "0")
+	if !strings.Contains(out, "advice for 1 shard,") || strings.Contains(out, "1 shards") {
+		t.Errorf("want \"advice for 1 shard,\" and never \"1 shards\":\n%s", out)
+	}
+}

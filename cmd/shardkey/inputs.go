@@ -53,6 +53,7 @@ type common struct {
 	logFormat  string
 	from       string
 	sampleRows int
+	schema     string
 }
 
 func (c *common) register(fs *flag.FlagSet, withInputs bool) {
@@ -65,6 +66,7 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 		fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
 		fs.StringVar(&c.from, "from", "", "live database `DSN` (postgres://... or mysql://...), read-only")
 		fs.IntVar(&c.sampleRows, "sample-rows", 100000, "rows sampled per table with --from")
+		fs.StringVar(&c.schema, "schema", "", "schema `file.sql` of CREATE TABLE statements (PostgreSQL or MySQL): columns in order, primary and foreign keys")
 		fs.Var(&c.colTypes, "column-type", "column type `COL=TYPE` (int16, int32, int64, uint64, float32, float64, text, bytes, uuid, timestamp, objectid, date, bool, extjson); repeatable")
 	}
 	fs.StringVar(&c.variant, "variant", "", "scenario `variant` (see the scenario's variants)")
@@ -170,6 +172,8 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		if w, err = scenario.Build(spec, c.variant); err != nil {
 			return nil, err
 		}
+	case c.schema != "" && !hasSamples:
+		return nil, usageErr("--schema describes the tables of --rows, --queries, --txns, --log or --from; give one of them too")
 	case c.workload != "" && hasSamples:
 		return nil, usageErr("give either --workload or --rows/--queries/--txns, not both")
 	case c.workload != "":
@@ -215,6 +219,14 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 			}
 			w.Tables = append(w.Tables, t)
 			names = append(names, file)
+		}
+		if c.schema != "" {
+			cat, err := livedb.ReadSchema(c.schema)
+			if err != nil {
+				return nil, err
+			}
+			livedb.MergeCatalog(w, cat)
+			names = append(names, c.schema)
 		}
 		b := input.NewBuilder(w, opts)
 		if c.stream && len(c.keys) > 0 && len(c.queries)+len(c.txns) > 0 && len(c.logs) == 0 && b.Frozen() {

@@ -47,9 +47,19 @@ func formatNames[T any](fs []struct {
 	return names
 }
 
-// render writes r in format, one of scoreFormats (validated with the
-// flags).
-func render(w io.Writer, format string, r *report) error {
+// render writes r in format to w, one of scoreFormats (validated with
+// the flags); warnings (the workload's and each candidate's) go to werr,
+// where they cannot be taken for a line of the table, and into the JSON
+// and Markdown documents as well.
+func render(w, werr io.Writer, format string, r *report) error {
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(werr, "warning: %s\n", wn)
+	}
+	for _, c := range r.Ranked() {
+		for _, wn := range c.Warnings {
+			fmt.Fprintf(werr, "warning: %s\n", wn)
+		}
+	}
 	for _, f := range scoreFormats {
 		if f.name == format {
 			return f.render(w, r)
@@ -162,12 +172,6 @@ func renderTable(w io.Writer, r *report) error {
 			}
 			fmt.Fprintf(w, "adding a shard (%d -> %d) moves: %s\n", c.Shards, c.Shards+1, strings.Join(parts, "; "))
 		}
-		for _, wn := range c.Warnings {
-			fmt.Fprintf(w, "warning: %s\n", wn)
-		}
-	}
-	for _, wn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 	return nil
 }
@@ -242,6 +246,27 @@ func ops(w io.Writer, c *sim.Candidate) {
 
 func keyLine(w io.Writer, c *sim.Candidate) {
 	for _, t := range c.Tables {
+		if t.Rows == 0 && t.Basis == "" || t.Basis == "traffic" && t.Cardinality == 0 {
+			fmt.Fprintf(w, "key %s on %s: no row sample and no statement binding it to a value: distinct values, skew and monotonicity unknown\n", strings.Join(t.Columns, ", "), t.Table)
+			continue
+		}
+		if t.Basis == "traffic" {
+			top := ""
+			if len(t.TopValues) > 0 {
+				top = fmt.Sprintf(", hottest %s = %s at %s of the requests naming it", strings.Join(t.Columns, ", "), t.TopValues[0].Value, pct(t.TopValues[0].Share))
+			}
+			about := ""
+			if t.Estimated {
+				about = "about "
+			}
+			mono := fmt.Sprintf("inserted values not monotonic (r = %.2f)", t.Monotonicity)
+			if t.Monotonic {
+				mono = fmt.Sprintf("inserted values MONOTONIC (r = %.2f)", t.Monotonicity)
+			}
+			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample): %s%s distinct values in the statements%s, entropy %.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
+				strings.Join(t.Columns, ", "), t.Table, about, commas(int64(t.Cardinality)), top, t.Entropy, mono, commas(int64(t.Cardinality)), c.Shards, ratioText(t.ExpectedMaxLoadRatio))
+			continue
+		}
 		top := ""
 		if len(t.TopValues) > 0 {
 			top = fmt.Sprintf(", hottest %s at %s of rows' weight", t.TopValues[0].Value, pct(t.TopValues[0].Share))
@@ -304,8 +329,11 @@ func renderMarkdown(w io.Writer, r *report) error {
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", mdCell(mdText(o.Name)), num(o.RequestsPerS), num(o.WorkPerS), o.FanoutMean, num(o.FanoutP99), pct(o.ScatterFraction))
 		}
 		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
-		for _, wn := range c.Warnings {
-			fmt.Fprintf(w, "\nWarning: %s\n", mdText(wn))
+		if len(c.Warnings) > 0 {
+			fmt.Fprintln(w, "\nWarnings:")
+			for _, wn := range c.Warnings {
+				fmt.Fprintf(w, "- %s\n", mdText(wn))
+			}
 		}
 	}
 	if len(r.Warnings) > 0 {

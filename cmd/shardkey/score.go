@@ -59,7 +59,7 @@ Flags:
 			return err
 		}
 	}
-	if err := render(e.stdout, c.format, newReport(l, cands)); err != nil {
+	if err := render(e.stdout, e.stderr, c.format, newReport(l, cands)); err != nil {
 		return err
 	}
 	if nf.on() && c.format != "json" {
@@ -124,7 +124,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	if err := render(e.stdout, c.format, newReport(l, cands)); err != nil {
+	if err := render(e.stdout, e.stderr, c.format, newReport(l, cands)); err != nil {
 		return err
 	}
 	if c.format == "table" && c.variant == "" && len(spec.Variants) > 0 {

@@ -1,0 +1,295 @@
+package advisor
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// Capacity is what the recommended design does against the per-shard
+// capacity, before and after every proposed fix, re-simulated.
+type Capacity struct {
+	// Capacity is the work one shard can do (units/s).
+	Capacity float64 `json:"capacity"`
+	// Before and After are the design's numbers as scored and with every
+	// fix applied; AfterKey is the design the fixes lead to.
+	Before   *Nums  `json:"before"`
+	After    *Nums  `json:"after"`
+	AfterKey string `json:"after_key"`
+	// Applied lists the fixes the re-simulation applies; NotSimulated
+	// those it cannot (a cache's hit rate is not in the workload).
+	Applied      []string `json:"applied"`
+	NotSimulated []string `json:"not_simulated,omitempty"`
+	// ShardsNeeded is the fewest shards (doubling from the current count,
+	// up to 65,536) that leave no shard over capacity with every fix
+	// applied; 0 when none does (one key value alone exceeds a shard).
+	ShardsNeeded int `json:"shards_needed"`
+}
+
+// afterFixes applies every fix proposed for as to a copy of its workload
+// and design and scores the result: isolation and salting through the
+// design; a replica, a read model or a warehouse takes its operation off
+// the serving shards; a global index or projection becomes a table keyed
+// by the looked-up column, read by the lookup and written with its table;
+// a shard-encoded id routes a lookup to the row's shard.
+func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload, string, *sim.Candidate, []string, []string) {
+	w := as.w
+	key := as.Key
+	var applied, skipped []string
+	for _, f := range as.Fixes {
+		switch f.Kind {
+		case "isolate":
+			key = f.Key
+			applied = append(applied, "isolate "+f.Target)
+		}
+	}
+	for _, f := range as.Fixes {
+		if f.Kind == "salt" && f.Key != "" {
+			// Salt the value on top of the isolation.
+			if d, err := shardkey.ParseDesign(key); err == nil && d.Default != nil {
+				if sd, err := shardkey.ParseDesign(f.Key); err == nil && sd.Default != nil {
+					if s, ok := sd.Default.(*shardkey.SaltExpr); ok {
+						rest := strings.TrimPrefix(d.Text, d.Default.String())
+						key = fmt.Sprintf("salt(%s, %d, top=%d)%s", d.Default, s.K, s.Top, rest)
+						applied = append(applied, "salt "+f.Target)
+					}
+				}
+			}
+		}
+	}
+	dw := *w
+	dw.Ops = append([]*shardkey.Operation(nil), w.Ops...)
+	dw.Tables = append([]*shardkey.Table(nil), w.Tables...)
+	dw.Txns = append([]shardkey.Txn(nil), w.Txns...)
+	opIndex := func(name string) int {
+		for i, op := range dw.Ops {
+			if op.Name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	d, _ := shardkey.ParseDesign(as.Key)
+	for _, f := range as.Fixes {
+		i := opIndex(f.Target)
+		switch f.Kind {
+		case "replica", "read-model":
+			if i < 0 {
+				continue
+			}
+			dw.Ops = append(dw.Ops[:i:i], dw.Ops[i+1:]...)
+			applied = append(applied, fmt.Sprintf("%s off the serving shards", f.Target))
+		case "global-index":
+			if i < 0 || len(dw.Ops[i].Instances) == 0 {
+				continue
+			}
+			if k, ok := addIndexTable(&dw, i); ok {
+				key += "; " + k
+				applied = append(applied, fmt.Sprintf("%s through %s", f.Target, k))
+			}
+		case "shard-encoded-id":
+			if i < 0 || d == nil {
+				continue
+			}
+			if encodeShard(&dw, i, d) {
+				applied = append(applied, f.Target+" by its shard-encoded id")
+			}
+		case "cache":
+			skipped = append(skipped, "a cache for "+f.Target+" (its hit rate is not in the workload)")
+		}
+	}
+	c, err := sim.Score(&dw, key, o)
+	if err != nil {
+		return nil, "", nil, nil, nil
+	}
+	return &dw, key, c, applied, skipped
+}
+
+// addIndexTable adds to w a lookup table for operation i, keyed by the
+// column it looks up (its first equality): the operation reads it, and
+// every write of the operation's table that binds the column writes it
+// too (synchronous maintenance, so a transaction's writes may cross
+// shards). It returns the table's design entry.
+func addIndexTable(w *shardkey.Workload, i int) (string, bool) {
+	op := w.Ops[i]
+	t := w.Tables[op.Table]
+	col := -1
+	for _, c := range op.Instances[0].Conds {
+		if c.Op == shardkey.Eq || c.Op == shardkey.In {
+			col = c.Col
+			break
+		}
+	}
+	if col < 0 {
+		return "", false
+	}
+	name := fmt.Sprintf("%s_by_%s", t.Name, t.Columns[col].Name)
+	if w.TableIndex(name) >= 0 {
+		return "", false
+	}
+	idx := &shardkey.Table{Name: name, Columns: []*shardkey.Column{t.Columns[col]}, Rows: t.Rows}
+	w.Tables = append(w.Tables, idx)
+	ti := len(w.Tables) - 1
+	only := func(conds []shardkey.Cond) ([]shardkey.Cond, bool) {
+		for _, c := range conds {
+			if c.Col == col {
+				c.Col = 0
+				return []shardkey.Cond{c}, true
+			}
+		}
+		return nil, false
+	}
+	read := *op
+	read.Table = ti
+	read.Instances = make([]shardkey.Instance, 0, len(op.Instances))
+	for _, in := range op.Instances {
+		if cs, ok := only(in.Conds); ok {
+			read.Instances = append(read.Instances, shardkey.Instance{Weight: in.Weight, Conds: cs})
+		}
+	}
+	w.Ops[i] = &read
+	n := len(w.Ops)
+	for _, o := range w.Ops[:n] {
+		if o.Table != op.Table || !o.Kind.IsWrite() {
+			continue
+		}
+		twin := *o
+		twin.Name = o.Name + " (index)"
+		twin.Table = ti
+		twin.Instances = nil
+		for _, in := range o.Instances {
+			if cs, ok := only(in.Conds); ok {
+				twin.Instances = append(twin.Instances, shardkey.Instance{Weight: in.Weight, Conds: cs})
+			}
+		}
+		if len(twin.Instances) > 0 {
+			w.Ops = append(w.Ops, &twin)
+		}
+	}
+	for k, tx := range w.Txns {
+		var add []shardkey.Stmt
+		for _, st := range tx.Stmts {
+			if st.Table == op.Table && st.Kind.IsWrite() {
+				if cs, ok := only(st.Conds); ok {
+					add = append(add, shardkey.Stmt{Table: ti, Kind: st.Kind, Conds: cs})
+				}
+			}
+		}
+		if len(add) > 0 {
+			w.Txns[k].Stmts = append(append([]shardkey.Stmt(nil), tx.Stmts...), add...)
+		}
+	}
+	return name + ":hash(" + t.Columns[col].Name + ")", true
+}
+
+// encodeShard makes operation i's lookups by an id carry the key value of
+// the row the id names (the id encodes the row's shard), from the table's
+// row sample.
+func encodeShard(w *shardkey.Workload, i int, d *shardkey.Design) bool {
+	op := w.Ops[i]
+	t := w.Tables[op.Table]
+	e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+	if e == nil || len(e.Columns()) != 1 || len(op.Instances) == 0 {
+		return false
+	}
+	kc := t.ColumnIndex(e.Columns()[0])
+	idc := -1
+	for _, c := range op.Instances[0].Conds {
+		if c.Op == shardkey.Eq && c.Col != kc {
+			idc = c.Col
+			break
+		}
+	}
+	if kc < 0 || idc < 0 {
+		return false
+	}
+	m := map[shardkey.Value]shardkey.Value{}
+	for r := 0; r < t.Rows; r++ {
+		m[t.Columns[idc].Value(r).Canonical()] = t.Columns[kc].Value(r)
+	}
+	nop := *op
+	nop.Instances = make([]shardkey.Instance, len(op.Instances))
+	for j, in := range op.Instances {
+		in.Conds = withRoot(in.Conds, idc, kc, func(v shardkey.Value) (shardkey.Value, bool) {
+			x, ok := m[v.Canonical()]
+			return x, ok && !x.IsNull()
+		})
+		nop.Instances[j] = in
+	}
+	w.Ops[i] = &nop
+	return true
+}
+
+// capacityCheck fills as's after-fixes figure and, when the workload has
+// a capacity, what it takes to bring every shard under it.
+func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
+	dw, key, c, applied, skipped := a.afterFixes(as, o)
+	if c == nil {
+		return nil
+	}
+	as.Criteria.AfterFixes = c.MaxShardWork
+	capacity := as.w.Capacity
+	if capacity <= 0 {
+		return nil
+	}
+	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: applied, NotSimulated: skipped}
+	if len(c.OverCapacity) == 0 {
+		out.ShardsNeeded = o.Shards
+		return out
+	}
+	for n := o.Shards * 2; n <= 1<<16; n *= 2 {
+		oo := o
+		oo.Shards = n
+		x, err := sim.Score(dw, key, oo)
+		if err != nil {
+			break
+		}
+		if len(x.OverCapacity) == 0 {
+			out.ShardsNeeded = n
+			break
+		}
+		// More shards cannot help once the busiest shard no longer
+		// falls: one value, or scatter-gather work on every shard.
+		if x.MaxShardWork >= c.MaxShardWork*0.97 && n >= o.Shards*4 {
+			break
+		}
+		c = x
+	}
+	return out
+}
+
+// capacityText is the headline about capacity: first in the summary.
+func capacityText(cp *Capacity, n int) string {
+	if cp == nil || cp.Before.OverCapacity == 0 {
+		return ""
+	}
+	over := cp.Before.OverCapacity
+	who := fmt.Sprintf("%d of %d shards %s", over, n, plural(over, "exceeds", "exceed"))
+	if n == 1 {
+		who = "the only shard exceeds"
+	}
+	head := fmt.Sprintf("Over capacity: %s %s units/s (busiest %s/s)", who, fmtF(cp.Capacity), fmtF(cp.Before.MaxShardWork))
+	with := "no fix applies"
+	if len(cp.Applied) > 0 {
+		with = "with every proposed fix applied and re-simulated (" + strings.Join(cp.Applied, "; ") + ")"
+		switch {
+		case cp.After.OverCapacity == 0:
+			return fmt.Sprintf("%s. %s, every shard is under it: busiest %s/s.", head, upper(with), fmtF(cp.After.MaxShardWork))
+		default:
+			with += fmt.Sprintf(", %d still %s (busiest %s/s)", cp.After.OverCapacity, plural(cp.After.OverCapacity, "does", "do"), fmtF(cp.After.MaxShardWork))
+		}
+	}
+	if cp.ShardsNeeded > 0 {
+		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the first of %d, %d, ... that does).", head, with, cp.ShardsNeeded, n*2, n*4)
+	}
+	return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's or every shard's share of scatter-gather; cache the hot reads, salt the hot writes, or move the scatter-gather operations off the serving shards.", head, with)
+}
+
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
