@@ -27,9 +27,9 @@ const (
 	// not every key.
 	MaxDirectoryBytes   = 64 << 20
 	MaxDirectoryEntries = 1_000_000
-	// MaxRowFileBytes bounds a row sample file (CSV, TSV, JSONL,
-	// Parquet), which is held in memory: sample larger tables first
-	// (--sample-rows with --from; shuf -n for a file).
+	// MaxRowFileBytes bounds the CSV row file read whole into memory (and
+	// parsed in parallel chunks); a larger one is read record by record,
+	// so memory holds the table's typed columns, not the file.
 	MaxRowFileBytes = 256 << 20
 )
 

@@ -84,25 +84,23 @@ func TableName(arg string) (name, file string) {
 	return strings.TrimSuffix(base, filepath.Ext(base)), arg
 }
 
+// fastCSVMax is the largest CSV file read whole into memory and parsed in
+// parallel chunks (a variable so that tests can lower it).
+var fastCSVMax int64 = shardkey.MaxRowFileBytes
+
 // ReadRows reads a row file (CSV or JSONL by extension: .csv, .tsv, .jsonl,
-// .ndjson, .json) into a new table named name. A row file is a sample held
-// in memory: at most shardkey.MaxRowFileBytes (a larger regular file is
-// refused before reading; a stream stops there), with an error saying how
-// to sample it.
+// .ndjson, .json; or Parquet) into a new table named name. The table holds
+// the rows as typed columns; the file itself is held in memory only when it
+// is a regular CSV file of at most shardkey.MaxRowFileBytes (read in
+// parallel chunks); larger files and streams are read record by record. A
+// line may be at most shardkey.MaxLineBytes.
 func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 	f, err := openInput(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var in io.Reader = f
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		if st.Size() > shardkey.MaxRowFileBytes {
-			return nil, shardkey.Errorf(file, 0, "", "%d MiB: a row sample file is held in memory and may have at most %d MiB; sample the table (shuf -n 1000000 FILE, keeping the header; or --from with --sample-rows)", st.Size()>>20, shardkey.MaxRowFileBytes>>20)
-		}
-	} else {
-		in = &shardkey.BoundedReader{R: f, File: file, What: "a row sample file", Max: shardkey.MaxRowFileBytes, MaxLine: shardkey.MaxLineBytes}
-	}
+	var in io.Reader = &shardkey.BoundedReader{R: f, File: file, What: "a row sample file", MaxLine: shardkey.MaxLineBytes}
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".jsonl", ".ndjson", ".json":
 		return readJSONLRows(in, file, name, o)
@@ -111,7 +109,7 @@ func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 		if strings.HasSuffix(strings.ToLower(file), ".tsv") {
 			sep = '\t'
 		}
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() <= fastCSVMax {
 			data := make([]byte, st.Size())
 			quoted, err := readAllAt(f, data)
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -48,6 +49,9 @@ func (lr *lineReader) next() ([]byte, bool) {
 
 func (lr *lineReader) err() error {
 	if err := lr.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return shardkey.Errorf(lr.file, lr.line+1, "", "line longer than %d MiB", maxLine>>20)
+		}
 		return shardkey.Errorf(lr.file, lr.line+1, "", "%v", err)
 	}
 	return nil
