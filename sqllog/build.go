@@ -529,7 +529,11 @@ func (a *agg) finish() error {
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d statements could not be parsed and were left out, by shape: %s", a.badN, strings.Join(parts, "; ")))
 	}
 	if a.system > 0 {
-		a.warn(shardkey.Errorf(a.file, 0, "", "%s statements that only read PostgreSQL's system catalogs (pg_*) were left out: a client's own queries, not the application's", strconv.FormatFloat(a.system, 'f', -1, 64)))
+		what := "statements that only read PostgreSQL's system catalogs (pg_*) were"
+		if a.system == 1 {
+			what = "statement that only reads PostgreSQL's system catalogs (pg_*) was"
+		}
+		a.warn(shardkey.Errorf(a.file, 0, "", "%s %s left out: a client's own queries, not the application's", strconv.FormatFloat(a.system, 'f', -1, 64), what))
 	}
 	if a.dropped > 0 {
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type (the first, %s); an equality or IN list value that does not convert matches no row, other conditions were left out", a.dropped, a.firstDrop))
