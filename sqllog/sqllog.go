@@ -153,6 +153,9 @@ func readSources(ctx context.Context, w *shardkey.Workload, name string, srcs []
 	if perr != nil {
 		return perr
 	}
+	if testHookDrained != nil {
+		testHookDrained()
+	}
 	if rs.entries == 0 {
 		return shardkey.Errorf(rs.file, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
 	}
