@@ -391,6 +391,7 @@ func (p *pipeline) worker() {
 	var buf []byte
 	for j := range p.work {
 		j.results = make([]result, len(j.entries))
+		var sl slabs // the batch's slice headers, a few allocations for all
 		for i := range j.entries {
 			e := &j.entries[i]
 			if e.sql == "" {
@@ -405,7 +406,7 @@ func (p *pipeline) worker() {
 				if e.hasParams {
 					params, _ = pgParams(e.params)
 				}
-				r.vals = make([][][]rv, len(t.parts))
+				r.vals = sl.parts(len(t.parts))
 				for k := range t.parts {
 					switch {
 					case t.parts[k].ctl != ctlDML:
@@ -414,7 +415,7 @@ func (p *pipeline) worker() {
 						// the part's columns against the workload.
 						r.slots, r.params = slots, params
 					default:
-						r.vals[k] = t.parts[k].bind(slots, params)
+						r.vals[k] = t.parts[k].bindInto(sl.accs(len(t.parts[k].acc)), slots, params)
 					}
 				}
 			}
@@ -422,6 +423,32 @@ func (p *pipeline) worker() {
 		}
 		close(j.ready)
 	}
+}
+
+// slabs hands out the slice headers of one batch's results from a few
+// large allocations instead of two per statement. Only the headers: the
+// values they point to are allocated by bind, since a sample may keep
+// them after the batch (limits.detach copies what reservoirs keep; an
+// open transaction keeps its statements' values).
+type slabs struct {
+	p [][][]rv
+	a [][]rv
+}
+
+func (s *slabs) parts(n int) [][][]rv {
+	if cap(s.p)-len(s.p) < n {
+		s.p = make([][][]rv, 0, max(n, 256))
+	}
+	s.p = s.p[:len(s.p)+n]
+	return s.p[len(s.p)-n : len(s.p) : len(s.p)]
+}
+
+func (s *slabs) accs(n int) [][]rv {
+	if cap(s.a)-len(s.a) < n {
+		s.a = make([][]rv, 0, max(n, 512))
+	}
+	s.a = s.a[:len(s.a)+n]
+	return s.a[len(s.a)-n : len(s.a) : len(s.a)]
 }
 
 func (p *pipeline) send(entries []entry) error {
