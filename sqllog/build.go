@@ -208,8 +208,9 @@ func (a *agg) add(entries []entry, results []result) error {
 	return nil
 }
 
-// testHookAdd, when set (by tests), runs after each batch is aggregated.
-var testHookAdd func()
+// testHookAdd, when set (by tests), runs after each batch is aggregated;
+// testHookDrained once every batch is, before the workload is finished.
+var testHookAdd, testHookDrained func()
 
 func (a *agg) sess(id string) *session {
 	s := a.sessions[id]

@@ -206,6 +206,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 	startLine := 0
 	found := false
 	sessions := map[string]string{}
+	var timeBuf []byte
 	finish := func() error {
 		s := strings.TrimSpace(string(sql))
 		sql = sql[:0]
@@ -241,7 +242,11 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 			}
 			found = true
 			if v, ok := bytes.CutPrefix(line, []byte("# Time: ")); ok {
-				if h, ok := parseGeneralHead(append(bytes.TrimSpace(v), []byte(" 1 Query")...)); ok && h.hasTS {
+				// A copy: appending to v would write over the next
+				// line in the reader's buffer.
+				head := append(append(timeBuf[:0], bytes.TrimSpace(v)...), " 1 Query"...)
+				timeBuf = head
+				if h, ok := parseGeneralHead(head); ok && h.hasTS {
 					ts, hasTS = h.ts, true
 				}
 			}

@@ -195,6 +195,9 @@ func readSources(ctx context.Context, w *shardkey.Workload, name string, srcs []
 	if perr != nil {
 		return perr
 	}
+	if testHookDrained != nil {
+		testHookDrained()
+	}
 	if rs.entries == 0 {
 		return shardkey.Errorf(rs.file, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
 	}
@@ -474,6 +477,7 @@ func (p *pipeline) worker() {
 	var buf []byte
 	for j := range p.work {
 		j.results = make([]result, len(j.entries))
+		var sl slabs // the batch's slice headers, a few allocations for all
 		for i := range j.entries {
 			e := &j.entries[i]
 			if e.sql == "" {
@@ -488,7 +492,7 @@ func (p *pipeline) worker() {
 				if e.hasParams {
 					params, _ = pgParams(e.params)
 				}
-				r.vals = make([][][]rv, len(t.parts))
+				r.vals = sl.parts(len(t.parts))
 				for k := range t.parts {
 					switch {
 					case t.parts[k].ctl != ctlDML:
@@ -497,7 +501,7 @@ func (p *pipeline) worker() {
 						// the part's columns against the workload.
 						r.slots, r.params = slots, params
 					default:
-						r.vals[k] = t.parts[k].bind(slots, params)
+						r.vals[k] = t.parts[k].bindInto(sl.accs(len(t.parts[k].acc)), slots, params)
 					}
 				}
 			}
@@ -505,6 +509,32 @@ func (p *pipeline) worker() {
 		}
 		close(j.ready)
 	}
+}
+
+// slabs hands out the slice headers of one batch's results from a few
+// large allocations instead of two per statement. Only the headers: the
+// values they point to are allocated by bind, since a sample may keep
+// them after the batch (limits.detach copies what reservoirs keep; an
+// open transaction keeps its statements' values).
+type slabs struct {
+	p [][][]rv
+	a [][]rv
+}
+
+func (s *slabs) parts(n int) [][][]rv {
+	if cap(s.p)-len(s.p) < n {
+		s.p = make([][][]rv, 0, max(n, 256))
+	}
+	s.p = s.p[:len(s.p)+n]
+	return s.p[len(s.p)-n : len(s.p) : len(s.p)]
+}
+
+func (s *slabs) accs(n int) [][]rv {
+	if cap(s.a)-len(s.a) < n {
+		s.a = make([][]rv, 0, max(n, 512))
+	}
+	s.a = s.a[:len(s.a)+n]
+	return s.a[len(s.a)-n : len(s.a) : len(s.a)]
 }
 
 func (p *pipeline) send(entries []entry) error {

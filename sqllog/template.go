@@ -170,7 +170,11 @@ type rv struct {
 // bind resolves every value of part p from the statement's literals and
 // parameters, accesses one after another, predicates in order.
 func (p *part) bind(slots, params []lit) [][]rv {
-	out := make([][]rv, len(p.acc))
+	return p.bindInto(make([][]rv, len(p.acc)), slots, params)
+}
+
+// bindInto is bind writing into out, which holds len(p.acc) slices.
+func (p *part) bindInto(out [][]rv, slots, params []lit) [][]rv {
 	for i := range p.acc {
 		a := &p.acc[i]
 		vals := make([]rv, 0, a.nvals())
