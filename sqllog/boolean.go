@@ -453,6 +453,84 @@ func compareConst(op string, a, b arg) (string, bool) {
 	return "false", true
 }
 
+// foldable reports whether foldFunc folds calls of name.
+func foldable(name string) bool {
+	switch strings.ToLower(name) {
+	case "abs", "lower", "lcase", "upper", "ucase", "coalesce", "ifnull", "least", "greatest":
+		return true
+	}
+	return false
+}
+
+// slotArgs reports whether some of args is a literal the shape text
+// replaced by a placeholder.
+func slotArgs(args []*xexpr) bool {
+	for _, a := range args {
+		if a != nil && a.kind == xVal && a.val.kind == argSlot {
+			return true
+		}
+	}
+	return false
+}
+
+// foldFunc folds a call of an immutable function over literals written in
+// the statement, as PostgreSQL's eval_const_expressions and Vitess's
+// evalengine do before routing: abs, lower, upper, coalesce, least and
+// greatest of integers. Anything else is no value.
+func foldFunc(name string, args []*xexpr) *xexpr {
+	lits := make([]lit, len(args))
+	for i, a := range args {
+		if a == nil || a.kind != xVal || a.val.kind != argLit || a.val.array {
+			return &xexpr{}
+		}
+		lits[i] = a.val.resolve(nil, nil).lit
+	}
+	val := func(l lit) *xexpr { return &xexpr{kind: xVal, val: arg{kind: argLit, lit: l}} }
+	ints := func() ([]*big.Int, bool) {
+		out := make([]*big.Int, len(lits))
+		for i, l := range lits {
+			n, ok := new(big.Int).SetString(l.s, 10)
+			if l.kind != litNum || !ok {
+				return nil, false
+			}
+			out[i] = n
+		}
+		return out, len(out) > 0
+	}
+	switch strings.ToLower(name) {
+	case "abs":
+		if ns, ok := ints(); ok && len(ns) == 1 {
+			return val(lit{kind: litNum, s: ns[0].Abs(ns[0]).String()})
+		}
+	case "lower", "lcase":
+		if len(lits) == 1 && lits[0].kind == litStr {
+			return val(lit{kind: litStr, s: strings.ToLower(lits[0].s)})
+		}
+	case "upper", "ucase":
+		if len(lits) == 1 && lits[0].kind == litStr {
+			return val(lit{kind: litStr, s: strings.ToUpper(lits[0].s)})
+		}
+	case "coalesce", "ifnull":
+		for _, l := range lits {
+			if l.kind != litNull {
+				return val(l)
+			}
+		}
+		return val(lit{kind: litNull})
+	case "least", "greatest":
+		if ns, ok := ints(); ok {
+			best := ns[0]
+			for _, n := range ns[1:] {
+				if c := n.Cmp(best); c < 0 && name == "least" || c > 0 && name == "greatest" {
+					best = n
+				}
+			}
+			return val(lit{kind: litNum, s: best.String()})
+		}
+	}
+	return &xexpr{}
+}
+
 // numPrefix returns the number a string's numeric prefix spells, 0 for
 // none ('12abc' is 12, 'aa' is 0), as MySQL converts it.
 func numPrefix(s string) *big.Float {

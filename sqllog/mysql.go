@@ -547,19 +547,26 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			v.val.neg = !v.val.neg
 			return v
 		}
+		if x.Operator == sqlparser.UPlusOp && v != nil && v.kind == xVal {
+			return v
+		}
 		return &xexpr{}
 	case *sqlparser.Default:
 		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
 	case *sqlparser.CurTimeFuncExpr:
 		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
 	case *sqlparser.FuncExpr:
+		var args []*xexpr
 		for _, a := range x.Exprs {
-			myExpr(a, sc, acc, ctes)
+			args = append(args, myExpr(a, sc, acc, ctes))
 		}
 		if k := freshFunc(x.Name.Lowered()); k != argUnknown {
 			return &xexpr{kind: xVal, val: arg{kind: k}}
 		}
-		return &xexpr{}
+		if foldable(x.Name.Lowered()) && slotArgs(args) {
+			sc.slotConst = true // read as written, where it folds
+		}
+		return foldFunc(x.Name.Lowered(), args)
 	case *sqlparser.CastExpr:
 		return myExpr(x.Expr, sc, acc, ctes)
 	case *sqlparser.ConvertExpr:

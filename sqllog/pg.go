@@ -529,11 +529,18 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
 	case n.GetFuncCall() != nil:
 		fc := n.GetFuncCall()
+		var args []*xexpr
 		for _, a := range fc.Args {
-			pgExpr(a, sc, acc, ctes)
+			args = append(args, pgExpr(a, sc, acc, ctes))
 		}
 		if k := freshFunc(pgName(fc.Funcname)); k != argUnknown {
 			return &xexpr{kind: xVal, val: arg{kind: k}}
+		}
+		if fc.Over == nil && !fc.AggStar && len(fc.AggOrder) == 0 {
+			if foldable(pgName(fc.Funcname)) && slotArgs(args) {
+				sc.slotConst = true // read as written, where it folds
+			}
+			return foldFunc(pgName(fc.Funcname), args)
 		}
 		return &xexpr{}
 	case n.GetRowExpr() != nil:
@@ -561,6 +568,22 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			x.kids = append(x.kids, k)
 		}
 		return x
+	case n.GetCoalesceExpr() != nil, n.GetMinMaxExpr() != nil:
+		name, list := "coalesce", n.GetCoalesceExpr().GetArgs()
+		if mm := n.GetMinMaxExpr(); mm != nil {
+			name, list = "least", mm.Args
+			if mm.Op == pg.MinMaxOp_IS_GREATEST {
+				name = "greatest"
+			}
+		}
+		var args []*xexpr
+		for _, a := range list {
+			args = append(args, pgExpr(a, sc, acc, ctes))
+		}
+		if slotArgs(args) {
+			sc.slotConst = true
+		}
+		return foldFunc(name, args)
 	case n.GetNullTest() != nil:
 		nt := n.GetNullTest()
 		x := &xexpr{kind: xIsNull, kids: []*xexpr{orOther(pgExpr(nt.Arg, sc, acc, ctes))}}
@@ -594,6 +617,9 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	op := pgName(e.Name)
 	switch e.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:
+		if e.Lexpr == nil && op == "+" { // unary plus
+			return pgExpr(e.Rexpr, sc, acc, ctes)
+		}
 		if e.Lexpr == nil && op == "-" { // unary minus
 			x := pgExpr(e.Rexpr, sc, acc, ctes)
 			if x != nil && x.kind == xVal {
