@@ -61,6 +61,22 @@ func (s *scope) imply(e *xexpr) implied {
 		return implied{}
 	}
 	switch e.kind {
+	case xVal:
+		// A value as a condition (MySQL's WHERE 0, WHERE 1): true when a
+		// non-zero number, false for zero or NULL (Vitess's
+		// IsConstantBool through its evalengine).
+		switch {
+		case e.val.kind == argSlot:
+			s.slotConst = true
+		case e.val.kind == argLit:
+			l := e.val.resolve(nil, nil).lit
+			if l.kind == litNull {
+				return implied{never: true}
+			}
+			if f, ok := new(big.Float).SetString(l.s); ok && l.kind == litNum {
+				return implied{never: f.Sign() == 0}
+			}
+		}
 	case xConst:
 		// (subfalse: a subquery that returns no row, false; Vitess
 		// merges its None route into the statement's only through AND.)

@@ -147,6 +147,8 @@ func TestRouting_None(t *testing.T) {
 	checkRoutes(t, []routeCase{
 		{sql: "SELECT * FROM t WHERE 1 = 0", kind: "none"},
 		{sql: "SELECT * FROM t WHERE false", kind: "none"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE 0", kind: "none"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE 1 AND id = 2", values: []int{2}},
 		{sql: "SELECT * FROM t WHERE id = 5 AND 1 = 0", kind: "none"},
 		{sql: "SELECT * FROM t WHERE id = NULL", kind: "none"},
 		{sql: "SELECT * FROM t WHERE id IN (NULL)", kind: "none"},
