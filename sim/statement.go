@@ -44,7 +44,7 @@ type Access struct {
 func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 	if len(accs) == 1 {
 		rt, err := s.explainAccess(accs[0])
-		rt.Route = routeKind(rt, s.N)
+		rt.Route = s.routeKind(rt)
 		return rt, err
 	}
 	out := Route{Shards: []int{}}
@@ -65,6 +65,12 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 		}
 		out.Scatter = out.Scatter || r.Scatter
 		out.unknown = out.unknown || r.unknown
+		for v := range r.values {
+			if out.values == nil {
+				out.values = map[string]bool{}
+			}
+			out.values[v] = true
+		}
 		if r.AnyShard {
 			anyShard = true
 		} else if !a.None {
@@ -79,8 +85,19 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 	out.AnyShard = anyShard && !other
 	sort.Ints(out.Shards)
 	out.Reason = strings.Join(reasons, "; ")
-	out.Route = routeKind(out, s.N)
+	out.Route = s.routeKind(out)
 	return out, nil
+}
+
+// routeKind names the route as the engine's planner would: by the shards
+// asked, except that Vitess names a route by several key values IN
+// (multi) even when they share a shard (engine.IN in
+// go/vt/vtgate/engine/routing.go; one value is EqualUnique).
+func (s *Scheme) routeKind(rt Route) string {
+	if len(rt.Shards) == 1 && len(rt.values) > 1 && !rt.Scatter && !rt.AnyShard && strings.HasPrefix(s.Engine.Name(), "vitess") {
+		return RouteMulti
+	}
+	return routeKind(rt, s.N)
 }
 
 func routeKind(rt Route, n int) string {
