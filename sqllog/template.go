@@ -16,6 +16,11 @@ type template struct {
 	parts []part
 	err   error  // the statement could not be parsed
 	text  string // shape text, for messages
+	// folded, when set, is the shape's own template, whose constants
+	// hide behind placeholders (scope.slotConst): each statement of the
+	// shape is parsed as written instead (cache.analyze), this template
+	// serving beyond maxRaw of them.
+	folded *template
 }
 
 // ctl is what a statement does to its session's transaction state.
