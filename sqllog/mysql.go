@@ -165,6 +165,7 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 			at := len(*acc)
 			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
 			(*acc)[at] = insertFromSelect(name, cols, myTargets(rows.(sqlparser.TableStatement), acc, ctes))
+			(*acc)[at].none = returnsNoRow(*acc, at+1) // a SELECT of no row inserts none
 		default:
 			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
 			myStmt(rows, acc, ctes)

@@ -84,6 +84,7 @@ func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 		at := len(*acc)
 		*acc = append(*acc, access{table: name, kind: shardkey.Insert})
 		(*acc)[at] = insertFromSelect(name, cols, pgSelect(sel, acc, ctes))
+		(*acc)[at].none = returnsNoRow(*acc, at+1) // a SELECT of no row inserts none
 	case n.GetUpdateStmt() != nil:
 		up := n.GetUpdateStmt()
 		sc := &scope{ctes: ctes}

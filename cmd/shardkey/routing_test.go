@@ -172,6 +172,7 @@ func TestRouting_None(t *testing.T) {
 		{sql: "SELECT * FROM t WHERE id = 'abc'", kind: "none"},
 		{sql: "SELECT * FROM t WHERE id IN ('abc', 3)", values: []int{3}},
 		{sql: "DELETE FROM t WHERE 1 = 0", kind: "none"},
+		{sql: "INSERT INTO t (id, a) SELECT id, a FROM u WHERE 1 = 0", kind: "none"},
 	})
 }
 
