@@ -33,6 +33,9 @@ type implied struct {
 	// partial are the columns an OR restricts in some of its disjuncts
 	// but not in all (for explanations: they bind nothing).
 	partial []*xexpr
+	// loose are columns compared in ways that bind no value (<>, NOT IN),
+	// for explanations.
+	loose []*xexpr
 }
 
 // where records what e implies for the scope's rows: its conditions, or
@@ -52,6 +55,9 @@ func (s *scope) where(e *xexpr) {
 	}
 	for _, c := range im.partial {
 		s.partial = append(s.partial, c.col)
+	}
+	for _, c := range im.loose {
+		s.loose = append(s.loose, c.col)
 	}
 }
 
@@ -92,6 +98,7 @@ func (s *scope) imply(e *xexpr) implied {
 			out.never = out.never || im.never
 			out.conds = append(out.conds, im.conds...)
 			out.partial = append(out.partial, im.partial...)
+			out.loose = append(out.loose, im.loose...)
 		}
 		return out
 	case xOr:
@@ -191,6 +198,8 @@ func (s *scope) implyCmp(e *xexpr) implied {
 		var out implied
 		out.add(rangeCond(l, op, r.val))
 		return out
+	case "<>":
+		return implied{loose: []*xexpr{l}}
 	}
 	return implied{}
 }
@@ -203,6 +212,9 @@ func (s *scope) implyIn(e *xexpr) implied {
 			if isNullVal(it) {
 				return implied{never: true}
 			}
+		}
+		if l.kind == xCol {
+			return implied{loose: []*xexpr{l}}
 		}
 		return implied{}
 	}

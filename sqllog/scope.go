@@ -43,8 +43,9 @@ type scope struct {
 	// never says the WHERE holds for no row (WHERE 1 = 0, id = NULL): the
 	// scope's tables are asked nothing.
 	never bool
-	// partial names the columns an OR binds in some disjuncts only.
-	partial []string
+	// partial names the columns an OR binds in some disjuncts only;
+	// loose those compared in ways that bind no value (<>, NOT IN).
+	partial, loose []string
 	// slotConst says a comparison of two values has one whose literal
 	// the shape text replaced: the template is read from the text as
 	// written, where it folds (see cache.analyze).
@@ -192,6 +193,7 @@ func (s *scope) inline(in *scope, alias string, rename map[string]string) bool {
 	s.refs[len(s.refs)-1].group = s.arm
 	s.never = s.never || in.never
 	s.partial = append(s.partial, in.partial...)
+	s.loose = append(s.loose, in.loose...)
 	s.slotConst = s.slotConst || in.slotConst
 	return true
 }
@@ -582,7 +584,7 @@ func (s *scope) build(res colResolver) []access {
 	}
 	out := make([]access, 0, len(s.refs))
 	for i, r := range s.refs {
-		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, use: r.use, ignore: r.ignore, slotConst: s.slotConst, outer: outer[i], virtual: r.virtual, peers: peers[i]}
+		a := access{table: r.name, kind: r.kind, none: s.never, partial: s.partial, loose: s.loose, use: r.use, ignore: r.ignore, slotConst: s.slotConst, outer: outer[i], virtual: r.virtual, peers: peers[i]}
 		cols := make([]string, 0, len(preds[i]))
 		for c := range preds[i] {
 			cols = append(cols, c)

@@ -84,8 +84,9 @@ type access struct {
 	// none says the statement asks this table for no row (its WHERE holds
 	// for none: WHERE 1 = 0, id = NULL): routed to no shard.
 	none bool
-	// partial names columns an OR binds in some of its disjuncts only.
-	partial []string
+	// partial names columns an OR binds in some of its disjuncts only;
+	// loose those compared in ways that bind no value.
+	partial, loose []string
 	// use and ignore are a Vitess vindex hint's names (see Access).
 	use, ignore []string
 	// slotConst: see scope.slotConst.

@@ -182,7 +182,7 @@ Flags:
 func explainAll(s *sim.Scheme, accs []sqllog.Access) (sim.Route, error) {
 	sa := make([]sim.Access, len(accs))
 	for i, a := range accs {
-		sa[i] = sim.Access{Table: a.Table, Kind: a.Kind, Conds: a.Conds, None: a.None, Partial: a.Partial, UseVindex: a.UseVindex, IgnoreVindex: a.IgnoreVindex}
+		sa[i] = sim.Access{Table: a.Table, Kind: a.Kind, Conds: a.Conds, None: a.None, Partial: a.Partial, Loose: a.Loose, UseVindex: a.UseVindex, IgnoreVindex: a.IgnoreVindex}
 	}
 	return s.ExplainStatement(sa)
 }
