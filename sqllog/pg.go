@@ -393,7 +393,7 @@ func pgUnionInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, cte
 // shows (nil: SELECT *, the same names).
 func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) {
 	if s == nil || (s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED) ||
-		len(s.FromClause) != 1 || len(s.GroupClause) > 0 || s.HavingClause != nil ||
+		len(s.FromClause) != 1 ||
 		len(s.DistinctClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.WindowClause) > 0 ||
 		s.WithClause != nil || len(s.ValuesLists) > 0 || s.IntoClause != nil || len(s.LockingClause) > 0 {
 		return nil, false
@@ -427,18 +427,41 @@ func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) 
 	default:
 		return nil, false
 	}
+	// GROUP BY: a condition on a grouping column is pushed below the
+	// grouping (PostgreSQL's subquery_push_qual, optimizer/path/allpaths.c,
+	// puts it in HAVING, which the planner moves to WHERE as it has no
+	// aggregate): only grouping columns are shown as the table's.
+	grouped := len(s.GroupClause) > 0 || s.HavingClause != nil
+	var groupCols map[string]bool
+	if grouped {
+		groupCols = map[string]bool{}
+		for _, g := range s.GroupClause {
+			if f := g.GetColumnRef().GetFields(); len(f) > 0 {
+				groupCols[f[len(f)-1].GetString_().GetSval()] = true
+			} else if c := g.GetAConst(); c != nil && c.GetIval() != nil {
+				if k := int(c.GetIval().Ival) - 1; k >= 0 && k < len(s.TargetList) {
+					if f := s.TargetList[k].GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) > 0 {
+						groupCols[f[len(f)-1].GetString_().GetSval()] = true
+					}
+				}
+			}
+		}
+	}
 	rename = map[string]string{}
 	for _, t := range s.TargetList {
 		rt := t.GetResTarget()
 		f := rt.GetVal().GetColumnRef().GetFields()
 		if fc := rt.GetVal().GetFuncCall(); fc != nil && fc.Over == nil && (fc.AggStar || pgAggregate(pgName(fc.Funcname))) {
+			if grouped {
+				continue // an aggregate of a group: its outer name is no column
+			}
 			return nil, false // an aggregate: one row of many
 		}
 		if len(f) == 0 {
 			continue // an expression (a window function's too): its outer name is no column
 		}
 		if f[len(f)-1].GetAStar() != nil {
-			if len(s.TargetList) != 1 {
+			if len(s.TargetList) != 1 || grouped {
 				return nil, false
 			}
 			return nil, true // SELECT *: the table's names
@@ -446,6 +469,9 @@ func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) 
 		col := f[len(f)-1].GetString_().GetSval()
 		if col == "" {
 			return nil, false
+		}
+		if grouped && !groupCols[col] {
+			continue
 		}
 		out := rt.Name
 		if out == "" {

@@ -203,7 +203,13 @@ func TestRouting_Pushdown(t *testing.T) {
 		{design: "t:hash(id); u:hash(user_id)", sql: "SELECT * FROM (SELECT name, id AS foo FROM t UNION SELECT 'extra', user_id FROM u) x WHERE x.foo = 3", values: []int{3}},
 		{design: "t:hash(id); u:hash(user_id)", sql: "SELECT * FROM (SELECT id FROM t WHERE a = 1 UNION ALL SELECT user_id FROM u) x WHERE id IN (1, 6)", values: []int{1, 6}},
 		{design: "t:hash(id); u:hash(user_id)", sql: "SELECT * FROM (SELECT id FROM t UNION SELECT user_id FROM u) x", kind: "scatter"},
-		{sql: "SELECT * FROM (SELECT id, count(*) AS n FROM t GROUP BY id) g WHERE id = 3", kind: "scatter"},
+		// A condition on a grouping column is pushed below the grouping
+		// (PostgreSQL's subquery_push_qual, allpaths.c); one on an
+		// aggregate is not, nor any through LIMIT.
+		{sql: "SELECT * FROM (SELECT id, count(*) AS n FROM t GROUP BY id) g WHERE id = 3", values: []int{3}},
+		{sql: "SELECT * FROM (SELECT id, count(*) AS n FROM t GROUP BY id) g WHERE n = 3", kind: "scatter"},
+		{sql: "SELECT * FROM (SELECT a, count(*) AS n FROM t GROUP BY a) g WHERE a = 3", kind: "scatter"},
+		{sql: "SELECT * FROM (SELECT id FROM t LIMIT 5) g WHERE id = 3", kind: "scatter"},
 	})
 }
 
