@@ -82,6 +82,8 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		rt.Shards = []int{tc.one}
 		if tk.kind == kRange {
 			rt.Reason = fmt.Sprintf("%s falls in one range of the key %s: single-shard, shard %d", bound, key, tc.one)
+		} else if len(rt.values) > 1 {
+			rt.Reason = fmt.Sprintf("%s routes by the key %s to 1 of %d shards: its %d values are all on shard %d", bound, key, s.N, len(rt.values), tc.one)
 		} else {
 			rt.Reason = fmt.Sprintf("%s binds every column of the key %s: single-shard, shard %d", bound, key, tc.one)
 		}
