@@ -26,6 +26,9 @@ type Route struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// unknown marks one shard known only at run time (Shards empty).
 	unknown bool
+	// values are the distinct key values (tuples, as text) that route
+	// the statement; nil when it is not routed by values.
+	values map[string]bool
 }
 
 // Explain routes one statement (its kind and conditions on table ti) and
@@ -71,11 +74,16 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		return rt, nil
 	}
 	key := fmt.Sprintf("%s on %s", tk.expr, t.Name)
+	if tc.kind == tOne || tc.kind == tSet {
+		rt.values = keyValues(tk.cols, conds)
+	}
 	switch tc.kind {
 	case tOne:
 		rt.Shards = []int{tc.one}
 		if tk.kind == kRange {
 			rt.Reason = fmt.Sprintf("%s falls in one range of the key %s: single-shard, shard %d", bound, key, tc.one)
+		} else if len(rt.values) > 1 {
+			rt.Reason = fmt.Sprintf("%s routes by the key %s to 1 of %d shards: its %d values are all on shard %d", bound, key, s.N, len(rt.values), tc.one)
 		} else {
 			rt.Reason = fmt.Sprintf("%s binds every column of the key %s: single-shard, shard %d", bound, key, tc.one)
 		}
@@ -114,6 +122,51 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		rt.Reason = fmt.Sprintf("%s: one of shards %s, chosen by the new row's salt bucket or new value", key, intsText(tc.set))
 	}
 	return rt, nil
+}
+
+// keyValues returns the distinct key tuples conds bind the key columns
+// cols to, as text (the cross product of each column's values, at most
+// maxCombos of them), or nil when some column is not bound by = or IN.
+func keyValues(cols []int, conds []shardkey.Cond) map[string]bool {
+	keys := []string{""}
+	for _, c := range cols {
+		cd := findCond(conds, c)
+		if cd == nil {
+			return nil
+		}
+		var vs []shardkey.Value
+		switch cd.Op {
+		case shardkey.Eq:
+			vs = []shardkey.Value{cd.Val}
+		case shardkey.In:
+			vs = cd.List
+		default:
+			return nil
+		}
+		seen := map[string]bool{}
+		var texts []string
+		for _, v := range vs {
+			if t := v.Canonical().String(); !seen[t] {
+				seen[t] = true
+				texts = append(texts, t)
+			}
+		}
+		if len(keys)*len(texts) > maxCombos {
+			return nil
+		}
+		var next []string
+		for _, k := range keys {
+			for _, t := range texts {
+				next = append(next, k+"\x00"+t)
+			}
+		}
+		keys = next
+	}
+	out := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		out[k] = true
+	}
+	return out
 }
 
 func allShards(n int) []int {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,9 @@ type Access struct {
 	Conds   []shardkey.Cond
 	None    bool
 	Partial []string
+	// Loose names columns compared in ways that bind no value (<>, NOT
+	// IN), for the reason text.
+	Loose []string
 	// UseVindex and IgnoreVindex are a Vitess vindex hint's names (see
 	// vindexNames for the names the table's key answers to).
 	UseVindex, IgnoreVindex []string
@@ -44,7 +48,7 @@ type Access struct {
 func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 	if len(accs) == 1 {
 		rt, err := s.explainAccess(accs[0])
-		rt.Route = routeKind(rt, s.N)
+		rt.Route = s.routeKind(rt)
 		return rt, err
 	}
 	out := Route{Shards: []int{}}
@@ -65,6 +69,12 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 		}
 		out.Scatter = out.Scatter || r.Scatter
 		out.unknown = out.unknown || r.unknown
+		for v := range r.values {
+			if out.values == nil {
+				out.values = map[string]bool{}
+			}
+			out.values[v] = true
+		}
 		if r.AnyShard {
 			anyShard = true
 		} else if !a.None {
@@ -79,8 +89,19 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 	out.AnyShard = anyShard && !other
 	sort.Ints(out.Shards)
 	out.Reason = strings.Join(reasons, "; ")
-	out.Route = routeKind(out, s.N)
+	out.Route = s.routeKind(out)
 	return out, nil
+}
+
+// routeKind names the route as the engine's planner would: by the shards
+// asked, except that Vitess names a route by several key values IN
+// (multi) even when they share a shard (engine.IN in
+// go/vt/vtgate/engine/routing.go; one value is EqualUnique).
+func (s *Scheme) routeKind(rt Route) string {
+	if len(rt.Shards) == 1 && len(rt.values) > 1 && !rt.Scatter && !rt.AnyShard && strings.HasPrefix(s.Engine.Name(), "vitess") {
+		return RouteMulti
+	}
+	return routeKind(rt, s.N)
 }
 
 func routeKind(rt Route, n int) string {
@@ -122,19 +143,22 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 		return rt, err
 	}
 	rt, err := s.Explain(a.Table, a.Kind, a.Conds)
-	if err == nil && rt.Scatter && a.Kind != shardkey.Insert && len(a.Partial) > 0 {
+	if err == nil && rt.Scatter && a.Kind != shardkey.Insert {
 		t := s.w.Tables[a.Table]
 		tk := s.tables[a.Table]
-		var part []string
-		for _, c := range tk.cols {
-			for _, p := range a.Partial {
-				if strings.EqualFold(p, t.Columns[c].Name) {
-					part = append(part, p)
+		keyIn := func(names []string) []string {
+			var out []string
+			for _, c := range tk.cols {
+				if slices.ContainsFunc(names, func(p string) bool { return strings.EqualFold(p, t.Columns[c].Name) }) {
+					out = append(out, t.Columns[c].Name)
 				}
 			}
+			return out
 		}
-		if len(part) > 0 {
+		if part := keyIn(a.Partial); len(part) > 0 {
 			rt.Reason = fmt.Sprintf("an OR binds the key column(s) %s in some of its disjuncts but not in all (a disjunct on other columns may match rows on any shard): scatter-gather to all %d shards", strings.Join(part, ", "), s.N)
+		} else if loose := keyIn(a.Loose); len(loose) > 0 && !strings.Contains(rt.Reason, "does not bind") {
+			rt.Reason = fmt.Sprintf("the key column(s) %s are only compared in ways that bind no value (<>, NOT IN): scatter-gather to all %d shards", strings.Join(loose, ", "), s.N)
 		}
 	}
 	return rt, err

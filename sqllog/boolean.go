@@ -33,6 +33,9 @@ type implied struct {
 	// partial are the columns an OR restricts in some of its disjuncts
 	// but not in all (for explanations: they bind nothing).
 	partial []*xexpr
+	// loose are columns compared in ways that bind no value (<>, NOT IN),
+	// for explanations.
+	loose []*xexpr
 }
 
 // where records what e implies for the scope's rows: its conditions, or
@@ -53,6 +56,9 @@ func (s *scope) where(e *xexpr) {
 	for _, c := range im.partial {
 		s.partial = append(s.partial, c.col)
 	}
+	for _, c := range im.loose {
+		s.loose = append(s.loose, c.col)
+	}
 }
 
 // imply returns what e implies (see implied).
@@ -61,6 +67,22 @@ func (s *scope) imply(e *xexpr) implied {
 		return implied{}
 	}
 	switch e.kind {
+	case xVal:
+		// A value as a condition (MySQL's WHERE 0, WHERE 1): true when a
+		// non-zero number, false for zero or NULL (Vitess's
+		// IsConstantBool through its evalengine).
+		switch {
+		case e.val.kind == argSlot:
+			s.slotConst = true
+		case e.val.kind == argLit:
+			l := e.val.resolve(nil, nil).lit
+			if l.kind == litNull {
+				return implied{never: true}
+			}
+			if f, ok := new(big.Float).SetString(l.s); ok && l.kind == litNum {
+				return implied{never: f.Sign() == 0}
+			}
+		}
 	case xConst:
 		// (subfalse: a subquery that returns no row, false; Vitess
 		// merges its None route into the statement's only through AND.)
@@ -76,6 +98,7 @@ func (s *scope) imply(e *xexpr) implied {
 			out.never = out.never || im.never
 			out.conds = append(out.conds, im.conds...)
 			out.partial = append(out.partial, im.partial...)
+			out.loose = append(out.loose, im.loose...)
 		}
 		return out
 	case xOr:
@@ -175,6 +198,8 @@ func (s *scope) implyCmp(e *xexpr) implied {
 		var out implied
 		out.add(rangeCond(l, op, r.val))
 		return out
+	case "<>":
+		return implied{loose: []*xexpr{l}}
 	}
 	return implied{}
 }
@@ -187,6 +212,9 @@ func (s *scope) implyIn(e *xexpr) implied {
 			if isNullVal(it) {
 				return implied{never: true}
 			}
+		}
+		if l.kind == xCol {
+			return implied{loose: []*xexpr{l}}
 		}
 		return implied{}
 	}
@@ -451,6 +479,84 @@ func compareConst(op string, a, b arg) (string, bool) {
 		return "true", true
 	}
 	return "false", true
+}
+
+// foldable reports whether foldFunc folds calls of name.
+func foldable(name string) bool {
+	switch strings.ToLower(name) {
+	case "abs", "lower", "lcase", "upper", "ucase", "coalesce", "ifnull", "least", "greatest":
+		return true
+	}
+	return false
+}
+
+// slotArgs reports whether some of args is a literal the shape text
+// replaced by a placeholder.
+func slotArgs(args []*xexpr) bool {
+	for _, a := range args {
+		if a != nil && a.kind == xVal && a.val.kind == argSlot {
+			return true
+		}
+	}
+	return false
+}
+
+// foldFunc folds a call of an immutable function over literals written in
+// the statement, as PostgreSQL's eval_const_expressions and Vitess's
+// evalengine do before routing: abs, lower, upper, coalesce, least and
+// greatest of integers. Anything else is no value.
+func foldFunc(name string, args []*xexpr) *xexpr {
+	lits := make([]lit, len(args))
+	for i, a := range args {
+		if a == nil || a.kind != xVal || a.val.kind != argLit || a.val.array {
+			return &xexpr{}
+		}
+		lits[i] = a.val.resolve(nil, nil).lit
+	}
+	val := func(l lit) *xexpr { return &xexpr{kind: xVal, val: arg{kind: argLit, lit: l}} }
+	ints := func() ([]*big.Int, bool) {
+		out := make([]*big.Int, len(lits))
+		for i, l := range lits {
+			n, ok := new(big.Int).SetString(l.s, 10)
+			if l.kind != litNum || !ok {
+				return nil, false
+			}
+			out[i] = n
+		}
+		return out, len(out) > 0
+	}
+	switch strings.ToLower(name) {
+	case "abs":
+		if ns, ok := ints(); ok && len(ns) == 1 {
+			return val(lit{kind: litNum, s: ns[0].Abs(ns[0]).String()})
+		}
+	case "lower", "lcase":
+		if len(lits) == 1 && lits[0].kind == litStr {
+			return val(lit{kind: litStr, s: strings.ToLower(lits[0].s)})
+		}
+	case "upper", "ucase":
+		if len(lits) == 1 && lits[0].kind == litStr {
+			return val(lit{kind: litStr, s: strings.ToUpper(lits[0].s)})
+		}
+	case "coalesce", "ifnull":
+		for _, l := range lits {
+			if l.kind != litNull {
+				return val(l)
+			}
+		}
+		return val(lit{kind: litNull})
+	case "least", "greatest":
+		if ns, ok := ints(); ok {
+			best := ns[0]
+			for _, n := range ns[1:] {
+				if c := n.Cmp(best); c < 0 && name == "least" || c > 0 && name == "greatest" {
+					best = n
+				}
+			}
+			return val(lit{kind: litNum, s: best.String()})
+		}
+	}
+	return &xexpr{}
 }
 
 // numPrefix returns the number a string's numeric prefix spells, 0 for

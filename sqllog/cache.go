@@ -14,7 +14,15 @@ const maxCached = 1 << 16
 type cache struct {
 	m sync.Map // string -> *template
 	n atomic.Int64
+	// raw counts the statements parsed as written because their shape
+	// hides a constant (see template.folded); beyond maxRaw, the shape's
+	// template serves them unfolded, so memory stays bounded.
+	raw atomic.Int64
 }
+
+// maxRaw bounds the distinct statements parsed as written to fold a
+// constant their shape hides.
+const maxRaw = 4096
 
 // rawTemplate marks a shape whose placeholder text does not parse (a
 // literal the grammar needs in place): its statements are parsed as
@@ -81,7 +89,7 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte) (*template, []lit, []
 		if t.err == nil && t.slotConst() {
 			// 1 IN ('aa', 'bb'): a constant the placeholders hide; read
 			// each statement as written, where it folds.
-			t = rawTemplate
+			t = &template{text: t.text, parts: t.parts, folded: t}
 		} else if t.err != nil {
 			// Try the text as written: a placeholder may sit where the
 			// grammar wants a literal.
@@ -90,6 +98,20 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte) (*template, []lit, []
 			}
 		}
 		c.store(key, t)
+	}
+	if t.folded != nil {
+		if rt := c.load(sql); rt != nil {
+			return rt, nil, buf
+		}
+		if c.raw.Add(1) > maxRaw {
+			return t.folded, lits, buf
+		}
+		rt := parse(sql)
+		if rt.err != nil {
+			return t.folded, lits, buf
+		}
+		c.store(sql, rt)
+		return rt, nil, buf
 	}
 	if t == rawTemplate {
 		if rt := c.load(sql); rt != nil {

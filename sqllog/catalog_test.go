@@ -43,3 +43,20 @@ func TestCatalogColumns(t *testing.T) {
 		check(d, "SELECT * FROM orders o, customers c WHERE customer_id = cid AND cid = 5", "read orders {customer_id=5} | read customers {cid=5}")
 	}
 }
+
+// TestFoldedInLogs: constants a statement's shape hides behind
+// placeholders (abs(-5), 1 IN ('aa', 'bb')) are folded in a log as in
+// explain: the statement is read as written.
+func TestFoldedInLogs(t *testing.T) {
+	log := "/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:\n" +
+		"Tcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n" +
+		"2024-05-01T10:00:01.000000Z\t   10 Query\tSELECT * FROM t WHERE id = abs(-5)\n" +
+		"2024-05-01T10:00:02.000000Z\t   10 Query\tSELECT * FROM t WHERE id = abs(-7)\n" +
+		"2024-05-01T10:00:03.000000Z\t   10 Query\tSELECT * FROM t WHERE 1 IN ('aa', 'bb') AND id = 3\n"
+	sum := summary(readText(t, log, Options{}))
+	for _, want := range []string{"{id=5}", "{id=7}", `op "read t (matches no row)"`} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("no %q in\n%s", want, sum)
+		}
+	}
+}

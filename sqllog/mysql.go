@@ -165,6 +165,7 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 			at := len(*acc)
 			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
 			(*acc)[at] = insertFromSelect(name, cols, myTargets(rows.(sqlparser.TableStatement), acc, ctes))
+			(*acc)[at].none = returnsNoRow(*acc, at+1) // a SELECT of no row inserts none
 		default:
 			*acc = append(*acc, access{table: name, kind: shardkey.Insert})
 			myStmt(rows, acc, ctes)
@@ -278,7 +279,7 @@ func myUnionInline(u *sqlparser.Union, alias string, sc *scope, acc *[]access, c
 // (a table, or a derived table or CTE that is one), and how s's output
 // columns map to the names its FROM shows (nil: SELECT *).
 func myPlain(s *sqlparser.Select, ctes cteSet) (rename map[string]string, ok bool) {
-	if s == nil || s.Distinct || s.With != nil || len(s.From) != 1 || s.GroupBy != nil || s.Having != nil ||
+	if s == nil || s.Distinct || s.With != nil || len(s.From) != 1 ||
 		len(s.Windows) > 0 || s.Limit != nil || s.Into != nil || s.Lock != sqlparser.NoLock || s.SelectExprs == nil {
 		return nil, false
 	}
@@ -314,21 +315,38 @@ func myPlain(s *sqlparser.Select, ctes cteSet) (rename map[string]string, ok boo
 	default:
 		return nil, false
 	}
+	// GROUP BY: a condition on a grouping column is pushed below the
+	// grouping (see pgPlain); only grouping columns are the table's.
+	grouped := s.GroupBy != nil || s.Having != nil
+	groupCols := map[string]bool{}
+	if s.GroupBy != nil {
+		for _, g := range s.GroupBy.Exprs {
+			if c, ok := g.(*sqlparser.ColName); ok {
+				groupCols[c.Name.Lowered()] = true
+			}
+		}
+	}
 	rename = map[string]string{}
 	for _, e := range s.SelectExprs.Exprs {
 		switch x := e.(type) {
 		case *sqlparser.StarExpr:
-			if len(s.SelectExprs.Exprs) != 1 {
+			if len(s.SelectExprs.Exprs) != 1 || grouped {
 				return nil, false
 			}
 			return nil, true
 		case *sqlparser.AliasedExpr:
 			if _, agg := x.Expr.(sqlparser.AggrFunc); agg {
+				if grouped {
+					continue // an aggregate of a group: its outer name is no column
+				}
 				return nil, false // an aggregate: one row of many
 			}
 			c, ok := x.Expr.(*sqlparser.ColName)
 			if !ok {
 				continue // an expression (a window function's too): its outer name is no column
+			}
+			if grouped && !groupCols[c.Name.Lowered()] {
+				continue
 			}
 			out := c.Name.Lowered()
 			if !x.As.IsEmpty() {
@@ -547,19 +565,26 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			v.val.neg = !v.val.neg
 			return v
 		}
+		if x.Operator == sqlparser.UPlusOp && v != nil && v.kind == xVal {
+			return v
+		}
 		return &xexpr{}
 	case *sqlparser.Default:
 		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
 	case *sqlparser.CurTimeFuncExpr:
 		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
 	case *sqlparser.FuncExpr:
+		var args []*xexpr
 		for _, a := range x.Exprs {
-			myExpr(a, sc, acc, ctes)
+			args = append(args, myExpr(a, sc, acc, ctes))
 		}
 		if k := freshFunc(x.Name.Lowered()); k != argUnknown {
 			return &xexpr{kind: xVal, val: arg{kind: k}}
 		}
-		return &xexpr{}
+		if foldable(x.Name.Lowered()) && slotArgs(args) {
+			sc.slotConst = true // read as written, where it folds
+		}
+		return foldFunc(x.Name.Lowered(), args)
 	case *sqlparser.CastExpr:
 		return myExpr(x.Expr, sc, acc, ctes)
 	case *sqlparser.ConvertExpr:

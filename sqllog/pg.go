@@ -84,6 +84,7 @@ func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 		at := len(*acc)
 		*acc = append(*acc, access{table: name, kind: shardkey.Insert})
 		(*acc)[at] = insertFromSelect(name, cols, pgSelect(sel, acc, ctes))
+		(*acc)[at].none = returnsNoRow(*acc, at+1) // a SELECT of no row inserts none
 	case n.GetUpdateStmt() != nil:
 		up := n.GetUpdateStmt()
 		sc := &scope{ctes: ctes}
@@ -392,7 +393,7 @@ func pgUnionInline(s *pg.SelectStmt, alias string, sc *scope, acc *[]access, cte
 // shows (nil: SELECT *, the same names).
 func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) {
 	if s == nil || (s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED) ||
-		len(s.FromClause) != 1 || len(s.GroupClause) > 0 || s.HavingClause != nil ||
+		len(s.FromClause) != 1 ||
 		len(s.DistinctClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.WindowClause) > 0 ||
 		s.WithClause != nil || len(s.ValuesLists) > 0 || s.IntoClause != nil || len(s.LockingClause) > 0 {
 		return nil, false
@@ -426,18 +427,41 @@ func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) 
 	default:
 		return nil, false
 	}
+	// GROUP BY: a condition on a grouping column is pushed below the
+	// grouping (PostgreSQL's subquery_push_qual, optimizer/path/allpaths.c,
+	// puts it in HAVING, which the planner moves to WHERE as it has no
+	// aggregate): only grouping columns are shown as the table's.
+	grouped := len(s.GroupClause) > 0 || s.HavingClause != nil
+	var groupCols map[string]bool
+	if grouped {
+		groupCols = map[string]bool{}
+		for _, g := range s.GroupClause {
+			if f := g.GetColumnRef().GetFields(); len(f) > 0 {
+				groupCols[f[len(f)-1].GetString_().GetSval()] = true
+			} else if c := g.GetAConst(); c != nil && c.GetIval() != nil {
+				if k := int(c.GetIval().Ival) - 1; k >= 0 && k < len(s.TargetList) {
+					if f := s.TargetList[k].GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) > 0 {
+						groupCols[f[len(f)-1].GetString_().GetSval()] = true
+					}
+				}
+			}
+		}
+	}
 	rename = map[string]string{}
 	for _, t := range s.TargetList {
 		rt := t.GetResTarget()
 		f := rt.GetVal().GetColumnRef().GetFields()
 		if fc := rt.GetVal().GetFuncCall(); fc != nil && fc.Over == nil && (fc.AggStar || pgAggregate(pgName(fc.Funcname))) {
+			if grouped {
+				continue // an aggregate of a group: its outer name is no column
+			}
 			return nil, false // an aggregate: one row of many
 		}
 		if len(f) == 0 {
 			continue // an expression (a window function's too): its outer name is no column
 		}
 		if f[len(f)-1].GetAStar() != nil {
-			if len(s.TargetList) != 1 {
+			if len(s.TargetList) != 1 || grouped {
 				return nil, false
 			}
 			return nil, true // SELECT *: the table's names
@@ -445,6 +469,9 @@ func pgPlain(s *pg.SelectStmt, ctes cteSet) (rename map[string]string, ok bool) 
 		col := f[len(f)-1].GetString_().GetSval()
 		if col == "" {
 			return nil, false
+		}
+		if grouped && !groupCols[col] {
+			continue
 		}
 		out := rt.Name
 		if out == "" {
@@ -538,11 +565,18 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
 	case n.GetFuncCall() != nil:
 		fc := n.GetFuncCall()
+		var args []*xexpr
 		for _, a := range fc.Args {
-			pgExpr(a, sc, acc, ctes)
+			args = append(args, pgExpr(a, sc, acc, ctes))
 		}
 		if k := freshFunc(pgName(fc.Funcname)); k != argUnknown {
 			return &xexpr{kind: xVal, val: arg{kind: k}}
+		}
+		if fc.Over == nil && !fc.AggStar && len(fc.AggOrder) == 0 {
+			if foldable(pgName(fc.Funcname)) && slotArgs(args) {
+				sc.slotConst = true // read as written, where it folds
+			}
+			return foldFunc(pgName(fc.Funcname), args)
 		}
 		return &xexpr{}
 	case n.GetRowExpr() != nil:
@@ -570,6 +604,22 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			x.kids = append(x.kids, k)
 		}
 		return x
+	case n.GetCoalesceExpr() != nil, n.GetMinMaxExpr() != nil:
+		name, list := "coalesce", n.GetCoalesceExpr().GetArgs()
+		if mm := n.GetMinMaxExpr(); mm != nil {
+			name, list = "least", mm.Args
+			if mm.Op == pg.MinMaxOp_IS_GREATEST {
+				name = "greatest"
+			}
+		}
+		var args []*xexpr
+		for _, a := range list {
+			args = append(args, pgExpr(a, sc, acc, ctes))
+		}
+		if slotArgs(args) {
+			sc.slotConst = true
+		}
+		return foldFunc(name, args)
 	case n.GetNullTest() != nil:
 		nt := n.GetNullTest()
 		x := &xexpr{kind: xIsNull, kids: []*xexpr{orOther(pgExpr(nt.Arg, sc, acc, ctes))}}
@@ -603,6 +653,9 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	op := pgName(e.Name)
 	switch e.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:
+		if e.Lexpr == nil && op == "+" { // unary plus
+			return pgExpr(e.Rexpr, sc, acc, ctes)
+		}
 		if e.Lexpr == nil && op == "-" { // unary minus
 			x := pgExpr(e.Rexpr, sc, acc, ctes)
 			if x != nil && x.kind == xVal {

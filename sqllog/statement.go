@@ -35,6 +35,9 @@ type Access struct {
 	// Partial names columns an OR binds in some of its disjuncts but not
 	// all (they bind nothing; for explanations).
 	Partial []string
+	// Loose names columns compared in ways that bind no value (<>, NOT
+	// IN), for explanations.
+	Loose []string
 	// UseVindex and IgnoreVindex are the names of a Vitess vindex hint on
 	// the table (USE VINDEX (...), IGNORE VINDEX (...)): the planner
 	// considers only, or never, the vindexes named.
@@ -150,7 +153,7 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 	out := make([]Access, 0, len(samples))
 	fv := int32(0)
 	for _, sm := range samples {
-		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv), None: sm.acc.none, Partial: sm.acc.partial, UseVindex: sm.acc.use, IgnoreVindex: sm.acc.ignore})
+		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv), None: sm.acc.none, Partial: sm.acc.partial, Loose: sm.acc.loose, UseVindex: sm.acc.use, IgnoreVindex: sm.acc.ignore})
 	}
 	if a.dropped > 0 {
 		s.Warnings = append(s.Warnings, fmt.Errorf("%d value(s) do not convert to their column's type (the first, %s): they match no row", a.dropped, a.firstDrop))

@@ -16,6 +16,11 @@ type template struct {
 	parts []part
 	err   error  // the statement could not be parsed
 	text  string // shape text, for messages
+	// folded, when set, is the shape's own template, whose constants
+	// hide behind placeholders (scope.slotConst): each statement of the
+	// shape is parsed as written instead (cache.analyze), this template
+	// serving beyond maxRaw of them.
+	folded *template
 }
 
 // ctl is what a statement does to its session's transaction state.
@@ -79,8 +84,9 @@ type access struct {
 	// none says the statement asks this table for no row (its WHERE holds
 	// for none: WHERE 1 = 0, id = NULL): routed to no shard.
 	none bool
-	// partial names columns an OR binds in some of its disjuncts only.
-	partial []string
+	// partial names columns an OR binds in some of its disjuncts only;
+	// loose those compared in ways that bind no value.
+	partial, loose []string
 	// use and ignore are a Vitess vindex hint's names (see Access).
 	use, ignore []string
 	// slotConst: see scope.slotConst.

@@ -161,10 +161,17 @@ Flags:
 		fmt.Fprintf(e.stdout, "shards:  all %d (scatter-gather)\n", scheme.N)
 	case rt.AnyShard:
 		fmt.Fprintf(e.stdout, "shards:  any one (a copy on every shard)\n")
+	case len(rt.Shards) == 0 && rt.Route == sim.RouteNone:
+		fmt.Fprintf(e.stdout, "shards:  none (no row matches)\n")
+	case len(rt.Shards) == 0 && rt.Route == sim.RouteSingle:
+		fmt.Fprintf(e.stdout, "shards:  one, known only at run time\n")
 	case len(rt.Shards) == 0:
 		fmt.Fprintf(e.stdout, "shards:  none listed\n")
 	default:
 		fmt.Fprintf(e.stdout, "shards:  %s\n", joinInts(rt.Shards))
+	}
+	if rt.Route != "" {
+		fmt.Fprintf(e.stdout, "route:   %s\n", rt.Route)
 	}
 	fmt.Fprintf(e.stdout, "reason:  %s\n", rt.Reason)
 	for _, wn := range scheme.Warnings {
@@ -178,7 +185,7 @@ Flags:
 func explainAll(s *sim.Scheme, accs []sqllog.Access) (sim.Route, error) {
 	sa := make([]sim.Access, len(accs))
 	for i, a := range accs {
-		sa[i] = sim.Access{Table: a.Table, Kind: a.Kind, Conds: a.Conds, None: a.None, Partial: a.Partial, UseVindex: a.UseVindex, IgnoreVindex: a.IgnoreVindex}
+		sa[i] = sim.Access{Table: a.Table, Kind: a.Kind, Conds: a.Conds, None: a.None, Partial: a.Partial, Loose: a.Loose, UseVindex: a.UseVindex, IgnoreVindex: a.IgnoreVindex}
 	}
 	return s.ExplainStatement(sa)
 }
