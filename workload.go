@@ -416,3 +416,27 @@ type Stmt struct {
 	Kind  Kind
 	Conds []Cond
 }
+
+// Access is one table one SQL statement touches, as a router sees it: the
+// statement's kind and conditions on the table (a Stmt: Conds index the
+// table's columns) and what routing and its explanation need beyond them.
+// Package sqllog produces Accesses from SQL text; sim.Scheme routes them.
+type Access struct {
+	Table int // index in Workload.Tables
+	Kind  Kind
+	Conds []Cond
+	// None says the statement asks the table for no row: its WHERE holds
+	// for none (WHERE 1 = 0, id = NULL); Conds are then an empty IN list
+	// on every column.
+	None bool
+	// Partial names columns an OR binds in some of its disjuncts but not
+	// all (they bind nothing; for explanations).
+	Partial []string
+	// Loose names columns compared in ways that bind no value (<>, NOT
+	// IN), for explanations.
+	Loose []string
+	// UseVindex and IgnoreVindex are the names of a Vitess vindex hint on
+	// the table (USE VINDEX (...), IGNORE VINDEX (...)): the planner
+	// considers only, or never, the vindexes named.
+	UseVindex, IgnoreVindex []string
+}

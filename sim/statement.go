@@ -20,23 +20,8 @@ const (
 	RouteAnyShard = "any_shard" // any one shard: only reference tables are read
 )
 
-// Access is one table a statement touches: what the statement does to it
-// and its conditions (see sqllog.Access). None says the statement asks it
-// for no row (its WHERE holds for none). Partial names columns an OR binds
-// in some of its disjuncts but not all, for the reason text.
-type Access struct {
-	Table   int
-	Kind    shardkey.Kind
-	Conds   []shardkey.Cond
-	None    bool
-	Partial []string
-	// Loose names columns compared in ways that bind no value (<>, NOT
-	// IN), for the reason text.
-	Loose []string
-	// UseVindex and IgnoreVindex are a Vitess vindex hint's names (see
-	// vindexNames for the names the table's key answers to).
-	UseVindex, IgnoreVindex []string
-}
+// Access is one table a statement touches (shardkey.Access).
+type Access = shardkey.Access
 
 // ExplainStatement routes every table access of one statement and
 // combines them as the engines' routers do: the shards are the union of

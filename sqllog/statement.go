@@ -23,26 +23,9 @@ type Statement struct {
 	lit      []lit
 }
 
-// Access is one table a statement touches, with its conditions.
-type Access struct {
-	Table int // index in Workload.Tables
-	Kind  shardkey.Kind
-	Conds []shardkey.Cond
-	// None says the statement asks the table for no row: its WHERE
-	// holds for none (WHERE 1 = 0, id = NULL); Conds are then an empty
-	// IN list on every column.
-	None bool
-	// Partial names columns an OR binds in some of its disjuncts but not
-	// all (they bind nothing; for explanations).
-	Partial []string
-	// Loose names columns compared in ways that bind no value (<>, NOT
-	// IN), for explanations.
-	Loose []string
-	// UseVindex and IgnoreVindex are the names of a Vitess vindex hint on
-	// the table (USE VINDEX (...), IGNORE VINDEX (...)): the planner
-	// considers only, or never, the vindexes named.
-	UseVindex, IgnoreVindex []string
-}
+// Access is one table a statement touches, with its conditions
+// (shardkey.Access).
+type Access = shardkey.Access
 
 // ParseDialect returns the dialect named s ("mysql", "mariadb",
 // "postgresql", "postgres", "pg"), or 0 for "".

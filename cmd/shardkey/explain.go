@@ -135,7 +135,7 @@ Flags:
 		return keyErr(err)
 	}
 
-	rt, err := explainAll(scheme, accs)
+	rt, err := scheme.ExplainStatement(accs)
 	if err != nil {
 		return err
 	}
@@ -178,16 +178,6 @@ Flags:
 		fmt.Fprintf(e.stderr, "warning: %v\n", wn)
 	}
 	return nil
-}
-
-// explainAll routes a statement's table accesses (see
-// sim.Scheme.ExplainStatement).
-func explainAll(s *sim.Scheme, accs []sqllog.Access) (sim.Route, error) {
-	sa := make([]sim.Access, len(accs))
-	for i, a := range accs {
-		sa[i] = sim.Access{Table: a.Table, Kind: a.Kind, Conds: a.Conds, None: a.None, Partial: a.Partial, Loose: a.Loose, UseVindex: a.UseVindex, IgnoreVindex: a.IgnoreVindex}
-	}
-	return s.ExplainStatement(sa)
 }
 
 func joinInts(xs []int) string {
