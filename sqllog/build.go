@@ -527,7 +527,11 @@ func (a *agg) finish() error {
 			}
 			parts = append(parts, fmt.Sprintf("%q (%d×, first at line %d: %v)", clip(b.text, 80), b.count, b.line, b.err))
 		}
-		a.warn(shardkey.Errorf(a.file, 0, "", "%d statements could not be parsed and were left out, by shape: %s", a.badN, strings.Join(parts, "; ")))
+		what := "statements could not be parsed and were"
+		if a.badN == 1 {
+			what = "statement could not be parsed and was"
+		}
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d %s left out, by shape: %s", a.badN, what, strings.Join(parts, "; ")))
 	}
 	if a.system > 0 {
 		what := "statements that only read PostgreSQL's system catalogs (pg_*) were"

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/shardkey/shardkey"
 )
 
@@ -46,6 +48,12 @@ func ParseDialect(s string) (Dialect, error) {
 // else in whichever parser accepts it (PostgreSQL when both do). It fails
 // when the statement does not parse.
 func ParseStatement(sql string, d Dialect) (*Statement, error) {
+	if strings.TrimSpace(strings.Trim(strings.TrimSpace(sql), ";")) == "" {
+		return nil, &shardkey.UsageError{Msg: "the statement is empty: give one SQL statement"}
+	}
+	if n := statementCount(sql, d); n > 1 {
+		return nil, &shardkey.UsageError{Msg: fmt.Sprintf("%d statements given: explain reads one statement at a time (a transaction's statements are explained one by one)", n)}
+	}
 	s := &Statement{SQL: sql, Dialect: d, How: "given"}
 	if d == 0 {
 		switch {
@@ -77,6 +85,44 @@ func ParseStatement(sql string, d Dialect) (*Statement, error) {
 		return nil, fmt.Errorf("neither parser accepts the statement: postgresql: %v; mysql: %v", pt.err, mt.err)
 	}
 	return s, nil
+}
+
+// statementCount returns how many statements sql holds by the splitter of
+// dialect d (both dialects' when d is 0: the larger count), or 1 when the
+// text does not split (the parser then reports what is wrong).
+func statementCount(sql string, d Dialect) int {
+	n := 1
+	if d != MySQL {
+		if parts, err := guardSplit(func() ([]string, error) { return pg_query.SplitWithParser(sql, true) }); err == nil {
+			n = max(n, nonEmpty(parts))
+		}
+	}
+	if d != Postgres {
+		if parts, err := guardSplit(func() ([]string, error) { return mysqlParser.SplitStatementToPieces(sql) }); err == nil {
+			n = max(n, nonEmpty(parts))
+		}
+	}
+	return n
+}
+
+// guardSplit runs a splitter, turning a panic into an error.
+func guardSplit(f func() ([]string, error)) (parts []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("splitter panicked: %v", r)
+		}
+	}()
+	return f()
+}
+
+func nonEmpty(parts []string) int {
+	n := 0
+	for _, p := range parts {
+		if strings.TrimSpace(strings.Trim(strings.TrimSpace(p), ";")) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func hasPGParam(s string) bool {

@@ -398,3 +398,18 @@ func TestAdviseOneShard(t *testing.T) {
 		t.Errorf("want \"advice for 1 shard,\" and never \"1 shards\":\n%s", out)
 	}
 }
+
+// TestSameFileTwice: a log or sample file given twice (by one path or two)
+// is a usage error, not doubled rates.
+func TestSameFileTwice(t *testing.T) {
+	log := "../../sqllog/testdata/pg-stderr.log"
+	for _, args := range [][]string{
+		{"advise", "--log", log, "--log", log},
+		{"score", "-k", "hash(id)", "--log", log, "--log", "../../sqllog/../sqllog/testdata/pg-stderr.log"},
+	} {
+		code, _, errs := runCmd(t, "", args...)
+		if code != 2 || !strings.Contains(errs, "counted twice") {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying it would be counted twice", args, code, errs)
+		}
+	}
+}

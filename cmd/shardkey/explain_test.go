@@ -387,3 +387,25 @@ func TestExplain_InsertSelectEdges(t *testing.T) {
 		t.Errorf("range key, free id: got %+v; want every shard, as a scatter", r)
 	}
 }
+
+// TestExplain_OneStatement: explain reads exactly one statement; two
+// (which it used to merge into one answer) or none are usage errors.
+func TestExplain_OneStatement(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		code int
+		want string
+	}{
+		{"SELECT * FROM posts WHERE user_id = 1; DELETE FROM posts", 2, "2 statements given"},
+		{"SELECT * FROM posts WHERE user_id = 1; SELECT 1;", 2, "2 statements given"},
+		{"", 2, "the statement is empty"},
+		{" ; ", 2, "the statement is empty"},
+		{"SELECT * FROM posts WHERE user_id = 1;", 0, ""},
+		{"SELECT * FROM posts WHERE body = 'a;b' AND user_id = 1", 0, ""},
+	} {
+		code, _, errs := runCmd(t, "", "explain", "-k", "hash(user_id)", c.sql)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("explain %q: exit %d, stderr %q; want exit %d with %q", c.sql, code, errs, c.code, c.want)
+		}
+	}
+}

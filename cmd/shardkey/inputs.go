@@ -189,6 +189,9 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		}
 		keysDir = filepath.Dir(c.workload)
 	case hasSamples:
+		if err := distinctFiles(c.queries, c.txns, c.logs); err != nil {
+			return nil, err
+		}
 		if c.variant != "" {
 			return nil, usageErr("--variant applies to scenario specs (--workload or demo)")
 		}
@@ -408,4 +411,37 @@ func scoreAll(l *loaded) ([]*sim.Candidate, error) {
 		}
 	}
 	return out, nil
+}
+
+// distinctFiles refuses a query, transaction or log file given twice (by
+// path or as two names of one file): its statements would count twice and
+// every rate would double. Standard input ("-") and patterns are left to
+// their readers.
+func distinctFiles(lists ...[]string) error {
+	type seen struct {
+		name string
+		fi   os.FileInfo
+	}
+	var all []seen
+	for _, l := range lists {
+		for _, f := range l {
+			if f == "-" {
+				continue
+			}
+			fi, err := os.Stat(f)
+			if err != nil || fi.IsDir() {
+				continue // the reader says what is wrong, or reads the directory
+			}
+			for _, s := range all {
+				if os.SameFile(s.fi, fi) {
+					if s.name == f {
+						return usageErr("%s is given twice: its statements would be counted twice", f)
+					}
+					return usageErr("%s and %s are the same file: its statements would be counted twice", s.name, f)
+				}
+			}
+			all = append(all, seen{f, fi})
+		}
+	}
+	return nil
 }
