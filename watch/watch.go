@@ -407,8 +407,12 @@ func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first boo
 			lo := (k.Count - k.Err) / total
 			if lo > th.KeyHigh && !st.hot[k.Key] {
 				st.hot[k.Key] = true
+				before := fmt.Sprintf("it was below %.3g%% or unseen before", 100*th.KeyLow)
+				if first {
+					before = "from the first window on"
+				}
 				out = append(out, Event{Type: "hot_key", Design: dw.Key, Key: k.Key, Value: lo, Threshold: th.KeyHigh,
-					Message: fmt.Sprintf("key %s takes %.1f%% of requests (above %.3g%%; it was below %.3g%% or unseen before)", k.Key, 100*lo, 100*th.KeyHigh, 100*th.KeyLow)})
+					Message: fmt.Sprintf("key %s takes %.1f%% of requests (above %.3g%%; %s)", k.Key, 100*lo, 100*th.KeyHigh, before)})
 			}
 		}
 		// A hot key re-arms once its share (upper bound) is below KeyLow.
