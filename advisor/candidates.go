@@ -226,6 +226,17 @@ func (a *analysis) findEntities() []*entity {
 			}
 		}
 	}
+	// Join equalities the statements showed (a log's JOIN ... ON).
+	for _, j := range w.Joins {
+		ti, oi := w.TableIndex(j.Table), w.TableIndex(j.OtherTable)
+		if ti < 0 || oi < 0 {
+			continue
+		}
+		ci, oc := w.Tables[ti].ColumnIndex(j.Column), w.Tables[oi].ColumnIndex(j.OtherColumn)
+		if ci >= 0 && oc >= 0 {
+			union(colRef{ti, ci}, colRef{oi, oc})
+		}
+	}
 	// Value equality in transactions.
 	type pairKey [2]colRef
 	together := map[pairKey]int{}

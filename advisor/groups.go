@@ -99,6 +99,9 @@ func (a *analysis) findLinks() []link {
 			why := "same column name"
 			if w.Tables[r.table].Columns[r.col].Name != pt.Columns[pcol].Name {
 				why = "same values in transactions"
+				if a.joined(r, colRef{owner, pcol}) {
+					why = "joined on it"
+				}
 			}
 			add(link{child: r.table, col: r.col, parent: owner, pcol: pcol,
 				source: fmt.Sprintf("%s.%s holds %s.%s (%s; it identifies %s's rows)", w.Tables[r.table].Name, w.Tables[r.table].Columns[r.col].Name, pt.Name, pt.Columns[pcol].Name, why, pt.Name)})
@@ -174,6 +177,23 @@ func namedAfter(table, col string) bool {
 	}
 	t := strings.ToLower(table)
 	return t == stem || t == stem+"s" || t == stem+"es" || strings.TrimSuffix(stem, "y")+"ies" == t
+}
+
+// joined reports whether the statements join column x to column y.
+func (a *analysis) joined(x, y colRef) bool {
+	w := a.w
+	for _, j := range w.Joins {
+		ti, oi := w.TableIndex(j.Table), w.TableIndex(j.OtherTable)
+		if ti < 0 || oi < 0 {
+			continue
+		}
+		p := colRef{ti, w.Tables[ti].ColumnIndex(j.Column)}
+		q := colRef{oi, w.Tables[oi].ColumnIndex(j.OtherColumn)}
+		if p == x && q == y || p == y && q == x {
+			return true
+		}
+	}
+	return false
 }
 
 // identifies reports whether column r identifies its table's rows: the
