@@ -391,6 +391,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if as.Root != nil {
 		as.Reasons = append(as.Reasons, rootText(as.Root))
 	}
+	as.Reasons = append(as.Reasons, a.replicaCosts(key, n)...)
 	if !cr.Bounded {
 		of := "its table"
 		if as.Root != nil {
@@ -404,6 +405,49 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
 	}
 	return as
+}
+
+// replicaCosts says, for each reference table of design key, what its
+// writes cost: a copy on every shard takes each write on all n shards.
+func (a *analysis) replicaCosts(key string, n int) []string {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for ti, t := range a.w.Tables {
+		if _, ok := d.Tables[t.Name].(*shardkey.ReplicateExpr); !ok {
+			continue
+		}
+		writes, reads := 0.0, 0.0
+		for _, op := range a.w.Ops {
+			if op.Table == ti {
+				if op.Kind.IsWrite() {
+					writes += op.Rate
+				} else {
+					reads += op.Rate
+				}
+			}
+		}
+		txnWrites := 0
+		for _, tx := range a.w.Txns {
+			for _, st := range tx.Stmts {
+				if st.Table == ti && st.Kind.IsWrite() {
+					txnWrites++
+				}
+			}
+		}
+		switch {
+		case writes > 0:
+			out = append(out, fmt.Sprintf("%s is a reference table (a copy on every shard): its %s reads/s stay local, and its %s writes/s cost %s units/s (each on all %d shards)",
+				t.Name, fmtF(reads), fmtF(writes), fmtF(writes*float64(n)), n))
+		case txnWrites > 0:
+			out = append(out, fmt.Sprintf("%s is a reference table (a copy on every shard): its reads stay local; each of its %d sampled transaction writes touches all %d shards", t.Name, txnWrites, n))
+		default:
+			out = append(out, fmt.Sprintf("%s is a reference table (a copy on every shard): its %s reads/s stay local, and the workload never writes it", t.Name, fmtF(reads)))
+		}
+	}
+	return out
 }
 
 func busiestShare(c *sim.Candidate) float64 {
