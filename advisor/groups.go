@@ -836,6 +836,71 @@ type RootStats struct {
 	// order in its own table (the one it identifies, else the largest).
 	Monotonicity float64 `json:"monotonicity"`
 	Monotonic    bool    `json:"monotonic"`
+	// TrafficTopValues, when rows and statements are both given, are the
+	// root values with the largest share (0..1) of the requests that
+	// name one by equality on the group's tables.
+	TrafficTopValues []sim.TopValue `json:"traffic_top_values,omitempty"`
+}
+
+type valueWeight struct {
+	v     shardkey.Value
+	w     float64
+	first int
+}
+
+// rootTraffic returns the root values that operations on the tables
+// design d keys by col bind by equality, heaviest first, each weighted
+// by its share of its operation's rate, and their total.
+func rootTraffic(w *shardkey.Workload, d *shardkey.Design, col string) ([]valueWeight, float64) {
+	m := map[shardkey.Value]*valueWeight{}
+	total := 0.0
+	order := 0
+	for ti, t := range w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
+			continue
+		}
+		if _, ok := e.(*shardkey.ReplicateExpr); ok {
+			continue
+		}
+		ci := t.ColumnIndex(col)
+		for _, op := range w.Ops {
+			if op.Table != ti || len(op.Instances) == 0 {
+				continue
+			}
+			sum := 0.0
+			for _, in := range op.Instances {
+				sum += in.Weight
+			}
+			for _, in := range op.Instances {
+				v, ok := eqVal(in.Conds, ci)
+				if !ok || sum == 0 || v.IsNull() {
+					continue
+				}
+				wt := op.Rate * in.Weight / sum
+				k := v.Canonical()
+				x := m[k]
+				if x == nil {
+					x = &valueWeight{v: v, first: order}
+					m[k] = x
+				}
+				order++
+				x.w += wt
+				total += wt
+			}
+		}
+	}
+	out := make([]valueWeight, 0, len(m))
+	for _, x := range m {
+		out = append(out, *x)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].w != out[j].w {
+			return out[i].w > out[j].w
+		}
+		return out[i].first < out[j].first
+	})
+	return out, total
 }
 
 // rootStats computes the root checklist of design key over w, when the
@@ -890,12 +955,13 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 			total += t.Weight(i)
 		}
 	}
+	traffic, ttotal := rootTraffic(w, d, col)
 	if total == 0 {
 		// No rows (a log): the requests that name each root value, over
 		// every table of the group.
 		rs.Basis = "traffic"
 		rs.Tables = rs.Tables[:0]
-		for ti, t := range w.Tables {
+		for _, t := range w.Tables {
 			e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
 			if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
 				continue
@@ -903,38 +969,25 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 			if _, ok := e.(*shardkey.ReplicateExpr); ok {
 				continue
 			}
-			ci := t.ColumnIndex(col)
 			rs.Tables = append(rs.Tables, t.Name)
-			for _, op := range w.Ops {
-				if op.Table != ti || len(op.Instances) == 0 {
-					continue
-				}
-				sum := 0.0
-				for _, in := range op.Instances {
-					sum += in.Weight
-				}
-				for _, in := range op.Instances {
-					v, ok := eqVal(in.Conds, ci)
-					if !ok || sum == 0 || v.IsNull() {
-						continue
-					}
-					wt := op.Rate * in.Weight / sum
-					k := v.Canonical()
-					x := m[k]
-					if x == nil {
-						x = &agg{row: order, text: v.String()}
-						m[k] = x
-					}
-					order++
-					x.w += wt
-					total += wt
-				}
-			}
 		}
+		for _, x := range traffic {
+			m[x.v.Canonical()] = &agg{w: x.w, row: x.first, text: x.v.String()}
+		}
+		total = ttotal
 		if total == 0 || len(rs.Tables) < 2 {
 			return nil
 		}
 		monoTable = -1
+	} else if ttotal > 0 {
+		// Rows and statements both: the request share of the heaviest
+		// values too.
+		for i, x := range traffic {
+			if i >= 5 {
+				break
+			}
+			rs.TrafficTopValues = append(rs.TrafficTopValues, sim.TopValue{Value: x.v.String(), Share: x.w / ttotal})
+		}
 	}
 	if len(rs.Tables) < 2 || total == 0 {
 		return nil
@@ -996,6 +1049,10 @@ func rootText(rs *RootStats) string {
 	if len(rs.TopValues) > 0 {
 		top = fmt.Sprintf("; the largest entity group, %s, holds %s of the group's rows (%s rows across its tables)",
 			valueText([]string{rs.Column}, rs.TopValues[0].Value), pct(rs.TopValues[0].Share), numfmt.Commas(int64(rs.LargestGroupRows)))
+	}
+	if len(rs.TrafficTopValues) > 0 && len(rs.TopValues) > 0 {
+		top += fmt.Sprintf("; by traffic, %s is named by %s of the requests on its tables",
+			valueText([]string{rs.Column}, rs.TrafficTopValues[0].Value), pct(rs.TrafficTopValues[0].Share))
 	}
 	basis := ""
 	if rs.Basis == "traffic" {
