@@ -502,11 +502,17 @@ func TestIsolateWholeGroup(t *testing.T) {
 		}
 	}
 	w.Tables = []*shardkey.Table{cust, ord}
+	// Customer 7's profile and its orders, read once a second each: both
+	// on the dedicated shard.
+	for ti := range w.Tables {
+		w.Ops = append(w.Ops, &shardkey.Operation{Name: fmt.Sprint("read ", ti), Table: ti, Rate: 1,
+			Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(7)}}}}})
+	}
 	c, err := Score(w, "isolate(hash(customer_id), top=1)", Options{Shards: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ShardLoad[3] != 51 {
-		t.Errorf("dedicated shard holds %v rows; want 51 (customer 7's row and its 50 orders): %v", c.ShardLoad[3], c.ShardLoad)
+	if c.ShardLoad[3] != 51 || c.ShardWork[3] != 2 {
+		t.Errorf("dedicated shard holds %v rows and does %v units/s; want 51 (customer 7's row and its 50 orders) and 2 (both reads of customer 7): load %v", c.ShardLoad[3], c.ShardWork[3], c.ShardLoad)
 	}
 }
