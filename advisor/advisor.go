@@ -122,13 +122,17 @@ func (as *Assessment) Display() string {
 type Criteria struct {
 	// Local is the share (0..1) of interactive (non-batch) requests that
 	// touch one shard and are not statements of a cross-shard transaction:
-	// seed 002's first criterion in one number.
+	// SingleShard minus CrossShardTxn x (statements x weight summed over
+	// transactions) / interactive requests/s, at least 0; one denominator,
+	// interactive requests. Seed 002's first criterion in one number.
 	Local float64 `json:"local_fraction"`
 	// SingleShard is the share (0..1) of interactive (non-batch)
 	// requests that touch one shard.
 	SingleShard float64 `json:"single_shard_fraction"`
-	// CrossShardTxn is the share (0..1) of transactions touching more
-	// than one shard.
+	// CrossShardTxn is the share (0..1) of transactions, by weight,
+	// touching more than one shard. A transaction is what the application
+	// commits together: a BEGIN...COMMIT block, a --txns line or an
+	// autocommit write; an autocommit read is an operation only.
 	CrossShardTxn float64 `json:"cross_shard_txn_fraction"`
 	// WorkPerRequest is interactive units of work per interactive
 	// request (1 when every request asks one shard): what the requests
