@@ -359,6 +359,21 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			break
 		}
 	}
+	// A large table the workload writes is never a reference table: a
+	// copy on every shard takes each of its writes on every shard.
+	if as.Viable && n > 1 {
+		if d, err := shardkey.ParseDesign(key); err == nil {
+			for ti, t := range a.w.Tables {
+				if _, ok := d.Tables[t.Name].(*shardkey.ReplicateExpr); !ok || a.small[ti] || !a.written(ti) {
+					continue
+				}
+				as.Viable = false
+				as.Rejection = fmt.Sprintf("%s is written and not small, so as a reference table every write would touch all %d shards", t.Name, n)
+				as.Reasons = append([]string{as.Rejection + ": shard it by a key of its own, or carry the root key into it"}, as.Reasons...)
+				break
+			}
+		}
+	}
 	// One shard doing far more than its share, not because of one whale
 	// (which isolation fixes): unsharded tables or a clumped key.
 	if as.Viable && n >= 4 {
@@ -409,6 +424,24 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
 	}
 	return as
+}
+
+// written reports whether the workload writes table ti (an operation or a
+// transaction statement).
+func (a *analysis) written(ti int) bool {
+	for _, op := range a.w.Ops {
+		if op.Table == ti && op.Kind.IsWrite() && op.Rate > 0 {
+			return true
+		}
+	}
+	for _, tx := range a.w.Txns {
+		for _, st := range tx.Stmts {
+			if st.Table == ti && st.Kind.IsWrite() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // replicaCosts says, for each reference table of design key, what its

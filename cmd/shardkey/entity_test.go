@@ -646,3 +646,20 @@ func TestAdviseJoinRelatesTables(t *testing.T) {
 		t.Fatalf("recommended %s carrying %+v; want hash(workspace_id) carried into comments", a.Recommended, a.Candidates[0].Carry)
 	}
 }
+
+// TestAdviseNoWriteHeavyReference: named by the user, a design that
+// copies order_items (9,000 rows, written by every transaction) to every
+// shard is rejected, whatever else it scores.
+func TestAdviseNoWriteHeavyReference(t *testing.T) {
+	_, args := ordersFiles(t)
+	bad := "hash(customer_id); order_items:replicate; payments:replicate"
+	a := adviseJSON(t, append(append([]string{"advise"}, args...), "-k", bad, "-k", "hash(order_id); customers:replicate")...)
+	if a.Recommended == bad {
+		t.Fatalf("recommended %s", bad)
+	}
+	for _, as := range a.Candidates {
+		if as.Key == bad && as.Viable {
+			t.Errorf("%s is viable; want it rejected (order_items is large and written)", bad)
+		}
+	}
+}
