@@ -836,6 +836,8 @@ type RootStats struct {
 	// order in its own table (the one it identifies, else the largest).
 	Monotonicity float64 `json:"monotonicity"`
 	Monotonic    bool    `json:"monotonic"`
+	// MonotonicityUnknown: without rows, too few inserted values to tell.
+	MonotonicityUnknown bool `json:"monotonicity_unknown,omitempty"`
 	// TrafficTopValues, when rows and statements are both given, are the
 	// root values with the largest share (0..1) of the requests that
 	// name one by equality on the group's tables.
@@ -1009,9 +1011,9 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 		for ti, t := range w.Tables {
 			if ci := t.ColumnIndex(col); ci >= 0 && slices.Contains(rs.Tables, t.Name) {
 				ks := sim.TrafficKeyStats(w, ti, []int{ci})
-				if x := float64(ks.Cardinality); x > best {
+				if x := float64(ks.Cardinality); x > best && !ks.MonotonicityUnknown || best < 0 {
 					best = x
-					rs.Monotonicity, rs.Monotonic = ks.Monotonicity, ks.Monotonic
+					rs.Monotonicity, rs.Monotonic, rs.MonotonicityUnknown = ks.Monotonicity, ks.Monotonic, ks.MonotonicityUnknown
 				}
 			}
 		}
@@ -1062,6 +1064,10 @@ func rootText(rs *RootStats) string {
 				valueText([]string{rs.Column}, rs.TopValues[0].Value), pct(rs.TopValues[0].Share))
 		}
 	}
-	return fmt.Sprintf("root entity %s over %s%s: %s distinct values%s; %s (rank correlation %.2f with insert order)",
-		rs.Column, strings.Join(rs.Tables, ", "), basis, numfmt.Commas(int64(rs.Cardinality)), top, mono, rs.Monotonicity)
+	mono = fmt.Sprintf("%s (rank correlation %.2f with insert order)", mono, rs.Monotonicity)
+	if rs.MonotonicityUnknown {
+		mono = "monotonicity unknown (too few inserted values)"
+	}
+	return fmt.Sprintf("root entity %s over %s%s: %s distinct values%s; %s",
+		rs.Column, strings.Join(rs.Tables, ", "), basis, numfmt.Commas(int64(rs.Cardinality)), top, mono)
 }
