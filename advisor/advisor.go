@@ -314,7 +314,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if len(c.TopValues) > 0 {
 		cr.LargestPartition = c.TopValues[0].Share
 	}
-	if rs := rootStats(a.w, key); rs != nil {
+	if rs := a.rootStatsOf(key); rs != nil {
 		// The entity group, not one table, is what a shard must hold.
 		as.Root = rs
 		if len(rs.TopValues) > 0 {

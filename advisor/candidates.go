@@ -44,7 +44,8 @@ type analysis struct {
 	fromTxns bool         // no operations: usage counts transactions' equalities (weights, not requests/s)
 	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
 	shards   int
-	ix       *opIndex // see index
+	ix       *opIndex              // see index
+	roots    map[string]*RootStats // see rootStatsOf
 }
 
 // opIndex finds a workload's operations by name and sums its writes per

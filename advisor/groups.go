@@ -1041,6 +1041,34 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 	return rs
 }
 
+// rootStatsOf is rootStats of the analysed workload, memoised by the
+// design's root column and the tables it keys by it (candidates share
+// them, and each pass reads every row of those tables).
+func (a *analysis) rootStatsOf(key string) *RootStats {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil || d.Default == nil || len(d.Default.Columns()) != 1 {
+		return nil
+	}
+	col := d.Default.Columns()[0]
+	memo := col
+	for _, t := range a.w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if _, ok := e.(*shardkey.ReplicateExpr); ok || e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
+			continue
+		}
+		memo += "\x00" + t.Name
+	}
+	if a.roots == nil {
+		a.roots = map[string]*RootStats{}
+	}
+	if rs, ok := a.roots[memo]; ok {
+		return rs
+	}
+	rs := rootStats(a.w, key)
+	a.roots[memo] = rs
+	return rs
+}
+
 // rootText is the checklist in one sentence.
 func rootText(rs *RootStats) string {
 	mono := "not monotonic"
