@@ -36,9 +36,23 @@ type Workload struct {
 	// when neither was given. A copy of the Workload shares it.
 	Catalog *Catalog
 
+	// Joins are the join equalities the statements showed between
+	// columns of two tables (a log's JOIN ... ON a.x = b.y), each once
+	// per direction, with the number of statements: how the application
+	// relates its tables. The advisor reads entity groups from them.
+	Joins []Join
+
 	// Warnings are problems that did not stop reading (skipped lines,
 	// unparsable statements), each naming its file and line.
 	Warnings []error
+}
+
+// Join is one join equality: Table.Column = OtherTable.OtherColumn, seen
+// in Statements statements (a weight where the log has counts).
+type Join struct {
+	Table, Column           string
+	OtherTable, OtherColumn string
+	Statements              float64
 }
 
 // Table returns the table named name, or nil.

@@ -122,13 +122,17 @@ func (as *Assessment) Display() string {
 type Criteria struct {
 	// Local is the share (0..1) of interactive (non-batch) requests that
 	// touch one shard and are not statements of a cross-shard transaction:
-	// seed 002's first criterion in one number.
+	// SingleShard minus CrossShardTxn x (statements x weight summed over
+	// transactions) / interactive requests/s, at least 0; one denominator,
+	// interactive requests. Seed 002's first criterion in one number.
 	Local float64 `json:"local_fraction"`
 	// SingleShard is the share (0..1) of interactive (non-batch)
 	// requests that touch one shard.
 	SingleShard float64 `json:"single_shard_fraction"`
-	// CrossShardTxn is the share (0..1) of transactions touching more
-	// than one shard.
+	// CrossShardTxn is the share (0..1) of transactions, by weight,
+	// touching more than one shard. A transaction is what the application
+	// commits together: a BEGIN...COMMIT block, a --txns line or an
+	// autocommit write; an autocommit read is an operation only.
 	CrossShardTxn float64 `json:"cross_shard_txn_fraction"`
 	// WorkPerRequest is interactive units of work per interactive
 	// request (1 when every request asks one shard): what the requests
@@ -310,7 +314,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if len(c.TopValues) > 0 {
 		cr.LargestPartition = c.TopValues[0].Share
 	}
-	if rs := rootStats(a.w, key); rs != nil {
+	if rs := a.rootStatsOf(key); rs != nil {
 		// The entity group, not one table, is what a shard must hold.
 		as.Root = rs
 		if len(rs.TopValues) > 0 {
@@ -355,6 +359,21 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			break
 		}
 	}
+	// A large table the workload writes is never a reference table: a
+	// copy on every shard takes each of its writes on every shard.
+	if as.Viable && n > 1 {
+		if d, err := shardkey.ParseDesign(key); err == nil {
+			for ti, t := range a.w.Tables {
+				if _, ok := d.Tables[t.Name].(*shardkey.ReplicateExpr); !ok || a.small[ti] || !a.written(ti) {
+					continue
+				}
+				as.Viable = false
+				as.Rejection = fmt.Sprintf("%s is written and not small, so as a reference table every write would touch all %d shards", t.Name, n)
+				as.Reasons = append([]string{as.Rejection + ": shard it by a key of its own, or carry the root key into it"}, as.Reasons...)
+				break
+			}
+		}
+	}
 	// One shard doing far more than its share, not because of one whale
 	// (which isolation fixes): unsharded tables or a clumped key.
 	if as.Viable && n >= 4 {
@@ -391,6 +410,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if as.Root != nil {
 		as.Reasons = append(as.Reasons, rootText(as.Root))
 	}
+	as.Reasons = append(as.Reasons, a.replicaCosts(key, n)...)
 	if !cr.Bounded {
 		of := "its table"
 		if as.Root != nil {
@@ -404,6 +424,67 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
 	}
 	return as
+}
+
+// written reports whether the workload writes table ti (an operation or a
+// transaction statement).
+func (a *analysis) written(ti int) bool {
+	for _, op := range a.w.Ops {
+		if op.Table == ti && op.Kind.IsWrite() && op.Rate > 0 {
+			return true
+		}
+	}
+	for _, tx := range a.w.Txns {
+		for _, st := range tx.Stmts {
+			if st.Table == ti && st.Kind.IsWrite() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// replicaCosts says, for each reference table of design key, what its
+// writes cost: a copy on every shard takes each write on all n shards.
+func (a *analysis) replicaCosts(key string, n int) []string {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for ti, t := range a.w.Tables {
+		if _, ok := d.Tables[t.Name].(*shardkey.ReplicateExpr); !ok {
+			continue
+		}
+		writes, reads := 0.0, 0.0
+		for _, op := range a.w.Ops {
+			if op.Table == ti {
+				if op.Kind.IsWrite() {
+					writes += op.Rate
+				} else {
+					reads += op.Rate
+				}
+			}
+		}
+		txnWrites := 0
+		for _, tx := range a.w.Txns {
+			for _, st := range tx.Stmts {
+				if st.Table == ti && st.Kind.IsWrite() {
+					txnWrites++
+				}
+			}
+		}
+		switch {
+		case writes > 0:
+			out = append(out, fmt.Sprintf("%s is a reference table (a copy on every shard): its %s reads/s stay local, and its %s writes/s cost %s units/s (each on all %d shards)",
+				t.Name, fmtF(reads), fmtF(writes), fmtF(writes*float64(n)), n))
+		case txnWrites > 0:
+			out = append(out, fmt.Sprintf("%s is a reference table (a copy on every shard): its reads stay local; each of its %d sampled transaction writes touches all %d shards", t.Name, txnWrites, n))
+		default:
+			out = append(out, fmt.Sprintf("%s is a reference table (a copy on every shard): its %s reads/s stay local, and the workload never writes it", t.Name, fmtF(reads)))
+		}
+	}
+	return out
 }
 
 func busiestShare(c *sim.Candidate) float64 {

@@ -44,7 +44,8 @@ type analysis struct {
 	fromTxns bool         // no operations: usage counts transactions' equalities (weights, not requests/s)
 	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
 	shards   int
-	ix       *opIndex // see index
+	ix       *opIndex              // see index
+	roots    map[string]*RootStats // see rootStatsOf
 }
 
 // opIndex finds a workload's operations by name and sums its writes per
@@ -224,6 +225,17 @@ func (a *analysis) findEntities() []*entity {
 			} else {
 				byName[c.Name] = r
 			}
+		}
+	}
+	// Join equalities the statements showed (a log's JOIN ... ON).
+	for _, j := range w.Joins {
+		ti, oi := w.TableIndex(j.Table), w.TableIndex(j.OtherTable)
+		if ti < 0 || oi < 0 {
+			continue
+		}
+		ci, oc := w.Tables[ti].ColumnIndex(j.Column), w.Tables[oi].ColumnIndex(j.OtherColumn)
+		if ci >= 0 && oc >= 0 {
+			union(colRef{ti, ci}, colRef{oi, oc})
 		}
 	}
 	// Value equality in transactions.

@@ -99,6 +99,9 @@ func (a *analysis) findLinks() []link {
 			why := "same column name"
 			if w.Tables[r.table].Columns[r.col].Name != pt.Columns[pcol].Name {
 				why = "same values in transactions"
+				if a.joined(r, colRef{owner, pcol}) {
+					why = "joined on it"
+				}
 			}
 			add(link{child: r.table, col: r.col, parent: owner, pcol: pcol,
 				source: fmt.Sprintf("%s.%s holds %s.%s (%s; it identifies %s's rows)", w.Tables[r.table].Name, w.Tables[r.table].Columns[r.col].Name, pt.Name, pt.Columns[pcol].Name, why, pt.Name)})
@@ -174,6 +177,23 @@ func namedAfter(table, col string) bool {
 	}
 	t := strings.ToLower(table)
 	return t == stem || t == stem+"s" || t == stem+"es" || strings.TrimSuffix(stem, "y")+"ies" == t
+}
+
+// joined reports whether the statements join column x to column y.
+func (a *analysis) joined(x, y colRef) bool {
+	w := a.w
+	for _, j := range w.Joins {
+		ti, oi := w.TableIndex(j.Table), w.TableIndex(j.OtherTable)
+		if ti < 0 || oi < 0 {
+			continue
+		}
+		p := colRef{ti, w.Tables[ti].ColumnIndex(j.Column)}
+		q := colRef{oi, w.Tables[oi].ColumnIndex(j.OtherColumn)}
+		if p == x && q == y || p == y && q == x {
+			return true
+		}
+	}
+	return false
 }
 
 // identifies reports whether column r identifies its table's rows: the
@@ -816,6 +836,73 @@ type RootStats struct {
 	// order in its own table (the one it identifies, else the largest).
 	Monotonicity float64 `json:"monotonicity"`
 	Monotonic    bool    `json:"monotonic"`
+	// MonotonicityUnknown: without rows, too few inserted values to tell.
+	MonotonicityUnknown bool `json:"monotonicity_unknown,omitempty"`
+	// TrafficTopValues, when rows and statements are both given, are the
+	// root values with the largest share (0..1) of the requests that
+	// name one by equality on the group's tables.
+	TrafficTopValues []sim.TopValue `json:"traffic_top_values,omitempty"`
+}
+
+type valueWeight struct {
+	v     shardkey.Value
+	w     float64
+	first int
+}
+
+// rootTraffic returns the root values that operations on the tables
+// design d keys by col bind by equality, heaviest first, each weighted
+// by its share of its operation's rate, and their total.
+func rootTraffic(w *shardkey.Workload, d *shardkey.Design, col string) ([]valueWeight, float64) {
+	m := map[shardkey.Value]*valueWeight{}
+	total := 0.0
+	order := 0
+	for ti, t := range w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
+			continue
+		}
+		if _, ok := e.(*shardkey.ReplicateExpr); ok {
+			continue
+		}
+		ci := t.ColumnIndex(col)
+		for _, op := range w.Ops {
+			if op.Table != ti || len(op.Instances) == 0 {
+				continue
+			}
+			sum := 0.0
+			for _, in := range op.Instances {
+				sum += in.Weight
+			}
+			for _, in := range op.Instances {
+				v, ok := eqVal(in.Conds, ci)
+				if !ok || sum == 0 || v.IsNull() {
+					continue
+				}
+				wt := op.Rate * in.Weight / sum
+				k := v.Canonical()
+				x := m[k]
+				if x == nil {
+					x = &valueWeight{v: v, first: order}
+					m[k] = x
+				}
+				order++
+				x.w += wt
+				total += wt
+			}
+		}
+	}
+	out := make([]valueWeight, 0, len(m))
+	for _, x := range m {
+		out = append(out, *x)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].w != out[j].w {
+			return out[i].w > out[j].w
+		}
+		return out[i].first < out[j].first
+	})
+	return out, total
 }
 
 // rootStats computes the root checklist of design key over w, when the
@@ -870,12 +957,13 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 			total += t.Weight(i)
 		}
 	}
+	traffic, ttotal := rootTraffic(w, d, col)
 	if total == 0 {
 		// No rows (a log): the requests that name each root value, over
 		// every table of the group.
 		rs.Basis = "traffic"
 		rs.Tables = rs.Tables[:0]
-		for ti, t := range w.Tables {
+		for _, t := range w.Tables {
 			e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
 			if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
 				continue
@@ -883,38 +971,25 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 			if _, ok := e.(*shardkey.ReplicateExpr); ok {
 				continue
 			}
-			ci := t.ColumnIndex(col)
 			rs.Tables = append(rs.Tables, t.Name)
-			for _, op := range w.Ops {
-				if op.Table != ti || len(op.Instances) == 0 {
-					continue
-				}
-				sum := 0.0
-				for _, in := range op.Instances {
-					sum += in.Weight
-				}
-				for _, in := range op.Instances {
-					v, ok := eqVal(in.Conds, ci)
-					if !ok || sum == 0 || v.IsNull() {
-						continue
-					}
-					wt := op.Rate * in.Weight / sum
-					k := v.Canonical()
-					x := m[k]
-					if x == nil {
-						x = &agg{row: order, text: v.String()}
-						m[k] = x
-					}
-					order++
-					x.w += wt
-					total += wt
-				}
-			}
 		}
+		for _, x := range traffic {
+			m[x.v.Canonical()] = &agg{w: x.w, row: x.first, text: x.v.String()}
+		}
+		total = ttotal
 		if total == 0 || len(rs.Tables) < 2 {
 			return nil
 		}
 		monoTable = -1
+	} else if ttotal > 0 {
+		// Rows and statements both: the request share of the heaviest
+		// values too.
+		for i, x := range traffic {
+			if i >= 5 {
+				break
+			}
+			rs.TrafficTopValues = append(rs.TrafficTopValues, sim.TopValue{Value: x.v.String(), Share: x.w / ttotal})
+		}
 	}
 	if len(rs.Tables) < 2 || total == 0 {
 		return nil
@@ -936,9 +1011,9 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 		for ti, t := range w.Tables {
 			if ci := t.ColumnIndex(col); ci >= 0 && slices.Contains(rs.Tables, t.Name) {
 				ks := sim.TrafficKeyStats(w, ti, []int{ci})
-				if x := float64(ks.Cardinality); x > best {
+				if x := float64(ks.Cardinality); x > best && !ks.MonotonicityUnknown || best < 0 {
 					best = x
-					rs.Monotonicity, rs.Monotonic = ks.Monotonicity, ks.Monotonic
+					rs.Monotonicity, rs.Monotonic, rs.MonotonicityUnknown = ks.Monotonicity, ks.Monotonic, ks.MonotonicityUnknown
 				}
 			}
 		}
@@ -966,6 +1041,34 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 	return rs
 }
 
+// rootStatsOf is rootStats of the analysed workload, memoised by the
+// design's root column and the tables it keys by it (candidates share
+// them, and each pass reads every row of those tables).
+func (a *analysis) rootStatsOf(key string) *RootStats {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil || d.Default == nil || len(d.Default.Columns()) != 1 {
+		return nil
+	}
+	col := d.Default.Columns()[0]
+	memo := col
+	for _, t := range a.w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if _, ok := e.(*shardkey.ReplicateExpr); ok || e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
+			continue
+		}
+		memo += "\x00" + t.Name
+	}
+	if a.roots == nil {
+		a.roots = map[string]*RootStats{}
+	}
+	if rs, ok := a.roots[memo]; ok {
+		return rs
+	}
+	rs := rootStats(a.w, key)
+	a.roots[memo] = rs
+	return rs
+}
+
 // rootText is the checklist in one sentence.
 func rootText(rs *RootStats) string {
 	mono := "not monotonic"
@@ -977,6 +1080,10 @@ func rootText(rs *RootStats) string {
 		top = fmt.Sprintf("; the largest entity group, %s, holds %s of the group's rows (%s rows across its tables)",
 			valueText([]string{rs.Column}, rs.TopValues[0].Value), pct(rs.TopValues[0].Share), numfmt.Commas(int64(rs.LargestGroupRows)))
 	}
+	if len(rs.TrafficTopValues) > 0 && len(rs.TopValues) > 0 {
+		top += fmt.Sprintf("; by traffic, %s is named by %s of the requests on its tables",
+			valueText([]string{rs.Column}, rs.TrafficTopValues[0].Value), pct(rs.TrafficTopValues[0].Share))
+	}
 	basis := ""
 	if rs.Basis == "traffic" {
 		basis = " (traffic-based: no row sample)"
@@ -985,6 +1092,10 @@ func rootText(rs *RootStats) string {
 				valueText([]string{rs.Column}, rs.TopValues[0].Value), pct(rs.TopValues[0].Share))
 		}
 	}
-	return fmt.Sprintf("root entity %s over %s%s: %s distinct values%s; %s (rank correlation %.2f with insert order)",
-		rs.Column, strings.Join(rs.Tables, ", "), basis, numfmt.Commas(int64(rs.Cardinality)), top, mono, rs.Monotonicity)
+	mono = fmt.Sprintf("%s (rank correlation %.2f with insert order)", mono, rs.Monotonicity)
+	if rs.MonotonicityUnknown {
+		mono = "monotonicity unknown (too few inserted values)"
+	}
+	return fmt.Sprintf("root entity %s over %s%s: %s distinct values%s; %s",
+		rs.Column, strings.Join(rs.Tables, ", "), basis, numfmt.Commas(int64(rs.Cardinality)), top, mono)
 }

@@ -72,6 +72,8 @@ type tableKey struct {
 	saltK  int
 	salted map[string]bool // hot key encodings that are salted
 	iso    map[string]int  // hot key encoding -> dedicated shard
+	// isoTop and saltTop are the expressions' top=N (shareHot).
+	isoTop, saltTop int
 	// isoKeys are the isolated key tuples with their shards, for range
 	// keys: a span of the range that holds one also asks its shard.
 	isoKeys []isoKey
@@ -129,6 +131,7 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s has none of the key's columns and stays unsharded on shard 0", d.Text, w.Tables[ti].Name))
 		}
 	}
+	s.shareHot()
 	if err := s.computeBounds(); err != nil {
 		return nil, err
 	}
@@ -183,6 +186,7 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			return nil, fmt.Errorf("salt over %d buckets needs at least %d shards, have %d", m.K, m.K, s.N)
 		}
 		tk.saltK = m.K
+		tk.saltTop = m.Top
 		tk.salted = map[string]bool{}
 		for _, k := range hottest(t, tk.cols, m.Top) {
 			tk.salted[k] = true
@@ -196,6 +200,7 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			return nil, fmt.Errorf("isolating %d values needs more than %d shards", m.Top, s.N)
 		}
 		tk.base = s.N - m.Top
+		tk.isoTop = m.Top
 		tk.iso = map[string]int{}
 		for i, k := range hottest(t, tk.cols, m.Top) {
 			tk.iso[k] = tk.base + i
@@ -210,6 +215,7 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		if m.Top >= s.N {
 			return nil, fmt.Errorf("isolating %d values needs more than %d shards", m.Top, s.N)
 		}
+		tk.isoTop = m.Top
 		tk.iso = map[string]int{}
 		for i, k := range hottest(t, tk.cols, m.Top) {
 			tk.iso[k] = tk.base + i
@@ -448,6 +454,94 @@ func keyString(b []byte, key []shardkey.Value) []byte {
 		b = v.AppendText(b)
 	}
 	return b
+}
+
+// shareHot makes isolate's and salt's hot values design-wide, as range
+// boundaries are: when several tables are keyed by the same number of
+// columns with isolated (or salted) values, the hottest values are those
+// of the rows of all of them together, so that a whale's rows in every
+// table of its entity group move to its dedicated shard together (each
+// table's own hottest values would split the group: the customer's row in
+// customers and its orders elsewhere).
+func (s *Scheme) shareHot() {
+	type group struct {
+		tables []int
+		agg    map[string]float64
+	}
+	groups := map[int]*group{} // by key width
+	for ti, tk := range s.tables {
+		if tk == nil || tk.iso == nil && tk.salted == nil {
+			continue
+		}
+		g := groups[len(tk.cols)]
+		if g == nil {
+			g = &group{agg: map[string]float64{}}
+			groups[len(tk.cols)] = g
+		}
+		g.tables = append(g.tables, ti)
+	}
+	for _, g := range groups {
+		if len(g.tables) < 2 {
+			continue
+		}
+		for _, ti := range g.tables {
+			t := s.w.Tables[ti]
+			cols := s.tables[ti].cols
+			key := make([]shardkey.Value, len(cols))
+			var buf []byte
+			for r := 0; r < t.Rows; r++ {
+				for j, c := range cols {
+					key[j] = t.Columns[c].Value(r)
+				}
+				buf = keyString(buf[:0], key)
+				g.agg[string(buf)] += t.Weight(r)
+			}
+		}
+		type kw struct {
+			k string
+			w float64
+		}
+		list := make([]kw, 0, len(g.agg))
+		for k, w := range g.agg {
+			list = append(list, kw{k, w})
+		}
+		sort.Slice(list, func(i, j int) bool {
+			if list[i].w != list[j].w {
+				return list[i].w > list[j].w
+			}
+			return list[i].k < list[j].k
+		})
+		for _, ti := range g.tables {
+			tk := s.tables[ti]
+			t := s.w.Tables[ti]
+			if tk.iso != nil {
+				top := tk.isoTop
+				tk.iso = map[string]int{}
+				for i := 0; i < top && i < len(list); i++ {
+					tk.iso[list[i].k] = tk.base + i
+				}
+				if tk.kind == kRange {
+					tk.isoKeys = isoTuples(t, tk.cols, tk.iso)
+				}
+			}
+			if tk.salted != nil {
+				top := tk.saltTop
+				tk.salted = map[string]bool{}
+				for i := 0; i < top && i < len(list); i++ {
+					tk.salted[list[i].k] = true
+				}
+				if tk.kind == kRange {
+					keys := map[string]int{}
+					for k := range tk.salted {
+						keys[k] = 0
+					}
+					tk.saltKeys = isoTuples(t, tk.cols, keys)
+				}
+			}
+			tk.isoInt, tk.saltedInt = nil, nil
+			tk.setIntKeys(t)
+		}
+	}
 }
 
 // hottest returns the encodings of the top key values of t by summed row

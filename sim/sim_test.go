@@ -473,3 +473,46 @@ func TestRangeBoundsFromTraffic(t *testing.T) {
 		}
 	}
 }
+
+// TestIsolateWholeGroup: isolate's hot values are the design's, over every
+// table it keys, so a whale's rows in all of them share its dedicated
+// shard. customers holds customers 1..10 once each (each table alone
+// would pick customer 1, the first of equals); orders holds 50 orders of
+// customer 7 and 5 of each other. On 4 shards, isolate(hash(customer_id),
+// top=1) gives customer 7 shard 3: its customer row and its 50 orders,
+// load 51, and nothing else.
+func TestIsolateWholeGroup(t *testing.T) {
+	w := &shardkey.Workload{Shards: 4}
+	cust := &shardkey.Table{Name: "customers"}
+	cust.AddColumn("customer_id", shardkey.Int64)
+	for i := 1; i <= 10; i++ {
+		cust.Columns[0].Append(shardkey.IntValue(int64(i)))
+	}
+	cust.Rows = 10
+	ord := &shardkey.Table{Name: "orders"}
+	ord.AddColumn("customer_id", shardkey.Int64)
+	for i := 1; i <= 10; i++ {
+		n := 5
+		if i == 7 {
+			n = 50
+		}
+		for j := 0; j < n; j++ {
+			ord.Columns[0].Append(shardkey.IntValue(int64(i)))
+			ord.Rows++
+		}
+	}
+	w.Tables = []*shardkey.Table{cust, ord}
+	// Customer 7's profile and its orders, read once a second each: both
+	// on the dedicated shard.
+	for ti := range w.Tables {
+		w.Ops = append(w.Ops, &shardkey.Operation{Name: fmt.Sprint("read ", ti), Table: ti, Rate: 1,
+			Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(7)}}}}})
+	}
+	c, err := Score(w, "isolate(hash(customer_id), top=1)", Options{Shards: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ShardLoad[3] != 51 || c.ShardWork[3] != 2 {
+		t.Errorf("dedicated shard holds %v rows and does %v units/s; want 51 (customer 7's row and its 50 orders) and 2 (both reads of customer 7): load %v", c.ShardLoad[3], c.ShardWork[3], c.ShardLoad)
+	}
+}

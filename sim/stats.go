@@ -35,6 +35,10 @@ type KeyStats struct {
 	// Cardinality is a sketch's estimate (past 65,536 distinct values).
 	Basis     string `json:"basis,omitempty"`
 	Estimated bool   `json:"cardinality_estimated,omitempty"`
+	// MonotonicityUnknown reports that nothing orders the values (traffic
+	// basis with fewer than 3 inserted values): Monotonicity is then 0
+	// and means "unknown".
+	MonotonicityUnknown bool `json:"monotonicity_unknown,omitempty"`
 }
 
 // TopValue is one heavy key value.
@@ -401,6 +405,8 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 	if len(inserted) >= 3 {
 		ks.Monotonicity = spearmanSeq(inserted)
 		ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
+	} else {
+		ks.MonotonicityUnknown = true
 	}
 	return ks
 }

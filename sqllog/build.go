@@ -57,7 +57,8 @@ type agg struct {
 	hasTS        bool
 	noTS         int // statements without a timestamp
 	stmts        float64
-	system       float64 // statements left out: only PostgreSQL system catalogs
+	system       float64               // statements left out: only PostgreSQL system catalogs
+	joins        map[[4]string]float64 // table, column, other table, other column -> statements
 
 	seq     int64 // entries read
 	bad     map[string]*badShape
@@ -257,6 +258,14 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			return
 		}
 		a.stmts += wt
+		for i := range p.acc {
+			for _, j := range p.acc[i].joins {
+				if a.joins == nil {
+					a.joins = map[[4]string]float64{}
+				}
+				a.joins[[4]string{p.acc[i].table, j[0], j[1], j[2]}] += wt
+			}
+		}
 		stmt := a.stmtBuf[:0] // copied by whatever keeps it (session, txn)
 		for i := range p.acc {
 			if a.knownOnly && a.existing(p.acc[i].table) < 0 {
@@ -533,6 +542,15 @@ func (a *agg) finish() error {
 		}
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d %s left out, by shape: %s", a.badN, what, strings.Join(parts, "; ")))
 	}
+	for k, n := range a.joins {
+		a.w.Joins = append(a.w.Joins, shardkey.Join{Table: k[0], Column: k[1], OtherTable: k[2], OtherColumn: k[3], Statements: n})
+	}
+	sort.Slice(a.w.Joins, func(i, j int) bool {
+		key := func(x shardkey.Join) string {
+			return x.Table + "\x00" + x.Column + "\x00" + x.OtherTable + "\x00" + x.OtherColumn
+		}
+		return key(a.w.Joins[i]) < key(a.w.Joins[j])
+	})
 	if a.system > 0 {
 		what := "statements that only read PostgreSQL's system catalogs (pg_*) were"
 		if a.system == 1 {

@@ -556,6 +556,13 @@ func (s *scope) build(res colResolver) []access {
 			}
 			a.preds = append(a.preds, *p)
 		}
+		for _, e := range edges {
+			for k := 0; k < 2; k++ {
+				if e[k].ref == i && s.refs[e[1-k].ref].name != r.name {
+					a.joins = append(a.joins, [3]string{e[k].col, s.refs[e[1-k].ref].name, e[1-k].col})
+				}
+			}
+		}
 		out = append(out, a)
 	}
 	return out

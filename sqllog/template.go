@@ -77,6 +77,10 @@ type access struct {
 	table string
 	kind  shardkey.Kind
 	preds []pred // sorted by column, at most one per column
+	// joins are the join equalities between one of its columns and a
+	// column of another table (col, other table, other column): how the
+	// application relates tables, for the advisor's entity groups.
+	joins [][3]string
 	// lazy, when set, stands for the accesses of a query over several
 	// tables whose unqualified columns need the workload to say which
 	// table has them (see attribute.go); table, kind and preds are unset.

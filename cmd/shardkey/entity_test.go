@@ -620,3 +620,46 @@ func TestAdviseChatFromLog(t *testing.T) {
 		t.Errorf("cross-shard transactions %.3f; want 0 (each is one insert)", x)
 	}
 }
+
+// TestAdviseJoinRelatesTables: comments name their document by a column
+// called doc, which no transaction relates to documents.document_id; the
+// log's JOIN ... ON c.doc = d.document_id does, and the advice carries
+// workspace_id into comments along it.
+func TestAdviseJoinRelatesTables(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	var l pgLog
+	docWS := map[int]int{}
+	for d := 1; d <= 300; d++ {
+		w := 1 + r.IntN(100)
+		docWS[d] = w
+		l.stmt(100, "INSERT INTO documents (document_id, workspace_id, title) VALUES (%d, %d, 't')", d, w)
+		x := 1 + r.IntN(d)
+		l.stmt(101, "INSERT INTO comments (comment_id, doc, body) VALUES (%d, %d, 'c')", d, x)
+		l.stmt(102, "SELECT * FROM documents WHERE workspace_id = %d", 1+r.IntN(100))
+		l.stmt(103, "SELECT * FROM comments WHERE doc = %d", x)
+		if d%3 == 0 {
+			l.stmt(104, "SELECT d.title, c.body FROM documents d JOIN comments c ON c.doc = d.document_id WHERE d.document_id = %d", x)
+		}
+	}
+	a := adviseJSON(t, "advise", "--log", l.file(t))
+	if a.Recommended != "hash(workspace_id)" || !a.carries("workspace_id", "comments") {
+		t.Fatalf("recommended %s carrying %+v; want hash(workspace_id) carried into comments", a.Recommended, a.Candidates[0].Carry)
+	}
+}
+
+// TestAdviseNoWriteHeavyReference: named by the user, a design that
+// copies order_items (9,000 rows, written by every transaction) to every
+// shard is rejected, whatever else it scores.
+func TestAdviseNoWriteHeavyReference(t *testing.T) {
+	_, args := ordersFiles(t)
+	bad := "hash(customer_id); order_items:replicate; payments:replicate"
+	a := adviseJSON(t, append(append([]string{"advise"}, args...), "-k", bad, "-k", "hash(order_id); customers:replicate")...)
+	if a.Recommended == bad {
+		t.Fatalf("recommended %s", bad)
+	}
+	for _, as := range a.Candidates {
+		if as.Key == bad && as.Viable {
+			t.Errorf("%s is viable; want it rejected (order_items is large and written)", bad)
+		}
+	}
+}

@@ -260,7 +260,10 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 				about = "about "
 			}
 			mono := fmt.Sprintf("inserted values not monotonic (r = %.2f)", t.Monotonicity)
-			if t.Monotonic {
+			switch {
+			case t.MonotonicityUnknown:
+				mono = "monotonicity unknown (fewer than 3 inserted values)"
+			case t.Monotonic:
 				mono = fmt.Sprintf("inserted values MONOTONIC (r = %.2f)", t.Monotonicity)
 			}
 			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample): %s%s distinct values in the statements%s, entropy %.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
