@@ -154,7 +154,7 @@ func (s *scope) implyCmp(e *xexpr) implied {
 		if v, ok := compareConst(op, l.val, r.val); ok {
 			return implied{never: v != "true"}
 		}
-		s.slotConst = s.slotConst || l.val.kind == argSlot || r.val.kind == argSlot
+		s.slotConst = s.slotConst || l.val.slotted() || r.val.slotted()
 		return implied{}
 	}
 	if l.kind != xCol && r.kind == xCol {
@@ -227,7 +227,7 @@ func (s *scope) implyIn(e *xexpr) implied {
 			}
 			v, ok := compareConst("=", l.val, it.val)
 			if !ok {
-				s.slotConst = s.slotConst || l.val.kind == argSlot || it.val.kind == argSlot
+				s.slotConst = s.slotConst || l.val.slotted() || it.val.slotted()
 				return implied{}
 			}
 			if v == "true" {
@@ -578,8 +578,11 @@ func numPrefix(s string) *big.Float {
 // truncating toward zero, as both engines' integer division); anything
 // else, or a division MySQL would make a decimal, is not folded.
 func foldArith(op string, a, b *xexpr, mysql bool) *xexpr {
-	if a == nil || b == nil || a.kind != xVal || b.kind != xVal || a.val.kind != argLit || b.val.kind != argLit {
+	if a == nil || b == nil || a.kind != xVal || b.kind != xVal {
 		return &xexpr{}
+	}
+	if a.val.kind != argLit || b.val.kind != argLit {
+		return foldSlots(op, a.val, b.val)
 	}
 	la, lb := a.val.resolve(nil, nil), b.val.resolve(nil, nil)
 	if la.kind == litNull || lb.kind == litNull {
@@ -615,4 +618,30 @@ func foldArith(op string, a, b *xexpr, mysql bool) *xexpr {
 		return &xexpr{}
 	}
 	return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: z.String()}}}
+}
+
+// foldSlots folds op over integer literals of which one at least is in a
+// placeholder (argIntSlot, see normalize) when the statement is bound:
+// an argArith value. Other operands (a parameter, a string, a decimal, a
+// placeholder of another literal) and other operators fold to nothing, as
+// foldArith does.
+func foldSlots(op string, a, b arg) *xexpr {
+	intArg := func(g arg) bool {
+		switch g.kind {
+		case argIntSlot, argArith:
+			return !g.array
+		case argLit:
+			return g.lit.kind == litNum && !g.array && strings.TrimPrefix(g.lit.s, "-") != "" && strings.Trim(strings.TrimPrefix(g.lit.s, "-"), "0123456789") == ""
+		}
+		return false
+	}
+	if !intArg(a) || !intArg(b) || len(op) != 1 || !strings.Contains("+-*", op) {
+		return &xexpr{}
+	}
+	return &xexpr{kind: xVal, val: arg{kind: argArith, x: &arith{op: op[0], a: a, b: b}}}
+}
+
+// slotted reports whether g's value comes from a placeholder of a literal.
+func (g arg) slotted() bool {
+	return g.kind == argSlot || g.kind == argIntSlot || g.kind == argArith
 }

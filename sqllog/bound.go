@@ -34,6 +34,9 @@ import (
 //     is closed the same way. An open transaction holds at most
 //     maxTxnStmts statements.
 //   - Statement shapes: at most maxCached parsed templates (cache.go).
+//     Integer arithmetic over literals (3001 - 20) is in placeholders, not
+//     in the shape text (see normalize), so a client that writes computed
+//     values into its SQL does not add a template per value.
 const (
 	defaultMaxInstances     = 1 << 18
 	defaultMaxTxnStatements = 1 << 17

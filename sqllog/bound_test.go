@@ -2,10 +2,12 @@ package sqllog
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -87,6 +89,30 @@ func TestHeapBounded(t *testing.T) {
 		// The bounds thin samples; they do not stop counting.
 		if ts == 0 || tb > ts*11/10 || rb <= 0 {
 			t.Errorf("%s: %d and %d transactions kept, rates %v", format, ts, tb, rb)
+		}
+	}
+}
+
+// TestCacheConstants: statements that differ only in the constants of
+// their integer arithmetic (a TPC-C client's "d_next_o_id = 3061 + 1",
+// "ol_o_id >= 3004 - 20") share one cached template, so the cache does not
+// grow with the log's values; each is folded with its own constants.
+func TestCacheConstants(t *testing.T) {
+	for _, d := range []Dialect{Postgres, MySQL} {
+		c := &cache{}
+		for i, want := range []string{"2981", "2982", "2983"} {
+			sql := fmt.Sprintf("SELECT * FROM order_line WHERE ol_w_id = 2 AND ol_o_id >= %d - 20", 3001+i)
+			tp, lits, _ := c.analyze(sql, d, nil)
+			if tp.err != nil {
+				t.Fatalf("%s %q: %v", d, sql, tp.err)
+			}
+			vals := tp.parts[0].bind(lits, nil)
+			if got := fmt.Sprint(vals[0]); !strings.Contains(got, want) {
+				t.Errorf("%s %q: values %s, want %s among them", d, sql, got, want)
+			}
+		}
+		if n := c.n.Load(); n != 1 {
+			t.Errorf("%s: %d templates cached for one shape, want 1", d, n)
 		}
 	}
 }

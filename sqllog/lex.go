@@ -70,6 +70,14 @@ var typedLiteralWords = map[string]bool{
 // needs in place (typed literals, bit strings, charset introducers, dollar
 // quotes) are kept in the text. Negative numbers keep their minus sign in
 // the text; the parse tree's unary minus applies to the placeholder.
+//
+// Integer arithmetic over literals (3001 - 20, 3 * -2: +, - or * between
+// integers written with digits only) gets placeholders marked as integers
+// ($200001 for PostgreSQL, :ski0 for MySQL), which the template folds when
+// the statement is bound (argArith): clients that write computed values
+// into the SQL (a TPC-C client's "d_next_o_id = 3061 + 1") would otherwise
+// make one shape, and one cached template, per value. Other constant
+// expressions (5 / 2, 1 = 0, '1' + 2, 1 + 2.5) stay in the text.
 func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
 	var lits []lit
 	out := buf[:0]
@@ -84,18 +92,30 @@ func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
 		}
 		space = false
 	}
-	slot := func() {
+	intEnd := -1 // the end in out of the last integer placeholder (see arithInt)
+	slotAs := func(integer bool) {
 		emitSpace()
 		n := len(lits) - 1 // the literal was just appended
-		if d == Postgres {
+		switch {
+		case d == Postgres && integer:
+			out = append(out, '$')
+			out = strconv.AppendInt(out, int64(2*slotBase+n+1), 10)
+		case d == Postgres:
 			out = append(out, '$')
 			out = strconv.AppendInt(out, int64(slotBase+n+1), 10)
-		} else {
+		case integer:
+			out = append(out, ":ski"...)
+			out = strconv.AppendInt(out, int64(n), 10)
+		default:
 			out = append(out, ":sk"...)
 			out = strconv.AppendInt(out, int64(n), 10)
 		}
+		if integer {
+			intEnd = len(out)
+		}
 		prevIdent = true
 	}
+	slot := func() { slotAs(false) }
 	i := 0
 	for i < len(sql) {
 		c := sql[i]
@@ -241,8 +261,18 @@ func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
 			if j < len(sql) && isIdentStart(sql[j]) {
 				break // 1abc: not a number; let the parser judge
 			}
+			if !keptBefore(out, keptEnd) && plainInt(sql, i, j) && (arithBefore(out, intEnd) || arithInt(sql, j)) {
+				// 3001 - 20: integer arithmetic, in placeholders the
+				// template folds when the statement is bound (argArith),
+				// so that the shape does not stand for its constants.
+				lits = append(lits, lit{s: sql[i:j], kind: litNum})
+				slotAs(true)
+				i = j
+				prevWord, prevWordStart = "", -1
+				continue
+			}
 			if keptBefore(out, keptEnd) || opThenLit(sql, j, d) {
-				// 5 + 5, 1 = 0: a constant expression stays in the text, so
+				// 1 = 0, 5 / 2: a constant expression stays in the text, so
 				// that the template folds it (see foldArith, compareConst).
 				emitSpace()
 				out = append(out, sql[i:j]...)
@@ -402,7 +432,8 @@ func isOpChar(c byte) bool { return strings.IndexByte("+-*/%=<>!|", c) >= 0 }
 // opThenLit reports whether sql, from j (just after a literal), goes on
 // with an operator and another literal: 5 + 5, 1 = 0. Such literals stay in
 // the shape text, so that the statement's template folds the constant
-// expression (a shape then stands for its constants too: rare in logs).
+// expression (a shape then stands for its constants too: rare in logs once
+// integer arithmetic is in placeholders, see arithInt).
 func opThenLit(sql string, j int, d Dialect) bool {
 	for j < len(sql) && sql[j] == ' ' {
 		j++
@@ -449,4 +480,69 @@ func keptBefore(out []byte, keptEnd int) bool {
 		}
 	}
 	return op
+}
+
+// plainInt reports whether sql[i:j], a number, is a decimal integer
+// written with digits only.
+func plainInt(sql string, i, j int) bool {
+	for k := i; k < j; k++ {
+		if !isDigit(sql[k]) {
+			return false
+		}
+	}
+	return j > i
+}
+
+// arithInt reports whether sql, from j (just after an integer), goes on
+// with +, - or * and another integer (3001 - 20, 3 * -2): both are put in
+// placeholders marked as integers (see argIntSlot).
+func arithInt(sql string, j int) bool {
+	for j < len(sql) && sql[j] == ' ' {
+		j++
+	}
+	if j >= len(sql) || sql[j] != '+' && sql[j] != '-' && sql[j] != '*' {
+		return false
+	}
+	if j+1 < len(sql) && (sql[j] == '-' && sql[j+1] == '-' || sql[j+1] == '/' || isOpChar(sql[j+1]) && sql[j+1] != '-' && sql[j+1] != '+') {
+		return false // a comment, or an operator of more characters
+	}
+	k := j + 1
+	for k < len(sql) && sql[k] == ' ' {
+		k++
+	}
+	if k < len(sql) && (sql[k] == '-' || sql[k] == '+') {
+		if k+1 < len(sql) && sql[k] == '-' && sql[k+1] == '-' {
+			return false
+		}
+		k++
+	}
+	e := k
+	for e < len(sql) && isDigit(sql[e]) {
+		e++
+	}
+	if e == k {
+		return false
+	}
+	return e == len(sql) || !isIdent(sql[e]) && sql[e] != '.' && sql[e] != '_'
+}
+
+// arithBefore reports whether out ends with an integer placeholder (at
+// intEnd) and +, - or * after it: the next integer is the operator's other
+// operand.
+func arithBefore(out []byte, intEnd int) bool {
+	if intEnd < 0 || intEnd > len(out) {
+		return false
+	}
+	op, last := 0, byte(0)
+	for _, c := range out[intEnd:] {
+		switch {
+		case c == ' ':
+		case c == '+' || c == '-' || c == '*':
+			op, last = op+1, c
+		default:
+			return false
+		}
+	}
+	// One operator, or one and the other operand's sign (3 * -2).
+	return op == 1 || op == 2 && last != '*'
 }

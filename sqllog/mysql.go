@@ -544,6 +544,11 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	case *sqlparser.NullVal:
 		return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}}
 	case *sqlparser.Argument:
+		if n, ok := strings.CutPrefix(x.Name, "ski"); ok {
+			if i, err := strconv.Atoi(n); err == nil {
+				return &xexpr{kind: xVal, val: arg{kind: argIntSlot, n: i}}
+			}
+		}
 		if n, ok := strings.CutPrefix(x.Name, "sk"); ok {
 			if i, err := strconv.Atoi(n); err == nil {
 				return &xexpr{kind: xVal, val: arg{kind: argSlot, n: i}}

@@ -537,6 +537,9 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		return &xexpr{}
 	case n.GetParamRef() != nil:
 		num := int(n.GetParamRef().Number)
+		if num > 2*slotBase {
+			return &xexpr{kind: xVal, val: arg{kind: argIntSlot, n: num - 2*slotBase - 1}}
+		}
 		if num > slotBase {
 			return &xexpr{kind: xVal, val: arg{kind: argSlot, n: num - slotBase - 1}}
 		}
@@ -689,7 +692,7 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return x
 		}
 		r := pgExpr(e.Rexpr, sc, acc, ctes)
-		if op == "=" && l != nil && r != nil && r.kind == xVal && (r.val.kind == argParam || r.val.kind == argSlot || r.val.kind == argLit) {
+		if op == "=" && l != nil && r != nil && r.kind == xVal && (r.val.kind == argParam || r.val.slotted() || r.val.kind == argLit) {
 			r.val.array = true
 			return &xexpr{kind: xIn, kids: []*xexpr{l, r}}
 		}

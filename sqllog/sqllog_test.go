@@ -267,6 +267,21 @@ func TestStatements(t *testing.T) {
 	}
 	check(Postgres, "SELECT * FROM t WHERE d = DATE '2024-01-02'", "read t {d=2024-01-02T00:00:00Z}")
 	check(MySQL, "SELECT * FROM `t` WHERE `a` = 'it\\'s' AND b = \"q\"", "read t {a=it's b=q}")
+	// Integer arithmetic in placeholders (argArith), folded when bound as
+	// the engines fold constants: the values worked by hand.
+	for _, d := range []Dialect{Postgres, MySQL} {
+		check(d, "SELECT * FROM t WHERE a >= 3001 - 20 AND a < 3001", "read t {a in [2981,3001)}")
+		check(d, "SELECT * FROM t WHERE a = 3 * -2 AND b = 10 - 2 - 3", "read t {a=-6 b=5}")
+		check(d, "SELECT * FROM t WHERE a = 1 + 2 * 3 AND b = -(3 + 2)", "read t {a=7 b=-5}")
+		check(d, "SELECT * FROM t WHERE a = 9223372036854775807 + 1", "read t {a=9223372036854775808}")
+		check(d, "SELECT * FROM t WHERE a = 4294967296 * 4294967296", "read t {a=18446744073709551616}")
+		check(d, "SELECT * FROM t WHERE a IN (1 + 1, 2 * 3)", "read t {a IN (2,6)}")
+		check(d, "SELECT * FROM t WHERE a = 1 + 1 AND a = 3", "read t {a IN ()}") // 2 and 3: no row
+		check(d, "SELECT * FROM t WHERE a = 5 AND 1 + 2 = 4", "read t {a IN ()}") // FALSE: no row
+		check(d, "SELECT * FROM t WHERE a = 5 AND 1 + 2 = 3", "read t {a=5}")     // TRUE
+		check(d, "SELECT * FROM t WHERE a = 1 + 2.5 AND b = 1", "read t {b=1}")   // a decimal: not folded
+		check(d, "INSERT INTO t (a, b) VALUES (1 + 1, 2)", "insert t {a=2 b=2}")
+	}
 	check(0, "SELECT * FROM `t` WHERE a = 1", "read t {a=1}")
 }
 
@@ -282,6 +297,12 @@ func TestNormalize(t *testing.T) {
 	check(Postgres, "SELECT $1, E'a\\'b', 1.5e3, x FROM t /* c */", "SELECT $1, $100001, $100002, x FROM t", 2)
 	check(Postgres, "SELECT DATE '2024-01-01', $$a 'b'$$", "SELECT DATE '2024-01-01', $$a 'b'$$", 0)
 	check(MySQL, "SELECT * FROM `t` WHERE a = \"s\" # c\n AND b = 0x1F AND c = _utf8mb4'z'", "SELECT * FROM `t` WHERE a = :sk0 AND b = 0x1F AND c = _utf8mb4'z'", 1)
+	// Integer arithmetic: placeholders marked as integers, so that the
+	// shape does not stand for its constants.
+	check(MySQL, "UPDATE district SET d_next_o_id = 3061 + 1 WHERE d_id = 5", "UPDATE district SET d_next_o_id = :ski0 + :ski1 WHERE d_id = :sk2", 3)
+	check(Postgres, "SELECT * FROM t WHERE a >= 3001 - 20 AND b = 3 * -2", "SELECT * FROM t WHERE a >= $200001 - $200002 AND b = $200003 * -$200004", 4)
+	check(Postgres, "SELECT * FROM t WHERE a = 1 + 2.5 AND b = '1' + 2", "SELECT * FROM t WHERE a = 1 + 2.5 AND b = '1' + 2", 0)
+	check(MySQL, "SELECT * FROM t WHERE a = 1 + 1 = 2", "SELECT * FROM t WHERE a = :ski0 + :ski1 = :sk2", 3)
 	if _, lits := normalize(nil, `SELECT 'a\'b'`, MySQL); len(lits) != 1 || lits[0].s != "a'b" {
 		t.Errorf("MySQL backslash escape: %+v", lits)
 	}

@@ -1,6 +1,8 @@
 package sqllog
 
 import (
+	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,12 +118,76 @@ const (
 	argParam                  // a bind parameter ($n, ?): n is its 0-based index
 	argNewest                 // now(), nextval(...), DEFAULT: a new value above all others
 	argUnique                 // gen_random_uuid(), uuid(): a new unordered value
+	// argIntSlot is a placeholder for an integer literal written beside
+	// +, - or * and another integer literal (3001 - 20): n is its index.
+	// normalize puts such literals in placeholders, not in the shape
+	// text, so that a shape does not stand for its constants.
+	argIntSlot
+	// argArith is integer arithmetic (+, -, *) over argIntSlot values,
+	// integer literals and other argArith: x. It is folded when the
+	// statement is bound, as foldArith folds literals.
+	argArith
 )
+
+// arith is the operation of an argArith value: op ('+', '-' or '*') over
+// a and b.
+type arith struct {
+	op   byte
+	a, b arg
+}
+
+// eval folds x with the statement's literals, as foldArith would have
+// folded them written in the shape text: a decimal integer, or litNone
+// when an operand is no integer (which normalize does not produce).
+func (x *arith) eval(slots, params []lit) lit {
+	la, lb := x.a.resolve(slots, params).lit, x.b.resolve(slots, params).lit
+	if la.kind != litNum || lb.kind != litNum {
+		return lit{kind: litNone}
+	}
+	p, perr := strconv.ParseInt(la.s, 10, 64)
+	q, qerr := strconv.ParseInt(lb.s, 10, 64)
+	if perr == nil && qerr == nil {
+		// Within int64 without overflow: no allocation but the text.
+		var r int64
+		ok := true
+		switch x.op {
+		case '+':
+			r = p + q
+			ok = (r > p) == (q > 0)
+		case '-':
+			r = p - q
+			ok = (r < p) == (q > 0)
+		case '*':
+			if p != 0 && q != 0 {
+				r = p * q
+				ok = r/q == p && !(p == -1 && q == math.MinInt64) && !(q == -1 && p == math.MinInt64)
+			}
+		}
+		if ok {
+			return lit{kind: litNum, s: strconv.FormatInt(r, 10)}
+		}
+	}
+	y, ok1 := new(big.Int).SetString(la.s, 10)
+	z, ok2 := new(big.Int).SetString(lb.s, 10)
+	if !ok1 || !ok2 {
+		return lit{kind: litNone}
+	}
+	switch x.op {
+	case '+':
+		y.Add(y, z)
+	case '-':
+		y.Sub(y, z)
+	case '*':
+		y.Mul(y, z)
+	}
+	return lit{kind: litNum, s: y.String()}
+}
 
 type arg struct {
 	kind argKind
 	n    int
 	lit  lit
+	x    *arith        // argArith: the operation
 	neg  bool          // unary minus applied
 	hint shardkey.Type // type named by a cast, Null for none
 	// array marks the right side of col = ANY(x) when x is a parameter
@@ -203,7 +269,7 @@ func (g arg) resolve(slots, params []lit) rv {
 	switch g.kind {
 	case argLit:
 		l = g.lit
-	case argSlot:
+	case argSlot, argIntSlot:
 		if g.n >= 0 && g.n < len(slots) {
 			l = slots[g.n]
 		} else {
@@ -218,6 +284,8 @@ func (g arg) resolve(slots, params []lit) rv {
 		default:
 			l = lit{kind: litNoValue}
 		}
+	case argArith:
+		l = g.x.eval(slots, params)
 	case argNewest:
 		l = lit{kind: litNewest}
 	case argUnique:
