@@ -1,6 +1,8 @@
 package advisor_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -214,5 +216,65 @@ candidates: [hash(device_id)]
 	}
 	if !found {
 		t.Errorf("want the hot device salted over K = 4 buckets: %+v", adv.Candidates[0].Fixes)
+	}
+}
+
+// TestScatterFixByKind: the remedy for an operation that asks every shard
+// depends on what it is. A delete that binds no key must still reach every
+// shard that may hold a matching row, so a read model is no fix for it
+// (it is to be written by key, or run shard by shard as maintenance); a
+// scan of a range of the key is served by range partitioning on it, not
+// hidden in a read model; and neither is counted as removed from the
+// serving shards in "after fixes".
+func TestScatterFixByKind(t *testing.T) {
+	spec := `name: kinds
+shards: 8
+seed: 1
+tables:
+  - name: events
+    rows: 5000
+    columns:
+      - {name: device_id, gen: uniform, distinct: 500}
+      - {name: kind, gen: uniform, distinct: 400}
+operations:
+  - {name: read a device, table: events, rate: 1000, where: {device_id: "?"}}
+  - {name: purge a kind, table: events, kind: delete, rate: 50, where: {kind: "?"}}
+  - {name: purge everything, table: events, kind: delete, rate: 20}
+candidates: [hash(device_id)]
+`
+	file := filepath.Join(t.TempDir(), "kinds.yaml")
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	adv := adviseFile(t, file)
+	best := adv.Candidates[0]
+	if hasFix(best, "read-model", "purge") {
+		t.Errorf("a delete got a read model: %+v", best.Fixes)
+	}
+	if !hasFix(best, "write-by-key", "purge everything") {
+		t.Errorf("purge everything (binds no key): want write-by-key, got %+v", best.Fixes)
+	}
+	// kind has 400 values over 5,000 rows: 12.5 rows a value, on about
+	// 8 x (1 - (7/8)^12.5) = 6.3 of the 8 shards, so no directory makes
+	// the delete single-shard.
+	if !hasFix(best, "write-by-key", "purge a kind") || hasFix(best, "global-index", "purge a kind") {
+		t.Errorf("purge a kind (12.5 rows a kind): want write-by-key, got %+v", best.Fixes)
+	}
+	// Deletes are not taken off the serving shards by a fix: after
+	// fixes, the busiest shard still does their work.
+	if c := best.Criteria; c.AfterFixes < c.MaxShardWork*0.999 {
+		t.Errorf("after fixes %v < busiest %v: a fix hid the deletes' work", c.AfterFixes, c.MaxShardWork)
+	}
+
+	// YCSB's workload E scans a range of the key: under hash the fix is a
+	// range key, not a read model.
+	adv = adviseFile(t, "../scenario/benchmarks/ycsb.yaml")
+	for _, as := range adv.Candidates {
+		if as.Key != "hash(ycsb_key)" {
+			continue
+		}
+		if hasFix(as, "read-model", "scan") || !hasFix(as, "range-key", "scan") {
+			t.Errorf("ycsb hash(ycsb_key): want a range-key fix for the scans, not a read model: %+v", as.Fixes)
+		}
 	}
 }

@@ -98,6 +98,10 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			}
 		case "cache":
 			skipped = append(skipped, "a cache for "+f.Target+" (its hit rate is not in the workload)")
+		case "write-by-key", "key-on-insert":
+			skipped = append(skipped, "writing "+f.Target+" by key (which keys it touches is not in the workload)")
+		case "range-key":
+			skipped = append(skipped, "a range key for "+f.Target+" (another design: compare it)")
 		}
 	}
 	c, err := sim.Score(&dw, key, o)

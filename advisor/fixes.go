@@ -202,7 +202,36 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 	case op.Latency == "batch":
 		return Fix{Kind: "replica", Target: op.Name,
 			Text: fmt.Sprintf("%s is batch work: let it scatter, better on a replica or a warehouse than on the serving shards (%s).", op.Name, cost)}, true
+	case wop.Kind == shardkey.Insert:
+		// The statements read give no value for the key: the router
+		// cannot place the row, and no read-side fix changes that.
+		return Fix{Kind: "key-on-insert", Target: op.Name,
+			Text: fmt.Sprintf("%s gives no value for the key in the statements read, so it cannot be placed on one shard: the application must supply the key with every insert (%s).", op.Name, cost)}, true
+	case wop.Kind.IsWrite() && len(eqCols) == 0:
+		// An update or delete that binds no key reaches every shard that
+		// may hold a matching row; a read model would not change that.
+		return Fix{Kind: "write-by-key", Target: op.Name,
+			Text: fmt.Sprintf("%s binds no key, so every shard runs it: find the keys first and write by key, or, if it is rare maintenance, run it shard by shard off the serving path (%s).", op.Name, cost)}, true
 	case len(eqCols) == 0:
+		for _, c := range wop.Instances[0].Conds {
+			col := t.Columns[c.Col].Name
+			if c.Op == shardkey.Range && a.keyed(as.Key, t.Name, col) && strings.Contains(as.Key, "range("+col) {
+				// The design keys by the scanned column already: a scan
+				// asks the shards its range spans, which is what a range
+				// key is for (seed 000: ranges keep scans cheap).
+				return Fix{}, false
+			}
+			if typ := t.Columns[c.Col].Type; c.Op == shardkey.Range && !t.Monotonic[col] && typ != shardkey.Timestamp && typ != shardkey.Date {
+				// A scan of a range of values: ranges of that column keep
+				// it on the shards the range spans. Not for a column that
+				// grows with insert order, or a time (created_at), which
+				// almost always does: its ranges would put every new row
+				// and every "latest" read on the last range, so the read
+				// model below serves it.
+				return Fix{Kind: "range-key", Target: op.Name,
+					Text: fmt.Sprintf("%s scans a range of %s, which this design spreads over every shard: partitioning %s by range(%s) keeps a scan on the one or two ranges it spans (compare that design), or serve the scan from a read model ordered by %s (%s).", op.Name, col, t.Name, col, col, cost)}, true
+			}
+		}
 		return Fix{Kind: "read-model", Target: op.Name,
 			Text: fmt.Sprintf("%s names no key: serve it from a separate read model fed asynchronously (a table or index keyed for it), not by asking every shard (%s).", op.Name, cost)}, true
 	}
@@ -218,6 +247,16 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 			// or NULLs, which a directory on the key would not change.
 			return Fix{}, false
 		}
+	}
+	if card := a.columnCard(wop.Table, eqCols[0]); wop.Kind.IsWrite() && card > 0 && t.Rows > 2*card {
+		// An update or delete finds its rows by another column that many
+		// rows share: it must reach every shard holding them, whatever
+		// index or read model serves the reads; what helps is writing by
+		// key. (When the column names about one row, as TATP's sub_nbr, a
+		// lookup directory below gives the one key and the write is
+		// single-shard.)
+		return Fix{Kind: "write-by-key", Target: op.Name,
+			Text: fmt.Sprintf("%s finds its rows by %s, not by the key, so it asks every shard that may hold them: look the keys up first (a lookup by %s) and write by key (%s).", op.Name, strings.Join(eqCols, ", "), eqCols[0], cost)}, true
 	}
 	// An index on a column of few values returns a large share of the
 	// table per lookup: a read model (or accepting the scatter) serves it
