@@ -147,7 +147,7 @@ func TestRealLogs(t *testing.T) {
 	// MariaDB prepared statements (Execute lines) and autocommit = 0.
 	check("mariadb-general.log", `op "read users where id = ?" rate=7 n=7`)
 	check("mariadb-general.log", "txn w=1: update users {id=3}")
-	check("mariadb-general.log", "warning:", "1 statements could not be parsed", "SELEC oops FROM users")
+	check("mariadb-general.log", "warning:", "1 statement could not be parsed", "SELEC oops FROM users")
 	// pg_stat_statements: shapes and counts without values.
 	check("pg-stat-statements.csv", `op "read users where id = ?" rate=10`)
 	check("pg-stat-statements.csv", "{id=<unique>}")
