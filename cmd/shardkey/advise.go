@@ -66,7 +66,7 @@ Flags:
 		return err
 	}
 	var spec *scenario.Spec
-	noInput := c.workload == "" && len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) == 0 && c.from == ""
+	noInput := c.workload == "" && len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) == 0 && c.from == "" && c.schema == ""
 	if len(pos) == 1 && !noInput {
 		return usageErr("give a built-in scenario name or inputs, not both")
 	}

@@ -413,3 +413,15 @@ func TestSameFileTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaAlone: --schema only describes tables; alone it is a usage
+// error, not advice on the built-in scenario.
+func TestSchemaAlone(t *testing.T) {
+	schema := writeFile(t, "s.sql", "CREATE TABLE t (id int PRIMARY KEY);\n")
+	for _, cmd := range []string{"advise", "score"} {
+		code, out, errs := runCmd(t, "", cmd, "--schema", schema, "-k", "hash(id)")
+		if code != 2 || !strings.Contains(errs, "--schema describes the tables") || strings.Contains(out, "social") {
+			t.Errorf("%s --schema alone: exit %d, stdout %.80q, stderr %q; want exit 2 asking for a workload", cmd, code, out, errs)
+		}
+	}
+}
