@@ -615,8 +615,20 @@ func verdict(as *Assessment, first bool) string {
 		return fmt.Sprintf("recommended: %s of interactive requests single-shard and local, %s cross-shard transactions", pct(cr.Local), pct(cr.CrossShardTxn))
 	case first:
 		return fmt.Sprintf("recommended: %s of interactive requests single-shard", pct(cr.SingleShard))
-	case len(as.Expensive) > 0:
-		return fmt.Sprintf("possible, but %s costs %s extra units/s", as.Expensive[0].Name, fmtF(as.Expensive[0].ExtraWork))
+	}
+	// A later candidate's verdict names its main cost: cross-shard
+	// commits first (they cost a coordinated commit each, and more than
+	// any scatter read once they are common), then its most expensive
+	// operation.
+	var costs []string
+	if as.Score.Transactions > 0 && cr.CrossShardTxn >= 0.1 {
+		costs = append(costs, fmt.Sprintf("%s of transactions cross shards", pct(cr.CrossShardTxn)))
+	}
+	if len(as.Expensive) > 0 {
+		costs = append(costs, fmt.Sprintf("%s costs %s extra units/s", as.Expensive[0].Name, fmtF(as.Expensive[0].ExtraWork)))
+	}
+	if len(costs) > 0 {
+		return "possible, but " + strings.Join(costs, " and ")
 	}
 	return "possible"
 }

@@ -306,6 +306,8 @@ func adviceTable(w io.Writer, adv *advisor.Advice) error {
 			for _, op := range as.Expensive {
 				fmt.Fprintf(w, "  %s: %s req/s ask %.1f shards each (%s scatter-gather), +%s units/s\n", op.Name, num(op.Rate), op.FanoutMean, pct(op.Scatter), num(op.ExtraWork))
 			}
+		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
+			fmt.Fprintf(w, "expensive under this key: every operation asks one shard, but %s of transactions cross shards (each commits on several)\n", pct(as.Criteria.CrossShardTxn))
 		} else if as.Score.RequestsPerS > 0 {
 			fmt.Fprintln(w, "expensive under this key: nothing; every operation asks one shard")
 		}
