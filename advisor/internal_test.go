@@ -83,3 +83,18 @@ func TestPoisson1(t *testing.T) {
 		t.Errorf("P(0) %v; want %v", p0, math.Exp(-1))
 	}
 }
+
+// TestWilson: the Wilson score interval, worked by hand: p = 0.5, n = 2
+// gives centre 0.5 and half-width 1.96 x sqrt(0.125 + 0.2401) / 2.9207 =
+// 0.4055; p = 0 at n = 10 gives [0, 3.8415 / 13.8415 = 0.2775].
+func TestWilson(t *testing.T) {
+	check := func(p, n, wantLo, wantHi float64) {
+		t.Helper()
+		lo, hi := wilson(p, n)
+		if math.Abs(lo-wantLo) > 5e-4 || math.Abs(hi-wantHi) > 5e-4 {
+			t.Errorf("wilson(%v, %v) = [%.4f, %.4f]; want [%.4f, %.4f]", p, n, lo, hi, wantLo, wantHi)
+		}
+	}
+	check(0.5, 2, 0.0945, 0.9055)
+	check(0, 10, 0, 0.2775)
+}
