@@ -1,0 +1,547 @@
+package advisor
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/numfmt"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// Carry is one table that carries the root key by denormalisation, with
+// what it costs.
+type Carry struct {
+	Table  string `json:"table"`
+	Column string `json:"column"`
+	// Path is how the root value is found: the child's column and the
+	// parent it references, hop by hop ("order_items.order_id ->
+	// orders.order_id").
+	Path []string `json:"path"`
+	// Source says why the relation was assumed.
+	Source string `json:"source"`
+	// BytesPerRow is the added column's size; Rows the table's rows (the
+	// database's estimate, else the sample's); Bytes their product.
+	BytesPerRow float64 `json:"bytes_per_row"`
+	Rows        float64 `json:"rows"`
+	Bytes       float64 `json:"bytes"`
+	Backfill    string  `json:"backfill"`
+	Index       string  `json:"index"`
+	// Unresolved is the share (0..1) of the sample's rows whose parent
+	// row is not in the parent's sample (their root value is unknown).
+	Unresolved float64 `json:"unresolved_share"`
+}
+
+// carryPaths returns, for root class e, how each table without a column
+// of e reaches a table with one through parents (at most three hops),
+// keyed by table index.
+func (a *analysis) carryPaths(e *entity) map[int][]link {
+	carries := map[int]int{} // table -> root column
+	for _, r := range e.cols {
+		if _, ok := carries[r.table]; !ok {
+			carries[r.table] = r.col
+		}
+	}
+	out := map[int][]link{}
+	for ti := range a.w.Tables {
+		if _, ok := carries[ti]; ok {
+			continue
+		}
+		// Breadth first up the links, shortest path to a carrier.
+		type state struct {
+			t    int
+			path []link
+		}
+		q := []state{{ti, nil}}
+		visited := map[int]bool{ti: true}
+		for len(q) > 0 {
+			s := q[0]
+			q = q[1:]
+			if _, ok := carries[s.t]; ok && s.t != ti {
+				out[ti] = s.path
+				break
+			}
+			if len(s.path) >= 3 {
+				continue
+			}
+			for _, l := range a.links {
+				if l.child == s.t && !visited[l.parent] {
+					visited[l.parent] = true
+					q = append(q, state{l.parent, append(append([]link(nil), s.path...), l)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// carried returns a copy of the workload in which every table reachable
+// from a carrier of root class e holds e's column (named e.name) with the
+// value its parent row holds, in its rows, in the queries that bind the
+// reference to the parent and in the transaction statements (from the
+// statement on the parent in the same transaction, else from the parent's
+// rows); and the carries with their costs. It returns nil when no table
+// needs the key carried.
+func (a *analysis) carried(e *entity) (*shardkey.Workload, []Carry) {
+	w := a.w
+	paths := a.carryPaths(e)
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	rootCol := map[int]int{}
+	for _, r := range e.cols {
+		if _, ok := rootCol[r.table]; !ok {
+			rootCol[r.table] = r.col
+		}
+	}
+	var typ shardkey.Type
+	for _, r := range e.cols {
+		typ = w.Tables[r.table].Columns[r.col].Type
+		break
+	}
+	// A table that has a column of that name already (of another
+	// meaning) cannot take it.
+	for ti := range paths {
+		if w.Tables[ti].Column(e.name) != nil {
+			delete(paths, ti)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	// rootOf[t][v]: the root value of the row of t whose column c holds v,
+	// for the (t, c) pairs the paths go through.
+	type tc struct{ t, c int }
+	lookups := map[tc]map[shardkey.Value]shardkey.Value{}
+	var rowRoot func(t, row int) (shardkey.Value, bool)
+	lookup := func(t, c int) map[shardkey.Value]shardkey.Value {
+		k := tc{t, c}
+		if m, ok := lookups[k]; ok {
+			return m
+		}
+		m := map[shardkey.Value]shardkey.Value{}
+		lookups[k] = m
+		tb := w.Tables[t]
+		for i := 0; i < tb.Rows; i++ {
+			if v, ok := rowRoot(t, i); ok {
+				m[tb.Columns[c].Value(i).Canonical()] = v
+			}
+		}
+		// Statements that bind both (the parent's inserts in a log)
+		// map the values the row sample does not hold.
+		if rc, ok := rootCol[t]; ok {
+			note := func(conds []shardkey.Cond) {
+				k, ok1 := eqVal(conds, c)
+				v, ok2 := eqVal(conds, rc)
+				if ok1 && ok2 && !v.IsNull() {
+					if _, dup := m[k.Canonical()]; !dup {
+						m[k.Canonical()] = v
+					}
+				}
+			}
+			for _, tx := range w.Txns {
+				for _, st := range tx.Stmts {
+					if st.Table == t {
+						note(st.Conds)
+					}
+				}
+			}
+			for _, op := range w.Ops {
+				if op.Table == t {
+					for _, in := range op.Instances {
+						note(in.Conds)
+					}
+				}
+			}
+		}
+		return m
+	}
+	rowRoot = func(t, row int) (shardkey.Value, bool) {
+		if rc, ok := rootCol[t]; ok {
+			v := w.Tables[t].Columns[rc].Value(row)
+			return v, !v.IsNull()
+		}
+		p := paths[t]
+		if len(p) == 0 {
+			return shardkey.Value{}, false
+		}
+		l := p[0]
+		v, ok := lookup(l.parent, l.pcol)[w.Tables[t].Columns[l.col].Value(row).Canonical()]
+		return v, ok
+	}
+	// valueRoot maps a value of table t's first-hop column to its root.
+	valueRoot := func(t int, v shardkey.Value) (shardkey.Value, bool) {
+		l := paths[t][0]
+		x, ok := lookup(l.parent, l.pcol)[v.Canonical()]
+		return x, ok
+	}
+	dw := *w
+	dw.Tables = append([]*shardkey.Table(nil), w.Tables...)
+	newCol := map[int]int{}
+	var carries []Carry
+	tis := make([]int, 0, len(paths))
+	for ti := range paths {
+		tis = append(tis, ti)
+	}
+	sort.Ints(tis)
+	for _, ti := range tis {
+		t := w.Tables[ti]
+		nt := *t
+		nt.Columns = append(append([]*shardkey.Column(nil), t.Columns...), &shardkey.Column{Name: e.name, Type: typ})
+		col := nt.Columns[len(nt.Columns)-1]
+		missing := 0
+		for i := 0; i < t.Rows; i++ {
+			v, ok := rowRoot(ti, i)
+			if !ok {
+				v = shardkey.Value{}
+				missing++
+			}
+			if err := col.Append(v); err != nil {
+				_ = col.Append(shardkey.Value{})
+			}
+		}
+		newCol[ti] = len(nt.Columns) - 1
+		dw.Tables[ti] = &nt
+		carries = append(carries, a.carryCost(e, ti, paths[ti], typ, missing))
+	}
+	// Queries: an instance binding the first hop's column learns the root.
+	dw.Ops = make([]*shardkey.Operation, len(w.Ops))
+	for i, op := range w.Ops {
+		dw.Ops[i] = op
+		nc, ok := newCol[op.Table]
+		if !ok {
+			continue
+		}
+		l := paths[op.Table][0]
+		oc := *op
+		oc.Instances = make([]shardkey.Instance, len(op.Instances))
+		for j, in := range op.Instances {
+			in.Conds = withRoot(in.Conds, l.col, nc, func(v shardkey.Value) (shardkey.Value, bool) { return valueRoot(op.Table, v) })
+			oc.Instances[j] = in
+		}
+		dw.Ops[i] = &oc
+	}
+	// Transactions: the root value of a statement on a child comes from a
+	// statement of the same transaction on its parent that binds the
+	// reference (the order row inserted with its items), else from the
+	// parent's rows.
+	dw.Txns = make([]shardkey.Txn, len(w.Txns))
+	for i, tx := range w.Txns {
+		dw.Txns[i] = tx
+		need := false
+		for _, st := range tx.Stmts {
+			if _, ok := newCol[st.Table]; ok {
+				need = true
+			}
+		}
+		if !need {
+			continue
+		}
+		stmts := make([]shardkey.Stmt, len(tx.Stmts))
+		copy(stmts, tx.Stmts)
+		// Up to three passes: a grandchild learns its root from a child
+		// that learnt it in the pass before.
+		for pass := 0; pass < 3; pass++ {
+			for si := range stmts {
+				st := &stmts[si]
+				nc, ok := newCol[st.Table]
+				if !ok || hasCol(st.Conds, nc) {
+					continue
+				}
+				l := paths[st.Table][0]
+				st.Conds = withRoot(st.Conds, l.col, nc, func(v shardkey.Value) (shardkey.Value, bool) {
+					for _, o := range stmts {
+						if o.Table != l.parent {
+							continue
+						}
+						rc, ok := rootCol[o.Table]
+						if !ok {
+							rc, ok = newCol[o.Table]
+						}
+						if !ok {
+							continue
+						}
+						if pv, ok := eqVal(o.Conds, l.pcol); ok && pv.Canonical() == v.Canonical() {
+							if rv, ok := eqVal(o.Conds, rc); ok {
+								return rv, true
+							}
+						}
+					}
+					return valueRoot(st.Table, v)
+				})
+			}
+		}
+		dw.Txns[i].Stmts = stmts
+	}
+	if cat := shardkey.CatalogOf(w); cat != nil {
+		shardkey.SetCatalog(&dw, cat)
+	}
+	return &dw, carries
+}
+
+// withRoot returns conds with an equality (or IN list) on column nc added
+// where conds bind column col by equality (IN) to values root maps.
+func withRoot(conds []shardkey.Cond, col, nc int, root func(shardkey.Value) (shardkey.Value, bool)) []shardkey.Cond {
+	for _, c := range conds {
+		switch {
+		case c.Col != col:
+		case c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh:
+			if v, ok := root(c.Val); ok {
+				return append(append([]shardkey.Cond(nil), conds...), shardkey.Cond{Col: nc, Op: shardkey.Eq, Val: v})
+			}
+		case c.Op == shardkey.In:
+			var list []shardkey.Value
+			for _, x := range c.List {
+				v, ok := root(x)
+				if !ok {
+					return conds
+				}
+				list = append(list, v)
+			}
+			return append(append([]shardkey.Cond(nil), conds...), shardkey.Cond{Col: nc, Op: shardkey.In, List: list})
+		}
+	}
+	return conds
+}
+
+func hasCol(conds []shardkey.Cond, col int) bool {
+	for _, c := range conds {
+		if c.Col == col {
+			return true
+		}
+	}
+	return false
+}
+
+func eqVal(conds []shardkey.Cond, col int) (shardkey.Value, bool) {
+	for _, c := range conds {
+		if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh {
+			return c.Val, true
+		}
+	}
+	return shardkey.Value{}, false
+}
+
+// carryCost describes carrying root column e.name into table ti through
+// path: bytes per row x rows, the backfill statement and the index.
+func (a *analysis) carryCost(e *entity, ti int, path []link, typ shardkey.Type, missing int) Carry {
+	w := a.w
+	t := w.Tables[ti]
+	c := Carry{Table: t.Name, Column: e.name, Source: path[0].source}
+	for _, l := range path {
+		c.Path = append(c.Path, fmt.Sprintf("%s.%s -> %s.%s", w.Tables[l.child].Name, w.Tables[l.child].Columns[l.col].Name, w.Tables[l.parent].Name, w.Tables[l.parent].Columns[l.pcol].Name))
+	}
+	switch typ {
+	case shardkey.Int16:
+		c.BytesPerRow = 2
+	case shardkey.Int32, shardkey.Float32:
+		c.BytesPerRow = 4
+	case shardkey.UUID:
+		c.BytesPerRow = 16
+	case shardkey.Text, shardkey.Bytes:
+		// The root column's mean length, plus a length byte.
+		n, sum := 0, 0
+		for _, r := range e.cols {
+			col := w.Tables[r.table].Columns[r.col]
+			for i := 0; i < len(col.Strs) && i < 10000; i++ {
+				sum += len(col.Strs[i])
+				n++
+			}
+		}
+		c.BytesPerRow = 1
+		if n > 0 {
+			c.BytesPerRow += float64(sum) / float64(n)
+		}
+	default:
+		c.BytesPerRow = 8
+	}
+	c.Rows = float64(t.Rows)
+	if cat := shardkey.CatalogOf(w); cat != nil {
+		if info := cat.Table(t.Name); info != nil && info.RowEstimate > c.Rows {
+			c.Rows = info.RowEstimate
+		}
+	}
+	c.Bytes = c.BytesPerRow * c.Rows
+	if t.Rows > 0 {
+		c.Unresolved = float64(missing) / float64(t.Rows)
+	}
+	// UPDATE child SET root = p.root FROM parent p WHERE p.pcol = child.col,
+	// joined hop by hop.
+	last := path[len(path)-1]
+	var from, where []string
+	prev := t.Name
+	for i, l := range path {
+		alias := fmt.Sprintf("p%d", i+1)
+		from = append(from, fmt.Sprintf("%s %s", w.Tables[l.parent].Name, alias))
+		where = append(where, fmt.Sprintf("%s.%s = %s.%s", alias, w.Tables[l.parent].Columns[l.pcol].Name, prev, w.Tables[l.child].Columns[l.col].Name))
+		prev = alias
+	}
+	rootName := e.name
+	for _, r := range e.cols {
+		if r.table == last.parent {
+			rootName = w.Tables[r.table].Columns[r.col].Name
+		}
+	}
+	c.Backfill = fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s; UPDATE %s SET %s = %s.%s FROM %s WHERE %s (in batches, while new writes set it)",
+		t.Name, e.name, sqlType(typ), t.Name, e.name, prev, rootName, strings.Join(from, ", "), strings.Join(where, " AND "))
+	c.Index = fmt.Sprintf("(%s, %s) on %s, and %s in every unique key of %s (Citus requires the distribution column in unique constraints)",
+		e.name, t.Columns[path[0].col].Name, t.Name, e.name, t.Name)
+	return c
+}
+
+// sqlType is the PostgreSQL type of a carried column of type t.
+func sqlType(t shardkey.Type) string {
+	switch t {
+	case shardkey.Int16:
+		return "smallint"
+	case shardkey.Int32:
+		return "integer"
+	case shardkey.UUID:
+		return "uuid"
+	case shardkey.Text:
+		return "text"
+	case shardkey.Bytes:
+		return "bytea"
+	case shardkey.Timestamp:
+		return "timestamptz"
+	case shardkey.Float32:
+		return "real"
+	case shardkey.Float64:
+		return "double precision"
+	case shardkey.Uint64:
+		return "numeric(20)"
+	}
+	return "bigint"
+}
+
+// carryText is the one-line description of a design's carried columns.
+func carryText(cs []Carry) string {
+	var ts []string
+	for _, c := range cs {
+		ts = append(ts, c.Table)
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s carried into %s", cs[0].Column, strings.Join(ts, ", "))
+}
+
+func distinctTables(cols []colRef) int {
+	seen := map[int]bool{}
+	for _, r := range cols {
+		seen[r.table] = true
+	}
+	return len(seen)
+}
+
+// carriedCandidates scores, for each root entity some tables reach only
+// through a parent, the design with the root key carried into them.
+func (a *analysis) carriedCandidates(list []*Assessment, o sim.Options, adv *Advice) []*Assessment {
+	var out []*Assessment
+	for i, e := range a.entities {
+		if i >= maxEntities {
+			break
+		}
+		dw, carries := a.carried(e)
+		if dw == nil {
+			continue
+		}
+		da := analyse(dw, a.shards)
+		var de *entity
+		for _, x := range da.entities {
+			if x.name == e.name {
+				de = x
+			}
+		}
+		if de == nil {
+			continue
+		}
+		key := da.complete(da.entityDesign(de, "hash"))
+		c, err := sim.Score(dw, key, o)
+		if err != nil {
+			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s with %s skipped: %v", key, carryText(carries), err))
+			continue
+		}
+		origin := fmt.Sprintf("%s is the root of an entity group: %s reach it through their parents (%s)", e.name, tableList(carries), carryPathText(carries))
+		as := da.assess(key, origin, c, a.shards)
+		as.w, as.an, as.Carry = dw, da, carries
+		out = append(out, as)
+	}
+	return out
+}
+
+// compareCarried tells, for each design with a carried key, how the same
+// root scores without carrying it, and which the numbers favour.
+func (a *analysis) compareCarried(list []*Assessment) {
+	for _, as := range list {
+		if len(as.Carry) == 0 {
+			continue
+		}
+		col := as.Carry[0].Column
+		var without *Assessment
+		for _, x := range list {
+			if len(x.Carry) > 0 || x.Score == nil {
+				continue
+			}
+			d, err := shardkey.ParseDesign(x.Key)
+			if err != nil || d.Default == nil || !slices.Equal(d.Default.Columns(), []string{col}) {
+				continue
+			}
+			if _, ok := baseExpr(d.Default).(*shardkey.HashExpr); ok {
+				without = x
+				break
+			}
+		}
+		if without == nil {
+			continue
+		}
+		favour := "the numbers favour carrying it"
+		if better(without, as) {
+			favour = "the numbers do not favour carrying it"
+		}
+		as.Reasons = append(as.Reasons, fmt.Sprintf("with %s: %s single-shard and local, %s of transactions cross shards, busiest shard %s/s; without (%s): %s single-shard and local, %s of transactions cross shards, busiest shard %s/s; %s",
+			carryText(as.Carry), pct(as.Criteria.Local), pct(as.Criteria.CrossShardTxn), fmtF(as.Criteria.MaxShardWork),
+			without.Key, pct(without.Criteria.Local), pct(without.Criteria.CrossShardTxn), fmtF(without.Criteria.MaxShardWork), favour))
+		for _, c := range as.Carry {
+			size := fmt.Sprintf("%s x %s rows = %s", bytesText(c.BytesPerRow), numText(c.Rows), bytesText(c.Bytes))
+			if c.Rows == 0 {
+				size = fmt.Sprintf("%s per row (the table's row count is unknown: no row sample or catalog)", bytesText(c.BytesPerRow))
+			}
+			as.Fixes = append(as.Fixes, Fix{Kind: "carry-key", Target: c.Table,
+				Text: fmt.Sprintf("Carry %s into %s (%s): %s; backfill: %s; index %s.",
+					c.Column, c.Table, strings.Join(c.Path, ", "), size, c.Backfill, c.Index)})
+		}
+	}
+}
+
+func tableList(cs []Carry) string {
+	var ts []string
+	for _, c := range cs {
+		ts = append(ts, c.Table)
+	}
+	return strings.Join(ts, ", ")
+}
+
+func carryPathText(cs []Carry) string {
+	var ps []string
+	for _, c := range cs {
+		ps = append(ps, strings.Join(c.Path, ", "))
+	}
+	return strings.Join(ps, "; ")
+}
+
+func bytesText(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f bytes", b)
+}
+
+func numText(x float64) string { return numfmt.Round(x) }

@@ -1,0 +1,255 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Range boundaries: one set per design, at equal-weight quantiles of the
+// rows (or of the statements' values when no rows are given).
+
+// computeBounds sets the design-wide range boundaries: the given bounds of
+// the first range expression that has them, else N-1 split points at
+// equal-weight quantiles of every range-keyed table's rows together, so that
+// co-located range keys share one set of boundaries.
+func (s *Scheme) computeBounds() error {
+	var rangeTables []int
+	base := s.N
+	var given *shardkey.RangeExpr
+	width := 0
+	for ti, tk := range s.tables {
+		if tk.kind != kRange {
+			continue
+		}
+		rangeTables = append(rangeTables, ti)
+		if tk.base < base {
+			base = tk.base
+		}
+		if width == 0 || len(tk.cols) < width {
+			width = len(tk.cols)
+		}
+		if re := innerRange(tk.expr); re != nil && len(re.Bounds) > 0 && given == nil {
+			given = re
+		}
+	}
+	if len(rangeTables) == 0 {
+		return nil
+	}
+	var bounds [][]shardkey.Value
+	if given != nil {
+		ti := rangeTables[0]
+		typ := s.w.Tables[ti].Columns[s.tables[ti].cols[0]].Type
+		if len(given.Bounds) > base-1 {
+			return fmt.Errorf("key %q: %d bounds make %d ranges, more than the %d shards", s.Design.Text, len(given.Bounds), len(given.Bounds)+1, base)
+		}
+		for _, txt := range given.Bounds {
+			v, err := shardkey.ParseValue(txt, typ)
+			if err != nil {
+				return fmt.Errorf("key %q: bounds: %w", s.Design.Text, err)
+			}
+			if len(bounds) > 0 && shardkey.Compare(bounds[len(bounds)-1][0], v) >= 0 {
+				return fmt.Errorf("key %q: bounds must increase: %s after %s", s.Design.Text, v, bounds[len(bounds)-1][0])
+			}
+			bounds = append(bounds, []shardkey.Value{v})
+		}
+	} else {
+		var all []keyWeight
+		total := 0.0
+		for _, ti := range rangeTables {
+			kws := sortedKeys(s.w.Tables[ti], s.tables[ti].cols[:width])
+			if len(rangeTables) == 1 {
+				all = kws // memoised and read-only: no copy
+			} else {
+				all = append(all, kws...)
+			}
+			for _, x := range kws {
+				total += x.w
+			}
+		}
+		if len(all) == 0 {
+			// No rows (a log): the values the statements bind, each
+			// weighted by its share of its operation's rate (the
+			// transactions' weights without operations). Ranges then
+			// split the traffic, not the rows, into equal parts.
+			all, total = trafficKeys(s.w, rangeTables, s.tables, width)
+			s.boundsFromTraffic = len(all) > 0
+		} else if len(rangeTables) > 1 {
+			all = append([]keyWeight(nil), all...)
+			sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+		}
+		if total == 0 {
+			all = append([]keyWeight(nil), all...)
+			for i := range all {
+				all[i].w = 1
+			}
+			total = float64(len(all))
+		}
+		cum := 0.0
+		next := 1
+		for i := 0; i < len(all) && next < base; i++ {
+			if i > 0 && sameTuple(all[i].k, all[i-1].k) {
+				cum += all[i].w
+				continue
+			}
+			// all[i] starts a new distinct key: place every split point
+			// whose quantile has been reached before it.
+			placed := false
+			for next < base && cum >= float64(next)*total/float64(base)-1e-9*total && cum > 0 {
+				if !placed {
+					bounds = append(bounds, all[i].k)
+					placed = true
+				}
+				next++
+			}
+			cum += all[i].w
+		}
+	}
+	var ib []int64
+	allInt := true
+	for _, b := range bounds {
+		if len(b) != 1 || (b[0].Type != shardkey.Int64 && b[0].Type != shardkey.Timestamp) {
+			allInt = false
+			break
+		}
+		ib = append(ib, b[0].Int)
+	}
+	for _, ti := range rangeTables {
+		tk := s.tables[ti]
+		tk.bounds = bounds
+		if allInt && tk.intCol {
+			tk.intBounds = ib
+		} else {
+			tk.intCol = false
+		}
+	}
+	return nil
+}
+
+func innerRange(e shardkey.Expr) *shardkey.RangeExpr {
+	switch m := e.(type) {
+	case *shardkey.RangeExpr:
+		return m
+	case *shardkey.SaltExpr:
+		return innerRange(m.Inner)
+	case *shardkey.IsolateExpr:
+		return innerRange(m.Inner)
+	}
+	return nil
+}
+
+func cmpTuple(a, b []shardkey.Value) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := shardkey.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}
+
+// trafficKeys returns the key tuples that the statements on the range
+// tables bind by equality (or IN, the weight split over the list), sorted,
+// with their weights and total.
+func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int) ([]keyWeight, float64) {
+	var all []keyWeight
+	total := 0.0
+	in := map[int]bool{}
+	for _, ti := range tables {
+		in[ti] = true
+	}
+	add := func(ti int, conds []shardkey.Cond, wt float64) {
+		cols := tks[ti].cols[:width]
+		key := make([]shardkey.Value, width)
+		for j, col := range cols {
+			found := false
+			for _, c := range conds {
+				if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && !c.Val.IsNull() {
+					key[j], found = c.Val.Canonical(), true
+					break
+				}
+			}
+			if !found {
+				if width == 1 {
+					for _, c := range conds {
+						if c.Col == col && c.Op == shardkey.In && len(c.List) > 0 {
+							for _, v := range c.List {
+								if !v.IsNull() {
+									all = append(all, keyWeight{k: []shardkey.Value{v.Canonical()}, w: wt / float64(len(c.List))})
+									total += wt / float64(len(c.List))
+								}
+							}
+						}
+					}
+				}
+				return
+			}
+		}
+		all = append(all, keyWeight{k: key, w: wt})
+		total += wt
+	}
+	hasOps := false
+	for _, op := range w.Ops {
+		if !in[op.Table] {
+			continue
+		}
+		sum := 0.0
+		for _, x := range op.Instances {
+			sum += x.Weight
+		}
+		if sum == 0 {
+			continue
+		}
+		hasOps = true
+		for _, x := range op.Instances {
+			add(op.Table, x.Conds, op.Rate*x.Weight/sum)
+		}
+	}
+	if !hasOps {
+		for _, tx := range w.Txns {
+			for _, st := range tx.Stmts {
+				if in[st.Table] {
+					add(st.Table, st.Conds, tx.Weight)
+				}
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+	return all, total
+}
+
+type keyWeight struct {
+	k []shardkey.Value
+	w float64
+}
+
+// sortedKeys returns t's rows' key tuples (canonical values of cols) with
+// their weights, sorted by key. Memoised per table and columns.
+func sortedKeys(t *shardkey.Table, cols []int) []keyWeight {
+	return memo(t, fmt.Sprint("sorted", cols), func() []keyWeight {
+		all := make([]keyWeight, t.Rows)
+		flat := make([]shardkey.Value, t.Rows*len(cols))
+		for i := 0; i < t.Rows; i++ {
+			k := flat[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
+			for j, c := range cols {
+				k[j] = t.Columns[c].Value(i).Canonical()
+			}
+			all[i] = keyWeight{k, t.Weight(i)}
+		}
+		sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+		return all
+	})
+}
+
+// sameTuple reports whether two canonical key tuples are equal.
+func sameTuple(a, b []shardkey.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,483 @@
+package sqllog
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Finishing: once every entry is read, the aggregated shapes become the
+// workload's column types, conditions, operations and transactions.
+
+// finish turns what was aggregated into the workload: column types, the
+// operations with their rates and sampled instances, the transactions, and
+// the warnings of what was left out.
+func (a *agg) finish() error {
+	a.endSessionSorted()
+	span := 1.0
+	switch {
+	case a.seconds > 0:
+		span = a.seconds
+	case a.weighted && a.period > 0:
+		span = a.period // statement statistics read from a server
+	case a.weighted:
+		// pg_stat_statements: calls over the statistics period, which the
+		// export does not hold: rates are the call counts.
+	case a.hasTS && a.maxTS > a.minTS:
+		span = float64(a.maxTS-a.minTS) / 1e6
+	case a.stmts > 0:
+		a.warn(shardkey.Errorf(a.file, 0, "", "the log has no time span (timestamps missing or all equal): rates are statement counts"))
+	}
+	a.setTypes()
+	used := map[string]bool{}
+	for _, op := range a.w.Ops {
+		used[op.Name] = true
+	}
+	for _, op := range a.opList {
+		rate := op.count / span
+		name := op.name
+		for k := 2; used[name]; k++ {
+			name = fmt.Sprintf("%s #%d", op.name, k)
+		}
+		used[name] = true
+		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate}
+		samples := a.expand(op)
+		sum := 0.0
+		for _, s := range samples {
+			sum += s.w
+		}
+		fv := int32(0)
+		for _, s := range samples {
+			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Conds: a.conds(s, &fv)})
+		}
+		a.w.Ops = append(a.w.Ops, o)
+	}
+	for _, t := range a.txnList {
+		rate := t.count / span
+		for _, stmts := range t.samples {
+			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(t.samples))}
+			fv := int32(0)
+			for _, s := range stmts {
+				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv)})
+			}
+			a.w.Txns = append(a.w.Txns, tx)
+		}
+	}
+	a.fillRows()
+	if a.txnCuts > 0 {
+		a.warn(shardkey.Errorf(a.file, a.txnCutLine, "", "a transaction ran past %d statements without COMMIT (session %s; %d times in all): counted as transactions of %d statements each, so its cross-shard share is a lower bound", maxTxnStmts, clip(a.txnCutSession, 40), a.txnCuts, maxTxnStmts))
+	}
+	a.limitWarnings()
+	if a.badN > 0 {
+		sort.SliceStable(a.badList, func(i, j int) bool { return a.badList[i].count > a.badList[j].count })
+		var parts []string
+		for i, b := range a.badList {
+			if i == 10 {
+				parts = append(parts, fmt.Sprintf("and %d more shapes", len(a.badList)-10))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%q (%d×, first at line %d: %v)", clip(b.text, 80), b.count, b.line, b.err))
+		}
+		what := "statements could not be parsed and were"
+		if a.badN == 1 {
+			what = "statement could not be parsed and was"
+		}
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d %s left out, by shape: %s", a.badN, what, strings.Join(parts, "; ")))
+	}
+	for k, n := range a.joins {
+		a.w.Joins = append(a.w.Joins, shardkey.Join{Table: k[0], Column: k[1], OtherTable: k[2], OtherColumn: k[3], Statements: n})
+	}
+	sort.Slice(a.w.Joins, func(i, j int) bool {
+		key := func(x shardkey.Join) string {
+			return x.Table + "\x00" + x.Column + "\x00" + x.OtherTable + "\x00" + x.OtherColumn
+		}
+		return key(a.w.Joins[i]) < key(a.w.Joins[j])
+	})
+	if a.system > 0 {
+		what := "statements that only read PostgreSQL's system catalogs (pg_*) were"
+		if a.system == 1 {
+			what = "statement that only reads PostgreSQL's system catalogs (pg_*) was"
+		}
+		a.warn(shardkey.Errorf(a.file, 0, "", "%s %s left out: a client's own queries, not the application's", strconv.FormatFloat(a.system, 'f', -1, 64), what))
+	}
+	if a.dropped > 0 {
+		a.warn(shardkey.Errorf(a.file, 0, "", "%d sampled values did not convert to their column's type (the first, %s); an equality or IN list value that does not convert matches no row, other conditions were left out", a.dropped, a.firstDrop))
+	}
+	return nil
+}
+
+// endSessionSorted commits the open transactions of every session at the
+// end of the log, in session order (deterministic).
+func (a *agg) endSessionSorted() {
+	ids := make([]string, 0, len(a.sessions))
+	for id := range a.sessions {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		a.endSession(id)
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// expand returns op's samples. When its values are unknown (a
+// pg_stat_statements shape, or $n without parameters) and its table has a
+// row sample, it draws min(count, sample) instances so that each can take
+// values from the rows (see conds).
+func (a *agg) expand(op *opAgg) []sample {
+	t := a.w.Tables[op.table]
+	if t.Rows == 0 || len(op.samples) == 0 || float64(len(op.samples)) >= op.count || len(op.samples) >= a.sample {
+		return op.samples
+	}
+	noValue := false
+	for _, s := range op.samples {
+		for _, v := range s.vals {
+			noValue = noValue || v.kind == litNoValue
+		}
+	}
+	if !noValue {
+		return op.samples
+	}
+	n := int(math.Min(op.count, float64(a.lim.expandCap(len(a.opList)))))
+	out := make([]sample, 0, n)
+	for i := range n {
+		s := op.samples[i%len(op.samples)]
+		s.w = op.samples[i%len(op.samples)].w / math.Ceil(float64(n)/float64(len(op.samples)))
+		out = append(out, s)
+	}
+	return out
+}
+
+// typeVote accumulates the kinds of values seen for one column.
+type typeVote struct {
+	typ  shardkey.Type
+	seen bool
+	hint shardkey.Type
+	mix  bool
+}
+
+func (v *typeVote) add(t shardkey.Type) {
+	switch {
+	case !v.seen:
+		v.typ, v.seen = t, true
+	case v.typ == t:
+	case v.typ == shardkey.Int64 && t == shardkey.Float64, v.typ == shardkey.Float64 && t == shardkey.Int64:
+		v.typ = shardkey.Float64
+	default:
+		v.typ = shardkey.Text
+	}
+}
+
+// classify returns the type a value suggests, or Null for none.
+func classify(l lit) shardkey.Type {
+	switch l.kind {
+	case litNum:
+		if strings.ContainsAny(l.s, ".eE") {
+			return shardkey.Float64
+		}
+		// An integer: int64, else uint64, else text (a float64 would
+		// round it, and distinct ids would merge).
+		return shardkey.InferType([]string{l.s})
+	case litStr:
+		return shardkey.InferType([]string{l.s})
+	case litNewest:
+		return shardkey.Null
+	case litUnique:
+		return shardkey.Null
+	}
+	return shardkey.Null
+}
+
+// setTypes gives the columns this log created a type: the one named in
+// Options.Types, else a cast's, else the kind of the sampled values
+// (integers, numbers, UUIDs, timestamps, else text).
+func (a *agg) setTypes() {
+	votes := map[[2]int]*typeVote{}
+	vote := func(s sample) {
+		k := 0
+		for i, p := range s.acc.preds {
+			key := [2]int{s.ai.op.table, s.ai.cols[i]}
+			for range p.args {
+				vs := elemValues(s.vals[k : k+1])
+				k++
+				if !a.newCols[key] {
+					continue
+				}
+				for _, v := range vs {
+					tv := votes[key]
+					if tv == nil {
+						tv = &typeVote{}
+						votes[key] = tv
+					}
+					if v.hint != shardkey.Null {
+						if tv.hint != shardkey.Null && tv.hint != v.hint {
+							tv.mix = true
+						}
+						tv.hint = v.hint
+					}
+					if t := classify(v.lit); t != shardkey.Null {
+						tv.add(t)
+					}
+				}
+			}
+		}
+	}
+	for _, op := range a.opList {
+		for _, s := range op.samples {
+			vote(s)
+		}
+	}
+	for _, t := range a.txnList {
+		for _, stmts := range t.samples {
+			for _, s := range stmts {
+				vote(s)
+			}
+		}
+	}
+	keys := make([][2]int, 0, len(a.newCols))
+	for k := range a.newCols {
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		t := a.w.Tables[k[0]]
+		c := t.Columns[k[1]]
+		if typ, ok := a.o.Types[t.Name+"."+c.Name]; ok {
+			c.Type = typ
+			continue
+		}
+		if typ, ok := a.o.Types[c.Name]; ok {
+			c.Type = typ
+			continue
+		}
+		tv := votes[k]
+		switch {
+		case tv == nil:
+			c.Type = shardkey.Text
+		case !tv.seen && tv.hint == shardkey.Null:
+			c.Type = shardkey.Int64 // only values the database assigns (a sequence, now()): numbers
+		case tv.hint != shardkey.Null && !tv.mix:
+			c.Type = tv.hint
+		default:
+			c.Type = tv.typ
+		}
+	}
+}
+
+// conds converts a sample's values into conditions on its table.
+func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
+	t := a.w.Tables[s.ai.op.table]
+	if s.acc.none {
+		return noRows(t)
+	}
+	out := make([]shardkey.Cond, 0, len(s.acc.preds))
+	k := 0
+	for i, p := range s.acc.preds {
+		vals := s.vals[k : k+len(p.args)]
+		k += len(p.args)
+		col := s.ai.cols[i]
+		if col < 0 {
+			continue // see info
+		}
+		if p.mentionOnly(s.ai.op.kind) {
+			continue
+		}
+		typ := t.Columns[col].Type
+		c := shardkey.Cond{Col: col, Op: p.op}
+		switch p.op {
+		case shardkey.Eq:
+			if vals[0].kind == litNull && (s.ai.op.kind != shardkey.Insert || p.selected) {
+				// col = NULL is never true in SQL: it matches no row, as
+				// an empty IN list does (IS NULL is another predicate).
+				c.Op = shardkey.In
+				out = append(out, c)
+				continue
+			}
+			v, fresh, ok := a.value(t, col, typ, vals[0])
+			if !ok {
+				if vals[0].kind == litNum || vals[0].kind == litStr {
+					// A value outside the column's type: no row holds
+					// it (Vitess's hash vindex maps it to no keyspace id,
+					// DestinationNone; PostgreSQL rejects the statement).
+					c.Op = shardkey.In
+					out = append(out, c)
+				}
+				continue
+			}
+			if len(vals) > 1 && fresh == shardkey.NotFresh && !v.IsNull() {
+				// Several equalities on the column: they all hold only
+				// when they agree; otherwise no row matches.
+				agree := true
+				for _, x := range vals[1:] {
+					if w, f, ok := a.value(t, col, typ, x); ok && f == shardkey.NotFresh && shardkey.Compare(v, w) != 0 {
+						agree = false
+					}
+				}
+				if !agree {
+					c.Op = shardkey.In
+					out = append(out, c)
+					continue
+				}
+			}
+			if fresh != shardkey.NotFresh {
+				*fv++
+				c.Fresh, c.FreshVar = fresh, *fv
+			} else {
+				c.Val = v
+			}
+		case shardkey.In:
+			ok := true
+			for _, x := range elemValues(vals) {
+				if x.kind == litNull {
+					continue // x IN (NULL, 2) is x = 2: NULL equals no value
+				}
+				v, fresh, ok1 := a.value(t, col, typ, x)
+				if !ok1 && (x.kind == litNum || x.kind == litStr) {
+					continue // outside the column's type: matches no row (see Eq)
+				}
+				if !ok1 || fresh != shardkey.NotFresh {
+					ok = false
+					break
+				}
+				c.List = append(c.List, v)
+			}
+			if !ok {
+				continue
+			}
+		case shardkey.Range:
+			b := &shardkey.Bounds{}
+			if p.hasLo {
+				if v, fresh, ok := a.value(t, col, typ, vals[0]); ok && fresh == shardkey.NotFresh && !v.IsNull() {
+					b.Lo, b.HasLo, b.LoIncl = v, true, p.loIncl
+				}
+			}
+			if p.hasHi {
+				if v, fresh, ok := a.value(t, col, typ, vals[1]); ok && fresh == shardkey.NotFresh && !v.IsNull() {
+					b.Hi, b.HasHi, b.HiIncl = v, true, p.hiIncl
+				}
+			}
+			if !b.HasLo && !b.HasHi && !p.any {
+				continue
+			}
+			c.Bounds = b
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// elemValues returns vals with each array value replaced by its elements
+// (see rv.elems).
+func elemValues(vals []rv) []rv {
+	arrays := false
+	for _, v := range vals {
+		arrays = arrays || v.elems != nil
+	}
+	if !arrays {
+		return vals
+	}
+	var out []rv
+	for _, v := range vals {
+		if v.elems == nil {
+			out = append(out, v)
+			continue
+		}
+		for _, e := range v.elems {
+			out = append(out, rv{lit: e, hint: v.hint})
+		}
+	}
+	return out
+}
+
+// value converts one resolved value to the column's type. A value the log
+// does not hold is drawn from the table's row sample when there is one
+// (so the rows give the skew), else it is a fresh unknown value.
+func (a *agg) value(t *shardkey.Table, col int, typ shardkey.Type, v rv) (shardkey.Value, shardkey.Fresh, bool) {
+	switch v.kind {
+	case litNone:
+		return shardkey.Value{}, 0, false
+	case litNull:
+		return shardkey.Value{}, shardkey.NotFresh, true
+	case litNewest:
+		return shardkey.Value{}, shardkey.FreshNewest, true
+	case litUnique:
+		return shardkey.Value{}, shardkey.FreshUnique, true
+	case litNoValue:
+		if t.Rows > 0 && col < len(t.Columns) && t.Columns[col].Len() == t.Rows {
+			return t.Columns[col].Value(a.drawRow(t)), shardkey.NotFresh, true
+		}
+		return shardkey.Value{}, shardkey.FreshUnique, true
+	}
+	s := v.s
+	if typ.IsNumeric() && v.kind == litNum && typ != shardkey.Float32 && typ != shardkey.Float64 {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && strings.ContainsAny(s, ".eE") {
+			s = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+	}
+	if typ == shardkey.Bytes && v.kind == litStr {
+		return shardkey.Value{Type: shardkey.Bytes, Str: s}, shardkey.NotFresh, true
+	}
+	val, err := shardkey.ParseValue(s, typ)
+	if err != nil {
+		a.dropped++
+		if a.firstDrop == "" {
+			a.firstDrop = fmt.Sprintf("%s.%s: %v", t.Name, t.Columns[col].Name, err)
+		}
+		return shardkey.Value{}, 0, false
+	}
+	return val, shardkey.NotFresh, true
+}
+
+// drawRow picks a row of t by weight, seeded.
+func (a *agg) drawRow(t *shardkey.Table) int {
+	if t.Weights == nil {
+		return a.rng.IntN(t.Rows)
+	}
+	cum := a.cum[t]
+	if cum == nil {
+		cum = make([]float64, t.Rows)
+		total := 0.0
+		for i, w := range t.Weights {
+			total += w
+			cum[i] = total
+		}
+		if a.cum == nil {
+			a.cum = map[*shardkey.Table][]float64{}
+		}
+		a.cum[t] = cum
+	}
+	x := a.rng.Float64() * cum[len(cum)-1]
+	return min(sort.SearchFloat64s(cum, x), t.Rows-1)
+}
+
+// fillRows gives the columns this log added to a table with a row sample
+// a NULL for every row, so the table stays consistent.
+func (a *agg) fillRows() {
+	for k := range a.newCols {
+		t := a.w.Tables[k[0]]
+		c := t.Columns[k[1]]
+		for c.Len() < t.Rows {
+			_ = c.Append(shardkey.Value{})
+		}
+	}
+}
+
+// noRows returns the conditions of an access that matches no row: an
+// empty IN list on every column of t, so that whatever its key, the
+// statement asks no shard.
+func noRows(t *shardkey.Table) []shardkey.Cond {
+	out := make([]shardkey.Cond, len(t.Columns))
+	for i := range out {
+		out[i] = shardkey.Cond{Col: i, Op: shardkey.In, List: []shardkey.Value{}}
+	}
+	return out
+}
