@@ -24,6 +24,10 @@ type Workload struct {
 	Candidates []string
 	// Shards is the number of shards (>= 1); 0 means the command's default.
 	Shards int
+	// Nodes, when > 0, is the number of nodes the Shards are placed on as
+	// logical shards (slots), contiguously: reports give per-node work
+	// beside per-slot work. 0: each shard is its own node.
+	Nodes int
 	// Capacity is the work one shard can do, in units of work per second
 	// (one unit = one operation instance on one shard). 0 means unknown.
 	Capacity float64
@@ -81,6 +85,9 @@ func (w *Workload) TableIndex(name string) int {
 func (w *Workload) Validate() error {
 	if w.Shards < 0 || w.Shards > MaxShards {
 		return fmt.Errorf("shards: %d must be in 1..%d", w.Shards, MaxShards)
+	}
+	if w.Nodes < 0 || w.Shards > 0 && w.Nodes > w.Shards {
+		return fmt.Errorf("nodes: %d must be in 1..shards (%d)", w.Nodes, w.Shards)
 	}
 	if w.Capacity < 0 || math.IsNaN(w.Capacity) || math.IsInf(w.Capacity, 0) {
 		return fmt.Errorf("capacity: %v must be a non-negative number", w.Capacity)

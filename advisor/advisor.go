@@ -31,6 +31,7 @@ import (
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -48,6 +49,14 @@ type Options struct {
 	// intervals of the recommended key (0: none); Seed seeds them.
 	Bootstrap int
 	Seed      int64
+	// Nodes, when set, places the Shards (then logical shards: slots) on
+	// nodes: the recommended design's score gets per-node work and load
+	// beside per-slot (sim.Candidate.Nodes), with growth to GrowTo nodes
+	// (0: one more than there are) priced at RowBytes bytes a row (0:
+	// estimated from the sample's columns).
+	Nodes    *sim.Nodes
+	GrowTo   int
+	RowBytes float64
 }
 
 // Advice is the advisor's answer.
@@ -263,6 +272,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	adv.Summary = summary(adv, w)
 	adv.Durable = durable(list[0])
 	adv.Flags = a.flags(list[0], o.Shards)
+	if o.Nodes != nil {
+		nodesReport(list[0], o, sopts)
+	}
 	if len(o.Sweep) > 0 {
 		rows, err := Sweep(list[0].w, adv.Recommended, o.Sweep, sopts)
 		if err != nil {
@@ -758,4 +770,41 @@ func txnShape(w *shardkey.Workload) string {
 		}
 	}
 	return "the heaviest transaction touches " + strings.Join(parts, "; ") + ", rows picked by values no one key relates"
+}
+
+// nodesReport adds the slots-over-nodes report to the recommended
+// design's score (see Options.Nodes), on the workload it was scored on.
+func nodesReport(as *Assessment, o Options, sopts sim.Options) {
+	d, err := shardkey.ParseDesign(as.Key)
+	if err != nil {
+		return
+	}
+	s, err := sim.Compile(as.w, d, sopts)
+	if err != nil {
+		return
+	}
+	grow := o.GrowTo
+	if grow <= o.Nodes.Count {
+		grow = o.Nodes.Count + 1
+	}
+	r := s.NodesReport(as.Score, o.Nodes, grow)
+	rb := o.RowBytes
+	if rb == 0 {
+		var rows, bytes float64
+		for _, tk := range as.Score.Tables {
+			if t := as.w.Table(tk.Table); t != nil && strings.HasPrefix(tk.Key, "hash(") {
+				rows += float64(t.Rows)
+				bytes += float64(t.Rows) * reshard.EstimateRowBytes(t)
+			}
+		}
+		if rows > 0 {
+			rb = bytes / rows
+		}
+	}
+	for k := range r.Growth {
+		r.Growth[k].Bytes = r.Growth[k].Rows * rb
+	}
+	c := *as.Score // the score may be shared: report on a copy
+	c.Nodes = r
+	as.Score = &c
 }

@@ -60,7 +60,7 @@ func Build(s *Spec, variant string) (*shardkey.Workload, error) {
 	}
 	b := &builder{s: s, file: s.file}
 	w := &shardkey.Workload{Name: s.Name, Description: s.Description, Source: s.file,
-		Shards: s.Shards, Capacity: s.Capacity, Seed: s.Seed, Candidates: s.Candidates}
+		Shards: s.Shards, Nodes: s.Nodes, Capacity: s.Capacity, Seed: s.Seed, Candidates: s.Candidates}
 	if variant != "" {
 		w.Name += "/" + variant
 	}
@@ -69,6 +69,9 @@ func Build(s *Spec, variant string) (*shardkey.Workload, error) {
 	}
 	if w.Shards < 1 || w.Shards > shardkey.MaxShards {
 		return nil, shardkey.Errorf(b.file, 0, "shards", "%d: must be in 1..%d", s.Shards, shardkey.MaxShards)
+	}
+	if w.Nodes < 0 || w.Nodes > w.Shards {
+		return nil, shardkey.Errorf(b.file, 0, "nodes", "%d: must be in 1..shards (%d), the nodes the shards are placed on", s.Nodes, w.Shards)
 	}
 	if w.Capacity < 0 || math.IsNaN(w.Capacity) || math.IsInf(w.Capacity, 0) {
 		return nil, shardkey.Errorf(b.file, 0, "capacity", "%v: must be a non-negative number", s.Capacity)

@@ -12,6 +12,7 @@
 //	name: social
 //	description: posts of a social app (seed 001)
 //	shards: 8
+//	nodes: 2                  # optional: the shards are slots on 2 nodes (per-node work, growth)
 //	capacity: 1000            # units of work/s one shard can do
 //	seed: 1
 //	tables:
@@ -78,9 +79,13 @@ import (
 
 // Spec is a parsed scenario file.
 type Spec struct {
-	Name         string        `yaml:"name"`
-	Description  string        `yaml:"description"`
-	Shards       int           `yaml:"shards"`
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	Shards      int    `yaml:"shards"`
+	// Nodes, when set, places the shards as logical shards (slots) on
+	// this many nodes, contiguously: reports give per-node work beside
+	// per-slot work, and growth moves slots (as --slots/--nodes).
+	Nodes        int           `yaml:"nodes"`
 	Capacity     float64       `yaml:"capacity"`
 	Seed         int64         `yaml:"seed"`
 	Engine       string        `yaml:"engine"`

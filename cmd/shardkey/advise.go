@@ -34,6 +34,8 @@ func runAdvise(e *env, args []string) error {
 	boot := fs.Int("bootstrap", 20, "bootstrap `replicates` for 95% confidence intervals of the recommended key (0 for none)")
 	var rf reshardFlags // --current, --row-bytes, --copy-rate (reshard.go)
 	rf.register(fs)
+	var nf nodeFlags // --slots, --nodes, --slot-map, --grow-to (nodes.go); --row-bytes is rf's
+	nf.registerPlacement(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey advise [inputs | social|orders|chat|workspace [--variant V]] [flags]
 
@@ -65,6 +67,10 @@ Flags:
 	if err := rf.validate(c.format); err != nil {
 		return err
 	}
+	if err := nf.validate(&c, fs); err != nil {
+		return err
+	}
+	nf.rowBytes = rf.rowBytes // one --row-bytes prices growth and reshards alike
 	var spec *scenario.Spec
 	noInput := c.workload == "" && len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) == 0 && c.from == "" && c.schema == ""
 	if len(pos) == 1 && !noInput {
@@ -117,10 +123,23 @@ Flags:
 			return keyErr(err)
 		}
 	}
-	adv, err := advisor.Recommend(l.w, advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
-		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed})
+	aopts := advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
+		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed}
+	nf.fromWorkload(l.w)
+	if nf.on() {
+		if aopts.Nodes, err = nf.placement(); err != nil {
+			return err
+		}
+		aopts.GrowTo, aopts.RowBytes = nf.growTo, nf.rowBytes
+	}
+	adv, err := advisor.Recommend(l.w, aopts)
 	if err != nil {
 		return err
+	}
+	// The recommended design over nodes (JSON carries it in its score).
+	var nodes []*sim.Candidate
+	if len(adv.Candidates) > 0 && adv.Candidates[0].Score.Nodes != nil {
+		nodes = []*sim.Candidate{adv.Candidates[0].Score}
 	}
 	plans, err := rf.plans(l, adv)
 	if err != nil {
@@ -152,6 +171,11 @@ Flags:
 		if err := adviceMarkdown(e.stdout, adv); err != nil {
 			return err
 		}
+		if nodes != nil {
+			fmt.Fprintln(e.stdout, "\n## Slots over nodes\n\n```")
+			renderNodes(e.stdout, nodes)
+			fmt.Fprintln(e.stdout, "```")
+		}
 		renderReshard(e.stdout, plans, true)
 		return nil
 	case "html":
@@ -160,6 +184,7 @@ Flags:
 	if err := adviceTable(e.stdout, adv); err != nil {
 		return err
 	}
+	renderNodes(e.stdout, nodes)
 	defer renderReshard(e.stdout, plans, false)
 	if cfg != nil {
 		fmt.Fprintf(e.stdout, "\n%s configuration for %s:\n%s", cfg.Format, cfg.Key, cfg.Config)

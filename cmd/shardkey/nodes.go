@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/sim"
 )
@@ -21,11 +22,29 @@ type nodeFlags struct {
 }
 
 func (n *nodeFlags) register(fs *flag.FlagSet) {
+	n.registerPlacement(fs)
+	fs.Float64Var(&n.rowBytes, "row-bytes", 0, "average row size in `bytes`, for the bytes growth moves (default: estimated from the sample's columns)")
+}
+
+// registerPlacement registers the flags but --row-bytes, for a command
+// that has its own (advise's, shared with --current).
+func (n *nodeFlags) registerPlacement(fs *flag.FlagSet) {
 	fs.IntVar(&n.slots, "slots", 0, "logical `shards` (slots) keys hash to; with --nodes, slots are placed on nodes")
 	fs.IntVar(&n.nodes, "nodes", 0, "`nodes` the slots are placed on (with --slots)")
 	fs.StringVar(&n.slotMap, "slot-map", "contiguous", "slot placement: contiguous, round-robin, or a map `file` (lines SLOT NODE or FIRST-LAST NODE)")
 	fs.IntVar(&n.growTo, "grow-to", 0, "`nodes` to measure growth to (default --nodes + 1)")
-	fs.Float64Var(&n.rowBytes, "row-bytes", 0, "average row size in `bytes`, for the bytes growth moves (default: estimated from the sample's columns)")
+}
+
+// fromWorkload takes the placement a scenario spec gives (nodes: M, its
+// shards then being slots) when no flag gave one.
+func (n *nodeFlags) fromWorkload(w *shardkey.Workload) {
+	if n.on() || w.Nodes <= 0 {
+		return
+	}
+	n.slots, n.nodes, n.growTo = w.Shards, w.Nodes, w.Nodes+1
+	if n.slotMap == "" {
+		n.slotMap = "contiguous"
+	}
 }
 
 // validate checks the flags and makes --slots the shard count.
@@ -37,8 +56,8 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 		return nil
 	}
 	switch {
-	case n.slots < 1 || n.slots > 1<<16:
-		return usageErr("--slots %d: must be in 1..65536 (with --nodes)", n.slots)
+	case n.slots < 1 || n.slots > shardkey.MaxShards:
+		return usageErr("--slots %d: must be in 1..%d (with --nodes)", n.slots, shardkey.MaxShards)
 	case n.nodes < 1 || n.nodes > n.slots:
 		return usageErr("--nodes %d: must be in 1..--slots (%d)", n.nodes, n.slots)
 	case math.IsNaN(n.rowBytes) || math.IsInf(n.rowBytes, 0) || n.rowBytes < 0:
@@ -57,23 +76,31 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 
 func (n *nodeFlags) on() bool { return n.slots > 0 }
 
-// assign adds the nodes report to every candidate.
-func (n *nodeFlags) assign(l *loaded, cands []*sim.Candidate) error {
-	var m *sim.Nodes
-	var err error
+// placement returns the slots' placement on nodes.
+func (n *nodeFlags) placement() (*sim.Nodes, error) {
 	switch n.slotMap {
 	case "contiguous", "round-robin":
-		m, err = sim.NewNodes(n.slots, n.nodes, n.slotMap)
+		m, err := sim.NewNodes(n.slots, n.nodes, n.slotMap)
 		if err != nil {
-			return usageErr("%v", err)
+			return nil, usageErr("%v", err)
 		}
-	default:
-		if m, err = sim.ReadNodes(n.slotMap, n.slots); err != nil {
-			return err
-		}
-		if m.Count != n.nodes {
-			return fmt.Errorf("%s: the map places slots on %d nodes; --nodes says %d", n.slotMap, m.Count, n.nodes)
-		}
+		return m, nil
+	}
+	m, err := sim.ReadNodes(n.slotMap, n.slots)
+	if err != nil {
+		return nil, err
+	}
+	if m.Count != n.nodes {
+		return nil, fmt.Errorf("%s: the map places slots on %d nodes; --nodes says %d", n.slotMap, m.Count, n.nodes)
+	}
+	return m, nil
+}
+
+// assign adds the nodes report to every candidate.
+func (n *nodeFlags) assign(l *loaded, cands []*sim.Candidate) error {
+	m, err := n.placement()
+	if err != nil {
+		return err
 	}
 	schemes, err := compileKeys(l.w, l.keys, l.opts, l.keysFromFlags)
 	if err != nil {

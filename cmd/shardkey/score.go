@@ -54,6 +54,7 @@ Flags:
 	if err != nil {
 		return err
 	}
+	nf.fromWorkload(l.w)
 	if nf.on() {
 		if err := nf.assign(l, cands); err != nil {
 			return err
@@ -124,8 +125,18 @@ Flags:
 	if err != nil {
 		return err
 	}
+	var nf nodeFlags
+	nf.fromWorkload(l.w)
+	if nf.on() {
+		if err := nf.assign(l, cands); err != nil {
+			return err
+		}
+	}
 	if err := render(e.stdout, e.stderr, c.format, newReport(l, cands)); err != nil {
 		return err
+	}
+	if nf.on() && c.format != "json" {
+		renderNodes(e.stdout, cands)
 	}
 	if c.format == "table" && c.variant == "" && len(spec.Variants) > 0 {
 		variantHint(e.stdout, name, spec)

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// nodesDoc is the part of score's and advise's JSON that slots over nodes
+// add: per-slot work (shard_work) and per-node work.
+type nodesDoc struct {
+	ShardWork []float64 `json:"shard_work"`
+	Nodes     *struct {
+		Slots     int       `json:"slots"`
+		Nodes     int       `json:"nodes"`
+		NodeSlots []int     `json:"node_slots"`
+		NodeWork  []float64 `json:"node_work"`
+	} `json:"nodes"`
+}
+
+// checkContiguous: contiguous placement gives node k the slots
+// [k*S/N, (k+1)*S/N), so node k's work is the sum of those slots' work.
+func checkContiguous(t *testing.T, what string, d nodesDoc, slots, nodes int) {
+	t.Helper()
+	if d.Nodes == nil || d.Nodes.Slots != slots || d.Nodes.Nodes != nodes || len(d.ShardWork) != slots || len(d.Nodes.NodeWork) != nodes {
+		t.Fatalf("%s: want %d slots over %d nodes, got %+v (%d slots of work)", what, slots, nodes, d.Nodes, len(d.ShardWork))
+	}
+	per := slots / nodes
+	for k := 0; k < nodes; k++ {
+		sum := 0.0
+		for s := k * per; s < (k+1)*per; s++ {
+			sum += d.ShardWork[s]
+		}
+		if d.Nodes.NodeSlots[k] != per || math.Abs(d.Nodes.NodeWork[k]-sum) > 1e-9*math.Max(1, sum) {
+			t.Errorf("%s: node %d: %d slots, work %v; want %d slots, work %v (its slots' sum)", what, k, d.Nodes.NodeSlots[k], d.Nodes.NodeWork[k], per, sum)
+		}
+	}
+}
+
+// TestNodesInSpec: a spec's `nodes: M` places its shards as slots on M
+// nodes, as --slots/--nodes do: score, demo and advise report per-node work
+// beside per-slot work.
+func TestNodesInSpec(t *testing.T) {
+	_, spec, _ := runCmd(t, "", "demo", "orders", "--print")
+	spec = strings.Replace(spec, "\nshards: 64\n", "\nshards: 16\nnodes: 4\n", 1)
+	if !strings.Contains(spec, "nodes: 4") {
+		t.Fatal("the orders spec has no 'shards: 64' line to place")
+	}
+	file := writeFile(t, "orders.yaml", spec)
+	code, out, errs := runCmd(t, "", "score", "--workload", file, "-k", "hash(customer_id)", "--format", "json")
+	if code != 0 {
+		t.Fatalf("score: exit %d: %s", code, errs)
+	}
+	var sd struct{ Candidates []nodesDoc }
+	if err := json.Unmarshal([]byte(out), &sd); err != nil {
+		t.Fatal(err)
+	}
+	checkContiguous(t, "score with nodes: 4", sd.Candidates[0], 16, 4)
+
+	code, out, errs = runCmd(t, "", "advise", "--workload", file, "--format", "json", "--bootstrap", "0", "--sweep", "")
+	if code != 0 {
+		t.Fatalf("advise: exit %d: %s", code, errs)
+	}
+	var ad struct {
+		Candidates []struct{ Score nodesDoc }
+	}
+	if err := json.Unmarshal([]byte(out), &ad); err != nil {
+		t.Fatal(err)
+	}
+	checkContiguous(t, "advise with nodes: 4", ad.Candidates[0].Score, 16, 4)
+
+	code, out, _ = runCmd(t, "", "advise", "orders", "--slots", "16", "--nodes", "4", "--bootstrap", "0", "--sweep", "")
+	if code != 0 || !strings.Contains(out, "16 slots over 4 nodes (contiguous)") {
+		t.Errorf("advise --slots 16 --nodes 4: exit %d, no slots-over-nodes section:\n%s", code, out)
+	}
+
+	bad := writeFile(t, "bad.yaml", strings.Replace(spec, "nodes: 4", "nodes: 17", 1))
+	code, _, errs = runCmd(t, "", "score", "--workload", bad, "-k", "hash(customer_id)")
+	if code != 1 || !strings.Contains(errs, "nodes: 17: must be in 1..shards (16)") {
+		t.Errorf("nodes: 17 on 16 shards: exit %d, %q; want exit 1 naming the field", code, errs)
+	}
+}
