@@ -144,7 +144,13 @@ func renderNodes(w io.Writer, cands []*sim.Candidate) {
 			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t\n", k, r.NodeSlots[k], num(r.NodeWork[k]), num(r.NodeLoad[k]))
 		}
 		tw.Flush()
-		_, _, wr, lr := orDash(c)
+		wr, lr := "-", "-" // nothing to measure them on: no work, no row weight
+		if c.WorkPerS > 0 {
+			wr = ratioText(c.WorkRatio)
+		}
+		if c.LoadRatio > 0 {
+			lr = ratioText(c.LoadRatio)
+		}
 		nwr, nlr := "-", "-"
 		if wr != "-" {
 			nwr = num(r.NodeWorkRatio) + "x"

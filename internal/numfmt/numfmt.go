@@ -3,6 +3,7 @@
 package numfmt
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -53,4 +54,48 @@ func Pct(x float64) string {
 		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
 	}
 	return strconv.FormatFloat(100*x, 'f', 0, 64) + "%"
+}
+
+// Num formats a number for people: thousands separators from 100 up,
+// three significant digits below; an integer (up to float rounding) as one.
+func Num(x float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return fmt.Sprint(x)
+	case math.Abs(x) >= 99.5:
+		return Round(x)
+	case math.Abs(x-math.Round(x)) <= 1e-9*math.Max(1, math.Abs(x)):
+		// An integer, up to float rounding (sums of fractional weights
+		// added in another order differ in the last bits).
+		return strconv.FormatInt(int64(math.Round(x)), 10)
+	case math.Abs(x) >= 9.995:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	case math.Abs(x) >= 0.01:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// Ratio formats a max/mean ratio: two decimals and "x".
+func Ratio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "x" }
+
+// Wrap breaks s into lines of at most width bytes (a longer word stands
+// alone), each starting with indent.
+func Wrap(s string, width int, indent string) string {
+	var lines []string
+	line := indent
+	for _, word := range strings.Fields(s) {
+		if len(line)+len(word)+1 > width && strings.TrimSpace(line) != "" {
+			lines = append(lines, line)
+			line = indent
+		}
+		if strings.TrimSpace(line) != "" {
+			line += " "
+		}
+		line += word
+	}
+	if strings.TrimSpace(line) != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -1,0 +1,266 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/shardkey/shardkey/internal/numfmt"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// barWidth is the characters a bar of the busiest shard (or of capacity) takes.
+const barWidth = 40
+
+// WriteJSON writes r as the pinned JSON document, indented.
+func (r *Score) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes r for a terminal: the ranked candidates, then each
+// candidate's per-shard work as bars against capacity, its operations and
+// its key's statistics.
+func (r *Score) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "%s\n", r.Workload)
+	if r.Description != "" {
+		fmt.Fprintf(w, "%s\n", numfmt.Wrap(r.Description, 88, ""))
+	}
+	c0 := r.Candidates[0]
+	capText := "capacity not given"
+	if r.Capacity > 0 {
+		capText = "capacity " + numfmt.Num(r.Capacity) + " units of work/s per shard"
+	}
+	fmt.Fprintf(w, "%s requests/s on %d shards, %s, engine %s\n\n", numfmt.Num(c0.RequestsPerS), r.Shards, capText, r.Engine)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\tkey\tbusiest shard\tx mean\twork\tfan-out\tp99\tcross-shard txns\tload ratio\tover capacity")
+	ranked := r.Ranked()
+	for i, c := range ranked {
+		txn := "-"
+		if c.Transactions > 0 {
+			txn = numfmt.Pct(c.CrossShardTxnFraction)
+		}
+		over := "-"
+		if r.Capacity > 0 {
+			over = fmt.Sprintf("%d of %d", len(c.OverCapacity), c.Shards)
+		}
+		fan, p99, workRatio, load := orDash(c)
+		fmt.Fprintf(tw, "%d\t%s\t%s/s\t%s\t%s/s\t%s\t%s\t%s\t%s\t%s\n", i+1, c.Key, numfmt.Num(c.MaxShardWork), workRatio,
+			numfmt.Num(c.WorkPerS), fan, p99, txn, load, over)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nWork is units of work per second: one operation on one shard is one unit.")
+	for _, c := range ranked {
+		fmt.Fprintf(w, "\n== %s ==\n", c.Key)
+		bars(w, c, r.Capacity)
+		ops(w, c)
+		keyLine(w, c)
+		if len(c.Rebalance) > 0 {
+			var parts []string
+			for _, m := range c.Rebalance {
+				p := fmt.Sprintf("%s %s of keys (%s of load)", m.Placement, numfmt.Pct(m.KeysMoved), numfmt.Pct(m.LoadMoved))
+				if m.To != c.Shards+1 {
+					p = fmt.Sprintf("%s to %d shards %s of keys (%s of load)", m.Placement, m.To, numfmt.Pct(m.KeysMoved), numfmt.Pct(m.LoadMoved))
+				}
+				parts = append(parts, p)
+			}
+			fmt.Fprintf(w, "adding a shard (%d -> %d) moves: %s\n", c.Shards, c.Shards+1, strings.Join(parts, "; "))
+		}
+	}
+	return nil
+}
+
+// bars draws per-shard work against capacity.
+func bars(w io.Writer, c *sim.Candidate, capacity float64) {
+	scale := c.MaxShardWork
+	if capacity > scale {
+		scale = capacity
+	}
+	if scale <= 0 {
+		fmt.Fprintln(w, "no work on any shard")
+		return
+	}
+	capCol := -1
+	if capacity > 0 {
+		capCol = int(math.Round(capacity / scale * barWidth))
+		fmt.Fprintf(w, "per-shard work, units/s (| marks capacity %s/s, ! a shard over it):\n", numfmt.Num(capacity))
+	} else {
+		fmt.Fprintln(w, "per-shard work, units/s:")
+	}
+	idx := make([]int, len(c.ShardWork))
+	for i := range idx {
+		idx[i] = i
+	}
+	shown := idx
+	if len(idx) > 16 {
+		sort.SliceStable(idx, func(a, b int) bool { return c.ShardWork[idx[a]] > c.ShardWork[idx[b]] })
+		shown = idx[:10]
+	}
+	for _, s := range shown {
+		x := c.ShardWork[s]
+		n := int(math.Round(x / scale * barWidth))
+		row := []rune(strings.Repeat("█", n) + strings.Repeat(" ", barWidth-n+1))
+		if capCol >= 0 && capCol < len(row) {
+			if row[capCol] == ' ' {
+				row[capCol] = '|'
+			} else {
+				row[capCol] = '┃'
+			}
+		}
+		flag := " "
+		if capacity > 0 && x > capacity*(1+1e-12) {
+			flag = "!"
+		}
+		fmt.Fprintf(w, " %s%4d %s %8s\n", flag, s, string(row), numfmt.Num(x))
+	}
+	if len(idx) > 16 {
+		rest := make([]float64, 0, len(idx)-10)
+		for _, s := range idx[10:] {
+			rest = append(rest, c.ShardWork[s])
+		}
+		fmt.Fprintf(w, "  ... %d more shards from %s down to %s (the 10 busiest are shown)\n", len(rest), numfmt.Num(rest[0]), numfmt.Num(rest[len(rest)-1]))
+	}
+	fmt.Fprintf(w, "busiest %s/s, mean %s/s: %s the mean\n", numfmt.Num(c.MaxShardWork), numfmt.Num(c.MeanShardWork), numfmt.Ratio(c.WorkRatio))
+}
+
+func ops(w io.Writer, c *sim.Candidate) {
+	if len(c.Operations) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "operation\trequests/s\twork/s\tfan-out mean\tp99\tscatter-gather")
+	for _, o := range c.Operations {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, numfmt.Num(o.RequestsPerS), numfmt.Num(o.WorkPerS),
+			strconv.FormatFloat(o.FanoutMean, 'f', 2, 64), numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))
+	}
+	tw.Flush()
+}
+
+func keyLine(w io.Writer, c *sim.Candidate) {
+	for _, t := range c.Tables {
+		if t.Rows == 0 && t.Basis == "" || t.Basis == "traffic" && t.Cardinality == 0 {
+			fmt.Fprintf(w, "key %s on %s: no row sample and no statement binding it to a value: distinct values, skew and monotonicity unknown\n", strings.Join(t.Columns, ", "), t.Table)
+			continue
+		}
+		if t.Basis == "traffic" {
+			top := ""
+			if len(t.TopValues) > 0 {
+				top = fmt.Sprintf(", hottest %s = %s at %s of the requests naming it", strings.Join(t.Columns, ", "), t.TopValues[0].Value, numfmt.Pct(t.TopValues[0].Share))
+			}
+			about := ""
+			if t.Estimated {
+				about = "about "
+			}
+			mono := fmt.Sprintf("inserted values not monotonic (r = %.2f)", t.Monotonicity)
+			switch {
+			case t.MonotonicityUnknown:
+				mono = "monotonicity unknown (fewer than 3 inserted values)"
+			case t.Monotonic:
+				mono = fmt.Sprintf("inserted values MONOTONIC (r = %.2f)", t.Monotonicity)
+			}
+			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample): %s%s distinct values in the statements%s, entropy %.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
+				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, t.Entropy, mono, numfmt.Commas(int64(t.Cardinality)), c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+			continue
+		}
+		top := ""
+		if len(t.TopValues) > 0 {
+			top = fmt.Sprintf(", hottest %s at %s of rows' weight", t.TopValues[0].Value, numfmt.Pct(t.TopValues[0].Share))
+		}
+		mono := "not monotonic"
+		if t.Monotonic {
+			mono = "MONOTONIC"
+		}
+		fmt.Fprintf(w, "key %s on %s: %s distinct values%s, entropy %.1f bits, %s (r = %.2f); a perfect hash of this many equal keys gives %s\n",
+			strings.Join(t.Columns, ", "), t.Table, numfmt.Commas(int64(t.Cardinality)), top, t.Entropy, mono, t.Monotonicity, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+	}
+}
+
+// WriteMarkdown writes r as a Markdown document, warnings included.
+func (r *Score) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "# %s\n\n", MarkdownText(r.Workload))
+	if r.Description != "" {
+		fmt.Fprintf(w, "%s\n\n", MarkdownText(r.Description))
+	}
+	fmt.Fprintf(w, "%s requests/s on %d shards, engine `%s`", numfmt.Num(r.Candidates[0].RequestsPerS), r.Shards, r.Engine)
+	if r.Capacity > 0 {
+		fmt.Fprintf(w, ", capacity %s units of work/s per shard", numfmt.Num(r.Capacity))
+	}
+	fmt.Fprint(w, ".\n\n")
+	fmt.Fprintln(w, "| rank | key | busiest shard (units/s) | x mean | work/s | fan-out mean | p99 | cross-shard txns | load ratio |")
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+	ranked := r.Ranked()
+	for i, c := range ranked {
+		txn := "-"
+		if c.Transactions > 0 {
+			txn = numfmt.Pct(c.CrossShardTxnFraction)
+		}
+		fan, p99, workRatio, load := orDash(c)
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", i+1, MarkdownCell(c.Key), numfmt.Num(c.MaxShardWork), workRatio,
+			numfmt.Num(c.WorkPerS), fan, p99, txn, load)
+	}
+	for _, c := range ranked {
+		fmt.Fprintf(w, "\n## `%s`\n\n", c.Key)
+		fmt.Fprintln(w, "| operation | requests/s | work/s | fan-out mean | p99 | scatter-gather |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+		for _, o := range c.Operations {
+			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", MarkdownCell(MarkdownText(o.Name)), numfmt.Num(o.RequestsPerS), numfmt.Num(o.WorkPerS), o.FanoutMean, numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))
+		}
+		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+		if len(c.Warnings) > 0 {
+			fmt.Fprintln(w, "\nWarnings:")
+			for _, wn := range c.Warnings {
+				fmt.Fprintf(w, "- %s\n", MarkdownText(wn))
+			}
+		}
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprint(w, "\n## Warnings\n\n")
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(w, "- %s\n", MarkdownText(wn))
+		}
+	}
+	return nil
+}
+
+// orDash returns a candidate's fan-out mean and p99, work ratio and load
+// ratio as text, or "-" where the workload has nothing to measure them on
+// (no operations; no rows or no row weight), rather than a 0 that reads as
+// a result.
+func orDash(c *sim.Candidate) (fan, p99, workRatio, load string) {
+	fan, p99, workRatio, load = "-", "-", "-", "-"
+	if c.RequestsPerS > 0 {
+		fan, p99 = strconv.FormatFloat(c.FanoutMean, 'f', 2, 64), numfmt.Num(c.FanoutP99)
+	}
+	if c.WorkPerS > 0 {
+		workRatio = numfmt.Ratio(c.WorkRatio)
+	}
+	if c.LoadRatio > 0 {
+		load = numfmt.Ratio(c.LoadRatio)
+	}
+	return
+}
+
+// mdText escapes what Markdown would read as HTML in text from the
+// workload (names, descriptions).
+// MarkdownText escapes s for Markdown text.
+func MarkdownText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// mdCell escapes a table cell's pipes, which would end the cell.
+// MarkdownCell escapes s for a Markdown table cell.
+func MarkdownCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func joinNums(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = numfmt.Num(x)
+	}
+	return strings.Join(parts, ", ")
+}
