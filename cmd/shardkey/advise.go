@@ -4,14 +4,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"html/template"
-	"io"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	skreport "github.com/shardkey/shardkey/report"
 
 	"github.com/shardkey/shardkey/internal/buildinfo"
 
@@ -168,7 +166,7 @@ Flags:
 			Reshard []*reshard.Plan `json:"reshard,omitempty"`
 		}{buildinfo.Version(), adv, cfg, plans})
 	case "markdown":
-		if err := adviceMarkdown(e.stdout, adv); err != nil {
+		if err := skreport.WriteAdviceMarkdown(e.stdout, adv); err != nil {
 			return err
 		}
 		if nodes != nil {
@@ -179,9 +177,9 @@ Flags:
 		renderReshard(e.stdout, plans, true)
 		return nil
 	case "html":
-		return adviceHTML(e.stdout, adv)
+		return skreport.WriteAdviceHTML(e.stdout, adv)
 	}
-	if err := adviceTable(e.stdout, adv); err != nil {
+	if err := skreport.WriteAdviceTable(e.stdout, adv); err != nil {
 		return err
 	}
 	renderNodes(e.stdout, nodes)
@@ -295,281 +293,3 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	}
 	return &engineConfig{Format: format, Key: key, Config: string(out), Notes: notes}, nil
 }
-
-func adviceTable(w io.Writer, adv *advisor.Advice) error {
-	fmt.Fprintf(w, "%s: advice for %s, engine %s\n\n", adv.Workload, shardsText(adv.Shards), adv.Engine)
-	for _, s := range adv.Summary {
-		fmt.Fprintln(w, wrap(s, 88, ""))
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tkey\tlocal\tsingle-shard\tcross-shard txns\tboundary\tlargest partition\tbusiest\tafter fixes\tverdict")
-	for _, as := range adv.Candidates {
-		cr := as.Criteria
-		txn := "-"
-		if as.Score.Transactions > 0 {
-			txn = pct(cr.CrossShardTxn)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), pct(cr.Local), pct(cr.SingleShard), txn, yesNo(cr.Boundary),
-			largest(as), num(cr.MaxShardWork), num(cr.AfterFixes), as.Verdict)
-	}
-	tw.Flush()
-	fmt.Fprintln(w, "\nRanked by what matters most for a shard key, in order: the dominant operations single-shard and transactions on")
-	fmt.Fprintln(w, "one shard; the key matches an isolation boundary; partitions bounded; load acceptable after fixes.")
-	fmt.Fprintln(w, "Work is units/s: one operation on one shard is one unit.")
-	for i, as := range adv.Candidates {
-		if i >= 3 {
-			break
-		}
-		fmt.Fprintf(w, "\n== %d. %s: %s ==\n", as.Rank, as.Display(), as.Verdict)
-		fmt.Fprintf(w, "why considered: %s\n", as.Origin)
-		for _, r := range as.Reasons {
-			fmt.Fprintln(w, wrap("- "+r, 88, "  "))
-		}
-		if len(as.Expensive) > 0 {
-			fmt.Fprintln(w, "expensive under this key:")
-			for _, op := range as.Expensive {
-				fmt.Fprintf(w, "  %s: %s req/s ask %.1f shards each (%s scatter-gather), +%s units/s\n", op.Name, num(op.Rate), op.FanoutMean, pct(op.Scatter), num(op.ExtraWork))
-			}
-		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
-			fmt.Fprintf(w, "expensive under this key: every operation asks one shard, but %s of transactions cross shards (each commits on several)\n", pct(as.Criteria.CrossShardTxn))
-		} else if as.Score.RequestsPerS > 0 {
-			fmt.Fprintln(w, "expensive under this key: nothing; every operation asks one shard")
-		}
-		for _, f := range as.Fixes {
-			fmt.Fprintln(w, wrap("fix ("+f.Kind+"): "+f.Text, 88, "  "))
-		}
-	}
-	if conf := adv.Confidence; conf != nil {
-		fmt.Fprintf(w, "\nHow sure: 95%% bootstrap intervals over %d resamples of the sample: ", conf.Replicates)
-		if adv.Candidates[0].Score.RequestsPerS > 0 {
-			fmt.Fprintf(w, "work ratio %.2f-%.2fx, busiest shard %s-%s units/s, ", conf.WorkRatio.Lo, conf.WorkRatio.Hi, num(conf.MaxShardWork.Lo), num(conf.MaxShardWork.Hi))
-		}
-		if conf.LoadRatio.Hi > 0 {
-			fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
-		} else {
-			fmt.Fprint(w, "load ratio unknown (no row sample)")
-		}
-		if adv.Candidates[0].Score.Transactions > 0 {
-			fmt.Fprintf(w, ", cross-shard transactions %s-%s", pct(conf.CrossShardTxn.Lo), pct(conf.CrossShardTxn.Hi))
-		}
-		fmt.Fprintln(w, ".")
-	}
-	if len(adv.Sweep) > 0 {
-		fmt.Fprintf(w, "\n%s as the shard count grows:\n", adv.Recommended)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "shards\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\tcross-shard txns\tover capacity")
-		for _, r := range adv.Sweep {
-			load := "-"
-			if r.LoadRatio > 0 {
-				load = ratioText(r.LoadRatio)
-			}
-			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%.2fx\t%.2f\t%s\t%d\n", r.Shards, num(r.MaxShardWork), r.WorkRatio, load, r.Expected, r.FanoutMean, pct(r.CrossShardTxn), r.OverCapacity)
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\nWhich choice could still change in two years:")
-	for _, s := range adv.Durable {
-		fmt.Fprintln(w, wrap("- "+s, 88, "  "))
-	}
-	for _, f := range adv.Flags {
-		fmt.Fprintln(w, wrap("flag: "+f, 88, "  "))
-	}
-	return nil
-}
-
-// largest is the largest partition's share, or "unknown" when nothing
-// measures it.
-func largest(as *advisor.Assessment) string {
-	if as.Criteria.LargestUnknown {
-		return "unknown"
-	}
-	return pct(as.Criteria.LargestPartition)
-}
-
-// shardsText is "1 shard" or "N shards".
-func shardsText(n int) string {
-	if n == 1 {
-		return "1 shard"
-	}
-	return strconv.Itoa(n) + " shards"
-}
-
-// txnPct is the cross-shard transaction share, or "-" when the workload
-// has no transactions.
-func txnPct(as *advisor.Assessment) string {
-	if as.Score.Transactions == 0 {
-		return "-"
-	}
-	return pct(as.Criteria.CrossShardTxn)
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func adviceMarkdown(w io.Writer, adv *advisor.Advice) error {
-	fmt.Fprintf(w, "# Shard key advice: %s\n\n%s, engine `%s`.\n\n", mdText(adv.Workload), shardsText(adv.Shards), adv.Engine)
-	for _, s := range adv.Summary {
-		fmt.Fprintf(w, "%s\n\n", mdText(s))
-	}
-	fmt.Fprintln(w, "| rank | key | single-shard | cross-shard txns | boundary | largest partition | busiest (units/s) | after fixes | verdict |")
-	fmt.Fprintln(w, "|---:|---|---:|---:|---|---:|---:|---:|---|")
-	for _, as := range adv.Candidates {
-		cr := as.Criteria
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, mdCell(as.Display()), pct(cr.SingleShard), txnPct(as),
-			yesNo(cr.Boundary), largest(as), num(cr.MaxShardWork), num(cr.AfterFixes), mdCell(mdText(as.Verdict)))
-	}
-	for i, as := range adv.Candidates {
-		if i >= 3 {
-			break
-		}
-		fmt.Fprintf(w, "\n## %d. `%s`\n\n%s\n\n", as.Rank, as.Display(), mdText(as.Verdict))
-		for _, r := range as.Reasons {
-			fmt.Fprintf(w, "- %s\n", mdText(r))
-		}
-		if len(as.Expensive) > 0 {
-			fmt.Fprintln(w, "\nExpensive under this key:")
-			for _, op := range as.Expensive {
-				fmt.Fprintf(w, "- %s: %s req/s ask %.1f shards each, +%s units/s\n", mdText(op.Name), num(op.Rate), op.FanoutMean, num(op.ExtraWork))
-			}
-		}
-		if len(as.Fixes) > 0 {
-			fmt.Fprintln(w, "\nFixes:")
-			for _, f := range as.Fixes {
-				fmt.Fprintf(w, "- **%s**: %s\n", f.Kind, mdText(f.Text))
-			}
-		}
-	}
-	fmt.Fprintln(w, "\n## Which choice could still change in two years")
-	for _, s := range adv.Durable {
-		fmt.Fprintf(w, "\n- %s", mdText(s))
-	}
-	fmt.Fprintln(w)
-	for _, f := range adv.Flags {
-		fmt.Fprintf(w, "\n> flag: %s\n", mdText(f))
-	}
-	if len(adv.Warnings) > 0 {
-		fmt.Fprint(w, "\n## Warnings\n\n")
-		for _, wn := range adv.Warnings {
-			fmt.Fprintf(w, "- %s\n", mdText(wn))
-		}
-	}
-	return nil
-}
-
-// adviceHTML writes one self-contained page: inline CSS and SVG charts of
-// per-shard work against capacity and fan-out per operation; no scripts,
-// no network loads.
-func adviceHTML(w io.Writer, adv *advisor.Advice) error {
-	type bar struct {
-		X, Y, W, H float64
-		Over       bool
-		Label      string
-	}
-	type label struct {
-		X, Y   float64
-		Text   string
-		Anchor string // start, middle, end
-	}
-	type chart struct {
-		Title  string
-		Bars   []bar
-		CapY   float64
-		HasCap bool
-		MeanY  float64 // a dashed line at the mean; 0: none
-		Labels []label
-		Legend []string // what numbered bars stand for
-		Width  float64
-		Height float64
-	}
-	type cand struct {
-		*advisor.Assessment
-		Work   chart
-		Fanout chart
-	}
-	// Plot area: y from top to base; labels above and below it.
-	const width, height, top, base = 640.0, 190.0, 22.0, 166.0
-	const plot = base - top
-	var cands []cand
-	for i, as := range adv.Candidates {
-		if i >= 3 {
-			break
-		}
-		c := as.Score
-		scale := math.Max(c.MaxShardWork, adv.Capacity)
-		if scale <= 0 {
-			scale = 1
-		}
-		wk := chart{Title: "per-shard work (units/s)", Width: width, Height: height}
-		bw := width / float64(len(c.ShardWork))
-		for s, x := range c.ShardWork {
-			if c.WorkPerS == 0 {
-				break // no operations: no chart
-			}
-			h := x / scale * plot
-			wk.Bars = append(wk.Bars, bar{X: float64(s) * bw, Y: base - h, W: math.Max(bw-1, 0.5), H: h,
-				Over: adv.Capacity > 0 && x > adv.Capacity, Label: fmt.Sprintf("shard %d: %s units/s", s, num(x))})
-		}
-		wk.Labels = append(wk.Labels,
-			label{0, top - 6, fmt.Sprintf("busiest shard %s/s (%s the mean)", num(c.MaxShardWork), ratioText(c.WorkRatio)), "start"},
-			label{0, height - 6, "shard 0", "start"},
-			label{width, height - 6, fmt.Sprintf("shard %d", len(c.ShardWork)-1), "end"})
-		if c.MeanShardWork > 0 {
-			wk.MeanY = base - c.MeanShardWork/scale*plot
-			wk.Labels = append(wk.Labels, label{width, wk.MeanY - 4, fmt.Sprintf("mean %s/s", num(c.MeanShardWork)), "end"})
-		}
-		if adv.Capacity > 0 {
-			wk.HasCap, wk.CapY = true, base-adv.Capacity/scale*plot
-		}
-		fo := chart{Title: "fan-out per operation (mean shards asked)", Width: width, Height: height}
-		if n := len(c.Operations); n > 0 {
-			ow := width / float64(n)
-			for k, op := range c.Operations {
-				h := op.FanoutMean / float64(c.Shards) * plot
-				x := float64(k) * ow
-				fo.Bars = append(fo.Bars, bar{X: x, Y: base - h, W: math.Max(ow-4, 1), H: h,
-					Label: fmt.Sprintf("%s: %.2f of %d shards", op.Name, op.FanoutMean, c.Shards)})
-				mid := x + math.Max(ow-4, 1)/2
-				fo.Labels = append(fo.Labels,
-					label{mid, base - h - 4, num(op.FanoutMean), "middle"},
-					label{mid, height - 6, strconv.Itoa(k + 1), "middle"})
-				fo.Legend = append(fo.Legend, op.Name)
-			}
-		}
-		cands = append(cands, cand{as, wk, fo})
-	}
-	return adviceTmpl.Execute(w, map[string]any{"A": adv, "Cands": cands})
-}
-
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": pct, "num": num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "largest": largest}).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Shard key advice: {{.A.Workload}}</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d232a}
-table{border-collapse:collapse;width:100%;font-size:14px}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}
-td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f3f4f6;padding:0 .2rem}
-.bar{fill:#3b6ea5}.over{fill:#c0392b}.cap{stroke:#111;stroke-dasharray:4 3}.fix{background:#f6f8fa;border-left:3px solid #3b6ea5;padding:.3rem .6rem;margin:.3rem 0}
-svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;paint-order:stroke;stroke:#fafafa;stroke-width:3px}.mean{stroke:#888;stroke-dasharray:2 2}figcaption{font-size:13px;color:#555}.legend{margin:.2rem 0;columns:2}
-</style></head><body>
-<h1>Shard key advice: {{.A.Workload}}</h1>
-<p>{{shards .A.Shards}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
-{{range .A.Summary}}<p>{{.}}</p>{{end}}
-<table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
-{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
-{{end}}</table>
-{{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
-<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
-{{with .Work}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}{{end}}
-{{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every shard; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
-{{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} shards each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
-{{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}
-{{end}}
-<h2>Which choice could still change in two years</h2><ul>{{range .A.Durable}}<li>{{.}}</li>{{end}}</ul>
-{{range .A.Flags}}<p><b>flag:</b> {{.}}</p>{{end}}
-{{if .A.Warnings}}<h2>Warnings</h2><ul>{{range .A.Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
-</body></html>
-`))
