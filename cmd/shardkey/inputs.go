@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -14,13 +13,10 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/emit"
-	"github.com/shardkey/shardkey/input"
-	"github.com/shardkey/shardkey/internal/progress"
-	"github.com/shardkey/shardkey/livedb"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/scenario"
 	"github.com/shardkey/shardkey/sim"
-	"github.com/shardkey/shardkey/sqllog"
+	"github.com/shardkey/shardkey/workload"
 )
 
 // common holds the flags every scoring command shares.
@@ -150,131 +146,31 @@ type loaded struct {
 	st *sim.Stream
 }
 
-// load reads the inputs the flags name (or the given spec) into a workload.
+// load reads the inputs the flags name (or the given spec) into a
+// workload (package workload does the reading) and settles the keys,
+// shards and engine to score it with.
 func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
-	var w *shardkey.Workload
-	var st *sim.Stream
-	keysDir := ""
-	hasSamples := len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) > 0 || c.from != ""
 	types, err := columnTypes(c.colTypes)
 	if err != nil {
 		return nil, err
 	}
-	if len(types) > 0 && !hasSamples {
-		return nil, usageErr("--column-type applies to files and databases read (--rows, --queries, --txns, --log, --from); a scenario spec types its columns itself")
-	}
-	switch {
-	case spec != nil:
-		if c.seedSet {
-			spec.Seed = c.seed
-		}
-		var err error
-		if w, err = scenario.Build(spec, c.variant); err != nil {
-			return nil, err
-		}
-	case c.schema != "" && !hasSamples:
-		return nil, usageErr("--schema describes the tables of --rows, --queries, --txns, --log or --from; give one of them too")
-	case c.workload != "" && hasSamples:
-		return nil, usageErr("give either --workload or --rows/--queries/--txns, not both")
-	case c.workload != "":
-		s, err := scenario.ReadFile(c.workload)
-		if err != nil {
-			return nil, err
-		}
-		if c.seedSet {
-			s.Seed = c.seed
-		}
-		if w, err = scenario.Build(s, c.variant); err != nil {
-			return nil, err
-		}
-		keysDir = filepath.Dir(c.workload)
-	case hasSamples:
-		if err := distinctFiles(c.queries, c.txns, c.logs); err != nil {
-			return nil, err
-		}
-		if c.variant != "" {
-			return nil, usageErr("--variant applies to scenario specs (--workload or demo)")
-		}
-		opts := input.Options{Types: types}
-		w = &shardkey.Workload{Seed: c.seed}
-		opts.Warn = func(err error) { w.Warnings = append(w.Warnings, err) }
-		var names []string
-		if c.from != "" {
-			if err := livedb.CheckDSN(c.from); err != nil {
-				return nil, usageErr("--from: %v", err)
-			}
-			if err := livedb.Read(e.ctx, w, c.from, livedb.Options{SampleRows: c.sampleRows, Progress: e.stderr, Notices: e.stderr, NoStatements: len(c.logs) > 0}); err != nil {
-				return nil, fmt.Errorf("--from: %w", err)
-			}
-			names = append(names, livedb.Redact(c.from))
-		}
-		for _, r := range c.rows {
-			name, file := input.TableName(r)
-			if file == "" {
-				return nil, usageErr("--rows %q: no file after the table name", r)
-			}
-			if w.Table(name) != nil {
-				return nil, usageErr("--rows: table %q given twice (name tables with NAME=FILE)", name)
-			}
-			t, err := input.ReadRows(file, name, opts)
-			if err != nil {
-				return nil, err
-			}
-			w.Tables = append(w.Tables, t)
-			names = append(names, file)
-		}
-		if c.schema != "" {
-			cat, err := livedb.ReadSchema(c.schema)
-			if err != nil {
-				return nil, err
-			}
-			livedb.MergeCatalog(w, cat)
-			names = append(names, c.schema)
-		}
-		b := input.NewBuilder(w, opts)
-		if c.stream && len(c.keys) > 0 && len(c.queries)+len(c.txns) > 0 && len(c.logs) == 0 && b.Frozen() {
-			// Every table has its rows and nothing read later can add a
-			// table or column (logs can): compile the keys now and route
-			// queries and transactions while they are read.
+	var st *sim.Stream
+	in := workload.Inputs{Spec: spec, SpecFile: c.workload, Variant: c.variant,
+		Rows: c.rows, Queries: c.queries, Txns: c.txns, Logs: c.logs, LogFormat: c.logFormat,
+		From: c.from, SampleRows: c.sampleRows, Schema: c.schema, Types: types,
+		Seed: c.seed, SeedSet: c.seedSet, Stdin: e.stdin, Stderr: e.stderr}
+	if c.stream && len(c.keys) > 0 {
+		// Score only routes the -k keys: queries and transactions can be
+		// routed while they are read, and dropped.
+		in.Stream = func(w *shardkey.Workload) (shardkey.Sink, error) {
 			var err error
-			if st, err = c.compileStream(w); err != nil {
-				return nil, err
-			}
-			b.Sink = st
+			st, err = c.compileStream(w)
+			return st, err
 		}
-		for _, f := range c.queries {
-			if err := b.ReadQueries(f); err != nil {
-				return nil, err
-			}
-			names = append(names, f)
-		}
-		for _, f := range c.txns {
-			if err := b.ReadTxns(f); err != nil {
-				return nil, err
-			}
-			names = append(names, f)
-		}
-		for _, f := range c.logs {
-			if err := sqllog.ReadFile(e.ctx, w, f, sqllog.Options{Format: c.logFormat, Types: opts.Types, Stdin: e.stdin, Progress: progress.Terminal(e.stderr)}); err != nil {
-				return nil, err
-			}
-			names = append(names, f)
-		}
-		w.Name = strings.Join(names, " + ")
-		if err := w.Validate(); err != nil {
-			return nil, err
-		}
-		for col := range opts.Types {
-			found := false
-			for _, t := range w.Tables {
-				found = found || t.Column(col) != nil || strings.HasPrefix(col, t.Name+".") && t.Column(strings.TrimPrefix(col, t.Name+".")) != nil
-			}
-			if !found {
-				return nil, usageErr("--column-type %s: no such column (columns: %s)", col, columnList(w))
-			}
-		}
-	default:
-		return nil, usageErr("no workload: give --workload FILE, or --rows/--queries/--txns files (or try 'shardkey demo')")
+	}
+	w, keysDir, err := workload.Read(e.ctx, in)
+	if err != nil {
+		return nil, err
 	}
 	if c.capacity >= 0 {
 		w.Capacity = c.capacity
@@ -358,13 +254,7 @@ func keyErr(err error) error {
 	return usageErr("-k: %v", err)
 }
 
-func columnList(w *shardkey.Workload) string {
-	var parts []string
-	for _, t := range w.Tables {
-		parts = append(parts, t.Name+": "+strings.Join(t.ColumnNames(), ", "))
-	}
-	return strings.Join(parts, "; ")
-}
+func columnList(w *shardkey.Workload) string { return workload.ColumnList(w) }
 
 // scoreAll scores every key of l and returns them in l's order. Keys are
 // compiled first, in order, so the first bad key is the one reported;
@@ -411,37 +301,4 @@ func scoreAll(l *loaded) ([]*sim.Candidate, error) {
 		}
 	}
 	return out, nil
-}
-
-// distinctFiles refuses a query, transaction or log file given twice (by
-// path or as two names of one file): its statements would count twice and
-// every rate would double. Standard input ("-") and patterns are left to
-// their readers.
-func distinctFiles(lists ...[]string) error {
-	type seen struct {
-		name string
-		fi   os.FileInfo
-	}
-	var all []seen
-	for _, l := range lists {
-		for _, f := range l {
-			if f == "-" {
-				continue
-			}
-			fi, err := os.Stat(f)
-			if err != nil || fi.IsDir() {
-				continue // the reader says what is wrong, or reads the directory
-			}
-			for _, s := range all {
-				if os.SameFile(s.fi, fi) {
-					if s.name == f {
-						return usageErr("%s is given twice: its statements would be counted twice", f)
-					}
-					return usageErr("%s and %s are the same file: its statements would be counted twice", s.name, f)
-				}
-			}
-			all = append(all, seen{f, fi})
-		}
-	}
-	return nil
 }

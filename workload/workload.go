@@ -1,0 +1,239 @@
+// Package workload reads what a user gives shardkey into one
+// shardkey.Workload: a scenario spec (built in or a file), row samples
+// (CSV, TSV, JSONL, Parquet), query and transaction samples (JSONL), query
+// logs or statement statistics, a schema file of CREATE TABLE statements,
+// and a live database read read-only. The command line's input flags map
+// one to one onto Inputs' fields, and its usage errors name them.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/input"
+	"github.com/shardkey/shardkey/internal/progress"
+	"github.com/shardkey/shardkey/livedb"
+	"github.com/shardkey/shardkey/scenario"
+	"github.com/shardkey/shardkey/sqllog"
+)
+
+// Inputs are the sources of one workload. Either a spec (Spec or SpecFile)
+// or samples (Rows, Queries, Txns, Logs, From, with Schema) are given.
+type Inputs struct {
+	// Spec is a parsed scenario spec (a built-in one); SpecFile a spec
+	// to read (--workload). Variant applies one of the spec's variants.
+	Spec     *scenario.Spec
+	SpecFile string
+	Variant  string
+	// Rows are row samples, [TABLE=]FILE each (--rows); Queries and Txns
+	// query and transaction samples (--queries, --txns); Logs query logs
+	// (--log: a file, directory, glob or "-") of LogFormat ("" detects
+	// it); From a live database's DSN (--from) sampled at most SampleRows
+	// rows a table (0: the default); Schema a file of CREATE TABLE
+	// statements (--schema).
+	Rows, Queries, Txns, Logs []string
+	LogFormat                 string
+	From                      string
+	SampleRows                int
+	Schema                    string
+	// Types fixes column types by name or TABLE.COLUMN (--column-type).
+	Types map[string]shardkey.Type
+	// Seed seeds every random choice; SeedSet says it overrides a spec's.
+	Seed    int64
+	SeedSet bool
+	// Stdin is the log read for "-"; Stderr receives progress bars (on a
+	// terminal) and a live database's notices; nil for none.
+	Stdin  io.Reader
+	Stderr io.Writer
+	// Stream, when set, is called once the row samples are read if query
+	// or transaction samples follow, no log does, and every table has its
+	// rows (so nothing read later can add a table or column): the sink it
+	// returns routes those samples as they are read, and the workload does
+	// not keep them. A nil sink keeps them.
+	Stream func(w *shardkey.Workload) (shardkey.Sink, error)
+}
+
+// hasSamples reports whether in names any sample, log or database.
+func (in *Inputs) hasSamples() bool {
+	return len(in.Rows)+len(in.Queries)+len(in.Txns)+len(in.Logs) > 0 || in.From != ""
+}
+
+// Read reads in into a workload and returns it with the directory that
+// directory(col, FILE) paths of the spec's candidates are relative to
+// ("" for samples). Errors name the file, line and field; a combination
+// of inputs that cannot go together is a *shardkey.UsageError.
+func Read(ctx context.Context, in Inputs) (*shardkey.Workload, string, error) {
+	has := in.hasSamples()
+	if len(in.Types) > 0 && !has {
+		return nil, "", usage("--column-type applies to files and databases read (--rows, --queries, --txns, --log, --from); a scenario spec types its columns itself")
+	}
+	switch {
+	case in.Spec != nil:
+		if in.SeedSet {
+			in.Spec.Seed = in.Seed
+		}
+		w, err := scenario.Build(in.Spec, in.Variant)
+		return w, "", err
+	case in.Schema != "" && !has:
+		return nil, "", usage("--schema describes the tables of --rows, --queries, --txns, --log or --from; give one of them too")
+	case in.SpecFile != "" && has:
+		return nil, "", usage("give either --workload or --rows/--queries/--txns, not both")
+	case in.SpecFile != "":
+		s, err := scenario.ReadFile(in.SpecFile)
+		if err != nil {
+			return nil, "", err
+		}
+		if in.SeedSet {
+			s.Seed = in.Seed
+		}
+		w, err := scenario.Build(s, in.Variant)
+		return w, filepath.Dir(in.SpecFile), err
+	case has:
+		w, err := readSamples(ctx, in)
+		return w, "", err
+	}
+	return nil, "", usage("no workload: give --workload FILE, or --rows/--queries/--txns files (or try 'shardkey demo')")
+}
+
+// readSamples reads the samples, logs and database of in, in that order:
+// the database and row files give the tables, the schema their keys, then
+// queries, transactions and logs the operations.
+func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
+	if err := distinctFiles(in.Queries, in.Txns, in.Logs); err != nil {
+		return nil, err
+	}
+	if in.Variant != "" {
+		return nil, usage("--variant applies to scenario specs (--workload or demo)")
+	}
+	opts := input.Options{Types: in.Types}
+	w := &shardkey.Workload{Seed: in.Seed}
+	opts.Warn = func(err error) { w.Warnings = append(w.Warnings, err) }
+	var names []string
+	if in.From != "" {
+		if err := livedb.CheckDSN(in.From); err != nil {
+			return nil, usage("--from: %v", err)
+		}
+		if err := livedb.Read(ctx, w, in.From, livedb.Options{SampleRows: in.SampleRows, Progress: in.Stderr, Notices: in.Stderr, NoStatements: len(in.Logs) > 0}); err != nil {
+			return nil, fmt.Errorf("--from: %w", err)
+		}
+		names = append(names, livedb.Redact(in.From))
+	}
+	for _, r := range in.Rows {
+		name, file := input.TableName(r)
+		if file == "" {
+			return nil, usage("--rows %q: no file after the table name", r)
+		}
+		if w.Table(name) != nil {
+			return nil, usage("--rows: table %q given twice (name tables with NAME=FILE)", name)
+		}
+		t, err := input.ReadRows(file, name, opts)
+		if err != nil {
+			return nil, err
+		}
+		w.Tables = append(w.Tables, t)
+		names = append(names, file)
+	}
+	if in.Schema != "" {
+		cat, err := livedb.ReadSchema(in.Schema)
+		if err != nil {
+			return nil, err
+		}
+		livedb.MergeCatalog(w, cat)
+		names = append(names, in.Schema)
+	}
+	b := input.NewBuilder(w, opts)
+	if in.Stream != nil && len(in.Queries)+len(in.Txns) > 0 && len(in.Logs) == 0 && b.Frozen() {
+		sink, err := in.Stream(w)
+		if err != nil {
+			return nil, err
+		}
+		b.Sink = sink
+	}
+	for _, f := range in.Queries {
+		if err := b.ReadQueries(f); err != nil {
+			return nil, err
+		}
+		names = append(names, f)
+	}
+	for _, f := range in.Txns {
+		if err := b.ReadTxns(f); err != nil {
+			return nil, err
+		}
+		names = append(names, f)
+	}
+	var bar io.Writer
+	if in.Stderr != nil {
+		bar = progress.Terminal(in.Stderr)
+	}
+	for _, f := range in.Logs {
+		if err := sqllog.ReadFile(ctx, w, f, sqllog.Options{Format: in.LogFormat, Types: opts.Types, Stdin: in.Stdin, Progress: bar}); err != nil {
+			return nil, err
+		}
+		names = append(names, f)
+	}
+	w.Name = strings.Join(names, " + ")
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	for col := range opts.Types {
+		found := false
+		for _, t := range w.Tables {
+			found = found || t.Column(col) != nil || strings.HasPrefix(col, t.Name+".") && t.Column(strings.TrimPrefix(col, t.Name+".")) != nil
+		}
+		if !found {
+			return nil, usage("--column-type %s: no such column (columns: %s)", col, ColumnList(w))
+		}
+	}
+	return w, nil
+}
+
+// ColumnList lists w's tables with their columns, for messages.
+func ColumnList(w *shardkey.Workload) string {
+	var parts []string
+	for _, t := range w.Tables {
+		parts = append(parts, t.Name+": "+strings.Join(t.ColumnNames(), ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// distinctFiles refuses a query, transaction or log file given twice (by
+// path or as two names of one file): its statements would count twice and
+// every rate would double. Standard input ("-") and directories are left
+// to their readers.
+func distinctFiles(lists ...[]string) error {
+	type seen struct {
+		name string
+		fi   os.FileInfo
+	}
+	var all []seen
+	for _, l := range lists {
+		for _, f := range l {
+			if f == "-" {
+				continue
+			}
+			fi, err := os.Stat(f)
+			if err != nil || fi.IsDir() {
+				continue // the reader says what is wrong, or reads the directory
+			}
+			for _, s := range all {
+				if os.SameFile(s.fi, fi) {
+					if s.name == f {
+						return usage("%s is given twice: its statements would be counted twice", f)
+					}
+					return usage("%s and %s are the same file: its statements would be counted twice", s.name, f)
+				}
+			}
+			all = append(all, seen{f, fi})
+		}
+	}
+	return nil
+}
+
+func usage(format string, args ...any) error {
+	return &shardkey.UsageError{Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,65 @@
+package workload_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/workload"
+)
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRead: rows give the table, a query file its operation (one shape:
+// read orders where customer_id = ?, two requests), and the workload is
+// named after its files.
+func TestRead(t *testing.T) {
+	rows := write(t, "orders.csv", "order_id,customer_id\n1,10\n2,10\n3,11\n")
+	queries := write(t, "q.jsonl", `{"where": {"customer_id": 10}, "weight": 1}`+"\n"+`{"where": {"customer_id": 11}, "weight": 1}`+"\n")
+	w, dir, err := workload.Read(context.Background(), workload.Inputs{Rows: []string{rows}, Queries: []string{queries}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir != "" || w.Table("orders") == nil || w.Table("orders").Rows != 3 {
+		t.Fatalf("dir %q, tables %v", dir, w.Tables)
+	}
+	if len(w.Ops) != 1 || w.Ops[0].Name != "read orders where customer_id = ?" || len(w.Ops[0].Instances) != 2 {
+		t.Fatalf("operations %+v", w.Ops)
+	}
+	if !strings.Contains(w.Name, "orders.csv") || !strings.Contains(w.Name, "q.jsonl") {
+		t.Errorf("name %q", w.Name)
+	}
+}
+
+// TestRead_Usage: inputs that do not go together are usage errors.
+func TestRead_Usage(t *testing.T) {
+	rows := write(t, "t.csv", "id\n1\n")
+	for _, c := range []struct {
+		in   workload.Inputs
+		want string
+	}{
+		{workload.Inputs{}, "no workload"},
+		{workload.Inputs{Schema: "s.sql"}, "--schema describes the tables"},
+		{workload.Inputs{SpecFile: "x.yaml", Rows: []string{rows}}, "give either --workload"},
+		{workload.Inputs{Rows: []string{rows}, Variant: "v"}, "--variant applies to scenario specs"},
+		{workload.Inputs{Logs: []string{rows, rows}}, "given twice"},
+		{workload.Inputs{SpecFile: "x.yaml", Types: map[string]shardkey.Type{"id": shardkey.Int64}}, "--column-type applies"},
+	} {
+		_, _, err := workload.Read(context.Background(), c.in)
+		var ue *shardkey.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v; want a usage error with %q", c.in, err, c.want)
+		}
+	}
+}
