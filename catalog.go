@@ -85,13 +85,3 @@ func (s *ColumnStats) Distinct(rows float64) float64 {
 	}
 	return s.NDistinct
 }
-
-// SetCatalog sets w.Catalog to c.
-//
-// Deprecated: set w.Catalog.
-func SetCatalog(w *Workload, c *Catalog) { w.Catalog = c }
-
-// CatalogOf returns w.Catalog.
-//
-// Deprecated: read w.Catalog.
-func CatalogOf(w *Workload) *Catalog { return w.Catalog }

@@ -260,6 +260,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		fixed++
 	}
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
+	list = samePlacement(list)
 	for i, as := range list {
 		as.Rank = i + 1
 		as.Verdict = verdict(as, i == 0)
@@ -807,4 +808,30 @@ func nodesReport(as *Assessment, o Options, sopts sim.Options) {
 	c := *as.Score // the score may be shared: report on a copy
 	c.Nodes = r
 	as.Score = &c
+}
+
+// samePlacement drops a candidate that places every row and routes every
+// operation and transaction as a better-ranked one does (the same design
+// spelled otherwise: a bare key naming another table's column, explicit
+// range bounds equal to the computed ones), so one design is not ranked
+// twice with two verdicts; the kept one's origin names the other.
+func samePlacement(list []*Assessment) []*Assessment {
+	seen := map[string]*Assessment{}
+	out := make([]*Assessment, 0, len(list))
+	for _, as := range list {
+		c := as.Score
+		var fp strings.Builder
+		fmt.Fprintf(&fp, "%p|%v|%v|%v|%v|%d", as.w, c.ShardWork, c.ShardLoad, c.CrossShardTxnFraction, c.FanoutMean, len(c.Operations))
+		for _, op := range c.Operations {
+			fmt.Fprintf(&fp, "|%s:%v", op.Name, op.FanoutMean)
+		}
+		key := fp.String()
+		if first, ok := seen[key]; ok {
+			first.Origin += "; the same placement as " + as.Display()
+			continue
+		}
+		seen[key] = as
+		out = append(out, as)
+	}
+	return out
 }

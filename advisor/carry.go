@@ -275,8 +275,8 @@ func (a *analysis) carried(e *entity) (*shardkey.Workload, []Carry) {
 		}
 		dw.Txns[i].Stmts = stmts
 	}
-	if cat := shardkey.CatalogOf(w); cat != nil {
-		shardkey.SetCatalog(&dw, cat)
+	if cat := w.Catalog; cat != nil {
+		dw.Catalog = cat
 	}
 	return &dw, carries
 }
@@ -358,7 +358,7 @@ func (a *analysis) carryCost(e *entity, ti int, path []link, typ shardkey.Type, 
 		c.BytesPerRow = 8
 	}
 	c.Rows = float64(t.Rows)
-	if cat := shardkey.CatalogOf(w); cat != nil {
+	if cat := w.Catalog; cat != nil {
 		if info := cat.Table(t.Name); info != nil && info.RowEstimate > c.Rows {
 			c.Rows = info.RowEstimate
 		}

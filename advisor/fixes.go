@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
@@ -200,6 +201,15 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 	}
 	switch {
 	case op.Latency == "batch":
+		if op.Rate < 0.01 {
+			// A job that runs a few times a day: its cost is each run's
+			// sweep of every shard, not a rate.
+			runs := "about " + numfmt.Num(op.Rate*86400) + " times a day"
+			if math.Round(op.Rate*86400) == 1 {
+				runs = "about once a day"
+			}
+			cost = fmt.Sprintf("it runs %s, each run asking %.0f shards", runs, op.FanoutMean)
+		}
 		return Fix{Kind: "replica", Target: op.Name,
 			Text: fmt.Sprintf("%s is batch work: let it scatter, better on a replica or a warehouse than on the serving shards (%s).", op.Name, cost)}, true
 	case wop.Kind == shardkey.Insert:
@@ -233,10 +243,13 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 			}
 		}
 		return Fix{Kind: "read-model", Target: op.Name,
-			Text: fmt.Sprintf("%s names no key: serve it from a separate read model fed asynchronously (a table or index keyed for it), not by asking every shard (%s).", op.Name, cost)}, true
+			Text: fmt.Sprintf("%s names no key: serve it from a separate read model fed asynchronously (a table or index keyed for it), not by asking every shard (%s). %s", op.Name, cost, feedCost(op, ix.writeRate[wop.Table], t.Name))}, true
 	}
 	for _, c := range eqCols {
-		if t.Monotonic[c] || a.assignedID(wop.Table, c) {
+		// An id the system assigns: unique and growing with insert order
+		// (a month or a date grows too, but names many rows: no id).
+		ci := t.ColumnIndex(c)
+		if a.assignedID(wop.Table, c) || ci >= 0 && t.Monotonic[c] && a.identifies(colRef{wop.Table, ci}) {
 			return Fix{Kind: "shard-encoded-id", Target: op.Name,
 				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s).", op.Name, c, cost)}, true
 		}
@@ -248,12 +261,13 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 			return Fix{}, false
 		}
 	}
-	if card := a.columnCard(wop.Table, eqCols[0]); wop.Kind.IsWrite() && card > 0 && t.Rows > 2*card {
+	if card := a.columnCard(wop.Table, eqCols[0]); wop.Kind.IsWrite() && !(card > 0 && t.Rows <= 2*card) {
 		// An update or delete finds its rows by another column that many
-		// rows share: it must reach every shard holding them, whatever
-		// index or read model serves the reads; what helps is writing by
-		// key. (When the column names about one row, as TATP's sub_nbr, a
-		// lookup directory below gives the one key and the write is
+		// rows share (or that no row sample shows to be near-unique): it
+		// must reach every shard holding them, whatever index or read
+		// model serves the reads; what helps is writing by key. (When the
+		// column names about one row, as TATP's sub_nbr, a lookup
+		// directory below gives the one key and the write is
 		// single-shard.)
 		return Fix{Kind: "write-by-key", Target: op.Name,
 			Text: fmt.Sprintf("%s finds its rows by %s, not by the key, so it asks every shard that may hold them: look the keys up first (a lookup by %s) and write by key (%s).", op.Name, strings.Join(eqCols, ", "), eqCols[0], cost)}, true
@@ -459,4 +473,14 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// feedCost says what a read model costs that the re-simulation leaves out:
+// it serves the operation's requests on its own store, and every write
+// of the table it mirrors feeds it.
+func feedCost(op OpCost, writes float64, table string) string {
+	if writes <= 0 {
+		return fmt.Sprintf("The read model then serves its %s requests/s itself, off the serving shards (not counted in \"after fixes\").", fmtF(op.Rate))
+	}
+	return fmt.Sprintf("The read model then serves its %s requests/s itself and takes the %s writes/s to %s as an asynchronous feed, off the serving shards (neither counted in \"after fixes\").", fmtF(op.Rate), fmtF(writes), table)
 }

@@ -43,7 +43,7 @@ func (a *analysis) findLinks() []link {
 		seen[[2]int{l.child, l.col}] = true
 		out = append(out, l)
 	}
-	if cat := shardkey.CatalogOf(w); cat != nil {
+	if cat := w.Catalog; cat != nil {
 		for ti, t := range w.Tables {
 			info := cat.Table(t.Name)
 			if info == nil {
@@ -198,7 +198,7 @@ func (a *analysis) joined(x, y colRef) bool {
 func (a *analysis) identifies(r colRef) bool {
 	t := a.w.Tables[r.table]
 	name := t.Columns[r.col].Name
-	if cat := shardkey.CatalogOf(a.w); cat != nil {
+	if cat := a.w.Catalog; cat != nil {
 		if info := cat.Table(t.Name); info != nil && len(info.PrimaryKey) > 0 {
 			return len(info.PrimaryKey) == 1 && info.PrimaryKey[0] == name
 		}

@@ -62,7 +62,7 @@ func TestPostgreSQLDSNSecrets(t *testing.T) {
 	if err := Read(ctx, w, u.String(), Options{SampleRows: 100}); err != nil {
 		t.Fatal(err)
 	}
-	texts := []string{shardkey.CatalogOf(w).Source}
+	texts := []string{w.Catalog.Source}
 	for _, e := range w.Warnings {
 		texts = append(texts, e.Error())
 	}

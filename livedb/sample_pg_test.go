@@ -146,8 +146,8 @@ func TestSample_PostgreSQL(t *testing.T) {
 	if !same(w3, w4) {
 		t.Errorf("analysed: two reads with seed 7 drew different samples")
 	}
-	if !strings.Contains(shardkey.CatalogOf(w3).Table("hits").SampleMethod, "REPEATABLE (7)") {
-		t.Errorf("catalog sample method = %q", shardkey.CatalogOf(w3).Table("hits").SampleMethod)
+	if !strings.Contains(w3.Catalog.Table("hits").SampleMethod, "REPEATABLE (7)") {
+		t.Errorf("catalog sample method = %q", w3.Catalog.Table("hits").SampleMethod)
 	}
 }
 

@@ -241,7 +241,7 @@ func readMySQLSchema(src string, cat *shardkey.Catalog) error {
 // empty table with the schema's columns in order, so that a log's
 // statements (INSERT without a column list) resolve against it.
 func MergeCatalog(w *shardkey.Workload, schema *shardkey.Catalog) {
-	cat := shardkey.CatalogOf(w)
+	cat := w.Catalog
 	if cat == nil {
 		cat = &shardkey.Catalog{Source: schema.Source, Engine: schema.Engine}
 	}
@@ -269,7 +269,7 @@ func MergeCatalog(w *shardkey.Workload, schema *shardkey.Catalog) {
 			w.Tables = append(w.Tables, nt)
 		}
 	}
-	shardkey.SetCatalog(w, cat)
+	w.Catalog = cat
 }
 
 // pgTypeByName maps a PostgreSQL type name, as a schema file writes it

@@ -234,7 +234,7 @@ func (a *agg) hasPrefix(ti int, prefix string) bool {
 // not list it (or lists no columns).
 func (a *agg) catalogColumns(name string) []string {
 	if a.cat == nil {
-		a.cat = shardkey.CatalogOf(a.w)
+		a.cat = a.w.Catalog
 		if a.cat == nil {
 			a.cat = &shardkey.Catalog{}
 		}

@@ -23,8 +23,8 @@ func TestCatalogColumns(t *testing.T) {
 			t.Fatalf("%q: %v", sql, err)
 		}
 		w := &shardkey.Workload{}
-		shardkey.SetCatalog(w, cat)
-		defer shardkey.SetCatalog(w, nil)
+		w.Catalog = cat
+		defer func() { w.Catalog = nil }()
 		accs, err := st.Bind(w, nil)
 		if err != nil {
 			t.Fatalf("%q: %v", sql, err)

@@ -62,7 +62,10 @@ Flags:
 	if len(pos) == 0 {
 		return usageErr("give the SQL statement to explain, e.g. shardkey explain -k 'hash(user_id)' \"SELECT * FROM posts WHERE user_id = 42\"")
 	}
-	sql := strings.Join(pos, " ")
+	if len(pos) > 1 {
+		return usageErr("give the statement as one argument, quoted (got %d arguments): shardkey explain -k KEY \"SELECT ...\"", len(pos))
+	}
+	sql := pos[0]
 	if len(c.keys) != 1 {
 		return usageErr("give one key with -k (got %d)", len(c.keys))
 	}

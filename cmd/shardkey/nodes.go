@@ -56,19 +56,23 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 		return nil
 	}
 	switch {
+	case n.slots == 0:
+		return usageErr("--nodes %d needs --slots: the logical shards placed on the nodes", n.nodes)
+	case n.nodes == 0:
+		return usageErr("--slots %d needs --nodes: the nodes the slots are placed on", n.slots)
 	case n.slots < 1 || n.slots > shardkey.MaxShards:
 		return usageErr("--slots %d: must be in 1..%d (with --nodes)", n.slots, shardkey.MaxShards)
 	case n.nodes < 1 || n.nodes > n.slots:
 		return usageErr("--nodes %d: must be in 1..--slots (%d)", n.nodes, n.slots)
 	case math.IsNaN(n.rowBytes) || math.IsInf(n.rowBytes, 0) || n.rowBytes < 0:
 		return usageErr("--row-bytes %v: want a number of bytes > 0", n.rowBytes)
-	case n.growTo != 0 && n.growTo <= n.nodes:
-		return usageErr("--grow-to %d: must be more than --nodes (%d)", n.growTo, n.nodes)
+	case n.growTo != 0 && (n.growTo <= n.nodes || n.growTo > n.slots):
+		return usageErr("--grow-to %d: must be more than --nodes (%d) and at most --slots (%d): a node holds at least one slot", n.growTo, n.nodes, n.slots)
 	case c.shards != 0 && c.shards != n.slots:
 		return usageErr("--shards %d and --slots %d: with --slots the design's shards are its slots; give one", c.shards, n.slots)
 	}
 	if n.growTo == 0 {
-		n.growTo = n.nodes + 1
+		n.growTo = min(n.nodes+1, n.slots)
 	}
 	c.shards = n.slots
 	return nil

@@ -44,7 +44,7 @@ func TestScore_SlotsOverNodes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--slots", "8"}, "--nodes 0: must be in 1..--slots (8)"},
+		{[]string{"--slots", "8"}, "--slots 8 needs --nodes"},
 		{[]string{"--slots", "8", "--nodes", "3", "--shards", "4"}, "--shards 4 and --slots 8"},
 		{[]string{"--slots", "8", "--nodes", "3", "--grow-to", "3"}, "--grow-to 3: must be more than --nodes (3)"},
 		{[]string{"--slots", "8", "--nodes", "3", "--slot-map", "nosuch.txt"}, "nosuch.txt"},
