@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -204,72 +203,6 @@ type engineConfig struct {
 	Notes  []string `json:"notes,omitempty"`
 }
 
-// designHot returns, for every table design d isolates or salts values
-// of, the design-wide hottest values (over all those tables' rows
-// together, as the simulator picks them), so that a whale's rows in every
-// table of its entity group are isolated together. nil when one table or
-// none has such a key.
-func designHot(w *shardkey.Workload, d *shardkey.Design) map[string][]shardkey.Value {
-	type vw struct {
-		v shardkey.Value
-		k string
-		w float64
-	}
-	agg := map[shardkey.Value]*vw{}
-	top := 0
-	var tables []string
-	for _, t := range w.Tables {
-		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
-		n := 0
-		switch m := e.(type) {
-		case *shardkey.IsolateExpr:
-			n = m.Top
-		case *shardkey.SaltExpr:
-			n = m.Top
-			if iso, ok := m.Inner.(*shardkey.IsolateExpr); ok {
-				n = max(n, iso.Top)
-			}
-		}
-		if n == 0 || len(e.Columns()) == 0 {
-			continue
-		}
-		ci := t.ColumnIndex(e.Columns()[0])
-		tables = append(tables, t.Name)
-		top = max(top, n)
-		for r := 0; r < t.Rows; r++ {
-			v := t.Columns[ci].Value(r).Canonical()
-			x := agg[v]
-			if x == nil {
-				x = &vw{v: v, k: string(byte('0'+v.Type)) + v.String()}
-				agg[v] = x
-			}
-			x.w += t.Weight(r)
-		}
-	}
-	if len(tables) < 2 {
-		return nil
-	}
-	list := make([]*vw, 0, len(agg))
-	for _, x := range agg {
-		list = append(list, x)
-	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].w != list[j].w {
-			return list[i].w > list[j].w
-		}
-		return list[i].k < list[j].k
-	})
-	var hot []shardkey.Value
-	for i := 0; i < top && i < len(list); i++ {
-		hot = append(hot, list[i].v)
-	}
-	out := map[string][]shardkey.Value{}
-	for _, t := range tables {
-		out[t] = hot
-	}
-	return out
-}
-
 // emitConfig writes the recommended design, with its whale fix when the
 // advice isolates some values, as format's configuration.
 func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, error) {
@@ -287,7 +220,7 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	if cw := adv.Candidates[0].Workload(); cw != nil {
 		w = cw // with the columns the design carries into child tables
 	}
-	out, notes, err := emit.Emit(format, w, d, emit.Options{Shards: adv.Shards, Engine: adv.Engine, Hot: designHot(w, d)})
+	out, notes, err := emit.Emit(format, w, d, emit.Options{Shards: adv.Shards, Engine: adv.Engine, Hot: emit.DesignHot(w, d)})
 	if err != nil {
 		return nil, fmt.Errorf("--emit %s: %w", format, err)
 	}
