@@ -30,12 +30,19 @@ func TestAdviseOrdersFromLivePostgres(t *testing.T) {
 	if err != nil {
 		t.Skipf("no PostgreSQL at %s: %v", admin, err)
 	}
-	defer conn.Close(ctx)
+	// The admin connection lives until the cleanup has dropped the
+	// database (a deferred Close ran before the cleanup, so the DROP
+	// failed and every run left its database behind).
+	t.Cleanup(func() { conn.Close(ctx) })
 	name := fmt.Sprintf("shardkey_advise_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)") })
+	t.Cleanup(func() {
+		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
 	cfg, _ := pgx.ParseConfig(admin)
 	dsn := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
 	db, err := pgx.Connect(ctx, dsn)
@@ -94,12 +101,16 @@ func TestAdviseOrdersFromLiveMariaDB(t *testing.T) {
 	if err != nil {
 		t.Skipf("no MySQL at %s: %v", admin, err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() }) // after the DROP below (cleanups run last first)
 	name := fmt.Sprintf("shardkey_advise_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.ExecContext(ctx, "DROP DATABASE "+name) })
+	t.Cleanup(func() {
+		if _, err := db.ExecContext(ctx, "DROP DATABASE "+name); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
 	for _, q := range []string{
 		`CREATE TABLE customers (customer_id bigint PRIMARY KEY, name text) ENGINE=InnoDB`,
 		`CREATE TABLE orders (order_id bigint PRIMARY KEY, customer_id bigint NOT NULL, created_at bigint, FOREIGN KEY (customer_id) REFERENCES customers (customer_id)) ENGINE=InnoDB`,
