@@ -86,8 +86,27 @@ func (s *Scheme) computeBounds() error {
 			}
 			total = float64(len(all))
 		}
+		// As many distinct keys as ranges or fewer: one key a range (no
+		// placement balances better, since a key cannot be split), which
+		// the quantiles below can miss when two split points fall within
+		// one key's weight (4 warehouses sampled on 4 shards put two on
+		// one shard and left one empty).
+		distinct := 0
+		for i := range all {
+			if i == 0 || !sameTuple(all[i].k, all[i-1].k) {
+				distinct++
+			}
+		}
 		cum := 0.0
 		next := 1
+		if distinct <= base {
+			for i := 1; i < len(all); i++ {
+				if !sameTuple(all[i].k, all[i-1].k) {
+					bounds = append(bounds, all[i].k)
+				}
+			}
+			next = base // done
+		}
 		for i := 0; i < len(all) && next < base; i++ {
 			if i > 0 && sameTuple(all[i].k, all[i-1].k) {
 				cum += all[i].w

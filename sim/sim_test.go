@@ -516,3 +516,33 @@ func TestIsolateWholeGroup(t *testing.T) {
 		t.Errorf("dedicated shard holds %v rows and does %v units/s; want 51 (customer 7's row and its 50 orders) and 2 (both reads of customer 7): load %v", c.ShardLoad[3], c.ShardWork[3], c.ShardLoad)
 	}
 }
+
+// TestRangeFewKeys: four warehouses of 249, 251, 250 and 250 rows on four
+// shards under range(w_id). Equal-weight quantiles put the first split
+// (250 rows) inside warehouse 2 and the second (500) at its end, so a
+// greedy placement gave warehouses 1 and 2 one shard and left one empty;
+// with no more distinct keys than shards, each key gets a range of its
+// own: loads 249, 251, 250, 250.
+func TestRangeFewKeys(t *testing.T) {
+	sizes := []int{249, 251, 250, 250}
+	tb := &shardkey.Table{Name: "warehouse_rows"}
+	c := &shardkey.Column{Name: "w_id", Type: shardkey.Int64}
+	for k, n := range sizes {
+		for range n {
+			c.Ints = append(c.Ints, int64(k+1))
+			tb.Weights = append(tb.Weights, 1)
+			tb.Rows++
+		}
+	}
+	tb.Columns = []*shardkey.Column{c}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Shards: 4}
+	cand, err := Score(w, "range(w_id)", Options{Shards: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range sizes {
+		if cand.ShardLoad[i] != float64(n) {
+			t.Fatalf("shard loads %v; want %v (one warehouse a shard)", cand.ShardLoad, sizes)
+		}
+	}
+}
