@@ -206,31 +206,66 @@ func ColumnList(w *shardkey.Workload) string {
 // every rate would double. Standard input ("-") and directories are left
 // to their readers.
 func distinctFiles(lists ...[]string) error {
-	type seen struct {
-		name string
-		fi   os.FileInfo
-	}
 	var all []seen
 	for _, l := range lists {
-		for _, f := range l {
-			if f == "-" {
-				continue
-			}
-			fi, err := os.Stat(f)
-			if err != nil || fi.IsDir() {
-				continue // the reader says what is wrong, or reads the directory
-			}
-			for _, s := range all {
-				if os.SameFile(s.fi, fi) {
-					if s.name == f {
-						return usage("%s is given twice: its statements would be counted twice", f)
-					}
-					return usage("%s and %s are the same file: its statements would be counted twice", s.name, f)
+		for _, arg := range l {
+			for _, f := range expand(arg) {
+				if err := checkSeen(&all, f); err != nil {
+					return err
 				}
 			}
-			all = append(all, seen{f, fi})
 		}
 	}
+	return nil
+}
+
+// expand returns the files one --log (or sample) argument names: the
+// regular files of a directory, the matches of a glob, or the argument;
+// none for standard input. Problems are left to the readers.
+func expand(arg string) []string {
+	if arg == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		ents, err := os.ReadDir(arg)
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, e := range ents {
+			if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+				out = append(out, filepath.Join(arg, e.Name()))
+			}
+		}
+		return out
+	} else if err != nil && strings.ContainsAny(arg, "*?[") {
+		m, _ := filepath.Glob(arg)
+		return m
+	}
+	return []string{arg}
+}
+
+// seen is a file already named, for distinctFiles.
+type seen struct {
+	name string
+	fi   os.FileInfo
+}
+
+// checkSeen adds file f to all, refusing one that is there already.
+func checkSeen(all *[]seen, f string) error {
+	fi, err := os.Stat(f)
+	if err != nil || fi.IsDir() {
+		return nil // the reader says what is wrong
+	}
+	for _, s := range *all {
+		if os.SameFile(s.fi, fi) {
+			if s.name == f {
+				return usage("%s is given twice: its statements would be counted twice", f)
+			}
+			return usage("%s and %s are the same file: its statements would be counted twice", s.name, f)
+		}
+	}
+	*all = append(*all, seen{f, fi})
 	return nil
 }
 

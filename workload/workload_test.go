@@ -54,6 +54,8 @@ func TestRead_Usage(t *testing.T) {
 		{workload.Inputs{SpecFile: "x.yaml", Rows: []string{rows}}, "give either --workload"},
 		{workload.Inputs{Rows: []string{rows}, Variant: "v"}, "--variant applies to scenario specs"},
 		{workload.Inputs{Logs: []string{rows, rows}}, "given twice"},
+		{workload.Inputs{Logs: []string{filepath.Join(filepath.Dir(rows), "*.csv"), rows}}, "given twice"}, // through a glob
+		{workload.Inputs{Logs: []string{filepath.Dir(rows), rows}}, "given twice"},                         // through a directory
 		{workload.Inputs{SpecFile: "x.yaml", Types: map[string]shardkey.Type{"id": shardkey.Int64}}, "--column-type applies"},
 	} {
 		_, _, err := workload.Read(context.Background(), c.in)

@@ -425,3 +425,12 @@ func TestSchemaAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchOneLog: watch reads one log; a second --log was silently
+// replacing the first.
+func TestWatchOneLog(t *testing.T) {
+	code, _, errs := runCmd(t, "", "watch", "--log", "a.log", "--log", "b.log", "-k", "hash(id)")
+	if code != 2 || !strings.Contains(errs, "given twice (a.log, then b.log)") {
+		t.Errorf("watch --log a.log --log b.log: exit %d, %q; want exit 2", code, errs)
+	}
+}

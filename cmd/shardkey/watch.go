@@ -48,7 +48,7 @@ func runWatch(e *env, args []string) error {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	c := watchCmd{th: watch.DefaultThresholds}
-	fs.StringVar(&c.logFile, "log", "", "query log `file` (PostgreSQL stderr, csvlog or jsonlog; MySQL/MariaDB general or slow log; .gz read as gzip; - for standard input)")
+	fs.Var((*onceFlag)(&c.logFile), "log", "query log `file` (PostgreSQL stderr, csvlog or jsonlog; MySQL/MariaDB general or slow log; .gz read as gzip; - for standard input)")
 	fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
 	fs.Var(&c.keys, "k", "`design` to watch, e.g. 'hash(user_id)'; repeatable")
 	fs.Var(&c.keys, "key", "same as -k")
@@ -349,4 +349,17 @@ func openLog(e *env, file string) (io.Reader, string, func(), error) {
 		return nil, "", nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return z, file, func() { z.Close(); f.Close() }, nil
+}
+
+// onceFlag is a string flag that may be given once: watch reads one log,
+// and a second --log silently replaced the first.
+type onceFlag string
+
+func (f *onceFlag) String() string { return string(*f) }
+func (f *onceFlag) Set(v string) error {
+	if *f != "" {
+		return fmt.Errorf("given twice (%s, then %s): watch reads one log; give a rotated set as one directory or glob", string(*f), v)
+	}
+	*f = onceFlag(v)
+	return nil
 }
