@@ -266,7 +266,7 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 		}
 		stmt := a.stmtBuf[:0] // copied by whatever keeps it (session, txn)
 		for i := range p.acc {
-			if a.knownOnly && a.existing(p.acc[i].table) < 0 {
+			if a.knownOnly && a.lookup(p.acc[i].table) < 0 {
 				continue
 			}
 			ai := a.info(&p.acc[i])
@@ -441,23 +441,9 @@ func systemOnly(acc []access) bool {
 	return true
 }
 
-// existing returns the index of the workload's table name (unquoted MySQL
-// names may differ in case), or -1.
-func (a *agg) existing(name string) int {
-	if i := a.w.TableIndex(name); i >= 0 {
-		return i
-	}
-	for i, t := range a.w.Tables {
-		if strings.EqualFold(t.Name, name) {
-			return i
-		}
-	}
-	return -1
-}
-
 // table returns the index of table name, creating it at first sight.
 func (a *agg) table(name string) int {
-	if i := a.existing(name); i >= 0 {
+	if i := a.lookup(name); i >= 0 {
 		return i
 	}
 	a.w.Tables = append(a.w.Tables, &shardkey.Table{Name: name})
