@@ -261,7 +261,8 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 			return Fix{}, false
 		}
 	}
-	if card := a.columnCard(wop.Table, eqCols[0]); wop.Kind.IsWrite() && !(card > 0 && t.Rows <= 2*card) {
+	card := a.columnCard(wop.Table, eqCols[0]) // one pass over the rows, for both checks below
+	if wop.Kind.IsWrite() && !(card > 0 && t.Rows <= 2*card) {
 		// An update or delete finds its rows by another column that many
 		// rows share (or that no row sample shows to be near-unique): it
 		// must reach every shard holding them, whatever index or read
@@ -275,7 +276,7 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 	// An index on a column of few values returns a large share of the
 	// table per lookup: a read model (or accepting the scatter) serves it
 	// better than a directory.
-	if card := a.columnCard(wop.Table, eqCols[0]); card > 0 && card < 10*a.shards {
+	if card > 0 && card < 10*a.shards {
 		return Fix{Kind: "read-model", Target: op.Name,
 			Text: fmt.Sprintf("%s looks up by %s, which has only %d distinct values: an index on it returns a large share of %s per lookup, so serve it from a separate read model fed asynchronously, or accept the scatter (%s).", op.Name, eqCols[0], card, t.Name, cost)}, true
 	}

@@ -52,14 +52,8 @@ func rootTraffic(w *shardkey.Workload, d *shardkey.Design, col string) ([]valueW
 	m := map[shardkey.Value]*valueWeight{}
 	total := 0.0
 	order := 0
-	for ti, t := range w.Tables {
-		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
-		if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
-			continue
-		}
-		if _, ok := e.(*shardkey.ReplicateExpr); ok {
-			continue
-		}
+	for _, ti := range keyedBy(w, d, col) {
+		t := w.Tables[ti]
 		ci := t.ColumnIndex(col)
 		for _, op := range w.Ops {
 			if op.Table != ti || len(op.Instances) == 0 {
@@ -119,14 +113,8 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 	total := 0.0
 	order := 0
 	monoTable := -1
-	for ti, t := range w.Tables {
-		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
-		if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
-			continue
-		}
-		if _, ok := e.(*shardkey.ReplicateExpr); ok {
-			continue
-		}
+	for _, ti := range keyedBy(w, d, col) {
+		t := w.Tables[ti]
 		ci := t.ColumnIndex(col)
 		if ci < 0 || t.Rows == 0 {
 			continue
@@ -293,4 +281,21 @@ func rootText(rs *RootStats) string {
 	}
 	return fmt.Sprintf("root entity %s over %s%s: %s distinct values%s; %s",
 		rs.Column, strings.Join(rs.Tables, ", "), basis, numfmt.Commas(int64(rs.Cardinality)), top, mono)
+}
+
+// keyedBy returns the tables (indices in w.Tables) that design d keys by
+// column col alone: the tables of the root entity's group.
+func keyedBy(w *shardkey.Workload, d *shardkey.Design, col string) []int {
+	var out []int
+	for ti, t := range w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
+			continue
+		}
+		if _, ok := e.(*shardkey.ReplicateExpr); ok {
+			continue
+		}
+		out = append(out, ti)
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -196,7 +197,7 @@ func Steps(engine string, m *sim.Movement, p *Plan) []string {
 		return []string{
 			"Vitess cannot change a table's primary vindex in place: Reshard keeps the vindex and only splits or merges shards; MoveTables copies tables into a keyspace whose VSchema has the new vindex.",
 			fmt.Sprintf("Create the target keyspace (%d shards) with a VSchema whose primary vindex is on %s (shardkey advise --emit vschema writes one).", m.ToShards, strings.Join(cols, ", ")),
-			fmt.Sprintf("vtctldclient MoveTables --workflow rekey --target-keyspace NEW create --source-keyspace OLD --tables %s: VReplication copies every row (copy phase, %s to the largest target shard), then replays the binlog (catch-up).", tl, bytesText(p.TargetBytes[p.LargestTarget])),
+			fmt.Sprintf("vtctldclient MoveTables --workflow rekey --target-keyspace NEW create --source-keyspace OLD --tables %s: VReplication copies every row (copy phase, %s to the largest target shard), then replays the binlog (catch-up).", tl, numfmt.Bytes(p.TargetBytes[p.LargestTarget])),
 			"vtctldclient VDiff --workflow rekey --target-keyspace NEW create: compare source and target row by row.",
 			"vtctldclient MoveTables --workflow rekey --target-keyspace NEW switchtraffic --tablet-types rdonly,replica, then switchtraffic for primary (writes pause briefly); reversetraffic goes back until complete.",
 			"vtctldclient MoveTables --workflow rekey --target-keyspace NEW complete: drops the source tables and the routing rules.",
@@ -215,7 +216,7 @@ func Steps(engine string, m *sim.Movement, p *Plan) []string {
 		}
 		return []string{
 			fmt.Sprintf("db.adminCommand({reshardCollection: \"DB.%s\", key: {%s}}) (MongoDB 5.0+): the clone phase copies every document to the recipient shards, indexes are built, the catch-up phase applies the writes made meanwhile, and the commit blocks writes for up to 2 seconds while it swaps the collections.", tables1(tables), strings.Join(mongoKey, ", ")),
-			fmt.Sprintf("Storage: each shard needs (collection size + index size) x 2 / shards free (MongoDB manual, \"Resharding for Adding and Removing Shards\"): %s per shard for the documents alone; add the indexes.", bytesText(per)),
+			fmt.Sprintf("Storage: each shard needs (collection size + index size) x 2 / shards free (MongoDB manual, \"Resharding for Adding and Removing Shards\"): %s per shard for the documents alone; add the indexes.", numfmt.Bytes(per)),
 			"Also required there: an oplog window of at least 24 hours, I/O capacity below 50% and CPU load below 80%.",
 			"For one hot key without a re-key: a zone (sh.addShardToZone, sh.updateZoneKeyRange) pinning its range to a dedicated shard.",
 		}
@@ -223,7 +224,7 @@ func Steps(engine string, m *sim.Movement, p *Plan) []string {
 	return []string{
 		fmt.Sprintf("Create the new layout of %s (%d shards, the new key) beside the old one.", tl, m.ToShards),
 		"Dual-write: the application (or change data capture) writes every change to both layouts from now on.",
-		fmt.Sprintf("Backfill: copy every existing row into the new layout, in key order and throttled (%s of rows, %s to the largest target shard at the copy rate).", bytesText(p.Bytes), durationText(p.CopySeconds)),
+		fmt.Sprintf("Backfill: copy every existing row into the new layout, in key order and throttled (%s of rows, %s to the largest target shard at the copy rate).", numfmt.Bytes(p.Bytes), durationText(p.CopySeconds)),
 		"Verify: compare row counts and checksums per shard; fix and repeat until they match.",
 		"Cut over reads, then writes; keep the old layout until the new one has run clean, then drop it.",
 	}
@@ -234,20 +235,6 @@ func tables1(ts []string) string {
 		return ts[0]
 	}
 	return "TABLE"
-}
-
-// bytesText formats a byte count in binary units.
-func bytesText(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", b)
-	}
-	return fmt.Sprintf("%.1f %s", b, units[i])
 }
 
 // durationText formats seconds as the largest sensible unit.

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/sim"
 )
@@ -178,7 +179,7 @@ func renderNodes(w io.Writer, cands []*sim.Candidate) {
 			}
 			b := "unknown"
 			if g.Bytes > 0 || g.Rows == 0 {
-				b = byteText(g.Bytes)
+				b = numfmt.Bytes(g.Bytes)
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", name, pct(g.KeysMoved), pct(g.RowsMoved), num(g.Rows), b, num(g.BalanceAfter))
 		}

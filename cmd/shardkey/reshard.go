@@ -11,6 +11,7 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/advisor"
+	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/sim"
 )
@@ -126,10 +127,10 @@ func renderReshard(w io.Writer, plans []*reshard.Plan, markdown bool) {
 		fmt.Fprintf(w, "\nResharding from %s (the design in use): what each candidate would move\n", plans[0].From)
 	}
 	p0 := plans[0]
-	fmt.Fprintf(w, "row size %s bytes (%s); copy rate %s/s per target shard (%s)\n", num(p0.RowBytes), p0.RowBytesSource, byteText(p0.CopyRate), p0.CopyRateSource)
+	fmt.Fprintf(w, "row size %s bytes (%s); copy rate %s/s per target shard (%s)\n", num(p0.RowBytes), p0.RowBytesSource, numfmt.Bytes(p0.CopyRate), p0.CopyRateSource)
 	for _, p := range plans {
 		fmt.Fprintf(w, "\n-> %s: %s rows rewritten (%s), %s of them (%s) to another shard; copying the largest shard (%d, %s) takes %s\n",
-			p.To, num(p.Rows), byteText(p.Bytes), num(p.RowsCrossing), byteText(p.BytesCrossing), p.LargestTarget, byteText(p.TargetBytes[p.LargestTarget]), secondsText(p.CopySeconds))
+			p.To, num(p.Rows), numfmt.Bytes(p.Bytes), num(p.RowsCrossing), numfmt.Bytes(p.BytesCrossing), p.LargestTarget, numfmt.Bytes(p.TargetBytes[p.LargestTarget]), secondsText(p.CopySeconds))
 		var tabs []string
 		for _, t := range p.Tables {
 			if t.Rewritten {
@@ -151,7 +152,7 @@ func renderReshard(w io.Writer, plans []*reshard.Plan, markdown bool) {
 			}
 			after := "-"
 			if k < len(p.TargetBytes) {
-				after = byteText(p.TargetBytes[k])
+				after = numfmt.Bytes(p.TargetBytes[k])
 			}
 			fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t%s\t\n", k, cell(p.SourceRows), cell(p.SourceOut), cell(p.TargetIn), cell(p.TargetRows), after)
 		}
@@ -164,20 +165,6 @@ func renderReshard(w io.Writer, plans []*reshard.Plan, markdown bool) {
 			fmt.Fprintf(w, "   warning: %s\n", wn)
 		}
 	}
-}
-
-// byteText formats bytes in binary units.
-func byteText(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%s B", num(b))
-	}
-	return fmt.Sprintf("%.1f %s", b, units[i])
 }
 
 func secondsText(s float64) string {

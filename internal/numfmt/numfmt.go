@@ -99,3 +99,18 @@ func Wrap(s string, width int, indent string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Bytes formats a byte count in binary units: "800 B", "844.3 KiB",
+// "3.4 MiB", up to PiB.
+func Bytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	if i == 0 {
+		return Num(b) + " B"
+	}
+	return strconv.FormatFloat(b, 'f', 1, 64) + " " + units[i]
+}
