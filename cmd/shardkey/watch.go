@@ -358,7 +358,7 @@ type onceFlag string
 func (f *onceFlag) String() string { return string(*f) }
 func (f *onceFlag) Set(v string) error {
 	if *f != "" {
-		return fmt.Errorf("given twice (%s, then %s): watch reads one log; give a rotated set as one directory or glob", string(*f), v)
+		return fmt.Errorf("given twice (%s, then %s): watch reads one log file", string(*f), v)
 	}
 	*f = onceFlag(v)
 	return nil
