@@ -1,7 +1,12 @@
 package partition
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/shardkey/shardkey"
 )
@@ -35,7 +40,20 @@ import (
 // moved set is a model; the count moved is exact. With the default one
 // shard per node there is nothing to move: new nodes stay empty until
 // shards are split, which is what Citus does too.
-type Citus struct{ shardCount int }
+//
+// Split shards: the option split_points=P1,P2,... gives the shard
+// intervals a table has after citus_split_shard_by_split_points (or any
+// pg_dist_shard whose ranges are not the uniform ones): each point is the
+// inclusive maximum hash of the shard below it and the next shard starts
+// at P+1, as src/backend/distributed/operations/shard_split.c
+// (CreateSplitIntervalsForShard) sets shardmaxvalue and the next
+// shardminvalue. The first shard starts at INT32_MIN and the last ends
+// at INT32_MAX; k points make k+1 shards, placed like shard_count's.
+type Citus struct {
+	shardCount int
+	// splits are the split points, ascending; nil for uniform intervals.
+	splits []int32
+}
 
 var (
 	_ Engine       = Citus{}
@@ -51,14 +69,81 @@ func newCitus(o Options) (Engine, error) {
 	if _, ok := o["shard_count"]; ok && (s < 1 || s > 64000) {
 		return nil, fmt.Errorf("citus: shard_count=%d must be in 1..64000", s)
 	}
-	return Citus{s}, nil
+	c := Citus{shardCount: s}
+	if text, ok := o["split_points"]; ok {
+		for _, f := range strings.Split(text, ",") {
+			p, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("citus: split_points: %q is not an int32 hash value", strings.TrimSpace(f))
+			}
+			if n := len(c.splits); n > 0 && int32(p) <= c.splits[n-1] || p == math.MaxInt32 {
+				return nil, fmt.Errorf("citus: split_points must ascend strictly and stay below %d (at %d)", math.MaxInt32, p)
+			}
+			c.splits = append(c.splits, int32(p))
+		}
+		if len(c.splits)+1 > 64000 {
+			return nil, fmt.Errorf("citus: split_points: %d shards, at most 64000", len(c.splits)+1)
+		}
+		if s != 0 && s != len(c.splits)+1 {
+			return nil, fmt.Errorf("citus: shard_count=%d but split_points make %d shards", s, len(c.splits)+1)
+		}
+		c.shardCount = len(c.splits) + 1
+	}
+	return c, nil
 }
 
 func (c Citus) Name() string {
-	if c.shardCount == 0 {
+	switch {
+	case c.splits != nil:
+		ps := make([]string, len(c.splits))
+		for i, p := range c.splits {
+			ps[i] = strconv.Itoa(int(p))
+		}
+		return specName("citus", "split_points="+strings.Join(ps, ","))
+	case c.shardCount == 0:
 		return "citus"
 	}
 	return specName("citus", fmt.Sprintf("shard_count=%d", c.shardCount))
+}
+
+// CitusEngine returns the engine spec that places rows in the shard
+// intervals ranges, as pg_dist_shard lists a hash-distributed table's
+// shards (shardminvalue, shardmaxvalue; inclusive int32 bounds, in any
+// order): "citus" when they are the uniform intervals create_shards.c
+// makes for their count, else "citus(split_points=...)". It fails when
+// the ranges do not cover the int32 hash space exactly once.
+func CitusEngine(ranges [][2]int32) (string, error) {
+	if len(ranges) == 0 || len(ranges) > 64000 {
+		return "", fmt.Errorf("%d shard intervals: want 1..64000", len(ranges))
+	}
+	r := append([][2]int32(nil), ranges...)
+	slices.SortFunc(r, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
+	next := int64(math.MinInt32)
+	for _, x := range r {
+		if int64(x[0]) != next || x[1] < x[0] {
+			return "", fmt.Errorf("shard interval [%d, %d]: the intervals must cover the int32 hash space without gap or overlap (expected one starting at %d)", x[0], x[1], next)
+		}
+		next = int64(x[1]) + 1
+	}
+	if next != math.MaxInt32+1 {
+		return "", fmt.Errorf("the last shard interval ends at %d, not %d", next-1, math.MaxInt32)
+	}
+	l, _ := Citus{}.Layout(len(r))
+	uniform := true
+	for i, x := range r {
+		if lo, hi := l.(*CitusLayout).HashRange(i); lo != x[0] || hi != x[1] {
+			uniform = false
+			break
+		}
+	}
+	if uniform {
+		return "citus", nil
+	}
+	ps := make([]string, len(r)-1)
+	for i := range ps {
+		ps[i] = strconv.Itoa(int(r[i][1]))
+	}
+	return specName("citus", "split_points="+strings.Join(ps, ",")), nil
 }
 
 func (Citus) Hash(key []shardkey.Value) (Hash, error) {
@@ -100,7 +185,13 @@ func (c Citus) Layout(n int) (Layout, error) {
 	l := &CitusLayout{nodes: n, inc: inc, starts: make([]uint64, s), node: make([]int32, s)}
 	for i := range s {
 		l.starts[i] = uint64(i) * inc
+		if i > 0 && c.splits != nil {
+			l.starts[i] = uint64(uint32(c.splits[i-1]+1) ^ 0x80000000)
+		}
 		l.node[i] = int32(i % n)
+	}
+	if c.splits != nil {
+		l.inc = 0
 	}
 	return l, nil
 }
@@ -147,7 +238,7 @@ func (c Citus) Grow(l Layout, to int) (Layout, error) {
 // shifted int32 hash space and the node of each shard.
 type CitusLayout struct {
 	nodes  int
-	inc    uint64   // 2^32 / shards, the hashes per shard
+	inc    uint64   // 2^32 / shards, the hashes per shard; 0 for split intervals (search starts)
 	starts []uint64 // starts[i] = i * inc, point space
 	node   []int32  // node[i] holds shard i
 }
@@ -160,8 +251,24 @@ func (l *CitusLayout) Shard(p uint64) int { return int(l.node[l.ShardIndex(p)]) 
 // ShardIndex returns the index of the shard interval holding point p, in
 // 0..ShardCount()-1: CalculateUniformHashRangeIndex.
 func (l *CitusLayout) ShardIndex(p uint64) int {
+	if l.inc == 0 {
+		// Split intervals: the last start at or below p.
+		i, j := 0, len(l.starts)
+		for j-i > 1 {
+			m := int(uint(i+j) >> 1)
+			if l.starts[m] <= p {
+				i = m
+			} else {
+				j = m
+			}
+		}
+		return i
+	}
 	return int(min(p/l.inc, uint64(len(l.starts)-1)))
 }
+
+// Node returns the node (shardkey shard) holding shard interval i.
+func (l *CitusLayout) Node(i int) int { return int(l.node[i]) }
 
 // ShardCount returns the number of shard intervals.
 func (l *CitusLayout) ShardCount() int { return len(l.starts) }

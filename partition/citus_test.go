@@ -115,3 +115,67 @@ func checkCitusVectors(t *testing.T, file string) {
 	}
 	t.Logf("%s: checked %d citus vectors", file, checked)
 }
+
+// TestCitus_SplitPoints checks split_points against intervals worked by
+// hand from shard_split.c's rule (a point is the lower shard's inclusive
+// maximum; the next shard starts one above it).
+func TestCitus_SplitPoints(t *testing.T) {
+	e := mustLookup(t, "citus(split_points=-1,1000)")
+	if e.Name() != "citus(split_points=-1,1000)" {
+		t.Errorf("Name() = %q", e.Name())
+	}
+	l, err := e.Layout(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := l.(*CitusLayout)
+	want := [][2]int32{{math.MinInt32, -1}, {0, 1000}, {1001, math.MaxInt32}}
+	if cl.ShardCount() != 3 {
+		t.Fatalf("%d shards, want 3", cl.ShardCount())
+	}
+	for i, w := range want {
+		if lo, hi := cl.HashRange(i); lo != w[0] || hi != w[1] {
+			t.Errorf("shard %d: [%d, %d], want %v", i, lo, hi, w)
+		}
+	}
+	for h, shard := range map[int32]int{math.MinInt32: 0, -1: 0, 0: 1, 1000: 1, 1001: 2, math.MaxInt32: 2} {
+		if got := cl.ShardIndex(uint64(uint32(h) ^ 0x80000000)); got != shard {
+			t.Errorf("hash %d in shard %d, want %d", h, got, shard)
+		}
+	}
+	for _, bad := range []string{"citus(split_points=5,5)", "citus(split_points=x)", "citus(split_points=2147483647)",
+		"citus(split_points=1, shard_count=3)", "citus(split_points=2147483648)"} {
+		if _, err := Lookup(bad); err == nil {
+			t.Errorf("Lookup(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestCitusEngine checks that pg_dist_shard's ranges give the plain
+// engine when they are create_shards.c's uniform intervals (worked by
+// hand: 2^32/4 = 2^30 hashes a shard; 2^32/3 = 1431655765, the last shard
+// taking the remainder) and split points otherwise.
+func TestCitusEngine(t *testing.T) {
+	check := func(ranges [][2]int32, want string) {
+		t.Helper()
+		got, err := CitusEngine(ranges)
+		if err != nil || got != want {
+			t.Errorf("CitusEngine(%v) = %q, %v; want %q", ranges, got, err, want)
+		}
+	}
+	check([][2]int32{{0, 1073741823}, {-2147483648, -1073741825}, {1073741824, 2147483647}, {-1073741824, -1}}, "citus")
+	check([][2]int32{{-2147483648, -715827884}, {-715827883, 715827881}, {715827882, 2147483647}}, "citus")
+	check([][2]int32{{math.MinInt32, math.MaxInt32}}, "citus")
+	check([][2]int32{{-2147483648, -1}, {0, 1000}, {1001, 2147483647}}, "citus(split_points=-1,1000)")
+	for _, bad := range [][][2]int32{
+		{{-2147483648, -2}, {0, 2147483647}}, // a gap
+		{{-2147483648, 5}, {0, 2147483647}},  // an overlap
+		{{-2147483648, 0}},                   // short of INT32_MAX
+		{{-2147483647, 2147483647}},          // not from INT32_MIN
+		{},
+	} {
+		if got, err := CitusEngine(bad); err == nil {
+			t.Errorf("CitusEngine(%v) = %q, want an error", bad, got)
+		}
+	}
+}
