@@ -9,6 +9,32 @@ type Catalog struct {
 	Source string // the database, password redacted
 	Engine string // "postgresql", "mysql" or "mariadb", with the server version
 	Tables []*TableInfo
+	// Distribution is the design the database runs, when it keeps one
+	// (a Citus coordinator's metadata); nil otherwise.
+	Distribution *Distribution
+}
+
+// Distribution is the sharding a database runs today, read from its own
+// metadata, as a design shardkey can score.
+type Distribution struct {
+	// System names the metadata read ("citus 12.1-1: pg_dist_partition,
+	// pg_dist_shard").
+	System string
+	// Design is the design text, "TABLE:hash(col); TABLE:replicate; ...",
+	// tables in name order; tables the metadata leaves undistributed are
+	// not named (unsharded, as a design leaves them).
+	Design string
+	// Shards is the shard count of the hash-distributed tables (of the
+	// shard intervals Ranges lists); 0 when no table is hash-distributed.
+	Shards int
+	// Ranges are those shards' intervals of the int32 hash space
+	// (pg_dist_shard's shardminvalue and shardmaxvalue, inclusive), in
+	// ascending order.
+	Ranges [][2]int32
+	// Warnings name what the design cannot express (tables distributed
+	// by range or append, tables of another shard count, tables outside
+	// the sampled schema).
+	Warnings []string
 }
 
 // Table returns the table named name, or nil.

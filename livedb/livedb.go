@@ -1,7 +1,7 @@
 // Package livedb reads a live PostgreSQL or MySQL/MariaDB database,
 // read-only, into a shardkey.Workload.
 //
-// Read proceeds in four steps, all inside one read-only transaction whose
+// Read proceeds in five steps, all inside one read-only transaction whose
 // every statement runs under a statement timeout:
 //
 //  1. Catalog: the tables of the current schema (PostgreSQL: the search
@@ -21,7 +21,9 @@
 //     identity (ctid; MySQL: its position). The sample becomes the
 //     workload's table, every row of weight 1, in physical order; its size
 //     and method go to w.Warnings and Catalog's TableInfo.SampleMethod.
-//  4. Statement statistics, when the database keeps them
+//  4. Citus metadata, on a Citus coordinator: the design it runs
+//     (Catalog.Distribution; see citus.go).
+//  5. Statement statistics, when the database keeps them
 //     (pg_stat_statements; performance_schema statement digests), read by
 //     the query-log reader's parsers (sqllog.ReadStatementStats: joins,
 //     subqueries and unions included): each statement's accesses to the
@@ -76,7 +78,7 @@ type Options struct {
 	// connection itself (a superuser role) as soon as they are known, one
 	// line each: they should not wait for the report.
 	Notices io.Writer
-	// NoStatements leaves out step 4, the statement statistics. Set it
+	// NoStatements leaves out step 5, the statement statistics. Set it
 	// when the same workload is also read from a query log of this
 	// database: the statistics count the statements the log holds, and
 	// the workload would count them twice. (A negative name so that the
@@ -246,6 +248,23 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		// report.
 		w.Warnings = append(w.Warnings, fmt.Errorf("%s: row sample (seed %d, at most %d rows a table): %s",
 			source, o.Seed, o.SampleRows, strings.Join(methods, "; ")))
+	}
+	if ps, ok := s.(*pgSession); ok {
+		d, err := ps.distribution(ctx, cat.Tables)
+		if err != nil {
+			return fmt.Errorf("%s: Citus metadata: %w", source, err)
+		}
+		if d != nil {
+			cat.Distribution = d
+			for _, wn := range d.Warnings {
+				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata: %s", source, wn))
+			}
+			if d.Design != "" {
+				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): the design in use is %s, %d shards; score it with -k @from", source, d.System, d.Design, d.Shards))
+			} else {
+				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): no table of the sampled schema is distributed or a reference table", source, d.System))
+			}
+		}
 	}
 	var stmts []statement
 	var period float64

@@ -88,9 +88,16 @@ Flags:
 		}
 	}
 	c.keysOptional = true
+	c.fromCurrent = rf.current == fromKey
+	if c.fromCurrent && c.from == "" {
+		return usageErr("--current @from names the design the --from database runs: give --from DSN")
+	}
 	l, err := c.load(e, spec)
 	if err != nil {
 		return err
+	}
+	if c.fromCurrent {
+		rf.current = c.fromDesign
 	}
 	var counts []int
 	for _, f := range strings.Split(*sweep, ",") {

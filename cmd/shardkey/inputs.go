@@ -13,6 +13,7 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/emit"
+	"github.com/shardkey/shardkey/livedb"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/scenario"
 	"github.com/shardkey/shardkey/sim"
@@ -50,7 +51,19 @@ type common struct {
 	from       string
 	sampleRows int
 	schema     string
+
+	// engineSet: --engine was given.
+	engineSet bool
+	// fromDefault: with no -k, score the design the --from database runs
+	// (score); fromCurrent: --current @from names it (advise).
+	fromDefault, fromCurrent bool
+	// fromDesign is that design once read ("" before, or without one).
+	fromDesign string
 }
+
+// fromKey is the -k (and --current) value that names the design the
+// --from database runs (Citus metadata).
+const fromKey = "@from"
 
 func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 	if withInputs {
@@ -66,7 +79,7 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 		fs.Var(&c.colTypes, "column-type", "column type `COL=TYPE` (int16, int32, int64, uint64, float32, float64, text, bytes, uuid, timestamp, objectid, date, bool, extjson); repeatable")
 	}
 	fs.StringVar(&c.variant, "variant", "", "scenario `variant` (see the scenario's variants)")
-	fs.Var(&c.keys, "k", "key `expression` or design to score, e.g. 'hash(user_id)'; repeatable")
+	fs.Var(&c.keys, "k", "key `expression` or design to score, e.g. 'hash(user_id)'; @vschema.json for a Vitess VSchema's, @from for the one the --from database runs (Citus); repeatable")
 	fs.Var(&c.keys, "key", "same as -k")
 	fs.IntVar(&c.shards, "shards", 0, "number of `shards` (default: the workload's, else 8)")
 	fs.Float64Var(&c.capacity, "capacity", -1, "per-shard `capacity` in units of work/s; the workload's when not given")
@@ -103,10 +116,17 @@ func (c *common) validate(fs *flag.FlagSet) error {
 	}
 	engineSet := false
 	fs.Visit(func(f *flag.Flag) { engineSet = engineSet || f.Name == "engine" })
+	c.engineSet = engineSet
 	for i, k := range c.keys {
 		file, ok := strings.CutPrefix(k, "@")
 		if !ok {
 			continue
+		}
+		if k == fromKey {
+			if c.from == "" {
+				return usageErr("-k @from names the design the --from database runs: give --from DSN")
+			}
+			continue // read with the database (applyFrom)
 		}
 		// -k @vschema.json: the design a Vitess VSchema runs today.
 		data, err := os.ReadFile(file)
@@ -172,6 +192,9 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.applyFrom(w); err != nil {
+		return nil, err
+	}
 	if c.capacity >= 0 {
 		w.Capacity = c.capacity
 	}
@@ -190,6 +213,62 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		return nil, usageErr("--engine: %v", err)
 	}
 	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, st: st, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers}}, nil
+}
+
+// applyFrom puts the design the --from database runs (its Citus
+// metadata, w.Catalog.Distribution) where -k @from or --current @from
+// names it, or in place of the missing -k of score; the engine becomes
+// Citus' on the database's shard intervals (partition.CitusEngine) unless
+// --engine is given, and the shard count the database's unless --shards
+// is. Which design came from the database is said on stderr and in the
+// report's warnings. It does nothing the second time.
+func (c *common) applyFrom(w *shardkey.Workload) error {
+	if c.fromDesign != "" {
+		return nil
+	}
+	named := slices.Contains(c.keys, fromKey) || c.fromCurrent
+	var d *shardkey.Distribution
+	if w.Catalog != nil {
+		d = w.Catalog.Distribution
+	}
+	if !named && !(c.fromDefault && len(c.keys) == 0 && d != nil && d.Design != "") {
+		return nil
+	}
+	if d == nil {
+		return usageErr("@from names the design the --from database runs, but %s keeps no Citus metadata (pg_dist_partition)", livedb.Redact(c.from))
+	}
+	if d.Design == "" {
+		return usageErr("@from: the Citus metadata of %s distributes no table of the sampled schema", livedb.Redact(c.from))
+	}
+	c.fromDesign = d.Design
+	for i, k := range c.keys {
+		if k == fromKey {
+			c.keys[i] = d.Design
+		}
+	}
+	if len(c.keys) == 0 && !c.fromCurrent {
+		c.keys = append(c.keys, d.Design)
+	}
+	engine := c.engine
+	if !c.engineSet && d.Shards > 0 {
+		spec, err := partition.CitusEngine(d.Ranges)
+		if err != nil {
+			return fmt.Errorf("%s: Citus metadata: pg_dist_shard: %w", livedb.Redact(c.from), err)
+		}
+		c.engine, engine = spec, spec
+	}
+	shards := d.Shards
+	switch {
+	case d.Shards == 0:
+	case c.shards == 0:
+		w.Shards = d.Shards
+	case c.shards != d.Shards:
+		shards = c.shards
+		w.Warnings = append(w.Warnings, fmt.Errorf("--shards %d: the database's hash-distributed tables have %d shards", c.shards, d.Shards))
+	}
+	note := fmt.Errorf("the design scored as @from is the one %s runs, from its %s: %s, engine %s, %d shards", livedb.Redact(c.from), d.System, d.Design, engine, shards)
+	w.Warnings = append(w.Warnings, note)
+	return nil
 }
 
 // setShards sets w's shard count from --shards, else from the engine's
@@ -212,6 +291,9 @@ func (c *common) setShards(w *shardkey.Workload) {
 
 // compileStream compiles the -k keys against w's tables for streaming.
 func (c *common) compileStream(w *shardkey.Workload) (*sim.Stream, error) {
+	if err := c.applyFrom(w); err != nil {
+		return nil, err
+	}
 	c.setShards(w)
 	eng, err := partition.Lookup(c.engine)
 	if err != nil {

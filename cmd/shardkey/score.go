@@ -15,6 +15,7 @@ func runScore(e *env, args []string) error {
 	var c common
 	c.register(fs, true)
 	c.stream = true
+	c.fromDefault = true
 	var nf nodeFlags
 	nf.register(fs)
 	fs.Usage = func() {

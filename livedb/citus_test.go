@@ -1,0 +1,124 @@
+package livedb
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/shardkey/shardkey"
+)
+
+// citusTestDB creates a throwaway database holding
+// testdata/citus_metadata.sql (a hand-made Citus coordinator's catalog)
+// and returns its DSN; the database is dropped when the test ends. It
+// skips when PostgreSQL does not answer (outside CI) or its user is not
+// a superuser (the catalog tables go into pg_catalog).
+func citusTestDB(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pgAdminDSN())
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no PostgreSQL at %s: %v", pgAdminDSN(), err)
+		}
+		t.Skipf("no PostgreSQL at %s: %v", pgAdminDSN(), err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	var super bool
+	if err := admin.QueryRow(ctx, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user").Scan(&super); err != nil {
+		t.Fatal(err)
+	}
+	if !super {
+		t.Skip("creating Citus' catalog tables in pg_catalog needs a superuser")
+	}
+	name := fmt.Sprintf("shardkey_test_citusmeta_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
+	cfg, _ := pgx.ParseConfig(pgAdminDSN())
+	dsn := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+	db, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	sql, err := os.ReadFile("testdata/citus_metadata.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, string(sql), pgx.QueryExecModeSimpleProtocol); err != nil {
+		t.Fatalf("testdata/citus_metadata.sql: %v", err)
+	}
+	return dsn
+}
+
+// TestRead_CitusMetadata reads the design from a hand-made Citus catalog:
+// the hash tables keyed by their distribution column on the intervals
+// most of them share (users and orders, colocation group 1, 4 shards of
+// create_shards.c's formula, worked by hand in the SQL file), the
+// reference table replicated, the local table unsharded, and events (8
+// shards) named in a warning.
+func TestRead_CitusMetadata(t *testing.T) {
+	dsn := citusTestDB(t)
+	w := &shardkey.Workload{Seed: 1}
+	if err := Read(context.Background(), w, dsn, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	d := w.Catalog.Distribution
+	if d == nil {
+		t.Fatal("no distribution read")
+	}
+	if want := "countries:replicate; events:hash(user_id); orders:hash(user_id); users:hash(id)"; d.Design != want {
+		t.Errorf("design %q, want %q", d.Design, want)
+	}
+	want := [][2]int32{{-2147483648, -1073741825}, {-1073741824, -1}, {0, 1073741823}, {1073741824, 2147483647}}
+	if d.Shards != 4 || !slices.Equal(d.Ranges, want) {
+		t.Errorf("%d shards %v, want 4 %v", d.Shards, d.Ranges, want)
+	}
+	if !strings.HasPrefix(d.System, "citus") {
+		t.Errorf("system %q", d.System)
+	}
+	found := false
+	for _, wn := range d.Warnings {
+		found = found || strings.Contains(wn, "table events has 8 shards")
+	}
+	if !found || len(d.Warnings) != 1 {
+		t.Errorf("warnings %q, want one naming events' 8 shards", d.Warnings)
+	}
+	var said bool
+	for _, e := range w.Warnings {
+		said = said || strings.Contains(e.Error(), "the design in use is countries:replicate; events:hash(user_id); orders:hash(user_id); users:hash(id), 4 shards")
+	}
+	if !said {
+		t.Errorf("no warning tells the design: %v", w.Warnings)
+	}
+}
+
+// TestRead_NotCitus: a database without Citus' catalog reads as before,
+// without a distribution or a word about Citus.
+func TestRead_NotCitus(t *testing.T) {
+	dsn, _ := pgTestDB(t)
+	w := &shardkey.Workload{Seed: 1}
+	if err := Read(context.Background(), w, dsn, Options{SampleRows: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if w.Catalog.Distribution != nil {
+		t.Errorf("distribution %+v on a database without Citus", w.Catalog.Distribution)
+	}
+	for _, e := range w.Warnings {
+		if strings.Contains(strings.ToLower(e.Error()), "citus") {
+			t.Errorf("warning about Citus: %v", e)
+		}
+	}
+}
