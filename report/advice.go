@@ -59,6 +59,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		for _, f := range as.Fixes {
 			fmt.Fprintln(w, numfmt.Wrap("fix ("+f.Kind+"): "+f.Text, 88, "  "))
 		}
+		writeRangesTable(w, as.Score)
 	}
 	if conf := adv.Confidence; conf != nil {
 		fmt.Fprintf(w, "\nHow sure: 95%% bootstrap intervals over %d resamples of the sample: ", conf.Replicates)
@@ -164,6 +165,7 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 				fmt.Fprintf(w, "- **%s**: %s\n", f.Kind, MarkdownText(f.Text))
 			}
 		}
+		writeRangesMarkdown(w, as.Score)
 	}
 	fmt.Fprintln(w, "\n## Which choice could still change in two years")
 	for _, s := range adv.Durable {
@@ -209,10 +211,19 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 		Width  float64
 		Height float64
 	}
+	type rangeRow struct {
+		Shard      int
+		Range      string
+		Work, Load float64
+	}
 	type cand struct {
 		*advisor.Assessment
 		Work   chart
 		Fanout chart
+		// Ranges are the Citus shard intervals beside each shard's
+		// figures (rangeRows); More the shards left out.
+		Ranges []rangeRow
+		More   int
 	}
 	// Plot area: y from top to base; labels above and below it.
 	const width, height, top, base = 640.0, 190.0, 22.0, 166.0
@@ -234,8 +245,12 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 				break // no operations: no chart
 			}
 			h := x / scale * plot
+			lab := fmt.Sprintf("shard %d: %s units/s", s, numfmt.Num(x))
+			if s < len(c.ShardHashRanges) {
+				lab = fmt.Sprintf("shard %d (hash %s): %s units/s", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Num(x))
+			}
 			wk.Bars = append(wk.Bars, bar{X: float64(s) * bw, Y: base - h, W: math.Max(bw-1, 0.5), H: h,
-				Over: adv.Capacity > 0 && x > adv.Capacity, Label: fmt.Sprintf("shard %d: %s units/s", s, numfmt.Num(x))})
+				Over: adv.Capacity > 0 && x > adv.Capacity, Label: lab})
 		}
 		wk.Labels = append(wk.Labels,
 			label{0, top - 6, fmt.Sprintf("busiest shard %s/s (%s the mean)", numfmt.Num(c.MaxShardWork), numfmt.Ratio(c.WorkRatio)), "start"},
@@ -263,7 +278,15 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 				fo.Legend = append(fo.Legend, op.Name)
 			}
 		}
-		cands = append(cands, cand{as, wk, fo})
+		cd := cand{Assessment: as, Work: wk, Fanout: fo}
+		if len(c.ShardHashRanges) > 0 {
+			rows, more := rangeRows(c)
+			for _, sh := range rows {
+				cd.Ranges = append(cd.Ranges, rangeRow{sh, HashRangesText(c.ShardHashRanges[sh]), c.ShardWork[sh], c.ShardLoad[sh]})
+			}
+			cd.More = more
+		}
+		cands = append(cands, cd)
 	}
 	return adviceTmpl.Execute(w, map[string]any{"A": adv, "Cands": cands})
 }
@@ -288,6 +311,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
 {{with .Work}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}{{end}}
 {{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every shard; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
+{{if .Ranges}}<h3>Citus shard intervals</h3><p>Each shard's interval of the hash space, as pg_dist_shard lists it (<code>shardminvalue..shardmaxvalue</code>), beside its figures.</p><table><tr><th>shard</th><th>hash interval</th><th>work/s</th><th>load</th></tr>{{range .Ranges}}<tr><td class="n">{{.Shard}}</td><td><code>{{.Range}}</code></td><td class="n">{{num .Work}}</td><td class="n">{{num .Load}}</td></tr>{{end}}</table>{{if .More}}<p>{{.More}} more shards (the 10 busiest are shown; JSON's <code>shard_hash_ranges</code> has every one).</p>{{end}}{{end}}
 {{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} shards each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
 {{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}
 {{end}}

@@ -59,6 +59,7 @@ func (r *Score) WriteTable(w io.Writer) error {
 	for _, c := range ranked {
 		fmt.Fprintf(w, "\n== %s ==\n", c.Key)
 		bars(w, c, r.Capacity)
+		writeRangesTable(w, c)
 		ops(w, c)
 		keyLine(w, c)
 		if len(c.Rebalance) > 0 {
@@ -212,6 +213,7 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", MarkdownCell(MarkdownText(o.Name)), numfmt.Num(o.RequestsPerS), numfmt.Num(o.WorkPerS), o.FanoutMean, numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))
 		}
 		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+		writeRangesMarkdown(w, c)
 		if len(c.Warnings) > 0 {
 			fmt.Fprintln(w, "\nWarnings:")
 			for _, wn := range c.Warnings {

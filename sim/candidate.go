@@ -28,6 +28,14 @@ type Candidate struct {
 	ShardLoad []float64 `json:"shard_load"` // per-shard sum of row weights
 	LoadRatio float64   `json:"load_ratio"` // max/mean of shard_load
 
+	// ShardHashRanges, when the design's hash keys are placed by the citus
+	// engine, gives each shard's intervals of the int32 hash space, as
+	// pg_dist_shard lists them (shardminvalue, shardmaxvalue, inclusive),
+	// indexed like shard_work: one interval a shard by default, several
+	// when shard_count puts more Citus shards than nodes, none for a
+	// shard an isolate() dedicates to its values.
+	ShardHashRanges [][][2]int32 `json:"shard_hash_ranges,omitempty"`
+
 	FanoutMean float64 `json:"fanout_mean"` // shards per operation instance, rate-weighted
 	FanoutP99  float64 `json:"fanout_p99"`  // seed 000's p99: sorted fan-out at floor(0.99(n-1))
 	// SingleShardFraction is the share (0..1) of requests that touch
@@ -138,6 +146,7 @@ func (s *Scheme) Headline(p *Partial) *Candidate {
 func (s *Scheme) Report(p *Partial) *Candidate {
 	w := s.w
 	c := s.Headline(p)
+	c.ShardHashRanges = s.hashRanges()
 	hist := make([]float64, s.N+1)
 	var count int64
 	for i, op := range w.Ops {
@@ -208,6 +217,33 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		c.Warnings = append(c.Warnings, "the workload has no operations, so every shard's work is 0; give queries (--queries, --log, a workload) to measure work; shard_load from row weights is still computed")
 	}
 	return c
+}
+
+// hashRanges returns each shard's Citus hash intervals (see
+// Candidate.ShardHashRanges), or nil when no table's key is placed by a
+// Citus layout. The tables of one design share the engine and the shard
+// count, so the first hash-placed table's layout speaks for all.
+func (s *Scheme) hashRanges() [][][2]int32 {
+	for _, tk := range s.tables {
+		if tk.kind != kHash && tk.kind != kDirectory {
+			continue
+		}
+		cl, ok := tk.layout.(*partition.CitusLayout)
+		if !ok {
+			return nil
+		}
+		out := make([][][2]int32, s.N)
+		for i := range out {
+			out[i] = [][2]int32{}
+		}
+		for i := range cl.ShardCount() {
+			n := cl.Node(i)
+			lo, hi := cl.HashRange(i)
+			out[n] = append(out[n], [2]int32{lo, hi})
+		}
+		return out
+	}
+	return nil
 }
 
 // prefetch computes what Report will need of the row samples alone (key
