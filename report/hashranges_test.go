@@ -67,7 +67,6 @@ func TestScore_CitusHashRanges(t *testing.T) {
 	}
 }
 
-
 // TestRangeRows: up to 16 shards are all listed; past that the 10 busiest,
 // in shard order.
 func TestRangeRows(t *testing.T) {
