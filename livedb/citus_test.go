@@ -122,3 +122,58 @@ func TestRead_NotCitus(t *testing.T) {
 		}
 	}
 }
+
+// TestCitusDesign: the design from metadata rows, without a database:
+// tables of one colocation group keyed alike, the intervals most tables
+// share chosen, and a warning for each thing the design cannot hold as
+// Citus has it.
+func TestCitusDesign(t *testing.T) {
+	four := [][2]int32{{0, 1073741823}, {-2147483648, -1073741825}, {1073741824, 2147483647}, {-1073741824, -1}}
+	two := [][2]int32{{-2147483648, -1}, {0, 2147483647}}
+	col := func(names ...string) []*shardkey.ColumnInfo {
+		var out []*shardkey.ColumnInfo
+		for _, n := range names {
+			out = append(out, &shardkey.ColumnInfo{Name: n})
+		}
+		return out
+	}
+	tables := []*shardkey.TableInfo{
+		{Name: "a", Columns: col("id")}, {Name: "b", Columns: col("a_id")}, {Name: "c", Columns: col("id")},
+		{Name: "logs", Columns: col("at")}, {Name: "ref", Columns: col("code")}, {Name: "solo", Columns: col("x")},
+		{Name: "hidden", Columns: col("y")},
+	}
+	cts := []*citusTable{
+		{name: "a", method: "h", column: "id", colocation: 1, ranges: append([][2]int32(nil), four...)},
+		{name: "b", method: "h", column: "a_id", colocation: 2, ranges: append([][2]int32(nil), four...)},
+		{name: "c", method: "h", column: "id", colocation: 3, ranges: two},
+		{name: "logs", method: "r", column: "at", colocation: 4},
+		{name: "ref", method: "n", colocation: 5, repmodel: "t"},
+		{name: "solo", method: "n", colocation: 6, repmodel: "s"},
+		{name: "hidden", method: "h", column: "z", colocation: 1, ranges: four},
+		{name: "gone", method: "h", column: "id", colocation: 1, ranges: four},
+	}
+	d := &shardkey.Distribution{}
+	citusDesign(d, cts, tables, nil)
+	if want := "a:hash(id); b:hash(a_id); c:hash(id); ref:replicate"; d.Design != want {
+		t.Errorf("design %q, want %q", d.Design, want)
+	}
+	sorted := [][2]int32{{-2147483648, -1073741825}, {-1073741824, -1}, {0, 1073741823}, {1073741824, 2147483647}}
+	if d.Shards != 4 || !slices.Equal(d.Ranges, sorted) {
+		t.Errorf("%d shards %v, want 4 %v", d.Shards, d.Ranges, sorted)
+	}
+	for _, want := range []string{
+		"table c has 2 shards whose intervals differ from the 4 of a",
+		"table logs is range-distributed",
+		"table solo is a single-shard distributed table",
+		`table hidden: distribution column "z" was not read`,
+		"table gone is in the Citus metadata but was not sampled",
+		"different colocation groups, 1 (a); 2 (b)",
+	} {
+		if !slices.ContainsFunc(d.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("no warning %q in %q", want, d.Warnings)
+		}
+	}
+	if len(d.Warnings) != 6 {
+		t.Errorf("%d warnings, want 6: %q", len(d.Warnings), d.Warnings)
+	}
+}
