@@ -127,6 +127,19 @@ func TestFromCitusDesign(t *testing.T) {
 		t.Errorf("the report does not say the design came from the database:\n%v\n%s", doc.Warnings, errs)
 	}
 
+	// explain routes under it: users.id = 1 hashes (PostgreSQL's
+	// hashint4) into the first shard's interval.
+	var h int32
+	if err := db.QueryRow(context.Background(), "SELECT hashint4(1)").Scan(&h); err != nil {
+		t.Fatal(err)
+	}
+	wantShard := slices.IndexFunc(ranges, func(r [2]int32) bool { return r[0] <= h && h <= r[1] })
+	code, out, errs = runCmd(t, "", "explain", "--from", dsn, "-k", "@from", "--format", "json", "SELECT email FROM users WHERE id = 1")
+	var ex struct{ Shards []int }
+	if code != 0 || json.Unmarshal([]byte(out), &ex) != nil || !slices.Equal(ex.Shards, []int{wantShard}) {
+		t.Errorf("explain -k @from: exit %d, shards %v, want [%d] (hashint4(1) = %d)\n%s%s", code, ex.Shards, wantShard, h, out, errs)
+	}
+
 	// advise prices a reshard from the design in use (the metadata has no
 	// statements to generate candidates from: they are named).
 	code, out, errs = runCmd(t, "", "advise", "--from", dsn, "--current", "@from", "-k", "@from", "-k", "hash(id)", "--sweep", "", "--bootstrap", "0", "--format", "json")
