@@ -220,3 +220,39 @@ func mustDesign(t *testing.T, s string) *shardkey.Design {
 	}
 	return d
 }
+
+// TestMongoHashedFreshTxn: a transaction writing one new _id into two
+// collections keyed {user_id: 1, _id: "hashed"} puts both in the chunk of
+// that _id's hash, whichever it is: never cross-shard. Two different new
+// ids of user 1 each land in one of user 1's 3 chunks (its 6 documents a
+// collection fill chunks 0..2 of 4), independently: cross-shard with
+// probability 1 - 1/3.
+func TestMongoHashedFreshTxn(t *testing.T) {
+	w := mongoOrders()
+	lines := *w.Tables[0]
+	lines.Name = "lines"
+	w.Tables = append(w.Tables, &lines)
+	ins := func(table int, v int32) shardkey.Stmt {
+		return shardkey.Stmt{Table: table, Kind: shardkey.Insert, Conds: []shardkey.Cond{
+			{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(1)},
+			{Col: 1, Op: shardkey.Eq, Fresh: shardkey.FreshUnique, FreshVar: v},
+		}}
+	}
+	key := `{user_id: 1, _id: "hashed"}`
+	for _, c := range []struct {
+		stmts []shardkey.Stmt
+		want  float64
+	}{
+		{[]shardkey.Stmt{ins(0, 1), ins(1, 1)}, 0},
+		{[]shardkey.Stmt{ins(0, 1), ins(1, 2)}, 2.0 / 3},
+	} {
+		w.Txns = []shardkey.Txn{{Weight: 1, Stmts: c.stmts}}
+		cand, err := Score(w, key, Options{Shards: 4, Engine: partition.MongoDB{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(cand.CrossShardTxnFraction-c.want) > 1e-9 {
+			t.Errorf("fresh vars %d, %d: cross-shard %v; want %v", c.stmts[0].Conds[1].FreshVar, c.stmts[1].Conds[1].FreshVar, cand.CrossShardTxnFraction, c.want)
+		}
+	}
+}

@@ -530,7 +530,16 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 	}
 	sort.Ints(r.set)
 	if (uniformSpan || kind == shardkey.Insert) && len(r.set) > 1 {
-		return touch{kind: tUniformOf, set: r.set}, nil
+		tc := touch{kind: tUniformOf, set: r.set}
+		if hashedFresh != nil && len(prefixes) == 1 {
+			// A new value of a hashed field hashes alike wherever the
+			// transaction writes it: one random chunk of the span for
+			// all of its statements with this prefix.
+			r.fkey = keyString(append(r.fkey[:0], 'h'), prefixes[0])
+			r.fkey = strconv.AppendInt(append(r.fkey, ";f"...), int64(hashedFresh.FreshVar), 10)
+			tc.varKey = string(r.fkey)
+		}
+		return tc, nil
 	}
 	if len(r.set) == 1 && !salted {
 		return touch{kind: tOne, one: r.set[0]}, nil
