@@ -196,6 +196,10 @@ func TestMongoExportFixture(t *testing.T) {
 	if _, ok := advise[compound]; !ok {
 		t.Errorf("advise under mongodb did not consider %s for user_id and _id bound together: %v", compound, advise)
 	}
+	named := run("advise", "-k", "range(_id)", "-k", "hash(_id)")
+	if c := named["range(_id)"]; c.Viable == nil || *c.Viable || !strings.Contains(c.Rejection, "_id is monotonic") {
+		t.Errorf("advise -k range(_id): %+v; want rejected as monotonic (an ObjectId begins with its creation second)", c)
+	}
 	if c := advise["hash(_id)"]; fmt.Sprint(c.ShardLoad) != "[7 8 2 7]" {
 		t.Errorf("advise hash(_id): documents per shard %v; want [7 8 2 7]", c.ShardLoad)
 	}
