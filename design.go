@@ -14,6 +14,8 @@ import (
 //	hash(col[, col ...])                 the engine's hash of the columns
 //	range(col[, col ...][, bounds=[v, ...]])  contiguous ranges; boundaries at
 //	                                     equal-weight quantiles unless given
+//	{a: 1, b: "hashed"}                  a MongoDB shard key pattern (see RangeExpr)
+//	range({a: 1, b: "hashed"}, bounds=[v, ...])  the same with given bounds
 //	salt(EXPR, K[, top=N])               the N (default 1) hottest values split over K buckets
 //	isolate(EXPR[, top=N])               the N (default 1) hottest values on dedicated shards
 //	directory(col, FILE)                 explicit value->shard map, hash for the rest
@@ -31,9 +33,19 @@ type HashExpr struct{ Cols []string }
 // order (tuples compared column by column). Bounds, when given, are the
 // N-1 split points' texts for the first column; shard i holds keys in
 // [Bounds[i-1], Bounds[i]).
+//
+// Mongo marks a MongoDB shard key pattern, written {a: 1, b: "hashed"}
+// (src/mongo/db/s/shardkey_pattern.cpp): fields ascending (1) except at
+// most one "hashed" (MongoDB 4.4+ compound hashed keys), named by Hashed
+// ("" for none). Documents are ordered by the fields' values with the
+// hashed field replaced by MongoDB's hashed value of it
+// (ShardKeyPattern::extractShardKeyFromDoc), and chunks are contiguous
+// ranges of that order.
 type RangeExpr struct {
 	Cols   []string
 	Bounds []string
+	Mongo  bool
+	Hashed string
 }
 
 // SaltExpr splits each of the Top hottest key values of Inner over K salt
@@ -71,6 +83,9 @@ func (e *ReplicateExpr) Columns() []string { return nil }
 
 func (e *HashExpr) String() string { return "hash(" + strings.Join(e.Cols, ", ") + ")" }
 func (e *RangeExpr) String() string {
+	if e.Mongo {
+		return e.mongoString()
+	}
 	s := "range(" + strings.Join(e.Cols, ", ")
 	if len(e.Bounds) > 0 {
 		s += ", bounds=[" + strings.Join(e.Bounds, ", ") + "]"
@@ -266,6 +281,12 @@ func (p *parser) expr() Expr {
 		return nil
 	}
 	p.space()
+	if p.peek() == '{' {
+		if e := p.mongoPattern(); e != nil {
+			return e
+		}
+		return nil
+	}
 	start := p.pos
 	name := p.ident()
 	if name == "" {
@@ -289,6 +310,23 @@ func (p *parser) expr() Expr {
 		return &HashExpr{Cols: cols}
 	case "range":
 		e := &RangeExpr{}
+		if p.space(); p.peek() == '{' {
+			// range({a: 1, b: "hashed"}, bounds=[...]): a pattern with bounds.
+			e = p.mongoPattern()
+			if p.err != nil {
+				return nil
+			}
+			if p.space(); p.peek() == ',' {
+				p.pos++
+				if id := p.ident(); id != "bounds" || !p.expect('=') {
+					p.fail("expected bounds=[...]")
+					return nil
+				}
+				e.Bounds = p.list()
+			}
+			p.expect(')')
+			return e
+		}
 		for {
 			p.space()
 			save := p.pos
@@ -456,4 +494,113 @@ func (p *parser) list() []string {
 			return nil
 		}
 	}
+}
+
+// mongoString writes a MongoDB shard key pattern as MongoDB does, with
+// range(..., bounds=[...]) around it when bounds are given.
+func (e *RangeExpr) mongoString() string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i, c := range e.Cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c)
+		if c == e.Hashed {
+			b.WriteString(`: "hashed"`)
+		} else {
+			b.WriteString(": 1")
+		}
+	}
+	b.WriteString("}")
+	if len(e.Bounds) == 0 {
+		return b.String()
+	}
+	return "range(" + b.String() + ", bounds=[" + strings.Join(e.Bounds, ", ") + "])"
+}
+
+// mongoPattern reads a MongoDB shard key pattern, {field: 1 | "hashed",
+// ...}: MongoDB's shard keys are ascending or hashed, with at most one
+// hashed field (src/mongo/db/s/shardkey_pattern.cpp,
+// ShardKeyPattern::isShardKeyPatternValid; keyPattern values -1 are refused
+// there too). A field name is an identifier or a quoted string.
+func (p *parser) mongoPattern() *RangeExpr {
+	e := &RangeExpr{Mongo: true}
+	p.expect('{')
+	for p.err == nil {
+		p.space()
+		if p.peek() == '}' && len(e.Cols) > 0 {
+			break
+		}
+		var name string
+		if q := p.peek(); q == '"' || q == '\'' {
+			name = p.quoted()
+		} else {
+			name = p.ident()
+		}
+		if p.err != nil {
+			return nil
+		}
+		if name == "" {
+			p.fail("expected a field name in a MongoDB shard key pattern")
+			return nil
+		}
+		if slices.Contains(e.Cols, name) {
+			p.fail(fmt.Sprintf("field %s named twice", name))
+			return nil
+		}
+		if !p.expect(':') {
+			return nil
+		}
+		p.space()
+		switch q := p.peek(); {
+		case q == '"' || q == '\'':
+			at := p.pos
+			if v := p.quoted(); v != "hashed" {
+				p.pos = at
+				p.fail(fmt.Sprintf("field %s: %q: a MongoDB shard key field is 1 (ranged) or \"hashed\"", name, v))
+				return nil
+			}
+			if e.Hashed != "" {
+				p.pos = at
+				p.fail(fmt.Sprintf("fields %s and %s are both hashed: a MongoDB shard key has at most one hashed field", e.Hashed, name))
+				return nil
+			}
+			e.Hashed = name
+		default:
+			at := p.pos
+			for !p.eof() && p.src[p.pos] != ',' && p.src[p.pos] != '}' && p.src[p.pos] != ' ' {
+				p.pos++
+			}
+			if v := p.src[at:p.pos]; v != "1" {
+				p.pos = at
+				p.fail(fmt.Sprintf("field %s: %s: a MongoDB shard key field is 1 (ranged) or \"hashed\" (shard keys are ascending)", name, strconv.Quote(v)))
+				return nil
+			}
+		}
+		e.Cols = append(e.Cols, name)
+		p.space()
+		if p.peek() == ',' {
+			p.pos++
+			continue
+		}
+		break
+	}
+	if !p.expect('}') {
+		return nil
+	}
+	return e
+}
+
+// quoted reads a string in double or single quotes (no escapes).
+func (p *parser) quoted() string {
+	q := p.src[p.pos]
+	start := p.pos + 1
+	end := strings.IndexByte(p.src[start:], q)
+	if end < 0 {
+		p.fail("unterminated string")
+		return ""
+	}
+	p.pos = start + end + 1
+	return p.src[start : start+end]
 }

@@ -95,3 +95,44 @@ func FuzzParseDesign(f *testing.F) {
 		}
 	})
 }
+
+// TestParseMongoPattern: MongoDB shard key patterns (ascending fields, at
+// most one "hashed", as ShardKeyPattern::isShardKeyPatternValid allows).
+func TestParseMongoPattern(t *testing.T) {
+	for _, c := range []struct{ in, str, hashed string }{
+		{`{a: 1, b: "hashed"}`, `{a: 1, b: "hashed"}`, "b"},
+		{`{ a : 'hashed' , b:1 }`, `{a: "hashed", b: 1}`, "a"},
+		{`{a: 1, b: 1}`, `{a: 1, b: 1}`, ""},
+		{`{"user.id": 1, _id: "hashed", c: 1}`, `{user.id: 1, _id: "hashed", c: 1}`, "_id"},
+		{`range({a: 1, b: "hashed"}, bounds=[10, 20])`, `range({a: 1, b: "hashed"}, bounds=[10, 20])`, "b"},
+	} {
+		e, err := shardkey.ParseExpr(c.in)
+		if err != nil {
+			t.Errorf("ParseExpr(%s): %v", c.in, err)
+			continue
+		}
+		re, ok := e.(*shardkey.RangeExpr)
+		if !ok || !re.Mongo || re.Hashed != c.hashed || e.String() != c.str {
+			t.Errorf("ParseExpr(%s) = %#v (%s); want a pattern %s hashing %q", c.in, e, e, c.str, c.hashed)
+		}
+	}
+	d, err := shardkey.ParseDesign(`orders:{user_id: 1, _id: "hashed"}; users:{_id: "hashed"}`)
+	if err != nil || d.Tables["orders"].String() != `{user_id: 1, _id: "hashed"}` || d.Tables["users"].String() != `{_id: "hashed"}` {
+		t.Errorf("ParseDesign of two patterns = %v, %v", d, err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{a: "hashed", b: "hashed"}`, "at most one hashed field"},
+		{`{a: -1}`, "shard keys are ascending"},
+		{`{a: 2}`, `"2": a MongoDB shard key field is 1`},
+		{`{a: "text"}`, `"text": a MongoDB shard key field is 1`},
+		{`{a: 1, a: 1}`, "field a named twice"},
+		{`{}`, "expected a field name"},
+		{`{a: 1`, `expected '}'`},
+		{`{a 1}`, `expected ':'`},
+	} {
+		_, err := shardkey.ParseExpr(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseExpr(%s) error = %v; want %q", c.in, err, c.want)
+		}
+	}
+}

@@ -211,6 +211,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		o.Engine = partition.Generic{}
 	}
 	a := analyse(w, o.Shards)
+	a.mongo = o.Engine.Name() == "mongodb"
 	keys, why := a.candidates()
 	if len(o.Keys) > 0 {
 		keys, why = o.Keys, map[string]string{}
@@ -351,6 +352,18 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		// onto the last range: the busiest shard then does far more
 		// than its share (TPC-C's warehouse ids follow row order in a
 		// sample, but orders spread over every warehouse).
+		if tk.Monotonic && isRange(d, tk.Table) && n > 1 && busiestShare(c) < math.Min(0.5, 3/float64(n)) && tk.Rows >= 20 && tk.Cardinality == tk.Rows && tk.Monotonicity > 0 {
+			// No inserts in the workload to show the hot tail, but the
+			// key is unique and grows with insert order, as an ObjectId
+			// (its first 4 bytes are the creation second) or a creation
+			// time does: new rows will all go to the last range.
+			col := strings.Join(tk.Columns, ", ")
+			as.Viable = false
+			as.Rejection = fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order) and unique, so every new row goes to the last range", col, tk.Monotonicity)
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order) and unique, as an ObjectId or a creation time is: under range partitioning every new row goes to the last range, one shard taking every insert (MongoDB's guidance against monotonically changing shard keys); the workload has no inserts to show it",
+				col, tk.Monotonicity))
+			break
+		}
 		if tk.Monotonic && isRange(d, tk.Table) && n > 1 && busiestShare(c) >= math.Min(0.5, 3/float64(n)) {
 			as.Viable = false
 			as.Rejection = fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order), so every new row goes to the last range", strings.Join(tk.Columns, ", "), tk.Monotonicity)

@@ -46,6 +46,9 @@ type analysis struct {
 	shards   int
 	ix       *opIndex              // see index
 	roots    map[string]*RootStats // see rootStatsOf
+	// mongo: the engine is MongoDB's, whose hashed keys hash one field:
+	// a pair of columns is the compound {a: 1, b: "hashed"} (see compound).
+	mongo bool
 }
 
 // opIndex finds a workload's operations by name and sums its writes per
@@ -417,7 +420,7 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 			break
 		}
 		t := w.Tables[p.k[0].table]
-		add(fmt.Sprintf("hash(%s, %s)", t.Columns[p.k[0].col].Name, t.Columns[p.k[1].col].Name),
+		add(a.compound(p.k),
 			fmt.Sprintf("%s and %s are bound together in %s requests/s", t.Columns[p.k[0].col].Name, t.Columns[p.k[1].col].Name, rateText(p.r)))
 	}
 	for i, e := range a.entities {
@@ -427,7 +430,7 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 		for _, r := range e.cols {
 			t := w.Tables[r.table]
 			for ci, c := range t.Columns {
-				if c.Type == shardkey.Timestamp && ci != r.col && isBucket(t, ci) {
+				if c.Type == shardkey.Timestamp && ci != r.col && isBucket(t, ci) && !a.mongo {
 					add(fmt.Sprintf("hash(%s, %s)", t.Columns[r.col].Name, c.Name),
 						fmt.Sprintf("a time bucket (%s) after %s bounds each partition's growth", c.Name, t.Columns[r.col].Name))
 				}
@@ -641,4 +644,21 @@ func (a *analysis) entityCard(e *entity) int {
 		}
 	}
 	return len(seen)
+}
+
+// compound returns the key of two columns bound together: hash(a, b), or
+// under MongoDB, whose hashed shard keys hash one field, the compound
+// hashed key {a: 1, b: "hashed"} (MongoDB 4.4+) with the column of fewer
+// distinct values as its ranged prefix, so that an equality on it alone
+// asks that value's chunks and one on both a single chunk.
+func (a *analysis) compound(k [2]colRef) string {
+	t := a.w.Tables[k[0].table]
+	x, y := t.Columns[k[0].col].Name, t.Columns[k[1].col].Name
+	if !a.mongo {
+		return fmt.Sprintf("hash(%s, %s)", x, y)
+	}
+	if cx, cy := a.columnCard(k[0].table, x), a.columnCard(k[1].table, y); cy < cx || cy == cx && y < x {
+		x, y = y, x
+	}
+	return fmt.Sprintf(`{%s: 1, %s: "hashed"}`, x, y)
 }

@@ -23,6 +23,9 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	if err := p.noMongoHashed("Citus"); err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- shardkey design %q for workload %s on Citus, %d shards.\n", d.Text, w.Name, p.shards)
 	fmt.Fprintf(&b, "SET citus.shard_count = %d;\n\n", p.shards)

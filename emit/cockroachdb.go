@@ -37,6 +37,9 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 	if err != nil {
 		return "", err
 	}
+	if err := p.noMongoHashed("CockroachDB"); err != nil {
+		return "", err
+	}
 	engSpec := "cockroachdb"
 	if name, _, _ := strings.Cut(o.Engine, ":"); name == "cockroachdb" {
 		engSpec = o.Engine

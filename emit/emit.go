@@ -83,6 +83,9 @@ type tableKey struct {
 	isolate, saltTop, saltK int
 	hot                     []shardkey.Value
 	file                    string // directory's file
+	// mongoHashed is the hashed field of a MongoDB shard key pattern
+	// ({a: 1, b: "hashed"}), "" for none: only MongoDB can place it.
+	mongoHashed string
 }
 
 // plan is a design resolved against a workload.
@@ -154,6 +157,7 @@ func (p *plan) resolve(t *shardkey.Table, e shardkey.Expr) (*tableKey, error) {
 		case *shardkey.RangeExpr:
 			k.kind = kindRange
 			k.bounds = x.Bounds
+			k.mongoHashed = x.Hashed
 		case *shardkey.DirectoryExpr:
 			k.kind, k.file = kindDirectory, x.File
 		case *shardkey.ReplicateExpr:
@@ -279,4 +283,15 @@ func valueList(vs []shardkey.Value) string {
 		s[i] = v.String()
 	}
 	return strings.Join(s, ", ")
+}
+
+// noMongoHashed fails when a key is a MongoDB pattern with a hashed field,
+// which engine (the configuration being written) cannot express.
+func (p *plan) noMongoHashed(engine string) error {
+	for _, k := range p.keys {
+		if k.mongoHashed != "" {
+			return fmt.Errorf("table %s: %s orders by MongoDB's hashed value of %s, which %s cannot express; emit it for MongoDB", k.t.Name, k.expr, k.mongoHashed, engine)
+		}
+	}
+	return nil
 }

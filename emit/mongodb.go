@@ -16,7 +16,8 @@ import (
 // MongoDB returns a mongosh script that applies design d:
 // sh.enableSharding, then per placed table (a collection) sh.shardCollection
 // with {col: "hashed"} for hash keys and {col: 1} for range keys (with
-// sh.splitAt at the range bounds, if any). A compound hash key hashes its
+// sh.splitAt at the range bounds, if any); a MongoDB pattern key
+// ({a: 1, b: "hashed"}) as written. A compound hash key hashes its
 // first field and orders by the rest, {a: "hashed", b: 1}, which needs
 // MongoDB 4.4 or later (one hashed field per key). Isolated values get
 // zones: a zone per value on a shard of its own (the last shards that
@@ -48,10 +49,14 @@ func MongoDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error
 			continue
 		}
 		hashed := k.kind != kindRange
+		hashedField := k.mongoHashed // a pattern's own, {a: 1, b: "hashed"}
+		if hashed {
+			hashedField = k.cols[0]
+		}
 		var fields []string
-		for i, c := range k.cols {
+		for _, c := range k.cols {
 			f := jsKey(c) + ": 1"
-			if hashed && i == 0 {
+			if c == hashedField {
 				f = jsKey(c) + ": \"hashed\""
 			}
 			fields = append(fields, f)

@@ -192,3 +192,27 @@ func TestMongoDB_Keys(t *testing.T) {
 		t.Errorf("no comment on item:\n%s", script)
 	}
 }
+
+// TestMongoDB_Pattern: a MongoDB pattern key is written as designed, its
+// hashed field where the pattern puts it; engines that cannot order by
+// MongoDB's hash refuse it.
+func TestMongoDB_Pattern(t *testing.T) {
+	d := design(t, `orders:{customer_id: 1, order_month: "hashed"}`)
+	script, err := emit.MongoDB(orders(t), d, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range runMongo(t, script, 4) {
+		got = append(got, fmt.Sprintf("%s%v", c.fn, c.args))
+	}
+	if g, want := strings.Join(got, " "), "enableSharding[app] shardCollection[app.orders map[customer_id:1 order_month:hashed]]"; g != want {
+		t.Errorf("calls\n%s\nwant\n%s", g, want)
+	}
+	if !strings.Contains(script, `{ customer_id: 1, order_month: "hashed" }`) {
+		t.Errorf("fields not in the pattern's order:\n%s", script)
+	}
+	if _, err := emit.Citus(orders(t), d, emit.Options{}); err == nil || !strings.Contains(err.Error(), "MongoDB's hashed value of order_month") {
+		t.Errorf("Citus of a hashed pattern: error %v; want a refusal", err)
+	}
+}

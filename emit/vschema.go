@@ -94,6 +94,9 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := p.noMongoHashed("Vitess"); err != nil {
+		return nil, nil, err
+	}
 	ks := vsKeyspace{Sharded: true, Vindexes: map[string]vsVindex{}, Tables: map[string]vsTable{}}
 	var rangeShards []string // shard names of a numeric range key
 	var whales []vtWhale

@@ -174,6 +174,9 @@ func foldKeyColumns(d *shardkey.Design, w *shardkey.Workload) {
 			for i := range x.Cols {
 				x.Cols[i] = fold(x.Cols[i])
 			}
+			if x.Hashed != "" {
+				x.Hashed = fold(x.Hashed)
+			}
 		case *shardkey.SaltExpr:
 			walk(x.Inner)
 		case *shardkey.IsolateExpr:

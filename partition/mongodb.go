@@ -31,7 +31,8 @@ import (
 // bytes); ObjectID its 12 bytes (type 35); Date its int64 LE milliseconds
 // (type 45); Bool one byte (type 40); any other BSON value (ExtJSON) as
 // recursiveHash hashes it (MongoHashBSON). A hashed shard key hashes one
-// field, so compound keys are rejected.
+// field, so compound keys are rejected here: a compound key with one
+// hashed field is a MongoPattern.
 //
 // Hash is the int64; Point is hash + 2^63 as uint64. The layout is the
 // initial chunks of an empty collection sharded on n shards with

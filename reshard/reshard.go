@@ -172,21 +172,23 @@ func Steps(engine string, m *sim.Movement, p *Plan) []string {
 		tl = "TABLE"
 	}
 	// The new key's columns, from the first rewritten table.
-	cols, hashed := []string{"NEW_COLUMN"}, true
+	cols, hashed := []string{"NEW_COLUMN"}, "NEW_COLUMN"
 	for _, t := range m.Tables {
 		if !t.Rewritten {
 			continue
 		}
 		if e, err := shardkey.ParseExpr(t.ToKey); err == nil && len(e.Columns()) > 0 {
 			cols = e.Columns()
-			_, isRange := e.(*shardkey.RangeExpr)
-			hashed = !isRange
+			hashed = cols[0] // a hash key hashes its first field, { a: "hashed", b: 1 }
+			if re, isRange := e.(*shardkey.RangeExpr); isRange {
+				hashed = re.Hashed // a MongoDB pattern's own hashed field, if any
+			}
 		}
 		break
 	}
 	mongoKey := make([]string, len(cols))
 	for i, c := range cols {
-		if hashed && i == 0 {
+		if c == hashed {
 			mongoKey[i] = c + `: "hashed"`
 		} else {
 			mongoKey[i] = c + ": 1"

@@ -58,7 +58,10 @@ func (s *Scheme) computeBounds() error {
 		var all []keyWeight
 		total := 0.0
 		for _, ti := range rangeTables {
-			kws := sortedKeys(s.w.Tables[ti], s.tables[ti].cols[:width])
+			kws, err := hashedSortedKeys(s.w.Tables[ti], s.tables[ti].cols[:width], s.tables[ti].mongoHashed)
+			if err != nil {
+				return fmt.Errorf("key %q: table %s: %w", s.Design.Text, s.w.Tables[ti].Name, err)
+			}
 			if len(rangeTables) == 1 {
 				all = kws // memoised and read-only: no copy
 			} else {
@@ -184,7 +187,11 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 			found := false
 			for _, c := range conds {
 				if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && !c.Val.IsNull() {
-					key[j], found = c.Val.Canonical(), true
+					v, err := tks[ti].keyPart(j, c.Val.Canonical())
+					if err != nil {
+						return // a value MongoDB cannot hash orders nowhere
+					}
+					key[j], found = v, true
 					break
 				}
 			}

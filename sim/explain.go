@@ -81,7 +81,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	case tOne:
 		rt.Shards = []int{tc.one}
 		if tk.kind == kRange {
-			rt.Reason = fmt.Sprintf("%s falls in one range of the key %s: single-shard, shard %d", bound, key, tc.one)
+			rt.Reason = fmt.Sprintf("%s falls in one %s of the key %s: single-shard, shard %d", bound, rangeWord(tk), key, tc.one)
 		} else if len(rt.values) > 1 {
 			rt.Reason = fmt.Sprintf("%s routes by the key %s to 1 of %d shards: its %d values are all on shard %d", bound, key, s.N, len(rt.values), tc.one)
 		} else {
@@ -94,7 +94,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		} else {
 			rt.Reason = fmt.Sprintf("%s routes by the key %s to %d of %d shards", bound, key, len(tc.set), s.N)
 			if tk.kind == kRange {
-				rt.Reason = fmt.Sprintf("%s overlaps %d of the %d ranges of the key %s", bound, len(tc.set), s.N, key)
+				rt.Reason = fmt.Sprintf("%s overlaps %d of the %d %ss of the key %s", bound, len(tc.set), s.N, rangeWord(tk), key)
 			}
 			if tc.salted {
 				rt.Reason += fmt.Sprintf(" (a salted hot value is read from all %d of its buckets)", tk.saltK)
@@ -252,4 +252,13 @@ func article(w string) string {
 		return "an " + w
 	}
 	return "a " + w
+}
+
+// rangeWord names a range key's ranges in its system's term: MongoDB's
+// chunks for a MongoDB shard key pattern, else ranges.
+func rangeWord(tk *tableKey) string {
+	if re := innerRange(tk.expr); re != nil && re.Mongo {
+		return "chunk"
+	}
+	return "range"
 }

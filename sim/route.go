@@ -138,6 +138,14 @@ func (r *router) row(tk *tableKey, t *shardkey.Table, i int) (touch, error) {
 	for _, c := range tk.cols {
 		r.key = append(r.key, t.Columns[c].Value(i))
 	}
+	if tk.mongoHashed > 0 {
+		j := tk.mongoHashed - 1
+		v, err := mongoHashedValue(r.key[j])
+		if err != nil {
+			return touch{}, err
+		}
+		r.key[j] = v
+	}
 	h, err := r.home(tk, r.key)
 	if err != nil {
 		if nullUnplaced(err, r.key) {
@@ -356,16 +364,30 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 	var prefixes [][]shardkey.Value // Eq/IN prefix combinations
 	prefixes = append(prefixes, nil)
 	var next *shardkey.Cond
-	for _, c := range tk.cols {
+	var hashedFresh *shardkey.Cond // a fresh value of a MongoDB-hashed field
+	for j, c := range tk.cols {
 		cd := findCond(conds, c)
 		if cd == nil {
 			break
 		}
 		if cd.Op == shardkey.Eq && cd.Fresh == shardkey.NotFresh {
+			v, err := tk.keyPart(j, cd.Val)
+			if err != nil {
+				return touch{}, err
+			}
 			for i := range prefixes {
-				prefixes[i] = append(prefixes[i], cd.Val)
+				prefixes[i] = append(prefixes[i], v)
 			}
 			continue
+		}
+		if tk.mongoHashed == j+1 && cd.Op != shardkey.In {
+			// A new value's hash falls anywhere in the prefix's span;
+			// a range on a hashed field bounds nothing (mongos has
+			// point intervals only on a hashed field).
+			if cd.Op == shardkey.Eq {
+				hashedFresh = cd
+			}
+			break
 		}
 		if cd.Op == shardkey.In {
 			if len(prefixes)*len(cd.List) > maxCombos && len(prefixes) > 1 {
@@ -374,6 +396,10 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			var np [][]shardkey.Value
 			for _, p := range prefixes {
 				for _, v := range cd.List {
+					v, err := tk.keyPart(j, v)
+					if err != nil {
+						return touch{}, err
+					}
 					np = append(np, append(append([]shardkey.Value(nil), p...), v))
 				}
 			}
@@ -393,6 +419,15 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 		}
 		next = cd
 		break
+	}
+	if hashedFresh != nil && len(prefixes[0]) > 0 {
+		// As a fresh unique value of the next column: one shard of the span.
+		next = hashedFresh
+		if next.Fresh == shardkey.FreshNewest {
+			c := *next
+			c.Fresh = shardkey.FreshUnique
+			next = &c
+		}
 	}
 	if len(prefixes[0]) == 0 && next == nil {
 		if kind == shardkey.Insert {
@@ -495,7 +530,16 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 	}
 	sort.Ints(r.set)
 	if (uniformSpan || kind == shardkey.Insert) && len(r.set) > 1 {
-		return touch{kind: tUniformOf, set: r.set}, nil
+		tc := touch{kind: tUniformOf, set: r.set}
+		if hashedFresh != nil && len(prefixes) == 1 {
+			// A new value of a hashed field hashes alike wherever the
+			// transaction writes it: one random chunk of the span for
+			// all of its statements with this prefix.
+			r.fkey = keyString(append(r.fkey[:0], 'h'), prefixes[0])
+			r.fkey = strconv.AppendInt(append(r.fkey, ";f"...), int64(hashedFresh.FreshVar), 10)
+			tc.varKey = string(r.fkey)
+		}
+		return tc, nil
 	}
 	if len(r.set) == 1 && !salted {
 		return touch{kind: tOne, one: r.set[0]}, nil

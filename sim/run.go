@@ -372,7 +372,18 @@ func (r *router) singleProb(tx *shardkey.Txn) (float64, error) {
 				vars = append(vars, rv{key: tc.varKey})
 			}
 		case tUniformOf:
-			vars = append(vars, rv{set: append([]int(nil), tc.set...)})
+			dup := false
+			if tc.varKey != "" { // the same new hashed value: the same chunk
+				for _, v := range vars {
+					if v.set != nil && v.key == tc.varKey {
+						dup = true
+						break
+					}
+				}
+			}
+			if !dup {
+				vars = append(vars, rv{key: tc.varKey, set: append([]int(nil), tc.set...)})
+			}
 		}
 		if len(concrete) > 1 {
 			return 0, nil

@@ -80,6 +80,10 @@ type tableKey struct {
 	// saltKeys are the salted key tuples, for range keys: a span of the
 	// range that holds one also asks its buckets (shard unused).
 	saltKeys []isoKey
+	// mongoHashed is 1 + the index in cols of the hashed field of a
+	// MongoDB compound key with a ranged prefix ({a: 1, b: "hashed"}),
+	// whose values order by MongoDB's hashed value (keyPart); 0: none.
+	mongoHashed int
 	// For one integer key column (Int16/32/64 or Timestamp, no NULLs):
 	// the same maps and the range bounds as int64s, for the row fast path.
 	intCol    bool
@@ -229,6 +233,15 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 	case *shardkey.HashExpr:
 		tk.kind = kHash
 	case *shardkey.RangeExpr:
+		if m.Hashed != "" {
+			if err := s.mongoHashed(t, tk, m); err != nil {
+				return nil, err
+			}
+			if tk.kind == kHash {
+				break // a hashed prefix: placed as hash(field), below
+			}
+			return tk, nil
+		}
 		tk.kind = kRange
 		if tk.iso != nil {
 			tk.isoKeys = isoTuples(t, tk.cols, tk.iso)

@@ -123,3 +123,84 @@ func TestAdviseMongoExport(t *testing.T) {
 		t.Errorf("advise considered no range key on _id or created: %v", advise)
 	}
 }
+
+// TestMongoExportFixture runs score and advise on the checked-in
+// mongoexport workload, testdata/mongo/orders.jsonl (24 orders, one an
+// hour from 2024-03-01, ObjectIds made as drivers make them: creation
+// second, 5 fixed bytes, a counter; users 101..105) and queries.jsonl.
+// The expected values were worked outside this code, with Python's
+// hashlib from the algorithm text of mongodb_hashed.json:
+//
+//   - hash(_id) on 4 shards: the 24 hashed ObjectIds fall in the initial
+//     chunks (split points -I, 0, I; I = (2^63-1)/4*2) 7, 8, 2, 7 times.
+//   - {user_id: 1, _id: "hashed"}: sorted by (user_id, hashed _id), the
+//     4 chunks of 6 documents split at (102, -4339971321170325708),
+//     (103, 1349971383621328970), (104, 7143346506391592048): user 103's
+//     chunks are 1 and 2, user 104 with _id ...0b (hash
+//     -8284976433449329236) is chunk 2; so per-shard work is _id alone (30/s)
+//     and the created range (5/s) everywhere, user 103 (50/s) on shards 1
+//     and 2, the user-and-_id read (10/s) on shard 2: 35, 85, 95, 35.
+//   - _id and created grow with insert order: monotonic, r = 1.
+func TestMongoExportFixture(t *testing.T) {
+	type cand struct {
+		Key       string    `json:"key"`
+		ShardLoad []float64 `json:"shard_load"`
+		ShardWork []float64 `json:"shard_work"`
+		Monotonic bool      `json:"monotonic"`
+		Mono      float64   `json:"monotonicity"`
+		Verdict   string    `json:"verdict"`
+		Viable    *bool     `json:"viable"`
+		Rejection string    `json:"rejection"`
+		Score     *cand     `json:"score"`
+	}
+	run := func(args ...string) map[string]cand {
+		t.Helper()
+		code, out, errs := runCmd(t, "", append(args, "--rows", "testdata/mongo/orders.jsonl", "--queries", "testdata/mongo/queries.jsonl", "--engine", "mongodb", "--shards", "4", "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var r struct{ Candidates []cand }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		m := map[string]cand{}
+		for _, c := range r.Candidates {
+			if c.Score != nil {
+				c.Score.Rejection, c.Score.Viable = c.Rejection, c.Viable
+				c = *c.Score
+			}
+			m[c.Key] = c
+		}
+		return m
+	}
+	compound := `{user_id: 1, _id: "hashed"}`
+	score := run("score", "-k", "hash(_id)", "-k", "range(_id)", "-k", "range(created)", "-k", compound)
+	if got := fmt.Sprint(score["hash(_id)"].ShardLoad); got != "[7 8 2 7]" {
+		t.Errorf("hash(_id): documents per shard %s; MongoDB's hashed sharding gives [7 8 2 7]", got)
+	}
+	if got := fmt.Sprint(score[compound].ShardLoad); got != "[6 6 6 6]" {
+		t.Errorf("%s: documents per shard %s; want [6 6 6 6]", compound, got)
+	}
+	if got := fmt.Sprint(score[compound].ShardWork); got != "[35 85 95 35]" {
+		t.Errorf("%s: work per shard %s; want [35 85 95 35]", compound, got)
+	}
+	for _, k := range []string{"range(_id)", "range(created)", "hash(_id)"} {
+		if c := score[k]; !c.Monotonic || c.Mono != 1 {
+			t.Errorf("%s: monotonic %v (r = %v); want flagged, r = 1", k, c.Monotonic, c.Mono)
+		}
+	}
+	advise := run("advise")
+	if c, ok := advise["range(created)"]; !ok || c.Viable == nil || *c.Viable || !strings.Contains(c.Rejection, "created is monotonic") {
+		t.Errorf("advise range(created): %+v; want rejected as monotonic", c)
+	}
+	if _, ok := advise[compound]; !ok {
+		t.Errorf("advise under mongodb did not consider %s for user_id and _id bound together: %v", compound, advise)
+	}
+	named := run("advise", "-k", "range(_id)", "-k", "hash(_id)")
+	if c := named["range(_id)"]; c.Viable == nil || *c.Viable || !strings.Contains(c.Rejection, "_id is monotonic") {
+		t.Errorf("advise -k range(_id): %+v; want rejected as monotonic (an ObjectId begins with its creation second)", c)
+	}
+	if c := advise["hash(_id)"]; fmt.Sprint(c.ShardLoad) != "[7 8 2 7]" {
+		t.Errorf("advise hash(_id): documents per shard %v; want [7 8 2 7]", c.ShardLoad)
+	}
+}

@@ -22,7 +22,10 @@ type placement struct {
 	Shard  *int            `json:"shard"`
 	Server string          `json:"server,omitempty"`     // a named pool's server (ketama, ring)
 	Range  *[2]int32       `json:"hash_range,omitempty"` // Citus: the shard interval's min and max hash
-	Reason string          `json:"reason,omitempty"`
+	// ShardKey is the shard key MongoDB stores under a pattern (-k), its
+	// hashed field as NumberLong; Hash is then that hashed value.
+	ShardKey string `json:"shard_key,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 func runPlace(e *env, args []string) error {
@@ -33,8 +36,10 @@ func runPlace(e *env, args []string) error {
 	typ := fs.String("type", "", "column `type` of the values: int16, int32, int64, uint64, float32, float64, text, bytes (hex), uuid, timestamp,\nobjectid (24 hex digits), date (ms since the epoch or RFC 3339), bool, extjson (MongoDB Extended JSON v2);\ncomma-separated for a composite key, whose values are then JSON arrays ([11, \"abc\"]) (default: int64 for integers, else text)")
 	id := fs.String("id", "", "document `id` for an Elasticsearch index with routing_partition_size > 1 (each VALUE is the _routing)")
 	format := fs.String("format", "table", "output `format`: table or json")
+	pattern := fs.String("k", "", "a MongoDB shard key `pattern`, {a: 1, b: \"hashed\"} (--engine mongodb; values as JSON arrays),\nor range({a: 1, b: \"hashed\"}, bounds=[...]) with the split points of a ranged prefix")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: shardkey place --engine E [--shards N] [--type T] [--format json] VALUE ...
+       shardkey place --engine mongodb -k '{a: 1, b: "hashed"}' [--shards N] '[A, B]' ...
 
 Shows where each value lands on engine E: the engine's own hash value
 (Redis slot, Cassandra token, MongoDB hashed int64, Vitess keyspace id,
@@ -107,7 +112,20 @@ Flags:
 			return usageErr("no values: give them as arguments or on standard input")
 		}
 	}
-	out := make([]placement, 0, len(vals))
+	var out []placement
+	if *pattern != "" {
+		if eng.Name() != "mongodb" {
+			return usageErr("-k takes a MongoDB shard key pattern: use --engine mongodb")
+		}
+		p, err := mongoPattern(*pattern, types)
+		if err != nil {
+			return err
+		}
+		if out, err = placePattern(p, *shards, types, vals); err != nil {
+			return err
+		}
+		return writePatternPlacements(e, out, p, *pattern, *shards, *format)
+	}
 	for i, v := range vals {
 		key, err := parseKey(v, types)
 		if err != nil {

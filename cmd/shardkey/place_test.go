@@ -235,3 +235,84 @@ func TestPlaceForms(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceMongoPattern: place -k with MongoDB compound hashed keys. The
+// hashed values are the vectors file's (mongodb_hashed.json: String
+// 'user_1' -7652920880569912678, String 'a' 2780795045148116090, ObjectId
+// 5b2be413c06d924ab26ff9ca 2523394966799057167); the chunks are worked by
+// hand: a hashed prefix on 4 shards splits at -I, 0, I (I = (2^63-1)/4*2
+// = 4611686018427387902), so -7.65e18 is chunk 0 and 2.52e18 chunk 2; a
+// ranged prefix with split points 10, 20 puts user 7 in chunk 0, 10 in 1,
+// 25 in 2, and without them its chunk is unknown.
+func TestPlaceMongoPattern(t *testing.T) {
+	type pl struct {
+		Value    string
+		Hash     *int64
+		Shard    *int
+		ShardKey string `json:"shard_key"`
+		Reason   string
+	}
+	run := func(args ...string) []pl {
+		t.Helper()
+		code, out, errs := runCmd(t, "", append([]string{"place", "--engine", "mongodb", "--format", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var r []pl
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return r
+	}
+	show := func(p pl) string {
+		s := p.ShardKey
+		if p.Hash != nil {
+			s += fmt.Sprintf(" hash %d", *p.Hash)
+		}
+		if p.Shard != nil {
+			s += fmt.Sprintf(" shard %d", *p.Shard)
+		} else {
+			s += " shard unknown"
+		}
+		return s
+	}
+	check := func(got []pl, want ...string) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%d placements; want %d", len(got), len(want))
+		}
+		for i := range want {
+			if s := show(got[i]); s != want[i] {
+				t.Errorf("%s: %s; want %s", got[i].Value, s, want[i])
+			}
+		}
+	}
+	check(run("--shards", "4", "-k", `{_id: "hashed", user_id: 1}`, `["user_1", 7]`, `[{"$oid": "5b2be413c06d924ab26ff9ca"}, 1]`),
+		`{ _id: NumberLong("-7652920880569912678"), user_id: 7 } hash -7652920880569912678 shard 0`,
+		`{ _id: NumberLong("2523394966799057167"), user_id: 1 } hash 2523394966799057167 shard 2`)
+	check(run("--shards", "3", "-k", `range({user_id: 1, _id: "hashed"}, bounds=[10, 20])`, `[7, "user_1"]`, `[10, "a"]`, `[25, "a"]`),
+		`{ user_id: 7, _id: NumberLong("-7652920880569912678") } hash -7652920880569912678 shard 0`,
+		`{ user_id: 10, _id: NumberLong("2780795045148116090") } hash 2780795045148116090 shard 1`,
+		`{ user_id: 25, _id: NumberLong("2780795045148116090") } hash 2780795045148116090 shard 2`)
+	got := run("--shards", "3", "-k", `{user_id: 1, _id: "hashed"}`, "--type", "int32,text", `[7, "user_1"]`)
+	check(got, `{ user_id: 7, _id: NumberLong("-7652920880569912678") } hash -7652920880569912678 shard unknown`)
+	if !strings.Contains(got[0].Reason, "bounds=[...]") {
+		t.Errorf("reason %q does not say how to give split points", got[0].Reason)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "redis", "-k", `{a: 1}`, "1"}, "use --engine mongodb"},
+		{[]string{"--engine", "mongodb", "-k", `hash(a)`, "1"}, "MongoDB shard key pattern"},
+		{[]string{"--engine", "mongodb", "-k", `{a: 1, b: "hashed"}`, "--type", "int64", "[1, 2]"}, "1 types for the 2 fields"},
+		{[]string{"--engine", "mongodb", "-k", `range({a: "hashed", b: 1}, bounds=[1])`, "[1, 2]"}, "even split of the hash space"},
+		{[]string{"--engine", "mongodb", "--shards", "2", "-k", `range({a: 1, b: "hashed"}, bounds=[1, 2])`, "[1, 2]"}, "more than the 2 shards"},
+		{[]string{"--engine", "mongodb", "-k", `{a: 1, b: "hashed"}`, "[1]"}, "the shard key pattern has 2 fields, the key 1 values"},
+	} {
+		code, _, errs := runCmd(t, "", append([]string{"place"}, c.args...)...)
+		if code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("place %v: exit %d, %q; want an error with %q", c.args, code, errs, c.want)
+		}
+	}
+}

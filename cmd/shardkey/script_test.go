@@ -42,7 +42,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			in := filepath.Join(e.WorkDir, "in")
-			for _, d := range []string{"scenario/builtin", "scenario/benchmarks", "sqllog/testdata", "watch/testdata"} {
+			for _, d := range []string{"scenario/builtin", "scenario/benchmarks", "sqllog/testdata", "watch/testdata", "cmd/shardkey/testdata/mongo"} {
 				if err := copyFlat(filepath.Join(root, d), in); err != nil {
 					return err
 				}
