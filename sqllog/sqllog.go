@@ -72,9 +72,11 @@ func ReadFile(ctx context.Context, w *shardkey.Workload, file string, o Options)
 	if err != nil {
 		return err
 	}
-	if srcs, err = ordered(srcs, o); err != nil {
+	srcs, warns, err := ordered(srcs, o)
+	if err != nil {
 		return err
 	}
+	w.Warnings = append(w.Warnings, warns...)
 	if file == "-" {
 		file = stdinName
 	}
