@@ -53,7 +53,8 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// whole has the capacity (mean under it); otherwise scatter-gather
 	// work, not the whale, is what overloads the shards.
 	target := math.Max(1.5, 1.15*c.ExpectedMaxLoadRatio)
-	useCap := w.Capacity > 0 && c.MeanShardWork < w.Capacity
+	// The mean is per node when the capacity is a node's.
+	useCap := w.Capacity > 0 && c.MeanShardWork*float64(c.Shards)/float64(c.CapacityUnits()) < w.Capacity
 	// The rows' load ratio, or, without rows (a log), the work's.
 	ratio := func(x *sim.Candidate) float64 {
 		if x.LoadRatio > 0 {

@@ -13,7 +13,7 @@
 //	description: posts of a social app (seed 001)
 //	shards: 8
 //	nodes: 2                  # optional: the shards are slots on 2 nodes (per-node work, growth)
-//	capacity: 1000            # units of work/s one shard can do
+//	capacity: 1000            # units of work/s one shard can do (with nodes: one node, its slots' work summed)
 //	seed: 1
 //	tables:
 //	  - name: posts
