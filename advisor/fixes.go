@@ -89,6 +89,23 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if err != nil {
 		return
 	}
+	// Each dedicated shard is one fewer for the other values: isolating
+	// more whales can leave more shards over capacity than isolating
+	// fewer (workspace: the 5 largest left 14 over, 13 before). With a
+	// capacity, take the largest count that leaves the fewest shards (or
+	// nodes) over it.
+	if useCap {
+		for k := bestK - 1; k >= 1; k-- {
+			kk := fmt.Sprintf("isolate(%s, top=%d)%s", d.Default, k, rest)
+			x, err := sim.Score(w, kk, o)
+			if err != nil {
+				continue
+			}
+			if len(x.OverCapacity) < len(best.OverCapacity) {
+				best, key, bestK = x, kk, k
+			}
+		}
+	}
 	cols := mainColumns(c)
 	vals := make([]string, 0, bestK)
 	for i := 0; i < bestK && i < len(c.TopValues); i++ {
