@@ -201,6 +201,75 @@ func copies(srcs []source) ([]source, []error, error) {
 	return out, warns, nil
 }
 
+// CopiesAcross returns a usage error when two of logs (--log values, each
+// a file, directory or glob; "-" is left out) hold files whose
+// decompressed contents are the same log, one equal to or a prefix of the
+// other (postgresql.log given once plain and once as postgresql.log.gz):
+// its statements would be counted twice. Within one value such a copy is
+// left out with a warning (see copies); across values the user named
+// both, so both are refused. Problems opening files are left to the
+// readers.
+func CopiesAcross(logs []string) error {
+	if len(logs) < 2 {
+		return nil
+	}
+	type file struct {
+		src source
+		arg int
+	}
+	var all []file
+	for i, l := range logs {
+		if l == "-" {
+			continue
+		}
+		srcs, err := sources(l, nil)
+		if err != nil {
+			return nil
+		}
+		for _, s := range srcs {
+			if err := fingerprint(&s); err != nil {
+				return nil
+			}
+			all = append(all, file{s, i})
+		}
+	}
+	for i := range all {
+		for j := i + 1; j < len(all); j++ {
+			a, b := &all[i], &all[j]
+			if a.arg == b.arg || a.src.headLen == 0 || a.src.head != b.src.head || a.src.headLen != b.src.headLen {
+				continue
+			}
+			rel, _, err := compareContent(a.src.name, b.src.name)
+			if err != nil || rel == differ {
+				continue
+			}
+			what := "the same content (decompressed)"
+			if rel != same {
+				what = "the same log, one a prefix of the other (decompressed)"
+			}
+			return &shardkey.UsageError{Msg: fmt.Sprintf("%s and %s hold %s: its statements would be counted twice; give one of them", a.src.name, b.src.name, what)}
+		}
+	}
+	return nil
+}
+
+// fingerprint sets s.head and s.headLen from the first headBytes of its
+// decompressed content.
+func fingerprint(s *source) error {
+	r, closeR, err := openDecompressed(s.name)
+	if err != nil {
+		return err
+	}
+	defer closeR()
+	buf := make([]byte, headBytes)
+	n, err := io.ReadFull(r, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err
+	}
+	s.head, s.headLen = xxhash.Sum64(buf[:n]), n
+	return nil
+}
+
 // How the contents of two files relate (compareContent).
 const (
 	differ       = iota
