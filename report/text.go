@@ -199,7 +199,11 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s requests/s on %d shards, engine `%s`", numfmt.Num(r.Candidates[0].RequestsPerS), r.Shards, r.Engine)
 	if r.Capacity > 0 {
-		fmt.Fprintf(w, ", capacity %s units of work/s per shard", numfmt.Num(r.Capacity))
+		per := "shard"
+		if r.Candidates[0].CapacityPer == "node" {
+			per = "node (its slots' work summed)"
+		}
+		fmt.Fprintf(w, ", capacity %s units of work/s per %s", numfmt.Num(r.Capacity), per)
 	}
 	fmt.Fprint(w, ".\n\n")
 	fmt.Fprintln(w, "| rank | key | busiest shard (units/s) | x mean | work/s | fan-out mean | p99 | cross-shard txns | load ratio |")

@@ -117,6 +117,15 @@ func TestCapacityPerNode(t *testing.T) {
 			t.Errorf("score: no %q in\n%s", want, out)
 		}
 	}
+	code, out, errs = runCmd(t, "", "score", "--workload", file, "-k", "hash(id)", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("score markdown: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"capacity 300 units of work/s per node", "2 of 2 nodes over it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("score markdown: no %q in\n%s", want, out)
+		}
+	}
 	code, out, errs = runCmd(t, "", "score", "--workload", file, "-k", "hash(id)", "--format", "json")
 	if code != 0 {
 		t.Fatalf("score json: exit %d: %s", code, errs)
