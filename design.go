@@ -273,6 +273,17 @@ func (p *parser) int() int {
 		p.fail("expected a whole number")
 		return 0
 	}
+	if !p.eof() && p.src[p.pos] == '.' {
+		// 2.5 where a count goes: an error, not 2 and a puzzling "got '.'".
+		end := p.pos + 1
+		for end < len(p.src) && p.src[end] >= '0' && p.src[end] <= '9' {
+			end++
+		}
+		num := p.src[start:end]
+		p.pos = start
+		p.fail(fmt.Sprintf("%s: expected a whole number", num))
+		return 0
+	}
 	return n
 }
 

@@ -25,6 +25,7 @@ package advisor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,8 +50,10 @@ type Options struct {
 	Bootstrap int
 	Seed      int64
 	// Nodes, when set, places the Shards (then logical shards: slots) on
-	// nodes: the recommended design's score gets per-node work and load
-	// beside per-slot (sim.Candidate.Nodes), with growth to GrowTo nodes
+	// nodes: the capacity is a node's (every score's OverCapacity lists
+	// nodes, sim.Candidate.OnNodes), the recommended design's score gets
+	// per-node work and load beside per-slot (sim.Candidate.Nodes), with
+	// growth to GrowTo nodes
 	// (0: one more than there are) priced at RowBytes bytes a row (0:
 	// estimated from the sample's columns).
 	Nodes    *sim.Nodes
@@ -193,11 +196,19 @@ type Nums struct {
 	MaxShardWork float64 `json:"max_shard_work"`
 	WorkRatio    float64 `json:"work_ratio"`
 	WorkPerS     float64 `json:"work_per_s"`
+	// OverCapacity counts the shards over capacity, or the nodes when
+	// the capacity is a node's (slots over nodes); MaxNodeWork is then
+	// the busiest node's work, its slots' summed (units/s).
 	OverCapacity int     `json:"over_capacity"`
+	MaxNodeWork  float64 `json:"max_node_work,omitempty"`
 }
 
 func nums(c *sim.Candidate) *Nums {
-	return &Nums{MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, WorkPerS: c.WorkPerS, OverCapacity: len(c.OverCapacity)}
+	n := &Nums{MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, WorkPerS: c.WorkPerS, OverCapacity: len(c.OverCapacity)}
+	if c.CapacityPer == "node" {
+		n.MaxNodeWork = slices.Max(c.CapacityWork())
+	}
+	return n
 }
 
 // Recommend analyses w and returns the ranked advice. It fails only when
@@ -222,7 +233,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("no candidate keys: no operation filters on a column by equality or range; name keys with -k")
 	}
-	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers}
+	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers, Nodes: o.Nodes}
 	adv := &Advice{Workload: w.Name, Shards: o.Shards, Engine: o.Engine.Name(), Capacity: w.Capacity}
 	for _, e := range w.Warnings {
 		adv.Warnings = append(adv.Warnings, e.Error())

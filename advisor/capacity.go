@@ -25,7 +25,15 @@ type Capacity struct {
 	// ShardsNeeded is the fewest shards (doubling from the current count,
 	// up to 65,536) that leave no shard over capacity with every fix
 	// applied; 0 when none does (one key value alone exceeds a shard).
-	ShardsNeeded int `json:"shards_needed"`
+	// With slots over nodes (Per "node") the capacity is a node's:
+	// Nodes is the node count, and NodesNeeded the fewest nodes (the
+	// slots spread as they are now, contiguous or round-robin; up to one
+	// slot a node) that leave no node over it, 0 when none does;
+	// ShardsNeeded is then the slot count.
+	ShardsNeeded int    `json:"shards_needed"`
+	Per          string `json:"per,omitempty"`
+	Nodes        int    `json:"nodes,omitempty"`
+	NodesNeeded  int    `json:"nodes_needed,omitempty"`
 }
 
 // afterFixes applies every fix proposed for as to a copy of its workload
@@ -239,6 +247,29 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 		return nil
 	}
 	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: applied, NotSimulated: skipped}
+	if as.Score.CapacityPer == "node" && o.Nodes != nil {
+		// A node's capacity: more nodes share the same slots' work.
+		out.Per, out.Nodes, out.ShardsNeeded = "node", o.Nodes.Count, o.Shards
+		if len(c.OverCapacity) == 0 {
+			out.NodesNeeded = o.Nodes.Count
+			return out
+		}
+		how := o.Nodes.How
+		if how != "round-robin" {
+			how = "contiguous"
+		}
+		for n := o.Nodes.Count + 1; n <= o.Shards; n++ {
+			m, err := sim.NewNodes(o.Shards, n, how)
+			if err != nil {
+				break
+			}
+			if len(c.OnNodes(m).OverCapacity) == 0 {
+				out.NodesNeeded = n
+				break
+			}
+		}
+		return out
+	}
 	if len(c.OverCapacity) == 0 {
 		out.ShardsNeeded = o.Shards
 		return out
@@ -270,6 +301,9 @@ func capacityText(cp *Capacity, n int) string {
 		return ""
 	}
 	over := cp.Before.OverCapacity
+	if cp.Per == "node" {
+		return nodesCapacityText(cp)
+	}
 	who := fmt.Sprintf("%d of %d shards %s", over, n, plural(over, "exceeds", "exceed"))
 	if n == 1 {
 		who = "the only shard exceeds"
@@ -289,6 +323,29 @@ func capacityText(cp *Capacity, n int) string {
 		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the first of %d, %d, ... that does).", head, with, cp.ShardsNeeded, n*2, n*4)
 	}
 	return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's or every shard's share of scatter-gather; cache the hot reads, salt the hot writes, or move the scatter-gather operations off the serving shards.", head, with)
+}
+
+// nodesCapacityText is capacityText when the capacity is a node's (slots
+// over nodes): it counts nodes, each judged on its slots' summed work.
+func nodesCapacityText(cp *Capacity) string {
+	over, n := cp.Before.OverCapacity, cp.Nodes
+	who := fmt.Sprintf("%d of %d nodes %s", over, n, plural(over, "exceeds", "exceed"))
+	if n == 1 {
+		who = "the only node exceeds"
+	}
+	head := fmt.Sprintf("Over capacity: %s %s units/s, a node's work being its slots' summed (busiest node %s/s)", who, fmtF(cp.Capacity), fmtF(cp.Before.MaxNodeWork))
+	with := "no fix applies"
+	if len(cp.Applied) > 0 {
+		with = "with every proposed fix applied and re-simulated (" + strings.Join(cp.Applied, "; ") + ")"
+		if cp.After.OverCapacity == 0 {
+			return fmt.Sprintf("%s. %s, every node is under it: busiest node %s/s.", head, upper(with), fmtF(cp.After.MaxNodeWork))
+		}
+		with += fmt.Sprintf(", %d still %s (busiest node %s/s)", cp.After.OverCapacity, plural(cp.After.OverCapacity, "does", "do"), fmtF(cp.After.MaxNodeWork))
+	}
+	if cp.NodesNeeded > 0 {
+		return fmt.Sprintf("%s; %s. %d nodes bring every node under it (the %d slots spread over more nodes).", head, with, cp.NodesNeeded, cp.ShardsNeeded)
+	}
+	return fmt.Sprintf("%s; %s, and no node count up to one slot a node brings the busiest under it: one slot alone exceeds a node's capacity; cache the hot reads, salt the hot writes, or add slots.", head, with)
 }
 
 func upper(s string) string {

@@ -53,7 +53,8 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// whole has the capacity (mean under it); otherwise scatter-gather
 	// work, not the whale, is what overloads the shards.
 	target := math.Max(1.5, 1.15*c.ExpectedMaxLoadRatio)
-	useCap := w.Capacity > 0 && c.MeanShardWork < w.Capacity
+	// The mean is per node when the capacity is a node's.
+	useCap := w.Capacity > 0 && c.MeanShardWork*float64(c.Shards)/float64(c.CapacityUnits()) < w.Capacity
 	// The rows' load ratio, or, without rows (a log), the work's.
 	ratio := func(x *sim.Candidate) float64 {
 		if x.LoadRatio > 0 {
@@ -87,6 +88,23 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	best, err := sim.Score(w, key, o)
 	if err != nil {
 		return
+	}
+	// Each dedicated shard is one fewer for the other values: isolating
+	// more whales can leave more shards over capacity than isolating
+	// fewer (workspace: the 5 largest left 14 over, 13 before). With a
+	// capacity, take the largest count that leaves the fewest shards (or
+	// nodes) over it.
+	if useCap {
+		for k := bestK - 1; k >= 1; k-- {
+			kk := fmt.Sprintf("isolate(%s, top=%d)%s", d.Default, k, rest)
+			x, err := sim.Score(w, kk, o)
+			if err != nil {
+				continue
+			}
+			if len(x.OverCapacity) < len(best.OverCapacity) {
+				best, key, bestK = x, kk, k
+			}
+		}
 	}
 	cols := mainColumns(c)
 	vals := make([]string, 0, bestK)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardkey/shardkey/advisor"
 	"github.com/shardkey/shardkey/internal/numfmt"
+	"github.com/shardkey/shardkey/sim"
 )
 
 // WriteAdviceTable writes adv for a terminal: the summary, the ranked
@@ -234,7 +235,13 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 			break
 		}
 		c := as.Score
-		scale := math.Max(c.MaxShardWork, adv.Capacity)
+		// A node's capacity is not drawn against one slot's bar: the
+		// nodes table shows it.
+		capacity := adv.Capacity
+		if c.CapacityPer == "node" {
+			capacity = 0
+		}
+		scale := math.Max(c.MaxShardWork, capacity)
 		if scale <= 0 {
 			scale = 1
 		}
@@ -250,7 +257,7 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 				lab = fmt.Sprintf("shard %d (hash %s): %s units/s", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Num(x))
 			}
 			wk.Bars = append(wk.Bars, bar{X: float64(s) * bw, Y: base - h, W: math.Max(bw-1, 0.5), H: h,
-				Over: adv.Capacity > 0 && x > adv.Capacity, Label: lab})
+				Over: capacity > 0 && x > capacity, Label: lab})
 		}
 		wk.Labels = append(wk.Labels,
 			label{0, top - 6, fmt.Sprintf("busiest shard %s/s (%s the mean)", numfmt.Num(c.MaxShardWork), numfmt.Ratio(c.WorkRatio)), "start"},
@@ -260,8 +267,8 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 			wk.MeanY = base - c.MeanShardWork/scale*plot
 			wk.Labels = append(wk.Labels, label{width, wk.MeanY - 4, fmt.Sprintf("mean %s/s", numfmt.Num(c.MeanShardWork)), "end"})
 		}
-		if adv.Capacity > 0 {
-			wk.HasCap, wk.CapY = true, base-adv.Capacity/scale*plot
+		if capacity > 0 {
+			wk.HasCap, wk.CapY = true, base-capacity/scale*plot
 		}
 		fo := chart{Title: "fan-out per operation (mean shards asked)", Width: width, Height: height}
 		if n := len(c.Operations); n > 0 {
@@ -288,7 +295,42 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 		}
 		cands = append(cands, cd)
 	}
-	return adviceTmpl.Execute(w, map[string]any{"A": adv, "Cands": cands})
+	return adviceTmpl.Execute(w, map[string]any{"A": adv, "Cands": cands, "Nodes": nodesHTML(adv)})
+}
+
+// nodeRow is one node of the recommended design's slots-over-nodes
+// report, for the HTML page.
+type nodeRow struct {
+	Node, Slots int
+	Work, Load  float64
+	Over        bool
+}
+
+// nodesView is the recommended design's slots over nodes (the table and
+// Markdown formats' section), for the HTML page.
+type nodesView struct {
+	Key    string
+	R      *sim.NodesReport
+	Rows   []nodeRow
+	Growth []sim.Growth
+	PerCap bool // the capacity is a node's
+}
+
+func nodesHTML(adv *advisor.Advice) *nodesView {
+	if len(adv.Candidates) == 0 || adv.Candidates[0].Score.Nodes == nil {
+		return nil
+	}
+	c := adv.Candidates[0].Score
+	r := c.Nodes
+	v := &nodesView{Key: c.Key, R: r, Growth: r.Growth, PerCap: r.Capacity > 0}
+	over := map[int]bool{}
+	for _, k := range r.OverCapacity {
+		over[k] = true
+	}
+	for k := range r.NodeWork {
+		v.Rows = append(v.Rows, nodeRow{Node: k, Slots: r.NodeSlots[k], Work: r.NodeWork[k], Load: r.NodeLoad[k], Over: over[k]})
+	}
+	return v
 }
 
 var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "largest": largest}).Parse(`<!doctype html>
@@ -298,11 +340,11 @@ var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pc
 body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d232a}
 table{border-collapse:collapse;width:100%;font-size:14px}th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f3f4f6;padding:0 .2rem}
-.bar{fill:#3b6ea5}.over{fill:#c0392b}.cap{stroke:#111;stroke-dasharray:4 3}.fix{background:#f6f8fa;border-left:3px solid #3b6ea5;padding:.3rem .6rem;margin:.3rem 0}
+.bar{fill:#3b6ea5}.over{fill:#c0392b}.cap{stroke:#111;stroke-dasharray:4 3}.overrow td{color:#c0392b}.fix{background:#f6f8fa;border-left:3px solid #3b6ea5;padding:.3rem .6rem;margin:.3rem 0}
 svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;paint-order:stroke;stroke:#fafafa;stroke-width:3px}.mean{stroke:#888;stroke-dasharray:2 2}figcaption{font-size:13px;color:#555}.legend{margin:.2rem 0;columns:2}
 </style></head><body>
 <h1>Shard key advice: {{.A.Workload}}</h1>
-<p>{{shards .A.Shards}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per shard{{end}}.</p>
+<p>{{shards .A.Shards}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
 {{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
@@ -314,6 +356,16 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{if .Ranges}}<h3>Citus shard intervals</h3><p>Each shard's interval of the hash space, as pg_dist_shard lists it (<code>shardminvalue..shardmaxvalue</code>), beside its figures.</p><table><tr><th>shard</th><th>hash interval</th><th>work/s</th><th>load</th></tr>{{range .Ranges}}<tr><td class="n">{{.Shard}}</td><td><code>{{.Range}}</code></td><td class="n">{{num .Work}}</td><td class="n">{{num .Load}}</td></tr>{{end}}</table>{{if .More}}<p>{{.More}} more shards (the 10 busiest are shown; JSON's <code>shard_hash_ranges</code> has every one).</p>{{end}}{{end}}
 {{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} shards each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
 {{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}
+{{end}}
+{{with .Nodes}}<h2>Slots over nodes: <code>{{.Key}}</code></h2>
+<p>{{.R.Slots}} slots over {{.R.Nodes}} nodes ({{.R.Assignment}}); max/mean per node: work {{printf "%.2f" .R.NodeWorkRatio}}x, load {{printf "%.2f" .R.NodeLoadRatio}}x.{{if .PerCap}} Capacity {{num .R.Capacity}} units of work/s per node (its slots' work summed): {{len .R.OverCapacity}} of {{.R.Nodes}} nodes over it.{{end}}</p>
+<table><tr><th>node</th><th>slots</th><th>work (units/s)</th><th>load</th>{{if .PerCap}}<th>over capacity</th>{{end}}</tr>
+{{range .Rows}}<tr{{if .Over}} class="overrow"{{end}}><td class="n">{{.Node}}</td><td class="n">{{.Slots}}</td><td class="n">{{num .Work}}</td><td class="n">{{num .Load}}</td>{{if $.Nodes.PerCap}}<td>{{if .Over}}yes{{else}}no{{end}}</td>{{end}}</tr>
+{{end}}</table>
+{{if .Growth}}<p>Growth {{(index .Growth 0).From}} &rarr; {{(index .Growth 0).To}} nodes, measured on the row sample:</p>
+<table><tr><th>placement</th><th>keys moved</th><th>rows moved</th><th>rows</th><th>max/mean rows after</th></tr>
+{{range .Growth}}<tr><td>{{.Placement}}</td><td class="n">{{pct .KeysMoved}}</td><td class="n">{{pct .RowsMoved}}</td><td class="n">{{num .Rows}}</td><td class="n">{{num .BalanceAfter}}</td></tr>
+{{end}}</table>{{else}}<p>Growth: unknown (no row sample of a hash-keyed table).</p>{{end}}
 {{end}}
 <h2>Which choice could still change in two years</h2><ul>{{range .A.Durable}}<li>{{.}}</li>{{end}}</ul>
 {{range .A.Flags}}<p><b>flag:</b> {{.}}</p>{{end}}

@@ -36,6 +36,9 @@ func (r *Score) WriteTable(w io.Writer) error {
 	capText := "capacity not given"
 	if r.Capacity > 0 {
 		capText = "capacity " + numfmt.Num(r.Capacity) + " units of work/s per shard"
+		if c0.CapacityPer == "node" {
+			capText = "capacity " + numfmt.Num(r.Capacity) + " units of work/s per node (its slots' work summed)"
+		}
 	}
 	fmt.Fprintf(w, "%s requests/s on %d shards, %s, engine %s\n\n", numfmt.Num(c0.RequestsPerS), r.Shards, capText, r.Engine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -49,6 +52,9 @@ func (r *Score) WriteTable(w io.Writer) error {
 		over := "-"
 		if r.Capacity > 0 {
 			over = fmt.Sprintf("%d of %d", len(c.OverCapacity), c.Shards)
+			if c.CapacityPer == "node" {
+				over = fmt.Sprintf("%d of %d nodes", len(c.OverCapacity), c.CapacityUnits())
+			}
 		}
 		fan, p99, workRatio, load := orDash(c)
 		fmt.Fprintf(tw, "%d\t%s\t%s/s\t%s\t%s/s\t%s\t%s\t%s\t%s\t%s\n", i+1, c.Key, numfmt.Num(c.MaxShardWork), workRatio,
@@ -77,8 +83,12 @@ func (r *Score) WriteTable(w io.Writer) error {
 	return nil
 }
 
-// bars draws per-shard work against capacity.
+// bars draws per-shard work against capacity (a shard's; a node's
+// capacity is drawn in the nodes report, not against one slot).
 func bars(w io.Writer, c *sim.Candidate, capacity float64) {
+	if c.CapacityPer == "node" {
+		capacity = 0
+	}
 	scale := c.MaxShardWork
 	if capacity > scale {
 		scale = capacity
@@ -190,7 +200,11 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s requests/s on %d shards, engine `%s`", numfmt.Num(r.Candidates[0].RequestsPerS), r.Shards, r.Engine)
 	if r.Capacity > 0 {
-		fmt.Fprintf(w, ", capacity %s units of work/s per shard", numfmt.Num(r.Capacity))
+		per := "shard"
+		if r.Candidates[0].CapacityPer == "node" {
+			per = "node (its slots' work summed)"
+		}
+		fmt.Fprintf(w, ", capacity %s units of work/s per %s", numfmt.Num(r.Capacity), per)
 	}
 	fmt.Fprint(w, ".\n\n")
 	fmt.Fprintln(w, "| rank | key | busiest shard (units/s) | x mean | work/s | fan-out mean | p99 | cross-shard txns | load ratio |")

@@ -68,19 +68,19 @@ func Build(s *Spec, variant string) (*shardkey.Workload, error) {
 		w.Shards = DefaultShards
 	}
 	if w.Shards < 1 || w.Shards > shardkey.MaxShards {
-		return nil, shardkey.Errorf(b.file, 0, "shards", "%d: must be in 1..%d", s.Shards, shardkey.MaxShards)
+		return nil, shardkey.Errorf(b.file, s.line("shards"), "shards", "%d: must be in 1..%d", s.Shards, shardkey.MaxShards)
 	}
 	if w.Nodes < 0 || w.Nodes > w.Shards {
-		return nil, shardkey.Errorf(b.file, 0, "nodes", "%d: must be in 1..shards (%d), the nodes the shards are placed on", s.Nodes, w.Shards)
+		return nil, shardkey.Errorf(b.file, s.line("nodes"), "nodes", "%d: must be in 1..shards (%d), the nodes the shards are placed on", s.Nodes, w.Shards)
 	}
 	if w.Capacity < 0 || math.IsNaN(w.Capacity) || math.IsInf(w.Capacity, 0) {
-		return nil, shardkey.Errorf(b.file, 0, "capacity", "%v: must be a non-negative number", s.Capacity)
+		return nil, shardkey.Errorf(b.file, s.line("capacity"), "capacity", "%v: must be a non-negative number", s.Capacity)
 	}
 	if s.ParamSamples == 0 {
 		s.ParamSamples = DefaultParamSamples
 	}
 	if s.ParamSamples < 1 || s.ParamSamples > 1<<22 {
-		return nil, shardkey.Errorf(b.file, 0, "param_samples", "%d: must be in 1..4194304", s.ParamSamples)
+		return nil, shardkey.Errorf(b.file, s.line("param_samples"), "param_samples", "%d: must be in 1..4194304", s.ParamSamples)
 	}
 	if len(s.Tables) == 0 {
 		return nil, shardkey.Errorf(b.file, 0, "tables", "a scenario needs at least one table")
@@ -103,7 +103,7 @@ func Build(s *Spec, variant string) (*shardkey.Workload, error) {
 	}
 	for _, c := range w.Candidates {
 		if _, err := shardkey.ParseDesign(c); err != nil {
-			return nil, shardkey.Errorf(b.file, 0, "candidates", "%v", err)
+			return nil, shardkey.Errorf(b.file, s.line("candidates:"+c), "candidates", "%v", err)
 		}
 	}
 	if err := w.Validate(); err != nil {

@@ -69,6 +69,26 @@ func TestDeterministic(t *testing.T) {
 }
 
 // TestBadSpecs: errors name the file, the line and the field.
+// TestVariantWholeNumbers: a variant that sets an integer (shards, rows,
+// distinct) to 2.5 is an error at its line, not 2.
+func TestVariantWholeNumbers(t *testing.T) {
+	base := "name: x\ntables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: id, gen: uniform, distinct: 5}\n"
+	for set, want := range map[string]string{
+		"{shards: 2.5}":          "x.yaml:8: variants.v.set.shards: 2.5: want a whole number",
+		"{t.rows: 3.5}":          "x.yaml:8: variants.v.set.t.rows: 3.5: want a whole number",
+		"{t.id.distinct: 4.5}":   "x.yaml:8: variants.v.set.t.id.distinct: 4.5: want a whole number",
+		"{shards: 3, t.rows: 7}": "",
+	} {
+		s, err := Parse([]byte(base+"variants:\n  - {name: v, set: "+set+"}\n"), "x.yaml")
+		if err == nil {
+			_, err = Build(s, "v")
+		}
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("set %s: error %v; want %q", set, err, want)
+		}
+	}
+}
+
 func TestBadSpecs(t *testing.T) {
 	base := "name: x\ntables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: id, gen: sequential}\n"
 	for _, c := range []struct{ spec, want string }{
@@ -78,7 +98,20 @@ func TestBadSpecs(t *testing.T) {
 		{"name: x\ntables:\n  - name: t\n    rowz: 5\n", "x.yaml:4: field rowz not found"},
 		{"name: x\ntables:\n  - name: t\n    columns:\n      - {name: a, gen: uniform, distinc: 5}\n", "x.yaml:5: field distinc not found"},
 		{"name: x\n", "x.yaml: tables: a scenario needs at least one table"},
-		{base + "shards: -1\n", "x.yaml: shards: -1"},
+		{base + "shards: -1\n", "x.yaml:7: shards: -1"},
+		// Top-level fields' errors carry their line; a fraction where a
+		// whole number goes is an error (the YAML decoder truncated 2.5
+		// to 2), in the spec's fields, the variants' and the keys'.
+		{base + "shards: 2.5\n", "x.yaml:7: shards: 2.5: want a whole number"},
+		{base + "shards: 4\nnodes: 1.5\n", "x.yaml:8: nodes: 1.5: want a whole number"},
+		{base + "shards: 4\nnodes: 9\n", "x.yaml:8: nodes: 9: must be in 1..shards (4)"},
+		{base + "capacity: -3\n", "x.yaml:7: capacity: -3: must be a non-negative number"},
+		{base + "param_samples: 0.5\n", "x.yaml:7: param_samples: 0.5: want a whole number"},
+		{"name: x\ntables:\n  - name: t\n    rows: 10.5\n    columns:\n      - {name: id, gen: sequential}\n", "x.yaml:4: tables.t.rows: 10.5: want a whole number"},
+		{"name: x\ntables:\n  - name: t\n    columns:\n      - {name: a, gen: uniform, distinct: 7.25}\n", "x.yaml:5: tables.t.columns.a.distinct: 7.25: want a whole number"},
+		{"name: x\ntables:\n  - name: t\n    rows: 1e3\n    columns:\n      - {name: id, gen: sequential}\n", ""},
+		{base + "candidates:\n  - hash(id)\n  - salt(hash(id), 2.5, top=1)\n", "x.yaml:9: candidates: key \"salt(hash(id), 2.5, top=1)\": at 16: 2.5: expected a whole number"},
+		{base + "candidates: [\"isolate(hash(id), top=1.5)\"]\n", "x.yaml:7: candidates: key \"isolate(hash(id), top=1.5)\": at 23: 1.5: expected a whole number"},
 		{base + "operations:\n  - {name: r, table: t, where: {nope: \"?\"}}\n", "x.yaml:8: operations.r.where.nope: table t has no column \"nope\""},
 		{base + "operations:\n  - {name: r, table: u}\n", "x.yaml:8: operations.r.table: no table \"u\""},
 		{base + "operations:\n  - {name: r, table: t, rate: -5}\n", "x.yaml:8: operations.r.rate"},

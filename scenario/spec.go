@@ -13,7 +13,7 @@
 //	description: posts of a social app (seed 001)
 //	shards: 8
 //	nodes: 2                  # optional: the shards are slots on 2 nodes (per-node work, growth)
-//	capacity: 1000            # units of work/s one shard can do
+//	capacity: 1000            # units of work/s one shard can do (with nodes: one node, its slots' work summed)
 //	seed: 1
 //	tables:
 //	  - name: posts
@@ -66,10 +66,12 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -99,7 +101,15 @@ type Spec struct {
 	ParamSamples int `yaml:"param_samples"`
 
 	file string
+	// lines holds the line of each top-level field's value, and of each
+	// candidate key (by its text, "candidates:" + key; the base list's
+	// and the variants'), for errors found after parsing.
+	lines map[string]int
 }
+
+// line returns the line of a top-level field (or "candidates:" + key) in
+// the spec, 0 when it is not there (a default, a built value).
+func (s *Spec) line(field string) int { return s.lines[field] }
 
 // TableSpec describes one table.
 type TableSpec struct {
@@ -264,7 +274,130 @@ func Parse(data []byte, file string) (*Spec, error) {
 	if err := dec.Decode(&extra); err != io.EOF {
 		return nil, shardkey.Errorf(file, extra.Line, "", "more than one YAML document")
 	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlErr(file, err)
+	}
+	if len(root.Content) == 1 {
+		doc := root.Content[0]
+		if err := wholeNumbers(file, doc, reflect.TypeOf(Spec{}), ""); err != nil {
+			return nil, err
+		}
+		s.lines = fieldLines(doc)
+	}
 	return s, nil
+}
+
+// fieldLines returns the line of each top-level field's value of a spec
+// document and of each candidate key (see Spec.lines).
+func fieldLines(doc *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	cands := func(seq *yaml.Node) {
+		if seq.Kind != yaml.SequenceNode {
+			return
+		}
+		for _, c := range seq.Content {
+			if _, ok := lines["candidates:"+c.Value]; !ok {
+				lines["candidates:"+c.Value] = c.Line
+			}
+		}
+	}
+	if doc.Kind != yaml.MappingNode {
+		return lines
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		lines[k.Value] = v.Line
+		switch k.Value {
+		case "candidates":
+			cands(v)
+		case "variants":
+			if v.Kind != yaml.SequenceNode {
+				continue
+			}
+			for _, vs := range v.Content {
+				if vs.Kind != yaml.MappingNode {
+					continue
+				}
+				for j := 0; j+1 < len(vs.Content); j += 2 {
+					if vs.Content[j].Value == "candidates" {
+						cands(vs.Content[j+1])
+					}
+				}
+			}
+		}
+	}
+	return lines
+}
+
+// wholeNumbers returns an error for a number with a fraction (2.5) where
+// the spec's field is an integer (shards, nodes, rows, distinct, ...): the
+// YAML decoder truncates it to 2 without a word (go.yaml.in/yaml/v3,
+// decode.go, unmarshal of a float into an int kind). It walks the document
+// n against the Go type t; field is the path so far, for the message.
+func wholeNumbers(file string, n *yaml.Node, t reflect.Type, field string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeOf(yaml.Node{}) {
+		return nil // read by the builder, which checks its values
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return nil // the decoder has said what is wrong
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			for j := 0; j < t.NumField(); j++ {
+				f := t.Field(j)
+				if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == k.Value {
+					name := k.Value
+					if field != "" {
+						name = field + "." + k.Value
+					}
+					if err := wholeNumbers(file, v, f.Type, name); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	case reflect.Slice:
+		if n.Kind == yaml.SequenceNode {
+			for i, c := range n.Content {
+				// An element by its name, as the builder's messages name
+				// it (operations.NAME.rate); by its index when it has none.
+				name := fmt.Sprintf("%s[%d]", field, i)
+				if c.Kind == yaml.MappingNode {
+					for j := 0; j+1 < len(c.Content); j += 2 {
+						if c.Content[j].Value == "name" && c.Content[j+1].Kind == yaml.ScalarNode {
+							name = field + "." + c.Content[j+1].Value
+						}
+					}
+				}
+				if err := wholeNumbers(file, c, t.Elem(), name); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Map:
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if err := wholeNumbers(file, n.Content[i+1], t.Elem(), field+"."+n.Content[i].Value); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!float" {
+			return nil
+		}
+		if x, err := strconv.ParseFloat(n.Value, 64); err != nil || x != math.Trunc(x) {
+			return shardkey.Errorf(file, n.Line, field, "%s: want a whole number", n.Value)
+		}
+	}
+	return nil
 }
 
 // yamlErr turns "yaml: line 3: msg" into file:3: msg.

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,10 +70,22 @@ func (s *Spec) set(key string, n *yaml.Node) error {
 		}
 		return x, nil
 	}
+	// whole reads an integer field (shards, rows, distinct): 2.5 is an
+	// error, not 2.
+	whole := func() (int, error) {
+		x, err := f()
+		if err != nil {
+			return 0, err
+		}
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return 0, fmt.Errorf("%s: want a whole number", n.Value)
+		}
+		return int(x), nil
+	}
 	switch key {
 	case "shards":
-		x, err := f()
-		s.Shards = int(x)
+		x, err := whole()
+		s.Shards = x
 		return err
 	case "capacity":
 		x, err := f()
@@ -96,8 +109,8 @@ func (s *Spec) set(key string, n *yaml.Node) error {
 			continue
 		}
 		if len(parts) == 2 && parts[1] == "rows" {
-			x, err := f()
-			t.Rows = int(x)
+			x, err := whole()
+			t.Rows = x
 			return err
 		}
 		if len(parts) != 3 {
@@ -115,6 +128,9 @@ func (s *Spec) set(key string, n *yaml.Node) error {
 			case "celebrity":
 				c.Celebrity = x
 			case "distinct":
+				if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+					return fmt.Errorf("%s: want a whole number", n.Value)
+				}
 				c.Distinct = int(x)
 			case "s":
 				c.S = x

@@ -50,9 +50,16 @@ type Candidate struct {
 	Operations []OpScore `json:"operations"`
 
 	// Capacity is the work one shard can do (units/s; 0: not given) and
-	// OverCapacity the shards whose work exceeds it.
+	// OverCapacity the shards whose work exceeds it. With slots over
+	// nodes (Options.Nodes, OnNodes) the capacity is a node's, judged on
+	// the sum of its slots' work: CapacityPer is "node" and OverCapacity
+	// lists nodes (0-based), not slots.
 	Capacity     float64 `json:"capacity"`
+	CapacityPer  string  `json:"capacity_per,omitempty"`
 	OverCapacity []int   `json:"over_capacity"`
+	// nodes is the placement capacity is judged per node of; nil: per
+	// shard.
+	nodes *Nodes
 
 	// Key characteristics of the main table's key (the keyed table with
 	// the most rows); Tables has them for every keyed table.
@@ -130,7 +137,10 @@ func Score(w *shardkey.Workload, design string, o Options) (*Candidate, error) {
 // transaction fraction), without key statistics, operations or
 // rebalancing: what a bootstrap replicate needs.
 func (s *Scheme) Headline(p *Partial) *Candidate {
-	c := &Candidate{Key: s.Design.Text, Engine: s.Engine.Name(), Shards: s.N, Capacity: s.w.Capacity}
+	c := &Candidate{Key: s.Design.Text, Engine: s.Engine.Name(), Shards: s.N, Capacity: s.w.Capacity, nodes: s.nodes}
+	if s.nodes != nil {
+		c.CapacityPer = "node"
+	}
 	c.ShardWork = p.ShardWork()
 	c.WorkRatio, c.MaxShardWork, c.MeanShardWork = ratio(c.ShardWork)
 	c.ShardLoad = p.ShardLoad()
@@ -172,7 +182,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	if c.RequestsPerS > 0 && len(hist) > 1 {
 		c.SingleShardFraction = hist[1] / c.RequestsPerS
 	}
-	c.OverCapacity = overCapacity(c.ShardWork, w.Capacity)
+	c.OverCapacity = overCapacity(c.CapacityWork(), w.Capacity)
 	main := -1
 	for ti, tk := range s.tables {
 		if tk.kind == kUnplaced || tk.kind == kReplicate {
@@ -462,6 +472,40 @@ func (c *Candidate) WithCapacity(capacity float64) *Candidate {
 	}
 	cc := *c
 	cc.Capacity = capacity
-	cc.OverCapacity = overCapacity(cc.ShardWork, capacity)
+	cc.OverCapacity = overCapacity(cc.CapacityWork(), capacity)
 	return &cc
+}
+
+// OnNodes returns c with its capacity judged per node of m (whose slot
+// count must be c's shard count): a copy whose OverCapacity lists the
+// nodes whose slots' work, summed, exceeds the capacity, CapacityPer
+// "node". A node is the machine the capacity is a figure of; its slots
+// share it, so four slots at 60% of it each put the node at 240%.
+func (c *Candidate) OnNodes(m *Nodes) *Candidate {
+	if m == nil || len(m.Node) != c.Shards {
+		return c
+	}
+	cc := *c
+	cc.nodes, cc.CapacityPer = m, "node"
+	cc.OverCapacity = overCapacity(cc.CapacityWork(), cc.Capacity)
+	return &cc
+}
+
+// CapacityWork returns the work (units/s) of each unit capacity is judged
+// on: per node when c's capacity is a node's (see OnNodes), else per
+// shard (ShardWork itself).
+func (c *Candidate) CapacityWork() []float64 {
+	if c.nodes != nil {
+		return c.nodes.Sum(c.ShardWork)
+	}
+	return c.ShardWork
+}
+
+// CapacityUnits returns how many units capacity is judged on: nodes or
+// shards.
+func (c *Candidate) CapacityUnits() int {
+	if c.nodes != nil {
+		return c.nodes.Count
+	}
+	return c.Shards
 }

@@ -311,7 +311,11 @@ type NodesReport struct {
 	NodeWorkRatio float64   `json:"node_work_ratio"`
 	NodeLoad      []float64 `json:"node_load"` // row weight per node
 	NodeLoadRatio float64   `json:"node_load_ratio"`
-	Growth        []Growth  `json:"growth"`
+	// Capacity is the work one node can do (units/s; 0: not given) and
+	// OverCapacity the nodes whose work (their slots' summed) exceeds it.
+	Capacity     float64  `json:"capacity"`
+	OverCapacity []int    `json:"over_capacity"`
+	Growth       []Growth `json:"growth"`
 }
 
 // NodesReport returns c's per-node figures under m and growth to n nodes.
@@ -325,6 +329,7 @@ func (s *Scheme) NodesReport(c *Candidate, m *Nodes, n int) *NodesReport {
 	r.NodeWorkRatio, _, _ = ratio(r.NodeWork)
 	r.NodeLoad = m.Sum(c.ShardLoad)
 	r.NodeLoadRatio, _, _ = ratio(r.NodeLoad)
+	r.Capacity, r.OverCapacity = c.Capacity, overCapacity(r.NodeWork, c.Capacity)
 	r.Growth = s.Growth(m, n)
 	if r.Growth == nil {
 		r.Growth = []Growth{}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -136,4 +137,34 @@ func equalFloats(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestOnNodes: a node's capacity is judged on its slots' summed work.
+// Slots doing 100, 200, 100 and 50 units/s, capacity 250: no slot is over
+// it; contiguous on 2 nodes (slots 0-1, 2-3) node 0 does 300 (over) and
+// node 1 150; round-robin (slots 0 and 2, 1 and 3) 200 and 250, the
+// second exactly at capacity, which is not over it.
+func TestOnNodes(t *testing.T) {
+	c := &Candidate{Shards: 4, ShardWork: []float64{100, 200, 100, 50}, Capacity: 250}
+	c.OverCapacity = overCapacity(c.CapacityWork(), c.Capacity)
+	if len(c.OverCapacity) != 0 || c.CapacityUnits() != 4 {
+		t.Fatalf("per slot: over %v of %d; want none of 4", c.OverCapacity, c.CapacityUnits())
+	}
+	for how, want := range map[string]string{"contiguous": "[0]", "round-robin": "[]"} {
+		m, err := NewNodes(4, 2, how)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := c.OnNodes(m)
+		if got := fmt.Sprint(n.OverCapacity); got != want || n.CapacityPer != "node" || n.CapacityUnits() != 2 {
+			t.Errorf("%s: over %s (per %q, of %d); want %s per node of 2", how, got, n.CapacityPer, n.CapacityUnits(), want)
+		}
+		// The capacity stays a node's when recomputed for another.
+		if got := fmt.Sprint(n.WithCapacity(150).OverCapacity); got != map[string]string{"contiguous": "[0]", "round-robin": "[0 1]"}[how] {
+			t.Errorf("%s: at capacity 150, over %s", how, got)
+		}
+	}
+	if len(c.OverCapacity) != 0 {
+		t.Errorf("OnNodes changed its receiver: %v", c.OverCapacity)
+	}
 }

@@ -27,6 +27,11 @@ type Options struct {
 	// Workers is the number of goroutines scoring one candidate; <= 0
 	// means GOMAXPROCS.
 	Workers int
+	// Nodes, when set and its slot count is Shards, places the shards
+	// (slots) on nodes: the workload's capacity is a node's, judged on
+	// the sum of its slots' work (Candidate.OnNodes). At another shard
+	// count it is left out (per-shard capacity).
+	Nodes *Nodes
 }
 
 type keyKind uint8
@@ -53,6 +58,8 @@ type Scheme struct {
 	// boundsFromTraffic: range boundaries were taken from the values the
 	// statements bind (no row sample).
 	boundsFromTraffic bool
+	// nodes places the shards on nodes for capacity (Options.Nodes).
+	nodes *Nodes
 }
 
 // tableKey is one table's compiled key.
@@ -104,6 +111,9 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 		eng = partition.Generic{}
 	}
 	s := &Scheme{Design: d, N: o.Shards, Engine: eng, w: w, tables: make([]*tableKey, len(w.Tables))}
+	if o.Nodes != nil && len(o.Nodes.Node) == o.Shards {
+		s.nodes = o.Nodes
+	}
 	for name := range d.Tables {
 		if w.Table(name) == nil {
 			return nil, fmt.Errorf("key %q: no table %q (tables: %s)", d.Text, name, strings.Join(tableNames(w), ", "))

@@ -121,6 +121,8 @@ type session struct {
 
 type badShape struct {
 	text  string
+	file  string // where it was first seen
+	sql   string // as it was first seen (clipped), for noneParsed
 	line  int
 	count int
 	err   error
@@ -185,7 +187,7 @@ func (a *agg) add(entries []entry, results []result) error {
 				if len(a.bad) >= 1000 {
 					continue
 				}
-				b = &badShape{text: r.t.text, line: e.line, err: r.t.err}
+				b = &badShape{text: r.t.text, sql: clip(e.sql, 80), file: e.file, line: e.line, err: r.t.err}
 				a.bad[r.t.text] = b
 				a.badList = append(a.badList, b)
 			}

@@ -110,6 +110,32 @@ func (a *agg) finish() error {
 	return nil
 }
 
+// noneParsed returns an error when statements were read but none of them
+// parsed (in dialect d) and no operation came of the log: a workload of no
+// operations is not what the log holds, and the parse errors, otherwise
+// one warning among others, are the answer. It names the file and line of
+// the first unparsable statement and lists the first three shapes' errors,
+// each at its file:line.
+func (a *agg) noneParsed(d Dialect) error {
+	if a.badN == 0 || len(a.opList) > 0 || len(a.txnList) > 0 {
+		return nil
+	}
+	var parts []string
+	for i, b := range a.badList {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more shapes", len(a.badList)-3))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d: %v (%q)", b.file, b.line, b.err, b.sql))
+	}
+	what := fmt.Sprintf("none of its %d statements", a.badN)
+	if a.badN == 1 {
+		what = "its one statement"
+	}
+	first := a.badList[0]
+	return shardkey.Errorf(first.file, first.line, "", "no statement could be read: %s could be parsed as %s SQL: %s", what, map[Dialect]string{Postgres: "PostgreSQL", MySQL: "MySQL"}[d], strings.Join(parts, "; "))
+}
+
 // endSessionSorted commits the open transactions of every session at the
 // end of the log, in session order (deterministic).
 func (a *agg) endSessionSorted() {

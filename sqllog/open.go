@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
@@ -25,7 +26,16 @@ type source struct {
 	name string
 	r    io.Reader // already open (Read, standard input); nil: open name
 	size int64     // bytes on disk; -1 unknown
+	// head is the xxhash64 of the first headBytes of the decompressed
+	// content, headLen how many bytes that was (set by ordered, which
+	// finds copies of one log with it).
+	head    uint64
+	headLen int
 }
+
+// headBytes is how much of each file's decompressed content ordered
+// hashes to find candidate copies.
+const headBytes = 64 << 10
 
 // open returns the source's raw bytes.
 func (s *source) open() (io.ReadCloser, error) {
@@ -100,20 +110,26 @@ func sources(spec string, stdin io.Reader) ([]source, error) {
 // else by its modification time; ties by name. Rotation names do not
 // sort by time (postgresql.log.1 is newer than postgresql.log.2.gz), so
 // names only break ties.
-func ordered(srcs []source, o Options) ([]source, error) {
+//
+// A file whose decompressed content is that of another file of the set
+// (postgresql.log and the postgresql.log.gz made from it), or the start of
+// another's (a copy taken before the log grew), holds only statements the
+// other holds: it is left out, with a warning naming both, so that no
+// statement is counted twice (see copies).
+func ordered(srcs []source, o Options) ([]source, []error, error) {
 	if len(srcs) < 2 {
-		return srcs, nil
+		return srcs, nil, nil
 	}
 	keys := make([]int64, len(srcs))
 	for i := range srcs {
 		ts, ok, err := firstTime(&srcs[i], o)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok {
 			fi, err := os.Stat(srcs[i].name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			ts = fi.ModTime().UnixMicro()
 		}
@@ -134,7 +150,188 @@ func ordered(srcs []source, o Options) ([]source, error) {
 	for i, j := range idx {
 		out[i] = srcs[j]
 	}
-	return out, nil
+	return copies(out)
+}
+
+// copies leaves out of srcs (in time order) each file whose decompressed
+// content equals, or is a prefix of, another's, and returns a warning for
+// each naming both. Files are compared byte for byte, only when the
+// hashes of their first headBytes agree, so a set without copies costs
+// nothing more than ordered's probe. Of two identical files the first in
+// time order (then by name: postgresql.log before postgresql.log.gz) is
+// kept; of a prefix and the whole, the whole.
+func copies(srcs []source) ([]source, []error, error) {
+	drop := make([]bool, len(srcs))
+	var warns []error
+	for i := range srcs {
+		for j := i + 1; j < len(srcs) && !drop[i]; j++ {
+			a, b := &srcs[i], &srcs[j]
+			if drop[j] || a.headLen == 0 || b.headLen == 0 {
+				continue
+			}
+			// A prefix of at least headBytes has the other's head; a
+			// shorter file is whole in its head, so only equal heads can
+			// be equal files.
+			if a.head != b.head || a.headLen != b.headLen {
+				continue
+			}
+			rel, n, err := compareContent(a.name, b.name)
+			if err != nil {
+				return nil, nil, err
+			}
+			switch rel {
+			case same:
+				drop[j] = true
+				warns = append(warns, shardkey.Errorf(b.name, 0, "", "the same content as %s (decompressed, byte for byte): a copy of the same log, left out so that its statements are not counted twice", a.name))
+			case firstPrefix:
+				drop[i] = true
+				warns = append(warns, shardkey.Errorf(a.name, 0, "", "its content (decompressed) is the first %d bytes of %s: an earlier copy of the same log, left out so that its statements are not counted twice", n, b.name))
+			case secondPrefix:
+				drop[j] = true
+				warns = append(warns, shardkey.Errorf(b.name, 0, "", "its content (decompressed) is the first %d bytes of %s: an earlier copy of the same log, left out so that its statements are not counted twice", n, a.name))
+			}
+		}
+	}
+	out := srcs[:0:0]
+	for i, s := range srcs {
+		if !drop[i] {
+			out = append(out, s)
+		}
+	}
+	return out, warns, nil
+}
+
+// CopiesAcross returns a usage error when two of logs (--log values, each
+// a file, directory or glob; "-" is left out) hold files whose
+// decompressed contents are the same log, one equal to or a prefix of the
+// other (postgresql.log given once plain and once as postgresql.log.gz):
+// its statements would be counted twice. Within one value such a copy is
+// left out with a warning (see copies); across values the user named
+// both, so both are refused. Problems opening files are left to the
+// readers.
+func CopiesAcross(logs []string) error {
+	if len(logs) < 2 {
+		return nil
+	}
+	type file struct {
+		src source
+		arg int
+	}
+	var all []file
+	for i, l := range logs {
+		if l == "-" {
+			continue
+		}
+		srcs, err := sources(l, nil)
+		if err != nil {
+			return nil
+		}
+		for _, s := range srcs {
+			if err := fingerprint(&s); err != nil {
+				return nil
+			}
+			all = append(all, file{s, i})
+		}
+	}
+	for i := range all {
+		for j := i + 1; j < len(all); j++ {
+			a, b := &all[i], &all[j]
+			if a.arg == b.arg || a.src.headLen == 0 || a.src.head != b.src.head || a.src.headLen != b.src.headLen {
+				continue
+			}
+			rel, _, err := compareContent(a.src.name, b.src.name)
+			if err != nil || rel == differ {
+				continue
+			}
+			what := "the same content (decompressed)"
+			if rel != same {
+				what = "the same log, one a prefix of the other (decompressed)"
+			}
+			return &shardkey.UsageError{Msg: fmt.Sprintf("%s and %s hold %s: its statements would be counted twice; give one of them", a.src.name, b.src.name, what)}
+		}
+	}
+	return nil
+}
+
+// fingerprint sets s.head and s.headLen from the first headBytes of its
+// decompressed content.
+func fingerprint(s *source) error {
+	r, closeR, err := openDecompressed(s.name)
+	if err != nil {
+		return err
+	}
+	defer closeR()
+	buf := make([]byte, headBytes)
+	n, err := io.ReadFull(r, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err
+	}
+	s.head, s.headLen = xxhash.Sum64(buf[:n]), n
+	return nil
+}
+
+// How the contents of two files relate (compareContent).
+const (
+	differ       = iota
+	same         // byte for byte
+	firstPrefix  // the first is a proper prefix of the second
+	secondPrefix // the second is a proper prefix of the first
+)
+
+// compareContent compares the decompressed contents of files a and b and
+// returns how they relate and, for a prefix, its length in bytes.
+func compareContent(a, b string) (int, int64, error) {
+	ra, closeA, err := openDecompressed(a)
+	if err != nil {
+		return differ, 0, err
+	}
+	defer closeA()
+	rb, closeB, err := openDecompressed(b)
+	if err != nil {
+		return differ, 0, err
+	}
+	defer closeB()
+	bufA, bufB := make([]byte, 256<<10), make([]byte, 256<<10)
+	var n int64
+	for {
+		na, errA := io.ReadFull(ra, bufA)
+		nb, errB := io.ReadFull(rb, bufB)
+		if errA != nil && errA != io.EOF && errA != io.ErrUnexpectedEOF {
+			return differ, 0, fmt.Errorf("%s: %w", a, errA)
+		}
+		if errB != nil && errB != io.EOF && errB != io.ErrUnexpectedEOF {
+			return differ, 0, fmt.Errorf("%s: %w", b, errB)
+		}
+		m := min(na, nb)
+		if !bytes.Equal(bufA[:m], bufB[:m]) {
+			return differ, 0, nil
+		}
+		n += int64(m)
+		endA, endB := na < len(bufA), nb < len(bufB)
+		switch {
+		case endA && endB && na == nb:
+			return same, n, nil
+		case endA && na < nb:
+			return firstPrefix, n, nil
+		case endB && nb < na:
+			return secondPrefix, n, nil
+		}
+	}
+}
+
+// openDecompressed opens a file and returns its decompressed content and
+// a function that closes both.
+func openDecompressed(name string) (io.Reader, func(), error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	dec, closeDec, err := decompress(bufio.NewReaderSize(f, 64<<10), name)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return dec, func() { closeDec(); f.Close() }, nil
 }
 
 // errProbeDone stops a probing read at its first timestamp.
@@ -153,6 +350,11 @@ func firstTime(s *source, o Options) (int64, bool, error) {
 	}
 	defer closeDec()
 	br := bufio.NewReaderSize(io.LimitReader(dec, 8<<20), 1<<20)
+	head, err := br.Peek(headBytes)
+	if err != nil && err != io.EOF {
+		return 0, false, fmt.Errorf("%s: %w", s.name, err)
+	}
+	s.head, s.headLen = xxhash.Sum64(head), len(head)
 	format, err := formatOf(br, s.name, o.Format)
 	if err != nil {
 		return 0, false, err

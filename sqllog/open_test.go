@@ -136,7 +136,7 @@ func TestRotatedSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, err = ordered(srcs, Options{})
+	srcs, _, err = ordered(srcs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +166,79 @@ func TestRotatedSet(t *testing.T) {
 	if err := ReadFile(context.Background(), &shardkey.Workload{}, filepath.Join(dir, "nothing*"), Options{}); err == nil || !strings.Contains(err.Error(), "no files match") {
 		t.Errorf("a pattern that matches nothing: error %v", err)
 	}
+}
+
+// TestCopiesInSet: a directory or glob that holds a log and its
+// compressed copy (postgresql.log and postgresql.log.gz, or a rotated
+// postgresql.log.1 and postgresql.log.1.zst), or an earlier copy that is a
+// prefix of the log, reads as the log alone: every statement once, not
+// twice, with a warning naming both files. Without the check the rates
+// were doubled.
+func TestCopiesInSet(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("testdata", "pg-stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := noWarnings(summary(readLog(t, filepath.Join("testdata", "pg-stderr.log"), Options{})))
+
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "postgresql.log"), plain)
+	write(t, filepath.Join(dir, "postgresql.log.gz"), gz(t, plain))
+	for _, spec := range []string{dir, filepath.Join(dir, "postgresql.log*")} {
+		w := readLog(t, spec, Options{})
+		if got := noWarnings(summary(w)); got != want {
+			t.Errorf("%s: differs from the log read once:\n%s\nwant\n%s", spec, got, want)
+		}
+		if !hasWarning(w, filepath.Join(dir, "postgresql.log.gz")+": the same content as "+filepath.Join(dir, "postgresql.log")) {
+			t.Errorf("%s: no warning naming both copies: %v", spec, w.Warnings)
+		}
+	}
+
+	// A rotated set whose older piece is there twice, plain and zstd,
+	// reads as the set without the copy.
+	p := splitMessages(string(plain), 2)
+	dir = t.TempDir()
+	write(t, filepath.Join(dir, "postgresql.log.1"), []byte(p[0]))
+	write(t, filepath.Join(dir, "postgresql.log"), []byte(p[1]))
+	set := noWarnings(summary(readLog(t, dir, Options{})))
+	write(t, filepath.Join(dir, "postgresql.log.1.zst"), zst(t, []byte(p[0])))
+	if got := noWarnings(summary(readLog(t, dir, Options{}))); got != set {
+		t.Errorf("rotated set with a copy: differs from the set without it:\n%s\nwant\n%s", got, set)
+	}
+
+	// An earlier copy (5 times the log, 65,740 bytes, more than the
+	// 64 KiB hashed) of a log that grew since (6 times): the copy's
+	// statements are all in the log.
+	whole := bytes.Repeat(plain, 6)
+	dir = t.TempDir()
+	write(t, filepath.Join(dir, "big.log"), whole)
+	want = noWarnings(summary(readLog(t, filepath.Join(dir, "big.log"), Options{})))
+	write(t, filepath.Join(dir, "backup.log.gz"), gz(t, bytes.Repeat(plain, 5)))
+	w := readLog(t, dir, Options{})
+	if got := noWarnings(summary(w)); got != want {
+		t.Errorf("prefix copy: differs from the log read once:\n%s\nwant\n%s", got, want)
+	}
+	if !hasWarning(w, filepath.Join(dir, "backup.log.gz")+": its content (decompressed) is the first 65740 bytes of "+filepath.Join(dir, "big.log")) {
+		t.Errorf("prefix copy: no warning naming both files: %v", w.Warnings)
+	}
+
+	// Two pieces that differ are both read: the log twice over (not a
+	// copy: its second half differs) reads as more than the log.
+	dir = t.TempDir()
+	write(t, filepath.Join(dir, "a.log"), plain)
+	write(t, filepath.Join(dir, "b.log"), append(bytes.Repeat(plain, 1), plain[:len(plain)/2]...))
+	if got := noWarnings(summary(readLog(t, dir, Options{}))); got == want {
+		t.Errorf("two different files read as one")
+	}
+}
+
+func hasWarning(w *shardkey.Workload, prefix string) bool {
+	for _, e := range w.Warnings {
+		if strings.HasPrefix(e.Error(), prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestStdin: "-" reads Options.Stdin, compressed or not.

@@ -72,9 +72,11 @@ func ReadFile(ctx context.Context, w *shardkey.Workload, file string, o Options)
 	if err != nil {
 		return err
 	}
-	if srcs, err = ordered(srcs, o); err != nil {
+	srcs, warns, err := ordered(srcs, o)
+	if err != nil {
 		return err
 	}
+	w.Warnings = append(w.Warnings, warns...)
 	if file == "-" {
 		file = stdinName
 	}
@@ -201,6 +203,9 @@ func readSources(ctx context.Context, w *shardkey.Workload, name string, srcs []
 	if rs.entries == 0 {
 		return shardkey.Errorf(rs.file, rs.line, "", "no statements found in this %s log (PostgreSQL needs log_statement = 'all' or log_min_duration_statement = 0; MySQL the general or slow log with long_query_time = 0)", format)
 	}
+	if err := a.noneParsed(dialectOf(format)); err != nil {
+		return err
+	}
 	for _, wn := range rs.warn {
 		a.warn(wn)
 	}
@@ -290,6 +295,7 @@ func splitCSVHeader(s string) map[string]bool {
 
 // entry is one statement (or session event) read from a log.
 type entry struct {
+	file      string // the file of a rotated set it is in
 	line      int
 	ts        int64 // microseconds since the epoch
 	hasTS     bool
@@ -340,6 +346,7 @@ func (rs *readState) emit(e entry) error {
 	if !e.end && strings.Contains(e.sql, OwnMark) {
 		return nil
 	}
+	e.file = rs.file
 	if rs.p.dialect == Postgres {
 		if rs.prep == nil {
 			rs.prep = &prepared{}

@@ -333,6 +333,10 @@ func TestBadFiles(t *testing.T) {
 		{"unknown-format.log", "mysql-slow", "testdata/bad/unknown-format.log:1: no slow log entries found"},
 		{"empty.log", "", "testdata/bad/empty.log:1: empty log"},
 		{"stderr-no-statements.log", "", "testdata/bad/stderr-no-statements.log:2: no statements found in this stderr log"},
+		// None of its statements parses: an error with the first ones'
+		// places and errors (pg_query's message), not a workload of no
+		// operations and a warning.
+		{"stderr-unparsable.log", "", `testdata/bad/stderr-unparsable.log:1: no statement could be read: none of its 3 statements could be parsed as PostgreSQL SQL: testdata/bad/stderr-unparsable.log:1: syntax error at or near "SELEC" ("SELEC * FROM users WHERE id = 1"); testdata/bad/stderr-unparsable.log:2: syntax error at or near "=" ("UPDATE SET x = 1")`},
 	} {
 		w := &shardkey.Workload{}
 		err := ReadFile(context.Background(), w, filepath.Join("testdata", "bad", c.file), Options{Format: c.format})

@@ -107,6 +107,9 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 	if err := distinctFiles(in.Queries, in.Txns, in.Logs); err != nil {
 		return nil, err
 	}
+	if err := sqllog.CopiesAcross(in.Logs); err != nil {
+		return nil, err
+	}
 	if in.Variant != "" {
 		return nil, usage("--variant applies to scenario specs (--workload or demo)")
 	}

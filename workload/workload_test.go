@@ -1,6 +1,8 @@
 package workload_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"os"
@@ -63,5 +65,38 @@ func TestRead_Usage(t *testing.T) {
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v; want a usage error with %q", c.in, err, c.want)
 		}
+	}
+}
+
+// TestLogCopiesAcross: a log given once plain and once gzipped (two
+// --log values) holds its statements twice: a usage error naming both,
+// as for a file named twice. The same pieces in one directory are read
+// once (sqllog's TestCopiesInSet).
+func TestLogCopiesAcross(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("..", "sqllog", "testdata", "pg-stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "postgresql.log"), filepath.Join(t.TempDir(), "postgresql.log.gz")
+	if err := os.WriteFile(a, plain, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write(plain)
+	z.Close()
+	if err := os.WriteFile(b, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = workload.Read(context.Background(), workload.Inputs{Logs: []string{a, b}})
+	var ue *shardkey.UsageError
+	if want := a + " and " + b + " hold the same content (decompressed)"; !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
+		t.Errorf("--log %s --log %s: %v; want a usage error with %q", a, b, err, want)
+	}
+	// Two different logs are read.
+	other := filepath.Join("..", "sqllog", "testdata", "pg-stderr-duration.log")
+	if _, _, err := workload.Read(context.Background(), workload.Inputs{Logs: []string{a, other}}); err != nil {
+		t.Errorf("two different logs: %v", err)
 	}
 }

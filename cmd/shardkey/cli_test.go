@@ -434,3 +434,17 @@ func TestWatchOneLog(t *testing.T) {
 		t.Errorf("watch --log a.log --log b.log: exit %d, %q; want exit 2", code, errs)
 	}
 }
+
+// TestLogNoneParsed: a log none of whose statements parses is an input
+// error (exit 1) naming the file and line of the first, for advise
+// ("no candidate keys" before) and score (a usage error before).
+func TestLogNoneParsed(t *testing.T) {
+	log := filepath.Join("..", "..", "sqllog", "testdata", "bad", "stderr-unparsable.log")
+	want := log + `:1: no statement could be read: none of its 3 statements could be parsed as PostgreSQL SQL: ` + log + `:1: syntax error at or near "SELEC"`
+	for _, args := range [][]string{{"advise", "--log", log}, {"score", "--log", log, "-k", "hash(id)"}} {
+		code, _, errs := runCmd(t, "", args...)
+		if code != 1 || !strings.Contains(errs, want) {
+			t.Errorf("%v: exit %d, %q; want exit 1 and %q", args, code, errs, want)
+		}
+	}
+}

@@ -112,6 +112,9 @@ func (n *nodeFlags) assign(l *loaded, cands []*sim.Candidate) error {
 		return err
 	}
 	for i, c := range cands {
+		// The capacity is a node's: judged on its slots' summed work.
+		c = c.OnNodes(m)
+		cands[i] = c
 		c.Nodes = schemes[i].NodesReport(c, m, n.growTo)
 		rb := n.rowBytes
 		if rb == 0 {
@@ -145,10 +148,21 @@ func renderNodes(w io.Writer, cands []*sim.Candidate) {
 		fmt.Fprintf(w, "\n%s: %d slots over %d nodes (%s)\n", c.Key, r.Slots, r.Nodes, r.Assignment)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "node\tslots\twork/s\tload\t")
+		over := map[int]bool{}
+		for _, k := range r.OverCapacity {
+			over[k] = true
+		}
 		for k := range r.NodeWork {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t\n", k, r.NodeSlots[k], num(r.NodeWork[k]), num(r.NodeLoad[k]))
+			flag := ""
+			if over[k] {
+				flag = " !"
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s%s\t%s\t\n", k, r.NodeSlots[k], num(r.NodeWork[k]), flag, num(r.NodeLoad[k]))
 		}
 		tw.Flush()
+		if r.Capacity > 0 {
+			fmt.Fprintf(w, "capacity %s units of work/s per node (its slots' work summed): %d of %d nodes over it (marked !)\n", num(r.Capacity), len(r.OverCapacity), r.Nodes)
+		}
 		wr, lr := "-", "-" // nothing to measure them on: no work, no row weight
 		if c.WorkPerS > 0 {
 			wr = ratioText(c.WorkRatio)

@@ -81,3 +81,109 @@ func TestNodesInSpec(t *testing.T) {
 		t.Errorf("nodes: 17 on 16 shards: exit %d, %q; want exit 1 naming the field", code, errs)
 	}
 }
+
+// nodeCapacitySpec: 8 slots on 2 nodes (contiguous: 4 slots each), a node
+// doing 300 units/s. Its one operation reads by a column that is not the
+// key, so each of its 100 requests/s asks all 8 slots: every slot does
+// 100 units/s (under 300), every node 4 x 100 = 400 (over 300).
+const nodeCapacitySpec = `name: nodecap
+shards: 8
+nodes: 2
+capacity: 300
+tables:
+  - name: events
+    rows: 1000
+    columns:
+      - {name: id, gen: sequential}
+      - {name: kind, gen: uniform, distinct: 4}
+operations:
+  - {name: scan by kind, table: events, rate: 100, where: {kind: "?"}}
+candidates: [hash(id)]
+`
+
+// TestCapacityPerNode: with slots over nodes the capacity is a node's,
+// judged on the sum of its slots' work; before, each slot was judged
+// alone, and no node was over a capacity that both were (2 x 400 > 300).
+// The score's over-capacity column, the advice's headline, JSON and HTML
+// say so (the HTML had no nodes report at all).
+func TestCapacityPerNode(t *testing.T) {
+	file := writeFile(t, "nodecap.yaml", nodeCapacitySpec)
+	code, out, errs := runCmd(t, "", "score", "--workload", file, "-k", "hash(id)")
+	if code != 0 {
+		t.Fatalf("score: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"capacity 300 units of work/s per node", "2 of 2 nodes\n", "0      4   400 !", "2 of 2 nodes over it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("score: no %q in\n%s", want, out)
+		}
+	}
+	code, out, errs = runCmd(t, "", "score", "--workload", file, "-k", "hash(id)", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("score markdown: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"capacity 300 units of work/s per node", "2 of 2 nodes over it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("score markdown: no %q in\n%s", want, out)
+		}
+	}
+	code, out, errs = runCmd(t, "", "score", "--workload", file, "-k", "hash(id)", "--format", "json")
+	if code != 0 {
+		t.Fatalf("score json: exit %d: %s", code, errs)
+	}
+	var sd struct {
+		Candidates []struct {
+			CapacityPer  string `json:"capacity_per"`
+			OverCapacity []int  `json:"over_capacity"`
+			Nodes        struct {
+				NodeWork     []float64 `json:"node_work"`
+				OverCapacity []int     `json:"over_capacity"`
+			} `json:"nodes"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &sd); err != nil {
+		t.Fatal(err)
+	}
+	c := sd.Candidates[0]
+	if c.CapacityPer != "node" || len(c.OverCapacity) != 2 || len(c.Nodes.OverCapacity) != 2 ||
+		len(c.Nodes.NodeWork) != 2 || c.Nodes.NodeWork[0] != 400 || c.Nodes.NodeWork[1] != 400 {
+		t.Errorf("score json: %+v; want capacity per node, nodes 0 and 1 over it at 400 units/s each", c)
+	}
+
+	code, out, errs = runCmd(t, "", "advise", "--workload", file)
+	if code != 0 {
+		t.Fatalf("advise: exit %d: %s", code, errs)
+	}
+	if want := "Over capacity: 2 of 2 nodes exceed 300 units/s, a node's work being its slots' summed\n(busiest node 400/s)"; !strings.Contains(out, want) {
+		t.Errorf("advise: no headline %q in\n%s", want, out)
+	}
+	code, out, errs = runCmd(t, "", "advise", "--workload", file, "--format", "json")
+	if code != 0 {
+		t.Fatalf("advise json: exit %d: %s", code, errs)
+	}
+	var ad struct {
+		CapacityCheck struct {
+			Per    string `json:"per"`
+			Nodes  int    `json:"nodes"`
+			Before struct {
+				OverCapacity int     `json:"over_capacity"`
+				MaxNodeWork  float64 `json:"max_node_work"`
+			} `json:"before"`
+		} `json:"capacity_check"`
+	}
+	if err := json.Unmarshal([]byte(out), &ad); err != nil {
+		t.Fatal(err)
+	}
+	if cc := ad.CapacityCheck; cc.Per != "node" || cc.Nodes != 2 || cc.Before.OverCapacity != 2 || cc.Before.MaxNodeWork != 400 {
+		t.Errorf("advise json capacity_check: %+v; want per node, 2 of 2 nodes over, busiest node 400", cc)
+	}
+	code, out, errs = runCmd(t, "", "advise", "--workload", file, "--format", "html")
+	if code != 0 {
+		t.Fatalf("advise html: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"capacity 300 units of work/s per node", "<h2>Slots over nodes: <code>hash(id)</code></h2>",
+		`<tr class="overrow"><td class="n">0</td><td class="n">4</td><td class="n">400</td>`, "2 of 2 nodes over it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("advise html: no %q", want)
+		}
+	}
+}
