@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 	"text/tabwriter"
-	"text/template"
+	"html/template"
 
 	"github.com/shardkey/shardkey/advisor"
 	"github.com/shardkey/shardkey/internal/numfmt"
