@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"io"
 	"math"
 	"strconv"
 	"text/tabwriter"
-	"html/template"
 
 	"github.com/shardkey/shardkey/advisor"
 	"github.com/shardkey/shardkey/internal/numfmt"
