@@ -52,6 +52,11 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 				out.Shards = append(out.Shards, sh)
 			}
 		}
+		for _, sh := range r.LookupShards {
+			if !slices.Contains(out.LookupShards, sh) {
+				out.LookupShards = append(out.LookupShards, sh)
+			}
+		}
 		out.Scatter = out.Scatter || r.Scatter
 		out.unknown = out.unknown || r.unknown
 		for v := range r.values {
@@ -73,6 +78,7 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 	}
 	out.AnyShard = anyShard && !other
 	sort.Ints(out.Shards)
+	sort.Ints(out.LookupShards)
 	out.Reason = strings.Join(reasons, "; ")
 	out.Route = s.routeKind(out)
 	return out, nil
