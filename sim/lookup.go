@@ -577,4 +577,3 @@ func containsInt(xs []int, x int) bool {
 	}
 	return false
 }
-

@@ -170,10 +170,10 @@ func TestLookupCross(t *testing.T) {
 	}
 	check(touch{kind: tOne, one: 2}, lkTouch{shards: []int{2}}, 0)
 	check(touch{kind: tOne, one: 2}, lkTouch{shards: []int{1}}, 1)
-	check(touch{kind: tOne, one: 2}, lkTouch{uni: 1}, 0.75)             // 1 - 1/4
-	check(touch{kind: tUniform}, lkTouch{shards: []int{1}}, 0.75)       // the row lands on 1 w.p. 1/4
-	check(touch{kind: tUniform}, lkTouch{uni: 1}, 0.75)                 // two independent draws differ w.p. 3/4
-	check(touch{kind: tUniform}, lkTouch{shards: []int{1, 2}}, 1)       // two lookup shards
+	check(touch{kind: tOne, one: 2}, lkTouch{uni: 1}, 0.75)       // 1 - 1/4
+	check(touch{kind: tUniform}, lkTouch{shards: []int{1}}, 0.75) // the row lands on 1 w.p. 1/4
+	check(touch{kind: tUniform}, lkTouch{uni: 1}, 0.75)           // two independent draws differ w.p. 3/4
+	check(touch{kind: tUniform}, lkTouch{shards: []int{1, 2}}, 1) // two lookup shards
 	check(touch{kind: tUniformOf, set: []int{0, 1}}, lkTouch{shards: []int{1}}, 0.5)
 	check(touch{kind: tUniformOf, set: []int{0, 1}}, lkTouch{shards: []int{3}}, 1)
 	check(touch{kind: tSet, set: []int{0, 1}}, lkTouch{uni: 2}, 1-0.25) // each draw in {0,1} w.p. 1/2
