@@ -60,6 +60,9 @@ func (r *Score) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "\n== %s ==\n", c.Key)
 		bars(w, c, r.Capacity)
 		ops(w, c)
+		for _, l := range LookupLines(c) {
+			fmt.Fprintln(w, l)
+		}
 		keyLine(w, c)
 		if len(c.Rebalance) > 0 {
 			var parts []string
@@ -212,6 +215,12 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", MarkdownCell(MarkdownText(o.Name)), numfmt.Num(o.RequestsPerS), numfmt.Num(o.WorkPerS), o.FanoutMean, numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))
 		}
 		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+		if ls := LookupLines(c); len(ls) > 0 {
+			fmt.Fprintln(w)
+			for _, l := range ls {
+				fmt.Fprintf(w, "- %s\n", MarkdownText(l))
+			}
+		}
 		if len(c.Warnings) > 0 {
 			fmt.Fprintln(w, "\nWarnings:")
 			for _, wn := range c.Warnings {
@@ -226,6 +235,28 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// LookupLines says, one line per lookup of c (a secondary routing table,
+// lookup(col)), what it saves and what it costs: the requests it routes
+// and the hop's work, the lookup-row writes and how many land on another
+// shard than their row, and the part of the cross-shard transactions it
+// causes.
+func LookupLines(c *sim.Candidate) []string {
+	var out []string
+	for _, l := range c.Lookups {
+		line := fmt.Sprintf("%s on %s (Vitess %s, lookup table sharded by %s with %s): routes %s requests/s to the shards of their rows (+%s units/s of lookup reads); writes %s lookup rows/s on inserts and deletes (+%s units/s), %s of them on another shard than their row",
+			l.Lookup, l.Table, l.Vindex, l.Column, l.Engine, numfmt.Num(l.ReadsPerS), numfmt.Num(l.ReadWorkPerS), numfmt.Num(l.WritesPerS), numfmt.Num(l.WriteWorkPerS), numfmt.Pct(l.CrossShardWriteFraction))
+		if l.WritesPerS == 0 {
+			line = fmt.Sprintf("%s on %s (Vitess %s, lookup table sharded by %s with %s): routes %s requests/s to the shards of their rows (+%s units/s of lookup reads); the workload writes no lookup rows",
+				l.Lookup, l.Table, l.Vindex, l.Column, l.Engine, numfmt.Num(l.ReadsPerS), numfmt.Num(l.ReadWorkPerS))
+		}
+		out = append(out, line)
+	}
+	if len(out) > 0 && c.LookupCrossShardTxnFraction != nil {
+		out = append(out, fmt.Sprintf("lookup rows make %s of the transactions cross shards (of the %s that do)", numfmt.Pct(*c.LookupCrossShardTxnFraction), numfmt.Pct(c.CrossShardTxnFraction)))
+	}
+	return out
 }
 
 // orDash returns a candidate's fan-out mean and p99, work ratio and load

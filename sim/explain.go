@@ -30,6 +30,9 @@ type Route struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// unknown marks one shard known only at run time (Shards empty).
 	unknown bool
+	// extra counts shards beside Shards known only at run time (rows a
+	// lookup names that the row sample does not hold).
+	extra int
 	// values are the distinct key values (tuples, as text) that route
 	// the statement; nil when it is not routed by values.
 	values map[string]bool
@@ -58,7 +61,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	rt = Route{Shards: []int{}}
 	defer func() {
 		if len(tc.lks) > 0 {
-			s.explainLookups(&rt, t, kind, &tc)
+			s.explainLookups(&rt, t, tk, kind, conds, &tc)
 		}
 		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {
 			rt.Reason += "; WARNING: the range key has no boundaries (no row sample), so every value is in shard 0: give rows or bounds=[...]"

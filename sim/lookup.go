@@ -497,9 +497,12 @@ func (s *Scheme) lookupScores(p *Partial) []LookupScore {
 	return out
 }
 
-// explainLookups adds the lookup hop and writes of tc to rt's reason
-// and LookupShards.
-func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, kind shardkey.Kind, tc *touch) {
+// explainLookups explains the lookups' parts of tc, a statement of kind
+// on table t with conditions conds under key tk: a read routed through a
+// lookup gets its reason rewritten (the lookup hop, then the rows'
+// shards); each lookup-row write is added to the reason. LookupShards
+// gets the lookup tables' shards.
+func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind shardkey.Kind, conds []shardkey.Cond, tc *touch) {
 	for i := range tc.lks {
 		lt := &tc.lks[i]
 		col := t.Columns[lt.lk.col].Name
@@ -512,20 +515,13 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, kind shardkey.Kind
 		if len(lt.shards) > 1 {
 			where = "on shards " + intsText(lt.shards)
 		}
-		if len(lt.shards) == 0 {
-			where = "on one shard, known once the value is"
-		} else if lt.uni > 0 {
+		if lt.uni > 0 && len(lt.shards) > 0 {
 			where += fmt.Sprintf(" and %d more known once the value is", lt.uni)
 		}
-		commit := "in the statement's transaction"
-		if lt.lk.spec.Consistent {
-			commit = "in its own session, committed before the transaction's (consistent lookup: no multi-shard commit)"
-			if !lt.write {
-				commit = ""
-			}
-		}
-		vindex := fmt.Sprintf("%s (%s)", lt.lk.spec, lt.lk.spec.VindexType())
+		vindex := fmt.Sprintf("%s (Vitess %s)", lt.lk.spec, lt.lk.spec.VindexType())
+		table := fmt.Sprintf("the lookup table, sharded by %s", col)
 		if !lt.write {
+			rt.extra = lt.extra
 			target := ""
 			switch {
 			case tc.kind == tOne:
@@ -537,32 +533,43 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, kind shardkey.Kind
 				target = "then the one shard of the row it names (the value is not in the row sample: known once the lookup answers)"
 			case len(tc.set) == 0 && lt.extra == 0:
 				target = "which names no row: no shard is asked"
+			case len(tc.set) == 0:
+				target = fmt.Sprintf("then the shards of the %d rows they name (not in the row sample: known once the lookup answers)", lt.extra)
 			default:
-				target = fmt.Sprintf("then shards %s", intsText(tc.set))
+				target = "then shards " + intsText(tc.set)
 				if len(tc.set) == 1 {
 					target = fmt.Sprintf("then shard %d", tc.set[0])
 				}
 				if lt.extra > 0 {
-					if len(tc.set) == 0 {
-						target = fmt.Sprintf("then the %d shards of the rows they name (not in the row sample: known once the lookup answers)", lt.extra)
-					} else {
-						target += fmt.Sprintf(" and up to %d more for values not in the row sample", lt.extra)
-					}
-				}
-				if !lt.lk.spec.Unique {
-					target += " (a non-unique lookup names every matching row, on as many shards as hold them)"
+					target += fmt.Sprintf(", and %d more for values not in the row sample (known once the lookup answers)", lt.extra)
 				}
 			}
-			rt.Reason += fmt.Sprintf("; routed by %s instead: lookup %s -> keyspace id %s (the lookup table, sharded by %s), %s", vindex, col, where, col, target)
+			if !lt.lk.spec.Unique && len(tc.set) > 1 {
+				target += " (a non-unique lookup names every matching row, on as many shards as hold them)"
+			}
+			rt.Reason = fmt.Sprintf("%s does not bind the key %s on %s, but binds %s: lookup %s -> keyspace id %s (%s), %s",
+				describeConds(t, []int{lt.lk.col}, conds, kind), tk.expr, t.Name, vindex, col, where, table, target)
 			continue
 		}
-		verb := "inserts"
-		if kind == shardkey.Delete {
-			verb = "deletes"
+		var what string
+		switch {
+		case len(lt.shards) > 0 && kind == shardkey.Delete:
+			what = fmt.Sprintf("deletes the lookup row %s -> keyspace id %s (%s)", col, where, table)
+		case len(lt.shards) > 0:
+			what = fmt.Sprintf("inserts the lookup row %s -> keyspace id %s (%s)", col, where, table)
+		case kind == shardkey.Delete:
+			what = fmt.Sprintf("deletes the row's lookup row %s -> keyspace id from %s: one shard, that of the row's %s (read from the row first)", col, table, col)
+		default:
+			what = fmt.Sprintf("inserts the lookup row %s -> keyspace id into %s: one shard, that of a %s known only once the row is written", col, table, col)
 		}
-		what := fmt.Sprintf("%s the lookup row %s -> keyspace id %s (the lookup table, sharded by %s)", verb, col, where, col)
-		if commit != "" {
-			what += ", " + commit
+		what += " for " + vindex
+		if lt.lk.spec.Consistent {
+			what += ", in its own session committed before the transaction's (no multi-shard commit)"
+			if kind == shardkey.Delete {
+				what = strings.Replace(what, "committed before", "committed after", 1)
+			}
+		} else {
+			what += ", in the statement's transaction"
 		}
 		rt.Reason += "; " + what
 	}
