@@ -45,9 +45,9 @@ import (
 //     make the transaction cross shards.
 //   - The lookup table is sharded by its column, over the same shards, by
 //     the design's engine; under a Vitess engine whose vindex cannot hash
-//     the column's type (hash takes integers), by unicode_loose_md5 (or
-//     binary_md5, xxhash), the vindex Vitess's examples give a varchar
-//     lookup table.
+//     the column's type (hash takes integers), by unicode_loose_md5 for
+//     text (the vindex Vitess's examples give a varchar lookup table),
+//     binary_md5 for bytes, xxhash otherwise: what emit writes.
 //
 // A NULL value has no lookup row (Vitess skips it with ignore_nulls and
 // refuses the insert without).
@@ -131,9 +131,19 @@ func (s *Scheme) compileLookups() error {
 	return nil
 }
 
-// lookupFallbacks are the Vitess vindexes tried, in order, for a lookup
-// table's column the design's Vitess vindex cannot hash.
-var lookupFallbacks = []string{"vitess-unicode-loose-md5", "vitess-binary-md5", "vitess-xxhash"}
+// lookupFallback is the Vitess vindex of a lookup table's column the
+// design's Vitess vindex cannot hash: the one emit gives a hash key on a
+// column of that type (unicode_loose_md5 for text, binary_md5 for bytes,
+// xxhash otherwise).
+func lookupFallback(typ shardkey.Type) string {
+	switch typ {
+	case shardkey.Text:
+		return "vitess-unicode-loose-md5"
+	case shardkey.Bytes:
+		return "vitess-binary-md5"
+	}
+	return "vitess-xxhash"
+}
 
 // lookupEngine returns the engine that places the lookup table of column
 // ci of t: eng when it can place the column's type, else (for Vitess) the
@@ -144,11 +154,10 @@ func lookupEngine(eng partition.Engine, t *shardkey.Table, ci int) (partition.En
 		return eng, "", nil
 	}
 	if strings.HasPrefix(eng.Name(), "vitess") {
-		for _, name := range lookupFallbacks {
-			alt, aerr := partition.Lookup(name)
-			if aerr == nil && probeEngine(alt, t, []int{ci}) == nil {
-				return alt, fmt.Sprintf("engine %s cannot hash %s values, so the lookup table is sharded by %s (its vindex in the VSchema)", eng.Name(), t.Columns[ci].Type, name), nil
-			}
+		name := lookupFallback(t.Columns[ci].Type)
+		alt, aerr := partition.Lookup(name)
+		if aerr == nil && probeEngine(alt, t, []int{ci}) == nil {
+			return alt, fmt.Sprintf("engine %s cannot hash %s values, so the lookup table is sharded by %s (its vindex in the VSchema)", eng.Name(), t.Columns[ci].Type, name), nil
 		}
 	}
 	return nil, "", fmt.Errorf("the lookup table is sharded by its column: %w", err)
