@@ -89,7 +89,7 @@ func TestScenarios(t *testing.T) {
 	if adv.Recommended != "hash(conversation_id)" {
 		t.Errorf("chat: recommended %s; want hash(conversation_id)", adv.Recommended)
 	}
-	if !hasFix(adv.Candidates[0], "global-index", "inbox") {
+	if !hasFix(adv.Candidates[0], "projection", "inbox") {
 		t.Errorf("chat: no per-user inbox projection: %+v", adv.Candidates[0].Fixes)
 	}
 

@@ -33,7 +33,8 @@ type Capacity struct {
 // design; a replica, a read model or a warehouse takes its operation off
 // the serving shards; a global index becomes the lookup(col) the fix
 // re-simulated (a lookup table sharded by the column, read first and
-// written with every insert and delete of its table);
+// written with every insert and delete of its table); a projection a copy
+// of the table keyed by the column, read instead and written with it;
 // a shard-encoded id routes a lookup to the row's shard.
 func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload, string, *sim.Candidate, []string, []string) {
 	w := as.w
@@ -96,6 +97,14 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 					applied = append(applied, fmt.Sprintf("%s through %s on %s", f.Target, l, t.Name))
 				}
 			}
+		case "projection":
+			if i < 0 || len(dw.Ops[i].Instances) == 0 {
+				continue
+			}
+			if k, ok := addIndexTable(&dw, i); ok {
+				key += "; " + k
+				applied = append(applied, fmt.Sprintf("%s from the projection %s", f.Target, k))
+			}
 		case "shard-encoded-id":
 			if i < 0 || d == nil {
 				continue
@@ -116,6 +125,84 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 		return nil, "", nil, nil, nil
 	}
 	return &dw, key, c, applied, skipped
+}
+
+// addIndexTable adds to w a projection for operation i: a copy of its
+// table's rows keyed by the column it looks up (its first equality),
+// which the operation reads instead, and which every write of the
+// operation's table that binds the column writes too (synchronous
+// maintenance, so a transaction's writes may cross shards). It returns
+// the copy's design entry.
+func addIndexTable(w *shardkey.Workload, i int) (string, bool) {
+	op := w.Ops[i]
+	t := w.Tables[op.Table]
+	col := -1
+	for _, c := range op.Instances[0].Conds {
+		if c.Op == shardkey.Eq || c.Op == shardkey.In {
+			col = c.Col
+			break
+		}
+	}
+	if col < 0 {
+		return "", false
+	}
+	name := fmt.Sprintf("%s_by_%s", t.Name, t.Columns[col].Name)
+	if w.TableIndex(name) >= 0 {
+		return "", false
+	}
+	idx := &shardkey.Table{Name: name, Columns: []*shardkey.Column{t.Columns[col]}, Rows: t.Rows}
+	w.Tables = append(w.Tables, idx)
+	ti := len(w.Tables) - 1
+	only := func(conds []shardkey.Cond) ([]shardkey.Cond, bool) {
+		for _, c := range conds {
+			if c.Col == col {
+				c.Col = 0
+				return []shardkey.Cond{c}, true
+			}
+		}
+		return nil, false
+	}
+	read := *op
+	read.Table = ti
+	read.Instances = make([]shardkey.Instance, 0, len(op.Instances))
+	for _, in := range op.Instances {
+		if cs, ok := only(in.Conds); ok {
+			read.Instances = append(read.Instances, shardkey.Instance{Weight: in.Weight, Conds: cs})
+		}
+	}
+	w.Ops[i] = &read
+	n := len(w.Ops)
+	for _, o := range w.Ops[:n] {
+		if o.Table != op.Table || !o.Kind.IsWrite() {
+			continue
+		}
+		twin := *o
+		twin.Name = o.Name + " (index)"
+		twin.Table = ti
+		twin.Instances = nil
+		for _, in := range o.Instances {
+			if cs, ok := only(in.Conds); ok {
+				twin.Instances = append(twin.Instances, shardkey.Instance{Weight: in.Weight, Conds: cs})
+			}
+		}
+		if len(twin.Instances) > 0 {
+			w.Ops = append(w.Ops, &twin)
+		}
+	}
+	for k, tx := range w.Txns {
+		var add []shardkey.Stmt
+		for _, st := range tx.Stmts {
+			if st.Table == op.Table && st.Kind.IsWrite() {
+				if cs, ok := only(st.Conds); ok {
+					add = append(add, shardkey.Stmt{Table: ti, Kind: st.Kind, Conds: cs})
+				}
+			}
+		}
+		if len(add) > 0 {
+			w.Txns[k].Stmts = append(append([]shardkey.Stmt(nil), tx.Stmts...), add...)
+		}
+	}
+	return name + ":hash(" + t.Columns[col].Name + ")", true
 }
 
 // encodeShard makes operation i's lookups by an id carry the key value of

@@ -312,8 +312,7 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 		lk[key] = after
 	}
 	c := as.Score
-	if after == nil || after.WorkPerS >= c.WorkPerS*(1-1e-9) {
-		// The lookup's writes would cost at least what its reads save.
+	if after == nil {
 		return Fix{}, false
 	}
 	var ls *sim.LookupScore
@@ -331,11 +330,20 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 	if ls == nil || ao == nil {
 		return Fix{}, false
 	}
+	if !l.Unique && ao.FanoutMean >= 2 {
+		// The rows a value names are spread over the key's shards: a
+		// lookup still asks several; a copy keyed by the column asks one.
+		return a.projectionFix(op, as, w, o, wop, col, ao.FanoutMean, after, cost)
+	}
 	route := fmt.Sprintf("each request reads the lookup table's shard, then the shards of the rows it names: %.2f per request here", ao.FanoutMean)
 	if l.Unique {
 		route = fmt.Sprintf("each request reads the lookup table's one shard, then the one shard of the row (%.2f per request here)", ao.FanoutMean)
 	} else if ao.FanoutMean >= 1.5 {
 		route += fmt.Sprintf(", since a %s names several rows, spread over the shards of the key", col)
+	}
+	if after.WorkPerS >= c.WorkPerS*(1-1e-9) {
+		// The lookup's writes would cost at least what its reads save.
+		return Fix{}, false
 	}
 	if shared {
 		// The same lookup as an earlier fix: its numbers were given there.
@@ -357,6 +365,42 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 	return Fix{Kind: "global-index", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
 		Text: fmt.Sprintf("%s looks up by %s: a lookup table sharded by %s that maps each %s to the key (a global secondary index; a Vitess %s vindex; design %q) routes it instead of asking every shard: %s. Work %s/s -> %s/s, busiest shard %s/s -> %s/s. Its cost: %s%s. A local index keeps writes local but lookups still scatter (%s).",
 			op.Name, col, col, col, l.VindexType(), key, route, fmtF(c.WorkPerS), fmtF(after.WorkPerS), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), writes, txn, cost)}, true
+}
+
+// projectionFix proposes a per-col projection for op, whose rows by col
+// are spread over the key's shards (a lookup table, re-simulated as
+// lookupAfter, would still ask fanout shards per request): a copy of the
+// table's rows keyed by col, read instead and written with every write
+// of the table, re-simulated as capacity's afterFixes applies it. It is
+// not proposed when its writes cost at least what it saves.
+func (a *analysis) projectionFix(op OpCost, as *Assessment, w *shardkey.Workload, o sim.Options, wop *shardkey.Operation, col string, fanout float64, lookupAfter *sim.Candidate, cost string) (Fix, bool) {
+	c := as.Score
+	i := slices.Index(w.Ops, wop)
+	if i < 0 {
+		return Fix{}, false
+	}
+	dw := *w
+	dw.Ops = append([]*shardkey.Operation(nil), w.Ops...)
+	dw.Tables = append([]*shardkey.Table(nil), w.Tables...)
+	dw.Txns = append([]shardkey.Txn(nil), w.Txns...)
+	entry, ok := addIndexTable(&dw, i)
+	if !ok {
+		return Fix{}, false
+	}
+	key := as.Key + "; " + entry
+	after, err := sim.Score(&dw, key, o)
+	if err != nil || after.WorkPerS >= c.WorkPerS*(1-1e-9) {
+		return Fix{}, false
+	}
+	t := w.Tables[wop.Table]
+	writes := a.index(w).writeRate[wop.Table]
+	wc := fmt.Sprintf("each of the %s writes/s to %s also writes the copy (+%s units/s), usually on another shard: in the same transaction, or fed asynchronously if the list may lag", fmtF(writes), t.Name, fmtF(writes))
+	if writes == 0 {
+		wc = fmt.Sprintf("each write to %s also writes the copy, usually on another shard (the workload gives no write rate for it)", t.Name)
+	}
+	return Fix{Kind: "projection", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
+		Text: fmt.Sprintf("%s looks up by %s, and one %s names many rows spread over the key's shards: a lookup table (lookup(%s, nonunique)) would still ask %.2f shards per request (re-simulated: work %s/s -> %s/s). Keep a per-%s projection instead: a copy of the %s rows it reads, sharded by %s (%s), so each request asks one shard: work %s/s -> %s/s, busiest shard %s/s -> %s/s. Its cost: %s (%s).",
+			op.Name, col, col, col, fanout, fmtF(c.WorkPerS), fmtF(lookupAfter.WorkPerS), col, t.Name, col, entry, fmtF(c.WorkPerS), fmtF(after.WorkPerS), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), wc, cost)}, true
 }
 
 // insertsOrDeletes reports whether the workload inserts or deletes rows of
