@@ -22,9 +22,12 @@ import (
 //     "select from, to from T where from in ::from"), then one on each
 //     shard holding a matching row: the shards of the sample's rows with
 //     those values. A value the row sample does not hold counts as one
-//     shard, uniformly at random (a unique lookup names at most one row;
-//     Vitess sends a value the lookup does not know to no shard,
-//     DestinationNone, but a sample is not the table). A unique lookup is
+//     shard, uniformly at random, for a unique lookup (it names at most
+//     one row; Vitess sends a value the lookup does not know to no shard,
+//     DestinationNone, but a sample is not the table), and for a
+//     non-unique one as many as the sample's values are on, on average
+//     (each at random); without a row sample a non-unique lookup is not
+//     used (its fan-out is unknown: scatter-gather, with a warning). A unique lookup is
 //     preferred to a non-unique one, as vtgate picks the vindex of least
 //     cost (lookup_unique 10, lookup 20).
 //   - An insert into the owner table also writes the lookup row: one unit
@@ -66,6 +69,11 @@ type lookupKey struct {
 	owners map[shardkey.Value][]int
 	// multi counts the values the sample shows on more than one row.
 	multi int
+	// unseen is the shards a value the sample does not hold is counted
+	// on: 1 for a unique lookup; for a non-unique one, the mean number of
+	// shards of the sample's values, rounded (at least 1); 0 when a
+	// non-unique lookup has no row sample (not routed: unknown).
+	unseen int
 }
 
 // lkTouch is one lookup's part of a routed statement: a read of the
@@ -205,6 +213,20 @@ func (s *Scheme) lookupOwners(lk *lookupKey, tk *tableKey, t *shardkey.Table) er
 		}
 		lk.owners[v] = have
 	}
+	lk.unseen = 1
+	if !lk.spec.Unique {
+		total := 0
+		for _, sh := range lk.owners {
+			total += len(sh)
+		}
+		switch {
+		case len(lk.owners) == 0:
+			lk.unseen = 0
+			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s: no row sample, so how many shards the rows of one %s are on is unknown: statements by %s are scored as scatter-gather (give rows: --rows, --from, a workload)", s.Design.Text, t.Name, lk.spec, lk.spec.Col, lk.spec.Col))
+		default:
+			lk.unseen = max(1, int(math.Round(float64(total)/float64(len(lk.owners)))))
+		}
+	}
 	return nil
 }
 
@@ -280,7 +302,7 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 	if kind != shardkey.Insert && tc.kind == tAll {
 		for _, lk := range tk.lookups {
 			vals, ok := lookupVals(findCond(conds, lk.col), one[:])
-			if !ok {
+			if !ok || lk.unseen == 0 {
 				continue
 			}
 			lt := lkTouch{lk: lk}
@@ -296,7 +318,7 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 				}
 				sh, seen := lk.owners[v.Canonical()]
 				if !seen {
-					extra++
+					extra += lk.unseen
 					continue
 				}
 				for _, x := range sh {
