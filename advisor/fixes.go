@@ -401,9 +401,13 @@ func (a *analysis) projectionFix(op OpCost, as *Assessment, w *shardkey.Workload
 	if writes == 0 {
 		wc = fmt.Sprintf("each write to %s also writes the copy, usually on another shard (the workload gives no write rate for it)", t.Name)
 	}
+	spread := fmt.Sprintf("one %s names many rows spread over the key's shards", col)
+	if t.Rows == 0 {
+		spread = fmt.Sprintf("without a row sample of %s how many shards one %s's rows are on is unknown (a non-unique lookup is scored as asking every shard)", t.Name, col)
+	}
 	return Fix{Kind: "projection", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
-		Text: fmt.Sprintf("%s looks up by %s, and one %s names many rows spread over the key's shards: a lookup table (lookup(%s, nonunique)) would still ask %.2f shards per request (re-simulated: work %s/s -> %s/s). Keep a per-%s projection instead: a copy of the %s rows it reads, sharded by %s (%s), so each request asks one shard: work %s/s -> %s/s, busiest shard %s/s -> %s/s. Its cost: %s (%s).",
-			op.Name, col, col, col, fanout, fmtF(c.WorkPerS), fmtF(lookupAfter.WorkPerS), col, t.Name, col, entry, fmtF(c.WorkPerS), fmtF(after.WorkPerS), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), wc, cost)}, true
+		Text: fmt.Sprintf("%s looks up by %s, and %s: a lookup table (lookup(%s, nonunique)) would still ask %.2f shards per request (re-simulated: work %s/s -> %s/s). Keep a per-%s projection instead: a copy of the %s rows it reads, sharded by %s (%s), so each request asks one shard: work %s/s -> %s/s, busiest shard %s/s -> %s/s. Its cost: %s (%s).",
+			op.Name, col, spread, col, fanout, fmtF(c.WorkPerS), fmtF(lookupAfter.WorkPerS), col, t.Name, col, entry, fmtF(c.WorkPerS), fmtF(after.WorkPerS), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), wc, cost)}, true
 }
 
 // insertsOrDeletes reports whether the workload inserts or deletes rows of
