@@ -212,3 +212,33 @@ func TestLookupExplain(t *testing.T) {
 		t.Errorf("insert reason = %q", rt.Reason)
 	}
 }
+
+// TestLookupNonUniqueUnseen: a value the sample lacks counts on as many
+// shards as the sample's values are on, on average (city: 7 on 2 shards,
+// two others on 1: 4/3, rounded to 1); without rows a non-unique lookup is
+// not used: the read scatters, with a warning.
+func TestLookupNonUniqueUnseen(t *testing.T) {
+	w := lookupWorkload(t)
+	_, s := scoreLookup(t, w, "users:hash(user_id), lookup(city, nonunique)")
+	rt, err := s.Explain(0, shardkey.Read, []shardkey.Cond{{Col: 2, Op: shardkey.Eq, Val: shardkey.Value{Type: shardkey.Int64, Int: 999}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Scatter || rt.Route != "" && rt.Route != RouteSingle || !strings.Contains(rt.Reason, "then the one shard of the row it names") {
+		t.Errorf("unseen city: %+v", rt)
+	}
+	empty := lookupWorkload(t)
+	tb := *empty.Tables[0]
+	tb.Rows = 0
+	tb.Columns = []*shardkey.Column{{Name: "user_id", Type: shardkey.Int64}, {Name: "phone", Type: shardkey.Int64}, {Name: "city", Type: shardkey.Int64}}
+	empty.Tables = []*shardkey.Table{&tb}
+	c, _ := scoreLookup(t, empty, "users:hash(user_id), lookup(city, nonunique)")
+	for _, o := range c.Operations {
+		if o.Name == "by_city" && (o.FanoutMean != 8 || o.ScatterFraction != 1 || o.LookupWorkPerS != 0) {
+			t.Errorf("by_city without rows: %+v; want a scatter to all 8 shards, no lookup hop", o)
+		}
+	}
+	if !strings.Contains(strings.Join(c.Warnings, "\n"), "no row sample, so how many shards the rows of one city are on is unknown") {
+		t.Errorf("warnings %q lack the non-unique lookup's", c.Warnings)
+	}
+}
