@@ -20,6 +20,15 @@ import (
 //	isolate(EXPR[, top=N])               the N (default 1) hottest values on dedicated shards
 //	directory(col, FILE)                 explicit value->shard map, hash for the rest
 //	col                                  short for hash(col)
+//
+// A table's key may be followed by secondary routing tables, each after a
+// comma (a design element, not part of the Expr; see Lookup):
+//
+//	EXPR, lookup(col[, unique|nonunique][, consistent])
+//
+// as in "users:hash(user_id), lookup(email)": a Vitess lookup vindex
+// (lookup_unique by default) whose table maps email to the row's keyspace
+// id, or any secondary index that maps a column to the key.
 type Expr interface {
 	// Columns returns the key columns, in key order.
 	Columns() []string
@@ -106,6 +115,76 @@ type Design struct {
 	Default Expr            // bare expression, or nil
 	Tables  map[string]Expr // per-table keys
 	Order   []string        // tables in the order written
+	// Lookups are the secondary routing tables written after a key
+	// ("users:hash(user_id), lookup(email)"), by table name, "" for the
+	// bare expression's; nil when the design has none. See LookupsFor.
+	Lookups map[string][]Lookup
+}
+
+// Lookup is a secondary routing table of one table, a Vitess lookup
+// vindex (go/vt/vtgate/vindexes/lookup.go, consistent_lookup.go): a table
+// that maps each value of Col to the keyspace id (the shard) of the rows
+// holding it, itself sharded by Col. A statement that binds Col but not
+// the key reads the lookup table's shard first and then only the shards
+// it names, instead of every shard; each insert (and delete) of the owner
+// table also writes the lookup row, usually on another shard.
+type Lookup struct {
+	Col string
+	// Unique: each value names at most one row (lookup_unique); otherwise
+	// many (lookup, non-unique).
+	Unique bool
+	// Consistent: Vitess's consistent_lookup(_unique), which writes the
+	// lookup row in a session committed before the transaction's own
+	// (CommitOrder_PRE, deletes POST) instead of in the transaction.
+	Consistent bool
+}
+
+// String returns the lookup as a design writes it:
+// "lookup(email)", "lookup(tag, nonunique, consistent)".
+func (l Lookup) String() string {
+	s := "lookup(" + l.Col
+	if !l.Unique {
+		s += ", nonunique"
+	}
+	if l.Consistent {
+		s += ", consistent"
+	}
+	return s + ")"
+}
+
+// VindexType returns the Vitess vindex type of the lookup: lookup_unique,
+// lookup, consistent_lookup_unique or consistent_lookup.
+func (l Lookup) VindexType() string {
+	t := "lookup"
+	if l.Consistent {
+		t = "consistent_lookup"
+	}
+	if l.Unique {
+		t += "_unique"
+	}
+	return t
+}
+
+// LookupsFor returns the lookups of table t with the given columns: its
+// own when the design names it, else the bare expression's that name a
+// column it has, when the bare expression places it; nil for none.
+func (d *Design) LookupsFor(table string, hasColumn func(string) bool) []Lookup {
+	if len(d.Lookups) == 0 {
+		return nil
+	}
+	if _, ok := d.Tables[table]; ok {
+		return d.Lookups[table]
+	}
+	if d.For(table, hasColumn) == nil {
+		return nil
+	}
+	var out []Lookup
+	for _, l := range d.Lookups[""] {
+		if hasColumn(l.Col) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // For returns the key of table t with the given columns, or nil when the
@@ -160,6 +239,16 @@ func ParseDesign(s string) (*Design, error) {
 		}
 		if p.err != nil {
 			break
+		}
+		lookups := p.lookups(e)
+		if p.err != nil {
+			break
+		}
+		if len(lookups) > 0 {
+			if d.Lookups == nil {
+				d.Lookups = map[string][]Lookup{}
+			}
+			d.Lookups[table] = lookups
 		}
 		if table == "" {
 			if d.Default != nil {
@@ -424,6 +513,68 @@ func (p *parser) expr() Expr {
 	p.pos = start
 	p.fail(fmt.Sprintf("unknown function %q (want hash, range, salt, isolate or directory)", name))
 	return nil
+}
+
+// lookups reads the ", lookup(col[, unique|nonunique][, consistent])"
+// that may follow key e.
+func (p *parser) lookups(e Expr) []Lookup {
+	var out []Lookup
+	for {
+		p.space()
+		if p.peek() != ',' {
+			return out
+		}
+		p.pos++
+		p.space()
+		start := p.pos
+		if name := p.ident(); !strings.EqualFold(name, "lookup") {
+			p.pos = start
+			p.fail(`expected lookup(col) after "," (a key's secondary routing table); tables are separated by ";"`)
+			return nil
+		}
+		if !p.expect('(') {
+			return nil
+		}
+		if _, ok := e.(*ReplicateExpr); ok {
+			p.fail("a reference table (replicate) is on every shard: it needs no lookup")
+			return nil
+		}
+		l := Lookup{Col: p.ident(), Unique: true}
+		if l.Col == "" {
+			p.fail("lookup needs a column")
+			return nil
+		}
+		if slices.Contains(e.Columns(), l.Col) {
+			p.fail(fmt.Sprintf("lookup(%s): %s is a key column already; a lookup routes by another column", l.Col, l.Col))
+			return nil
+		}
+		if slices.ContainsFunc(out, func(x Lookup) bool { return x.Col == l.Col }) {
+			p.fail(fmt.Sprintf("lookup(%s) named twice", l.Col))
+			return nil
+		}
+		for {
+			p.space()
+			if p.peek() != ',' {
+				break
+			}
+			p.pos++
+			switch opt := strings.ToLower(p.ident()); opt {
+			case "unique":
+				l.Unique = true
+			case "nonunique", "non_unique":
+				l.Unique = false
+			case "consistent":
+				l.Consistent = true
+			default:
+				p.fail(fmt.Sprintf("lookup option %q: want unique, nonunique or consistent", opt))
+				return nil
+			}
+		}
+		if !p.expect(')') {
+			return nil
+		}
+		out = append(out, l)
+	}
 }
 
 func (p *parser) cols() []string {

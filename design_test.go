@@ -136,3 +136,58 @@ func TestParseMongoPattern(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDesignLookups: lookup(col) after a key, as the grammar in
+// docs/product.md writes it; Vitess's vindex types by name.
+func TestParseDesignLookups(t *testing.T) {
+	d, err := shardkey.ParseDesign("users:hash(user_id), lookup(email), lookup(tag, nonunique, consistent); orders:hash(user_id)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(string) bool { return true }
+	got := d.LookupsFor("users", has)
+	want := []shardkey.Lookup{{Col: "email", Unique: true}, {Col: "tag", Consistent: true}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("LookupsFor(users) = %+v; want %+v", got, want)
+	}
+	if got[0].String() != "lookup(email)" || got[1].String() != "lookup(tag, nonunique, consistent)" {
+		t.Errorf("String() = %q, %q", got[0], got[1])
+	}
+	if got[0].VindexType() != "lookup_unique" || got[1].VindexType() != "consistent_lookup" {
+		t.Errorf("VindexType() = %q, %q; want lookup_unique, consistent_lookup", got[0].VindexType(), got[1].VindexType())
+	}
+	if l := d.LookupsFor("orders", has); l != nil {
+		t.Errorf("LookupsFor(orders) = %v; want none", l)
+	}
+	if d.Tables["users"].String() != "hash(user_id)" {
+		t.Errorf("users key = %s", d.Tables["users"])
+	}
+	// A bare expression's lookup applies to the tables it places that
+	// have the column.
+	d, err = shardkey.ParseDesign("hash(user_id), lookup(email, unique, consistent)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := d.LookupsFor("users", func(c string) bool { return c == "user_id" || c == "email" }); len(l) != 1 || l[0].VindexType() != "consistent_lookup_unique" {
+		t.Errorf("bare LookupsFor(users) = %v", l)
+	}
+	if l := d.LookupsFor("posts", func(c string) bool { return c == "user_id" }); l != nil {
+		t.Errorf("LookupsFor(posts without email) = %v; want none", l)
+	}
+	if l := d.LookupsFor("tags", func(c string) bool { return c == "email" }); l != nil {
+		t.Errorf("LookupsFor(a table the key does not place) = %v; want none", l)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"hash(a), b", "expected lookup(col)"},
+		{"hash(a), lookup(a)", "a is a key column already"},
+		{"hash(a), lookup(b), lookup(b)", "lookup(b) named twice"},
+		{"hash(a), lookup(b, sorted)", `lookup option "sorted"`},
+		{"hash(a), lookup()", "lookup needs a column"},
+		{"t:replicate, lookup(b)", "needs no lookup"},
+		{"hash(a), lookup(b", `expected ')'`},
+	} {
+		if _, err := shardkey.ParseDesign(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseDesign(%q) = %v; want an error containing %q", c.in, err, c.want)
+		}
+	}
+}

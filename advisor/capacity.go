@@ -39,8 +39,10 @@ type Capacity struct {
 // afterFixes applies every fix proposed for as to a copy of its workload
 // and design and scores the result: isolation and salting through the
 // design; a replica, a read model or a warehouse takes its operation off
-// the serving shards; a global index or projection becomes a table keyed
-// by the looked-up column, read by the lookup and written with its table;
+// the serving shards; a global index becomes the lookup(col) the fix
+// re-simulated (a lookup table sharded by the column, read first and
+// written with every insert and delete of its table); a projection a copy
+// of the table keyed by the column, read instead and written with it;
 // a shard-encoded id routes a lookup to the row's shard.
 func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload, string, *sim.Candidate, []string, []string) {
 	w := as.w
@@ -90,12 +92,26 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			dw.Ops = append(dw.Ops[:i:i], dw.Ops[i+1:]...)
 			applied = append(applied, fmt.Sprintf("%s off the serving shards", f.Target))
 		case "global-index":
+			// The lookup table the fix re-simulated, added to the
+			// design as it stands after the other fixes.
+			fd, err := shardkey.ParseDesign(f.Key)
+			if i < 0 || f.Key == "" || err != nil {
+				continue
+			}
+			t := dw.Tables[dw.Ops[i].Table]
+			for _, l := range fd.LookupsFor(t.Name, func(c string) bool { return t.Column(c) != nil }) {
+				if k, ok := addLookup(&dw, key, t.Name, l); ok && k != key {
+					key = k
+					applied = append(applied, fmt.Sprintf("%s through %s on %s", f.Target, l, t.Name))
+				}
+			}
+		case "projection":
 			if i < 0 || len(dw.Ops[i].Instances) == 0 {
 				continue
 			}
 			if k, ok := addIndexTable(&dw, i); ok {
 				key += "; " + k
-				applied = append(applied, fmt.Sprintf("%s through %s", f.Target, k))
+				applied = append(applied, fmt.Sprintf("%s from the projection %s", f.Target, k))
 			}
 		case "shard-encoded-id":
 			if i < 0 || d == nil {
@@ -119,11 +135,12 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 	return &dw, key, c, applied, skipped
 }
 
-// addIndexTable adds to w a lookup table for operation i, keyed by the
-// column it looks up (its first equality): the operation reads it, and
-// every write of the operation's table that binds the column writes it
-// too (synchronous maintenance, so a transaction's writes may cross
-// shards). It returns the table's design entry.
+// addIndexTable adds to w a projection for operation i: a copy of its
+// table's rows keyed by the column it looks up (its first equality),
+// which the operation reads instead, and which every write of the
+// operation's table that binds the column writes too (synchronous
+// maintenance, so a transaction's writes may cross shards). It returns
+// the copy's design entry.
 func addIndexTable(w *shardkey.Workload, i int) (string, bool) {
 	op := w.Ops[i]
 	t := w.Tables[op.Table]

@@ -3,6 +3,7 @@ package advisor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,8 +27,9 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 		return
 	}
 	a.whaleFix(as, d, w, o)
+	lk := map[string]*sim.Candidate{} // lookup designs scored, by key
 	for _, op := range as.Expensive {
-		if f, ok := a.scatterFix(op, as, w); ok {
+		if f, ok := a.scatterFix(op, as, w, o, lk); ok {
 			as.Fixes = append(as.Fixes, f)
 		}
 	}
@@ -195,9 +197,10 @@ func (a *analysis) hotRates(w *shardkey.Workload, share float64) (writes, reads 
 // batch work goes to a replica or warehouse; a lookup by the table's own
 // new-id column gets shard-encoded ids; a query with no equality filter (a
 // feed, a queue) gets a separate read model; a lookup by another column
-// gets a global secondary index (each write then touches a second shard)
-// or a per-entity projection.
-func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (Fix, bool) {
+// gets a lookup table (lookup(col): a global secondary index, Vitess's
+// lookup vindex), re-simulated with the design, its writes included;
+// scored designs are kept in lk by key.
+func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o sim.Options, lk map[string]*sim.Candidate) (Fix, bool) {
 	if op.Scatter < 0.5 && op.FanoutMean < 3 {
 		return Fix{}, false // a range over a shard or two is what range keys are for
 	}
@@ -298,34 +301,198 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload) (
 		return Fix{Kind: "read-model", Target: op.Name,
 			Text: fmt.Sprintf("%s looks up by %s, which has only %d distinct values: an index on it returns a large share of %s per lookup, so serve it from a separate read model fed asynchronously, or accept the scatter (%s).", op.Name, eqCols[0], card, t.Name, cost)}, true
 	}
-	writes := ix.writeRate[wop.Table]
-	// The directory serves every lookup of the table by the column.
-	saved := 0.0
-	for _, e := range as.Expensive {
-		if o := ix.byName[e.Name]; o != nil && o.Table == wop.Table && len(o.Instances) > 0 && e.Latency != "batch" {
-			for _, c := range o.Instances[0].Conds {
-				if (c.Op == shardkey.Eq || c.Op == shardkey.In) && t.Columns[c.Col].Name == eqCols[0] {
-					saved += e.ExtraWork
-					break
-				}
+	return a.lookupFix(op, as, w, o, lk, wop, eqCols[0], card, cost)
+}
+
+// lookupFix proposes a lookup table for op, which looks rows of wop's
+// table up by col (card distinct values in the row sample, 0 without
+// rows): the design with lookup(col) on the table, re-simulated, so that
+// the fix states what the lookup saves (the operation's fan-out and the
+// design's work after) and what it costs (the lookup rows every insert
+// and delete writes, how many land on another shard, the transactions
+// they make cross shards). A lookup that costs more work than it saves is
+// not proposed. The fan-out after is the re-simulation's: the shards of
+// the rows a value names, one for a unique column, as many as hold its
+// rows for one that names many.
+func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o sim.Options, lk map[string]*sim.Candidate, wop *shardkey.Operation, col string, card int, cost string) (Fix, bool) {
+	t := w.Tables[wop.Table]
+	// Unique: every sampled row has its own value, or, without rows, the
+	// inserts' values all differ (identifies).
+	l := shardkey.Lookup{Col: col, Unique: t.Rows > 0 && card == t.Rows ||
+		t.Rows == 0 && t.ColumnIndex(col) >= 0 && a.identifies(colRef{wop.Table, t.ColumnIndex(col)})}
+	key, ok := addLookup(w, as.Key, t.Name, l)
+	if !ok {
+		return Fix{}, false
+	}
+	after, shared := lk[key]
+	if !shared {
+		var err error
+		if after, err = sim.Score(w, key, o); err != nil {
+			after = nil
+		}
+		lk[key] = after
+	}
+	c := as.Score
+	if after == nil {
+		return Fix{}, false
+	}
+	var ls *sim.LookupScore
+	for i := range after.Lookups {
+		if after.Lookups[i].Table == t.Name && after.Lookups[i].Column == col {
+			ls = &after.Lookups[i]
+		}
+	}
+	var ao *sim.OpScore
+	for i := range after.Operations {
+		if after.Operations[i].Name == op.Name {
+			ao = &after.Operations[i]
+		}
+	}
+	if ls == nil || ao == nil {
+		return Fix{}, false
+	}
+	if !l.Unique && ao.FanoutMean >= 2 {
+		// The rows a value names are spread over the key's shards: a
+		// lookup still asks several; a copy keyed by the column asks one.
+		return a.projectionFix(op, as, w, o, wop, col, ao.FanoutMean, after, cost)
+	}
+	route := fmt.Sprintf("each request reads the lookup table's shard, then the shards of the rows it names: %.2f per request here", ao.FanoutMean)
+	if l.Unique {
+		route = fmt.Sprintf("each request reads the lookup table's one shard, then the one shard of the row (%.2f per request here)", ao.FanoutMean)
+	} else if ao.FanoutMean >= 1.5 {
+		route += fmt.Sprintf(", since a %s names several rows, spread over the shards of the key", col)
+	}
+	if after.WorkPerS >= c.WorkPerS*(1-1e-9) {
+		// The lookup's writes would cost at least what its reads save.
+		return Fix{}, false
+	}
+	if shared {
+		// The same lookup as an earlier fix: its numbers were given there.
+		return Fix{Kind: "global-index", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
+			Text: fmt.Sprintf("%s looks up by %s too: the same lookup(%s) serves it: %s (today it asks %.1f shards per request).", op.Name, col, col, route, op.FanoutMean)}, true
+	}
+	writes := fmt.Sprintf("each of the %s inserts and deletes/s to %s also writes a lookup row (+%s units/s), %s of them on another shard than their row", fmtF(ls.WritesPerS), t.Name, fmtF(ls.WriteWorkPerS), pct(ls.CrossShardWriteFraction))
+	if ls.WritesPerS == 0 {
+		writes = fmt.Sprintf("each insert and delete of %s also writes a lookup row, usually on another shard (the workload gives no insert or delete rate for it)", t.Name)
+		if !insertsOrDeletes(w, wop.Table) {
+			writes = fmt.Sprintf("none here, as the workload inserts and deletes no %s rows; each insert or delete would write a lookup row too, usually on another shard (and an update that changes %s, two)", t.Name, col)
+		}
+	}
+	txn := ""
+	if after.LookupCrossShardTxnFraction != nil {
+		txn = fmt.Sprintf(". Lookup reads and writes in a transaction join it (Vitess: CommitOrder_NORMAL): cross-shard transactions %s -> %s, where %s of all transactions cross only because the lookup table's shard is not their rows' (a consistent_lookup vindex commits its writes apart instead)",
+			pct(c.CrossShardTxnFraction), pct(after.CrossShardTxnFraction), pct(*after.LookupCrossShardTxnFraction))
+	}
+	return Fix{Kind: "global-index", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
+		Text: fmt.Sprintf("%s looks up by %s: a lookup table sharded by %s that maps each %s to the key (a global secondary index; a Vitess %s vindex; design %q) routes it instead of asking every shard: %s. Work %s/s -> %s/s, busiest shard %s/s -> %s/s. Its cost: %s%s. A local index keeps writes local but lookups still scatter (%s).",
+			op.Name, col, col, col, l.VindexType(), key, route, fmtF(c.WorkPerS), fmtF(after.WorkPerS), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), writes, txn, cost)}, true
+}
+
+// projectionFix proposes a per-col projection for op, whose rows by col
+// are spread over the key's shards (a lookup table, re-simulated as
+// lookupAfter, would still ask fanout shards per request): a copy of the
+// table's rows keyed by col, read instead and written with every write
+// of the table, re-simulated as capacity's afterFixes applies it. It is
+// not proposed when its writes cost at least what it saves.
+func (a *analysis) projectionFix(op OpCost, as *Assessment, w *shardkey.Workload, o sim.Options, wop *shardkey.Operation, col string, fanout float64, lookupAfter *sim.Candidate, cost string) (Fix, bool) {
+	c := as.Score
+	i := slices.Index(w.Ops, wop)
+	if i < 0 {
+		return Fix{}, false
+	}
+	dw := *w
+	dw.Ops = append([]*shardkey.Operation(nil), w.Ops...)
+	dw.Tables = append([]*shardkey.Table(nil), w.Tables...)
+	dw.Txns = append([]shardkey.Txn(nil), w.Txns...)
+	entry, ok := addIndexTable(&dw, i)
+	if !ok {
+		return Fix{}, false
+	}
+	key := as.Key + "; " + entry
+	after, err := sim.Score(&dw, key, o)
+	if err != nil || after.WorkPerS >= c.WorkPerS*(1-1e-9) {
+		return Fix{}, false
+	}
+	t := w.Tables[wop.Table]
+	writes := a.index(w).writeRate[wop.Table]
+	wc := fmt.Sprintf("each of the %s writes/s to %s also writes the copy (+%s units/s), usually on another shard: in the same transaction, or fed asynchronously if the list may lag", fmtF(writes), t.Name, fmtF(writes))
+	if writes == 0 {
+		wc = fmt.Sprintf("each write to %s also writes the copy, usually on another shard (the workload gives no write rate for it)", t.Name)
+	}
+	spread := fmt.Sprintf("one %s names many rows spread over the key's shards", col)
+	if t.Rows == 0 {
+		spread = fmt.Sprintf("without a row sample of %s how many shards one %s's rows are on is unknown (a non-unique lookup is scored as asking every shard)", t.Name, col)
+	}
+	return Fix{Kind: "projection", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
+		Text: fmt.Sprintf("%s looks up by %s, and %s: a lookup table (lookup(%s, nonunique)) would still ask %.2f shards per request (re-simulated: work %s/s -> %s/s). Keep a per-%s projection instead: a copy of the %s rows it reads, sharded by %s (%s), so each request asks one shard: work %s/s -> %s/s, busiest shard %s/s -> %s/s. Its cost: %s (%s).",
+			op.Name, col, spread, col, fanout, fmtF(c.WorkPerS), fmtF(lookupAfter.WorkPerS), col, t.Name, col, entry, fmtF(c.WorkPerS), fmtF(after.WorkPerS), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), wc, cost)}, true
+}
+
+// insertsOrDeletes reports whether the workload inserts or deletes rows of
+// table ti (in an operation or a transaction).
+func insertsOrDeletes(w *shardkey.Workload, ti int) bool {
+	for _, op := range w.Ops {
+		if op.Table == ti && (op.Kind == shardkey.Insert || op.Kind == shardkey.Delete) {
+			return true
+		}
+	}
+	for _, tx := range w.Txns {
+		for _, st := range tx.Stmts {
+			if st.Table == ti && (st.Kind == shardkey.Insert || st.Kind == shardkey.Delete) {
+				return true
 			}
 		}
 	}
-	if writes > 0 && writes >= saved {
-		// A global index's maintenance (one more shard per write) would
-		// cost at least what it saves.
-		return Fix{}, false
+	return false
+}
+
+// addLookup returns design key with lookup l added to table's key, or
+// false when the design does not shard the table, keys it by l's column
+// already, or cannot be read. A table the bare expression places gets an
+// entry of its own with the same expression (so co-location holds) and
+// the bare expression's lookups it had.
+func addLookup(w *shardkey.Workload, key, table string, l shardkey.Lookup) (string, bool) {
+	d, err := shardkey.ParseDesign(key)
+	t := w.Table(table)
+	if err != nil || t == nil || t.Column(l.Col) == nil {
+		return "", false
 	}
-	writeCost := fmt.Sprintf("each of the %s writes/s to %s then also touches the directory's shard (+%s units/s)", fmtF(writes), t.Name, fmtF(writes))
-	if writes == 0 {
-		writeCost = fmt.Sprintf("each write to %s then also touches the directory's shard (the workload gives no write rate for it)", t.Name)
-		if ix.txnWrites[wop.Table] {
-			writeCost = fmt.Sprintf("each write to %s then also touches the directory's shard, which can make a transaction's writes cross shards (the transaction sample gives no write rate)", t.Name)
+	has := func(c string) bool { return t.Column(c) != nil }
+	e := d.For(table, has)
+	if e == nil || slices.Contains(e.Columns(), l.Col) {
+		return "", false
+	}
+	if _, ok := e.(*shardkey.ReplicateExpr); ok {
+		return "", false
+	}
+	ls := d.LookupsFor(table, has)
+	for _, x := range ls {
+		if x.Col == l.Col {
+			return key, true
 		}
 	}
-	return Fix{Kind: "global-index", Target: op.Name,
-		Text: fmt.Sprintf("%s looks up by %s: route it through a lookup directory (a global secondary index, or a per-%s projection) sharded by %s, mapping it to the key, so a lookup asks one or two shards; %s. A local index keeps writes local but lookups still scatter (%s).",
-			op.Name, strings.Join(eqCols, ", "), eqCols[0], eqCols[0], writeCost, cost)}, true
+	ls = append(ls[:len(ls):len(ls)], l)
+	entry := func(head string, ls []shardkey.Lookup) string {
+		for _, x := range ls {
+			head += ", " + x.String()
+		}
+		return head
+	}
+	if _, own := d.Tables[table]; !own {
+		return d.Text + "; " + entry(table+":"+e.String(), ls), true
+	}
+	var parts []string
+	if d.Default != nil {
+		parts = append(parts, entry(d.Default.String(), d.Lookups[""]))
+	}
+	for _, tn := range d.Order {
+		tl := d.Lookups[tn]
+		if tn == table {
+			tl = ls
+		}
+		parts = append(parts, entry(tn+":"+d.Tables[tn].String(), tl))
+	}
+	return strings.Join(parts, "; "), true
 }
 
 // flags notes properties of the chosen key worth knowing: low cardinality,

@@ -49,15 +49,29 @@ func Emit(format string, w *shardkey.Workload, d *shardkey.Design, o Options) (c
 		return VSchema(w, d, o)
 	case "citus":
 		s, err := Citus(w, d, o)
-		return []byte(s), nil, err
+		return []byte(s), lookupNotes(w, d, "Citus"), err
 	case "mongodb":
 		s, err := MongoDB(w, d, o)
-		return []byte(s), nil, err
+		return []byte(s), lookupNotes(w, d, "MongoDB"), err
 	case "cockroachdb":
 		s, err := CockroachDB(w, d, o)
-		return []byte(s), nil, err
+		return []byte(s), lookupNotes(w, d, "CockroachDB"), err
 	}
 	return nil, nil, fmt.Errorf("%w %q (want %s)", ErrUnknownFormat, format, strings.Join(Formats(), ", "))
+}
+
+// lookupNotes says, for a system without lookup vindexes, what each
+// lookup(col) of d stands for there: a table of its own, distributed by
+// the column, mapping it to the key, written with every insert.
+func lookupNotes(w *shardkey.Workload, d *shardkey.Design, system string) []string {
+	var notes []string
+	for _, t := range w.Tables {
+		for _, l := range d.LookupsFor(t.Name, func(c string) bool { return t.Column(c) != nil }) {
+			notes = append(notes, fmt.Sprintf("%s: %s: %s has no lookup vindex: keep a table %s_%s_lookup (%s, the key's columns) distributed by %s, written in the same transaction as every insert and delete of %s (a global secondary index), and read it first to find a row by %s",
+				t.Name, l, system, t.Name, l.Col, l.Col, l.Col, t.Name, l.Col))
+		}
+	}
+	return notes
 }
 
 // keyKind is the partition function a table's key comes down to.

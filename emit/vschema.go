@@ -25,6 +25,9 @@ type vsKeyspace struct {
 type vsVindex struct {
 	Type   string            `json:"type"`
 	Params map[string]string `json:"params,omitempty"`
+	// Owner is the table whose inserts and deletes write a lookup
+	// vindex's rows.
+	Owner string `json:"owner,omitempty"`
 }
 
 type vsTable struct {
@@ -138,6 +141,7 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 				name, k.expr, b, vtypes[0], k.cols[0], multicolRest(k.cols[1:], vtypes[1:]), p.shards, placed)
 		}
 		ks.Tables[name] = vsTable{ColumnVindexes: []vsColumnVindex{cv}}
+		vsLookups(&ks, d, k.t, o.Engine, note)
 		switch k.kind {
 		case kindRange:
 			if vtypes[0] == "numeric" {
@@ -204,6 +208,55 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 		return nil, nil, err
 	}
 	return append(config, '\n'), notes, nil
+}
+
+// vsLookups adds table t's lookups (lookup(col) in design d) to ks as
+// Vitess writes them (go/vt/vtgate/vindexes/lookup.go,
+// consistent_lookup.go): a lookup vindex owned by t, named
+// TABLE_COL_lookup, whose backing table of the same name maps col to
+// keyspace_id; t's secondary column vindex; and the backing table,
+// sharded by col with the vindex a hash key on col would have. A note
+// gives the backing table's DDL.
+func vsLookups(ks *vsKeyspace, d *shardkey.Design, t *shardkey.Table, engine string, note func(string, ...any)) {
+	for _, l := range d.LookupsFor(t.Name, func(c string) bool { return t.Column(c) != nil }) {
+		c := t.Column(l.Col)
+		if c == nil {
+			continue
+		}
+		name := t.Name + "_" + l.Col + "_lookup"
+		ks.Vindexes[name] = vsVindex{Type: l.VindexType(), Owner: t.Name,
+			Params: map[string]string{"table": name, "from": l.Col, "to": "keyspace_id"}}
+		tv := ks.Tables[t.Name]
+		tv.ColumnVindexes = append(tv.ColumnVindexes, vsColumnVindex{Column: l.Col, Name: name})
+		ks.Tables[t.Name] = tv
+		vt, _ := vindexType(c.Type, engine)
+		ks.Vindexes[vt] = vsVindex{Type: vt}
+		ks.Tables[name] = vsTable{ColumnVindexes: []vsColumnVindex{{Column: l.Col, Name: vt}}}
+		pk := l.Col
+		if !l.Unique {
+			pk = l.Col + ", keyspace_id"
+		}
+		note("%s.%s: %s vindex %s: create its backing table, sharded by %s with the %s vindex: CREATE TABLE %s (%s %s NOT NULL, keyspace_id VARBINARY(128), PRIMARY KEY (%s)); every insert into %s then also writes a row there, usually on another shard",
+			t.Name, l.Col, l.VindexType(), name, l.Col, vt, name, l.Col, sqlType(c.Type), pk, t.Name)
+	}
+}
+
+// sqlType is a MySQL column type for values of typ, for the DDL of a
+// lookup table.
+func sqlType(typ shardkey.Type) string {
+	switch {
+	case typ == shardkey.Uint64:
+		return "BIGINT UNSIGNED"
+	case typ == shardkey.Timestamp:
+		return "DATETIME(6)"
+	case typ.IsInt():
+		return "BIGINT"
+	case typ == shardkey.Float32 || typ == shardkey.Float64:
+		return "DOUBLE"
+	case typ == shardkey.Bytes:
+		return "VARBINARY(255)"
+	}
+	return "VARCHAR(255)"
 }
 
 // rangeVindex returns the vindex for the first column of a range key:

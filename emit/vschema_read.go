@@ -6,11 +6,17 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/shardkey/shardkey"
 )
 
 // VSchemaDesign is the design a Vitess VSchema describes: each sharded
-// table's primary vindex (its first column vindex) as a key, each
-// reference table replicated.
+// table's primary vindex (its first column vindex) as a key, with the
+// lookup vindexes it owns (lookup_unique, lookup,
+// consistent_lookup_unique, consistent_lookup on one column) as
+// lookup(col[, nonunique][, consistent]); each reference table
+// replicated. A lookup vindex's backing table (params.table) is the
+// lookup itself, not a table of the design.
 type VSchemaDesign struct {
 	// Design is the design text, "TABLE:hash(col); TABLE:replicate; ...",
 	// tables in name order.
@@ -19,8 +25,8 @@ type VSchemaDesign struct {
 	// vindex has ("vitess" for hash, "vitess-xxhash", ...), or "" when
 	// they differ or none is known (then Warnings say so).
 	Engine string
-	// Warnings name what the design leaves out: lookup vindexes (only a
-	// table's primary vindex places rows), vindex types shardkey does not
+	// Warnings name what the design leaves out: secondary vindexes other
+	// than owned single-column lookups, vindex types shardkey does not
 	// place, unsharded keyspaces.
 	Warnings []string
 }
@@ -53,6 +59,19 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// The lookup vindexes' backing tables, in any keyspace.
+	backing := map[string]bool{}
+	for _, ks := range srv.Keyspaces {
+		for _, vx := range ks.Vindexes {
+			if lookupTypes[vx.Type] != nil && vx.Params["table"] != "" {
+				tb := vx.Params["table"]
+				if _, after, ok := strings.Cut(tb, "."); ok {
+					tb = after // keyspace.table
+				}
+				backing[tb] = true
+			}
+		}
+	}
 	for _, kn := range names {
 		ks := srv.Keyspaces[kn]
 		tables := make([]string, 0, len(ks.Tables))
@@ -67,6 +86,9 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 				continue
 			}
 			seen[tn] = true
+			if backing[tn] {
+				continue // a lookup vindex's table: the lookup of its owner
+			}
 			switch {
 			case t.Type == "reference":
 				parts = append(parts, tn+":replicate")
@@ -89,10 +111,16 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 				continue
 			}
 			engines[eng] = true
-			parts = append(parts, fmt.Sprintf("%s:hash(%s)", tn, strings.Join(cols, ", ")))
-			if len(t.ColumnVindexes) > 1 {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("table %s: only its primary vindex %s places rows; %d secondary (lookup) vindexes are not modelled", tn, cv.Name, len(t.ColumnVindexes)-1))
+			part := fmt.Sprintf("%s:hash(%s)", tn, strings.Join(cols, ", "))
+			for _, sv := range t.ColumnVindexes[1:] {
+				l, why := vsLookup(tn, sv, ks.Vindexes[sv.Name], cols)
+				if why != "" {
+					out.Warnings = append(out.Warnings, fmt.Sprintf("table %s: secondary vindex %s %s: not modelled", tn, sv.Name, why))
+					continue
+				}
+				part += ", " + l.String()
 			}
+			parts = append(parts, part)
 		}
 	}
 	if len(parts) == 0 {
@@ -114,6 +142,46 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the primary vindexes are of several types (%s): one --engine places every table", strings.Join(es, ", ")))
 	}
 	return out, nil
+}
+
+// lookupTypes are the Vitess lookup vindex types a design's lookup(col)
+// stands for, as the Lookup they read as.
+var lookupTypes = map[string]*shardkey.Lookup{
+	"lookup_unique":            {Unique: true},
+	"lookup":                   {},
+	"consistent_lookup_unique": {Unique: true, Consistent: true},
+	"consistent_lookup":        {Consistent: true},
+	// The older lookup_hash vindexes map to a user id the primary hash
+	// vindex hashes (lookup_hash.go): the same routing.
+	"lookup_hash_unique": {Unique: true},
+	"lookup_hash":        {},
+}
+
+// vsLookup returns the lookup a secondary column vindex cv of table tn is,
+// or why it is none the design can hold: not a lookup type, several
+// columns, owned by another table, or on a key column.
+func vsLookup(tn string, cv vsColumnVindex, vx vsVindex, keyCols []string) (shardkey.Lookup, string) {
+	proto := lookupTypes[vx.Type]
+	col := cv.Column
+	switch {
+	case proto == nil:
+		return shardkey.Lookup{}, fmt.Sprintf("(type %q) is not a lookup vindex shardkey models (lookup_unique, lookup, consistent_lookup_unique, consistent_lookup)", vx.Type)
+	case col == "" && len(cv.Columns) == 1:
+		col = cv.Columns[0]
+	case col == "":
+		return shardkey.Lookup{}, fmt.Sprintf("(%s) is on %d columns; lookup(col) takes one", vx.Type, len(cv.Columns))
+	}
+	switch {
+	case !plainName(col):
+		return shardkey.Lookup{}, fmt.Sprintf("(%s) is on column %q, not a plain name", vx.Type, col)
+	case vx.Owner != tn:
+		return shardkey.Lookup{}, fmt.Sprintf("(%s) is owned by %q, not %s: a lookup is modelled on the table that writes it", vx.Type, vx.Owner, tn)
+	case slices.Contains(keyCols, col):
+		return shardkey.Lookup{}, fmt.Sprintf("(%s) is on the key column %s", vx.Type, col)
+	}
+	l := *proto
+	l.Col = col
+	return l, ""
 }
 
 // plainName reports whether s is an identifier a design can name: letters,

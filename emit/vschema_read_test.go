@@ -1,6 +1,9 @@
 package emit
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestReadVSchema: a keyspace VSchema in the shape of Vitess's own test
 // schema (go/vt/vtgate/planbuilder/testdata/vschemas/schema.json: user by
@@ -18,14 +21,14 @@ func TestReadVSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "music:hash(user_id); ref:replicate; user:hash(Id)"; d.Design != want {
+	if want := "music:hash(user_id); ref:replicate; user:hash(Id), lookup(name, nonunique)"; d.Design != want {
 		t.Errorf("design %q; want %q", d.Design, want)
 	}
 	if d.Engine != "vitess" {
 		t.Errorf("engine %q; want vitess", d.Engine)
 	}
-	if len(d.Warnings) != 1 {
-		t.Errorf("warnings %q; want one on the lookup vindex", d.Warnings)
+	if len(d.Warnings) != 0 {
+		t.Errorf("warnings %q; want none", d.Warnings)
 	}
 	if _, err := ReadVSchema([]byte(`{"sharded": true, "tables": {}}`)); err == nil {
 		t.Error("a VSchema with no table: no error")
@@ -33,5 +36,31 @@ func TestReadVSchema(t *testing.T) {
 	one, err := ReadVSchema([]byte(`{"sharded": true, "vindexes": {"xxhash": {"type": "xxhash"}}, "tables": {"orders": {"column_vindexes": [{"column": "customer_id", "name": "xxhash"}]}}}`))
 	if err != nil || one.Design != "orders:hash(customer_id)" || one.Engine != "vitess-xxhash" {
 		t.Errorf("keyspace VSchema: %+v, %v", one, err)
+	}
+}
+
+// TestReadVSchemaLookups: a consistent_lookup_unique owned by the table
+// reads as lookup(col, consistent); one owned by another table, or on
+// two columns, is left out with a warning; the backing table is no table
+// of the design.
+func TestReadVSchemaLookups(t *testing.T) {
+	js := `{"sharded": true,
+	  "vindexes": {"hash": {"type": "hash"}, "unicode_loose_md5": {"type": "unicode_loose_md5"},
+	    "things_name_lookup": {"type": "consistent_lookup_unique", "params": {"table": "things_name_lookup", "from": "name", "to": "keyspace_id"}, "owner": "things"},
+	    "other_lookup": {"type": "lookup", "params": {"table": "ks2.other_idx", "from": "tag", "to": "keyspace_id"}, "owner": "stuff"},
+	    "pair_lookup": {"type": "lookup", "params": {"table": "pair_idx", "from": "a,b", "to": "keyspace_id"}, "owner": "things"}},
+	  "tables": {
+	    "things": {"column_vindexes": [{"column": "id", "name": "hash"}, {"column": "name", "name": "things_name_lookup"}, {"column": "tag", "name": "other_lookup"}, {"columns": ["a", "b"], "name": "pair_lookup"}]},
+	    "things_name_lookup": {"column_vindexes": [{"column": "name", "name": "unicode_loose_md5"}]},
+	    "other_idx": {"column_vindexes": [{"column": "tag", "name": "hash"}]}}}`
+	d, err := ReadVSchema([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "things:hash(id), lookup(name, consistent)"; d.Design != want {
+		t.Errorf("design %q; want %q", d.Design, want)
+	}
+	if len(d.Warnings) != 2 || !strings.Contains(d.Warnings[0], `owned by "stuff"`) || !strings.Contains(d.Warnings[1], "on 2 columns") {
+		t.Errorf("warnings %q; want one on other_lookup's owner, one on pair_lookup's columns", d.Warnings)
 	}
 }

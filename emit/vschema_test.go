@@ -190,3 +190,55 @@ func TestVSchema_HotOption(t *testing.T) {
 		t.Errorf("no isolated range at %s:\n%s", ksid, all)
 	}
 }
+
+// TestVSchema_Lookup: lookup(col) is written as Vitess's lookup vindexes
+// (an owned lookup_unique or consistent_lookup vindex, its backing table
+// sharded by the column), Vitess's own BuildKeyspaceSchema accepts it as
+// a Lookup vindex owned by the table, and ReadVSchema reads the design
+// back.
+func TestVSchema_Lookup(t *testing.T) {
+	w := &shardkey.Workload{Tables: []*shardkey.Table{{Name: "users", Rows: 2, Columns: []*shardkey.Column{
+		{Name: "user_id", Type: shardkey.Int64, Ints: []int64{1, 2}},
+		{Name: "email", Type: shardkey.Text, Strs: []string{"a@x", "b@x"}},
+		{Name: "team", Type: shardkey.Int64, Ints: []int64{7, 7}},
+	}}}}
+	text := "users:hash(user_id), lookup(email), lookup(team, nonunique, consistent)"
+	config, notes, err := emit.VSchema(w, design(t, text), emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := buildVSchema(t, config)
+	tb := ks.Tables["users"]
+	if tb == nil || len(tb.ColumnVindexes) != 3 {
+		t.Fatalf("users: %+v; want 3 column vindexes", tb)
+	}
+	for i, want := range []struct{ name, typ, col string }{{"users_email_lookup", "lookup_unique", "email"}, {"users_team_lookup", "consistent_lookup", "team"}} {
+		cv := tb.ColumnVindexes[i+1]
+		if cv.Name != want.name || cv.Type != want.typ || len(cv.Columns) != 1 || cv.Columns[0].String() != want.col || cv.Owned != true {
+			t.Errorf("users column vindex %d: %s %s %v owned=%v; want %s %s [%s] owned", i+1, cv.Name, cv.Type, cv.Columns, cv.Owned, want.name, want.typ, want.col)
+		}
+		if _, ok := cv.Vindex.(vindexes.Lookup); !ok {
+			t.Errorf("%s: Vitess does not build it as a Lookup vindex (%T)", cv.Name, cv.Vindex)
+		}
+	}
+	if typ, cols := primary(t, ks, "users_email_lookup"); typ != "unicode_loose_md5" || strings.Join(cols, ",") != "email" {
+		t.Errorf("users_email_lookup: primary vindex %s%v; want unicode_loose_md5[email]", typ, cols)
+	}
+	if typ, cols := primary(t, ks, "users_team_lookup"); typ != "hash" || strings.Join(cols, ",") != "team" {
+		t.Errorf("users_team_lookup: primary vindex %s%v; want hash[team]", typ, cols)
+	}
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{"CREATE TABLE users_email_lookup (email VARCHAR(255) NOT NULL, keyspace_id VARBINARY(128), PRIMARY KEY (email))",
+		"PRIMARY KEY (team, keyspace_id)"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes lack %q:\n%s", want, all)
+		}
+	}
+	back, err := emit.ReadVSchema(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Design != text || len(back.Warnings) != 0 {
+		t.Errorf("read back: %q, warnings %q; want %q", back.Design, back.Warnings, text)
+	}
+}

@@ -127,6 +127,9 @@ func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
 			w.Tables = append(w.Tables, t)
 		}
 		add(t, e.Columns())
+		for _, l := range d.Lookups[name] { // lookup(col)'s column, likewise
+			add(t, []string{l.Col})
+		}
 	}
 	if d.Default == nil {
 		return

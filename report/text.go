@@ -67,6 +67,9 @@ func (r *Score) WriteTable(w io.Writer) error {
 		bars(w, c, r.Capacity)
 		writeRangesTable(w, c)
 		ops(w, c)
+		for _, l := range LookupLines(c) {
+			fmt.Fprintln(w, l)
+		}
 		keyLine(w, c)
 		if len(c.Rebalance) > 0 {
 			var parts []string
@@ -228,6 +231,12 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
 		writeRangesMarkdown(w, c)
+		if ls := LookupLines(c); len(ls) > 0 {
+			fmt.Fprintln(w)
+			for _, l := range ls {
+				fmt.Fprintf(w, "- %s\n", MarkdownText(l))
+			}
+		}
 		if len(c.Warnings) > 0 {
 			fmt.Fprintln(w, "\nWarnings:")
 			for _, wn := range c.Warnings {
@@ -242,6 +251,32 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// LookupLines says, one line per lookup of c (a secondary routing table,
+// lookup(col)), what it saves and what it costs: the requests it routes
+// and the hop's work, the lookup-row writes and how many land on another
+// shard than their row, and the part of the cross-shard transactions it
+// causes.
+func LookupLines(c *sim.Candidate) []string {
+	var out []string
+	for _, l := range c.Lookups {
+		line := fmt.Sprintf("%s on %s (Vitess %s, lookup table sharded by %s with %s): routes %s requests/s to the shards of their rows (+%s units/s of lookup reads); writes %s lookup rows/s on inserts and deletes (+%s units/s), %s of them on another shard than their row",
+			l.Lookup, l.Table, l.Vindex, l.Column, l.Engine, numfmt.Num(l.ReadsPerS), numfmt.Num(l.ReadWorkPerS), numfmt.Num(l.WritesPerS), numfmt.Num(l.WriteWorkPerS), numfmt.Pct(l.CrossShardWriteFraction))
+		if l.WritesPerS == 0 {
+			writes := "the workload writes no lookup rows"
+			if c.Transactions > 0 {
+				writes = "no operation with a rate writes lookup rows (the transactions' inserts and deletes do: they count in cross-shard transactions)"
+			}
+			line = fmt.Sprintf("%s on %s (Vitess %s, lookup table sharded by %s with %s): routes %s requests/s to the shards of their rows (+%s units/s of lookup reads); %s",
+				l.Lookup, l.Table, l.Vindex, l.Column, l.Engine, numfmt.Num(l.ReadsPerS), numfmt.Num(l.ReadWorkPerS), writes)
+		}
+		out = append(out, line)
+	}
+	if len(out) > 0 && c.LookupCrossShardTxnFraction != nil {
+		out = append(out, fmt.Sprintf("the lookup tables' shards alone make %s of the transactions cross shards (of the %s that do)", numfmt.Pct(*c.LookupCrossShardTxnFraction), numfmt.Pct(c.CrossShardTxnFraction)))
+	}
+	return out
 }
 
 // orDash returns a candidate's fan-out mean and p99, work ratio and load

@@ -46,6 +46,15 @@ type Candidate struct {
 	// touch more than one shard; Transactions is how many were scored.
 	CrossShardTxnFraction float64 `json:"cross_shard_txn_fraction"`
 	Transactions          int64   `json:"transactions"`
+	// LookupCrossShardTxnFraction, for a design with lookups and
+	// transactions, is the part (0..1 of all transactions) of
+	// cross_shard_txn_fraction due to lookup rows: transactions that
+	// cross shards only because their lookup rows are elsewhere.
+	LookupCrossShardTxnFraction *float64 `json:"lookup_cross_shard_txn_fraction,omitempty"`
+	// Lookups are the design's lookups (secondary routing tables) with
+	// what they cost and save; their work is in work_per_s and
+	// shard_work.
+	Lookups []LookupScore `json:"lookups,omitempty"`
 
 	Operations []OpScore `json:"operations"`
 
@@ -95,7 +104,10 @@ type OpScore struct {
 	// SingleShardFraction is the share (0..1) of its requests that touch
 	// exactly one shard.
 	SingleShardFraction float64 `json:"single_shard_fraction"`
-	Latency             string  `json:"latency,omitempty"`
+	// LookupWorkPerS is the part of work_per_s done on lookup tables
+	// (routing reads, lookup-row writes).
+	LookupWorkPerS float64 `json:"lookup_work_per_s,omitempty"`
+	Latency        string  `json:"latency,omitempty"`
 }
 
 // TableKey is one table's key under a design, with its characteristics.
@@ -168,7 +180,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		}
 		count += o.Count
 		os := OpScore{Name: op.Name, Table: w.Tables[op.Table].Name, Kind: op.Kind.String(),
-			RequestsPerS: o.Requests, WorkPerS: o.Work, Latency: op.Latency}
+			RequestsPerS: o.Requests, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency}
 		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
 		if o.Requests > 0 {
 			os.ScatterFraction = o.Scatter / o.Requests
@@ -214,6 +226,13 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		c.Tables = []TableKey{}
 	}
 	c.Rebalance = s.rebalance()
+	if len(s.lookups) > 0 {
+		c.Lookups = s.lookupScores(p)
+		if p.TxnWeight > 0 {
+			f := p.TxnCrossLookup / p.TxnWeight
+			c.LookupCrossShardTxnFraction = &f
+		}
+	}
 	for _, e := range s.Warnings {
 		c.Warnings = append(c.Warnings, e.Error())
 	}

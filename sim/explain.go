@@ -21,11 +21,18 @@ type Route struct {
 	// Route names the kind of route as the engine's planner would:
 	// single, multi, scatter, none or any_shard (see RouteSingle...).
 	Route string `json:"route,omitempty"`
+	// LookupShards are the shards of the lookup tables (secondary
+	// routing tables, lookup(col)) the statement reads to find its rows
+	// or writes its lookup rows to, sorted; Shards are the table's own.
+	LookupShards []int `json:"lookup_shards,omitempty"`
 	// Warnings are problems reading the statement that did not stop
 	// routing it (a value outside its column's type).
 	Warnings []string `json:"warnings,omitempty"`
 	// unknown marks one shard known only at run time (Shards empty).
 	unknown bool
+	// extra counts shards beside Shards known only at run time (rows a
+	// lookup names that the row sample does not hold).
+	extra int
 	// values are the distinct key values (tuples, as text) that route
 	// the statement; nil when it is not routed by values.
 	values map[string]bool
@@ -53,6 +60,9 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	bound := describeConds(t, tk.cols, conds, kind)
 	rt = Route{Shards: []int{}}
 	defer func() {
+		if len(tc.lks) > 0 {
+			s.explainLookups(&rt, t, tk, kind, conds, &tc)
+		}
 		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {
 			rt.Reason += "; WARNING: the range key has no boundaries (no row sample), so every value is in shard 0: give rows or bounds=[...]"
 		}

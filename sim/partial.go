@@ -43,6 +43,14 @@ type Partial struct {
 	// table's key columns: each is placed on a random shard, so TxnCross
 	// is an expectation over those placements.
 	TxnUnbound int64
+	// TxnCrossLookup is the part of TxnCross due to lookup rows: the
+	// summed weight times the probability that a transaction crosses
+	// shards with its lookups' shards and not without them.
+	TxnCrossLookup float64
+
+	// Lookups holds one partial per lookup of the scheme (lookup.go), by
+	// index; it grows as lookups are met.
+	Lookups []LookupPartial
 }
 
 // OpPartial is the partial score of one operation.
@@ -52,6 +60,9 @@ type OpPartial struct {
 	Scatter  float64   // requests/s that touch every shard
 	Hist     []float64 // Hist[f]: requests/s of instances touching f shards, f in 0..N
 	Count    int64     // instances
+	// Lookup is the part of Work done on lookup tables (routing reads and
+	// lookup-row writes), units/s.
+	Lookup float64
 }
 
 // NewPartial returns an empty partial for n shards and ops operations.
@@ -98,6 +109,11 @@ func (p *Partial) mergeSums(q *Partial) {
 	p.TxnCross += q.TxnCross
 	p.TxnCount += q.TxnCount
 	p.TxnUnbound += q.TxnUnbound
+	p.TxnCrossLookup += q.TxnCrossLookup
+	p.growLookups(len(q.Lookups))
+	for i := range q.Lookups {
+		p.Lookups[i].merge(&q.Lookups[i])
+	}
 }
 
 func (a *OpPartial) merge(b *OpPartial) {
@@ -105,6 +121,7 @@ func (a *OpPartial) merge(b *OpPartial) {
 	a.Work += b.Work
 	a.Scatter += b.Scatter
 	a.Count += b.Count
+	a.Lookup += b.Lookup
 	for f := range a.Hist {
 		a.Hist[f] += b.Hist[f]
 	}
@@ -130,6 +147,8 @@ func (p *Partial) reset() {
 	clear(p.Work)
 	p.LoadUniform, p.Rows, p.NullRows, p.WorkAll, p.WorkUniform = 0, 0, 0, 0, 0
 	p.TxnWeight, p.TxnCross, p.TxnCount, p.TxnUnbound = 0, 0, 0, 0
+	p.TxnCrossLookup = 0
+	p.Lookups = p.Lookups[:0]
 	for i := range p.Ops {
 		h := p.Ops[i].Hist
 		clear(h)
@@ -163,6 +182,14 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 		for _, s := range t.set {
 			p.Work[s] += share
 		}
+	}
+	if len(t.lks) > 0 {
+		// Shards a lookup named that the sample does not show: each one
+		// shard at random.
+		for i := range t.lks {
+			p.WorkUniform += r * float64(t.lks[i].extra)
+		}
+		p.addLookups(o, t, r)
 	}
 }
 

@@ -40,13 +40,20 @@ type touch struct {
 	// salted says a salted hot value is among the values routed (its
 	// buckets are in set), for explanations.
 	salted bool
+	// lks are the lookups' parts of the statement (see lookup.go):
+	// scratch owned by the router, like set.
+	lks []lkTouch
 }
 
 // fanout returns the number of shards the touch asks.
 func (t *touch) fanout(n int) int {
 	switch t.kind {
 	case tSet:
-		return len(t.set)
+		f := len(t.set)
+		for i := range t.lks {
+			f += t.lks[i].extra
+		}
+		return f
 	case tAll:
 		return n
 	}
@@ -73,6 +80,12 @@ type router struct {
 	unbound int64
 	// nullRows counts rows whose NULL key the engine cannot place.
 	nullRows int64
+	// scratch for viaLookups
+	lks  []lkTouch
+	lset []int
+	// sawLookup: the last singleProb met lookup shards in the
+	// transaction's session.
+	sawLookup bool
 }
 
 func newRouter(s *Scheme) *router {
@@ -166,8 +179,18 @@ func (r *router) row(tk *tableKey, t *shardkey.Table, i int) (touch, error) {
 // beyond it the statement is treated as scatter-gather.
 const maxCombos = 4096
 
-// stmt routes one statement (kind and conditions on table ti).
+// stmt routes one statement (kind and conditions on table ti): by the
+// table's key, then through its lookups (viaLookups).
 func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch, error) {
+	tc, err := r.stmtKey(ti, kind, conds)
+	if err != nil || r.s.tables[ti].lookups == nil {
+		return tc, err
+	}
+	return r.viaLookups(r.s.tables[ti], kind, conds, tc), nil
+}
+
+// stmtKey routes one statement by the table's key alone.
+func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch, error) {
 	tk := r.s.tables[ti]
 	switch tk.kind {
 	case kUnplaced:

@@ -286,14 +286,33 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 // txns accounts transactions into p.
 func (r *router) txns(p *Partial, txns []shardkey.Txn) error {
 	for i := range txns {
-		tx := &txns[i]
-		single, err := r.singleProb(tx)
+		if err := r.txn(p, &txns[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// txn accounts one transaction into p: its weight, and its weight times
+// the probability that it crosses shards (and the part of that due to
+// lookup rows).
+func (r *router) txn(p *Partial, tx *shardkey.Txn) error {
+	r.sawLookup = false
+	single, err := r.singleProb(tx, true)
+	if err != nil {
+		return shardkey.Errorf("", 0, tx.Name, "transaction: %v", err)
+	}
+	p.TxnWeight += tx.Weight
+	p.TxnCross += tx.Weight * (1 - single)
+	p.TxnCount++
+	if r.sawLookup {
+		unbound := r.unbound
+		base, err := r.singleProb(tx, false)
 		if err != nil {
 			return shardkey.Errorf("", 0, tx.Name, "transaction: %v", err)
 		}
-		p.TxnWeight += tx.Weight
-		p.TxnCross += tx.Weight * (1 - single)
-		p.TxnCount++
+		r.unbound = unbound
+		p.TxnCrossLookup += tx.Weight * (base - single)
 	}
 	p.TxnUnbound += r.unbound
 	r.unbound = 0
@@ -311,8 +330,11 @@ func sameStmt(a, b *shardkey.Stmt) bool {
 // singleProb returns the probability that all statements of tx land on one
 // shard. Concrete placements decide it outright; a fresh hashed value is a
 // shard drawn uniformly (the same draw wherever the same new value is
-// used); a salted insert draws one of its buckets.
-func (r *router) singleProb(tx *shardkey.Txn) (float64, error) {
+// used); a salted insert draws one of its buckets. With lookups, the
+// shards of the lookups' reads and writes in the transaction's session
+// (every lookup but a consistent one) count too; r.sawLookup is set when
+// there are such shards.
+func (r *router) singleProb(tx *shardkey.Txn, lookups bool) (float64, error) {
 	n := r.s.N
 	var conc [4]int
 	concrete := conc[:0]
@@ -340,6 +362,28 @@ func (r *router) singleProb(tx *shardkey.Txn) (float64, error) {
 			return 0, err
 		}
 		settled = tc.kind == tOne || tc.kind == tSet || tc.kind == tUniform && tc.local
+		for i := range tc.lks {
+			lt := &tc.lks[i]
+			settled = false
+			for k := 0; k < lt.extra; k++ {
+				// A row a lookup names that the sample does not show:
+				// one shard at random.
+				vars = append(vars, rv{})
+			}
+			if lt.lk.spec.Consistent {
+				continue // its own session, committed before or after
+			}
+			r.sawLookup = true
+			if !lookups {
+				continue
+			}
+			for _, s := range lt.shards {
+				addC(s)
+			}
+			for k := 0; k < lt.uni; k++ {
+				vars = append(vars, rv{})
+			}
+		}
 		switch tc.kind {
 		case tOne:
 			addC(tc.one)

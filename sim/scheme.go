@@ -60,6 +60,9 @@ type Scheme struct {
 	boundsFromTraffic bool
 	// nodes places the shards on nodes for capacity (Options.Nodes).
 	nodes *Nodes
+	// lookups are the design's lookups (secondary routing tables), all
+	// tables', in table order; see lookup.go.
+	lookups []*lookupKey
 }
 
 // tableKey is one table's compiled key.
@@ -97,6 +100,8 @@ type tableKey struct {
 	saltedInt map[int64]bool
 	isoInt    map[int64]int
 	intBounds []int64
+	// lookups are the table's lookups, unique ones first.
+	lookups []*lookupKey
 }
 
 // Compile compiles design d for workload w. It fails when a key names a
@@ -151,6 +156,9 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	}
 	if s.boundsFromTraffic {
 		s.Warnings = append(s.Warnings, fmt.Errorf("key %q: no row sample: the range boundaries split the values the statements bind into equal shares of the traffic", d.Text))
+	}
+	if err := s.compileLookups(); err != nil {
+		return nil, err
 	}
 	for ti, tk := range s.tables {
 		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {

@@ -52,8 +52,14 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 				out.Shards = append(out.Shards, sh)
 			}
 		}
+		for _, sh := range r.LookupShards {
+			if !slices.Contains(out.LookupShards, sh) {
+				out.LookupShards = append(out.LookupShards, sh)
+			}
+		}
 		out.Scatter = out.Scatter || r.Scatter
 		out.unknown = out.unknown || r.unknown
+		out.extra += r.extra
 		for v := range r.values {
 			if out.values == nil {
 				out.values = map[string]bool{}
@@ -73,6 +79,7 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 	}
 	out.AnyShard = anyShard && !other
 	sort.Ints(out.Shards)
+	sort.Ints(out.LookupShards)
 	out.Reason = strings.Join(reasons, "; ")
 	out.Route = s.routeKind(out)
 	return out, nil
@@ -95,6 +102,8 @@ func routeKind(rt Route, n int) string {
 		return RouteAnyShard
 	case rt.Scatter:
 		return RouteScatter
+	case len(rt.Shards)+rt.extra > 1:
+		return RouteMulti
 	case len(rt.Shards) == 0 && rt.unknown:
 		// One shard, known only once a value is (a new id, a subquery's
 		// result): the engine plans a single-shard route.

@@ -99,16 +99,9 @@ func (b *StreamBatch) Instance(op, table int, kind shardkey.Kind, conds []shardk
 func (b *StreamBatch) Txn(stmts []shardkey.Stmt, w float64) error {
 	tx := shardkey.Txn{Weight: w, Stmts: stmts}
 	for i, r := range b.routers {
-		single, err := r.singleProb(&tx)
-		if err != nil {
+		if err := r.txn(b.parts[i], &tx); err != nil {
 			return err
 		}
-		p := b.parts[i]
-		p.TxnWeight += w
-		p.TxnCross += w * (1 - single)
-		p.TxnCount++
-		p.TxnUnbound += r.unbound
-		r.unbound = 0
 	}
 	return nil
 }

@@ -138,6 +138,9 @@ Flags:
 	default:
 		fmt.Fprintf(e.stdout, "shards:  %s\n", explain.JoinInts(rt.Shards))
 	}
+	if len(rt.LookupShards) > 0 {
+		fmt.Fprintf(e.stdout, "lookup:  %s (the lookup tables' shards this statement reads or writes)\n", explain.JoinInts(rt.LookupShards))
+	}
 	if rt.Route != "" {
 		fmt.Fprintf(e.stdout, "route:   %s\n", rt.Route)
 	}

@@ -268,6 +268,7 @@ func TestWrapKey(t *testing.T) {
 	check("user_id", 4, false, "salt(hash(user_id), 4, top=1)")
 	check("messages:hash(sender_id); inbox:hash(user_id)", 4, false, "messages:salt(hash(sender_id), 4, top=1); inbox:salt(hash(user_id), 4, top=1)")
 	check("t:replicate; hash(a)", 0, true, "t:replicate; isolate(hash(a), top=1)")
+	check("users:hash(id), lookup(email); hash(a), lookup(b, nonunique)", 0, true, "users:isolate(hash(id), top=1), lookup(email); isolate(hash(a), top=1), lookup(b, nonunique)")
 }
 
 // TestBadParams: every control is range-checked and named in the error.

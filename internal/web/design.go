@@ -45,7 +45,7 @@ func parseKey(param, key string) (*shardkey.Design, error) {
 
 // wrapKey applies the hot-key controls to every table's key of d:
 // isolate(EXPR, top=1) gives the hottest value a shard of its own, and
-// salt(EXPR, K, top=1) splits it over K buckets.
+// salt(EXPR, K, top=1) splits it over K buckets; lookups stay.
 func wrapKey(d *shardkey.Design, salt int, isolate bool) string {
 	wrap := func(e shardkey.Expr) string {
 		if _, ok := e.(*shardkey.ReplicateExpr); ok {
@@ -60,12 +60,19 @@ func wrapKey(d *shardkey.Design, salt int, isolate bool) string {
 		}
 		return s
 	}
+	lookups := func(table string) string { // the key's lookup(col)s, kept
+		s := ""
+		for _, l := range d.Lookups[table] {
+			s += ", " + l.String()
+		}
+		return s
+	}
 	var parts []string
 	for _, t := range d.Order {
-		parts = append(parts, t+":"+wrap(d.Tables[t]))
+		parts = append(parts, t+":"+wrap(d.Tables[t])+lookups(t))
 	}
 	if d.Default != nil {
-		parts = append(parts, wrap(d.Default))
+		parts = append(parts, wrap(d.Default)+lookups(""))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -1,0 +1,617 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// Lookups (shardkey.Lookup, "users:hash(user_id), lookup(email)") are
+// secondary routing tables, as Vitess's lookup vindexes
+// (go/vt/vtgate/vindexes/lookup.go, consistent_lookup.go,
+// lookup_internal.go). The cost model:
+//
+//   - A read, update or delete that the key leaves to every shard
+//     (scatter-gather) but that binds a lookup column with = or IN is
+//     routed through the lookup: one unit of work on the lookup table's
+//     shard for each distinct shard its values hash to (the map query
+//     "select from, to from T where from in ::from"), then one on each
+//     shard holding a matching row: the shards of the sample's rows with
+//     those values. A value the row sample does not hold counts as one
+//     shard, uniformly at random, for a unique lookup (it names at most
+//     one row; Vitess sends a value the lookup does not know to no shard,
+//     DestinationNone, but a sample is not the table), and for a
+//     non-unique one as many as the sample's values are on, on average
+//     (each at random); without a row sample a non-unique lookup is not
+//     used (its fan-out is unknown: scatter-gather, with a warning). A unique lookup is
+//     preferred to a non-unique one, as vtgate picks the vindex of least
+//     cost (lookup_unique 10, lookup 20).
+//   - An insert into the owner table also writes the lookup row: one unit
+//     on the lookup table's shard of the value (lookup_internal.go's
+//     Create), usually another shard than the row's. A delete removes it:
+//     one unit on the shard of the deleted row's value (known when the
+//     delete binds the column, else one shard at random). Updates are
+//     taken not to change the column (a statement's model does not say
+//     which columns an UPDATE sets; one that does costs a delete and an
+//     insert in the lookup, lookupInternal.Update).
+//   - In a transaction, a lookup's reads and writes run in the
+//     transaction's own session (CommitOrder_NORMAL): their shards count
+//     among its shards, so a lookup row on another shard makes the
+//     transaction cross shards (a multi-shard commit). A consistent
+//     lookup writes its rows in a session committed before the
+//     transaction (Create: CommitOrder_PRE; Delete: POST) and reads them
+//     in the lookup-row-lock session: its work counts, its shards do not
+//     make the transaction cross shards.
+//   - The lookup table is sharded by its column, over the same shards, by
+//     the design's engine; under a Vitess engine whose vindex cannot hash
+//     the column's type (hash takes integers), by unicode_loose_md5 for
+//     text (the vindex Vitess's examples give a varchar lookup table),
+//     binary_md5 for bytes, xxhash otherwise: what emit writes.
+//
+// A NULL value has no lookup row (Vitess skips it with ignore_nulls and
+// refuses the insert without).
+
+// lookupKey is one compiled lookup of a table.
+type lookupKey struct {
+	idx   int // index in Scheme.lookups
+	table int // owner table index
+	col   int // column index in the owner table
+	spec  shardkey.Lookup
+	eng   partition.Engine // places the lookup table's rows by col
+	lay   partition.Layout
+	modN  uint64
+	// owners maps a canonical value to the sorted distinct shards of the
+	// owner's sample rows holding it.
+	owners map[shardkey.Value][]int
+	// multi counts the values the sample shows on more than one row.
+	multi int
+	// unseen is the shards a value the sample does not hold is counted
+	// on: 1 for a unique lookup; for a non-unique one, the mean number of
+	// shards of the sample's values, rounded (at least 1); 0 when a
+	// non-unique lookup has no row sample (not routed: unknown).
+	unseen int
+}
+
+// lkTouch is one lookup's part of a routed statement: a read of the
+// lookup table (routing), or a write of its rows (insert, delete).
+type lkTouch struct {
+	lk     *lookupKey
+	shards []int // the lookup table's shards asked, sorted; scratch
+	uni    int   // further lookup shards at unknown places (values known only at run time)
+	write  bool
+	// extra, for a read: matching rows' shards not known from the sample
+	// (each one shard at random), beside the touch's set.
+	extra int
+	// nvals is the number of values routed (for explanations).
+	nvals int
+}
+
+// units returns the lookup table's units of work of l.
+func (l *lkTouch) units() int { return len(l.shards) + l.uni }
+
+// compileLookups compiles the design's lookups for every table, after the
+// tables' keys (and range boundaries) are known.
+func (s *Scheme) compileLookups() error {
+	for ti, t := range s.w.Tables {
+		tk := s.tables[ti]
+		if tk.kind == kUnplaced || tk.kind == kReplicate {
+			continue
+		}
+		specs := s.Design.LookupsFor(t.Name, func(c string) bool { return t.Column(c) != nil })
+		for _, spec := range specs {
+			ci := t.ColumnIndex(spec.Col)
+			if ci < 0 {
+				return fmt.Errorf("key %q: table %s: %s: no column %q (columns: %s)", s.Design.Text, t.Name, spec, spec.Col, strings.Join(t.ColumnNames(), ", "))
+			}
+			lk := &lookupKey{idx: len(s.lookups), table: ti, col: ci, spec: spec}
+			eng, note, err := lookupEngine(s.Engine, t, ci)
+			if err != nil {
+				return fmt.Errorf("key %q: table %s: %s: %w", s.Design.Text, t.Name, spec, err)
+			}
+			if note != "" {
+				s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s: %s", s.Design.Text, t.Name, spec, note))
+			}
+			lk.eng = eng
+			if lk.lay, err = eng.Layout(s.N); err != nil {
+				return fmt.Errorf("key %q: %s: engine %s: %w", s.Design.Text, spec, eng.Name(), err)
+			}
+			if m, ok := lk.lay.(partition.Modulo); ok {
+				lk.modN = uint64(m.Shards())
+			}
+			if err := s.lookupOwners(lk, tk, t); err != nil {
+				return err
+			}
+			if spec.Unique && lk.multi > 0 {
+				s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s is unique, but %d value(s) of %s are on several rows of the sample: Vitess's lookup_unique would refuse the second row; write lookup(%s, nonunique)", s.Design.Text, t.Name, spec, lk.multi, spec.Col, spec.Col))
+			}
+			s.lookups = append(s.lookups, lk)
+			tk.lookups = append(tk.lookups, lk)
+		}
+	}
+	// Unique lookups first: vtgate routes by the vindex of least cost.
+	for _, tk := range s.tables {
+		sort.SliceStable(tk.lookups, func(i, j int) bool { return tk.lookups[i].spec.Unique && !tk.lookups[j].spec.Unique })
+	}
+	return nil
+}
+
+// lookupFallback is the Vitess vindex of a lookup table's column the
+// design's Vitess vindex cannot hash: the one emit gives a hash key on a
+// column of that type (unicode_loose_md5 for text, binary_md5 for bytes,
+// xxhash otherwise).
+func lookupFallback(typ shardkey.Type) string {
+	switch typ {
+	case shardkey.Text:
+		return "vitess-unicode-loose-md5"
+	case shardkey.Bytes:
+		return "vitess-binary-md5"
+	}
+	return "vitess-xxhash"
+}
+
+// lookupEngine returns the engine that places the lookup table of column
+// ci of t: eng when it can place the column's type, else (for Vitess) the
+// first fallback that can, with a note saying so.
+func lookupEngine(eng partition.Engine, t *shardkey.Table, ci int) (partition.Engine, string, error) {
+	err := probeEngine(eng, t, []int{ci})
+	if err == nil {
+		return eng, "", nil
+	}
+	if strings.HasPrefix(eng.Name(), "vitess") {
+		name := lookupFallback(t.Columns[ci].Type)
+		alt, aerr := partition.Lookup(name)
+		if aerr == nil && probeEngine(alt, t, []int{ci}) == nil {
+			return alt, fmt.Sprintf("engine %s cannot hash %s values, so the lookup table is sharded by %s (its vindex in the VSchema)", eng.Name(), t.Columns[ci].Type, name), nil
+		}
+	}
+	return nil, "", fmt.Errorf("the lookup table is sharded by its column: %w", err)
+}
+
+// lookupOwners fills lk.owners: the shards of the owner's sample rows by
+// value of the lookup column.
+func (s *Scheme) lookupOwners(lk *lookupKey, tk *tableKey, t *shardkey.Table) error {
+	lk.owners = make(map[shardkey.Value][]int)
+	r := newRouter(s)
+	col := t.Columns[lk.col]
+	dup := map[shardkey.Value]bool{}
+	for i := 0; i < t.Rows; i++ {
+		v := col.Value(i)
+		if v.IsNull() {
+			continue
+		}
+		tc, err := r.row(tk, t, i)
+		if err != nil {
+			return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
+		}
+		var shards []int
+		switch tc.kind {
+		case tOne:
+			shards = []int{tc.one}
+		case tUniformOf:
+			shards = tc.set
+		default:
+			continue // on every shard, or nowhere: no keyspace id to map to
+		}
+		v = v.Canonical()
+		have, seen := lk.owners[v]
+		if seen && !dup[v] {
+			dup[v] = true // a second row of the value
+			lk.multi++
+		}
+		for _, sh := range shards {
+			j := sort.SearchInts(have, sh)
+			if j < len(have) && have[j] == sh {
+				continue
+			}
+			have = append(have, 0)
+			copy(have[j+1:], have[j:])
+			have[j] = sh
+		}
+		lk.owners[v] = have
+	}
+	lk.unseen = 1
+	if !lk.spec.Unique {
+		total := 0
+		for _, sh := range lk.owners {
+			total += len(sh)
+		}
+		switch {
+		case len(lk.owners) == 0:
+			lk.unseen = 0
+			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s: no row sample, so how many shards the rows of one %s are on is unknown: statements by %s are scored as scatter-gather (give rows: --rows, --from, a workload)", s.Design.Text, t.Name, lk.spec, lk.spec.Col, lk.spec.Col))
+		default:
+			lk.unseen = max(1, int(math.Round(float64(total)/float64(len(lk.owners)))))
+		}
+	}
+	return nil
+}
+
+// shard returns the lookup table's shard of value v.
+func (lk *lookupKey) shard(v shardkey.Value) (int, error) {
+	p, err := lk.eng.Point([]shardkey.Value{v})
+	if err != nil {
+		return 0, err
+	}
+	if lk.modN > 0 {
+		return int(p % lk.modN), nil
+	}
+	return lk.lay.Shard(p), nil
+}
+
+// lookupVals returns the non-NULL values cond binds (= or IN), and
+// whether it binds values at all (a fresh value, a range: no).
+func lookupVals(cd *shardkey.Cond, one []shardkey.Value) ([]shardkey.Value, bool) {
+	switch {
+	case cd == nil:
+		return nil, false
+	case cd.Op == shardkey.Eq && cd.Fresh == shardkey.NotFresh:
+		if cd.Val.IsNull() {
+			return nil, true
+		}
+		one[0] = cd.Val
+		return one[:1], true
+	case cd.Op == shardkey.In:
+		return cd.List, true
+	}
+	return nil, false
+}
+
+// addLookupShards puts the lookup shards of vals into lt (sorted,
+// distinct), using r.mark; it reports false when the engine cannot place
+// a value.
+func (r *router) addLookupShards(lt *lkTouch, vals []shardkey.Value) bool {
+	start := len(r.lset)
+	for _, v := range vals {
+		if v.IsNull() {
+			continue
+		}
+		sh, err := lt.lk.shard(v)
+		if err != nil {
+			for _, x := range r.lset[start:] {
+				r.mark[x] = false
+			}
+			r.lset = r.lset[:start]
+			return false
+		}
+		if !r.mark[sh] {
+			r.mark[sh] = true
+			r.lset = append(r.lset, sh)
+		}
+		lt.nvals++
+	}
+	for _, x := range r.lset[start:] {
+		r.mark[x] = false
+	}
+	lt.shards = r.lset[start:]
+	sort.Ints(lt.shards)
+	return true
+}
+
+// viaLookups adds the lookups of table tk to tc, the statement's route by
+// the key: a scattering read, update or delete is routed through the
+// first lookup whose column it binds; inserts and deletes write the
+// lookup rows.
+func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.Cond, tc touch) touch {
+	r.lks = r.lks[:0]
+	r.lset = r.lset[:0]
+	var one [1]shardkey.Value
+	if kind != shardkey.Insert && tc.kind == tAll {
+		for _, lk := range tk.lookups {
+			vals, ok := lookupVals(findCond(conds, lk.col), one[:])
+			if !ok || lk.unseen == 0 {
+				continue
+			}
+			lt := lkTouch{lk: lk}
+			if !r.addLookupShards(&lt, vals) {
+				continue
+			}
+			// The owners' shards: the sample's rows with these values.
+			r.tmp = r.tmp[:0]
+			extra := 0
+			for _, v := range vals {
+				if v.IsNull() {
+					continue // = NULL matches no row
+				}
+				sh, seen := lk.owners[v.Canonical()]
+				if !seen {
+					extra += lk.unseen
+					continue
+				}
+				for _, x := range sh {
+					if !r.mark[x] {
+						r.mark[x] = true
+						r.tmp = append(r.tmp, x)
+					}
+				}
+			}
+			r.set = append(r.set[:0], r.tmp...)
+			for _, x := range r.tmp {
+				r.mark[x] = false
+			}
+			sort.Ints(r.set)
+			extra = min(extra, r.s.N-len(r.set))
+			switch {
+			case len(r.set) == 1 && extra == 0:
+				tc = touch{kind: tOne, one: r.set[0]}
+			case len(r.set) == 0 && extra == 1:
+				tc = touch{kind: tUniform}
+			default:
+				tc = touch{kind: tSet, set: r.set}
+				lt.extra = extra
+			}
+			r.lks = append(r.lks, lt)
+			break
+		}
+	}
+	if kind == shardkey.Insert || kind == shardkey.Delete {
+		for _, lk := range tk.lookups {
+			lt := lkTouch{lk: lk, write: true}
+			cd := findCond(conds, lk.col)
+			vals, ok := lookupVals(cd, one[:])
+			switch {
+			case ok:
+				if !r.addLookupShards(&lt, vals) {
+					lt.uni = 1
+				}
+				if len(lt.shards) == 0 && lt.uni == 0 {
+					continue // NULL: no lookup row
+				}
+			case kind == shardkey.Insert && cd != nil && cd.Op == shardkey.Range:
+				// INSERT ... SELECT: the copied rows' values may hash
+				// anywhere.
+				start := len(r.lset)
+				for sh := 0; sh < r.s.N; sh++ {
+					r.lset = append(r.lset, sh)
+				}
+				lt.shards = r.lset[start:]
+			default:
+				// A value the database assigns, or (a delete) the row's
+				// value, read before deleting: one lookup shard.
+				lt.uni = 1
+			}
+			r.lks = append(r.lks, lt)
+		}
+	}
+	tc.lks = r.lks
+	return tc
+}
+
+// lookupCross returns the probability that lookup write lt lands on a
+// shard the statement's own rows (tc) are not on. Rows on a fixed set R of
+// shards (tOne, tSet, tAll): 1 when a known lookup shard is outside R,
+// else 1 - (|R|/n)^uni. Rows on one shard drawn from R (tUniform: every
+// shard; tUniformOf): with no known lookup shard 1 - (1/n)^uni; with one,
+// L in R, 1 - (1/|R|)(1/n)^uni; otherwise 1.
+func lookupCross(tc *touch, lt *lkTouch, n int) float64 {
+	in := func(s int, set []int) bool {
+		for _, x := range set {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+	uni := float64(lt.uni)
+	switch tc.kind {
+	case tOne, tSet, tAll:
+		size := 0
+		for _, s := range lt.shards {
+			switch tc.kind {
+			case tOne:
+				if s != tc.one {
+					return 1
+				}
+			case tSet:
+				if !in(s, tc.set) {
+					return 1
+				}
+			}
+		}
+		switch tc.kind {
+		case tOne:
+			size = 1
+		case tSet:
+			size = len(tc.set)
+		case tAll:
+			size = n
+		}
+		return 1 - math.Pow(float64(size)/float64(n), uni)
+	}
+	m := n
+	if tc.kind == tUniformOf {
+		m = len(tc.set)
+	}
+	switch len(lt.shards) {
+	case 0:
+		return 1 - math.Pow(1/float64(n), uni)
+	case 1:
+		if tc.kind == tUniformOf && !in(lt.shards[0], tc.set) {
+			return 1
+		}
+		return 1 - math.Pow(1/float64(n), uni)/float64(m)
+	}
+	return 1
+}
+
+// LookupScore is the cost and benefit of one lookup (a secondary routing
+// table, Vitess lookup vindex) under a design. Rates are requests/s and
+// units of work/s, fractions 0..1.
+type LookupScore struct {
+	Table  string `json:"table"`
+	Column string `json:"column"`
+	// Lookup is the lookup as written ("lookup(email)"), Vindex its
+	// Vitess vindex type (lookup_unique, lookup, consistent_lookup...).
+	Lookup string `json:"lookup"`
+	Vindex string `json:"vindex"`
+	// ReadsPerS are the requests routed through the lookup instead of
+	// every shard, ReadWorkPerS the units/s they cost on the lookup table
+	// (one per distinct lookup shard their values hash to).
+	ReadsPerS    float64 `json:"reads_per_s"`
+	ReadWorkPerS float64 `json:"read_work_per_s"`
+	// WritesPerS are the inserts and deletes that write the lookup's
+	// rows, WriteWorkPerS what those writes cost on its shards.
+	WritesPerS    float64 `json:"writes_per_s"`
+	WriteWorkPerS float64 `json:"write_work_per_s"`
+	// CrossShardWriteFraction is the share of those writes whose lookup
+	// row lands on a shard their own row is not on.
+	CrossShardWriteFraction float64 `json:"cross_shard_write_fraction"`
+	// Engine places the lookup table's rows by the column.
+	Engine string `json:"engine"`
+}
+
+// LookupPartial is the mergeable partial score of one lookup.
+type LookupPartial struct {
+	Reads, ReadWork   float64 // requests/s routed through it; units/s on its shards
+	Writes, WriteWork float64 // requests/s writing its rows; units/s
+	CrossWrites       float64 // requests/s whose lookup rows land off their row's shards (expected)
+}
+
+func (a *LookupPartial) merge(b *LookupPartial) {
+	a.Reads += b.Reads
+	a.ReadWork += b.ReadWork
+	a.Writes += b.Writes
+	a.WriteWork += b.WriteWork
+	a.CrossWrites += b.CrossWrites
+}
+
+// growLookups makes room for n lookups.
+func (p *Partial) growLookups(n int) {
+	for len(p.Lookups) < n {
+		p.Lookups = append(p.Lookups, LookupPartial{})
+	}
+}
+
+// addLookups accounts the lookup parts of touch t (rate r, operation o).
+func (p *Partial) addLookups(o *OpPartial, t *touch, r float64) {
+	for i := range t.lks {
+		lt := &t.lks[i]
+		u := float64(lt.units())
+		for _, s := range lt.shards {
+			p.Work[s] += r
+		}
+		p.WorkUniform += r * float64(lt.uni)
+		o.Work += r * u
+		o.Lookup += r * u
+		p.growLookups(lt.lk.idx + 1)
+		lp := &p.Lookups[lt.lk.idx]
+		if lt.write {
+			lp.Writes += r
+			lp.WriteWork += r * u
+			lp.CrossWrites += r * lookupCross(t, lt, p.N)
+		} else {
+			lp.Reads += r
+			lp.ReadWork += r * u
+		}
+	}
+}
+
+// lookupScores reports the scheme's lookups from p.
+func (s *Scheme) lookupScores(p *Partial) []LookupScore {
+	var out []LookupScore
+	for _, lk := range s.lookups {
+		t := s.w.Tables[lk.table]
+		ls := LookupScore{Table: t.Name, Column: t.Columns[lk.col].Name, Lookup: lk.spec.String(), Vindex: lk.spec.VindexType(), Engine: lk.eng.Name()}
+		if lk.idx < len(p.Lookups) {
+			lp := p.Lookups[lk.idx]
+			ls.ReadsPerS, ls.ReadWorkPerS = lp.Reads, lp.ReadWork
+			ls.WritesPerS, ls.WriteWorkPerS = lp.Writes, lp.WriteWork
+			if lp.Writes > 0 {
+				ls.CrossShardWriteFraction = lp.CrossWrites / lp.Writes
+			}
+		}
+		out = append(out, ls)
+	}
+	return out
+}
+
+// explainLookups explains the lookups' parts of tc, a statement of kind
+// on table t with conditions conds under key tk: a read routed through a
+// lookup gets its reason rewritten (the lookup hop, then the rows'
+// shards); each lookup-row write is added to the reason. LookupShards
+// gets the lookup tables' shards.
+func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind shardkey.Kind, conds []shardkey.Cond, tc *touch) {
+	for i := range tc.lks {
+		lt := &tc.lks[i]
+		col := t.Columns[lt.lk.col].Name
+		for _, sh := range lt.shards {
+			if !containsInt(rt.LookupShards, sh) {
+				rt.LookupShards = append(rt.LookupShards, sh)
+			}
+		}
+		where := "on shard " + intsText(lt.shards)
+		if len(lt.shards) > 1 {
+			where = "on shards " + intsText(lt.shards)
+		}
+		if lt.uni > 0 && len(lt.shards) > 0 {
+			where += fmt.Sprintf(" and %d more known once the value is", lt.uni)
+		}
+		vindex := fmt.Sprintf("%s (Vitess %s)", lt.lk.spec, lt.lk.spec.VindexType())
+		table := fmt.Sprintf("the lookup table, sharded by %s", col)
+		if !lt.write {
+			rt.extra = lt.extra
+			target := ""
+			switch {
+			case tc.kind == tOne:
+				target = fmt.Sprintf("then shard %d", tc.one)
+				if lt.nvals > 1 {
+					target = fmt.Sprintf("then shard %d, which holds the rows of all %d values", tc.one, lt.nvals)
+				}
+			case tc.kind == tUniform:
+				target = "then the one shard of the row it names (the value is not in the row sample: known once the lookup answers)"
+			case len(tc.set) == 0 && lt.extra == 0:
+				target = "which names no row: no shard is asked"
+			case len(tc.set) == 0:
+				target = fmt.Sprintf("then the shards of the %d rows they name (not in the row sample: known once the lookup answers)", lt.extra)
+			default:
+				target = "then shards " + intsText(tc.set)
+				if len(tc.set) == 1 {
+					target = fmt.Sprintf("then shard %d", tc.set[0])
+				}
+				if lt.extra > 0 {
+					target += fmt.Sprintf(", and %d more for values not in the row sample (known once the lookup answers)", lt.extra)
+				}
+			}
+			if !lt.lk.spec.Unique && len(tc.set) > 1 {
+				target += " (a non-unique lookup names every matching row, on as many shards as hold them)"
+			}
+			rt.Reason = fmt.Sprintf("%s does not bind the key %s on %s, but binds %s: lookup %s -> keyspace id %s (%s), %s",
+				describeConds(t, []int{lt.lk.col}, conds, kind), tk.expr, t.Name, vindex, col, where, table, target)
+			continue
+		}
+		var what string
+		switch {
+		case len(lt.shards) > 0 && kind == shardkey.Delete:
+			what = fmt.Sprintf("deletes the lookup row %s -> keyspace id %s (%s)", col, where, table)
+		case len(lt.shards) > 0:
+			what = fmt.Sprintf("inserts the lookup row %s -> keyspace id %s (%s)", col, where, table)
+		case kind == shardkey.Delete:
+			what = fmt.Sprintf("deletes the row's lookup row %s -> keyspace id from %s: one shard, that of the row's %s (read from the row first)", col, table, col)
+		default:
+			what = fmt.Sprintf("inserts the lookup row %s -> keyspace id into %s: one shard, that of a %s known only once the row is written", col, table, col)
+		}
+		what += " for " + vindex
+		if lt.lk.spec.Consistent {
+			what += ", in its own session committed before the transaction's (no multi-shard commit)"
+			if kind == shardkey.Delete {
+				what = strings.Replace(what, "committed before", "committed after", 1)
+			}
+		} else {
+			what += ", in the statement's transaction"
+		}
+		rt.Reason += "; " + what
+	}
+	sort.Ints(rt.LookupShards)
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,244 @@
+package sim
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+)
+
+// Under Vitess's numeric vindex the keyspace id is the value's 8 bytes
+// (go/vt/vtgate/vindexes/numeric.go) and 8 shards are the key ranges -20,
+// 20-40, ..., e0-: value v is on shard v>>61. So sh(k)+x is a value on
+// shard k, placed by hand.
+func sh(k int64) int64 { return k << 61 }
+
+// lookupWorkload: users(user_id, phone, city) with four rows, one per
+// shard of user_id under vitess-numeric:
+//
+//	row  user_id     shard  phone       lookup shard  city        lookup shard
+//	A    0           0      sh(1)+5     1             7           0
+//	B    sh(1)       1      sh(2)       2             7           0
+//	C    sh(2)       2      sh(3)       3             sh(2)       2
+//	D    sh(3)+7     3      sh(3)+1     3             sh(3)       3
+func lookupWorkload(t *testing.T) *shardkey.Workload {
+	t.Helper()
+	tb := &shardkey.Table{Name: "users", Rows: 4, Columns: []*shardkey.Column{
+		{Name: "user_id", Type: shardkey.Int64, Ints: []int64{0, sh(1), sh(2), sh(3) + 7}},
+		{Name: "phone", Type: shardkey.Int64, Ints: []int64{sh(1) + 5, sh(2), sh(3), sh(3) + 1}},
+		{Name: "city", Type: shardkey.Int64, Ints: []int64{7, 7, sh(2), sh(3)}},
+	}}
+	i64 := func(v int64) shardkey.Value { return shardkey.Value{Type: shardkey.Int64, Int: v} }
+	eq := func(c int, v int64) shardkey.Cond { return shardkey.Cond{Col: c, Op: shardkey.Eq, Val: i64(v)} }
+	insA := []shardkey.Cond{eq(0, 0), eq(1, sh(1)+5), eq(2, 7)}
+	insD := []shardkey.Cond{eq(0, sh(3)+7), eq(1, sh(3)+1), eq(2, sh(3))}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{tb},
+		Ops: []*shardkey.Operation{
+			{Name: "by_phone", Table: 0, Kind: shardkey.Read, Rate: 10, Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{eq(1, sh(1)+5)}}}},
+			{Name: "by_city", Table: 0, Kind: shardkey.Read, Rate: 4, Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{eq(2, 7)}}}},
+			{Name: "insert", Table: 0, Kind: shardkey.Insert, Rate: 8, Instances: []shardkey.Instance{{Weight: 1, Conds: insA}, {Weight: 1, Conds: insD}}},
+			{Name: "by_phone_unseen", Table: 0, Kind: shardkey.Read, Rate: 2, Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{eq(1, 12345)}}}},
+		},
+		Txns: []shardkey.Txn{
+			{Weight: 1, Stmts: []shardkey.Stmt{{Table: 0, Kind: shardkey.Insert, Conds: insA}}},
+			{Weight: 1, Stmts: []shardkey.Stmt{{Table: 0, Kind: shardkey.Insert, Conds: insD}}},
+		}}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func scoreLookup(t *testing.T, w *shardkey.Workload, design string) (*Candidate, *Scheme) {
+	t.Helper()
+	eng, err := partition.Lookup("vitess-numeric")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := shardkey.ParseDesign(design)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Compile(w, d, Options{Shards: 8, Engine: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Run(w, s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Report(p), s
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// TestLookupScore checks a design with a unique and a non-unique lookup
+// against the figures worked by hand from the table above.
+func TestLookupScore(t *testing.T) {
+	w := lookupWorkload(t)
+	c, _ := scoreLookup(t, w, "users:hash(user_id), lookup(phone), lookup(city, nonunique)")
+	op := map[string]OpScore{}
+	for _, o := range c.Operations {
+		op[o.Name] = o
+	}
+	check := func(what string, got, want float64) {
+		t.Helper()
+		if !near(got, want) {
+			t.Errorf("%s = %v; want %v", what, got, want)
+		}
+	}
+	// by_phone: lookup phone on shard 1, then A's shard 0: fan-out 1,
+	// 10/s x (1 + 1 hop).
+	check("by_phone fanout", op["by_phone"].FanoutMean, 1)
+	check("by_phone work", op["by_phone"].WorkPerS, 20)
+	check("by_phone lookup work", op["by_phone"].LookupWorkPerS, 10)
+	check("by_phone scatter", op["by_phone"].ScatterFraction, 0)
+	// by_city: city 7 is A's and B's: lookup on shard 0 (7>>62), then
+	// shards 0 and 1: 4/s x (2 + 1).
+	check("by_city fanout", op["by_city"].FanoutMean, 2)
+	check("by_city work", op["by_city"].WorkPerS, 12)
+	// insert: each row writes two lookup rows: 8/s x 3 units.
+	check("insert fanout", op["insert"].FanoutMean, 1)
+	check("insert work", op["insert"].WorkPerS, 24)
+	check("insert lookup work", op["insert"].LookupWorkPerS, 16)
+	// by_phone_unseen: 12345 is on lookup shard 0; the row it names is
+	// not in the sample: one shard at random. 2/s x 2.
+	check("unseen fanout", op["by_phone_unseen"].FanoutMean, 1)
+	check("unseen work", op["by_phone_unseen"].WorkPerS, 4)
+	check("work_per_s", c.WorkPerS, 60)
+	// Shard 0: by_phone's row 10, by_city's hop 4 and row 4, A's insert
+	// 4 + its city lookup row 4, the unseen read's hop 2, its row 2/8.
+	// Shard 1: by_phone's hop 10, by_city's row 4, A's phone lookup row
+	// 4, 0.25. Shard 3: D's row and both lookup rows 12, 0.25. The
+	// others: 0.25.
+	want := []float64{28.25, 18.25, 0.25, 12.25, 0.25, 0.25, 0.25, 0.25}
+	for i, x := range want {
+		check("shard_work["+string(rune('0'+i))+"]", c.ShardWork[i], x)
+	}
+	// Transactions: A's insert has its row on 0 and lookup rows on 1 and
+	// 0: cross-shard, because of the phone lookup; D's are all on 3.
+	check("cross_shard_txn_fraction", c.CrossShardTxnFraction, 0.5)
+	if c.LookupCrossShardTxnFraction == nil {
+		t.Fatal("lookup_cross_shard_txn_fraction missing")
+	}
+	check("lookup_cross_shard_txn_fraction", *c.LookupCrossShardTxnFraction, 0.5)
+	if len(c.Lookups) != 2 {
+		t.Fatalf("lookups = %+v; want 2", c.Lookups)
+	}
+	ph, ct := c.Lookups[0], c.Lookups[1]
+	if ph.Column != "phone" || ph.Vindex != "lookup_unique" || ct.Column != "city" || ct.Vindex != "lookup" {
+		t.Errorf("lookups = %+v", c.Lookups)
+	}
+	// phone: reads 10 + 2 (one hop each), writes 8 (one row each), half
+	// of them (A's) off their row's shard; city: A's lookup row is on
+	// A's shard 0, D's on D's shard 3.
+	check("phone reads", ph.ReadsPerS, 12)
+	check("phone read work", ph.ReadWorkPerS, 12)
+	check("phone writes", ph.WritesPerS, 8)
+	check("phone write work", ph.WriteWorkPerS, 8)
+	check("phone cross writes", ph.CrossShardWriteFraction, 0.5)
+	check("city reads", ct.ReadsPerS, 4)
+	check("city cross writes", ct.CrossShardWriteFraction, 0)
+
+	// Without the lookups the reads scatter: 10x8 + 4x8 + 8 + 2x8.
+	base, _ := scoreLookup(t, w, "users:hash(user_id)")
+	check("no lookup work", base.WorkPerS, 136)
+	check("no lookup cross", base.CrossShardTxnFraction, 0)
+	if base.Lookups != nil || base.LookupCrossShardTxnFraction != nil {
+		t.Errorf("a design without lookups reports %+v, %v", base.Lookups, base.LookupCrossShardTxnFraction)
+	}
+
+	// A consistent lookup writes its row in a session of its own: the
+	// work is the same, the transaction stays on one shard.
+	cons, _ := scoreLookup(t, w, "users:hash(user_id), lookup(phone, consistent), lookup(city, nonunique)")
+	check("consistent work", cons.WorkPerS, 60)
+	check("consistent cross", cons.CrossShardTxnFraction, 0)
+	check("consistent lookup cross", *cons.LookupCrossShardTxnFraction, 0)
+}
+
+// TestLookupCross checks the closed forms of lookupCross.
+func TestLookupCross(t *testing.T) {
+	lk := &lookupKey{}
+	check := func(tc touch, lt lkTouch, want float64) {
+		t.Helper()
+		lt.lk = lk
+		if got := lookupCross(&tc, &lt, 4); !near(got, want) {
+			t.Errorf("lookupCross(%+v, shards %v uni %d) = %v; want %v", tc, lt.shards, lt.uni, got, want)
+		}
+	}
+	check(touch{kind: tOne, one: 2}, lkTouch{shards: []int{2}}, 0)
+	check(touch{kind: tOne, one: 2}, lkTouch{shards: []int{1}}, 1)
+	check(touch{kind: tOne, one: 2}, lkTouch{uni: 1}, 0.75)       // 1 - 1/4
+	check(touch{kind: tUniform}, lkTouch{shards: []int{1}}, 0.75) // the row lands on 1 w.p. 1/4
+	check(touch{kind: tUniform}, lkTouch{uni: 1}, 0.75)           // two independent draws differ w.p. 3/4
+	check(touch{kind: tUniform}, lkTouch{shards: []int{1, 2}}, 1) // two lookup shards
+	check(touch{kind: tUniformOf, set: []int{0, 1}}, lkTouch{shards: []int{1}}, 0.5)
+	check(touch{kind: tUniformOf, set: []int{0, 1}}, lkTouch{shards: []int{3}}, 1)
+	check(touch{kind: tSet, set: []int{0, 1}}, lkTouch{uni: 2}, 1-0.25) // each draw in {0,1} w.p. 1/2
+}
+
+// TestLookupExplain: explain names the hop and the lookup row.
+func TestLookupExplain(t *testing.T) {
+	w := lookupWorkload(t)
+	_, s := scoreLookup(t, w, "users:hash(user_id), lookup(phone), lookup(city, nonunique)")
+	i64 := func(v int64) shardkey.Value { return shardkey.Value{Type: shardkey.Int64, Int: v} }
+	rt, err := s.Explain(0, shardkey.Read, []shardkey.Cond{{Col: 1, Op: shardkey.Eq, Val: i64(sh(1) + 5)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rt.Shards) != 1 || rt.Shards[0] != 0 || len(rt.LookupShards) != 1 || rt.LookupShards[0] != 1 || rt.Scatter {
+		t.Errorf("read by phone: shards %v lookup %v scatter %v; want [0] [1] false", rt.Shards, rt.LookupShards, rt.Scatter)
+	}
+	if !strings.Contains(rt.Reason, "lookup phone -> keyspace id on shard 1") || !strings.Contains(rt.Reason, "then shard 0") {
+		t.Errorf("reason = %q", rt.Reason)
+	}
+	rt, err = s.Explain(0, shardkey.Read, []shardkey.Cond{{Col: 2, Op: shardkey.Eq, Val: i64(7)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rt.Shards) != 2 || rt.Shards[0] != 0 || rt.Shards[1] != 1 || !strings.Contains(rt.Reason, "non-unique lookup names every matching row") {
+		t.Errorf("read by city: shards %v reason %q", rt.Shards, rt.Reason)
+	}
+	rt, err = s.Explain(0, shardkey.Insert, []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: i64(0)}, {Col: 1, Op: shardkey.Eq, Val: i64(sh(1) + 5)}, {Col: 2, Op: shardkey.Eq, Val: i64(7)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rt.Shards) != 1 || rt.Shards[0] != 0 || len(rt.LookupShards) != 2 || rt.LookupShards[0] != 0 || rt.LookupShards[1] != 1 {
+		t.Errorf("insert: shards %v lookup %v; want [0] [0 1]", rt.Shards, rt.LookupShards)
+	}
+	if !strings.Contains(rt.Reason, "inserts the lookup row phone -> keyspace id on shard 1") {
+		t.Errorf("insert reason = %q", rt.Reason)
+	}
+}
+
+// TestLookupNonUniqueUnseen: a value the sample lacks counts on as many
+// shards as the sample's values are on, on average (city: 7 on 2 shards,
+// two others on 1: 4/3, rounded to 1); without rows a non-unique lookup is
+// not used: the read scatters, with a warning.
+func TestLookupNonUniqueUnseen(t *testing.T) {
+	w := lookupWorkload(t)
+	_, s := scoreLookup(t, w, "users:hash(user_id), lookup(city, nonunique)")
+	rt, err := s.Explain(0, shardkey.Read, []shardkey.Cond{{Col: 2, Op: shardkey.Eq, Val: shardkey.Value{Type: shardkey.Int64, Int: 999}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Scatter || rt.Route != "" && rt.Route != RouteSingle || !strings.Contains(rt.Reason, "then the one shard of the row it names") {
+		t.Errorf("unseen city: %+v", rt)
+	}
+	empty := lookupWorkload(t)
+	tb := *empty.Tables[0]
+	tb.Rows = 0
+	tb.Columns = []*shardkey.Column{{Name: "user_id", Type: shardkey.Int64}, {Name: "phone", Type: shardkey.Int64}, {Name: "city", Type: shardkey.Int64}}
+	empty.Tables = []*shardkey.Table{&tb}
+	c, _ := scoreLookup(t, empty, "users:hash(user_id), lookup(city, nonunique)")
+	for _, o := range c.Operations {
+		if o.Name == "by_city" && (o.FanoutMean != 8 || o.ScatterFraction != 1 || o.LookupWorkPerS != 0) {
+			t.Errorf("by_city without rows: %+v; want a scatter to all 8 shards, no lookup hop", o)
+		}
+	}
+	if !strings.Contains(strings.Join(c.Warnings, "\n"), "no row sample, so how many shards the rows of one city are on is unknown") {
+		t.Errorf("warnings %q lack the non-unique lookup's", c.Warnings)
+	}
+}
