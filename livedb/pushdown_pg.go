@@ -1,0 +1,337 @@
+package livedb
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/shardkey/shardkey"
+)
+
+// PostgreSQL's hash partitioning in SQL (see pushdown.go): constants of
+// src/include/catalog/partition.h (HASH_PARTITION_SEED, as a signed int8)
+// and src/include/common/hashfn.h (hash_combine64's 0x49a0f4dd15e5a8e3).
+const (
+	pgSeedSQL = "8816678312871386365"  // HASH_PARTITION_SEED 0x7A5B22367996DCFD
+	pgTwo64   = "18446744073709551616" // 2^64
+	// pgCombine0 is 2^64 + 0x49a0f4dd15e5a8e3: hash_combine64(0, h) is
+	// h + 0x49a0f4dd15e5a8e3 mod 2^64 (the shifts of a = 0 vanish), and
+	// adding 2^64 first makes a negative int8 h its unsigned value.
+	pgCombine0 = "23752253665144318179"
+)
+
+// Base types whose statistics are computed inside the database: built-in
+// types whose equality, ordering and hashing are built in.
+const (
+	oidText    = 25
+	oidBpchar  = 1042
+	oidVarchar = 1043
+)
+
+// pgMeasurable reports whether columns of base type oid get pushed-down
+// statistics.
+func pgMeasurable(oid uint32) bool {
+	switch oid {
+	case oidBool, oidInt2, oidInt4, oidInt8, oidOID, oidFloat4, oidFloat8, oidNumeric,
+		oidText, oidBpchar, oidVarchar, oidBytea, oidUUID, oidDate, oidTimestamp, oidTimestamptz:
+		return true
+	}
+	return false
+}
+
+// pgHashFuncs returns the extended (64-bit, seeded) and the 32-bit hash
+// support functions of base type oid that partition.Postgres and
+// partition.Citus replicate (the type's hash opclass, pg_amproc.dat);
+// "" when the type has none they replicate (numeric's hash_numeric hashes
+// its digits, the engines its float8 value; date and timestamptz would
+// need a cast first).
+func pgHashFuncs(oid uint32) (ext, h32 string) {
+	switch oid {
+	case oidInt2:
+		return "hashint2extended", "hashint2"
+	case oidInt4:
+		return "hashint4extended", "hashint4"
+	case oidInt8:
+		return "hashint8extended", "hashint8"
+	case oidText, oidVarchar:
+		return "hashtextextended", "hashtext"
+	case oidBytea:
+		return "hashvarlenaextended", "hashvarlena"
+	case oidUUID:
+		return "uuid_hash_extended", "uuid_hash"
+	case oidTimestamp:
+		return "timestamp_hash_extended", "timestamp_hash"
+	case oidFloat4:
+		return "hashfloat4extended", "hashfloat4"
+	case oidFloat8:
+		return "hashfloat8extended", "hashfloat8"
+	}
+	return "", ""
+}
+
+// pgNumeric returns an expression giving column q as float8 for the
+// correlation, or "" for a type without an order on numbers.
+func pgNumeric(oid uint32, q string) string {
+	switch oid {
+	case oidInt2, oidInt4, oidInt8, oidFloat4, oidFloat8, oidNumeric, oidOID:
+		return q + "::pg_catalog.float8"
+	case oidDate, oidTimestamp, oidTimestamptz:
+		return "pg_catalog.date_part('epoch', " + q + ")"
+	}
+	return ""
+}
+
+// pgShardExpr returns the SQL expression of the shard (node) a row's
+// column q goes to under sp, for a column of base type oid, or "".
+func pgShardExpr(sp shardSpec, oid uint32, q string) string {
+	ext, h32 := pgHashFuncs(oid)
+	switch {
+	case ext == "":
+		return ""
+	case sp.kind == "postgres":
+		// NULL skips hash_combine64: row hash 0, remainder 0.
+		return fmt.Sprintf("coalesce(pg_catalog.mod(pg_catalog.mod(pg_catalog.%s(%s, %s)::pg_catalog.numeric + %s, %s), %d), 0)::pg_catalog.int4",
+			ext, q, pgSeedSQL, pgCombine0, pgTwo64, sp.nodes)
+	case sp.kind == "citus":
+		s := sp.shardCount
+		if s == 0 {
+			s = sp.nodes
+		}
+		inc := (int64(1) << 32) / int64(s)
+		// NULL: Citus refuses the row; -1 keeps it out of every shard.
+		return fmt.Sprintf("coalesce(least((pg_catalog.%s(%s)::pg_catalog.int8 + 2147483648) / %d, %d) %% %d, -1)::pg_catalog.int4",
+			h32, q, inc, s-1, sp.nodes)
+	}
+	return ""
+}
+
+// pgGuard runs f under a savepoint, so that a failed statement leaves
+// the transaction usable.
+func (s *pgSession) pgGuard(ctx context.Context, f func() error) error {
+	if _, err := s.tx.Exec(ctx, ownMark+" SAVEPOINT shardkey_measure"); err != nil {
+		return err
+	}
+	if err := f(); err != nil {
+		if _, rerr := s.tx.Exec(ctx, ownMark+" ROLLBACK TO SAVEPOINT shardkey_measure"); rerr != nil {
+			return rerr
+		}
+		return &measureError{err}
+	}
+	_, err := s.tx.Exec(ctx, ownMark+" RELEASE SAVEPOINT shardkey_measure")
+	return err
+}
+
+// measureError is a statement of the pushed-down statistics that failed
+// and was rolled back: a warning, not a failed read.
+type measureError struct{ err error }
+
+func (e *measureError) Error() string { return e.err.Error() }
+func (e *measureError) Unwrap() error { return e.err }
+
+func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*shardkey.ColumnInfo, sp shardSpec) []error {
+	pt := s.tables[t]
+	if pt == nil {
+		return []error{fmt.Errorf("table %s is not in the catalog read", t.Name)}
+	}
+	from := quoteIdent(s.schema) + "." + quoteIdent(t.Name)
+	if !pt.partitioned {
+		from = "ONLY " + from
+	}
+	method := "whole table, inside " + s.engine()
+	var warns []error
+	warn := func(c *shardkey.ColumnInfo, what string, err error) bool {
+		var me *measureError
+		if errors.As(err, &me) {
+			warns = append(warns, fmt.Errorf("table %s: column %s: %s inside the database failed (%v); its figures come from the row sample", t.Name, c.Name, what, me.err))
+			return true
+		}
+		return false
+	}
+	var corrCols []*shardkey.ColumnInfo
+	for _, c := range cols {
+		oid := s.colType[c]
+		if !pgMeasurable(oid) {
+			continue
+		}
+		var m *shardkey.MeasuredStats
+		err := s.pgGuard(ctx, func() error {
+			var err error
+			m, err = s.pgGroups(ctx, from, c, oid)
+			return err
+		})
+		if warn(c, "GROUP BY", err) {
+			continue
+		}
+		if err != nil {
+			return append(warns, err)
+		}
+		m.Method = method
+		c.Measured = m
+		if pt.selectAll && pgNumeric(oid, "x") != "" {
+			corrCols = append(corrCols, c)
+		}
+		if pgShardExpr(sp, oid, "x") == "" {
+			continue
+		}
+		err = s.pgGuard(ctx, func() error { return s.pgShards(ctx, from, c, oid, sp, pt.selectAll) })
+		if warn(c, "per-shard sums", err) {
+			continue
+		}
+		if err != nil {
+			return append(warns, err)
+		}
+	}
+	if len(corrCols) > 0 {
+		err := s.pgGuard(ctx, func() error { return s.pgCorrelation(ctx, from, corrCols) })
+		if warn(corrCols[0], "the correlation with physical order", err) {
+			return warns
+		}
+		if err != nil {
+			return append(warns, err)
+		}
+	}
+	return warns
+}
+
+// pgGroups runs step 1 for column c: one GROUP BY, the ten largest
+// groups and the totals (window aggregates over the groups).
+func (s *pgSession) pgGroups(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32) (*shardkey.MeasuredStats, error) {
+	q := ownMark + ` SELECT g.v, g.n, pg_catalog.count(*) OVER (), pg_catalog.sum(g.n) OVER ()::pg_catalog.int8,
+  coalesce(pg_catalog.sum(g.n) FILTER (WHERE g.v IS NULL) OVER (), 0)::pg_catalog.int8
+FROM (SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n FROM ` + from + ` t GROUP BY 1) g
+ORDER BY g.v IS NULL, g.n DESC, g.v LIMIT 11`
+	f := int16(pgx.TextFormatCode)
+	if pgBinary(oid) {
+		f = pgx.BinaryFormatCode
+	}
+	b := int16(pgx.BinaryFormatCode)
+	rows, err := s.tx.Query(ctx, q, pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f, b, b, b, b})
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := &shardkey.MeasuredStats{}
+	groups := int64(0)
+	for rows.Next() {
+		raw := rows.RawValues()
+		fds := rows.FieldDescriptions()
+		if len(raw) != 5 || fds[0].DataTypeOID != oid {
+			return nil, fmt.Errorf("unexpected result shape")
+		}
+		var ints [4]int64
+		for i := range ints {
+			if len(raw[i+1]) != 8 {
+				return nil, fmt.Errorf("unexpected count (%d bytes)", len(raw[i+1]))
+			}
+			ints[i] = int64(binary.BigEndian.Uint64(raw[i+1]))
+		}
+		groups, m.Rows, m.Nulls = ints[1], ints[2], ints[3]
+		if raw[0] == nil {
+			continue // the NULL group
+		}
+		if len(m.Top) == 10 {
+			continue
+		}
+		v, err := pgValue(raw[0], oid)
+		if err != nil {
+			return nil, err
+		}
+		m.Top = append(m.Top, shardkey.ValueCount{Value: v.String(), Rows: ints[0]})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	m.Distinct = groups
+	if m.Nulls > 0 {
+		m.Distinct--
+	}
+	return m, nil
+}
+
+// pgShards runs step 3 for column c.
+func (s *pgSession) pgShards(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes bool) error {
+	size := "NULL::pg_catalog.int8"
+	if bytes {
+		size = "pg_catalog.sum(pg_catalog.pg_column_size(t.*))::pg_catalog.int8"
+	}
+	q := ownMark + " SELECT " + pgShardExpr(sp, oid, "t."+quoteIdent(c.Name)) + ", pg_catalog.count(*), " + size + " FROM " + from + " t GROUP BY 1 ORDER BY 1"
+	rows, err := s.tx.Query(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	m := c.Measured
+	m.ShardRows = make([]int64, sp.nodes)
+	if bytes {
+		m.ShardBytes = make([]int64, sp.nodes)
+	}
+	for rows.Next() {
+		var shard int32
+		var n int64
+		var b *int64
+		if err := rows.Scan(&shard, &n, &b); err != nil {
+			return err
+		}
+		if shard < 0 {
+			continue // NULL under citus
+		}
+		if int(shard) >= sp.nodes {
+			return fmt.Errorf("shard %d out of range", shard)
+		}
+		m.ShardRows[shard] = n
+		if b != nil && bytes {
+			m.ShardBytes[shard] = *b
+		}
+	}
+	if err := rows.Err(); err != nil {
+		m.ShardRows, m.ShardBytes = nil, nil
+		return err
+	}
+	m.ShardEngine, m.Shards = sp.engine, sp.nodes
+	h, h32 := pgHashFuncs(oid)
+	switch sp.kind {
+	case "postgres":
+		m.ShardMethod = fmt.Sprintf("GROUP BY PostgreSQL's hash partition: %s(value, HASH_PARTITION_SEED) combined by hash_combine64, modulo %d (numeric arithmetic, unsigned 64-bit)", h, sp.nodes)
+	case "citus":
+		n := sp.shardCount
+		if n == 0 {
+			n = sp.nodes
+		}
+		m.ShardMethod = fmt.Sprintf("GROUP BY Citus' shard: %s(value) in %d uniform int32 hash ranges, shard i on node i mod %d", h32, n, sp.nodes)
+	}
+	if bytes {
+		m.ShardMethod += "; bytes are pg_column_size(row), the stored row without tuple header alignment and line pointer"
+	} else {
+		m.ShardMethod += "; bytes unknown (no table-level SELECT for the whole row)"
+	}
+	return nil
+}
+
+// pgCorrelation runs step 2 for cols: one scan, corr() per column against
+// the row's physical position from its ctid.
+func (s *pgSession) pgCorrelation(ctx context.Context, from string, cols []*shardkey.ColumnInfo) error {
+	const pos = "((t.ctid::pg_catalog.text::pg_catalog.point)[0] + (t.ctid::pg_catalog.text::pg_catalog.point)[1] / 65536.0)"
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		exprs[i] = "pg_catalog.corr(" + pgNumeric(s.colType[c], "t."+quoteIdent(c.Name)) + ", " + pos + ")"
+	}
+	vals := make([]*float64, len(cols))
+	dest := make([]any, len(cols))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	if err := s.tx.QueryRow(ctx, ownMark+" SELECT "+strings.Join(exprs, ", ")+" FROM "+from+" t").Scan(dest...); err != nil {
+		return err
+	}
+	for i, c := range cols {
+		c.Measured.CorrelationDef = "Pearson's r of the value with the row's physical position (ctid: block + offset/65536)"
+		if v := vals[i]; v != nil && *v == *v {
+			c.Measured.Correlation, c.Measured.HasCorrelation = max(-1, min(1, *v)), true
+		}
+	}
+	return nil
+}
