@@ -41,7 +41,7 @@ func (f *fakeSession) exec(context.Context, string) error { return errors.New("r
 func (f *fakeSession) measure(context.Context, *shardkey.TableInfo, []*shardkey.ColumnInfo, shardSpec) []error {
 	return nil
 }
-func (f *fakeSession) close()                             {}
+func (f *fakeSession) close() {}
 
 func TestRead_NoStatements(t *testing.T) {
 	check := func(o Options, wantOps int, wantAsked bool) {
