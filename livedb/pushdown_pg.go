@@ -17,11 +17,9 @@ import (
 // and src/include/common/hashfn.h (hash_combine64's 0x49a0f4dd15e5a8e3).
 const (
 	pgSeedSQL = "8816678312871386365"  // HASH_PARTITION_SEED 0x7A5B22367996DCFD
-	pgTwo64   = "18446744073709551616" // 2^64
-	// pgCombine0 is 2^64 + 0x49a0f4dd15e5a8e3: hash_combine64(0, h) is
-	// h + 0x49a0f4dd15e5a8e3 mod 2^64 (the shifts of a = 0 vanish), and
-	// adding 2^64 first makes a negative int8 h its unsigned value.
-	pgCombine0 = "23752253665144318179"
+	// pgCombineConst is hash_combine64's constant: hash_combine64(0, h)
+	// is h + 0x49a0f4dd15e5a8e3 mod 2^64 (the shifts of a = 0 vanish).
+	pgCombineConst = 0x49a0f4dd15e5a8e3
 )
 
 // Base types whose statistics are computed inside the database: built-in
@@ -93,9 +91,22 @@ func pgShardExpr(sp shardSpec, oid uint32, q string) string {
 	case ext == "":
 		return ""
 	case sp.kind == "postgres":
+		// The row hash is u = h + 0x49a0f4dd15e5a8e3 mod 2^64 with h the
+		// int8 the extended function returns read as unsigned; the shard
+		// is u mod N. In int8 arithmetic, without overflow: with r = h
+		// mod N (floor), K = 2^64 mod N and C' = 0x49a0f4dd15e5a8e3 mod
+		// N, u mod N = (r + C' + K) mod N when h < -0x49a0f4dd15e5a8e3
+		// (h negative, so unsigned it is h + 2^64, and the sum does not
+		// reach 2^64 again), else (r + C') mod N (h >= 0: no wrap; h
+		// negative and the sum wraps: the two 2^64 cancel). Numeric
+		// arithmetic gives the same and is three times slower.
+		n := uint64(sp.nodes)
+		k := (^uint64(0)%n + 1) % n // 2^64 mod n
+		c := pgCombineConst % n
+		h := fmt.Sprintf("pg_catalog.%s(%s, %s)", ext, q, pgSeedSQL)
 		// NULL skips hash_combine64: row hash 0, remainder 0.
-		return fmt.Sprintf("coalesce(pg_catalog.mod(pg_catalog.mod(pg_catalog.%s(%s, %s)::pg_catalog.numeric + %s, %s), %d), 0)::pg_catalog.int4",
-			ext, q, pgSeedSQL, pgCombine0, pgTwo64, sp.nodes)
+		return fmt.Sprintf("coalesce(((%s %% %d + %d) %% %d + %d + CASE WHEN %s < -%d THEN %d ELSE 0 END) %% %d, 0)::pg_catalog.int4",
+			h, n, n, n, c, h, pgCombineConst, k, n)
 	case sp.kind == "citus":
 		s := sp.shardCount
 		if s == 0 {
@@ -142,6 +153,12 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 		from = "ONLY " + from
 	}
 	method := "whole table, inside " + s.engine()
+	// Grouping a large table spills to disk under the default 4MB; 64MB
+	// for this transaction (twice that for hash tables, hash_mem_multiplier)
+	// keeps a few million groups in memory.
+	if _, err := s.tx.Exec(ctx, ownMark+" SET LOCAL work_mem = '64MB'"); err != nil {
+		return []error{err}
+	}
 	var warns []error
 	warn := func(c *shardkey.ColumnInfo, what string, err error) bool {
 		var me *measureError
@@ -200,10 +217,16 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 // pgGroups runs step 1 for column c: one GROUP BY, the ten largest
 // groups and the totals (window aggregates over the groups).
 func (s *pgSession) pgGroups(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32) (*shardkey.MeasuredStats, error) {
-	q := ownMark + ` SELECT g.v, g.n, pg_catalog.count(*) OVER (), pg_catalog.sum(g.n) OVER ()::pg_catalog.int8,
-  coalesce(pg_catalog.sum(g.n) FILTER (WHERE g.v IS NULL) OVER (), 0)::pg_catalog.int8
-FROM (SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n FROM ` + from + ` t GROUP BY 1) g
-ORDER BY g.v IS NULL, g.n DESC, g.v LIMIT 11`
+	// The groups are kept once (a CTE used twice is materialised) and
+	// read twice: the ten largest by a top-N sort, the totals by one
+	// aggregate. The totals ride on every top row; a FULL JOIN keeps them
+	// when there is no non-NULL group.
+	q := ownMark + ` WITH g AS (SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n FROM ` + from + ` t GROUP BY 1)
+SELECT a.v, a.n, b.groups, b.total, b.nulls FROM
+  (SELECT g.v, g.n FROM g WHERE g.v IS NOT NULL ORDER BY g.n DESC, g.v LIMIT 10) a
+  FULL JOIN (SELECT pg_catalog.count(*) AS groups, coalesce(pg_catalog.sum(g.n), 0)::pg_catalog.int8 AS total,
+    coalesce(pg_catalog.sum(g.n) FILTER (WHERE g.v IS NULL), 0)::pg_catalog.int8 AS nulls FROM g) b ON true
+ORDER BY a.n DESC, a.v`
 	f := int16(pgx.TextFormatCode)
 	if pgBinary(oid) {
 		f = pgx.BinaryFormatCode
@@ -224,6 +247,9 @@ ORDER BY g.v IS NULL, g.n DESC, g.v LIMIT 11`
 		}
 		var ints [4]int64
 		for i := range ints {
+			if i == 0 && raw[1] == nil {
+				continue // no non-NULL group
+			}
 			if len(raw[i+1]) != 8 {
 				return nil, fmt.Errorf("unexpected count (%d bytes)", len(raw[i+1]))
 			}
@@ -231,10 +257,7 @@ ORDER BY g.v IS NULL, g.n DESC, g.v LIMIT 11`
 		}
 		groups, m.Rows, m.Nulls = ints[1], ints[2], ints[3]
 		if raw[0] == nil {
-			continue // the NULL group
-		}
-		if len(m.Top) == 10 {
-			continue
+			continue // no non-NULL group: the totals alone
 		}
 		v, err := pgValue(raw[0], oid)
 		if err != nil {
