@@ -16,7 +16,7 @@ import (
 // src/include/catalog/partition.h (HASH_PARTITION_SEED, as a signed int8)
 // and src/include/common/hashfn.h (hash_combine64's 0x49a0f4dd15e5a8e3).
 const (
-	pgSeedSQL = "8816678312871386365"  // HASH_PARTITION_SEED 0x7A5B22367996DCFD
+	pgSeedSQL = "8816678312871386365" // HASH_PARTITION_SEED 0x7A5B22367996DCFD
 	// pgCombineConst is hash_combine64's constant: hash_combine64(0, h)
 	// is h + 0x49a0f4dd15e5a8e3 mod 2^64 (the shifts of a = 0 vanish).
 	pgCombineConst = 0x49a0f4dd15e5a8e3
@@ -318,7 +318,7 @@ func (s *pgSession) pgShards(ctx context.Context, from string, c *shardkey.Colum
 	h, h32 := pgHashFuncs(oid)
 	switch sp.kind {
 	case "postgres":
-		m.ShardMethod = fmt.Sprintf("GROUP BY PostgreSQL's hash partition: %s(value, HASH_PARTITION_SEED) combined by hash_combine64, modulo %d (numeric arithmetic, unsigned 64-bit)", h, sp.nodes)
+		m.ShardMethod = fmt.Sprintf("GROUP BY PostgreSQL's hash partition: %s(value, HASH_PARTITION_SEED) combined by hash_combine64, modulo %d (unsigned 64-bit, in int8 arithmetic)", h, sp.nodes)
 	case "citus":
 		n := sp.shardCount
 		if n == 0 {
