@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -177,7 +178,7 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 		var m *shardkey.MeasuredStats
 		err := s.pgGuard(ctx, func() error {
 			var err error
-			m, err = s.pgGroups(ctx, from, c, oid)
+			m, err = s.pgGroups(ctx, from, c, oid, sp, pt.selectAll)
 			return err
 		})
 		if warn(c, "GROUP BY", err) {
@@ -190,16 +191,6 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 		c.Measured = m
 		if pt.selectAll && pgNumeric(oid, "x") != "" {
 			corrCols = append(corrCols, c)
-		}
-		if pgShardExpr(sp, oid, "x") == "" {
-			continue
-		}
-		err = s.pgGuard(ctx, func() error { return s.pgShards(ctx, from, c, oid, sp, pt.selectAll) })
-		if warn(c, "per-shard sums", err) {
-			continue
-		}
-		if err != nil {
-			return append(warns, err)
 		}
 	}
 	if len(corrCols) > 0 {
@@ -214,35 +205,52 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 	return warns
 }
 
-// pgGroups runs step 1 for column c: one GROUP BY, the ten largest
-// groups and the totals (window aggregates over the groups).
-func (s *pgSession) pgGroups(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32) (*shardkey.MeasuredStats, error) {
-	// The groups are kept once (a CTE used twice is materialised) and
-	// read twice: the ten largest by a top-N sort, the totals by one
-	// aggregate. The totals ride on every top row; a FULL JOIN keeps them
-	// when there is no non-NULL group.
-	q := ownMark + ` WITH g AS (SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n FROM ` + from + ` t GROUP BY 1)
-SELECT a.v, a.n, b.groups, b.total, b.nulls FROM
+// pgGroups runs steps 1 and 3 for column c in one GROUP BY of the table
+// on the column: the groups (value, rows and, with a placement, their
+// stored bytes) are kept once (a CTE used more than once is materialised)
+// and read three times: the ten largest by a top-N sort, the totals by
+// one aggregate, and, with a placement (sp.kind set), the per-shard sums,
+// hashing each distinct value once and adding up its group's rows and
+// bytes. The totals and the per-shard arrays ride on every top row; a
+// FULL JOIN keeps them when there is no non-NULL group.
+func (s *pgSession) pgGroups(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, error) {
+	shard := pgShardExpr(sp, oid, "g.v")
+	size, shards := "", "NULL::pg_catalog.int4[], NULL::pg_catalog.int8[], NULL::pg_catalog.int8[]"
+	if shard != "" {
+		size = ", NULL::pg_catalog.int8 AS b"
+		if bytes {
+			size = ", pg_catalog.sum(pg_catalog.pg_column_size(t.*))::pg_catalog.int8 AS b"
+		}
+		shards = `(SELECT pg_catalog.array_agg(x.s ORDER BY x.s) FROM x), (SELECT pg_catalog.array_agg(x.n ORDER BY x.s) FROM x), (SELECT pg_catalog.array_agg(x.b ORDER BY x.s) FROM x)`
+	}
+	q := ownMark + ` WITH g AS (SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n` + size + ` FROM ` + from + ` t GROUP BY 1)`
+	if shard != "" {
+		q += `, x AS (SELECT ` + shard + ` AS s, pg_catalog.sum(g.n)::pg_catalog.int8 AS n, pg_catalog.sum(g.b)::pg_catalog.int8 AS b FROM g GROUP BY 1)`
+	}
+	q += `
+SELECT a.v, a.n, b.groups, b.total, b.nulls, sh.ss, sh.sn, sh.sb FROM
   (SELECT g.v, g.n FROM g WHERE g.v IS NOT NULL ORDER BY g.n DESC, g.v LIMIT 10) a
   FULL JOIN (SELECT pg_catalog.count(*) AS groups, coalesce(pg_catalog.sum(g.n), 0)::pg_catalog.int8 AS total,
     coalesce(pg_catalog.sum(g.n) FILTER (WHERE g.v IS NULL), 0)::pg_catalog.int8 AS nulls FROM g) b ON true
+  CROSS JOIN (SELECT ` + shards + `) sh(ss, sn, sb)
 ORDER BY a.n DESC, a.v`
 	f := int16(pgx.TextFormatCode)
 	if pgBinary(oid) {
 		f = pgx.BinaryFormatCode
 	}
-	b := int16(pgx.BinaryFormatCode)
-	rows, err := s.tx.Query(ctx, q, pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f, b, b, b, b})
+	bin, txt := int16(pgx.BinaryFormatCode), int16(pgx.TextFormatCode)
+	rows, err := s.tx.Query(ctx, q, pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f, bin, bin, bin, bin, txt, txt, txt})
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	m := &shardkey.MeasuredStats{}
 	groups := int64(0)
+	var arrays [3][]byte
 	for rows.Next() {
 		raw := rows.RawValues()
 		fds := rows.FieldDescriptions()
-		if len(raw) != 5 || fds[0].DataTypeOID != oid {
+		if len(raw) != 8 || fds[0].DataTypeOID != oid {
 			return nil, fmt.Errorf("unexpected result shape")
 		}
 		var ints [4]int64
@@ -256,6 +264,9 @@ ORDER BY a.n DESC, a.v`
 			ints[i] = int64(binary.BigEndian.Uint64(raw[i+1]))
 		}
 		groups, m.Rows, m.Nulls = ints[1], ints[2], ints[3]
+		for i := range arrays {
+			arrays[i] = append(arrays[i][:0], raw[5+i]...)
+		}
 		if raw[0] == nil {
 			continue // no non-NULL group: the totals alone
 		}
@@ -272,59 +283,56 @@ ORDER BY a.n DESC, a.v`
 	if m.Nulls > 0 {
 		m.Distinct--
 	}
+	if shard != "" {
+		if err := pgSetShards(m, sp, oid, bytes, arrays); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
 }
 
-// pgShards runs step 3 for column c.
-func (s *pgSession) pgShards(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes bool) error {
-	size := "NULL::pg_catalog.int8"
-	if bytes {
-		size = "pg_catalog.sum(pg_catalog.pg_column_size(t.*))::pg_catalog.int8"
+// pgSetShards fills m's per-shard sums from the arrays pgGroups reads
+// (shard numbers, rows, bytes; text output) and says how they were
+// computed.
+func pgSetShards(m *shardkey.MeasuredStats, sp shardSpec, oid uint32, bytes bool, arrays [3][]byte) error {
+	var vals [3][]int64
+	for i, a := range arrays {
+		v, err := pgIntArray(a)
+		if err != nil {
+			return err
+		}
+		vals[i] = v
 	}
-	q := ownMark + " SELECT " + pgShardExpr(sp, oid, "t."+quoteIdent(c.Name)) + ", pg_catalog.count(*), " + size + " FROM " + from + " t GROUP BY 1 ORDER BY 1"
-	rows, err := s.tx.Query(ctx, q)
-	if err != nil {
-		return err
+	if len(vals[1]) != len(vals[0]) || len(vals[2]) != len(vals[0]) {
+		return fmt.Errorf("per-shard arrays of different lengths")
 	}
-	defer rows.Close()
-	m := c.Measured
 	m.ShardRows = make([]int64, sp.nodes)
 	if bytes {
 		m.ShardBytes = make([]int64, sp.nodes)
 	}
-	for rows.Next() {
-		var shard int32
-		var n int64
-		var b *int64
-		if err := rows.Scan(&shard, &n, &b); err != nil {
-			return err
+	for i, sh := range vals[0] {
+		if sh < 0 {
+			continue // NULL keys under citus: refused, on no shard
 		}
-		if shard < 0 {
-			continue // NULL under citus
+		if sh >= int64(sp.nodes) {
+			return fmt.Errorf("shard %d out of range", sh)
 		}
-		if int(shard) >= sp.nodes {
-			return fmt.Errorf("shard %d out of range", shard)
+		m.ShardRows[sh] = vals[1][i]
+		if bytes {
+			m.ShardBytes[sh] = vals[2][i]
 		}
-		m.ShardRows[shard] = n
-		if b != nil && bytes {
-			m.ShardBytes[shard] = *b
-		}
-	}
-	if err := rows.Err(); err != nil {
-		m.ShardRows, m.ShardBytes = nil, nil
-		return err
 	}
 	m.ShardEngine, m.Shards = sp.engine, sp.nodes
 	h, h32 := pgHashFuncs(oid)
 	switch sp.kind {
 	case "postgres":
-		m.ShardMethod = fmt.Sprintf("GROUP BY PostgreSQL's hash partition: %s(value, HASH_PARTITION_SEED) combined by hash_combine64, modulo %d (unsigned 64-bit, in int8 arithmetic)", h, sp.nodes)
+		m.ShardMethod = fmt.Sprintf("PostgreSQL's hash partition of each distinct value: %s(value, HASH_PARTITION_SEED) combined by hash_combine64, modulo %d (unsigned 64-bit, in int8 arithmetic)", h, sp.nodes)
 	case "citus":
 		n := sp.shardCount
 		if n == 0 {
 			n = sp.nodes
 		}
-		m.ShardMethod = fmt.Sprintf("GROUP BY Citus' shard: %s(value) in %d uniform int32 hash ranges, shard i on node i mod %d", h32, n, sp.nodes)
+		m.ShardMethod = fmt.Sprintf("Citus' shard of each distinct value: %s(value) in %d uniform int32 hash ranges, shard i on node i mod %d", h32, n, sp.nodes)
 	}
 	if bytes {
 		m.ShardMethod += "; bytes are pg_column_size(row), the stored row without tuple header alignment and line pointer"
@@ -332,6 +340,32 @@ func (s *pgSession) pgShards(ctx context.Context, from string, c *shardkey.Colum
 		m.ShardMethod += "; bytes unknown (no table-level SELECT for the whole row)"
 	}
 	return nil
+}
+
+// pgIntArray parses an integer array's text output ({1,2,NULL}); NULL
+// elements read as -1.
+func pgIntArray(b []byte) ([]int64, error) {
+	s := string(b)
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil, fmt.Errorf("unexpected array %q", s)
+	}
+	if s == "{}" {
+		return nil, nil
+	}
+	parts := strings.Split(s[1:len(s)-1], ",")
+	out := make([]int64, len(parts))
+	for i, p := range parts {
+		if p == "NULL" {
+			out[i] = -1
+			continue
+		}
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("unexpected array element %q", p)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // pgCorrelation runs step 2 for cols: one scan, corr() per column against

@@ -17,12 +17,12 @@ import (
 	"github.com/shardkey/shardkey/partition"
 )
 
-// pushdownRows is the size of the pushdown tests' table: 2,000,000 rows by
+// pushdownRows is the size of the pushdown tests' table: 1,000,000 rows by
 // default, SHARDKEY_TEST_PUSHDOWN_ROWS (a multiple of 100,000) otherwise;
 // CI sets it to 20,000,000, the acceptance size (docs/performance.md
 // has the timings of both).
 func pushdownRows(t *testing.T) int64 {
-	n := int64(2000000)
+	n := int64(1000000)
 	if s := os.Getenv("SHARDKEY_TEST_PUSHDOWN_ROWS"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v <= 0 || v%100000 != 0 {
