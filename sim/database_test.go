@@ -20,7 +20,7 @@ func TestDatabaseStats(t *testing.T) {
 	c := &shardkey.Column{Name: "cust", Type: shardkey.Int64, Ints: []int64{1, 2, 3, 4}}
 	tb.Columns = []*shardkey.Column{c}
 	m := &shardkey.MeasuredStats{Method: "whole table, inside test", Rows: 1000, Nulls: 100, Distinct: 250,
-		Top: []shardkey.ValueCount{{Value: "7", Rows: 300}, {Value: "8", Rows: 2}},
+		Top:         []shardkey.ValueCount{{Value: "7", Rows: 300}, {Value: "8", Rows: 2}},
 		Correlation: 0.9, HasCorrelation: true, CorrelationDef: "r with position",
 		ShardEngine: "postgres", Shards: 4, ShardRows: []int64{100, 200, 300, 400}, ShardBytes: []int64{1, 2, 3, 4}}
 	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Catalog: &shardkey.Catalog{Tables: []*shardkey.TableInfo{
