@@ -195,8 +195,14 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 	}
 	if len(corrCols) > 0 {
 		err := s.pgGuard(ctx, func() error { return s.pgCorrelation(ctx, from, corrCols) })
-		if warn(corrCols[0], "the correlation with physical order", err) {
-			return warns
+		var me *measureError
+		if errors.As(err, &me) {
+			names := make([]string, len(corrCols))
+			for i, c := range corrCols {
+				names[i] = c.Name
+			}
+			return append(warns, fmt.Errorf("table %s: the correlation of %s with physical order inside the database failed (%v); monotonicity comes from the row sample",
+				t.Name, strings.Join(names, ", "), me.err))
 		}
 		if err != nil {
 			return append(warns, err)
