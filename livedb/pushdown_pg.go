@@ -178,7 +178,11 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 		var m *shardkey.MeasuredStats
 		err := s.pgGuard(ctx, func() error {
 			var err error
-			m, err = s.pgGroups(ctx, from, c, oid, sp, pt.selectAll)
+			if len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == c.Name {
+				m, err = s.pgUnique(ctx, from, c, oid, sp, pt.selectAll)
+			} else {
+				m, err = s.pgGroups(ctx, from, c, oid, sp, pt.selectAll)
+			}
 			return err
 		})
 		if warn(c, "GROUP BY", err) {
@@ -290,25 +294,104 @@ ORDER BY a.n DESC, a.v`
 		m.Distinct--
 	}
 	if shard != "" {
-		if err := pgSetShards(m, sp, oid, bytes, arrays); err != nil {
+		var vals [3][]int64
+		for i, a := range arrays {
+			v, err := pgIntArray(a)
+			if err != nil {
+				return nil, err
+			}
+			vals[i] = v
+		}
+		if err := pgSetShards(m, sp, oid, bytes, vals); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
 }
 
-// pgSetShards fills m's per-shard sums from the arrays pgGroups reads
-// (shard numbers, rows, bytes; text output) and says how they were
-// computed.
-func pgSetShards(m *shardkey.MeasuredStats, sp shardSpec, oid uint32, bytes bool, arrays [3][]byte) error {
-	var vals [3][]int64
-	for i, a := range arrays {
-		v, err := pgIntArray(a)
-		if err != nil {
-			return err
-		}
-		vals[i] = v
+// pgUnique is pgGroups for a one-column primary key, whose values the
+// constraint makes unique and never NULL: the distinct count is the row
+// count, the top values are the ten smallest (one row each, ties by
+// value: the index's first entries), and the per-shard sums hash every
+// row in one scan into a hash table of one entry per shard. The same
+// figures as pgGroups, without grouping millions of values.
+func (s *pgSession) pgUnique(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, error) {
+	m := &shardkey.MeasuredStats{}
+	q := quoteIdent(c.Name)
+	f := int16(pgx.TextFormatCode)
+	if pgBinary(oid) {
+		f = pgx.BinaryFormatCode
 	}
+	rows, err := s.tx.Query(ctx, ownMark+" SELECT t."+q+" FROM "+from+" t ORDER BY t."+q+" LIMIT 10", pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f})
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		raw := rows.RawValues()
+		if len(raw) != 1 || rows.FieldDescriptions()[0].DataTypeOID != oid {
+			rows.Close()
+			return nil, fmt.Errorf("unexpected result shape")
+		}
+		v, err := pgValue(raw[0], oid)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		m.Top = append(m.Top, shardkey.ValueCount{Value: v.String(), Rows: 1})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	shard := pgShardExpr(sp, oid, "t."+q)
+	if shard == "" {
+		if err := s.tx.QueryRow(ctx, ownMark+" SELECT pg_catalog.count(*), pg_catalog.count(t."+q+") FROM "+from+" t").Scan(&m.Rows, &m.Distinct); err != nil {
+			return nil, err
+		}
+		m.Nulls = m.Rows - m.Distinct
+		return m, nil
+	}
+	size := "NULL::pg_catalog.int8"
+	if bytes {
+		size = "pg_catalog.sum(pg_catalog.pg_column_size(t.*))::pg_catalog.int8"
+	}
+	rows, err = s.tx.Query(ctx, ownMark+" SELECT "+shard+", pg_catalog.count(*), pg_catalog.count(t."+q+"), "+size+" FROM "+from+" t GROUP BY 1")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var arrays [3][]int64
+	for rows.Next() {
+		var sh int32
+		var n, nonNull int64
+		var b *int64
+		if err := rows.Scan(&sh, &n, &nonNull, &b); err != nil {
+			return nil, err
+		}
+		m.Rows += n
+		m.Distinct += nonNull
+		arrays[0] = append(arrays[0], int64(sh))
+		arrays[1] = append(arrays[1], n)
+		if b == nil {
+			arrays[2] = append(arrays[2], -1)
+		} else {
+			arrays[2] = append(arrays[2], *b)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	m.Nulls = m.Rows - m.Distinct
+	if err := pgSetShards(m, sp, oid, bytes, arrays); err != nil {
+		return nil, err
+	}
+	m.ShardMethod = strings.Replace(m.ShardMethod, "of each distinct value", "of each row (a one-column primary key: every value distinct)", 1)
+	return m, nil
+}
+
+// pgSetShards fills m's per-shard sums from three parallel lists (shard
+// numbers, rows, bytes) and says how they were computed.
+func pgSetShards(m *shardkey.MeasuredStats, sp shardSpec, oid uint32, bytes bool, vals [3][]int64) error {
 	if len(vals[1]) != len(vals[0]) || len(vals[2]) != len(vals[0]) {
 		return fmt.Errorf("per-shard arrays of different lengths")
 	}
