@@ -21,6 +21,11 @@
 //     identity (ctid; MySQL: its position). The sample becomes the
 //     workload's table, every row of weight 1, in physical order; its size
 //     and method go to w.Warnings and Catalog's TableInfo.SampleMethod.
+//     Then, unless Options.Stats is StatsSample, statistics computed
+//     inside the database over the whole table (pushdown.go): exact
+//     distinct, NULL and top-value counts, the correlation with insert
+//     order, and per-shard rows and bytes by the postgres or citus
+//     engine's hash, in each column's ColumnInfo.Measured.
 //  4. Statement statistics, when the database keeps them
 //     (pg_stat_statements; performance_schema statement digests), read by
 //     the query-log reader's parsers (sqllog.ReadStatementStats: joins,
