@@ -30,20 +30,23 @@ import (
 //     one-column AUTO_INCREMENT primary key (the order rows were
 //     inserted in); no such key, no correlation.
 //  3. With a placement engine whose hash the database has built in
-//     (PostgreSQL, engines postgres and citus): one GROUP BY on the shard
-//     the engine's hash sends each row to, summing rows and stored bytes.
-//     postgres: PostgreSQL's own hash partitioning (partbounds.c
+//     (PostgreSQL, engines postgres and citus), in the same GROUP BY:
+//     each group's stored bytes, then each distinct value hashed once
+//     with the engine's function and its group's rows and bytes added to
+//     its shard (a one-column primary key, unique by its constraint, is
+//     not grouped: each row is hashed in one scan into one entry per
+//     shard). postgres: PostgreSQL's own hash partitioning (partbounds.c
 //     compute_partition_hash_value): the type's extended hash function
 //     (hashint8extended, hashtextextended, ...) with HASH_PARTITION_SEED,
 //     folded by hash_combine64 into an unsigned 64-bit row hash, modulo
-//     the shard count; the unsigned 64-bit arithmetic is done in numeric,
-//     so nothing wraps. citus: the 32-bit hash (hashint8, hashtext, ...,
+//     the shard count, the unsigned arithmetic worked out exactly in int8
+//     (pgShardExpr). citus: the 32-bit hash (hashint8, hashtext, ...,
 //     what worker_hash returns) into shard_count uniform ranges of the
 //     int32 space, shard i on node i mod nodes (see partition.Citus).
-//     Bytes are pg_column_size of the whole row (its stored size, after
-//     compression, without the 23-byte tuple header's alignment and the
-//     line pointer). Other engines: per-shard sums come from the row
-//     sample (the report says so).
+//     Bytes are pg_column_size of the whole row: its tuple header and
+//     data as stored (compressed values compressed), without the line
+//     pointer and the padding between rows. Other engines: per-shard
+//     sums come from the row sample (the report says so).
 //
 // A statement that fails (the statement timeout on a table too large for
 // it, a permission) leaves that column's figures to the row sample, with

@@ -424,7 +424,7 @@ func pgSetShards(m *shardkey.MeasuredStats, sp shardSpec, oid uint32, bytes bool
 		m.ShardMethod = fmt.Sprintf("Citus' shard of each distinct value: %s(value) in %d uniform int32 hash ranges, shard i on node i mod %d", h32, n, sp.nodes)
 	}
 	if bytes {
-		m.ShardMethod += "; bytes are pg_column_size(row), the stored row without tuple header alignment and line pointer"
+		m.ShardMethod += "; bytes are pg_column_size(row): tuple header and data as stored, without line pointer and padding"
 	} else {
 		m.ShardMethod += "; bytes unknown (no table-level SELECT for the whole row)"
 	}
