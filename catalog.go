@@ -81,6 +81,51 @@ type ColumnInfo struct {
 	DBType string // the database's own type name (int4, varchar(64), ...)
 	Type   Type
 	Stats  *ColumnStats // nil when the planner has none
+	// Measured are the column's statistics computed by queries inside
+	// the database (livedb with Options.Stats "db"); nil when they were
+	// not computed (--stats sample, a type they are not computed for, a
+	// statement that timed out).
+	Measured *MeasuredStats
+}
+
+// MeasuredStats are one column's statistics computed inside the live
+// database over the whole table (no sampling): exact counts, not
+// estimates. Package livedb fills them; sim reports them in place of the
+// row sample's figures for a one-column key, and says so.
+type MeasuredStats struct {
+	// Method says how they were computed, for the report ("whole table,
+	// GROUP BY inside postgresql 16.4").
+	Method string
+	// Rows is the table's row count; Nulls the rows where the column is
+	// NULL; Distinct the number of distinct non-NULL values.
+	Rows, Nulls, Distinct int64
+	// Top are the most frequent non-NULL values (at most 10) with their
+	// exact row counts, most frequent first, ties by value.
+	Top []ValueCount
+	// Correlation is Pearson's correlation (-1..1) of the column's value
+	// with the row's insert order, as CorrelationDef states it (PostgreSQL:
+	// physical position, ctid; MySQL/MariaDB: the auto-increment primary
+	// key). HasCorrelation says whether it was computed (numeric and time
+	// columns with a known insert order; a constant column has none).
+	Correlation    float64
+	HasCorrelation bool
+	CorrelationDef string
+	// ShardEngine, Shards: the placement the per-shard sums were computed
+	// for (a partition engine's name: postgres, citus); ShardRows and
+	// ShardBytes the rows and stored bytes on each shard, NULL keys
+	// included where the engine places them; ShardMethod says how.
+	// Empty when the database has no function for the engine's hash.
+	ShardEngine string
+	Shards      int
+	ShardRows   []int64
+	ShardBytes  []int64
+	ShardMethod string
+}
+
+// ValueCount is one value, in its text form, and its exact row count.
+type ValueCount struct {
+	Value string
+	Rows  int64
 }
 
 // ColumnStats are a column's planner statistics, as PostgreSQL's pg_stats

@@ -377,9 +377,15 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 		if tk.Monotonic && isRange(d, tk.Table) && n > 1 && busiestShare(c) >= math.Min(0.5, 3/float64(n)) {
 			as.Viable = false
-			as.Rejection = fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order), so every new row goes to the last range", strings.Join(tk.Columns, ", "), tk.Monotonicity)
-			as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (rank correlation %.2f with insert order): under range partitioning every new row goes to the last range, which does %s of all work; splitting only moves the hot spot",
-				strings.Join(tk.Columns, ", "), tk.Monotonicity, pct(busiestShare(c))))
+			// The sample's figure is Spearman's rank correlation; one
+			// measured in the database is Pearson's r (sim.DatabaseStats).
+			corr := "rank correlation"
+			if tk.Database != nil && slices.Contains(tk.Database.Figures, "monotonicity") {
+				corr = "correlation"
+			}
+			as.Rejection = fmt.Sprintf("%s is monotonic (%s %.2f with insert order), so every new row goes to the last range", strings.Join(tk.Columns, ", "), corr, tk.Monotonicity)
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (%s %.2f with insert order): under range partitioning every new row goes to the last range, which does %s of all work; splitting only moves the hot spot",
+				strings.Join(tk.Columns, ", "), corr, tk.Monotonicity, pct(busiestShare(c))))
 			col := strings.Join(tk.Columns, ", ")
 			b := min(n, 16)
 			as.Fixes = append(as.Fixes, Fix{Kind: "bucket-prefix", Target: col,

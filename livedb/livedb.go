@@ -21,6 +21,11 @@
 //     identity (ctid; MySQL: its position). The sample becomes the
 //     workload's table, every row of weight 1, in physical order; its size
 //     and method go to w.Warnings and Catalog's TableInfo.SampleMethod.
+//     Then, unless Options.Stats is StatsSample, statistics computed
+//     inside the database over the whole table (pushdown.go): exact
+//     distinct, NULL and top-value counts, the correlation with insert
+//     order, and per-shard rows and bytes by the postgres or citus
+//     engine's hash, in each column's ColumnInfo.Measured.
 //  4. Citus metadata, on a Citus coordinator: the design it runs
 //     (Catalog.Distribution; see citus.go).
 //  5. Statement statistics, when the database keeps them
@@ -84,6 +89,21 @@ type Options struct {
 	// the workload would count them twice. (A negative name so that the
 	// zero Options keep reading them.)
 	NoStatements bool
+	// Stats chooses where column statistics are computed: StatsDB (or
+	// "", the default) inside the database over the whole table as well
+	// as on the sample (see pushdown.go), StatsSample from the row sample
+	// alone.
+	Stats string
+	// StatsColumns, when not empty, limits the statistics computed inside
+	// the database to these columns (COLUMN or TABLE.COLUMN): the key
+	// columns of the designs scored. Empty: every column of a supported
+	// type.
+	StatsColumns []string
+	// Engine and Shards are the placement the per-shard row and byte
+	// sums are computed for inside the database (a partition engine's
+	// name; only postgres and citus, whose hash PostgreSQL has built in).
+	Engine string
+	Shards int
 }
 
 // Read adds the database at dsn (postgres://, postgresql:// or mysql://) to
@@ -164,6 +184,10 @@ type session interface {
 	// statements returns statement statistics and the seconds they cover;
 	// nil when the database keeps none.
 	statements(ctx context.Context) ([]statement, float64, error)
+	// measure computes the statistics of t's columns cols inside the
+	// database (pushdown.go), setting each column's Measured; a failed
+	// column becomes a warning and keeps its sample figures.
+	measure(ctx context.Context, t *shardkey.TableInfo, cols []*shardkey.ColumnInfo, sp shardSpec) []error
 	// exec runs one statement inside the session (tests use it to show
 	// that writes fail).
 	exec(ctx context.Context, sql string) error
@@ -235,6 +259,14 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		}
 		ti.SampleRows = t.Rows
 		ti.SampleMethod = method
+		if o.Stats != StatsSample {
+			for _, wn := range measureTable(ctx, s, ti, o) {
+				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, wn))
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		methods = append(methods, fmt.Sprintf("%s %d rows: %s", ti.Name, t.Rows, method))
 		markMonotonic(t, ti)
 		w.Tables = append(w.Tables, t)
@@ -264,6 +296,11 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 			} else {
 				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): no table of the sampled schema is distributed or a reference table", source, d.System))
 			}
+		}
+	}
+	if o.Stats != StatsSample {
+		if note := measuredNote(cat, o); note != "" {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: %s", source, note))
 		}
 	}
 	var stmts []statement

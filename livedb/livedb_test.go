@@ -38,7 +38,10 @@ func (f *fakeSession) statements(context.Context) ([]statement, float64, error) 
 }
 
 func (f *fakeSession) exec(context.Context, string) error { return errors.New("read-only") }
-func (f *fakeSession) close()                             {}
+func (f *fakeSession) measure(context.Context, *shardkey.TableInfo, []*shardkey.ColumnInfo, shardSpec) []error {
+	return nil
+}
+func (f *fakeSession) close() {}
 
 func TestRead_NoStatements(t *testing.T) {
 	check := func(o Options, wantOps int, wantAsked bool) {

@@ -76,6 +76,10 @@ type pgTable struct {
 // unknown ones to the server as startup parameters); any other is refused
 // rather than sent. Connection parameters pgx itself reads (sslmode,
 // connect_timeout, ...) are not server settings and are accepted.
+// pgDial, when set, replaces the driver's dialer: the tests count the
+// bytes the server sends through it.
+var pgDial pgconn.DialFunc
+
 var pgParams = map[string]bool{"application_name": true, "search_path": true}
 
 func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error) {
@@ -115,6 +119,9 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
+	}
+	if pgDial != nil {
+		cfg.DialFunc = pgDial
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

@@ -192,6 +192,35 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 		}
 		fmt.Fprintf(w, "key %s on %s: %s distinct values%s, entropy %.1f bits, %s (r = %.2f); a perfect hash of this many equal keys gives %s\n",
 			strings.Join(t.Columns, ", "), t.Table, numfmt.Commas(int64(t.Cardinality)), top, t.Entropy, mono, t.Monotonicity, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+		if d := t.Database; d != nil {
+			databaseLine(w, t.Table, d)
+		}
+	}
+}
+
+// databaseLine says which of a key's figures were computed inside the
+// live database and which come from the row sample.
+func databaseLine(w io.Writer, table string, d *sim.DatabaseStats) {
+	fmt.Fprintf(w, "  %s: computed inside the database (%s, %s rows): %s; NULL keys %s",
+		table, d.Method, numfmt.Commas(d.Rows), strings.Join(d.Figures, ", "), numfmt.Pct(d.NullShare))
+	if d.Correlation != "" {
+		fmt.Fprintf(w, "; monotonicity is %s", d.Correlation)
+	}
+	fmt.Fprintf(w, "; from the row sample: %s\n", strings.Join(d.FromSample, ", "))
+	if len(d.ShardRows) > 0 {
+		rows := make([]string, len(d.ShardRows))
+		for i, r := range d.ShardRows {
+			rows[i] = numfmt.Commas(r)
+		}
+		fmt.Fprintf(w, "  %s rows per shard (database): %s, busiest %s the mean", table, strings.Join(rows, " "), numfmt.Ratio(d.ShardRowsRatio))
+		if len(d.ShardBytes) > 0 {
+			b := make([]string, len(d.ShardBytes))
+			for i, x := range d.ShardBytes {
+				b[i] = numfmt.Bytes(float64(x))
+			}
+			fmt.Fprintf(w, "; bytes %s", strings.Join(b, " "))
+		}
+		fmt.Fprintf(w, " (%s)\n", d.ShardMethod)
 	}
 }
 
@@ -235,6 +264,13 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintln(w)
 			for _, l := range ls {
 				fmt.Fprintf(w, "- %s\n", MarkdownText(l))
+			}
+		}
+		for _, t := range c.Tables {
+			if t.Database != nil {
+				var b strings.Builder
+				databaseLine(&b, t.Table, t.Database)
+				fmt.Fprintf(w, "\n%s", MarkdownText(strings.ReplaceAll(strings.TrimPrefix(b.String(), "  "), "\n  ", "\n\n")))
 			}
 		}
 		if len(c.Warnings) > 0 {

@@ -205,6 +205,8 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		if t.Rows == 0 {
 			// No rows: the statements' values are what there is.
 			ks = TrafficKeyStats(w, ti, tk.cols)
+		} else {
+			ks = s.databaseStats(ks, t, tk)
 		}
 		tkr := TableKey{KeyStats: ks, Key: tk.expr.String(), ExpectedMaxLoadRatio: ExpectedMaxLoadRatio(ks.Cardinality, s.N)}
 		c.Tables = append(c.Tables, tkr)

@@ -39,6 +39,10 @@ type KeyStats struct {
 	// basis with fewer than 3 inserted values): Monotonicity is then 0
 	// and means "unknown".
 	MonotonicityUnknown bool `json:"monotonicity_unknown,omitempty"`
+	// Database, when set, holds the figures computed inside the live
+	// database (--from, --stats db), which replace the sample's
+	// Cardinality, TopValues and Monotonicity above (it says which).
+	Database *DatabaseStats `json:"database,omitempty"`
 }
 
 // TopValue is one heavy key value.

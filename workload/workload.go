@@ -40,7 +40,15 @@ type Inputs struct {
 	LogFormat                 string
 	From                      string
 	SampleRows                int
-	Schema                    string
+	// Stats, StatsColumns, Engine and Shards go to livedb.Options (--stats,
+	// the -k designs' key columns, --engine, --shards): where a live
+	// database's statistics are computed, for which columns, and the
+	// placement its per-shard sums are computed for.
+	Stats        string
+	StatsColumns []string
+	Engine       string
+	Shards       int
+	Schema       string
 	// Types fixes column types by name or TABLE.COLUMN (--column-type).
 	Types map[string]shardkey.Type
 	// Seed seeds every random choice; SeedSet says it overrides a spec's.
@@ -121,7 +129,8 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 		if err := livedb.CheckDSN(in.From); err != nil {
 			return nil, usage("--from: %v", err)
 		}
-		if err := livedb.Read(ctx, w, in.From, livedb.Options{SampleRows: in.SampleRows, Progress: in.Stderr, Notices: in.Stderr, NoStatements: len(in.Logs) > 0}); err != nil {
+		if err := livedb.Read(ctx, w, in.From, livedb.Options{SampleRows: in.SampleRows, Progress: in.Stderr, Notices: in.Stderr, NoStatements: len(in.Logs) > 0,
+			Stats: in.Stats, StatsColumns: in.StatsColumns, Engine: in.Engine, Shards: in.Shards}); err != nil {
 			return nil, fmt.Errorf("--from: %w", err)
 		}
 		names = append(names, livedb.Redact(in.From))

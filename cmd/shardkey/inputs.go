@@ -50,6 +50,7 @@ type common struct {
 	logFormat  string
 	from       string
 	sampleRows int
+	stats      string
 	schema     string
 
 	// engineSet: --engine was given.
@@ -75,6 +76,7 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 		fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
 		fs.StringVar(&c.from, "from", "", "live database `DSN` (postgres://... or mysql://...), read-only")
 		fs.IntVar(&c.sampleRows, "sample-rows", 100000, "rows sampled per table with --from")
+		fs.StringVar(&c.stats, "stats", "db", "with --from, where column statistics are computed: `db` (inside the database, whole table: exact distinct, top-value and NULL counts, correlation with insert order, per-shard rows and bytes by the engine's hash for postgres and citus) or sample (the row sample alone)")
 		fs.StringVar(&c.schema, "schema", "", "schema `file.sql` of CREATE TABLE statements (PostgreSQL or MySQL): columns in order, primary and foreign keys")
 		fs.Var(&c.colTypes, "column-type", "column type `COL=TYPE` (int16, int32, int64, uint64, float32, float64, text, bytes, uuid, timestamp, objectid, date, bool, extjson); repeatable")
 	}
@@ -174,11 +176,27 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := livedb.CheckStats(c.stats); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	eng, err := partition.Lookup(c.engine)
+	if err != nil {
+		return nil, usageErr("--engine: %v", err)
+	}
 	var st *sim.Stream
 	in := workload.Inputs{Spec: spec, SpecFile: c.workload, Variant: c.variant,
 		Rows: c.rows, Queries: c.queries, Txns: c.txns, Logs: c.logs, LogFormat: c.logFormat,
 		From: c.from, SampleRows: c.sampleRows, Schema: c.schema, Types: types,
-		Seed: c.seed, SeedSet: c.seedSet, Stdin: e.stdin, Stderr: e.stderr}
+		Seed: c.seed, SeedSet: c.seedSet, Stdin: e.stdin, Stderr: e.stderr,
+		Stats: c.stats, StatsColumns: keyColumns(c.keys), Engine: eng.Name()}
+	if c.from != "" {
+		// The shard count the per-shard sums are computed for: the one
+		// setShards will settle on (a spec's own count, which only a
+		// spec given with --from would change, is not known yet).
+		var scratch shardkey.Workload
+		c.setShards(&scratch)
+		in.Shards = scratch.Shards
+	}
 	if c.stream && len(c.keys) > 0 {
 		// Score only routes the -k keys: queries and transactions can be
 		// routed while they are read, and dropped.
@@ -207,10 +225,6 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	}
 	if len(keys) == 0 && !c.keysOptional {
 		return nil, usageErr("no keys to score: name them with -k 'hash(col)' (columns: %s)", columnList(w))
-	}
-	eng, err := partition.Lookup(c.engine)
-	if err != nil {
-		return nil, usageErr("--engine: %v", err)
 	}
 	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, st: st, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers}}, nil
 }
@@ -383,4 +397,27 @@ func scoreAll(l *loaded) ([]*sim.Candidate, error) {
 		}
 	}
 	return out, nil
+}
+
+// keyColumns returns the columns the designs keys name (TABLE.COLUMN for
+// a table's own key, COLUMN for a default key), for the statistics a live
+// database computes; nil (every column) when there are no keys or one
+// does not parse (the error is reported when it is scored).
+func keyColumns(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		d, err := shardkey.ParseDesign(k)
+		if err != nil {
+			return nil
+		}
+		if d.Default != nil {
+			out = append(out, d.Default.Columns()...)
+		}
+		for t, e := range d.Tables {
+			for _, c := range e.Columns() {
+				out = append(out, t+"."+c)
+			}
+		}
+	}
+	return out
 }

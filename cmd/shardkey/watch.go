@@ -282,7 +282,9 @@ func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, o
 		return usageErr("--from: %v", err)
 	}
 	base := &shardkey.Workload{Seed: c.seed}
-	o := livedb.Options{SampleRows: c.sample, Progress: e.stderr, NoStatements: true, Seed: c.seed}
+	// The row sample only supplies parameter values here: watch reports
+	// no key statistics, so none are computed inside the database.
+	o := livedb.Options{SampleRows: c.sample, Progress: e.stderr, NoStatements: true, Seed: c.seed, Stats: livedb.StatsSample}
 	if err := livedb.Read(e.ctx, base, c.from, o); err != nil {
 		return fmt.Errorf("--from: %w", err)
 	}

@@ -1,0 +1,173 @@
+package livedb
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+)
+
+// Statistics where the data lives (Options.Stats "db", the default).
+//
+// For each column of a type the reader knows (integers, text, uuid,
+// bytea, dates and times, floats; PostgreSQL: the built-in types and
+// domains over them), inside the same read-only transaction and under the
+// same statement timeout as the rest of the read, over the whole table
+// (no TABLESAMPLE: the counts are exact):
+//
+//  1. One GROUP BY on the column: the table's rows, the NULL rows, the
+//     number of distinct non-NULL values (the number of groups) and the
+//     ten largest groups with their exact row counts (ties by value).
+//     Only the ten groups and three totals cross the network.
+//  2. One aggregate per table: Pearson's correlation of each numeric or
+//     time column with insert order. PostgreSQL: the row's physical
+//     position, block + offset/65536 from its ctid (tables the role has
+//     table-level SELECT on; pg_stats.correlation is the same idea on
+//     the values' ranks over a sample). MySQL/MariaDB: the value of a
+//     one-column AUTO_INCREMENT primary key (the order rows were
+//     inserted in); no such key, no correlation.
+//  3. With a placement engine whose hash the database has built in
+//     (PostgreSQL, engines postgres and citus), in the same GROUP BY:
+//     each group's stored bytes, then each distinct value hashed once
+//     with the engine's function and its group's rows and bytes added to
+//     its shard (a one-column primary key, unique by its constraint, is
+//     not grouped: each row is hashed in one scan into one entry per
+//     shard). postgres: PostgreSQL's own hash partitioning (partbounds.c
+//     compute_partition_hash_value): the type's extended hash function
+//     (hashint8extended, hashtextextended, ...) with HASH_PARTITION_SEED,
+//     folded by hash_combine64 into an unsigned 64-bit row hash, modulo
+//     the shard count, the unsigned arithmetic worked out exactly in int8
+//     (pgShardExpr). citus: the 32-bit hash (hashint8, hashtext, ...,
+//     what worker_hash returns) into shard_count uniform ranges of the
+//     int32 space, shard i on node i mod nodes (see partition.Citus).
+//     Bytes are pg_column_size of the whole row: its tuple header and
+//     data as stored (compressed values compressed), without the line
+//     pointer and the padding between rows. Other engines: per-shard
+//     sums come from the row sample (the report says so).
+//
+// A statement that fails (the statement timeout on a table too large for
+// it, a permission) leaves that column's figures to the row sample, with
+// a warning. Nothing here calls a function of the database's users: only
+// built-in aggregates and hash functions, schema-qualified, on columns of
+// built-in base types, whose equality, ordering and hash are built in.
+
+// Stats modes (Options.Stats).
+const (
+	StatsDB     = "db"     // statistics computed inside the database (default)
+	StatsSample = "sample" // every statistic from the row sample
+)
+
+// CheckStats reports whether mode is a valid Options.Stats value.
+func CheckStats(mode string) error {
+	switch mode {
+	case "", StatsDB, StatsSample:
+		return nil
+	}
+	return fmt.Errorf("--stats %q: want db or sample", mode)
+}
+
+// shardSpec is the placement the per-shard sums are computed for.
+type shardSpec struct {
+	engine     string // the partition engine's name, as sim compares it
+	kind       string // "postgres" or "citus"; "" for none
+	nodes      int    // shards (postgres) or nodes (citus)
+	shardCount int    // citus shard intervals (nodes when 0)
+}
+
+// parseShardSpec reads Options.Engine and Options.Shards: the engines
+// whose hash PostgreSQL has built in (postgres, citus,
+// citus(shard_count=N)); any other leaves kind empty.
+func parseShardSpec(engine string, shards int) shardSpec {
+	sp := shardSpec{engine: engine, nodes: shards}
+	if shards <= 0 {
+		return sp
+	}
+	switch {
+	case engine == "postgres":
+		sp.kind = "postgres"
+	case engine == "citus":
+		sp.kind = "citus"
+	case strings.HasPrefix(engine, "citus(shard_count=") && strings.HasSuffix(engine, ")"):
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(engine, "citus(shard_count="), ")"))
+		if err == nil && n >= 1 && n <= 64000 {
+			sp.kind, sp.shardCount = "citus", n
+		}
+	}
+	return sp
+}
+
+// wantColumn reports whether Options.StatsColumns asks for column c of
+// table t (all columns when it is empty).
+func wantColumn(o Options, t, c string) bool {
+	if len(o.StatsColumns) == 0 {
+		return true
+	}
+	for _, s := range o.StatsColumns {
+		if s == c || s == t+"."+c {
+			return true
+		}
+	}
+	return false
+}
+
+// measureTable computes the pushed-down statistics of t's columns (see
+// above) and returns the warnings for the columns left to the sample.
+func measureTable(ctx context.Context, s session, ti *shardkey.TableInfo, o Options) []error {
+	var cols []*shardkey.ColumnInfo
+	for _, c := range ti.Columns {
+		if wantColumn(o, ti.Name, c.Name) {
+			cols = append(cols, c)
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	return s.measure(ctx, ti, cols, parseShardSpec(o.Engine, o.Shards))
+}
+
+// pearson returns the correlation of n pairs from their sums, and whether
+// it is defined (neither variable constant).
+func pearson(n, sx, sy, sxx, syy, sxy float64) (float64, bool) {
+	if n < 2 {
+		return 0, false
+	}
+	vx := sxx - sx*sx/n
+	vy := syy - sy*sy/n
+	if vx <= 0 || vy <= 0 {
+		return 0, false
+	}
+	r := (sxy - sx*sy/n) / math.Sqrt(vx*vy)
+	return max(-1, min(1, r)), true
+}
+
+// measuredNote says, for the report, which figures were computed inside
+// the database and which come from the row sample; "" when none was.
+func measuredNote(cat *shardkey.Catalog, o Options) string {
+	var cols, shards []string
+	for _, t := range cat.Tables {
+		for _, c := range t.Columns {
+			if c.Measured == nil {
+				continue
+			}
+			cols = append(cols, t.Name+"."+c.Name)
+			if c.Measured.ShardRows != nil {
+				shards = append(shards, t.Name+"."+c.Name)
+			}
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "statistics computed inside the database over the whole table (--stats db): distinct values, top values, NULL share and correlation with insert order of %s", strings.Join(cols, ", "))
+	if len(shards) > 0 {
+		fmt.Fprintf(&b, "; rows and bytes per shard under engine %s on %d shards, by the engine's hash in SQL, for keys on %s", o.Engine, o.Shards, strings.Join(shards, ", "))
+	} else {
+		fmt.Fprintf(&b, "; per-shard sums from the row sample (engine %s: the database has no built-in function of its hash)", o.Engine)
+	}
+	b.WriteString("; entropy, work, fan-out and load per shard from the row sample")
+	return b.String()
+}
