@@ -411,9 +411,21 @@ type Cond struct {
 	// with the same non-zero FreshVar hold the same new value (an order's
 	// id in the order row and in its line items).
 	FreshVar int32
-	Val      Value   // Eq: the value
-	List     []Value // In: the values
-	Bounds   *Bounds // Range: the bounds
+	// Param says a value known only at run time (Fresh FreshUnique, or
+	// In's Unknown values) is a bind parameter's ($1, ?, :name), not a
+	// subquery's result: for explanations.
+	Param bool
+	Val   Value   // Eq: the value
+	List  []Value // In: the values
+	// Unknown, for In, counts the list's values known only at run time
+	// beyond List (bind parameters without values: IN ($1, $2), IN (?, ?)
+	// of a pg_stat_statements or MySQL digest text); -1 says the list's
+	// length is unknown too (Vitess's list bind variable IN ::list, a
+	// PostgreSQL array parameter = ANY($1) without its value). Each
+	// unknown value is on a shard the router cannot name: the statement
+	// asks at most len(List)+Unknown shards.
+	Unknown int
+	Bounds  *Bounds // Range: the bounds
 }
 
 // Bounds are the ends of a range condition. A missing end is unbounded.

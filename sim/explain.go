@@ -26,6 +26,9 @@ type Route struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// unknown marks one shard known only at run time (Shards empty).
 	unknown bool
+	// multi marks a route by several values, some known only at run
+	// time (IN ($1, $2)): Shards lists the known values' shards.
+	multi bool
 	// values are the distinct key values (tuples, as text) that route
 	// the statement; nil when it is not routed by values.
 	values map[string]bool
@@ -113,15 +116,48 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	case tUniform:
 		rt.unknown = true
 		if kind != shardkey.Insert {
-			rt.Reason = fmt.Sprintf("the key %s is bound to a value known only at run time (a subquery's result): one shard, known once the value is", key)
+			rt.Reason = fmt.Sprintf("the key %s is bound to a value known only at run time (%s): one shard, known once the value is", key, runTimeSource(tk.cols, conds, false))
 			break
 		}
 		rt.Reason = fmt.Sprintf("the key %s takes a value the database assigns (a new id or a default): one shard, known only once the value is", key)
+	case tUniformN:
+		rt.Shards = append(rt.Shards, tc.set...)
+		rt.multi = true
+		switch {
+		case tc.n < 0:
+			rt.Reason = fmt.Sprintf("%s binds the key %s to a list of values known only at run time, their number too (a list bind variable or array parameter): an IN route to the shards of its values, at most all %d shards, which ones known once the values are", bound, key, s.N)
+		case len(tc.set) > 0:
+			rt.Reason = fmt.Sprintf("%s routes by the key %s to shard(s) %s and, for its %d value(s) known only at run time (bind parameters), at most %d more of the %d shards, which ones known once the values are", bound, key, intsText(tc.set), tc.n, min(tc.n, s.N-len(tc.set)), s.N)
+			rt.Reason = strings.Replace(rt.Reason, "(bind parameters)", "("+runTimeSource(tk.cols, conds, true)+")", 1)
+		default:
+			rt.Reason = fmt.Sprintf("%s binds the key %s to %d values known only at run time (bind parameters): an IN route to at most %d of the %d shards, which ones known once the values are", bound, key, tc.n, min(tc.n, s.N), s.N)
+			rt.Reason = strings.Replace(rt.Reason, "(bind parameters)", "("+runTimeSource(tk.cols, conds, true)+")", 1)
+		}
 	case tUniformOf:
 		rt.Shards = append(rt.Shards, tc.set...)
 		rt.Reason = fmt.Sprintf("%s: one of shards %s, chosen by the new row's salt bucket or new value", key, intsText(tc.set))
 	}
 	return rt, nil
+}
+
+// runTimeSource names where the run-time values binding the key columns
+// cols come from: bind parameters (Cond.Param), else a subquery's result.
+func runTimeSource(cols []int, conds []shardkey.Cond, plural bool) string {
+	param := false
+	for _, c := range cols {
+		if cd := findCond(conds, c); cd != nil && cd.Param {
+			param = true
+		}
+	}
+	switch {
+	case param && plural:
+		return "bind parameters"
+	case param:
+		return "a bind parameter"
+	case plural:
+		return "a subquery's results"
+	}
+	return "a subquery's result"
 }
 
 // keyValues returns the distinct key tuples conds bind the key columns
@@ -206,13 +242,21 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				parts = append(parts, name+" = "+c.Val.String())
 			}
 		case shardkey.In:
-			vals := make([]string, 0, len(c.List))
+			vals := make([]string, 0, len(c.List)+1)
 			for i, v := range c.List {
 				if i == 8 {
 					vals = append(vals, fmt.Sprintf("... %d more", len(c.List)-8))
 					break
 				}
 				vals = append(vals, v.String())
+			}
+			switch {
+			case c.Unknown < 0:
+				vals = append(vals, "<values known at run time>")
+			case c.Unknown == 1:
+				vals = append(vals, "<1 value known at run time>")
+			case c.Unknown > 1:
+				vals = append(vals, fmt.Sprintf("<%d values known at run time>", c.Unknown))
 			}
 			parts = append(parts, name+" IN ("+strings.Join(vals, ", ")+")")
 		case shardkey.Range:

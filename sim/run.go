@@ -373,6 +373,19 @@ func (r *router) singleProb(tx *shardkey.Txn) (float64, error) {
 			}
 		case tUniformOf:
 			vars = append(vars, rv{set: append([]int(nil), tc.set...)})
+		case tUniformN:
+			// Its known values' shards, and each unknown value a shard
+			// of its own drawn uniformly (beyond 64 of them, one shard
+			// for all is below 2^-63: as good as none).
+			if tc.n < 0 && n > 1 {
+				return 0, nil
+			}
+			for _, s := range tc.set {
+				addC(s)
+			}
+			for range min(tc.n, 64) {
+				vars = append(vars, rv{})
+			}
 		}
 		if len(concrete) > 1 {
 			return 0, nil

@@ -54,6 +54,7 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 		}
 		out.Scatter = out.Scatter || r.Scatter
 		out.unknown = out.unknown || r.unknown
+		out.multi = out.multi || r.multi
 		for v := range r.values {
 			if out.values == nil {
 				out.values = map[string]bool{}
@@ -95,6 +96,10 @@ func routeKind(rt Route, n int) string {
 		return RouteAnyShard
 	case rt.Scatter:
 		return RouteScatter
+	case rt.multi:
+		// Several values, some known only at run time: the engine plans
+		// a route by them (Vitess IN), whatever shards they turn out on.
+		return RouteMulti
 	case len(rt.Shards) == 0 && rt.unknown:
 		// One shard, known only once a value is (a new id, a subquery's
 		// result): the engine plans a single-shard route.

@@ -330,7 +330,7 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			}
 			if fresh != shardkey.NotFresh {
 				*fv++
-				c.Fresh, c.FreshVar = fresh, *fv
+				c.Fresh, c.FreshVar, c.Param = fresh, *fv, vals[0].param
 			} else {
 				c.Val = v
 			}
@@ -340,18 +340,40 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 				if x.kind == litNull {
 					continue // x IN (NULL, 2) is x = 2: NULL equals no value
 				}
+				if x.unknownLen {
+					c.Unknown = -1 // IN ::list, = ANY($1): how many, unknown
+					c.Param = c.Param || x.param
+					continue
+				}
 				v, fresh, ok1 := a.value(t, col, typ, x)
 				if !ok1 && (x.kind == litNum || x.kind == litStr) {
 					continue // outside the column's type: matches no row (see Eq)
 				}
-				if !ok1 || fresh != shardkey.NotFresh {
+				if !ok1 {
 					ok = false
 					break
+				}
+				if fresh != shardkey.NotFresh {
+					// A value known only at run time (a bind parameter
+					// the log holds no value for, and no row sample to
+					// draw one from): one more shard at most.
+					if c.Unknown >= 0 {
+						c.Unknown++
+					}
+					c.Param = c.Param || x.param
+					continue
 				}
 				c.List = append(c.List, v)
 			}
 			if !ok {
 				continue
+			}
+			if c.Unknown == 1 && len(c.List) == 0 {
+				// IN ($1): one value, as = $1 (Vitess plans a one-value
+				// tuple as an equality: planInOp in
+				// go/vt/vtgate/planbuilder/operators/sharded_routing.go).
+				*fv++
+				c = shardkey.Cond{Col: col, Op: shardkey.Eq, Fresh: shardkey.FreshUnique, FreshVar: *fv, Param: c.Param}
 			}
 		case shardkey.Range:
 			b := &shardkey.Bounds{}

@@ -561,9 +561,14 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		}
 		if !strings.HasPrefix(x.Name, ":") {
 			// :name: a value bound when the statement runs.
-			return runtimeValue()
+			return &xexpr{kind: xVal, val: arg{kind: argUnique, param: true}}
 		}
 		return &xexpr{}
+	case sqlparser.ListArg:
+		// IN ::list, a Vitess list bind variable: values known when the
+		// statement runs, how many too (vtgate routes it IN by the key's
+		// vindex: planInOp, go/vt/vtgate/planbuilder/operators/sharded_routing.go).
+		return &xexpr{kind: xVal, val: arg{kind: argUnique, array: true, param: true}}
 	case *sqlparser.UnaryExpr:
 		v := myExpr(x.Expr, sc, acc, ctes)
 		if x.Operator == sqlparser.UMinusOp && v != nil && v.kind == xVal {
@@ -650,8 +655,12 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 				}
 				return &xexpr{}
 			}
-			if r.kind == xRow {
-				in := &xexpr{kind: xIn, kids: append([]*xexpr{l}, r.kids...)}
+			if r.kind == xRow || r.kind == xVal && r.val.array {
+				kids := []*xexpr{r}
+				if r.kind == xRow {
+					kids = r.kids
+				}
+				in := &xexpr{kind: xIn, kids: append([]*xexpr{l}, kids...)}
 				if x.Operator == sqlparser.NotInOp {
 					in.op = "<>"
 				}

@@ -190,6 +190,9 @@ type arg struct {
 	x    *arith        // argArith: the operation
 	neg  bool          // unary minus applied
 	hint shardkey.Type // type named by a cast, Null for none
+	// param marks a bind variable read as a value known at run time
+	// (Vitess's :name), as argParam is one.
+	param bool
 	// array marks the right side of col = ANY(x) when x is a parameter
 	// or a literal: its value is a PostgreSQL array, each element a
 	// value of the IN list.
@@ -241,6 +244,13 @@ type rv struct {
 	// its elements (non-nil, perhaps empty); an array argument whose
 	// value is not one binds nothing (lit kind litNone).
 	elems []lit
+	// unknownLen marks a list whose length is unknown too: an array
+	// parameter without its value (= ANY($1)), a Vitess list bind
+	// variable (IN ::list). It binds the column to a list of values known
+	// only at run time (shardkey.Cond.Unknown -1).
+	unknownLen bool
+	// param says the value is a bind parameter's ($1, ?, :name).
+	param bool
 }
 
 // bind resolves every value of part p from the statement's literals and
@@ -310,15 +320,18 @@ func (g arg) resolve(slots, params []lit) rv {
 				return rv{lit: l, hint: g.hint, elems: elems}
 			}
 			return rv{lit: lit{kind: litNone}}
+		case litNoValue, litUnique:
+			// An array whose value the log does not hold
+			// (pg_stat_statements, no parameters logged), or a list
+			// bind variable: values known only at run time, how many
+			// unknown too (not one value drawn from the rows).
+			return rv{lit: lit{kind: l.kind}, hint: g.hint, unknownLen: true, param: g.kind == argParam || g.param}
 		default:
-			// A number or NULL is no array; an array whose value the log
-			// does not hold (pg_stat_statements, no parameters logged)
-			// has an unknown length: it binds nothing, rather than one
-			// value drawn from the rows.
+			// A number or NULL is no array.
 			return rv{lit: lit{kind: litNone}}
 		}
 	}
-	return rv{lit: l, hint: g.hint}
+	return rv{lit: l, hint: g.hint, param: g.kind == argParam || g.param}
 }
 
 // parseArray reads a one-dimensional PostgreSQL array literal such as

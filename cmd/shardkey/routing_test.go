@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"sort"
@@ -416,6 +417,89 @@ func TestRouting_VSchemaDesign(t *testing.T) {
 		}
 		if !reflect.DeepEqual(r.Shards, c.shards) || r.Route != c.route {
 			t.Errorf("%q: shards %v route %q (%s); want %v %q", c.sql, r.Shards, r.Route, r.Reason, c.shards, c.route)
+		}
+	}
+}
+
+// TestRouting_BindLists: an IN list of bind parameters without values is
+// planned as Vitess plans IN ::list or IN (:a, :b) on a unique vindex: an
+// IN route (planInOp, go/vt/vtgate/planbuilder/operators/sharded_routing.go;
+// engine.IN in go/vt/vtgate/engine/routing.go), to the shards of the values
+// once they are known, so no shard is listed and the route is multi; a
+// one-value tuple is planned as an equality (planInOp hands it to
+// planEqualOp): single, and the reason names a bind parameter. Citus defers
+// pruning of a parameterised router query to run time
+// (fast_path_router_planner.c, deferred pruning), to the same shards.
+func TestRouting_BindLists(t *testing.T) {
+	checkRoutes(t, []routeCase{
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id IN ($1, $2)", kind: "multi", reason: "at most 2 of the"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id = $1 OR id = $2 OR id = $3", kind: "multi", reason: "3 values known only at run time"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id = ANY($1)", kind: "multi", reason: "their number too"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id IN ($1)", kind: "single", reason: "a bind parameter", noText: "subquery"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id = $1", kind: "single", reason: "a bind parameter", noText: "subquery"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN (?, ?, ?)", kind: "multi", reason: "at most"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN (:a, :b)", kind: "multi", reason: "bind parameters"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN ::list", kind: "multi", reason: "their number too"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN (?)", kind: "single", reason: "a bind parameter"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id = :vtg1", kind: "single", reason: "a bind parameter", noText: "subquery"},
+		{sql: "SELECT * FROM t WHERE id = (SELECT id FROM u WHERE name = 'bob')", design: "t:hash(id); u:replicate", kind: "single", reason: "a subquery's result"},
+		// A parameter list beside a false condition still asks no shard.
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id IN ($1, $2) AND 1 = 0", kind: "none"},
+	})
+	// A known value and a parameter: the known value's shard, and at most
+	// one more known at run time: route multi, listing 1's shard.
+	for _, c := range []struct{ d, sql string }{{"postgresql", "SELECT * FROM t WHERE id IN (1, $1)"}, {"mysql", "SELECT * FROM t WHERE id IN (1, ?)"}} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--engine", "vitess", "--shards", "8", "--dialect", c.d, "-k", "hash(id)", c.sql)
+		var r routed
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("%s: exit %d: %s %s", c.sql, code, out, errs)
+		}
+		if want := vitessShards(8, 1); !reflect.DeepEqual(r.Shards, want) || r.Route != "multi" || r.Scatter {
+			t.Errorf("%s: %+v; want shards %v, route multi", c.sql, r, want)
+		}
+	}
+}
+
+// TestRouting_BindListsScored: score --log on pg_stat_statements text,
+// whose parameters have no values and with no row sample to draw them from:
+// IN ($1, $2, $3) costs the expected number of distinct shards of 3 keys
+// hashed uniformly among 8, 8(1-(7/8)^3) = 2.640625 (not 8, a scatter, nor
+// 1); = $1 costs 1.
+func TestRouting_BindListsScored(t *testing.T) {
+	csv := "query,calls,rows\n" +
+		"\"SELECT * FROM t WHERE id IN ($1, $2, $3)\",10,0\n" +
+		"\"SELECT * FROM t WHERE id = $1\",10,0\n"
+	file := t.TempDir() + "/pgss.csv"
+	if err := os.WriteFile(file, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "score", "--log", file, "-k", "hash(id)", "--shards", "8", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Candidates []struct {
+			Operations []struct {
+				Name       string  `json:"name"`
+				FanoutMean float64 `json:"fanout_mean"`
+				Scatter    float64 `json:"scatter_fraction"`
+			} `json:"operations"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, o := range rep.Candidates[0].Operations {
+		got[o.Name] = o.FanoutMean
+		if o.Scatter != 0 {
+			t.Errorf("%s: scatter share %v; want 0", o.Name, o.Scatter)
+		}
+	}
+	want := map[string]float64{"read t where id in (?)": 2.640625, "read t where id = ?": 1}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-9 {
+			t.Errorf("fan-out of %q = %v; want %v (all: %v)", k, g, v, got)
 		}
 	}
 }
