@@ -355,6 +355,10 @@ type Operation struct {
 	// Latency says how the operation is served: "interactive" (default) or
 	// "batch" (reports, exports), for the advisor.
 	Latency string
+	// UseVindex and IgnoreVindex are the statement's Vitess vindex hint on
+	// the table, as in Access: a scheme whose key's vindex the hint
+	// excludes routes the operation without its conditions.
+	UseVindex, IgnoreVindex []string
 }
 
 // Instance is one execution of an operation with its bound conditions.
@@ -448,6 +452,8 @@ type Stmt struct {
 	Table int
 	Kind  Kind
 	Conds []Cond
+	// UseVindex and IgnoreVindex: a Vitess vindex hint, as in Operation.
+	UseVindex, IgnoreVindex []string
 }
 
 // Access is one table one SQL statement touches, as a router sees it: the

@@ -337,11 +337,11 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 // new value beside an IN list. Vitess plans such a list IN, by the key's
 // vindex, and sends it to the shards of its values once they are known
 // (planInOp and the IN opcode: go/vt/vtgate/planbuilder/operators/
-// sharded_routing.go, go/vt/vtgate/engine/routing.go); Citus defers
-// pruning of a parameterised router query to execution time, when the
-// parameters' values prune the shards (deferred pruning,
-// src/backend/distributed/planner/fast_path_router_planner.c and
-// multi_router_planner.c; PruneShards in shard_pruning.c). A one-column
+// sharded_routing.go, go/vt/vtgate/engine/routing.go); Citus plans a
+// router query over parameters with Job.deferredPruning set
+// (src/backend/distributed/planner/multi_router_planner.c,
+// fast_path_router_planner.c) and prunes its shards at execution, from the
+// parameters' values (executor/citus_custom_scan.c). A one-column
 // key's known values route to their shards (set); every other value is
 // one unknown (n of them, the number of key tuples: the product of the
 // columns' list lengths), each on a shard drawn uniformly.

@@ -44,7 +44,7 @@ func (a *agg) finish() error {
 			name = fmt.Sprintf("%s #%d", op.name, k)
 		}
 		used[name] = true
-		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate}
+		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate, UseVindex: op.use, IgnoreVindex: op.ignore}
 		samples := a.expand(op)
 		sum := 0.0
 		for _, s := range samples {
@@ -62,7 +62,7 @@ func (a *agg) finish() error {
 			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(t.samples))}
 			fv := int32(0)
 			for _, s := range stmts {
-				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv)})
+				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv), UseVindex: s.ai.op.use, IgnoreVindex: s.ai.op.ignore})
 			}
 			a.w.Txns = append(a.w.Txns, tx)
 		}

@@ -427,9 +427,9 @@ func TestRouting_VSchemaDesign(t *testing.T) {
 // engine.IN in go/vt/vtgate/engine/routing.go), to the shards of the values
 // once they are known, so no shard is listed and the route is multi; a
 // one-value tuple is planned as an equality (planInOp hands it to
-// planEqualOp): single, and the reason names a bind parameter. Citus defers
-// pruning of a parameterised router query to run time
-// (fast_path_router_planner.c, deferred pruning), to the same shards.
+// planEqualOp): single, and the reason names a bind parameter. Citus plans
+// such a query with Job.deferredPruning and prunes it at execution
+// (multi_router_planner.c, executor/citus_custom_scan.c): the same shards.
 func TestRouting_BindLists(t *testing.T) {
 	checkRoutes(t, []routeCase{
 		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id IN ($1, $2)", kind: "multi", reason: "at most 2 of the"},
@@ -501,5 +501,55 @@ func TestRouting_BindListsScored(t *testing.T) {
 		if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-9 {
 			t.Errorf("fan-out of %q = %v; want %v (all: %v)", k, g, v, got)
 		}
+	}
+}
+
+// TestRouting_HintsScored: score --log honours Vitess vindex hints as
+// explain does (newShardedRouting, operators/sharded_routing.go): IGNORE
+// VINDEX naming the key's vindex (hash) leaves the key unused, 8 shards
+// of 8; USE VINDEX naming it changes nothing, 1 shard; USE VINDEX naming
+// another vindex scatters. Each hinted shape is an operation of its own.
+func TestRouting_HintsScored(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n")
+	for i, q := range []string{
+		"SELECT * FROM t IGNORE VINDEX (hash) WHERE id = 5",
+		"SELECT * FROM t USE VINDEX (hash) WHERE id = 6",
+		"SELECT * FROM t USE VINDEX (name_lookup) WHERE id = 6",
+		"SELECT * FROM t WHERE id = 7",
+	} {
+		fmt.Fprintf(&sb, "2024-05-01T10:00:0%d.000000Z\t   10 Query\t%s\n", i+1, q)
+	}
+	file := t.TempDir() + "/general.log"
+	if err := os.WriteFile(file, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "score", "--log", file, "-k", "hash(id)", "--engine", "vitess", "--shards", "8", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Candidates []struct {
+			Operations []struct {
+				Name       string  `json:"name"`
+				FanoutMean float64 `json:"fanout_mean"`
+			} `json:"operations"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, o := range rep.Candidates[0].Operations {
+		got[o.Name] = o.FanoutMean
+	}
+	want := map[string]float64{
+		"read t where id = ? (IGNORE VINDEX (hash))":     8,
+		"read t where id = ? (USE VINDEX (hash))":        1,
+		"read t where id = ? (USE VINDEX (name_lookup))": 8,
+		"read t where id = ?":                            1,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("fan-out by operation = %v; want %v", got, want)
 	}
 }
