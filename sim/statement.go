@@ -148,7 +148,7 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 		if part := keyIn(a.Partial); len(part) > 0 {
 			rt.Reason = fmt.Sprintf("an OR binds the key column(s) %s in some of its disjuncts but not in all (a disjunct on other columns may match rows on any shard): scatter-gather to all %d shards", strings.Join(part, ", "), s.N)
 		} else if loose := keyIn(a.Loose); len(loose) > 0 && !strings.Contains(rt.Reason, "does not bind") {
-			rt.Reason = fmt.Sprintf("the key column(s) %s are only compared in ways that bind no value (<>, NOT IN): scatter-gather to all %d shards", strings.Join(loose, ", "), s.N)
+			rt.Reason = fmt.Sprintf("the key column(s) %s are only compared in ways that bind no value (<>, NOT IN, a cast of the column): scatter-gather to all %d shards", strings.Join(loose, ", "), s.N)
 		}
 	}
 	return rt, err

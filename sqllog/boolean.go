@@ -161,6 +161,14 @@ func (s *scope) implyCmp(e *xexpr) implied {
 		l, r = r, l
 		op = flip(op)
 	}
+	if l.kind == xVal && r.kind == xOther && r.op == "cast" {
+		l, r = r, l
+	}
+	if l.kind == xOther && l.op == "cast" && r.kind == xVal {
+		// CAST(id AS CHAR) = '42': the cast's value, not the column's,
+		// is compared: no condition on the column.
+		return implied{loose: []*xexpr{l.kids[0]}}
+	}
 	if isNullVal(r) {
 		// Any comparison with NULL is NULL: no row. (The column is kept,
 		// so that the table has it.)

@@ -596,9 +596,9 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		}
 		return foldFunc(x.Name.Lowered(), args)
 	case *sqlparser.CastExpr:
-		return myExpr(x.Expr, sc, acc, ctes)
+		return castOf(myExpr(x.Expr, sc, acc, ctes))
 	case *sqlparser.ConvertExpr:
-		return myExpr(x.Expr, sc, acc, ctes)
+		return castOf(myExpr(x.Expr, sc, acc, ctes))
 	case sqlparser.ValTuple:
 		r := &xexpr{kind: xRow}
 		for _, it := range x {
@@ -697,6 +697,19 @@ func flat(kind xkind, l, r *xexpr) *xexpr {
 		} else {
 			x.kids = append(x.kids, k)
 		}
+	}
+	return x
+}
+
+// castOf is CAST(x AS t) or CONVERT(x, t): a value stays the value; a
+// column becomes an expression, which binds no vindex (Vitess plans a
+// vindex only for a comparison whose side is the column itself, a
+// *sqlparser.ColName: planEqualOp in
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go), so CAST(id AS
+// CHAR) = '42' scatters.
+func castOf(x *xexpr) *xexpr {
+	if x != nil && x.kind == xCol {
+		return castExpr(x)
 	}
 	return x
 }

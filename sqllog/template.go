@@ -532,6 +532,11 @@ func insertRows(table string, cols []string, rows [][]*xexpr) []access {
 // subquery.go, a PulloutValue feeding an EqualUnique route):
 // one shard, which one known at run time, as a new unordered value's.
 // (In an IN list or a comparison other than = it binds nothing.)
+// castExpr is a cast of column col: an expression (xOther) that binds
+// nothing, compared with a value it marks the column loose, so that the
+// reason names the cast.
+func castExpr(col *xexpr) *xexpr { return &xexpr{kind: xOther, op: "cast", kids: []*xexpr{col}} }
+
 func runtimeValue() *xexpr { return &xexpr{kind: xVal, val: arg{kind: argUnique}} }
 
 // returnsNoRow reports whether the accesses acc[from:] (a subquery's) all ask

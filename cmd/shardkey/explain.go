@@ -133,6 +133,8 @@ Flags:
 		fmt.Fprintf(e.stdout, "shards:  none (no row matches)\n")
 	case len(rt.Shards) == 0 && rt.Route == sim.RouteSingle:
 		fmt.Fprintf(e.stdout, "shards:  one, known only at run time\n")
+	case len(rt.Shards) == 0 && rt.Route == sim.RouteMulti:
+		fmt.Fprintf(e.stdout, "shards:  several, known only at run time\n")
 	case len(rt.Shards) == 0:
 		fmt.Fprintf(e.stdout, "shards:  none listed\n")
 	default:

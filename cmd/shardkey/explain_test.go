@@ -409,3 +409,30 @@ func TestExplain_OneStatement(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain_UnknownTable: a table none of the inputs has is routed with
+// what the statement shows, and said so on stderr and in JSON warnings; a
+// table the input has draws no such warning.
+func TestExplain_UnknownTable(t *testing.T) {
+	log := filepath.Join("..", "..", "sqllog", "testdata", "pg-stderr.log")
+	if _, err := os.Stat(log); err != nil {
+		t.Skip(err)
+	}
+	code, out, errs := runCmd(t, "", "explain", "--format", "json", "--log", log, "-k", "hash(user_id)", "SELECT * FROM postz WHERE user_id = 42")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "postz") || !strings.Contains(errs, "warning: table(s) postz are in none of the inputs") {
+		t.Errorf("warnings %q, stderr %q; want one naming postz in both", r.Warnings, errs)
+	}
+	code, out, errs = runCmd(t, "", "explain", "--format", "json", "--log", log, "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id = 42")
+	if code != 0 || strings.Contains(out, "none of the inputs") || strings.Contains(errs, "none of the inputs") {
+		t.Errorf("posts (in the log): exit %d, %s %s; want no warning", code, out, errs)
+	}
+}

@@ -553,3 +553,22 @@ func TestRouting_HintsScored(t *testing.T) {
 		t.Errorf("fan-out by operation = %v; want %v", got, want)
 	}
 }
+
+// TestRouting_Casts: a cast of the key column is an expression, not the
+// column. Citus prunes only on the column itself compared with a constant
+// once implicit coercions are stripped (PrunableExpressionsWalker,
+// planner/shard_pruning.c: strip_implicit_coercions, then IsA(Var)); an
+// explicit id::text stays, so every shard. Vitess plans a vindex only for
+// a comparison whose side is a *sqlparser.ColName (planEqualOp,
+// operators/sharded_routing.go): CAST(id AS CHAR) scatters. A cast of the
+// value is the value.
+func TestRouting_Casts(t *testing.T) {
+	checkRoutes(t, []routeCase{
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id::text = '4'", kind: "scatter", reason: "a cast of the column"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE CAST(id AS varchar) = '4'", kind: "scatter", reason: "a cast of the column"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id = '4'::bigint", values: []int{4}},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE CAST(id AS CHAR) = '4'", kind: "scatter", reason: "a cast of the column"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE '4' = CONVERT(id, CHAR)", kind: "scatter"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id = CAST('4' AS SIGNED)", values: []int{4}},
+	})
+}
