@@ -437,6 +437,11 @@ type Bounds struct {
 	Lo, Hi         Value
 	HasLo, HasHi   bool
 	LoIncl, HiIncl bool
+	// LoNow and HiNow mark an end known only at run time, near the
+	// newest values (created_at > now() - interval '1 day'): HasLo or
+	// HasHi is then false and Lo or Hi unused. Under a time-ordered range
+	// key the end lies in the latest range.
+	LoNow, HiNow bool
 }
 
 // Txn is one transaction: the statements that commit together. Its weight

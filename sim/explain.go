@@ -80,6 +80,11 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	if tc.kind == tOne || tc.kind == tSet {
 		rt.values = keyValues(tk.cols, conds)
 	}
+	if tk.kind == kRange && runTimeRange(tk.cols, conds) {
+		defer func() {
+			rt.Reason += " (its end is known at run time, near now: in the latest range, where a time-ordered key puts its newest values)"
+		}()
+	}
 	switch tc.kind {
 	case tOne:
 		rt.Shards = []int{tc.one}
@@ -110,6 +115,8 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			rt.Reason = fmt.Sprintf("%s: the inserted rows may land on any of the %d shards of the key %s", bound, s.N, key)
 		} else if bound == "" {
 			rt.Reason = fmt.Sprintf("no condition on the key column(s) %s of %s: scatter-gather to all %d shards", strings.Join(keyCols, ", "), key, s.N)
+		} else if tk.kind == kHash && onlyRanges(tk.cols, conds) {
+			rt.Reason = fmt.Sprintf("%s is a range on the hash key %s: hashing scatters a range's values over every shard, so scatter-gather to all %d shards", bound, key, s.N)
 		} else {
 			rt.Reason = fmt.Sprintf("%s does not bind every key column (%s) of %s with equality: scatter-gather to all %d shards", bound, strings.Join(keyCols, ", "), key, s.N)
 		}
@@ -138,6 +145,32 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		rt.Reason = fmt.Sprintf("%s: one of shards %s, chosen by the new row's salt bucket or new value", key, intsText(tc.set))
 	}
 	return rt, nil
+}
+
+// onlyRanges reports whether the conditions on key columns cols are all
+// ranges with an end (and there is one).
+func onlyRanges(cols []int, conds []shardkey.Cond) bool {
+	n := 0
+	for _, c := range cols {
+		if cd := findCond(conds, c); cd != nil {
+			if cd.Op != shardkey.Range || cd.Bounds == nil {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// runTimeRange reports whether a key column's range has an end known only
+// at run time (Bounds.LoNow, HiNow).
+func runTimeRange(cols []int, conds []shardkey.Cond) bool {
+	for _, c := range cols {
+		if cd := findCond(conds, c); cd != nil && cd.Op == shardkey.Range && cd.Bounds != nil && (cd.Bounds.LoNow || cd.Bounds.HiNow) {
+			return true
+		}
+	}
+	return false
 }
 
 // runTimeSource names where the run-time values binding the key columns
@@ -261,7 +294,7 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 			parts = append(parts, name+" IN ("+strings.Join(vals, ", ")+")")
 		case shardkey.Range:
 			b := c.Bounds
-			if b == nil || !b.HasLo && !b.HasHi {
+			if b == nil || !b.HasLo && !b.HasHi && !b.LoNow && !b.HiNow {
 				// A column named but bound to nothing; an insert's holds
 				// the rows an INSERT ... SELECT copies.
 				if kind == shardkey.Insert {
@@ -270,6 +303,20 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				continue
 			}
 			var r []string
+			if b.LoNow {
+				op := ">"
+				if b.LoIncl {
+					op = ">="
+				}
+				r = append(r, name+" "+op+" <a time known at run time, near now>")
+			}
+			if b.HiNow {
+				op := "<"
+				if b.HiIncl {
+					op = "<="
+				}
+				r = append(r, name+" "+op+" <a time known at run time, near now>")
+			}
 			if b != nil && b.HasLo {
 				op := ">"
 				if b.LoIncl {

@@ -475,7 +475,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			}
 			continue
 		}
-		if cd.Op == shardkey.Range && (cd.Bounds == nil || !cd.Bounds.HasLo && !cd.Bounds.HasHi) {
+		if cd.Op == shardkey.Range && (cd.Bounds == nil || !cd.Bounds.HasLo && !cd.Bounds.HasHi && !cd.Bounds.LoNow && !cd.Bounds.HiNow) {
 			// A range with no ends: the rows an INSERT ... SELECT copies
 			// may hold any value; a read so bound is not bound at all.
 			if kind == shardkey.Insert {
@@ -537,6 +537,15 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 					tail = +1
 				}
 				lo = rangeShard(tk.bounds, append(append([]shardkey.Value(nil), p...), b.Lo), tail)
+			} else if b.LoNow {
+				// A lower end known at run time near the newest values
+				// (> now() - interval '1 day'): the latest range of the
+				// span, where new values go (at least; an end older than
+				// that range's start would reach further back).
+				lo = n - 1
+				if len(p) > 0 {
+					lo = rangeShard(tk.bounds, p, +1)
+				}
 			} else if len(p) > 0 {
 				lo = rangeShard(tk.bounds, p, -1)
 			}

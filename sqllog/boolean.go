@@ -589,6 +589,12 @@ func foldArith(op string, a, b *xexpr, mysql bool) *xexpr {
 	if a == nil || b == nil || a.kind != xVal || b.kind != xVal {
 		return &xexpr{}
 	}
+	if a.val.kind == argNewest && (op == "+" || op == "-") && b.val.kind != argNewest {
+		// now() - interval '1 day', CURRENT_DATE + 1: a time known at
+		// run time, near the newest values (a range bound on it routes
+		// to the latest ranges).
+		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
+	}
 	if a.val.kind != argLit || b.val.kind != argLit {
 		return foldSlots(op, a.val, b.val)
 	}

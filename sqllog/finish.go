@@ -380,14 +380,18 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			if p.hasLo {
 				if v, fresh, ok := a.value(t, col, typ, vals[0]); ok && fresh == shardkey.NotFresh && !v.IsNull() {
 					b.Lo, b.HasLo, b.LoIncl = v, true, p.loIncl
+				} else if vals[0].kind == litNewest {
+					b.LoNow, b.LoIncl = true, p.loIncl // > now() - interval '1 day'
 				}
 			}
 			if p.hasHi {
 				if v, fresh, ok := a.value(t, col, typ, vals[1]); ok && fresh == shardkey.NotFresh && !v.IsNull() {
 					b.Hi, b.HasHi, b.HiIncl = v, true, p.hiIncl
+				} else if vals[1].kind == litNewest {
+					b.HiNow, b.HiIncl = true, p.hiIncl
 				}
 			}
-			if !b.HasLo && !b.HasHi && !p.any {
+			if !b.HasLo && !b.HasHi && !b.LoNow && !b.HiNow && !p.any {
 				continue
 			}
 			c.Bounds = b

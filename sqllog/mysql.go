@@ -595,6 +595,13 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			sc.slotConst = true // read as written, where it folds
 		}
 		return foldFunc(x.Name.Lowered(), args)
+	case *sqlparser.IntervalDateExpr:
+		// NOW() - INTERVAL 1 DAY, DATE_SUB(NOW(), INTERVAL 1 DAY): a
+		// time known at run time near the newest values (foldArith).
+		if d := myExpr(x.Date, sc, acc, ctes); d != nil && d.kind == xVal && d.val.kind == argNewest {
+			return d
+		}
+		return &xexpr{}
 	case *sqlparser.CastExpr:
 		return castOf(myExpr(x.Expr, sc, acc, ctes))
 	case *sqlparser.ConvertExpr:

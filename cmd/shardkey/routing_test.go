@@ -572,3 +572,47 @@ func TestRouting_Casts(t *testing.T) {
 		{dialect: "mysql", sql: "SELECT * FROM t WHERE id = CAST('4' AS SIGNED)", values: []int{4}},
 	})
 }
+
+// TestRouting_RunTimeRange: a range whose end is known only at run time
+// (created_at > now() - interval '1 day', MySQL NOW() - INTERVAL 1 DAY,
+// current_date) is still a range. Under a range key on a time-ordered
+// column the end lies among the newest values, in the last range (the
+// range above the last split point holds every value past it: MongoDB's
+// chunk to MaxKey, CockroachDB's last range), so the statement asks the
+// last shard: 8 monthly rows in 4 equal ranges put 2026-07 and 2026-08 in
+// shard 3. Under a hash key it scatters, and the reason says a range on a
+// hash key is why (every engine hashes the value, so a range of values
+// lies on every shard).
+func TestRouting_RunTimeRange(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("id,created_at\n")
+	for m := 1; m <= 8; m++ {
+		fmt.Fprintf(&sb, "%d,2026-%02d-01\n", m, m)
+	}
+	rows := t.TempDir() + "/posts.csv"
+	if err := os.WriteFile(rows, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		d, key, sql string
+		shards      []int
+		scatter     bool
+		reason      string
+	}{
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{3}, false, "known at run time"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= current_date", []int{3}, false, "known at run time"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{3}, false, "known at run time"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= CURDATE()", []int{3}, false, "known at run time"},
+		{"postgresql", "hash(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{0, 1, 2, 3}, true, "a range on the hash key"},
+		{"mysql", "hash(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{0, 1, 2, 3}, true, "a range on the hash key"},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--rows", "posts="+rows, "--shards", "4", "--dialect", c.d, "-k", c.key, c.sql)
+		var r routed
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("%s: exit %d: %s %s", c.sql, code, out, errs)
+		}
+		if !reflect.DeepEqual(r.Shards, c.shards) || r.Scatter != c.scatter || !strings.Contains(r.Reason, c.reason) {
+			t.Errorf("%s %s %q: %+v; want shards %v scatter %v, reason with %q", c.d, c.key, c.sql, r, c.shards, c.scatter, c.reason)
+		}
+	}
+}
