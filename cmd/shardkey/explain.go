@@ -9,6 +9,7 @@ import (
 
 	"github.com/shardkey/shardkey/explain"
 	"github.com/shardkey/shardkey/internal/buildinfo"
+	"github.com/shardkey/shardkey/livedb"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
@@ -92,6 +93,16 @@ Flags:
 		w = &shardkey.Workload{Name: "the statement", Seed: c.seed, Shards: c.shards}
 		if w.Shards == 0 {
 			w.Shards = 8
+		}
+		if c.schema != "" {
+			// The schema alone: the statement's tables take their
+			// columns in declared order from it (INSERT without a column
+			// list, SELECT *).
+			cat, err := livedb.ReadSchema(c.schema)
+			if err != nil {
+				return err
+			}
+			w.Catalog = cat
 		}
 		eng, err := partition.Lookup(c.engine)
 		if err != nil {

@@ -436,3 +436,29 @@ func TestExplain_UnknownTable(t *testing.T) {
 		t.Errorf("posts (in the log): exit %d, %s %s; want no warning", code, out, errs)
 	}
 }
+
+// TestExplain_SchemaAlone: --schema without other inputs gives the
+// statement's tables their declared columns (it was ignored before), so
+// an INSERT without a column list binds user_id, the second declared
+// column, by position: VALUES (1, 5, 'x') and INSERT ... SELECT 1,
+// user_id, 'x' ... WHERE user_id = 5 both go to 5's shard, the same as
+// the read of posts where user_id = 5.
+func TestExplain_SchemaAlone(t *testing.T) {
+	schema := t.TempDir() + "/schema.sql"
+	if err := os.WriteFile(schema, []byte("CREATE TABLE posts (id bigint, user_id bigint, body text);\nCREATE TABLE posts_archive (id bigint, user_id bigint, body text);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := "posts:hash(user_id); posts_archive:hash(user_id)"
+	for _, d := range []string{"postgresql", "mysql"} {
+		want := explainJSON(t, "--dialect", d, "-k", k, "SELECT * FROM posts WHERE user_id = 5")
+		for _, q := range []string{
+			"INSERT INTO posts_archive VALUES (1, 5, 'x')",
+			"INSERT INTO posts_archive SELECT 1, user_id, 'x' FROM posts WHERE user_id = 5",
+		} {
+			r := explainJSON(t, "--schema", schema, "--dialect", d, "-k", k, q)
+			if r.Scatter || !reflect.DeepEqual(r.Shards, want.Shards) || len(want.Shards) != 1 {
+				t.Errorf("%s %q: %+v; want shards %v", d, q, r, want.Shards)
+			}
+		}
+	}
+}
