@@ -104,6 +104,8 @@ func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 			var x *xexpr
 			if ae, ok := e.(*sqlparser.AliasedExpr); ok {
 				x = myExpr(ae.Expr, sc, acc, ctes)
+			} else if _, ok := e.(*sqlparser.StarExpr); ok {
+				x = &xexpr{kind: xOther, op: "*"} // see scope.boundTargets
 			}
 			targets = append(targets, x)
 		}

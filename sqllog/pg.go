@@ -220,6 +220,10 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 	sc.where(pgExpr(s.WhereClause, sc, acc, ctes))
 	var targets []*xexpr
 	for _, t := range s.TargetList {
+		if f := t.GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) > 0 && f[len(f)-1].GetAStar() != nil {
+			targets = append(targets, &xexpr{kind: xOther, op: "*"})
+			continue
+		}
 		targets = append(targets, pgExpr(t.GetResTarget().GetVal(), sc, acc, ctes))
 	}
 	own := sc.accesses()

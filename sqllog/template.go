@@ -69,7 +69,7 @@ func dmlPart(acc []access) part {
 	}
 	p := part{ctl: ctlDML, acc: acc}
 	for i := range acc {
-		p.lazy = p.lazy || acc[i].lazy != nil
+		p.lazy = p.lazy || acc[i].lazy != nil || acc[i].star != nil
 	}
 	return p
 }
@@ -106,6 +106,18 @@ type access struct {
 	// peers are the join equalities that carry values into it from the
 	// other tables of its query block (see scope.correlate).
 	peers []peerEq
+	// star is an INSERT ... SELECT * whose columns the catalog gives
+	// when the statement is resolved (see agg.expandStar).
+	star *starInsert
+}
+
+// starInsert is INSERT INTO table [(cols)] SELECT * FROM src WHERE ...:
+// the inserted columns take, in order, src's declared columns; preds are
+// the SELECT's conditions on src's columns (Eq and IN).
+type starInsert struct {
+	src   string
+	cols  []string
+	preds []pred
 }
 
 // argKind says where a predicate's value comes from.
@@ -219,6 +231,9 @@ type pred struct {
 	// SELECT's WHERE binds a column to: a NULL there matches no row, so
 	// none is inserted.
 	selected bool
+	// star, for a SELECT * target, is the access of its one table (see
+	// starInsert).
+	star *access
 }
 
 // mentionOnly reports whether p, in an access of the given kind, only
@@ -465,6 +480,17 @@ type xexpr struct {
 // returns may land on every shard.
 func insertFromSelect(table string, cols []string, bound []*pred) access {
 	a := access{table: table, kind: shardkey.Insert}
+	if len(bound) == 1 && bound[0] != nil && bound[0].star != nil {
+		// SELECT *: the columns are known once the catalog is.
+		si := &starInsert{src: bound[0].star.table, cols: cols}
+		for _, p := range bound[0].star.preds {
+			if p.op == shardkey.Eq || p.op == shardkey.In {
+				si.preds = append(si.preds, p)
+			}
+		}
+		a.star = si
+		return a
+	}
 	seen := map[string]bool{}
 	for i, b := range bound {
 		col, use, more := insertColumn(cols, i, seen)

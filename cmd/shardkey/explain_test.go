@@ -442,7 +442,8 @@ func TestExplain_UnknownTable(t *testing.T) {
 // an INSERT without a column list binds user_id, the second declared
 // column, by position: VALUES (1, 5, 'x') and INSERT ... SELECT 1,
 // user_id, 'x' ... WHERE user_id = 5 both go to 5's shard, the same as
-// the read of posts where user_id = 5.
+// the read of posts where user_id = 5; so does INSERT ... SELECT * FROM
+// posts WHERE user_id = 5, whose * is posts' declared columns.
 func TestExplain_SchemaAlone(t *testing.T) {
 	schema := t.TempDir() + "/schema.sql"
 	if err := os.WriteFile(schema, []byte("CREATE TABLE posts (id bigint, user_id bigint, body text);\nCREATE TABLE posts_archive (id bigint, user_id bigint, body text);\n"), 0o644); err != nil {
@@ -454,6 +455,9 @@ func TestExplain_SchemaAlone(t *testing.T) {
 		for _, q := range []string{
 			"INSERT INTO posts_archive VALUES (1, 5, 'x')",
 			"INSERT INTO posts_archive SELECT 1, user_id, 'x' FROM posts WHERE user_id = 5",
+			// SELECT *: posts' declared columns, in order.
+			"INSERT INTO posts_archive SELECT * FROM posts WHERE user_id = 5",
+			"INSERT INTO posts_archive (id, user_id, body) SELECT * FROM posts WHERE user_id = 5",
 		} {
 			r := explainJSON(t, "--schema", schema, "--dialect", d, "-k", k, q)
 			if r.Scatter || !reflect.DeepEqual(r.Shards, want.Shards) || len(want.Shards) != 1 {
