@@ -355,6 +355,10 @@ type Operation struct {
 	// Latency says how the operation is served: "interactive" (default) or
 	// "batch" (reports, exports), for the advisor.
 	Latency string
+	// UseVindex and IgnoreVindex are the statement's Vitess vindex hint on
+	// the table, as in Access: a scheme whose key's vindex the hint
+	// excludes routes the operation without its conditions.
+	UseVindex, IgnoreVindex []string
 }
 
 // Instance is one execution of an operation with its bound conditions.
@@ -411,9 +415,21 @@ type Cond struct {
 	// with the same non-zero FreshVar hold the same new value (an order's
 	// id in the order row and in its line items).
 	FreshVar int32
-	Val      Value   // Eq: the value
-	List     []Value // In: the values
-	Bounds   *Bounds // Range: the bounds
+	// Param says a value known only at run time (Fresh FreshUnique, or
+	// In's Unknown values) is a bind parameter's ($1, ?, :name), not a
+	// subquery's result: for explanations.
+	Param bool
+	Val   Value   // Eq: the value
+	List  []Value // In: the values
+	// Unknown, for In, counts the list's values known only at run time
+	// beyond List (bind parameters without values: IN ($1, $2), IN (?, ?)
+	// of a pg_stat_statements or MySQL digest text); -1 says the list's
+	// length is unknown too (Vitess's list bind variable IN ::list, a
+	// PostgreSQL array parameter = ANY($1) without its value). Each
+	// unknown value is on a shard the router cannot name: the statement
+	// asks at most len(List)+Unknown shards.
+	Unknown int
+	Bounds  *Bounds // Range: the bounds
 }
 
 // Bounds are the ends of a range condition. A missing end is unbounded.
@@ -421,6 +437,11 @@ type Bounds struct {
 	Lo, Hi         Value
 	HasLo, HasHi   bool
 	LoIncl, HiIncl bool
+	// LoNow and HiNow mark an end known only at run time, near the
+	// newest values (created_at > now() - interval '1 day'): HasLo or
+	// HasHi is then false and Lo or Hi unused. Under a time-ordered range
+	// key the end lies in the latest range.
+	LoNow, HiNow bool
 }
 
 // Txn is one transaction: the statements that commit together. Its weight
@@ -436,6 +457,8 @@ type Stmt struct {
 	Table int
 	Kind  Kind
 	Conds []Cond
+	// UseVindex and IgnoreVindex: a Vitess vindex hint, as in Operation.
+	UseVindex, IgnoreVindex []string
 }
 
 // Access is one table one SQL statement touches, as a router sees it: the

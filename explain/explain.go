@@ -49,9 +49,19 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 	if !o.Inputs {
 		fresh = bare()
 	}
+	known := len(w.Tables)
 	accs, err := st.Bind(w, types)
 	if err != nil {
 		return sim.Route{}, nil, fmt.Errorf("%s statement: %w", st.Dialect, err)
+	}
+	var unknown []string
+	if o.Inputs {
+		// A table none of the inputs has: its columns and types are the
+		// statement's own guess, and it holds no rows (a misspelt name,
+		// or an input that is not the application's).
+		for _, t := range w.Tables[known:] {
+			unknown = append(unknown, t.Name)
+		}
 	}
 	if st.Dialect == sqllog.MySQL {
 		foldKeyColumns(design, w)
@@ -86,6 +96,9 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 	}
 	for _, wn := range st.Warnings {
 		rt.Warnings = append(rt.Warnings, wn.Error())
+	}
+	if len(unknown) > 0 {
+		rt.Warnings = append(rt.Warnings, fmt.Sprintf("table(s) %s are in none of the inputs: routed with the columns and types the statement shows (check the name, or give the input that has them)", strings.Join(unknown, ", ")))
 	}
 	return rt, scheme, nil
 }

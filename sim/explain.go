@@ -33,6 +33,9 @@ type Route struct {
 	// extra counts shards beside Shards known only at run time (rows a
 	// lookup names that the row sample does not hold).
 	extra int
+	// multi marks a route by several values, some known only at run
+	// time (IN ($1, $2)): Shards lists the known values' shards.
+	multi bool
 	// values are the distinct key values (tuples, as text) that route
 	// the statement; nil when it is not routed by values.
 	values map[string]bool
@@ -87,6 +90,11 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	if tc.kind == tOne || tc.kind == tSet {
 		rt.values = keyValues(tk.cols, conds)
 	}
+	if tk.kind == kRange && runTimeRange(tk.cols, conds) {
+		defer func() {
+			rt.Reason += " (its end is known at run time, near now: in the latest range, where a time-ordered key puts its newest values)"
+		}()
+	}
 	switch tc.kind {
 	case tOne:
 		rt.Shards = []int{tc.one}
@@ -117,21 +125,82 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			rt.Reason = fmt.Sprintf("%s: the inserted rows may land on any of the %d shards of the key %s", bound, s.N, key)
 		} else if bound == "" {
 			rt.Reason = fmt.Sprintf("no condition on the key column(s) %s of %s: scatter-gather to all %d shards", strings.Join(keyCols, ", "), key, s.N)
+		} else if tk.kind == kHash && onlyRanges(tk.cols, conds) {
+			rt.Reason = fmt.Sprintf("%s is a range on the hash key %s: hashing scatters a range's values over every shard, so scatter-gather to all %d shards", bound, key, s.N)
 		} else {
 			rt.Reason = fmt.Sprintf("%s does not bind every key column (%s) of %s with equality: scatter-gather to all %d shards", bound, strings.Join(keyCols, ", "), key, s.N)
 		}
 	case tUniform:
 		rt.unknown = true
 		if kind != shardkey.Insert {
-			rt.Reason = fmt.Sprintf("the key %s is bound to a value known only at run time (a subquery's result): one shard, known once the value is", key)
+			rt.Reason = fmt.Sprintf("the key %s is bound to a value known only at run time (%s): one shard, known once the value is", key, runTimeSource(tk.cols, conds, false))
 			break
 		}
 		rt.Reason = fmt.Sprintf("the key %s takes a value the database assigns (a new id or a default): one shard, known only once the value is", key)
+	case tUniformN:
+		rt.Shards = append(rt.Shards, tc.set...)
+		rt.multi = true
+		switch {
+		case tc.n < 0:
+			rt.Reason = fmt.Sprintf("%s binds the key %s to a list of values known only at run time, their number too (a list bind variable or array parameter): an IN route to the shards of its values, at most all %d shards, which ones known once the values are", bound, key, s.N)
+		case len(tc.set) > 0:
+			rt.Reason = fmt.Sprintf("%s routes by the key %s to shard(s) %s and, for its %d value(s) known only at run time (bind parameters), at most %d more of the %d shards, which ones known once the values are", bound, key, intsText(tc.set), tc.n, min(tc.n, s.N-len(tc.set)), s.N)
+			rt.Reason = strings.Replace(rt.Reason, "(bind parameters)", "("+runTimeSource(tk.cols, conds, true)+")", 1)
+		default:
+			rt.Reason = fmt.Sprintf("%s binds the key %s to %d values known only at run time (bind parameters): an IN route to at most %d of the %d shards, which ones known once the values are", bound, key, tc.n, min(tc.n, s.N), s.N)
+			rt.Reason = strings.Replace(rt.Reason, "(bind parameters)", "("+runTimeSource(tk.cols, conds, true)+")", 1)
+		}
 	case tUniformOf:
 		rt.Shards = append(rt.Shards, tc.set...)
 		rt.Reason = fmt.Sprintf("%s: one of shards %s, chosen by the new row's salt bucket or new value", key, intsText(tc.set))
 	}
 	return rt, nil
+}
+
+// onlyRanges reports whether the conditions on key columns cols are all
+// ranges with an end (and there is one).
+func onlyRanges(cols []int, conds []shardkey.Cond) bool {
+	n := 0
+	for _, c := range cols {
+		if cd := findCond(conds, c); cd != nil {
+			if cd.Op != shardkey.Range || cd.Bounds == nil {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// runTimeRange reports whether a key column's range has an end known only
+// at run time (Bounds.LoNow, HiNow).
+func runTimeRange(cols []int, conds []shardkey.Cond) bool {
+	for _, c := range cols {
+		if cd := findCond(conds, c); cd != nil && cd.Op == shardkey.Range && cd.Bounds != nil && (cd.Bounds.LoNow || cd.Bounds.HiNow) {
+			return true
+		}
+	}
+	return false
+}
+
+// runTimeSource names where the run-time values binding the key columns
+// cols come from: bind parameters (Cond.Param), else a subquery's result.
+func runTimeSource(cols []int, conds []shardkey.Cond, plural bool) string {
+	param := false
+	for _, c := range cols {
+		if cd := findCond(conds, c); cd != nil && cd.Param {
+			param = true
+		}
+	}
+	switch {
+	case param && plural:
+		return "bind parameters"
+	case param:
+		return "a bind parameter"
+	case plural:
+		return "a subquery's results"
+	}
+	return "a subquery's result"
 }
 
 // keyValues returns the distinct key tuples conds bind the key columns
@@ -216,7 +285,7 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				parts = append(parts, name+" = "+c.Val.String())
 			}
 		case shardkey.In:
-			vals := make([]string, 0, len(c.List))
+			vals := make([]string, 0, len(c.List)+1)
 			for i, v := range c.List {
 				if i == 8 {
 					vals = append(vals, fmt.Sprintf("... %d more", len(c.List)-8))
@@ -224,10 +293,18 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				}
 				vals = append(vals, v.String())
 			}
+			switch {
+			case c.Unknown < 0:
+				vals = append(vals, "<values known at run time>")
+			case c.Unknown == 1:
+				vals = append(vals, "<1 value known at run time>")
+			case c.Unknown > 1:
+				vals = append(vals, fmt.Sprintf("<%d values known at run time>", c.Unknown))
+			}
 			parts = append(parts, name+" IN ("+strings.Join(vals, ", ")+")")
 		case shardkey.Range:
 			b := c.Bounds
-			if b == nil || !b.HasLo && !b.HasHi {
+			if b == nil || !b.HasLo && !b.HasHi && !b.LoNow && !b.HiNow {
 				// A column named but bound to nothing; an insert's holds
 				// the rows an INSERT ... SELECT copies.
 				if kind == shardkey.Insert {
@@ -236,6 +313,20 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				continue
 			}
 			var r []string
+			if b.LoNow {
+				op := ">"
+				if b.LoIncl {
+					op = ">="
+				}
+				r = append(r, name+" "+op+" <a time known at run time, near now>")
+			}
+			if b.HiNow {
+				op := "<"
+				if b.HiIncl {
+					op = "<="
+				}
+				r = append(r, name+" "+op+" <a time known at run time, near now>")
+			}
 			if b != nil && b.HasLo {
 				op := ">"
 				if b.LoIncl {

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/big"
+	"sync"
 )
 
 // Partial is a mergeable partial score: sums over a slice of the input's
@@ -160,6 +161,10 @@ func (p *Partial) reset() {
 // addTouch accounts one operation instance of rate r on op.
 func (p *Partial) addTouch(op int, t *touch, r float64) {
 	o := &p.Ops[op]
+	if t.kind == tUniformN {
+		p.addUnknown(o, t, r)
+		return
+	}
 	f := t.fanout(p.N)
 	o.Requests += r
 	o.Work += r * float64(f)
@@ -192,6 +197,100 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 		p.addLookups(o, t, r)
 	}
 }
+
+// addUnknown accounts a tUniformN instance: the shards of its known
+// values (f of them) and, for each of its n unknown values, one drawn
+// uniformly from the S shards. The shards asked number f + (S-f)(1 -
+// (1-1/S)^n) on average (with f = 0, S(1-(1-1/S)^n): the expected number
+// of occupied boxes when n balls fall uniformly into S); the histogram
+// gets that count's exact distribution (occupancy). Each shard outside
+// the known ones is asked with probability 1-(1-1/S)^n. A list of
+// unknown length (n < 0) is counted at its bound, every shard; it is no
+// scatter (the engine routes it by the key), so Scatter does not count it.
+func (p *Partial) addUnknown(o *OpPartial, t *touch, r float64) {
+	S := p.N
+	f := len(t.set)
+	o.Requests += r
+	o.Count++
+	if t.n < 0 {
+		o.Work += r * float64(S)
+		o.Hist[S] += r
+		p.WorkAll += r
+		return
+	}
+	q := -math.Expm1(float64(t.n) * math.Log1p(-1/float64(S))) // 1-(1-1/S)^n
+	if S == 1 {
+		q = 1
+		if t.n == 0 {
+			q = 0
+		}
+	}
+	o.Work += r * (float64(f) + float64(S-f)*q)
+	dist := occupancy(S, f, t.n)
+	for k, pk := range dist {
+		o.Hist[k] += r * pk
+	}
+	if f == 0 {
+		p.WorkUniform += r * float64(S) * q
+		return
+	}
+	known := 0
+	for s := 0; s < S; s++ {
+		if known < f && t.set[known] == s {
+			p.Work[s] += r
+			known++
+		} else {
+			p.Work[s] += r * q
+		}
+	}
+}
+
+// occupancy returns the distribution of the number of distinct shards
+// asked when f known ones are asked and n values each fall on a shard
+// drawn uniformly from S: dist[k] is the probability of k, k = 0..min(S,
+// f+n). The
+// recurrence adds one value at a time: it lands on an asked shard with
+// probability k/S, on a new one with (S-k)/S. Distributions are cached by
+// (S, f, n); beyond maxOccupancyWork steps the mass is split between the
+// two integers around the mean (the mean kept exact).
+func occupancy(S, f, n int) []float64 {
+	key := [3]int{S, f, n}
+	if d, ok := occCache.Load(key); ok {
+		return d.([]float64)
+	}
+	top := min(S, f+n)
+	dist := make([]float64, top+1)
+	if float64(n)*float64(top-f+1) > maxOccupancyWork {
+		q := -math.Expm1(float64(n) * math.Log1p(-1/float64(S)))
+		mean := float64(f) + float64(S-f)*q
+		lo := int(math.Floor(mean))
+		if lo >= top {
+			dist[top] = 1
+		} else {
+			dist[lo] = float64(lo+1) - mean
+			dist[lo+1] = mean - float64(lo)
+		}
+	} else {
+		dist[f] = 1
+		for i := 0; i < n; i++ {
+			for k := min(top, f+i+1); k >= f; k-- {
+				v := dist[k] * float64(k) / float64(S)
+				if k > f {
+					v += dist[k-1] * float64(S-k+1) / float64(S)
+				}
+				dist[k] = v
+			}
+		}
+	}
+	occCache.Store(key, dist)
+	return dist
+}
+
+// maxOccupancyWork bounds the steps of one occupancy distribution.
+const maxOccupancyWork = 1 << 22
+
+// occCache holds occupancy distributions by (S, f, n).
+var occCache sync.Map
 
 // ShardWork returns per-shard units of work per second.
 func (p *Partial) ShardWork() []float64 {

@@ -19,6 +19,12 @@ const (
 	tAll                        // every shard: scatter-gather
 	tUniform                    // one shard, uniformly at random over all (a fresh hashed value, a replicated read)
 	tUniformOf                  // one shard, uniformly at random over `set` (a salted insert, a fresh value in a range span)
+	// tUniformN is a list of values known only at run time (IN ($1, $2)
+	// without the parameters' values): the shards in `set` (its known
+	// values') and, for each of its `n` unknown values, a shard drawn
+	// uniformly from all of them; n < 0: a list of unknown length
+	// (IN ::list), at most every shard.
+	tUniformN
 )
 
 // touch is the result of routing one statement. set is scratch owned by
@@ -43,6 +49,8 @@ type touch struct {
 	// lks are the lookups' parts of the statement (see lookup.go):
 	// scratch owned by the router, like set.
 	lks []lkTouch
+	// n is a tUniformN touch's count of unknown values.
+	n int
 }
 
 // fanout returns the number of shards the touch asks.
@@ -216,7 +224,7 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 	}
 	// Hash and directory keys: every key column must be bound by Eq or IN.
 	combos := 1
-	fresh := false
+	fresh, unknown := false, false
 	freshKey := r.fkey[:0]
 	if cap(r.vals) < len(tk.cols) {
 		r.vals = make([][]shardkey.Value, len(tk.cols))
@@ -245,6 +253,11 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 			r.one[j] = cd.Val
 			vals[j] = r.one[j : j+1]
 		case shardkey.In:
+			if cd.Unknown != 0 {
+				unknown = true
+				vals[j] = cd.List
+				continue
+			}
 			if len(cd.List) == 0 {
 				return touch{kind: tSet, set: r.set[:0]}, nil // IN () matches nothing
 			}
@@ -276,15 +289,12 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 		}
 	}
 	r.fkey = freshKey
+	if unknown || fresh && combos > 1 && kind != shardkey.Insert {
+		return r.unknownList(tk, conds)
+	}
 	if fresh {
-		if combos > 1 {
-			// A fresh value with an IN list: each combination is its own
-			// random shard; count it as touching one uniformly random shard
-			// per combination (rare: treat as scatter for reads).
-			if kind != shardkey.Insert {
-				return touch{kind: tAll}, nil
-			}
-		}
+		// (An insert's fresh value with an IN list, which SQL does not
+		// write: one random shard.)
 		return touch{kind: tUniform, varKey: string(freshKey)}, nil
 	}
 	// Enumerate the cross product.
@@ -352,6 +362,70 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 	return touch{kind: tSet, set: r.set, salted: salted}, nil
 }
 
+// unknownList routes a statement whose key is bound to values some of
+// which are known only at run time: an IN list of bind parameters without
+// values (IN ($1, $2), IN (?, ?)), a list bind variable (IN ::list), or a
+// new value beside an IN list. Vitess plans such a list IN, by the key's
+// vindex, and sends it to the shards of its values once they are known
+// (planInOp and the IN opcode: go/vt/vtgate/planbuilder/operators/
+// sharded_routing.go, go/vt/vtgate/engine/routing.go); Citus plans a
+// router query over parameters with Job.deferredPruning set
+// (src/backend/distributed/planner/multi_router_planner.c,
+// fast_path_router_planner.c) and prunes its shards at execution, from the
+// parameters' values (executor/citus_custom_scan.c). A one-column
+// key's known values route to their shards (set); every other value is
+// one unknown (n of them, the number of key tuples: the product of the
+// columns' list lengths), each on a shard drawn uniformly.
+func (r *router) unknownList(tk *tableKey, conds []shardkey.Cond) (touch, error) {
+	n := 1
+	var known []shardkey.Value
+	for _, c := range tk.cols {
+		cd := findCond(conds, c)
+		k := 1
+		if cd.Op == shardkey.In {
+			if cd.Unknown < 0 {
+				return touch{kind: tUniformN, n: -1, set: r.set[:0]}, nil
+			}
+			k = len(cd.List) + cd.Unknown
+			if len(tk.cols) == 1 && cd.Unknown > 0 {
+				known, k = cd.List, cd.Unknown
+			}
+		}
+		if n > maxCombos/max(k, 1) {
+			return touch{kind: tUniformN, n: -1, set: r.set[:0]}, nil
+		}
+		n *= k
+	}
+	r.tmp = r.tmp[:0]
+	for _, v := range known {
+		r.one = append(r.one[:0], v)
+		h, err := r.home(tk, r.one[:1])
+		if err != nil {
+			if nullUnplaced(err, r.one[:1]) {
+				continue // x IN (NULL, $1): NULL matches no row
+			}
+			return touch{}, err
+		}
+		if r.isSalted(tk, r.one[:1]) {
+			for b := 0; b < tk.saltK; b++ {
+				if sh := (h + b) % r.s.N; !r.mark[sh] {
+					r.mark[sh] = true
+					r.tmp = append(r.tmp, sh)
+				}
+			}
+		} else if !r.mark[h] {
+			r.mark[h] = true
+			r.tmp = append(r.tmp, h)
+		}
+	}
+	r.set = append(r.set[:0], r.tmp...)
+	for _, sh := range r.tmp {
+		r.mark[sh] = false
+	}
+	sort.Ints(r.set)
+	return touch{kind: tUniformN, n: n, set: r.set}, nil
+}
+
 // nullUnplaced reports whether err is the engine having no shard for a
 // key because one of its values is NULL (Citus, Vitess, Redis).
 func nullUnplaced(err error, key []shardkey.Value) bool {
@@ -388,6 +462,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 	prefixes = append(prefixes, nil)
 	var next *shardkey.Cond
 	var hashedFresh *shardkey.Cond // a fresh value of a MongoDB-hashed field
+	listSpan := false
 	for j, c := range tk.cols {
 		cd := findCond(conds, c)
 		if cd == nil {
@@ -412,6 +487,23 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			}
 			break
 		}
+		if cd.Op == shardkey.In && cd.Unknown != 0 {
+			if len(prefixes[0]) == 0 {
+				// Values known only at run time on the leading column:
+				// each in a range drawn uniformly (the ranges hold equal
+				// shares of the rows).
+				n := len(cd.List) + cd.Unknown
+				if cd.Unknown < 0 {
+					n = -1
+				}
+				return touch{kind: tUniformN, n: n, set: r.set[:0]}, nil
+			}
+			// On a later column: within the prefix's ranges, at most
+			// all of them (the span, as a range of unknown ends asks).
+			listSpan = true
+			next = &shardkey.Cond{Col: cd.Col, Op: shardkey.Eq, Fresh: shardkey.FreshUnique}
+			break
+		}
 		if cd.Op == shardkey.In {
 			if len(prefixes)*len(cd.List) > maxCombos && len(prefixes) > 1 {
 				break
@@ -432,7 +524,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			}
 			continue
 		}
-		if cd.Op == shardkey.Range && (cd.Bounds == nil || !cd.Bounds.HasLo && !cd.Bounds.HasHi) {
+		if cd.Op == shardkey.Range && (cd.Bounds == nil || !cd.Bounds.HasLo && !cd.Bounds.HasHi && !cd.Bounds.LoNow && !cd.Bounds.HiNow) {
 			// A range with no ends: the rows an INSERT ... SELECT copies
 			// may hold any value; a read so bound is not bound at all.
 			if kind == shardkey.Insert {
@@ -493,7 +585,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			add(sh, sh)
 		case next != nil && next.Op == shardkey.Eq && next.Fresh == shardkey.FreshUnique:
 			add(rangeShard(tk.bounds, p, -1), rangeShard(tk.bounds, p, +1))
-			uniformSpan = true
+			uniformSpan = !listSpan
 		case next != nil && next.Op == shardkey.Range && next.Bounds != nil:
 			b := next.Bounds
 			lo := 0
@@ -503,6 +595,15 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 					tail = +1
 				}
 				lo = rangeShard(tk.bounds, append(append([]shardkey.Value(nil), p...), b.Lo), tail)
+			} else if b.LoNow {
+				// A lower end known at run time near the newest values
+				// (> now() - interval '1 day'): the latest range of the
+				// span, where new values go (at least; an end older than
+				// that range's start would reach further back).
+				lo = n - 1
+				if len(p) > 0 {
+					lo = rangeShard(tk.bounds, p, +1)
+				}
 			} else if len(p) > 0 {
 				lo = rangeShard(tk.bounds, p, -1)
 			}

@@ -272,9 +272,17 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 		return nil
 	}
 	scale := op.Rate / sumW
+	// A Vitess vindex hint that excludes the key's vindex leaves the
+	// conditions unused, as in explain (Scheme.hintOff).
+	off := (len(op.UseVindex) > 0 || len(op.IgnoreVindex) > 0) &&
+		r.s.hintOff(Access{Table: op.Table, Kind: op.Kind, UseVindex: op.UseVindex, IgnoreVindex: op.IgnoreVindex}) != ""
 	for i := lo; i < hi; i++ {
 		in := &op.Instances[i]
-		tc, err := r.stmt(op.Table, op.Kind, in.Conds)
+		conds := in.Conds
+		if off {
+			conds = nil
+		}
+		tc, err := r.stmt(op.Table, op.Kind, conds)
 		if err != nil {
 			return shardkey.Errorf("", 0, op.Name, "instance %d: %v", i+1, err)
 		}
@@ -357,7 +365,12 @@ func (r *router) singleProb(tx *shardkey.Txn, lookups bool) (float64, error) {
 		if settled && sameStmt(st, &tx.Stmts[si-1]) {
 			continue // the same write again lands where it did
 		}
-		tc, err := r.stmt(st.Table, st.Kind, st.Conds)
+		conds := st.Conds
+		if (len(st.UseVindex) > 0 || len(st.IgnoreVindex) > 0) &&
+			r.s.hintOff(Access{Table: st.Table, Kind: st.Kind, UseVindex: st.UseVindex, IgnoreVindex: st.IgnoreVindex}) != "" {
+			conds = nil // see instances
+		}
+		tc, err := r.stmt(st.Table, st.Kind, conds)
 		if err != nil {
 			return 0, err
 		}
@@ -427,6 +440,19 @@ func (r *router) singleProb(tx *shardkey.Txn, lookups bool) (float64, error) {
 			}
 			if !dup {
 				vars = append(vars, rv{key: tc.varKey, set: append([]int(nil), tc.set...)})
+			}
+		case tUniformN:
+			// Its known values' shards, and each unknown value a shard
+			// of its own drawn uniformly (beyond 64 of them, one shard
+			// for all is below 2^-63: as good as none).
+			if tc.n < 0 && n > 1 {
+				return 0, nil
+			}
+			for _, s := range tc.set {
+				addC(s)
+			}
+			for range min(tc.n, 64) {
+				vars = append(vars, rv{})
 			}
 		}
 		if len(concrete) > 1 {

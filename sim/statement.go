@@ -60,6 +60,7 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 		out.Scatter = out.Scatter || r.Scatter
 		out.unknown = out.unknown || r.unknown
 		out.extra += r.extra
+		out.multi = out.multi || r.multi
 		for v := range r.values {
 			if out.values == nil {
 				out.values = map[string]bool{}
@@ -102,6 +103,10 @@ func routeKind(rt Route, n int) string {
 		return RouteAnyShard
 	case rt.Scatter:
 		return RouteScatter
+	case rt.multi:
+		// Several values, some known only at run time: the engine plans
+		// a route by them (Vitess IN), whatever shards they turn out on.
+		return RouteMulti
 	case len(rt.Shards)+rt.extra > 1:
 		return RouteMulti
 	case len(rt.Shards) == 0 && rt.unknown:
@@ -152,7 +157,7 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 		if part := keyIn(a.Partial); len(part) > 0 {
 			rt.Reason = fmt.Sprintf("an OR binds the key column(s) %s in some of its disjuncts but not in all (a disjunct on other columns may match rows on any shard): scatter-gather to all %d shards", strings.Join(part, ", "), s.N)
 		} else if loose := keyIn(a.Loose); len(loose) > 0 && !strings.Contains(rt.Reason, "does not bind") {
-			rt.Reason = fmt.Sprintf("the key column(s) %s are only compared in ways that bind no value (<>, NOT IN): scatter-gather to all %d shards", strings.Join(loose, ", "), s.N)
+			rt.Reason = fmt.Sprintf("the key column(s) %s are only compared in ways that bind no value (<>, NOT IN, a cast of the column): scatter-gather to all %d shards", strings.Join(loose, ", "), s.N)
 		}
 	}
 	return rt, err

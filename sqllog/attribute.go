@@ -2,6 +2,7 @@ package sqllog
 
 import (
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -61,6 +62,10 @@ func (a *agg) resolvePart(p *part, text string, line int) *part {
 	}
 	rp := &part{ctl: p.ctl}
 	for i := range p.acc {
+		if p.acc[i].star != nil {
+			rp.acc = append(rp.acc, a.expandStar(p.acc[i]))
+			continue
+		}
 		sc := p.acc[i].lazy
 		if sc == nil {
 			rp.acc = append(rp.acc, p.acc[i])
@@ -83,6 +88,37 @@ func (a *agg) resolvePart(p *part, text string, line int) *part {
 	}
 	a.resolved[p] = rp
 	return rp
+}
+
+// expandStar resolves INSERT ... SELECT * (acc.star): the inserted
+// columns take, in order, the source table's declared columns (the
+// catalog's: --schema or --from); a column the SELECT binds by = or IN
+// places the inserted rows by those values, any other may hold any value
+// (as insertFromSelect). Without the source's columns, no column is
+// known: the insert binds nothing.
+func (a *agg) expandStar(acc access) access {
+	si := acc.star
+	out := access{table: acc.table, kind: shardkey.Insert, none: acc.none}
+	src := a.catalogColumns(si.src)
+	seen := map[string]bool{}
+	for i, sc := range src {
+		col, use, more := insertColumn(si.cols, i, seen)
+		if !more {
+			break
+		}
+		if !use {
+			continue
+		}
+		p := pred{col: col, pos: i, op: shardkey.Range, args: []arg{{}, {}}, any: true}
+		for _, b := range si.preds {
+			if strings.EqualFold(b.col, sc) {
+				p.op, p.any, p.args, p.selected = b.op, false, b.args, true
+			}
+		}
+		out.preds = append(out.preds, p)
+	}
+	sort.SliceStable(out.preds, func(i, j int) bool { return out.preds[i].col < out.preds[j].col })
+	return out
 }
 
 // attributor returns the resolver of sc's columns against the workload.

@@ -161,6 +161,14 @@ func (s *scope) implyCmp(e *xexpr) implied {
 		l, r = r, l
 		op = flip(op)
 	}
+	if l.kind == xVal && r.kind == xOther && r.op == "cast" {
+		l, r = r, l
+	}
+	if l.kind == xOther && l.op == "cast" && r.kind == xVal {
+		// CAST(id AS CHAR) = '42': the cast's value, not the column's,
+		// is compared: no condition on the column.
+		return implied{loose: []*xexpr{l.kids[0]}}
+	}
 	if isNullVal(r) {
 		// Any comparison with NULL is NULL: no row. (The column is kept,
 		// so that the table has it.)
@@ -580,6 +588,12 @@ func numPrefix(s string) *big.Float {
 func foldArith(op string, a, b *xexpr, mysql bool) *xexpr {
 	if a == nil || b == nil || a.kind != xVal || b.kind != xVal {
 		return &xexpr{}
+	}
+	if a.val.kind == argNewest && (op == "+" || op == "-") && b.val.kind != argNewest {
+		// now() - interval '1 day', CURRENT_DATE + 1: a time known at
+		// run time, near the newest values (a range bound on it routes
+		// to the latest ranges).
+		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
 	}
 	if a.val.kind != argLit || b.val.kind != argLit {
 		return foldSlots(op, a.val, b.val)

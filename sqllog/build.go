@@ -92,6 +92,9 @@ type opAgg struct {
 	count   float64
 	seen    int64
 	samples []sample
+	// use and ignore are its statements' Vitess vindex hint (part of its
+	// name, so that hinted statements are an operation of their own).
+	use, ignore []string
 }
 
 // sample is one kept instance: the access (for its predicate layout) and
@@ -417,9 +420,15 @@ func (a *agg) info(acc *access) *accInfo {
 		// conditions it would otherwise share.
 		name = fmt.Sprintf("%s %s (matches no row)", acc.kind, t.Name)
 	}
+	if len(acc.use) > 0 {
+		name += " (USE VINDEX (" + strings.Join(acc.use, ", ") + "))"
+	}
+	if len(acc.ignore) > 0 {
+		name += " (IGNORE VINDEX (" + strings.Join(acc.ignore, ", ") + "))"
+	}
 	op := a.ops[name]
 	if op == nil {
-		op = &opAgg{id: len(a.opList), table: ti, kind: acc.kind, name: name}
+		op = &opAgg{id: len(a.opList), table: ti, kind: acc.kind, name: name, use: acc.use, ignore: acc.ignore}
 		a.ops[name] = op
 		a.opList = append(a.opList, op)
 	}

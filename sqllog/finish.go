@@ -44,7 +44,7 @@ func (a *agg) finish() error {
 			name = fmt.Sprintf("%s #%d", op.name, k)
 		}
 		used[name] = true
-		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate}
+		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate, UseVindex: op.use, IgnoreVindex: op.ignore}
 		samples := a.expand(op)
 		sum := 0.0
 		for _, s := range samples {
@@ -62,7 +62,7 @@ func (a *agg) finish() error {
 			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(t.samples))}
 			fv := int32(0)
 			for _, s := range stmts {
-				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv)})
+				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv), UseVindex: s.ai.op.use, IgnoreVindex: s.ai.op.ignore})
 			}
 			a.w.Txns = append(a.w.Txns, tx)
 		}
@@ -356,7 +356,7 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			}
 			if fresh != shardkey.NotFresh {
 				*fv++
-				c.Fresh, c.FreshVar = fresh, *fv
+				c.Fresh, c.FreshVar, c.Param = fresh, *fv, vals[0].param
 			} else {
 				c.Val = v
 			}
@@ -366,32 +366,58 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 				if x.kind == litNull {
 					continue // x IN (NULL, 2) is x = 2: NULL equals no value
 				}
+				if x.unknownLen {
+					c.Unknown = -1 // IN ::list, = ANY($1): how many, unknown
+					c.Param = c.Param || x.param
+					continue
+				}
 				v, fresh, ok1 := a.value(t, col, typ, x)
 				if !ok1 && (x.kind == litNum || x.kind == litStr) {
 					continue // outside the column's type: matches no row (see Eq)
 				}
-				if !ok1 || fresh != shardkey.NotFresh {
+				if !ok1 {
 					ok = false
 					break
+				}
+				if fresh != shardkey.NotFresh {
+					// A value known only at run time (a bind parameter
+					// the log holds no value for, and no row sample to
+					// draw one from): one more shard at most.
+					if c.Unknown >= 0 {
+						c.Unknown++
+					}
+					c.Param = c.Param || x.param
+					continue
 				}
 				c.List = append(c.List, v)
 			}
 			if !ok {
 				continue
 			}
+			if c.Unknown == 1 && len(c.List) == 0 {
+				// IN ($1): one value, as = $1 (Vitess plans a one-value
+				// tuple as an equality: planInOp in
+				// go/vt/vtgate/planbuilder/operators/sharded_routing.go).
+				*fv++
+				c = shardkey.Cond{Col: col, Op: shardkey.Eq, Fresh: shardkey.FreshUnique, FreshVar: *fv, Param: c.Param}
+			}
 		case shardkey.Range:
 			b := &shardkey.Bounds{}
 			if p.hasLo {
 				if v, fresh, ok := a.value(t, col, typ, vals[0]); ok && fresh == shardkey.NotFresh && !v.IsNull() {
 					b.Lo, b.HasLo, b.LoIncl = v, true, p.loIncl
+				} else if vals[0].kind == litNewest {
+					b.LoNow, b.LoIncl = true, p.loIncl // > now() - interval '1 day'
 				}
 			}
 			if p.hasHi {
 				if v, fresh, ok := a.value(t, col, typ, vals[1]); ok && fresh == shardkey.NotFresh && !v.IsNull() {
 					b.Hi, b.HasHi, b.HiIncl = v, true, p.hiIncl
+				} else if vals[1].kind == litNewest {
+					b.HiNow, b.HiIncl = true, p.hiIncl
 				}
 			}
-			if !b.HasLo && !b.HasHi && !p.any {
+			if !b.HasLo && !b.HasHi && !b.LoNow && !b.HiNow && !p.any {
 				continue
 			}
 			c.Bounds = b

@@ -104,6 +104,8 @@ func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 			var x *xexpr
 			if ae, ok := e.(*sqlparser.AliasedExpr); ok {
 				x = myExpr(ae.Expr, sc, acc, ctes)
+			} else if _, ok := e.(*sqlparser.StarExpr); ok {
+				x = &xexpr{kind: xOther, op: "*"} // see scope.boundTargets
 			}
 			targets = append(targets, x)
 		}
@@ -561,9 +563,14 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		}
 		if !strings.HasPrefix(x.Name, ":") {
 			// :name: a value bound when the statement runs.
-			return runtimeValue()
+			return &xexpr{kind: xVal, val: arg{kind: argUnique, param: true}}
 		}
 		return &xexpr{}
+	case sqlparser.ListArg:
+		// IN ::list, a Vitess list bind variable: values known when the
+		// statement runs, how many too (vtgate routes it IN by the key's
+		// vindex: planInOp, go/vt/vtgate/planbuilder/operators/sharded_routing.go).
+		return &xexpr{kind: xVal, val: arg{kind: argUnique, array: true, param: true}}
 	case *sqlparser.UnaryExpr:
 		v := myExpr(x.Expr, sc, acc, ctes)
 		if x.Operator == sqlparser.UMinusOp && v != nil && v.kind == xVal {
@@ -590,10 +597,17 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			sc.slotConst = true // read as written, where it folds
 		}
 		return foldFunc(x.Name.Lowered(), args)
+	case *sqlparser.IntervalDateExpr:
+		// NOW() - INTERVAL 1 DAY, DATE_SUB(NOW(), INTERVAL 1 DAY): a
+		// time known at run time near the newest values (foldArith).
+		if d := myExpr(x.Date, sc, acc, ctes); d != nil && d.kind == xVal && d.val.kind == argNewest {
+			return d
+		}
+		return &xexpr{}
 	case *sqlparser.CastExpr:
-		return myExpr(x.Expr, sc, acc, ctes)
+		return castOf(myExpr(x.Expr, sc, acc, ctes))
 	case *sqlparser.ConvertExpr:
-		return myExpr(x.Expr, sc, acc, ctes)
+		return castOf(myExpr(x.Expr, sc, acc, ctes))
 	case sqlparser.ValTuple:
 		r := &xexpr{kind: xRow}
 		for _, it := range x {
@@ -650,8 +664,12 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 				}
 				return &xexpr{}
 			}
-			if r.kind == xRow {
-				in := &xexpr{kind: xIn, kids: append([]*xexpr{l}, r.kids...)}
+			if r.kind == xRow || r.kind == xVal && r.val.array {
+				kids := []*xexpr{r}
+				if r.kind == xRow {
+					kids = r.kids
+				}
+				in := &xexpr{kind: xIn, kids: append([]*xexpr{l}, kids...)}
 				if x.Operator == sqlparser.NotInOp {
 					in.op = "<>"
 				}
@@ -688,6 +706,19 @@ func flat(kind xkind, l, r *xexpr) *xexpr {
 		} else {
 			x.kids = append(x.kids, k)
 		}
+	}
+	return x
+}
+
+// castOf is CAST(x AS t) or CONVERT(x, t): a value stays the value; a
+// column becomes an expression, which binds no vindex (Vitess plans a
+// vindex only for a comparison whose side is the column itself, a
+// *sqlparser.ColName: planEqualOp in
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go), so CAST(id AS
+// CHAR) = '42' scatters.
+func castOf(x *xexpr) *xexpr {
+	if x != nil && x.kind == xCol {
+		return castExpr(x)
 	}
 	return x
 }

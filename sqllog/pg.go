@@ -220,6 +220,10 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 	sc.where(pgExpr(s.WhereClause, sc, acc, ctes))
 	var targets []*xexpr
 	for _, t := range s.TargetList {
+		if f := t.GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) > 0 && f[len(f)-1].GetAStar() != nil {
+			targets = append(targets, &xexpr{kind: xOther, op: "*"})
+			continue
+		}
 		targets = append(targets, pgExpr(t.GetResTarget().GetVal(), sc, acc, ctes))
 	}
 	own := sc.accesses()
@@ -493,6 +497,15 @@ func pgAggregate(name string) bool {
 	return false
 }
 
+// sameTypeCast reports whether a cast to type name (as pg_query gives it:
+// int8, int4, ...) is taken for a cast of a key column to its own type,
+// which PostgreSQL's parser drops (coerce_type in parser/parse_coerce.c
+// returns the expression unchanged): bigint, the usual key type. Other
+// casts of a column are expressions.
+func sameTypeCast(name string) bool {
+	return name == "int8" || name == "bigint"
+}
+
 func pgName(nodes []*pg.Node) string {
 	if len(nodes) == 0 {
 		return ""
@@ -547,6 +560,14 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
 		x := pgExpr(tc.Arg, sc, acc, ctes)
+		if x != nil && x.kind == xCol && !sameTypeCast(pgName(tc.TypeName.GetNames())) {
+			// An explicit cast of a column (id::text = '42') is an
+			// expression, not the column: Citus prunes only on a Var
+			// compared with a Const once implicit coercions are stripped
+			// (strip_implicit_coercions in PrunableExpressionsWalker,
+			// planner/shard_pruning.c), so it asks every shard.
+			return castExpr(x)
+		}
 		if x != nil && x.kind == xVal {
 			if t, err := shardkey.ParseType(pgName(tc.TypeName.GetNames())); err == nil {
 				switch t {

@@ -248,6 +248,12 @@ func (s *scope) boundTargets(targets []*xexpr, own []access) []*pred {
 	for i, t := range targets {
 		switch {
 		case t == nil:
+		case t.kind == xOther && t.op == "*":
+			// SELECT * from one table: its columns, expanded from the
+			// catalog when an INSERT copies them (starInsert).
+			if len(targets) == 1 && len(own) == 1 && len(s.refs) == 1 && own[0].lazy == nil {
+				out[i] = &pred{star: &own[0]}
+			}
 		case t.kind == xVal && t.val.kind != argUnknown:
 			out[i] = &pred{op: shardkey.Eq, args: []arg{t.val}}
 		case t.kind == xCol:

@@ -385,8 +385,9 @@ const anyArrays = `2024-03-01 10:00:00.000 UTC [101] app@db LOG:  execute <unnam
 `
 
 // TestAnyArray: col = ANY(array) binds the array's elements as an IN list;
-// an array that cannot be read (nested), or whose value the log does not
-// hold, binds nothing.
+// an array that cannot be read (nested) binds nothing; one whose value
+// the log does not hold is a list of values known only at run time, of
+// unknown length (routed IN, at most every shard).
 func TestAnyArray(t *testing.T) {
 	w := readText(t, anyArrays, Options{})
 	sum := summary(w)
@@ -395,12 +396,15 @@ func TestAnyArray(t *testing.T) {
 		"  {id IN (13,21)}",
 		"  {name IN (a b,c)}", // NULL equals no value: x IN (.., NULL) never matches it
 		"  {id IN ()}",
-		"  {}",
-		"  {}", // orders: no parameters logged: an array of unknown length binds nothing
+		"  {id IN (<list>)}", // orders: no parameters logged: an array of unknown length
 	} {
 		if !has(sum, want) {
 			t.Errorf("no %q in\n%s", want, sum)
 		}
+	}
+	// The nested array, the fourth users instance, binds nothing.
+	if op := w.Ops[0]; len(op.Instances) != 4 || len(op.Instances[3].Conds) != 0 {
+		t.Errorf("nested array: %+v; want a fourth instance with no condition", op.Instances)
 	}
 	if c := w.Table("users").Column("id"); c == nil || c.Type != shardkey.Int64 {
 		t.Errorf("users.id: %+v, want an int64 column (the array's elements are integers)", c)
@@ -432,12 +436,16 @@ func TestParseArray(t *testing.T) {
 	}
 }
 
-// TestArrayArgUnknown: an array parameter the log holds no value for binds
-// nothing (litNone), not one value to be drawn from the rows (litNoValue).
+// TestArrayArgUnknown: an array parameter the log holds no value for is a
+// list of unknown length (unknownLen), not one value to be drawn from the
+// rows; a number where an array belongs binds nothing.
 func TestArrayArgUnknown(t *testing.T) {
 	g := arg{kind: argParam, n: 0, array: true}
-	if v := g.resolve(nil, nil); v.kind != litNone || v.elems != nil {
-		t.Errorf("unlogged array parameter resolves to %+v; want litNone", v)
+	if v := g.resolve(nil, nil); !v.unknownLen || v.elems != nil || !v.param {
+		t.Errorf("unlogged array parameter resolves to %+v; want a list of unknown length", v)
+	}
+	if v := g.resolve(nil, []lit{{kind: litNum, s: "3"}}); v.kind != litNone || v.unknownLen {
+		t.Errorf("array parameter with a number resolves to %+v; want litNone", v)
 	}
 	if v := (arg{kind: argParam, n: 0}).resolve(nil, nil); v.kind != litNoValue {
 		t.Errorf("unlogged scalar parameter resolves to %+v; want litNoValue", v)

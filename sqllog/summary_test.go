@@ -60,6 +60,12 @@ func condsText(t *shardkey.Table, conds []shardkey.Cond) string {
 			for _, v := range c.List {
 				vs = append(vs, v.String())
 			}
+			switch {
+			case c.Unknown < 0:
+				vs = append(vs, "<list>")
+			case c.Unknown > 0:
+				vs = append(vs, fmt.Sprintf("<%d unknown>", c.Unknown))
+			}
 			parts = append(parts, fmt.Sprintf("%s IN (%s)", name, strings.Join(vs, ",")))
 		case shardkey.Range:
 			b := c.Bounds

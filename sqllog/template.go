@@ -69,7 +69,7 @@ func dmlPart(acc []access) part {
 	}
 	p := part{ctl: ctlDML, acc: acc}
 	for i := range acc {
-		p.lazy = p.lazy || acc[i].lazy != nil
+		p.lazy = p.lazy || acc[i].lazy != nil || acc[i].star != nil
 	}
 	return p
 }
@@ -106,6 +106,18 @@ type access struct {
 	// peers are the join equalities that carry values into it from the
 	// other tables of its query block (see scope.correlate).
 	peers []peerEq
+	// star is an INSERT ... SELECT * whose columns the catalog gives
+	// when the statement is resolved (see agg.expandStar).
+	star *starInsert
+}
+
+// starInsert is INSERT INTO table [(cols)] SELECT * FROM src WHERE ...:
+// the inserted columns take, in order, src's declared columns; preds are
+// the SELECT's conditions on src's columns (Eq and IN).
+type starInsert struct {
+	src   string
+	cols  []string
+	preds []pred
 }
 
 // argKind says where a predicate's value comes from.
@@ -190,6 +202,9 @@ type arg struct {
 	x    *arith        // argArith: the operation
 	neg  bool          // unary minus applied
 	hint shardkey.Type // type named by a cast, Null for none
+	// param marks a bind variable read as a value known at run time
+	// (Vitess's :name), as argParam is one.
+	param bool
 	// array marks the right side of col = ANY(x) when x is a parameter
 	// or a literal: its value is a PostgreSQL array, each element a
 	// value of the IN list.
@@ -216,6 +231,9 @@ type pred struct {
 	// SELECT's WHERE binds a column to: a NULL there matches no row, so
 	// none is inserted.
 	selected bool
+	// star, for a SELECT * target, is the access of its one table (see
+	// starInsert).
+	star *access
 }
 
 // mentionOnly reports whether p, in an access of the given kind, only
@@ -241,6 +259,13 @@ type rv struct {
 	// its elements (non-nil, perhaps empty); an array argument whose
 	// value is not one binds nothing (lit kind litNone).
 	elems []lit
+	// unknownLen marks a list whose length is unknown too: an array
+	// parameter without its value (= ANY($1)), a Vitess list bind
+	// variable (IN ::list). It binds the column to a list of values known
+	// only at run time (shardkey.Cond.Unknown -1).
+	unknownLen bool
+	// param says the value is a bind parameter's ($1, ?, :name).
+	param bool
 }
 
 // bind resolves every value of part p from the statement's literals and
@@ -310,15 +335,18 @@ func (g arg) resolve(slots, params []lit) rv {
 				return rv{lit: l, hint: g.hint, elems: elems}
 			}
 			return rv{lit: lit{kind: litNone}}
+		case litNoValue, litUnique:
+			// An array whose value the log does not hold
+			// (pg_stat_statements, no parameters logged), or a list
+			// bind variable: values known only at run time, how many
+			// unknown too (not one value drawn from the rows).
+			return rv{lit: lit{kind: l.kind}, hint: g.hint, unknownLen: true, param: g.kind == argParam || g.param}
 		default:
-			// A number or NULL is no array; an array whose value the log
-			// does not hold (pg_stat_statements, no parameters logged)
-			// has an unknown length: it binds nothing, rather than one
-			// value drawn from the rows.
+			// A number or NULL is no array.
 			return rv{lit: lit{kind: litNone}}
 		}
 	}
-	return rv{lit: l, hint: g.hint}
+	return rv{lit: l, hint: g.hint, param: g.kind == argParam || g.param}
 }
 
 // parseArray reads a one-dimensional PostgreSQL array literal such as
@@ -452,6 +480,17 @@ type xexpr struct {
 // returns may land on every shard.
 func insertFromSelect(table string, cols []string, bound []*pred) access {
 	a := access{table: table, kind: shardkey.Insert}
+	if len(bound) == 1 && bound[0] != nil && bound[0].star != nil {
+		// SELECT *: the columns are known once the catalog is.
+		si := &starInsert{src: bound[0].star.table, cols: cols}
+		for _, p := range bound[0].star.preds {
+			if p.op == shardkey.Eq || p.op == shardkey.In {
+				si.preds = append(si.preds, p)
+			}
+		}
+		a.star = si
+		return a
+	}
 	seen := map[string]bool{}
 	for i, b := range bound {
 		col, use, more := insertColumn(cols, i, seen)
@@ -519,6 +558,11 @@ func insertRows(table string, cols []string, rows [][]*xexpr) []access {
 // subquery.go, a PulloutValue feeding an EqualUnique route):
 // one shard, which one known at run time, as a new unordered value's.
 // (In an IN list or a comparison other than = it binds nothing.)
+// castExpr is a cast of column col: an expression (xOther) that binds
+// nothing, compared with a value it marks the column loose, so that the
+// reason names the cast.
+func castExpr(col *xexpr) *xexpr { return &xexpr{kind: xOther, op: "cast", kids: []*xexpr{col}} }
+
 func runtimeValue() *xexpr { return &xexpr{kind: xVal, val: arg{kind: argUnique}} }
 
 // returnsNoRow reports whether the accesses acc[from:] (a subquery's) all ask

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shardkey/shardkey/explain"
 	"github.com/shardkey/shardkey/internal/buildinfo"
+	"github.com/shardkey/shardkey/livedb"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
@@ -93,6 +94,16 @@ Flags:
 		if w.Shards == 0 {
 			w.Shards = 8
 		}
+		if c.schema != "" {
+			// The schema alone: the statement's tables take their
+			// columns in declared order from it (INSERT without a column
+			// list, SELECT *).
+			cat, err := livedb.ReadSchema(c.schema)
+			if err != nil {
+				return err
+			}
+			w.Catalog = cat
+		}
 		eng, err := partition.Lookup(c.engine)
 		if err != nil {
 			return usageErr("--engine: %v", err)
@@ -133,6 +144,8 @@ Flags:
 		fmt.Fprintf(e.stdout, "shards:  none (no row matches)\n")
 	case len(rt.Shards) == 0 && rt.Route == sim.RouteSingle:
 		fmt.Fprintf(e.stdout, "shards:  one, known only at run time\n")
+	case len(rt.Shards) == 0 && rt.Route == sim.RouteMulti:
+		fmt.Fprintf(e.stdout, "shards:  several, known only at run time\n")
 	case len(rt.Shards) == 0:
 		fmt.Fprintf(e.stdout, "shards:  none listed\n")
 	default:

@@ -409,3 +409,60 @@ func TestExplain_OneStatement(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain_UnknownTable: a table none of the inputs has is routed with
+// what the statement shows, and said so on stderr and in JSON warnings; a
+// table the input has draws no such warning.
+func TestExplain_UnknownTable(t *testing.T) {
+	log := filepath.Join("..", "..", "sqllog", "testdata", "pg-stderr.log")
+	if _, err := os.Stat(log); err != nil {
+		t.Skip(err)
+	}
+	code, out, errs := runCmd(t, "", "explain", "--format", "json", "--log", log, "-k", "hash(user_id)", "SELECT * FROM postz WHERE user_id = 42")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "postz") || !strings.Contains(errs, "warning: table(s) postz are in none of the inputs") {
+		t.Errorf("warnings %q, stderr %q; want one naming postz in both", r.Warnings, errs)
+	}
+	code, out, errs = runCmd(t, "", "explain", "--format", "json", "--log", log, "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id = 42")
+	if code != 0 || strings.Contains(out, "none of the inputs") || strings.Contains(errs, "none of the inputs") {
+		t.Errorf("posts (in the log): exit %d, %s %s; want no warning", code, out, errs)
+	}
+}
+
+// TestExplain_SchemaAlone: --schema without other inputs gives the
+// statement's tables their declared columns (it was ignored before), so
+// an INSERT without a column list binds user_id, the second declared
+// column, by position: VALUES (1, 5, 'x') and INSERT ... SELECT 1,
+// user_id, 'x' ... WHERE user_id = 5 both go to 5's shard, the same as
+// the read of posts where user_id = 5; so does INSERT ... SELECT * FROM
+// posts WHERE user_id = 5, whose * is posts' declared columns.
+func TestExplain_SchemaAlone(t *testing.T) {
+	schema := t.TempDir() + "/schema.sql"
+	if err := os.WriteFile(schema, []byte("CREATE TABLE posts (id bigint, user_id bigint, body text);\nCREATE TABLE posts_archive (id bigint, user_id bigint, body text);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := "posts:hash(user_id); posts_archive:hash(user_id)"
+	for _, d := range []string{"postgresql", "mysql"} {
+		want := explainJSON(t, "--dialect", d, "-k", k, "SELECT * FROM posts WHERE user_id = 5")
+		for _, q := range []string{
+			"INSERT INTO posts_archive VALUES (1, 5, 'x')",
+			"INSERT INTO posts_archive SELECT 1, user_id, 'x' FROM posts WHERE user_id = 5",
+			// SELECT *: posts' declared columns, in order.
+			"INSERT INTO posts_archive SELECT * FROM posts WHERE user_id = 5",
+			"INSERT INTO posts_archive (id, user_id, body) SELECT * FROM posts WHERE user_id = 5",
+		} {
+			r := explainJSON(t, "--schema", schema, "--dialect", d, "-k", k, q)
+			if r.Scatter || !reflect.DeepEqual(r.Shards, want.Shards) || len(want.Shards) != 1 {
+				t.Errorf("%s %q: %+v; want shards %v", d, q, r, want.Shards)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"sort"
@@ -416,6 +417,202 @@ func TestRouting_VSchemaDesign(t *testing.T) {
 		}
 		if !reflect.DeepEqual(r.Shards, c.shards) || r.Route != c.route {
 			t.Errorf("%q: shards %v route %q (%s); want %v %q", c.sql, r.Shards, r.Route, r.Reason, c.shards, c.route)
+		}
+	}
+}
+
+// TestRouting_BindLists: an IN list of bind parameters without values is
+// planned as Vitess plans IN ::list or IN (:a, :b) on a unique vindex: an
+// IN route (planInOp, go/vt/vtgate/planbuilder/operators/sharded_routing.go;
+// engine.IN in go/vt/vtgate/engine/routing.go), to the shards of the values
+// once they are known, so no shard is listed and the route is multi; a
+// one-value tuple is planned as an equality (planInOp hands it to
+// planEqualOp): single, and the reason names a bind parameter. Citus plans
+// such a query with Job.deferredPruning and prunes it at execution
+// (multi_router_planner.c, executor/citus_custom_scan.c): the same shards.
+func TestRouting_BindLists(t *testing.T) {
+	checkRoutes(t, []routeCase{
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id IN ($1, $2)", kind: "multi", reason: "at most 2 of the"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id = $1 OR id = $2 OR id = $3", kind: "multi", reason: "3 values known only at run time"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id = ANY($1)", kind: "multi", reason: "their number too"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id IN ($1)", kind: "single", reason: "a bind parameter", noText: "subquery"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id = $1", kind: "single", reason: "a bind parameter", noText: "subquery"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN (?, ?, ?)", kind: "multi", reason: "at most"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN (:a, :b)", kind: "multi", reason: "bind parameters"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN ::list", kind: "multi", reason: "their number too"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN (?)", kind: "single", reason: "a bind parameter"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id = :vtg1", kind: "single", reason: "a bind parameter", noText: "subquery"},
+		{sql: "SELECT * FROM t WHERE id = (SELECT id FROM u WHERE name = 'bob')", design: "t:hash(id); u:replicate", kind: "single", reason: "a subquery's result"},
+		// A parameter list beside a false condition still asks no shard.
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id IN ($1, $2) AND 1 = 0", kind: "none"},
+	})
+	// A known value and a parameter: the known value's shard, and at most
+	// one more known at run time: route multi, listing 1's shard.
+	for _, c := range []struct{ d, sql string }{{"postgresql", "SELECT * FROM t WHERE id IN (1, $1)"}, {"mysql", "SELECT * FROM t WHERE id IN (1, ?)"}} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--engine", "vitess", "--shards", "8", "--dialect", c.d, "-k", "hash(id)", c.sql)
+		var r routed
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("%s: exit %d: %s %s", c.sql, code, out, errs)
+		}
+		if want := vitessShards(8, 1); !reflect.DeepEqual(r.Shards, want) || r.Route != "multi" || r.Scatter {
+			t.Errorf("%s: %+v; want shards %v, route multi", c.sql, r, want)
+		}
+	}
+}
+
+// TestRouting_BindListsScored: score --log on pg_stat_statements text,
+// whose parameters have no values and with no row sample to draw them from:
+// IN ($1, $2, $3) costs the expected number of distinct shards of 3 keys
+// hashed uniformly among 8, 8(1-(7/8)^3) = 2.640625 (not 8, a scatter, nor
+// 1); = $1 costs 1.
+func TestRouting_BindListsScored(t *testing.T) {
+	csv := "query,calls,rows\n" +
+		"\"SELECT * FROM t WHERE id IN ($1, $2, $3)\",10,0\n" +
+		"\"SELECT * FROM t WHERE id = $1\",10,0\n"
+	file := t.TempDir() + "/pgss.csv"
+	if err := os.WriteFile(file, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "score", "--log", file, "-k", "hash(id)", "--shards", "8", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Candidates []struct {
+			Operations []struct {
+				Name       string  `json:"name"`
+				FanoutMean float64 `json:"fanout_mean"`
+				Scatter    float64 `json:"scatter_fraction"`
+			} `json:"operations"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, o := range rep.Candidates[0].Operations {
+		got[o.Name] = o.FanoutMean
+		if o.Scatter != 0 {
+			t.Errorf("%s: scatter share %v; want 0", o.Name, o.Scatter)
+		}
+	}
+	want := map[string]float64{"read t where id in (?)": 2.640625, "read t where id = ?": 1}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-9 {
+			t.Errorf("fan-out of %q = %v; want %v (all: %v)", k, g, v, got)
+		}
+	}
+}
+
+// TestRouting_HintsScored: score --log honours Vitess vindex hints as
+// explain does (newShardedRouting, operators/sharded_routing.go): IGNORE
+// VINDEX naming the key's vindex (hash) leaves the key unused, 8 shards
+// of 8; USE VINDEX naming it changes nothing, 1 shard; USE VINDEX naming
+// another vindex scatters. Each hinted shape is an operation of its own.
+func TestRouting_HintsScored(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n")
+	for i, q := range []string{
+		"SELECT * FROM t IGNORE VINDEX (hash) WHERE id = 5",
+		"SELECT * FROM t USE VINDEX (hash) WHERE id = 6",
+		"SELECT * FROM t USE VINDEX (name_lookup) WHERE id = 6",
+		"SELECT * FROM t WHERE id = 7",
+	} {
+		fmt.Fprintf(&sb, "2024-05-01T10:00:0%d.000000Z\t   10 Query\t%s\n", i+1, q)
+	}
+	file := t.TempDir() + "/general.log"
+	if err := os.WriteFile(file, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "score", "--log", file, "-k", "hash(id)", "--engine", "vitess", "--shards", "8", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Candidates []struct {
+			Operations []struct {
+				Name       string  `json:"name"`
+				FanoutMean float64 `json:"fanout_mean"`
+			} `json:"operations"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, o := range rep.Candidates[0].Operations {
+		got[o.Name] = o.FanoutMean
+	}
+	want := map[string]float64{
+		"read t where id = ? (IGNORE VINDEX (hash))":     8,
+		"read t where id = ? (USE VINDEX (hash))":        1,
+		"read t where id = ? (USE VINDEX (name_lookup))": 8,
+		"read t where id = ?":                            1,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("fan-out by operation = %v; want %v", got, want)
+	}
+}
+
+// TestRouting_Casts: a cast of the key column is an expression, not the
+// column. Citus prunes only on the column itself compared with a constant
+// once implicit coercions are stripped (PrunableExpressionsWalker,
+// planner/shard_pruning.c: strip_implicit_coercions, then IsA(Var)); an
+// explicit id::text stays, so every shard. Vitess plans a vindex only for
+// a comparison whose side is a *sqlparser.ColName (planEqualOp,
+// operators/sharded_routing.go): CAST(id AS CHAR) scatters. A cast of the
+// value is the value.
+func TestRouting_Casts(t *testing.T) {
+	checkRoutes(t, []routeCase{
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id::text = '4'", kind: "scatter", reason: "a cast of the column"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE CAST(id AS varchar) = '4'", kind: "scatter", reason: "a cast of the column"},
+		{dialect: "postgresql", sql: "SELECT * FROM t WHERE id = '4'::bigint", values: []int{4}},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE CAST(id AS CHAR) = '4'", kind: "scatter", reason: "a cast of the column"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE '4' = CONVERT(id, CHAR)", kind: "scatter"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE id = CAST('4' AS SIGNED)", values: []int{4}},
+	})
+}
+
+// TestRouting_RunTimeRange: a range whose end is known only at run time
+// (created_at > now() - interval '1 day', MySQL NOW() - INTERVAL 1 DAY,
+// current_date) is still a range. Under a range key on a time-ordered
+// column the end lies among the newest values, in the last range (the
+// range above the last split point holds every value past it: MongoDB's
+// chunk to MaxKey, CockroachDB's last range), so the statement asks the
+// last shard: 8 monthly rows in 4 equal ranges put 2026-07 and 2026-08 in
+// shard 3. Under a hash key it scatters, and the reason says a range on a
+// hash key is why (every engine hashes the value, so a range of values
+// lies on every shard).
+func TestRouting_RunTimeRange(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("id,created_at\n")
+	for m := 1; m <= 8; m++ {
+		fmt.Fprintf(&sb, "%d,2026-%02d-01\n", m, m)
+	}
+	rows := t.TempDir() + "/posts.csv"
+	if err := os.WriteFile(rows, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		d, key, sql string
+		shards      []int
+		scatter     bool
+		reason      string
+	}{
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{3}, false, "known at run time"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= current_date", []int{3}, false, "known at run time"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{3}, false, "known at run time"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= CURDATE()", []int{3}, false, "known at run time"},
+		{"postgresql", "hash(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{0, 1, 2, 3}, true, "a range on the hash key"},
+		{"mysql", "hash(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{0, 1, 2, 3}, true, "a range on the hash key"},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--rows", "posts="+rows, "--shards", "4", "--dialect", c.d, "-k", c.key, c.sql)
+		var r routed
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("%s: exit %d: %s %s", c.sql, code, out, errs)
+		}
+		if !reflect.DeepEqual(r.Shards, c.shards) || r.Scatter != c.scatter || !strings.Contains(r.Reason, c.reason) {
+			t.Errorf("%s %s %q: %+v; want shards %v scatter %v, reason with %q", c.d, c.key, c.sql, r, c.shards, c.scatter, c.reason)
 		}
 	}
 }
