@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
 
@@ -39,16 +40,20 @@ const (
 // writers of one slot write the same point.
 type memoEngine struct {
 	partition.Engine
-	cols []memoCol
+	cols []*memoCol
 	pts  []atomic.Uint64 // point of each tuple; 0: not yet known
 }
 
+// memoCol numbers the distinct values of one key column of a row sample,
+// by first appearance: codes[i] is row i's number. Memoised per table and
+// column, so keys over one column (hash(a) and hash(a, b)) share it.
 type memoCol struct {
-	typ  shardkey.Type
-	lo   int64
-	num  []uint32          // integers: value - lo -> number + 1 (0: not in the rows)
-	strs map[string]uint32 // text: value -> number
-	span uint64            // distinct values
+	typ   shardkey.Type
+	lo    int64
+	num   []uint32          // integers: value - lo -> number + 1 (0: not in the rows)
+	strs  map[string]uint32 // text: value -> number
+	span  uint64            // distinct values
+	codes []uint32          // number of each row's value
 }
 
 // memoize returns eng with a memo of the points of key columns cols of t
@@ -63,8 +68,8 @@ func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engi
 	m := &memoEngine{Engine: eng}
 	slots := uint64(1)
 	for _, c := range cols {
-		mc, ok := memoColumn(t.Columns[c], n)
-		if !ok {
+		mc := memoColumn(t, c)
+		if mc == nil {
 			return eng
 		}
 		m.cols = append(m.cols, mc)
@@ -80,51 +85,107 @@ func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engi
 // noMemo turns memos off (for benchmarks' side-by-side baseline).
 var noMemo bool
 
-// memoColumn numbers the distinct values of a key column of n rows.
-func memoColumn(col *shardkey.Column, n int) (memoCol, bool) {
+// memoColumn numbers the distinct values of key column c of t (nil when
+// it has NULLs, another type, or too many distinct values), memoised per
+// table and column. Integer columns reuse the key statistics' codes
+// (intCodes), numbered the same way.
+func memoColumn(t *shardkey.Table, c int) *memoCol {
+	return memo(t, fmt.Sprint("memocol", c), func() *memoCol { return newMemoColumn(t, c) })
+}
+
+func newMemoColumn(t *shardkey.Table, c int) *memoCol {
+	col, n := t.Columns[c], t.Rows
 	if col.Nulls != nil {
-		return memoCol{}, false
+		return nil
 	}
 	switch col.Type {
 	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Timestamp:
 	case shardkey.Text:
 		if len(col.Strs) != n {
-			return memoCol{}, false
+			return nil
 		}
 		strs := map[string]uint32{}
-		for _, v := range col.Strs {
-			if _, ok := strs[v]; !ok {
-				if len(strs) == memoMaxText {
-					return memoCol{}, false
-				}
-				strs[v] = uint32(len(strs))
+		codes := make([]uint32, n)
+		last, lastCode := "", uint32(0)
+		for i, v := range col.Strs {
+			if i > 0 && v == last {
+				codes[i] = lastCode
+				continue
 			}
+			k, ok := strs[v]
+			if !ok {
+				if len(strs) == memoMaxText {
+					return nil
+				}
+				k = uint32(len(strs))
+				strs[v] = k
+			}
+			codes[i], last, lastCode = k, v, k
 		}
-		return memoCol{typ: col.Type, strs: strs, span: uint64(len(strs))}, true
+		return &memoCol{typ: col.Type, strs: strs, span: uint64(len(strs)), codes: codes}
 	default:
-		return memoCol{}, false
+		return nil
 	}
 	if len(col.Ints) != n {
-		return memoCol{}, false
+		return nil
+	}
+	d := intCodes(t, c) // numbered by first appearance, as num below
+	if d.codes == nil || d.span > memoMaxSlots {
+		return nil
 	}
 	lo, hi := col.Ints[0], col.Ints[0]
 	for _, v := range col.Ints {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	span := uint64(hi) - uint64(lo)
-	if hi < lo || span >= uint64(4*n) || span >= memoMaxSlots {
-		return memoCol{}, false
+	num := make([]uint32, uint64(hi)-uint64(lo)+1)
+	for i, v := range col.Ints {
+		num[uint64(v)-uint64(lo)] = d.codes[i] + 1
 	}
-	num := make([]uint32, span+1)
-	next := uint32(0)
-	for _, v := range col.Ints {
-		s := &num[uint64(v)-uint64(lo)]
-		if *s == 0 {
-			next++
-			*s = next
+	return &memoCol{typ: col.Type, lo: lo, num: num, span: d.span, codes: d.codes}
+}
+
+// rows writes the shard (point mod modN) of rows lo..hi-1 of t into ids:
+// each row's slot comes from its columns' codes (no value is looked up),
+// and a slot's point is computed once, from the first row that needs it.
+// key is scratch of len(cols).
+func (m *memoEngine) rows(t *shardkey.Table, cols []int, lo, hi int, modN uint64, ids []int32, key []shardkey.Value) error {
+	point := func(slot uint64, i int) (uint64, error) {
+		if p := m.pts[slot].Load(); p != 0 {
+			return p, nil
+		}
+		for j, c := range cols {
+			key[j] = t.Columns[c].Value(i)
+		}
+		p, err := m.Engine.Point(key)
+		if err == nil {
+			m.pts[slot].Store(p)
+		}
+		return p, err
+	}
+	switch len(m.cols) {
+	case 1:
+		a := m.cols[0].codes
+		for i := lo; i < hi; i++ {
+			p, err := point(uint64(a[i]), i)
+			if err != nil {
+				return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
+			}
+			ids[i] = int32(p % modN)
+		}
+	default:
+		for i := lo; i < hi; i++ {
+			slot := uint64(0)
+			for _, c := range m.cols {
+				slot = slot*c.span + uint64(c.codes[i])
+			}
+			p, err := point(slot, i)
+			if err != nil {
+				return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
+			}
+			ids[i] = int32(p % modN)
 		}
 	}
-	return memoCol{typ: col.Type, lo: lo, num: num, span: uint64(next)}, true
+	return nil
 }
 
 // Point is the engine's point of key, from the table when it has been
@@ -151,7 +212,7 @@ func (m *memoEngine) slot(key []shardkey.Value) (uint64, bool) {
 	}
 	slot := uint64(0)
 	for j := range m.cols {
-		c := &m.cols[j]
+		c := m.cols[j]
 		v := &key[j]
 		if v.Type != c.typ {
 			return 0, false
