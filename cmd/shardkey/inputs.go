@@ -158,7 +158,10 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	in := workload.Inputs{Spec: spec, SpecFile: c.workload, Variant: c.variant,
 		Rows: c.rows, Queries: c.queries, Txns: c.txns, Logs: c.logs, LogFormat: c.logFormat,
 		From: c.from, SampleRows: c.sampleRows, Schema: c.schema, Types: types,
-		Seed: c.seed, SeedSet: c.seedSet, Stdin: e.stdin, Stderr: e.stderr}
+		Seed: c.seed, SeedSet: c.seedSet, Stdin: e.stdin, Stderr: e.stderr,
+		// A benchmark's check, not a user's switch: a run that keeps
+		// everything, to compare a bounded one with (docs/performance.md).
+		LogUnbounded: os.Getenv("SHARDKEY_LOG_UNBOUNDED") != ""}
 	if c.stream && len(c.keys) > 0 {
 		// Score only routes the -k keys: queries and transactions can be
 		// routed while they are read, and dropped.
