@@ -46,34 +46,71 @@ type memoEngine struct {
 	// tuple too, one byte per slot packed four to a word (shard + 1; 0:
 	// not yet known): an eighth of the points' memory, so that routing a
 	// statement's value misses the cache less.
-	modN uint64
-	sh   []atomic.Uint32
+	modN  uint64
+	sh    []atomic.Uint32
+	byVal bool // sh is indexed by value - lo of the one integer column
 }
 
 // withShards keeps the tuples' shards under a modulo layout of modN
-// shards, when they fit a byte.
+// shards, when they fit a byte. A key of one integer column keeps them by
+// value (value - lo, over the rows' span) rather than by slot: a
+// statement's value then finds its shard in one lookup, without the
+// value-to-number table, and a value between the rows' that no row holds
+// (a new order) is remembered too.
 func (m *memoEngine) withShards(modN uint64) {
 	if modN > 0 && modN < 255 {
 		m.modN = modN
-		m.sh = make([]atomic.Uint32, (len(m.pts)+3)/4)
+		n := uint64(len(m.pts))
+		if len(m.cols) == 1 && m.cols[0].num != nil {
+			m.byVal = true
+			n = uint64(len(m.cols[0].num))
+		}
+		m.sh = make([]atomic.Uint32, (n+3)/4)
 	}
 }
 
-// shardOf returns the known shard of slot (withShards).
-func (m *memoEngine) shardOf(slot uint64) (int, bool) {
-	b := uint8(m.sh[slot>>2].Load() >> (slot & 3 * 8))
+// shardOf returns the known shard at index i of the shard table
+// (withShards: a slot, or a value - lo when byVal).
+func (m *memoEngine) shardOf(i uint64) (int, bool) {
+	b := uint8(m.sh[i>>2].Load() >> (i & 3 * 8))
 	return int(b) - 1, b != 0
 }
 
-// setShard records the shard of slot; writers of one slot write the same
-// byte into a zero byte, so an atomic or is enough.
-func (m *memoEngine) setShard(slot uint64, s int) {
-	m.sh[slot>>2].Or(uint32(s+1) << (slot & 3 * 8))
+// setShard records the shard at index i; writers of one index write the
+// same byte into a zero byte, so an atomic or is enough.
+func (m *memoEngine) setShard(i uint64, s int) {
+	m.sh[i>>2].Or(uint32(s+1) << (i & 3 * 8))
 }
 
 // shard returns the shard of key under the modulo layout (withShards),
-// or false when key has no slot.
+// or false when the table has no place for it.
 func (m *memoEngine) shard(key []shardkey.Value) (int, bool, error) {
+	if m.byVal {
+		c := m.cols[0]
+		if len(key) != 1 || key[0].Type != c.typ {
+			return 0, false, nil
+		}
+		d := uint64(key[0].Int) - uint64(c.lo)
+		if d >= uint64(len(c.num)) {
+			return 0, false, nil
+		}
+		if s, ok := m.shardOf(d); ok {
+			return s, true, nil
+		}
+		var p uint64
+		var err error
+		if k := c.num[d]; k != 0 {
+			p, err = m.pointAt(uint64(k-1), key)
+		} else {
+			p, err = m.Engine.Point(key)
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		s := int(p % m.modN)
+		m.setShard(d, s)
+		return s, true, nil
+	}
 	slot, ok := m.slot(key)
 	if !ok {
 		return 0, false, nil
@@ -207,9 +244,11 @@ func newMemoColumn(t *shardkey.Table, c int) *memoCol {
 // and a slot's point is computed once, from the first row that needs it.
 // key is scratch of len(cols).
 func (m *memoEngine) rows(t *shardkey.Table, cols []int, lo, hi int, modN uint64, ids []int32, key []shardkey.Value) error {
-	shard := func(slot uint64, i int) (int, error) {
+	// shard is the shard of row i, whose slot is slot and whose index in
+	// the shard table (withShards) is at.
+	shard := func(slot, at uint64, i int) (int, error) {
 		if m.sh != nil {
-			if s, ok := m.shardOf(slot); ok {
+			if s, ok := m.shardOf(at); ok {
 				return s, nil
 			}
 		}
@@ -226,15 +265,23 @@ func (m *memoEngine) rows(t *shardkey.Table, cols []int, lo, hi int, modN uint64
 		}
 		s := int(p % modN)
 		if m.sh != nil {
-			m.setShard(slot, s)
+			m.setShard(at, s)
 		}
 		return s, nil
 	}
 	switch len(m.cols) {
 	case 1:
 		a := m.cols[0].codes
+		var ints []int64
+		if m.byVal {
+			ints = t.Columns[cols[0]].Ints
+		}
 		for i := lo; i < hi; i++ {
-			s, err := shard(uint64(a[i]), i)
+			at := uint64(a[i])
+			if ints != nil {
+				at = uint64(ints[i]) - uint64(m.cols[0].lo)
+			}
+			s, err := shard(uint64(a[i]), at, i)
 			if err != nil {
 				return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
 			}
@@ -246,7 +293,7 @@ func (m *memoEngine) rows(t *shardkey.Table, cols []int, lo, hi int, modN uint64
 			for _, c := range m.cols {
 				slot = slot*c.span + uint64(c.codes[i])
 			}
-			s, err := shard(slot, i)
+			s, err := shard(slot, slot, i)
 			if err != nil {
 				return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
 			}
