@@ -75,24 +75,30 @@ func (b Blake2b) Hash(key []shardkey.Value) (Hash, error) {
 }
 
 func (Blake2b) Point(key []shardkey.Value) (uint64, error) {
-	var buf [128]byte
-	h := blakePool.Get().(hash.Hash)
-	h.Reset()
-	h.Write(textKey(buf[:0], key, '|'))
-	var sum [8]byte
-	p := binary.BigEndian.Uint64(h.Sum(sum[:0]))
-	blakePool.Put(h)
+	st := blakePool.Get().(*blakeState)
+	st.h.Reset()
+	st.h.Write(textKey(st.buf[:0], key, '|'))
+	p := binary.BigEndian.Uint64(st.h.Sum(st.sum[:0]))
+	blakePool.Put(st)
 	return p, nil
 }
 
-// blakePool holds 8-byte-digest BLAKE2b hashers: building one per key
-// costs more than hashing it.
+// blakeState is an 8-byte-digest BLAKE2b hasher with its scratch: building
+// a hasher per key costs more than hashing it, and buffers of its own keep
+// the key's text and the digest off the heap (a stack buffer passed to the
+// hash.Hash interface escapes).
+type blakeState struct {
+	h   hash.Hash
+	buf [128]byte
+	sum [8]byte
+}
+
 var blakePool = sync.Pool{New: func() any {
 	h, err := blake2b.New(8, nil)
 	if err != nil {
 		panic(err) // size 8 with no key is always valid
 	}
-	return h
+	return &blakeState{h: h}
 }}
 
 func (Blake2b) Layout(n int) (Layout, error) { return NewModulo(n) }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
 
@@ -39,16 +40,115 @@ const (
 // writers of one slot write the same point.
 type memoEngine struct {
 	partition.Engine
-	cols []memoCol
+	cols []*memoCol
 	pts  []atomic.Uint64 // point of each tuple; 0: not yet known
+	// Under a modulo layout of fewer than 255 shards, the shard of each
+	// tuple too, one byte per slot packed four to a word (shard + 1; 0:
+	// not yet known): an eighth of the points' memory, so that routing a
+	// statement's value misses the cache less.
+	modN  uint64
+	sh    []atomic.Uint32
+	byVal bool // sh is indexed by value - lo of the one integer column
 }
 
+// withShards keeps the tuples' shards under a modulo layout of modN
+// shards, when they fit a byte. A key of one integer column keeps them by
+// value (value - lo, over the rows' span) rather than by slot: a
+// statement's value then finds its shard in one lookup, without the
+// value-to-number table, and a value between the rows' that no row holds
+// (a new order) is remembered too.
+func (m *memoEngine) withShards(modN uint64) {
+	if modN > 0 && modN < 255 {
+		m.modN = modN
+		n := uint64(len(m.pts))
+		if len(m.cols) == 1 && m.cols[0].num != nil {
+			m.byVal = true
+			n = uint64(len(m.cols[0].num))
+		}
+		m.sh = make([]atomic.Uint32, (n+3)/4)
+	}
+}
+
+// shardOf returns the known shard at index i of the shard table
+// (withShards: a slot, or a value - lo when byVal).
+func (m *memoEngine) shardOf(i uint64) (int, bool) {
+	b := uint8(m.sh[i>>2].Load() >> (i & 3 * 8))
+	return int(b) - 1, b != 0
+}
+
+// setShard records the shard at index i; writers of one index write the
+// same byte into a zero byte, so an atomic or is enough.
+func (m *memoEngine) setShard(i uint64, s int) {
+	m.sh[i>>2].Or(uint32(s+1) << (i & 3 * 8))
+}
+
+// shard returns the shard of key under the modulo layout (withShards),
+// or false when the table has no place for it.
+func (m *memoEngine) shard(key []shardkey.Value) (int, bool, error) {
+	if m.byVal {
+		c := m.cols[0]
+		if len(key) != 1 || key[0].Type != c.typ {
+			return 0, false, nil
+		}
+		d := uint64(key[0].Int) - uint64(c.lo)
+		if d >= uint64(len(c.num)) {
+			return 0, false, nil
+		}
+		if s, ok := m.shardOf(d); ok {
+			return s, true, nil
+		}
+		var p uint64
+		var err error
+		if k := c.num[d]; k != 0 {
+			p, err = m.pointAt(uint64(k-1), key)
+		} else {
+			p, err = m.Engine.Point(key)
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		s := int(p % m.modN)
+		m.setShard(d, s)
+		return s, true, nil
+	}
+	slot, ok := m.slot(key)
+	if !ok {
+		return 0, false, nil
+	}
+	if s, ok := m.shardOf(slot); ok {
+		return s, true, nil
+	}
+	p, err := m.pointAt(slot, key)
+	if err != nil {
+		return 0, false, err
+	}
+	s := int(p % m.modN)
+	m.setShard(slot, s)
+	return s, true, nil
+}
+
+// pointAt is the point of key, whose slot is slot.
+func (m *memoEngine) pointAt(slot uint64, key []shardkey.Value) (uint64, error) {
+	if p := m.pts[slot].Load(); p != 0 {
+		return p, nil
+	}
+	p, err := m.Engine.Point(key)
+	if err == nil {
+		m.pts[slot].Store(p) // a point of 0 is recomputed each time
+	}
+	return p, err
+}
+
+// memoCol numbers the distinct values of one key column of a row sample,
+// by first appearance: codes[i] is row i's number. Memoised per table and
+// column, so keys over one column (hash(a) and hash(a, b)) share it.
 type memoCol struct {
-	typ  shardkey.Type
-	lo   int64
-	num  []uint32          // integers: value - lo -> number + 1 (0: not in the rows)
-	strs map[string]uint32 // text: value -> number
-	span uint64            // distinct values
+	typ   shardkey.Type
+	lo    int64
+	num   []uint32          // integers: value - lo -> number + 1 (0: not in the rows)
+	strs  map[string]uint32 // text: value -> number
+	span  uint64            // distinct values
+	codes []uint32          // number of each row's value
 }
 
 // memoize returns eng with a memo of the points of key columns cols of t
@@ -63,8 +163,8 @@ func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engi
 	m := &memoEngine{Engine: eng}
 	slots := uint64(1)
 	for _, c := range cols {
-		mc, ok := memoColumn(t.Columns[c], n)
-		if !ok {
+		mc := memoColumn(t, c)
+		if mc == nil {
 			return eng
 		}
 		m.cols = append(m.cols, mc)
@@ -80,51 +180,127 @@ func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engi
 // noMemo turns memos off (for benchmarks' side-by-side baseline).
 var noMemo bool
 
-// memoColumn numbers the distinct values of a key column of n rows.
-func memoColumn(col *shardkey.Column, n int) (memoCol, bool) {
+// memoColumn numbers the distinct values of key column c of t (nil when
+// it has NULLs, another type, or too many distinct values), memoised per
+// table and column. Integer columns reuse the key statistics' codes
+// (intCodes), numbered the same way.
+func memoColumn(t *shardkey.Table, c int) *memoCol {
+	return memo(t, fmt.Sprint("memocol", c), func() *memoCol { return newMemoColumn(t, c) })
+}
+
+func newMemoColumn(t *shardkey.Table, c int) *memoCol {
+	col, n := t.Columns[c], t.Rows
 	if col.Nulls != nil {
-		return memoCol{}, false
+		return nil
 	}
 	switch col.Type {
 	case shardkey.Int16, shardkey.Int32, shardkey.Int64, shardkey.Timestamp:
 	case shardkey.Text:
 		if len(col.Strs) != n {
-			return memoCol{}, false
+			return nil
 		}
 		strs := map[string]uint32{}
-		for _, v := range col.Strs {
-			if _, ok := strs[v]; !ok {
-				if len(strs) == memoMaxText {
-					return memoCol{}, false
-				}
-				strs[v] = uint32(len(strs))
+		codes := make([]uint32, n)
+		last, lastCode := "", uint32(0)
+		for i, v := range col.Strs {
+			if i > 0 && v == last {
+				codes[i] = lastCode
+				continue
 			}
+			k, ok := strs[v]
+			if !ok {
+				if len(strs) == memoMaxText {
+					return nil
+				}
+				k = uint32(len(strs))
+				strs[v] = k
+			}
+			codes[i], last, lastCode = k, v, k
 		}
-		return memoCol{typ: col.Type, strs: strs, span: uint64(len(strs))}, true
+		return &memoCol{typ: col.Type, strs: strs, span: uint64(len(strs)), codes: codes}
 	default:
-		return memoCol{}, false
+		return nil
 	}
 	if len(col.Ints) != n {
-		return memoCol{}, false
+		return nil
+	}
+	d := intCodes(t, c) // numbered by first appearance, as num below
+	if d.codes == nil || d.span > memoMaxSlots {
+		return nil
 	}
 	lo, hi := col.Ints[0], col.Ints[0]
 	for _, v := range col.Ints {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	span := uint64(hi) - uint64(lo)
-	if hi < lo || span >= uint64(4*n) || span >= memoMaxSlots {
-		return memoCol{}, false
+	num := make([]uint32, uint64(hi)-uint64(lo)+1)
+	for i, v := range col.Ints {
+		num[uint64(v)-uint64(lo)] = d.codes[i] + 1
 	}
-	num := make([]uint32, span+1)
-	next := uint32(0)
-	for _, v := range col.Ints {
-		s := &num[uint64(v)-uint64(lo)]
-		if *s == 0 {
-			next++
-			*s = next
+	return &memoCol{typ: col.Type, lo: lo, num: num, span: d.span, codes: d.codes}
+}
+
+// rows writes the shard (point mod modN) of rows lo..hi-1 of t into ids:
+// each row's slot comes from its columns' codes (no value is looked up),
+// and a slot's point is computed once, from the first row that needs it.
+// key is scratch of len(cols).
+func (m *memoEngine) rows(t *shardkey.Table, cols []int, lo, hi int, modN uint64, ids []int32, key []shardkey.Value) error {
+	// shard is the shard of row i, whose slot is slot and whose index in
+	// the shard table (withShards) is at.
+	shard := func(slot, at uint64, i int) (int, error) {
+		if m.sh != nil {
+			if s, ok := m.shardOf(at); ok {
+				return s, nil
+			}
+		}
+		p := m.pts[slot].Load()
+		if p == 0 {
+			for j, c := range cols {
+				key[j] = t.Columns[c].Value(i)
+			}
+			var err error
+			if p, err = m.Engine.Point(key); err != nil {
+				return 0, err
+			}
+			m.pts[slot].Store(p)
+		}
+		s := int(p % modN)
+		if m.sh != nil {
+			m.setShard(at, s)
+		}
+		return s, nil
+	}
+	switch len(m.cols) {
+	case 1:
+		a := m.cols[0].codes
+		var ints []int64
+		if m.byVal {
+			ints = t.Columns[cols[0]].Ints
+		}
+		for i := lo; i < hi; i++ {
+			at := uint64(a[i])
+			if ints != nil {
+				at = uint64(ints[i]) - uint64(m.cols[0].lo)
+			}
+			s, err := shard(uint64(a[i]), at, i)
+			if err != nil {
+				return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
+			}
+			ids[i] = int32(s)
+		}
+	default:
+		for i := lo; i < hi; i++ {
+			slot := uint64(0)
+			for _, c := range m.cols {
+				slot = slot*c.span + uint64(c.codes[i])
+			}
+			s, err := shard(slot, slot, i)
+			if err != nil {
+				return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
+			}
+			ids[i] = int32(s)
 		}
 	}
-	return memoCol{typ: col.Type, lo: lo, num: num, span: uint64(next)}, true
+	return nil
 }
 
 // Point is the engine's point of key, from the table when it has been
@@ -134,14 +310,7 @@ func (m *memoEngine) Point(key []shardkey.Value) (uint64, error) {
 	if !ok {
 		return m.Engine.Point(key)
 	}
-	if p := m.pts[slot].Load(); p != 0 {
-		return p, nil
-	}
-	p, err := m.Engine.Point(key)
-	if err == nil {
-		m.pts[slot].Store(p) // a point of 0 is recomputed each time
-	}
-	return p, err
+	return m.pointAt(slot, key)
 }
 
 // slot returns the table slot of key, or false when it has none.
@@ -151,7 +320,7 @@ func (m *memoEngine) slot(key []shardkey.Value) (uint64, bool) {
 	}
 	slot := uint64(0)
 	for j := range m.cols {
-		c := &m.cols[j]
+		c := m.cols[j]
 		v := &key[j]
 		if v.Type != c.typ {
 			return 0, false

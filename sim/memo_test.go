@@ -47,12 +47,20 @@ func TestMemoEngine(t *testing.T) {
 			}
 			keys = append(keys, k[:len(cols)])
 		}
+		me.withShards(7)
 		var wg sync.WaitGroup
-		for range 4 {
+		for g := range 4 {
 			wg.Go(func() {
 				for _, k := range keys {
-					got, err1 := me.Point(k)
 					want, err2 := eng.Point(k)
+					if g%2 == 1 { // the shard table, under modulo 7
+						sh, ok, err1 := me.shard(k)
+						if ok && (sh != int(want%7) || err1 != nil) {
+							t.Errorf("cols %v, key %v: memo shard %d (%v), engine %d mod 7 (%v)", cols, k, sh, err1, want%7, err2)
+							return
+						}
+					}
+					got, err1 := me.Point(k)
 					if got != want || (err1 == nil) != (err2 == nil) {
 						t.Errorf("cols %v, key %v: memo %d (%v), engine %d (%v)", cols, k, got, err1, want, err2)
 						return
@@ -61,6 +69,17 @@ func TestMemoEngine(t *testing.T) {
 			})
 		}
 		wg.Wait()
+		// Rows routed by their codes land where the engine puts them.
+		ids := make([]int32, n)
+		if err := me.rows(tab, cols, 0, n, 7, ids, make([]shardkey.Value, len(cols))); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			k := []shardkey.Value{shardkey.IntValue(id.Ints[i]), shardkey.TextValue(m.Strs[i])}[:len(cols)]
+			if p, _ := eng.Point(k); ids[i] != int32(p%7) {
+				t.Fatalf("cols %v, row %d: shard %d, engine's point mod 7 is %d", cols, i, ids[i], p%7)
+			}
+		}
 	}
 	// Cheap engines are not memoised: their hash costs less than a lookup.
 	g, _ := partition.Lookup("generic")

@@ -116,6 +116,11 @@ func (r *router) home(tk *tableKey, key []shardkey.Value) (int, error) {
 			return sh, nil
 		}
 	}
+	if tk.memo != nil && tk.memo.sh != nil {
+		if sh, ok, err := tk.memo.shard(key); ok || err != nil {
+			return sh, err
+		}
+	}
 	p, err := tk.eng.Point(key)
 	if err != nil {
 		return 0, err

@@ -141,6 +141,13 @@ func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int, ids []int32
 		routeIDsInt64(tk.fast, t.Columns[tk.cols[0]].Ints[lo:hi], tk.modN, ids[lo:hi])
 		return nil
 	}
+	if m, ok := tk.eng.(*memoEngine); ok && tk.kind == kHash && tk.salted == nil && tk.iso == nil && tk.modN > 0 {
+		// A costly engine: by the rows' codes, one point per distinct key.
+		if cap(r.key) < len(tk.cols) {
+			r.key = make([]shardkey.Value, len(tk.cols))
+		}
+		return m.rows(t, tk.cols, lo, hi, tk.modN, ids, r.key[:len(tk.cols)])
+	}
 	if tk.intCol && (tk.kind == kHash || tk.kind == kRange) {
 		return r.rowsInt(p, tk, t, lo, hi, ids)
 	}

@@ -73,6 +73,7 @@ type tableKey struct {
 	eng    partition.Engine
 	layout partition.Layout // hash and directory fallback; over base shards
 	fast   partition.Int64Pointer
+	memo   *memoEngine                // eng, when it is memoised with shards (withShards)
 	canon  partition.CanonicalPointer // rows hashed from their columns' bytes
 	keyCol []*shardkey.Column         // the key columns, for canon
 	modN   uint64                     // > 0 when layout is modulo: shard = point % modN
@@ -292,6 +293,10 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 	tk.layout = l
 	if m, ok := l.(partition.Modulo); ok {
 		tk.modN = uint64(m.Shards())
+	}
+	if m, ok := tk.eng.(*memoEngine); ok && tk.kind == kHash {
+		m.withShards(tk.modN)
+		tk.memo = m
 	}
 	if len(tk.cols) == 1 && t.Columns[tk.cols[0]].Type == shardkey.Int64 {
 		tk.fast, _ = s.Engine.(partition.Int64Pointer)

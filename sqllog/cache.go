@@ -12,8 +12,9 @@ const maxCached = 1 << 16
 
 // cache maps shape texts to parsed templates. It is safe for concurrent use.
 type cache struct {
-	m sync.Map // string -> *template
-	n atomic.Int64
+	mu sync.RWMutex
+	m  map[string]*template
+	n  atomic.Int64
 	// raw counts the statements parsed as written because their shape
 	// hides a constant (see template.folded); beyond maxRaw, the shape's
 	// template serves them unfolded, so memory stays bounded.
@@ -30,19 +31,34 @@ const maxRaw = 4096
 var rawTemplate = &template{}
 
 func (c *cache) load(key string) *template {
-	if v, ok := c.m.Load(key); ok {
-		return v.(*template)
-	}
-	return nil
+	c.mu.RLock()
+	t := c.m[key]
+	c.mu.RUnlock()
+	return t
+}
+
+// loadBytes is load of string(key), without allocating the string (a
+// sync.Map's key, an interface, would take a copy of it per lookup).
+func (c *cache) loadBytes(key []byte) *template {
+	c.mu.RLock()
+	t := c.m[string(key)]
+	c.mu.RUnlock()
+	return t
 }
 
 func (c *cache) store(key string, t *template) {
 	if c.n.Load() >= maxCached {
 		return
 	}
-	if _, loaded := c.m.LoadOrStore(key, t); !loaded {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*template{}
+	}
+	if _, ok := c.m[key]; !ok {
+		c.m[key] = t
 		c.n.Add(1)
 	}
+	c.mu.Unlock()
 }
 
 // dmlLead reports whether sql starts with a keyword of a statement whose
@@ -66,8 +82,9 @@ func dmlLead(sql string) bool {
 }
 
 // analyze returns the template of sql and the literals its placeholders
-// stand for. buf is scratch space, returned for reuse.
-func (c *cache) analyze(sql string, d Dialect, buf []byte) (*template, []lit, []byte) {
+// stand for. buf is scratch space, returned for reuse; the literals come
+// from slab when it is not nil.
+func (c *cache) analyze(sql string, d Dialect, buf []byte, slab *litSlab) (*template, []lit, []byte) {
 	parse := guarded(Postgres, parsePostgres)
 	if d == MySQL {
 		parse = guarded(MySQL, parseMySQL)
@@ -81,8 +98,13 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte) (*template, []lit, []
 		return t, nil, buf
 	}
 	var lits []lit
-	buf, lits = normalize(buf, sql, d)
-	t := c.load(string(buf)) // no allocation for the lookup
+	if slab != nil {
+		buf, lits = normalizeInto(buf, slab.next(), sql, d)
+		lits = slab.took(lits)
+	} else {
+		buf, lits = normalize(buf, sql, d)
+	}
+	t := c.loadBytes(buf)
 	if t == nil {
 		key := string(buf)
 		t = parse(key)

@@ -79,7 +79,13 @@ var typedLiteralWords = map[string]bool{
 // make one shape, and one cached template, per value. Other constant
 // expressions (5 / 2, 1 = 0, '1' + 2, 1 + 2.5) stay in the text.
 func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
-	var lits []lit
+	return normalizeInto(buf, nil, sql, d)
+}
+
+// normalizeInto is normalize appending the literals to lits (scratch with
+// room, from a litSlab; appends past its capacity allocate as usual).
+func normalizeInto(buf []byte, lits []lit, sql string, d Dialect) ([]byte, []lit) {
+	lits = lits[:0]
 	out := buf[:0]
 	prevWord := ""      // the previous token when it was a word, lowercased lazily
 	prevWordStart := -1 // its start in sql
@@ -545,4 +551,29 @@ func arithBefore(out []byte, intEnd int) bool {
 	}
 	// One operator, or one and the other operand's sign (3 * -2).
 	return op == 1 || op == 2 && last != '*'
+}
+
+// litSlab hands out the literals of a batch's statements from a few large
+// arrays instead of a growing slice per statement. The literals may be
+// kept until the batch is aggregated (lazy parts bind then), never longer:
+// values copy what they need.
+type litSlab []lit
+
+// next returns an empty slice with room to append a statement's literals.
+func (s *litSlab) next() []lit {
+	if cap(*s)-len(*s) < 64 {
+		*s = make([]lit, 0, 4096)
+	}
+	return (*s)[len(*s):len(*s)]
+}
+
+// took claims from the slab the literals l appended to next's slice (when
+// they fit; else they were allocated elsewhere) and returns them with no
+// room to grow into the next statement's.
+func (s *litSlab) took(l []lit) []lit {
+	n := len(*s)
+	if len(l) > 0 && cap(*s) > n && &l[0] == &(*s)[:n+1][n] {
+		*s = (*s)[:n+len(l)]
+	}
+	return l[:len(l):len(l)]
 }

@@ -485,6 +485,7 @@ func (p *pipeline) worker() {
 	for j := range p.work {
 		j.results = make([]result, len(j.entries))
 		var sl slabs // the batch's slice headers, a few allocations for all
+		var ls litSlab
 		for i := range j.entries {
 			e := &j.entries[i]
 			if e.sql == "" {
@@ -492,7 +493,7 @@ func (p *pipeline) worker() {
 			}
 			var t *template
 			var slots []lit
-			t, slots, buf = p.cache.analyze(e.sql, p.dialect, buf)
+			t, slots, buf = p.cache.analyze(e.sql, p.dialect, buf, &ls)
 			r := result{t: t}
 			if t.err == nil {
 				var params []lit

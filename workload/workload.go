@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,11 @@ type Inputs struct {
 	// returns routes those samples as they are read, and the workload does
 	// not keep them. A nil sink keeps them.
 	Stream func(w *shardkey.Workload) (shardkey.Sink, error)
+	// LogUnbounded lifts the log readers' memory budgets (the instance
+	// and transaction-statement budgets and the idle-session timeout;
+	// sqllog/bound.go), so that a run can be checked against one that
+	// kept everything (scripts/bench-logs.sh; SHARDKEY_LOG_UNBOUNDED).
+	LogUnbounded bool
 }
 
 // hasSamples reports whether in names any sample, log or database.
@@ -183,7 +189,11 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 		bar = progress.Terminal(in.Stderr)
 	}
 	for _, f := range in.Logs {
-		if err := sqllog.ReadFile(ctx, w, f, sqllog.Options{Format: in.LogFormat, Types: opts.Types, Stdin: in.Stdin, Progress: bar}); err != nil {
+		lo := sqllog.Options{Format: in.LogFormat, Types: opts.Types, Stdin: in.Stdin, Progress: bar}
+		if in.LogUnbounded {
+			lo.MaxInstances, lo.MaxTxnStatements, lo.IdleTimeout = math.MaxInt32, math.MaxInt32, -1
+		}
+		if err := sqllog.ReadFile(ctx, w, f, lo); err != nil {
 			return nil, err
 		}
 		names = append(names, f)

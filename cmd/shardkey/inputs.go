@@ -188,7 +188,10 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		Rows: c.rows, Queries: c.queries, Txns: c.txns, Logs: c.logs, LogFormat: c.logFormat,
 		From: c.from, SampleRows: c.sampleRows, Schema: c.schema, Types: types,
 		Seed: c.seed, SeedSet: c.seedSet, Stdin: e.stdin, Stderr: e.stderr,
-		Stats: c.stats, StatsColumns: keyColumns(c.keys), Engine: eng.Name()}
+		Stats: c.stats, StatsColumns: keyColumns(c.keys), Engine: eng.Name(),
+		// A benchmark's check, not a user's switch: a run that keeps
+		// everything, to compare a bounded one with (docs/performance.md).
+		LogUnbounded: os.Getenv("SHARDKEY_LOG_UNBOUNDED") != ""}
 	if c.from != "" {
 		// The shard count the per-shard sums are computed for: the one
 		// setShards will settle on (a spec's own count, which only a
