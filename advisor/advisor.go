@@ -25,7 +25,6 @@ package advisor
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -620,30 +619,6 @@ func better(x, y *Assessment) bool {
 	return b
 }
 
-// keepInUse moves the design in use (Assessment.InUse) to the front of
-// the ranked list when it is viable and the first candidate does not
-// beat it beyond noise: every measure within the ranking's bands, and
-// the busiest shard's work after fixes within the luck of hashing the
-// in-use key's values, the band a perfect hash of that many equal keys
-// leaves above the mean (Criteria.Expected - 1: two hash functions of
-// one key's values differ by about that much), at least the ranking's
-// 2%. A tie does not pay for a reshard.
-func keepInUse(list []*Assessment) []*Assessment {
-	i := slices.IndexFunc(list, func(as *Assessment) bool { return as.InUse })
-	if i <= 0 || !list[i].Viable {
-		return list
-	}
-	cur := list[i]
-	if first, beyond := orderBanded(list[0], cur, math.Max(0.02, cur.Criteria.Expected-1)); beyond && first {
-		return list
-	}
-	copy(list[1:i+1], list[:i])
-	list[0] = cur
-	return list
-}
-
-func containsKey(keys []string, k string) bool { return slices.Contains(keys, k) }
-
 // order reports whether x ranks before y, and whether a measure outside
 // its noise band decided it (false: only the last tie-break did).
 func order(x, y *Assessment) (xFirst, beyondNoise bool) {
@@ -762,22 +737,7 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries or transactions, so the choice rests on the rows%s.", best.Display(), rows)
 		}
 	}
-	if adv.InUse != "" {
-		var cur *Assessment
-		for _, as := range adv.Candidates {
-			if as.InUse {
-				cur = as
-			}
-		}
-		if adv.KeepInUse {
-			out = append([]string{fmt.Sprintf("Keep the design in use, %s: no candidate beats it beyond noise (5 points of single-shard requests, 2 of cross-shard transactions, 10%% of work per request, and the busiest shards' work within %s of each other, what hashing this many key values leaves to luck), so a reshard would buy nothing.", cur.Display(), pct(math.Max(0.02, cur.Criteria.Expected-1)))}, out...)
-		} else {
-			out = append([]string{fmt.Sprintf("Change the design in use, %s (ranked %d), to %s: %s of interactive requests single-shard against %s, %s of transactions crossing shards against %s, the busiest shard after fixes %s/s against %s/s.",
-				cur.Display(), cur.Rank, best.Display(),
-				pct(best.Criteria.SingleShard), pct(cur.Criteria.SingleShard), pct(best.Criteria.CrossShardTxn), pct(cur.Criteria.CrossShardTxn),
-				fmtF(best.Criteria.AfterFixes), fmtF(cur.Criteria.AfterFixes))}, out...)
-		}
-	}
+	out = append(inUseSummary(adv, best), out...)
 	if t := capacityText(adv.CapacityCheck, adv.Shards); t != "" {
 		// Capacity decides: a design that leaves shards over it says so
 		// first, with what brings them under.
