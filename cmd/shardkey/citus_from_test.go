@@ -314,3 +314,26 @@ UPDATE pg_catalog.pg_dist_partition SET partkey = replace(partkey, ':varattno 2 
 		t.Errorf("poor design: no reshard from %q to %q rewriting orders: %+v", poor, a.Recommended, a.Reshard)
 	}
 }
+
+// On a coordinator whose distributed tables are empty shells (their rows
+// on the workers), score says so on stderr and in the report, and each
+// shard's row load is "unknown", not 0.
+func TestFromCitusShells(t *testing.T) {
+	dsn, db := citusPG(t)
+	if _, err := db.Exec(context.Background(), "TRUNCATE users, orders, events; ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "score", "--from", dsn, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if !strings.Contains(errs, "empty shells") || !strings.Contains(out, "empty shells") {
+		t.Errorf("the empty shells are not said on stderr and in the report:\n%s\n%s", errs, out)
+	}
+	for _, r := range []string{"| 0 | -2147483648..-1073741825 |", "| 3 | 1073741824..2147483647 |"} {
+		i := strings.Index(out, r)
+		if i < 0 || !strings.HasPrefix(out[i+len(r):], " 0 | unknown |") {
+			t.Errorf("shard row %q: want work 0 and load unknown:\n%s", r, out)
+		}
+	}
+}
