@@ -35,6 +35,10 @@ type Distribution struct {
 	// by range or append, tables of another shard count, tables outside
 	// the sampled schema).
 	Warnings []string
+	// Placed counts, per table of the sampled schema, the shards the
+	// metadata lists for it (pg_dist_shard rows): on a coordinator such a
+	// table's own relation is an empty shell, its rows on the shards.
+	Placed map[string]int
 }
 
 // Table returns the table named name, or nil.

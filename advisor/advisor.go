@@ -59,6 +59,15 @@ type Options struct {
 	Nodes    *sim.Nodes
 	GrowTo   int
 	RowBytes float64
+	// Current, when set, is the design the database runs today (e.g. read
+	// from a Citus coordinator's pg_dist_partition): it is scored beside
+	// the candidates as the baseline, its verdict led by CurrentLabel
+	// ("in use (from pg_dist_partition)"), and it stays recommended
+	// unless another design beats it by more than the noise bands the
+	// ranking uses (see better): changing a running design costs a
+	// reshard, which a tie does not pay for.
+	Current      string
+	CurrentLabel string
 }
 
 // Advice is the advisor's answer.
@@ -82,14 +91,22 @@ type Advice struct {
 	// before and after every proposed fix (nil without a capacity).
 	CapacityCheck *Capacity   `json:"capacity_check,omitempty"`
 	Confidence    *Confidence `json:"confidence,omitempty"`
-	Warnings      []string    `json:"warnings,omitempty"`
+	// InUse is the design the database runs (Options.Current), scored
+	// among the candidates; KeepInUse reports that it is the
+	// recommendation (no candidate beats it beyond noise).
+	InUse     string   `json:"in_use,omitempty"`
+	KeepInUse bool     `json:"keep_in_use,omitempty"`
+	Warnings  []string `json:"warnings,omitempty"`
 }
 
 // Assessment is one candidate's verdict with its numbers.
 type Assessment struct {
-	Rank    int    `json:"rank"`
-	Key     string `json:"key"`
-	Origin  string `json:"origin"`
+	Rank   int    `json:"rank"`
+	Key    string `json:"key"`
+	Origin string `json:"origin"`
+	// InUse reports that this is the design the database runs today
+	// (Options.Current), or one that places everything as it does.
+	InUse   bool   `json:"in_use,omitempty"`
 	Viable  bool   `json:"viable"`
 	Verdict string `json:"verdict"`
 	// Rejection is, for a candidate that is not viable, the whole reason
@@ -230,6 +247,15 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			why[k] = "named on the command line"
 		}
 	}
+	if o.Current != "" {
+		if o.CurrentLabel == "" {
+			o.CurrentLabel = "in use"
+		}
+		if !containsKey(keys, o.Current) {
+			keys = append(keys[:len(keys):len(keys)], o.Current)
+		}
+		why[o.Current] = o.CurrentLabel + ": the design the database runs today, scored as the baseline"
+	}
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("no candidate keys: no operation filters on a column by equality or range; name keys with -k")
 	}
@@ -242,7 +268,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	for _, k := range keys {
 		c, err := sim.Score(w, k, sopts)
 		if err != nil {
-			if len(o.Keys) > 0 {
+			if len(o.Keys) > 0 && k != o.Current {
 				return nil, err
 			}
 			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
@@ -250,6 +276,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		}
 		as := a.assess(k, why[k], c, o.Shards)
 		as.w, as.an = w, a
+		as.InUse = o.Current != "" && k == o.Current
 		list = append(list, as)
 	}
 	if len(o.Keys) == 0 {
@@ -263,8 +290,10 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
 	fixed := 0
 	for _, as := range list {
-		if fixed >= 3 {
-			break
+		// The design in use always gets its fixes: it is weighed against
+		// the best candidates after theirs.
+		if fixed >= 3 && !as.InUse {
+			continue
 		}
 		as.an.fixes(as, as.w, sopts)
 		as.capacity = as.an.capacityCheck(as, sopts)
@@ -272,10 +301,23 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
 	list = samePlacement(list)
+	list = keepInUse(list)
 	for i, as := range list {
 		as.Rank = i + 1
 		as.Verdict = verdict(as, i == 0)
+		if as.InUse {
+			adv.InUse = as.Key
+			if i == 0 {
+				as.Verdict = o.CurrentLabel + "; keep it: " + strings.TrimPrefix(as.Verdict, "recommended: ")
+			} else {
+				as.Verdict = o.CurrentLabel + "; " + as.Verdict
+			}
+		}
 	}
+	if o.Current != "" && adv.InUse == "" {
+		adv.Warnings = append(adv.Warnings, fmt.Sprintf("the design in use, %s, could not be scored: the advice is not compared with it", o.Current))
+	}
+	adv.KeepInUse = list[0].InUse
 	adv.Candidates = list
 	a.compareCarried(list)
 	adv.Recommended = list[0].Key
@@ -603,41 +645,58 @@ func (a *analysis) boundary(key string) bool {
 // better orders assessments by seed 002's criteria. Measures within a
 // small band count as equal, so a lower criterion decides only real ties.
 func better(x, y *Assessment) bool {
+	b, _ := order(x, y)
+	return b
+}
+
+// order reports whether x ranks before y, and whether a measure outside
+// its noise band decided it (false: only the last tie-break did).
+func order(x, y *Assessment) (xFirst, beyondNoise bool) {
+	if b, decided := orderBanded(x, y, 0.02); decided {
+		return b, true
+	}
+	return x.Criteria.SingleShard > y.Criteria.SingleShard, false
+}
+
+// orderBanded is better's banded criteria, in order; decided is false
+// when every one is within its band. loadTol is the relative band of the
+// busiest shard's work after fixes (0.02 for the ranking).
+func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	if x.Viable != y.Viable {
-		return x.Viable
+		return x.Viable, true
 	}
 	a, b := x.Criteria, y.Criteria
 	if math.Abs(a.Local-b.Local) > 0.05 {
-		return a.Local > b.Local
+		return a.Local > b.Local, true
 	}
 	if math.Abs(a.SingleShard-b.SingleShard) > 0.05 {
-		return a.SingleShard > b.SingleShard
+		return a.SingleShard > b.SingleShard, true
 	}
 	if math.Abs(a.CrossShardTxn-b.CrossShardTxn) > 0.02 {
-		return a.CrossShardTxn < b.CrossShardTxn
+		return a.CrossShardTxn < b.CrossShardTxn, true
 	}
 	if !closeRel(a.WorkPerRequest, b.WorkPerRequest, 0.1) {
-		return a.WorkPerRequest < b.WorkPerRequest
+		return a.WorkPerRequest < b.WorkPerRequest, true
 	}
 	if a.Boundary != b.Boundary {
-		return a.Boundary
+		return a.Boundary, true
 	}
 	if a.Bounded != b.Bounded && !closeRel(a.AfterFixes, b.AfterFixes, 0.25) {
-		return a.Bounded
+		return a.Bounded, true
 	}
-	if !closeRel(a.AfterFixes, b.AfterFixes, 0.02) {
-		return a.AfterFixes < b.AfterFixes
+	if !closeRel(a.AfterFixes, b.AfterFixes, loadTol) {
+		return a.AfterFixes < b.AfterFixes, true
 	}
 	if x.Score.WorkPerS == 0 && y.Score.WorkPerS == 0 {
 		// No queries: the rows' load is what is left to weigh.
 		if a.Bounded != b.Bounded {
-			return a.Bounded
+			return a.Bounded, true
 		}
 		if !closeRel(x.Score.LoadRatio, y.Score.LoadRatio, 0.02) {
-			return x.Score.LoadRatio < y.Score.LoadRatio
+			return x.Score.LoadRatio < y.Score.LoadRatio, true
 		}
 	}
-	return a.SingleShard > b.SingleShard
+	return false, false
 }
 
 func closeRel(a, b, tol float64) bool {
@@ -708,6 +767,7 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries or transactions, so the choice rests on the rows%s.", best.Display(), rows)
 		}
 	}
+	out = append(inUseSummary(adv, best), out...)
 	if t := capacityText(adv.CapacityCheck, adv.Shards); t != "" {
 		// Capacity decides: a design that leaves shards over it says so
 		// first, with what brings them under.

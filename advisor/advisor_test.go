@@ -326,3 +326,54 @@ func TestIsolationDoesNotAddOverCapacity(t *testing.T) {
 	}
 	t.Fatalf("no isolation proposed for %s", as.Key)
 }
+
+// TestRecommend_Current: the design in use is scored as the baseline. On
+// social (seed 001: hash(user_id), every post read by its user), a design
+// in use that is the recommended one is kept (its own key, no rival can
+// beat it beyond noise: the same design scores the same); range(created_at),
+// rejected as monotonic (every insert on the last range), is not, and the
+// summary says to change it (after the capacity line, which comes
+// first). A design already among the candidates is
+// marked, not added twice.
+func TestRecommend_Current(t *testing.T) {
+	s, err := scenario.Builtin("social")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := scenario.Build(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		current string
+		keep    bool
+	}{{"hash(user_id)", true}, {"range(created_at)", false}} {
+		adv, err := advisor.Recommend(w, advisor.Options{Shards: w.Shards, Current: tc.current, CurrentLabel: "in use (test)"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, as := range adv.Candidates {
+			if as.Key == tc.current {
+				n++
+				if !as.InUse || !strings.HasPrefix(as.Verdict, "in use (test); ") {
+					t.Errorf("%s: in_use %v, verdict %q", tc.current, as.InUse, as.Verdict)
+				}
+			}
+		}
+		if n != 1 || adv.InUse != tc.current || adv.KeepInUse != tc.keep || (adv.Recommended == tc.current) != tc.keep {
+			t.Errorf("%s: %d candidates of it, in use %q, keep %v, recommended %q; want 1, keep %v", tc.current, n, adv.InUse, adv.KeepInUse, adv.Recommended, tc.keep)
+		}
+		want := "Change the design in use, " + tc.current
+		if tc.keep {
+			want = "Keep the design in use, " + tc.current
+		}
+		said := false
+		for _, line := range adv.Summary {
+			said = said || strings.HasPrefix(line, want)
+		}
+		if !said {
+			t.Errorf("%s: summary %q, want a line opening with %q", tc.current, adv.Summary, want)
+		}
+	}
+}

@@ -30,6 +30,7 @@ func samePlacement(list []*Assessment) []*Assessment {
 		key := fp.String()
 		if first, ok := seen[key]; ok {
 			first.Origin += "; the same placement as " + as.Display()
+			first.InUse = first.InUse || as.InUse // the design in use, spelled otherwise
 			continue
 		}
 		seen[key] = as

@@ -168,6 +168,27 @@ ORDER BY n.nspname, c.relname`)
 		}
 		ct.column = *name
 	}
+	prows, err := s.tx.Query(ctx, ownMark+`
+SELECT c.relname::text, count(*)::int8 FROM pg_catalog.pg_dist_shard s
+JOIN pg_catalog.pg_class c ON c.oid = s.logicalrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = $1 GROUP BY 1`, s.schema)
+	if err != nil {
+		return nil, err
+	}
+	d.Placed = map[string]int{}
+	for prows.Next() {
+		var name string
+		var n int64
+		if err := prows.Scan(&name, &n); err != nil {
+			prows.Close()
+			return nil, err
+		}
+		d.Placed[name] = int(n)
+	}
+	prows.Close()
+	if err := prows.Err(); err != nil {
+		return nil, err
+	}
 	srows, err := s.tx.Query(ctx, ownMark+`
 SELECT s.logicalrelid::oid, s.shardminvalue, s.shardmaxvalue FROM pg_catalog.pg_dist_shard s
 JOIN pg_catalog.pg_dist_partition p ON p.logicalrelid = s.logicalrelid
@@ -322,4 +343,62 @@ func plainIdent(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// emptyShells finds the Citus tables of cat whose coordinator relation
+// held no rows although pg_dist_shard lists shards for them (d.Placed):
+// on a Citus coordinator a distributed or reference table is a shell
+// whose rows live in its shards (on the workers, citusdata/citus
+// src/backend/distributed/operations/create_shards.c places them there),
+// so the row sample read there is empty and the shell's planner
+// statistics (pg_class.reltuples, pg_stats) describe the shell. For such
+// tables the row count is made unknown (RowEstimate -1) and the shell's
+// column statistics are dropped; and since the per-shard row load
+// cannot be known without their rows, the rows sampled from the
+// database's other tables are set aside too (w's tables emptied), so no
+// load figure rests on a part of the data. It returns the warning to
+// give, or nil.
+func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distribution) error {
+	if d == nil || len(d.Placed) == 0 {
+		return nil
+	}
+	var shells []string
+	for _, ti := range cat.Tables {
+		n := d.Placed[ti.Name]
+		if n == 0 || ti.SampleRows > 0 {
+			continue
+		}
+		est := "no statistics"
+		if ti.RowEstimate >= 0 {
+			est = fmt.Sprintf("pg_class.reltuples %s", strconv.FormatFloat(ti.RowEstimate, 'f', -1, 64))
+		}
+		shells = append(shells, fmt.Sprintf("%s (%d shards; %s, 0 rows sampled)", ti.Name, n, est))
+		ti.RowEstimate = -1
+		for _, c := range ti.Columns {
+			c.Stats = nil
+		}
+	}
+	if len(shells) == 0 {
+		return nil
+	}
+	var aside []string
+	for _, ti := range cat.Tables {
+		t := w.Table(ti.Name)
+		if t == nil || t.Rows == 0 {
+			continue
+		}
+		aside = append(aside, fmt.Sprintf("%s %d rows", t.Name, t.Rows))
+		for _, c := range t.Columns {
+			c.Ints, c.Floats, c.Strs, c.Nulls = nil, nil, nil, nil
+		}
+		t.Rows, t.Weights = 0, nil
+		ti.SampleRows = 0
+	}
+	msg := fmt.Sprintf("this is a Citus coordinator: %s hold no rows here, their coordinator tables being empty shells whose rows live in their shards on the workers; "+
+		"their row counts, distinct values, skew and every per-shard row load are unknown from here, not 0: read row statistics from a worker (--from a worker's DSN, whose shard tables hold the rows) or have them pushed down from the workers' statistics",
+		strings.Join(shells, ", "))
+	if len(aside) > 0 {
+		msg += fmt.Sprintf("; the rows sampled from the other tables (%s) are set aside, since a load of a part of the data would mislead", strings.Join(aside, ", "))
+	}
+	return errors.New(msg)
 }

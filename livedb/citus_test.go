@@ -177,3 +177,67 @@ func TestCitusDesign(t *testing.T) {
 		t.Errorf("%d warnings, want 6: %q", len(d.Warnings), d.Warnings)
 	}
 }
+
+// TestRead_CitusShells: on a real coordinator a distributed table's own
+// relation is an empty shell (its rows are in its shards on the
+// workers). With users, orders and events emptied as a coordinator
+// holds them, their row counts become unknown (RowEstimate -1, not 0),
+// the warning names the three with their pg_dist_shard counts (4, 4 and
+// 8, as the SQL file lists them), and the rows still sampled (audit's
+// 50, countries' 4) are set aside so no row load rests on part of the data.
+// countries (1 shard, 4 rows here) is not called a shell: it has rows.
+func TestRead_CitusShells(t *testing.T) {
+	dsn := citusTestDB(t)
+	ctx := context.Background()
+	db, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "TRUNCATE users, orders, events; ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close(ctx)
+	w := &shardkey.Workload{Seed: 1}
+	if err := Read(ctx, w, dsn, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, wn := range w.Warnings {
+		if strings.Contains(wn.Error(), "empty shells") {
+			msg = wn.Error()
+		}
+	}
+	for _, want := range []string{"events (8 shards;", "orders (4 shards;", "users (4 shards;", "(audit 50 rows, countries 4 rows)", "read row statistics from a worker"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("warning %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "countries (") {
+		t.Errorf("countries has rows, yet is called a shell: %q", msg)
+	}
+	for _, name := range []string{"users", "orders", "events"} {
+		if ti := w.Catalog.Table(name); ti == nil || ti.RowEstimate != -1 {
+			t.Errorf("%s: row estimate %+v, want -1 (unknown)", name, ti)
+		}
+	}
+	for _, tb := range w.Tables {
+		if tb.Rows != 0 {
+			t.Errorf("table %s keeps %d sampled rows", tb.Name, tb.Rows)
+		}
+	}
+
+	// Without shells (the fixture as written) nothing is said or set aside.
+	dsn = citusTestDB(t)
+	w = &shardkey.Workload{Seed: 1}
+	if err := Read(ctx, w, dsn, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, wn := range w.Warnings {
+		if strings.Contains(wn.Error(), "empty shells") {
+			t.Errorf("a coordinator whose tables hold rows is warned about: %v", wn)
+		}
+	}
+	if tb := w.Table("users"); tb == nil || tb.Rows != 400 {
+		t.Errorf("users: %+v, want its 400 rows", tb)
+	}
+}

@@ -288,6 +288,9 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		}
 		if d != nil {
 			cat.Distribution = d
+			if err := emptyShells(w, cat, d); err != nil {
+				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, err))
+			}
 			for _, wn := range d.Warnings {
 				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata: %s", source, wn))
 			}

@@ -213,9 +213,10 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 		Height float64
 	}
 	type rangeRow struct {
-		Shard      int
-		Range      string
-		Work, Load float64
+		Shard int
+		Range string
+		Work  float64
+		Load  string // loadCell's
 	}
 	type cand struct {
 		*advisor.Assessment
@@ -289,7 +290,7 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 		if len(c.ShardHashRanges) > 0 {
 			rows, more := rangeRows(c)
 			for _, sh := range rows {
-				cd.Ranges = append(cd.Ranges, rangeRow{sh, HashRangesText(c.ShardHashRanges[sh]), c.ShardWork[sh], c.ShardLoad[sh]})
+				cd.Ranges = append(cd.Ranges, rangeRow{sh, HashRangesText(c.ShardHashRanges[sh]), c.ShardWork[sh], loadCell(c, sh)})
 			}
 			cd.More = more
 		}
@@ -353,7 +354,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
 {{with .Work}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}{{end}}
 {{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every shard; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
-{{if .Ranges}}<h3>Citus shard intervals</h3><p>Each shard's interval of the hash space, as pg_dist_shard lists it (<code>shardminvalue..shardmaxvalue</code>), beside its figures.</p><table><tr><th>shard</th><th>hash interval</th><th>work/s</th><th>load</th></tr>{{range .Ranges}}<tr><td class="n">{{.Shard}}</td><td><code>{{.Range}}</code></td><td class="n">{{num .Work}}</td><td class="n">{{num .Load}}</td></tr>{{end}}</table>{{if .More}}<p>{{.More}} more shards (the 10 busiest are shown; JSON's <code>shard_hash_ranges</code> has every one).</p>{{end}}{{end}}
+{{if .Ranges}}<h3>Citus shard intervals</h3><p>Each shard's interval of the hash space, as pg_dist_shard lists it (<code>shardminvalue..shardmaxvalue</code>), beside its figures.</p><table><tr><th>shard</th><th>hash interval</th><th>work/s</th><th>load</th></tr>{{range .Ranges}}<tr><td class="n">{{.Shard}}</td><td><code>{{.Range}}</code></td><td class="n">{{num .Work}}</td><td class="n">{{.Load}}</td></tr>{{end}}</table>{{if .More}}<p>{{.More}} more shards (the 10 busiest are shown; JSON's <code>shard_hash_ranges</code> has every one).</p>{{end}}{{end}}
 {{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} shards each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
 {{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}
 {{end}}

@@ -72,7 +72,7 @@ func writeRangesTable(w io.Writer, c *sim.Candidate) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "shard\thash interval\twork/s\tload")
 	for _, s := range rows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Num(c.ShardWork[s]), numfmt.Num(c.ShardLoad[s]))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Num(c.ShardWork[s]), loadCell(c, s))
 	}
 	tw.Flush()
 	if more > 0 {
@@ -90,9 +90,21 @@ func writeRangesMarkdown(w io.Writer, c *sim.Candidate) {
 	fmt.Fprintln(w, "\n| shard | hash interval | work/s | load |")
 	fmt.Fprintln(w, "|---:|---|---:|---:|")
 	for _, s := range rows {
-		fmt.Fprintf(w, "| %d | %s | %s | %s |\n", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Num(c.ShardWork[s]), numfmt.Num(c.ShardLoad[s]))
+		fmt.Fprintf(w, "| %d | %s | %s | %s |\n", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Num(c.ShardWork[s]), loadCell(c, s))
 	}
 	if more > 0 {
 		fmt.Fprintf(w, "\n%d more shards (the 10 busiest are shown; JSON's `shard_hash_ranges` has every one).\n", more)
 	}
+}
+
+// loadCell is shard s's row load for a table cell: "unknown" when no row
+// was sampled at all (a Citus coordinator's empty shells, a workload of
+// statements only), where a 0 would read as an empty shard.
+func loadCell(c *sim.Candidate, s int) string {
+	for _, x := range c.ShardLoad {
+		if x != 0 {
+			return numfmt.Num(c.ShardLoad[s])
+		}
+	}
+	return "unknown"
 }

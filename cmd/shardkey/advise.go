@@ -89,6 +89,9 @@ Flags:
 	}
 	c.keysOptional = true
 	c.fromCurrent = rf.current == fromKey
+	// Without --current, a --from database that runs a design (Citus) is
+	// compared with: its design is the baseline and the reshard's source.
+	c.fromBaseline = rf.current == "" && c.from != ""
 	if c.fromCurrent && c.from == "" {
 		return usageErr("--current @from names the design the --from database runs: give --from DSN")
 	}
@@ -98,6 +101,13 @@ Flags:
 	}
 	if c.fromCurrent {
 		rf.current = c.fromDesign
+	}
+	inUse := ""
+	if c.fromDesign != "" && (c.fromCurrent || c.fromBaseline) {
+		inUse = c.fromDesign
+		if c.fromBaseline && c.format != "html" {
+			rf.current = c.fromDesign // the HTML page has no reshard section
+		}
 	}
 	var counts []int
 	for _, f := range strings.Split(*sweep, ",") {
@@ -128,7 +138,8 @@ Flags:
 		}
 	}
 	aopts := advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
-		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed}
+		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed,
+		Current: inUse, CurrentLabel: "in use (from pg_dist_partition)"}
 	nf.fromWorkload(l.w)
 	if nf.on() {
 		if aopts.Nodes, err = nf.placement(); err != nil {

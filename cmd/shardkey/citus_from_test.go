@@ -178,3 +178,162 @@ func TestFromNotCitus(t *testing.T) {
 		t.Errorf("no -k: exit %d, want 2 asking for keys:\n%s", code, errs)
 	}
 }
+
+// citusLog writes a PostgreSQL stderr log (log_statement=all) in which
+// each of users 1..40 is read by id and has its orders read by user_id.
+func citusLog(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	n := 0
+	for i := 1; i <= 40; i++ {
+		for _, q := range []string{"SELECT email FROM users WHERE id = %d;", "SELECT total FROM orders WHERE user_id = %d;"} {
+			n++
+			fmt.Fprintf(&b, "2026-11-30 23:04:%02d.%03d UTC [%d] app@app LOG:  statement: "+q+"\n", n/1000, n%1000, 30000+i, i)
+		}
+	}
+	p := t.TempDir() + "/pg.log"
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// reshardTable is one table of a reshard plan in advise's JSON.
+type reshardTable struct {
+	Table     string
+	Rewritten bool
+}
+
+// adviceInUse is what TestAdviseCitusInUse reads of advise's JSON.
+type adviceInUse struct {
+	Recommended string
+	InUse       string `json:"in_use"`
+	KeepInUse   bool   `json:"keep_in_use"`
+	Summary     []string
+	Candidates  []struct {
+		Key      string
+		InUse    bool `json:"in_use"`
+		Verdict  string
+		Criteria struct {
+			SingleShard    float64 `json:"single_shard_fraction"`
+			WorkPerRequest float64 `json:"work_per_request"`
+		}
+	}
+	Reshard []struct {
+		From, To string
+		Tables   []reshardTable
+	}
+}
+
+// A plain advise --from on a Citus coordinator weighs the design in use
+// as the baseline. The log reads users by id and orders by user_id, 40
+// times each.
+//
+// Right design (the fixture: users by id, orders by user_id): every
+// statement binds its table's distribution column, so all 80 are
+// single-shard (1.0, 1 unit a request); no design does better than one
+// shard a request, so the advice keeps it and prices no reshard to
+// itself.
+//
+// Poor design (orders distributed by id, which no statement filters
+// on): the 40 order reads scatter to the 4 shards, so 40 of 80 requests
+// are single-shard (0.5) and a request costs (40x1 + 40x4)/80 = 2.5
+// units; a design keying orders by user_id makes all 80 single-shard, so
+// the advice changes it and prices the reshard from the design in use,
+// which rewrites orders.
+func TestAdviseCitusInUse(t *testing.T) {
+	dsn, db := citusPG(t)
+	logf := citusLog(t)
+	advise := func() adviceInUse {
+		t.Helper()
+		code, out, errs := runCmd(t, "", "advise", "--from", dsn, "--log", logf, "--sweep", "", "--bootstrap", "0", "--format", "json")
+		if code != 0 {
+			t.Fatalf("advise: exit %d\n%s", code, errs)
+		}
+		if !strings.Contains(errs, "scored as the advice's baseline") {
+			t.Errorf("stderr does not say the design in use is the baseline:\n%s", errs)
+		}
+		var a adviceInUse
+		if err := json.Unmarshal([]byte(out), &a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	inUse := func(a adviceInUse) int {
+		for i, c := range a.Candidates {
+			if c.InUse {
+				return i
+			}
+		}
+		t.Fatalf("no candidate is the design in use: %+v", a.Candidates)
+		return -1
+	}
+
+	right := "countries:replicate; events:hash(user_id); orders:hash(user_id); users:hash(id)"
+	a := advise()
+	i := inUse(a)
+	c := a.Candidates[i]
+	if a.InUse != right || c.Key != right || c.Criteria.SingleShard != 1 || c.Criteria.WorkPerRequest != 1 {
+		t.Errorf("right design: in use %q (candidate %q), single-shard %v, work/request %v; want %q, 1, 1", a.InUse, c.Key, c.Criteria.SingleShard, c.Criteria.WorkPerRequest, right)
+	}
+	if !a.KeepInUse || a.Recommended != right || i != 0 || !strings.HasPrefix(c.Verdict, "in use (from pg_dist_partition); keep it") ||
+		!strings.HasPrefix(a.Summary[0], "Keep the design in use") {
+		t.Errorf("right design: keep %v, recommended %q (rank %d, %q), summary %q; want it kept", a.KeepInUse, a.Recommended, i+1, c.Verdict, a.Summary[0])
+	}
+	for _, p := range a.Reshard {
+		if p.From != right || p.To == right {
+			t.Errorf("right design: reshard %s -> %s, want from the design in use to the other candidates", p.From, p.To)
+		}
+	}
+
+	// orders distributed by its column 1, id.
+	if _, err := db.Exec(context.Background(), `SET allow_system_table_mods = on;
+UPDATE pg_catalog.pg_dist_partition SET partkey = replace(partkey, ':varattno 2 ', ':varattno 1 ') WHERE logicalrelid = 'orders'::regclass`); err != nil {
+		t.Fatal(err)
+	}
+	poor := "countries:replicate; events:hash(user_id); orders:hash(id); users:hash(id)"
+	a = advise()
+	i = inUse(a)
+	c = a.Candidates[i]
+	if a.InUse != poor || c.Key != poor || c.Criteria.SingleShard != 0.5 || c.Criteria.WorkPerRequest != 2.5 {
+		t.Errorf("poor design: in use %q (candidate %q), single-shard %v, work/request %v; want %q, 0.5, 2.5", a.InUse, c.Key, c.Criteria.SingleShard, c.Criteria.WorkPerRequest, poor)
+	}
+	if a.KeepInUse || a.Recommended == poor || i == 0 || a.Candidates[0].Criteria.SingleShard != 1 ||
+		!strings.HasPrefix(c.Verdict, "in use (from pg_dist_partition); possible, but read orders") ||
+		!strings.HasPrefix(a.Summary[0], "Change the design in use") {
+		t.Errorf("poor design: keep %v, recommended %q (single-shard %v), in use ranked %d (%q), summary %q; want a change to a 100%% single-shard design",
+			a.KeepInUse, a.Recommended, a.Candidates[0].Criteria.SingleShard, i+1, c.Verdict, a.Summary[0])
+	}
+	var plan bool
+	for _, p := range a.Reshard {
+		if p.From == poor && p.To == a.Recommended {
+			plan = slices.ContainsFunc(p.Tables, func(tb reshardTable) bool { return tb.Table == "orders" && tb.Rewritten })
+		}
+	}
+	if !plan {
+		t.Errorf("poor design: no reshard from %q to %q rewriting orders: %+v", poor, a.Recommended, a.Reshard)
+	}
+}
+
+// On a coordinator whose distributed tables are empty shells (their rows
+// on the workers), score says so on stderr and in the report, and each
+// shard's row load is "unknown", not 0.
+func TestFromCitusShells(t *testing.T) {
+	dsn, db := citusPG(t)
+	if _, err := db.Exec(context.Background(), "TRUNCATE users, orders, events; ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "score", "--from", dsn, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if !strings.Contains(errs, "empty shells") || !strings.Contains(out, "empty shells") {
+		t.Errorf("the empty shells are not said on stderr and in the report:\n%s\n%s", errs, out)
+	}
+	for _, r := range []string{"| 0 | -2147483648..-1073741825 |", "| 3 | 1073741824..2147483647 |"} {
+		i := strings.Index(out, r)
+		if i < 0 || !strings.HasPrefix(out[i+len(r):], " 0 | unknown |") {
+			t.Errorf("shard row %q: want work 0 and load unknown:\n%s", r, out)
+		}
+	}
+}

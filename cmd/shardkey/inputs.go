@@ -58,6 +58,10 @@ type common struct {
 	// fromDefault: with no -k, score the design the --from database runs
 	// (score); fromCurrent: --current @from names it (advise).
 	fromDefault, fromCurrent bool
+	// fromBaseline: when the --from database runs a design, score it as
+	// the baseline of the advice and price the reshard from it (advise
+	// without --current); nothing when it runs none.
+	fromBaseline bool
 	// fromDesign is that design once read ("" before, or without one).
 	fromDesign string
 }
@@ -248,7 +252,8 @@ func (c *common) applyFrom(w *shardkey.Workload) error {
 	if w.Catalog != nil {
 		d = w.Catalog.Distribution
 	}
-	if !named && !(c.fromDefault && len(c.keys) == 0 && d != nil && d.Design != "") {
+	baseline := c.fromBaseline && d != nil && d.Design != ""
+	if !named && !baseline && !(c.fromDefault && len(c.keys) == 0 && d != nil && d.Design != "") {
 		return nil
 	}
 	if d == nil {
@@ -263,7 +268,7 @@ func (c *common) applyFrom(w *shardkey.Workload) error {
 			c.keys[i] = d.Design
 		}
 	}
-	if len(c.keys) == 0 && !c.fromCurrent {
+	if len(c.keys) == 0 && !c.fromCurrent && !c.fromBaseline {
 		c.keys = append(c.keys, d.Design)
 	}
 	engine := c.engine
@@ -284,6 +289,9 @@ func (c *common) applyFrom(w *shardkey.Workload) error {
 		w.Warnings = append(w.Warnings, fmt.Errorf("--shards %d: the database's hash-distributed tables have %d shards", c.shards, d.Shards))
 	}
 	note := fmt.Errorf("the design scored as @from is the one %s runs, from its %s: %s, engine %s, %d shards", livedb.Redact(c.from), d.System, d.Design, engine, shards)
+	if baseline && !named {
+		note = fmt.Errorf("the design in use, scored as the advice's baseline and priced as the reshard's source, is the one %s runs, from its %s: %s, engine %s, %d shards", livedb.Redact(c.from), d.System, d.Design, engine, shards)
+	}
 	w.Warnings = append(w.Warnings, note)
 	return nil
 }

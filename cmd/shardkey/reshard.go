@@ -76,8 +76,9 @@ func parseRate(s string) (float64, error) {
 	return x * mult, nil
 }
 
-// plans prices a reshard from --current to each candidate of the advice
-// (the current design itself left out).
+// plans prices a reshard from --current (or the design the --from
+// database runs) to each candidate of the advice (the current design
+// itself, and any placing everything as it does, left out).
 func (r *reshardFlags) plans(l *loaded, adv *advisor.Advice) ([]*reshard.Plan, error) {
 	if r.current == "" {
 		return nil, nil
@@ -93,8 +94,8 @@ func (r *reshardFlags) plans(l *loaded, adv *advisor.Advice) ([]*reshard.Plan, e
 	rate, _ := parseRate(r.copyRate)
 	var out []*reshard.Plan
 	for _, c := range adv.Candidates {
-		if c.Key == r.current {
-			continue
+		if c.Key == r.current || c.InUse {
+			continue // the design in use, or one placing everything as it does
 		}
 		cd, err := shardkey.ParseDesign(c.Key)
 		if err != nil {
