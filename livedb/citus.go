@@ -375,7 +375,9 @@ func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distri
 		shells = append(shells, fmt.Sprintf("%s (%d shards; %s, 0 rows sampled)", ti.Name, n, est))
 		ti.RowEstimate = -1
 		for _, c := range ti.Columns {
-			c.Stats = nil
+			// --stats db measured the empty shell: its 0 distinct values
+			// and 0 rows per shard are the shell's, not the table's.
+			c.Stats, c.Measured = nil, nil
 		}
 	}
 	if len(shells) == 0 {
@@ -395,7 +397,7 @@ func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distri
 		ti.SampleRows = 0
 	}
 	msg := fmt.Sprintf("this is a Citus coordinator: %s hold no rows here, their coordinator tables being empty shells whose rows live in their shards on the workers; "+
-		"their row counts, distinct values, skew and every per-shard row load are unknown from here, not 0: read row statistics from a worker (--from a worker's DSN, whose shard tables hold the rows) or have them pushed down from the workers' statistics",
+		"their row counts, distinct values, skew and every per-shard row load are unknown from here, not 0: read row statistics from a worker (--from a worker's DSN, whose shard tables hold the rows; --stats db measures the tables there); what --stats db measured on these shells is dropped",
 		strings.Join(shells, ", "))
 	if len(aside) > 0 {
 		msg += fmt.Sprintf("; the rows sampled from the other tables (%s) are set aside, since a load of a part of the data would mislead", strings.Join(aside, ", "))
