@@ -220,6 +220,10 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	if err := c.applyFrom(w); err != nil {
 		return nil, err
 	}
+	// -k @from may have set the engine the database runs (Citus).
+	if eng, err = partition.Lookup(c.engine); err != nil {
+		return nil, usageErr("--engine: %v", err)
+	}
 	if c.capacity >= 0 {
 		w.Capacity = c.capacity
 	}
