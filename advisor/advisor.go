@@ -687,6 +687,18 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	if !closeRel(a.AfterFixes, b.AfterFixes, loadTol) {
 		return a.AfterFixes < b.AfterFixes, true
 	}
+	// Equal on everything else: the largest key value is the risk left
+	// to weigh (a value that outgrows a shard; in MongoDB a chunk that
+	// cannot split below one shard key value, a jumbo chunk), so the key
+	// whose largest value is less than half the other's goes first. 0 is
+	// unknown (no row sample) and weighs nothing.
+	if a.Bounded != b.Bounded {
+		return a.Bounded, true
+	}
+	if a.LargestPartition > 0 && b.LargestPartition > 0 &&
+		(2*a.LargestPartition < b.LargestPartition || 2*b.LargestPartition < a.LargestPartition) {
+		return a.LargestPartition < b.LargestPartition, true
+	}
 	if x.Score.WorkPerS == 0 && y.Score.WorkPerS == 0 {
 		// No queries: the rows' load is what is left to weigh.
 		if a.Bounded != b.Bounded {
@@ -697,6 +709,26 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 		}
 	}
 	return false, false
+}
+
+// costlierOp is as's first expensive operation that costs more under it
+// than under best (an operation both scatter does not tell them apart),
+// or nil.
+func costlierOp(as, best *Assessment) *OpCost {
+	for i := range as.Expensive {
+		op := &as.Expensive[i]
+		shared := false
+		for _, b := range best.Expensive {
+			if b.Name == op.Name && b.FanoutMean >= op.FanoutMean-0.05 {
+				shared = true
+				break
+			}
+		}
+		if !shared {
+			return op
+		}
+	}
+	return nil
 }
 
 func closeRel(a, b, tol float64) bool {
@@ -801,12 +833,16 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			break
 		}
 		reason := as.Verdict
+		_, decided := orderBanded(best, as, 0.02)
 		switch {
 		case !as.Viable:
+		case !decided && as.Viable:
+			reason = "equal on every measure here: either would do"
 		case as.Criteria.CrossShardTxn-best.Criteria.CrossShardTxn > 0.05:
 			reason = fmt.Sprintf("%s of transactions would cross shards", pct(as.Criteria.CrossShardTxn))
-		case len(as.Expensive) > 0:
-			reason = fmt.Sprintf("%s would ask %.1f shards per request", as.Expensive[0].Name, as.Expensive[0].FanoutMean)
+		case costlierOp(as, best) != nil:
+			op := costlierOp(as, best)
+			reason = fmt.Sprintf("%s would ask %.1f shards per request", op.Name, op.FanoutMean)
 		case as.Criteria.Local < best.Criteria.Local-0.005:
 			reason = fmt.Sprintf("%s of requests single-shard and local, against %s", pct(as.Criteria.Local), pct(best.Criteria.Local))
 		case best.Criteria.Boundary && !as.Criteria.Boundary:
@@ -815,6 +851,8 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			reason = fmt.Sprintf("%s of transactions cross shards, against %s", pct(as.Criteria.CrossShardTxn), pct(best.Criteria.CrossShardTxn))
 		case as.Criteria.AfterFixes > best.Criteria.AfterFixes*1.005:
 			reason = fmt.Sprintf("its busiest shard does %s/s after fixes, against %s/s", fmtF(as.Criteria.AfterFixes), fmtF(best.Criteria.AfterFixes))
+		case as.Criteria.LargestPartition > 0 && best.Criteria.LargestPartition > 0 && as.Criteria.LargestPartition > 2*best.Criteria.LargestPartition:
+			reason = fmt.Sprintf("its largest key value holds %s of its table, against %s", pct(as.Criteria.LargestPartition), pct(best.Criteria.LargestPartition))
 		case as.Score.LoadRatio > best.Score.LoadRatio*1.005:
 			reason = fmt.Sprintf("row load %.2fx the mean, against %.2fx", as.Score.LoadRatio, best.Score.LoadRatio)
 		}

@@ -204,3 +204,39 @@ func TestMongoExportFixture(t *testing.T) {
 		t.Errorf("advise hash(_id): documents per shard %v; want [7 8 2 7]", c.ShardLoad)
 	}
 }
+
+// TestMongoJumboTieBreak: a user holding 21% of the orders (622 of 3,000,
+// testdata/mongo/whale-orders.jsonl) under hash(user_id) is one chunk
+// MongoDB cannot split (a jumbo chunk, at most one shard's worth on 4
+// shards, so "bounded"); {user_id: 1, _id: "hashed"} serves the same
+// queries as well (reads by user_id on one shard, by _id alone on every
+// shard under both) with no value above a few documents. Equal on every
+// other criterion, the key whose largest value is the smaller must win,
+// and the summary must say that is why the other lost, not name a cost
+// both share (the scatter by _id).
+func TestMongoJumboTieBreak(t *testing.T) {
+	code, out, errs := runCmd(t, "", "advise", "--rows", "orders=testdata/mongo/whale-orders.jsonl", "--queries", "testdata/mongo/whale-queries.jsonl",
+		"--engine", "mongodb", "--shards", "4", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Recommended string   `json:"recommended"`
+		Summary     []string `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended != `{user_id: 1, _id: "hashed"}` {
+		t.Errorf("recommended %q, want the compound hashed key", r.Recommended)
+	}
+	said := false
+	for _, l := range r.Summary {
+		if strings.HasPrefix(l, "Not hash(user_id) (its largest key value holds 21% of its table") {
+			said = true
+		}
+	}
+	if !said {
+		t.Errorf("summary %q does not say hash(user_id) lost on its largest key value", r.Summary)
+	}
+}
