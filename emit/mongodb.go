@@ -35,8 +35,10 @@ func MongoDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "// shardkey design %q for workload %s on MongoDB, %d shards.\n", d.Text, w.Name, p.shards)
-	b.WriteString("// An empty collection sharded on a hashed key starts with one chunk per shard (MongoDB >= 7.2;\n")
-	b.WriteString("// older versions: pass { numInitialChunks: <shards> } as shardCollection's options).\n")
+	b.WriteString("// An empty collection sharded on a key whose first field is hashed starts with one chunk per shard\n")
+	b.WriteString("// (MongoDB >= 7.2; older versions: pass { numInitialChunks: <shards> } as shardCollection's options).\n")
+	b.WriteString("// One whose first field is ranged starts as one chunk on the primary shard, split and moved by the\n")
+	b.WriteString("// balancer as data arrives (initial_split_policy.cpp; presplitHashedZones with zones presplits it).\n")
 	fmt.Fprintf(&b, "sh.enableSharding(%s)\n", jsString(p.keyspace))
 	var zoneLines []string            // comments and sh.updateZoneKeyRange calls, after the zones exist
 	zones := map[shardkey.Value]int{} // isolated value -> zone index

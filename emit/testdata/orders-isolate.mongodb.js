@@ -1,6 +1,8 @@
 // shardkey design "isolate(hash(customer_id), top=3)" for workload orders on MongoDB, 64 shards.
-// An empty collection sharded on a hashed key starts with one chunk per shard (MongoDB >= 7.2;
-// older versions: pass { numInitialChunks: <shards> } as shardCollection's options).
+// An empty collection sharded on a key whose first field is hashed starts with one chunk per shard
+// (MongoDB >= 7.2; older versions: pass { numInitialChunks: <shards> } as shardCollection's options).
+// One whose first field is ranged starts as one chunk on the primary shard, split and moved by the
+// balancer as data arrives (initial_split_policy.cpp; presplitHashedZones with zones presplits it).
 sh.enableSharding("app")
 
 sh.shardCollection("app.orders", { customer_id: "hashed" })

@@ -1,6 +1,8 @@
 // shardkey design "orders:salt(hash(customer_id), 4, top=2); order_line:range(order_month)" for workload orders on MongoDB, 64 shards.
-// An empty collection sharded on a hashed key starts with one chunk per shard (MongoDB >= 7.2;
-// older versions: pass { numInitialChunks: <shards> } as shardCollection's options).
+// An empty collection sharded on a key whose first field is hashed starts with one chunk per shard
+// (MongoDB >= 7.2; older versions: pass { numInitialChunks: <shards> } as shardCollection's options).
+// One whose first field is ranged starts as one chunk on the primary shard, split and moved by the
+// balancer as data arrives (initial_split_policy.cpp; presplitHashedZones with zones presplits it).
 sh.enableSharding("app")
 
 // orders: salt: MongoDB has no salting; add a salt field (0..3) for the hot customer_id values (1, 2) as the key's second field and read those values from every salt.

@@ -1,6 +1,8 @@
 // shardkey design "warehouse:hash(w_id); district:hash(d_w_id); customer:isolate(hash(c_w_id), top=1); stock:hash(s_w_id); item:replicate" for workload tpcc on MongoDB, 8 shards.
-// An empty collection sharded on a hashed key starts with one chunk per shard (MongoDB >= 7.2;
-// older versions: pass { numInitialChunks: <shards> } as shardCollection's options).
+// An empty collection sharded on a key whose first field is hashed starts with one chunk per shard
+// (MongoDB >= 7.2; older versions: pass { numInitialChunks: <shards> } as shardCollection's options).
+// One whose first field is ranged starts as one chunk on the primary shard, split and moved by the
+// balancer as data arrives (initial_split_policy.cpp; presplitHashedZones with zones presplits it).
 sh.enableSharding("tpcc")
 
 sh.shardCollection("tpcc.warehouse", { w_id: "hashed" })
