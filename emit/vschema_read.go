@@ -1,7 +1,9 @@
 package emit
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -41,12 +43,12 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 		Keyspaces map[string]vsKeyspace `json:"keyspaces"`
 	}
 	if err := json.Unmarshal(data, &srv); err != nil {
-		return nil, fmt.Errorf("reading the VSchema: %w", err)
+		return nil, vschemaJSONError(data, err)
 	}
 	if len(srv.Keyspaces) == 0 {
 		var ks vsKeyspace
 		if err := json.Unmarshal(data, &ks); err != nil {
-			return nil, fmt.Errorf("reading the VSchema: %w", err)
+			return nil, vschemaJSONError(data, err)
 		}
 		srv.Keyspaces = map[string]vsKeyspace{"": ks}
 	}
@@ -105,8 +107,12 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 				cols = []string{cv.Column}
 			}
 			vx, ok := ks.Vindexes[cv.Name]
+			if !ok {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("table %s: primary vindex %q is not defined in the keyspace's \"vindexes\": left out", tn, cv.Name))
+				continue
+			}
 			eng := vitessEngines[vx.Type]
-			if !ok || eng == "" || len(cols) == 0 || slices.ContainsFunc(cols, func(c string) bool { return !plainName(c) }) {
+			if eng == "" || len(cols) == 0 || slices.ContainsFunc(cols, func(c string) bool { return !plainName(c) }) {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("table %s: primary vindex %s of type %q is not one shardkey places: left out", tn, cv.Name, vx.Type))
 				continue
 			}
@@ -124,6 +130,9 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 		}
 	}
 	if len(parts) == 0 {
+		if len(out.Warnings) > 0 {
+			return nil, fmt.Errorf("the VSchema has no sharded or reference table shardkey can place: %s", strings.Join(out.Warnings, "; "))
+		}
 		return nil, fmt.Errorf("the VSchema has no sharded or reference table")
 	}
 	out.Design = strings.Join(parts, "; ")
@@ -193,4 +202,38 @@ func plainName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// vschemaJSONError says where the VSchema's JSON is wrong, by line and
+// column, in the VSchema's own field names (not shardkey's Go types).
+func vschemaJSONError(data []byte, err error) error {
+	at := func(off int64) string {
+		off = min(max(off, 0), int64(len(data)))
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+		return fmt.Sprintf("line %d, column %d", line, col)
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("reading the VSchema: %s: %v", at(se.Offset), se)
+	case errors.As(err, &te):
+		return fmt.Errorf("reading the VSchema: %s: field %q is a JSON %s, want %s", at(te.Offset), te.Field, te.Value, vschemaKind(te.Type.Kind().String()))
+	}
+	return fmt.Errorf("reading the VSchema: %w", err)
+}
+
+func vschemaKind(k string) string {
+	switch k {
+	case "map", "struct":
+		return "an object"
+	case "slice":
+		return "an array"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	}
+	return k
 }
