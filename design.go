@@ -17,6 +17,7 @@ import (
 //	{a: 1, b: "hashed"}                  a MongoDB shard key pattern (see RangeExpr)
 //	range({a: 1, b: "hashed"}, bounds=[v, ...])  the same with given bounds
 //	salt(EXPR, K[, top=N])               the N (default 1) hottest values split over K buckets
+//	salt(EXPR, K, top=N, by=col)         the same, a row's bucket the hash of col (a hash suffix)
 //	isolate(EXPR[, top=N])               the N (default 1) hottest values on dedicated shards
 //	directory(col, FILE)                 explicit value->shard map, hash for the rest
 //	col                                  short for hash(col)
@@ -60,9 +61,20 @@ type RangeExpr struct {
 // SaltExpr splits each of the Top hottest key values of Inner over K salt
 // buckets: an insert goes to one bucket, a read of the value asks every
 // bucket (the read fan-out salting adds).
+//
+// By, when set, names the column whose hash picks a hot row's bucket (a
+// hash suffix on the hot key, the second level of a whale tenant's
+// compound key (workspace_id, page_id)): a statement that binds the key
+// and By goes to one bucket, one that binds the key alone asks all K, an
+// insert goes to its By value's bucket. This is the layout of a Vitess
+// multicol vindex (go/vt/vtgate/vindexes/multicol.go) over
+// (workspace_id, page_id) for the whale alone: the tenant's prefix maps
+// to K shards and the second column picks one of them. By is not a key
+// column: Columns does not list it.
 type SaltExpr struct {
 	Inner  Expr
 	K, Top int
+	By     string
 }
 
 // IsolateExpr gives each of the Top hottest key values of Inner a shard of
@@ -102,6 +114,9 @@ func (e *RangeExpr) String() string {
 	return s + ")"
 }
 func (e *SaltExpr) String() string {
+	if e.By != "" {
+		return fmt.Sprintf("salt(%s, %d, top=%d, by=%s)", e.Inner, e.K, e.Top, e.By)
+	}
 	return fmt.Sprintf("salt(%s, %d, top=%d)", e.Inner, e.K, e.Top)
 }
 func (e *IsolateExpr) String() string   { return fmt.Sprintf("isolate(%s, top=%d)", e.Inner, e.Top) }
@@ -464,6 +479,17 @@ func (p *parser) expr() Expr {
 		p.expect(',')
 		k := p.int()
 		top := p.opt("top", 1)
+		by := ""
+		if p.space(); p.err == nil && p.peek() == ',' {
+			p.pos++
+			if id := p.ident(); id != "by" || !p.expect('=') {
+				if p.err == nil {
+					p.fail("expected by=column")
+				}
+			} else if by = p.ident(); by == "" {
+				p.fail("salt by= needs a column")
+			}
+		}
 		p.expect(')')
 		if p.err == nil && (k < 1 || k > MaxShards) {
 			p.fail(fmt.Sprintf("salt buckets %d: must be in 1..%d", k, MaxShards))
@@ -471,7 +497,10 @@ func (p *parser) expr() Expr {
 		if p.err == nil && top < 1 {
 			p.fail(fmt.Sprintf("salt top=%d: must be at least 1", top))
 		}
-		return &SaltExpr{Inner: inner, K: k, Top: top}
+		if p.err == nil && by != "" && inner != nil && slices.Contains(inner.Columns(), by) {
+			p.fail(fmt.Sprintf("salt by=%s: a key column; by= names the next column after the key", by))
+		}
+		return &SaltExpr{Inner: inner, K: k, Top: top, By: by}
 	case "isolate":
 		inner := p.expr()
 		top := p.opt("top", 1)

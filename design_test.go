@@ -37,6 +37,8 @@ func TestParseDesign(t *testing.T) {
 	check("range(w, bounds=[10, 20, '30'])", "range(w, bounds=[10, 20, 30])", nil)
 	check("salt(hash(user_id), 4, top=1)", "salt(hash(user_id), 4, top=1)", nil)
 	check("salt(hash(user_id), 4)", "salt(hash(user_id), 4, top=1)", nil)
+	check("salt(hash(workspace_id), 9, top=2, by=page_id)", "salt(hash(workspace_id), 9, top=2, by=page_id)", nil)
+	check("salt( hash(workspace_id) , 9 , top=2 , by = page_id )", "salt(hash(workspace_id), 9, top=2, by=page_id)", nil)
 	check("isolate(hash(customer_id), top=3)", "isolate(hash(customer_id), top=3)", nil)
 	check("directory(user_id, dir.csv)", "directory(user_id, dir.csv)", nil)
 	check("warehouse:range(w_id); item:replicate", "", map[string]string{"warehouse": "range(w_id)", "item": "replicate"})
@@ -54,6 +56,10 @@ func TestParseDesignErrors(t *testing.T) {
 		{"md5(a)", `unknown function "md5"`},
 		{"salt(hash(a), 0, top=1)", "salt buckets 0"},
 		{"salt(hash(a), x)", "whole number"},
+		{"salt(hash(a), 4, top=1, by=a)", "by=a: a key column"},
+		{"salt(hash(a), 4, top=1, by=)", "by= needs a column"},
+		{"salt(hash(a), 4, top=1, on=b)", "expected by=column"},
+		{"salt(hash(a), 4, by=b)", "expected top=N"},
 		{"isolate(hash(a), top=0)", "top=0"},
 		{"a:hash(x); a:hash(y)", "two keys"},
 		{"hash(a); hash(b)", "at most one expression without a table"},
