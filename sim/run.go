@@ -231,6 +231,10 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 			}
 		}
 		if tk.saltedInt[v] {
+			if tk.saltBy >= 0 {
+				ids[i] = int32(r.byShard(tk, home, t.Columns[tk.saltBy].Value(i)))
+				continue
+			}
 			ids[i] = -1
 			share := wt / float64(tk.saltK)
 			for b := 0; b < tk.saltK; b++ {

@@ -81,6 +81,9 @@ type tableKey struct {
 	bounds [][]shardkey.Value
 	dir    map[shardkey.Value]int
 	saltK  int
+	// saltBy is the column index of salt's by= column (saltby.go), -1
+	// for none.
+	saltBy int
 	salted map[string]bool // hot key encodings that are salted
 	iso    map[string]int  // hot key encoding -> dedicated shard
 	// isoTop and saltTop are the expressions' top=N (shareHot).
@@ -186,7 +189,7 @@ func describeTables(w *shardkey.Workload) string {
 }
 
 func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*tableKey, error) {
-	tk := &tableKey{expr: e, eng: s.Engine, base: s.N}
+	tk := &tableKey{expr: e, eng: s.Engine, base: s.N, saltBy: -1}
 	for _, c := range e.Columns() {
 		i := t.ColumnIndex(c)
 		if i < 0 {
@@ -210,6 +213,14 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		}
 		tk.saltK = m.K
 		tk.saltTop = m.Top
+		if m.By != "" {
+			if tk.saltBy = t.ColumnIndex(m.By); tk.saltBy < 0 {
+				return nil, fmt.Errorf("salt by=%s: no column %q (columns: %s); give this table its own key", m.By, m.By, strings.Join(t.ColumnNames(), ", "))
+			}
+			if _, ok := inner.(*shardkey.HashExpr); !ok {
+				return nil, fmt.Errorf("salt by=%s: only over a hash key, not %s", m.By, inner)
+			}
+		}
 		tk.salted = map[string]bool{}
 		for _, k := range hottest(t, tk.cols, m.Top) {
 			tk.salted[k] = true
