@@ -23,7 +23,9 @@ func TestSaltBy(t *testing.T) {
 		page.Ints = append(page.Ints, int64(i))
 	}
 	tb.Columns = []*shardkey.Column{ws, page}
-	eq := func(col int, v int64) shardkey.Cond { return shardkey.Cond{Col: col, Op: shardkey.Eq, Val: shardkey.IntValue(v)} }
+	eq := func(col int, v int64) shardkey.Cond {
+		return shardkey.Cond{Col: col, Op: shardkey.Eq, Val: shardkey.IntValue(v)}
+	}
 	fresh := func(v int32) shardkey.Cond {
 		return shardkey.Cond{Col: 1, Op: shardkey.Eq, Fresh: shardkey.FreshUnique, FreshVar: v}
 	}
