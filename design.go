@@ -19,6 +19,8 @@ import (
 //	salt(EXPR, K[, top=N])               the N (default 1) hottest values split over K buckets
 //	salt(EXPR, K, top=N, by=col)         the same, a row's bucket the hash of col (a hash suffix)
 //	isolate(EXPR[, top=N])               the N (default 1) hottest values on dedicated shards
+//	isolate(EXPR, top=N, split=col, over=K)  each of them split over K dedicated shards by
+//	                                     the hash of col (a whale larger than a shard)
 //	directory(col, FILE)                 explicit value->shard map, hash for the rest
 //	col                                  short for hash(col)
 //
@@ -79,9 +81,23 @@ type SaltExpr struct {
 
 // IsolateExpr gives each of the Top hottest key values of Inner a shard of
 // its own, a directory override over Inner's function.
+//
+// Split, when set, gives each of them Over dedicated shards instead of
+// one, a row's shard among them picked by the hash of column Split: a
+// second distribution level for a whale tenant that alone exceeds one
+// shard, its compound key (tenant, Split). Citus isolates a tenant to a
+// shard of its own (isolate_tenant_to_new_shard) but cannot split one
+// tenant value further; Vitess can, by keying the tenant's tables with a
+// multicol vindex over (tenant_id, page_id) (go/vt/vtgate/vindexes/
+// multicol.go), whose tenant prefix covers a range of shards. A
+// statement that binds the tenant and Split goes to one of the Over
+// shards; one that binds the tenant alone asks all of them (the read
+// fan-out of tenant-wide reads); an insert goes to its Split value's.
 type IsolateExpr struct {
 	Inner Expr
 	Top   int
+	Split string
+	Over  int
 }
 
 // DirectoryExpr maps values of Col to shards with the map in File (CSV
@@ -119,7 +135,12 @@ func (e *SaltExpr) String() string {
 	}
 	return fmt.Sprintf("salt(%s, %d, top=%d)", e.Inner, e.K, e.Top)
 }
-func (e *IsolateExpr) String() string   { return fmt.Sprintf("isolate(%s, top=%d)", e.Inner, e.Top) }
+func (e *IsolateExpr) String() string {
+	if e.Split != "" {
+		return fmt.Sprintf("isolate(%s, top=%d, split=%s, over=%d)", e.Inner, e.Top, e.Split, e.Over)
+	}
+	return fmt.Sprintf("isolate(%s, top=%d)", e.Inner, e.Top)
+}
 func (e *DirectoryExpr) String() string { return fmt.Sprintf("directory(%s, %s)", e.Col, e.File) }
 func (e *ReplicateExpr) String() string { return "replicate" }
 
@@ -504,11 +525,32 @@ func (p *parser) expr() Expr {
 	case "isolate":
 		inner := p.expr()
 		top := p.opt("top", 1)
+		split, over := "", 0
+		if p.space(); p.err == nil && p.peek() == ',' {
+			p.pos++
+			if id := p.ident(); id != "split" || !p.expect('=') {
+				if p.err == nil {
+					p.fail("expected split=column")
+				}
+			} else if split = p.ident(); split == "" {
+				p.fail("isolate split= needs a column")
+			}
+			over = p.opt("over", 0)
+			if p.err == nil && over == 0 {
+				p.fail("isolate split= needs over=K, the shards to split each value over")
+			}
+		}
 		p.expect(')')
 		if p.err == nil && top < 1 {
 			p.fail(fmt.Sprintf("isolate top=%d: must be at least 1", top))
 		}
-		return &IsolateExpr{Inner: inner, Top: top}
+		if p.err == nil && split != "" && (over < 2 || over > MaxShards) {
+			p.fail(fmt.Sprintf("isolate over=%d: must be in 2..%d", over, MaxShards))
+		}
+		if p.err == nil && split != "" && inner != nil && slices.Contains(inner.Columns(), split) {
+			p.fail(fmt.Sprintf("isolate split=%s: a key column; split= names the next column after the key", split))
+		}
+		return &IsolateExpr{Inner: inner, Top: top, Split: split, Over: over}
 	case "directory":
 		col := p.ident()
 		if col == "" {

@@ -197,6 +197,9 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 		v := ints[i]
 		wt := t.Weight(i)
 		if sh, ok := tk.isoInt[v]; ok {
+			if tk.saltBy >= 0 && tk.saltedInt[v] { // isolate split=: its K shards
+				sh = r.byShard(tk, sh, t.Columns[tk.saltBy].Value(i))
+			}
 			ids[i] = int32(sh)
 			continue
 		}

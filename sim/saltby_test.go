@@ -43,6 +43,7 @@ func TestSaltBy(t *testing.T) {
 	onePage := []shardkey.Stmt{{Kind: shardkey.Insert, Conds: []shardkey.Cond{eq(0, 1), fresh(1)}}, {Kind: shardkey.Insert, Conds: []shardkey.Cond{eq(0, 1), fresh(1)}}}
 	twoPages := []shardkey.Stmt{{Kind: shardkey.Insert, Conds: []shardkey.Cond{eq(0, 1), fresh(1)}}, {Kind: shardkey.Insert, Conds: []shardkey.Cond{eq(0, 1), fresh(2)}}}
 	const by = "salt(hash(ws), 3, top=1, by=page)"
+	const split = "isolate(hash(ws), top=1, split=page, over=3)"
 	for _, c := range []struct {
 		key     string
 		conds   []shardkey.Cond
@@ -54,6 +55,8 @@ func TestSaltBy(t *testing.T) {
 		{by, []shardkey.Cond{eq(0, 1)}, twoPages, k, 1 - 1.0/k},
 		{by, []shardkey.Cond{eq(0, 1), {Col: 1, Op: shardkey.In, List: []shardkey.Value{shardkey.IntValue(7), shardkey.IntValue(7)}}}, onePage, 1, 0},
 		{"salt(hash(ws), 3, top=1)", []shardkey.Cond{eq(0, 1), eq(1, 7)}, onePage, k, 1 - 1.0/k},
+		{split, []shardkey.Cond{eq(0, 1), eq(1, 7)}, onePage, 1, 0},
+		{split, []shardkey.Cond{eq(0, 1)}, twoPages, k, 1 - 1.0/k},
 	} {
 		got := score(c.key, c.conds, c.txn)
 		if got.FanoutMean != c.fan || math.Abs(got.CrossShardTxnFraction-c.crossTx) > 1e-12 {
@@ -77,6 +80,18 @@ func TestSaltBy(t *testing.T) {
 	if len(used) != k || sum != 900 {
 		t.Errorf("rows on shards %v (%v rows); want %d shards holding 900", used, sum, k)
 	}
+	// isolate split: the same 3 buckets on the 3 dedicated shards, the
+	// last ones (5, 6, 7 of 8), the same pages in each.
+	iso := score(split, []shardkey.Cond{eq(0, 1)}, onePage)
+	for sh := range n {
+		want := 0.0
+		if sh >= n-k {
+			want = got.ShardLoad[used[0]+sh-(n-k)]
+		}
+		if iso.ShardLoad[sh] != want {
+			t.Errorf("%s: shard %d holds %v rows; want %v", split, sh, iso.ShardLoad[sh], want)
+		}
+	}
 }
 
 // TestSaltByErrors: by= names a column of the table and salts a hash key.
@@ -84,8 +99,11 @@ func TestSaltByErrors(t *testing.T) {
 	tb := &shardkey.Table{Name: "t", Rows: 2, Columns: []*shardkey.Column{{Name: "ws", Type: shardkey.Int64, Ints: []int64{1, 2}}, {Name: "page", Type: shardkey.Int64, Ints: []int64{1, 2}}}}
 	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Shards: 4}
 	for key, want := range map[string]string{
-		"salt(hash(ws), 2, top=1, by=pg)":    `salt by=pg: no column "pg"`,
-		"salt(range(ws), 2, top=1, by=page)": `salt by=page: only over a hash key`,
+		"salt(hash(ws), 2, top=1, by=pg)":               `salt by=pg: no column "pg"`,
+		"salt(range(ws), 2, top=1, by=page)":            `salt by=page: only over a hash key`,
+		"isolate(hash(ws), top=1, split=pg, over=2)":    `isolate split=pg: no column "pg"`,
+		"isolate(hash(ws), top=2, split=page, over=2)":  `needs more than 4 shards, have 4`,
+		"isolate(range(ws), top=1, split=page, over=2)": `split=page: only over a hash key`,
 	} {
 		if _, err := Score(w, key, Options{Shards: 4}); err == nil || !contains(err.Error(), want) {
 			t.Errorf("Score(%s) = %v; want an error containing %q", key, err, want)

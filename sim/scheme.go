@@ -88,6 +88,9 @@ type tableKey struct {
 	iso    map[string]int  // hot key encoding -> dedicated shard
 	// isoTop and saltTop are the expressions' top=N (shareHot).
 	isoTop, saltTop int
+	// isoStride is isolate split='s over=K: the i-th isolated value's
+	// shards are base+i*K .. base+i*K+K-1; 0 for a plain isolate.
+	isoStride int
 	// isoKeys are the isolated key tuples with their shards, for range
 	// keys: a span of the range that holds one also asks its shard.
 	isoKeys []isoKey
@@ -230,14 +233,32 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		if m.Top > maxHot {
 			return nil, fmt.Errorf("isolate top=%d: at most %d", m.Top, maxHot)
 		}
-		if m.Top >= s.N {
+		if m.Split != "" {
+			// Each value over its own m.Over dedicated shards, the salt
+			// machinery with by= (saltby.go) placing rows among them.
+			if m.Top*m.Over >= s.N {
+				return nil, fmt.Errorf("isolating %d values over %d shards each needs more than %d shards, have %d", m.Top, m.Over, m.Top*m.Over, s.N)
+			}
+			if tk.saltBy = t.ColumnIndex(m.Split); tk.saltBy < 0 {
+				return nil, fmt.Errorf("isolate split=%s: no column %q (columns: %s); give this table its own key", m.Split, m.Split, strings.Join(t.ColumnNames(), ", "))
+			}
+			if _, ok := inner.(*shardkey.HashExpr); !ok {
+				return nil, fmt.Errorf("isolate split=%s: only over a hash key, not %s", m.Split, inner)
+			}
+			tk.isoStride = m.Over
+			tk.saltK, tk.saltTop = m.Over, m.Top
+			tk.salted = map[string]bool{}
+		} else if m.Top >= s.N {
 			return nil, fmt.Errorf("isolating %d values needs more than %d shards", m.Top, s.N)
 		}
-		tk.base = s.N - m.Top
+		tk.base = s.N - m.Top*max(tk.isoStride, 1)
 		tk.isoTop = m.Top
 		tk.iso = map[string]int{}
 		for i, k := range hottest(t, tk.cols, m.Top) {
-			tk.iso[k] = tk.base + i
+			tk.iso[k] = tk.base + i*max(tk.isoStride, 1)
+			if tk.salted != nil {
+				tk.salted[k] = true
+			}
 		}
 	}
 	if m, ok := inner.(*shardkey.SaltExpr); ok {
@@ -565,7 +586,7 @@ func (s *Scheme) shareHot() {
 				top := tk.isoTop
 				tk.iso = map[string]int{}
 				for i := 0; i < top && i < len(list); i++ {
-					tk.iso[list[i].k] = tk.base + i
+					tk.iso[list[i].k] = tk.base + i*max(tk.isoStride, 1)
 				}
 				if tk.kind == kRange {
 					tk.isoKeys = isoTuples(t, tk.cols, tk.iso)
