@@ -80,6 +80,20 @@ func TestSaltBy(t *testing.T) {
 	if len(used) != k || sum != 900 {
 		t.Errorf("rows on shards %v (%v rows); want %d shards holding 900", used, sum, k)
 	}
+	// explain names the split column for the hot value, nothing for a cold one.
+	d, _ := shardkey.ParseDesign(split)
+	sc, err := Compile(&shardkey.Workload{Tables: []*shardkey.Table{tb}, Shards: n}, d, Options{Shards: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot, err := sc.Explain(0, shardkey.Read, []shardkey.Cond{eq(0, 1), eq(1, 7)})
+	if err != nil || len(hot.Shards) != 1 || hot.Shards[0] < n-k || !contains(hot.Reason, "a split hot value: page picks 1 of its 3 shards") {
+		t.Errorf("explain (ws, page) of the whale: %+v, %v; want one of shards 5..7, said", hot, err)
+	}
+	cold, err := sc.Explain(0, shardkey.Read, []shardkey.Cond{eq(0, 2), eq(1, 7)})
+	if err != nil || len(cold.Shards) != 1 || cold.Shards[0] >= n-k || contains(cold.Reason, "split hot value") {
+		t.Errorf("explain (ws, page) of a cold value: %+v, %v; want one of shards 0..4, no word of splitting", cold, err)
+	}
 	// isolate split: the same 3 buckets on the 3 dedicated shards, the
 	// last ones (5, 6, 7 of 8), the same pages in each.
 	iso := score(split, []shardkey.Cond{eq(0, 1)}, onePage)
