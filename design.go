@@ -17,7 +17,10 @@ import (
 //	{a: 1, b: "hashed"}                  a MongoDB shard key pattern (see RangeExpr)
 //	range({a: 1, b: "hashed"}, bounds=[v, ...])  the same with given bounds
 //	salt(EXPR, K[, top=N])               the N (default 1) hottest values split over K buckets
+//	salt(EXPR, K, top=N, by=col)         the same, a row's bucket the hash of col (a hash suffix)
 //	isolate(EXPR[, top=N])               the N (default 1) hottest values on dedicated shards
+//	isolate(EXPR, top=N, split=col, over=K)  each of them split over K dedicated shards by
+//	                                     the hash of col (a whale larger than a shard)
 //	directory(col, FILE)                 explicit value->shard map, hash for the rest
 //	col                                  short for hash(col)
 //
@@ -60,16 +63,41 @@ type RangeExpr struct {
 // SaltExpr splits each of the Top hottest key values of Inner over K salt
 // buckets: an insert goes to one bucket, a read of the value asks every
 // bucket (the read fan-out salting adds).
+//
+// By, when set, names the column whose hash picks a hot row's bucket (a
+// hash suffix on the hot key, the second level of a whale tenant's
+// compound key (workspace_id, page_id)): a statement that binds the key
+// and By goes to one bucket, one that binds the key alone asks all K, an
+// insert goes to its By value's bucket. This is the layout of a Vitess
+// multicol vindex (go/vt/vtgate/vindexes/multicol.go) over
+// (workspace_id, page_id) for the whale alone: the tenant's prefix maps
+// to K shards and the second column picks one of them. By is not a key
+// column: Columns does not list it.
 type SaltExpr struct {
 	Inner  Expr
 	K, Top int
+	By     string
 }
 
 // IsolateExpr gives each of the Top hottest key values of Inner a shard of
 // its own, a directory override over Inner's function.
+//
+// Split, when set, gives each of them Over dedicated shards instead of
+// one, a row's shard among them picked by the hash of column Split: a
+// second distribution level for a whale tenant that alone exceeds one
+// shard, its compound key (tenant, Split). Citus isolates a tenant to a
+// shard of its own (isolate_tenant_to_new_shard) but cannot split one
+// tenant value further; Vitess can, by keying the tenant's tables with a
+// multicol vindex over (tenant_id, page_id) (go/vt/vtgate/vindexes/
+// multicol.go), whose tenant prefix covers a range of shards. A
+// statement that binds the tenant and Split goes to one of the Over
+// shards; one that binds the tenant alone asks all of them (the read
+// fan-out of tenant-wide reads); an insert goes to its Split value's.
 type IsolateExpr struct {
 	Inner Expr
 	Top   int
+	Split string
+	Over  int
 }
 
 // DirectoryExpr maps values of Col to shards with the map in File (CSV
@@ -102,9 +130,17 @@ func (e *RangeExpr) String() string {
 	return s + ")"
 }
 func (e *SaltExpr) String() string {
+	if e.By != "" {
+		return fmt.Sprintf("salt(%s, %d, top=%d, by=%s)", e.Inner, e.K, e.Top, e.By)
+	}
 	return fmt.Sprintf("salt(%s, %d, top=%d)", e.Inner, e.K, e.Top)
 }
-func (e *IsolateExpr) String() string   { return fmt.Sprintf("isolate(%s, top=%d)", e.Inner, e.Top) }
+func (e *IsolateExpr) String() string {
+	if e.Split != "" {
+		return fmt.Sprintf("isolate(%s, top=%d, split=%s, over=%d)", e.Inner, e.Top, e.Split, e.Over)
+	}
+	return fmt.Sprintf("isolate(%s, top=%d)", e.Inner, e.Top)
+}
 func (e *DirectoryExpr) String() string { return fmt.Sprintf("directory(%s, %s)", e.Col, e.File) }
 func (e *ReplicateExpr) String() string { return "replicate" }
 
@@ -464,6 +500,17 @@ func (p *parser) expr() Expr {
 		p.expect(',')
 		k := p.int()
 		top := p.opt("top", 1)
+		by := ""
+		if p.space(); p.err == nil && p.peek() == ',' {
+			p.pos++
+			if id := p.ident(); id != "by" || !p.expect('=') {
+				if p.err == nil {
+					p.fail("expected by=column")
+				}
+			} else if by = p.ident(); by == "" {
+				p.fail("salt by= needs a column")
+			}
+		}
 		p.expect(')')
 		if p.err == nil && (k < 1 || k > MaxShards) {
 			p.fail(fmt.Sprintf("salt buckets %d: must be in 1..%d", k, MaxShards))
@@ -471,15 +518,39 @@ func (p *parser) expr() Expr {
 		if p.err == nil && top < 1 {
 			p.fail(fmt.Sprintf("salt top=%d: must be at least 1", top))
 		}
-		return &SaltExpr{Inner: inner, K: k, Top: top}
+		if p.err == nil && by != "" && inner != nil && slices.Contains(inner.Columns(), by) {
+			p.fail(fmt.Sprintf("salt by=%s: a key column; by= names the next column after the key", by))
+		}
+		return &SaltExpr{Inner: inner, K: k, Top: top, By: by}
 	case "isolate":
 		inner := p.expr()
 		top := p.opt("top", 1)
+		split, over := "", 0
+		if p.space(); p.err == nil && p.peek() == ',' {
+			p.pos++
+			if id := p.ident(); id != "split" || !p.expect('=') {
+				if p.err == nil {
+					p.fail("expected split=column")
+				}
+			} else if split = p.ident(); split == "" {
+				p.fail("isolate split= needs a column")
+			}
+			over = p.opt("over", 0)
+			if p.err == nil && over == 0 {
+				p.fail("isolate split= needs over=K, the shards to split each value over")
+			}
+		}
 		p.expect(')')
 		if p.err == nil && top < 1 {
 			p.fail(fmt.Sprintf("isolate top=%d: must be at least 1", top))
 		}
-		return &IsolateExpr{Inner: inner, Top: top}
+		if p.err == nil && split != "" && (over < 2 || over > MaxShards) {
+			p.fail(fmt.Sprintf("isolate over=%d: must be in 2..%d", over, MaxShards))
+		}
+		if p.err == nil && split != "" && inner != nil && slices.Contains(inner.Columns(), split) {
+			p.fail(fmt.Sprintf("isolate split=%s: a key column; split= names the next column after the key", split))
+		}
+		return &IsolateExpr{Inner: inner, Top: top, Split: split, Over: over}
 	case "directory":
 		col := p.ident()
 		if col == "" {

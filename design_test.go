@@ -37,7 +37,10 @@ func TestParseDesign(t *testing.T) {
 	check("range(w, bounds=[10, 20, '30'])", "range(w, bounds=[10, 20, 30])", nil)
 	check("salt(hash(user_id), 4, top=1)", "salt(hash(user_id), 4, top=1)", nil)
 	check("salt(hash(user_id), 4)", "salt(hash(user_id), 4, top=1)", nil)
+	check("salt(hash(workspace_id), 9, top=2, by=page_id)", "salt(hash(workspace_id), 9, top=2, by=page_id)", nil)
+	check("salt( hash(workspace_id) , 9 , top=2 , by = page_id )", "salt(hash(workspace_id), 9, top=2, by=page_id)", nil)
 	check("isolate(hash(customer_id), top=3)", "isolate(hash(customer_id), top=3)", nil)
+	check("isolate(hash(workspace_id), top=1, split=page_id, over=11)", "isolate(hash(workspace_id), top=1, split=page_id, over=11)", nil)
 	check("directory(user_id, dir.csv)", "directory(user_id, dir.csv)", nil)
 	check("warehouse:range(w_id); item:replicate", "", map[string]string{"warehouse": "range(w_id)", "item": "replicate"})
 	check("hash(customer_id); item:replicate", "hash(customer_id)", map[string]string{"item": "replicate"})
@@ -54,7 +57,15 @@ func TestParseDesignErrors(t *testing.T) {
 		{"md5(a)", `unknown function "md5"`},
 		{"salt(hash(a), 0, top=1)", "salt buckets 0"},
 		{"salt(hash(a), x)", "whole number"},
+		{"salt(hash(a), 4, top=1, by=a)", "by=a: a key column"},
+		{"salt(hash(a), 4, top=1, by=)", "by= needs a column"},
+		{"salt(hash(a), 4, top=1, on=b)", "expected by=column"},
+		{"salt(hash(a), 4, by=b)", "expected top=N"},
 		{"isolate(hash(a), top=0)", "top=0"},
+		{"isolate(hash(a), top=1, split=b)", "needs over=K"},
+		{"isolate(hash(a), top=1, split=b, over=1)", "over=1: must be in 2.."},
+		{"isolate(hash(a), top=1, split=a, over=4)", "split=a: a key column"},
+		{"isolate(hash(a), top=1, over=4)", "expected split=column"},
 		{"a:hash(x); a:hash(y)", "two keys"},
 		{"hash(a); hash(b)", "at most one expression without a table"},
 		{"replicate", ""}, // a bare column called replicate is hash(replicate)

@@ -200,7 +200,7 @@ type OpCost struct {
 // Fix is one remedy, with numbers before and after where it was
 // re-simulated.
 type Fix struct {
-	Kind   string `json:"kind"`   // isolate, salt, cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, flag
+	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, flag
 	Target string `json:"target"` // the operation or key value it treats
 	Text   string `json:"text"`
 	Key    string `json:"key,omitempty"` // the re-simulated key

@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -53,6 +54,11 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 		case "isolate":
 			key = f.Key
 			applied = append(applied, "isolate "+f.Target)
+		case "split":
+			// The split replaces the isolation (proposed after it).
+			key = f.Key
+			applied = slices.DeleteFunc(applied, func(s string) bool { return strings.HasPrefix(s, "isolate ") })
+			applied = append(applied, fmt.Sprintf("split %s (%s)", f.Target, f.Key))
 		}
 	}
 	for _, f := range as.Fixes {

@@ -105,6 +105,9 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		} else {
 			rt.Reason = fmt.Sprintf("%s binds every column of the key %s: single-shard, shard %d", bound, key, tc.one)
 		}
+		if tk.saltBy >= 0 && findCond(conds, tk.saltBy) != nil && splitHot(tk, conds) {
+			rt.Reason += fmt.Sprintf(" (a split hot value: %s picks 1 of its %d shards)", t.Columns[tk.saltBy].Name, tk.saltK)
+		}
 	case tSet:
 		rt.Shards = append(rt.Shards, tc.set...)
 		if len(tc.set) == 0 {
@@ -206,6 +209,20 @@ func runTimeSource(cols []int, conds []shardkey.Cond, plural bool) string {
 // keyValues returns the distinct key tuples conds bind the key columns
 // cols to, as text (the cross product of each column's values, at most
 // maxCombos of them), or nil when some column is not bound by = or IN.
+// splitHot reports whether conds bind tk's key by equality to one of its
+// salted (split) hot values.
+func splitHot(tk *tableKey, conds []shardkey.Cond) bool {
+	key := make([]shardkey.Value, 0, len(tk.cols))
+	for _, c := range tk.cols {
+		cd := findCond(conds, c)
+		if cd == nil || cd.Op != shardkey.Eq || cd.Fresh != shardkey.NotFresh {
+			return false
+		}
+		key = append(key, cd.Val)
+	}
+	return tk.salted[string(keyString(nil, key))]
+}
+
 func keyValues(cols []int, conds []shardkey.Cond) map[string]bool {
 	keys := []string{""}
 	for _, c := range cols {

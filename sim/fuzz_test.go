@@ -75,7 +75,8 @@ func FuzzCompileKey(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, k := range []string{"hash(id)", "hash(region, id)", "range(at)", "posts:hash(tag); users:hash(id)", "salt(hash(id), 4, top=1)",
-		"isolate(hash(region), top=2)", "range(id, 50, 100)", "users:replicate; hash(id)", "hash(nosuch)"} {
+		"isolate(hash(region), top=2)", "range(id, 50, 100)", "users:replicate; hash(id)", "hash(nosuch)",
+		"salt(hash(region), 2, top=1, by=id)", "isolate(hash(region), top=1, split=id, over=2)", "salt(hash(id), 2, top=1, by=tag)"} {
 		f.Add(k, uint8(4))
 	}
 	f.Fuzz(func(t *testing.T, key string, shards uint8) {

@@ -83,6 +83,8 @@ type router struct {
 	idx   []int
 	combo []shardkey.Value
 	fkey  []byte
+	bbuf  []byte            // byBucket's scratch
+	bone  [1]shardkey.Value // byVals' scratch
 	// unbound counts the transactions' inserts that gave no key value
 	// (see touch.unbound), until the caller takes it.
 	unbound int64
@@ -183,6 +185,9 @@ func (r *router) row(tk *tableKey, t *shardkey.Table, i int) (touch, error) {
 		return touch{}, err
 	}
 	if r.isSalted(tk, r.key) {
+		if tk.saltBy >= 0 {
+			return touch{kind: tOne, one: r.byShard(tk, h, t.Columns[tk.saltBy].Value(i))}, nil
+		}
 		return touch{kind: tUniformOf, set: r.buckets(tk, h)}, nil
 	}
 	return touch{kind: tOne, one: h}, nil
@@ -310,6 +315,7 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 	}
 	key := r.combo[:len(tk.cols)]
 	salted := false
+	byFresh := ""
 	for {
 		for j := range tk.cols {
 			key[j] = vals[j][idx[j]]
@@ -336,12 +342,25 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 			return touch{}, err
 		}
 		if r.isSalted(tk, key) {
-			salted = true
-			for b := 0; b < tk.saltK; b++ {
-				sh := (h + b) % r.s.N
-				if !r.mark[sh] {
-					r.mark[sh] = true
-					r.tmp = append(r.tmp, sh)
+			if by, ok := r.byVals(tk, conds); ok {
+				// salt by=: the bound by values' buckets only.
+				for _, v := range by {
+					if sh := r.byShard(tk, h, v); !r.mark[sh] {
+						r.mark[sh] = true
+						r.tmp = append(r.tmp, sh)
+					}
+				}
+			} else {
+				salted = true
+				if tk.saltBy >= 0 && kind == shardkey.Insert {
+					byFresh = r.byFreshKey(tk, h, conds)
+				}
+				for b := 0; b < tk.saltK; b++ {
+					sh := (h + b) % r.s.N
+					if !r.mark[sh] {
+						r.mark[sh] = true
+						r.tmp = append(r.tmp, sh)
+					}
 				}
 			}
 		} else if !r.mark[h] {
@@ -360,8 +379,10 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 		return touch{kind: tOne, one: r.set[0]}, nil
 	}
 	if salted && kind == shardkey.Insert && combos == 1 {
-		// A new row of a salted value goes to one of its buckets.
-		return touch{kind: tUniformOf, set: r.set}, nil
+		// A new row of a salted value goes to one of its buckets (under
+		// salt by=, a new by value's: the same bucket for every row of
+		// the transaction that carries it).
+		return touch{kind: tUniformOf, set: r.set, varKey: byFresh}, nil
 	}
 	sort.Ints(r.set)
 	return touch{kind: tSet, set: r.set, salted: salted}, nil

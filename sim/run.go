@@ -197,6 +197,9 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 		v := ints[i]
 		wt := t.Weight(i)
 		if sh, ok := tk.isoInt[v]; ok {
+			if tk.saltBy >= 0 && tk.saltedInt[v] { // isolate split=: its K shards
+				sh = r.byShard(tk, sh, t.Columns[tk.saltBy].Value(i))
+			}
 			ids[i] = int32(sh)
 			continue
 		}
@@ -231,6 +234,10 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 			}
 		}
 		if tk.saltedInt[v] {
+			if tk.saltBy >= 0 {
+				ids[i] = int32(r.byShard(tk, home, t.Columns[tk.saltBy].Value(i)))
+				continue
+			}
 			ids[i] = -1
 			share := wt / float64(tk.saltK)
 			for b := 0; b < tk.saltK; b++ {

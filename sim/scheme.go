@@ -81,10 +81,16 @@ type tableKey struct {
 	bounds [][]shardkey.Value
 	dir    map[shardkey.Value]int
 	saltK  int
+	// saltBy is the column index of salt's by= column (saltby.go), -1
+	// for none.
+	saltBy int
 	salted map[string]bool // hot key encodings that are salted
 	iso    map[string]int  // hot key encoding -> dedicated shard
 	// isoTop and saltTop are the expressions' top=N (shareHot).
 	isoTop, saltTop int
+	// isoStride is isolate split='s over=K: the i-th isolated value's
+	// shards are base+i*K .. base+i*K+K-1; 0 for a plain isolate.
+	isoStride int
 	// isoKeys are the isolated key tuples with their shards, for range
 	// keys: a span of the range that holds one also asks its shard.
 	isoKeys []isoKey
@@ -186,7 +192,7 @@ func describeTables(w *shardkey.Workload) string {
 }
 
 func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*tableKey, error) {
-	tk := &tableKey{expr: e, eng: s.Engine, base: s.N}
+	tk := &tableKey{expr: e, eng: s.Engine, base: s.N, saltBy: -1}
 	for _, c := range e.Columns() {
 		i := t.ColumnIndex(c)
 		if i < 0 {
@@ -210,6 +216,14 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		}
 		tk.saltK = m.K
 		tk.saltTop = m.Top
+		if m.By != "" {
+			if tk.saltBy = t.ColumnIndex(m.By); tk.saltBy < 0 {
+				return nil, fmt.Errorf("salt by=%s: no column %q (columns: %s); give this table its own key", m.By, m.By, strings.Join(t.ColumnNames(), ", "))
+			}
+			if _, ok := inner.(*shardkey.HashExpr); !ok {
+				return nil, fmt.Errorf("salt by=%s: only over a hash key, not %s", m.By, inner)
+			}
+		}
 		tk.salted = map[string]bool{}
 		for _, k := range hottest(t, tk.cols, m.Top) {
 			tk.salted[k] = true
@@ -219,14 +233,32 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		if m.Top > maxHot {
 			return nil, fmt.Errorf("isolate top=%d: at most %d", m.Top, maxHot)
 		}
-		if m.Top >= s.N {
+		if m.Split != "" {
+			// Each value over its own m.Over dedicated shards, the salt
+			// machinery with by= (saltby.go) placing rows among them.
+			if m.Top*m.Over >= s.N {
+				return nil, fmt.Errorf("isolating %d values over %d shards each needs more than %d shards, have %d", m.Top, m.Over, m.Top*m.Over, s.N)
+			}
+			if tk.saltBy = t.ColumnIndex(m.Split); tk.saltBy < 0 {
+				return nil, fmt.Errorf("isolate split=%s: no column %q (columns: %s); give this table its own key", m.Split, m.Split, strings.Join(t.ColumnNames(), ", "))
+			}
+			if _, ok := inner.(*shardkey.HashExpr); !ok {
+				return nil, fmt.Errorf("isolate split=%s: only over a hash key, not %s", m.Split, inner)
+			}
+			tk.isoStride = m.Over
+			tk.saltK, tk.saltTop = m.Over, m.Top
+			tk.salted = map[string]bool{}
+		} else if m.Top >= s.N {
 			return nil, fmt.Errorf("isolating %d values needs more than %d shards", m.Top, s.N)
 		}
-		tk.base = s.N - m.Top
+		tk.base = s.N - m.Top*max(tk.isoStride, 1)
 		tk.isoTop = m.Top
 		tk.iso = map[string]int{}
 		for i, k := range hottest(t, tk.cols, m.Top) {
-			tk.iso[k] = tk.base + i
+			tk.iso[k] = tk.base + i*max(tk.isoStride, 1)
+			if tk.salted != nil {
+				tk.salted[k] = true
+			}
 		}
 	}
 	if m, ok := inner.(*shardkey.SaltExpr); ok {
@@ -554,7 +586,7 @@ func (s *Scheme) shareHot() {
 				top := tk.isoTop
 				tk.iso = map[string]int{}
 				for i := 0; i < top && i < len(list); i++ {
-					tk.iso[list[i].k] = tk.base + i
+					tk.iso[list[i].k] = tk.base + i*max(tk.isoStride, 1)
 				}
 				if tk.kind == kRange {
 					tk.isoKeys = isoTuples(t, tk.cols, tk.iso)

@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"math"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+// TestSaltBy: salt(hash(ws), 3, top=1, by=page) puts the whale tenant's
+// rows in 3 buckets by the hash of page: a read of (ws, page) asks one
+// shard, a read of ws alone asks the 3, a page's inserts in one
+// transaction (the same new page) land together, two new pages together
+// with probability 1/3. Plain salt spreads the same reads over 3 and
+// splits the page's inserts 2 times in 3.
+func TestSaltBy(t *testing.T) {
+	const k, n = 3, 8
+	tb := &shardkey.Table{Name: "pages", Rows: 900}
+	ws := &shardkey.Column{Name: "ws", Type: shardkey.Int64}
+	page := &shardkey.Column{Name: "page", Type: shardkey.Int64}
+	for i := 0; i < tb.Rows; i++ {
+		ws.Ints = append(ws.Ints, 1) // one tenant: the whale
+		page.Ints = append(page.Ints, int64(i))
+	}
+	tb.Columns = []*shardkey.Column{ws, page}
+	eq := func(col int, v int64) shardkey.Cond {
+		return shardkey.Cond{Col: col, Op: shardkey.Eq, Val: shardkey.IntValue(v)}
+	}
+	fresh := func(v int32) shardkey.Cond {
+		return shardkey.Cond{Col: 1, Op: shardkey.Eq, Fresh: shardkey.FreshUnique, FreshVar: v}
+	}
+	score := func(key string, conds []shardkey.Cond, txn []shardkey.Stmt) *Candidate {
+		t.Helper()
+		op := &shardkey.Operation{Name: "read", Kind: shardkey.Read, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: conds}}}
+		w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{op}, Shards: n,
+			Txns: []shardkey.Txn{{Weight: 1, Stmts: txn}}}
+		c, err := Score(w, key, Options{Shards: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	onePage := []shardkey.Stmt{{Kind: shardkey.Insert, Conds: []shardkey.Cond{eq(0, 1), fresh(1)}}, {Kind: shardkey.Insert, Conds: []shardkey.Cond{eq(0, 1), fresh(1)}}}
+	twoPages := []shardkey.Stmt{{Kind: shardkey.Insert, Conds: []shardkey.Cond{eq(0, 1), fresh(1)}}, {Kind: shardkey.Insert, Conds: []shardkey.Cond{eq(0, 1), fresh(2)}}}
+	const by = "salt(hash(ws), 3, top=1, by=page)"
+	const split = "isolate(hash(ws), top=1, split=page, over=3)"
+	for _, c := range []struct {
+		key     string
+		conds   []shardkey.Cond
+		txn     []shardkey.Stmt
+		fan     float64
+		crossTx float64
+	}{
+		{by, []shardkey.Cond{eq(0, 1), eq(1, 7)}, onePage, 1, 0},
+		{by, []shardkey.Cond{eq(0, 1)}, twoPages, k, 1 - 1.0/k},
+		{by, []shardkey.Cond{eq(0, 1), {Col: 1, Op: shardkey.In, List: []shardkey.Value{shardkey.IntValue(7), shardkey.IntValue(7)}}}, onePage, 1, 0},
+		{"salt(hash(ws), 3, top=1)", []shardkey.Cond{eq(0, 1), eq(1, 7)}, onePage, k, 1 - 1.0/k},
+		{split, []shardkey.Cond{eq(0, 1), eq(1, 7)}, onePage, 1, 0},
+		{split, []shardkey.Cond{eq(0, 1)}, twoPages, k, 1 - 1.0/k},
+	} {
+		got := score(c.key, c.conds, c.txn)
+		if got.FanoutMean != c.fan || math.Abs(got.CrossShardTxnFraction-c.crossTx) > 1e-12 {
+			t.Errorf("%s, read %v: fan-out %v, cross-shard %v; want %v and %v", c.key, c.conds, got.FanoutMean, got.CrossShardTxnFraction, c.fan, c.crossTx)
+		}
+	}
+	// The rows: 900 pages on 3 consecutive shards, each bucket near 300
+	// (binomial(900, 1/3): sd 14; 250..350 is 3.5 sd), nothing elsewhere.
+	got := score(by, []shardkey.Cond{eq(0, 1)}, onePage)
+	var used []int
+	sum := 0.0
+	for sh, l := range got.ShardLoad {
+		if l > 0 {
+			used = append(used, sh)
+			sum += l
+			if l < 250 || l > 350 {
+				t.Errorf("shard %d holds %v rows; want 250..350 of 900 over 3 buckets", sh, l)
+			}
+		}
+	}
+	if len(used) != k || sum != 900 {
+		t.Errorf("rows on shards %v (%v rows); want %d shards holding 900", used, sum, k)
+	}
+	// explain names the split column for the hot value, nothing for a cold one.
+	d, _ := shardkey.ParseDesign(split)
+	sc, err := Compile(&shardkey.Workload{Tables: []*shardkey.Table{tb}, Shards: n}, d, Options{Shards: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot, err := sc.Explain(0, shardkey.Read, []shardkey.Cond{eq(0, 1), eq(1, 7)})
+	if err != nil || len(hot.Shards) != 1 || hot.Shards[0] < n-k || !contains(hot.Reason, "a split hot value: page picks 1 of its 3 shards") {
+		t.Errorf("explain (ws, page) of the whale: %+v, %v; want one of shards 5..7, said", hot, err)
+	}
+	cold, err := sc.Explain(0, shardkey.Read, []shardkey.Cond{eq(0, 2), eq(1, 7)})
+	if err != nil || len(cold.Shards) != 1 || cold.Shards[0] >= n-k || contains(cold.Reason, "split hot value") {
+		t.Errorf("explain (ws, page) of a cold value: %+v, %v; want one of shards 0..4, no word of splitting", cold, err)
+	}
+	// isolate split: the same 3 buckets on the 3 dedicated shards, the
+	// last ones (5, 6, 7 of 8), the same pages in each.
+	iso := score(split, []shardkey.Cond{eq(0, 1)}, onePage)
+	for sh := range n {
+		want := 0.0
+		if sh >= n-k {
+			want = got.ShardLoad[used[0]+sh-(n-k)]
+		}
+		if iso.ShardLoad[sh] != want {
+			t.Errorf("%s: shard %d holds %v rows; want %v", split, sh, iso.ShardLoad[sh], want)
+		}
+	}
+}
+
+// TestSaltByErrors: by= names a column of the table and salts a hash key.
+func TestSaltByErrors(t *testing.T) {
+	tb := &shardkey.Table{Name: "t", Rows: 2, Columns: []*shardkey.Column{{Name: "ws", Type: shardkey.Int64, Ints: []int64{1, 2}}, {Name: "page", Type: shardkey.Int64, Ints: []int64{1, 2}}}}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Shards: 4}
+	for key, want := range map[string]string{
+		"salt(hash(ws), 2, top=1, by=pg)":               `salt by=pg: no column "pg"`,
+		"salt(range(ws), 2, top=1, by=page)":            `salt by=page: only over a hash key`,
+		"isolate(hash(ws), top=1, split=pg, over=2)":    `isolate split=pg: no column "pg"`,
+		"isolate(hash(ws), top=2, split=page, over=2)":  `needs more than 4 shards, have 4`,
+		"isolate(range(ws), top=1, split=page, over=2)": `split=page: only over a hash key`,
+	} {
+		if _, err := Score(w, key, Options{Shards: 4}); err == nil || !contains(err.Error(), want) {
+			t.Errorf("Score(%s) = %v; want an error containing %q", key, err, want)
+		}
+	}
+}
