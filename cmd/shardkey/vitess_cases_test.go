@@ -181,3 +181,40 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
 }
+
+// TestExplain_LookupIsNull: col IS NULL on a lookup vindex's column is a
+// Scatter in Vitess (a NULL has no lookup row; planIsExpr in
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go), while IS NULL on
+// the key's column matches no row; in both dialects.
+func TestExplain_LookupIsNull(t *testing.T) {
+	for _, q := range []string{
+		"SELECT * FROM music WHERE id IS NULL",
+		"SELECT * FROM `music` WHERE `id` IS NULL",
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--engine", "vitess", "--shards", "4",
+			"-k", "music:hash(user_id), lookup(id)", q)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", q, code, errs)
+		}
+		var r struct {
+			Route  string `json:"route"`
+			Shards []int  `json:"shards"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Route != "scatter" || !slices.Equal(r.Shards, []int{0, 1, 2, 3}) {
+			t.Errorf("%s: route %s %v, want scatter [0 1 2 3]", q, r.Route, r.Shards)
+		}
+	}
+	for _, q := range []string{
+		"SELECT * FROM music WHERE user_id IS NULL",
+		"SELECT * FROM `music` WHERE `user_id` IS NULL",
+	} {
+		code, out, _ := runCmd(t, "", "explain", "--format", "json", "--engine", "vitess", "--shards", "4",
+			"-k", "music:hash(user_id), lookup(id)", q)
+		if code != 0 || !strings.Contains(out, `"route":"none"`) {
+			t.Errorf("%s: exit %d %s, want route none", q, code, out)
+		}
+	}
+}
