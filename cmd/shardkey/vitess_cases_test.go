@@ -218,3 +218,40 @@ func TestExplain_LookupIsNull(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain_Introducer: a MySQL character set introducer (_binary 'x',
+// _utf8mb4 'x') only names the literal's character set (MySQL manual,
+// "Character Set Introducers"): the statement routes as the plain literal
+// does, single-shard, not as a condition on no value (a scatter).
+// PostgreSQL has no introducers.
+func TestExplain_Introducer(t *testing.T) {
+	route := func(q string) string {
+		t.Helper()
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "--engine", "vitess-unicode-loose-md5",
+			"--shards", "8", "-k", "hash(email)", "--column-type", "email=text", q)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", q, code, errs)
+		}
+		var r struct {
+			Route  string `json:"route"`
+			Shards []int  `json:"shards"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(r.Route, r.Shards)
+	}
+	plain := route("SELECT * FROM t WHERE email = 'a@b'")
+	if !strings.HasPrefix(plain, "single") {
+		t.Fatalf("plain literal: %s, want single", plain)
+	}
+	for _, q := range []string{
+		"SELECT * FROM t WHERE email = _binary 'a@b'",
+		"SELECT * FROM t WHERE email = _utf8mb4 'a@b'",
+		"DELETE FROM t WHERE email IN (_binary 'a@b')",
+	} {
+		if got := route(q); got != plain {
+			t.Errorf("%s: %s, want %s (as the plain literal)", q, got, plain)
+		}
+	}
+}
