@@ -430,6 +430,11 @@ type Cond struct {
 	// asks at most len(List)+Unknown shards.
 	Unknown int
 	Bounds  *Bounds // Range: the bounds
+	// IsNull says an In with no values is col IS NULL (not a value
+	// outside the column's type or = NULL): no row holds a NULL key, but
+	// rows with a NULL in a lookup column exist, on any shard (a NULL has
+	// no lookup row).
+	IsNull bool
 }
 
 // Bounds are the ends of a range condition. A missing end is unbounded.

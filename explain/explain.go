@@ -160,7 +160,7 @@ func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
 	add(w.Tables[first], cols)
 }
 
-// foldKeyColumns renames the design's key columns to the workload's
+// foldKeyColumns renames the design's key and lookup columns to the workload's
 // columns of the same name in another case: MySQL's column names are
 // case-insensitive (a VSchema's "Id" is the statement's id).
 func foldKeyColumns(d *shardkey.Design, w *shardkey.Workload) {
@@ -206,6 +206,11 @@ func foldKeyColumns(d *shardkey.Design, w *shardkey.Workload) {
 	}
 	for _, e := range d.Tables {
 		walk(e)
+	}
+	for _, ls := range d.Lookups { // lookup(col)'s column, likewise
+		for i := range ls {
+			ls[i].Col = fold(ls[i].Col)
+		}
 	}
 }
 

@@ -301,7 +301,15 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 	var one [1]shardkey.Value
 	if kind != shardkey.Insert && tc.kind == tAll {
 		for _, lk := range tk.lookups {
-			vals, ok := lookupVals(findCond(conds, lk.col), one[:])
+			cd := findCond(conds, lk.col)
+			if cd != nil && cd.IsNull {
+				// col IS NULL: a NULL has no lookup row, and the rows
+				// holding it are anywhere; Vitess plans IS NULL on a
+				// lookup vindex as a Scatter (planIsExpr in
+				// go/vt/vtgate/planbuilder/operators/sharded_routing.go).
+				continue
+			}
+			vals, ok := lookupVals(cd, one[:])
 			if !ok || lk.unseen == 0 {
 				continue
 			}

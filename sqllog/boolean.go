@@ -271,6 +271,20 @@ func (s *scope) implyIn(e *xexpr) implied {
 		// (a, b) IN ((1, 2), (3, 4)): each column gets the list of its
 		// values (exact for a key of one of the columns; for a key of
 		// several it routes to the product of the lists).
+		if len(items) == 1 && items[0].kind == xVal && items[0].val.array {
+			// (a, b) IN ::vals, a Vitess list bind variable of tuples:
+			// each column is bound to a list known when the statement
+			// runs, its length too (planCompositeInOpArg routes it
+			// MultiEqual on a vindex column's position,
+			// go/vt/vtgate/planbuilder/operators/sharded_routing.go).
+			var out implied
+			for _, c := range l.kids {
+				if c.kind == xCol {
+					out.conds = append(out.conds, cond{kind: condIn, col: c, args: []arg{items[0].val}})
+				}
+			}
+			return out
+		}
 		cols := make([][]arg, len(l.kids))
 		for _, it := range items {
 			if it.kind != xRow || len(it.kids) != len(l.kids) {

@@ -323,8 +323,11 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 		case shardkey.Eq:
 			if vals[0].kind == litNull && (s.ai.op.kind != shardkey.Insert || p.selected) {
 				// col = NULL is never true in SQL: it matches no row, as
-				// an empty IN list does (IS NULL is another predicate).
+				// an empty IN list does; col IS NULL (the only NULL
+				// equality left here) matches no row by a key, but a
+				// lookup cannot route it (Cond.IsNull).
 				c.Op = shardkey.In
+				c.IsNull = true
 				out = append(out, c)
 				continue
 			}

@@ -498,6 +498,12 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		return nil
 	case *sqlparser.ColName:
 		return &xexpr{kind: xCol, col: x.Name.Lowered(), qual: x.Qualifier.Name.String()}
+	case *sqlparser.IntroducerExpr:
+		// _binary 'abc', _utf8mb4 'x': a character set introducer names
+		// the literal's character set; the value is the literal's
+		// (MySQL, "Character Set Introducers"; Vitess keeps the literal
+		// as the vindex value).
+		return myExpr(x.Expr, sc, acc, ctes)
 	case *sqlparser.Literal:
 		switch x.Type {
 		case sqlparser.IntVal, sqlparser.FloatVal, sqlparser.DecimalVal:

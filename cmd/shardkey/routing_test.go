@@ -440,6 +440,12 @@ func TestRouting_BindLists(t *testing.T) {
 		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN (?, ?, ?)", kind: "multi", reason: "at most"},
 		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN (:a, :b)", kind: "multi", reason: "bind parameters"},
 		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN ::list", kind: "multi", reason: "their number too"},
+		// A tuple IN a list bind variable binds each column at its
+		// position (planCompositeInOpArg, sharded_routing.go: MultiEqual;
+		// Vitess's filter_cases.json "list args: single column vindex").
+		// PostgreSQL has no list bind variable of tuples.
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE (id, col) IN ::vals", kind: "multi", reason: "their number too"},
+		{dialect: "mysql", sql: "SELECT * FROM t WHERE (col, id) IN ::vals", kind: "multi", reason: "their number too"},
 		{dialect: "mysql", sql: "SELECT * FROM t WHERE id IN (?)", kind: "single", reason: "a bind parameter"},
 		{dialect: "mysql", sql: "SELECT * FROM t WHERE id = :vtg1", kind: "single", reason: "a bind parameter", noText: "subquery"},
 		{sql: "SELECT * FROM t WHERE id = (SELECT id FROM u WHERE name = 'bob')", design: "t:hash(id); u:replicate", kind: "single", reason: "a subquery's result"},
