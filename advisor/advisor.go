@@ -72,8 +72,11 @@ type Options struct {
 
 // Advice is the advisor's answer.
 type Advice struct {
-	Workload    string        `json:"workload"`
-	Shards      int           `json:"shards"`
+	Workload string `json:"workload"`
+	Shards   int    `json:"shards"`
+	// Nodes, with --slots S --nodes N (nodes: in a spec), is N: Shards
+	// are then S logical shards (slots) placed over N nodes.
+	Nodes       int           `json:"nodes,omitempty"`
 	Engine      string        `json:"engine"`
 	Capacity    float64       `json:"capacity"`
 	Recommended string        `json:"recommended"`
@@ -261,6 +264,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers, Nodes: o.Nodes}
 	adv := &Advice{Workload: w.Name, Shards: o.Shards, Engine: o.Engine.Name(), Capacity: w.Capacity}
+	if o.Nodes != nil {
+		adv.Nodes = o.Nodes.Count
+	}
 	for _, e := range w.Warnings {
 		adv.Warnings = append(adv.Warnings, e.Error())
 	}

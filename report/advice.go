@@ -18,7 +18,7 @@ import (
 // sure the numbers are, how they move with the shard count, and what
 // could still change later.
 func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
-	fmt.Fprintf(w, "%s: advice for %s, engine %s\n\n", adv.Workload, shardsText(adv.Shards), adv.Engine)
+	fmt.Fprintf(w, "%s: advice for %s, engine %s\n\n", adv.Workload, placesText(adv), adv.Engine)
 	for _, s := range adv.Summary {
 		fmt.Fprintln(w, numfmt.Wrap(s, 88, ""))
 	}
@@ -109,6 +109,19 @@ func largest(as *advisor.Assessment) string {
 	return numfmt.Pct(as.Criteria.LargestPartition)
 }
 
+// placesText is where the advice places the data: "N shards", or "S slots
+// over N nodes" with slots over nodes.
+func placesText(adv *advisor.Advice) string {
+	if adv.Nodes > 0 {
+		n := strconv.Itoa(adv.Nodes) + " nodes"
+		if adv.Nodes == 1 {
+			n = "1 node"
+		}
+		return strconv.Itoa(adv.Shards) + " slots over " + n
+	}
+	return shardsText(adv.Shards)
+}
+
 // shardsText is "1 shard" or "N shards".
 func shardsText(n int) string {
 	if n == 1 {
@@ -135,7 +148,7 @@ func yesNo(b bool) string {
 
 // WriteAdviceMarkdown writes adv as a Markdown document, warnings included.
 func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
-	fmt.Fprintf(w, "# Shard key advice: %s\n\n%s, engine `%s`.\n\n", MarkdownText(adv.Workload), shardsText(adv.Shards), adv.Engine)
+	fmt.Fprintf(w, "# Shard key advice: %s\n\n%s, engine `%s`.\n\n", MarkdownText(adv.Workload), placesText(adv), adv.Engine)
 	for _, s := range adv.Summary {
 		fmt.Fprintf(w, "%s\n\n", MarkdownText(s))
 	}
@@ -334,7 +347,7 @@ func nodesHTML(adv *advisor.Advice) *nodesView {
 	return v
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "largest": largest}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -345,7 +358,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f3f4f6;
 svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;paint-order:stroke;stroke:#fafafa;stroke-width:3px}.mean{stroke:#888;stroke-dasharray:2 2}figcaption{font-size:13px;color:#555}.legend{margin:.2rem 0;columns:2}
 </style></head><body>
 <h1>Shard key advice: {{.A.Workload}}</h1>
-<p>{{shards .A.Shards}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
+<p>{{places .A}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
 {{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>

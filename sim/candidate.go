@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -25,8 +27,12 @@ type Candidate struct {
 	MeanShardWork float64   `json:"mean_shard_work"`
 	WorkRatio     float64   `json:"work_ratio"` // max/mean of shard_work, idle shards included
 
-	ShardLoad []float64 `json:"shard_load"` // per-shard sum of row weights
-	LoadRatio float64   `json:"load_ratio"` // max/mean of shard_load
+	// ShardLoad is the per-shard sum of row weights and LoadRatio its
+	// max/mean. When no row weighs anything (no row sample: a workload of
+	// statements only, a Citus coordinator's empty shells) the load is
+	// unknown: both are then zero here and null in JSON (see MarshalJSON).
+	ShardLoad []float64 `json:"shard_load"`
+	LoadRatio float64   `json:"load_ratio"`
 
 	// ShardHashRanges, when the design's hash keys are placed by the citus
 	// engine, gives each shard's intervals of the int32 hash space, as
@@ -529,4 +535,40 @@ func (c *Candidate) CapacityUnits() int {
 		return c.nodes.Count
 	}
 	return c.Shards
+}
+
+// LoadKnown reports whether any row weighs something, so that ShardLoad
+// and LoadRatio measure the rows' load; when not, they are unknown, not 0.
+func (c *Candidate) LoadKnown() bool {
+	for _, x := range c.ShardLoad {
+		if x != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// MarshalJSON writes c with its own field names, shard_load and
+// load_ratio null when the row load is unknown (LoadKnown false): a 0
+// would read as perfectly even, empty shards.
+func (c Candidate) MarshalJSON() ([]byte, error) {
+	type plain Candidate
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the caller's encoder escapes, or not
+	if err := enc.Encode(plain(c)); err != nil {
+		return nil, err
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if c.LoadKnown() {
+		return b, nil
+	}
+	load, err := json.Marshal(c.ShardLoad)
+	if err != nil {
+		return nil, err
+	}
+	// Encode writes the fields in declaration order, compact: the pair is
+	// found exactly once.
+	old := `"shard_load":` + string(load) + `,"load_ratio":0,`
+	return bytes.Replace(b, []byte(old), []byte(`"shard_load":null,"load_ratio":null,`), 1), nil
 }

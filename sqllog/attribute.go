@@ -63,7 +63,7 @@ func (a *agg) resolvePart(p *part, text string, line int) *part {
 	rp := &part{ctl: p.ctl}
 	for i := range p.acc {
 		if p.acc[i].star != nil {
-			rp.acc = append(rp.acc, a.expandStar(p.acc[i]))
+			rp.acc = append(rp.acc, a.expandStar(p.acc[i], text, line))
 			continue
 		}
 		sc := p.acc[i].lazy
@@ -95,11 +95,17 @@ func (a *agg) resolvePart(p *part, text string, line int) *part {
 // catalog's: --schema or --from); a column the SELECT binds by = or IN
 // places the inserted rows by those values, any other may hold any value
 // (as insertFromSelect). Without the source's columns, no column is
-// known: the insert binds nothing.
-func (a *agg) expandStar(acc access) access {
+// known: the insert binds nothing, and a warning (text and line name the
+// statement) says so, since in the database the SELECT may well bind the
+// key.
+func (a *agg) expandStar(acc access, text string, line int) access {
 	si := acc.star
 	out := access{table: acc.table, kind: shardkey.Insert, none: acc.none}
 	src := a.catalogColumns(si.src)
+	if len(src) == 0 {
+		a.warn(shardkey.Errorf(a.file, line, "", "statement %q: SELECT * from %s: its columns are unknown without a schema, so the rows inserted into %s are taken to bind no column (the key may well be bound in reality: give --schema or --from)",
+			clip(text, 120), si.src, acc.table))
+	}
 	seen := map[string]bool{}
 	for i, sc := range src {
 		col, use, more := insertColumn(si.cols, i, seen)

@@ -1,6 +1,7 @@
 package sqllog
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -57,6 +58,39 @@ func TestFoldedInLogs(t *testing.T) {
 	for _, want := range []string{"{id=5}", "{id=7}", `op "read t (matches no row)"`} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("no %q in\n%s", want, sum)
+		}
+	}
+}
+
+// TestStarInsertWithoutCatalog: INSERT INTO t SELECT * FROM s with no
+// catalog (no --schema, no --from) cannot say which of t's columns the
+// SELECT binds (s's columns are unknown), so it binds none; that is
+// warned about, naming the statement's line (2), because in the database the
+// SELECT's id = 5 may well bind t's key. With s's columns in a catalog,
+// no warning: the binding is known.
+func TestStarInsertWithoutCatalog(t *testing.T) {
+	log := "2024-03-01 00:00:01.000 UTC [8] app@db LOG:  statement: SELECT 1\n" +
+		"2024-03-01 00:00:02.000 UTC [8] app@db LOG:  statement: INSERT INTO archive SELECT * FROM orders WHERE id = 5\n"
+	w := readText(t, log, Options{})
+	var found []string
+	for _, e := range w.Warnings {
+		if s := e.Error(); strings.Contains(s, "SELECT * from orders") {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 || !strings.Contains(found[0], "test.log:2") || !strings.Contains(found[0], "unknown without a schema") {
+		t.Errorf("want one warning at test.log:4 that orders' columns are unknown without a schema; got %q (all: %v)", found, w.Warnings)
+	}
+	wc := &shardkey.Workload{Catalog: &shardkey.Catalog{Tables: []*shardkey.TableInfo{
+		{Name: "orders", Columns: []*shardkey.ColumnInfo{{Name: "id", Type: shardkey.Int64}}},
+		{Name: "archive", Columns: []*shardkey.ColumnInfo{{Name: "id", Type: shardkey.Int64}}},
+	}}}
+	if err := Read(context.Background(), wc, strings.NewReader(log), "test.log", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range wc.Warnings {
+		if strings.Contains(e.Error(), "SELECT * from") {
+			t.Errorf("with a catalog: unexpected warning %v", e)
 		}
 	}
 }

@@ -88,6 +88,11 @@ func TestFromRedactsPassword(t *testing.T) {
 		if super && !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "SUPERUSER CONNECTION") || !strings.Contains(report, "SUPERUSER CONNECTION") {
 			t.Errorf("%s: want the superuser warning on stderr and in the report:\nstdout:\n%s\nstderr:\n%s", format, out, errs)
 		}
+		// Once on stderr: livedb prints it as soon as it connects, and
+		// the command's warnings loop must not print it again.
+		if n := strings.Count(errs, "SUPERUSER CONNECTION"); super && n != 1 {
+			t.Errorf("%s: the superuser warning is on stderr %d times, want once:\n%s", format, n, errs)
+		}
 	}
 	bad := strings.Replace(dsn, "/shardkey_cli_", "/no_such_db_", 1)
 	code, out, errs := runCmd(t, "", "score", "--from", bad, "-k", "hash(id)")

@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = 1
 		}
 	}()
-	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: &onceWarnings{w: stderr}}
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
 		fmt.Fprintf(stdout, "shardkey %s\n", buildinfo.Version())
 		return 0
@@ -163,4 +163,39 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func usageErr(format string, args ...any) error {
 	return &shardkey.UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// onceWarnings passes everything to w except a "warning: " line already
+// written: a warning some reader prints as soon as it is known (livedb's
+// Notices: a superuser connection, before a long read) is also among the
+// workload's warnings, which every command prints with its report (and
+// puts in every format's document); on standard error it appears once.
+// Each warning is written by one Write call of one or more whole lines.
+type onceWarnings struct {
+	w    io.Writer
+	seen map[string]bool
+}
+
+func (o *onceWarnings) Write(p []byte) (int, error) {
+	s := string(p)
+	if !strings.HasPrefix(s, "warning: ") || !strings.HasSuffix(s, "\n") {
+		return o.w.Write(p)
+	}
+	if o.seen[s] {
+		return len(p), nil
+	}
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	o.seen[s] = true
+	return o.w.Write(p)
+}
+
+// Fd is the descriptor of the writer under o when it is a file (so that
+// progress bars still find the terminal), else an invalid one.
+func (o *onceWarnings) Fd() uintptr {
+	if f, ok := o.w.(*os.File); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
 }

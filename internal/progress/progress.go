@@ -7,7 +7,6 @@ package progress
 
 import (
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -16,10 +15,10 @@ import (
 )
 
 // Terminal returns w when it is a terminal (an *os.File whose descriptor
-// is a tty), else nil: progress is for people watching, not for files
-// and pipes.
+// is a tty, or a writer over one that says so with Fd), else nil:
+// progress is for people watching, not for files and pipes.
 func Terminal(w io.Writer) io.Writer {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr })
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
