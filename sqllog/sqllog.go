@@ -321,7 +321,8 @@ type readState struct {
 	prep    *prepared // SQL-level prepared statements by session (prepare.go)
 	bound   *shardkey.BoundedReader
 	// cut, when set, sees every entry before it is queued (windows.go).
-	cut func(e *entry) error
+	cut  func(e *entry) error
+	cutE entry // the entry cut sees
 	// probe: only find the first timestamp (firstTime), then stop.
 	probe    bool
 	firstTS  int64
@@ -354,12 +355,19 @@ func (rs *readState) emit(e entry) error {
 		e = rs.prep.rewrite(e)
 	}
 	if rs.cut != nil {
-		if err := rs.cut(&e); err != nil {
+		// Through rs.cutE, so that e does not escape to the heap.
+		rs.cutE = e
+		err := rs.cut(&rs.cutE)
+		e, rs.cutE = rs.cutE, entry{}
+		if err != nil {
 			return err
 		}
 	}
 	if e.sql != "" {
 		rs.entries++
+	}
+	if rs.batch == nil {
+		rs.batch = rs.p.entries()
 	}
 	rs.batch = append(rs.batch, e)
 	if len(rs.batch) >= batchSize {
@@ -373,7 +381,7 @@ func (rs *readState) flush() error {
 		return nil
 	}
 	err := rs.p.send(rs.batch)
-	rs.batch = make([]entry, 0, batchSize)
+	rs.batch = rs.p.entries()
 	return err
 }
 
@@ -436,6 +444,7 @@ type pipeline struct {
 	done    chan error
 	cache   *cache
 	free    chan *batchMem // batches' memory for reuse
+	freeE   chan []entry   // batches' entries for reuse
 	dialect Dialect
 	closed  bool
 	err     error
@@ -465,7 +474,7 @@ func newPipeline(ctx context.Context, d Dialect, workers int, a *agg, c *cache) 
 	if c == nil {
 		c = &cache{}
 	}
-	p := &pipeline{ctx: ctx, work: make(chan *job, workers*2), order: make(chan *job, workers*4), done: make(chan error, 1), cache: c, dialect: d, free: make(chan *batchMem, workers+1)}
+	p := &pipeline{ctx: ctx, work: make(chan *job, workers*2), order: make(chan *job, workers*4), done: make(chan error, 1), cache: c, dialect: d, free: make(chan *batchMem, workers+1), freeE: make(chan []entry, workers+1)}
 	for range workers {
 		go p.worker()
 	}
@@ -480,6 +489,9 @@ func newPipeline(ctx context.Context, d Dialect, workers int, a *agg, c *cache) 
 		}
 		for len(p.free) > 0 { // the workers are done: let it go
 			<-p.free
+		}
+		for len(p.freeE) > 0 {
+			<-p.freeE
 		}
 		p.done <- err
 	}()
@@ -562,14 +574,29 @@ func (p *pipeline) mem(n int) *batchMem {
 
 // release hands a batch's memory back for reuse once it is aggregated.
 func (p *pipeline) release(j *job) {
-	if j.mem == nil {
-		return
+	if j.mem != nil {
+		select {
+		case p.free <- j.mem:
+		default:
+		}
 	}
+	clear(j.entries)
 	select {
-	case p.free <- j.mem:
+	case p.freeE <- j.entries[:0]:
 	default:
 	}
-	j.mem, j.results = nil, nil
+	j.mem, j.results, j.entries = nil, nil, nil
+}
+
+// entries returns an empty batch of entries, a recycled one when there is
+// one.
+func (p *pipeline) entries() []entry {
+	select {
+	case b := <-p.freeE:
+		return b
+	default:
+		return make([]entry, 0, batchSize)
+	}
 }
 
 // slabs hands out the slice headers of one batch's results from a few
