@@ -3,11 +3,14 @@ package sqllog
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/loggen"
 )
 
 // pgbenchLog returns n lines of a PostgreSQL stderr log of pgbench's
@@ -61,5 +64,51 @@ func BenchmarkNormalize(b *testing.B) {
 	var buf []byte
 	for range b.N {
 		buf, _ = normalize(buf, sql, Postgres)
+	}
+}
+
+// BenchmarkTPCC reads a 20 MB TPC-C-like log (internal/loggen: go-tpc's
+// statements replayed with fresh values, 32 sessions interleaved) in each
+// format, as ReadFile does with the default options. MB/s is per wall
+// second of the run (all cores); MB/cpu-s per second of the process's
+// CPU time (user + system, every goroutine and the garbage collector:
+// the figure a loaded machine does not distort); allocs/op and B/op are
+// per whole log, and alloc-B/MB is bytes allocated per MB (1e6 bytes) of
+// log.
+func BenchmarkTPCC(b *testing.B) {
+	for _, format := range []string{"stderr", "csvlog", "jsonlog", "mysql-general", "mysql-slow"} {
+		b.Run(format, func(b *testing.B) {
+			f, err := os.Create(filepath.Join(b.TempDir(), "tpcc.log"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := loggen.Write(f, loggen.Options{Format: format, Bytes: 20 << 20, Seed: 1})
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(n)
+			b.ReportAllocs()
+			var ms0, ms1 runtime.MemStats
+			runtime.ReadMemStats(&ms0)
+			cpu0 := cpuSeconds()
+			b.ResetTimer()
+			for range b.N {
+				w := &shardkey.Workload{}
+				if err := ReadFile(context.Background(), w, f.Name(), Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			if cpu0 >= 0 {
+				cpu := cpuSeconds() - cpu0
+				b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
+				b.ReportMetric(float64(n)*float64(b.N)/1e6/cpu, "MB/cpu-s")
+			}
+			runtime.ReadMemStats(&ms1)
+			b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(b.N)/(float64(n)/1e6), "alloc-B/MB")
+		})
 	}
 }

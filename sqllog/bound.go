@@ -107,11 +107,50 @@ func (l *limits) detach(vals []rv) []rv {
 	return out
 }
 
-// detachStmts copies a transaction's statements and detaches their values.
+// detachStmts copies a transaction's statements and detaches their
+// values, all of them into one slice of values and one string (the
+// transaction is kept or replaced whole).
 func (l *limits) detachStmts(stmts []sample) []sample {
 	out := slices.Clone(stmts)
+	nv, ns := 0, 0
 	for i := range out {
-		out[i].vals = l.detach(out[i].vals)
+		nv += len(out[i].vals)
+		for _, v := range out[i].vals {
+			ns += len(v.s)
+			for _, e := range v.elems {
+				ns += len(e.s)
+			}
+		}
+	}
+	vals := make([]rv, 0, nv)
+	var sb strings.Builder
+	sb.Grow(ns)
+	for i := range out {
+		for _, v := range out[i].vals {
+			sb.WriteString(v.s)
+			for _, e := range v.elems {
+				sb.WriteString(e.s)
+			}
+		}
+	}
+	buf := sb.String()
+	for i := range out {
+		if out[i].vals == nil {
+			continue // nil stays nil, as slices.Clone keeps it
+		}
+		n := len(vals)
+		for _, v := range out[i].vals {
+			v.s, buf = buf[:len(v.s)], buf[len(v.s):]
+			if v.elems != nil {
+				v.elems = slices.Clone(v.elems)
+				for k := range v.elems {
+					e := &v.elems[k]
+					e.s, buf = buf[:len(e.s)], buf[len(e.s):]
+				}
+			}
+			vals = append(vals, v)
+		}
+		out[i].vals = vals[n:len(vals):len(vals)]
 	}
 	return out
 }

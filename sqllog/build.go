@@ -77,6 +77,8 @@ type agg struct {
 	cum      map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
 	lim      limits                        // bounds on what is kept (bound.go)
 	stmtBuf  []sample                      // scratch for part
+	// freeSessions are dropped sessions kept for their buffers.
+	freeSessions []*session
 }
 
 type accInfo struct {
@@ -117,6 +119,9 @@ type session struct {
 	inTxn         bool
 	autocommitOff bool
 	stmts         []sample
+	// vals holds the values of stmts: the parser's are reused once their
+	// batch is aggregated (pipeline.release).
+	vals []rv
 	// last is when the session last ran a statement: its timestamp
 	// (microseconds) and its place in the log (entries read before it).
 	last, lastSeq int64
@@ -219,10 +224,24 @@ var testHookAdd, testHookDrained func()
 func (a *agg) sess(id string) *session {
 	s := a.sessions[id]
 	if s == nil {
-		s = &session{}
+		if n := len(a.freeSessions); n > 0 {
+			s, a.freeSessions = a.freeSessions[n-1], a.freeSessions[:n-1]
+		} else {
+			s = &session{}
+		}
 		a.sessions[id] = s
 	}
 	return s
+}
+
+// drop forgets session id, whose transaction is committed, keeping its
+// buffers for a later session (a client's sessions come and go).
+func (a *agg) drop(id string, s *session) {
+	delete(a.sessions, id)
+	if len(a.freeSessions) < 64 && cap(s.stmts) <= 4096 && cap(s.vals) <= 16384 {
+		*s = session{stmts: s.stmts[:0], vals: s.vals[:0]}
+		a.freeSessions = append(a.freeSessions, s)
+	}
 }
 
 func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
@@ -238,7 +257,7 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			a.commit(s)
 			s.inTxn = false
 			if !s.autocommitOff {
-				delete(a.sessions, sid)
+				a.drop(sid, s)
 			}
 		}
 	case ctlAutocommitOff:
@@ -250,7 +269,7 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			a.commit(s)
 			s.autocommitOff = false
 			if !s.inTxn {
-				delete(a.sessions, sid)
+				a.drop(sid, s)
 			}
 		}
 	case ctlDML:
@@ -282,7 +301,12 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 		a.stmtBuf = stmt
 		if s := a.sessions[sid]; s != nil && (s.inTxn || s.autocommitOff) {
 			s.last, s.lastSeq = e.ts, a.seq
-			s.stmts = append(s.stmts, stmt...)
+			for _, sm := range stmt {
+				n := len(s.vals)
+				s.vals = append(s.vals, sm.vals...)
+				sm.vals = s.vals[n:len(s.vals):len(s.vals)]
+				s.stmts = append(s.stmts, sm)
+			}
 			if len(s.stmts) >= maxTxnStmts {
 				if a.txnCuts == 0 {
 					a.txnCutLine, a.txnCutSession = a.line, sid
@@ -324,12 +348,13 @@ func (a *agg) commit(s *session) {
 		a.txn(s.stmts, 1)
 	}
 	s.stmts = s.stmts[:0] // txn copies what it keeps
+	s.vals = s.vals[:0]
 }
 
 func (a *agg) endSession(id string) {
 	if s := a.sessions[id]; s != nil {
 		a.commit(s)
-		delete(a.sessions, id)
+		a.drop(id, s)
 	}
 }
 

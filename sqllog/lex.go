@@ -557,23 +557,46 @@ func arithBefore(out []byte, intEnd int) bool {
 // arrays instead of a growing slice per statement. The literals may be
 // kept until the batch is aggregated (lazy parts bind then), never longer:
 // values copy what they need.
-type litSlab []lit
+type litSlab struct {
+	cur         []lit
+	used, spare [][]lit // chunks handed out; chunks free for reuse
+}
 
 // next returns an empty slice with room to append a statement's literals.
 func (s *litSlab) next() []lit {
-	if cap(*s)-len(*s) < 64 {
-		*s = make([]lit, 0, 4096)
+	if cap(s.cur)-len(s.cur) < 64 {
+		if s.cur != nil {
+			s.used = append(s.used, s.cur)
+		}
+		if n := len(s.spare); n > 0 {
+			s.cur, s.spare = s.spare[n-1][:0], s.spare[:n-1]
+		} else {
+			s.cur = make([]lit, 0, 4096)
+		}
 	}
-	return (*s)[len(*s):len(*s)]
+	return s.cur[len(s.cur):len(s.cur)]
 }
 
 // took claims from the slab the literals l appended to next's slice (when
 // they fit; else they were allocated elsewhere) and returns them with no
 // room to grow into the next statement's.
 func (s *litSlab) took(l []lit) []lit {
-	n := len(*s)
-	if len(l) > 0 && cap(*s) > n && &l[0] == &(*s)[:n+1][n] {
-		*s = (*s)[:n+len(l)]
+	n := len(s.cur)
+	if len(l) > 0 && cap(s.cur) > n && &l[0] == &s.cur[:n+1][n] {
+		s.cur = s.cur[:n+len(l)]
 	}
 	return l[:len(l):len(l)]
+}
+
+// reset makes every chunk free for reuse: the literals handed out must no
+// longer be used.
+func (s *litSlab) reset() {
+	if s.cur != nil {
+		s.used = append(s.used, s.cur)
+		s.cur = nil
+	}
+	// Only what the last use took is kept: what is kept follows the
+	// recent batches, not the largest ever seen.
+	clear(s.spare)
+	s.spare, s.used = s.used, s.spare[:0]
 }

@@ -53,13 +53,14 @@ type pgMsg struct {
 // belongs to the message just before it in the same session; csvlog and
 // jsonlog carry it in the record.
 type pgMessages struct {
-	rs      *readState
-	pending *entry
+	rs         *readState
+	pending    entry // the statement waiting for its DETAIL lines
+	hasPending bool
 }
 
 func (pm *pgMessages) add(m pgMsg) error {
 	if m.level == "DETAIL" {
-		if pm.pending != nil && pm.pending.session == m.session {
+		if pm.hasPending && pm.pending.session == m.session {
 			switch {
 			case strings.HasPrefix(m.msg, "parameters: ") && !pm.pending.hasParams:
 				pm.pending.params, pm.pending.hasParams = m.msg, true
@@ -105,24 +106,23 @@ func (pm *pgMessages) add(m pgMsg) error {
 	if strings.TrimSpace(sql) == "" {
 		return nil
 	}
-	e := &entry{line: m.line, ts: m.ts, hasTS: m.hasTS, session: m.session, sql: sql}
+	pm.pending, pm.hasPending = entry{line: m.line, ts: m.ts, hasTS: m.hasTS, session: m.session, sql: sql}, true
+	e := &pm.pending
 	switch {
 	case strings.HasPrefix(m.detail, "parameters: "):
 		e.params, e.hasParams = m.detail, true
 	case strings.HasPrefix(m.detail, "prepare: "):
 		e.prepare = m.detail[len("prepare: "):]
 	}
-	pm.pending = e
 	return nil
 }
 
 func (pm *pgMessages) flush() error {
-	if pm.pending == nil {
+	if !pm.hasPending {
 		return nil
 	}
-	e := *pm.pending
-	pm.pending = nil
-	return pm.rs.emit(e)
+	pm.hasPending = false
+	return pm.rs.emit(pm.pending)
 }
 
 // readPGStderr reads a PostgreSQL stderr log. Each message starts with
@@ -131,18 +131,18 @@ func (pm *pgMessages) flush() error {
 func readPGStderr(br *bufio.Reader, rs *readState) error {
 	lr := &lineReader{r: br}
 	pm := &pgMessages{rs: rs}
-	var cur *pgMsg
+	var cur pgMsg
+	hasCur := false
 	var msg []byte
 	ps := &prefixState{sessions: map[string]string{}}
 	found := false
 	finish := func() error {
-		if cur == nil {
+		if !hasCur {
 			return nil
 		}
 		cur.msg = string(msg)
-		err := pm.add(*cur)
-		cur = nil
-		return err
+		hasCur = false
+		return pm.add(cur)
 	}
 	for {
 		line, ok, err := lr.next()
@@ -154,7 +154,7 @@ func readPGStderr(br *bufio.Reader, rs *readState) error {
 		}
 		rs.line = lr.n
 		if len(line) > 0 && line[0] == '\t' {
-			if cur != nil {
+			if hasCur {
 				msg = append(msg, '\n')
 				msg = append(msg, line[1:]...)
 			}
@@ -171,9 +171,9 @@ func readPGStderr(br *bufio.Reader, rs *readState) error {
 			continue
 		}
 		found = true
-		m := pgMsg{line: lr.n, level: level}
-		m.ts, m.hasTS, m.session = ps.parse(line[:start])
-		cur = &m
+		cur = pgMsg{line: lr.n, level: level}
+		cur.ts, cur.hasTS, cur.session = ps.parse(line[:start])
+		hasCur = true
 		msg = append(msg[:0], line[start+len(level)+3:]...)
 	}
 	if err := finish(); err != nil {

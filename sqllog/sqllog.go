@@ -321,7 +321,8 @@ type readState struct {
 	prep    *prepared // SQL-level prepared statements by session (prepare.go)
 	bound   *shardkey.BoundedReader
 	// cut, when set, sees every entry before it is queued (windows.go).
-	cut func(e *entry) error
+	cut  func(e *entry) error
+	cutE entry // the entry cut sees
 	// probe: only find the first timestamp (firstTime), then stop.
 	probe    bool
 	firstTS  int64
@@ -354,12 +355,19 @@ func (rs *readState) emit(e entry) error {
 		e = rs.prep.rewrite(e)
 	}
 	if rs.cut != nil {
-		if err := rs.cut(&e); err != nil {
+		// Through rs.cutE, so that e does not escape to the heap.
+		rs.cutE = e
+		err := rs.cut(&rs.cutE)
+		e, rs.cutE = rs.cutE, entry{}
+		if err != nil {
 			return err
 		}
 	}
 	if e.sql != "" {
 		rs.entries++
+	}
+	if rs.batch == nil {
+		rs.batch = rs.p.entries()
 	}
 	rs.batch = append(rs.batch, e)
 	if len(rs.batch) >= batchSize {
@@ -373,7 +381,7 @@ func (rs *readState) flush() error {
 		return nil
 	}
 	err := rs.p.send(rs.batch)
-	rs.batch = make([]entry, 0, batchSize)
+	rs.batch = rs.p.entries()
 	return err
 }
 
@@ -435,6 +443,8 @@ type pipeline struct {
 	order   chan *job
 	done    chan error
 	cache   *cache
+	free    chan *batchMem // batches' memory for reuse
+	freeE   chan []entry   // batches' entries for reuse
 	dialect Dialect
 	closed  bool
 	err     error
@@ -443,6 +453,7 @@ type pipeline struct {
 type job struct {
 	entries []entry
 	results []result
+	mem     *batchMem
 	ready   chan struct{}
 }
 
@@ -463,7 +474,7 @@ func newPipeline(ctx context.Context, d Dialect, workers int, a *agg, c *cache) 
 	if c == nil {
 		c = &cache{}
 	}
-	p := &pipeline{ctx: ctx, work: make(chan *job, workers*2), order: make(chan *job, workers*4), done: make(chan error, 1), cache: c, dialect: d}
+	p := &pipeline{ctx: ctx, work: make(chan *job, workers*2), order: make(chan *job, workers*4), done: make(chan error, 1), cache: c, dialect: d, free: make(chan *batchMem, workers+1), freeE: make(chan []entry, workers+1)}
 	for range workers {
 		go p.worker()
 	}
@@ -474,6 +485,13 @@ func newPipeline(ctx context.Context, d Dialect, workers int, a *agg, c *cache) 
 			if err == nil {
 				err = a.add(j.entries, j.results)
 			}
+			p.release(j)
+		}
+		for len(p.free) > 0 { // the workers are done: let it go
+			<-p.free
+		}
+		for len(p.freeE) > 0 {
+			<-p.freeE
 		}
 		p.done <- err
 	}()
@@ -483,9 +501,9 @@ func newPipeline(ctx context.Context, d Dialect, workers int, a *agg, c *cache) 
 func (p *pipeline) worker() {
 	var buf []byte
 	for j := range p.work {
-		j.results = make([]result, len(j.entries))
-		var sl slabs // the batch's slice headers, a few allocations for all
-		var ls litSlab
+		m := p.mem(len(j.entries))
+		j.mem = m
+		j.results = m.results
 		for i := range j.entries {
 			e := &j.entries[i]
 			if e.sql == "" {
@@ -493,14 +511,14 @@ func (p *pipeline) worker() {
 			}
 			var t *template
 			var slots []lit
-			t, slots, buf = p.cache.analyze(e.sql, p.dialect, buf, &ls)
+			t, slots, buf = p.cache.analyze(e.sql, p.dialect, buf, &m.ls)
 			r := result{t: t}
 			if t.err == nil {
 				var params []lit
 				if e.hasParams {
 					params, _ = pgParams(e.params)
 				}
-				r.vals = sl.parts(len(t.parts))
+				r.vals = m.sl.parts(len(t.parts))
 				for k := range t.parts {
 					switch {
 					case t.parts[k].ctl != ctlDML:
@@ -509,7 +527,7 @@ func (p *pipeline) worker() {
 						// the part's columns against the workload.
 						r.slots, r.params = slots, params
 					default:
-						r.vals[k] = t.parts[k].bindInto(sl.accs(len(t.parts[k].acc)), slots, params)
+						r.vals[k] = t.parts[k].bindInto(m.sl.accs(len(t.parts[k].acc)), slots, params, &m.rvs)
 					}
 				}
 			}
@@ -519,30 +537,127 @@ func (p *pipeline) worker() {
 	}
 }
 
+// batchMem is the memory a batch's parsing takes from (results, slice
+// headers, literals, bound values), handed back to the pipeline once the
+// aggregator has added the batch and reused for a later one: nothing the
+// aggregator keeps points into it (reservoirs keep detached copies,
+// limits.detach; an open transaction copies its values into its
+// session's own buffer, agg.part).
+type batchMem struct {
+	results []result
+	sl      slabs
+	ls      litSlab
+	rvs     chunks[rv]
+}
+
+// mem returns a batch's memory for n entries, a recycled one when there
+// is one.
+func (p *pipeline) mem(n int) *batchMem {
+	var m *batchMem
+	select {
+	case m = <-p.free:
+		m.sl.p.reset()
+		m.sl.a.reset()
+		m.ls.reset()
+		m.rvs.reset()
+	default:
+		m = &batchMem{}
+	}
+	if cap(m.results) < n {
+		m.results = make([]result, n)
+	} else {
+		m.results = m.results[:n]
+		clear(m.results)
+	}
+	return m
+}
+
+// release hands a batch's memory back for reuse once it is aggregated.
+func (p *pipeline) release(j *job) {
+	if j.mem != nil {
+		select {
+		case p.free <- j.mem:
+		default:
+		}
+	}
+	clear(j.entries)
+	select {
+	case p.freeE <- j.entries[:0]:
+	default:
+	}
+	j.mem, j.results, j.entries = nil, nil, nil
+}
+
+// entries returns an empty batch of entries, a recycled one when there is
+// one.
+func (p *pipeline) entries() []entry {
+	select {
+	case b := <-p.freeE:
+		return b
+	default:
+		return make([]entry, 0, batchSize)
+	}
+}
+
 // slabs hands out the slice headers of one batch's results from a few
-// large allocations instead of two per statement. Only the headers: the
-// values they point to are allocated by bind, since a sample may keep
-// them after the batch (limits.detach copies what reservoirs keep; an
-// open transaction keeps its statements' values).
+// large allocations instead of two per statement.
 type slabs struct {
-	p [][][]rv
-	a [][]rv
+	p chunks[[][]rv]
+	a chunks[[]rv]
 }
 
-func (s *slabs) parts(n int) [][][]rv {
-	if cap(s.p)-len(s.p) < n {
-		s.p = make([][][]rv, 0, max(n, 256))
-	}
-	s.p = s.p[:len(s.p)+n]
-	return s.p[len(s.p)-n : len(s.p) : len(s.p)]
+func (s *slabs) parts(n int) [][][]rv { return s.p.take(n, 256) }
+
+func (s *slabs) accs(n int) [][]rv { return s.a.take(n, 512) }
+
+// chunks hands out zeroed slices from a list of large arrays, kept for
+// reuse after reset.
+type chunks[T any] struct {
+	list [][]T
+	i    int // the chunk being handed out
+	cur  []T // what is left of it
 }
 
-func (s *slabs) accs(n int) [][]rv {
-	if cap(s.a)-len(s.a) < n {
-		s.a = make([][]rv, 0, max(n, 512))
+// take returns n zeroed elements (len n, cap n); a new chunk holds at
+// least min elements.
+func (c *chunks[T]) take(n, minChunk int) []T {
+	for cap(c.cur) < n {
+		if c.i+1 < len(c.list) && cap(c.list[c.i+1]) >= n {
+			c.i++
+			c.cur = c.list[c.i][:0]
+			continue
+		}
+		ch := make([]T, max(n, minChunk))
+		if len(c.list) == 0 {
+			c.list, c.i = append(c.list, ch), 0
+		} else {
+			// Insert after the current chunk, so that reset reuses it.
+			c.list = append(c.list, nil)
+			copy(c.list[c.i+2:], c.list[c.i+1:])
+			c.i++
+			c.list[c.i] = ch
+		}
+		c.cur = ch[:0]
 	}
-	s.a = s.a[:len(s.a)+n]
-	return s.a[len(s.a)-n : len(s.a) : len(s.a)]
+	out := c.cur[:n:n]
+	clear(out)
+	c.cur = c.cur[n:n]
+	return out
+}
+
+// reset makes the chunks the last use took free for reuse and drops the
+// rest (so that what is kept follows the recent batches, not the largest
+// ever seen).
+func (c *chunks[T]) reset() {
+	if c.cur != nil {
+		clear(c.list[c.i+1:])
+		c.list = c.list[:c.i+1]
+	}
+	c.i = 0
+	c.cur = nil
+	if len(c.list) > 0 {
+		c.cur = c.list[0][:0]
+	}
 }
 
 func (p *pipeline) send(entries []entry) error {

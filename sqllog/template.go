@@ -271,14 +271,20 @@ type rv struct {
 // bind resolves every value of part p from the statement's literals and
 // parameters, accesses one after another, predicates in order.
 func (p *part) bind(slots, params []lit) [][]rv {
-	return p.bindInto(make([][]rv, len(p.acc)), slots, params)
+	return p.bindInto(make([][]rv, len(p.acc)), slots, params, nil)
 }
 
-// bindInto is bind writing into out, which holds len(p.acc) slices.
-func (p *part) bindInto(out [][]rv, slots, params []lit) [][]rv {
+// bindInto is bind writing into out, which holds len(p.acc) slices, the
+// values taken from vs when it is not nil (else allocated).
+func (p *part) bindInto(out [][]rv, slots, params []lit, vs *chunks[rv]) [][]rv {
 	for i := range p.acc {
 		a := &p.acc[i]
-		vals := make([]rv, 0, a.nvals())
+		var vals []rv
+		if vs != nil {
+			vals = vs.take(a.nvals(), 1024)[:0]
+		} else {
+			vals = make([]rv, 0, a.nvals())
+		}
 		for j := range a.preds {
 			for _, g := range a.preds[j].args {
 				vals = append(vals, g.resolve(slots, params))
