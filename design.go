@@ -118,12 +118,12 @@ func (e *IsolateExpr) Columns() []string   { return e.Inner.Columns() }
 func (e *DirectoryExpr) Columns() []string { return []string{e.Col} }
 func (e *ReplicateExpr) Columns() []string { return nil }
 
-func (e *HashExpr) String() string { return "hash(" + strings.Join(e.Cols, ", ") + ")" }
+func (e *HashExpr) String() string { return "hash(" + joinNames(e.Cols) + ")" }
 func (e *RangeExpr) String() string {
 	if e.Mongo {
 		return e.mongoString()
 	}
-	s := "range(" + strings.Join(e.Cols, ", ")
+	s := "range(" + joinNames(e.Cols)
 	if len(e.Bounds) > 0 {
 		s += ", bounds=[" + strings.Join(e.Bounds, ", ") + "]"
 	}
@@ -131,17 +131,19 @@ func (e *RangeExpr) String() string {
 }
 func (e *SaltExpr) String() string {
 	if e.By != "" {
-		return fmt.Sprintf("salt(%s, %d, top=%d, by=%s)", e.Inner, e.K, e.Top, e.By)
+		return fmt.Sprintf("salt(%s, %d, top=%d, by=%s)", e.Inner, e.K, e.Top, QuoteName(e.By))
 	}
 	return fmt.Sprintf("salt(%s, %d, top=%d)", e.Inner, e.K, e.Top)
 }
 func (e *IsolateExpr) String() string {
 	if e.Split != "" {
-		return fmt.Sprintf("isolate(%s, top=%d, split=%s, over=%d)", e.Inner, e.Top, e.Split, e.Over)
+		return fmt.Sprintf("isolate(%s, top=%d, split=%s, over=%d)", e.Inner, e.Top, QuoteName(e.Split), e.Over)
 	}
 	return fmt.Sprintf("isolate(%s, top=%d)", e.Inner, e.Top)
 }
-func (e *DirectoryExpr) String() string { return fmt.Sprintf("directory(%s, %s)", e.Col, e.File) }
+func (e *DirectoryExpr) String() string {
+	return fmt.Sprintf("directory(%s, %s)", QuoteName(e.Col), e.File)
+}
 func (e *ReplicateExpr) String() string { return "replicate" }
 
 // Design gives each table its key. Default, when set, applies to every
@@ -178,7 +180,7 @@ type Lookup struct {
 // String returns the lookup as a design writes it:
 // "lookup(email)", "lookup(tag, nonunique, consistent)".
 func (l Lookup) String() string {
-	s := "lookup(" + l.Col
+	s := "lookup(" + QuoteName(l.Col)
 	if !l.Unique {
 		s += ", nonunique"
 	}
@@ -255,7 +257,7 @@ func ParseDesign(s string) (*Design, error) {
 		table := ""
 		// TABLE ':' lookahead.
 		save := p.pos
-		if id := p.ident(); id != "" {
+		if id, _ := p.name(); id != "" && p.err == nil {
 			p.space()
 			if p.peek() == ':' {
 				p.pos++
@@ -267,7 +269,7 @@ func ParseDesign(s string) (*Design, error) {
 		var e Expr
 		p.space()
 		save = p.pos
-		if id := p.ident(); id == "replicate" && table != "" {
+		if id, q := p.name(); id == "replicate" && !q && table != "" {
 			e = &ReplicateExpr{}
 		} else {
 			p.pos = save
@@ -372,6 +374,75 @@ func (p *parser) ident() string {
 	return p.src[start:p.pos]
 }
 
+// name reads a table or column name: an identifier (see ident) or a
+// double-quoted SQL identifier, "user-data", in which "" stands for one "
+// (PostgreSQL's quoted identifiers, SQL standard 5.2 <delimited
+// identifier>). quoted reports whether it was quoted, so a quoted "hash"
+// is a column, not the function.
+func (p *parser) name() (name string, quoted bool) {
+	p.space()
+	if p.peek() != '"' {
+		return p.ident(), false
+	}
+	start := p.pos
+	var b strings.Builder
+	for i := p.pos + 1; i < len(p.src); i++ {
+		if p.src[i] != '"' {
+			b.WriteByte(p.src[i])
+			continue
+		}
+		if i+1 < len(p.src) && p.src[i+1] == '"' {
+			b.WriteByte('"')
+			i++
+			continue
+		}
+		p.pos = i + 1
+		if b.Len() == 0 {
+			p.pos = start
+			p.fail("empty quoted name")
+			return "", true
+		}
+		return b.String(), true
+	}
+	p.fail("unterminated quoted name")
+	return "", true
+}
+
+// plainName reports whether s reads back as itself without quotes: an
+// identifier as ident reads it (letters, digits not first, _ . $ and
+// non-ASCII).
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		r := rune(s[i])
+		if r == '_' || r == '.' || r == '$' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r)) || r >= 0x80 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// QuoteName returns a table or column name as a design writes it: as is
+// when it is a plain identifier, else in double quotes with each " doubled
+// (the SQL rule), "user-data", so that ParseDesign reads it back.
+func QuoteName(s string) string {
+	if plainName(s) {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+func joinNames(cols []string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = QuoteName(c)
+	}
+	return strings.Join(q, ", ")
+}
+
 func (p *parser) expect(c byte) bool {
 	p.space()
 	if p.peek() != c {
@@ -424,6 +495,14 @@ func (p *parser) expr() Expr {
 		return nil
 	}
 	start := p.pos
+	if p.peek() == '"' {
+		// A quoted bare column is hash(column).
+		col, _ := p.name()
+		if p.err != nil {
+			return nil
+		}
+		return &HashExpr{Cols: []string{col}}
+	}
 	name := p.ident()
 	if name == "" {
 		if p.eof() {
@@ -465,19 +544,19 @@ func (p *parser) expr() Expr {
 		}
 		for {
 			p.space()
-			save := p.pos
-			id := p.ident()
+			id, q := p.name()
+			if p.err != nil {
+				return nil
+			}
 			p.space()
-			if id == "bounds" && p.peek() == '=' {
+			if id == "bounds" && !q && p.peek() == '=' {
 				p.pos++
 				e.Bounds = p.list()
 			} else {
-				p.pos = save
 				if id == "" {
 					p.fail("expected a column name")
 					return nil
 				}
-				p.ident()
 				if slices.Contains(e.Cols, id) {
 					p.fail(fmt.Sprintf("column %s named twice", id))
 					return nil
@@ -552,7 +631,7 @@ func (p *parser) expr() Expr {
 		}
 		return &IsolateExpr{Inner: inner, Top: top, Split: split, Over: over}
 	case "directory":
-		col := p.ident()
+		col, _ := p.name()
 		if col == "" {
 			p.fail("directory needs a column")
 			return nil
@@ -610,7 +689,8 @@ func (p *parser) lookups(e Expr) []Lookup {
 			p.fail("a reference table (replicate) is on every shard: it needs no lookup")
 			return nil
 		}
-		l := Lookup{Col: p.ident(), Unique: true}
+		col, _ := p.name()
+		l := Lookup{Col: col, Unique: true}
 		if l.Col == "" {
 			p.fail("lookup needs a column")
 			return nil
@@ -651,7 +731,7 @@ func (p *parser) lookups(e Expr) []Lookup {
 func (p *parser) cols() []string {
 	var cols []string
 	for {
-		c := p.ident()
+		c, _ := p.name()
 		if c == "" {
 			p.fail("expected a column name")
 			return nil
@@ -738,7 +818,7 @@ func (e *RangeExpr) mongoString() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(c)
+		b.WriteString(QuoteName(c))
 		if c == e.Hashed {
 			b.WriteString(`: "hashed"`)
 		} else {

@@ -1,6 +1,7 @@
 package shardkey_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,6 +200,58 @@ func TestParseDesignLookups(t *testing.T) {
 	} {
 		if _, err := shardkey.ParseDesign(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseDesign(%q) = %v; want an error containing %q", c.in, err, c.want)
+		}
+	}
+}
+
+// TestParseDesignQuotedNames: names that are not plain identifiers are
+// written as SQL delimited identifiers, "user-data", with "" for an
+// embedded " (PostgreSQL's rule), and read back to the same names.
+func TestParseDesignQuotedNames(t *testing.T) {
+	d, err := shardkey.ParseDesign(`"user-data":hash("the id"); "a;b": replicate; "x ""y""":range("c-1", bounds=[5]), lookup("e mail"); orders:hash(user_id)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"user-data", "a;b", `x "y"`, "orders"}; !slices.Equal(d.Order, want) {
+		t.Fatalf("tables %q, want %q", d.Order, want)
+	}
+	if c := d.Tables["user-data"].Columns(); !slices.Equal(c, []string{"the id"}) {
+		t.Errorf("user-data columns %q", c)
+	}
+	if _, ok := d.Tables["a;b"].(*shardkey.ReplicateExpr); !ok {
+		t.Errorf("a;b: %v, want replicate", d.Tables["a;b"])
+	}
+	if c := d.Tables[`x "y"`].Columns(); !slices.Equal(c, []string{"c-1"}) {
+		t.Errorf(`x "y" columns %q`, c)
+	}
+	if l := d.Lookups[`x "y"`]; len(l) != 1 || l[0].Col != "e mail" {
+		t.Errorf("lookups %v", l)
+	}
+	// Written back with the same quoting.
+	for e, want := range map[shardkey.Expr]string{
+		d.Tables["user-data"]: `hash("the id")`,
+		d.Tables[`x "y"`]:     `range("c-1", bounds=[5])`,
+		d.Tables["orders"]:    `hash(user_id)`,
+	} {
+		if e.String() != want {
+			t.Errorf("%v: String %q, want %q", e, e.String(), want)
+		}
+	}
+	if got := d.Lookups[`x "y"`][0].String(); got != `lookup("e mail")` {
+		t.Errorf("lookup %q", got)
+	}
+	for name, want := range map[string]string{"users": "users", "public.users": "public.users", "user-data": `"user-data"`, "a b": `"a b"`, `q"t`: `"q""t"`, "a;b": `"a;b"`, "1x": `"1x"`} {
+		if got := shardkey.QuoteName(name); got != want {
+			t.Errorf("shardkey.QuoteName(%q) = %s, want %s", name, got, want)
+		}
+	}
+	// A quoted "hash" is a column, a quoted "replicate" a bare column.
+	if d, err := shardkey.ParseDesign(`t:"replicate"`); err != nil || !slices.Equal(d.Tables["t"].Columns(), []string{"replicate"}) {
+		t.Errorf(`t:"replicate": %v %v`, d, err)
+	}
+	for _, bad := range []string{`"user-data:hash(id)`, `"":hash(id)`} {
+		if _, err := shardkey.ParseDesign(bad); err == nil {
+			t.Errorf("%s: no error", bad)
 		}
 	}
 }

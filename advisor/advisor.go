@@ -270,6 +270,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	for _, e := range w.Warnings {
 		adv.Warnings = append(adv.Warnings, e.Error())
 	}
+	if len(o.Keys) == 0 {
+		adv.Warnings = append(adv.Warnings, a.warns...)
+	}
 	var list []*Assessment
 	for _, k := range keys {
 		c, err := sim.Score(w, k, sopts)

@@ -49,6 +49,9 @@ type analysis struct {
 	// mongo: the engine is MongoDB's, whose hashed keys hash one field:
 	// a pair of columns is the compound {a: 1, b: "hashed"} (see compound).
 	mongo bool
+	// warns: candidates the advisor built but could not parse (a bug
+	// to report, never dropped silently).
+	warns []string
 }
 
 // opIndex finds a workload's operations by name and sums its writes per
@@ -368,6 +371,7 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 			return
 		}
 		if _, err := shardkey.ParseDesign(d); err != nil {
+			a.warns = append(a.warns, fmt.Sprintf("candidate %s (%s) not scored: %v", d, reason, err))
 			return
 		}
 		out = append(out, d)
@@ -490,12 +494,12 @@ func (a *analysis) entityDesign(e *entity, fn string) string {
 	var parts []string
 	bare := ""
 	if sameName {
-		bare = fmt.Sprintf("%s(%s)", fn, e.name)
+		bare = fmt.Sprintf("%s(%s)", fn, shardkey.QuoteName(e.name))
 	}
 	for ti, t := range w.Tables {
 		if ci, ok := colOf[ti]; ok {
 			if !sameName {
-				parts = append(parts, fmt.Sprintf("%s:%s(%s)", t.Name, fn, t.Columns[ci].Name))
+				parts = append(parts, fmt.Sprintf("%s:%s(%s)", shardkey.QuoteName(t.Name), fn, shardkey.QuoteName(t.Columns[ci].Name)))
 			}
 			continue
 		}
@@ -503,11 +507,11 @@ func (a *analysis) entityDesign(e *entity, fn string) string {
 			continue
 		}
 		if a.small[ti] {
-			parts = append(parts, t.Name+":replicate")
+			parts = append(parts, shardkey.QuoteName(t.Name)+":replicate")
 			continue
 		}
 		if best, ok := a.bestColumn(ti); ok {
-			parts = append(parts, fmt.Sprintf("%s:hash(%s)", t.Name, t.Columns[best].Name))
+			parts = append(parts, fmt.Sprintf("%s:hash(%s)", shardkey.QuoteName(t.Name), shardkey.QuoteName(t.Columns[best].Name)))
 		}
 	}
 	if bare != "" {
@@ -585,9 +589,9 @@ func (a *analysis) complete(design string) string {
 			continue
 		}
 		if a.small[ti] {
-			extra = append(extra, t.Name+":replicate")
+			extra = append(extra, shardkey.QuoteName(t.Name)+":replicate")
 		} else if best, ok := a.bestColumn(ti); ok {
-			extra = append(extra, fmt.Sprintf("%s:hash(%s)", t.Name, t.Columns[best].Name))
+			extra = append(extra, fmt.Sprintf("%s:hash(%s)", shardkey.QuoteName(t.Name), shardkey.QuoteName(t.Columns[best].Name)))
 		}
 	}
 	if len(extra) == 0 {

@@ -216,7 +216,7 @@ func addIndexTable(w *shardkey.Workload, i int) (string, bool) {
 			w.Txns[k].Stmts = append(append([]shardkey.Stmt(nil), tx.Stmts...), add...)
 		}
 	}
-	return name + ":hash(" + t.Columns[col].Name + ")", true
+	return shardkey.QuoteName(name) + ":hash(" + shardkey.QuoteName(t.Columns[col].Name) + ")", true
 }
 
 // encodeShard makes operation i's lookups by an id carry the key value of

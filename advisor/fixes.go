@@ -487,7 +487,7 @@ func addLookup(w *shardkey.Workload, key, table string, l shardkey.Lookup) (stri
 		return head
 	}
 	if _, own := d.Tables[table]; !own {
-		return d.Text + "; " + entry(table+":"+e.String(), ls), true
+		return d.Text + "; " + entry(shardkey.QuoteName(table)+":"+e.String(), ls), true
 	}
 	var parts []string
 	if d.Default != nil {
@@ -498,7 +498,7 @@ func addLookup(w *shardkey.Workload, key, table string, l shardkey.Lookup) (stri
 		if tn == table {
 			tl = ls
 		}
-		parts = append(parts, entry(tn+":"+d.Tables[tn].String(), tl))
+		parts = append(parts, entry(shardkey.QuoteName(tn)+":"+d.Tables[tn].String(), tl))
 	}
 	return strings.Join(parts, "; "), true
 }

@@ -83,8 +83,8 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 		sort.Strings(tables)
 		for _, tn := range tables {
 			t := ks.Tables[tn]
-			if !plainName(tn) || seen[tn] {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("table %q: not a plain name or named in two keyspaces: left out", tn))
+			if tn == "" || seen[tn] {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("table %q: empty or named in two keyspaces: left out", tn))
 				continue
 			}
 			seen[tn] = true
@@ -93,7 +93,7 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 			}
 			switch {
 			case t.Type == "reference":
-				parts = append(parts, tn+":replicate")
+				parts = append(parts, shardkey.QuoteName(tn)+":replicate")
 				continue
 			case !ks.Sharded || t.Type == "sequence":
 				continue
@@ -112,12 +112,12 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 				continue
 			}
 			eng := vitessEngines[vx.Type]
-			if eng == "" || len(cols) == 0 || slices.ContainsFunc(cols, func(c string) bool { return !plainName(c) }) {
+			if eng == "" || len(cols) == 0 || slices.Contains(cols, "") {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("table %s: primary vindex %s of type %q is not one shardkey places: left out", tn, cv.Name, vx.Type))
 				continue
 			}
 			engines[eng] = true
-			part := fmt.Sprintf("%s:hash(%s)", tn, strings.Join(cols, ", "))
+			part := shardkey.QuoteName(tn) + ":" + (&shardkey.HashExpr{Cols: cols}).String()
 			for _, sv := range t.ColumnVindexes[1:] {
 				l, why := vsLookup(tn, sv, ks.Vindexes[sv.Name], cols)
 				if why != "" {
@@ -181,8 +181,6 @@ func vsLookup(tn string, cv vsColumnVindex, vx vsVindex, keyCols []string) (shar
 		return shardkey.Lookup{}, fmt.Sprintf("(%s) is on %d columns; lookup(col) takes one", vx.Type, len(cv.Columns))
 	}
 	switch {
-	case !plainName(col):
-		return shardkey.Lookup{}, fmt.Sprintf("(%s) is on column %q, not a plain name", vx.Type, col)
 	case vx.Owner != tn:
 		return shardkey.Lookup{}, fmt.Sprintf("(%s) is owned by %q, not %s: a lookup is modelled on the table that writes it", vx.Type, vx.Owner, tn)
 	case slices.Contains(keyCols, col):
@@ -191,17 +189,6 @@ func vsLookup(tn string, cv vsColumnVindex, vx vsVindex, keyCols []string) (shar
 	l := *proto
 	l.Col = col
 	return l, ""
-}
-
-// plainName reports whether s is an identifier a design can name: letters,
-// digits, underscores and $, not starting with a digit.
-func plainName(s string) bool {
-	for i, r := range s {
-		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // vschemaJSONError says where the VSchema's JSON is wrong, by line and

@@ -257,9 +257,6 @@ func citusDesign(d *shardkey.Distribution, cts []*citusTable, tables []*shardkey
 		case t == nil:
 			d.Warnings = append(d.Warnings, fmt.Sprintf("table %s is in the Citus metadata but was not sampled: left out", ct.name))
 			continue
-		case !plainIdent(ct.name):
-			d.Warnings = append(d.Warnings, fmt.Sprintf("table %q: not a name a design can hold: left out", ct.name))
-			continue
 		}
 		switch ct.method {
 		case "h":
@@ -267,7 +264,7 @@ func citusDesign(d *shardkey.Distribution, cts []*citusTable, tables []*shardkey
 				d.Warnings = append(d.Warnings, fmt.Sprintf("table %s: its shard intervals in pg_dist_shard are missing or not int32 hash values: left out", ct.name))
 				continue
 			}
-			if !plainIdent(ct.column) || !slices.ContainsFunc(t.Columns, func(c *shardkey.ColumnInfo) bool { return c.Name == ct.column }) {
+			if !slices.ContainsFunc(t.Columns, func(c *shardkey.ColumnInfo) bool { return c.Name == ct.column }) {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("table %s: distribution column %q was not read (see the warnings about its columns): left out", ct.name, ct.column))
 				continue
 			}
@@ -280,10 +277,10 @@ func citusDesign(d *shardkey.Distribution, cts []*citusTable, tables []*shardkey
 			}
 			groups[i].tables = append(groups[i].tables, ct)
 			hashed = append(hashed, ct)
-			parts = append(parts, fmt.Sprintf("%s:hash(%s)", ct.name, ct.column))
+			parts = append(parts, fmt.Sprintf("%s:hash(%s)", shardkey.QuoteName(ct.name), shardkey.QuoteName(ct.column)))
 		case "n":
 			if ct.repmodel == "t" {
-				parts = append(parts, ct.name+":replicate")
+				parts = append(parts, shardkey.QuoteName(ct.name)+":replicate")
 				continue
 			}
 			if ct.colocation != 0 {
@@ -332,17 +329,6 @@ func citusDesign(d *shardkey.Distribution, cts []*citusTable, tables []*shardkey
 		}
 		d.Warnings = append(d.Warnings, fmt.Sprintf("tables with the same shard intervals are in different colocation groups, %s: shardkey scores them co-located, but Citus does not plan a join across groups as co-located", strings.Join(gs, "; ")))
 	}
-}
-
-// plainIdent reports whether s is a name a design can hold: letters,
-// digits, underscores and $, not starting with a digit.
-func plainIdent(s string) bool {
-	for i, r := range s {
-		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // emptyShells finds the Citus tables of cat whose coordinator relation

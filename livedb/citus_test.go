@@ -178,6 +178,36 @@ func TestCitusDesign(t *testing.T) {
 	}
 }
 
+// TestCitusDesignQuotedNames: a table and a column whose names are SQL
+// delimited identifiers ("user-data", "the id") are in the design quoted,
+// as the design grammar reads them, not left out.
+func TestCitusDesignQuotedNames(t *testing.T) {
+	two := [][2]int32{{-2147483648, -1}, {0, 2147483647}}
+	tables := []*shardkey.TableInfo{
+		{Name: "user-data", Columns: []*shardkey.ColumnInfo{{Name: "the id"}}},
+		{Name: "a;b", Columns: []*shardkey.ColumnInfo{{Name: "code"}}},
+	}
+	cts := []*citusTable{
+		{name: "user-data", method: "h", column: "the id", colocation: 1, ranges: two},
+		{name: "a;b", method: "n", colocation: 2, repmodel: "t"},
+	}
+	d := &shardkey.Distribution{}
+	citusDesign(d, cts, tables, nil)
+	if want := `"user-data":hash("the id"); "a;b":replicate`; d.Design != want {
+		t.Errorf("design %q, want %q (warnings %q)", d.Design, want, d.Warnings)
+	}
+	pd, err := shardkey.ParseDesign(d.Design)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := pd.Tables["user-data"].Columns(); !slices.Equal(c, []string{"the id"}) {
+		t.Errorf("user-data keyed by %q", c)
+	}
+	if d.Shards != 2 || len(d.Warnings) != 0 {
+		t.Errorf("%d shards, warnings %q; want 2, none", d.Shards, d.Warnings)
+	}
+}
+
 // TestRead_CitusShells: on a real coordinator a distributed table's own
 // relation is an empty shell (its rows are in its shards on the
 // workers). With users, orders and events emptied as a coordinator

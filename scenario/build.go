@@ -273,7 +273,11 @@ func (b *builder) table(ts *TableSpec) error {
 		n = DefaultRows
 	}
 	if n < 1 || n > maxRows {
-		return shardkey.Errorf(b.file, ts.Line, ts.Name+".rows", "%d: must be in 1..%d", ts.Rows, maxRows)
+		line := ts.RowsLine
+		if line == 0 {
+			line = ts.Line
+		}
+		return shardkey.Errorf(b.file, line, ts.Name+".rows", "%d: must be in 1..%d", ts.Rows, maxRows)
 	}
 	for i := 0; i < n; i++ {
 		for ci, g := range gens {

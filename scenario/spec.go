@@ -67,6 +67,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"os"
 	"path"
 	"reflect"
@@ -119,6 +120,7 @@ type TableSpec struct {
 	PerParent string        `yaml:"per_parent"`
 	Columns   []*ColumnSpec `yaml:"columns"`
 	Line      int           `yaml:"-"`
+	RowsLine  int           `yaml:"-"` // line of rows:, 0 when absent
 }
 
 // ColumnSpec describes one column and its generator.
@@ -196,6 +198,11 @@ func (t *TableSpec) UnmarshalYAML(n *yaml.Node) error {
 		return err
 	}
 	t.Line = n.Line
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "rows" {
+			t.RowsLine = n.Content[i+1].Line
+		}
+	}
 	return nil
 }
 
@@ -264,6 +271,17 @@ func Parse(data []byte, file string) (*Spec, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, shardkey.Errorf(file, 1, "", "empty scenario file")
 	}
+	// The numbers first, so that a value a field cannot hold is named
+	// by its field ("shards: ..."), not by the decoder's Go type.
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlErr(file, err)
+	}
+	if len(root.Content) == 1 {
+		if err := wholeNumbers(file, root.Content[0], reflect.TypeOf(Spec{}), ""); err != nil {
+			return nil, err
+		}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	s := &Spec{file: file}
@@ -274,16 +292,8 @@ func Parse(data []byte, file string) (*Spec, error) {
 	if err := dec.Decode(&extra); err != io.EOF {
 		return nil, shardkey.Errorf(file, extra.Line, "", "more than one YAML document")
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlErr(file, err)
-	}
 	if len(root.Content) == 1 {
-		doc := root.Content[0]
-		if err := wholeNumbers(file, doc, reflect.TypeOf(Spec{}), ""); err != nil {
-			return nil, err
-		}
-		s.lines = fieldLines(doc)
+		s.lines = fieldLines(root.Content[0])
 	}
 	return s, nil
 }
@@ -390,15 +400,57 @@ func wholeNumbers(file string, n *yaml.Node, t reflect.Type, field string) error
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!float" {
+		if n.Kind != yaml.ScalarNode {
 			return nil
 		}
-		if x, err := strconv.ParseFloat(n.Value, 64); err != nil || x != math.Trunc(x) {
-			return shardkey.Errorf(file, n.Line, field, "%s: want a whole number", n.Value)
+		// The largest value the field's type holds, plus one.
+		below := strconv.FormatUint(1<<(t.Bits()-1), 10)
+		if t.Kind() >= reflect.Uint {
+			below = new(big.Int).Lsh(big.NewInt(1), uint(t.Bits())).String()
 		}
+		switch n.ShortTag() {
+		case "!!null":
+			return nil
+		case "!!int":
+			var err error
+			if t.Kind() >= reflect.Uint {
+				_, err = strconv.ParseUint(strings.ReplaceAll(n.Value, "_", ""), 0, t.Bits())
+			} else {
+				_, err = strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, t.Bits())
+			}
+			if err != nil {
+				return shardkey.Errorf(file, n.Line, field, "%s: want a whole number below %s", n.Value, below)
+			}
+		case "!!float":
+			x, err := strconv.ParseFloat(n.Value, 64)
+			if err != nil || x != math.Trunc(x) {
+				return shardkey.Errorf(file, n.Line, field, "%s: want a whole number", n.Value)
+			}
+			if b, _ := new(big.Float).SetString(below); b != nil && big.NewFloat(math.Abs(x)).Cmp(b) >= 0 {
+				return shardkey.Errorf(file, n.Line, field, "%s: want a whole number below %s", n.Value, below)
+			}
+		default:
+			return shardkey.Errorf(file, n.Line, field, "%q: want a whole number", n.Value)
+		}
+	case reflect.Float32, reflect.Float64:
+		if n.Kind != yaml.ScalarNode {
+			return nil
+		}
+		switch n.ShortTag() {
+		case "!!null", "!!int", "!!float":
+			return nil
+		}
+		unit := ""
+		if u := numberUnits[field]; u != "" {
+			unit = " (" + u + ")"
+		}
+		return shardkey.Errorf(file, n.Line, field, "%q: want a number%s", n.Value, unit)
 	}
 	return nil
 }
+
+// numberUnits: the units of the spec's number fields, for messages.
+var numberUnits = map[string]string{"capacity": "units of work per second"}
 
 // yamlErr turns "yaml: line 3: msg" into file:3: msg.
 func yamlErr(file string, err error) error {

@@ -132,3 +132,31 @@ transactions:
 		t.Errorf("vary of the line's own column: %v", err)
 	}
 }
+
+// TestSpecNumberErrors: a value a number field cannot hold is named by
+// its field and its line, not by the decoder's Go type: shards is a Go
+// int (64 bits here), so 10^23 is beyond 2^63 = 9223372036854775808;
+// capacity is a number of units of work per second; rows is on line 7
+// whether it is negative or has a fraction.
+func TestSpecNumberErrors(t *testing.T) {
+	spec := func(shards, capacity, rows string) string {
+		return "name: t\nshards: " + shards + "\ncapacity: " + capacity + "\nseed: 1\ntables:\n  - name: a\n    rows: " + rows +
+			"\n    columns:\n      - {name: id, gen: sequential}\noperations:\n  - {name: r, table: a, kind: read, rate: 1, where: {id: 1}}\n"
+	}
+	for _, c := range []struct{ text, want string }{
+		{spec("99999999999999999999999", "100", "10"), "t.yaml:2: shards: 99999999999999999999999: want a whole number below 9223372036854775808"},
+		{spec("9223372036854775808", "100", "10"), "t.yaml:2: shards: 9223372036854775808: want a whole number below 9223372036854775808"},
+		{spec("many", "100", "10"), `t.yaml:2: shards: "many": want a whole number`},
+		{spec("8", "lots", "10"), `t.yaml:3: capacity: "lots": want a number (units of work per second)`},
+		{spec("8", "100", "-5"), "t.yaml:7: a.rows: -5: must be in 1..50000000"},
+		{spec("8", "100", "17520.5"), "t.yaml:7: tables.a.rows: 17520.5: want a whole number"},
+	} {
+		s, err := Parse([]byte(c.text), "t.yaml")
+		if err == nil {
+			_, err = Build(s, "")
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("got %v\nwant %s", err, c.want)
+		}
+	}
+}

@@ -31,6 +31,40 @@ type source struct {
 	// finds copies of one log with it).
 	head    uint64
 	headLen int
+	// prefix is a copy of the first prefixBytes of that content: a file
+	// shorter than headBytes may be a prefix of a longer one, whose head
+	// hashes more bytes, so the two are compared when one prefix starts
+	// the other (see maybeCopy).
+	prefix []byte
+}
+
+// prefixBytes is how much of each file's decompressed content is kept to
+// find a short copy of a longer log (1 KiB a file).
+const prefixBytes = 1 << 10
+
+// setHead sets s's head, headLen and prefix from the first headBytes (or
+// fewer, the whole content) of its decompressed content.
+func (s *source) setHead(head []byte) {
+	s.head, s.headLen = xxhash.Sum64(head), len(head)
+	s.prefix = bytes.Clone(head[:min(len(head), prefixBytes)])
+}
+
+// maybeCopy reports whether a and b may hold the same log, one equal to
+// or a prefix of the other, as far as their heads tell: equal heads, or a
+// file shorter than headBytes whose kept prefix starts the other's (the
+// contents are then compared byte for byte, whatever their sizes).
+func maybeCopy(a, b *source) bool {
+	if a.headLen == 0 || b.headLen == 0 {
+		return false
+	}
+	if a.headLen == b.headLen {
+		return a.head == b.head
+	}
+	short, long := a, b
+	if b.headLen < a.headLen {
+		short, long = b, a
+	}
+	return bytes.HasPrefix(long.prefix, short.prefix)
 }
 
 // headBytes is how much of each file's decompressed content ordered
@@ -155,8 +189,8 @@ func ordered(srcs []source, o Options) ([]source, []error, error) {
 
 // copies leaves out of srcs (in time order) each file whose decompressed
 // content equals, or is a prefix of, another's, and returns a warning for
-// each naming both. Files are compared byte for byte, only when the
-// hashes of their first headBytes agree, so a set without copies costs
+// each naming both. Files are compared byte for byte, only when their
+// heads say they may be copies (maybeCopy), so a set without copies costs
 // nothing more than ordered's probe. Of two identical files the first in
 // time order (then by name: postgresql.log before postgresql.log.gz) is
 // kept; of a prefix and the whole, the whole.
@@ -166,13 +200,7 @@ func copies(srcs []source) ([]source, []error, error) {
 	for i := range srcs {
 		for j := i + 1; j < len(srcs) && !drop[i]; j++ {
 			a, b := &srcs[i], &srcs[j]
-			if drop[j] || a.headLen == 0 || b.headLen == 0 {
-				continue
-			}
-			// A prefix of at least headBytes has the other's head; a
-			// shorter file is whole in its head, so only equal heads can
-			// be equal files.
-			if a.head != b.head || a.headLen != b.headLen {
+			if drop[j] || !maybeCopy(a, b) {
 				continue
 			}
 			rel, n, err := compareContent(a.name, b.name)
@@ -236,7 +264,7 @@ func CopiesAcross(logs []string) error {
 	for i := range all {
 		for j := i + 1; j < len(all); j++ {
 			a, b := &all[i], &all[j]
-			if a.arg == b.arg || a.src.headLen == 0 || a.src.head != b.src.head || a.src.headLen != b.src.headLen {
+			if a.arg == b.arg || !maybeCopy(&a.src, &b.src) {
 				continue
 			}
 			rel, _, err := compareContent(a.src.name, b.src.name)
@@ -266,7 +294,7 @@ func fingerprint(s *source) error {
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return err
 	}
-	s.head, s.headLen = xxhash.Sum64(buf[:n]), n
+	s.setHead(buf[:n])
 	return nil
 }
 
@@ -354,7 +382,7 @@ func firstTime(s *source, o Options) (int64, bool, error) {
 	if err != nil && err != io.EOF {
 		return 0, false, fmt.Errorf("%s: %w", s.name, err)
 	}
-	s.head, s.headLen = xxhash.Sum64(head), len(head)
+	s.setHead(head)
 	format, err := formatOf(br, s.name, o.Format)
 	if err != nil {
 		return 0, false, err

@@ -222,6 +222,21 @@ func TestCopiesInSet(t *testing.T) {
 		t.Errorf("prefix copy: no warning naming both files: %v", w.Warnings)
 	}
 
+	// The same under 64 KiB: a copy of the log (13,148 bytes) that grew
+	// to twice its size (26,296): both are whole in their heads, of
+	// different lengths, and the copy is still found.
+	dir = t.TempDir()
+	write(t, filepath.Join(dir, "small.log"), bytes.Repeat(plain, 2))
+	want = noWarnings(summary(readLog(t, filepath.Join(dir, "small.log"), Options{})))
+	write(t, filepath.Join(dir, "backup.log"), plain)
+	w = readLog(t, dir, Options{})
+	if got := noWarnings(summary(w)); got != want {
+		t.Errorf("short prefix copy: differs from the log read once:\n%s\nwant\n%s", got, want)
+	}
+	if !hasWarning(w, filepath.Join(dir, "backup.log")+": its content (decompressed) is the first 13148 bytes of "+filepath.Join(dir, "small.log")) {
+		t.Errorf("short prefix copy: no warning naming both files: %v", w.Warnings)
+	}
+
 	// Two pieces that differ are both read: the log twice over (not a
 	// copy: its second half differs) reads as more than the log.
 	dir = t.TempDir()

@@ -94,6 +94,16 @@ func TestLogCopiesAcross(t *testing.T) {
 	if want := a + " and " + b + " hold the same content (decompressed)"; !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
 		t.Errorf("--log %s --log %s: %v; want a usage error with %q", a, b, err, want)
 	}
+	// a.log twice over (26,296 bytes, under the 64 KiB hashed) and a
+	// gzipped copy of its first half: refused, as docs/product.md says.
+	twice := filepath.Join(t.TempDir(), "a.log")
+	if err := os.WriteFile(twice, bytes.Repeat(plain, 2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = workload.Read(context.Background(), workload.Inputs{Logs: []string{twice, b}})
+	if want := twice + " and " + b + " hold the same log, one a prefix of the other (decompressed)"; !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
+		t.Errorf("--log %s --log %s: %v; want a usage error with %q", twice, b, err, want)
+	}
 	// Two different logs are read.
 	other := filepath.Join("..", "sqllog", "testdata", "pg-stderr-duration.log")
 	if _, _, err := workload.Read(context.Background(), workload.Inputs{Logs: []string{a, other}}); err != nil {

@@ -69,7 +69,7 @@ func wrapKey(d *shardkey.Design, salt int, isolate bool) string {
 	}
 	var parts []string
 	for _, t := range d.Order {
-		parts = append(parts, t+":"+wrap(d.Tables[t])+lookups(t))
+		parts = append(parts, shardkey.QuoteName(t)+":"+wrap(d.Tables[t])+lookups(t))
 	}
 	if d.Default != nil {
 		parts = append(parts, wrap(d.Default)+lookups(""))
