@@ -574,15 +574,19 @@ func TestRouting_Casts(t *testing.T) {
 }
 
 // TestRouting_RunTimeRange: a range whose end is known only at run time
-// (created_at > now() - interval '1 day', MySQL NOW() - INTERVAL 1 DAY,
-// current_date) is still a range. Under a range key on a time-ordered
-// column the end lies among the newest values, in the last range (the
-// range above the last split point holds every value past it: MongoDB's
-// chunk to MaxKey, CockroachDB's last range), so the statement asks the
-// last shard: 8 monthly rows in 4 equal ranges put 2026-07 and 2026-08 in
-// shard 3. Under a hash key it scatters, and the reason says a range on a
-// hash key is why (every engine hashes the value, so a range of values
-// lies on every shard).
+// (created_at > now() - interval '1 day', MySQL NOW() - INTERVAL 1 DAY)
+// is still a range. Its end is placed against the row sample's newest
+// created_at, taken as now; an end the data cannot place (current_date,
+// whose offset from now is not a constant) asks every range it could
+// reach, never a silent single shard. 8 monthly rows 2026-01-01 ..
+// 2026-08-01 in 4 equal ranges put boundaries at 03-01, 05-01 and 07-01
+// (shard 0 below 03-01, 1 to 05-01, 2 to 07-01, 3 above). By hand, from
+// the newest, 2026-08-01: less 1 day is 07-31 (shard 3); less 5 years
+// (of 365.25 days) is 2021, below every boundary (shards 0-3); less 120
+// and 119 days are 04-03 and 04-04 (shard 1); less 100 and 40 days are
+// 04-23 and 06-22 (shards 1-2). Under a hash key it scatters, and the
+// reason says a range on a hash key is why (every engine hashes the
+// value, so a range of values lies on every shard).
 func TestRouting_RunTimeRange(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString("id,created_at\n")
@@ -599,10 +603,16 @@ func TestRouting_RunTimeRange(t *testing.T) {
 		scatter     bool
 		reason      string
 	}{
-		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{3}, false, "known at run time"},
-		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= current_date", []int{3}, false, "known at run time"},
-		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{3}, false, "known at run time"},
-		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= CURDATE()", []int{3}, false, "known at run time"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{3}, false, "now() - interval '1 day' = 2026-07-31T00:00:00Z"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{3}, false, "now() - interval '1 day' = 2026-07-31T00:00:00Z"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '5 years'", []int{0, 1, 2, 3}, false, "newest created_at, 2026-08-01T00:00:00Z, as now"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at > DATE_SUB(NOW(), INTERVAL 5 YEAR)", []int{0, 1, 2, 3}, false, "newest created_at, 2026-08-01T00:00:00Z, as now"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at BETWEEN now() - interval '120 days' AND now() - interval '119 days'", []int{1}, false, "now() - interval '119 days' = 2026-04-04T00:00:00Z"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at BETWEEN NOW() - INTERVAL 120 DAY AND NOW() - INTERVAL 119 DAY", []int{1}, false, "now() - interval '119 days' = 2026-04-04T00:00:00Z"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= now() - interval '100 days' AND created_at < now() - interval '40 days'", []int{1, 2}, false, "now() - interval '40 days' = 2026-06-22T00:00:00Z"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= NOW() - INTERVAL 100 DAY AND created_at < NOW() - INTERVAL 40 DAY", []int{1, 2}, false, "now() - interval '100 days' = 2026-04-23T00:00:00Z"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= current_date", []int{0, 1, 2, 3}, false, "every range it could reach is asked"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= CURDATE()", []int{0, 1, 2, 3}, false, "every range it could reach is asked"},
 		{"postgresql", "hash(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{0, 1, 2, 3}, true, "a range on the hash key"},
 		{"mysql", "hash(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{0, 1, 2, 3}, true, "a range on the hash key"},
 	} {
