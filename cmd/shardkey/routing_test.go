@@ -626,3 +626,39 @@ func TestRouting_RunTimeRange(t *testing.T) {
 		}
 	}
 }
+
+// TestRouting_LookupBindParams: a bind parameter on a lookup column is
+// routed through the lookup, as Vitess plans a lookup vindex on a bind
+// variable (planEqualOp and planInOp in
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go: EqualUnique for
+// = :v, IN for a list): = $1 one shard (single), known once the lookup
+// answers; IN ($1, $2) at most 2 shards (multi); IN ('u1@x.com', $1) u1's
+// shard plus at most one more (multi). None scatters, none asks no shard.
+func TestRouting_LookupBindParams(t *testing.T) {
+	rows := t.TempDir() + "/users.csv"
+	if err := os.WriteFile(rows, []byte("user_id,email\n1,u1@x.com\n2,u2@x.com\n3,u3@x.com\n4,u4@x.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		d, sql  string
+		route   string
+		nShards int
+		reason  string
+	}{
+		{"postgresql", "SELECT * FROM users WHERE email = $1", "single", 0, "then the one shard of the row it names, known once the lookup answers"},
+		{"mysql", "SELECT * FROM users WHERE email = ?", "single", 0, "then the one shard of the row it names, known once the lookup answers"},
+		{"postgresql", "SELECT * FROM users WHERE email IN ($1, $2)", "multi", 0, "at most 2, known once the lookup answers"},
+		{"mysql", "SELECT * FROM users WHERE email IN (?, ?)", "multi", 0, "at most 2, known once the lookup answers"},
+		{"postgresql", "SELECT * FROM users WHERE email IN ('u1@x.com', $1)", "multi", 1, "and at most 1 more"},
+		{"mysql", "SELECT * FROM users WHERE email IN ('u1@x.com', ?)", "multi", 1, "and at most 1 more"},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--rows", "users="+rows, "--shards", "4", "--dialect", c.d, "-k", "hash(user_id), lookup(email)", c.sql)
+		var r routed
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("%s: exit %d: %s %s", c.sql, code, out, errs)
+		}
+		if r.Route != c.route || len(r.Shards) != c.nShards || r.Scatter || !strings.Contains(r.Reason, c.reason) || !strings.Contains(r.Reason, "lookup email -> keyspace id") {
+			t.Errorf("%s %q: %+v; want route %s with %d shards listed, reason with %q", c.d, c.sql, r, c.route, c.nShards, c.reason)
+		}
+	}
+}
