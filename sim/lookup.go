@@ -586,6 +586,8 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 				target = "then the one shard of the row it names, known once the lookup answers"
 			case len(tc.set) == 0 && lt.uni > 0:
 				target = fmt.Sprintf("then the shards of the rows they name, at most %d, known once the lookup answers", lt.extra)
+			case tc.kind == tUniform && !lt.lk.spec.Unique:
+				target = "then the shards of the rows it names (the value is not in the row sample; a non-unique lookup's value spans as many shards as the sample's values do on average, 1 here: one shard, known once the lookup answers)"
 			case tc.kind == tUniform:
 				target = "then the one shard of the row it names (the value is not in the row sample: known once the lookup answers)"
 			case len(tc.set) == 0 && lt.extra == 0:

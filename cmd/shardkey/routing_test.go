@@ -662,3 +662,23 @@ func TestRouting_LookupBindParams(t *testing.T) {
 		}
 	}
 }
+
+// TestRouting_NonUniqueLookupUnseen: a non-unique lookup's value the row
+// sample does not hold spans as many shards as the sample's values do
+// (docs/product.md, lookup): 4 rows, each city on one row, so 1 shard:
+// route single, and the reason says why rather than "the one shard of
+// the row" (a non-unique lookup names rows, not a row).
+func TestRouting_NonUniqueLookupUnseen(t *testing.T) {
+	rows := t.TempDir() + "/users.csv"
+	if err := os.WriteFile(rows, []byte("user_id,city\n1,a\n2,b\n3,c\n4,d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "explain", "--format", "json", "--rows", "users="+rows, "--shards", "4", "-k", "hash(user_id), lookup(city, nonunique)", "SELECT * FROM users WHERE city = 'zzz'")
+	var r routed
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	if r.Route != "single" || strings.Contains(r.Reason, "the one shard of the row") || !strings.Contains(r.Reason, "as many shards as the sample's values do on average, 1 here") {
+		t.Errorf("%+v; want route single, reason giving the sample's shards per value", r)
+	}
+}
