@@ -444,9 +444,15 @@ type Bounds struct {
 	LoIncl, HiIncl bool
 	// LoNow and HiNow mark an end known only at run time, near the
 	// newest values (created_at > now() - interval '1 day'): HasLo or
-	// HasHi is then false and Lo or Hi unused. Under a time-ordered range
-	// key the end lies in the latest range.
+	// HasHi is then false and Lo or Hi unused.
 	LoNow, HiNow bool
+	// LoAgo and HiAgo are how far before now such an end is, in
+	// microseconds (now() - interval '1 day': 86400000000; negative for
+	// now() + interval), when LoAgoOK or HiAgoOK says it is known (a
+	// wall-clock time less a constant interval). Routing places the end
+	// relative to the newest value of the column in the row sample.
+	LoAgo, HiAgo     int64
+	LoAgoOK, HiAgoOK bool
 }
 
 // Txn is one transaction: the statements that commit together. Its weight

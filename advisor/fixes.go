@@ -365,7 +365,10 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 		return a.projectionFix(op, as, w, o, wop, col, ao.FanoutMean, after, cost)
 	}
 	route := fmt.Sprintf("each request reads the lookup table's shard, then the shards of the rows it names: %.2f per request here", ao.FanoutMean)
-	if l.Unique {
+	if l.Unique && ao.FanoutMean > 1+1e-9 {
+		// An IN list: one lookup row and one row per value.
+		route = fmt.Sprintf("each request reads the lookup table's shard of each value, then the shard of each value's row (a unique lookup names one row a value): %.2f shards per request here", ao.FanoutMean)
+	} else if l.Unique {
 		route = fmt.Sprintf("each request reads the lookup table's one shard, then the one shard of the row (%.2f per request here)", ao.FanoutMean)
 	} else if ao.FanoutMean >= 1.5 {
 		route += fmt.Sprintf(", since a %s names several rows, spread over the shards of the key", col)

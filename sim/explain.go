@@ -91,9 +91,8 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		rt.values = keyValues(tk.cols, conds)
 	}
 	if tk.kind == kRange && runTimeRange(tk.cols, conds) {
-		defer func() {
-			rt.Reason += " (its end is known at run time, near now: in the latest range, where a time-ordered key puts its newest values)"
-		}()
+		note := nowNote(t, tk, conds)
+		defer func() { rt.Reason += note }()
 	}
 	switch tc.kind {
 	case tOne:
@@ -184,6 +183,90 @@ func runTimeRange(cols []int, conds []shardkey.Cond) bool {
 		}
 	}
 	return false
+}
+
+// nowNote says how explain placed a key column's range end known at run
+// time (now() - interval '5 years'; see tableKey.nowEnd): against the row
+// sample's newest value of the column, or, where it cannot be placed, at
+// every range it could reach.
+func nowNote(t *shardkey.Table, tk *tableKey, conds []shardkey.Cond) string {
+	var placed, open []string
+	nowCol := ""
+	for j, c := range tk.cols {
+		cd := findCond(conds, c)
+		if cd == nil || cd.Op != shardkey.Range || cd.Bounds == nil {
+			continue
+		}
+		b, name := cd.Bounds, t.Columns[c].Name
+		for _, e := range []struct {
+			now, ok bool
+			ago     int64
+		}{{b.LoNow, b.LoAgoOK, b.LoAgo}, {b.HiNow, b.HiAgoOK, b.HiAgo}} {
+			if !e.now {
+				continue
+			}
+			if v, ok := tk.nowEnd(j, e.ago, e.ok); ok {
+				nowCol = fmt.Sprintf("%s, %s,", name, tk.newest[j])
+				placed = append(placed, fmt.Sprintf("%s = %s", nowExpr(e.ago), v))
+				continue
+			}
+			switch {
+			case !e.ok:
+				open = append(open, fmt.Sprintf("the offset from now of the end on %s is not a constant", name))
+			case t.Columns[c].Type != shardkey.Timestamp && t.Columns[c].Type != shardkey.Date:
+				open = append(open, fmt.Sprintf("%s is not a time column", name))
+			default:
+				open = append(open, fmt.Sprintf("the row sample has no value of %s to take as now", name))
+			}
+		}
+	}
+	var parts []string
+	if len(placed) > 0 {
+		parts = append(parts, fmt.Sprintf("an end known at run time, placed taking the row sample's newest %s as now: %s", nowCol, strings.Join(placed, ", ")))
+	}
+	if len(open) > 0 {
+		parts = append(parts, "an end known at run time that the data cannot place ("+strings.Join(open, "; ")+"): every range it could reach is asked")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// nowExpr writes a time ago microseconds before now as SQL: now(),
+// now() - interval '5 years', now() + interval '1 day'; the interval in
+// the largest whole unit (years of 365.25 days, as the offset is read:
+// sqllog's usYear; days, hours, minutes, seconds; else microseconds).
+func nowExpr(ago int64) string {
+	if ago == 0 {
+		return "now()"
+	}
+	op := "-"
+	if ago < 0 {
+		op, ago = "+", -ago
+	}
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{31557600e6, "year"}, {86400e6, "day"}, {3600e6, "hour"}, {60e6, "minute"}, {1e6, "second"}, {1, "microsecond"}} {
+		if ago >= u.n && ago%u.n == 0 {
+			s := "s"
+			if ago == u.n {
+				s = ""
+			}
+			return fmt.Sprintf("now() %s interval '%d %s%s'", op, ago/u.n, u.name, s)
+		}
+	}
+	return "now()" // unreachable: every offset is whole microseconds
+}
+
+// runTimeEnd writes a range end known at run time: now() less its offset
+// when known, else a placeholder.
+func runTimeEnd(ago int64, ok bool) string {
+	if ok {
+		return nowExpr(ago)
+	}
+	return "<a time known at run time>"
 }
 
 // runTimeSource names where the run-time values binding the key columns
@@ -335,14 +418,14 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				if b.LoIncl {
 					op = ">="
 				}
-				r = append(r, name+" "+op+" <a time known at run time, near now>")
+				r = append(r, name+" "+op+" "+runTimeEnd(b.LoAgo, b.LoAgoOK))
 			}
 			if b.HiNow {
 				op := "<"
 				if b.HiIncl {
 					op = "<="
 				}
-				r = append(r, name+" "+op+" <a time known at run time, near now>")
+				r = append(r, name+" "+op+" "+runTimeEnd(b.HiAgo, b.HiAgoOK))
 			}
 			if b != nil && b.HasLo {
 				op := ">"

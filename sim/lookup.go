@@ -310,6 +310,20 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 				continue
 			}
 			vals, ok := lookupVals(cd, one[:])
+			// Values known only at run time (= $1, IN ($1, $2), = ANY($1)):
+			// each a lookup row at an unknown place, naming rows on
+			// lk.unseen shards, which ones known once the lookup answers
+			// (Vitess plans the lookup vindex on a bind variable alike:
+			// planEqualOp/planInOp, operators/sharded_routing.go).
+			runTime := 0
+			switch {
+			case cd != nil && cd.Op == shardkey.Eq && cd.Fresh != shardkey.NotFresh && cd.Param:
+				ok, runTime = true, 1
+			case ok && cd.Op == shardkey.In && cd.Unknown > 0:
+				runTime = cd.Unknown
+			case ok && cd.Op == shardkey.In && cd.Unknown < 0:
+				runTime = r.s.N // a list of unknown length: at most every shard
+			}
 			if !ok || lk.unseen == 0 {
 				continue
 			}
@@ -317,9 +331,11 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 			if !r.addLookupShards(&lt, vals) {
 				continue
 			}
+			lt.uni = min(runTime, r.s.N-len(lt.shards))
+			lt.nvals += runTime
 			// The owners' shards: the sample's rows with these values.
 			r.tmp = r.tmp[:0]
-			extra := 0
+			extra := runTime * lk.unseen
 			for _, v := range vals {
 				if v.IsNull() {
 					continue // = NULL matches no row
@@ -554,8 +570,13 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 		if len(lt.shards) > 1 {
 			where = "on shards " + intsText(lt.shards)
 		}
-		if lt.uni > 0 && len(lt.shards) > 0 {
-			where += fmt.Sprintf(" and %d more known once the value is", lt.uni)
+		switch {
+		case lt.uni > 0 && len(lt.shards) > 0:
+			where += fmt.Sprintf(" and at most %d more known once the values are", lt.uni)
+		case lt.uni == 1:
+			where = "on one shard, known once the value is (a value known only at run time)"
+		case lt.uni > 1:
+			where = fmt.Sprintf("on at most %d shards, known once the values are (values known only at run time)", lt.uni)
 		}
 		vindex := fmt.Sprintf("%s (Vitess %s)", lt.lk.spec, lt.lk.spec.VindexType())
 		table := fmt.Sprintf("the lookup table, sharded by %s", col)
@@ -568,6 +589,12 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 				if lt.nvals > 1 {
 					target = fmt.Sprintf("then shard %d, which holds the rows of all %d values", tc.one, lt.nvals)
 				}
+			case tc.kind == tUniform && lt.uni > 0:
+				target = "then the one shard of the row it names, known once the lookup answers"
+			case len(tc.set) == 0 && lt.uni > 0:
+				target = fmt.Sprintf("then the shards of the rows they name, at most %d, known once the lookup answers", lt.extra)
+			case tc.kind == tUniform && !lt.lk.spec.Unique:
+				target = "then the shards of the rows it names (the value is not in the row sample; a non-unique lookup's value spans as many shards as the sample's values do on average, 1 here: one shard, known once the lookup answers)"
 			case tc.kind == tUniform:
 				target = "then the one shard of the row it names (the value is not in the row sample: known once the lookup answers)"
 			case len(tc.set) == 0 && lt.extra == 0:
@@ -579,7 +606,9 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 				if len(tc.set) == 1 {
 					target = fmt.Sprintf("then shard %d", tc.set[0])
 				}
-				if lt.extra > 0 {
+				if lt.extra > 0 && lt.uni > 0 {
+					target += fmt.Sprintf(", and at most %d more for the values known only at run time or not in the row sample (known once the lookup answers)", lt.extra)
+				} else if lt.extra > 0 {
 					target += fmt.Sprintf(", and %d more for values not in the row sample (known once the lookup answers)", lt.extra)
 				}
 			}

@@ -614,6 +614,20 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			uniformSpan = !listSpan
 		case next != nil && next.Op == shardkey.Range && next.Bounds != nil:
 			b := next.Bounds
+			if b.LoNow || b.HiNow {
+				// An end known at run time (now() - interval '5 years'):
+				// placed against the sample's newest value of the column
+				// (nowEnd); where it cannot be, the end is open, every
+				// range of the span it could reach.
+				c := *b
+				if v, ok := tk.nowEnd(len(p), b.LoAgo, b.LoAgoOK); ok && b.LoNow {
+					c.Lo, c.HasLo = v, true
+				}
+				if v, ok := tk.nowEnd(len(p), b.HiAgo, b.HiAgoOK); ok && b.HiNow {
+					c.Hi, c.HasHi = v, true
+				}
+				b = &c
+			}
 			lo := 0
 			if b.HasLo {
 				tail := -1
@@ -621,15 +635,6 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 					tail = +1
 				}
 				lo = rangeShard(tk.bounds, append(append([]shardkey.Value(nil), p...), b.Lo), tail)
-			} else if b.LoNow {
-				// A lower end known at run time near the newest values
-				// (> now() - interval '1 day'): the latest range of the
-				// span, where new values go (at least; an end older than
-				// that range's start would reach further back).
-				lo = n - 1
-				if len(p) > 0 {
-					lo = rangeShard(tk.bounds, p, +1)
-				}
 			} else if len(p) > 0 {
 				lo = rangeShard(tk.bounds, p, -1)
 			}

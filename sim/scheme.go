@@ -101,6 +101,11 @@ type tableKey struct {
 	// MongoDB compound key with a ranged prefix ({a: 1, b: "hashed"}),
 	// whose values order by MongoDB's hashed value (keyPart); 0: none.
 	mongoHashed int
+	// newest holds, for each key column, its greatest value in the row
+	// sample when it is a time (Timestamp, Date) and the sample has one;
+	// else NULL. It stands for "now" in a range end known at run time
+	// (now() - interval '5 years'; see nowEnd).
+	newest []shardkey.Value
 	// For one integer key column (Int16/32/64 or Timestamp, no NULLs):
 	// the same maps and the range bounds as int64s, for the row fast path.
 	intCol    bool
@@ -199,6 +204,7 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			return nil, fmt.Errorf("no column %q (columns: %s)", c, strings.Join(t.ColumnNames(), ", "))
 		}
 		tk.cols = append(tk.cols, i)
+		tk.newest = append(tk.newest, newestTime(t.Columns[i]))
 	}
 	tk.eng = memoize(s.Engine, t, tk.cols)
 	inner := e
@@ -674,4 +680,38 @@ func (s *Scheme) KeyColumns(ti int) []int {
 		return nil
 	}
 	return tk.cols
+}
+
+// newestTime returns the greatest value of a time column (Timestamp, Date)
+// of the row sample, or NULL for another type or no non-NULL value.
+func newestTime(c *shardkey.Column) shardkey.Value {
+	if c.Type != shardkey.Timestamp && c.Type != shardkey.Date {
+		return shardkey.Value{}
+	}
+	var best shardkey.Value
+	for i := 0; i < c.Len(); i++ {
+		if v := c.Value(i); !v.IsNull() && (best.IsNull() || v.Int > best.Int) {
+			best = v
+		}
+	}
+	return best
+}
+
+// nowEnd places a range end known at run time, ago microseconds before now
+// (Bounds.LoAgo, HiAgo), on key column j: "now" is the column's newest
+// value in the row sample (tableKey.newest), the time of the newest row, as
+// a table whose rows keep arriving has its newest row near the wall clock.
+// ok is false when the sample cannot place it (no rows, not a time
+// column) or the offset is unknown; the end is then anywhere.
+func (tk *tableKey) nowEnd(j int, ago int64, agoOK bool) (shardkey.Value, bool) {
+	if !agoOK || j >= len(tk.newest) || tk.newest[j].IsNull() {
+		return shardkey.Value{}, false
+	}
+	v := tk.newest[j]
+	if v.Type == shardkey.Date { // milliseconds
+		v.Int -= ago / 1000
+	} else {
+		v.Int -= ago
+	}
+	return v, true
 }

@@ -606,8 +606,18 @@ func foldArith(op string, a, b *xexpr, mysql bool) *xexpr {
 	if a.val.kind == argNewest && (op == "+" || op == "-") && b.val.kind != argNewest {
 		// now() - interval '1 day', CURRENT_DATE + 1: a time known at
 		// run time, near the newest values (a range bound on it routes
-		// to the latest ranges).
-		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
+		// to the ranges it reaches back to). The offset is kept when
+		// both are known: a wall-clock time less or plus an interval
+		// literal.
+		g := arg{kind: argNewest}
+		if a.val.usOK && b.val.usOK && b.val.kind == argLit {
+			g.usOK = true
+			g.us = a.val.us + b.val.us
+			if op == "+" {
+				g.us = a.val.us - b.val.us
+			}
+		}
+		return &xexpr{kind: xVal, val: g}
 	}
 	if a.val.kind != argLit || b.val.kind != argLit {
 		return foldSlots(op, a.val, b.val)

@@ -411,6 +411,7 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 					b.Lo, b.HasLo, b.LoIncl = v, true, p.loIncl
 				} else if vals[0].kind == litNewest {
 					b.LoNow, b.LoIncl = true, p.loIncl // > now() - interval '1 day'
+					b.LoAgo, b.LoAgoOK = nowOffset(vals[0].lit)
 				}
 			}
 			if p.hasHi {
@@ -418,6 +419,7 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 					b.Hi, b.HasHi, b.HiIncl = v, true, p.hiIncl
 				} else if vals[1].kind == litNewest {
 					b.HiNow, b.HiIncl = true, p.hiIncl
+					b.HiAgo, b.HiAgoOK = nowOffset(vals[1].lit)
 				}
 			}
 			if !b.HasLo && !b.HasHi && !b.LoNow && !b.HiNow && !p.any {

@@ -590,13 +590,15 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	case *sqlparser.Default:
 		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
 	case *sqlparser.CurTimeFuncExpr:
-		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
+		return &xexpr{kind: xVal, val: nowArg(x.Name.Lowered())}
 	case *sqlparser.FuncExpr:
 		var args []*xexpr
 		for _, a := range x.Exprs {
 			args = append(args, myExpr(a, sc, acc, ctes))
 		}
-		if k := freshFunc(x.Name.Lowered()); k != argUnknown {
+		if k := freshFunc(x.Name.Lowered()); k == argNewest {
+			return &xexpr{kind: xVal, val: nowArg(x.Name.Lowered())}
+		} else if k != argUnknown {
 			return &xexpr{kind: xVal, val: arg{kind: k}}
 		}
 		if foldable(x.Name.Lowered()) && slotArgs(args) {
@@ -607,7 +609,24 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		// NOW() - INTERVAL 1 DAY, DATE_SUB(NOW(), INTERVAL 1 DAY): a
 		// time known at run time near the newest values (foldArith).
 		if d := myExpr(x.Date, sc, acc, ctes); d != nil && d.kind == xVal && d.val.kind == argNewest {
-			return d
+			g := arg{kind: argNewest}
+			sign := int64(-1) // adding to now: less before it
+			switch x.Syntax {
+			case sqlparser.IntervalDateExprDateSub, sqlparser.IntervalDateExprSubdate, sqlparser.IntervalDateExprBinarySub:
+				sign = 1
+			}
+			if us, ok := myInterval(x.Interval, x.Unit); ok && d.val.usOK {
+				g.usOK, g.us = true, d.val.us+sign*us
+			} else if a, ok := x.Interval.(*sqlparser.Argument); ok && d.val.usOK && myUnits[x.Unit] != 0 {
+				// INTERVAL 5 DAY normalized to INTERVAL :sk0 DAY: the
+				// count is read from its slot when the statement is bound.
+				if n, ok := strings.CutPrefix(strings.TrimPrefix(a.Name, "ski"), "sk"); ok || strings.HasPrefix(a.Name, "ski") {
+					if i, err := strconv.Atoi(n); err == nil {
+						g.usOK, g.us, g.n, g.ivUnit = true, d.val.us, i+1, -sign*myUnits[x.Unit]
+					}
+				}
+			}
+			return &xexpr{kind: xVal, val: g}
 		}
 		return &xexpr{}
 	case *sqlparser.CastExpr:

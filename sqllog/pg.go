@@ -568,6 +568,11 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			// planner/shard_pruning.c), so it asks every shard.
 			return castExpr(x)
 		}
+		if x != nil && x.kind == xVal && pgName(tc.TypeName.GetNames()) == "interval" && x.val.kind == argLit {
+			// interval '5 years': its length, for now() - interval.
+			x.val.us, x.val.usOK = pgInterval(x.val.lit.s)
+			return x
+		}
 		if x != nil && x.kind == xVal {
 			if t, err := shardkey.ParseType(pgName(tc.TypeName.GetNames())); err == nil {
 				switch t {
@@ -586,14 +591,22 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 	case n.GetSetToDefault() != nil:
 		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
 	case n.GetSqlvalueFunction() != nil:
-		return &xexpr{kind: xVal, val: arg{kind: argNewest}}
+		g := arg{kind: argNewest}
+		switch n.GetSqlvalueFunction().Op {
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N,
+			pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+			g.usOK = true // now, offset 0
+		}
+		return &xexpr{kind: xVal, val: g}
 	case n.GetFuncCall() != nil:
 		fc := n.GetFuncCall()
 		var args []*xexpr
 		for _, a := range fc.Args {
 			args = append(args, pgExpr(a, sc, acc, ctes))
 		}
-		if k := freshFunc(pgName(fc.Funcname)); k != argUnknown {
+		if k := freshFunc(pgName(fc.Funcname)); k == argNewest {
+			return &xexpr{kind: xVal, val: nowArg(pgName(fc.Funcname))}
+		} else if k != argUnknown {
 			return &xexpr{kind: xVal, val: arg{kind: k}}
 		}
 		if fc.Over == nil && !fc.AggStar && len(fc.AggOrder) == 0 {

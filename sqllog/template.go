@@ -209,6 +209,19 @@ type arg struct {
 	// or a literal: its value is a PostgreSQL array, each element a
 	// value of the IN list.
 	array bool
+	// us and usOK: for argNewest, the value is now() minus us
+	// microseconds (now() - interval '1 day': 86400000000), usOK saying
+	// the offset is known (a wall-clock function less a constant
+	// interval; nextval, DEFAULT and CURRENT_DATE have none); for an
+	// interval literal (interval '5 years', INTERVAL 5 DAY), us is its
+	// length. See intervalMicros for the units.
+	us   int64
+	usOK bool
+	// ivUnit, for argNewest, is the signed microseconds per unit of an
+	// interval count in slot n-1 still to add to us when the statement
+	// is bound (NOW() - INTERVAL 5 DAY, whose 5 normalize puts in a
+	// slot: -86400000000); 0 for none.
+	ivUnit int64
 }
 
 // pred binds one column: Eq (args[0]), In (args) or Range (args[0] the
@@ -319,6 +332,18 @@ func (g arg) resolve(slots, params []lit) rv {
 		l = g.x.eval(slots, params)
 	case argNewest:
 		l = lit{kind: litNewest}
+		us, ok := g.us, g.usOK
+		if ok && g.ivUnit != 0 {
+			ok = false
+			if g.n >= 1 && g.n <= len(slots) && slots[g.n-1].kind == litNum {
+				if f, err := strconv.ParseFloat(slots[g.n-1].s, 64); err == nil {
+					us, ok = us-int64(f*float64(g.ivUnit)), true
+				}
+			}
+		}
+		if ok {
+			l.s = strconv.FormatInt(us, 10) // the offset before now, read by nowOffset
+		}
 	case argUnique:
 		l = lit{kind: litUnique}
 	default:
@@ -583,6 +608,20 @@ func returnsNoRow(acc []access, from int) bool {
 		}
 	}
 	return true
+}
+
+// nowArg is the value of a function call name that freshFunc reads as
+// argNewest: a wall-clock time (now(), CURRENT_TIMESTAMP, SYSDATE) has a
+// known offset from now, 0; nextval, CURRENT_DATE (midnight, up to a day
+// before now) and the others do not.
+func nowArg(name string) arg {
+	g := arg{kind: argNewest}
+	switch strings.ToLower(name) {
+	case "now", "current_timestamp", "localtimestamp", "statement_timestamp", "transaction_timestamp",
+		"clock_timestamp", "sysdate", "utc_timestamp", "localtime":
+		g.usOK = true
+	}
+	return g
 }
 
 // freshFunc classifies a function call used as a value.

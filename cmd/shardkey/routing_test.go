@@ -580,15 +580,19 @@ func TestRouting_Casts(t *testing.T) {
 }
 
 // TestRouting_RunTimeRange: a range whose end is known only at run time
-// (created_at > now() - interval '1 day', MySQL NOW() - INTERVAL 1 DAY,
-// current_date) is still a range. Under a range key on a time-ordered
-// column the end lies among the newest values, in the last range (the
-// range above the last split point holds every value past it: MongoDB's
-// chunk to MaxKey, CockroachDB's last range), so the statement asks the
-// last shard: 8 monthly rows in 4 equal ranges put 2026-07 and 2026-08 in
-// shard 3. Under a hash key it scatters, and the reason says a range on a
-// hash key is why (every engine hashes the value, so a range of values
-// lies on every shard).
+// (created_at > now() - interval '1 day', MySQL NOW() - INTERVAL 1 DAY)
+// is still a range. Its end is placed against the row sample's newest
+// created_at, taken as now; an end the data cannot place (current_date,
+// whose offset from now is not a constant) asks every range it could
+// reach, never a silent single shard. 8 monthly rows 2026-01-01 ..
+// 2026-08-01 in 4 equal ranges put boundaries at 03-01, 05-01 and 07-01
+// (shard 0 below 03-01, 1 to 05-01, 2 to 07-01, 3 above). By hand, from
+// the newest, 2026-08-01: less 1 day is 07-31 (shard 3); less 5 years
+// (of 365.25 days) is 2021, below every boundary (shards 0-3); less 120
+// and 119 days are 04-03 and 04-04 (shard 1); less 100 and 40 days are
+// 04-23 and 06-22 (shards 1-2). Under a hash key it scatters, and the
+// reason says a range on a hash key is why (every engine hashes the
+// value, so a range of values lies on every shard).
 func TestRouting_RunTimeRange(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString("id,created_at\n")
@@ -605,10 +609,16 @@ func TestRouting_RunTimeRange(t *testing.T) {
 		scatter     bool
 		reason      string
 	}{
-		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{3}, false, "known at run time"},
-		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= current_date", []int{3}, false, "known at run time"},
-		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{3}, false, "known at run time"},
-		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= CURDATE()", []int{3}, false, "known at run time"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{3}, false, "now() - interval '1 day' = 2026-07-31T00:00:00Z"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{3}, false, "now() - interval '1 day' = 2026-07-31T00:00:00Z"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '5 years'", []int{0, 1, 2, 3}, false, "newest created_at, 2026-08-01T00:00:00Z, as now"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at > DATE_SUB(NOW(), INTERVAL 5 YEAR)", []int{0, 1, 2, 3}, false, "newest created_at, 2026-08-01T00:00:00Z, as now"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at BETWEEN now() - interval '120 days' AND now() - interval '119 days'", []int{1}, false, "now() - interval '119 days' = 2026-04-04T00:00:00Z"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at BETWEEN NOW() - INTERVAL 120 DAY AND NOW() - INTERVAL 119 DAY", []int{1}, false, "now() - interval '119 days' = 2026-04-04T00:00:00Z"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= now() - interval '100 days' AND created_at < now() - interval '40 days'", []int{1, 2}, false, "now() - interval '40 days' = 2026-06-22T00:00:00Z"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= NOW() - INTERVAL 100 DAY AND created_at < NOW() - INTERVAL 40 DAY", []int{1, 2}, false, "now() - interval '100 days' = 2026-04-23T00:00:00Z"},
+		{"postgresql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= current_date", []int{0, 1, 2, 3}, false, "every range it could reach is asked"},
+		{"mysql", "range(created_at)", "SELECT * FROM posts WHERE created_at >= CURDATE()", []int{0, 1, 2, 3}, false, "every range it could reach is asked"},
 		{"postgresql", "hash(created_at)", "SELECT * FROM posts WHERE created_at > now() - interval '1 day'", []int{0, 1, 2, 3}, true, "a range on the hash key"},
 		{"mysql", "hash(created_at)", "SELECT * FROM posts WHERE created_at > NOW() - INTERVAL 1 DAY", []int{0, 1, 2, 3}, true, "a range on the hash key"},
 	} {
@@ -620,5 +630,61 @@ func TestRouting_RunTimeRange(t *testing.T) {
 		if !reflect.DeepEqual(r.Shards, c.shards) || r.Scatter != c.scatter || !strings.Contains(r.Reason, c.reason) {
 			t.Errorf("%s %s %q: %+v; want shards %v scatter %v, reason with %q", c.d, c.key, c.sql, r, c.shards, c.scatter, c.reason)
 		}
+	}
+}
+
+// TestRouting_LookupBindParams: a bind parameter on a lookup column is
+// routed through the lookup, as Vitess plans a lookup vindex on a bind
+// variable (planEqualOp and planInOp in
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go: EqualUnique for
+// = :v, IN for a list): = $1 one shard (single), known once the lookup
+// answers; IN ($1, $2) at most 2 shards (multi); IN ('u1@x.com', $1) u1's
+// shard plus at most one more (multi). None scatters, none asks no shard.
+func TestRouting_LookupBindParams(t *testing.T) {
+	rows := t.TempDir() + "/users.csv"
+	if err := os.WriteFile(rows, []byte("user_id,email\n1,u1@x.com\n2,u2@x.com\n3,u3@x.com\n4,u4@x.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		d, sql  string
+		route   string
+		nShards int
+		reason  string
+	}{
+		{"postgresql", "SELECT * FROM users WHERE email = $1", "single", 0, "then the one shard of the row it names, known once the lookup answers"},
+		{"mysql", "SELECT * FROM users WHERE email = ?", "single", 0, "then the one shard of the row it names, known once the lookup answers"},
+		{"postgresql", "SELECT * FROM users WHERE email IN ($1, $2)", "multi", 0, "at most 2, known once the lookup answers"},
+		{"mysql", "SELECT * FROM users WHERE email IN (?, ?)", "multi", 0, "at most 2, known once the lookup answers"},
+		{"postgresql", "SELECT * FROM users WHERE email IN ('u1@x.com', $1)", "multi", 1, "and at most 1 more"},
+		{"mysql", "SELECT * FROM users WHERE email IN ('u1@x.com', ?)", "multi", 1, "and at most 1 more"},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--rows", "users="+rows, "--shards", "4", "--dialect", c.d, "-k", "hash(user_id), lookup(email)", c.sql)
+		var r routed
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("%s: exit %d: %s %s", c.sql, code, out, errs)
+		}
+		if r.Route != c.route || len(r.Shards) != c.nShards || r.Scatter || !strings.Contains(r.Reason, c.reason) || !strings.Contains(r.Reason, "lookup email -> keyspace id") {
+			t.Errorf("%s %q: %+v; want route %s with %d shards listed, reason with %q", c.d, c.sql, r, c.route, c.nShards, c.reason)
+		}
+	}
+}
+
+// TestRouting_NonUniqueLookupUnseen: a non-unique lookup's value the row
+// sample does not hold spans as many shards as the sample's values do
+// (docs/product.md, lookup): 4 rows, each city on one row, so 1 shard:
+// route single, and the reason says why rather than "the one shard of
+// the row" (a non-unique lookup names rows, not a row).
+func TestRouting_NonUniqueLookupUnseen(t *testing.T) {
+	rows := t.TempDir() + "/users.csv"
+	if err := os.WriteFile(rows, []byte("user_id,city\n1,a\n2,b\n3,c\n4,d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "explain", "--format", "json", "--rows", "users="+rows, "--shards", "4", "-k", "hash(user_id), lookup(city, nonunique)", "SELECT * FROM users WHERE city = 'zzz'")
+	var r routed
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	if r.Route != "single" || strings.Contains(r.Reason, "the one shard of the row") || !strings.Contains(r.Reason, "as many shards as the sample's values do on average, 1 here") {
+		t.Errorf("%+v; want route single, reason giving the sample's shards per value", r)
 	}
 }
