@@ -53,3 +53,23 @@ func TestLookupTxnPgStatStatements(t *testing.T) {
 		t.Errorf("bare key: cross-shard transactions %.3f, want 0", c.CrossShardTxnFraction)
 	}
 }
+
+// TestLookupGrammarErrors: a bare lookup on a column no placed table has,
+// and contradictory lookup options, are usage errors (exit 2) that say
+// what is wrong; they used to score silently.
+func TestLookupGrammarErrors(t *testing.T) {
+	dir := t.TempDir()
+	users := filepath.Join(dir, "users.csv")
+	if err := os.WriteFile(users, []byte("user_id,email\n1,a@x\n2,b@x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ key, want string }{
+		{"hash(user_id), lookup(nosuch)", `has a column "nosuch" (tables it places: users)`},
+		{"hash(user_id), lookup(email, unique, nonunique)", "options unique and nonunique contradict"},
+	} {
+		code, _, errs := runCmd(t, "", "score", "--rows", "users="+users, "-k", c.key)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("-k %q: exit %d, stderr %q; want exit 2 and %q", c.key, code, errs, c.want)
+		}
+	}
+}
