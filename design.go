@@ -703,19 +703,36 @@ func (p *parser) lookups(e Expr) []Lookup {
 			p.fail(fmt.Sprintf("lookup(%s) named twice", l.Col))
 			return nil
 		}
+		uniq := "" // the unique/nonunique option given, if any
+		consistent := false
 		for {
 			p.space()
 			if p.peek() != ',' {
 				break
 			}
 			p.pos++
+			p.space()
+			optAt := p.pos
 			switch opt := strings.ToLower(p.ident()); opt {
-			case "unique":
-				l.Unique = true
-			case "nonunique", "non_unique":
-				l.Unique = false
+			case "unique", "nonunique", "non_unique":
+				if uniq != "" {
+					p.pos = optAt
+					if uniq == opt {
+						p.fail(fmt.Sprintf("lookup(%s): option %s named twice", l.Col, opt))
+					} else {
+						p.fail(fmt.Sprintf("lookup(%s): options %s and %s contradict each other: give one", l.Col, uniq, opt))
+					}
+					return nil
+				}
+				uniq = opt
+				l.Unique = opt == "unique"
 			case "consistent":
-				l.Consistent = true
+				if consistent {
+					p.pos = optAt
+					p.fail(fmt.Sprintf("lookup(%s): option consistent named twice", l.Col))
+					return nil
+				}
+				consistent, l.Consistent = true, true
 			default:
 				p.fail(fmt.Sprintf("lookup option %q: want unique, nonunique or consistent", opt))
 				return nil

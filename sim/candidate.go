@@ -353,7 +353,7 @@ func (s *Scheme) rebalance() []Move {
 	ring, _ := partition.NewRing(128)
 	r1, _ := ring.Layout(n)
 	r2, _ := ring.Layout(n + 1)
-	out = append(out, measure("ring (128 vnodes)", r1, r2))
+	out = append(out, measureRing(pts, total, n, r1, r2))
 	if g, ok := s.Engine.(partition.Grower); ok {
 		if l, err := s.Engine.Layout(n); err == nil {
 			for _, to := range []int{n + 1, 2 * n} {
@@ -364,6 +364,25 @@ func (s *Scheme) rebalance() []Move {
 		}
 	}
 	return out
+}
+
+// measureRing is rebalance's "ring (128 vnodes)" move from a to b (n to
+// n+1 nodes), over the points as the ring places them (ringPoint).
+func measureRing(pts []pointWeight, total float64, n int, a, b partition.Layout) Move {
+	m := Move{Placement: "ring (128 vnodes)", From: a.Shards(), To: b.Shards()}
+	var k, wt float64
+	for _, x := range pts {
+		p := ringPoint(x.p)
+		if a.Shard(p) != b.Shard(p) {
+			k++
+			wt += x.w
+		}
+	}
+	m.KeysMoved = k / float64(len(pts))
+	if total > 0 {
+		m.LoadMoved = wt / total
+	}
+	return m
 }
 
 type pointWeight struct {

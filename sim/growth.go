@@ -253,13 +253,15 @@ func (s *Scheme) Growth(m *Nodes, n int) []Growth {
 	ring, _ := partition.NewRing(128)
 	r1, _ := ring.Layout(from)
 	r2, _ := ring.Layout(n)
-	out = append(out, measure("ring (128 vnodes)", func(_ int, x pt) int { return r1.Shard(x.p) }, func(_ int, x pt) int { return r2.Shard(x.p) }))
+	out = append(out, measure("ring (128 vnodes)", func(_ int, x pt) int { return r1.Shard(ringPoint(x.p)) }, func(_ int, x pt) int { return r2.Shard(ringPoint(x.p)) }))
 	// ketama (libmemcached's continuum of weight-1 servers) over the
-	// points' low 32 bits, as ketama hashes keys to 32 bits.
+	// low 32 bits of the points as a ring places them (ringPoint: the
+	// engine's point may span fewer bits), as ketama hashes keys to 32
+	// bits.
 	k1, err1 := partition.Ketama{}.Layout(from)
 	k2, err2 := partition.Ketama{}.Layout(n)
 	if err1 == nil && err2 == nil {
-		out = append(out, measure("ketama", func(_ int, x pt) int { return k1.Shard(x.p) }, func(_ int, x pt) int { return k2.Shard(x.p) }))
+		out = append(out, measure("ketama", func(_ int, x pt) int { return k1.Shard(ringPoint(x.p)) }, func(_ int, x pt) int { return k2.Shard(ringPoint(x.p)) }))
 	}
 	// Range splits, in hash order (the points are sorted within each
 	// table; sort them all).
@@ -335,4 +337,23 @@ func (s *Scheme) NodesReport(c *Candidate, m *Nodes, n int) *NodesReport {
 		r.Growth = []Growth{}
 	}
 	return r
+}
+
+// ringPoint returns the point a 64-bit consistent-hash ring ("ring (128
+// vnodes)" in the growth comparisons) places engine point p at:
+// MurmurHash3's 64-bit finaliser fmix64 (Appleby's smhasher,
+// MurmurHash3.cpp; as Cassandra's Murmur3Partitioner ends its token).
+// Engines' points are not all spread over 64 bits (a Redis slot is 14
+// bits, Citus's and Kafka's hashes 32): fed raw into a ring of 64-bit
+// tokens they all fall between the same two tokens, on one node, and
+// growth moves nothing. A real ring hashes the key with its own 64-bit
+// hash; fmix64 is a bijection, so keys with one engine point (one Redis
+// slot) stay together and distinct points stay distinct, spread evenly.
+func ringPoint(p uint64) uint64 {
+	p ^= p >> 33
+	p *= 0xff51afd7ed558ccd
+	p ^= p >> 33
+	p *= 0xc4ceb9fe1a85ec53
+	p ^= p >> 33
+	return p
 }

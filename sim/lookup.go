@@ -132,6 +132,37 @@ func (s *Scheme) compileLookups() error {
 			tk.lookups = append(tk.lookups, lk)
 		}
 	}
+	// A bare expression's lookup applies to the tables it places that have
+	// the column; one that no such table has routes nothing: an error
+	// (a misspelt column), as the table-prefixed form's is.
+	if bare := s.Design.Lookups[""]; len(bare) > 0 && s.Design.Default != nil {
+		var placed []string
+		for ti, t := range s.w.Tables {
+			if _, own := s.Design.Tables[t.Name]; own {
+				continue
+			}
+			if k := s.tables[ti].kind; k != kUnplaced && k != kReplicate {
+				placed = append(placed, t.Name)
+			}
+		}
+		for _, spec := range bare {
+			used := false
+			for _, lk := range s.lookups {
+				if lk.spec.Col == spec.Col {
+					if _, own := s.Design.Tables[s.w.Tables[lk.table].Name]; !own {
+						used = true
+					}
+				}
+			}
+			if used {
+				continue
+			}
+			if len(placed) == 0 {
+				return fmt.Errorf("key %q: %s: no table is placed by %s, so no table has the lookup column %q", s.Design.Text, spec, s.Design.Default, spec.Col)
+			}
+			return fmt.Errorf("key %q: %s: no table %s places has a column %q (tables it places: %s)", s.Design.Text, spec, s.Design.Default, spec.Col, strings.Join(placed, ", "))
+		}
+	}
 	// Unique lookups first: vtgate routes by the vindex of least cost.
 	for _, tk := range s.tables {
 		sort.SliceStable(tk.lookups, func(i, j int) bool { return tk.lookups[i].spec.Unique && !tk.lookups[j].spec.Unique })

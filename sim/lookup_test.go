@@ -242,3 +242,30 @@ func TestLookupNonUniqueUnseen(t *testing.T) {
 		t.Errorf("warnings %q lack the non-unique lookup's", c.Warnings)
 	}
 }
+
+// TestLookupBareUnknownColumn: a bare expression's lookup(col) that no
+// table the expression places has is an error naming the column and the
+// tables (it used to be dropped: the bare key scored, no warning); one
+// that some placed table has compiles.
+func TestLookupBareUnknownColumn(t *testing.T) {
+	w := lookupWorkload(t)
+	eng, err := partition.Lookup("vitess-numeric")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := shardkey.ParseDesign("hash(user_id), lookup(nosuch)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Compile(w, d, Options{Shards: 8, Engine: eng})
+	if err == nil || !strings.Contains(err.Error(), `"nosuch"`) || !strings.Contains(err.Error(), "tables it places: users") {
+		t.Errorf("lookup(nosuch): error %v, want one naming \"nosuch\" and the tables (users)", err)
+	}
+	d, err = shardkey.ParseDesign("hash(user_id), lookup(phone)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Compile(w, d, Options{Shards: 8, Engine: eng}); err != nil {
+		t.Errorf("lookup(phone): %v", err)
+	}
+}

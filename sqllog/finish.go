@@ -58,8 +58,9 @@ func (a *agg) finish() error {
 	}
 	for _, t := range a.txnList {
 		rate := t.count / span
-		for _, stmts := range t.samples {
-			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(t.samples))}
+		samples := a.expandTxn(t)
+		for _, stmts := range samples {
+			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(samples))}
 			fv := int32(0)
 			for _, s := range stmts {
 				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv), UseVindex: s.ai.op.use, IgnoreVindex: s.ai.op.ignore})
@@ -180,6 +181,45 @@ func (a *agg) expand(op *opAgg) []sample {
 		s := op.samples[i%len(op.samples)]
 		s.w = op.samples[i%len(op.samples)].w / math.Ceil(float64(n)/float64(len(op.samples)))
 		out = append(out, s)
+	}
+	return out
+}
+
+// expandTxn returns t's samples. As expand does for an operation: when
+// a statement's values are unknown (a pg_stat_statements shape, or $n
+// without parameters) and its table has a row sample, it draws
+// min(count, sample) transactions (within the statement budget,
+// Options.MaxTxnStatements shared by the shapes), each taking its own
+// values from the rows (see conds). One kept sample would otherwise give
+// every call of the shape the same drawn values: the transaction would
+// cross shards always or never, whatever the share of its calls that do.
+func (a *agg) expandTxn(t *txnAgg) [][]sample {
+	if len(t.samples) == 0 || float64(len(t.samples)) >= t.count || len(t.samples) >= a.sample {
+		return t.samples
+	}
+	noValue, stmts := false, 0
+	for _, stmt := range t.samples {
+		stmts = max(stmts, len(stmt))
+		for _, s := range stmt {
+			if a.w.Tables[s.ai.op.table].Rows == 0 {
+				continue
+			}
+			for _, v := range s.vals {
+				noValue = noValue || v.kind == litNoValue
+			}
+		}
+	}
+	if !noValue {
+		return t.samples
+	}
+	budget := max(1, a.lim.maxTxnStmts/max(1, len(a.txnList))/max(1, stmts))
+	n := int(math.Min(t.count, float64(min(a.sample, budget))))
+	if n <= len(t.samples) {
+		return t.samples
+	}
+	out := make([][]sample, 0, n)
+	for i := range n {
+		out = append(out, t.samples[i%len(t.samples)])
 	}
 	return out
 }
