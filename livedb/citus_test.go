@@ -37,17 +37,7 @@ func citusTestDB(t *testing.T) string {
 	if !super {
 		t.Skip("creating Citus' catalog tables in pg_catalog needs a superuser")
 	}
-	name := fmt.Sprintf("shardkey_test_citusmeta_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-	})
-	cfg, _ := pgx.ParseConfig(pgAdminDSN())
-	dsn := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+	dsn := pgThrowaway(t, ctx, admin, fmt.Sprintf("shardkey_test_citusmeta_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6))
 	db, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)

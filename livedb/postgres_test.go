@@ -33,17 +33,7 @@ func pgTestDB(t *testing.T) (string, *pgx.Conn) {
 		t.Skipf("no PostgreSQL at %s: %v", pgAdminDSN(), err)
 	}
 	t.Cleanup(func() { admin.Close(ctx) })
-	name := fmt.Sprintf("shardkey_livedb_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-	})
-	cfg, _ := pgx.ParseConfig(pgAdminDSN())
-	dsn := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+	dsn := pgThrowaway(t, ctx, admin, fmt.Sprintf("shardkey_livedb_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6))
 	db, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -233,3 +223,20 @@ func columnsOf(w *shardkey.Workload) []string {
 }
 
 func pgxConnect(ctx context.Context, dsn string) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
+
+// pgThrowaway creates the database name on admin's server, drops it (WITH
+// FORCE) when the test ends, and returns its DSN. admin must stay open
+// until then: close it in a t.Cleanup registered before this call.
+func pgThrowaway(t *testing.T, ctx context.Context, admin *pgx.Conn, name string) string {
+	t.Helper()
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
+	cfg, _ := pgx.ParseConfig(pgAdminDSN())
+	return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+}

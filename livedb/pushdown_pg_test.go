@@ -83,18 +83,8 @@ func TestPushdown_PostgreSQL(t *testing.T) {
 	if err != nil {
 		skipOrFail(t, "no PostgreSQL at %s: %v", pgAdminDSN(), err)
 	}
-	defer admin.Close(ctx)
-	name := fmt.Sprintf("shardkey_test_pushdown_%d", os.Getpid())
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if _, err := admin.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-	}()
-	cfg, _ := pgx.ParseConfig(pgAdminDSN())
-	dsn := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+	t.Cleanup(func() { admin.Close(ctx) })
+	dsn := pgThrowaway(t, ctx, admin, fmt.Sprintf("shardkey_test_pushdown_%d", os.Getpid()))
 	db, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
