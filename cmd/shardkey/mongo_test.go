@@ -240,3 +240,20 @@ func TestMongoJumboTieBreak(t *testing.T) {
 		t.Errorf("summary %q does not say hash(user_id) lost on its largest key value", r.Summary)
 	}
 }
+
+// TestPlaceObjectIDUntyped: an ObjectId written as MongoDB writes it
+// (Extended JSON {"$oid": ...} or the shell's ObjectId("...")) is placed
+// as an ObjectId without --type, as the JSONL reader reads it: MongoDB's
+// hashed value of 5b2be413c06d924ab26ff9ca is 2523394966799057167
+// (docs/engines.md, from the vectors), not the hash of its text.
+func TestPlaceObjectIDUntyped(t *testing.T) {
+	for _, v := range []string{`ObjectId("5b2be413c06d924ab26ff9ca")`, `{"$oid": "5b2be413c06d924ab26ff9ca"}`} {
+		code, out, errs := runCmd(t, "", "place", "--engine", "mongodb", "--shards", "4", "-k", `{_id: "hashed"}`, v)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", v, code, errs)
+		}
+		if !strings.Contains(out, "2523394966799057167") {
+			t.Errorf("%s placed as text, not an ObjectId:\n%s", v, out)
+		}
+	}
+}

@@ -216,6 +216,11 @@ func parseKey(s string, types []shardkey.Type) ([]shardkey.Value, error) {
 		t = types[0]
 	} else if shardkey.InferType([]string{s}) == shardkey.Int64 {
 		t = shardkey.Int64
+	} else if v := strings.ReplaceAll(s, " ", ""); strings.HasPrefix(v, `{"$oid":`) || strings.HasPrefix(v, "ObjectId(") {
+		// Written as MongoDB writes an ObjectId (Extended JSON, or the
+		// shell's constructor), it is one, as the JSONL reader reads it;
+		// hashed as text it would land on another shard silently.
+		t = shardkey.ObjectID
 	}
 	if s == "" && t != shardkey.Text {
 		return nil, fmt.Errorf("empty value")
