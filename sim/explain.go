@@ -138,6 +138,10 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			rt.Reason = fmt.Sprintf("the key %s is bound to a value known only at run time (%s): one shard, known once the value is", key, runTimeSource(tk.cols, conds, false))
 			break
 		}
+		if runTimeSource(tk.cols, conds, false) == "a bind parameter" {
+			rt.Reason = fmt.Sprintf("the key %s takes the inserted row's value from a bind parameter: one shard, known once the value is", key)
+			break
+		}
 		rt.Reason = fmt.Sprintf("the key %s takes a value the database assigns (a new id or a default): one shard, known only once the value is", key)
 	case tUniformN:
 		rt.Shards = append(rt.Shards, tc.set...)

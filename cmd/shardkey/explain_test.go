@@ -466,3 +466,22 @@ func TestExplain_SchemaAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain_InsertBindParameter: an INSERT whose key value is a bind
+// parameter takes the value the client sends, not one the database assigns
+// (a DEFAULT or a sequence); the reason says which, in both dialects.
+func TestExplain_InsertBindParameter(t *testing.T) {
+	for _, stmt := range []string{
+		"INSERT INTO orders (id, customer_id) VALUES (1, $1)",
+		"INSERT INTO orders (id, customer_id) VALUES (1, ?)",
+	} {
+		r := explainJSON(t, "-k", "orders:hash(customer_id)", stmt)
+		if !strings.Contains(r.Reason, "bind parameter") || strings.Contains(r.Reason, "database assigns") {
+			t.Errorf("%s: reason %q, want it to name the bind parameter", stmt, r.Reason)
+		}
+	}
+	r := explainJSON(t, "-k", "orders:hash(customer_id)", "INSERT INTO orders (id, customer_id) VALUES (1, DEFAULT)")
+	if !strings.Contains(r.Reason, "database assigns") {
+		t.Errorf("DEFAULT: reason %q, want a value the database assigns", r.Reason)
+	}
+}
