@@ -1,6 +1,7 @@
 package advisor
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -19,6 +20,21 @@ type SweepRow struct {
 	FanoutMean    float64 `json:"fanout_mean"`
 	CrossShardTxn float64 `json:"cross_shard_txn_fraction"`
 	OverCapacity  int     `json:"over_capacity"`
+	// LoadKnown is false when the input has no row weights: load_ratio
+	// is then null in JSON, not 0.
+	LoadKnown bool `json:"-"`
+}
+
+// MarshalJSON writes r with load_ratio null when the row load is unknown.
+func (r SweepRow) MarshalJSON() ([]byte, error) {
+	type plain SweepRow
+	if r.LoadKnown {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		LoadRatio *float64 `json:"load_ratio"`
+	}{plain: plain(r)})
 }
 
 // Sweep scores key at each shard count; counts the key cannot be placed
@@ -33,7 +49,7 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 			continue
 		}
 		out = append(out, SweepRow{Shards: n, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: c.LoadRatio,
-			Expected: c.ExpectedMaxLoadRatio, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity)})
+			Expected: c.ExpectedMaxLoadRatio, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown()})
 	}
 	return out, nil
 }
@@ -52,6 +68,20 @@ type Confidence struct {
 	LoadRatio     Interval `json:"load_ratio"`
 	MaxShardWork  Interval `json:"max_shard_work"`
 	CrossShardTxn Interval `json:"cross_shard_txn_fraction"`
+}
+
+// MarshalJSON writes c with load_ratio null when no replicate had a row
+// load (an input without row weights): an interval of [0, 0] would read
+// as perfectly even.
+func (c Confidence) MarshalJSON() ([]byte, error) {
+	type plain Confidence
+	if c.LoadRatio.Hi > 0 {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		plain
+		LoadRatio *Interval `json:"load_ratio"`
+	}{plain: plain(c)})
 }
 
 // Bootstrap rescores key on b Poisson-bootstrap replicates of the sample

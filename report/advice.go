@@ -372,9 +372,9 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}
 {{end}}
 {{with .Nodes}}<h2>Slots over nodes: <code>{{.Key}}</code></h2>
-<p>{{.R.Slots}} slots over {{.R.Nodes}} nodes ({{.R.Assignment}}); max/mean per node: work {{printf "%.2f" .R.NodeWorkRatio}}x, load {{printf "%.2f" .R.NodeLoadRatio}}x.{{if .PerCap}} Capacity {{num .R.Capacity}} units of work/s per node (its slots' work summed): {{len .R.OverCapacity}} of {{.R.Nodes}} nodes over it.{{end}}</p>
+<p>{{.R.Slots}} slots over {{.R.Nodes}} nodes ({{.R.Assignment}}); max/mean per node: work {{printf "%.2f" .R.NodeWorkRatio}}x, load {{if .R.LoadKnown}}{{printf "%.2f" .R.NodeLoadRatio}}x{{else}}unknown (no row weights){{end}}.{{if .PerCap}} Capacity {{num .R.Capacity}} units of work/s per node (its slots' work summed): {{len .R.OverCapacity}} of {{.R.Nodes}} nodes over it.{{end}}</p>
 <table><tr><th>node</th><th>slots</th><th>work (units/s)</th><th>load</th>{{if .PerCap}}<th>over capacity</th>{{end}}</tr>
-{{range .Rows}}<tr{{if .Over}} class="overrow"{{end}}><td class="n">{{.Node}}</td><td class="n">{{.Slots}}</td><td class="n">{{num .Work}}</td><td class="n">{{num .Load}}</td>{{if $.Nodes.PerCap}}<td>{{if .Over}}yes{{else}}no{{end}}</td>{{end}}</tr>
+{{range .Rows}}<tr{{if .Over}} class="overrow"{{end}}><td class="n">{{.Node}}</td><td class="n">{{.Slots}}</td><td class="n">{{num .Work}}</td><td class="n">{{if $.Nodes.R.LoadKnown}}{{num .Load}}{{else}}unknown{{end}}</td>{{if $.Nodes.PerCap}}<td>{{if .Over}}yes{{else}}no{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{if .Growth}}<p>Growth {{(index .Growth 0).From}} &rarr; {{(index .Growth 0).To}} nodes, measured on the row sample:</p>
 <table><tr><th>placement</th><th>keys moved</th><th>rows moved</th><th>rows</th><th>max/mean rows after</th></tr>

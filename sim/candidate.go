@@ -591,3 +591,16 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 	old := `"shard_load":` + string(load) + `,"load_ratio":0,`
 	return bytes.Replace(b, []byte(old), []byte(`"shard_load":null,"load_ratio":null,`), 1), nil
 }
+
+// marshalNoEscape is json.Marshal without HTML escaping: a MarshalJSON's
+// bytes are copied as they are into the caller's output, and the caller's
+// encoder decides about escaping.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -313,6 +313,10 @@ type NodesReport struct {
 	NodeWorkRatio float64   `json:"node_work_ratio"`
 	NodeLoad      []float64 `json:"node_load"` // row weight per node
 	NodeLoadRatio float64   `json:"node_load_ratio"`
+	// LoadKnown is false when the input has no row weights (a log, a
+	// spec without rows): node_load and node_load_ratio are then null in
+	// JSON, not zeros that would read as empty nodes.
+	LoadKnown bool `json:"-"`
 	// Capacity is the work one node can do (units/s; 0: not given) and
 	// OverCapacity the nodes whose work (their slots' summed) exceeds it.
 	Capacity     float64  `json:"capacity"`
@@ -331,6 +335,7 @@ func (s *Scheme) NodesReport(c *Candidate, m *Nodes, n int) *NodesReport {
 	r.NodeWorkRatio, _, _ = ratio(r.NodeWork)
 	r.NodeLoad = m.Sum(c.ShardLoad)
 	r.NodeLoadRatio, _, _ = ratio(r.NodeLoad)
+	r.LoadKnown = c.LoadKnown()
 	r.Capacity, r.OverCapacity = c.Capacity, overCapacity(r.NodeWork, c.Capacity)
 	r.Growth = s.Growth(m, n)
 	if r.Growth == nil {
@@ -356,4 +361,18 @@ func ringPoint(p uint64) uint64 {
 	p *= 0xc4ceb9fe1a85ec53
 	p ^= p >> 33
 	return p
+}
+
+// MarshalJSON writes r with node_load and node_load_ratio null when the
+// row load is unknown (LoadKnown false).
+func (r NodesReport) MarshalJSON() ([]byte, error) {
+	type plain NodesReport
+	if r.LoadKnown {
+		return marshalNoEscape(plain(r))
+	}
+	return marshalNoEscape(struct {
+		plain
+		NodeLoad      []float64 `json:"node_load"`
+		NodeLoadRatio *float64  `json:"node_load_ratio"`
+	}{plain: plain(r)})
 }

@@ -157,7 +157,11 @@ func renderNodes(w io.Writer, cands []*sim.Candidate) {
 			if over[k] {
 				flag = " !"
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%s%s\t%s\t\n", k, r.NodeSlots[k], num(r.NodeWork[k]), flag, num(r.NodeLoad[k]))
+			load := "-" // no row weights to sum
+			if r.LoadKnown {
+				load = num(r.NodeLoad[k])
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%s%s\t%s\t\n", k, r.NodeSlots[k], num(r.NodeWork[k]), flag, load)
 		}
 		tw.Flush()
 		if r.Capacity > 0 {

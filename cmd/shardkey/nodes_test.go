@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,5 +55,65 @@ func TestScore_SlotsOverNodes(t *testing.T) {
 		if code == 0 || !strings.Contains(errs, c.want) {
 			t.Errorf("score %v: exit %d %q; want %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// TestAdviseUnknownLoadNull: a log has no row weights, so every row-load
+// figure of advise's JSON (the sweep's, the bootstrap interval's, the
+// per-node one) is null, not a 0 that reads as perfectly even; with a row
+// sample (the built-in workload) they are numbers of at least 1 (max over
+// mean).
+func TestAdviseUnknownLoadNull(t *testing.T) {
+	type doc struct {
+		Sweep []struct {
+			LoadRatio *float64 `json:"load_ratio"`
+		} `json:"sweep"`
+		Confidence *struct {
+			LoadRatio *struct{ Lo, Hi float64 } `json:"load_ratio"`
+		} `json:"confidence"`
+		Candidates []struct {
+			Score struct {
+				Nodes *struct {
+					NodeLoad      []float64 `json:"node_load"`
+					NodeLoadRatio *float64  `json:"node_load_ratio"`
+				} `json:"nodes"`
+			} `json:"score"`
+		} `json:"candidates"`
+	}
+	read := func(args ...string) doc {
+		t.Helper()
+		code, out, errs := runCmd(t, "", append([]string{"advise", "--format", "json", "--slots", "16", "--nodes", "4"}, args...)...)
+		if code != 0 {
+			t.Fatalf("advise %q: exit %d: %s", args, code, errs)
+		}
+		var d doc
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Sweep) == 0 || d.Confidence == nil || len(d.Candidates) == 0 || d.Candidates[0].Score.Nodes == nil {
+			t.Fatalf("advise %q: want sweep, confidence and nodes in %s", args, out)
+		}
+		return d
+	}
+	d := read("--log", filepath.Join("testdata", "pgbench", "pgbench-tpcb-s4.log"))
+	for i, r := range d.Sweep {
+		if r.LoadRatio != nil {
+			t.Errorf("log: sweep[%d].load_ratio = %v, want null", i, *r.LoadRatio)
+		}
+	}
+	if d.Confidence.LoadRatio != nil {
+		t.Errorf("log: confidence.load_ratio = %+v, want null", *d.Confidence.LoadRatio)
+	}
+	if n := d.Candidates[0].Score.Nodes; n.NodeLoad != nil || n.NodeLoadRatio != nil {
+		t.Errorf("log: nodes node_load %v, node_load_ratio %v, want null", n.NodeLoad, n.NodeLoadRatio)
+	}
+	d = read()
+	for i, r := range d.Sweep {
+		if r.LoadRatio == nil || *r.LoadRatio < 1 {
+			t.Errorf("rows: sweep[%d].load_ratio = %v, want a ratio >= 1", i, r.LoadRatio)
+		}
+	}
+	if n := d.Candidates[0].Score.Nodes; len(n.NodeLoad) != 4 || n.NodeLoadRatio == nil || *n.NodeLoadRatio < 1 {
+		t.Errorf("rows: nodes %+v, want 4 node loads and a ratio >= 1", n)
 	}
 }
