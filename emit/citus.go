@@ -63,9 +63,9 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 			g = &group{first: name, seen: map[shardkey.Value]bool{}, col: col}
 			groups[typ] = g
 			order = append(order, typ)
-			fmt.Fprintf(&b, "SELECT create_distributed_table(%s, %s);\n", sqlString(name), sqlString(col))
+			fmt.Fprintf(&b, "SELECT create_distributed_table(%s, %s);\n", regclass(name), sqlString(col))
 		} else {
-			fmt.Fprintf(&b, "SELECT create_distributed_table(%s, %s, colocate_with => %s);\n", sqlString(name), sqlString(col), sqlString(g.first))
+			fmt.Fprintf(&b, "SELECT create_distributed_table(%s, %s, colocate_with => %s);\n", regclass(name), sqlString(col), regclass(g.first))
 		}
 		if k.isolate > 0 {
 			for _, v := range k.hot {
@@ -79,7 +79,7 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 	if len(refs) > 0 {
 		b.WriteString("\n-- Reference tables: a copy on every node; writes touch every node.\n")
 		for _, r := range refs {
-			fmt.Fprintf(&b, "SELECT create_reference_table(%s);\n", sqlString(r))
+			fmt.Fprintf(&b, "SELECT create_reference_table(%s);\n", regclass(r))
 		}
 	}
 	for _, typ := range order {
@@ -90,7 +90,7 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 		fmt.Fprintf(&b, "\n-- Isolate the hottest %s: each gets a shard of its own in %s and, by CASCADE, in every table co-located with it.\n", plural(len(g.hot), g.col+" value"), g.first)
 		b.WriteString("-- The new shards stay on their node; citus_move_shard_placement moves one to a node of its own.\n")
 		for _, v := range g.hot {
-			fmt.Fprintf(&b, "SELECT isolate_tenant_to_new_shard(%s, %s, 'CASCADE');\n", sqlString(g.first), sqlLiteral(v))
+			fmt.Fprintf(&b, "SELECT isolate_tenant_to_new_shard(%s, %s, 'CASCADE');\n", regclass(g.first), sqlLiteral(v))
 		}
 	}
 	for _, t := range p.unplaced {

@@ -62,7 +62,7 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 		b.WriteString("\n")
 		if k.kind == kindReplicate {
 			fmt.Fprintf(&b, "-- %s: replicate: CockroachDB reads every row from its range's leaseholder; in a multi-region\n", name)
-			fmt.Fprintf(&b, "-- database, ALTER TABLE %s SET LOCALITY GLOBAL serves reads locally in every region.\n", name)
+			fmt.Fprintf(&b, "-- database, ALTER TABLE %s SET LOCALITY GLOBAL serves reads locally in every region.\n", pgIdent(name))
 			continue
 		}
 		cols := strings.Join(k.cols, ", ")
@@ -70,7 +70,7 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 			fmt.Fprintf(&b, "-- %s: %s: CockroachDB splits ranges of the primary key by size and load: nothing to run\n", name, k.expr)
 			fmt.Fprintf(&b, "-- if the primary key starts with (%s)", cols)
 			if extra, ok := completeKey(k.t, k.cols); ok {
-				fmt.Fprintf(&b, "; else ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s)", name, strings.Join(append(k.cols, extra...), ", "))
+				fmt.Fprintf(&b, "; else ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s)", pgIdent(name), pgIdents(append(k.cols, extra...)))
 			}
 			b.WriteString(".\n")
 			if k.t.Monotonic[k.cols[0]] {
@@ -86,7 +86,7 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 					}
 					vals = append(vals, "("+crdbLiteral(v)+")")
 				}
-				fmt.Fprintf(&b, "ALTER TABLE %s SPLIT AT VALUES %s;\n", name, strings.Join(vals, ", "))
+				fmt.Fprintf(&b, "ALTER TABLE %s SPLIT AT VALUES %s;\n", pgIdent(name), strings.Join(vals, ", "))
 			}
 			continue
 		}
@@ -98,17 +98,17 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 			fmt.Fprintf(&b, "-- %s: salt: add a salt column (0..%d) for the hot %s values (%s) after the key columns and read those values from every salt.\n", name, k.saltK-1, k.cols[0], valueList(k.hot))
 		}
 		if unique(k.t, k.cols) {
-			fmt.Fprintf(&b, "ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s) USING HASH WITH (bucket_count = %d);\n", name, cols, n)
+			fmt.Fprintf(&b, "ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s) USING HASH WITH (bucket_count = %d);\n", pgIdent(name), pgIdents(k.cols), n)
 		} else {
 			bucket := strings.Join(k.cols, "_") + fmt.Sprintf("_bucket_%d", n)
 			fmt.Fprintf(&b, "-- %s: (%s) is not unique, and USING HASH hashes every primary-key column, which would scatter\n", name, cols)
 			b.WriteString("-- one key value's rows over the buckets: the bucket is a column computed as USING HASH computes its own.\n")
-			fmt.Fprintf(&b, "ALTER TABLE %s ADD COLUMN %s INT8 NOT NULL AS (%s) STORED;\n", name, bucket, crdbBucketExpr(k.cols, n, gen))
+			fmt.Fprintf(&b, "ALTER TABLE %s ADD COLUMN %s INT8 NOT NULL AS (%s) STORED;\n", pgIdent(name), pgIdent(bucket), crdbBucketExpr(k.cols, n, gen))
 			if extra, ok := completeKey(k.t, k.cols); ok {
-				fmt.Fprintf(&b, "ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s);\n", name, strings.Join(append([]string{bucket}, append(k.cols, extra...)...), ", "))
+				fmt.Fprintf(&b, "ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s);\n", pgIdent(name), pgIdents(append([]string{bucket}, append(k.cols, extra...)...)))
 			} else {
 				fmt.Fprintf(&b, "-- No column of %s is unique in the sample: complete the primary key.\n", name)
-				fmt.Fprintf(&b, "-- ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s, %s, <unique columns>);\n", name, bucket, cols)
+				fmt.Fprintf(&b, "-- ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s, %s, <unique columns>);\n", pgIdent(name), pgIdent(bucket), pgIdents(k.cols))
 			}
 		}
 		if k.isolate > 0 && len(k.hot) > 0 {
@@ -127,7 +127,7 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 						fmt.Fprintf(&b, "-- %s=%s: bucket %d; only integer values get split points here.\n", k.cols[0], v, bk%uint64(n))
 						continue
 					}
-					fmt.Fprintf(&b, "ALTER TABLE %s SPLIT AT VALUES (%d, %s), (%d, %s);\n", name, bk%uint64(n), crdbLiteral(v), bk%uint64(n), crdbLiteral(next))
+					fmt.Fprintf(&b, "ALTER TABLE %s SPLIT AT VALUES (%d, %s), (%d, %s);\n", pgIdent(name), bk%uint64(n), crdbLiteral(v), bk%uint64(n), crdbLiteral(next))
 				}
 			}
 		}
@@ -146,13 +146,13 @@ func crdbBucketExpr(cols []string, n, gen int) string {
 	case 1:
 		parts := make([]string, len(cols))
 		for i, c := range cols {
-			parts[i] = fmt.Sprintf("fnv32(COALESCE(CAST(%s AS STRING), ''))", c)
+			parts[i] = fmt.Sprintf("fnv32(COALESCE(CAST(%s AS STRING), ''))", pgIdent(c))
 		}
 		return fmt.Sprintf("mod(%s, %d)", strings.Join(parts, " + "), n)
 	case 2:
-		return fmt.Sprintf("mod(fnv32(crdb_internal.datums_to_bytes(%s)), %d)", strings.Join(cols, ", "), n)
+		return fmt.Sprintf("mod(fnv32(crdb_internal.datums_to_bytes(%s)), %d)", pgIdents(cols), n)
 	}
-	return fmt.Sprintf("mod(fnv32(md5(crdb_internal.datums_to_bytes(%s))), %d)", strings.Join(cols, ", "), n)
+	return fmt.Sprintf("mod(fnv32(md5(crdb_internal.datums_to_bytes(%s))), %d)", pgIdents(cols), n)
 }
 
 // crdbLiteral returns v as a CockroachDB SQL literal.
