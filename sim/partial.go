@@ -177,6 +177,11 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 		for _, s := range t.set {
 			p.Work[s] += r
 		}
+		if len(t.set) == p.N {
+			// A range (or IN list) that spans every shard is a
+			// scatter-gather too: every shard is asked.
+			o.Scatter += r
+		}
 	case tAll:
 		p.WorkAll += r
 		o.Scatter += r

@@ -98,3 +98,31 @@ func TestOccupancy(t *testing.T) {
 		}
 	}
 }
+
+// TestScatterRangeAllShards: scatter_fraction is the share of requests sent
+// to every shard. Under range(id, bounds=[16, 32, 48]) (four ranges of the
+// ids 0..63), a range read id >= 0 spans all four ranges, so every shard is
+// asked: a scatter-gather, though routed as a range; id >= 48 asks the
+// last range alone, no scatter. At rates 1 and 3: 1/4 of the requests are
+// sent to every shard.
+func TestScatterRangeAllShards(t *testing.T) {
+	w := workload(64, func(int) float64 { return 1 })
+	from := func(lo int64) shardkey.Instance {
+		return shardkey.Instance{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Range,
+			Bounds: &shardkey.Bounds{Lo: shardkey.IntValue(lo), HasLo: true, LoIncl: true}}}}
+	}
+	w.Ops = []*shardkey.Operation{
+		{Name: "all", Table: 0, Kind: shardkey.Read, Rate: 1, Instances: []shardkey.Instance{from(0)}},
+		{Name: "last", Table: 0, Kind: shardkey.Read, Rate: 3, Instances: []shardkey.Instance{from(48)}},
+	}
+	c, err := Score(w, "range(id, bounds=[16, 32, 48])", Options{Shards: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op := c.Operations[0]; op.FanoutMean != 4 || op.ScatterFraction != 1 {
+		t.Errorf("id >= 0: fan-out %v, scatter %v; want 4, 1", op.FanoutMean, op.ScatterFraction)
+	}
+	if op := c.Operations[1]; op.FanoutMean != 1 || op.ScatterFraction != 0 {
+		t.Errorf("id >= 48: fan-out %v, scatter %v; want 1, 0", op.FanoutMean, op.ScatterFraction)
+	}
+}
