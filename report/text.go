@@ -75,7 +75,9 @@ func (r *Score) WriteTable(w io.Writer) error {
 			var parts []string
 			for _, m := range c.Rebalance {
 				p := fmt.Sprintf("%s %s of keys (%s of load)", m.Placement, numfmt.Pct(m.KeysMoved), numfmt.Pct(m.LoadMoved))
-				if m.To != c.Shards+1 {
+				if m.Note != "" {
+					p = fmt.Sprintf("%s %s of keys (%s of load; %s)", m.Placement, numfmt.Pct(m.KeysMoved), numfmt.Pct(m.LoadMoved), m.Note)
+				} else if m.To != c.Shards+1 {
 					p = fmt.Sprintf("%s to %d shards %s of keys (%s of load)", m.Placement, m.To, numfmt.Pct(m.KeysMoved), numfmt.Pct(m.LoadMoved))
 				}
 				parts = append(parts, p)

@@ -130,6 +130,10 @@ type Move struct {
 	To        int     `json:"to"`
 	KeysMoved float64 `json:"keys_moved"` // share 0..1 of distinct keys that change shard
 	LoadMoved float64 `json:"load_moved"` // share 0..1 of row weight that changes shard
+	// Note explains a figure that would mislead alone: an engine that
+	// keeps its logical shards when nodes are added (Citus) moves whole
+	// shards, and none when there are no more shards than nodes.
+	Note string `json:"note,omitempty"`
 }
 
 // Score compiles design (a key expression or design text) for w, routes
@@ -358,7 +362,9 @@ func (s *Scheme) rebalance() []Move {
 		if l, err := s.Engine.Layout(n); err == nil {
 			for _, to := range []int{n + 1, 2 * n} {
 				if l2, err := g.Grow(l, to); err == nil {
-					out = append(out, measure(fmt.Sprintf("%s growth", s.Engine.Name()), l, l2))
+					m := measure(fmt.Sprintf("%s growth", s.Engine.Name()), l, l2)
+					m.Note = fixedShardsNote(l2, to)
+					out = append(out, m)
 				}
 			}
 		}
@@ -603,4 +609,22 @@ func marshalNoEscape(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// fixedShardsNote explains a growth whose engine keeps a fixed number of
+// logical shards and moves whole shards onto new nodes (Citus: adding a
+// worker changes no shard's hash interval; the rebalancer moves shard
+// placements, rebalance_table_shards with the by_shard_count strategy):
+// with no more shards than nodes, a new node receives no shard at all.
+// Empty for other layouts.
+func fixedShardsNote(l partition.Layout, nodes int) string {
+	fc, ok := l.(interface{ ShardCount() int })
+	if !ok {
+		return ""
+	}
+	s := fc.ShardCount()
+	if s > nodes {
+		return fmt.Sprintf("%d nodes, %d shards: the shards keep their hash intervals, whole shards move", nodes, s)
+	}
+	return fmt.Sprintf("%d nodes, %d shards: no more shards than nodes, so a new node gets no shard; set citus.shard_count well above the node count", nodes, s)
 }

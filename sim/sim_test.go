@@ -546,3 +546,45 @@ func TestRangeFewKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestRebalanceCitusFixedShards: Citus keeps its shards' hash intervals
+// when workers are added and moves whole shards (by_shard_count). With
+// shard_count=32 on 4 nodes (8 each), 5 nodes hold 7,7,6,6,6: 6 of the 32
+// shards move, 6/32 of uniformly hashed keys. With the default shard
+// count equal to the node count (4 shards, 4 nodes), a fifth node gets no
+// shard: 0 keys move, and the note says why rather than leaving a 0 that
+// reads as free growth.
+func TestRebalanceCitusFixedShards(t *testing.T) {
+	w := workload(100000, func(int) float64 { return 1 })
+	for _, c := range []struct {
+		engine string
+		want   float64
+		note   string
+	}{
+		{"citus:shard_count=32", 6.0 / 32, "whole shards move"},
+		{"citus", 0, "a new node gets no shard"},
+	} {
+		eng, err := partition.Lookup(c.engine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cand, err := Score(w, "hash(id)", Options{Shards: 4, Engine: eng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, m := range cand.Rebalance {
+			if !strings.HasSuffix(m.Placement, " growth") || m.To != 5 {
+				continue
+			}
+			found = true
+			// Binomial sampling error with 100,000 keys: sd < 0.0013.
+			if math.Abs(m.KeysMoved-c.want) > 0.006 || !strings.Contains(m.Note, c.note) {
+				t.Errorf("%s: 4 -> 5 nodes moves %.4f of keys, note %q; want %.4f and a note saying %q", c.engine, m.KeysMoved, m.Note, c.want, c.note)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no growth to 5 nodes in %+v", c.engine, cand.Rebalance)
+		}
+	}
+}
