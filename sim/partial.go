@@ -321,7 +321,9 @@ func (p *Partial) ShardLoad() []float64 {
 // fan-out histogram with count instances. The p99 follows seed 000:
 // the sorted fan-out at index k = floor(0.99 x (count-1)); with weighted
 // instances it is the smallest f whose cumulative weight share reaches
-// (k+1)/count, which is the same element when all weights are equal.
+// (k+1)/count, which is the same element when all weights are equal;
+// with fewer than 100 instances, the smallest f whose cumulative weight
+// share reaches 0.99.
 func fanoutStats(hist []float64, count int64) (mean, p99 float64) {
 	total, sum := 0.0, 0.0
 	for f, w := range hist {
@@ -334,6 +336,13 @@ func fanoutStats(hist []float64, count int64) (mean, p99 float64) {
 	mean = sum / total
 	k := math.Floor(0.99 * float64(count-1))
 	need := (k + 1) * total / float64(count)
+	if count < 100 {
+		// Fewer than 100 instances (a spec's few queries with rates, a
+		// log's rare shapes): floor(0.99(n-1)) is no 99th percentile (of
+		// two it is the smaller), so the p99 is the smallest fan-out
+		// whose cumulative rate share reaches 0.99.
+		need = 0.99 * total
+	}
 	cum := 0.0
 	for f, w := range hist {
 		cum += w

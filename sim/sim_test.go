@@ -85,18 +85,26 @@ func TestFanoutStats(t *testing.T) {
 	check(98, 2, 64, (98+128)/100.0)
 	check(99, 1, 1, (99+64)/100.0)
 	check(0, 5, 64, 64)
-	// Weighted instances: the p99 is the smallest fan-out whose
-	// cumulative weight share reaches (k+1)/n, the seed's element when
-	// weights are equal. With 10 instances k = 8 and the line is 0.9:
-	// 85% of the weight at fan-out 1 is below it, 95% is above it.
+	// Fewer than 100 instances (a spec's queries with rates): the seed's
+	// index floor(0.99(n-1)) would be a p80 of 5 queries or the smaller of
+	// 2, so the p99 is the smallest fan-out whose cumulative rate share
+	// reaches 0.99. Of 10 instances, 5% of the rate at fan-out 8: above
+	// the 99% line, p99 8; 0.5% at 8: below it, p99 1. Two statements of
+	// equal rate with fan-outs 1 and 4: p99 4 (half the requests ask 4).
 	h := make([]float64, 9)
-	h[1], h[8] = 0.85, 0.15
-	if _, p := fanoutStats(h, 10); p != 8 {
-		t.Errorf("weighted p99 = %v; want 8", p)
+	for _, c := range []struct {
+		one, eight, want float64
+		n                int64
+	}{{0.85, 0.15, 8, 10}, {0.95, 0.05, 8, 10}, {0.995, 0.005, 1, 10}} {
+		h[1], h[8] = c.one, c.eight
+		if _, p := fanoutStats(h, c.n); p != c.want {
+			t.Errorf("%v at 1, %v at 8 (%d instances): p99 = %v; want %v", c.one, c.eight, c.n, p, c.want)
+		}
 	}
-	h[1], h[8] = 0.95, 0.05
-	if _, p := fanoutStats(h, 10); p != 1 {
-		t.Errorf("weighted p99 = %v; want 1", p)
+	h = make([]float64, 5)
+	h[1], h[4] = 50, 50
+	if _, p := fanoutStats(h, 2); p != 4 {
+		t.Errorf("two statements, fan-outs 1 and 4 at equal rates: p99 = %v; want 4", p)
 	}
 }
 
