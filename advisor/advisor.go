@@ -23,6 +23,7 @@
 package advisor
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -188,6 +189,21 @@ type Criteria struct {
 	Expected     float64 `json:"expected_max_load_ratio"`
 	MaxShardWork float64 `json:"max_shard_work"`
 	AfterFixes   float64 `json:"max_shard_work_after_fixes"`
+}
+
+// MarshalJSON writes c with largest_partition_share and bounded null when
+// nothing measures the largest partition (LargestUnknown): a 0 share and
+// bounded true would read as a key without whales.
+func (c Criteria) MarshalJSON() ([]byte, error) {
+	type plain Criteria
+	if !c.LargestUnknown {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		plain
+		LargestPartition *float64 `json:"largest_partition_share"`
+		Bounded          *bool    `json:"bounded"`
+	}{plain: plain(c)})
 }
 
 // OpCost is an operation that costs more than one shard per request.
