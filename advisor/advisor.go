@@ -348,12 +348,12 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	adv.Recommended = list[0].Key
 	adv.CapacityCheck = list[0].capacity
 	adv.Warnings = append(adv.Warnings, smallSample(list[0])...)
-	adv.Summary = summary(adv, w)
-	adv.Durable = durable(list[0])
-	adv.Flags = a.flags(list[0], o.Shards)
 	if o.Nodes != nil {
 		nodesReport(list[0], o, sopts)
 	}
+	adv.Summary = summary(adv, w)
+	adv.Durable = durable(list[0])
+	adv.Flags = a.flags(list[0], o.Shards)
 	if len(o.Sweep) > 0 {
 		rows, err := Sweep(list[0].w, adv.Recommended, o.Sweep, sopts)
 		if err != nil {
@@ -809,6 +809,14 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	c := best.Score
 	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (%.2fx the mean).",
 		best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)}
+	if n := c.Nodes; n != nil && len(n.NodeWork) > 0 {
+		busiest := 0.0
+		for _, x := range n.NodeWork {
+			busiest = max(busiest, x)
+		}
+		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d slots over %d nodes, the busiest slot doing %s/s (%.2fx the mean slot) and the busiest node %s/s (%.2fx the mean node).",
+			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), n.Slots, n.Nodes, fmtF(c.MaxShardWork), c.WorkRatio, fmtF(busiest), n.NodeWorkRatio)
+	}
 	if c.RequestsPerS == 0 {
 		// No queries: say what the choice rests on instead of 0s.
 		rows := ""

@@ -24,7 +24,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tkey\tlocal\tsingle-shard\tcross-shard txns\tboundary\tlargest partition\tbusiest\tafter fixes\tverdict")
+	fmt.Fprintf(tw, "rank\tkey\tlocal\tsingle-shard\tcross-shard txns\tboundary\tlargest partition\t%s\t%s\tverdict\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
 		txn := "-"
@@ -152,7 +152,7 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	for _, s := range adv.Summary {
 		fmt.Fprintf(w, "%s\n\n", MarkdownText(s))
 	}
-	fmt.Fprintln(w, "| rank | key | single-shard | cross-shard txns | boundary | largest partition | busiest (units/s) | after fixes | verdict |")
+	fmt.Fprintf(w, "| rank | key | single-shard | cross-shard txns | boundary | largest partition | %s (units/s) | %s | verdict |\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
 	fmt.Fprintln(w, "|---:|---|---:|---:|---|---:|---:|---:|---|")
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
@@ -347,7 +347,7 @@ func nodesHTML(adv *advisor.Advice) *nodesView {
 	return v
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -360,7 +360,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <h1>Shard key advice: {{.A.Workload}}</h1>
 <p>{{places .A}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
-<table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>busiest (units/s)</th><th>after fixes</th><th>verdict</th></tr>
+<table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>{{busiest .A "busiest"}} (units/s)</th><th>{{busiest .A "after fixes"}}</th><th>verdict</th></tr>
 {{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>
 {{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
@@ -386,3 +386,16 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{if .A.Warnings}}<h2>Warnings</h2><ul>{{range .A.Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body></html>
 `))
+
+// busiestHeader names a column of per-shard work: as it is, or, with
+// slots over nodes, saying the figure is a slot's (the nodes report and
+// the capacity line give a node's).
+func busiestHeader(adv *advisor.Advice, name string) string {
+	if adv.Nodes > 0 {
+		if name == "busiest" {
+			return "busiest slot"
+		}
+		return name + " (slot)"
+	}
+	return name
+}

@@ -117,3 +117,55 @@ func TestAdviseUnknownLoadNull(t *testing.T) {
 		t.Errorf("rows: nodes %+v, want 4 node loads and a ratio >= 1", n)
 	}
 }
+
+// TestAdviseSlotsOverNodesWording: with slots over nodes, advise's
+// summary gives the busiest slot and the busiest node (its slots' work
+// summed: slots 0-3 and 4-7 of 8 on 2 nodes, contiguous), and the table's
+// per-shard column says it is a slot's, in every format.
+func TestAdviseSlotsOverNodesWording(t *testing.T) {
+	var rows, queries strings.Builder
+	rows.WriteString("user_id\n")
+	for i := range 1000 {
+		fmt.Fprintf(&rows, "%d\n", i)
+		fmt.Fprintf(&queries, `{"where": {"user_id": %d}, "weight": 1}`+"\n", i%50)
+	}
+	rf := writeFile(t, "rows.csv", rows.String())
+	qf := writeFile(t, "q.jsonl", queries.String())
+	args := []string{"advise", "--rows", rf, "--queries", qf, "--slots", "8", "--nodes", "2"}
+	code, out, errs := runCmd(t, "", append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("advise: exit %d: %s", code, errs)
+	}
+	var adv struct {
+		Summary    []string `json:"summary"`
+		Candidates []struct {
+			Score struct {
+				ShardWork []float64 `json:"shard_work"`
+			} `json:"score"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &adv); err != nil {
+		t.Fatal(err)
+	}
+	sw := adv.Candidates[0].Score.ShardWork
+	if len(sw) != 8 {
+		t.Fatalf("shard_work %v; want 8 slots", sw)
+	}
+	node := max(sw[0]+sw[1]+sw[2]+sw[3], sw[4]+sw[5]+sw[6]+sw[7])
+	slot := 0.0
+	for _, x := range sw {
+		slot = max(slot, x)
+	}
+	text := strings.Join(adv.Summary, " ")
+	for _, want := range []string{"on 8 slots over 2 nodes", "the busiest slot doing " + num(slot) + "/s", "the busiest node " + num(node) + "/s"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary %q; want %q", text, want)
+		}
+	}
+	for format, want := range map[string]string{"table": "busiest slot  after fixes (slot)", "markdown": "| busiest slot (units/s) | after fixes (slot) |", "html": "<th>busiest slot (units/s)</th><th>after fixes (slot)</th>"} {
+		code, out, errs := runCmd(t, "", append(args, "--format", format)...)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("advise --format %s: exit %d %s; want %q in\n%s", format, code, errs, want, out)
+		}
+	}
+}
