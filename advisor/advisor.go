@@ -352,6 +352,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		}
 		adv.Confidence = conf
 	}
+	if a.mongo {
+		mongoNotation(adv, append(slices.Clone(o.Keys), o.Current))
+	}
 	return adv, nil
 }
 
