@@ -134,6 +134,7 @@ type Assessment struct {
 	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
 	an       *analysis
 	capacity *Capacity
+	jumbo    string // a MongoDB jumbo chunk the key makes (jumboReasons), "" for none
 }
 
 // Workload returns the workload the candidate was scored on: the input,
@@ -332,6 +333,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	adv.Recommended = list[0].Key
 	adv.CapacityCheck = list[0].capacity
 	adv.Warnings = append(adv.Warnings, smallSample(list[0])...)
+	if list[0].jumbo != "" {
+		adv.Warnings = append(adv.Warnings, list[0].Display()+": "+list[0].jumbo)
+	}
 	adv.Summary = summary(adv, w)
 	adv.Durable = durable(list[0])
 	adv.Flags = a.flags(list[0], o.Shards)
@@ -519,6 +523,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	} else if c.LoadRatio > 0 {
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
 	}
+	a.jumboReasons(as)
 	return as
 }
 
