@@ -121,16 +121,20 @@ func (a *analysis) jumboSuffix(ti int, col string, st jumboStat) string {
 		return "_id"
 	}
 	ci := t.ColumnIndex(col)
+	var rows []int // the heavy value's rows
+	for i := 0; i < t.Rows; i++ {
+		if t.Columns[ci].Value(i).Canonical().String() == st.value {
+			rows = append(rows, i)
+		}
+	}
 	best, bestN := "", 1
 	for cj, c := range t.Columns {
 		if cj == ci {
 			continue
 		}
 		seen := map[shardkey.Value]bool{}
-		for i := 0; i < t.Rows; i++ {
-			if t.Columns[ci].Value(i).String() == st.value {
-				seen[c.Value(i).Canonical()] = true
-			}
+		for _, i := range rows {
+			seen[c.Value(i).Canonical()] = true
 		}
 		if len(seen) > bestN {
 			best, bestN = c.Name, len(seen)
