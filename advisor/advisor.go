@@ -310,7 +310,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		fixed++
 	}
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
-	list = samePlacement(list)
+	list = samePlacement(list, sopts)
 	list = keepInUse(list)
 	for i, as := range list {
 		as.Rank = i + 1

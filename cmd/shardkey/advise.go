@@ -102,12 +102,17 @@ Flags:
 	if c.fromCurrent {
 		rf.current = c.fromDesign
 	}
-	inUse := ""
-	if c.fromDesign != "" && (c.fromCurrent || c.fromBaseline) {
+	inUse, inUseLabel := "", "in use (from pg_dist_partition)"
+	switch {
+	case c.fromDesign != "" && (c.fromCurrent || c.fromBaseline):
 		inUse = c.fromDesign
 		if c.fromBaseline && c.format != "html" {
 			rf.current = c.fromDesign // the HTML page has no reshard section
 		}
+	case rf.current != "":
+		// --current DESIGN: the design the user runs today, said on the
+		// command line, is the baseline as a database's would be.
+		inUse, inUseLabel = rf.current, "in use (--current)"
 	}
 	var counts []int
 	for _, f := range strings.Split(*sweep, ",") {
@@ -139,7 +144,7 @@ Flags:
 	}
 	aopts := advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
 		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed,
-		Current: inUse, CurrentLabel: "in use (from pg_dist_partition)"}
+		Current: inUse, CurrentLabel: inUseLabel}
 	nf.fromWorkload(l.w)
 	if nf.on() {
 		if aopts.Nodes, err = nf.placement(); err != nil {
