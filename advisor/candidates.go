@@ -383,7 +383,9 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 	for _, c := range w.Candidates {
 		// A salted or isolated key is its base key plus a fix: the
 		// advisor proposes the fix itself, with K and top from the data.
-		if d, err := shardkey.ParseDesign(c); err == nil && d.Default != nil && len(d.Tables) == 0 {
+		// A design with lookups is kept as named: its lookups are the
+		// point of it (and a bad one is the spec's error, not dropped).
+		if d, err := shardkey.ParseDesign(c); err == nil && d.Default != nil && len(d.Tables) == 0 && len(d.Lookups) == 0 {
 			c = baseExpr(d.Default).String()
 		}
 		if _, dup := why[c]; !dup && len(out) < maxCands {
