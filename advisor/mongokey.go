@@ -36,7 +36,20 @@ var (
 // "range({a: 1}, bounds=[5])". A key with nothing to rewrite, or whose
 // rewrite would not parse (quoted names), is returned unchanged.
 func MongoKey(key string) string {
-	out := mongoHashRe.ReplaceAllString(key, `{$1: "hashed"}`)
+	out := mongoText(key)
+	if out == key {
+		return key
+	}
+	if _, err := shardkey.ParseDesign(out); err != nil {
+		return key
+	}
+	return out
+}
+
+// mongoText rewrites every hash(col) and range(col, ...) in s, a key or a
+// sentence citing keys, as MongoKey does, without checking that s parses.
+func mongoText(s string) string {
+	out := mongoHashRe.ReplaceAllString(s, `{$1: "hashed"}`)
 	out = mongoRangeRe.ReplaceAllStringFunc(out, func(m string) string {
 		sub := mongoRangeRe.FindStringSubmatch(m)
 		cols := strings.Split(sub[1], ", ")
@@ -49,12 +62,6 @@ func MongoKey(key string) string {
 		}
 		return "range(" + p + sub[2] + ")"
 	})
-	if out == key {
-		return key
-	}
-	if _, err := shardkey.ParseDesign(out); err != nil {
-		return key
-	}
 	return out
 }
 
@@ -103,7 +110,14 @@ func mongoNotation(adv *Advice, named []string) {
 		from = append(from, p.from, p.to)
 	}
 	r := strings.NewReplacer(from...)
-	s := func(p *string) { *p = r.Replace(*p) }
+	// With no key of the user's to keep as written, every key the text
+	// cites is the advisor's (a fix's "range(bucket, created)" as well).
+	mine := !slices.ContainsFunc(named, func(k string) bool { return k != "" })
+	s := func(p *string) {
+		if *p = r.Replace(*p); mine {
+			*p = mongoText(*p)
+		}
+	}
 	all := func(xs []string) {
 		for i := range xs {
 			s(&xs[i])
@@ -116,6 +130,7 @@ func mongoNotation(adv *Advice, named []string) {
 	all(adv.Warnings)
 	seen := map[*Capacity]bool{}
 	for _, as := range adv.Candidates {
+		generated := !slices.Contains(named, as.Key)
 		s(&as.Key)
 		s(&as.Origin)
 		s(&as.Verdict)
@@ -124,6 +139,9 @@ func mongoNotation(adv *Advice, named []string) {
 		for i := range as.Fixes {
 			f := &as.Fixes[i]
 			s(&f.Text)
+			if generated {
+				f.Text = mongoText(f.Text) // a generated key's fix cites its keys
+			}
 			s(&f.Target)
 			s(&f.Key)
 		}
