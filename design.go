@@ -661,6 +661,12 @@ func (p *parser) expr() Expr {
 		return &DirectoryExpr{Col: col, File: file}
 	}
 	p.pos = start
+	if strings.EqualFold(name, "lookup") {
+		// lookup(col) is a secondary routing table, not a placement: it
+		// routes to the shards a key placed the rows on.
+		p.fail("lookup(col) follows a table's key, after a comma, as in hash(user_id), lookup(email): it maps col's values to the shards the key places the rows on, and places no rows itself")
+		return nil
+	}
 	p.fail(fmt.Sprintf("unknown function %q (want hash, range, salt, isolate or directory)", name))
 	return nil
 }

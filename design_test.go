@@ -56,6 +56,8 @@ func TestParseDesignErrors(t *testing.T) {
 		{"range(a, a)", "column a named twice"},
 		{"hash(a) hash(b)", `expected ";"`},
 		{"md5(a)", `unknown function "md5"`},
+		{"lookup(email)", "at 1: lookup(col) follows a table's key, after a comma, as in hash(user_id), lookup(email)"},
+		{"users:lookup(email)", "lookup(col) follows a table's key"},
 		{"salt(hash(a), 0, top=1)", "salt buckets 0"},
 		{"salt(hash(a), x)", "whole number"},
 		{"salt(hash(a), 4, top=1, by=a)", "by=a: a key column"},

@@ -135,6 +135,7 @@ type Assessment struct {
 	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
 	an       *analysis
 	capacity *Capacity
+	jumbo    string // a MongoDB jumbo chunk the key makes (jumboReasons), "" for none
 }
 
 // Workload returns the workload the candidate was scored on: the input,
@@ -325,7 +326,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		fixed++
 	}
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
-	list = samePlacement(list)
+	list = samePlacement(list, sopts)
 	list = keepInUse(list)
 	for i, as := range list {
 		as.Rank = i + 1
@@ -348,6 +349,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	adv.Recommended = list[0].Key
 	adv.CapacityCheck = list[0].capacity
 	adv.Warnings = append(adv.Warnings, smallSample(list[0])...)
+	if list[0].jumbo != "" {
+		adv.Warnings = append(adv.Warnings, list[0].Display()+": "+list[0].jumbo)
+	}
 	if o.Nodes != nil {
 		nodesReport(list[0], o, sopts)
 	}
@@ -367,6 +371,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			return nil, err
 		}
 		adv.Confidence = conf
+	}
+	if a.mongo {
+		mongoNotation(adv, append(slices.Clone(o.Keys), o.Current))
 	}
 	return adv, nil
 }
@@ -532,6 +539,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	} else if c.LoadRatio > 0 {
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
 	}
+	a.jumboReasons(as)
 	return as
 }
 

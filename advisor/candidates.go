@@ -49,6 +49,9 @@ type analysis struct {
 	// mongo: the engine is MongoDB's, whose hashed keys hash one field:
 	// a pair of columns is the compound {a: 1, b: "hashed"} (see compound).
 	mongo bool
+	// jumbos caches, per table and column, the value whose documents
+	// weigh the most (see jumbo).
+	jumbos map[string]jumboStat
 	// warns: candidates the advisor built but could not parse (a bug
 	// to report, never dropped silently).
 	warns []string
@@ -380,7 +383,9 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 	for _, c := range w.Candidates {
 		// A salted or isolated key is its base key plus a fix: the
 		// advisor proposes the fix itself, with K and top from the data.
-		if d, err := shardkey.ParseDesign(c); err == nil && d.Default != nil && len(d.Tables) == 0 {
+		// A design with lookups is kept as named: its lookups are the
+		// point of it (and a bad one is the spec's error, not dropped).
+		if d, err := shardkey.ParseDesign(c); err == nil && d.Default != nil && len(d.Tables) == 0 && len(d.Lookups) == 0 {
 			c = baseExpr(d.Default).String()
 		}
 		if _, dup := why[c]; !dup && len(out) < maxCands {
@@ -397,6 +402,10 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 			why = fmt.Sprintf("%s is given by the transactions' writes (the workload has no queries)", e.name)
 		}
 		add(a.entityDesign(e, "hash"), why)
+		ks, whys := a.jumboCandidates(e)
+		for k, key := range ks {
+			add(key, whys[k])
+		}
 		if i == 0 && a.integerEntity(e) && a.entityCard(e) <= 4*a.shards {
 			// Ranges give each of a few entities (warehouses) a shard of its
 			// own, where a hash may put two on one.

@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -16,9 +17,14 @@ import (
 // operation and transaction as a better-ranked one does (the same design
 // spelled otherwise: a bare key naming another table's column, explicit
 // range bounds equal to the computed ones), so one design is not ranked
-// twice with two verdicts; the kept one's origin names the other.
-func samePlacement(list []*Assessment) []*Assessment {
-	seen := map[string]*Assessment{}
+// twice with two verdicts; the kept one's origin names the other. Equal
+// per-shard figures are not enough: two keys may put as many rows and as
+// much work on each shard and still place different rows there (a range
+// of ids and a range of tenants, four rows a shard each), which a reshard
+// between them would move; so the sample's rows must also stay on their
+// shards from one to the other (sim.Reshard moves none).
+func samePlacement(list []*Assessment, sopts sim.Options) []*Assessment {
+	seen := map[string][]*Assessment{}
 	out := make([]*Assessment, 0, len(list))
 	for _, as := range list {
 		c := as.Score
@@ -28,15 +34,41 @@ func samePlacement(list []*Assessment) []*Assessment {
 			fmt.Fprintf(&fp, "|%s:%v", op.Name, op.FanoutMean)
 		}
 		key := fp.String()
-		if first, ok := seen[key]; ok {
+		if i := slices.IndexFunc(seen[key], func(first *Assessment) bool { return sameRows(first, as, sopts) }); i >= 0 {
+			first := seen[key][i]
 			first.Origin += "; the same placement as " + as.Display()
 			first.InUse = first.InUse || as.InUse // the design in use, spelled otherwise
 			continue
 		}
-		seen[key] = as
+		seen[key] = append(seen[key], as)
 		out = append(out, as)
 	}
 	return out
+}
+
+// sameRows reports whether a and b, scored on the same workload, place
+// every sample row on the same shard (a reshard from a to b moves no row).
+// Designs that do not compile again, or a failed comparison, count as
+// different: both are kept.
+func sameRows(a, b *Assessment, sopts sim.Options) bool {
+	da, err := shardkey.ParseDesign(a.Key)
+	if err != nil {
+		return false
+	}
+	db, err := shardkey.ParseDesign(b.Key)
+	if err != nil {
+		return false
+	}
+	sa, err := sim.Compile(a.w, da, sopts)
+	if err != nil {
+		return false
+	}
+	sb, err := sim.Compile(b.w, db, sopts)
+	if err != nil {
+		return false
+	}
+	m, err := sim.Reshard(a.w, sa, sb)
+	return err == nil && m.RowsCrossing == 0
 }
 
 // nodesReport adds the slots-over-nodes report to the recommended

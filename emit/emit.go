@@ -172,6 +172,12 @@ func (p *plan) resolve(t *shardkey.Table, e shardkey.Expr) (*tableKey, error) {
 			k.kind = kindRange
 			k.bounds = x.Bounds
 			k.mongoHashed = x.Hashed
+			if len(x.Cols) == 1 && x.Hashed == x.Cols[0] {
+				// {a: "hashed"}: MongoDB's hashed sharding of a, placed
+				// as hash(a) on that engine (sim/mongo.go): its isolated
+				// values get zones on their hashed values.
+				k.kind = kindHash
+			}
 		case *shardkey.DirectoryExpr:
 			k.kind, k.file = kindDirectory, x.File
 		case *shardkey.ReplicateExpr:

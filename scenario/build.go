@@ -102,7 +102,11 @@ func Build(s *Spec, variant string) (*shardkey.Workload, error) {
 		}
 	}
 	for _, c := range w.Candidates {
-		if _, err := shardkey.ParseDesign(c); err != nil {
+		d, err := shardkey.ParseDesign(c)
+		if err == nil {
+			err = lookupColumns(w, d)
+		}
+		if err != nil {
 			return nil, shardkey.Errorf(b.file, s.line("candidates:"+c), "candidates", "%v", err)
 		}
 	}
@@ -457,6 +461,44 @@ func (s *Spec) checkEmpty() error {
 			if st == nil {
 				return shardkey.Errorf(s.file, t.Line, fmt.Sprintf("transactions.%s.steps[%d]", t.Name, j), "empty entry")
 			}
+		}
+	}
+	return nil
+}
+
+// lookupColumns checks that every lookup(col) of candidate d names a
+// column of a table it follows (the table's own, or for a bare key's
+// lookup one of the tables the key places), as sim.Compile will: a
+// misspelt lookup column is the spec's error at its line, not a
+// candidate dropped later.
+func lookupColumns(w *shardkey.Workload, d *shardkey.Design) error {
+	tables := make([]string, 0, len(d.Lookups))
+	for table := range d.Lookups {
+		tables = append(tables, table)
+	}
+	sort.Strings(tables) // the same error for the same spec
+	for _, table := range tables {
+		for _, l := range d.Lookups[table] {
+			ok := false
+			var placed []string
+			for _, t := range w.Tables {
+				has := func(c string) bool { return t.Column(c) != nil }
+				if table != "" && t.Name != table {
+					continue
+				}
+				if _, own := d.Tables[t.Name]; table == "" && (own || d.Default == nil || d.For(t.Name, has) == nil) {
+					continue
+				}
+				placed = append(placed, t.Name)
+				ok = ok || has(l.Col)
+			}
+			if ok {
+				continue
+			}
+			if table != "" {
+				return fmt.Errorf("key %q: %s: table %s has no column %q", d.Text, l, table, l.Col)
+			}
+			return fmt.Errorf("key %q: %s: no table %s places has a column %q (tables it places: %s)", d.Text, l, d.Default, l.Col, strings.Join(placed, ", "))
 		}
 	}
 	return nil

@@ -51,11 +51,14 @@ func (s *Scheme) mongoHashed(t *shardkey.Table, tk *tableKey, m *shardkey.RangeE
 	if name := s.Engine.Name(); name != "mongodb" {
 		return fmt.Errorf("%s has a hashed field, which only --engine mongodb places (MongoDB's hashed value orders the key); the engine is %s", m, name)
 	}
-	if tk.iso != nil || tk.salted != nil {
-		return fmt.Errorf("salt and isolate over a MongoDB pattern with a hashed field are not supported: isolate with zones, or salt a ranged field")
-	}
 	h := slices.Index(m.Cols, m.Hashed)
+	if len(m.Cols) > 1 && (tk.iso != nil || tk.salted != nil) {
+		return fmt.Errorf("salt and isolate over a compound MongoDB pattern with a hashed field are not supported: isolate with zones, or salt a ranged field")
+	}
 	if h == 0 {
+		// {a: "hashed"} alone is hash(a): isolate and salt apply as they
+		// do over it (isolate: a zone on each hot value's hashed value,
+		// emit/mongodb.go).
 		if len(m.Bounds) > 0 {
 			return fmt.Errorf("%s: a hashed prefix's chunks are MongoDB's even split of the hash space: bounds=[...] split a ranged first field", m)
 		}

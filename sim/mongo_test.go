@@ -256,3 +256,24 @@ func TestMongoHashedFreshTxn(t *testing.T) {
 		}
 	}
 }
+
+// TestMongoHashedAloneFixes: {user_id: "hashed"} alone is MongoDB's hashed
+// sharding of user_id, hash(user_id) under partition.MongoDB, so isolate
+// and salt over it (the whale fixes advise proposes in MongoDB's notation)
+// place and route exactly as over hash(user_id).
+func TestMongoHashedAloneFixes(t *testing.T) {
+	w := mongoOrders()
+	for _, f := range []string{"isolate(%s, top=1)", "salt(%s, 2, top=1)"} {
+		a, err := Score(w, fmt.Sprintf(f, `{user_id: "hashed"}`), Options{Shards: 4, Engine: partition.MongoDB{}})
+		if err != nil {
+			t.Fatalf("%s: %v", fmt.Sprintf(f, `{user_id: "hashed"}`), err)
+		}
+		b, err := Score(w, fmt.Sprintf(f, "hash(user_id)"), Options{Shards: 4, Engine: partition.MongoDB{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(a.ShardLoad, a.ShardWork) != fmt.Sprint(b.ShardLoad, b.ShardWork) {
+			t.Errorf("%s: load, work %v %v; over hash(user_id) %v %v", f, a.ShardLoad, a.ShardWork, b.ShardLoad, b.ShardWork)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/advisor"
 	"github.com/shardkey/shardkey/emit"
+	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/scenario"
 	"github.com/shardkey/shardkey/sim"
@@ -95,19 +96,43 @@ Flags:
 	if c.fromCurrent && c.from == "" {
 		return usageErr("--current @from names the design the --from database runs: give --from DSN")
 	}
+	if rf.current != "" && !c.fromCurrent {
+		// The design in use is checked as -k keys are: its syntax, and
+		// under MongoDB its hashed fields, before any input is read.
+		if _, err := shardkey.ParseDesign(rf.current); err != nil {
+			return usageErr("--current: %v", err)
+		}
+		if eng, err := partition.Lookup(c.engine); err == nil && eng.Name() == "mongodb" {
+			if err := mongoOneHashed(rf.current); err != nil {
+				return usageErr("--current: %v", err)
+			}
+		}
+	}
 	l, err := c.load(e, spec)
 	if err != nil {
 		return err
 	}
 	if c.fromCurrent {
 		rf.current = c.fromDesign
+	} else if rf.current != "" {
+		// Its columns, against the workload read: a key naming no
+		// column is the flag's error, not a candidate left unscored.
+		d, _ := shardkey.ParseDesign(rf.current)
+		if _, err := sim.Compile(l.w, d, l.opts); err != nil {
+			return usageErr("--current: %v", err)
+		}
 	}
-	inUse := ""
-	if c.fromDesign != "" && (c.fromCurrent || c.fromBaseline) {
+	inUse, inUseLabel := "", "in use (from pg_dist_partition)"
+	switch {
+	case c.fromDesign != "" && (c.fromCurrent || c.fromBaseline):
 		inUse = c.fromDesign
 		if c.fromBaseline && c.format != "html" {
 			rf.current = c.fromDesign // the HTML page has no reshard section
 		}
+	case rf.current != "":
+		// --current DESIGN: the design the user runs today, said on the
+		// command line, is the baseline as a database's would be.
+		inUse, inUseLabel = rf.current, "in use (--current)"
 	}
 	var counts []int
 	for _, f := range strings.Split(*sweep, ",") {
@@ -139,7 +164,7 @@ Flags:
 	}
 	aopts := advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
 		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed,
-		Current: inUse, CurrentLabel: "in use (from pg_dist_partition)"}
+		Current: inUse, CurrentLabel: inUseLabel}
 	nf.fromWorkload(l.w)
 	if nf.on() {
 		if aopts.Nodes, err = nf.placement(); err != nil {

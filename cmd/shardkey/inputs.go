@@ -151,6 +151,16 @@ func (c *common) validate(fs *flag.FlagSet) error {
 			fmt.Fprintf(fs.Output(), "warning: -k %s: %s\n", k, w)
 		}
 	}
+	if eng, err := partition.Lookup(c.engine); err == nil && eng.Name() == "mongodb" {
+		for _, k := range c.keys {
+			if k == fromKey {
+				continue
+			}
+			if err := mongoOneHashed(k); err != nil {
+				return usageErr("-k: %v", err)
+			}
+		}
+	}
 	capSet := false
 	fs.Visit(func(f *flag.Flag) { capSet = capSet || f.Name == "capacity" })
 	if capSet && (math.IsNaN(c.capacity) || math.IsInf(c.capacity, 0) || c.capacity < 0) {
@@ -435,4 +445,49 @@ func keyColumns(keys []string) []string {
 		}
 	}
 	return out
+}
+
+// mongoOneHashed refuses, when the key is parsed, a hash of several
+// columns under --engine mongodb: a MongoDB hashed shard key hashes one
+// field (src/mongo/db/s/shardkey_pattern.cpp, ShardKeyPattern: at most
+// one "hashed" field), so hash(a, b) cannot be placed there; it names the
+// patterns MongoDB takes instead. A key that does not parse is left to
+// the caller's parse (its error names the position).
+func mongoOneHashed(k string) error {
+	d, err := shardkey.ParseDesign(k)
+	if err != nil {
+		return nil
+	}
+	exprs := []shardkey.Expr{d.Default}
+	for _, t := range d.Order {
+		exprs = append(exprs, d.Tables[t])
+	}
+	for _, e := range exprs {
+		for e != nil {
+			switch m := e.(type) {
+			case *shardkey.SaltExpr:
+				e = m.Inner
+				continue
+			case *shardkey.IsolateExpr:
+				e = m.Inner
+				continue
+			case *shardkey.HashExpr:
+				if len(m.Cols) > 1 {
+					a, rest := shardkey.QuoteName(m.Cols[0]), m.Cols[1:]
+					var asc, ranged []string
+					for _, c := range rest {
+						asc = append(asc, shardkey.QuoteName(c)+": 1")
+					}
+					for _, c := range m.Cols[:len(m.Cols)-1] {
+						ranged = append(ranged, shardkey.QuoteName(c)+": 1")
+					}
+					last := shardkey.QuoteName(m.Cols[len(m.Cols)-1])
+					return fmt.Errorf("key %q: %s: a MongoDB hashed shard key takes one field, not %d; write {%s: \"hashed\", %s} (hashes %s, orders by the rest) or {%s, %s: \"hashed\"} (a compound hashed key, MongoDB 4.4+)",
+						k, m, len(m.Cols), a, strings.Join(asc, ", "), m.Cols[0], strings.Join(ranged, ", "), last)
+				}
+			}
+			break
+		}
+	}
+	return nil
 }

@@ -102,17 +102,19 @@ func TestAdviseMongoExport(t *testing.T) {
 	if c := score["range(_id)"]; !c.Monotonic || c.Monotonicy < 0.99 {
 		t.Errorf("score range(_id): monotonic %v (r = %v); want flagged, r = 1", c.Monotonic, c.Monotonicy)
 	}
+	// advise writes its keys as MongoDB does: hash(_id) is {_id: "hashed"},
+	// range(created) {created: 1}.
 	advise := run("advise")
-	c, ok := advise["hash(_id)"]
+	c, ok := advise[`{_id: "hashed"}`]
 	if !ok {
-		t.Fatalf("advise did not consider hash(_id): %v", advise)
+		t.Fatalf(`advise did not consider {_id: "hashed"}: %v`, advise)
 	}
 	if fmt.Sprint(c.ShardLoad) != fmt.Sprint(want) {
-		t.Errorf("advise hash(_id): rows per shard %v; MongoDB's hashed sharding gives %v", c.ShardLoad, want)
+		t.Errorf(`advise {_id: "hashed"}: rows per shard %v; MongoDB's hashed sharding gives %v`, c.ShardLoad, want)
 	}
 	ranges := 0
 	for key, c := range advise {
-		if strings.HasPrefix(key, "range(_id") || strings.HasPrefix(key, "range(created") {
+		if strings.HasPrefix(key, "{_id: 1") || strings.HasPrefix(key, "{created: 1") {
 			ranges++
 			if !c.Monotonic {
 				t.Errorf("advise %s: not flagged monotonic", key)
@@ -189,9 +191,11 @@ func TestMongoExportFixture(t *testing.T) {
 			t.Errorf("%s: monotonic %v (r = %v); want flagged, r = 1", k, c.Monotonic, c.Mono)
 		}
 	}
+	// advise writes the keys it generates as MongoDB shard keys:
+	// range(created) is {created: 1}, hash(_id) is {_id: "hashed"}.
 	advise := run("advise")
-	if c, ok := advise["range(created)"]; !ok || c.Viable == nil || *c.Viable || !strings.Contains(c.Rejection, "created is monotonic") {
-		t.Errorf("advise range(created): %+v; want rejected as monotonic", c)
+	if c, ok := advise["{created: 1}"]; !ok || c.Viable == nil || *c.Viable || !strings.Contains(c.Rejection, "created is monotonic") {
+		t.Errorf("advise {created: 1}: %+v; want rejected as monotonic", c)
 	}
 	if _, ok := advise[compound]; !ok {
 		t.Errorf("advise under mongodb did not consider %s for user_id and _id bound together: %v", compound, advise)
@@ -200,8 +204,8 @@ func TestMongoExportFixture(t *testing.T) {
 	if c := named["range(_id)"]; c.Viable == nil || *c.Viable || !strings.Contains(c.Rejection, "_id is monotonic") {
 		t.Errorf("advise -k range(_id): %+v; want rejected as monotonic (an ObjectId begins with its creation second)", c)
 	}
-	if c := advise["hash(_id)"]; fmt.Sprint(c.ShardLoad) != "[7 8 2 7]" {
-		t.Errorf("advise hash(_id): documents per shard %v; want [7 8 2 7]", c.ShardLoad)
+	if c := advise[`{_id: "hashed"}`]; fmt.Sprint(c.ShardLoad) != "[7 8 2 7]" {
+		t.Errorf(`advise {_id: "hashed"}: documents per shard %v; want [7 8 2 7]`, c.ShardLoad)
 	}
 }
 
@@ -232,12 +236,12 @@ func TestMongoJumboTieBreak(t *testing.T) {
 	}
 	said := false
 	for _, l := range r.Summary {
-		if strings.HasPrefix(l, "Not hash(user_id) (its largest key value holds 21% of its table") {
+		if strings.HasPrefix(l, `Not {user_id: "hashed"} (its largest key value holds 21% of its table`) {
 			said = true
 		}
 	}
 	if !said {
-		t.Errorf("summary %q does not say hash(user_id) lost on its largest key value", r.Summary)
+		t.Errorf(`summary %q does not say {user_id: "hashed"} lost on its largest key value`, r.Summary)
 	}
 }
 
@@ -255,5 +259,70 @@ func TestPlaceObjectIDUntyped(t *testing.T) {
 		if !strings.Contains(out, "2523394966799057167") {
 			t.Errorf("%s placed as text, not an ObjectId:\n%s", v, out)
 		}
+	}
+}
+
+// TestAdviseMongoNotation: under --engine mongodb advise writes the keys
+// it proposes as MongoDB shard keys, the documents sh.shardCollection
+// takes (MongoDB's shard key syntax; docs/engines.md, mongodb): hashed
+// sharding on user_id is {user_id: "hashed"}, ranged on user_id
+// {user_id: 1}, on created {created: 1}, in every format, and the
+// sh.shardCollection --emit mongodb writes is that same key. The
+// shardkey notation (hash(user_id), range(...)) must appear nowhere.
+func TestAdviseMongoNotation(t *testing.T) {
+	args := []string{"advise", "--rows", "testdata/mongo/orders.jsonl", "--queries", "testdata/mongo/queries.jsonl",
+		"--engine", "mongodb", "--shards", "4", "--bootstrap", "0", "--emit", "mongodb"}
+	want := []string{`{user_id: "hashed"}`, `{user_id: 1}`, `{_id: "hashed"}`, `{user_id: 1, _id: "hashed"}`, `{created: 1}`}
+	for _, f := range []string{"table", "json", "markdown", "html"} {
+		a := args
+		if f == "html" {
+			a = a[:len(a)-2] // the page has no configuration section
+		}
+		code, out, errs := runCmd(t, "", append(a, "--format", f)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", f, code, errs)
+		}
+		if f == "json" {
+			out = strings.ReplaceAll(out, `\"`, `"`)
+		}
+		if f == "html" {
+			out = strings.ReplaceAll(out, "&#34;", `"`)
+			out = strings.ReplaceAll(out, "&quot;", `"`)
+		}
+		for _, k := range want {
+			if !strings.Contains(out, k) {
+				t.Errorf("%s: no %s in the advice", f, k)
+			}
+		}
+		for _, bad := range []string{"hash(user_id)", "hash(_id)", "range(user_id)", "range(created)"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s: the advice writes %s, shardkey's notation, not MongoDB's", f, bad)
+			}
+		}
+		if f == "json" {
+			_, out, _ = runCmd(t, "", append(a, "--format", f)...)
+			var r struct {
+				Recommended string `json:"recommended"`
+				Config      struct {
+					Key  string `json:"key"`
+					Text string `json:"text"`
+				} `json:"config"`
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Recommended != `{user_id: "hashed"}` || r.Config.Key != r.Recommended {
+				t.Errorf("recommended %q, config for %q; want {user_id: \"hashed\"} for both", r.Recommended, r.Config.Key)
+			}
+			if !strings.Contains(r.Config.Text, `sh.shardCollection("app.orders", { user_id: "hashed" })`) {
+				t.Errorf("--emit mongodb:\n%s\nwant sh.shardCollection(\"app.orders\", { user_id: \"hashed\" })", r.Config.Text)
+			}
+		}
+	}
+	// A key the user names stays as written.
+	code, out, errs := runCmd(t, "", "advise", "--rows", "testdata/mongo/orders.jsonl", "--queries", "testdata/mongo/queries.jsonl",
+		"--engine", "mongodb", "--shards", "4", "--bootstrap", "0", "-k", "hash(user_id)", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"recommended": "hash(user_id)"`) {
+		t.Errorf("advise -k hash(user_id): exit %d %s: want the key as written", code, errs)
 	}
 }

@@ -89,3 +89,43 @@ func TestAdvise_Current(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseCurrentBaseline: --current DESIGN is the design the user runs
+// today, compared with as a --from Citus database's is. On the social
+// scenario (seed 001: every post read by its user), hash(user_id) is the
+// recommendation itself: keep it. range(created_at) puts every insert on
+// the last range (rejected as monotonic): change it, to hash(user_id).
+func TestAdviseCurrentBaseline(t *testing.T) {
+	for _, c := range []struct {
+		current string
+		keep    bool
+	}{{"hash(user_id)", true}, {"range(created_at)", false}} {
+		code, out, errs := runCmd(t, "", "advise", "social", "--current", c.current, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.current, code, errs)
+		}
+		var r struct {
+			InUse       string   `json:"in_use"`
+			KeepInUse   bool     `json:"keep_in_use"`
+			Recommended string   `json:"recommended"`
+			Summary     []string `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.InUse != c.current || r.KeepInUse != c.keep || r.Recommended != "hash(user_id)" {
+			t.Errorf("--current %s: in_use %q keep %v recommended %q; want keep %v, hash(user_id)", c.current, r.InUse, r.KeepInUse, r.Recommended, c.keep)
+		}
+		want := "Change the design in use, " + c.current
+		if c.keep {
+			want = "Keep the design in use, " + c.current
+		}
+		said := false
+		for _, l := range r.Summary {
+			said = said || strings.HasPrefix(l, want)
+		}
+		if !said {
+			t.Errorf("--current %s: summary %q lacks %q", c.current, r.Summary, want)
+		}
+	}
+}

@@ -1,0 +1,240 @@
+package advisor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/numfmt"
+)
+
+// MongoDB jumbo chunks.
+//
+// A MongoDB chunk is a contiguous range of shard key values; the balancer
+// splits and moves chunks of at most the chunk size, 128 MB by default
+// since MongoDB 6.0 (config.settings chunksize; balancer_configuration.h
+// kDefaultMaxChunkSizeBytes = 128 * 1024 * 1024). A chunk holding a single
+// shard key value cannot be split below it: when that value's documents
+// outgrow the chunk size the chunk is marked jumbo, and the balancer no
+// longer moves it (MongoDB manual, "Jumbo Chunks"). A key of one field,
+// {a: "hashed"} or {a: 1}, whose most frequent value holds more than a
+// chunk has such a chunk; {a: 1, b: "hashed"} with b of many values lets
+// that a's documents split by b while an equality on a still targets a's
+// chunks.
+
+// MongoChunkBytes is MongoDB's default chunk size since 6.0, 128 MB
+// (MiB, as MongoDB counts chunkSize).
+const MongoChunkBytes = 128 << 20
+
+// jumboStat is the value of one column whose documents weigh the most,
+// in BSON bytes, in the row sample.
+type jumboStat struct {
+	value string
+	rows  int
+	bytes float64
+	// known: the table has a row sample to weigh (no rows: unknown).
+	known bool
+}
+
+// bsonSize is the BSON size in bytes of row i of t as a flat document of
+// its columns (bsonspec.org): 4 (length) + per field 1 (type) + the name +
+// 1 (NUL) + the value + 1 (the closing NUL); int32 4, int64, double,
+// date 8, string 4 + bytes + 1, binary 4 + 1 + bytes, ObjectId 12, bool 1,
+// any other BSON value its own bytes. A NULL is a field the document does
+// not have (a mongoexport row without it), so it counts nothing.
+func bsonSize(t *shardkey.Table, i int) float64 {
+	n := 5
+	for _, c := range t.Columns {
+		v := c.Value(i)
+		var val int
+		switch v.Type {
+		case shardkey.Null:
+			continue
+		case shardkey.Int16, shardkey.Int32:
+			val = 4
+		case shardkey.Bool:
+			val = 1
+		case shardkey.Text:
+			val = 4 + len(v.Str) + 1
+		case shardkey.Bytes, shardkey.UUID:
+			val = 4 + 1 + len(v.Str)
+		case shardkey.ObjectID:
+			val = 12
+		case shardkey.ExtJSON:
+			val = max(0, len(v.Str)-1) // after its type byte
+		default:
+			val = 8
+		}
+		n += 1 + len(c.Name) + 1 + val
+	}
+	return float64(n)
+}
+
+// jumbo returns the value of column col of table ti whose documents weigh
+// the most in BSON bytes (ties: more rows, then the value's text), cached.
+func (a *analysis) jumbo(ti int, col string) jumboStat {
+	key := fmt.Sprintf("%d\x00%s", ti, col)
+	if st, ok := a.jumbos[key]; ok {
+		return st
+	}
+	t := a.w.Tables[ti]
+	st := jumboStat{}
+	if ci := t.ColumnIndex(col); ci >= 0 && t.Rows > 0 {
+		st.known = true
+		type agg struct {
+			rows  int
+			bytes float64
+		}
+		m := map[shardkey.Value]*agg{}
+		for i := 0; i < t.Rows; i++ {
+			v := t.Columns[ci].Value(i).Canonical()
+			g := m[v]
+			if g == nil {
+				g = &agg{}
+				m[v] = g
+			}
+			g.rows++
+			g.bytes += bsonSize(t, i)
+		}
+		for v, g := range m {
+			s := v.String()
+			if g.bytes > st.bytes || g.bytes == st.bytes && (g.rows > st.rows || g.rows == st.rows && s < st.value) {
+				st.value, st.rows, st.bytes = s, g.rows, g.bytes
+			}
+		}
+	}
+	if a.jumbos == nil {
+		a.jumbos = map[string]jumboStat{}
+	}
+	a.jumbos[key] = st
+	return st
+}
+
+// jumboSuffix is the field to hash after col in {col: 1, SUFFIX:
+// "hashed"} so that col's heaviest value can split: _id when t has it
+// (every MongoDB document does, unique), else the column with the most
+// distinct values among that value's rows (at least 2); "" for none.
+func (a *analysis) jumboSuffix(ti int, col string, st jumboStat) string {
+	t := a.w.Tables[ti]
+	if col != "_id" && t.Column("_id") != nil {
+		return "_id"
+	}
+	ci := t.ColumnIndex(col)
+	var rows []int // the heavy value's rows
+	for i := 0; i < t.Rows; i++ {
+		if t.Columns[ci].Value(i).Canonical().String() == st.value {
+			rows = append(rows, i)
+		}
+	}
+	best, bestN := "", 1
+	for cj, c := range t.Columns {
+		if cj == ci {
+			continue
+		}
+		seen := map[shardkey.Value]bool{}
+		for _, i := range rows {
+			seen[c.Value(i).Canonical()] = true
+		}
+		if len(seen) > bestN {
+			best, bestN = c.Name, len(seen)
+		}
+	}
+	return best
+}
+
+// jumboText says, for a key of one field col of table ti, whether its
+// heaviest value outgrows a MongoDB chunk: the sentence of a reason (and
+// a warning), "" when it fits. With no row sample the sizes are unknown,
+// and it says so.
+func (a *analysis) jumboText(ti int, col string) string {
+	t := a.w.Tables[ti]
+	st := a.jumbo(ti, col)
+	if !st.known {
+		return fmt.Sprintf("jumbo chunks: unknown whether one %s value of %s outgrows a MongoDB chunk (128 MiB): no row sample gives document sizes", col, t.Name)
+	}
+	if st.bytes <= MongoChunkBytes {
+		return ""
+	}
+	s := fmt.Sprintf("jumbo chunk: %s %s holds %d of %s's sampled documents, %.0f bytes in BSON (%s), more than one chunk holds (%d bytes, 128 MiB: MongoDB's default chunkSize since 6.0); a chunk cannot split below one shard key value, so the balancer marks it jumbo and cannot move it",
+		col, st.value, st.rows, t.Name, st.bytes, numfmt.Bytes(st.bytes), MongoChunkBytes)
+	if suf := a.jumboSuffix(ti, col, st); suf != "" {
+		s += fmt.Sprintf(": %s lets its documents split by %s while an equality on %s still targets its chunks", mongoCompound(col, suf), suf, col)
+	}
+	return s
+}
+
+func mongoCompound(col, suffix string) string {
+	return fmt.Sprintf(`{%s: 1, %s: "hashed"}`, shardkey.QuoteName(col), shardkey.QuoteName(suffix))
+}
+
+// jumboReasons adds to as, under MongoDB, the jumbo-chunk sentence of
+// every table whose key is one field ({a: "hashed"}, {a: 1}, hash(a),
+// range(a)); as.jumbo keeps the first, for the warning.
+func (a *analysis) jumboReasons(as *Assessment) {
+	if !a.mongo {
+		return
+	}
+	d, err := shardkey.ParseDesign(as.Key)
+	if err != nil {
+		return
+	}
+	for ti, t := range a.w.Tables {
+		var col string
+		switch e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil }).(type) {
+		case *shardkey.HashExpr:
+			if len(e.Cols) == 1 {
+				col = e.Cols[0]
+			}
+		case *shardkey.RangeExpr:
+			if len(e.Cols) == 1 {
+				col = e.Cols[0]
+			}
+		}
+		if col == "" {
+			continue
+		}
+		if s := a.jumboText(ti, col); s != "" {
+			as.Reasons = append(as.Reasons, s)
+			if as.jumbo == "" && !strings.HasPrefix(s, "jumbo chunks: unknown") {
+				as.jumbo = s
+			}
+		}
+	}
+}
+
+// jumboCandidates proposes, under MongoDB, {col: 1, SUFFIX: "hashed"} for
+// an entity column of one table whose heaviest value outgrows a chunk
+// (see jumboSuffix), with why.
+func (a *analysis) jumboCandidates(e *entity) (keys, whys []string) {
+	if !a.mongo {
+		return nil, nil
+	}
+	tables := map[int]bool{}
+	for _, r := range e.cols {
+		tables[r.table] = true
+	}
+	for _, r := range e.cols {
+		t := a.w.Tables[r.table]
+		col := t.Columns[r.col].Name
+		st := a.jumbo(r.table, col)
+		if !st.known || st.bytes <= MongoChunkBytes {
+			continue
+		}
+		suf := a.jumboSuffix(r.table, col, st)
+		if suf == "" {
+			continue
+		}
+		k := mongoCompound(col, suf)
+		if len(tables) > 1 {
+			k = shardkey.QuoteName(t.Name) + ":" + k
+		}
+		if slices.Contains(keys, k) {
+			continue
+		}
+		keys = append(keys, k)
+		whys = append(whys, fmt.Sprintf("%s %s holds %.0f bytes of %s in BSON, more than one MongoDB chunk (128 MiB): hashing %s after %s lets it split (a jumbo chunk otherwise)",
+			col, st.value, st.bytes, t.Name, suf, col))
+	}
+	return keys, whys
+}

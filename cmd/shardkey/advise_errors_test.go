@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestAdviseKeyErrors: a bad key is reported as what it is, naming the
+// flag or the spec's file, line and field.
+func TestAdviseKeyErrors(t *testing.T) {
+	rows := writeFile(t, "ins.csv", "id,tenant\n0,1\n1,0\n2,0\n")
+	// The spec: reads by user_id and by email; the third candidate's
+	// lookup names a column users does not have (line 20 of the file).
+	spec := writeFile(t, "users.yaml", `name: users
+shards: 4
+tables:
+  - name: users
+    rows: 200
+    columns:
+      - {name: user_id, gen: sequential}
+      - {name: email, gen: uniform, distinct: 200}
+operations:
+  - name: by id
+    table: users
+    rate: 100
+    where: {user_id: "?"}
+  - name: by email
+    table: users
+    rate: 10
+    where: {email: "?"}
+candidates:
+  - hash(user_id)
+  - "hash(user_id), lookup(nosuch)"
+  - "hash(user_id), lookup(email)"
+`)
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		// Rows only (an insert-only workload): the design in use names
+		// no column; not "no candidate could be scored".
+		{"current", []string{"advise", "--rows", rows, "--current", "hash(nosuch)"}, 2,
+			`--current: key "hash(nosuch)": no table has column(s) nosuch`},
+		// MongoDB's hashed shard keys hash one field: refused when -k is
+		// parsed, before the (missing) rows file is read.
+		{"mongo-k", []string{"score", "--rows", "/nonexistent/rows.csv", "--engine", "mongodb", "-k", "hash(id, tenant)"}, 2,
+			`-k: key "hash(id, tenant)": hash(id, tenant): a MongoDB hashed shard key takes one field, not 2; write {id: "hashed", tenant: 1}`},
+		{"mongo-current", []string{"advise", "--rows", "/nonexistent/rows.csv", "--engine", "mongodb", "--current", "hash(id, tenant)"}, 2,
+			`--current: key "hash(id, tenant)": hash(id, tenant): a MongoDB hashed shard key takes one field`},
+		// A lone lookup is explained, not an unknown function.
+		{"lookup", []string{"score", "--rows", rows, "-k", "lookup(id)"}, 2,
+			`lookup(col) follows a table's key, after a comma, as in hash(user_id), lookup(email)`},
+		// A spec's bad lookup candidate: the file, line and field.
+		{"spec-lookup", []string{"advise", "--workload", spec}, 1,
+			`users.yaml:20: candidates: key "hash(user_id), lookup(nosuch)": lookup(nosuch): no table hash(user_id) places has a column "nosuch"`},
+	} {
+		code, _, errs := runCmd(t, "", c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) || strings.Contains(errs, "unknown function") || strings.Contains(errs, "no candidate could be scored") {
+			t.Errorf("%s: exit %d %q; want exit %d and %q", c.name, code, errs, c.code, c.want)
+		}
+	}
+	// Without the bad line, the spec's lookup candidate is advised as
+	// named (with its lookup), not cut back to its key.
+	good := writeFile(t, "good.yaml", strings.Replace(readFile(t, spec), `  - "hash(user_id), lookup(nosuch)"`+"\n", "", 1))
+	code, out, errs := runCmd(t, "", "advise", "--workload", good, "--bootstrap", "0", "--sweep", "", "--format", "json")
+	if code != 0 {
+		t.Fatalf("good spec: exit %d: %s", code, errs)
+	}
+	var r struct {
+		Candidates []struct{ Key, Origin string }
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range r.Candidates {
+		found = found || c.Key == "hash(user_id), lookup(email)" || strings.Contains(c.Origin, "the same placement as hash(user_id), lookup(email)")
+	}
+	if !found {
+		t.Errorf("the spec's candidate hash(user_id), lookup(email) is not advised: %+v", r.Candidates)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
