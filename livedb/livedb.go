@@ -259,14 +259,6 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		}
 		ti.SampleRows = t.Rows
 		ti.SampleMethod = method
-		if o.Stats != StatsSample {
-			for _, wn := range measureTable(ctx, s, ti, o) {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, wn))
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
 		methods = append(methods, fmt.Sprintf("%s %d rows: %s", ti.Name, t.Rows, method))
 		markMonotonic(t, ti)
 		w.Tables = append(w.Tables, t)
@@ -281,14 +273,39 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		w.Warnings = append(w.Warnings, fmt.Errorf("%s: row sample (seed %d, at most %d rows a table): %s",
 			source, o.Seed, o.SampleRows, strings.Join(methods, "; ")))
 	}
+	// The Citus metadata comes before the statistics computed inside the
+	// database: on a coordinator they are computed on the workers, and
+	// the per-shard sums for the placement it runs.
+	var d *shardkey.Distribution
 	if ps, ok := s.(*pgSession); ok {
-		d, err := ps.distribution(ctx, cat.Tables)
-		if err != nil {
+		if d, err = ps.distribution(ctx, cat.Tables); err != nil {
 			return fmt.Errorf("%s: Citus metadata: %w", source, err)
 		}
-		if d != nil {
+		if d != nil && ps.citus != nil && ps.citus.why != "" && len(d.Placed) > 0 {
+			d.Warnings = append(d.Warnings, "the statistics of distributed tables are not computed on the workers: "+ps.citus.why)
+		}
+	}
+	if o.Stats != StatsSample {
+		bar := newProgress(o.Progress, time.Now(), len(cat.Tables), "statistics inside "+source)
+		for _, ti := range cat.Tables {
+			for _, wn := range measureTable(ctx, s, ti, o) {
+				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, wn))
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			bar.step()
+		}
+		bar.done()
+	}
+	if d != nil {
+		{
 			cat.Distribution = d
-			if err := emptyShells(w, cat, d); err != nil {
+			onWorkers := map[string]bool{}
+			if ps, ok := s.(*pgSession); ok {
+				onWorkers = ps.measuredOnWorkers(cat)
+			}
+			if err := emptyShells(w, cat, d, onWorkers); err != nil {
 				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, err))
 			}
 			for _, wn := range d.Warnings {
@@ -302,7 +319,11 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		}
 	}
 	if o.Stats != StatsSample {
-		if note := measuredNote(cat, o); note != "" {
+		var workers map[string]string
+		if ps, ok := s.(*pgSession); ok {
+			workers = ps.workerNames()
+		}
+		if note := measuredNote(cat, o, workers); note != "" {
 			w.Warnings = append(w.Warnings, fmt.Errorf("%s: %s", source, note))
 		}
 	}

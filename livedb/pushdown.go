@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 )
 
 // Statistics where the data lives (Options.Stats "db", the default).
@@ -75,6 +77,26 @@ type shardSpec struct {
 	kind       string // "postgres" or "citus"; "" for none
 	nodes      int    // shards (postgres) or nodes (citus)
 	shardCount int    // citus shard intervals (nodes when 0)
+	// lows, for citus: the database's own shard intervals' lower
+	// bounds, ascending (pg_dist_shard); nodes is their number.
+	lows []int64
+}
+
+// citusSpec is the placement a Citus coordinator runs: its shard
+// intervals (the design's, Distribution.Ranges), one node a shard, named
+// as partition.CitusEngine names it (the engine -k @from scores with).
+func citusSpec(ranges [][2]int32) shardSpec {
+	name, err := partition.CitusEngine(ranges)
+	if err != nil {
+		return shardSpec{}
+	}
+	r := append([][2]int32(nil), ranges...)
+	sort.Slice(r, func(i, j int) bool { return r[i][0] < r[j][0] })
+	sp := shardSpec{engine: name, kind: "citus", nodes: len(r)}
+	for _, x := range r {
+		sp.lows = append(sp.lows, int64(x[0]))
+	}
+	return sp
 }
 
 // parseShardSpec reads Options.Engine and Options.Shards: the engines
@@ -145,8 +167,11 @@ func pearson(n, sx, sy, sxx, syy, sxy float64) (float64, bool) {
 
 // measuredNote says, for the report, which figures were computed inside
 // the database and which come from the row sample; "" when none was.
-func measuredNote(cat *shardkey.Catalog, o Options) string {
-	var cols, shards []string
+// workers names, for the tables measured on Citus workers, the workers.
+func measuredNote(cat *shardkey.Catalog, o Options, workers map[string]string) string {
+	var cols, shards, onWorkers []string
+	var engine string
+	var n int
 	for _, t := range cat.Tables {
 		for _, c := range t.Columns {
 			if c.Measured == nil {
@@ -155,7 +180,11 @@ func measuredNote(cat *shardkey.Catalog, o Options) string {
 			cols = append(cols, t.Name+"."+c.Name)
 			if c.Measured.ShardRows != nil {
 				shards = append(shards, t.Name+"."+c.Name)
+				engine, n = c.Measured.ShardEngine, c.Measured.Shards
 			}
+		}
+		if w := workers[t.Name]; w != "" {
+			onWorkers = append(onWorkers, t.Name+" on "+w)
 		}
 	}
 	if len(cols) == 0 {
@@ -163,8 +192,11 @@ func measuredNote(cat *shardkey.Catalog, o Options) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "statistics computed inside the database over the whole table (--stats db): distinct values, top values, NULL share and correlation with insert order of %s", strings.Join(cols, ", "))
+	if len(onWorkers) > 0 {
+		fmt.Fprintf(&b, " (Citus: %s, over their shard tables, merged)", strings.Join(onWorkers, "; "))
+	}
 	if len(shards) > 0 {
-		fmt.Fprintf(&b, "; rows and bytes per shard under engine %s on %d shards, by the engine's hash in SQL, for keys on %s", o.Engine, o.Shards, strings.Join(shards, ", "))
+		fmt.Fprintf(&b, "; rows and bytes per shard under engine %s on %d shards, by the engine's hash in SQL, for keys on %s", engine, n, strings.Join(shards, ", "))
 	} else {
 		fmt.Fprintf(&b, "; per-shard sums from the row sample (engine %s: the database has no built-in function of its hash)", o.Engine)
 	}

@@ -108,6 +108,16 @@ func pgShardExpr(sp shardSpec, oid uint32, q string) string {
 		// NULL skips hash_combine64: row hash 0, remainder 0.
 		return fmt.Sprintf("coalesce(((%s %% %d + %d) %% %d + %d + CASE WHEN %s < -%d THEN %d ELSE 0 END) %% %d, 0)::pg_catalog.int4",
 			h, n, n, n, c, h, pgCombineConst, k, n)
+	case sp.kind == "citus" && len(sp.lows) > 0:
+		// The database's own intervals (pg_dist_shard): the shard is the
+		// interval whose lower bound is the greatest not above the hash;
+		// shard i is node i (one node a shard).
+		lows := make([]string, len(sp.lows))
+		for i, l := range sp.lows {
+			lows[i] = strconv.FormatInt(l, 10)
+		}
+		return fmt.Sprintf("coalesce(pg_catalog.width_bucket(pg_catalog.%s(%s)::pg_catalog.int8, '{%s}'::pg_catalog.int8[]) - 1, -1)::pg_catalog.int4",
+			h32, q, strings.Join(lows, ","))
 	case sp.kind == "citus":
 		s := sp.shardCount
 		if s == 0 {
@@ -145,6 +155,14 @@ func (e *measureError) Error() string { return e.err.Error() }
 func (e *measureError) Unwrap() error { return e.err }
 
 func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*shardkey.ColumnInfo, sp shardSpec) []error {
+	if s.citus != nil && len(s.citus.ranges) > 0 {
+		// A Citus coordinator: the per-shard sums are for the placement
+		// the database runs, whatever --engine says.
+		sp = citusSpec(s.citus.ranges)
+	}
+	if s.citus != nil && len(s.citus.shards[t.Name]) > 0 {
+		return s.measureWorkers(ctx, t, cols, sp)
+	}
 	pt := s.tables[t]
 	if pt == nil {
 		return []error{fmt.Errorf("table %s is not in the catalog read", t.Name)}
@@ -224,16 +242,30 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 // bytes. The totals and the per-shard arrays ride on every top row; a
 // FULL JOIN keeps them when there is no non-NULL group.
 func (s *pgSession) pgGroups(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, error) {
-	shard := pgShardExpr(sp, oid, "g.v")
-	size, shards := "", "NULL::pg_catalog.int4[], NULL::pg_catalog.int8[], NULL::pg_catalog.int8[]"
-	if shard != "" {
+	return s.pgGroupsOf(ctx, pgGroupBody(from, c, pgShardExpr(sp, oid, "g.v") != "", bytes), oid, sp, bytes)
+}
+
+// pgGroupBody is the query of the groups of column c in from: v, n and,
+// with a placement (shard), b, the group's stored bytes.
+func pgGroupBody(from string, c *shardkey.ColumnInfo, shard, bytes bool) string {
+	size := ""
+	if shard {
 		size = ", NULL::pg_catalog.int8 AS b"
 		if bytes {
 			size = ", pg_catalog.sum(pg_catalog.pg_column_size(t.*))::pg_catalog.int8 AS b"
 		}
+	}
+	return `SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n` + size + ` FROM ` + from + ` t GROUP BY 1`
+}
+
+// pgGroupsOf is pgGroups over the groups query body (v, n[, b]).
+func (s *pgSession) pgGroupsOf(ctx context.Context, body string, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, error) {
+	shard := pgShardExpr(sp, oid, "g.v")
+	shards := "NULL::pg_catalog.int4[], NULL::pg_catalog.int8[], NULL::pg_catalog.int8[]"
+	if shard != "" {
 		shards = `(SELECT pg_catalog.array_agg(x.s ORDER BY x.s) FROM x), (SELECT pg_catalog.array_agg(x.n ORDER BY x.s) FROM x), (SELECT pg_catalog.array_agg(x.b ORDER BY x.s) FROM x)`
 	}
-	q := ownMark + ` WITH g AS (SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n` + size + ` FROM ` + from + ` t GROUP BY 1)`
+	q := ownMark + ` WITH g AS (` + body + `)`
 	if shard != "" {
 		q += `, x AS (SELECT ` + shard + ` AS s, pg_catalog.sum(g.n)::pg_catalog.int8 AS n, pg_catalog.sum(g.b)::pg_catalog.int8 AS b FROM g GROUP BY 1)`
 	}
@@ -420,6 +452,10 @@ func pgSetShards(m *shardkey.MeasuredStats, sp shardSpec, oid uint32, bytes bool
 		n := sp.shardCount
 		if n == 0 {
 			n = sp.nodes
+		}
+		if len(sp.lows) > 0 {
+			m.ShardMethod = fmt.Sprintf("Citus' shard of each distinct value as the database places it: %s(value) in the %d hash intervals pg_dist_shard lists (engine %s)", h32, sp.nodes, sp.engine)
+			break
 		}
 		m.ShardMethod = fmt.Sprintf("Citus' shard of each distinct value: %s(value) in %d uniform int32 hash ranges, shard i on node i mod %d", h32, n, sp.nodes)
 	}
