@@ -482,8 +482,9 @@ func citusDesign(d *shardkey.Distribution, cts []*citusTable, tables []*shardkey
 //
 // workers names the tables whose statistics were computed on the Citus
 // workers (pushdown_citus.go): their measured figures are the table's,
-// not the shell's, and are kept.
-func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distribution, workers map[string]bool) error {
+// not the shell's, and are kept; why, when not empty, says why the
+// others could not be measured there.
+func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distribution, workers map[string]bool, why string) error {
 	if d == nil || len(d.Placed) == 0 {
 		return nil
 	}
@@ -532,7 +533,15 @@ func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distri
 		msg += fmt.Sprintf("; --stats db computed the key statistics of %s on the workers, over their shard tables", strings.Join(measured, ", "))
 	}
 	if len(measured) < len(shells) {
-		msg += "; for the others read row statistics from a worker (--from a worker's DSN, whose shard tables hold the rows; --stats db measures the tables there): what --stats db measured on these shells is dropped"
+		if why != "" {
+			msg += "; their statistics could not be computed on the workers (" + why + ")"
+		}
+		if len(measured) > 0 {
+			msg += "; for the others,"
+		} else {
+			msg += ";"
+		}
+		msg += " read row statistics from a worker (--from a worker's DSN, whose shard tables hold the rows; --stats db measures the tables there): what --stats db measured on these shells is dropped"
 	}
 	if len(aside) > 0 {
 		msg += fmt.Sprintf("; the rows sampled from the other tables (%s) are set aside, since a load of a part of the data would mislead", strings.Join(aside, ", "))

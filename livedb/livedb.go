@@ -281,9 +281,6 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		if d, err = ps.distribution(ctx, cat.Tables); err != nil {
 			return fmt.Errorf("%s: Citus metadata: %w", source, err)
 		}
-		if d != nil && ps.citus != nil && ps.citus.why != "" && len(d.Placed) > 0 {
-			d.Warnings = append(d.Warnings, "the statistics of distributed tables are not computed on the workers: "+ps.citus.why)
-		}
 	}
 	if o.Stats != StatsSample {
 		bar := newProgress(o.Progress, time.Now(), len(cat.Tables), "statistics inside "+source)
@@ -301,11 +298,14 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 	if d != nil {
 		{
 			cat.Distribution = d
-			onWorkers := map[string]bool{}
+			onWorkers, why := map[string]bool{}, ""
 			if ps, ok := s.(*pgSession); ok {
 				onWorkers = ps.measuredOnWorkers(cat)
+				if ps.citus != nil {
+					why = ps.citus.why
+				}
 			}
-			if err := emptyShells(w, cat, d, onWorkers); err != nil {
+			if err := emptyShells(w, cat, d, onWorkers, why); err != nil {
 				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, err))
 			}
 			for _, wn := range d.Warnings {
