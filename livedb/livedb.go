@@ -282,7 +282,14 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 			return fmt.Errorf("%s: Citus metadata: %w", source, err)
 		}
 	}
-	if o.Stats != StatsSample {
+	measure := o.Stats != StatsSample
+	if statsSample(o.Stats) > 0 && dialectOf(s) == sqllog.MySQL {
+		// MySQL and MariaDB have no TABLESAMPLE (nor any block sampling
+		// a query can ask for).
+		w.Warnings = append(w.Warnings, fmt.Errorf("%s: --stats %s: %s has no TABLESAMPLE, so no bounded sample can be drawn inside the database: every statistic comes from the row sample (--stats db computes them exactly over the whole table, under the statement timeout)", source, o.Stats, s.engine()))
+		measure = false
+	}
+	if measure {
 		bar := newProgress(o.Progress, time.Now(), len(cat.Tables), "statistics inside "+source)
 		for _, ti := range cat.Tables {
 			for _, wn := range measureTable(ctx, s, ti, o) {
@@ -318,7 +325,7 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 			}
 		}
 	}
-	if o.Stats != StatsSample {
+	if measure {
 		var workers map[string]string
 		if ps, ok := s.(*pgSession); ok {
 			workers = ps.workerNames()

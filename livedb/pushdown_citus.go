@@ -159,6 +159,9 @@ func (s *pgSession) measureWorkers(ctx context.Context, t *shardkey.TableInfo, c
 		names = append(names, fmt.Sprintf("%s (%d shard tables)", w.node, len(w.shards)))
 	}
 	method := fmt.Sprintf("whole table, inside the Citus workers %s (postgresql %s), merged", strings.Join(names, ", "), ws[0].s.version)
+	if pct := statsSample(s.opts.Stats); pct > 0 {
+		method = fmt.Sprintf("TABLESAMPLE SYSTEM (%s%%) REPEATABLE (%d) of each shard table, inside the Citus workers %s (postgresql %s), merged", fmtPct(pct), s.opts.Seed, strings.Join(names, ", "), ws[0].s.version)
+	}
 	var warns []error
 	var corrCols []*shardkey.ColumnInfo
 	for _, c := range cols {
@@ -167,7 +170,7 @@ func (s *pgSession) measureWorkers(ctx context.Context, t *shardkey.TableInfo, c
 			continue
 		}
 		disjoint := c.Name == distCol || len(ws) == 1
-		m, err := s.citusColumn(ctx, ws, c, oid, sp, selectAll, disjoint)
+		m, ones, err := s.citusColumn(ctx, ws, c, oid, sp, selectAll, disjoint)
 		if err != nil {
 			warns = append(warns, fmt.Errorf("table %s: column %s: GROUP BY on the Citus workers failed (%v); its figures come from the row sample", t.Name, c.Name, err))
 			continue
@@ -176,6 +179,7 @@ func (s *pgSession) measureWorkers(ctx context.Context, t *shardkey.TableInfo, c
 		if !disjoint {
 			m.Method += " by each distinct value's 64-bit hash (the column is not the distribution column: its values may be on several workers)"
 		}
+		scaleSample(m, statsSample(s.opts.Stats), ones, false)
 		c.Measured = m
 		s.citus.measured[t.Name] = true
 		if selectAll && pgNumeric(oid, "x") != "" {
@@ -255,7 +259,7 @@ WHERE n.nspname = $1 AND c.relname = ANY ($2::text[])`, s.schema, shards)
 func (w *citusWorker) shardBody(c *shardkey.ColumnInfo, shard, bytes bool) string {
 	parts := make([]string, len(w.shards))
 	for i, sh := range w.shards {
-		parts[i] = pgGroupBody("ONLY "+quoteIdent(w.s.schema)+"."+quoteIdent(sh), c, shard, bytes)
+		parts[i] = pgGroupBody("ONLY "+quoteIdent(w.s.schema)+"."+quoteIdent(sh)+" t"+w.s.sampleClause(), c, shard, bytes)
 	}
 	b := ""
 	if shard {
@@ -266,19 +270,23 @@ func (w *citusWorker) shardBody(c *shardkey.ColumnInfo, shard, bytes bool) strin
 
 // citusColumn computes column c's statistics on the workers ws and
 // merges them (see above).
-func (s *pgSession) citusColumn(ctx context.Context, ws []*citusWorker, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes, disjoint bool) (*shardkey.MeasuredStats, error) {
+// It also returns f1, the non-NULL values on one row each.
+func (s *pgSession) citusColumn(ctx context.Context, ws []*citusWorker, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes, disjoint bool) (*shardkey.MeasuredStats, int64, error) {
 	shard := pgShardExpr(sp, oid, "g.v") != ""
 	m := &shardkey.MeasuredStats{}
+	var ones int64
 	var parts []*shardkey.MeasuredStats
 	for _, w := range ws {
 		var pm *shardkey.MeasuredStats
+		var pones int64
 		err := w.s.pgGuard(ctx, func() error {
 			var err error
-			pm, err = w.s.pgGroupsOf(ctx, w.shardBody(c, shard, bytes), oid, sp, bytes)
+			pm, pones, err = w.s.pgGroupsOf(ctx, w.shardBody(c, shard, bytes), oid, sp, bytes)
 			return err
 		})
+		ones += pones
 		if err != nil {
-			return nil, fmt.Errorf("worker %s: %w", w.node, err)
+			return nil, 0, fmt.Errorf("worker %s: %w", w.node, err)
 		}
 		parts = append(parts, pm)
 		m.Rows += pm.Rows
@@ -312,7 +320,7 @@ func (s *pgSession) citusColumn(ctx context.Context, ws []*citusWorker, c *shard
 		if len(m.Top) > 10 {
 			m.Top = m.Top[:10]
 		}
-		return m, nil
+		return m, ones, nil
 	}
 	// Not the distribution column: every distinct value's hash and count
 	// from every worker, added by hash.
@@ -334,10 +342,16 @@ func (s *pgSession) citusColumn(ctx context.Context, ws []*citusWorker, c *shard
 			return rows.Err()
 		})
 		if err != nil {
-			return nil, fmt.Errorf("worker %s: %w", w.node, err)
+			return nil, 0, fmt.Errorf("worker %s: %w", w.node, err)
 		}
 	}
 	m.Distinct = int64(len(counts))
+	ones = 0
+	for _, n := range counts {
+		if n == 1 {
+			ones++
+		}
+	}
 	type hc struct{ h, n int64 }
 	all := make([]hc, 0, len(counts))
 	for h, n := range counts {
@@ -354,7 +368,7 @@ func (s *pgSession) citusColumn(ctx context.Context, ws []*citusWorker, c *shard
 	}
 	m.Top = nil
 	if len(all) == 0 {
-		return m, nil
+		return m, ones, nil
 	}
 	hashes := make([]int64, len(all))
 	for i, x := range all {
@@ -368,7 +382,7 @@ func (s *pgSession) citusColumn(ctx context.Context, ws []*citusWorker, c *shard
 	for _, w := range ws {
 		parts := make([]string, len(w.shards))
 		for i, sh := range w.shards {
-			parts[i] = "SELECT t." + quoteIdent(c.Name) + " AS v FROM ONLY " + quoteIdent(w.s.schema) + "." + quoteIdent(sh) + " t"
+			parts[i] = "SELECT t." + quoteIdent(c.Name) + " AS v FROM ONLY " + quoteIdent(w.s.schema) + "." + quoteIdent(sh) + " t" + w.s.sampleClause()
 		}
 		q := ownMark + " SELECT " + pgEqHash(oid, "u.v") + ", u.v FROM (" + strings.Join(parts, " UNION ALL ") + ") u WHERE " + pgEqHash(oid, "u.v") + " OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.int8[]) GROUP BY 2"
 		err := w.s.pgGuard(ctx, func() error {
@@ -395,13 +409,13 @@ func (s *pgSession) citusColumn(ctx context.Context, ws []*citusWorker, c *shard
 			return rows.Err()
 		})
 		if err != nil {
-			return nil, fmt.Errorf("worker %s: %w", w.node, err)
+			return nil, 0, fmt.Errorf("worker %s: %w", w.node, err)
 		}
 	}
 	for _, x := range all {
 		name, ok := names[x.h]
 		if !ok {
-			return nil, errors.New("a top value's hash was found on no worker (rows changed between the scans?)")
+			return nil, 0, errors.New("a top value's hash was found on no worker (rows changed between the scans?)")
 		}
 		m.Top = append(m.Top, shardkey.ValueCount{Value: name, Rows: x.n})
 	}
@@ -411,7 +425,7 @@ func (s *pgSession) citusColumn(ctx context.Context, ws []*citusWorker, c *shard
 		}
 		return valueBefore(m.Top[i].Value, m.Top[j].Value)
 	})
-	return m, nil
+	return m, ones, nil
 }
 
 // valueBefore orders two values' text forms for the top values' ties:
@@ -443,7 +457,7 @@ func (s *pgSession) citusCorrelation(ctx context.Context, ws []*citusWorker, col
 			for i := range vals {
 				dest[i] = &vals[i]
 			}
-			q := ownMark + " SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + quoteIdent(w.s.schema) + "." + quoteIdent(sh) + " t"
+			q := ownMark + " SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + quoteIdent(w.s.schema) + "." + quoteIdent(sh) + " t" + w.s.sampleClause()
 			err := w.s.pgGuard(ctx, func() error { return w.s.tx.QueryRow(ctx, q).Scan(dest...) })
 			if err != nil {
 				return fmt.Errorf("worker %s: %w", w.node, err)

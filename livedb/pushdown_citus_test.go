@@ -395,4 +395,37 @@ ANALYZE;`, ranges[0][0], ranges[0][1], ranges[1][0], ranges[1][1], ranges[2][0],
 	if !strings.Contains(id.Method, fmt.Sprintf("127.0.0.1:%d (2 shard tables)", portA)) {
 		t.Errorf("method %q", id.Method)
 	}
+
+	// --stats db:sample=50%: each shard table sampled on its worker by
+	// the same clause; the rows drawn, counted here by a plain query on
+	// each, over 0.5.
+	w = &shardkey.Workload{Seed: 3}
+	if err := Read(ctx, w, dsn, Options{NoStatements: true, SampleRows: 1000, Stats: "db:sample=50%", StatsColumns: []string{"user_id"}}); err != nil {
+		t.Fatal(err)
+	}
+	var drawn int64
+	for _, port := range []int{portA, portB} {
+		wdb, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for sh, id := range ids {
+			if onA[sh] != (port == portA) {
+				continue
+			}
+			var c int64
+			if err := wdb.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM orders_%d TABLESAMPLE SYSTEM (50) REPEATABLE (3)", id)).Scan(&c); err != nil {
+				t.Fatal(err)
+			}
+			drawn += c
+		}
+		wdb.Close(ctx)
+	}
+	user = col("orders", "user_id")
+	if user.Rows != 2*drawn || user.Sampled == "" || !strings.Contains(user.Method, "TABLESAMPLE SYSTEM (50%) REPEATABLE (3) of each shard table, inside the Citus workers") {
+		t.Errorf("sampled: user_id rows %d (want 2 x %d drawn), sampled %q, method %q", user.Rows, drawn, user.Sampled, user.Method)
+	}
+	if drawn == 0 || drawn == n {
+		t.Errorf("the 50%% sample drew %d of %d rows", drawn, n)
+	}
 }

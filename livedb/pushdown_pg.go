@@ -131,6 +131,18 @@ func pgShardExpr(sp shardSpec, oid uint32, q string) string {
 	return ""
 }
 
+// sampleClause is the TABLESAMPLE clause of the bounded mode
+// (Options.Stats db:sample=P%), to follow a table's alias; "" otherwise.
+// SYSTEM samples whole blocks (PostgreSQL's tsm_system.c), REPEATABLE
+// with the workload's seed draws the same blocks again.
+func (s *pgSession) sampleClause() string {
+	pct := statsSample(s.opts.Stats)
+	if pct <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" TABLESAMPLE SYSTEM (%s) REPEATABLE (%d)", fmtPct(pct), s.opts.Seed)
+}
+
 // pgGuard runs f under a savepoint, so that a failed statement leaves
 // the transaction usable.
 func (s *pgSession) pgGuard(ctx context.Context, f func() error) error {
@@ -171,7 +183,11 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 	if !pt.partitioned {
 		from = "ONLY " + from
 	}
+	from += " t" + s.sampleClause()
 	method := "whole table, inside " + s.engine()
+	if pct := statsSample(s.opts.Stats); pct > 0 {
+		method = fmt.Sprintf("TABLESAMPLE SYSTEM (%s%%) REPEATABLE (%d), inside %s", fmtPct(pct), s.opts.Seed, s.engine())
+	}
 	// Grouping a large table spills to disk under the default 4MB; 64MB
 	// for this transaction (twice that for hash tables, hash_mem_multiplier)
 	// keeps a few million groups in memory.
@@ -194,12 +210,17 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 			continue
 		}
 		var m *shardkey.MeasuredStats
+		var ones int64
+		unique := len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == c.Name
 		err := s.pgGuard(ctx, func() error {
 			var err error
-			if len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == c.Name {
+			if unique {
 				m, err = s.pgUnique(ctx, from, c, oid, sp, pt.selectAll)
+				if m != nil {
+					ones = m.Distinct
+				}
 			} else {
-				m, err = s.pgGroups(ctx, from, c, oid, sp, pt.selectAll)
+				m, ones, err = s.pgGroups(ctx, from, c, oid, sp, pt.selectAll)
 			}
 			return err
 		})
@@ -210,6 +231,7 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 			return append(warns, err)
 		}
 		m.Method = method
+		scaleSample(m, statsSample(s.opts.Stats), ones, unique)
 		c.Measured = m
 		if pt.selectAll && pgNumeric(oid, "x") != "" {
 			corrCols = append(corrCols, c)
@@ -241,7 +263,7 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 // hashing each distinct value once and adding up its group's rows and
 // bytes. The totals and the per-shard arrays ride on every top row; a
 // FULL JOIN keeps them when there is no non-NULL group.
-func (s *pgSession) pgGroups(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, error) {
+func (s *pgSession) pgGroups(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, int64, error) {
 	return s.pgGroupsOf(ctx, pgGroupBody(from, c, pgShardExpr(sp, oid, "g.v") != "", bytes), oid, sp, bytes)
 }
 
@@ -255,11 +277,13 @@ func pgGroupBody(from string, c *shardkey.ColumnInfo, shard, bytes bool) string 
 			size = ", pg_catalog.sum(pg_catalog.pg_column_size(t.*))::pg_catalog.int8 AS b"
 		}
 	}
-	return `SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n` + size + ` FROM ` + from + ` t GROUP BY 1`
+	return `SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n` + size + ` FROM ` + from + ` GROUP BY 1`
 }
 
-// pgGroupsOf is pgGroups over the groups query body (v, n[, b]).
-func (s *pgSession) pgGroupsOf(ctx context.Context, body string, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, error) {
+// pgGroupsOf is pgGroups over the groups query body (v, n[, b]). It
+// also returns the number of non-NULL values on one row each (f1 of the
+// distinct-value estimator, pushdown.go's scaleSample).
+func (s *pgSession) pgGroupsOf(ctx context.Context, body string, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, int64, error) {
 	shard := pgShardExpr(sp, oid, "g.v")
 	shards := "NULL::pg_catalog.int4[], NULL::pg_catalog.int8[], NULL::pg_catalog.int8[]"
 	if shard != "" {
@@ -270,10 +294,11 @@ func (s *pgSession) pgGroupsOf(ctx context.Context, body string, oid uint32, sp 
 		q += `, x AS (SELECT ` + shard + ` AS s, pg_catalog.sum(g.n)::pg_catalog.int8 AS n, pg_catalog.sum(g.b)::pg_catalog.int8 AS b FROM g GROUP BY 1)`
 	}
 	q += `
-SELECT a.v, a.n, b.groups, b.total, b.nulls, sh.ss, sh.sn, sh.sb FROM
+SELECT a.v, a.n, b.groups, b.total, b.nulls, sh.ss, sh.sn, sh.sb, b.ones FROM
   (SELECT g.v, g.n FROM g WHERE g.v IS NOT NULL ORDER BY g.n DESC, g.v LIMIT 10) a
   FULL JOIN (SELECT pg_catalog.count(*) AS groups, coalesce(pg_catalog.sum(g.n), 0)::pg_catalog.int8 AS total,
-    coalesce(pg_catalog.sum(g.n) FILTER (WHERE g.v IS NULL), 0)::pg_catalog.int8 AS nulls FROM g) b ON true
+    coalesce(pg_catalog.sum(g.n) FILTER (WHERE g.v IS NULL), 0)::pg_catalog.int8 AS nulls,
+    pg_catalog.count(*) FILTER (WHERE g.v IS NOT NULL AND g.n = 1) AS ones FROM g) b ON true
   CROSS JOIN (SELECT ` + shards + `) sh(ss, sn, sb)
 ORDER BY a.n DESC, a.v`
 	f := int16(pgx.TextFormatCode)
@@ -281,19 +306,19 @@ ORDER BY a.n DESC, a.v`
 		f = pgx.BinaryFormatCode
 	}
 	bin, txt := int16(pgx.BinaryFormatCode), int16(pgx.TextFormatCode)
-	rows, err := s.tx.Query(ctx, q, pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f, bin, bin, bin, bin, txt, txt, txt})
+	rows, err := s.tx.Query(ctx, q, pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f, bin, bin, bin, bin, txt, txt, txt, bin})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rows.Close()
 	m := &shardkey.MeasuredStats{}
-	groups := int64(0)
+	groups, ones := int64(0), int64(0)
 	var arrays [3][]byte
 	for rows.Next() {
 		raw := rows.RawValues()
 		fds := rows.FieldDescriptions()
-		if len(raw) != 8 || fds[0].DataTypeOID != oid {
-			return nil, fmt.Errorf("unexpected result shape")
+		if len(raw) != 9 || fds[0].DataTypeOID != oid || len(raw[8]) != 8 {
+			return nil, 0, fmt.Errorf("unexpected result shape")
 		}
 		var ints [4]int64
 		for i := range ints {
@@ -301,11 +326,12 @@ ORDER BY a.n DESC, a.v`
 				continue // no non-NULL group
 			}
 			if len(raw[i+1]) != 8 {
-				return nil, fmt.Errorf("unexpected count (%d bytes)", len(raw[i+1]))
+				return nil, 0, fmt.Errorf("unexpected count (%d bytes)", len(raw[i+1]))
 			}
 			ints[i] = int64(binary.BigEndian.Uint64(raw[i+1]))
 		}
 		groups, m.Rows, m.Nulls = ints[1], ints[2], ints[3]
+		ones = int64(binary.BigEndian.Uint64(raw[8]))
 		for i := range arrays {
 			arrays[i] = append(arrays[i][:0], raw[5+i]...)
 		}
@@ -314,12 +340,12 @@ ORDER BY a.n DESC, a.v`
 		}
 		v, err := pgValue(raw[0], oid)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		m.Top = append(m.Top, shardkey.ValueCount{Value: v.String(), Rows: ints[0]})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m.Distinct = groups
 	if m.Nulls > 0 {
@@ -330,15 +356,15 @@ ORDER BY a.n DESC, a.v`
 		for i, a := range arrays {
 			v, err := pgIntArray(a)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			vals[i] = v
 		}
 		if err := pgSetShards(m, sp, oid, bytes, vals); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return m, nil
+	return m, ones, nil
 }
 
 // pgUnique is pgGroups for a one-column primary key, whose values the
@@ -354,7 +380,7 @@ func (s *pgSession) pgUnique(ctx context.Context, from string, c *shardkey.Colum
 	if pgBinary(oid) {
 		f = pgx.BinaryFormatCode
 	}
-	rows, err := s.tx.Query(ctx, ownMark+" SELECT t."+q+" FROM "+from+" t ORDER BY t."+q+" LIMIT 10", pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f})
+	rows, err := s.tx.Query(ctx, ownMark+" SELECT t."+q+" FROM "+from+" ORDER BY t."+q+" LIMIT 10", pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f})
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +403,7 @@ func (s *pgSession) pgUnique(ctx context.Context, from string, c *shardkey.Colum
 	}
 	shard := pgShardExpr(sp, oid, "t."+q)
 	if shard == "" {
-		if err := s.tx.QueryRow(ctx, ownMark+" SELECT pg_catalog.count(*), pg_catalog.count(t."+q+") FROM "+from+" t").Scan(&m.Rows, &m.Distinct); err != nil {
+		if err := s.tx.QueryRow(ctx, ownMark+" SELECT pg_catalog.count(*), pg_catalog.count(t."+q+") FROM "+from).Scan(&m.Rows, &m.Distinct); err != nil {
 			return nil, err
 		}
 		m.Nulls = m.Rows - m.Distinct
@@ -387,7 +413,7 @@ func (s *pgSession) pgUnique(ctx context.Context, from string, c *shardkey.Colum
 	if bytes {
 		size = "pg_catalog.sum(pg_catalog.pg_column_size(t.*))::pg_catalog.int8"
 	}
-	rows, err = s.tx.Query(ctx, ownMark+" SELECT "+shard+", pg_catalog.count(*), pg_catalog.count(t."+q+"), "+size+" FROM "+from+" t GROUP BY 1")
+	rows, err = s.tx.Query(ctx, ownMark+" SELECT "+shard+", pg_catalog.count(*), pg_catalog.count(t."+q+"), "+size+" FROM "+from+" GROUP BY 1")
 	if err != nil {
 		return nil, err
 	}
@@ -506,7 +532,7 @@ func (s *pgSession) pgCorrelation(ctx context.Context, from string, cols []*shar
 	for i := range vals {
 		dest[i] = &vals[i]
 	}
-	if err := s.tx.QueryRow(ctx, ownMark+" SELECT "+strings.Join(exprs, ", ")+" FROM "+from+" t").Scan(dest...); err != nil {
+	if err := s.tx.QueryRow(ctx, ownMark+" SELECT "+strings.Join(exprs, ", ")+" FROM "+from).Scan(dest...); err != nil {
 		return err
 	}
 	for i, c := range cols {

@@ -201,8 +201,13 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 // databaseLine says which of a key's figures were computed inside the
 // live database and which come from the row sample.
 func databaseLine(w io.Writer, table string, d *sim.DatabaseStats) {
-	fmt.Fprintf(w, "  %s: computed inside the database (%s, %s rows): %s; NULL keys %s",
-		table, d.Method, numfmt.Commas(d.Rows), strings.Join(d.Figures, ", "), numfmt.Pct(d.NullShare))
+	if d.Sample != "" {
+		fmt.Fprintf(w, "  %s: estimated inside the database from its own sample (%s, ~%s rows; %s): %s; NULL keys %s",
+			table, d.Method, numfmt.Commas(d.Rows), d.Sample, strings.Join(d.Figures, ", "), numfmt.Pct(d.NullShare))
+	} else {
+		fmt.Fprintf(w, "  %s: computed inside the database (%s, %s rows): %s; NULL keys %s",
+			table, d.Method, numfmt.Commas(d.Rows), strings.Join(d.Figures, ", "), numfmt.Pct(d.NullShare))
+	}
 	if d.Correlation != "" {
 		fmt.Fprintf(w, "; monotonicity is %s", d.Correlation)
 	}
