@@ -21,13 +21,15 @@
 //     identity (ctid; MySQL: its position). The sample becomes the
 //     workload's table, every row of weight 1, in physical order; its size
 //     and method go to w.Warnings and Catalog's TableInfo.SampleMethod.
-//     Then, unless Options.Stats is StatsSample, statistics computed
-//     inside the database over the whole table (pushdown.go): exact
-//     distinct, NULL and top-value counts, the correlation with insert
-//     order, and per-shard rows and bytes by the postgres or citus
-//     engine's hash, in each column's ColumnInfo.Measured.
 //  4. Citus metadata, on a Citus coordinator: the design it runs
-//     (Catalog.Distribution; see citus.go).
+//     (Catalog.Distribution) and where its shards live (citus.go).
+//     Then, unless Options.Stats is StatsSample, statistics computed
+//     inside the database over the whole table (pushdown.go; over a
+//     TABLESAMPLE with db:sample=P%): exact distinct, NULL and
+//     top-value counts, the correlation with insert order, and per-shard
+//     rows and bytes by the postgres or citus engine's hash (on a Citus
+//     coordinator: by its own shard intervals, computed on its workers,
+//     pushdown_citus.go), in each column's ColumnInfo.Measured.
 //  5. Statement statistics, when the database keeps them
 //     (pg_stat_statements; performance_schema statement digests), read by
 //     the query-log reader's parsers (sqllog.ReadStatementStats: joins,
@@ -302,27 +304,34 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		}
 		bar.done()
 	}
+	if ps, ok := s.(*pgSession); ok {
+		for _, n := range ps.lateNotes {
+			err := fmt.Errorf("%s: %w", source, n)
+			w.Warnings = append(w.Warnings, err)
+			if o.Notices != nil {
+				fmt.Fprintf(o.Notices, "warning: %v\n", err)
+			}
+		}
+	}
 	if d != nil {
-		{
-			cat.Distribution = d
-			onWorkers, why := map[string]bool{}, ""
-			if ps, ok := s.(*pgSession); ok {
-				onWorkers = ps.measuredOnWorkers(cat)
-				if ps.citus != nil {
-					why = ps.citus.why
-				}
+		cat.Distribution = d
+		onWorkers, why := map[string]bool{}, ""
+		if ps, ok := s.(*pgSession); ok {
+			onWorkers = ps.measuredOnWorkers(cat)
+			if ps.citus != nil {
+				why = ps.citus.why
 			}
-			if err := emptyShells(w, cat, d, onWorkers, why); err != nil {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, err))
-			}
-			for _, wn := range d.Warnings {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata: %s", source, wn))
-			}
-			if d.Design != "" {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): the design in use is %s, %d shards; score it with -k @from", source, d.System, d.Design, d.Shards))
-			} else {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): no table of the sampled schema is distributed or a reference table", source, d.System))
-			}
+		}
+		if err := emptyShells(w, cat, d, onWorkers, why); err != nil {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, err))
+		}
+		for _, wn := range d.Warnings {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata: %s", source, wn))
+		}
+		if d.Design != "" {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): the design in use is %s, %d shards; score it with -k @from", source, d.System, d.Design, d.Shards))
+		} else {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): no table of the sampled schema is distributed or a reference table", source, d.System))
 		}
 	}
 	if measure {

@@ -57,10 +57,12 @@ type pgSession struct {
 	tables    map[*shardkey.TableInfo]*pgTable
 	// On a Citus coordinator: where the rows live (citus.go), and the
 	// sessions opened on its workers (pushdown_citus.go), by host:port.
-	citus   *citusPlacement
-	workers map[string]*pgSession
-	rawDSN  string // the DSN as given, to open the workers' sessions
-	opts    Options
+	citus     *citusPlacement
+	workers   map[string]*pgSession
+	workerErr map[string]error // workers that could not be opened
+	lateNotes []error          // notes of the workers, opened after read's start
+	rawDSN    string           // the DSN as given, to open the workers' sessions
+	opts      Options
 }
 
 // typeVerdict is typeSafe's answer for one type.

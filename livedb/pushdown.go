@@ -50,6 +50,13 @@ import (
 //     pointer and the padding between rows. Other engines: per-shard
 //     sums come from the row sample (the report says so).
 //
+// On a Citus coordinator the placement is the database's own (its
+// pg_dist_shard intervals, whatever Options.Engine says), and a
+// distributed table's figures are computed on the workers holding its
+// shards (pushdown_citus.go). With Options.Stats "db:sample=P%" every
+// query reads TABLESAMPLE SYSTEM (P) REPEATABLE (seed) instead of the
+// whole table, and the counts become estimates (scaleSample).
+//
 // A statement that fails (the statement timeout on a table too large for
 // it, a permission) leaves that column's figures to the row sample, with
 // a warning. Nothing here calls a function of the database's users: only

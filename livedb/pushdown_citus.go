@@ -106,15 +106,27 @@ func (s *pgSession) worker(ctx context.Context, node *citusNode) (*pgSession, er
 	if ws := s.workers[key]; ws != nil {
 		return ws, nil
 	}
+	if err := s.workerErr[key]; err != nil {
+		return nil, err // tried once: not again for every table
+	}
 	ws, err := openPostgresAt(ctx, s.rawDSN, s.opts, node)
 	if err != nil {
-		return nil, fmt.Errorf("Citus worker %s: %v", node, redactErr(err, s.rawDSN))
+		err = fmt.Errorf("Citus worker %s: %v", node, redactErr(err, s.rawDSN))
+		if s.workerErr == nil {
+			s.workerErr = map[string]error{}
+		}
+		s.workerErr[key] = err
+		return nil, err
 	}
 	ws.schema = s.schema
 	if s.workers == nil {
 		s.workers = map[string]*pgSession{}
 	}
 	s.workers[key] = ws
+	// The worker's own notes (a superuser role) are the report's too.
+	for _, n := range ws.notes() {
+		s.lateNotes = append(s.lateNotes, fmt.Errorf("Citus worker %s: %w", node, n))
+	}
 	return ws, nil
 }
 

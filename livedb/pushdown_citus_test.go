@@ -428,4 +428,29 @@ ANALYZE;`, ranges[0][0], ranges[0][1], ranges[1][0], ranges[1][1], ranges[2][0],
 	if drawn == 0 || drawn == n {
 		t.Errorf("the 50%% sample drew %d of %d rows", drawn, n)
 	}
+
+	// Worker B unreachable (its node's port now one no server listens
+	// on): orders, with a shard there, keeps no measured figures (its
+	// shell's are unknown, not 0) and a warning names the worker;
+	// countries, read on worker A, is still measured.
+	if _, err := coord.Exec(ctx, "SET allow_system_table_mods = on; UPDATE pg_catalog.pg_dist_node SET nodeport = 1 WHERE groupid = 3"); err != nil {
+		t.Fatal(err)
+	}
+	w = &shardkey.Workload{Seed: 1}
+	if err := Read(ctx, w, dsn, Options{NoStatements: true, SampleRows: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range w.Catalog.Table("orders").Columns {
+		if c.Measured != nil {
+			t.Errorf("orders.%s measured with a worker down: %+v", c.Name, c.Measured)
+		}
+	}
+	counts("countries.code", col("countries", "code"), 4, 0, 4)
+	var down bool
+	for _, e := range w.Warnings {
+		down = down || strings.Contains(e.Error(), "table orders: its statistics could not be computed on the Citus workers (Citus worker 127.0.0.1:1:")
+	}
+	if !down {
+		t.Errorf("no warning names the unreachable worker: %v", w.Warnings)
+	}
 }
