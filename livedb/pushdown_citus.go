@@ -119,6 +119,16 @@ func (s *pgSession) worker(ctx context.Context, node *citusNode) (*pgSession, er
 		return nil, err
 	}
 	ws.schema = s.schema
+	// As on the coordinator (pgSession.measure): groups in memory.
+	if _, err := ws.tx.Exec(ctx, ownMark+" SET LOCAL work_mem = '64MB'"); err != nil {
+		ws.close()
+		err = fmt.Errorf("Citus worker %s: %v", node, err)
+		if s.workerErr == nil {
+			s.workerErr = map[string]error{}
+		}
+		s.workerErr[key] = err
+		return nil, err
+	}
 	if s.workers == nil {
 		s.workers = map[string]*pgSession{}
 	}
@@ -163,7 +173,12 @@ func (s *pgSession) measureWorkers(ctx context.Context, t *shardkey.TableInfo, c
 			return fail(err)
 		}
 		w.s = sess
-		all, err := sess.checkShards(ctx, w.shards, types)
+		var all bool
+		err = sess.pgGuard(ctx, func() error {
+			var err error
+			all, err = sess.checkShards(ctx, w.shards, types)
+			return err
+		})
 		if err != nil {
 			return fail(fmt.Errorf("worker %s: %w", w.node, err))
 		}
