@@ -138,8 +138,8 @@ func scaleSample(m *shardkey.MeasuredStats, pct float64, ones int64, unique bool
 	f := pct / 100
 	scale := func(x int64) int64 { return int64(math.Round(float64(x) / f)) }
 	n, d := m.Rows-m.Nulls, m.Distinct
-	m.Sampled = fmt.Sprintf("TABLESAMPLE SYSTEM (%s%%) inside the database: %d rows read; rows, NULL, top-value and per-shard counts scaled by 1/%s, distinct values by ANALYZE's Haas-Stokes estimator (f1 = %d values seen once)",
-		fmtPct(pct), m.Rows, strconv.FormatFloat(f, 'g', -1, 64), ones)
+	m.Sampled = fmt.Sprintf("%d rows read from %s%% of the blocks; rows, NULL, top-value and per-shard counts scaled by 1/%s, distinct values by ANALYZE's Haas-Stokes estimator (f1 = %d values seen once)",
+		m.Rows, fmtPct(pct), strconv.FormatFloat(f, 'g', -1, 64), ones)
 	m.Rows, m.Nulls = scale(m.Rows), scale(m.Nulls)
 	big := m.Rows - m.Nulls
 	switch {
