@@ -63,6 +63,11 @@ func (s *Scheme) databaseStats(ks KeyStats, t *shardkey.Table, tk *tableKey) Key
 	if m == nil {
 		return ks
 	}
+	if ks.Basis == "traffic" && ks.Cardinality == 0 {
+		// No row sampled and no statement binding the key: nothing but
+		// the database's figures (a Citus shell measured on its workers).
+		ks.Basis = ""
+	}
 	d := &DatabaseStats{Method: m.Method, Rows: m.Rows, Figures: []string{"cardinality", "top_values", "null_share"}}
 	ks.Cardinality = int(m.Distinct)
 	ks.Estimated = m.Sampled != ""

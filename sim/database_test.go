@@ -89,6 +89,9 @@ func TestDatabaseStatsNoSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	tk := c.Tables[0]
+	if tk.Basis != "" {
+		t.Errorf("basis %q: no statement binds the key, the figures are the database's", tk.Basis)
+	}
 	if tk.Database == nil || tk.Cardinality != 250 || fmt.Sprint(tk.Database.ShardRows) != "[400 600]" || tk.Database.ShardRowsRatio != 1.2 {
 		t.Errorf("database %+v, cardinality %d; want the measured 250 distinct and rows [400 600] (ratio 600/500 = 1.2)", tk.Database, tk.Cardinality)
 	}
