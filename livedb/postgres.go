@@ -94,6 +94,37 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error
 	return openPostgresAt(ctx, dsn, o, nil)
 }
 
+// retarget points cfg at node instead of the DSN's host(s): the main
+// attempt and, of the fallbacks pgx made (the DSN's other hosts, and the
+// plain attempt after TLS of sslmode=prefer or the TLS one after plain
+// of allow), one per TLS mode other than the main's, all on the node;
+// with TLS the name the certificate is checked against is the node's.
+func retarget(cfg *pgx.ConnConfig, node *citusNode) {
+	point := func(c *pgconn.FallbackConfig) {
+		c.Host, c.Port = node.host, uint16(node.port)
+		if c.TLSConfig != nil {
+			c.TLSConfig = c.TLSConfig.Clone()
+			c.TLSConfig.ServerName = node.host
+		}
+	}
+	main := &pgconn.FallbackConfig{Host: cfg.Host, Port: cfg.Port, TLSConfig: cfg.TLSConfig}
+	point(main)
+	cfg.Host, cfg.Port, cfg.TLSConfig = main.Host, main.Port, main.TLSConfig
+	var fbs []*pgconn.FallbackConfig
+	seen := map[bool]bool{}
+	for _, fb := range cfg.Fallbacks {
+		plain := fb.TLSConfig == nil
+		if seen[plain] || plain == (cfg.TLSConfig == nil) {
+			continue
+		}
+		seen[plain] = true
+		fb := *fb
+		point(&fb)
+		fbs = append(fbs, &fb)
+	}
+	cfg.Fallbacks = fbs
+}
+
 // openPostgresAt is openPostgres, connecting to node instead of the
 // DSN's host and port when node is not nil (a Citus worker: the same
 // user, password, database, TLS mode and every rule of the DSN's own
@@ -104,29 +135,7 @@ func openPostgresAt(ctx context.Context, dsn string, o Options, node *citusNode)
 		return nil, fmt.Errorf("DSN %s: %v", Redact(dsn), redactErr(err, dsn))
 	}
 	if node != nil {
-		retarget := func(c *pgconn.FallbackConfig) {
-			c.Host, c.Port = node.host, uint16(node.port)
-			if c.TLSConfig != nil {
-				c.TLSConfig = c.TLSConfig.Clone()
-				c.TLSConfig.ServerName = node.host
-			}
-		}
-		main := &pgconn.FallbackConfig{Host: cfg.Host, Port: cfg.Port, TLSConfig: cfg.TLSConfig}
-		retarget(main)
-		cfg.Host, cfg.Port, cfg.TLSConfig = main.Host, main.Port, main.TLSConfig
-		var fbs []*pgconn.FallbackConfig
-		seen := map[bool]bool{}
-		for _, fb := range cfg.Fallbacks {
-			// Fallbacks are the DSN's other hosts and TLS modes: keep one
-			// per TLS mode, on the node.
-			if seen[fb.TLSConfig == nil] || (fb.TLSConfig == nil) == (cfg.TLSConfig == nil) {
-				continue
-			}
-			seen[fb.TLSConfig == nil] = true
-			retarget(fb)
-			fbs = append(fbs, fb)
-		}
-		cfg.Fallbacks = fbs
+		retarget(cfg, node)
 	}
 	// PGTZ's timezone: the reader sets TimeZone to UTC itself.
 	delete(cfg.RuntimeParams, "timezone")

@@ -456,3 +456,49 @@ ANALYZE;`, ranges[0][0], ranges[0][1], ranges[1][0], ranges[1][1], ranges[2][0],
 		t.Errorf("no warning names the unreachable worker: %v", w.Warnings)
 	}
 }
+
+// TestRetarget: a worker's connection goes to the node only, whatever
+// hosts and TLS modes the DSN names: every attempt (the main one and
+// pgx's fallbacks: the other hosts, the plain attempt of sslmode=prefer)
+// is on the node's host and port, one per TLS mode, and with TLS the
+// certificate is checked against the node's name. The user, password and
+// database are the DSN's.
+func TestRetarget(t *testing.T) {
+	node := &citusNode{host: "10.0.0.7", port: 6432}
+	for _, dsn := range []string{
+		"postgres://u:secret@coord.example:5432/db?sslmode=prefer",
+		"postgres://u:secret@coord.example:5432,other.example:5433/db?sslmode=require",
+		"host=coord.example,other.example port=5432,5433 user=u password=secret dbname=db sslmode=verify-full",
+		"postgres://u:secret@coord.example/db?sslmode=disable",
+	} {
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		retarget(cfg, node)
+		if cfg.Host != "10.0.0.7" || cfg.Port != 6432 || cfg.User != "u" || cfg.Password != "secret" || cfg.Database != "db" {
+			t.Errorf("%s: main attempt %s:%d as %s to %s", Redact(dsn), cfg.Host, cfg.Port, cfg.User, cfg.Database)
+		}
+		if cfg.TLSConfig != nil && cfg.TLSConfig.ServerName != "10.0.0.7" {
+			t.Errorf("%s: TLS server name %q", Redact(dsn), cfg.TLSConfig.ServerName)
+		}
+		modes := map[bool]int{cfg.TLSConfig == nil: 1}
+		for _, fb := range cfg.Fallbacks {
+			if fb.Host != "10.0.0.7" || fb.Port != 6432 {
+				t.Errorf("%s: a fallback to %s:%d", Redact(dsn), fb.Host, fb.Port)
+			}
+			if fb.TLSConfig != nil && fb.TLSConfig.ServerName != "10.0.0.7" {
+				t.Errorf("%s: fallback TLS server name %q", Redact(dsn), fb.TLSConfig.ServerName)
+			}
+			modes[fb.TLSConfig == nil]++
+		}
+		for plain, n := range modes {
+			if n > 1 {
+				t.Errorf("%s: %d attempts with TLS %v", Redact(dsn), n, !plain)
+			}
+		}
+		if strings.Contains(dsn, "prefer") && len(cfg.Fallbacks) != 1 {
+			t.Errorf("%s: %d fallbacks; want the plain attempt after TLS", Redact(dsn), len(cfg.Fallbacks))
+		}
+	}
+}
