@@ -402,10 +402,11 @@ ANALYZE;`, ranges[0][0], ranges[0][1], ranges[1][0], ranges[1][1], ranges[2][0],
 	// the same clause; the rows drawn, counted here by a plain query on
 	// each, over 0.5.
 	w = &shardkey.Workload{Seed: 3}
-	if err := Read(ctx, w, dsn, Options{NoStatements: true, SampleRows: 1000, Stats: "db:sample=50%", StatsColumns: []string{"user_id"}}); err != nil {
+	if err := Read(ctx, w, dsn, Options{NoStatements: true, SampleRows: 1000, Stats: "db:sample=50%", StatsColumns: []string{"user_id", "amount"}}); err != nil {
 		t.Fatal(err)
 	}
 	var drawn int64
+	sampled := map[int64]int64{} // amount's sampled rows by value, over both workers
 	for _, port := range []int{portA, portB} {
 		wdb, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, name))
 		if err != nil {
@@ -415,13 +416,48 @@ ANALYZE;`, ranges[0][0], ranges[0][1], ranges[1][0], ranges[1][1], ranges[2][0],
 			if onA[sh] != (port == portA) {
 				continue
 			}
-			var c int64
-			if err := wdb.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM orders_%d TABLESAMPLE SYSTEM (50) REPEATABLE (3)", id)).Scan(&c); err != nil {
+			rs, err := wdb.Query(ctx, fmt.Sprintf("SELECT amount, count(*) FROM orders_%d TABLESAMPLE SYSTEM (50) REPEATABLE (3) GROUP BY 1", id))
+			if err != nil {
 				t.Fatal(err)
 			}
-			drawn += c
+			for rs.Next() {
+				var v, c int64
+				if err := rs.Scan(&v, &c); err != nil {
+					t.Fatal(err)
+				}
+				sampled[v] += c
+				drawn += c
+			}
+			rs.Close()
 		}
 		wdb.Close(ctx)
+	}
+	// amount is not the distribution column: counts merged by hash,
+	// scaled by 2; distinct values by Duj1 over the merged sample.
+	am := col("orders", "amount")
+	var f1 int64
+	var cs []int64
+	for _, c := range sampled {
+		if c == 1 {
+			f1++
+		}
+		cs = append(cs, 2*c)
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i] > cs[j] })
+	nn, d := float64(drawn), float64(len(sampled))
+	wantD := int64(math.Round(max(d, min(2*nn, nn*d/((nn-float64(f1))+float64(f1)*nn/(2*nn))))))
+	if am.Distinct != wantD || am.Rows != 2*drawn || am.Sampled == "" {
+		t.Errorf("sampled amount: %d distinct of %d rows (sampled %q); want %d (Duj1: n %d, d %d, f1 %d) of %d", am.Distinct, am.Rows, am.Sampled, wantD, drawn, len(sampled), f1, 2*drawn)
+	}
+	if len(am.Top) != 10 {
+		t.Fatalf("sampled amount: top %v", am.Top)
+	}
+	for i, tv := range am.Top {
+		v, _ := strconv.ParseInt(tv.Value, 10, 64)
+		if tv.Rows != cs[i] || tv.Rows != 2*sampled[v] {
+			t.Errorf("sampled amount: top %v; want the counts %v, each twice its value's sampled rows", am.Top, cs[:10])
+			break
+		}
 	}
 	user = col("orders", "user_id")
 	if user.Rows != 2*drawn || user.Sampled == "" || !strings.Contains(user.Method, "TABLESAMPLE SYSTEM (50%) REPEATABLE (3) of each shard table, inside the Citus workers") {
