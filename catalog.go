@@ -94,7 +94,9 @@ type ColumnInfo struct {
 
 // MeasuredStats are one column's statistics computed inside the live
 // database over the whole table (no sampling): exact counts, not
-// estimates. Package livedb fills them; sim reports them in place of the
+// estimates, unless Sampled says they were estimated from a sample drawn
+// inside the database (--stats db:sample=P%). On a Citus coordinator
+// they are computed on its workers and merged (Method names them). Package livedb fills them; sim reports them in place of the
 // row sample's figures for a one-column key, and says so.
 type MeasuredStats struct {
 	// Method says how they were computed, for the report ("whole table,
@@ -124,6 +126,10 @@ type MeasuredStats struct {
 	ShardRows   []int64
 	ShardBytes  []int64
 	ShardMethod string
+	// Sampled, when not empty, says the figures are estimates from a
+	// sample drawn inside the database (--stats db:sample=P%): its size
+	// and the estimators; empty for exact whole-table counts.
+	Sampled string
 }
 
 // ValueCount is one value, in its text form, and its exact row count.

@@ -231,7 +231,142 @@ ORDER BY 1, s.shardid`, s.schema)
 		return nil, err
 	}
 	citusDesign(d, cts, tables, bad)
+	if _, err := s.tx.Exec(ctx, ownMark+" SAVEPOINT shardkey_placement"); err != nil {
+		return nil, err
+	}
+	if err := s.readPlacements(ctx, d, cts); err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			return nil, err
+		}
+		if _, rerr := s.tx.Exec(ctx, ownMark+" ROLLBACK TO SAVEPOINT shardkey_placement"); rerr != nil {
+			return nil, rerr
+		}
+		s.citus = &citusPlacement{ranges: d.Ranges, measured: map[string]bool{}, why: "pg_dist_placement and pg_dist_node could not be read: " + pe.Message}
+	}
+	if _, err := s.tx.Exec(ctx, ownMark+" RELEASE SAVEPOINT shardkey_placement"); err != nil {
+		return nil, err
+	}
 	return d, nil
+}
+
+// citusNode is a worker, as pg_dist_node names it.
+type citusNode struct {
+	group int32
+	host  string
+	port  int32
+}
+
+func (n *citusNode) String() string { return fmt.Sprintf("%s:%d", n.host, n.port) }
+
+// citusShard is one shard of a table and the node of its placement.
+type citusShard struct {
+	id   int64
+	node *citusNode
+}
+
+// citusPlacement is where a Citus coordinator's rows live: for each
+// table of the sampled schema that is hash-distributed or a reference
+// table, its shards (shardid order) with the node holding each, and the
+// distribution column. Worker statistics (pushdown_citus.go) read it.
+type citusPlacement struct {
+	shards map[string][]citusShard
+	column map[string]string // "" for a reference table
+	ranges [][2]int32        // the design's shard intervals (Distribution.Ranges)
+	why    string            // when not empty: why the placements could not be read
+	// measured names the tables whose statistics the workers computed.
+	measured map[string]bool
+}
+
+// citusPlacementTables are the catalog tables that say which node holds
+// a shard: pg_dist_placement (citusdata/citus
+// src/backend/distributed/sql/citus--7.0-1--7.0-2.sql: placementid,
+// shardid, shardstate, shardlength, groupid) and pg_dist_node (nodeid,
+// groupid, nodename, nodeport, noderack, hasmetadata, isactive, noderole,
+// nodecluster, metadatasynced, shouldhaveshards; citus_docs
+// develop/api_metadata.rst). A shard's placement is on the nodes of its
+// group; shardstate 1 is a healthy placement (Citus' ShardState
+// SHARD_STATE_ACTIVE, src/include/distributed/relay_utility.h).
+var citusPlacementTables = []string{"pg_dist_placement", "pg_dist_node"}
+
+// readPlacements reads, for the hash-distributed and reference tables of
+// the design, the node of each shard: the active primary node of the
+// lowest group among its healthy placements (a reference table's one
+// shard is on every node; one is enough). Tables whose placements cannot
+// be read are left out of s.citus, with d.Warnings saying why.
+func (s *pgSession) readPlacements(ctx context.Context, d *shardkey.Distribution, cts []*citusTable) error {
+	pl := &citusPlacement{shards: map[string][]citusShard{}, column: map[string]string{}, ranges: d.Ranges, measured: map[string]bool{}}
+	s.citus = pl
+	var n int
+	if err := s.tx.QueryRow(ctx, ownMark+`
+SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'pg_catalog' AND c.relkind = 'r' AND c.relname = ANY ($1::text[])`, citusPlacementTables).Scan(&n); err != nil {
+		return err
+	}
+	if n != len(citusPlacementTables) {
+		pl.why = "no pg_dist_placement and pg_dist_node to say which worker holds each shard"
+		return nil
+	}
+	want := map[string]*citusTable{}
+	for _, ct := range cts {
+		if ct.method == "h" && ct.column != "" || ct.method == "n" && ct.repmodel == "t" {
+			want[ct.name] = ct
+		}
+	}
+	rows, err := s.tx.Query(ctx, ownMark+`
+SELECT c.relname::text, s.shardid, n.groupid, n.nodename::text, n.nodeport
+FROM pg_catalog.pg_dist_shard s
+JOIN pg_catalog.pg_class c ON c.oid = s.logicalrelid JOIN pg_catalog.pg_namespace ns ON ns.oid = c.relnamespace
+JOIN pg_catalog.pg_dist_placement p ON p.shardid = s.shardid
+JOIN pg_catalog.pg_dist_node n ON n.groupid = p.groupid
+WHERE ns.nspname = $1 AND p.shardstate = 1 AND n.isactive AND n.noderole::text = 'primary'
+ORDER BY 1, 2, 3, n.nodeid`, s.schema)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	nodes := map[string]*citusNode{}
+	read := 0
+	for rows.Next() {
+		var table, host string
+		var id int64
+		var group, port int32
+		if err := rows.Scan(&table, &id, &group, &host, &port); err != nil {
+			return err
+		}
+		if read++; read > maxCitusShards {
+			return fmt.Errorf("pg_dist_placement: more than %d placements", maxCitusShards)
+		}
+		ct := want[table]
+		if ct == nil {
+			continue
+		}
+		sh := pl.shards[table]
+		if len(sh) > 0 && sh[len(sh)-1].id == id {
+			continue // a second placement of the same shard
+		}
+		if ct.method == "n" && len(sh) > 0 {
+			continue
+		}
+		key := fmt.Sprintf("%d %s:%d", group, host, port)
+		node := nodes[key]
+		if node == nil {
+			node = &citusNode{group: group, host: host, port: port}
+			nodes[key] = node
+		}
+		pl.shards[table] = append(sh, citusShard{id: id, node: node})
+		pl.column[table] = ct.column
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for name, ct := range want {
+		if ct.method == "h" && len(pl.shards[name]) != len(ct.ranges) {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("table %s: %d of its %d shards have a healthy placement on an active primary node (pg_dist_placement, pg_dist_node): its statistics are not read from the workers", name, len(pl.shards[name]), len(ct.ranges)))
+			delete(pl.shards, name)
+		}
+	}
+	return nil
 }
 
 // citusDesign turns the tables' metadata into d's design: hash tables
@@ -344,11 +479,16 @@ func citusDesign(d *shardkey.Distribution, cts []*citusTable, tables []*shardkey
 // database's other tables are set aside too (w's tables emptied), so no
 // load figure rests on a part of the data. It returns the warning to
 // give, or nil.
-func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distribution) error {
+//
+// workers names the tables whose statistics were computed on the Citus
+// workers (pushdown_citus.go): their measured figures are the table's,
+// not the shell's, and are kept; why, when not empty, says why the
+// others could not be measured there.
+func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distribution, workers map[string]bool, why string) error {
 	if d == nil || len(d.Placed) == 0 {
 		return nil
 	}
-	var shells []string
+	var shells, measured []string
 	for _, ti := range cat.Tables {
 		n := d.Placed[ti.Name]
 		if n == 0 || ti.SampleRows > 0 {
@@ -360,6 +500,10 @@ func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distri
 		}
 		shells = append(shells, fmt.Sprintf("%s (%d shards; %s, 0 rows sampled)", ti.Name, n, est))
 		ti.RowEstimate = -1
+		if workers[ti.Name] {
+			measured = append(measured, ti.Name)
+			continue
+		}
 		for _, c := range ti.Columns {
 			// --stats db measured the empty shell: its 0 distinct values
 			// and 0 rows per shard are the shell's, not the table's.
@@ -383,8 +527,22 @@ func emptyShells(w *shardkey.Workload, cat *shardkey.Catalog, d *shardkey.Distri
 		ti.SampleRows = 0
 	}
 	msg := fmt.Sprintf("this is a Citus coordinator: %s hold no rows here, their coordinator tables being empty shells whose rows live in their shards on the workers; "+
-		"their row counts, distinct values, skew and every per-shard row load are unknown from here, not 0: read row statistics from a worker (--from a worker's DSN, whose shard tables hold the rows; --stats db measures the tables there); what --stats db measured on these shells is dropped",
+		"their row sample is empty, so their skew and every per-shard row load from the sample are unknown from here, not 0",
 		strings.Join(shells, ", "))
+	if len(measured) > 0 {
+		msg += fmt.Sprintf("; --stats db computed the key statistics of %s on the workers, over their shard tables", strings.Join(measured, ", "))
+	}
+	if len(measured) < len(shells) {
+		if why != "" {
+			msg += "; their statistics could not be computed on the workers (" + why + ")"
+		}
+		if len(measured) > 0 {
+			msg += "; for the others,"
+		} else {
+			msg += ";"
+		}
+		msg += " read row statistics from a worker (--from a worker's DSN, whose shard tables hold the rows; --stats db measures the tables there): what --stats db measured on these shells is dropped"
+	}
 	if len(aside) > 0 {
 		msg += fmt.Sprintf("; the rows sampled from the other tables (%s) are set aside, since a load of a part of the data would mislead", strings.Join(aside, ", "))
 	}

@@ -21,13 +21,15 @@
 //     identity (ctid; MySQL: its position). The sample becomes the
 //     workload's table, every row of weight 1, in physical order; its size
 //     and method go to w.Warnings and Catalog's TableInfo.SampleMethod.
-//     Then, unless Options.Stats is StatsSample, statistics computed
-//     inside the database over the whole table (pushdown.go): exact
-//     distinct, NULL and top-value counts, the correlation with insert
-//     order, and per-shard rows and bytes by the postgres or citus
-//     engine's hash, in each column's ColumnInfo.Measured.
 //  4. Citus metadata, on a Citus coordinator: the design it runs
-//     (Catalog.Distribution; see citus.go).
+//     (Catalog.Distribution) and where its shards live (citus.go).
+//     Then, unless Options.Stats is StatsSample, statistics computed
+//     inside the database over the whole table (pushdown.go; over a
+//     TABLESAMPLE with db:sample=P%): exact distinct, NULL and
+//     top-value counts, the correlation with insert order, and per-shard
+//     rows and bytes by the postgres or citus engine's hash (on a Citus
+//     coordinator: by its own shard intervals, computed on its workers,
+//     pushdown_citus.go), in each column's ColumnInfo.Measured.
 //  5. Statement statistics, when the database keeps them
 //     (pg_stat_statements; performance_schema statement digests), read by
 //     the query-log reader's parsers (sqllog.ReadStatementStats: joins,
@@ -259,14 +261,6 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		}
 		ti.SampleRows = t.Rows
 		ti.SampleMethod = method
-		if o.Stats != StatsSample {
-			for _, wn := range measureTable(ctx, s, ti, o) {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, wn))
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
 		methods = append(methods, fmt.Sprintf("%s %d rows: %s", ti.Name, t.Rows, method))
 		markMonotonic(t, ti)
 		w.Tables = append(w.Tables, t)
@@ -281,28 +275,71 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		w.Warnings = append(w.Warnings, fmt.Errorf("%s: row sample (seed %d, at most %d rows a table): %s",
 			source, o.Seed, o.SampleRows, strings.Join(methods, "; ")))
 	}
+	// The Citus metadata comes before the statistics computed inside the
+	// database: on a coordinator they are computed on the workers, and
+	// the per-shard sums for the placement it runs.
+	var d *shardkey.Distribution
 	if ps, ok := s.(*pgSession); ok {
-		d, err := ps.distribution(ctx, cat.Tables)
-		if err != nil {
+		if d, err = ps.distribution(ctx, cat.Tables); err != nil {
 			return fmt.Errorf("%s: Citus metadata: %w", source, err)
 		}
-		if d != nil {
-			cat.Distribution = d
-			if err := emptyShells(w, cat, d); err != nil {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, err))
+	}
+	measure := o.Stats != StatsSample
+	if statsSample(o.Stats) > 0 && dialectOf(s) == sqllog.MySQL {
+		// MySQL and MariaDB have no TABLESAMPLE (nor any block sampling
+		// a query can ask for).
+		w.Warnings = append(w.Warnings, fmt.Errorf("%s: --stats %s: %s has no TABLESAMPLE, so no bounded sample can be drawn inside the database: every statistic comes from the row sample (--stats db computes them exactly over the whole table, under the statement timeout)", source, o.Stats, s.engine()))
+		measure = false
+	}
+	if measure {
+		bar := newProgress(o.Progress, time.Now(), len(cat.Tables), "statistics inside "+source)
+		for _, ti := range cat.Tables {
+			for _, wn := range measureTable(ctx, s, ti, o) {
+				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, wn))
 			}
-			for _, wn := range d.Warnings {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata: %s", source, wn))
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			if d.Design != "" {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): the design in use is %s, %d shards; score it with -k @from", source, d.System, d.Design, d.Shards))
-			} else {
-				w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): no table of the sampled schema is distributed or a reference table", source, d.System))
+			bar.step()
+		}
+		bar.done()
+	}
+	if ps, ok := s.(*pgSession); ok {
+		for _, n := range ps.lateNotes {
+			err := fmt.Errorf("%s: %w", source, n)
+			w.Warnings = append(w.Warnings, err)
+			if o.Notices != nil {
+				fmt.Fprintf(o.Notices, "warning: %v\n", err)
 			}
 		}
 	}
-	if o.Stats != StatsSample {
-		if note := measuredNote(cat, o); note != "" {
+	if d != nil {
+		cat.Distribution = d
+		onWorkers, why := map[string]bool{}, ""
+		if ps, ok := s.(*pgSession); ok {
+			onWorkers = ps.measuredOnWorkers(cat)
+			if ps.citus != nil {
+				why = ps.citus.why
+			}
+		}
+		if err := emptyShells(w, cat, d, onWorkers, why); err != nil {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, err))
+		}
+		for _, wn := range d.Warnings {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata: %s", source, wn))
+		}
+		if d.Design != "" {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): the design in use is %s, %d shards; score it with -k @from", source, d.System, d.Design, d.Shards))
+		} else {
+			w.Warnings = append(w.Warnings, fmt.Errorf("%s: Citus metadata (%s): no table of the sampled schema is distributed or a reference table", source, d.System))
+		}
+	}
+	if measure {
+		var workers map[string]string
+		if ps, ok := s.(*pgSession); ok {
+			workers = ps.workerNames()
+		}
+		if note := measuredNote(cat, o, workers); note != "" {
 			w.Warnings = append(w.Warnings, fmt.Errorf("%s: %s", source, note))
 		}
 	}

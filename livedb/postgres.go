@@ -55,6 +55,14 @@ type pgSession struct {
 	safe      map[uint32]typeVerdict // by type oid
 	colType   map[*shardkey.ColumnInfo]uint32
 	tables    map[*shardkey.TableInfo]*pgTable
+	// On a Citus coordinator: where the rows live (citus.go), and the
+	// sessions opened on its workers (pushdown_citus.go), by host:port.
+	citus     *citusPlacement
+	workers   map[string]*pgSession
+	workerErr map[string]error // workers that could not be opened
+	lateNotes []error          // notes of the workers, opened after read's start
+	rawDSN    string           // the DSN as given, to open the workers' sessions
+	opts      Options
 }
 
 // typeVerdict is typeSafe's answer for one type.
@@ -83,9 +91,51 @@ var pgDial pgconn.DialFunc
 var pgParams = map[string]bool{"application_name": true, "search_path": true}
 
 func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error) {
+	return openPostgresAt(ctx, dsn, o, nil)
+}
+
+// retarget points cfg at node instead of the DSN's host(s): the main
+// attempt and, of the fallbacks pgx made (the DSN's other hosts, and the
+// plain attempt after TLS of sslmode=prefer or the TLS one after plain
+// of allow), one per TLS mode other than the main's, all on the node;
+// with TLS the name the certificate is checked against is the node's.
+func retarget(cfg *pgx.ConnConfig, node *citusNode) {
+	point := func(c *pgconn.FallbackConfig) {
+		c.Host, c.Port = node.host, uint16(node.port)
+		if c.TLSConfig != nil {
+			c.TLSConfig = c.TLSConfig.Clone()
+			c.TLSConfig.ServerName = node.host
+		}
+	}
+	main := &pgconn.FallbackConfig{Host: cfg.Host, Port: cfg.Port, TLSConfig: cfg.TLSConfig}
+	point(main)
+	cfg.Host, cfg.Port, cfg.TLSConfig = main.Host, main.Port, main.TLSConfig
+	var fbs []*pgconn.FallbackConfig
+	seen := map[bool]bool{}
+	for _, fb := range cfg.Fallbacks {
+		plain := fb.TLSConfig == nil
+		if seen[plain] || plain == (cfg.TLSConfig == nil) {
+			continue
+		}
+		seen[plain] = true
+		fb := *fb
+		point(&fb)
+		fbs = append(fbs, &fb)
+	}
+	cfg.Fallbacks = fbs
+}
+
+// openPostgresAt is openPostgres, connecting to node instead of the
+// DSN's host and port when node is not nil (a Citus worker: the same
+// user, password, database, TLS mode and every rule of the DSN's own
+// connection; with TLS, the server name checked is the node's).
+func openPostgresAt(ctx context.Context, dsn string, o Options, node *citusNode) (*pgSession, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("DSN %s: %v", Redact(dsn), redactErr(err, dsn))
+	}
+	if node != nil {
+		retarget(cfg, node)
 	}
 	// PGTZ's timezone: the reader sets TimeZone to UTC itself.
 	delete(cfg.RuntimeParams, "timezone")
@@ -127,7 +177,7 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*pgSession, error
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %v", Redact(dsn), redactErr(err, dsn))
 	}
-	s := &pgSession{conn: conn, dsn: Redact(dsn), safe: map[uint32]typeVerdict{},
+	s := &pgSession{conn: conn, dsn: Redact(dsn), rawDSN: dsn, opts: o, safe: map[uint32]typeVerdict{},
 		colType: map[*shardkey.ColumnInfo]uint32{}, tables: map[*shardkey.TableInfo]*pgTable{}}
 	if err := s.begin(ctx, ms); err != nil {
 		conn.Close(context.Background())
@@ -183,6 +233,9 @@ func (s *pgSession) engine() string { return "postgresql " + s.version }
 func (s *pgSession) notes() []error { return s.warns }
 
 func (s *pgSession) close() {
+	for _, ws := range s.workers {
+		ws.close()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, _ = s.conn.Exec(ctx, ownMark+" ROLLBACK")

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 )
 
 // Statistics where the data lives (Options.Stats "db", the default).
@@ -48,6 +50,13 @@ import (
 //     pointer and the padding between rows. Other engines: per-shard
 //     sums come from the row sample (the report says so).
 //
+// On a Citus coordinator the placement is the database's own (its
+// pg_dist_shard intervals, whatever Options.Engine says), and a
+// distributed table's figures are computed on the workers holding its
+// shards (pushdown_citus.go). With Options.Stats "db:sample=P%" every
+// query reads TABLESAMPLE SYSTEM (P) REPEATABLE (seed) instead of the
+// whole table, and the counts become estimates (scaleSample).
+//
 // A statement that fails (the statement timeout on a table too large for
 // it, a permission) leaves that column's figures to the row sample, with
 // a warning. Nothing here calls a function of the database's users: only
@@ -60,13 +69,103 @@ const (
 	StatsSample = "sample" // every statistic from the row sample
 )
 
-// CheckStats reports whether mode is a valid Options.Stats value.
+// StatsDBSample prefixes the bounded mode: "db:sample=P%" computes the
+// statistics inside the database over TABLESAMPLE SYSTEM (P)
+// REPEATABLE (seed), for tables too large for a whole-table GROUP BY
+// under the statement timeout (PostgreSQL only; see scaleSample).
+const StatsDBSample = "db:sample="
+
+// CheckStats reports whether mode is a valid Options.Stats value: db,
+// sample, or db:sample=P% with 0 < P <= 100.
 func CheckStats(mode string) error {
 	switch mode {
 	case "", StatsDB, StatsSample:
 		return nil
 	}
-	return fmt.Errorf("--stats %q: want db or sample", mode)
+	if strings.HasPrefix(mode, StatsDBSample) {
+		if statsSample(mode) > 0 {
+			return nil
+		}
+		return fmt.Errorf("--stats %q: want db:sample=P%% with a percentage P above 0 and at most 100 (e.g. db:sample=1%%)", mode)
+	}
+	return fmt.Errorf("--stats %q: want db, db:sample=P%% or sample", mode)
+}
+
+// statsSample returns the percentage of mode "db:sample=P%", or 0.
+func statsSample(mode string) float64 {
+	p, ok := strings.CutPrefix(mode, StatsDBSample)
+	if !ok {
+		return 0
+	}
+	p, ok = strings.CutSuffix(strings.TrimSpace(p), "%")
+	if !ok {
+		return 0
+	}
+	v, err := strconv.ParseFloat(p, 64)
+	if err != nil || !(v > 0 && v <= 100) {
+		return 0
+	}
+	return v
+}
+
+// fmtPct writes a percentage without trailing zeros.
+func fmtPct(p float64) string { return strconv.FormatFloat(p, 'g', -1, 64) }
+
+// scaleSample turns the counts of a database-side sample of pct percent
+// of the table's blocks (TABLESAMPLE SYSTEM: each block kept with
+// probability pct/100, every row of a kept block read) into estimates of
+// the table's, and says so in m.Method and m.Sampled. pct 0: nothing.
+//
+//   - Rows, NULL rows, the top values' rows and the per-shard rows and
+//     bytes are divided by f = pct/100 (the Horvitz-Thompson estimate:
+//     unbiased whatever the rows' order, since every row's block is kept
+//     with probability f), rounded. A one-column primary key's top values
+//     keep their one row (unique by the constraint).
+//   - Distinct values: PostgreSQL's own estimator, ANALYZE's Haas-Stokes
+//     Duj1 (src/backend/commands/analyze.c, compute_distinct_stats):
+//     n*d / (n - f1 + f1*n/N), with n the non-NULL rows sampled, d their
+//     distinct values, f1 the values seen once and N the non-NULL rows
+//     estimated in the table, clamped to [d, N]; a unique key's is N.
+//     Block sampling makes it low for values clustered in blocks (a
+//     value inserted in runs), as ANALYZE's is.
+//   - The top values are the sample's most frequent: a value frequent in
+//     the table is frequent in the sample, but the order of close ones
+//     may differ.
+func scaleSample(m *shardkey.MeasuredStats, pct float64, ones int64, unique bool) {
+	if pct <= 0 || m == nil {
+		return
+	}
+	f := pct / 100
+	scale := func(x int64) int64 { return int64(math.Round(float64(x) / f)) }
+	n, d := m.Rows-m.Nulls, m.Distinct
+	m.Sampled = fmt.Sprintf("%d rows read from %s%% of the blocks; rows, NULL, top-value and per-shard counts scaled by 1/%s, distinct values by ANALYZE's Haas-Stokes estimator (f1 = %d values seen once)",
+		m.Rows, fmtPct(pct), strconv.FormatFloat(f, 'g', -1, 64), ones)
+	m.Rows, m.Nulls = scale(m.Rows), scale(m.Nulls)
+	big := m.Rows - m.Nulls
+	switch {
+	case unique:
+		m.Distinct = big
+	case n <= 0:
+		m.Distinct = 0
+	default:
+		fn, fd, f1, fN := float64(n), float64(d), float64(ones), float64(big)
+		est := fn * fd / ((fn - f1) + f1*fn/fN)
+		m.Distinct = int64(math.Round(max(fd, min(fN, est))))
+	}
+	if !unique {
+		for i := range m.Top {
+			m.Top[i].Rows = scale(m.Top[i].Rows)
+		}
+	}
+	for i := range m.ShardRows {
+		m.ShardRows[i] = scale(m.ShardRows[i])
+	}
+	for i := range m.ShardBytes {
+		m.ShardBytes[i] = scale(m.ShardBytes[i])
+	}
+	if m.ShardMethod != "" {
+		m.ShardMethod += fmt.Sprintf("; estimated from a %s%% TABLESAMPLE SYSTEM, scaled by 1/%s", fmtPct(pct), strconv.FormatFloat(f, 'g', -1, 64))
+	}
 }
 
 // shardSpec is the placement the per-shard sums are computed for.
@@ -75,6 +174,26 @@ type shardSpec struct {
 	kind       string // "postgres" or "citus"; "" for none
 	nodes      int    // shards (postgres) or nodes (citus)
 	shardCount int    // citus shard intervals (nodes when 0)
+	// lows, for citus: the database's own shard intervals' lower
+	// bounds, ascending (pg_dist_shard); nodes is their number.
+	lows []int64
+}
+
+// citusSpec is the placement a Citus coordinator runs: its shard
+// intervals (the design's, Distribution.Ranges), one node a shard, named
+// as partition.CitusEngine names it (the engine -k @from scores with).
+func citusSpec(ranges [][2]int32) shardSpec {
+	name, err := partition.CitusEngine(ranges)
+	if err != nil {
+		return shardSpec{}
+	}
+	r := append([][2]int32(nil), ranges...)
+	sort.Slice(r, func(i, j int) bool { return r[i][0] < r[j][0] })
+	sp := shardSpec{engine: name, kind: "citus", nodes: len(r)}
+	for _, x := range r {
+		sp.lows = append(sp.lows, int64(x[0]))
+	}
+	return sp
 }
 
 // parseShardSpec reads Options.Engine and Options.Shards: the engines
@@ -145,8 +264,11 @@ func pearson(n, sx, sy, sxx, syy, sxy float64) (float64, bool) {
 
 // measuredNote says, for the report, which figures were computed inside
 // the database and which come from the row sample; "" when none was.
-func measuredNote(cat *shardkey.Catalog, o Options) string {
-	var cols, shards []string
+// workers names, for the tables measured on Citus workers, the workers.
+func measuredNote(cat *shardkey.Catalog, o Options, workers map[string]string) string {
+	var cols, shards, onWorkers []string
+	var engine string
+	var n int
 	for _, t := range cat.Tables {
 		for _, c := range t.Columns {
 			if c.Measured == nil {
@@ -155,16 +277,28 @@ func measuredNote(cat *shardkey.Catalog, o Options) string {
 			cols = append(cols, t.Name+"."+c.Name)
 			if c.Measured.ShardRows != nil {
 				shards = append(shards, t.Name+"."+c.Name)
+				engine, n = c.Measured.ShardEngine, c.Measured.Shards
 			}
+		}
+		if w := workers[t.Name]; w != "" {
+			onWorkers = append(onWorkers, t.Name+" on "+w)
 		}
 	}
 	if len(cols) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "statistics computed inside the database over the whole table (--stats db): distinct values, top values, NULL share and correlation with insert order of %s", strings.Join(cols, ", "))
+	if pct := statsSample(o.Stats); pct > 0 {
+		fmt.Fprintf(&b, "statistics estimated inside the database from its own sample, TABLESAMPLE SYSTEM (%s%%) REPEATABLE (%d) (--stats %s; counts scaled by 1/%s, distinct values by ANALYZE's Haas-Stokes estimator): distinct values, top values, NULL share and correlation with insert order of %s",
+			fmtPct(pct), o.Seed, o.Stats, strconv.FormatFloat(pct/100, 'g', -1, 64), strings.Join(cols, ", "))
+	} else {
+		fmt.Fprintf(&b, "statistics computed inside the database over the whole table (--stats db): distinct values, top values, NULL share and correlation with insert order of %s", strings.Join(cols, ", "))
+	}
+	if len(onWorkers) > 0 {
+		fmt.Fprintf(&b, " (Citus: %s, over their shard tables, merged)", strings.Join(onWorkers, "; "))
+	}
 	if len(shards) > 0 {
-		fmt.Fprintf(&b, "; rows and bytes per shard under engine %s on %d shards, by the engine's hash in SQL, for keys on %s", o.Engine, o.Shards, strings.Join(shards, ", "))
+		fmt.Fprintf(&b, "; rows and bytes per shard under engine %s on %d shards, by the engine's hash in SQL, for keys on %s", engine, n, strings.Join(shards, ", "))
 	} else {
 		fmt.Fprintf(&b, "; per-shard sums from the row sample (engine %s: the database has no built-in function of its hash)", o.Engine)
 	}

@@ -108,6 +108,16 @@ func pgShardExpr(sp shardSpec, oid uint32, q string) string {
 		// NULL skips hash_combine64: row hash 0, remainder 0.
 		return fmt.Sprintf("coalesce(((%s %% %d + %d) %% %d + %d + CASE WHEN %s < -%d THEN %d ELSE 0 END) %% %d, 0)::pg_catalog.int4",
 			h, n, n, n, c, h, pgCombineConst, k, n)
+	case sp.kind == "citus" && len(sp.lows) > 0:
+		// The database's own intervals (pg_dist_shard): the shard is the
+		// interval whose lower bound is the greatest not above the hash;
+		// shard i is node i (one node a shard).
+		lows := make([]string, len(sp.lows))
+		for i, l := range sp.lows {
+			lows[i] = strconv.FormatInt(l, 10)
+		}
+		return fmt.Sprintf("coalesce(pg_catalog.width_bucket(pg_catalog.%s(%s)::pg_catalog.int8, '{%s}'::pg_catalog.int8[]) - 1, -1)::pg_catalog.int4",
+			h32, q, strings.Join(lows, ","))
 	case sp.kind == "citus":
 		s := sp.shardCount
 		if s == 0 {
@@ -119,6 +129,18 @@ func pgShardExpr(sp shardSpec, oid uint32, q string) string {
 			h32, q, inc, s-1, sp.nodes)
 	}
 	return ""
+}
+
+// sampleClause is the TABLESAMPLE clause of the bounded mode
+// (Options.Stats db:sample=P%), to follow a table's alias; "" otherwise.
+// SYSTEM samples whole blocks (PostgreSQL's tsm_system.c), REPEATABLE
+// with the workload's seed draws the same blocks again.
+func (s *pgSession) sampleClause() string {
+	pct := statsSample(s.opts.Stats)
+	if pct <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" TABLESAMPLE SYSTEM (%s) REPEATABLE (%d)", fmtPct(pct), s.opts.Seed)
 }
 
 // pgGuard runs f under a savepoint, so that a failed statement leaves
@@ -145,6 +167,14 @@ func (e *measureError) Error() string { return e.err.Error() }
 func (e *measureError) Unwrap() error { return e.err }
 
 func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*shardkey.ColumnInfo, sp shardSpec) []error {
+	if s.citus != nil && len(s.citus.ranges) > 0 {
+		// A Citus coordinator: the per-shard sums are for the placement
+		// the database runs, whatever --engine says.
+		sp = citusSpec(s.citus.ranges)
+	}
+	if s.citus != nil && len(s.citus.shards[t.Name]) > 0 {
+		return s.measureWorkers(ctx, t, cols, sp)
+	}
 	pt := s.tables[t]
 	if pt == nil {
 		return []error{fmt.Errorf("table %s is not in the catalog read", t.Name)}
@@ -153,7 +183,11 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 	if !pt.partitioned {
 		from = "ONLY " + from
 	}
+	from += " t" + s.sampleClause()
 	method := "whole table, inside " + s.engine()
+	if pct := statsSample(s.opts.Stats); pct > 0 {
+		method = fmt.Sprintf("TABLESAMPLE SYSTEM (%s%%) REPEATABLE (%d), inside %s", fmtPct(pct), s.opts.Seed, s.engine())
+	}
 	// Grouping a large table spills to disk under the default 4MB; 64MB
 	// for this transaction (twice that for hash tables, hash_mem_multiplier)
 	// keeps a few million groups in memory.
@@ -176,12 +210,17 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 			continue
 		}
 		var m *shardkey.MeasuredStats
+		var ones int64
+		unique := len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == c.Name
 		err := s.pgGuard(ctx, func() error {
 			var err error
-			if len(t.PrimaryKey) == 1 && t.PrimaryKey[0] == c.Name {
+			if unique {
 				m, err = s.pgUnique(ctx, from, c, oid, sp, pt.selectAll)
+				if m != nil {
+					ones = m.Distinct
+				}
 			} else {
-				m, err = s.pgGroups(ctx, from, c, oid, sp, pt.selectAll)
+				m, ones, err = s.pgGroups(ctx, from, c, oid, sp, pt.selectAll)
 			}
 			return err
 		})
@@ -192,6 +231,7 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 			return append(warns, err)
 		}
 		m.Method = method
+		scaleSample(m, statsSample(s.opts.Stats), ones, unique)
 		c.Measured = m
 		if pt.selectAll && pgNumeric(oid, "x") != "" {
 			corrCols = append(corrCols, c)
@@ -223,25 +263,42 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 // hashing each distinct value once and adding up its group's rows and
 // bytes. The totals and the per-shard arrays ride on every top row; a
 // FULL JOIN keeps them when there is no non-NULL group.
-func (s *pgSession) pgGroups(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, error) {
-	shard := pgShardExpr(sp, oid, "g.v")
-	size, shards := "", "NULL::pg_catalog.int4[], NULL::pg_catalog.int8[], NULL::pg_catalog.int8[]"
-	if shard != "" {
+func (s *pgSession) pgGroups(ctx context.Context, from string, c *shardkey.ColumnInfo, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, int64, error) {
+	return s.pgGroupsOf(ctx, pgGroupBody(from, c, pgShardExpr(sp, oid, "g.v") != "", bytes), oid, sp, bytes)
+}
+
+// pgGroupBody is the query of the groups of column c in from: v, n and,
+// with a placement (shard), b, the group's stored bytes.
+func pgGroupBody(from string, c *shardkey.ColumnInfo, shard, bytes bool) string {
+	size := ""
+	if shard {
 		size = ", NULL::pg_catalog.int8 AS b"
 		if bytes {
 			size = ", pg_catalog.sum(pg_catalog.pg_column_size(t.*))::pg_catalog.int8 AS b"
 		}
+	}
+	return `SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n` + size + ` FROM ` + from + ` GROUP BY 1`
+}
+
+// pgGroupsOf is pgGroups over the groups query body (v, n[, b]). It
+// also returns the number of non-NULL values on one row each (f1 of the
+// distinct-value estimator, pushdown.go's scaleSample).
+func (s *pgSession) pgGroupsOf(ctx context.Context, body string, oid uint32, sp shardSpec, bytes bool) (*shardkey.MeasuredStats, int64, error) {
+	shard := pgShardExpr(sp, oid, "g.v")
+	shards := "NULL::pg_catalog.int4[], NULL::pg_catalog.int8[], NULL::pg_catalog.int8[]"
+	if shard != "" {
 		shards = `(SELECT pg_catalog.array_agg(x.s ORDER BY x.s) FROM x), (SELECT pg_catalog.array_agg(x.n ORDER BY x.s) FROM x), (SELECT pg_catalog.array_agg(x.b ORDER BY x.s) FROM x)`
 	}
-	q := ownMark + ` WITH g AS (SELECT t.` + quoteIdent(c.Name) + ` AS v, pg_catalog.count(*) AS n` + size + ` FROM ` + from + ` t GROUP BY 1)`
+	q := ownMark + ` WITH g AS (` + body + `)`
 	if shard != "" {
 		q += `, x AS (SELECT ` + shard + ` AS s, pg_catalog.sum(g.n)::pg_catalog.int8 AS n, pg_catalog.sum(g.b)::pg_catalog.int8 AS b FROM g GROUP BY 1)`
 	}
 	q += `
-SELECT a.v, a.n, b.groups, b.total, b.nulls, sh.ss, sh.sn, sh.sb FROM
+SELECT a.v, a.n, b.groups, b.total, b.nulls, sh.ss, sh.sn, sh.sb, b.ones FROM
   (SELECT g.v, g.n FROM g WHERE g.v IS NOT NULL ORDER BY g.n DESC, g.v LIMIT 10) a
   FULL JOIN (SELECT pg_catalog.count(*) AS groups, coalesce(pg_catalog.sum(g.n), 0)::pg_catalog.int8 AS total,
-    coalesce(pg_catalog.sum(g.n) FILTER (WHERE g.v IS NULL), 0)::pg_catalog.int8 AS nulls FROM g) b ON true
+    coalesce(pg_catalog.sum(g.n) FILTER (WHERE g.v IS NULL), 0)::pg_catalog.int8 AS nulls,
+    pg_catalog.count(*) FILTER (WHERE g.v IS NOT NULL AND g.n = 1) AS ones FROM g) b ON true
   CROSS JOIN (SELECT ` + shards + `) sh(ss, sn, sb)
 ORDER BY a.n DESC, a.v`
 	f := int16(pgx.TextFormatCode)
@@ -249,19 +306,19 @@ ORDER BY a.n DESC, a.v`
 		f = pgx.BinaryFormatCode
 	}
 	bin, txt := int16(pgx.BinaryFormatCode), int16(pgx.TextFormatCode)
-	rows, err := s.tx.Query(ctx, q, pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f, bin, bin, bin, bin, txt, txt, txt})
+	rows, err := s.tx.Query(ctx, q, pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f, bin, bin, bin, bin, txt, txt, txt, bin})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rows.Close()
 	m := &shardkey.MeasuredStats{}
-	groups := int64(0)
+	groups, ones := int64(0), int64(0)
 	var arrays [3][]byte
 	for rows.Next() {
 		raw := rows.RawValues()
 		fds := rows.FieldDescriptions()
-		if len(raw) != 8 || fds[0].DataTypeOID != oid {
-			return nil, fmt.Errorf("unexpected result shape")
+		if len(raw) != 9 || fds[0].DataTypeOID != oid || len(raw[8]) != 8 {
+			return nil, 0, fmt.Errorf("unexpected result shape")
 		}
 		var ints [4]int64
 		for i := range ints {
@@ -269,11 +326,12 @@ ORDER BY a.n DESC, a.v`
 				continue // no non-NULL group
 			}
 			if len(raw[i+1]) != 8 {
-				return nil, fmt.Errorf("unexpected count (%d bytes)", len(raw[i+1]))
+				return nil, 0, fmt.Errorf("unexpected count (%d bytes)", len(raw[i+1]))
 			}
 			ints[i] = int64(binary.BigEndian.Uint64(raw[i+1]))
 		}
 		groups, m.Rows, m.Nulls = ints[1], ints[2], ints[3]
+		ones = int64(binary.BigEndian.Uint64(raw[8]))
 		for i := range arrays {
 			arrays[i] = append(arrays[i][:0], raw[5+i]...)
 		}
@@ -282,12 +340,12 @@ ORDER BY a.n DESC, a.v`
 		}
 		v, err := pgValue(raw[0], oid)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		m.Top = append(m.Top, shardkey.ValueCount{Value: v.String(), Rows: ints[0]})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m.Distinct = groups
 	if m.Nulls > 0 {
@@ -298,15 +356,15 @@ ORDER BY a.n DESC, a.v`
 		for i, a := range arrays {
 			v, err := pgIntArray(a)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			vals[i] = v
 		}
 		if err := pgSetShards(m, sp, oid, bytes, vals); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return m, nil
+	return m, ones, nil
 }
 
 // pgUnique is pgGroups for a one-column primary key, whose values the
@@ -322,7 +380,7 @@ func (s *pgSession) pgUnique(ctx context.Context, from string, c *shardkey.Colum
 	if pgBinary(oid) {
 		f = pgx.BinaryFormatCode
 	}
-	rows, err := s.tx.Query(ctx, ownMark+" SELECT t."+q+" FROM "+from+" t ORDER BY t."+q+" LIMIT 10", pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f})
+	rows, err := s.tx.Query(ctx, ownMark+" SELECT t."+q+" FROM "+from+" ORDER BY t."+q+" LIMIT 10", pgx.QueryExecModeDescribeExec, pgx.QueryResultFormats{f})
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +403,7 @@ func (s *pgSession) pgUnique(ctx context.Context, from string, c *shardkey.Colum
 	}
 	shard := pgShardExpr(sp, oid, "t."+q)
 	if shard == "" {
-		if err := s.tx.QueryRow(ctx, ownMark+" SELECT pg_catalog.count(*), pg_catalog.count(t."+q+") FROM "+from+" t").Scan(&m.Rows, &m.Distinct); err != nil {
+		if err := s.tx.QueryRow(ctx, ownMark+" SELECT pg_catalog.count(*), pg_catalog.count(t."+q+") FROM "+from).Scan(&m.Rows, &m.Distinct); err != nil {
 			return nil, err
 		}
 		m.Nulls = m.Rows - m.Distinct
@@ -355,7 +413,7 @@ func (s *pgSession) pgUnique(ctx context.Context, from string, c *shardkey.Colum
 	if bytes {
 		size = "pg_catalog.sum(pg_catalog.pg_column_size(t.*))::pg_catalog.int8"
 	}
-	rows, err = s.tx.Query(ctx, ownMark+" SELECT "+shard+", pg_catalog.count(*), pg_catalog.count(t."+q+"), "+size+" FROM "+from+" t GROUP BY 1")
+	rows, err = s.tx.Query(ctx, ownMark+" SELECT "+shard+", pg_catalog.count(*), pg_catalog.count(t."+q+"), "+size+" FROM "+from+" GROUP BY 1")
 	if err != nil {
 		return nil, err
 	}
@@ -421,6 +479,10 @@ func pgSetShards(m *shardkey.MeasuredStats, sp shardSpec, oid uint32, bytes bool
 		if n == 0 {
 			n = sp.nodes
 		}
+		if len(sp.lows) > 0 {
+			m.ShardMethod = fmt.Sprintf("Citus' shard of each distinct value as the database places it: %s(value) in the %d hash intervals pg_dist_shard lists (engine %s)", h32, sp.nodes, sp.engine)
+			break
+		}
 		m.ShardMethod = fmt.Sprintf("Citus' shard of each distinct value: %s(value) in %d uniform int32 hash ranges, shard i on node i mod %d", h32, n, sp.nodes)
 	}
 	if bytes {
@@ -470,7 +532,7 @@ func (s *pgSession) pgCorrelation(ctx context.Context, from string, cols []*shar
 	for i := range vals {
 		dest[i] = &vals[i]
 	}
-	if err := s.tx.QueryRow(ctx, ownMark+" SELECT "+strings.Join(exprs, ", ")+" FROM "+from+" t").Scan(dest...); err != nil {
+	if err := s.tx.QueryRow(ctx, ownMark+" SELECT "+strings.Join(exprs, ", ")+" FROM "+from).Scan(dest...); err != nil {
 		return err
 	}
 	for i, c := range cols {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -45,5 +46,35 @@ func TestNewScore_Capacity(t *testing.T) {
 	}
 	if r.Version == "" || r.Capacity != 200 || r.Shards != 4 {
 		t.Errorf("document %+v", r)
+	}
+}
+
+// TestKeyLineDatabaseNoSample: a key whose table had no row sampled (a
+// Citus coordinator's shell) but whose figures were computed inside the
+// database (on the workers) is reported with the database's figures and
+// says the rest is unknown, instead of "no row sample"; estimates from
+// the database's own sample read "about".
+func TestKeyLineDatabaseNoSample(t *testing.T) {
+	d := &sim.DatabaseStats{Method: "whole table, inside the Citus workers 127.0.0.1:5433 (2 shard tables)", Rows: 1000,
+		Figures: []string{"cardinality", "top_values", "null_share"}, FromSample: []string{"entropy", "shard_load", "work"}}
+	tk := sim.TableKey{KeyStats: sim.KeyStats{Table: "orders", Columns: []string{"user_id"}, Cardinality: 250, Database: d}}
+	var b strings.Builder
+	keyLine(&b, &sim.Candidate{Tables: []sim.TableKey{tk}})
+	for _, want := range []string{
+		"key user_id on orders: 250 distinct values, entropy unknown (no row sampled)",
+		"orders: computed inside the database (whole table, inside the Citus workers 127.0.0.1:5433 (2 shard tables), 1,000 rows)",
+		"; unknown (no row sampled): entropy, shard_load, work",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%q does not say %q", b.String(), want)
+		}
+	}
+	d.Sample = "100 rows read from 10% of the blocks"
+	b.Reset()
+	keyLine(&b, &sim.Candidate{Tables: []sim.TableKey{tk}})
+	for _, want := range []string{"on orders: about 250 distinct values", "estimated inside the database from its own sample (", "100 rows read from 10% of the blocks"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%q does not say %q", b.String(), want)
+		}
 	}
 }

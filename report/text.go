@@ -160,11 +160,11 @@ func ops(w io.Writer, c *sim.Candidate) {
 
 func keyLine(w io.Writer, c *sim.Candidate) {
 	for _, t := range c.Tables {
-		if t.Rows == 0 && t.Basis == "" || t.Basis == "traffic" && t.Cardinality == 0 {
+		if t.Database == nil && (t.Rows == 0 && t.Basis == "" || t.Basis == "traffic" && t.Cardinality == 0) {
 			fmt.Fprintf(w, "key %s on %s: no row sample and no statement binding it to a value: distinct values, skew and monotonicity unknown\n", strings.Join(t.Columns, ", "), t.Table)
 			continue
 		}
-		if t.Basis == "traffic" {
+		if t.Basis == "traffic" && t.Database == nil {
 			top := ""
 			if len(t.TopValues) > 0 {
 				top = fmt.Sprintf(", hottest %s = %s at %s of the requests naming it", strings.Join(t.Columns, ", "), t.TopValues[0].Value, numfmt.Pct(t.TopValues[0].Share))
@@ -192,23 +192,48 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 		if t.Monotonic {
 			mono = "MONOTONIC"
 		}
-		fmt.Fprintf(w, "key %s on %s: %s distinct values%s, entropy %.1f bits, %s (r = %.2f); a perfect hash of this many equal keys gives %s\n",
-			strings.Join(t.Columns, ", "), t.Table, numfmt.Commas(int64(t.Cardinality)), top, t.Entropy, mono, t.Monotonicity, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+		about, entropy := "", fmt.Sprintf("entropy %.1f bits", t.Entropy)
 		if d := t.Database; d != nil {
-			databaseLine(w, t.Table, d)
+			if d.Sample != "" {
+				about = "about "
+			}
+			switch {
+			case t.Basis == "traffic":
+				entropy += " (of the statements' values)"
+			case t.Rows == 0:
+				entropy = "entropy unknown (no row sampled)"
+			}
+		}
+		fmt.Fprintf(w, "key %s on %s: %s%s distinct values%s, %s, %s (r = %.2f); a perfect hash of this many equal keys gives %s\n",
+			strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, entropy, mono, t.Monotonicity, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+		if d := t.Database; d != nil {
+			databaseLine(w, t)
 		}
 	}
 }
 
 // databaseLine says which of a key's figures were computed inside the
 // live database and which come from the row sample.
-func databaseLine(w io.Writer, table string, d *sim.DatabaseStats) {
-	fmt.Fprintf(w, "  %s: computed inside the database (%s, %s rows): %s; NULL keys %s",
-		table, d.Method, numfmt.Commas(d.Rows), strings.Join(d.Figures, ", "), numfmt.Pct(d.NullShare))
+func databaseLine(w io.Writer, t sim.TableKey) {
+	table, d := t.Table, t.Database
+	if d.Sample != "" {
+		fmt.Fprintf(w, "  %s: estimated inside the database from its own sample (%s, ~%s rows; %s): %s; NULL keys %s",
+			table, d.Method, numfmt.Commas(d.Rows), d.Sample, strings.Join(d.Figures, ", "), numfmt.Pct(d.NullShare))
+	} else {
+		fmt.Fprintf(w, "  %s: computed inside the database (%s, %s rows): %s; NULL keys %s",
+			table, d.Method, numfmt.Commas(d.Rows), strings.Join(d.Figures, ", "), numfmt.Pct(d.NullShare))
+	}
 	if d.Correlation != "" {
 		fmt.Fprintf(w, "; monotonicity is %s", d.Correlation)
 	}
-	fmt.Fprintf(w, "; from the row sample: %s\n", strings.Join(d.FromSample, ", "))
+	switch {
+	case t.Basis == "traffic":
+		fmt.Fprintf(w, "; from the statements' values (no row sampled): %s\n", strings.Join(d.FromSample, ", "))
+	case t.Rows == 0:
+		fmt.Fprintf(w, "; unknown (no row sampled): %s\n", strings.Join(d.FromSample, ", "))
+	default:
+		fmt.Fprintf(w, "; from the row sample: %s\n", strings.Join(d.FromSample, ", "))
+	}
 	if len(d.ShardRows) > 0 {
 		rows := make([]string, len(d.ShardRows))
 		for i, r := range d.ShardRows {
@@ -271,7 +296,7 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 		for _, t := range c.Tables {
 			if t.Database != nil {
 				var b strings.Builder
-				databaseLine(&b, t.Table, t.Database)
+				databaseLine(&b, t)
 				fmt.Fprintf(w, "\n%s", MarkdownText(strings.ReplaceAll(strings.TrimPrefix(b.String(), "  "), "\n  ", "\n\n")))
 			}
 		}

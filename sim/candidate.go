@@ -215,9 +215,11 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		if t.Rows == 0 {
 			// No rows: the statements' values are what there is.
 			ks = TrafficKeyStats(w, ti, tk.cols)
-		} else {
-			ks = s.databaseStats(ks, t, tk)
 		}
+		// Statistics computed inside the database replace the sample's
+		// (or the statements'): a Citus coordinator's shells have no rows
+		// sampled, their figures computed on the workers.
+		ks = s.databaseStats(ks, t, tk)
 		tkr := TableKey{KeyStats: ks, Key: tk.expr.String(), ExpectedMaxLoadRatio: ExpectedMaxLoadRatio(ks.Cardinality, s.N)}
 		c.Tables = append(c.Tables, tkr)
 		better := main < 0 || t.Rows > w.Tables[main].Rows

@@ -12,8 +12,12 @@ import (
 type DatabaseStats struct {
 	// Method says where and how ("whole table, inside postgresql 16.4").
 	Method string `json:"method"`
-	// Rows is the table's exact row count.
+	// Rows is the table's exact row count (estimated when Sample is set).
 	Rows int64 `json:"rows"`
+	// Sample, when not empty, says the figures are estimates from a
+	// sample drawn inside the database (--stats db:sample=P%): its size
+	// and estimators. Empty: exact counts over the whole table.
+	Sample string `json:"sample,omitempty"`
 	// NullShare is the share (0..1) of rows whose key is NULL.
 	NullShare float64 `json:"null_share"`
 	// Figures are the KeyStats fields taken from the database:
@@ -59,9 +63,15 @@ func (s *Scheme) databaseStats(ks KeyStats, t *shardkey.Table, tk *tableKey) Key
 	if m == nil {
 		return ks
 	}
+	if ks.Basis == "traffic" && ks.Cardinality == 0 {
+		// No row sampled and no statement binding the key: nothing but
+		// the database's figures (a Citus shell measured on its workers).
+		ks.Basis = ""
+	}
 	d := &DatabaseStats{Method: m.Method, Rows: m.Rows, Figures: []string{"cardinality", "top_values", "null_share"}}
 	ks.Cardinality = int(m.Distinct)
-	ks.Estimated = false
+	ks.Estimated = m.Sampled != ""
+	d.Sample = m.Sampled
 	ks.TopValues = make([]TopValue, 0, len(m.Top))
 	for _, v := range m.Top {
 		share := 0.0

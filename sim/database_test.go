@@ -68,3 +68,31 @@ func TestDatabaseStats(t *testing.T) {
 		t.Errorf("unmeasured: database %+v, cardinality %d; want none and the sample's 4", tk.Database, tk.Cardinality)
 	}
 }
+
+// TestDatabaseStatsNoSample: a table with no row sampled (a Citus
+// coordinator's shell, whose rows are on the workers) but measured inside
+// the database (on the workers) reports the database's figures, not the
+// statements' values alone.
+func TestDatabaseStatsNoSample(t *testing.T) {
+	tb := &shardkey.Table{Name: "orders", Columns: []*shardkey.Column{{Name: "cust", Type: shardkey.Int64}}}
+	m := &shardkey.MeasuredStats{Method: "whole table, inside the Citus workers", Rows: 1000, Distinct: 250,
+		Top:         []shardkey.ValueCount{{Value: "7", Rows: 300}},
+		ShardEngine: "citus", Shards: 2, ShardRows: []int64{400, 600}}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Catalog: &shardkey.Catalog{Tables: []*shardkey.TableInfo{
+		{Name: "orders", Columns: []*shardkey.ColumnInfo{{Name: "cust", Type: shardkey.Int64, Measured: m}}}}}}
+	e, err := partition.Lookup("citus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Score(w, "hash(cust)", Options{Shards: 2, Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := c.Tables[0]
+	if tk.Basis != "" {
+		t.Errorf("basis %q: no statement binds the key, the figures are the database's", tk.Basis)
+	}
+	if tk.Database == nil || tk.Cardinality != 250 || fmt.Sprint(tk.Database.ShardRows) != "[400 600]" || tk.Database.ShardRowsRatio != 1.2 {
+		t.Errorf("database %+v, cardinality %d; want the measured 250 distinct and rows [400 600] (ratio 600/500 = 1.2)", tk.Database, tk.Cardinality)
+	}
+}

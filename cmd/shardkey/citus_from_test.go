@@ -337,3 +337,63 @@ func TestFromCitusShells(t *testing.T) {
 		}
 	}
 }
+
+// score --from a Citus coordinator with -k @from: the rows per shard
+// computed inside the database are for the placement the database runs
+// (its pg_dist_shard intervals, hashint4 of the distribution column), so
+// they apply to the design scored and the report shows them, although
+// --engine was not given (the sums used to be computed for the default
+// engine, generic, which PostgreSQL has no hash of, and were left out).
+// Each shard's rows are counted by PostgreSQL itself.
+func TestFromCitusShardRows(t *testing.T) {
+	dsn, db := citusPG(t)
+	code, out, errs := runCmd(t, "", "score", "--from", dsn, "-k", "@from", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	var doc struct {
+		Candidates []struct {
+			Tables []struct {
+				Table    string
+				Database *struct {
+					ShardRows   []int64 `json:"shard_rows"`
+					ShardMethod string  `json:"shard_method"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Candidates) != 1 {
+		t.Fatalf("%d candidates", len(doc.Candidates))
+	}
+	ranges := [][2]int32{{-2147483648, -1073741825}, {-1073741824, -1}, {0, 1073741823}, {1073741824, 2147483647}}
+	checked := 0
+	for _, tk := range doc.Candidates[0].Tables {
+		col := map[string]string{"users": "id", "orders": "user_id"}[tk.Table]
+		if col == "" {
+			continue
+		}
+		checked++
+		if tk.Database == nil || len(tk.Database.ShardRows) != 4 {
+			t.Errorf("%s: database figures %+v; want rows on the 4 shards", tk.Table, tk.Database)
+			continue
+		}
+		for s, r := range ranges {
+			var want int64
+			if err := db.QueryRow(context.Background(), fmt.Sprintf("SELECT count(*) FROM %s WHERE hashint4(%s) BETWEEN $1 AND $2", tk.Table, col), r[0], r[1]).Scan(&want); err != nil {
+				t.Fatal(err)
+			}
+			if tk.Database.ShardRows[s] != want {
+				t.Errorf("%s shard %d: %d rows, PostgreSQL counts %d", tk.Table, s, tk.Database.ShardRows[s], want)
+			}
+		}
+		if !strings.Contains(tk.Database.ShardMethod, "pg_dist_shard") {
+			t.Errorf("%s: method %q does not say the intervals are the database's", tk.Table, tk.Database.ShardMethod)
+		}
+	}
+	if checked != 2 {
+		t.Errorf("%d of users and orders reported", checked)
+	}
+}

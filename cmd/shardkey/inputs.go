@@ -80,7 +80,7 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 		fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
 		fs.StringVar(&c.from, "from", "", "live database `DSN` (postgres://... or mysql://...), read-only")
 		fs.IntVar(&c.sampleRows, "sample-rows", 100000, "rows sampled per table with --from")
-		fs.StringVar(&c.stats, "stats", "db", "with --from, where column statistics are computed: `db` (inside the database, whole table: exact distinct, top-value and NULL counts, correlation with insert order, per-shard rows and bytes by the engine's hash for postgres and citus) or sample (the row sample alone)")
+		fs.StringVar(&c.stats, "stats", "db", "with --from, where column statistics are computed: `db` (inside the database, whole table: exact distinct, top-value and NULL counts, correlation with insert order, per-shard rows and bytes by the engine's hash for postgres and citus; on a Citus coordinator on its workers, for its own placement), db:sample=P% (the same, estimated inside the database from TABLESAMPLE SYSTEM (P) REPEATABLE (seed): PostgreSQL only) or sample (the row sample alone)")
 		fs.StringVar(&c.schema, "schema", "", "schema `file.sql` of CREATE TABLE statements (PostgreSQL or MySQL): columns in order, primary and foreign keys")
 		fs.Var(&c.colTypes, "column-type", "column type `COL=TYPE` (int16, int32, int64, uint64, float32, float64, text, bytes, uuid, timestamp, objectid, date, bool, extjson); repeatable")
 	}
