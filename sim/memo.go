@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/shardkey/shardkey"
@@ -49,6 +51,11 @@ type memoEngine struct {
 	modN  uint64
 	sh    []atomic.Uint32
 	byVal bool // sh is indexed by value - lo of the one integer column
+	// The row sample and key columns the memo numbers, and the one fill
+	// of the shard table from them (fill).
+	t    *shardkey.Table
+	tcol []int
+	once sync.Once
 }
 
 // withShards keeps the tuples' shards under a modulo layout of modN
@@ -69,6 +76,105 @@ func (m *memoEngine) withShards(modN uint64) {
 	}
 }
 
+// fillChunk is the number of values or rows a fill worker takes at once.
+const fillChunk = 1 << 14
+
+// fill computes, once, the shard of every key value the rows hold (with
+// withShards), each distinct value's point exactly once, in parallel on
+// GOMAXPROCS goroutines over ranges of values (byVal: value - lo) or
+// slots (from the first row of each slot, found in one pass over the
+// rows' codes), walking the tables in order, before rows or statements
+// look one up. Rows and statements then find every row value's shard in
+// one lookup; they used to race through the tables, each computing the
+// points the other had not reached yet, at a cache miss per lookup. The
+// result does not depend on scheduling: a point depends on its key alone.
+// A value whose point fails stays unknown; the caller that needs it
+// computes it and reports the error.
+func (m *memoEngine) fill() {
+	if m.sh == nil || m.t.Rows >= 1<<31 {
+		return // no table, or rows past first's int32: computed as met
+	}
+	m.once.Do(func() {
+		n := len(m.pts)
+		var first []int32 // row + 1 of each slot's first appearance; 0: none
+		if m.byVal {
+			n = len(m.cols[0].num)
+		} else {
+			first = make([]int32, n)
+			for i := m.t.Rows - 1; i >= 0; i-- {
+				first[m.rowSlot(i)] = int32(i + 1)
+			}
+		}
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), (n+fillChunk-1)/fillChunk) {
+			wg.Go(func() {
+				key := make([]shardkey.Value, len(m.cols))
+				for {
+					lo := int(next.Add(fillChunk)) - fillChunk
+					if lo >= n {
+						return
+					}
+					if m.byVal {
+						m.fillValues(lo, min(lo+fillChunk, n), key)
+					} else {
+						m.fillSlots(first, lo, min(lo+fillChunk, n), key)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
+}
+
+// rowSlot is the slot of row i's key, from its columns' codes.
+func (m *memoEngine) rowSlot(i int) uint64 {
+	slot := uint64(0)
+	for _, c := range m.cols {
+		slot = slot*c.span + uint64(c.codes[i])
+	}
+	return slot
+}
+
+// fillValues fills the shards of values lo+d for d in lo..hi-1 of a byVal
+// memo's integer column that the rows hold.
+func (m *memoEngine) fillValues(lo, hi int, key []shardkey.Value) {
+	c := m.cols[0]
+	for d := lo; d < hi; d++ {
+		k := c.num[d]
+		if k == 0 {
+			continue
+		}
+		key[0] = shardkey.Value{Type: c.typ, Int: int64(uint64(c.lo) + uint64(d))}
+		p, err := m.Engine.Point(key)
+		if err != nil {
+			continue
+		}
+		m.pts[k-1].Store(p)
+		m.setShard(uint64(d), int(p%m.modN))
+	}
+}
+
+// fillSlots fills the points and shards of slots lo..hi-1 that some row
+// holds (first: each slot's first row + 1), from that row's values.
+func (m *memoEngine) fillSlots(first []int32, lo, hi int, key []shardkey.Value) {
+	for s := lo; s < hi; s++ {
+		r := int(first[s]) - 1
+		if r < 0 {
+			continue
+		}
+		for j, c := range m.tcol {
+			key[j] = m.t.Columns[c].Value(r)
+		}
+		p, err := m.Engine.Point(key)
+		if err != nil {
+			continue
+		}
+		m.pts[s].Store(p)
+		m.setShard(uint64(s), int(p%m.modN))
+	}
+}
+
 // shardOf returns the known shard at index i of the shard table
 // (withShards: a slot, or a value - lo when byVal).
 func (m *memoEngine) shardOf(i uint64) (int, bool) {
@@ -85,6 +191,7 @@ func (m *memoEngine) setShard(i uint64, s int) {
 // shard returns the shard of key under the modulo layout (withShards),
 // or false when the table has no place for it.
 func (m *memoEngine) shard(key []shardkey.Value) (int, bool, error) {
+	m.fill()
 	if m.byVal {
 		c := m.cols[0]
 		if len(key) != 1 || key[0].Type != c.typ {
@@ -160,7 +267,7 @@ func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engi
 	if !costlyEngines[name] || n == 0 || len(cols) == 0 || noMemo {
 		return eng
 	}
-	m := &memoEngine{Engine: eng}
+	m := &memoEngine{Engine: eng, t: t, tcol: cols}
 	slots := uint64(1)
 	for _, c := range cols {
 		mc := memoColumn(t, c)
@@ -241,9 +348,11 @@ func newMemoColumn(t *shardkey.Table, c int) *memoCol {
 
 // rows writes the shard (point mod modN) of rows lo..hi-1 of t into ids:
 // each row's slot comes from its columns' codes (no value is looked up),
-// and a slot's point is computed once, from the first row that needs it.
+// and its shard from the table fill fills first (a slot fill could not
+// compute, whose point fails, is computed here, to report the error).
 // key is scratch of len(cols).
 func (m *memoEngine) rows(t *shardkey.Table, cols []int, lo, hi int, modN uint64, ids []int32, key []shardkey.Value) error {
+	m.fill()
 	// shard is the shard of row i, whose slot is slot and whose index in
 	// the shard table (withShards) is at.
 	shard := func(slot, at uint64, i int) (int, error) {
