@@ -82,27 +82,32 @@ const fillChunk = 1 << 14
 // fill computes, once, the shard of every key value the rows hold (with
 // withShards), each distinct value's point exactly once, in parallel on
 // GOMAXPROCS goroutines over ranges of values (byVal: value - lo) or
-// slots (from the first row of each slot, found in one pass over the
-// rows' codes), walking the tables in order, before rows or statements
-// look one up. Rows and statements then find every row value's shard in
+// slots (those a pass over the rows' codes finds held, their key values
+// from each column's values by number), walking the tables in order,
+// before rows or statements look one up. Rows and statements then find every row value's shard in
 // one lookup; they used to race through the tables, each computing the
 // points the other had not reached yet, at a cache miss per lookup. The
 // result does not depend on scheduling: a point depends on its key alone.
 // A value whose point fails stays unknown; the caller that needs it
 // computes it and reports the error.
 func (m *memoEngine) fill() {
-	if m.sh == nil || m.t.Rows >= 1<<31 {
-		return // no table, or rows past first's int32: computed as met
+	if m.sh == nil {
+		return
 	}
 	m.once.Do(func() {
 		n := len(m.pts)
-		var first []int32 // row + 1 of each slot's first appearance; 0: none
+		var held []bool             // slots some row holds
+		var vals [][]shardkey.Value // each column's values by number
 		if m.byVal {
 			n = len(m.cols[0].num)
 		} else {
-			first = make([]int32, n)
-			for i := m.t.Rows - 1; i >= 0; i-- {
-				first[m.rowSlot(i)] = int32(i + 1)
+			held = make([]bool, n)
+			for i := range m.t.Rows {
+				held[m.rowSlot(i)] = true
+			}
+			vals = make([][]shardkey.Value, len(m.cols))
+			for j, c := range m.cols {
+				vals[j] = c.values()
 			}
 		}
 		var next atomic.Int64
@@ -118,13 +123,30 @@ func (m *memoEngine) fill() {
 					if m.byVal {
 						m.fillValues(lo, min(lo+fillChunk, n), key)
 					} else {
-						m.fillSlots(first, lo, min(lo+fillChunk, n), key)
+						m.fillSlots(held, vals, lo, min(lo+fillChunk, n), key)
 					}
 				}
 			})
 		}
 		wg.Wait()
 	})
+}
+
+// values returns the column's distinct values by number.
+func (c *memoCol) values() []shardkey.Value {
+	vs := make([]shardkey.Value, c.span)
+	if c.strs != nil {
+		for v, k := range c.strs {
+			vs[k] = shardkey.Value{Type: c.typ, Str: v}
+		}
+		return vs
+	}
+	for d, k := range c.num {
+		if k != 0 {
+			vs[k-1] = shardkey.Value{Type: c.typ, Int: int64(uint64(c.lo) + uint64(d))}
+		}
+	}
+	return vs
 }
 
 // rowSlot is the slot of row i's key, from its columns' codes.
@@ -156,15 +178,18 @@ func (m *memoEngine) fillValues(lo, hi int, key []shardkey.Value) {
 }
 
 // fillSlots fills the points and shards of slots lo..hi-1 that some row
-// holds (first: each slot's first row + 1), from that row's values.
-func (m *memoEngine) fillSlots(first []int32, lo, hi int, key []shardkey.Value) {
+// holds (held), their key values from each column's values by number
+// (vals): small tables, where a row's values sit anywhere in the sample.
+func (m *memoEngine) fillSlots(held []bool, vals [][]shardkey.Value, lo, hi int, key []shardkey.Value) {
 	for s := lo; s < hi; s++ {
-		r := int(first[s]) - 1
-		if r < 0 {
+		if !held[s] {
 			continue
 		}
-		for j, c := range m.tcol {
-			key[j] = m.t.Columns[c].Value(r)
+		rest := uint64(s)
+		for j := len(m.cols) - 1; j >= 0; j-- {
+			c := m.cols[j]
+			key[j] = vals[j][rest%c.span]
+			rest /= c.span
 		}
 		p, err := m.Engine.Point(key)
 		if err != nil {
@@ -186,6 +211,29 @@ func (m *memoEngine) shardOf(i uint64) (int, bool) {
 // same byte into a zero byte, so an atomic or is enough.
 func (m *memoEngine) setShard(i uint64, s int) {
 	m.sh[i>>2].Or(uint32(s+1) << (i & 3 * 8))
+}
+
+// known returns the shard of key under the modulo layout (withShards) when
+// the table holds it (every key value of the rows, after fill), computing
+// nothing.
+func (m *memoEngine) known(key []shardkey.Value) (int, bool) {
+	m.fill()
+	if m.byVal {
+		c := m.cols[0]
+		if len(key) != 1 || key[0].Type != c.typ {
+			return 0, false
+		}
+		d := uint64(key[0].Int) - uint64(c.lo)
+		if d >= uint64(len(c.num)) {
+			return 0, false
+		}
+		return m.shardOf(d)
+	}
+	slot, ok := m.slot(key)
+	if !ok {
+		return 0, false
+	}
+	return m.shardOf(slot)
 }
 
 // shard returns the shard of key under the modulo layout (withShards),
