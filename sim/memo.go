@@ -96,8 +96,8 @@ func (m *memoEngine) fill() {
 	}
 	m.once.Do(func() {
 		n := len(m.pts)
-		var held []bool             // slots some row holds
-		var vals [][]shardkey.Value // each column's values by number
+		var held []bool       // slots some row holds
+		var vals []codeValues // each column's values by number
 		if m.byVal {
 			n = len(m.cols[0].num)
 		} else {
@@ -105,7 +105,7 @@ func (m *memoEngine) fill() {
 			for i := range m.t.Rows {
 				held[m.rowSlot(i)] = true
 			}
-			vals = make([][]shardkey.Value, len(m.cols))
+			vals = make([]codeValues, len(m.cols))
 			for j, c := range m.cols {
 				vals[j] = c.values()
 			}
@@ -132,21 +132,37 @@ func (m *memoEngine) fill() {
 	})
 }
 
+// codeValues are a memo column's distinct values by number: integers or
+// texts (8 or 16 bytes a value, at most the points' own 8 a slot).
+type codeValues struct {
+	ints []int64
+	strs []string
+}
+
 // values returns the column's distinct values by number.
-func (c *memoCol) values() []shardkey.Value {
-	vs := make([]shardkey.Value, c.span)
+func (c *memoCol) values() codeValues {
 	if c.strs != nil {
+		vs := make([]string, c.span)
 		for v, k := range c.strs {
-			vs[k] = shardkey.Value{Type: c.typ, Str: v}
+			vs[k] = v
 		}
-		return vs
+		return codeValues{strs: vs}
 	}
+	vs := make([]int64, c.span)
 	for d, k := range c.num {
 		if k != 0 {
-			vs[k-1] = shardkey.Value{Type: c.typ, Int: int64(uint64(c.lo) + uint64(d))}
+			vs[k-1] = int64(uint64(c.lo) + uint64(d))
 		}
 	}
-	return vs
+	return codeValues{ints: vs}
+}
+
+// value is the column's value numbered k.
+func (c *memoCol) value(vs codeValues, k uint64) shardkey.Value {
+	if vs.strs != nil {
+		return shardkey.Value{Type: c.typ, Str: vs.strs[k]}
+	}
+	return shardkey.Value{Type: c.typ, Int: vs.ints[k]}
 }
 
 // rowSlot is the slot of row i's key, from its columns' codes.
@@ -180,7 +196,7 @@ func (m *memoEngine) fillValues(lo, hi int, key []shardkey.Value) {
 // fillSlots fills the points and shards of slots lo..hi-1 that some row
 // holds (held), their key values from each column's values by number
 // (vals): small tables, where a row's values sit anywhere in the sample.
-func (m *memoEngine) fillSlots(held []bool, vals [][]shardkey.Value, lo, hi int, key []shardkey.Value) {
+func (m *memoEngine) fillSlots(held []bool, vals []codeValues, lo, hi int, key []shardkey.Value) {
 	for s := lo; s < hi; s++ {
 		if !held[s] {
 			continue
@@ -188,7 +204,7 @@ func (m *memoEngine) fillSlots(held []bool, vals [][]shardkey.Value, lo, hi int,
 		rest := uint64(s)
 		for j := len(m.cols) - 1; j >= 0; j-- {
 			c := m.cols[j]
-			key[j] = vals[j][rest%c.span]
+			key[j] = c.value(vals[j], rest%c.span)
 			rest /= c.span
 		}
 		p, err := m.Engine.Point(key)
