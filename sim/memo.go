@@ -56,6 +56,20 @@ type memoEngine struct {
 	t    *shardkey.Table
 	tcol []int
 	once sync.Once
+	// whole is set when every row will be routed (fillMemos): a
+	// statement's lookup may then fill the table first; otherwise (one
+	// statement explained) it computes only what it needs.
+	whole atomic.Bool
+}
+
+// fillMemos marks the memos of s's keys as filled on first lookup, every
+// row being about to be routed (Run, NewStream).
+func (s *Scheme) fillMemos() {
+	for _, tk := range s.tables {
+		if tk != nil && tk.memo != nil {
+			tk.memo.whole.Store(true)
+		}
+	}
 }
 
 // withShards keeps the tuples' shards under a modulo layout of modN
@@ -84,12 +98,14 @@ const fillChunk = 1 << 14
 // GOMAXPROCS goroutines over ranges of values (byVal: value - lo) or
 // slots (those a pass over the rows' codes finds held, their key values
 // from each column's values by number), walking the tables in order,
-// before rows or statements look one up. Rows and statements then find every row value's shard in
-// one lookup; they used to race through the tables, each computing the
-// points the other had not reached yet, at a cache miss per lookup. The
-// result does not depend on scheduling: a point depends on its key alone.
-// A value whose point fails stays unknown; the caller that needs it
-// computes it and reports the error.
+// before rows or statements look one up. Rows and statements then find
+// every row value's shard in one lookup; they used to race through the
+// tables, each computing the points the other had not reached yet, at a
+// cache miss per lookup. Routing the rows fills first; a statement's
+// lookup does only when every row is to be routed too (whole), not when
+// one statement is explained. The result does not depend on scheduling:
+// a point depends on its key alone. A value whose point fails stays
+// unknown; the caller that needs it computes it and reports the error.
 func (m *memoEngine) fill() {
 	if m.sh == nil {
 		return
@@ -183,6 +199,9 @@ func (m *memoEngine) fillValues(lo, hi int, key []shardkey.Value) {
 		if k == 0 {
 			continue
 		}
+		if _, ok := m.shardOf(uint64(d)); ok {
+			continue // a statement's, before the fill
+		}
 		key[0] = shardkey.Value{Type: c.typ, Int: int64(uint64(c.lo) + uint64(d))}
 		p, err := m.Engine.Point(key)
 		if err != nil {
@@ -200,6 +219,9 @@ func (m *memoEngine) fillSlots(held []bool, vals []codeValues, lo, hi int, key [
 	for s := lo; s < hi; s++ {
 		if !held[s] {
 			continue
+		}
+		if _, ok := m.shardOf(uint64(s)); ok {
+			continue // a statement's, before the fill
 		}
 		rest := uint64(s)
 		for j := len(m.cols) - 1; j >= 0; j-- {
@@ -233,7 +255,9 @@ func (m *memoEngine) setShard(i uint64, s int) {
 // the table holds it (every key value of the rows, after fill), computing
 // nothing.
 func (m *memoEngine) known(key []shardkey.Value) (int, bool) {
-	m.fill()
+	if m.whole.Load() {
+		m.fill()
+	}
 	if m.byVal {
 		c := m.cols[0]
 		if len(key) != 1 || key[0].Type != c.typ {
@@ -255,7 +279,9 @@ func (m *memoEngine) known(key []shardkey.Value) (int, bool) {
 // shard returns the shard of key under the modulo layout (withShards),
 // or false when the table has no place for it.
 func (m *memoEngine) shard(key []shardkey.Value) (int, bool, error) {
-	m.fill()
+	if m.whole.Load() {
+		m.fill()
+	}
 	if m.byVal {
 		c := m.cols[0]
 		if len(key) != 1 || key[0].Type != c.typ {
