@@ -51,10 +51,9 @@ type memoEngine struct {
 	modN  uint64
 	sh    []atomic.Uint32
 	byVal bool // sh is indexed by value - lo of the one integer column
-	// The row sample and key columns the memo numbers, and the one fill
-	// of the shard table from them (fill).
+	// The row sample the memo numbers, and the one fill of the shard
+	// table from it (fill).
 	t    *shardkey.Table
-	tcol []int
 	once sync.Once
 	// whole is set when every row will be routed (fillMemos): a
 	// statement's lookup may then fill the table first; otherwise (one
@@ -252,8 +251,8 @@ func (m *memoEngine) setShard(i uint64, s int) {
 }
 
 // known returns the shard of key under the modulo layout (withShards) when
-// the table holds it (every key value of the rows, after fill), computing
-// nothing.
+// the table holds it (every key value of the rows, after fill, which it
+// starts when whole), computing no point itself.
 func (m *memoEngine) known(key []shardkey.Value) (int, bool) {
 	if m.whole.Load() {
 		m.fill()
@@ -357,7 +356,7 @@ func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engi
 	if !costlyEngines[name] || n == 0 || len(cols) == 0 || noMemo {
 		return eng
 	}
-	m := &memoEngine{Engine: eng, t: t, tcol: cols}
+	m := &memoEngine{Engine: eng, t: t}
 	slots := uint64(1)
 	for _, c := range cols {
 		mc := memoColumn(t, c)
