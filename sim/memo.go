@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/shardkey/shardkey"
@@ -49,6 +51,24 @@ type memoEngine struct {
 	modN  uint64
 	sh    []atomic.Uint32
 	byVal bool // sh is indexed by value - lo of the one integer column
+	// The row sample the memo numbers, and the one fill of the shard
+	// table from it (fill).
+	t    *shardkey.Table
+	once sync.Once
+	// whole is set when every row will be routed (fillMemos): a
+	// statement's lookup may then fill the table first; otherwise (one
+	// statement explained) it computes only what it needs.
+	whole atomic.Bool
+}
+
+// fillMemos marks the memos of s's keys as filled on first lookup, every
+// row being about to be routed (Run, NewStream).
+func (s *Scheme) fillMemos() {
+	for _, tk := range s.tables {
+		if tk != nil && tk.memo != nil {
+			tk.memo.whole.Store(true)
+		}
+	}
 }
 
 // withShards keeps the tuples' shards under a modulo layout of modN
@@ -69,6 +89,154 @@ func (m *memoEngine) withShards(modN uint64) {
 	}
 }
 
+// fillChunk is the number of values or rows a fill worker takes at once.
+const fillChunk = 1 << 14
+
+// fill computes, once, the shard of every key value the rows hold (with
+// withShards), each distinct value's point exactly once, in parallel on
+// GOMAXPROCS goroutines over ranges of values (byVal: value - lo) or
+// slots (those a pass over the rows' codes finds held, their key values
+// from each column's values by number), walking the tables in order,
+// before rows or statements look one up. Rows and statements then find
+// every row value's shard in one lookup; they used to race through the
+// tables, each computing the points the other had not reached yet, at a
+// cache miss per lookup. Routing the rows fills first; a statement's
+// lookup does only when every row is to be routed too (whole), not when
+// one statement is explained. The result does not depend on scheduling:
+// a point depends on its key alone. A value whose point fails stays
+// unknown; the caller that needs it computes it and reports the error.
+func (m *memoEngine) fill() {
+	if m.sh == nil {
+		return
+	}
+	m.once.Do(func() {
+		n := len(m.pts)
+		var held []bool       // slots some row holds
+		var vals []codeValues // each column's values by number
+		if m.byVal {
+			n = len(m.cols[0].num)
+		} else {
+			held = make([]bool, n)
+			for i := range m.t.Rows {
+				held[m.rowSlot(i)] = true
+			}
+			vals = make([]codeValues, len(m.cols))
+			for j, c := range m.cols {
+				vals[j] = c.values()
+			}
+		}
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), (n+fillChunk-1)/fillChunk) {
+			wg.Go(func() {
+				key := make([]shardkey.Value, len(m.cols))
+				for {
+					lo := int(next.Add(fillChunk)) - fillChunk
+					if lo >= n {
+						return
+					}
+					if m.byVal {
+						m.fillValues(lo, min(lo+fillChunk, n), key)
+					} else {
+						m.fillSlots(held, vals, lo, min(lo+fillChunk, n), key)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
+}
+
+// codeValues are a memo column's distinct values by number: integers or
+// texts (8 or 16 bytes a value, at most the points' own 8 a slot).
+type codeValues struct {
+	ints []int64
+	strs []string
+}
+
+// values returns the column's distinct values by number.
+func (c *memoCol) values() codeValues {
+	if c.strs != nil {
+		vs := make([]string, c.span)
+		for v, k := range c.strs {
+			vs[k] = v
+		}
+		return codeValues{strs: vs}
+	}
+	vs := make([]int64, c.span)
+	for d, k := range c.num {
+		if k != 0 {
+			vs[k-1] = int64(uint64(c.lo) + uint64(d))
+		}
+	}
+	return codeValues{ints: vs}
+}
+
+// value is the column's value numbered k.
+func (c *memoCol) value(vs codeValues, k uint64) shardkey.Value {
+	if vs.strs != nil {
+		return shardkey.Value{Type: c.typ, Str: vs.strs[k]}
+	}
+	return shardkey.Value{Type: c.typ, Int: vs.ints[k]}
+}
+
+// rowSlot is the slot of row i's key, from its columns' codes.
+func (m *memoEngine) rowSlot(i int) uint64 {
+	slot := uint64(0)
+	for _, c := range m.cols {
+		slot = slot*c.span + uint64(c.codes[i])
+	}
+	return slot
+}
+
+// fillValues fills the shards of values lo+d for d in lo..hi-1 of a byVal
+// memo's integer column that the rows hold.
+func (m *memoEngine) fillValues(lo, hi int, key []shardkey.Value) {
+	c := m.cols[0]
+	for d := lo; d < hi; d++ {
+		k := c.num[d]
+		if k == 0 {
+			continue
+		}
+		if _, ok := m.shardOf(uint64(d)); ok {
+			continue // a statement's, before the fill
+		}
+		key[0] = shardkey.Value{Type: c.typ, Int: int64(uint64(c.lo) + uint64(d))}
+		p, err := m.Engine.Point(key)
+		if err != nil {
+			continue
+		}
+		m.pts[k-1].Store(p)
+		m.setShard(uint64(d), int(p%m.modN))
+	}
+}
+
+// fillSlots fills the points and shards of slots lo..hi-1 that some row
+// holds (held), their key values from each column's values by number
+// (vals): small tables, where a row's values sit anywhere in the sample.
+func (m *memoEngine) fillSlots(held []bool, vals []codeValues, lo, hi int, key []shardkey.Value) {
+	for s := lo; s < hi; s++ {
+		if !held[s] {
+			continue
+		}
+		if _, ok := m.shardOf(uint64(s)); ok {
+			continue // a statement's, before the fill
+		}
+		rest := uint64(s)
+		for j := len(m.cols) - 1; j >= 0; j-- {
+			c := m.cols[j]
+			key[j] = c.value(vals[j], rest%c.span)
+			rest /= c.span
+		}
+		p, err := m.Engine.Point(key)
+		if err != nil {
+			continue
+		}
+		m.pts[s].Store(p)
+		m.setShard(uint64(s), int(p%m.modN))
+	}
+}
+
 // shardOf returns the known shard at index i of the shard table
 // (withShards: a slot, or a value - lo when byVal).
 func (m *memoEngine) shardOf(i uint64) (int, bool) {
@@ -82,9 +250,37 @@ func (m *memoEngine) setShard(i uint64, s int) {
 	m.sh[i>>2].Or(uint32(s+1) << (i & 3 * 8))
 }
 
+// known returns the shard of key under the modulo layout (withShards) when
+// the table holds it (every key value of the rows, after fill, which it
+// starts when whole), computing no point itself.
+func (m *memoEngine) known(key []shardkey.Value) (int, bool) {
+	if m.whole.Load() {
+		m.fill()
+	}
+	if m.byVal {
+		c := m.cols[0]
+		if len(key) != 1 || key[0].Type != c.typ {
+			return 0, false
+		}
+		d := uint64(key[0].Int) - uint64(c.lo)
+		if d >= uint64(len(c.num)) {
+			return 0, false
+		}
+		return m.shardOf(d)
+	}
+	slot, ok := m.slot(key)
+	if !ok {
+		return 0, false
+	}
+	return m.shardOf(slot)
+}
+
 // shard returns the shard of key under the modulo layout (withShards),
 // or false when the table has no place for it.
 func (m *memoEngine) shard(key []shardkey.Value) (int, bool, error) {
+	if m.whole.Load() {
+		m.fill()
+	}
 	if m.byVal {
 		c := m.cols[0]
 		if len(key) != 1 || key[0].Type != c.typ {
@@ -160,7 +356,7 @@ func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engi
 	if !costlyEngines[name] || n == 0 || len(cols) == 0 || noMemo {
 		return eng
 	}
-	m := &memoEngine{Engine: eng}
+	m := &memoEngine{Engine: eng, t: t}
 	slots := uint64(1)
 	for _, c := range cols {
 		mc := memoColumn(t, c)
@@ -241,9 +437,11 @@ func newMemoColumn(t *shardkey.Table, c int) *memoCol {
 
 // rows writes the shard (point mod modN) of rows lo..hi-1 of t into ids:
 // each row's slot comes from its columns' codes (no value is looked up),
-// and a slot's point is computed once, from the first row that needs it.
+// and its shard from the table fill fills first (a slot fill could not
+// compute, whose point fails, is computed here, to report the error).
 // key is scratch of len(cols).
 func (m *memoEngine) rows(t *shardkey.Table, cols []int, lo, hi int, modN uint64, ids []int32, key []shardkey.Value) error {
+	m.fill()
 	// shard is the shard of row i, whose slot is slot and whose index in
 	// the shard table (withShards) is at.
 	shard := func(slot, at uint64, i int) (int, error) {

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -85,5 +87,101 @@ func TestMemoEngine(t *testing.T) {
 	g, _ := partition.Lookup("generic")
 	if _, ok := memoize(g, tab, []int{0}).(*memoEngine); ok {
 		t.Error("generic memoised")
+	}
+}
+
+// countingEngine counts the points it computes.
+type countingEngine struct {
+	partition.Engine
+	n atomic.Int64
+}
+
+func (c *countingEngine) Point(key []shardkey.Value) (uint64, error) {
+	c.n.Add(1)
+	return c.Engine.Point(key)
+}
+
+// TestMemoFill: the first lookup of a memo with a shard table fills it for
+// every key value the rows hold, each distinct value's point computed
+// exactly once (counted), so that statements and rows then find every row
+// value's shard known, and equal to the engine's point mod 7. Keys over
+// one integer column (a shard per value), one text column and (integer,
+// text) (a shard per slot).
+func TestMemoFill(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 50000 // several fill chunks
+	tab := &shardkey.Table{Name: "t", Rows: n}
+	id := &shardkey.Column{Name: "id", Type: shardkey.Int64, Ints: make([]int64, n)}
+	m := &shardkey.Column{Name: "m", Type: shardkey.Text, Strs: make([]string, n)}
+	for i := range n {
+		id.Ints[i] = int64(rng.IntN(3000)) - 1000
+		m.Strs[i] = fmt.Sprint("2024-", rng.IntN(12))
+	}
+	tab.Columns = []*shardkey.Column{id, m}
+	base, err := partition.Lookup("blake2b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cols := range [][]int{{0}, {1}, {0, 1}} {
+		key := func(i int) []shardkey.Value {
+			return []shardkey.Value{shardkey.IntValue(id.Ints[i]), shardkey.TextValue(m.Strs[i])}[cols[0] : cols[len(cols)-1]+1]
+		}
+		distinct := map[string]bool{}
+		for i := range n {
+			distinct[fmt.Sprint(key(i))] = true
+		}
+		eng := &countingEngine{Engine: base}
+		me, ok := memoize(eng, tab, cols).(*memoEngine)
+		if !ok {
+			t.Fatalf("cols %v: no memo", cols)
+		}
+		me.withShards(7)
+		// One statement looked up, the rows not to be routed (explain):
+		// its point alone.
+		if _, _, err := me.shard(key(0)); err != nil {
+			t.Fatal(err)
+		}
+		other := 1
+		for fmt.Sprint(key(other)) == fmt.Sprint(key(0)) {
+			other++
+		}
+		if _, ok := me.known(key(other)); ok {
+			t.Errorf("cols %v: row %d's shard known before a fill", cols, other)
+		}
+		if got := eng.n.Load(); got != 1 {
+			t.Errorf("cols %v: %d points computed for one statement", cols, got)
+		}
+		eng.n.Store(0)
+		me.whole.Store(true) // every row to be routed (Run, NewStream)
+		if _, _, err := me.shard(key(0)); err != nil {
+			t.Fatal(err)
+		}
+		if got := eng.n.Load(); got != int64(len(distinct))-1 {
+			t.Errorf("cols %v: %d points filled for %d distinct values less the one known", cols, got, len(distinct))
+		}
+		for i := range n {
+			at, ok := me.slot(key(i))
+			if me.byVal {
+				at = uint64(id.Ints[i]) - uint64(me.cols[0].lo)
+			}
+			s, known := me.shardOf(at)
+			p, _ := base.Point(key(i))
+			if !ok || !known || s != int(p%7) {
+				t.Fatalf("cols %v, row %d: shard %d (known %v), engine's point mod 7 is %d", cols, i, s, known, p%7)
+			}
+		}
+		// Routing the rows and every row's key computes nothing more.
+		ids := make([]int32, n)
+		if err := me.rows(tab, cols, 0, n, 7, ids, make([]shardkey.Value, len(cols))); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if _, _, err := me.shard(key(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := eng.n.Load(); got != int64(len(distinct))-1 {
+			t.Errorf("cols %v: %d points computed after routing, for %d distinct values less the one known", cols, got, len(distinct))
+		}
 	}
 }

@@ -232,16 +232,36 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 			return touch{kind: tOne, one: tk.layout.Shard(pt)}, nil
 		}
 	}
-	// Hash and directory keys: every key column must be bound by Eq or IN.
-	combos := 1
-	fresh, unknown := false, false
-	freshKey := r.fkey[:0]
 	if cap(r.vals) < len(tk.cols) {
 		r.vals = make([][]shardkey.Value, len(tk.cols))
 		r.one = make([]shardkey.Value, len(tk.cols))
 		r.idx = make([]int, len(tk.cols))
 		r.combo = make([]shardkey.Value, len(tk.cols))
 	}
+	if tk.memo != nil && tk.memo.sh != nil && tk.kind == kHash && tk.iso == nil && tk.salted == nil {
+		// A memoised key with every column bound to one known value whose
+		// shard the memo holds (every value of the rows): that shard, as
+		// the enumeration below would find it through home, without it.
+		key := r.combo[:len(tk.cols)]
+		all := true
+		for j, c := range tk.cols {
+			cd := findCond(conds, c)
+			if cd == nil || cd.Op != shardkey.Eq || cd.Fresh != shardkey.NotFresh {
+				all = false
+				break
+			}
+			key[j] = cd.Val
+		}
+		if all {
+			if sh, ok := tk.memo.known(key); ok {
+				return touch{kind: tOne, one: sh}, nil
+			}
+		}
+	}
+	// Hash and directory keys: every key column must be bound by Eq or IN.
+	combos := 1
+	fresh, unknown := false, false
+	freshKey := r.fkey[:0]
 	vals := r.vals[:len(tk.cols)]
 	for j, c := range tk.cols {
 		cd := findCond(conds, c)

@@ -34,6 +34,7 @@ func run(w *shardkey.Workload, s *Scheme, workers int, rows, rest bool) (*Partia
 	const chunk = 1 << 16
 	var jobs []job
 	if rows {
+		s.fillMemos()
 		for ti, t := range w.Tables {
 			for lo := 0; lo < t.Rows; lo += chunk {
 				jobs = append(jobs, job{0, ti, lo, min(lo+chunk, t.Rows)})

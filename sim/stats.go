@@ -79,11 +79,12 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 	// Distinct values in order of first appearance, with their weights
 	// summed in row order.
 	var aggs []group
+	own := false
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Nulls == nil && c.Ints != nil && len(c.Ints) == t.Rows {
 		// One integer column: the value itself, or its dense codes, which
 		// compound keys over the column share.
 		if rising(c.Ints) {
-			aggs = ownGroups(ws, t.Rows)
+			own = true // each row its own group: walked below, not built
 		} else if d := intCodes(t, cols[0]); d.codes != nil {
 			aggs = groupCodes(d, ws)
 		} else {
@@ -104,13 +105,10 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		aggs = groupKeys(keys, ws)
 	}
 	key := make([]shardkey.Value, len(cols))
-	m := aggs
-	ks.Cardinality = len(m)
 	// Entropy in one pass; the top 10 by partial selection (heaviest
 	// first, ties by first row), not a sort of every distinct value.
-	var top []*group
-	for i := range m {
-		a := &m[i]
+	var top []group
+	visit := func(a group) {
 		if total > 0 && a.w > 0 {
 			// p can round to 0 beside much heavier values (1e-200 next to
 			// 1e200): its term is 0 then, not 0 * -Inf.
@@ -120,12 +118,25 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		}
 		if len(top) < 10 || heavier(a.w, a.row, top[len(top)-1].w, top[len(top)-1].row) {
 			pos := sort.Search(len(top), func(j int) bool { return heavier(a.w, a.row, top[j].w, top[j].row) })
-			top = append(top, nil)
+			top = append(top, group{})
 			copy(top[pos+1:], top[pos:])
 			top[pos] = a
 			if len(top) > 10 {
 				top = top[:10]
 			}
+		}
+	}
+	if own {
+		// ownGroups' groups, in the same order, without their memory
+		// (16 bytes a row).
+		ks.Cardinality = t.Rows
+		for i := range t.Rows {
+			visit(group{w: rowWeight(ws, i), row: int32(i)})
+		}
+	} else {
+		ks.Cardinality = len(aggs)
+		for _, a := range aggs {
+			visit(a)
 		}
 	}
 	for _, a := range top {

@@ -38,6 +38,7 @@ func NewStream(schemes []*Scheme) *Stream {
 		rows: make([]*Partial, len(schemes)), rowsErr: make([]error, len(schemes))}
 	for i, s := range schemes {
 		st.Parts[i] = NewPartial(s.N, 0)
+		s.fillMemos()
 	}
 	st.rowsDone.Add(1)
 	go func() {
