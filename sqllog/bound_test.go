@@ -102,7 +102,7 @@ func TestCacheConstants(t *testing.T) {
 		c := &cache{}
 		for i, want := range []string{"2981", "2982", "2983"} {
 			sql := fmt.Sprintf("SELECT * FROM order_line WHERE ol_w_id = 2 AND ol_o_id >= %d - 20", 3001+i)
-			tp, lits, _ := c.analyze(sql, d, nil, nil)
+			tp, lits, _ := c.analyze(sql, d, nil, nil, nil)
 			if tp.err != nil {
 				t.Fatalf("%s %q: %v", d, sql, tp.err)
 			}

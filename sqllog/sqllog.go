@@ -506,6 +506,7 @@ func newPipeline(ctx context.Context, d Dialect, workers int, a *agg, c *cache) 
 
 func (p *pipeline) worker() {
 	var buf []byte
+	var fx fastIndex
 	for j := range p.work {
 		m := p.mem(len(j.entries))
 		j.mem = m
@@ -517,7 +518,10 @@ func (p *pipeline) worker() {
 			}
 			var t *template
 			var slots []lit
-			t, slots, buf = p.cache.analyze(e.sql, p.dialect, buf, &m.ls)
+			t, slots, buf = p.cache.analyze(e.sql, p.dialect, buf, &m.ls, &fx)
+			if testHookAnalyze != nil {
+				testHookAnalyze(p.cache, e.sql, p.dialect)
+			}
 			r := result{t: t}
 			if t.err == nil {
 				var params []lit
@@ -542,6 +546,10 @@ func (p *pipeline) worker() {
 		close(j.ready)
 	}
 }
+
+// testHookAnalyze, when set (by tests), sees every statement a worker
+// analyzed, with the worker's cache; it may be called concurrently.
+var testHookAnalyze func(c *cache, sql string, d Dialect)
 
 // batchMem is the memory a batch's parsing takes from (results, slice
 // headers, literals, bound values), handed back to the pipeline once the
