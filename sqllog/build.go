@@ -77,6 +77,8 @@ type agg struct {
 	cum      map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
 	lim      limits                        // bounds on what is kept (bound.go)
 	stmtBuf  []sample                      // scratch for part
+	// condChunk is what conds carves instances' conditions from.
+	condChunk []shardkey.Cond
 	// freeSessions are dropped sessions kept for their buffers.
 	freeSessions []*session
 }
