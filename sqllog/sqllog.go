@@ -635,6 +635,15 @@ type chunks[T any] struct {
 // take returns n zeroed elements (len n, cap n); a new chunk holds at
 // least min elements.
 func (c *chunks[T]) take(n, minChunk int) []T {
+	out := c.takeDirty(n, minChunk)
+	clear(out)
+	return out
+}
+
+// takeDirty is take without zeroing: the elements may hold what an
+// earlier batch left, for a caller that overwrites every one of them
+// (appending to out[:0]).
+func (c *chunks[T]) takeDirty(n, minChunk int) []T {
 	for cap(c.cur) < n {
 		if c.i+1 < len(c.list) && cap(c.list[c.i+1]) >= n {
 			c.i++
@@ -654,7 +663,6 @@ func (c *chunks[T]) take(n, minChunk int) []T {
 		c.cur = ch[:0]
 	}
 	out := c.cur[:n:n]
-	clear(out)
 	c.cur = c.cur[n:n]
 	return out
 }
