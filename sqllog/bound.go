@@ -73,7 +73,12 @@ func newLimits(o Options, sample int) limits {
 
 // detach returns vals with their strings copied into one new string, so
 // that they no longer point into the statement's text.
-func (l *limits) detach(vals []rv) []rv {
+func (l *limits) detach(vals []rv) []rv { return l.detachInto(nil, vals) }
+
+// detachInto is detach copying the values into reuse when it has room:
+// the values of an instance the reservoir drops for this one, which
+// nothing else holds (a reservoir's values are its own copies).
+func (l *limits) detachInto(reuse, vals []rv) []rv {
 	n := 0
 	for i := range vals {
 		n += len(vals[i].s)
@@ -81,7 +86,13 @@ func (l *limits) detach(vals []rv) []rv {
 			n += len(e.s)
 		}
 	}
-	out := slices.Clone(vals)
+	var out []rv
+	if vals != nil && reuse != nil && cap(reuse) >= len(vals) {
+		out = reuse[:len(vals):len(vals)]
+		copy(out, vals)
+	} else {
+		out = slices.Clone(vals)
+	}
 	if n == 0 {
 		return out
 	}
@@ -110,23 +121,48 @@ func (l *limits) detach(vals []rv) []rv {
 // detachStmts copies a transaction's statements and detaches their
 // values, all of them into one slice of values and one string (the
 // transaction is kept or replaced whole).
-func (l *limits) detachStmts(stmts []sample) []sample {
-	out := slices.Clone(stmts)
+func (l *limits) detachStmts(stmts []sample) []sample { return l.detachStmtsInto(nil, stmts) }
+
+// detachStmtsInto is detachStmts reusing the statements and values of
+// reuse, a transaction the reservoir drops for this one (which nothing
+// else holds), where they have room: the statements' slice when it holds
+// as many, each statement's values where the dropped one at its place
+// had as many or more.
+func (l *limits) detachStmtsInto(reuse, stmts []sample) []sample {
+	if stmts == nil {
+		return nil
+	}
+	reusing := reuse != nil && cap(reuse) >= len(stmts)
+	var out []sample
+	if reusing {
+		out = reuse[:len(stmts)]
+	} else {
+		out = make([]sample, len(stmts))
+	}
+	// inPlace: the dropped statement at i has room for i's values.
+	inPlace := func(i int) bool {
+		return reusing && out[i].vals != nil && cap(out[i].vals) >= len(stmts[i].vals)
+	}
 	nv, ns := 0, 0
-	for i := range out {
-		nv += len(out[i].vals)
-		for _, v := range out[i].vals {
+	for i := range stmts {
+		if !inPlace(i) {
+			nv += len(stmts[i].vals)
+		}
+		for _, v := range stmts[i].vals {
 			ns += len(v.s)
 			for _, e := range v.elems {
 				ns += len(e.s)
 			}
 		}
 	}
-	vals := make([]rv, 0, nv)
+	var vals []rv
+	if nv > 0 {
+		vals = make([]rv, 0, nv)
+	}
 	var sb strings.Builder
 	sb.Grow(ns)
-	for i := range out {
-		for _, v := range out[i].vals {
+	for i := range stmts {
+		for _, v := range stmts[i].vals {
 			sb.WriteString(v.s)
 			for _, e := range v.elems {
 				sb.WriteString(e.s)
@@ -134,12 +170,21 @@ func (l *limits) detachStmts(stmts []sample) []sample {
 		}
 	}
 	buf := sb.String()
-	for i := range out {
-		if out[i].vals == nil {
-			continue // nil stays nil, as slices.Clone keeps it
+	for i := range stmts {
+		sv := stmts[i].vals
+		var dst []rv
+		switch {
+		case sv == nil:
+			// nil stays nil, as slices.Clone keeps it
+		case inPlace(i):
+			dst = out[i].vals[:len(sv):len(sv)]
+		default:
+			n := len(vals)
+			vals = vals[:n+len(sv)]
+			dst = vals[n : n+len(sv) : n+len(sv)]
 		}
-		n := len(vals)
-		for _, v := range out[i].vals {
+		out[i] = stmts[i]
+		for k, v := range sv {
 			v.s, buf = buf[:len(v.s)], buf[len(v.s):]
 			if v.elems != nil {
 				v.elems = slices.Clone(v.elems)
@@ -148,9 +193,9 @@ func (l *limits) detachStmts(stmts []sample) []sample {
 					e.s, buf = buf[:len(e.s)], buf[len(e.s):]
 				}
 			}
-			vals = append(vals, v)
+			dst[k] = v
 		}
-		out[i].vals = vals[n:len(vals):len(vals)]
+		out[i].vals = dst
 	}
 	return out
 }

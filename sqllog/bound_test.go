@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/loggen"
@@ -102,7 +104,7 @@ func TestCacheConstants(t *testing.T) {
 		c := &cache{}
 		for i, want := range []string{"2981", "2982", "2983"} {
 			sql := fmt.Sprintf("SELECT * FROM order_line WHERE ol_w_id = 2 AND ol_o_id >= %d - 20", 3001+i)
-			tp, lits, _ := c.analyze(sql, d, nil, nil)
+			tp, lits, _ := c.analyze(sql, d, nil, nil, nil)
 			if tp.err != nil {
 				t.Fatalf("%s %q: %v", d, sql, tp.err)
 			}
@@ -191,5 +193,57 @@ func TestSampleBudget(t *testing.T) {
 	}
 	if d := rate/fullRate - 1; d > 1e-9 || d < -1e-9 {
 		t.Errorf("transaction rate %v with the budget, %v without", rate, fullRate)
+	}
+}
+
+// TestDetachReuse: a reservoir replacing a kept transaction or instance
+// by a new one copies the new values into the dropped one's memory where
+// it has room; the copy must equal detach's (same values, nil slices
+// kept nil, an empty one empty) and hold nothing of the statement's text.
+func TestDetachReuse(t *testing.T) {
+	src := strings.Repeat("12345'abc'99", 1) // stands for a batch's statement text
+	mk := func(ss ...string) []rv {
+		out := make([]rv, len(ss))
+		for i, s := range ss {
+			out[i] = rv{lit: lit{s: s, kind: litNum}}
+		}
+		return out
+	}
+	var l limits
+	old := l.detachStmts([]sample{{vals: mk("1", "2", "3")}, {vals: mk("4")}, {vals: nil}})
+	oldFirst := &old[0].vals[0]
+	stmts := []sample{{vals: mk(src[0:5], src[5:10])}, {vals: mk(src[10:12], "7")}, {vals: []rv{}}}
+	want := l.detachStmts(stmts)
+	got := l.detachStmtsInto(old, stmts)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got[2].vals == nil {
+		t.Errorf("an empty statement's values became nil")
+	}
+	if &got[0].vals[0] != oldFirst {
+		t.Errorf("the first statement's values were not copied into the dropped one's")
+	}
+	if cap(got[0].vals) != len(got[0].vals) {
+		t.Errorf("a reused statement's values have room to grow: len %d cap %d", len(got[0].vals), cap(got[0].vals))
+	}
+	for i, v := range append(got[0].vals, got[1].vals...) {
+		if p := unsafe.StringData(v.s); p != nil && uintptr(unsafe.Pointer(p)) >= uintptr(unsafe.Pointer(unsafe.StringData(src))) &&
+			uintptr(unsafe.Pointer(p)) < uintptr(unsafe.Pointer(unsafe.StringData(src)))+uintptr(len(src)) {
+			t.Errorf("value %d (%q) points into the statement's text", i, v.s)
+		}
+	}
+
+	inst := l.detach(mk("1", "2"))
+	at := &inst[0]
+	again := l.detachInto(inst, mk(src[0:5], "66"))
+	if !reflect.DeepEqual(again, l.detach(mk(src[0:5], "66"))) || &again[0] != at {
+		t.Errorf("detachInto: got %v (reused %v)", again, &again[0] == at)
+	}
+	if e := l.detachInto(inst, []rv{}); e == nil || len(e) != 0 {
+		t.Errorf("detachInto of no values: got %v, want an empty, non-nil slice", e)
+	}
+	if e := l.detachInto(inst, nil); e != nil {
+		t.Errorf("detachInto of nil: got %v, want nil", e)
 	}
 }

@@ -77,6 +77,8 @@ type agg struct {
 	cum      map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
 	lim      limits                        // bounds on what is kept (bound.go)
 	stmtBuf  []sample                      // scratch for part
+	// condChunk is what conds carves instances' conditions from.
+	condChunk []shardkey.Cond
 	// freeSessions are dropped sessions kept for their buffers.
 	freeSessions []*session
 }
@@ -338,7 +340,7 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 		return
 	}
 	if j := a.rng.Int64N(op.seen); j < int64(a.lim.opCap) {
-		sm.vals = a.lim.detach(sm.vals)
+		sm.vals = a.lim.detachInto(op.samples[j].vals, sm.vals)
 		op.samples[j] = sm
 	}
 }
@@ -389,7 +391,7 @@ func (a *agg) txn(stmts []sample, wt float64) {
 	}
 	if j := a.rng.Int64N(t.seen); j < int64(a.lim.txnCap) {
 		a.lim.txnKept += len(stmts) - len(t.samples[j])
-		t.samples[j] = a.lim.detachStmts(stmts)
+		t.samples[j] = a.lim.detachStmtsInto(t.samples[j], stmts)
 		a.keptStatements(0)
 	}
 }

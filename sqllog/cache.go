@@ -74,17 +74,25 @@ func dmlLead(sql string) bool {
 	for j < len(sql) && isIdentStart(sql[j]) {
 		j++
 	}
-	switch strings.ToLower(sql[i:j]) {
-	case "select", "insert", "update", "delete", "with", "replace", "values", "table":
-		return true
+	w := sql[i:j]
+	for _, k := range dmlWords {
+		if len(w) == len(k) && strings.EqualFold(w, k) {
+			return true
+		}
 	}
 	return false
 }
 
+// dmlWords are the leading keywords dmlLead accepts (compared without
+// case and without lowering the word: no allocation per statement).
+var dmlWords = [...]string{"select", "insert", "update", "delete", "with", "replace", "values", "table"}
+
 // analyze returns the template of sql and the literals its placeholders
 // stand for. buf is scratch space, returned for reuse; the literals come
-// from slab when it is not nil.
-func (c *cache) analyze(sql string, d Dialect, buf []byte, slab *litSlab) (*template, []lit, []byte) {
+// from slab when it is not nil. fx, when not nil, is the caller's index of
+// exemplars (fastshape.go): a statement matching one is not normalised,
+// and statements whose shape is found in the cache become exemplars.
+func (c *cache) analyze(sql string, d Dialect, buf []byte, slab *litSlab, fx *fastIndex) (*template, []lit, []byte) {
 	parse := guarded(Postgres, parsePostgres)
 	if d == MySQL {
 		parse = guarded(MySQL, parseMySQL)
@@ -99,12 +107,27 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte, slab *litSlab) (*temp
 	}
 	var lits []lit
 	if slab != nil {
-		buf, lits = normalizeInto(buf, slab.next(), sql, d)
+		lits = slab.next()
+	}
+	var spans *[]litSpan
+	if fx != nil {
+		t, l, ok := fx.lookup(sql, d, lits)
+		if ok {
+			if slab != nil {
+				l = slab.took(l)
+			}
+			return t, l, buf
+		}
+		spans = &fx.spans
+	}
+	buf, lits = normalizeSpans(buf, lits, sql, d, spans)
+	if slab != nil {
 		lits = slab.took(lits)
-	} else {
-		buf, lits = normalize(buf, sql, d)
 	}
 	t := c.loadBytes(buf)
+	if t != nil && fx != nil && t.folded == nil && t != rawTemplate {
+		fx.add(sql, t, fx.spans)
+	}
 	if t == nil {
 		key := string(buf)
 		t = parse(key)

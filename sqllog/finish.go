@@ -246,6 +246,9 @@ func (v *typeVote) add(t shardkey.Type) {
 
 // classify returns the type a value suggests, or Null for none.
 func classify(l lit) shardkey.Type {
+	if t, ok := classifyQuick(l); ok {
+		return t
+	}
 	switch l.kind {
 	case litNum:
 		if strings.ContainsAny(l.s, ".eE") {
@@ -264,6 +267,47 @@ func classify(l lit) shardkey.Type {
 	return shardkey.Null
 }
 
+// classifyQuick is classify for the commonest values, without trying
+// every type (shardkey.InferType parses a value as each type in turn, and
+// setTypes classifies every sampled value): a number of at most 18 digits,
+// perhaps negative, is an Int64 (strconv.ParseInt takes it); a string that
+// starts with an ASCII letter and ends with a printable ASCII character is
+// Text, being no integer or float (ParseFloat takes words only for
+// infinities and NaN, which InferType refuses), no UUID (not 36 bytes
+// with a dash at 8) and no timestamp (shorter than 10 bytes or no dash at
+// 4). ok is false for the rest.
+func classifyQuick(l lit) (shardkey.Type, bool) {
+	s := l.s
+	switch l.kind {
+	case litNum:
+		d := s
+		if len(d) > 0 && d[0] == '-' {
+			d = d[1:]
+		}
+		if len(d) == 0 || len(d) > 18 {
+			return 0, false
+		}
+		for i := 0; i < len(d); i++ {
+			if !isDigit(d[i]) {
+				return 0, false
+			}
+		}
+		return shardkey.Int64, true
+	case litStr:
+		if len(s) == 0 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+			return 0, false
+		}
+		if e := s[len(s)-1]; e <= ' ' || e >= 0x7f {
+			return 0, false
+		}
+		if len(s) == 36 && s[8] == '-' || len(s) >= 10 && s[4] == '-' {
+			return 0, false
+		}
+		return shardkey.Text, true
+	}
+	return 0, false
+}
+
 // setTypes gives the columns this log created a type: the one named in
 // Options.Types, else a cast's, else the kind of the sampled values
 // (integers, numbers, UUIDs, timestamps, else text).
@@ -273,23 +317,30 @@ func (a *agg) setTypes() {
 		k := 0
 		for i, p := range s.acc.preds {
 			key := [2]int{s.ai.op.table, s.ai.cols[i]}
+			if !a.newCols[key] {
+				k += len(p.args)
+				continue
+			}
+			var tv *typeVote // looked up once per predicate
 			for range p.args {
 				vs := elemValues(s.vals[k : k+1])
 				k++
-				if !a.newCols[key] {
-					continue
-				}
 				for _, v := range vs {
-					tv := votes[key]
 					if tv == nil {
-						tv = &typeVote{}
-						votes[key] = tv
+						tv = votes[key]
+						if tv == nil {
+							tv = &typeVote{}
+							votes[key] = tv
+						}
 					}
 					if v.hint != shardkey.Null {
 						if tv.hint != shardkey.Null && tv.hint != v.hint {
 							tv.mix = true
 						}
 						tv.hint = v.hint
+					}
+					if tv.seen && tv.typ == shardkey.Text {
+						continue // Text whatever comes (typeVote.add)
 					}
 					if t := classify(v.lit); t != shardkey.Null {
 						tv.add(t)
@@ -339,13 +390,29 @@ func (a *agg) setTypes() {
 	}
 }
 
+// condSlice returns an empty slice with room for n conditions, carved
+// from a chunk shared with other instances' conditions (one allocation
+// per 1024 instead of one per instance); appending past n allocates, as
+// appending to a slice of capacity n does.
+func (a *agg) condSlice(n int) []shardkey.Cond {
+	if n == 0 || n > 64 {
+		return make([]shardkey.Cond, 0, n)
+	}
+	if len(a.condChunk)+n > cap(a.condChunk) {
+		a.condChunk = make([]shardkey.Cond, 0, 1024)
+	}
+	at := len(a.condChunk)
+	a.condChunk = a.condChunk[:at+n]
+	return a.condChunk[at : at : at+n]
+}
+
 // conds converts a sample's values into conditions on its table.
 func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 	t := a.w.Tables[s.ai.op.table]
 	if s.acc.none {
 		return noRows(t)
 	}
-	out := make([]shardkey.Cond, 0, len(s.acc.preds))
+	out := a.condSlice(len(s.acc.preds))
 	k := 0
 	for i, p := range s.acc.preds {
 		vals := s.vals[k : k+len(p.args)]
@@ -516,8 +583,12 @@ func (a *agg) value(t *shardkey.Table, col int, typ shardkey.Type, v rv) (shardk
 	}
 	s := v.s
 	if typ.IsNumeric() && v.kind == litNum && typ != shardkey.Float32 && typ != shardkey.Float64 {
-		if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && strings.ContainsAny(s, ".eE") {
-			s = strconv.FormatFloat(f, 'f', -1, 64)
+		// (ContainsAny first: most values are integers, and ParseFloat
+		// is the dearer test.)
+		if strings.ContainsAny(s, ".eE") {
+			if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) {
+				s = strconv.FormatFloat(f, 'f', -1, 64)
+			}
 		}
 	}
 	if typ == shardkey.Bytes && v.kind == litStr {

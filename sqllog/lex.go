@@ -85,7 +85,17 @@ func normalize(buf []byte, sql string, d Dialect) ([]byte, []lit) {
 // normalizeInto is normalize appending the literals to lits (scratch with
 // room, from a litSlab; appends past its capacity allocate as usual).
 func normalizeInto(buf []byte, lits []lit, sql string, d Dialect) ([]byte, []lit) {
+	return normalizeSpans(buf, lits, sql, d, nil)
+}
+
+// normalizeSpans is normalizeInto also recording, when spans is not nil,
+// where each literal put in a placeholder was written in sql and what it
+// looked like (litSpan), for the fast matcher (fastshape.go).
+func normalizeSpans(buf []byte, lits []lit, sql string, d Dialect, spans *[]litSpan) ([]byte, []lit) {
 	lits = lits[:0]
+	if spans != nil {
+		*spans = (*spans)[:0]
+	}
 	out := buf[:0]
 	prevWord := ""      // the previous token when it was a word, lowercased lazily
 	prevWordStart := -1 // its start in sql
@@ -194,6 +204,9 @@ func normalizeInto(buf []byte, lits []lit, sql string, d Dialect) ([]byte, []lit
 				keptEnd = len(out)
 			} else {
 				lits = append(lits, lit{s: s, kind: litStr})
+				if spans != nil {
+					*spans = append(*spans, litSpan{start: i, end: i + n, str: true, lead: c})
+				}
 				slot()
 			}
 			i += n
@@ -272,6 +285,9 @@ func normalizeInto(buf []byte, lits []lit, sql string, d Dialect) ([]byte, []lit
 				// template folds when the statement is bound (argArith),
 				// so that the shape does not stand for its constants.
 				lits = append(lits, lit{s: sql[i:j], kind: litNum})
+				if spans != nil {
+					*spans = append(*spans, litSpan{start: i, end: j, lead: c, plainInt: true})
+				}
 				slotAs(true)
 				i = j
 				prevWord, prevWordStart = "", -1
@@ -288,6 +304,9 @@ func normalizeInto(buf []byte, lits []lit, sql string, d Dialect) ([]byte, []lit
 				continue
 			}
 			lits = append(lits, lit{s: sql[i:j], kind: litNum})
+			if spans != nil {
+				*spans = append(*spans, litSpan{start: i, end: j, lead: c, plainInt: plainInt(sql, i, j)})
+			}
 			slot()
 			i = j
 			prevWord, prevWordStart = "", -1
@@ -304,6 +323,9 @@ func normalizeInto(buf []byte, lits []lit, sql string, d Dialect) ([]byte, []lit
 					s, n, ok := readString(sql[j:], '\'', p == 'e')
 					if ok {
 						lits = append(lits, lit{s: s, kind: litStr})
+						if spans != nil {
+							*spans = append(*spans, litSpan{start: i, end: j + n, str: true, prefixed: true})
+						}
 						slot()
 						i = j + n
 						prevWord, prevWordStart, prevIdent = "", -1, false

@@ -2,6 +2,7 @@ package sqllog
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -141,12 +142,15 @@ func readPGJSON(br *bufio.Reader, rs *readState) error {
 			break
 		}
 		rs.line = lr.n
-		if len(strings.TrimSpace(string(line))) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var rec jsonRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return shardkey.Errorf(rs.file, lr.n, "", "not a jsonlog record: %v", err)
+		if !parseJSONRecord(line, &rec) { // what it is not sure of
+			rec = jsonRecord{}
+			if err := json.Unmarshal(line, &rec); err != nil {
+				return shardkey.Errorf(rs.file, lr.n, "", "not a jsonlog record: %v", err)
+			}
 		}
 		if !pgLevels[rec.Severity] {
 			return shardkey.Errorf(rs.file, lr.n, "error_severity", "%q is not a PostgreSQL message level", rec.Severity)

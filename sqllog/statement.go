@@ -65,15 +65,15 @@ func ParseStatement(sql string, d Dialect) (*Statement, error) {
 	}
 	c := &cache{}
 	if s.Dialect != 0 {
-		t, lits, _ := c.analyze(sql, s.Dialect, nil, nil)
+		t, lits, _ := c.analyze(sql, s.Dialect, nil, nil, nil)
 		if t.err != nil {
 			return nil, fmt.Errorf("%s parser: %v", s.Dialect, t.err)
 		}
 		s.t, s.lit = t, lits
 		return s, nil
 	}
-	pt, plits, _ := c.analyze(sql, Postgres, nil, nil)
-	mt, mlits, _ := (&cache{}).analyze(sql, MySQL, nil, nil)
+	pt, plits, _ := c.analyze(sql, Postgres, nil, nil, nil)
+	mt, mlits, _ := (&cache{}).analyze(sql, MySQL, nil, nil, nil)
 	switch {
 	case pt.err == nil && mt.err == nil:
 		s.Dialect, s.How, s.t, s.lit = Postgres, "both parsers accept it; read as postgresql (--dialect mysql to change)", pt, plits

@@ -294,7 +294,7 @@ func (p *part) bindInto(out [][]rv, slots, params []lit, vs *chunks[rv]) [][]rv 
 		a := &p.acc[i]
 		var vals []rv
 		if vs != nil {
-			vals = vs.take(a.nvals(), 1024)[:0]
+			vals = vs.takeDirty(a.nvals(), 1024)[:0] // every element appended
 		} else {
 			vals = make([]rv, 0, a.nvals())
 		}
