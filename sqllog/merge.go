@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/shardkey/shardkey"
 	"vitess.io/vitess/go/vt/sqlparser"
 )
@@ -266,4 +267,113 @@ func myMergeTarget(st sqlparser.TableStatement, name string) (mergeSrc, bool) {
 		}
 	}
 	return src, true
+}
+
+// pgMergeTarget is myMergeTarget for a PostgreSQL query.
+func pgMergeTarget(s *pg.SelectStmt, name string) (mergeSrc, bool) {
+	if s == nil || s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED ||
+		len(s.FromClause) != 1 || len(s.WindowClause) > 0 || s.WithClause != nil || len(s.ValuesLists) > 0 {
+		return mergeSrc{}, false
+	}
+	if name == "" && len(s.TargetList) != 1 {
+		return mergeSrc{}, false
+	}
+	colName := func(n *pg.Node) (string, bool) {
+		f := n.GetColumnRef().GetFields()
+		if len(f) == 0 || f[len(f)-1].GetString_() == nil {
+			return "", false
+		}
+		return f[len(f)-1].GetString_().GetSval(), true
+	}
+	var expr *pg.Node
+	star := false
+	aggr := false
+	for _, t := range s.TargetList {
+		rt := t.GetResTarget()
+		v := rt.GetVal()
+		if f := v.GetColumnRef().GetFields(); len(f) > 0 && f[len(f)-1].GetAStar() != nil {
+			star = true
+			continue
+		}
+		if fc := v.GetFuncCall(); fc != nil && pgAggregate(pgName(fc.Funcname)) {
+			aggr = true
+		}
+		n := rt.Name
+		if c, ok := colName(v); ok && n == "" {
+			n = c
+		}
+		if name == "" || n == name {
+			expr = v
+		}
+	}
+	var src mergeSrc
+	if expr != nil {
+		if fc := expr.GetFuncCall(); fc != nil {
+			fn := strings.ToLower(pgName(fc.Funcname))
+			if fn != "max" && fn != "min" || fc.Over != nil || len(fc.Args) != 1 {
+				return mergeSrc{}, false
+			}
+			expr = fc.Args[0]
+		}
+		c, ok := colName(expr)
+		if !ok {
+			return mergeSrc{}, false
+		}
+		src.col = c
+		star = false
+	} else if !star {
+		return mergeSrc{}, false
+	}
+	from := s.FromClause[0]
+	switch {
+	case from.GetRangeVar() != nil:
+		if star {
+			if name == "" {
+				return mergeSrc{}, false
+			}
+			src.col = name
+		}
+		src.table = from.GetRangeVar().Relname
+	case from.GetRangeSubselect() != nil && !from.GetRangeSubselect().Lateral:
+		in := name
+		if !star {
+			in = src.col
+		}
+		inner, ok := pgMergeTarget(from.GetRangeSubselect().Subquery.GetSelectStmt(), in)
+		if !ok {
+			return mergeSrc{}, false
+		}
+		src.table, src.col, src.single, src.group = inner.table, inner.col, inner.single, inner.group
+	default:
+		return mergeSrc{}, false
+	}
+	if s.LimitCount != nil || len(s.GroupClause) > 0 || aggr || s.HavingClause != nil {
+		src.single = true
+	}
+	if src.group == "" {
+		for _, g := range s.GroupClause {
+			if c, ok := colName(g); ok {
+				src.group = c
+				break
+			}
+		}
+	}
+	return src, true
+}
+
+// pgLink records in sc the tie of node, a comparison of the column col
+// with subquery sub (col IN (sub), col = (sub)) whose accesses begin at
+// from, to the read of a table sub returns (see mergeLink).
+func pgLink(node *xexpr, col, sub *pg.Node, from int, sc *scope, acc *[]access, ctes cteSet) {
+	if sc == nil || col.GetColumnRef() == nil || len(*acc) <= from {
+		return
+	}
+	l := pgExpr(col, sc, acc, ctes)
+	if l == nil || l.kind != xCol {
+		return
+	}
+	if src, ok := pgMergeTarget(sub.GetSelectStmt(), ""); ok {
+		src.inner = len(*acc) - 1
+		sc.links = append(sc.links, mergeLink{col: l, node: node, src: src})
+	}
 }

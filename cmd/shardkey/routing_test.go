@@ -704,25 +704,25 @@ func TestRouting_NonUniqueLookupUnseen(t *testing.T) {
 // same vindex keeps the left-hand one's (join_merging.go,
 // mergeShardedRouting). Without the unique lookup nothing merges
 // (canMergeOnFilter wants IsUnique) and the outer read, bound by
-// nothing, scatters.
+// nothing, scatters. Both dialects.
 func TestRouting_UniqueLookupMerge(t *testing.T) {
 	const d = "music:hash(user_id), lookup(id)"
 	checkRoutes(t, []routeCase{
-		{dialect: "mysql", design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2, 3))", values: []int{1, 2, 3}, reason: "a unique lookup"},
-		{dialect: "mysql", design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2, 3)) AND user_id = 5", values: []int{5}},
-		{dialect: "mysql", design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 4) AND user_id IN (1, 2)", values: []int{4}},
-		{dialect: "mysql", design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2)) AND user_id IN (3, 4)", values: []int{3, 4}},
-		{dialect: "mysql", design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE genre = 'pop') AND user_id IN (3, 4)", values: []int{3, 4}},
-		{dialect: "mysql", design: d, sql: "SELECT id FROM music WHERE id = (SELECT MAX(id) FROM music WHERE user_id = 6)", values: []int{6}},
-		{dialect: "mysql", design: d, sql: "SELECT id FROM music WHERE id IN (SELECT MIN(id) FROM music WHERE user_id IN (1, 6) GROUP BY user_id)", values: []int{1, 6}},
-		{dialect: "mysql", design: d, sql: "SELECT id FROM music WHERE id IN (SELECT * FROM (SELECT id FROM music WHERE user_id = 2 LIMIT 3) t)", values: []int{2}},
-		{dialect: "mysql", design: d, sql: "SELECT music.id FROM music JOIN (SELECT id FROM music WHERE user_id IN (5, 6)) o ON o.id = music.id", values: []int{5, 6}},
-		{dialect: "mysql", design: d, sql: "SELECT music.id FROM (SELECT MAX(id) AS m FROM music WHERE user_id = 1) o JOIN music ON o.m = music.id", values: []int{1}},
-		{dialect: "mysql", design: d, sql: "SELECT a.id FROM music a JOIN music b ON a.id = b.id WHERE b.user_id = 3", values: []int{3}},
-		{dialect: "mysql", design: d, sql: "SELECT a.id FROM music a JOIN music b ON a.id = b.id WHERE a.user_id IN (1, 2) AND b.user_id = 3", values: []int{1, 2}},
-		{dialect: "mysql", design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5) OR genre = 'pop'", kind: "scatter"},
-		{dialect: "mysql", design: "music:hash(user_id)", sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5)", kind: "scatter"},
-		{dialect: "mysql", design: "music:hash(user_id), lookup(id, nonunique)", sql: "SELECT music.id FROM music JOIN (SELECT id FROM music WHERE user_id = 5) o ON o.id = music.id", kind: "scatter"},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2, 3))", values: []int{1, 2, 3}, reason: "a unique lookup"},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2, 3)) AND user_id = 5", values: []int{5}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 4) AND user_id IN (1, 2)", values: []int{4}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2)) AND user_id IN (3, 4)", values: []int{3, 4}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE genre = 'pop') AND user_id IN (3, 4)", values: []int{3, 4}},
+		{design: d, sql: "SELECT id FROM music WHERE id = (SELECT MAX(id) FROM music WHERE user_id = 6)", values: []int{6}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT MIN(id) FROM music WHERE user_id IN (1, 6) GROUP BY user_id)", values: []int{1, 6}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT * FROM (SELECT id FROM music WHERE user_id = 2 LIMIT 3) t)", values: []int{2}},
+		{design: d, sql: "SELECT music.id FROM music JOIN (SELECT id FROM music WHERE user_id IN (5, 6)) o ON o.id = music.id", values: []int{5, 6}},
+		{design: d, sql: "SELECT music.id FROM (SELECT MAX(id) AS m FROM music WHERE user_id = 1) o JOIN music ON o.m = music.id", values: []int{1}},
+		{design: d, sql: "SELECT a.id FROM music a JOIN music b ON a.id = b.id WHERE b.user_id = 3", values: []int{3}},
+		{design: d, sql: "SELECT a.id FROM music a JOIN music b ON a.id = b.id WHERE a.user_id IN (1, 2) AND b.user_id = 3", values: []int{1, 2}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5) OR genre = 'pop'", kind: "scatter"},
+		{design: "music:hash(user_id)", sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5)", kind: "scatter"},
+		{design: "music:hash(user_id), lookup(id, nonunique)", sql: "SELECT music.id FROM music JOIN (SELECT id FROM music WHERE user_id = 5) o ON o.id = music.id", kind: "scatter"},
 	})
 }
 
