@@ -822,3 +822,24 @@ func TestRouting_ReferenceDML(t *testing.T) {
 		t.Errorf("score: %s; want one operation of fan-out 8 (every copy)", out)
 	}
 }
+
+// TestRouting_HintLookup: a Vitess vindex hint filters every column
+// vindex of the table, lookups too (newShardedRouting in
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go: USE VINDEX keeps
+// only the vindexes it names, IGNORE VINDEX drops them). USE VINDEX
+// (email_user_map), a lookup vindex named as VSchemas name them, routes
+// by that lookup (one shard, the row's, known once the lookup answers:
+// a unique lookup, EqualUnique) and not by the key; IGNORE VINDEX of the
+// lookup, or a USE VINDEX that names only the key's, leaves a read by
+// email to every shard.
+func TestRouting_HintLookup(t *testing.T) {
+	const d = "users:hash(id), lookup(email)"
+	checkRoutes(t, []routeCase{
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users USE VINDEX (email_user_map) WHERE email = 'a@x.com'", kind: "single", reason: "lookup email"},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users USE VINDEX (email_user_map) WHERE id = 5", kind: "scatter", reason: "USE VINDEX"},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users IGNORE VINDEX (email_user_map) WHERE email = 'a@x.com'", kind: "scatter"},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users USE VINDEX (hash) WHERE email = 'a@x.com'", kind: "scatter"},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users USE VINDEX (email_user_map, hash) WHERE id = 5", values: []int{5}},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users IGNORE VINDEX (email_user_map) WHERE id = 5", values: []int{5}},
+	})
+}
