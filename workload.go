@@ -435,6 +435,37 @@ type Cond struct {
 	// rows with a NULL in a lookup column exist, on any shard (a NULL has
 	// no lookup row).
 	IsNull bool
+	// Via, when non-zero, marks a condition of another route of the same
+	// statement, carried here by an equality between column Via-1 of
+	// this table and the same column of the same table in that route
+	// (music.id IN (SELECT music.id FROM music WHERE user_id IN (1, 2,
+	// 3)), a join or derived table on it): it binds this table only when
+	// that column is a unique lookup of the table (a value is on one row
+	// and one shard, so both routes' rows are on the same shards), as
+	// Vitess merges two routes compared on one unique vindex
+	// (go/vt/vtgate/planbuilder/operators/route_planning.go,
+	// canMergeOnFilter; subquery_planning.go, mergeSubqueryInputs) and
+	// routes the merged route by the best of both routes' vindex
+	// predicates (sharded_routing.go, PickBestAvailableVindex). The
+	// router resolves it (sim, router.merged); readers set it.
+	Via int
+	// ViaPrefer says which routes when this table's own condition on the
+	// column and a Via one both bind it: the better one (= before IN)
+	// and on a tie this table's (-1) or the Via one (+1), as Vitess picks
+	// the cheapest vindex option and, of equal ones, the later route's;
+	// or always this table's own (-2) or the Via one (+2), as a join of
+	// two routes on the same vindex keeps its left-hand route's choice
+	// (join_merging.go, mergeShardedRouting).
+	ViaPrefer int8
+	// ViaSingle says the merge holds only when the Via conditions so
+	// marked route to one shard: the other route limits, aggregates or
+	// groups across its rows (subquery_planning.go, isMergeable), which
+	// only one shard can do within a merged route; unless ViaGroupBy,
+	// when non-zero, is column ViaGroupBy-1 of the table, which the
+	// other route groups by, and it is a unique vindex (the table's key
+	// or a unique lookup): each group is then on one shard.
+	ViaSingle  bool
+	ViaGroupBy int
 }
 
 // Bounds are the ends of a range condition. A missing end is unbounded.

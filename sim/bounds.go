@@ -186,7 +186,7 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 		for j, col := range cols {
 			found := false
 			for _, c := range conds {
-				if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && !c.Val.IsNull() {
+				if c.Col == col && c.Via == 0 && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && !c.Val.IsNull() {
 					v, err := tks[ti].keyPart(j, c.Val.Canonical())
 					if err != nil {
 						return // a value MongoDB cannot hash orders nowhere

@@ -50,12 +50,33 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		return Route{}, fmt.Errorf("no table %d", ti)
 	}
 	r := newRouter(s)
+	mergedOn := ""
+	if hasVia(conds) {
+		c, used, err := r.merged(ti, kind, conds)
+		if err != nil {
+			return Route{}, err
+		}
+		if used {
+			for _, cd := range conds {
+				if cd.Via != 0 {
+					mergedOn = s.w.Tables[ti].Columns[cd.Via-1].Name
+					break
+				}
+			}
+		}
+		conds = c
+	}
 	tc, err := r.stmt(ti, kind, conds)
 	if err != nil {
 		return Route{}, err
 	}
 	t := s.w.Tables[ti]
 	tk := s.tables[ti]
+	if mergedOn != "" {
+		defer func() {
+			rt.Reason += fmt.Sprintf(" (one route with the read of %s it is compared with on %s, a unique lookup: a value of %s is on one row and one shard, so Vitess merges the two routes and routes them by the better condition of both)", t.Name, mergedOn, mergedOn)
+		}()
+	}
 	keyCols := make([]string, len(tk.cols))
 	for i, c := range tk.cols {
 		keyCols[i] = t.Columns[c].Name
@@ -79,6 +100,15 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		if kind == shardkey.Read {
 			rt.AnyShard = true
 			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): a read is answered by any one shard, locally", t.Name)
+		} else if (kind == shardkey.Update || kind == shardkey.Delete) && strings.HasPrefix(s.Engine.Name(), "vitess") {
+			// Vitess plans an UPDATE or DELETE of a reference table
+			// (without a source table) as a Route with the Reference
+			// opcode, which RoutingParameters.findRoute sends to any one
+			// shard (anyShard, go/vt/vtgate/engine/routing.go). The
+			// other copies are not written by the statement; the work
+			// is still counted on every copy.
+			rt.AnyShard = true
+			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): Vitess sends %s to any one shard (the Reference opcode); the copies on the other shards are written by replication (a Materialize workflow from the table's source), not by this statement, and the score counts the write on all %d copies", t.Name, article(kind.String()), s.N)
 		} else {
 			rt.Shards = allShards(s.N)
 			rt.Scatter = true

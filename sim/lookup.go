@@ -253,7 +253,7 @@ func (s *Scheme) lookupOwners(lk *lookupKey, tk *tableKey, t *shardkey.Table) er
 		switch {
 		case len(lk.owners) == 0:
 			lk.unseen = 0
-			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s: no row sample, so how many shards the rows of one %s are on is unknown: statements by %s are scored as scatter-gather (give rows: --rows, --from, a workload)", s.Design.Text, t.Name, lk.spec, lk.spec.Col, lk.spec.Col))
+			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s: no row sample, so how many shards the rows of one %s are on is unknown: statements by %s are routed through the lookup to at most every shard, which ones unknown, and scored at that bound (give rows: --rows, --from, a workload)", s.Design.Text, t.Name, lk.spec, lk.spec.Col, lk.spec.Col))
 		default:
 			lk.unseen = max(1, int(math.Round(float64(total)/float64(len(lk.owners)))))
 		}
@@ -355,7 +355,7 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 			case ok && cd.Op == shardkey.In && cd.Unknown < 0:
 				runTime = r.s.N // a list of unknown length: at most every shard
 			}
-			if !ok || lk.unseen == 0 {
+			if !ok {
 				continue
 			}
 			lt := lkTouch{lk: lk}
@@ -364,6 +364,24 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 			}
 			lt.uni = min(runTime, r.s.N-len(lt.shards))
 			lt.nvals += runTime
+			if lk.unseen == 0 {
+				// A non-unique lookup without a row sample: routed through
+				// it all the same, as vtgate routes by a non-unique vindex
+				// (opcodes Equal, MultiEqual: "routing a query using a
+				// non-unique vindex", go/vt/vtgate/engine/routing.go),
+				// to the shards of every keyspace id the lookup returns.
+				// How many that is, nothing here says: the rows are on
+				// at most every shard, which ones known once the lookup
+				// answers (a route by values of unknown number, counted
+				// at its bound; the compile warning says so).
+				if len(vals) == 0 && runTime == 0 {
+					tc = touch{kind: tSet, set: r.set[:0]} // = NULL: no row
+				} else {
+					tc = touch{kind: tUniformN, n: -1, set: r.set[:0]}
+				}
+				r.lks = append(r.lks, lt)
+				break
+			}
 			// The owners' shards: the sample's rows with these values.
 			r.tmp = r.tmp[:0]
 			extra := runTime * lk.unseen
@@ -615,6 +633,8 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 			rt.extra = lt.extra
 			target := ""
 			switch {
+			case tc.kind == tUniformN && lt.lk.unseen == 0:
+				target = fmt.Sprintf("then the shards of every row it names: a non-unique lookup's value may be on any number of shards, and without a row sample how many is unknown (at most all %d, which ones known once the lookup answers; scored at that bound)", s.N)
 			case tc.kind == tOne:
 				target = fmt.Sprintf("then shard %d", tc.one)
 				if lt.nvals > 1 {

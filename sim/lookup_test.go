@@ -215,8 +215,13 @@ func TestLookupExplain(t *testing.T) {
 
 // TestLookupNonUniqueUnseen: a value the sample lacks counts on as many
 // shards as the sample's values are on, on average (city: 7 on 2 shards,
-// two others on 1: 4/3, rounded to 1); without rows a non-unique lookup is
-// not used: the read scatters, with a warning.
+// two others on 1: 4/3, rounded to 1). Without rows a non-unique lookup
+// still routes the read, as vtgate routes by a non-unique vindex (opcode
+// Equal, "routing a query using a non-unique vindex",
+// go/vt/vtgate/engine/routing.go): the lookup table's shard of 7 (shard 0
+// under vitess-numeric, 7>>61), one unit a request at rate 4, then the
+// rows' shards, unknown: route multi with no shard named, counted at the
+// bound, all 8, without being a scatter; with a warning.
 func TestLookupNonUniqueUnseen(t *testing.T) {
 	w := lookupWorkload(t)
 	_, s := scoreLookup(t, w, "users:hash(user_id), lookup(city, nonunique)")
@@ -232,11 +237,26 @@ func TestLookupNonUniqueUnseen(t *testing.T) {
 	tb.Rows = 0
 	tb.Columns = []*shardkey.Column{{Name: "user_id", Type: shardkey.Int64}, {Name: "phone", Type: shardkey.Int64}, {Name: "city", Type: shardkey.Int64}}
 	empty.Tables = []*shardkey.Table{&tb}
-	c, _ := scoreLookup(t, empty, "users:hash(user_id), lookup(city, nonunique)")
+	c, es := scoreLookup(t, empty, "users:hash(user_id), lookup(city, nonunique)")
+	found := false
 	for _, o := range c.Operations {
-		if o.Name == "by_city" && (o.FanoutMean != 8 || o.ScatterFraction != 1 || o.LookupWorkPerS != 0) {
-			t.Errorf("by_city without rows: %+v; want a scatter to all 8 shards, no lookup hop", o)
+		if o.Name == "by_city" {
+			found = true
+			if o.FanoutMean != 8 || o.ScatterFraction != 0 || !near(o.LookupWorkPerS, 4) {
+				t.Errorf("by_city without rows: fan-out %v, scatter %v, lookup work %v; want 8 (the bound), 0, 4", o.FanoutMean, o.ScatterFraction, o.LookupWorkPerS)
+			}
 		}
+	}
+	if !found {
+		t.Error("no operation by_city")
+	}
+	rt, err = es.Explain(0, shardkey.Read, []shardkey.Cond{{Col: 2, Op: shardkey.Eq, Val: shardkey.Value{Type: shardkey.Int64, Int: 7}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Route = routeKind(rt, 8)
+	if rt.Scatter || rt.Route != RouteMulti || len(rt.Shards) != 0 || len(rt.LookupShards) != 1 || rt.LookupShards[0] != 0 || !strings.Contains(rt.Reason, "without a row sample how many is unknown") {
+		t.Errorf("city = 7 without rows: %+v; want route multi, no shard named, lookup shard 0", rt)
 	}
 	if !strings.Contains(strings.Join(c.Warnings, "\n"), "no row sample, so how many shards the rows of one city are on is unknown") {
 		t.Errorf("warnings %q lack the non-unique lookup's", c.Warnings)

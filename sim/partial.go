@@ -163,6 +163,9 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 	o := &p.Ops[op]
 	if t.kind == tUniformN {
 		p.addUnknown(o, t, r)
+		if len(t.lks) > 0 {
+			p.addLookups(o, t, r) // a non-unique lookup without rows (viaLookups)
+		}
 		return
 	}
 	f := t.fanout(p.N)

@@ -200,6 +200,14 @@ const maxCombos = 4096
 // stmt routes one statement (kind and conditions on table ti): by the
 // table's key, then through its lookups (viaLookups).
 func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch, error) {
+	if hasVia(conds) {
+		// Conditions of a route this one merges with (merge.go).
+		c, _, err := r.merged(ti, kind, conds)
+		if err != nil {
+			return touch{}, err
+		}
+		conds = c
+	}
 	tc, err := r.stmtKey(ti, kind, conds)
 	if err != nil || r.s.tables[ti].lookups == nil {
 		return tc, err

@@ -287,15 +287,14 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 		return nil
 	}
 	scale := op.Rate / sumW
-	// A Vitess vindex hint that excludes the key's vindex leaves the
-	// conditions unused, as in explain (Scheme.hintOff).
-	off := (len(op.UseVindex) > 0 || len(op.IgnoreVindex) > 0) &&
-		r.s.hintOff(Access{Table: op.Table, Kind: op.Kind, UseVindex: op.UseVindex, IgnoreVindex: op.IgnoreVindex}) != ""
+	// A Vitess vindex hint leaves the conditions on the vindexes it
+	// excludes unused, as in explain (Scheme.hinted).
+	hinted := len(op.UseVindex) > 0 || len(op.IgnoreVindex) > 0
 	for i := lo; i < hi; i++ {
 		in := &op.Instances[i]
 		conds := in.Conds
-		if off {
-			conds = nil
+		if hinted {
+			conds, _, _ = r.s.hinted(Access{Table: op.Table, Kind: op.Kind, UseVindex: op.UseVindex, IgnoreVindex: op.IgnoreVindex}, conds)
 		}
 		tc, err := r.stmt(op.Table, op.Kind, conds)
 		if err != nil {
@@ -381,9 +380,8 @@ func (r *router) singleProb(tx *shardkey.Txn, lookups bool) (float64, error) {
 			continue // the same write again lands where it did
 		}
 		conds := st.Conds
-		if (len(st.UseVindex) > 0 || len(st.IgnoreVindex) > 0) &&
-			r.s.hintOff(Access{Table: st.Table, Kind: st.Kind, UseVindex: st.UseVindex, IgnoreVindex: st.IgnoreVindex}) != "" {
-			conds = nil // see instances
+		if len(st.UseVindex) > 0 || len(st.IgnoreVindex) > 0 {
+			conds, _, _ = r.s.hinted(Access{Table: st.Table, Kind: st.Kind, UseVindex: st.UseVindex, IgnoreVindex: st.IgnoreVindex}, conds) // see instances
 		}
 		tc, err := r.stmt(st.Table, st.Kind, conds)
 		if err != nil {

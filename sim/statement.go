@@ -129,15 +129,19 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 	if a.None {
 		return Route{Shards: []int{}, Reason: "the WHERE clause holds for no row (a false constant, a comparison with NULL, contradictory values): no shard is asked"}, nil
 	}
-	if hint := s.hintOff(a); hint != "" {
+	if conds, hint, keyOff := s.hinted(a, a.Conds); hint != "" {
 		// Vitess skips a vindex a hint excludes when it lists the
 		// table's vindexes to route by (newShardedRouting,
 		// go/vt/vtgate/planbuilder/operators/sharded_routing.go): with
-		// the key's vindex excluded, nothing routes the statement.
-		a.Conds = nil
-		rt, err := s.Explain(a.Table, a.Kind, nil)
-		if err == nil && rt.Scatter {
+		// the key's vindex excluded, only a lookup the hint keeps can
+		// route the statement.
+		rt, err := s.Explain(a.Table, a.Kind, conds)
+		switch {
+		case err != nil:
+		case rt.Scatter && keyOff:
 			rt.Reason = fmt.Sprintf("%s excludes the vindex of the key %s on %s: scatter-gather to all %d shards", hint, s.tables[a.Table].expr, s.w.Tables[a.Table].Name, s.N)
+		default:
+			rt.Reason += fmt.Sprintf(" (%s: routed by the vindexes it keeps only)", hint)
 		}
 		return rt, err
 	}
@@ -217,6 +221,79 @@ func nameWords(vindex, name string) bool {
 		}
 	}
 	return false
+}
+
+// lookupWords reports whether a vindex name is a lookup vindex's (it has
+// a word lookup, map, lkp or vdx, as VSchemas name them: name_user_map)
+// that shares a word other than those with a lookup column's name: the
+// hint name of the lookup on that column.
+func lookupWords(vindex, col string) bool {
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == '(' || r == ')' || r == ' ' })
+	}
+	lookup := map[string]bool{"lookup": true, "lookups": true, "map": true, "lkp": true, "vdx": true}
+	generic := map[string]bool{"id": true, "idx": true, "index": true, "vindex": true, "hash": true, "key": true, "col": true, "unique": true}
+	vw := words(vindex)
+	if !slices.ContainsFunc(vw, func(w string) bool { return lookup[w] }) {
+		return false
+	}
+	for _, w := range vw {
+		if lookup[w] || generic[w] {
+			continue
+		}
+		if slices.Contains(words(col), w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hinted applies a's Vitess vindex hint to conds, as newShardedRouting
+// (go/vt/vtgate/planbuilder/operators/sharded_routing.go) filters the
+// table's column vindexes: USE VINDEX keeps only the vindexes it names,
+// IGNORE VINDEX drops them. The key's vindex answers to the names
+// vindexNames gives; a lookup's to its column's name, its lookup(col)
+// text, or a lookup vindex name sharing a word with the column
+// (lookupWords). It returns conds without the conditions on the columns
+// of the vindexes excluded, the hint as written when it excludes one ("":
+// none), and whether it excludes the key's.
+func (s *Scheme) hinted(a Access, conds []shardkey.Cond) ([]shardkey.Cond, string, bool) {
+	if len(a.UseVindex) == 0 && len(a.IgnoreVindex) == 0 {
+		return conds, "", false
+	}
+	hint := s.hintOff(a)
+	keyOff := hint != ""
+	tk := s.tables[a.Table]
+	t := s.w.Tables[a.Table]
+	var off []int
+	for _, lk := range tk.lookups {
+		col := t.Columns[lk.col].Name
+		named := func(list []string) bool {
+			return slices.ContainsFunc(list, func(l string) bool {
+				return strings.EqualFold(l, col) || strings.EqualFold(l, lk.spec.String()) || lookupWords(l, col)
+			})
+		}
+		if len(a.UseVindex) > 0 && !named(a.UseVindex) || len(a.IgnoreVindex) > 0 && named(a.IgnoreVindex) {
+			off = append(off, lk.col)
+		}
+	}
+	if !keyOff && len(off) == 0 {
+		return conds, "", false
+	}
+	if keyOff {
+		off = append(off, tk.cols...)
+	} else if len(a.UseVindex) > 0 {
+		hint = "USE VINDEX (" + strings.Join(a.UseVindex, ", ") + ")"
+	} else {
+		hint = "IGNORE VINDEX (" + strings.Join(a.IgnoreVindex, ", ") + ")"
+	}
+	out := make([]shardkey.Cond, 0, len(conds))
+	for _, c := range conds {
+		if !slices.Contains(off, c.Col) && (c.Via == 0 || !slices.Contains(off, c.Via-1)) {
+			out = append(out, c)
+		}
+	}
+	return out, hint, keyOff
 }
 
 // hintOff returns the hint, as written, that keeps the table's key from

@@ -335,7 +335,7 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 	var inserted []float64
 	from := func(conds []shardkey.Cond, wt float64, insert bool) {
 		for _, c := range conds {
-			if c.Col != col {
+			if c.Col != col || c.Via != 0 { // (another read's value: counted there)
 				continue
 			}
 			switch {

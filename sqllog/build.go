@@ -86,6 +86,9 @@ type agg struct {
 type accInfo struct {
 	op   *opAgg
 	cols []int // column index of each predicate
+	// vias is, for each predicate, the column index + 1 of its via
+	// column (pred.via), 0 for none.
+	vias []int
 }
 
 type opAgg struct {
@@ -436,6 +439,20 @@ func (a *agg) info(acc *access) *accInfo {
 			a.sure[[2]int{ti, ci}] = true
 		}
 		ai.cols[i] = ci
+		if p.via != "" {
+			// Another read's condition (see pred.via): not part of the
+			// shape; its tying column, a column of the table.
+			vi := t.ColumnIndex(p.via)
+			if vi < 0 {
+				vi = t.AddColumn(p.via, shardkey.Null)
+				a.newCols[[2]int{ti, vi}] = true
+			}
+			if ai.vias == nil {
+				ai.vias = make([]int, len(acc.preds))
+			}
+			ai.vias[i] = vi + 1
+			continue
+		}
 		if p.mentionOnly(acc.kind) {
 			continue // not part of the shape
 		}
@@ -446,6 +463,15 @@ func (a *agg) info(acc *access) *accInfo {
 		// Its own shape: it asks no shard, unlike the full scans whose
 		// conditions it would otherwise share.
 		name = fmt.Sprintf("%s %s (matches no row)", acc.kind, t.Name)
+	}
+	for _, p := range acc.preds {
+		if p.via != "" {
+			// Compared on a column with another read of the table (see
+			// pred.via): routed with it where that column is a unique
+			// vindex, so an operation of its own.
+			name += fmt.Sprintf(" (%s tied to another read of %s)", p.via, t.Name)
+			break
+		}
 	}
 	if len(acc.use) > 0 {
 		name += " (USE VINDEX (" + strings.Join(acc.use, ", ") + "))"

@@ -414,7 +414,23 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 	}
 	out := a.condSlice(len(s.acc.preds))
 	k := 0
+	// via marks the condition pred i appended, if any, as another
+	// read's (pred.via, shardkey.Cond.Via).
+	prev, prevLen := -1, 0
+	via := func() {
+		if prev >= 0 && len(out) > prevLen && s.ai.vias != nil && s.ai.vias[prev] > 0 {
+			p := &s.acc.preds[prev]
+			c := &out[len(out)-1]
+			c.Via, c.ViaPrefer, c.ViaSingle = s.ai.vias[prev], p.viaPrefer, p.viaSingle
+			if p.viaGroup != "" {
+				c.ViaGroupBy = t.ColumnIndex(p.viaGroup) + 1
+			}
+		}
+	}
+	defer via()
 	for i, p := range s.acc.preds {
+		via()
+		prev, prevLen = i, len(out)
 		vals := s.vals[k : k+len(p.args)]
 		k += len(p.args)
 		col := s.ai.cols[i]

@@ -95,8 +95,10 @@ func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 	for _, f := range s.From {
 		myFrom(f, sc, acc, ctes)
 	}
+	var where *xexpr
 	if s.Where != nil {
-		sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
+		where = myExpr(s.Where.Expr, sc, acc, ctes)
+		sc.where(where)
 	}
 	var targets []*xexpr
 	if s.SelectExprs != nil {
@@ -112,8 +114,10 @@ func mySelect(s *sqlparser.Select, acc *[]access, ctes cteSet) []*pred {
 	}
 	own := sc.accesses()
 	sc.correlate((*acc)[start:], own)
+	bound := sc.boundTargets(targets, own)
+	sc.merges(*acc, own, where)
 	*acc = append(*acc, tables(own)...)
-	return sc.boundTargets(targets, own)
+	return bound
 }
 
 // myTargets appends the accesses of a SELECT or UNION and returns its
@@ -181,10 +185,14 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 		if len(sc.refs) > 0 {
 			sc.refs[0].kind = shardkey.Update
 		}
+		var where *xexpr
 		if s.Where != nil {
-			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
+			where = myExpr(s.Where.Expr, sc, acc, ctes)
+			sc.where(where)
 		}
-		*acc = append(*acc, tables(sc.accesses())...)
+		own := sc.accesses()
+		sc.merges(*acc, own, where)
+		*acc = append(*acc, tables(own)...)
 	case *sqlparser.Delete:
 		ctes = myWith(s.With, s, acc, ctes)
 		sc := &scope{ctes: ctes}
@@ -194,10 +202,14 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 		if len(sc.refs) > 0 {
 			sc.refs[0].kind = shardkey.Delete
 		}
+		var where *xexpr
 		if s.Where != nil {
-			sc.where(myExpr(s.Where.Expr, sc, acc, ctes))
+			where = myExpr(s.Where.Expr, sc, acc, ctes)
+			sc.where(where)
 		}
-		*acc = append(*acc, tables(sc.accesses())...)
+		own := sc.accesses()
+		sc.merges(*acc, own, where)
+		*acc = append(*acc, tables(own)...)
 	}
 }
 
@@ -425,6 +437,7 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
 				return
 			}
 			if len(t.Columns) == 0 && !e.Lateral && !t.As.IsEmpty() {
+				from := len(*acc)
 				bound := myTargets(e.Select, acc, ctes)
 				first := e.Select
 				for {
@@ -449,6 +462,18 @@ func myFrom(f sqlparser.TableExpr, sc *scope, acc *[]access, ctes cteSet) {
 					}
 				}
 				sc.addVirtual(t.As.String(), names, bound)
+				if k := len(*acc) - 1; k >= from && len(sc.refs) > 0 && sc.refs[len(sc.refs)-1].virtual {
+					// The reads of a table its columns return (merge.go).
+					for _, n := range names {
+						if src, ok := myMergeTarget(e.Select, n); ok && n != "" {
+							src.inner = k
+							if sc.refs[len(sc.refs)-1].src == nil {
+								sc.refs[len(sc.refs)-1].src = map[string]mergeSrc{}
+							}
+							sc.refs[len(sc.refs)-1].src[n] = src
+						}
+					}
+				}
 				return
 			}
 			myStmt(e.Select, acc, ctes)
@@ -664,13 +689,27 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		}
 		return &xexpr{kind: xBetween, kids: []*xexpr{l, lo, hi}}
 	case *sqlparser.ComparisonExpr:
+		from := len(*acc)
 		l, r := myExpr(x.Left, sc, acc, ctes), myExpr(x.Right, sc, acc, ctes)
 		if l == nil || r == nil {
 			return &xexpr{}
 		}
+		// link ties col = (subquery) and col IN (subquery) to the read
+		// of a table the subquery returns (merge.go).
+		link := func(n *xexpr) *xexpr {
+			sub, ok := x.Right.(*sqlparser.Subquery)
+			if !ok || l.kind != xCol || sc == nil || len(*acc) <= from {
+				return n
+			}
+			if src, ok := myMergeTarget(sub.Select, ""); ok {
+				src.inner = len(*acc) - 1
+				sc.links = append(sc.links, mergeLink{col: l, node: n, src: src})
+			}
+			return n
+		}
 		switch x.Operator {
 		case sqlparser.EqualOp:
-			return &xexpr{kind: xCmp, op: "=", kids: []*xexpr{l, r}}
+			return link(&xexpr{kind: xCmp, op: "=", kids: []*xexpr{l, r}})
 		case sqlparser.LessThanOp:
 			return &xexpr{kind: xCmp, op: "<", kids: []*xexpr{l, r}}
 		case sqlparser.LessEqualOp:
@@ -699,6 +738,9 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 					in.op = "<>"
 				}
 				return in
+			}
+			if x.Operator == sqlparser.InOp {
+				return link(&xexpr{})
 			}
 		}
 		return &xexpr{}

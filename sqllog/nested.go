@@ -147,7 +147,7 @@ func (s *scope) correlate(subs, own []access) {
 	bind := func(a *access, col string, from *pred) {
 		k := -1
 		for j := range a.preds {
-			if a.preds[j].col == col {
+			if a.preds[j].col == col && a.preds[j].via == "" {
 				k = j
 			}
 		}
@@ -176,7 +176,7 @@ func (s *scope) correlate(subs, own []access) {
 						continue
 					}
 					for k := range subs[j].preds {
-						if q := &subs[j].preds[k]; q.col == p.pcol && (q.op == shardkey.Eq || q.op == shardkey.In) {
+						if q := &subs[j].preds[k]; q.col == p.pcol && q.via == "" && (q.op == shardkey.Eq || q.op == shardkey.In) {
 							qc := *q
 							bind(&subs[i], p.col, &qc)
 						}
@@ -198,7 +198,7 @@ func (s *scope) correlate(subs, own []access) {
 			}
 			var from *pred
 			for j := range own[r].preds {
-				if p := &own[r].preds[j]; p.col == col && (p.op == shardkey.Eq || p.op == shardkey.In) {
+				if p := &own[r].preds[j]; p.col == col && p.via == "" && (p.op == shardkey.Eq || p.op == shardkey.In) {
 					from = p
 				}
 			}

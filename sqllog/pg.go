@@ -92,11 +92,14 @@ func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 		for _, f := range up.FromClause {
 			pgFrom(f, sc, acc, ctes)
 		}
-		sc.where(pgExpr(up.WhereClause, sc, acc, ctes))
+		where := pgExpr(up.WhereClause, sc, acc, ctes)
+		sc.where(where)
 		for _, tl := range up.TargetList {
 			pgExpr(tl.GetResTarget().GetVal(), sc, acc, ctes) // subqueries in SET
 		}
-		*acc = append(*acc, tables(sc.accesses())...)
+		own := sc.accesses()
+		sc.merges(*acc, own, where)
+		*acc = append(*acc, tables(own)...)
 	case n.GetDeleteStmt() != nil:
 		del := n.GetDeleteStmt()
 		sc := &scope{ctes: ctes}
@@ -104,8 +107,11 @@ func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 		for _, f := range del.UsingClause {
 			pgFrom(f, sc, acc, ctes)
 		}
-		sc.where(pgExpr(del.WhereClause, sc, acc, ctes))
-		*acc = append(*acc, tables(sc.accesses())...)
+		where := pgExpr(del.WhereClause, sc, acc, ctes)
+		sc.where(where)
+		own := sc.accesses()
+		sc.merges(*acc, own, where)
+		*acc = append(*acc, tables(own)...)
 	}
 }
 
@@ -217,7 +223,8 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 	for _, f := range s.FromClause {
 		pgFrom(f, sc, acc, ctes)
 	}
-	sc.where(pgExpr(s.WhereClause, sc, acc, ctes))
+	where := pgExpr(s.WhereClause, sc, acc, ctes)
+	sc.where(where)
 	var targets []*xexpr
 	for _, t := range s.TargetList {
 		if f := t.GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) > 0 && f[len(f)-1].GetAStar() != nil {
@@ -228,8 +235,10 @@ func pgSelect(s *pg.SelectStmt, acc *[]access, ctes cteSet) []*pred {
 	}
 	own := sc.accesses()
 	sc.correlate((*acc)[start:], own)
+	bound := sc.boundTargets(targets, own)
+	sc.merges(*acc, own, where)
 	*acc = append(*acc, tables(own)...)
-	return sc.boundTargets(targets, own)
+	return bound
 }
 
 // pgFrom adds one FROM item: a table, a join (its ON condition joins the
@@ -291,6 +300,7 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) {
 			return
 		}
 		if sel, a := rs.Subquery.GetSelectStmt(), rs.GetAlias(); sel != nil && a != nil && len(a.Colnames) == 0 && !rs.Lateral {
+			from := len(*acc)
 			bound := pgSelect(sel, acc, ctes)
 			first := sel
 			for first.Larg != nil && first.Op != pg.SetOperation_SETOP_NONE && first.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
@@ -306,6 +316,18 @@ func pgFrom(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) {
 				names = append(names, name)
 			}
 			sc.addVirtual(a.Aliasname, names, bound)
+			if k := len(*acc) - 1; k >= from && len(sc.refs) > 0 && sc.refs[len(sc.refs)-1].virtual {
+				// The reads of a table its columns return (merge.go).
+				for _, n := range names {
+					if src, ok := pgMergeTarget(sel, n); ok && n != "" {
+						src.inner = k
+						if sc.refs[len(sc.refs)-1].src == nil {
+							sc.refs[len(sc.refs)-1].src = map[string]mergeSrc{}
+						}
+						sc.refs[len(sc.refs)-1].src[n] = src
+					}
+				}
+			}
 			return
 		}
 		pgStmt(rs.Subquery, acc, ctes)
@@ -666,9 +688,10 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		return x
 	case n.GetSubLink() != nil:
 		from := len(*acc)
-		pgStmt(n.GetSubLink().Subselect, acc, ctes)
+		sl := n.GetSubLink()
+		pgStmt(sl.Subselect, acc, ctes)
 		empty := returnsNoRow(*acc, from)
-		switch n.GetSubLink().SubLinkType {
+		switch sl.SubLinkType {
 		case pg.SubLinkType_EXPR_SUBLINK:
 			if empty {
 				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNull}}} // no row: NULL
@@ -679,7 +702,13 @@ func pgExpr(n *pg.Node, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 				return &xexpr{kind: xConst, op: "subfalse"} // x IN (no row), EXISTS (no row)
 			}
 		}
-		return &xexpr{}
+		x := &xexpr{}
+		if sl.SubLinkType == pg.SubLinkType_ANY_SUBLINK && (len(sl.OperName) == 0 || pgName(sl.OperName) == "=") {
+			// col IN (subquery): tied to the read of a table the
+			// subquery returns (merge.go).
+			pgLink(x, sl.Testexpr, sl.Subselect, from, sc, acc, ctes)
+		}
+		return x
 	case n.GetAExpr() != nil:
 		return pgAExpr(n.GetAExpr(), sc, acc, ctes)
 	}
@@ -701,13 +730,18 @@ func pgAExpr(e *pg.A_Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			}
 			return &xexpr{}
 		}
+		from := len(*acc)
 		l, r := pgExpr(e.Lexpr, sc, acc, ctes), pgExpr(e.Rexpr, sc, acc, ctes)
 		if l == nil || r == nil {
 			return &xexpr{}
 		}
 		switch op {
 		case "=", "<", "<=", ">", ">=":
-			return &xexpr{kind: xCmp, op: op, kids: []*xexpr{l, r}}
+			x := &xexpr{kind: xCmp, op: op, kids: []*xexpr{l, r}}
+			if sl := e.Rexpr.GetSubLink(); op == "=" && sl != nil && sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK {
+				pgLink(x, e.Lexpr, sl.Subselect, from, sc, acc, ctes)
+			}
+			return x
 		case "<>", "!=":
 			return &xexpr{kind: xCmp, op: "<>", kids: []*xexpr{l, r}}
 		case "+", "-", "*", "/", "%":

@@ -50,6 +50,8 @@ type scope struct {
 	// the shape text replaced: the template is read from the text as
 	// written, where it folds (see cache.analyze).
 	slotConst bool
+	// links are comparisons of its columns with subqueries' (merge.go).
+	links []mergeLink
 }
 
 // tref is one table reference of a query scope.
@@ -75,6 +77,9 @@ type tref struct {
 	// bound in every row it returns, and carry across the outer query's
 	// join equalities (see addVirtual).
 	virtual bool
+	// src, for a virtual ref, is the read of a table each output column
+	// returns, where one does (merge.go).
+	src map[string]mergeSrc
 }
 
 // column returns the table column that qual.col names in r: through r's
@@ -269,7 +274,7 @@ func (s *scope) boundTargets(targets []*xexpr, own []access) []*pred {
 				continue
 			}
 			for j := range own[r].preds {
-				if p := &own[r].preds[j]; p.col == col && (p.op == shardkey.Eq || p.op == shardkey.In) {
+				if p := &own[r].preds[j]; p.col == col && p.via == "" && (p.op == shardkey.Eq || p.op == shardkey.In) {
 					out[i] = p
 				}
 			}

@@ -247,6 +247,15 @@ type pred struct {
 	// star, for a SELECT * target, is the access of its one table (see
 	// starInsert).
 	star *access
+	// via, when set, marks a predicate of another read of the same table
+	// in the statement, carried in by an equality of that column of the
+	// two reads (a unique vindex's, if the design makes it one: see
+	// shardkey.Cond.Via); viaPrefer and viaSingle are Cond's, viaGroup
+	// names Cond.ViaGroupBy's column.
+	via       string
+	viaPrefer int8
+	viaSingle bool
+	viaGroup  string
 }
 
 // mentionOnly reports whether p, in an access of the given kind, only
@@ -515,7 +524,7 @@ func insertFromSelect(table string, cols []string, bound []*pred) access {
 		// SELECT *: the columns are known once the catalog is.
 		si := &starInsert{src: bound[0].star.table, cols: cols}
 		for _, p := range bound[0].star.preds {
-			if p.op == shardkey.Eq || p.op == shardkey.In {
+			if p.via == "" && (p.op == shardkey.Eq || p.op == shardkey.In) {
 				si.preds = append(si.preds, p)
 			}
 		}

@@ -688,3 +688,158 @@ func TestRouting_NonUniqueLookupUnseen(t *testing.T) {
 		t.Errorf("%+v; want route single, reason giving the sample's shards per value", r)
 	}
 }
+
+// TestRouting_UniqueLookupMerge: two reads of one table compared on a
+// unique lookup column are one route in Vitess, which merges routes whose
+// predicate compares columns of the same unique vindex (a value of it is
+// on one row, so on one shard): operators/route_planning.go
+// (canMergeOnFilter, getColName: MAX or MIN of the column counts as the
+// column), subquery_planning.go (mergeSubqueryInputs; isMergeable: a
+// subquery that limits or aggregates merges only on one shard, or when it
+// groups by a unique vindex column; a subquery that is not a conjunct of
+// the WHERE is not used for routing). The merged route takes the cheapest
+// of both routes' vindex options (sharded_routing.go,
+// PickBestAvailableVindex; route.go less: EqualUnique before IN), on a
+// tie the later, the outer query's; a join of two routes that chose the
+// same vindex keeps the left-hand one's (join_merging.go,
+// mergeShardedRouting). Without the unique lookup nothing merges
+// (canMergeOnFilter wants IsUnique) and the outer read, bound by
+// nothing, scatters. Both dialects.
+func TestRouting_UniqueLookupMerge(t *testing.T) {
+	const d = "music:hash(user_id), lookup(id)"
+	checkRoutes(t, []routeCase{
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2, 3))", values: []int{1, 2, 3}, reason: "a unique lookup"},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2, 3)) AND user_id = 5", values: []int{5}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 4) AND user_id IN (1, 2)", values: []int{4}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2)) AND user_id IN (3, 4)", values: []int{3, 4}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE genre = 'pop') AND user_id IN (3, 4)", values: []int{3, 4}},
+		{design: d, sql: "SELECT id FROM music WHERE id = (SELECT MAX(id) FROM music WHERE user_id = 6)", values: []int{6}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT MIN(id) FROM music WHERE user_id IN (1, 6) GROUP BY user_id)", values: []int{1, 6}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT * FROM (SELECT id FROM music WHERE user_id = 2 LIMIT 3) t)", values: []int{2}},
+		{design: d, sql: "SELECT music.id FROM music JOIN (SELECT id FROM music WHERE user_id IN (5, 6)) o ON o.id = music.id", values: []int{5, 6}},
+		{design: d, sql: "SELECT music.id FROM (SELECT MAX(id) AS m FROM music WHERE user_id = 1) o JOIN music ON o.m = music.id", values: []int{1}},
+		{design: d, sql: "SELECT a.id FROM music a JOIN music b ON a.id = b.id WHERE b.user_id = 3", values: []int{3}},
+		{design: d, sql: "SELECT a.id FROM music a JOIN music b ON a.id = b.id WHERE a.user_id IN (1, 2) AND b.user_id = 3", values: []int{1, 2}},
+		{design: d, sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5) OR genre = 'pop'", kind: "scatter"},
+		{design: "music:hash(user_id)", sql: "SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5)", kind: "scatter"},
+		{design: "music:hash(user_id), lookup(id, nonunique)", sql: "SELECT music.id FROM music JOIN (SELECT id FROM music WHERE user_id = 5) o ON o.id = music.id", kind: "scatter"},
+	})
+}
+
+// TestRouting_UniqueLookupMergeScored: score --log routes a read merged
+// with another read of its table on a unique lookup column as explain
+// does (TestRouting_UniqueLookupMerge): on the shards of the other read's
+// key values (Vitess's hash, vitessShards), not on every shard; without
+// the lookup the outer read, bound by nothing, scatters.
+func TestRouting_UniqueLookupMergeScored(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n")
+	for i, q := range []string{
+		"SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id IN (1, 2, 3))",
+		"SELECT music.id FROM music JOIN (SELECT id FROM music WHERE user_id = 5) o ON o.id = music.id",
+	} {
+		fmt.Fprintf(&sb, "2024-05-01T10:00:0%d.000000Z\t   10 Query\t%s\n", i+1, q)
+	}
+	file := t.TempDir() + "/general.log"
+	if err := os.WriteFile(file, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const outer = "read music (all rows) (id tied to another read of music)"
+	in := float64(len(vitessShards(8, 1, 2, 3)))
+	for design, want := range map[string]float64{
+		"music:hash(user_id), lookup(id)": (in + 1) / 2, // the two statements' outer reads, equally weighted
+		"music:hash(user_id)":             8,
+	} {
+		code, out, errs := runCmd(t, "", "score", "--log", file, "-k", design, "--engine", "vitess", "--shards", "8", "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", design, code, errs)
+		}
+		var rep struct {
+			Candidates []struct {
+				Operations []struct {
+					Name       string  `json:"name"`
+					FanoutMean float64 `json:"fanout_mean"`
+				} `json:"operations"`
+			} `json:"candidates"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := 0.0, false
+		for _, o := range rep.Candidates[0].Operations {
+			if o.Name == outer {
+				got, ok = o.FanoutMean, true
+			}
+		}
+		if !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: %q fan-out %v (found %v); want %v", design, outer, got, ok, want)
+		}
+	}
+}
+
+// TestRouting_ReferenceDML: Vitess plans an UPDATE or DELETE of a
+// reference table without a source as a Route with the Reference opcode,
+// which RoutingParameters.findRoute sends to any one shard (anyShard,
+// go/vt/vtgate/engine/routing.go): route any_shard, the reason saying the
+// other copies are written by replication, not by the statement. The
+// score still counts the write on every copy (fan-out 8 of 8), and under
+// Citus, which writes every placement of a reference table, it stays a
+// write to every shard.
+func TestRouting_ReferenceDML(t *testing.T) {
+	checkRoutes(t, []routeCase{
+		{sql: "DELETE FROM r WHERE a = 1", design: "r:replicate", kind: "any_shard", reason: "written by replication"},
+		{sql: "UPDATE r SET b = 2 WHERE a = 1", design: "r:replicate", kind: "any_shard", reason: "counts the write on all"},
+	})
+	code, out, errs := runCmd(t, "", "explain", "--format", "json", "--engine", "citus", "--shards", "4", "-k", "r:replicate", "DELETE FROM r WHERE a = 1")
+	var r routed
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	if r.Route != "scatter" || len(r.Shards) != 4 {
+		t.Errorf("citus: %+v; want every shard", r)
+	}
+	log := "/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n" +
+		"2024-05-01T10:00:01.000000Z\t   10 Query\tDELETE FROM r WHERE a = 1\n"
+	file := t.TempDir() + "/general.log"
+	if err := os.WriteFile(file, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCmd(t, "", "score", "--log", file, "-k", "r:replicate", "--engine", "vitess", "--shards", "8", "--format", "json")
+	if code != 0 {
+		t.Fatalf("score: exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Candidates []struct {
+			Operations []struct {
+				FanoutMean float64 `json:"fanout_mean"`
+			} `json:"operations"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Candidates) == 0 || len(rep.Candidates[0].Operations) != 1 || rep.Candidates[0].Operations[0].FanoutMean != 8 {
+		t.Errorf("score: %s; want one operation of fan-out 8 (every copy)", out)
+	}
+}
+
+// TestRouting_HintLookup: a Vitess vindex hint filters every column
+// vindex of the table, lookups too (newShardedRouting in
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go: USE VINDEX keeps
+// only the vindexes it names, IGNORE VINDEX drops them). USE VINDEX
+// (email_user_map), a lookup vindex named as VSchemas name them, routes
+// by that lookup (one shard, the row's, known once the lookup answers:
+// a unique lookup, EqualUnique) and not by the key; IGNORE VINDEX of the
+// lookup, or a USE VINDEX that names only the key's, leaves a read by
+// email to every shard.
+func TestRouting_HintLookup(t *testing.T) {
+	const d = "users:hash(id), lookup(email)"
+	checkRoutes(t, []routeCase{
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users USE VINDEX (email_user_map) WHERE email = 'a@x.com'", kind: "single", reason: "lookup email"},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users USE VINDEX (email_user_map) WHERE id = 5", kind: "scatter", reason: "USE VINDEX"},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users IGNORE VINDEX (email_user_map) WHERE email = 'a@x.com'", kind: "scatter"},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users USE VINDEX (hash) WHERE email = 'a@x.com'", kind: "scatter"},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users USE VINDEX (email_user_map, hash) WHERE id = 5", values: []int{5}},
+		{dialect: "mysql", design: d, sql: "SELECT * FROM users IGNORE VINDEX (email_user_map) WHERE id = 5", values: []int{5}},
+	})
+}

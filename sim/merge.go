@@ -1,0 +1,150 @@
+package sim
+
+import "github.com/shardkey/shardkey"
+
+// Merged routes. Vitess plans two reads of one table compared on a
+// unique vindex column (music.id IN (SELECT music.id FROM music WHERE
+// user_id IN (1, 2, 3)), a join or derived table ON other.id = music.id)
+// as one route: a value of a unique vindex is on one row, so on one
+// shard, and the two reads' rows are on the same shards
+// (go/vt/vtgate/planbuilder/operators/route_planning.go,
+// canMergeOnFilter: an equality whose two columns have the same unique
+// SingleColumn vindex; subquery_planning.go, mergeSubqueryInputs and
+// tryMergeShardedRouting). The merged route takes both routes' vindex
+// predicates and routes by the cheapest (sharded_routing.go,
+// PickBestAvailableVindex; route.go, less and costFor: None, then
+// EqualUnique, then IN, then Scatter), on a tie the later route's (the
+// outer query's for a subquery), and a join of two routes that chose the
+// same vindex keeps the left-hand one's (join_merging.go,
+// mergeShardedRouting). The reader carries the other route's conditions
+// in, marked Cond.Via; here they bind the table when the column is a
+// unique lookup of it.
+
+// hasVia reports whether some condition is another route's (Cond.Via).
+func hasVia(conds []shardkey.Cond) bool {
+	for i := range conds {
+		if conds[i].Via != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// viaRank is the cost class of a condition as a route by its column
+// (Vitess's opcodes in order of cost): 0 no row (None), 1 one value
+// (EqualUnique: =, a one-value IN), 2 several values (IN), 3 nothing a
+// vindex routes by (a range, IS NULL).
+func viaRank(c *shardkey.Cond) int {
+	switch {
+	case c.Op == shardkey.Eq:
+		return 1
+	case c.Op == shardkey.In && c.IsNull:
+		return 3
+	case c.Op == shardkey.In && c.Unknown == 0 && len(c.List) == 0:
+		return 0
+	case c.Op == shardkey.In && c.Unknown >= 0 && len(c.List)+c.Unknown == 1:
+		return 1
+	case c.Op == shardkey.In:
+		return 2
+	}
+	return 3
+}
+
+// viaWins reports whether the other route's condition v routes the
+// merged route rather than the table's own condition o on the column
+// (see the package comment above and Cond.ViaPrefer).
+func viaWins(o, v *shardkey.Cond, prefer int8) bool {
+	ro, rv := viaRank(o), viaRank(v)
+	switch {
+	case ro == 3 || rv == 0:
+		return rv < 3
+	case ro == 0 || rv == 3:
+		return false
+	case prefer == 2 || prefer == -2:
+		return prefer > 0
+	case rv != ro:
+		return rv < ro
+	}
+	return prefer > 0
+}
+
+// merged resolves the Cond.Via conditions of a statement on table ti:
+// those tied by a unique lookup of the table bind it where they route
+// better (viaWins); the others are dropped. A ViaSingle group applies
+// only when it routes, alone, to one shard. It returns the conditions
+// without Via marks, and whether some Via condition binds the table.
+func (r *router) merged(ti int, kind shardkey.Kind, conds []shardkey.Cond) ([]shardkey.Cond, bool, error) {
+	tk := r.s.tables[ti]
+	unique := func(col int) bool {
+		for _, lk := range tk.lookups {
+			if lk.col == col && lk.spec.Unique {
+				return true
+			}
+		}
+		return false
+	}
+	grouped := func(c *shardkey.Cond) bool {
+		// Grouping by a unique vindex's column keeps every group on
+		// one shard (subquery_planning.go, isMergeable).
+		g := c.ViaGroupBy - 1
+		return g >= 0 && (unique(g) || len(tk.cols) == 1 && tk.cols[0] == g && tk.kind == kHash)
+	}
+	out := make([]shardkey.Cond, 0, len(conds))
+	var via, single []shardkey.Cond
+	for _, c := range conds {
+		switch {
+		case c.Via == 0:
+			out = append(out, c)
+		case kind != shardkey.Insert && unique(c.Via-1):
+			via = append(via, c)
+			if c.ViaSingle && !grouped(&c) {
+				c.ViaSingle = true
+				single = append(single, c)
+			}
+		}
+	}
+	if len(via) == 0 {
+		return out, false, nil
+	}
+	if len(single) > 0 {
+		alone := make([]shardkey.Cond, len(single))
+		for i, c := range single {
+			c.Via, c.ViaPrefer, c.ViaSingle, c.ViaGroupBy = 0, 0, false, 0
+			alone[i] = c
+		}
+		tc, err := r.stmt(ti, kind, alone)
+		if err != nil {
+			return nil, false, err
+		}
+		if tc.kind != tOne && !(tc.kind == tUniform && !tc.local) && !(tc.kind == tSet && len(tc.set) == 0) {
+			keep := via[:0]
+			for _, c := range via {
+				if !c.ViaSingle || grouped(&c) {
+					keep = append(keep, c)
+				}
+			}
+			via = keep
+		}
+	}
+	used := false
+	for _, v := range via {
+		prefer := v.ViaPrefer
+		v.Via, v.ViaPrefer, v.ViaSingle, v.ViaGroupBy = 0, 0, false, 0
+		i := -1
+		for j := range out {
+			if out[j].Col == v.Col {
+				i = j
+				break
+			}
+		}
+		switch {
+		case i < 0:
+			out = append(out, v)
+			used = true
+		case viaWins(&out[i], &v, prefer):
+			out[i] = v
+			used = true
+		}
+	}
+	return out, used, nil
+}
