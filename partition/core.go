@@ -309,9 +309,50 @@ func (r Ring) Layout(n int) (Layout, error) {
 			return xxhash.Sum64String(names[node] + "-" + strconv.Itoa(i))
 		}), nil
 	}
-	return NewTokenRing(n, func(node, i int) uint64 {
-		return xxhash.Sum64String(fmt.Sprintf("node-%d-%d", node, i))
-	}, vn), nil
+	return cachedRing(vn, n), nil
+}
+
+// ringCache keeps the last few default rings built (a ring of 16,384
+// nodes of 128 points is 2 M points, 24 MB): every candidate's growth
+// figures ask for the same ring of N and N+1 nodes. A TokenRing is never
+// modified once built, so one can be shared.
+var ringCache struct {
+	sync.Mutex
+	keys [4][2]int
+	vals [4]*TokenRing
+	next int
+}
+
+// cachedRing returns the default ring of n nodes with vn points each,
+// node k's point i at xxhash64("node-k-i").
+func cachedRing(vn, n int) *TokenRing {
+	small := n*vn < 1<<16
+	if !small {
+		ringCache.Lock()
+		for i, k := range ringCache.keys {
+			if k == [2]int{vn, n} && ringCache.vals[i] != nil {
+				r := ringCache.vals[i]
+				ringCache.Unlock()
+				return r
+			}
+		}
+		ringCache.Unlock()
+	}
+	buf := make([]byte, 0, 32)
+	r := NewTokenRing(n, func(node, i int) uint64 {
+		buf = append(buf[:0], "node-"...)
+		buf = strconv.AppendInt(buf, int64(node), 10)
+		buf = append(buf, '-')
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		return xxhash.Sum64(buf)
+	}, vn)
+	if !small {
+		ringCache.Lock()
+		ringCache.keys[ringCache.next], ringCache.vals[ringCache.next] = [2]int{vn, n}, r
+		ringCache.next = (ringCache.next + 1) % len(ringCache.keys)
+		ringCache.Unlock()
+	}
+	return r
 }
 
 // Grow adds nodes with their own points; existing points stay. A named
