@@ -122,10 +122,12 @@ func isBanner(l []byte) bool {
 // does not start an entry continues the statement before it.
 func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 	lr := &lineReader{r: br}
-	// The statement being read (its text in sql until it ends); a value,
-	// not a pointer, so that no entry is allocated per statement.
+	// The statement being read: a value, not a pointer, so that no entry
+	// is allocated per statement. Its text is copied once from its first
+	// line; a statement that goes on over more lines is put together in
+	// sql (cont).
 	var cur entry
-	inCur := false
+	inCur, cont := false, false
 	var sql []byte
 	var ts int64
 	hasTS := false
@@ -137,13 +139,10 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 			return nil
 		}
 		inCur = false
-		if cur.sql != "" || cur.end {
-			if !cur.end {
-				cur.sql = string(sql)
-			}
-			return rs.emit(cur)
+		if cont {
+			cur.sql, cont = string(sql), false
 		}
-		return nil
+		return rs.emit(cur)
 	}
 	for {
 		line, ok, err := lr.next()
@@ -162,7 +161,10 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 				}
 				continue
 			}
-			if inCur && cur.sql != "" {
+			if inCur {
+				if !cont {
+					sql, cont = append(sql[:0], cur.sql...), true
+				}
 				sql = append(sql, '\n')
 				sql = append(sql, line...)
 			} else if !other && len(bytes.TrimSpace(line)) > 0 {
@@ -188,8 +190,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 		other = h.cmd != "Query" && h.cmd != "Execute"
 		switch h.cmd {
 		case "Query", "Execute":
-			cur, inCur = entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, sql: "-"}, true
-			sql = append(sql[:0], h.arg...)
+			cur, inCur = entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, sql: string(h.arg)}, true
 		case "Connect", "Quit", "Change user", "Reset connection":
 			if err := rs.emit(entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, end: true}); err != nil {
 				return err
