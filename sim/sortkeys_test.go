@@ -13,9 +13,11 @@ import (
 // cmpTuple (the standard library's stable sort, which it replaced) on
 // tuples with many ties: integers (negative, and unsigned beyond int64),
 // strings, nulls, booleans, dates, tuples of one and two values and of
-// unequal lengths; and with floats (NaN among them), where it must run the
-// same algorithm. Each tuple's weight is its first position, so the
-// order of equal tuples is checked too.
+// unequal lengths; and with floats (NaN among them), where Compare is not
+// a total order and only the same algorithm gives the same order (an
+// unstable sort by tuple and position fails those rounds). Each tuple's
+// weight is its first position, so the order of equal tuples is checked
+// too.
 func TestSortKeyWeights(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	value := func(floats bool) shardkey.Value {
