@@ -58,6 +58,17 @@ func (b *BoundedReader) Read(p []byte) (int, error) {
 	chunk := p[:k]
 	b.n += int64(k)
 	b.sinceRecord += k
+	if b.MaxLine <= 0 || b.sinceLine+len(chunk) <= b.MaxLine {
+		// No line in chunk can pass MaxLine: count the newlines in one
+		// pass instead of finding each (the loop below).
+		if last := bytes.LastIndexByte(chunk, '\n'); last >= 0 {
+			b.line += bytes.Count(chunk[:last+1], []byte{'\n'})
+			b.sinceLine = len(chunk) - last - 1
+		} else {
+			b.sinceLine += len(chunk)
+		}
+		chunk = nil
+	}
 	for len(chunk) > 0 {
 		i := bytes.IndexByte(chunk, '\n')
 		if i < 0 {

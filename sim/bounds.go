@@ -2,7 +2,7 @@ package sim
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/shardkey/shardkey"
 )
@@ -80,7 +80,7 @@ func (s *Scheme) computeBounds() error {
 			s.boundsFromTraffic = len(all) > 0
 		} else if len(rangeTables) > 1 {
 			all = append([]keyWeight(nil), all...)
-			sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+			sortKeyWeights(all)
 		}
 		if total == 0 {
 			all = append([]keyWeight(nil), all...)
@@ -240,8 +240,22 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 			}
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+	sortKeyWeights(all)
 	return all, total
+}
+
+// sortKeyWeights sorts key tuples stably (equal tuples keep their order).
+// slices.SortStableFunc runs sort.SliceStable's algorithm (insertion-sorted
+// blocks of 20, then symMerge: the same comparisons and moves, so the same
+// order even for values Compare does not order transitively, a large
+// integer and a float, NaN) without its reflection swapper, which took
+// about a tenth of advising a 2 GB MariaDB general log. (An unstable sort
+// of the positions with the position as the last key, tried, was 2 to 3
+// times slower on a log's keys: few distinct values, so the blocks'
+// insertion sort finds them mostly in order, and the positions' sort
+// compares through an indirection.)
+func sortKeyWeights(all []keyWeight) {
+	slices.SortStableFunc(all, func(a, b keyWeight) int { return cmpTuple(a.k, b.k) })
 }
 
 type keyWeight struct {
@@ -262,7 +276,7 @@ func sortedKeys(t *shardkey.Table, cols []int) []keyWeight {
 			}
 			all[i] = keyWeight{k, t.Weight(i)}
 		}
-		sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
+		sortKeyWeights(all)
 		return all
 	})
 }

@@ -57,8 +57,8 @@ const (
 )
 
 // fastKey finds a statement's exemplars: its text before the first
-// character that may start a literal (fastKeyEnd), and how many commas it
-// holds (statements of one beginning with more or fewer values in a list
+// character that may start a literal (fastKeyEnd), and how many commas
+// follow that text (statements of one beginning with more or fewer values in a list
 // or rows in an INSERT have other shapes).
 type fastKey struct {
 	lead   string
@@ -66,7 +66,8 @@ type fastKey struct {
 }
 
 func keyOf(sql string) fastKey {
-	return fastKey{lead: sql[:fastKeyEnd(sql)], commas: strings.Count(sql, ",")}
+	end := fastKeyEnd(sql)
+	return fastKey{lead: sql[:end], commas: strings.Count(sql[end:], ",")}
 }
 
 // fastKeyEnd returns where the first character that may start a literal
@@ -75,6 +76,9 @@ func keyOf(sql string) fastKey {
 func fastKeyEnd(sql string) int {
 	for i := 0; i < len(sql); i++ {
 		c := sql[i]
+		if !mayStartLit[c] { // most characters: one table look
+			continue
+		}
 		switch {
 		case c == '\'' || c == '"':
 			return i
@@ -86,6 +90,15 @@ func fastKeyEnd(sql string) int {
 	}
 	return len(sql)
 }
+
+// mayStartLit marks the characters fastKeyEnd looks at further: quotes,
+// digits and the dot.
+var mayStartLit = func() (t [256]bool) {
+	for _, c := range "'\".0123456789" {
+		t[c] = true
+	}
+	return t
+}()
 
 // lookup returns the template of sql and its literals (appended to lits)
 // when sql matches an exemplar.

@@ -9,16 +9,21 @@ import (
 
 // generalCommands are the command names of a general log line. Query and
 // Execute (a prepared statement run, with its values in place) are
-// statements; Connect and Quit start and end a session.
-var generalCommands = map[string]bool{
-	"Query": true, "Execute": true, "Prepare": true, "Close stmt": true, "Reset stmt": true,
-	"Connect": true, "Quit": true, "Init DB": true, "Field List": true, "Long Data": true,
-	"Fetch": true, "Ping": true, "Statistics": true, "Refresh": true, "Shutdown": true,
-	"Processlist": true, "Change user": true, "Binlog Dump": true, "Kill": true, "Debug": true,
-	"Set option": true, "Sleep": true, "Create DB": true, "Drop DB": true, "Register Slave": true,
-	"Delayed insert": true, "Daemon": true, "Error": true, "Time": true, "Table Dump": true,
-	"Connect Out": true, "Binlog Dump GTID": true, "Reset connection": true, "Bulk_execute": true,
-}
+// statements; Connect and Quit start and end a session. Each maps to
+// itself, so that a line's command is looked up without copying it.
+var generalCommands = func() map[string]string {
+	m := map[string]string{}
+	for _, c := range []string{
+		"Query", "Execute", "Prepare", "Close stmt", "Reset stmt", "Connect", "Quit", "Init DB",
+		"Field List", "Long Data", "Fetch", "Ping", "Statistics", "Refresh", "Shutdown",
+		"Processlist", "Change user", "Binlog Dump", "Kill", "Debug", "Set option", "Sleep",
+		"Create DB", "Drop DB", "Register Slave", "Delayed insert", "Daemon", "Error", "Time",
+		"Table Dump", "Connect Out", "Binlog Dump GTID", "Reset connection", "Bulk_execute",
+	} {
+		m[c] = c
+	}
+	return m
+}()
 
 type generalHead struct {
 	ts    int64
@@ -39,7 +44,10 @@ func parseGeneralHead(l []byte) (generalHead, bool) {
 		switch {
 		case len(l) >= 20 && l[4] == '-' && l[10] == 'T':
 			var ps prefixState
-			l2 := append([]byte(nil), l...)
+			// A copy of the time's bytes only (a zone and fraction
+			// are at most 32 long), not of the whole line.
+			var tb [64]byte
+			l2 := tb[:copy(tb[:], l)]
 			l2[10] = ' '
 			us, n, ok := ps.time(l2)
 			if !ok {
@@ -95,10 +103,11 @@ func parseGeneralHead(l []byte) (generalHead, bool) {
 	if t >= 0 {
 		cmd, h.arg = rest[:t], rest[t+1:]
 	}
-	if !generalCommands[string(cmd)] {
+	c, ok := generalCommands[string(cmd)]
+	if !ok {
 		return h, false
 	}
-	h.cmd = string(cmd)
+	h.cmd = c
 	return h, true
 }
 
@@ -113,7 +122,12 @@ func isBanner(l []byte) bool {
 // does not start an entry continues the statement before it.
 func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 	lr := &lineReader{r: br}
-	var cur *entry
+	// The statement being read: a value, not a pointer, so that no entry
+	// is allocated per statement. Its text is copied once from its first
+	// line; a statement that goes on over more lines is put together in
+	// sql (cont).
+	var cur entry
+	inCur, cont := false, false
 	var sql []byte
 	var ts int64
 	hasTS := false
@@ -121,18 +135,14 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 	found := false
 	other := false // the current entry is a command we skip: its continuation lines too
 	finish := func() error {
-		if cur == nil {
+		if !inCur {
 			return nil
 		}
-		e := *cur
-		cur = nil
-		if e.sql != "" || e.end {
-			if !e.end {
-				e.sql = string(sql)
-			}
-			return rs.emit(e)
+		inCur = false
+		if cont {
+			cur.sql, cont = string(sql), false
 		}
-		return nil
+		return rs.emit(cur)
 	}
 	for {
 		line, ok, err := lr.next()
@@ -151,7 +161,10 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 				}
 				continue
 			}
-			if cur != nil && cur.sql != "" {
+			if inCur {
+				if !cont {
+					sql, cont = append(sql[:0], cur.sql...), true
+				}
 				sql = append(sql, '\n')
 				sql = append(sql, line...)
 			} else if !other && len(bytes.TrimSpace(line)) > 0 {
@@ -177,8 +190,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 		other = h.cmd != "Query" && h.cmd != "Execute"
 		switch h.cmd {
 		case "Query", "Execute":
-			cur = &entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, sql: "-"}
-			sql = append(sql[:0], h.arg...)
+			cur, inCur = entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, sql: string(h.arg)}, true
 		case "Connect", "Quit", "Change user", "Reset connection":
 			if err := rs.emit(entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, end: true}); err != nil {
 				return err
