@@ -219,3 +219,89 @@ func TestPushdown_MySQLSample(t *testing.T) {
 		t.Errorf("no warning says MySQL has no TABLESAMPLE: %v", w.Warnings)
 	}
 }
+
+// TestPushdown_PostgreSQLSampleSmall: --stats db:sample=P% never lets a
+// database sample's estimate stand in for better figures. The table,
+// rows i = 1..5000: id bigint = i (primary key), u int = (i * 7919) mod
+// 5000 (a permutation of 0..4999: 7919 is prime to 5000), k int = i mod
+// 37.
+//
+//   - The row sample reads every row (5,000 rows, under the default
+//     100,000): its figures are the table's exactly, so nothing is
+//     estimated inside the database (a 30% block sample of some 30
+//     blocks estimates rows, and u's distinct values, well off 5,000),
+//     and a warning says the row sample's figures are used.
+//   - A sample of 0.0001% of the blocks reads no row (checked here by the
+//     same clause): counts scaled from nothing are not the table's 0, so
+//     the figures stay the row sample's, with a warning.
+//   - A 10% sample reads some 500 rows (counted here), fewer than a row
+//     sample of 3,000: the row sample's figures are used, with a warning.
+func TestPushdown_PostgreSQLSampleSmall(t *testing.T) {
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pgAdminDSN())
+	if err != nil {
+		skipOrFail(t, "no PostgreSQL at %s: %v", pgAdminDSN(), err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	dsn := pgThrowaway(t, ctx, admin, fmt.Sprintf("shardkey_test_pushsmall_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6))
+	db, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	for _, q := range []string{
+		`CREATE TABLE r (id bigint PRIMARY KEY, u int NOT NULL, k int NOT NULL)`,
+		`INSERT INTO r SELECT i, (i * 7919) % 5000, i % 37 FROM generate_series(1, 5000) i`,
+		`ANALYZE r`,
+	} {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const seed = 5
+	drawn := func(pct string) int64 {
+		var n int64
+		if err := db.QueryRow(ctx, `SELECT count(*) FROM r TABLESAMPLE SYSTEM (`+pct+`) REPEATABLE (5)`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	check := func(name string, o Options, rows int, warning string) {
+		t.Helper()
+		w := &shardkey.Workload{Seed: seed}
+		if err := Read(ctx, w, dsn, o); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Table("r").Rows; rows > 0 && got != rows {
+			t.Errorf("%s: row sample of %d rows; want %d", name, got, rows)
+		}
+		warning = strings.ReplaceAll(warning, "@ROWS", fmt.Sprint(w.Table("r").Rows))
+		for _, c := range w.Catalog.Table("r").Columns {
+			if c.Measured != nil {
+				t.Errorf("%s: column %s measured inside the database: %+v", name, c.Name, *c.Measured)
+			}
+		}
+		said := false
+		for _, e := range w.Warnings {
+			said = said || strings.Contains(e.Error(), warning)
+		}
+		if !said {
+			t.Errorf("%s: no warning says %q: %v", name, warning, w.Warnings)
+		}
+	}
+	check("whole row sample", Options{NoStatements: true, Stats: "db:sample=30%"}, 5000,
+		"table r: the row sample read every one of its 5000 rows, so its exact figures are used, not estimates from the database's TABLESAMPLE SYSTEM (30%)")
+	if n := drawn("0.0001"); n != 0 {
+		t.Fatalf("TABLESAMPLE SYSTEM (0.0001) drew %d rows; the test wants none", n)
+	}
+	for _, c := range []string{"id", "u", "k"} {
+		check("empty database sample "+c, Options{NoStatements: true, SampleRows: 100, Stats: "db:sample=0.0001%"}, 100,
+			"table r: column "+c+": the database's TABLESAMPLE SYSTEM (0.0001%) read no row, so it estimates nothing: its figures come from the row sample")
+	}
+	n := drawn("10")
+	if n == 0 || n >= 2500 {
+		t.Fatalf("TABLESAMPLE SYSTEM (10) drew %d rows; the test wants some, fewer than the row sample", n)
+	}
+	check("small database sample", Options{NoStatements: true, SampleRows: 3000, Stats: "db:sample=10%"}, 0,
+		fmt.Sprintf("table r: column u: the database's TABLESAMPLE SYSTEM (10%%) read %d rows, fewer than the row sample's @ROWS: its figures come from the row sample", n))
+}
