@@ -283,6 +283,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	a := analyse(w, o.Shards)
 	a.mongo = o.Engine.Name() == "mongodb"
+	a.engine = o.Engine.Name()
 	keys, why := a.candidates()
 	if len(o.Keys) > 0 {
 		keys, why = o.Keys, map[string]string{}
