@@ -309,6 +309,9 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 			for _, wn := range measureTable(ctx, s, ti, o) {
 				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, wn))
 			}
+			if statsSample(o.Stats) > 0 {
+				floorDistinct(ti, w.Table(ti.Name))
+			}
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -407,6 +410,35 @@ func sampleTable(ctx context.Context, s session, ti *shardkey.TableInfo, o Optio
 		method += fmt.Sprintf(", then a seeded reservoir of %d of the %d drawn", len(rows), seen)
 	}
 	return t, method, all, nil
+}
+
+// floorDistinct raises each estimated distinct count of ti's columns
+// (--stats db:sample=P%) to the row sample's t: the values the row sample
+// holds are in the table, so the table has at least as many (a block
+// sample misses values clustered in the blocks it skips, and
+// Haas-Stokes is then low). The estimated non-NULL rows stay above it:
+// the database sample read at least the row sample's rows
+// (sampleTooSmall), and its rows are scaled up from those.
+func floorDistinct(ti *shardkey.TableInfo, t *shardkey.Table) {
+	if t == nil {
+		return
+	}
+	for _, c := range ti.Columns {
+		m, col := c.Measured, t.Column(c.Name)
+		if m == nil || m.Sampled == "" || col == nil {
+			continue
+		}
+		seen := map[shardkey.Value]bool{}
+		for i := 0; i < t.Rows; i++ {
+			if v := col.Value(i); !v.IsNull() {
+				seen[v.Canonical()] = true
+			}
+		}
+		if d := int64(len(seen)); d > m.Distinct {
+			m.Distinct = d
+			m.Sampled += fmt.Sprintf("; distinct values raised to the row sample's %d (a lower bound: those values are in the table)", d)
+		}
+	}
 }
 
 // citusSharded reports whether t is a Citus distributed table whose

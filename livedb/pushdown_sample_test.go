@@ -305,3 +305,66 @@ func TestPushdown_PostgreSQLSampleSmall(t *testing.T) {
 	check("small database sample", Options{NoStatements: true, SampleRows: 3000, Stats: "db:sample=10%"}, 0,
 		fmt.Sprintf("table r: column u: the database's TABLESAMPLE SYSTEM (10%%) read %d rows, fewer than the row sample's @ROWS: its figures come from the row sample", n))
 }
+
+// TestPushdown_PostgreSQLSampleFloor: a block sample misses values
+// clustered in the blocks it skips. Rows i = 1..100000, v = i / 100:
+// 1,001 values in runs of 100 rows (a block or two each). A 5% SYSTEM
+// sample keeps some 5% of the blocks, so sees well under a tenth of the
+// values, each many times (f1 near 0: Haas-Stokes stays near what it
+// saw); a uniform row sample of 1,000 rows sees some 630 of them
+// (1001 (1 - (1 - 1/1001)^1000)). Those values are in the table: the
+// estimate is raised to the row sample's distinct count, counted here
+// from the sampled rows, and says so.
+func TestPushdown_PostgreSQLSampleFloor(t *testing.T) {
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pgAdminDSN())
+	if err != nil {
+		skipOrFail(t, "no PostgreSQL at %s: %v", pgAdminDSN(), err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	dsn := pgThrowaway(t, ctx, admin, fmt.Sprintf("shardkey_test_pushfloor_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6))
+	db, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	for _, q := range []string{
+		`CREATE TABLE c (id bigint PRIMARY KEY, v int NOT NULL)`,
+		`INSERT INTO c SELECT i, i / 100 FROM generate_series(1, 100000) i`,
+		`ANALYZE c`,
+	} {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var dbRows, dbDistinct int64
+	if err := db.QueryRow(ctx, `SELECT count(*), count(DISTINCT v) FROM c TABLESAMPLE SYSTEM (5) REPEATABLE (9)`).Scan(&dbRows, &dbDistinct); err != nil {
+		t.Fatal(err)
+	}
+	w := &shardkey.Workload{Seed: 9}
+	if err := Read(ctx, w, dsn, Options{NoStatements: true, SampleRows: 1000, Stats: "db:sample=5%"}); err != nil {
+		t.Fatal(err)
+	}
+	sample := w.Table("c")
+	seen := map[int64]bool{}
+	col := sample.Column("v")
+	for i := 0; i < sample.Rows; i++ {
+		seen[col.Ints[i]] = true
+	}
+	rowDistinct := int64(len(seen))
+	if dbRows < int64(sample.Rows) || dbDistinct >= rowDistinct {
+		t.Fatalf("the database sample read %d rows with %d values, the row sample %d rows with %d values: the test wants more rows and fewer values in the database's", dbRows, dbDistinct, sample.Rows, rowDistinct)
+	}
+	var m *shardkey.MeasuredStats
+	for _, c := range w.Catalog.Table("c").Columns {
+		if c.Name == "v" {
+			m = c.Measured
+		}
+	}
+	if m == nil {
+		t.Fatalf("v not measured: %v", w.Warnings)
+	}
+	if m.Distinct != rowDistinct || m.Distinct > m.Rows-m.Nulls || !strings.Contains(m.Sampled, fmt.Sprintf("raised to the row sample's %d", rowDistinct)) {
+		t.Errorf("v: %d distinct of %d estimated rows (%s); want the row sample's %d (the database sample saw %d)", m.Distinct, m.Rows, m.Sampled, rowDistinct, dbDistinct)
+	}
+}
