@@ -40,6 +40,12 @@ type Workload struct {
 	// when neither was given. A copy of the Workload shares it.
 	Catalog *Catalog
 
+	// Dialect is the SQL dialect of the statements read (a log's:
+	// "postgresql", or "mysql" for MySQL and MariaDB), for SQL the
+	// reports write back; "" when no log was read (Catalog.Engine then
+	// names a live database's or a schema file's).
+	Dialect string
+
 	// Joins are the join equalities the statements showed between
 	// columns of two tables (a log's JOIN ... ON a.x = b.y), each once
 	// per direction, with the number of statements: how the application

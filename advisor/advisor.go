@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
@@ -194,17 +195,25 @@ type Criteria struct {
 
 // MarshalJSON writes c with largest_partition_share and bounded null when
 // nothing measures the largest partition (LargestUnknown): a 0 share and
-// bounded true would read as a key without whales.
+// bounded true would read as a key without whales; and
+// expected_max_load_ratio null when no key value is known to place (0).
 func (c Criteria) MarshalJSON() ([]byte, error) {
 	type plain Criteria
+	var b []byte
+	var err error
 	if !c.LargestUnknown {
-		return json.Marshal(plain(c))
+		b, err = json.Marshal(plain(c))
+	} else {
+		b, err = json.Marshal(struct {
+			plain
+			LargestPartition *float64 `json:"largest_partition_share"`
+			Bounded          *bool    `json:"bounded"`
+		}{plain: plain(c)})
 	}
-	return json.Marshal(struct {
-		plain
-		LargestPartition *float64 `json:"largest_partition_share"`
-		Bounded          *bool    `json:"bounded"`
-	}{plain: plain(c)})
+	if err != nil {
+		return nil, err
+	}
+	return jsonnull.Null(b, jsonnull.Unless(c.Expected > 0, "expected_max_load_ratio")...)
 }
 
 // OpCost is an operation that costs more than one shard per request.
@@ -236,12 +245,26 @@ type Nums struct {
 	// OverCapacity counts the shards over capacity, or the nodes when
 	// the capacity is a node's (slots over nodes); MaxNodeWork is then
 	// the busiest node's work, its slots' summed (units/s).
-	OverCapacity int     `json:"over_capacity"`
-	MaxNodeWork  float64 `json:"max_node_work,omitempty"`
+	// OverCapacity is null in JSON when no capacity was given
+	// (capacityKnown false): nothing was judged against one.
+	OverCapacity  int     `json:"over_capacity"`
+	MaxNodeWork   float64 `json:"max_node_work,omitempty"`
+	capacityKnown bool
+}
+
+// MarshalJSON writes n with over_capacity null when no capacity was
+// given.
+func (n Nums) MarshalJSON() ([]byte, error) {
+	type plain Nums
+	b, err := json.Marshal(plain(n))
+	if err != nil {
+		return nil, err
+	}
+	return jsonnull.Null(b, jsonnull.Unless(n.capacityKnown, "over_capacity")...)
 }
 
 func nums(c *sim.Candidate) *Nums {
-	n := &Nums{MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, WorkPerS: c.WorkPerS, OverCapacity: len(c.OverCapacity)}
+	n := &Nums{MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, WorkPerS: c.WorkPerS, OverCapacity: len(c.OverCapacity), capacityKnown: c.Capacity > 0}
 	if c.CapacityPer == "node" {
 		n.MaxNodeWork = slices.Max(c.CapacityWork())
 	}
@@ -260,6 +283,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	a := analyse(w, o.Shards)
 	a.mongo = o.Engine.Name() == "mongodb"
+	a.engine = o.Engine.Name()
 	keys, why := a.candidates()
 	if len(o.Keys) > 0 {
 		keys, why = o.Keys, map[string]string{}

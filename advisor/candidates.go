@@ -49,6 +49,8 @@ type analysis struct {
 	// mongo: the engine is MongoDB's, whose hashed keys hash one field:
 	// a pair of columns is the compound {a: 1, b: "hashed"} (see compound).
 	mongo bool
+	// engine is the placement engine's name (engine-specific notes).
+	engine string
 	// jumbos caches, per table and column, the value whose documents
 	// weigh the most (see jumbo).
 	jumbos map[string]jumboStat

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/numfmt"
+	"github.com/shardkey/shardkey/internal/sqlident"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -367,15 +368,27 @@ func (a *analysis) carryCost(e *entity, ti int, path []link, typ shardkey.Type, 
 	if t.Rows > 0 {
 		c.Unresolved = float64(missing) / float64(t.Rows)
 	}
-	// UPDATE child SET root = p.root FROM parent p WHERE p.pcol = child.col,
-	// joined hop by hop.
+	// The backfill in the source's dialect (sourceDialect), identifiers
+	// quoted by its rules. PostgreSQL: UPDATE child SET root = pN.root
+	// FROM parent p1, ... WHERE p1.pcol = child.col AND ...; MySQL and
+	// MariaDB have no UPDATE ... FROM but a multi-table UPDATE: UPDATE
+	// child JOIN parent p1 ON p1.pcol = child.col ... SET child.root =
+	// pN.root. Joined hop by hop.
+	mysql := sourceDialect(w) == "mysql"
+	q := sqlident.PG
+	typeOf := sqlType
+	if mysql {
+		q, typeOf = sqlident.MySQL, mysqlType
+	}
 	last := path[len(path)-1]
-	var from, where []string
-	prev := t.Name
+	var from, where, joins []string
+	prev := q(t.Name)
 	for i, l := range path {
 		alias := fmt.Sprintf("p%d", i+1)
-		from = append(from, fmt.Sprintf("%s %s", w.Tables[l.parent].Name, alias))
-		where = append(where, fmt.Sprintf("%s.%s = %s.%s", alias, w.Tables[l.parent].Columns[l.pcol].Name, prev, w.Tables[l.child].Columns[l.col].Name))
+		on := fmt.Sprintf("%s.%s = %s.%s", alias, q(w.Tables[l.parent].Columns[l.pcol].Name), prev, q(w.Tables[l.child].Columns[l.col].Name))
+		from = append(from, fmt.Sprintf("%s %s", q(w.Tables[l.parent].Name), alias))
+		where = append(where, on)
+		joins = append(joins, fmt.Sprintf("JOIN %s %s ON %s", q(w.Tables[l.parent].Name), alias, on))
 		prev = alias
 	}
 	rootName := e.name
@@ -384,10 +397,16 @@ func (a *analysis) carryCost(e *entity, ti int, path []link, typ shardkey.Type, 
 			rootName = w.Tables[r.table].Columns[r.col].Name
 		}
 	}
-	c.Backfill = fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s; UPDATE %s SET %s = %s.%s FROM %s WHERE %s (in batches, while new writes set it)",
-		t.Name, e.name, sqlType(typ), t.Name, e.name, prev, rootName, strings.Join(from, ", "), strings.Join(where, " AND "))
-	c.Index = fmt.Sprintf("(%s, %s) on %s, and %s in every unique key of %s (Citus requires the distribution column in unique constraints)",
-		e.name, t.Columns[path[0].col].Name, t.Name, e.name, t.Name)
+	add := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", q(t.Name), q(e.name), typeOf(typ))
+	if mysql {
+		c.Backfill = fmt.Sprintf("%s; UPDATE %s %s SET %s.%s = %s.%s (in batches, while new writes set it)",
+			add, q(t.Name), strings.Join(joins, " "), q(t.Name), q(e.name), prev, q(rootName))
+	} else {
+		c.Backfill = fmt.Sprintf("%s; UPDATE %s SET %s = %s.%s FROM %s WHERE %s (in batches, while new writes set it)",
+			add, q(t.Name), q(e.name), prev, q(rootName), strings.Join(from, ", "), strings.Join(where, " AND "))
+	}
+	c.Index = fmt.Sprintf("(%s, %s) on %s, and %s in every unique key of %s (%s)",
+		q(e.name), q(t.Columns[path[0].col].Name), q(t.Name), q(e.name), q(t.Name), uniqueNote(a.engine))
 	return c
 }
 
@@ -414,6 +433,70 @@ func sqlType(t shardkey.Type) string {
 		return "numeric(20)"
 	}
 	return "bigint"
+}
+
+// sourceDialect is the SQL dialect of w's source: "mysql" (MySQL,
+// MariaDB) or "postgresql" from the log read (Workload.Dialect) or the
+// live database or schema file (Catalog.Engine); "" when none says (rows,
+// specs: PostgreSQL's syntax is written).
+func sourceDialect(w *shardkey.Workload) string {
+	if w.Dialect != "" {
+		return w.Dialect
+	}
+	if w.Catalog != nil {
+		e := strings.ToLower(w.Catalog.Engine)
+		switch {
+		case strings.HasPrefix(e, "mysql"), strings.HasPrefix(e, "mariadb"):
+			return "mysql"
+		case strings.HasPrefix(e, "postgresql"):
+			return "postgresql"
+		}
+	}
+	return ""
+}
+
+// uniqueNote says why a unique key must hold the shard key under the
+// placement engine named engine: the engine's own rule where it has one
+// (Citus: the distribution column in every unique constraint, as
+// create_distributed_table checks; PostgreSQL's partitioned tables: the
+// partition key in every unique constraint), else what any sharding
+// does to a unique index without it.
+func uniqueNote(engine string) string {
+	switch {
+	case engine == "citus" || strings.HasPrefix(engine, "citus("):
+		return "Citus requires the distribution column in unique constraints"
+	case engine == "postgres":
+		return "PostgreSQL requires the partition key in a partitioned table's unique constraints"
+	}
+	return "a unique index without it is enforced on each shard alone, not across shards"
+}
+
+// mysqlType is the MySQL/MariaDB type of a carried column of type t (as
+// sqlType is PostgreSQL's): a uuid in its 36-character text form, text as
+// VARCHAR(255) and bytes as VARBINARY(255) (indexable whole), a time as
+// DATETIME(6), an unsigned 64-bit integer as BIGINT UNSIGNED.
+func mysqlType(t shardkey.Type) string {
+	switch t {
+	case shardkey.Int16:
+		return "SMALLINT"
+	case shardkey.Int32:
+		return "INT"
+	case shardkey.UUID:
+		return "CHAR(36)"
+	case shardkey.Text:
+		return "VARCHAR(255)"
+	case shardkey.Bytes:
+		return "VARBINARY(255)"
+	case shardkey.Timestamp:
+		return "DATETIME(6)"
+	case shardkey.Float32:
+		return "FLOAT"
+	case shardkey.Float64:
+		return "DOUBLE"
+	case shardkey.Uint64:
+		return "BIGINT UNSIGNED"
+	}
+	return "BIGINT"
 }
 
 // carryText is the one-line description of a design's carried columns.

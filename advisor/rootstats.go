@@ -1,12 +1,14 @@
 package advisor
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/sim"
 )
@@ -37,6 +39,20 @@ type RootStats struct {
 	// root values with the largest share (0..1) of the requests that
 	// name one by equality on the group's tables.
 	TrafficTopValues []sim.TopValue `json:"traffic_top_values,omitempty"`
+}
+
+// MarshalJSON writes rs with null for the figures nothing measured:
+// largest_group_rows on the traffic basis (no row sample: the group's
+// rows are unknown), monotonicity and monotonic when MonotonicityUnknown.
+func (rs RootStats) MarshalJSON() ([]byte, error) {
+	type plain RootStats
+	b, err := json.Marshal(plain(rs))
+	if err != nil {
+		return nil, err
+	}
+	null := jsonnull.Unless(rs.Basis != "traffic", "largest_group_rows")
+	null = append(null, jsonnull.Unless(!rs.MonotonicityUnknown, "monotonicity", "monotonic")...)
+	return jsonnull.Null(b, null...)
 }
 
 type valueWeight struct {

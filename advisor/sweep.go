@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -21,20 +22,33 @@ type SweepRow struct {
 	CrossShardTxn float64 `json:"cross_shard_txn_fraction"`
 	OverCapacity  int     `json:"over_capacity"`
 	// LoadKnown is false when the input has no row weights: load_ratio
-	// is then null in JSON, not 0.
-	LoadKnown bool `json:"-"`
+	// is then null in JSON, not 0. CapacityKnown is false when no
+	// capacity was given: over_capacity is then null.
+	LoadKnown     bool `json:"-"`
+	CapacityKnown bool `json:"-"`
 }
 
-// MarshalJSON writes r with load_ratio null when the row load is unknown.
+// MarshalJSON writes r with load_ratio null when the row load is unknown,
+// over_capacity null when no capacity was given, expected_max_load_ratio
+// null when no key value is known to place (0).
 func (r SweepRow) MarshalJSON() ([]byte, error) {
 	type plain SweepRow
+	var b []byte
+	var err error
 	if r.LoadKnown {
-		return json.Marshal(plain(r))
+		b, err = json.Marshal(plain(r))
+	} else {
+		b, err = json.Marshal(struct {
+			plain
+			LoadRatio *float64 `json:"load_ratio"`
+		}{plain: plain(r)})
 	}
-	return json.Marshal(struct {
-		plain
-		LoadRatio *float64 `json:"load_ratio"`
-	}{plain: plain(r)})
+	if err != nil {
+		return nil, err
+	}
+	null := jsonnull.Unless(r.CapacityKnown, "over_capacity")
+	null = append(null, jsonnull.Unless(r.Expected > 0, "expected_max_load_ratio")...)
+	return jsonnull.Null(b, null...)
 }
 
 // Sweep scores key at each shard count; counts the key cannot be placed
@@ -49,7 +63,7 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 			continue
 		}
 		out = append(out, SweepRow{Shards: n, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: c.LoadRatio,
-			Expected: c.ExpectedMaxLoadRatio, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown()})
+			Expected: c.ExpectedMaxLoadRatio, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0})
 	}
 	return out, nil
 }

@@ -3,33 +3,12 @@ package emit
 import (
 	"strings"
 
-	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/shardkey/shardkey/internal/sqlident"
 )
 
 // pgIdent returns name as PostgreSQL's quote_identifier writes an
-// identifier (src/backend/utils/adt/ruleutils.c): as is when it is all
-// lower-case letters, digits and underscores, starts with a letter or an
-// underscore, and is no keyword but an unreserved one (the keyword kind
-// from PostgreSQL's own scanner, pg_query.Scan); else in double quotes with
-// each " doubled. An unquoted name would be folded to lower case or fail
-// to parse ("user", "Orders", "user-data"). CockroachDB reads identifiers
-// by the same rules.
-func pgIdent(name string) string {
-	safe := name != "" && (name[0] >= 'a' && name[0] <= 'z' || name[0] == '_')
-	for i := 0; safe && i < len(name); i++ {
-		c := name[i]
-		safe = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
-	}
-	if safe {
-		res, err := pg_query.Scan(name)
-		safe = err == nil && len(res.Tokens) == 1 &&
-			(res.Tokens[0].KeywordKind == pg_query.KeywordKind_NO_KEYWORD || res.Tokens[0].KeywordKind == pg_query.KeywordKind_UNRESERVED_KEYWORD)
-	}
-	if safe {
-		return name
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
+// identifier (see sqlident.PG): as is when safe, else double-quoted.
+func pgIdent(name string) string { return sqlident.PG(name) }
 
 // pgIdents returns pgIdent of each name, joined by ", ".
 func pgIdents(names []string) string {

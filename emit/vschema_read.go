@@ -39,6 +39,9 @@ type VSchemaDesign struct {
 // keyspace}}). It fails on JSON that is neither, or that has no sharded
 // table.
 func ReadVSchema(data []byte) (*VSchemaDesign, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("reading the VSchema: the file is empty: want a keyspace's VSchema or a SrvVSchema (JSON)")
+	}
 	var srv struct {
 		Keyspaces map[string]vsKeyspace `json:"keyspaces"`
 	}
@@ -206,7 +209,14 @@ func vschemaJSONError(data []byte, err error) error {
 	case errors.As(err, &se):
 		return fmt.Errorf("reading the VSchema: %s: %v", at(se.Offset), se)
 	case errors.As(err, &te):
-		return fmt.Errorf("reading the VSchema: %s: field %q is a JSON %s, want %s", at(te.Offset), te.Field, te.Value, vschemaKind(te.Type.Kind().String()))
+		// te.Field is the Go decoder's path, without map keys or array
+		// indexes (tables.column_vindexes.name): the path found by
+		// offset names the table and the index.
+		field := te.Field
+		if p := jsonPathAt(data, te.Offset); p != "" {
+			field = p
+		}
+		return fmt.Errorf("reading the VSchema: %s: field %s is a JSON %s, want %s", at(te.Offset), field, te.Value, vschemaKind(te.Type.Kind().String()))
 	}
 	return fmt.Errorf("reading the VSchema: %w", err)
 }
@@ -223,4 +233,82 @@ func vschemaKind(k string) string {
 		return "a string"
 	}
 	return k
+}
+
+// jsonPathAt returns the path, in data, of the JSON value that ends at or
+// just past byte offset off (where encoding/json reports a type error:
+// after a literal, after an object's or array's opening bracket), with
+// object keys and array indexes: tables.orders.column_vindexes[0].name (a
+// key that is not letters, digits and underscores quoted). "" when data
+// does not parse that far.
+func jsonPathAt(data []byte, off int64) string {
+	type frame struct {
+		arr     bool
+		key     string
+		idx     int
+		wantKey bool
+	}
+	var st []frame
+	path := func() string {
+		var b strings.Builder
+		for _, f := range st {
+			if f.arr {
+				fmt.Fprintf(&b, "[%d]", f.idx)
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			plain := f.key != ""
+			for _, r := range f.key {
+				plain = plain && (r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+			}
+			if plain {
+				b.WriteString(f.key)
+			} else {
+				fmt.Fprintf(&b, "%q", f.key)
+			}
+		}
+		return b.String()
+	}
+	// done ends a value in the innermost container.
+	done := func() {
+		if len(st) == 0 {
+			return
+		}
+		if top := &st[len(st)-1]; top.arr {
+			top.idx++
+		} else {
+			top.wantKey = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		d, isDelim := tok.(json.Delim)
+		if isDelim && (d == '}' || d == ']') {
+			st = st[:len(st)-1]
+			done()
+			continue
+		}
+		if n := len(st); n > 0 && !st[n-1].arr && st[n-1].wantKey {
+			st[n-1].key, _ = tok.(string)
+			st[n-1].wantKey = false
+			continue
+		}
+		if dec.InputOffset() >= off {
+			return path()
+		}
+		switch {
+		case isDelim && d == '{':
+			st = append(st, frame{wantKey: true})
+		case isDelim && d == '[':
+			st = append(st, frame{arr: true})
+		default:
+			done()
+		}
+	}
 }

@@ -64,3 +64,30 @@ func TestReadVSchemaLookups(t *testing.T) {
 		t.Errorf("warnings %q; want one on other_lookup's owner, one on pair_lookup's columns", d.Warnings)
 	}
 }
+
+// TestReadVSchemaErrors: an empty file says so, not "unexpected end of
+// JSON input"; a value of the wrong type is named by its path with the
+// table's name and the index in its array (here the second column
+// vindex of table orders, whose name is a number), at its line.
+func TestReadVSchemaErrors(t *testing.T) {
+	for _, empty := range []string{"", " \n\t"} {
+		_, err := ReadVSchema([]byte(empty))
+		if err == nil || !strings.Contains(err.Error(), "the file is empty") {
+			t.Errorf("empty VSchema %q: %v; want the file is empty", empty, err)
+		}
+	}
+	js := `{"sharded": true,
+  "vindexes": {"hash": {"type": "hash"}},
+  "tables": {
+    "orders": {"column_vindexes": [{"column": "customer_id", "name": "hash"},
+      {"column": "id", "name": 7}]}}}`
+	_, err := ReadVSchema([]byte(js))
+	if err == nil || !strings.Contains(err.Error(), "line 5") || !strings.Contains(err.Error(), "field tables.orders.column_vindexes[1].name is a JSON number, want a string") {
+		t.Errorf("a number for a vindex name: %v; want line 5, field tables.orders.column_vindexes[1].name", err)
+	}
+	js = `{"keyspaces": {"ks-1": {"sharded": true, "tables": {"t": {"column_vindexes": {"x": 1}}}}}}`
+	_, err = ReadVSchema([]byte(js))
+	if err == nil || !strings.Contains(err.Error(), `field keyspaces."ks-1".tables.t.column_vindexes is a JSON object, want an array`) {
+		t.Errorf("an object for column_vindexes: %v", err)
+	}
+}

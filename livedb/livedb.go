@@ -239,6 +239,9 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 	cat := &shardkey.Catalog{Source: source, Engine: s.engine()}
 	bar := newProgress(o.Progress, start, len(tables), "sampling "+source)
 	var methods []string
+	// whole holds the tables whose row sample is every row of the table
+	// (in this transaction's snapshot): exact figures.
+	whole := map[*shardkey.TableInfo]bool{}
 	for _, ti := range tables {
 		if w.Table(ti.Name) != nil {
 			return fmt.Errorf("%s: table %q is already in the workload", source, ti.Name)
@@ -246,7 +249,7 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		if err := s.stats(ctx, ti); err != nil {
 			return fmt.Errorf("%s: table %s: statistics: %w", source, ti.Name, err)
 		}
-		t, method, err := sampleTable(ctx, s, ti, o)
+		t, method, all, err := sampleTable(ctx, s, ti, o)
 		if errors.Is(err, errSkip) {
 			w.Warnings = append(w.Warnings, fmt.Errorf("%s: table %s skipped: %w", source, ti.Name, err))
 			bar.step()
@@ -261,6 +264,7 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 		}
 		ti.SampleRows = t.Rows
 		ti.SampleMethod = method
+		whole[ti] = all
 		methods = append(methods, fmt.Sprintf("%s %d rows: %s", ti.Name, t.Rows, method))
 		markMonotonic(t, ti)
 		w.Tables = append(w.Tables, t)
@@ -294,8 +298,19 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 	if measure {
 		bar := newProgress(o.Progress, time.Now(), len(cat.Tables), "statistics inside "+source)
 		for _, ti := range cat.Tables {
+			if pct := statsSample(o.Stats); pct > 0 && whole[ti] && !citusSharded(s, ti) {
+				// The row sample is the table: its figures are exact,
+				// the database sample's would be estimates.
+				w.Warnings = append(w.Warnings, fmt.Errorf("%s: table %s: the row sample read every one of its %d rows, so its exact figures are used, not estimates from the database's TABLESAMPLE SYSTEM (%s%%) (--stats %s)",
+					source, ti.Name, ti.SampleRows, fmtPct(pct), o.Stats))
+				bar.step()
+				continue
+			}
 			for _, wn := range measureTable(ctx, s, ti, o) {
 				w.Warnings = append(w.Warnings, fmt.Errorf("%s: %w", source, wn))
+			}
+			if statsSample(o.Stats) > 0 {
+				floorDistinct(ti, w.Table(ti.Name))
 			}
 			if err := ctx.Err(); err != nil {
 				return err
@@ -367,8 +382,10 @@ func read(ctx context.Context, s session, w *shardkey.Workload, source string, o
 // priority among those the session's sampling method returns (a bottom-n
 // reservoir: a uniform sample of them that depends on neither their order
 // nor their number), kept in the order the database returned them.
-// It returns the sampling method, for the report.
-func sampleTable(ctx context.Context, s session, ti *shardkey.TableInfo, o Options) (*shardkey.Table, string, error) {
+// It returns the sampling method, for the report, and whether the sample
+// is every row of the table: read without sampling (the sessions'
+// methods say "every row") and every row read kept.
+func sampleTable(ctx context.Context, s session, ti *shardkey.TableInfo, o Options) (*shardkey.Table, string, bool, error) {
 	t := &shardkey.Table{Name: ti.Name}
 	for _, c := range ti.Columns {
 		t.Columns = append(t.Columns, &shardkey.Column{Name: c.Name, Type: c.Type})
@@ -376,22 +393,60 @@ func sampleTable(ctx context.Context, s session, ti *shardkey.TableInfo, o Optio
 	r := &reservoir{n: o.SampleRows}
 	method, err := s.sample(ctx, ti, o.SampleRows, o.Seed, r.offer)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
 	seen := r.seen
 	rows := r.sorted()
 	for i, row := range rows {
 		for j, c := range t.Columns {
 			if err := c.Append(row.vals[j]); err != nil {
-				return nil, "", fmt.Errorf("row %d: %v", i+1, err)
+				return nil, "", false, fmt.Errorf("row %d: %v", i+1, err)
 			}
 		}
 		t.Rows++
 	}
+	all := strings.HasPrefix(method, "every row") && seen == len(rows)
 	if seen > len(rows) {
 		method += fmt.Sprintf(", then a seeded reservoir of %d of the %d drawn", len(rows), seen)
 	}
-	return t, method, nil
+	return t, method, all, nil
+}
+
+// floorDistinct raises each estimated distinct count of ti's columns
+// (--stats db:sample=P%) to the row sample's t: the values the row sample
+// holds are in the table, so the table has at least as many (a block
+// sample misses values clustered in the blocks it skips, and
+// Haas-Stokes is then low). The estimated non-NULL rows stay above it:
+// the database sample read at least the row sample's rows
+// (sampleTooSmall), and its rows are scaled up from those.
+func floorDistinct(ti *shardkey.TableInfo, t *shardkey.Table) {
+	if t == nil {
+		return
+	}
+	for _, c := range ti.Columns {
+		m, col := c.Measured, t.Column(c.Name)
+		if m == nil || m.Sampled == "" || col == nil {
+			continue
+		}
+		seen := map[shardkey.Value]bool{}
+		for i := 0; i < t.Rows; i++ {
+			if v := col.Value(i); !v.IsNull() {
+				seen[v.Canonical()] = true
+			}
+		}
+		if d := int64(len(seen)); d > m.Distinct {
+			m.Distinct = d
+			m.Sampled += fmt.Sprintf("; distinct values raised to the row sample's %d (a lower bound: those values are in the table)", d)
+		}
+	}
+}
+
+// citusSharded reports whether t is a Citus distributed table whose
+// statistics are computed on the workers (its coordinator table an
+// empty shell, whose row sample is not the table).
+func citusSharded(s session, t *shardkey.TableInfo) bool {
+	ps, ok := s.(*pgSession)
+	return ok && ps.citus != nil && len(ps.citus.shards[t.Name]) > 0
 }
 
 // reservoir keeps the n offered rows of lowest priority (a max-heap on

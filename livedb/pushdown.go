@@ -131,6 +131,10 @@ func fmtPct(p float64) string { return strconv.FormatFloat(p, 'g', -1, 64) }
 //   - The top values are the sample's most frequent: a value frequent in
 //     the table is frequent in the sample, but the order of close ones
 //     may differ.
+//
+// Not used when the estimates would be worse than what the row sample
+// knows: a table whose row sample is every row (livedb.go's Read keeps
+// its exact figures), a sample too small (sampleTooSmall).
 func scaleSample(m *shardkey.MeasuredStats, pct float64, ones int64, unique bool) {
 	if pct <= 0 || m == nil {
 		return
@@ -166,6 +170,25 @@ func scaleSample(m *shardkey.MeasuredStats, pct float64, ones int64, unique bool
 	if m.ShardMethod != "" {
 		m.ShardMethod += fmt.Sprintf("; estimated from a %s%% TABLESAMPLE SYSTEM, scaled by 1/%s", fmtPct(pct), strconv.FormatFloat(f, 'g', -1, 64))
 	}
+}
+
+// sampleTooSmall returns, for a database-side sample (--stats
+// db:sample=P%, pct > 0) that drew rows rows of table t, why its
+// estimates are not used, or "". The rule: a sample that read no row
+// estimates nothing (every count scaled from 0 is 0, not the table's),
+// and one that read fewer rows than the row sample (t.SampleRows, a
+// uniform sample of rows rather than of blocks) knows less than it; in
+// both cases the column's figures stay the row sample's.
+func sampleTooSmall(t *shardkey.TableInfo, pct float64, rows int64) string {
+	switch {
+	case pct <= 0:
+		return ""
+	case rows == 0:
+		return fmt.Sprintf("the database's TABLESAMPLE SYSTEM (%s%%) read no row, so it estimates nothing", fmtPct(pct))
+	case rows < int64(t.SampleRows):
+		return fmt.Sprintf("the database's TABLESAMPLE SYSTEM (%s%%) read %d rows, fewer than the row sample's %d", fmtPct(pct), rows, t.SampleRows)
+	}
+	return ""
 }
 
 // shardSpec is the placement the per-shard sums are computed for.

@@ -202,6 +202,10 @@ func (s *pgSession) measureWorkers(ctx context.Context, t *shardkey.TableInfo, c
 			warns = append(warns, fmt.Errorf("table %s: column %s: GROUP BY on the Citus workers failed (%v); its figures come from the row sample", t.Name, c.Name, err))
 			continue
 		}
+		if why := sampleTooSmall(t, statsSample(s.opts.Stats), m.Rows); why != "" {
+			warns = append(warns, fmt.Errorf("table %s: column %s: %s: its figures come from the row sample", t.Name, c.Name, why))
+			continue
+		}
 		m.Method = method
 		if !disjoint {
 			m.Method += " by each distinct value's 64-bit hash (the column is not the distribution column: its values may be on several workers)"

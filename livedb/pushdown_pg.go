@@ -230,6 +230,10 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 		if err != nil {
 			return append(warns, err)
 		}
+		if why := sampleTooSmall(t, statsSample(s.opts.Stats), m.Rows); why != "" {
+			warns = append(warns, fmt.Errorf("table %s: column %s: %s: its figures come from the row sample", t.Name, c.Name, why))
+			continue
+		}
 		m.Method = method
 		scaleSample(m, statsSample(s.opts.Stats), ones, unique)
 		c.Measured = m

@@ -219,3 +219,152 @@ func TestPushdown_MySQLSample(t *testing.T) {
 		t.Errorf("no warning says MySQL has no TABLESAMPLE: %v", w.Warnings)
 	}
 }
+
+// TestPushdown_PostgreSQLSampleSmall: --stats db:sample=P% never lets a
+// database sample's estimate stand in for better figures. The table,
+// rows i = 1..5000: id bigint = i (primary key), u int = (i * 7919) mod
+// 5000 (a permutation of 0..4999: 7919 is prime to 5000), k int = i mod
+// 37.
+//
+//   - The row sample reads every row (5,000 rows, under the default
+//     100,000): its figures are the table's exactly, so nothing is
+//     estimated inside the database (a 30% block sample of some 30
+//     blocks estimates rows, and u's distinct values, well off 5,000),
+//     and a warning says the row sample's figures are used.
+//   - A sample of 0.0001% of the blocks reads no row (checked here by the
+//     same clause): counts scaled from nothing are not the table's 0, so
+//     the figures stay the row sample's, with a warning.
+//   - A 10% sample reads some 500 rows (counted here), fewer than a row
+//     sample of 3,000: the row sample's figures are used, with a warning.
+func TestPushdown_PostgreSQLSampleSmall(t *testing.T) {
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pgAdminDSN())
+	if err != nil {
+		skipOrFail(t, "no PostgreSQL at %s: %v", pgAdminDSN(), err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	dsn := pgThrowaway(t, ctx, admin, fmt.Sprintf("shardkey_test_pushsmall_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6))
+	db, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	for _, q := range []string{
+		`CREATE TABLE r (id bigint PRIMARY KEY, u int NOT NULL, k int NOT NULL)`,
+		`INSERT INTO r SELECT i, (i * 7919) % 5000, i % 37 FROM generate_series(1, 5000) i`,
+		`ANALYZE r`,
+	} {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const seed = 5
+	drawn := func(pct string) int64 {
+		var n int64
+		if err := db.QueryRow(ctx, `SELECT count(*) FROM r TABLESAMPLE SYSTEM (`+pct+`) REPEATABLE (5)`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	check := func(name string, o Options, rows int, warning string) {
+		t.Helper()
+		w := &shardkey.Workload{Seed: seed}
+		if err := Read(ctx, w, dsn, o); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Table("r").Rows; rows > 0 && got != rows {
+			t.Errorf("%s: row sample of %d rows; want %d", name, got, rows)
+		}
+		warning = strings.ReplaceAll(warning, "@ROWS", fmt.Sprint(w.Table("r").Rows))
+		for _, c := range w.Catalog.Table("r").Columns {
+			if c.Measured != nil {
+				t.Errorf("%s: column %s measured inside the database: %+v", name, c.Name, *c.Measured)
+			}
+		}
+		said := false
+		for _, e := range w.Warnings {
+			said = said || strings.Contains(e.Error(), warning)
+		}
+		if !said {
+			t.Errorf("%s: no warning says %q: %v", name, warning, w.Warnings)
+		}
+	}
+	check("whole row sample", Options{NoStatements: true, Stats: "db:sample=30%"}, 5000,
+		"table r: the row sample read every one of its 5000 rows, so its exact figures are used, not estimates from the database's TABLESAMPLE SYSTEM (30%)")
+	if n := drawn("0.0001"); n != 0 {
+		t.Fatalf("TABLESAMPLE SYSTEM (0.0001) drew %d rows; the test wants none", n)
+	}
+	for _, c := range []string{"id", "u", "k"} {
+		check("empty database sample "+c, Options{NoStatements: true, SampleRows: 100, Stats: "db:sample=0.0001%"}, 100,
+			"table r: column "+c+": the database's TABLESAMPLE SYSTEM (0.0001%) read no row, so it estimates nothing: its figures come from the row sample")
+	}
+	n := drawn("10")
+	if n == 0 || n >= 2500 {
+		t.Fatalf("TABLESAMPLE SYSTEM (10) drew %d rows; the test wants some, fewer than the row sample", n)
+	}
+	check("small database sample", Options{NoStatements: true, SampleRows: 3000, Stats: "db:sample=10%"}, 0,
+		fmt.Sprintf("table r: column u: the database's TABLESAMPLE SYSTEM (10%%) read %d rows, fewer than the row sample's @ROWS: its figures come from the row sample", n))
+}
+
+// TestPushdown_PostgreSQLSampleFloor: a block sample misses values
+// clustered in the blocks it skips. Rows i = 1..100000, v = i / 100:
+// 1,001 values in runs of 100 rows (a block or two each). A 5% SYSTEM
+// sample keeps some 5% of the blocks, so sees well under a tenth of the
+// values, each many times (f1 near 0: Haas-Stokes stays near what it
+// saw); a uniform row sample of 1,000 rows sees some 630 of them
+// (1001 (1 - (1 - 1/1001)^1000)). Those values are in the table: the
+// estimate is raised to the row sample's distinct count, counted here
+// from the sampled rows, and says so.
+func TestPushdown_PostgreSQLSampleFloor(t *testing.T) {
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pgAdminDSN())
+	if err != nil {
+		skipOrFail(t, "no PostgreSQL at %s: %v", pgAdminDSN(), err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	dsn := pgThrowaway(t, ctx, admin, fmt.Sprintf("shardkey_test_pushfloor_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6))
+	db, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	for _, q := range []string{
+		`CREATE TABLE c (id bigint PRIMARY KEY, v int NOT NULL)`,
+		`INSERT INTO c SELECT i, i / 100 FROM generate_series(1, 100000) i`,
+		`ANALYZE c`,
+	} {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var dbRows, dbDistinct int64
+	if err := db.QueryRow(ctx, `SELECT count(*), count(DISTINCT v) FROM c TABLESAMPLE SYSTEM (5) REPEATABLE (9)`).Scan(&dbRows, &dbDistinct); err != nil {
+		t.Fatal(err)
+	}
+	w := &shardkey.Workload{Seed: 9}
+	if err := Read(ctx, w, dsn, Options{NoStatements: true, SampleRows: 1000, Stats: "db:sample=5%"}); err != nil {
+		t.Fatal(err)
+	}
+	sample := w.Table("c")
+	seen := map[int64]bool{}
+	col := sample.Column("v")
+	for i := 0; i < sample.Rows; i++ {
+		seen[col.Ints[i]] = true
+	}
+	rowDistinct := int64(len(seen))
+	if dbRows < int64(sample.Rows) || dbDistinct >= rowDistinct {
+		t.Fatalf("the database sample read %d rows with %d values, the row sample %d rows with %d values: the test wants more rows and fewer values in the database's", dbRows, dbDistinct, sample.Rows, rowDistinct)
+	}
+	var m *shardkey.MeasuredStats
+	for _, c := range w.Catalog.Table("c").Columns {
+		if c.Name == "v" {
+			m = c.Measured
+		}
+	}
+	if m == nil {
+		t.Fatalf("v not measured: %v", w.Warnings)
+	}
+	if m.Distinct != rowDistinct || m.Distinct > m.Rows-m.Nulls || !strings.Contains(m.Sampled, fmt.Sprintf("raised to the row sample's %d", rowDistinct)) {
+		t.Errorf("v: %d distinct of %d estimated rows (%s); want the row sample's %d (the database sample saw %d)", m.Distinct, m.Rows, m.Sampled, rowDistinct, dbDistinct)
+	}
+}

@@ -6,11 +6,14 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"sort"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/buildinfo"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -25,12 +28,24 @@ type Score struct {
 	Shards      int    `json:"shards"`
 	Engine      string `json:"engine"`
 	// Capacity is the work one shard can do, units of work/s; 0 when not
-	// given (then no shard is over capacity).
+	// given (then no shard is over capacity; null in JSON).
 	Capacity   float64          `json:"capacity"`
 	Candidates []*sim.Candidate `json:"candidates"`
 	// Warnings are the workload's non-fatal findings (a widened column
 	// type, a write without a key value, ...), as printed on stderr.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// MarshalJSON writes r with capacity null when none was given (0).
+func (r Score) MarshalJSON() ([]byte, error) {
+	type plain Score
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the caller's encoder escapes, or not
+	if err := enc.Encode(plain(r)); err != nil {
+		return nil, err
+	}
+	return jsonnull.Null(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), jsonnull.Unless(r.Capacity > 0, "capacity")...)
 }
 
 // NewScore returns the score document of candidates cands, scored on w

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/partition"
 )
 
@@ -85,6 +86,9 @@ type Candidate struct {
 	Entropy              float64    `json:"entropy"`
 	ExpectedMaxLoadRatio float64    `json:"expected_max_load_ratio"`
 	Tables               []TableKey `json:"tables"`
+	// keyUnknown: nothing measured the main key's values (KeyStats.Unknown);
+	// monoUnknown: nothing orders them. Their figures are null in JSON.
+	keyUnknown, monoUnknown bool
 
 	// Rebalance says what fraction of keys and of load moves when shards
 	// are added, under each placement of the hash points.
@@ -231,6 +235,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 			main = ti
 			c.Cardinality, c.TopValues, c.Monotonicity, c.Monotonic, c.Entropy = ks.Cardinality, ks.TopValues, ks.Monotonicity, ks.Monotonic, ks.Entropy
 			c.ExpectedMaxLoadRatio = tkr.ExpectedMaxLoadRatio
+			c.keyUnknown, c.monoUnknown = ks.Unknown(), ks.MonotonicityUnknown
 		}
 	}
 	if c.TopValues == nil {
@@ -575,29 +580,50 @@ func (c *Candidate) LoadKnown() bool {
 	return false
 }
 
-// MarshalJSON writes c with its own field names, shard_load and
-// load_ratio null when the row load is unknown (LoadKnown false): a 0
-// would read as perfectly even, empty shards.
+// MarshalJSON writes c with its own field names and null for every
+// figure nothing measured (a 0 would read as a measurement):
+//   - shard_load and load_ratio when the row load is unknown (LoadKnown
+//     false): a 0 would read as perfectly even, empty shards;
+//   - capacity and over_capacity when no capacity was given (Capacity
+//     0): no shard is judged against one;
+//   - cardinality, top_values, monotonicity, monotonic and entropy when
+//     the main key's values are unknown (KeyStats.Unknown: no row
+//     sample, no statement binding it, no database figure), and
+//     monotonicity and monotonic when nothing orders its values
+//     (MonotonicityUnknown);
+//   - expected_max_load_ratio when there is no key value to place (0).
 func (c Candidate) MarshalJSON() ([]byte, error) {
 	type plain Candidate
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // the caller's encoder escapes, or not
-	if err := enc.Encode(plain(c)); err != nil {
-		return nil, err
-	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	if c.LoadKnown() {
-		return b, nil
-	}
-	load, err := json.Marshal(c.ShardLoad)
+	b, err := marshalNoEscape(plain(c))
 	if err != nil {
 		return nil, err
 	}
-	// Encode writes the fields in declaration order, compact: the pair is
-	// found exactly once.
-	old := `"shard_load":` + string(load) + `,"load_ratio":0,`
-	return bytes.Replace(b, []byte(old), []byte(`"shard_load":null,"load_ratio":null,`), 1), nil
+	var null []string
+	null = append(null, jsonnull.Unless(c.LoadKnown(), "shard_load", "load_ratio")...)
+	null = append(null, jsonnull.Unless(c.Capacity > 0, "capacity", "over_capacity")...)
+	null = append(null, jsonnull.Unless(!c.keyUnknown, "cardinality", "top_values", "entropy")...)
+	null = append(null, jsonnull.Unless(!c.keyUnknown && !c.monoUnknown, "monotonicity", "monotonic")...)
+	null = append(null, jsonnull.Unless(c.ExpectedMaxLoadRatio > 0, "expected_max_load_ratio")...)
+	return jsonnull.Null(b, null...)
+}
+
+// MarshalJSON writes k with null for the figures nothing measured (see
+// KeyStats.Unknown; Candidate.MarshalJSON): cardinality, top_values,
+// monotonicity, monotonic and entropy when its values are unknown,
+// monotonicity and monotonic when nothing orders them,
+// expected_max_load_ratio when there is no value to place.
+func (k TableKey) MarshalJSON() ([]byte, error) {
+	type plain TableKey
+	b, err := marshalNoEscape(plain(k))
+	if err != nil {
+		return nil, err
+	}
+	unknown := k.KeyStats.Unknown()
+	var null []string
+	null = append(null, jsonnull.Unless(!unknown, "cardinality", "top_values", "entropy")...)
+	null = append(null, jsonnull.Unless(!unknown && !k.MonotonicityUnknown, "monotonicity", "monotonic")...)
+	null = append(null, jsonnull.Unless(k.ExpectedMaxLoadRatio > 0, "expected_max_load_ratio")...)
+	return jsonnull.Null(b, null...)
 }
 
 // marshalNoEscape is json.Marshal without HTML escaping: a MarshalJSON's

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/partition"
 )
 
@@ -364,15 +365,15 @@ func ringPoint(p uint64) uint64 {
 }
 
 // MarshalJSON writes r with node_load and node_load_ratio null when the
-// row load is unknown (LoadKnown false).
+// row load is unknown (LoadKnown false), capacity and over_capacity null
+// when no capacity was given (Capacity 0).
 func (r NodesReport) MarshalJSON() ([]byte, error) {
 	type plain NodesReport
-	if r.LoadKnown {
-		return marshalNoEscape(plain(r))
+	b, err := marshalNoEscape(plain(r))
+	if err != nil {
+		return nil, err
 	}
-	return marshalNoEscape(struct {
-		plain
-		NodeLoad      []float64 `json:"node_load"`
-		NodeLoadRatio *float64  `json:"node_load_ratio"`
-	}{plain: plain(r)})
+	null := jsonnull.Unless(r.LoadKnown, "node_load", "node_load_ratio")
+	null = append(null, jsonnull.Unless(r.Capacity > 0, "capacity", "over_capacity")...)
+	return jsonnull.Null(b, null...)
 }

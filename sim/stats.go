@@ -45,6 +45,14 @@ type KeyStats struct {
 	Database *DatabaseStats `json:"database,omitempty"`
 }
 
+// Unknown reports that nothing measured the key's values: no row
+// sampled, no statement binding the key to a value and no figure from the
+// database. Its cardinality, top values, entropy and monotonicity are then
+// unknown (null in JSON), not 0.
+func (ks KeyStats) Unknown() bool {
+	return ks.Rows == 0 && ks.Cardinality == 0 && ks.Database == nil
+}
+
 // TopValue is one heavy key value.
 type TopValue struct {
 	Value string  `json:"value"`

@@ -163,6 +163,9 @@ func readSources(ctx context.Context, w *shardkey.Workload, name string, srcs []
 			}
 			if p == nil {
 				format = f
+				if w.Dialect == "" {
+					w.Dialect = dialectOf(format).String()
+				}
 				a = newAgg(w, name, o)
 				a.weighted = format == "pg_stat_statements"
 				p = newPipeline(ctx, dialectOf(format), o.Workers, a, nil)

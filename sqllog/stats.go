@@ -33,6 +33,9 @@ func ReadStatementStats(ctx context.Context, w *shardkey.Workload, stats []State
 	if period < 0 || math.IsNaN(period) || math.IsInf(period, 0) {
 		return fmt.Errorf("%s: statistics period %v: want seconds >= 0", source, period)
 	}
+	if w.Dialect == "" {
+		w.Dialect = d.String()
+	}
 	a := newAgg(w, source, o)
 	a.weighted, a.period, a.knownOnly = true, period, true
 	p := newPipeline(ctx, d, o.Workers, a, nil)

@@ -81,7 +81,11 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 		statedTS bool // a statement with a timestamp has been seen
 	)
 	open := func() {
-		a = newAgg(newW(), name, o)
+		nw := newW()
+		if nw.Dialect == "" {
+			nw.Dialect = dialect.String()
+		}
+		a = newAgg(nw, name, o)
 		rs.p = newPipeline(ctx, dialect, o.Workers, a, cache)
 		rs.entries = 0
 	}

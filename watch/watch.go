@@ -78,6 +78,9 @@ type Options struct {
 // shapes (seen once) and tracked keys, not by the number of windows. It is
 // not safe for concurrent use.
 type Watcher struct {
+	// sawOps: a window with statements has been scored (the first one
+	// checks every design against its tables).
+	sawOps  bool
 	o       Options
 	th      Thresholds
 	designs []*shardkey.Design
@@ -227,9 +230,11 @@ type Event struct {
 
 // Add scores workload w, the window sp, under every design and returns
 // the window's report with its events. A design that does not compile
-// against this window's tables (its columns appear in none of the
-// window's statements) is left out of the window with a warning; Close
-// reports designs that never compiled. Errors are routing errors (a key
+// against the first window with statements is refused (a
+// shardkey.UsageError: most likely a typo in -k); against a later
+// window's tables (its columns appear in none of the window's
+// statements) it is left out of the window with a warning; Close reports
+// designs that never compiled. Errors are routing errors (a key
 // the partition function cannot place).
 func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 	r := &Report{Start: sp.Start.UTC(), End: sp.End.UTC(), Seconds: sp.Seconds, Statements: sp.Statements, Designs: []DesignWindow{}, Events: []Event{}}
@@ -242,9 +247,19 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 		r.Warnings = append(r.Warnings, "no statement in this window reads or writes a table")
 		return r, nil
 	}
+	firstOps := !wt.sawOps
+	wt.sawOps = true
 	for i, d := range wt.designs {
 		st := wt.state[i]
 		s, err := sim.Compile(w, d, wt.o.Sim)
+		if err != nil && firstOps {
+			// Refused up front, as score and advise refuse it: a design
+			// that places no table of the first window with statements
+			// is most likely a typo in -k, and would be left out of
+			// every window.
+			return nil, &shardkey.UsageError{Msg: fmt.Sprintf("-k: design %s places no table of the first window with statements (%s to %s): %v",
+				d.Text, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), err)}
+		}
 		if err != nil {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("design %s left out of this window: %v", d.Text, err))
 			continue

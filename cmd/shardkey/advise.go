@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	skreport "github.com/shardkey/shardkey/report"
 
 	"github.com/shardkey/shardkey/internal/buildinfo"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/advisor"
@@ -199,14 +201,26 @@ Flags:
 	}
 	switch c.format {
 	case "json":
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		b, err := json.Marshal(struct {
 			Version string `json:"version"`
 			*advisor.Advice
 			Config  *engineConfig   `json:"config,omitempty"`
 			Reshard []*reshard.Plan `json:"reshard,omitempty"`
 		}{buildinfo.Version(), adv, cfg, plans})
+		if err != nil {
+			return err
+		}
+		// No capacity given: null, not a capacity of 0.
+		if b, err = jsonnull.Null(b, jsonnull.Unless(adv.Capacity > 0, "capacity")...); err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		if err := json.Indent(&out, b, "", "  "); err != nil {
+			return err
+		}
+		out.WriteByte('\n')
+		_, err = e.stdout.Write(out.Bytes())
+		return err
 	case "markdown":
 		if err := skreport.WriteAdviceMarkdown(e.stdout, adv); err != nil {
 			return err

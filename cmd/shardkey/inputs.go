@@ -161,6 +161,13 @@ func (c *common) validate(fs *flag.FlagSet) error {
 			}
 		}
 	}
+	statsSet := false
+	fs.Visit(func(f *flag.Flag) { statsSet = statsSet || f.Name == "stats" })
+	if statsSet && c.from == "" {
+		// Not silently ignored: the figures would come from elsewhere
+		// than the user asked.
+		return usageErr("--stats %s: only with --from (where statistics of a live database are computed); no --from given", c.stats)
+	}
 	capSet := false
 	fs.Visit(func(f *flag.Flag) { capSet = capSet || f.Name == "capacity" })
 	if capSet && (math.IsNaN(c.capacity) || math.IsInf(c.capacity, 0) || c.capacity < 0) {

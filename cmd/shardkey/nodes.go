@@ -50,8 +50,10 @@ func (n *nodeFlags) fromWorkload(w *shardkey.Workload) {
 
 // validate checks the flags and makes --slots the shard count.
 func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
+	growSet := false
+	fs.Visit(func(f *flag.Flag) { growSet = growSet || f.Name == "grow-to" })
 	if n.slots == 0 && n.nodes == 0 {
-		if n.growTo != 0 || n.rowBytes != 0 {
+		if growSet || n.rowBytes != 0 {
 			return usageErr("--grow-to and --row-bytes need --slots and --nodes")
 		}
 		return nil
@@ -67,7 +69,7 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 		return usageErr("--nodes %d: must be in 1..--slots (%d)", n.nodes, n.slots)
 	case math.IsNaN(n.rowBytes) || math.IsInf(n.rowBytes, 0) || n.rowBytes < 0:
 		return usageErr("--row-bytes %v: want a number of bytes > 0", n.rowBytes)
-	case n.growTo != 0 && (n.growTo <= n.nodes || n.growTo > n.slots):
+	case growSet && (n.growTo <= n.nodes || n.growTo > n.slots):
 		return usageErr("--grow-to %d: must be more than --nodes (%d) and at most --slots (%d): a node holds at least one slot", n.growTo, n.nodes, n.slots)
 	case c.shards != 0 && c.shards != n.slots:
 		return usageErr("--shards %d and --slots %d: with --slots the design's shards are its slots; give one", c.shards, n.slots)

@@ -282,7 +282,8 @@ func TestWatch_Celebrity(t *testing.T) {
 }
 
 // TestWatch_Errors: bad flags are usage errors (exit 2); a log without
-// timestamps, or a design no window can place, is an input error (exit 1).
+// timestamps is an input error (exit 1); a design that places no table of
+// the first window is refused as a usage error (exit 2), as score refuses it.
 func TestWatch_Errors(t *testing.T) {
 	pgss := "../../sqllog/testdata/pg-stat-statements.csv"
 	for _, c := range []struct {
@@ -297,7 +298,8 @@ func TestWatch_Errors(t *testing.T) {
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid)", "--key-low", "0.1", "--key-high", "0.05"}, 2, "want 0 <= low <= high <= 1"},
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid"}, 2, "-k:"},
 		{[]string{"watch", "--log", pgss, "-k", "hash(aid)"}, 1, "carry no timestamps"},
-		{[]string{"watch", "--log", celebrityLog, "-k", "hash(nosuch)"}, 1, "hash(nosuch) matched no table in any window"},
+		// Refused at the first window, as score refuses it (exit 2).
+		{[]string{"watch", "--log", celebrityLog, "-k", "hash(nosuch)"}, 2, "-k: design hash(nosuch) places no table of the first window with statements"},
 	} {
 		code, _, errs := runCmd(t, "", c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {

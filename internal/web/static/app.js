@@ -397,7 +397,7 @@
     $("stat-busiest").textContent = num(a.max_shard_work) + " units/s";
     $("stat-mean").textContent = num(a.mean_shard_work) + " units/s";
     $("stat-ratio").textContent = ratio(a.work_ratio);
-    const over = a.over_capacity.length;
+    const over = (a.over_capacity || []).length; // null without a capacity
     $("stat-over").textContent = rep.capacity > 0 ? over + " of " + a.shards + " shards" : "no capacity set";
     $("stat-over").classList.toggle("words", !(rep.capacity > 0));
     $("stat-over").classList.toggle("bad", over > 0);
