@@ -527,6 +527,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, rootText(as.Root))
 	}
 	as.Reasons = append(as.Reasons, a.replicaCosts(key, n)...)
+	as.Reasons = append(as.Reasons, a.mongoUnsharded(key, c)...)
 	if !cr.Bounded {
 		of := "its table"
 		if as.Root != nil {
@@ -559,6 +560,56 @@ func (a *analysis) written(ti int) bool {
 		}
 	}
 	return false
+}
+
+// mongoUnsharded says, under MongoDB, for each small read-mostly table
+// (one other engines would make a reference table) what design key does
+// with it instead: MongoDB has no reference collections, and an unsharded
+// collection lives on the database's primary shard, which serves all its
+// reads and writes (MongoDB manual, "Primary Shard"). A replicate in key
+// is scored so (sim: kUnplaced on shard 0); the advisor's own candidates
+// shard such a table by its own most-bound column (see complete).
+func (a *analysis) mongoUnsharded(key string, c *sim.Candidate) []string {
+	if !a.mongo {
+		return nil
+	}
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for ti, t := range a.w.Tables {
+		e := d.For(t.Name, func(col string) bool { return t.Column(col) != nil })
+		_, repl := e.(*shardkey.ReplicateExpr)
+		if !repl && !a.small[ti] {
+			continue
+		}
+		reads, writes := 0.0, 0.0
+		for _, op := range a.w.Ops {
+			if op.Table == ti {
+				if op.Kind.IsWrite() {
+					writes += op.Rate
+				} else {
+					reads += op.Rate
+				}
+			}
+		}
+		load := fmt.Sprintf("its %s reads/s and %s writes/s", fmtF(reads), fmtF(writes))
+		if writes == 0 {
+			load = fmt.Sprintf("its %s reads/s", fmtF(reads))
+		}
+		if capy := a.w.Capacity; capy > 0 {
+			load += fmt.Sprintf(" (one shard's capacity is %s units/s)", fmtF(capy))
+		}
+		alt := "co-locate it by the same shard-key prefix as the collections it is read with, or serve its reads from a read model or cache"
+		switch {
+		case repl:
+			out = append(out, fmt.Sprintf("%s:replicate: MongoDB has no reference collections; unsharded, %s lives on the database's primary shard with all of %s: shard it by its own key, %s", t.Name, t.Name, load, alt))
+		case e != nil:
+			out = append(out, fmt.Sprintf("%s is small and read-mostly, but MongoDB has no reference collections (unsharded, it would live on the primary shard with all of %s): sharded by its own key %s instead; or %s", t.Name, load, MongoKey(e.String()), alt))
+		}
+	}
+	return out
 }
 
 // replicaCosts says, for each reference table of design key, what its
