@@ -136,6 +136,13 @@ type Assessment struct {
 	an       *analysis
 	capacity *Capacity
 	jumbo    string // a MongoDB jumbo chunk the key makes (jumboReasons), "" for none
+	// movedOff is the requests/s the after-fixes figure takes off the
+	// serving shards into read models (afterFixes), movedOps their
+	// operations: traffic a read model still serves, so a lower busiest
+	// shard bought with more of it does not rank a key first (orderBanded)
+	// and the verdict says so.
+	movedOff float64
+	movedOps []string
 }
 
 // Workload returns the workload the candidate was scored on: the input,
@@ -260,6 +267,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	a := analyse(w, o.Shards)
 	a.mongo = o.Engine.Name() == "mongodb"
+	if o.Nodes != nil {
+		a.nodes = o.Nodes.Count
+	}
 	keys, why := a.candidates()
 	if len(o.Keys) > 0 {
 		keys, why = o.Keys, map[string]string{}
@@ -331,6 +341,10 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	for i, as := range list {
 		as.Rank = i + 1
 		as.Verdict = verdict(as, i == 0)
+		if best := list[0]; i > 0 && as.Viable && as.movedOff-best.movedOff > 0.1*as.Score.RequestsPerS && as.Criteria.AfterFixes < best.Criteria.AfterFixes {
+			as.Verdict += fmt.Sprintf("; its %s/s after fixes takes %s requests/s (%s) to read models, which must still serve them: not a lighter load than %s's %s/s",
+				fmtF(as.Criteria.AfterFixes), fmtF(as.movedOff), strings.Join(as.movedOps, ", "), best.Key, fmtF(best.Criteria.AfterFixes))
+		}
 		if as.InUse {
 			adv.InUse = as.Key
 			if i == 0 {
@@ -765,10 +779,21 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	if a.Boundary != b.Boundary {
 		return a.Boundary, true
 	}
-	if a.Bounded != b.Bounded && !closeRel(a.AfterFixes, b.AfterFixes, 0.25) {
+	// A busiest shard after fixes lowered by moving materially more
+	// traffic into read models than the other key does (more than a tenth
+	// of the requests) is not a better load: the read model serves that
+	// traffic still (see Assessment.movedOff).
+	movedFair := func(xLower bool) bool {
+		lo, hi := x, y
+		if !xLower {
+			lo, hi = y, x
+		}
+		return lo.movedOff-hi.movedOff <= 0.1*math.Max(x.Score.RequestsPerS, y.Score.RequestsPerS)
+	}
+	if a.Bounded != b.Bounded && !closeRel(a.AfterFixes, b.AfterFixes, 0.25) && movedFair(a.Bounded == (a.AfterFixes < b.AfterFixes)) {
 		return a.Bounded, true
 	}
-	if !closeRel(a.AfterFixes, b.AfterFixes, loadTol) {
+	if !closeRel(a.AfterFixes, b.AfterFixes, loadTol) && movedFair(a.AfterFixes < b.AfterFixes) {
 		return a.AfterFixes < b.AfterFixes, true
 	}
 	// Equal on everything else: the largest key value is the risk left

@@ -44,8 +44,11 @@ type analysis struct {
 	fromTxns bool         // no operations: usage counts transactions' equalities (weights, not requests/s)
 	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
 	shards   int
-	ix       *opIndex              // see index
-	roots    map[string]*RootStats // see rootStatsOf
+	// nodes: with slots on nodes (Options.Nodes) the node count, else 0;
+	// see servers.
+	nodes int
+	ix    *opIndex              // see index
+	roots map[string]*RootStats // see rootStatsOf
 	// mongo: the engine is MongoDB's, whose hashed keys hash one field:
 	// a pair of columns is the compound {a: 1, b: "hashed"} (see compound).
 	mongo bool
@@ -644,6 +647,19 @@ func (a *analysis) mongoSmallKey(ti int) (string, bool) {
 		return "", false
 	}
 	return a.compound(best), true
+}
+
+// servers returns the machines the data is served from: the node count
+// when shards are slots on nodes, else the shard count. A threshold
+// about the machines a request reaches (how much of a table one value's
+// index lookup returns on each) uses it, so that --slots 32 --nodes 4
+// and 4 shards choose the same fix; a threshold about placement (values
+// enough to fill every slot) uses shards, the placement unit.
+func (a *analysis) servers() int {
+	if a.nodes > 0 {
+		return a.nodes
+	}
+	return a.shards
 }
 
 // integerEntity reports whether every column of e is an integer column.
