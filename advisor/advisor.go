@@ -887,6 +887,19 @@ func fmtF(x float64) string {
 	return fmt.Sprintf("%.2f", x)
 }
 
+// scatters reports whether any candidate of adv has an operation asking
+// more than one shard (slot) per request.
+func scatters(adv *Advice) bool {
+	for _, as := range adv.Candidates {
+		for _, op := range as.Score.Operations {
+			if op.FanoutMean > 1.001 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // summary writes the plain-language answer.
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
@@ -900,6 +913,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		}
 		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d slots over %d nodes, the busiest slot doing %s/s (%.2fx the mean slot) and the busiest node %s/s (%.2fx the mean node).",
 			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), n.Slots, n.Nodes, fmtF(c.MaxShardWork), c.WorkRatio, fmtF(busiest), n.NodeWorkRatio)
+		if l := sim.ScatterCaveat(adv.Engine, n.Slots, n.Nodes, scatters(adv)); l != "" {
+			out = append(out, l)
+		}
 	}
 	if c.RequestsPerS == 0 {
 		// No queries: say what the choice rests on instead of 0s.

@@ -41,6 +41,9 @@ func (r *Score) WriteTable(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(w, "%s requests/s on %s, %s, engine %s\n\n", numfmt.Num(c0.RequestsPerS), placedOn(r.Shards, c0), capText, r.Engine)
+	if l := r.scatterCaveat(); l != "" {
+		fmt.Fprintf(w, "%s\n\n", numfmt.Wrap(l, 88, ""))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "rank\tkey\t%s\tx mean\twork\tfan-out\tp99\tcross-shard txns\tload ratio\tover capacity\n", busiestUnit(c0))
 	ranked := r.Ranked()
@@ -91,6 +94,23 @@ func slotNodes(c *sim.Candidate) int {
 		return c.CapacityUnits()
 	}
 	return 0
+}
+
+// scatterCaveat is sim.ScatterCaveat for r: with slots on nodes and an
+// operation of some candidate asking more than one slot, how a scatter's
+// work is counted and what the engine does instead.
+func (r *Score) scatterCaveat() string {
+	n := slotNodes(r.Candidates[0])
+	if n == 0 {
+		return ""
+	}
+	scatter := false
+	for _, c := range r.Candidates {
+		for _, op := range c.Operations {
+			scatter = scatter || op.FanoutMean > 1.001
+		}
+	}
+	return sim.ScatterCaveat(r.Engine, r.Shards, n, scatter)
 }
 
 // placedOn says what a score's work is placed on: "64 shards", or with
@@ -302,6 +322,9 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, ", capacity %s units of work/s per %s", numfmt.Num(r.Capacity), per)
 	}
 	fmt.Fprint(w, ".\n\n")
+	if l := r.scatterCaveat(); l != "" {
+		fmt.Fprintf(w, "%s\n\n", MarkdownText(l))
+	}
 	fmt.Fprintf(w, "| rank | key | %s (units/s) | x mean | work/s | fan-out mean | p99 | cross-shard txns | load ratio | over capacity |\n", busiestUnit(r.Candidates[0]))
 	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	ranked := r.Ranked()

@@ -212,3 +212,39 @@ func TestScore_SlotLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestScatterCaveatSlots: the simulator counts a scatter one unit per
+// slot; with 64 slots over 4 nodes (64 >= 4 x 4) the output says so and,
+// per engine, what the system does: Redis Cluster sends a multi-slot
+// command once to each master (command tip request_policy:all_shards),
+// 4 units, 64/4 = 16x less; Citus runs one task per shard placement, as
+// counted. With 8 slots over 4 nodes (8 < 16) no line. The social spec's
+// "latest posts from everyone" names no key, so it asks every slot.
+func TestScatterCaveatSlots(t *testing.T) {
+	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis"}, "a scatter costs 4 units, one per node: the node work shown overstates scatters by up to 16x"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis", "--format", "markdown"}, "overstates scatters by up to 16x"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "citus"}, "one task per shard placement"},
+		{[]string{"advise", "--workload", spec, "--slots", "64", "--nodes", "4", "--bootstrap", "0"}, "a request asking every slot costs 64"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "8", "--nodes", "4"}, ""},
+	} {
+		code, out, errs := runCmd(t, "", c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		flat := strings.Join(strings.Fields(out), " ")
+		if c.want == "" {
+			if strings.Contains(flat, "Scatter work is counted") {
+				t.Errorf("%v: a scatter caveat with 8 slots over 4 nodes", c.args)
+			}
+			continue
+		}
+		if !strings.Contains(flat, "Scatter work is counted one unit per slot asked") || !strings.Contains(flat, c.want) {
+			t.Errorf("%v: want the scatter model stated with %q", c.args, c.want)
+		}
+	}
+}
