@@ -137,6 +137,13 @@ type Assessment struct {
 	an       *analysis
 	capacity *Capacity
 	jumbo    string // a MongoDB jumbo chunk the key makes (jumboReasons), "" for none
+	// movedOff is the requests/s the after-fixes figure takes off the
+	// serving shards into read models (afterFixes), movedOps their
+	// operations: traffic a read model still serves, so a lower busiest
+	// shard bought with more of it does not rank a key first (orderBanded)
+	// and the verdict says so.
+	movedOff float64
+	movedOps []string
 }
 
 // Workload returns the workload the candidate was scored on: the input,
@@ -284,6 +291,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	a := analyse(w, o.Shards)
 	a.mongo = o.Engine.Name() == "mongodb"
 	a.engine = o.Engine.Name()
+	if o.Nodes != nil {
+		a.nodes = o.Nodes.Count
+	}
 	keys, why := a.candidates()
 	if len(o.Keys) > 0 {
 		keys, why = o.Keys, map[string]string{}
@@ -355,6 +365,10 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	for i, as := range list {
 		as.Rank = i + 1
 		as.Verdict = verdict(as, i == 0)
+		if best := list[0]; i > 0 && as.Viable && as.movedOff-best.movedOff > 0.1*as.Score.RequestsPerS && as.Criteria.AfterFixes < best.Criteria.AfterFixes {
+			as.Verdict += fmt.Sprintf("; its %s/s after fixes takes %s requests/s (%s) to read models, which must still serve them: not a lighter load than %s's %s/s",
+				fmtF(as.Criteria.AfterFixes), fmtF(as.movedOff), strings.Join(as.movedOps, ", "), best.Key, fmtF(best.Criteria.AfterFixes))
+		}
 		if as.InUse {
 			adv.InUse = as.Key
 			if i == 0 {
@@ -551,6 +565,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, rootText(as.Root))
 	}
 	as.Reasons = append(as.Reasons, a.replicaCosts(key, n)...)
+	as.Reasons = append(as.Reasons, a.mongoUnsharded(key, c)...)
 	if !cr.Bounded {
 		of := "its table"
 		if as.Root != nil {
@@ -583,6 +598,56 @@ func (a *analysis) written(ti int) bool {
 		}
 	}
 	return false
+}
+
+// mongoUnsharded says, under MongoDB, for each small read-mostly table
+// (one other engines would make a reference table) what design key does
+// with it instead: MongoDB has no reference collections, and an unsharded
+// collection lives on the database's primary shard, which serves all its
+// reads and writes (MongoDB manual, "Primary Shard"). A replicate in key
+// is scored so (sim: kUnplaced on shard 0); the advisor's own candidates
+// shard such a table by its own most-bound column (see complete).
+func (a *analysis) mongoUnsharded(key string, c *sim.Candidate) []string {
+	if !a.mongo {
+		return nil
+	}
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for ti, t := range a.w.Tables {
+		e := d.For(t.Name, func(col string) bool { return t.Column(col) != nil })
+		_, repl := e.(*shardkey.ReplicateExpr)
+		if !repl && !a.small[ti] {
+			continue
+		}
+		reads, writes := 0.0, 0.0
+		for _, op := range a.w.Ops {
+			if op.Table == ti {
+				if op.Kind.IsWrite() {
+					writes += op.Rate
+				} else {
+					reads += op.Rate
+				}
+			}
+		}
+		load := fmt.Sprintf("its %s reads/s and %s writes/s", fmtF(reads), fmtF(writes))
+		if writes == 0 {
+			load = fmt.Sprintf("its %s reads/s", fmtF(reads))
+		}
+		if capy := a.w.Capacity; capy > 0 {
+			load += fmt.Sprintf(" (one shard's capacity is %s units/s)", fmtF(capy))
+		}
+		alt := "co-locate it by the same shard-key prefix as the collections it is read with, or serve its reads from a read model or cache"
+		switch {
+		case repl:
+			out = append(out, fmt.Sprintf("%s:replicate: MongoDB has no reference collections; unsharded, %s lives on the database's primary shard with all of %s: shard it by its own key, %s", t.Name, t.Name, load, alt))
+		case e != nil:
+			out = append(out, fmt.Sprintf("%s is small and read-mostly, but MongoDB has no reference collections (unsharded, it would live on the primary shard with all of %s): sharded by its own key %s instead; or %s", t.Name, load, MongoKey(e.String()), alt))
+		}
+	}
+	return out
 }
 
 // replicaCosts says, for each reference table of design key, what its
@@ -738,10 +803,21 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	if a.Boundary != b.Boundary {
 		return a.Boundary, true
 	}
-	if a.Bounded != b.Bounded && !closeRel(a.AfterFixes, b.AfterFixes, 0.25) {
+	// A busiest shard after fixes lowered by moving materially more
+	// traffic into read models than the other key does (more than a tenth
+	// of the requests) is not a better load: the read model serves that
+	// traffic still (see Assessment.movedOff).
+	movedFair := func(xLower bool) bool {
+		lo, hi := x, y
+		if !xLower {
+			lo, hi = y, x
+		}
+		return lo.movedOff-hi.movedOff <= 0.1*math.Max(x.Score.RequestsPerS, y.Score.RequestsPerS)
+	}
+	if a.Bounded != b.Bounded && !closeRel(a.AfterFixes, b.AfterFixes, 0.25) && movedFair(a.Bounded == (a.AfterFixes < b.AfterFixes)) {
 		return a.Bounded, true
 	}
-	if !closeRel(a.AfterFixes, b.AfterFixes, loadTol) {
+	if !closeRel(a.AfterFixes, b.AfterFixes, loadTol) && movedFair(a.AfterFixes < b.AfterFixes) {
 		return a.AfterFixes < b.AfterFixes, true
 	}
 	// Equal on everything else: the largest key value is the risk left
@@ -835,6 +911,19 @@ func fmtF(x float64) string {
 	return fmt.Sprintf("%.2f", x)
 }
 
+// scatters reports whether any candidate of adv has an operation asking
+// more than one shard (slot) per request.
+func scatters(adv *Advice) bool {
+	for _, as := range adv.Candidates {
+		for _, op := range as.Score.Operations {
+			if op.FanoutMean > 1.001 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // summary writes the plain-language answer.
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
@@ -848,6 +937,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		}
 		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d slots over %d nodes, the busiest slot doing %s/s (%.2fx the mean slot) and the busiest node %s/s (%.2fx the mean node).",
 			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), n.Slots, n.Nodes, fmtF(c.MaxShardWork), c.WorkRatio, fmtF(busiest), n.NodeWorkRatio)
+		if l := sim.ScatterCaveat(adv.Engine, n.Slots, n.Nodes, scatters(adv)); l != "" {
+			out = append(out, l)
+		}
 	}
 	if c.RequestsPerS == 0 {
 		// No queries: say what the choice rests on instead of 0s.

@@ -377,3 +377,55 @@ func TestRecommend_Current(t *testing.T) {
 		}
 	}
 }
+
+// TestFixKindSlotsVsNodes: the read-model threshold for a lookup column
+// (fewer than 10 distinct values per machine serving it) counts the
+// nodes the data is served from, not the slots it is placed in: user_id
+// has 50 distinct values, more than 10 x 4 nodes = 40, so under
+// hash(post_id) "read by user" gets the same kind of fix on 32 slots over
+// 4 nodes as on 4 shards, not a read model (50 < 10 x 32 slots).
+func TestFixKindSlotsVsNodes(t *testing.T) {
+	spec, err := scenario.Parse([]byte(`name: posts
+shards: 4
+seed: 1
+tables:
+  - name: posts
+    rows: 4000
+    columns:
+      - {name: post_id, gen: sequential}
+      - {name: user_id, gen: uniform, distinct: 50}
+operations:
+  - {name: read by user, table: posts, rate: 1000, where: {user_id: "?"}}
+  - {name: read a post, table: posts, rate: 1000, where: {post_id: "?"}}
+candidates: [hash(post_id)]
+`), "posts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := scenario.Build(spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind := func(o advisor.Options) string {
+		o.Keys = []string{"hash(post_id)"}
+		adv, err := advisor.Recommend(w, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range adv.Candidates[0].Fixes {
+			if f.Target == "read by user" {
+				return f.Kind
+			}
+		}
+		return ""
+	}
+	nodes, err := sim.NewNodes(32, 4, "contiguous")
+	if err != nil {
+		t.Fatal(err)
+	}
+	on4 := kind(advisor.Options{Shards: 4})
+	onSlots := kind(advisor.Options{Shards: 32, Nodes: nodes})
+	if on4 == "" || on4 == "read-model" || onSlots != on4 {
+		t.Errorf("read by user: fix %q on 4 shards, %q on 32 slots over 4 nodes; want the same, not a read model (50 values > 10 x 4 nodes)", on4, onSlots)
+	}
+}

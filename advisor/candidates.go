@@ -44,8 +44,11 @@ type analysis struct {
 	fromTxns bool         // no operations: usage counts transactions' equalities (weights, not requests/s)
 	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
 	shards   int
-	ix       *opIndex              // see index
-	roots    map[string]*RootStats // see rootStatsOf
+	// nodes: with slots on nodes (Options.Nodes) the node count, else 0;
+	// see servers.
+	nodes int
+	ix    *opIndex              // see index
+	roots map[string]*RootStats // see rootStatsOf
 	// mongo: the engine is MongoDB's, whose hashed keys hash one field:
 	// a pair of columns is the compound {a: 1, b: "hashed"} (see compound).
 	mongo bool
@@ -517,8 +520,12 @@ func (a *analysis) entityDesign(e *entity, fn string) string {
 		if t.Column(e.name) != nil && sameName {
 			continue
 		}
-		if a.small[ti] {
+		if a.small[ti] && !a.mongo {
 			parts = append(parts, shardkey.QuoteName(t.Name)+":replicate")
+			continue
+		}
+		if k, ok := a.mongoSmallKey(ti); ok {
+			parts = append(parts, shardkey.QuoteName(t.Name)+":"+k)
 			continue
 		}
 		if best, ok := a.bestColumn(ti); ok {
@@ -588,7 +595,10 @@ func baseExpr(e shardkey.Expr) shardkey.Expr {
 
 // complete gives every table a design does not place a key: a reference
 // table when it is small and read-mostly, else its most-bound column, so
-// that no candidate looks single-shard by leaving tables unsharded.
+// that no candidate looks single-shard by leaving tables unsharded. Under
+// MongoDB, which has no reference collections (an unsharded collection
+// lives on the database's primary shard), a small table is sharded by its
+// own most-bound column too (see mongoUnsharded).
 func (a *analysis) complete(design string) string {
 	d, err := shardkey.ParseDesign(design)
 	if err != nil {
@@ -599,8 +609,10 @@ func (a *analysis) complete(design string) string {
 		if d.For(t.Name, func(c string) bool { return t.Column(c) != nil }) != nil {
 			continue
 		}
-		if a.small[ti] {
+		if a.small[ti] && !a.mongo {
 			extra = append(extra, shardkey.QuoteName(t.Name)+":replicate")
+		} else if k, ok := a.mongoSmallKey(ti); ok {
+			extra = append(extra, shardkey.QuoteName(t.Name)+":"+k)
 		} else if best, ok := a.bestColumn(ti); ok {
 			extra = append(extra, fmt.Sprintf("%s:hash(%s)", shardkey.QuoteName(t.Name), shardkey.QuoteName(t.Columns[best].Name)))
 		}
@@ -609,6 +621,47 @@ func (a *analysis) complete(design string) string {
 		return design
 	}
 	return design + "; " + strings.Join(extra, "; ")
+}
+
+// mongoSmallKey returns, under MongoDB, the key of small read-mostly
+// table ti, which other engines make a reference table: MongoDB has none,
+// so it is sharded by its own key, the compound of its two columns most
+// bound together ({a: 1, b: "hashed"}, the prefix a shared with the
+// collections it is read with) when its operations bind two, so that one
+// heavy prefix value does not load one shard; ok is false when the
+// engine is not MongoDB, ti is not small, or no pair is bound (the caller
+// then uses its most-bound column).
+func (a *analysis) mongoSmallKey(ti int) (string, bool) {
+	if !a.mongo || !a.small[ti] {
+		return "", false
+	}
+	var best [2]colRef
+	bestRate := 0.0
+	for k, r := range a.pairs {
+		if k[0].table != ti {
+			continue
+		}
+		if r > bestRate || r == bestRate && fmt.Sprint(k) < fmt.Sprint(best) {
+			best, bestRate = k, r
+		}
+	}
+	if bestRate == 0 {
+		return "", false
+	}
+	return a.compound(best), true
+}
+
+// servers returns the machines the data is served from: the node count
+// when shards are slots on nodes, else the shard count. A threshold
+// about the machines a request reaches (how much of a table one value's
+// index lookup returns on each) uses it, so that --slots 32 --nodes 4
+// and 4 shards choose the same fix; a threshold about placement (values
+// enough to fill every slot) uses shards, the placement unit.
+func (a *analysis) servers() int {
+	if a.nodes > 0 {
+		return a.nodes
+	}
+	return a.shards
 }
 
 // integerEntity reports whether every column of e is an integer column.

@@ -88,12 +88,17 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 		return -1
 	}
 	d, _ := shardkey.ParseDesign(as.Key)
+	as.movedOff, as.movedOps = 0, nil
 	for _, f := range as.Fixes {
 		i := opIndex(f.Target)
 		switch f.Kind {
 		case "replica", "read-model":
 			if i < 0 {
 				continue
+			}
+			if f.Kind == "read-model" {
+				as.movedOff += dw.Ops[i].Rate
+				as.movedOps = append(as.movedOps, f.Target)
 			}
 			dw.Ops = append(dw.Ops[:i:i], dw.Ops[i+1:]...)
 			applied = append(applied, fmt.Sprintf("%s off the serving shards", f.Target))

@@ -304,8 +304,9 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o
 	}
 	// An index on a column of few values returns a large share of the
 	// table per lookup: a read model (or accepting the scatter) serves it
-	// better than a directory.
-	if card > 0 && card < 10*a.shards {
+	// better than a directory. Few next to the machines serving it (the
+	// nodes, with slots on nodes: servers), not the slots.
+	if card > 0 && card < 10*a.servers() {
 		return Fix{Kind: "read-model", Target: op.Name,
 			Text: fmt.Sprintf("%s looks up by %s, which has only %d distinct values: an index on it returns a large share of %s per lookup, so serve it from a separate read model fed asynchronously, or accept the scatter (%s).", op.Name, eqCols[0], card, t.Name, cost)}, true
 	}

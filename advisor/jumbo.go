@@ -35,6 +35,24 @@ type jumboStat struct {
 	bytes float64
 	// known: the table has a row sample to weigh (no rows: unknown).
 	known bool
+	// tableRows is the table's row count when the catalog knows it
+	// (TableInfo.RowEstimate, pg_class.reltuples or TABLE_ROWS, above
+	// the sample's), 0 otherwise; scale is tableRows over the sample's
+	// rows (1 when unknown): a uniform sample (TABLESAMPLE BERNOULLI)
+	// holds each value's documents in the table's proportion, so the
+	// value's table bytes are estimated as bytes * scale.
+	tableRows float64
+	scale     float64
+}
+
+// total is the estimated BSON bytes of the value's documents in the whole
+// table: the sample's scaled by the table's rows over the sample's, or
+// the sample's own (a lower bound) when the table's row count is unknown.
+func (st jumboStat) total() float64 {
+	if st.scale > 1 {
+		return st.bytes * st.scale
+	}
+	return st.bytes
 }
 
 // bsonSize is the BSON size in bytes of row i of t as a flat document of
@@ -79,9 +97,15 @@ func (a *analysis) jumbo(ti int, col string) jumboStat {
 		return st
 	}
 	t := a.w.Tables[ti]
-	st := jumboStat{}
+	st := jumboStat{scale: 1}
 	if ci := t.ColumnIndex(col); ci >= 0 && t.Rows > 0 {
 		st.known = true
+		if cat := a.w.Catalog; cat != nil {
+			if info := cat.Table(t.Name); info != nil && info.RowEstimate > float64(t.Rows) {
+				st.tableRows = info.RowEstimate
+				st.scale = info.RowEstimate / float64(t.Rows)
+			}
+		}
 		type agg struct {
 			rows  int
 			bytes float64
@@ -145,19 +169,27 @@ func (a *analysis) jumboSuffix(ti int, col string, st jumboStat) string {
 
 // jumboText says, for a key of one field col of table ti, whether its
 // heaviest value outgrows a MongoDB chunk: the sentence of a reason (and
-// a warning), "" when it fits. With no row sample the sizes are unknown,
-// and it says so.
+// a warning), "" when it fits. The value's bytes are the sample's scaled
+// to the table (jumboStat.total) when the catalog gives the table's row
+// count; without it they are the sample's, a lower bound, and the
+// sentence says so. With no row sample the sizes are unknown, and it says
+// so.
 func (a *analysis) jumboText(ti int, col string) string {
 	t := a.w.Tables[ti]
 	st := a.jumbo(ti, col)
 	if !st.known {
 		return fmt.Sprintf("jumbo chunks: unknown whether one %s value of %s outgrows a MongoDB chunk (128 MiB): no row sample gives document sizes", col, t.Name)
 	}
-	if st.bytes <= MongoChunkBytes {
+	if st.total() <= MongoChunkBytes {
 		return ""
 	}
-	s := fmt.Sprintf("jumbo chunk: %s %s holds %d of %s's sampled documents, %.0f bytes in BSON (%s), more than one chunk holds (%d bytes, 128 MiB: MongoDB's default chunkSize since 6.0); a chunk cannot split below one shard key value, so the balancer marks it jumbo and cannot move it",
-		col, st.value, st.rows, t.Name, st.bytes, numfmt.Bytes(st.bytes), MongoChunkBytes)
+	size := fmt.Sprintf("%.0f bytes in BSON (%s) in the sample, a lower bound (the table's row count is unknown: the table may hold more)", st.bytes, numfmt.Bytes(st.bytes))
+	if st.scale > 1 {
+		size = fmt.Sprintf("%.0f bytes in BSON in the sample, ~%.0f bytes (%s) in the table (scaled by its ~%.0f rows over the sample's %d, the database's row estimate)",
+			st.bytes, st.total(), numfmt.Bytes(st.total()), st.tableRows, t.Rows)
+	}
+	s := fmt.Sprintf("jumbo chunk: %s %s holds %d of %s's sampled documents, %s, more than one chunk holds (%d bytes, 128 MiB: MongoDB's default chunkSize since 6.0); a chunk cannot split below one shard key value, so the balancer marks it jumbo and cannot move it",
+		col, st.value, st.rows, t.Name, size, MongoChunkBytes)
 	if suf := a.jumboSuffix(ti, col, st); suf != "" {
 		s += fmt.Sprintf(": %s lets its documents split by %s while an equality on %s still targets its chunks", mongoCompound(col, suf), suf, col)
 	}
@@ -218,7 +250,7 @@ func (a *analysis) jumboCandidates(e *entity) (keys, whys []string) {
 		t := a.w.Tables[r.table]
 		col := t.Columns[r.col].Name
 		st := a.jumbo(r.table, col)
-		if !st.known || st.bytes <= MongoChunkBytes {
+		if !st.known || st.total() <= MongoChunkBytes {
 			continue
 		}
 		suf := a.jumboSuffix(r.table, col, st)
@@ -233,8 +265,12 @@ func (a *analysis) jumboCandidates(e *entity) (keys, whys []string) {
 			continue
 		}
 		keys = append(keys, k)
-		whys = append(whys, fmt.Sprintf("%s %s holds %.0f bytes of %s in BSON, more than one MongoDB chunk (128 MiB): hashing %s after %s lets it split (a jumbo chunk otherwise)",
-			col, st.value, st.bytes, t.Name, suf, col))
+		scaled := ""
+		if st.scale > 1 {
+			scaled = " (scaled from the sample to the table's rows)"
+		}
+		whys = append(whys, fmt.Sprintf("%s %s holds %.0f bytes of %s in BSON%s, more than one MongoDB chunk (128 MiB): hashing %s after %s lets it split (a jumbo chunk otherwise)",
+			col, st.value, st.total(), t.Name, scaled, suf, col))
 	}
 	return keys, whys
 }

@@ -107,3 +107,71 @@ func TestMongoJumboChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestMongoJumboScaledToTable: a row sample of a big table weighs each
+// value's documents in the sample's proportion; the table's bytes are the
+// sample's scaled by the table's rows over the sample's. jumboOrders(64):
+// user 1 holds 64 of 104 sampled documents, 64 * 1,048,626 = 67,112,064
+// bytes (under a 128 MiB chunk, 134,217,728). With the catalog's row
+// estimate of 208 (2x the sample) the table holds ~134,224,128 bytes of
+// user 1, more than a chunk: jumbo. With 206 rows, 67,112,064 * 206 / 104
+// = 132,933,665 bytes: fits. Without an estimate: the sample's, fits.
+func TestMongoJumboScaledToTable(t *testing.T) {
+	eng, err := partition.Lookup("mongodb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		est   float64 // 0: no catalog
+		jumbo bool
+	}{{208, true}, {206, false}, {0, false}} {
+		w := jumboOrders(t, 64)
+		if w.Tables[0].Rows != 104 {
+			t.Fatalf("sample rows %d; want 104", w.Tables[0].Rows)
+		}
+		if c.est > 0 {
+			w.Catalog = &shardkey.Catalog{Tables: []*shardkey.TableInfo{{Name: "orders", RowEstimate: c.est, SampleRows: 104}}}
+		}
+		adv, err := advisor.Recommend(w, advisor.Options{Shards: 4, Engine: eng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		said := ""
+		for _, as := range adv.Candidates {
+			if as.Key != `{user_id: "hashed"}` {
+				continue
+			}
+			for _, r := range as.Reasons {
+				if strings.HasPrefix(r, "jumbo chunk") {
+					said = r
+				}
+			}
+		}
+		if c.jumbo && !strings.Contains(said, "~134224128 bytes") {
+			t.Errorf("estimate %.0f: %q; want a jumbo chunk of ~134224128 bytes in the table", c.est, said)
+		}
+		if !c.jumbo && said != "" {
+			t.Errorf("estimate %.0f: %q; user 1's documents fit a chunk", c.est, said)
+		}
+	}
+}
+
+// TestMongoJumboLowerBound: with no row estimate the sizes are the
+// sample's, and the warning says they are a lower bound.
+func TestMongoJumboLowerBound(t *testing.T) {
+	eng, err := partition.Lookup("mongodb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv, err := advisor.Recommend(jumboOrders(t, 128), advisor.Options{Shards: 4, Engine: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, as := range adv.Candidates {
+		for _, r := range as.Reasons {
+			if strings.HasPrefix(r, "jumbo chunk:") && !strings.Contains(r, "lower bound") {
+				t.Errorf("%s: %q; want the sample's size called a lower bound", as.Key, r)
+			}
+		}
+	}
+}

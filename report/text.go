@@ -40,25 +40,21 @@ func (r *Score) WriteTable(w io.Writer) error {
 			capText = "capacity " + numfmt.Num(r.Capacity) + " units of work/s per node (its slots' work summed)"
 		}
 	}
-	fmt.Fprintf(w, "%s requests/s on %d shards, %s, engine %s\n\n", numfmt.Num(c0.RequestsPerS), r.Shards, capText, r.Engine)
+	fmt.Fprintf(w, "%s requests/s on %s, %s, engine %s\n\n", numfmt.Num(c0.RequestsPerS), placedOn(r.Shards, c0), capText, r.Engine)
+	if l := r.scatterCaveat(); l != "" {
+		fmt.Fprintf(w, "%s\n\n", numfmt.Wrap(l, 88, ""))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tkey\tbusiest shard\tx mean\twork\tfan-out\tp99\tcross-shard txns\tload ratio\tover capacity")
+	fmt.Fprintf(tw, "rank\tkey\t%s\tx mean\twork\tfan-out\tp99\tcross-shard txns\tload ratio\tover capacity\n", busiestUnit(c0))
 	ranked := r.Ranked()
 	for i, c := range ranked {
 		txn := "-"
 		if c.Transactions > 0 {
 			txn = numfmt.Pct(c.CrossShardTxnFraction)
 		}
-		over := "-"
-		if r.Capacity > 0 {
-			over = fmt.Sprintf("%d of %d", len(c.OverCapacity), c.Shards)
-			if c.CapacityPer == "node" {
-				over = fmt.Sprintf("%d of %d nodes", len(c.OverCapacity), c.CapacityUnits())
-			}
-		}
 		fan, p99, workRatio, load := orDash(c)
 		fmt.Fprintf(tw, "%d\t%s\t%s/s\t%s\t%s/s\t%s\t%s\t%s\t%s\t%s\n", i+1, c.Key, numfmt.Num(c.MaxShardWork), workRatio,
-			numfmt.Num(c.WorkPerS), fan, p99, txn, load, over)
+			numfmt.Num(c.WorkPerS), fan, p99, txn, load, overText(r.Capacity, c))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nWork is units of work per second: one operation on one shard is one unit.")
@@ -86,6 +82,66 @@ func (r *Score) WriteTable(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// slotNodes returns the node count when c's shards are slots placed on
+// nodes (--slots with --nodes), else 0.
+func slotNodes(c *sim.Candidate) int {
+	switch {
+	case c.Nodes != nil:
+		return c.Nodes.Nodes
+	case c.CapacityPer == "node":
+		return c.CapacityUnits()
+	}
+	return 0
+}
+
+// scatterCaveat is sim.ScatterCaveat for r: with slots on nodes and an
+// operation of some candidate asking more than one slot, how a scatter's
+// work is counted and what the engine does instead.
+func (r *Score) scatterCaveat() string {
+	n := slotNodes(r.Candidates[0])
+	if n == 0 {
+		return ""
+	}
+	scatter := false
+	for _, c := range r.Candidates {
+		for _, op := range c.Operations {
+			scatter = scatter || op.FanoutMean > 1.001
+		}
+	}
+	return sim.ScatterCaveat(r.Engine, r.Shards, n, scatter)
+}
+
+// placedOn says what a score's work is placed on: "64 shards", or with
+// slots on nodes "32 slots over 4 nodes" (a slot is the placement unit,
+// a node the machine; the advise summary says the same).
+func placedOn(shards int, c *sim.Candidate) string {
+	if n := slotNodes(c); n > 0 {
+		return fmt.Sprintf("%d slots over %d nodes", shards, n)
+	}
+	return fmt.Sprintf("%d shards", shards)
+}
+
+// busiestUnit is the score table's column of the busiest placement unit:
+// "busiest shard", or "busiest slot" when the shards are slots on nodes.
+func busiestUnit(c *sim.Candidate) string {
+	if slotNodes(c) > 0 {
+		return "busiest slot"
+	}
+	return "busiest shard"
+}
+
+// overText is the over-capacity cell of c: "-" without a capacity, "K of
+// N" shards, or "K of N nodes" when the capacity is a node's.
+func overText(capacity float64, c *sim.Candidate) string {
+	if capacity <= 0 {
+		return "-"
+	}
+	if c.CapacityPer == "node" {
+		return fmt.Sprintf("%d of %d nodes", len(c.OverCapacity), c.CapacityUnits())
+	}
+	return fmt.Sprintf("%d of %d", len(c.OverCapacity), c.Shards)
 }
 
 // bars draws per-shard work against capacity (a shard's; a node's
@@ -257,7 +313,7 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 	if r.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", MarkdownText(r.Description))
 	}
-	fmt.Fprintf(w, "%s requests/s on %d shards, engine `%s`", numfmt.Num(r.Candidates[0].RequestsPerS), r.Shards, r.Engine)
+	fmt.Fprintf(w, "%s requests/s on %s, engine `%s`", numfmt.Num(r.Candidates[0].RequestsPerS), placedOn(r.Shards, r.Candidates[0]), r.Engine)
 	if r.Capacity > 0 {
 		per := "shard"
 		if r.Candidates[0].CapacityPer == "node" {
@@ -266,8 +322,11 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, ", capacity %s units of work/s per %s", numfmt.Num(r.Capacity), per)
 	}
 	fmt.Fprint(w, ".\n\n")
-	fmt.Fprintln(w, "| rank | key | busiest shard (units/s) | x mean | work/s | fan-out mean | p99 | cross-shard txns | load ratio |")
-	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+	if l := r.scatterCaveat(); l != "" {
+		fmt.Fprintf(w, "%s\n\n", MarkdownText(l))
+	}
+	fmt.Fprintf(w, "| rank | key | %s (units/s) | x mean | work/s | fan-out mean | p99 | cross-shard txns | load ratio | over capacity |\n", busiestUnit(r.Candidates[0]))
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	ranked := r.Ranked()
 	for i, c := range ranked {
 		txn := "-"
@@ -275,8 +334,8 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 			txn = numfmt.Pct(c.CrossShardTxnFraction)
 		}
 		fan, p99, workRatio, load := orDash(c)
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", i+1, MarkdownCell(c.Key), numfmt.Num(c.MaxShardWork), workRatio,
-			numfmt.Num(c.WorkPerS), fan, p99, txn, load)
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, MarkdownCell(c.Key), numfmt.Num(c.MaxShardWork), workRatio,
+			numfmt.Num(c.WorkPerS), fan, p99, txn, load, overText(r.Capacity, c))
 	}
 	for _, c := range ranked {
 		fmt.Fprintf(w, "\n## `%s`\n\n", c.Key)

@@ -95,6 +95,9 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	case kUnplaced:
 		rt.Shards = []int{0}
 		rt.Reason = fmt.Sprintf("table %s has no key in design %q, so it is unsharded and lives on shard 0", t.Name, s.Design.Text)
+		if _, ok := tk.expr.(*shardkey.ReplicateExpr); ok {
+			rt.Reason = fmt.Sprintf("%s is replicate in design %q, but MongoDB has no reference collections: it is unsharded and lives on the database's primary shard (shard 0)", t.Name, s.Design.Text)
+		}
 		return rt, nil
 	case kReplicate:
 		if kind == shardkey.Read {

@@ -377,3 +377,37 @@ func (r NodesReport) MarshalJSON() ([]byte, error) {
 	null = append(null, jsonnull.Unless(r.Capacity > 0, "capacity", "over_capacity")...)
 	return jsonnull.Null(b, null...)
 }
+
+// ScatterCaveat returns the line that states how a scatter's work is
+// counted when slots are placed on far fewer nodes (slots >= 4 x nodes),
+// "" otherwise or when scatter is false (no operation asks more than one
+// slot). The simulator counts one unit per slot a request asks: a
+// scatter over all slots costs slots units, summed into its nodes. That
+// is what some systems do and not others:
+//   - citus: a multi-shard query runs one task per shard placement (the
+//     adaptive executor, src/backend/distributed/executor/
+//     adaptive_executor.c; Citus docs, "Distributed Query Executor"), so
+//     one unit per shard is the model;
+//   - elasticsearch: a search runs on one copy of every shard of the
+//     index (Elasticsearch reference, "Search shard routing"): per shard;
+//   - redis: Redis Cluster's hash slots are not executed one by one: a
+//     command whose tip is request_policy:all_shards is sent once to
+//     each master (Redis docs, "Command tips"; redis-cli --cluster call),
+//     so a scatter costs one unit per node, and the per-node work counted
+//     here overstates a scatter's by up to slots/nodes;
+//   - any other engine: the model is stated, and the per-node bound given.
+func ScatterCaveat(engine string, slots, nodes int, scatter bool) string {
+	if !scatter || nodes < 1 || slots < 4*nodes {
+		return ""
+	}
+	model := fmt.Sprintf("Scatter work is counted one unit per slot asked: a request asking every slot costs %d units here, summed into the %d nodes.", slots, nodes)
+	switch engine {
+	case "citus":
+		return model + " Citus runs a multi-shard query as one task per shard placement (adaptive executor), so that is its cost."
+	case "elasticsearch":
+		return model + " Elasticsearch runs a search on one copy of every shard, so that is its cost."
+	case "redis":
+		return model + fmt.Sprintf(" Redis Cluster sends a multi-slot command once to each master (command tip request_policy:all_shards), so there a scatter costs %d units, one per node: the node work shown overstates scatters by up to %dx.", nodes, slots/nodes)
+	}
+	return model + fmt.Sprintf(" A system that sends a scatter once per node (as Redis Cluster does to each master) does %d units for it, up to %dx less; one that runs a task per shard (Citus) does what is counted.", nodes, slots/nodes)
+}

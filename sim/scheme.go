@@ -158,7 +158,7 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 		return nil, fmt.Errorf("key %q: no table has column(s) %s (tables: %s)", d.Text, strings.Join(cols, ", "), describeTables(w))
 	}
 	for ti, tk := range s.tables {
-		if tk.kind == kUnplaced && len(w.Tables) > 1 {
+		if tk.kind == kUnplaced && tk.expr == nil && len(w.Tables) > 1 {
 			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s has none of the key's columns and stays unsharded on shard 0", d.Text, w.Tables[ti].Name))
 		}
 	}
@@ -285,6 +285,16 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 	}
 	switch m := inner.(type) {
 	case *shardkey.ReplicateExpr:
+		if s.Engine.Name() == "mongodb" {
+			// MongoDB has no reference (replicated) collections: an
+			// unsharded collection lives on its database's primary shard,
+			// which serves every read and write of it (MongoDB manual,
+			// "Primary Shard"; src/mongo/s/query/cluster_find.cpp routes an
+			// unsharded namespace to the primary). Shard 0 is the primary.
+			tk.kind = kUnplaced
+			s.Warnings = append(s.Warnings, fmt.Errorf("table %s: replicate: MongoDB has no reference collections; scored as unsharded on the database's primary shard (shard 0), which serves all its reads and writes", t.Name))
+			return tk, nil
+		}
 		tk.kind = kReplicate
 		return tk, nil
 	case *shardkey.HashExpr:

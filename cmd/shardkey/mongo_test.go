@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -324,5 +325,65 @@ func TestAdviseMongoNotation(t *testing.T) {
 		"--engine", "mongodb", "--shards", "4", "--bootstrap", "0", "-k", "hash(user_id)", "--format", "json")
 	if code != 0 || !strings.Contains(out, `"recommended": "hash(user_id)"`) {
 		t.Errorf("advise -k hash(user_id): exit %d %s: want the key as written", code, errs)
+	}
+}
+
+// TestMongoNoReferenceCollections: MongoDB has no reference (replicated)
+// collections; an unsharded collection lives on the database's primary
+// shard, which serves every read and write of it (MongoDB manual,
+// "Primary Shard"). In the workspace scenario members takes "check a
+// permission" at 20,000 reads/s (the spec's rate): scored under mongodb,
+// members:replicate puts all 20,000/s on one shard (shard 0, the
+// primary), not one read on any shard; and the advisor offers no
+// candidate with replicate under mongodb.
+func TestMongoNoReferenceCollections(t *testing.T) {
+	code, spec, errs := runCmd(t, "", "demo", "workspace", "--print")
+	if code != 0 {
+		t.Fatalf("demo --print: exit %d: %s", code, errs)
+	}
+	path := t.TempDir() + "/workspace.yaml"
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "score", "--workload", path, "--engine", "mongodb", "-k", "hash(page_id); members:replicate", "--format", "json")
+	if code != 0 {
+		t.Fatalf("score: exit %d: %s", code, errs)
+	}
+	var r struct {
+		Candidates []struct {
+			ShardWork []float64 `json:"shard_work"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Candidates) != 1 || len(r.Candidates[0].ShardWork) != 64 {
+		t.Fatalf("want one candidate on 64 shards: %s", out)
+	}
+	if w := r.Candidates[0].ShardWork[0]; w < 20000 {
+		t.Errorf("primary shard (0) does %.0f units/s; want at least members' 20,000 reads/s", w)
+	}
+	if !strings.Contains(errs, "MongoDB has no reference collections") {
+		t.Errorf("no warning that replicate is unsharded under mongodb: %s", errs)
+	}
+	code, out, errs = runCmd(t, "", "advise", "workspace", "--engine", "mongodb", "--bootstrap", "0", "--format", "json")
+	if code != 0 {
+		t.Fatalf("advise: exit %d: %s", code, errs)
+	}
+	var adv struct {
+		Candidates []struct {
+			Key string `json:"key"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &adv); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range adv.Candidates {
+		if strings.Contains(c.Key, "replicate") {
+			t.Errorf("advise under mongodb offers %q: MongoDB has no reference collections", c.Key)
+		}
+	}
+	if !strings.Contains(out, "MongoDB has no reference collections") {
+		t.Error("advise does not say why members is sharded rather than replicated")
 	}
 }

@@ -169,3 +169,82 @@ func TestAdviseSlotsOverNodesWording(t *testing.T) {
 		}
 	}
 }
+
+// TestScore_SlotLabels: with --slots 32 --nodes 4 the score's shards are
+// slots on nodes: the header says "5,200 requests/s on 32 slots over 4
+// nodes" (the social spec's 1,000 + 4,000 + 200 requests/s), the busiest
+// column is a slot's, and the Markdown table shows the over-capacity
+// column as the text table does ("K of 4 nodes"); without slots they say
+// shards ("on 8 shards", "busiest shard", "K of 8").
+func TestScore_SlotLabels(t *testing.T) {
+	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
+	for _, c := range []struct {
+		args []string
+		want []string
+		not  []string
+	}{
+		{[]string{"--slots", "32", "--nodes", "4"}, []string{"5,200 requests/s on 32 slots over 4 nodes", "busiest slot", "of 4 nodes"}, []string{"on 32 shards", "busiest shard"}},
+		{nil, []string{"5,200 requests/s on 8 shards", "busiest shard", "over capacity"}, []string{"slot"}},
+	} {
+		for _, f := range []string{"table", "markdown"} {
+			args := append([]string{"score", "--workload", spec, "-k", "hash(user_id)", "--format", f}, c.args...)
+			code, out, errs := runCmd(t, "", args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errs)
+			}
+			head := out
+			if i := strings.Index(out, "\n== "); i > 0 {
+				head = out[:i]
+			}
+			if i := strings.Index(out, "\n## "); i > 0 {
+				head = out[:i]
+			}
+			for _, w := range c.want {
+				if !strings.Contains(head, w) {
+					t.Errorf("%s %v: no %q in\n%s", f, c.args, w, head)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(head, w) {
+					t.Errorf("%s %v: %q in\n%s", f, c.args, w, head)
+				}
+			}
+		}
+	}
+}
+
+// TestScatterCaveatSlots: the simulator counts a scatter one unit per
+// slot; with 64 slots over 4 nodes (64 >= 4 x 4) the output says so and,
+// per engine, what the system does: Redis Cluster sends a multi-slot
+// command once to each master (command tip request_policy:all_shards),
+// 4 units, 64/4 = 16x less; Citus runs one task per shard placement, as
+// counted. With 8 slots over 4 nodes (8 < 16) no line. The social spec's
+// "latest posts from everyone" names no key, so it asks every slot.
+func TestScatterCaveatSlots(t *testing.T) {
+	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis"}, "a scatter costs 4 units, one per node: the node work shown overstates scatters by up to 16x"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis", "--format", "markdown"}, "overstates scatters by up to 16x"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "citus"}, "one task per shard placement"},
+		{[]string{"advise", "--workload", spec, "--slots", "64", "--nodes", "4", "--bootstrap", "0"}, "a request asking every slot costs 64"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "8", "--nodes", "4"}, ""},
+	} {
+		code, out, errs := runCmd(t, "", c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		flat := strings.Join(strings.Fields(out), " ")
+		if c.want == "" {
+			if strings.Contains(flat, "Scatter work is counted") {
+				t.Errorf("%v: a scatter caveat with 8 slots over 4 nodes", c.args)
+			}
+			continue
+		}
+		if !strings.Contains(flat, "Scatter work is counted one unit per slot asked") || !strings.Contains(flat, c.want) {
+			t.Errorf("%v: want the scatter model stated with %q", c.args, c.want)
+		}
+	}
+}
