@@ -108,7 +108,7 @@ Flags:
 		if err != nil {
 			return usageErr("--engine: %v", err)
 		}
-		opts = sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers}
+		opts = sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers, Vindexes: c.vindexes}
 	}
 	design, err := shardkey.ParseDesign(c.keys[0])
 	if err != nil {

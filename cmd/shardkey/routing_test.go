@@ -843,3 +843,31 @@ func TestRouting_HintLookup(t *testing.T) {
 		{dialect: "mysql", design: d, sql: "SELECT * FROM users IGNORE VINDEX (email_user_map) WHERE id = 5", values: []int{5}},
 	})
 }
+
+// TestRouting_HintVSchemaNames: under a design read from a VSchema, a
+// vindex hint names the VSchema's column vindexes, compared
+// case-insensitively, and nothing else (newShardedRouting and
+// indexesContains, go/vt/vtgate/planbuilder/operators/sharded_routing.go):
+// in testdata/vitess/vschema.json music's primary vindex is user_index
+// (user_id) and music_user_map its lookup_unique on id; user_metadata's
+// lookups are email_user_map (email) and address_user_map (address). A
+// name that is no vindex of the table (hash, the vindex type) is kept by
+// no vindex under USE VINDEX. Under a hand-written design (no names), a
+// hint name sharing a word with a lookup's column is not read as the key's
+// by its overlap with the table's name.
+func TestRouting_HintVSchemaNames(t *testing.T) {
+	const vs = "@testdata/vitess/vschema.json"
+	checkRoutes(t, []routeCase{
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music USE VINDEX (music_user_map) WHERE id = 5", kind: "single", reason: "lookup id"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music IGNORE VINDEX (music_user_map) WHERE id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music USE VINDEX (music_user_map) WHERE user_id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music USE VINDEX (USER_INDEX) WHERE user_id = 5", values: []int{5}},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music USE VINDEX (user_index) WHERE id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music IGNORE VINDEX (user_index) WHERE user_id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user USE VINDEX (hash) WHERE id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user_metadata IGNORE VINDEX (email_user_map) WHERE email = 'a'", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user_metadata USE VINDEX (address_user_map) WHERE email = 'a'", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user_metadata USE VINDEX (Email_User_Map) WHERE email = 'a'", kind: "single", reason: "lookup email"},
+		{dialect: "mysql", design: "users:hash(user_id), lookup(email)", sql: "SELECT * FROM users IGNORE VINDEX (users_email_idx) WHERE user_id = 5", values: []int{5}},
+	})
+}
