@@ -485,3 +485,41 @@ func TestExplain_InsertBindParameter(t *testing.T) {
 		t.Errorf("DEFAULT: reason %q, want a value the database assigns", r.Reason)
 	}
 }
+
+// TestExplain_JSONDesignWarnings: --format json carries in warnings every
+// warning text mode prints (docs/product.md: warnings in every format),
+// the design's too: the VSchema's non-unique lookup name_user_map on
+// user.name has no row sample, so how many shards a name's rows are on
+// is unknown (docs/own-database.md section 4, Lookups).
+func TestExplain_JSONDesignWarnings(t *testing.T) {
+	args := []string{"explain", "--dialect", "mysql", "-k", "@testdata/vitess/vschema.json", "--engine", "vitess", "--shards", "4", "SELECT * FROM user WHERE name = 'x'"}
+	code, _, errs := runCmd(t, "", args...)
+	if code != 0 {
+		t.Fatalf("text: exit %d: %s", code, errs)
+	}
+	var want []string
+	for _, l := range strings.Split(errs, "\n") {
+		if w, ok := strings.CutPrefix(l, "warning: "); ok {
+			want = append(want, w)
+		}
+	}
+	code, out, errs := runCmd(t, "", append([]string{args[0], "--format", "json"}, args[1:]...)...)
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var r struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "no row sample") }) {
+		t.Errorf("json warnings %q: want the lookup's no-row-sample warning", r.Warnings)
+	}
+	slices.Sort(want)
+	got := slices.Clone(r.Warnings)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("json warnings %q; text mode printed %q", got, want)
+	}
+}
