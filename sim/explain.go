@@ -50,7 +50,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		return Route{}, fmt.Errorf("no table %d", ti)
 	}
 	r := newRouter(s)
-	mergedOn := ""
+	mergedOn, mergedWith := "", ""
 	if hasVia(conds) {
 		c, used, err := r.merged(ti, kind, conds)
 		if err != nil {
@@ -60,6 +60,12 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			for _, cd := range conds {
 				if cd.Via != 0 {
 					mergedOn = s.w.Tables[ti].Columns[cd.Via-1].Name
+					if cd.ViaTable != 0 && cd.ViaTable-1 < len(s.w.Tables) {
+						ot := s.w.Tables[cd.ViaTable-1]
+						if cd.ViaTableCol-1 < len(ot.Columns) {
+							mergedWith = ot.Name + "." + ot.Columns[cd.ViaTableCol-1].Name
+						}
+					}
 					break
 				}
 			}
@@ -72,7 +78,15 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	}
 	t := s.w.Tables[ti]
 	tk := s.tables[ti]
-	if mergedOn != "" {
+	if mergedWith != "" {
+		defer func() {
+			v := ""
+			if n := s.keyVindexName(ti); n != "" {
+				v = " " + n
+			}
+			rt.Reason += fmt.Sprintf(" (one route with the read of %s it is compared with: %s.%s and %s are the keys of their tables by the same unique vindex%s, so a value is on the same one shard in both, and Vitess merges the two routes and routes them by the better condition of both)", strings.SplitN(mergedWith, ".", 2)[0], t.Name, mergedOn, mergedWith, v)
+		}()
+	} else if mergedOn != "" {
 		defer func() {
 			rt.Reason += fmt.Sprintf(" (one route with the read of %s it is compared with on %s, a unique lookup: a value of %s is on one row and one shard, so Vitess merges the two routes and routes them by the better condition of both)", t.Name, mergedOn, mergedOn)
 		}()

@@ -425,6 +425,9 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			if p.viaGroup != "" {
 				c.ViaGroupBy = t.ColumnIndex(p.viaGroup) + 1
 			}
+			if s.ai.viaTabs != nil {
+				c.ViaTable, c.ViaTableCol = s.ai.viaTabs[prev][0], s.ai.viaTabs[prev][1]
+			}
 		}
 	}
 	defer via()

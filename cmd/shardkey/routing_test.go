@@ -871,3 +871,25 @@ func TestRouting_HintVSchemaNames(t *testing.T) {
 		{dialect: "mysql", design: "users:hash(user_id), lookup(email)", sql: "SELECT * FROM users IGNORE VINDEX (users_email_idx) WHERE user_id = 5", values: []int{5}},
 	})
 }
+
+// TestRouting_MergePrimaryVindex: a subquery of another table compared
+// with the outer table's key on its own key column is one route with the
+// outer read when both columns have the very same unique vindex
+// (canMergeOnFilter, route_planning.go: rVindex == lVindex;
+// mergeSubqueryInputs, subquery_planning.go), routed by the better
+// condition of both: in testdata/vitess/vschema.json user.Id and
+// user_extra.user_id are both user_index (hash), so the inner user_id = 6
+// routes the outer read to 6's shard, and the outer id = 5 the inner one
+// to 5's. samecolvin.col is vindex1, another hash vindex: no merge, the
+// outer read scatters. A hand-written design merges co-located hash keys
+// alike.
+func TestRouting_MergePrimaryVindex(t *testing.T) {
+	const vs = "@testdata/vitess/vschema.json"
+	checkRoutes(t, []routeCase{
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user WHERE id IN (SELECT user_id FROM user_extra WHERE user_id = 6)", values: []int{6}, reason: "user_index"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user WHERE id = 5 AND id IN (SELECT user_id FROM user_extra WHERE col = 6)", values: []int{5}},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user WHERE id IN (SELECT col FROM samecolvin WHERE col = 6)", kind: "scatter"},
+		{design: "users:hash(id); posts:hash(user_id)", sql: "SELECT * FROM users WHERE id IN (SELECT user_id FROM posts WHERE user_id = 6)", values: []int{6}},
+		{design: "users:hash(id); posts:hash(user_id)", sql: "SELECT * FROM users WHERE id IN (SELECT user_id FROM posts WHERE title = 'x') AND id = 5", values: []int{5}},
+	})
+}
