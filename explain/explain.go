@@ -282,6 +282,20 @@ func movedRows(rt *sim.Route, s *sim.Scheme, w *shardkey.Workload, d *shardkey.D
 		if len(changed) == 0 {
 			continue
 		}
+		if strings.HasPrefix(s.Engine.Name(), "vitess") {
+			// Vitess refuses to change a primary vindex column when it
+			// plans the UPDATE (buildChangedVindexesValues,
+			// go/vt/vtgate/planbuilder/operators/update.go): no row
+			// moves; the statement is routed as its WHERE routes.
+			vt := "VT12001: unsupported: you cannot UPDATE primary vindex columns"
+			if name := s.KeyVindexName(a.Table); name != "" {
+				vt += "; invalid update on vindex: " + name
+			}
+			msg := fmt.Sprintf("SET changes the key column %s, the primary vindex's: Vitess refuses the statement when it plans it (%s), so no row moves; routed here as its WHERE routes", strings.Join(changed, ", "), vt)
+			rt.Reason += "; " + msg
+			rt.Warnings = append(rt.Warnings, "UPDATE "+t.Name+": "+msg)
+			continue
+		}
 		if !known {
 			rt.Reason += fmt.Sprintf("; SET changes the key column %s to a value known only at run time: the row may move to another shard (a delete here and an insert there)", strings.Join(changed, ", "))
 			continue

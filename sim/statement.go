@@ -231,6 +231,15 @@ func (s *Scheme) keyVindexName(ti int) string {
 	return n.Primary
 }
 
+// KeyVindexName returns the VSchema's name of table ti's primary vindex
+// when the design came from a VSchema and the key is that vindex; "".
+func (s *Scheme) KeyVindexName(ti int) string {
+	if ti < 0 || ti >= len(s.tables) {
+		return ""
+	}
+	return s.keyVindexName(ti)
+}
+
 // lookupVindexName returns the VSchema's name of lookup lk's vindex; ""
 // when the VSchema names none on its column.
 func (s *Scheme) lookupVindexName(lk *lookupKey) string {

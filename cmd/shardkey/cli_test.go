@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -445,6 +446,39 @@ func TestLogNoneParsed(t *testing.T) {
 		code, _, errs := runCmd(t, "", args...)
 		if code != 1 || !strings.Contains(errs, want) {
 			t.Errorf("%v: exit %d, %q; want exit 1 and %q", args, code, errs, want)
+		}
+	}
+}
+
+// TestExplainKeyUpdateVitess: under a vitess engine an UPDATE that assigns
+// the primary vindex's column is refused when Vitess plans it
+// (buildChangedVindexesValues, go/vt/vtgate/planbuilder/operators/
+// update.go: "VT12001: unsupported: you cannot UPDATE primary vindex
+// columns; invalid update on vindex: user_index", the name music's first
+// column vindex has in testdata/vitess/vschema.json): no row moves, the
+// statement is routed by its WHERE alone (user_id = 1's shard), with a
+// warning.
+func TestExplainKeyUpdateVitess(t *testing.T) {
+	for _, c := range []struct{ key, sql, vindex string }{
+		{"@testdata/vitess/vschema.json", "UPDATE music SET user_id = 5 WHERE user_id = 1", "; invalid update on vindex: user_index"},
+		{"music:hash(user_id)", "UPDATE music SET user_id = 5 WHERE user_id = 1", ""},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--dialect", "mysql", "--engine", "vitess", "--shards", "4", "-k", c.key, "--format", "json", c.sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.sql, code, errs)
+		}
+		var r struct {
+			Shards   []int
+			Reason   string
+			Warnings []string
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		want := "VT12001: unsupported: you cannot UPDATE primary vindex columns" + c.vindex + ")"
+		if !slices.Equal(r.Shards, vitessShards(4, 1)) || !strings.Contains(r.Reason, want) || strings.Contains(r.Reason, "moves to") ||
+			!slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("%s: shards %v reason %q warnings %q; want shards %v only, %q in the reason and a warning", c.sql, r.Shards, r.Reason, r.Warnings, vitessShards(4, 1), want)
 		}
 	}
 }
