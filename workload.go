@@ -435,6 +435,10 @@ type Cond struct {
 	// rows with a NULL in a lookup column exist, on any shard (a NULL has
 	// no lookup row).
 	IsNull bool
+	// Outside, for an In with no values, is the condition as the
+	// statement wrote it when its values are all outside the column's
+	// type ("= 'abc'", "IN ('a', 'b')"), for explanations; "" otherwise.
+	Outside string
 	// Via, when non-zero, marks a condition of another route of the same
 	// statement, carried here by an equality between column Via-1 of
 	// this table and the same column of the same table in that route

@@ -95,7 +95,16 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 		return sim.Route{}, nil, err
 	}
 	for _, wn := range st.Warnings {
-		rt.Warnings = append(rt.Warnings, wn.Error())
+		msg := wn.Error()
+		if scheme.Engine.Name() == "vitess" && strings.Contains(msg, "do not convert to their column's type") {
+			// Vitess's hash vindex takes a signed integer by its 64-bit
+			// pattern and casts anything else to an unsigned 64-bit
+			// integer; a value that does not cast maps to no keyspace
+			// id (Hash.Map, Hash.Hash in go/vt/vtgate/vindexes/hash.go).
+			msg = strings.Replace(msg, " is not an int64)", " is not a 64-bit integer)", 1) +
+				" (Vitess's hash vindex maps unsigned 64-bit integers, 0 to 18446744073709551615, and a negative one by its 64-bit pattern; a larger number, or a text that is not such a number, maps to no shard: Hash.Map in go/vt/vtgate/vindexes/hash.go)"
+		}
+		rt.Warnings = append(rt.Warnings, msg)
 	}
 	if len(unknown) > 0 {
 		rt.Warnings = append(rt.Warnings, fmt.Sprintf("table(s) %s are in none of the inputs: routed with the columns and types the statement shows (check the name, or give the input that has them)", strings.Join(unknown, ", ")))

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -155,6 +156,9 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		rt.Shards = append(rt.Shards, tc.set...)
 		if len(tc.set) == 0 {
 			rt.Reason = fmt.Sprintf("%s matches no value: no shard is asked", bound)
+			if out := outsideType(t, tk.cols, conds); out != "" {
+				rt.Reason = fmt.Sprintf("%s matches no row: %s: no shard is asked", bound, out)
+			}
 		} else {
 			rt.Reason = fmt.Sprintf("%s routes by the key %s to %d of %d shards", bound, key, len(tc.set), s.N)
 			if tk.kind == kRange {
@@ -412,6 +416,17 @@ func intsText(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// outsideType says why a key column's condition whose values are all
+// outside its type (Cond.Outside) matches no row; "" when none is.
+func outsideType(t *shardkey.Table, keyCols []int, conds []shardkey.Cond) string {
+	for _, c := range conds {
+		if c.Outside != "" && slices.Contains(keyCols, c.Col) {
+			return fmt.Sprintf("no %s holds a value that is not %s (the column's type)", t.Columns[c.Col].Name, article(t.Columns[c.Col].Type.String()))
+		}
+	}
+	return ""
+}
+
 // describeConds describes the conditions on key columns ("user_id = 42 and
 // created_at >= 2026-01-01").
 func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind shardkey.Kind) string {
@@ -448,6 +463,10 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				vals = append(vals, "<1 value known at run time>")
 			case c.Unknown > 1:
 				vals = append(vals, fmt.Sprintf("<%d values known at run time>", c.Unknown))
+			}
+			if c.Outside != "" && len(c.List) == 0 && c.Unknown == 0 {
+				parts = append(parts, name+" "+c.Outside)
+				continue
 			}
 			parts = append(parts, name+" IN ("+strings.Join(vals, ", ")+")")
 		case shardkey.Range:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -529,5 +530,44 @@ func TestExplain_JSONDesignWarnings(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("json warnings %q; text mode printed %q", got, want)
+	}
+}
+
+// TestExplain_OutsideTypeWording: a key value outside the column's type
+// is explained as the statement wrote it (id = 'abc', not an empty IN
+// list), and under the vitess engine the warning says what Vitess's hash
+// vindex maps: a signed integer by its 64-bit pattern, anything else cast
+// to an unsigned 64-bit integer, so 18446744073709551615 routes and 2^64
+// maps to no shard (Hash.Map, Hash.Hash in go/vt/vtgate/vindexes/hash.go).
+func TestExplain_OutsideTypeWording(t *testing.T) {
+	for _, c := range []struct{ sql, written string }{
+		{"SELECT * FROM user WHERE id = 'abc'", "id = 'abc' matches no row"},
+		{"SELECT * FROM user WHERE id IN ('abc', 'x')", "id IN ('abc', 'x') matches no row"},
+		{"SELECT * FROM user WHERE id = 18446744073709551616", "id = 18446744073709551616 matches no row"},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "-k", "@testdata/vitess/vschema.json", "--engine", "vitess", "--shards", "4", c.sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.sql, code, errs)
+		}
+		var r struct {
+			Route    string
+			Reason   string
+			Warnings []string
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Route != "none" || !strings.Contains(r.Reason, c.written) || strings.Contains(r.Reason, "IN ()") {
+			t.Errorf("%s: route %q reason %q; want none and %q", c.sql, r.Route, r.Reason, c.written)
+		}
+		if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+			return strings.Contains(w, "maps unsigned 64-bit integers") && !strings.Contains(w, "not an int64")
+		}) {
+			t.Errorf("%s: warnings %q; want the hash vindex's unsigned 64-bit domain, not int64", c.sql, r.Warnings)
+		}
+	}
+	code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "-k", "@testdata/vitess/vschema.json", "--engine", "vitess", "--shards", "4", "SELECT * FROM user WHERE id = 18446744073709551615")
+	if want := fmt.Sprintf(`"shards":[%d]`, vitessHashShard(t, 18446744073709551615, 4)); code != 0 || !strings.Contains(out, want) {
+		t.Errorf("2^64-1: exit %d, %s %s; want %s", code, out, errs, want)
 	}
 }
