@@ -957,4 +957,8 @@ type VindexNames struct {
 	// keyspace, sharded with a column vindex, or unsharded); absent or
 	// false: where the lookup table's rows are is unknown.
 	LookupTables map[string]bool
+	// LookupTableNames maps a lookup's column, lower-cased, to its
+	// backing table's name as the VSchema gives it (params.table; ""
+	// when it gives none).
+	LookupTableNames map[string]string
 }

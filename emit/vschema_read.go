@@ -145,8 +145,9 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 				}
 				part += ", " + l.String()
 				if vn.Lookups == nil {
-					vn.Lookups, vn.LookupTables = map[string]string{}, map[string]bool{}
+					vn.Lookups, vn.LookupTables, vn.LookupTableNames = map[string]string{}, map[string]bool{}, map[string]string{}
 				}
+				vn.LookupTableNames[strings.ToLower(l.Col)] = ks.Vindexes[sv.Name].Params["table"]
 				vn.Lookups[strings.ToLower(l.Col)] = sv.Name
 				vn.LookupTables[strings.ToLower(l.Col)] = placedTables[ks.Vindexes[sv.Name].Params["table"]]
 			}

@@ -571,3 +571,46 @@ func TestExplain_OutsideTypeWording(t *testing.T) {
 		t.Errorf("2^64-1: exit %d, %s %s; want %s", code, out, errs, want)
 	}
 }
+
+// TestExplain_LookupTableUnplaced: a lookup vindex's backing table
+// (params.table) that the VSchema defines no table for has rows nothing
+// places, so the lookup's shard is unknown: testdata/vitess/vschema.json's
+// music_user_map names name_user_vdx, which is none of its tables, so no
+// lookup shard is listed and the reason says it is unknown. When the
+// VSchema shards the lookup table by id with the hash vindex, the lookup
+// row of id 5 is on the hash shard of 5 (vitessHashShard: 3DES of the
+// value, go/vt/vtgate/vindexes/hash.go).
+func TestExplain_LookupTableUnplaced(t *testing.T) {
+	placed := filepath.Join(t.TempDir(), "vschema.json")
+	if err := os.WriteFile(placed, []byte(`{"sharded": true,
+ "vindexes": {"hash": {"type": "hash"},
+   "music_user_map": {"type": "lookup_unique", "owner": "music", "params": {"table": "music_lookup", "from": "id", "to": "keyspace_id"}}},
+ "tables": {"music": {"column_vindexes": [{"column": "user_id", "name": "hash"}, {"column": "id", "name": "music_user_map"}]},
+   "music_lookup": {"column_vindexes": [{"column": "id", "name": "hash"}]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key     string
+		lookups []int
+		reason  string
+	}{
+		{"@testdata/vitess/vschema.json", nil, "lookup id -> keyspace id on a shard that is unknown (its lookup table name_user_vdx, which the VSchema defines no table or vindex for)"},
+		{"@" + placed, []int{vitessHashShard(t, 5, 4)}, fmt.Sprintf("lookup id -> keyspace id on shard %d (the lookup table, sharded by id)", vitessHashShard(t, 5, 4))},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "-k", c.key, "--engine", "vitess", "--shards", "4", "SELECT * FROM music WHERE id = 5")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.key, code, errs)
+		}
+		var r struct {
+			Route   string
+			Reason  string
+			Lookups []int `json:"lookup_shards"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Route != "single" || !slices.Equal(r.Lookups, c.lookups) || !strings.Contains(r.Reason, c.reason) {
+			t.Errorf("%s: route %q lookup_shards %v reason %q; want single, %v, %q", c.key, r.Route, r.Lookups, r.Reason, c.lookups, c.reason)
+		}
+	}
+}
