@@ -961,4 +961,8 @@ type VindexNames struct {
 	// backing table's name as the VSchema gives it (params.table; ""
 	// when it gives none).
 	LookupTableNames map[string]string
+	// Reference says the VSchema makes the table a reference table;
+	// Source is then its source table ("keyspace.table"), "" for none.
+	Reference bool
+	Source    string
 }

@@ -112,6 +112,7 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 			switch {
 			case t.Type == "reference":
 				parts = append(parts, shardkey.QuoteName(tn)+":replicate")
+				out.Vindexes[tn] = shardkey.VindexNames{Reference: true, Source: t.Source}
 				continue
 			case !ks.Sharded || t.Type == "sequence":
 				continue

@@ -115,6 +115,25 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		if kind == shardkey.Read {
 			rt.AnyShard = true
 			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): a read is answered by any one shard, locally", t.Name)
+		} else if n, ok := s.vschemaNames(ti); ok && n.Reference && n.Source != "" && strings.HasPrefix(s.Engine.Name(), "vitess") {
+			// A reference table with a source: Vitess sends its writes
+			// to the source table (delete.go, update.go: "Reference
+			// table should update the source table"; an insert too,
+			// reference_cases.json), from which the copies are
+			// materialized.
+			rt.AnyShard = true
+			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard) with the source %s: Vitess sends %s to the source table, and a Materialize workflow copies it to the other keyspace's shards; the score counts the write on all %d copies", t.Name, n.Source, article(kind.String()), s.N)
+		} else if n, ok := s.vschemaNames(ti); ok && n.Reference && kind == shardkey.Insert && strings.HasPrefix(s.Engine.Name(), "vitess") {
+			// Without a source Vitess plans the insert as a sharded
+			// Insert with no vindex, which fails when it runs
+			// (getInsertShardedQueries, go/vt/vtgate/engine/insert.go:
+			// PrimaryVindexNotSet; planbuilder testdata dml_cases.json,
+			// "insert into ref").
+			rt.Shards = allShards(s.N)
+			rt.Scatter = true
+			msg := fmt.Sprintf("%s is a reference table (a copy on every shard) without a source: Vitess plans an insert into it as a sharded Insert that fails when it runs (\"table '%s' does not have a primary vindex\", engine/insert.go); give it a source in the VSchema, and the insert goes to the source table; the score counts the write on all %d copies", t.Name, t.Name, s.N)
+			rt.Reason = msg
+			rt.Warnings = append(rt.Warnings, msg)
 		} else if (kind == shardkey.Update || kind == shardkey.Delete) && strings.HasPrefix(s.Engine.Name(), "vitess") {
 			// Vitess plans an UPDATE or DELETE of a reference table
 			// (without a source table) as a Route with the Reference
@@ -124,6 +143,10 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			// is still counted on every copy.
 			rt.AnyShard = true
 			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): Vitess sends %s to any one shard (the Reference opcode); the copies on the other shards are written by replication (a Materialize workflow from the table's source), not by this statement, and the score counts the write on all %d copies", t.Name, article(kind.String()), s.N)
+			if n, ok := s.vschemaNames(ti); ok && n.Reference && n.Source == "" {
+				rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): Vitess sends %s to any one shard (the Reference opcode), and only that copy changes: the VSchema gives %s no source, so no Materialize workflow keeps the other copies in step; the score counts the write on all %d copies", t.Name, article(kind.String()), t.Name, s.N)
+				rt.Warnings = append(rt.Warnings, fmt.Sprintf("%s is a reference table without a source in the VSchema: Vitess writes %s to one copy only, and nothing keeps the copies on the other shards in step", t.Name, article(kind.String())))
+			}
 		} else {
 			rt.Shards = allShards(s.N)
 			rt.Scatter = true

@@ -614,3 +614,49 @@ func TestExplain_LookupTableUnplaced(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain_ReferenceWritesVSchema: writes of a VSchema's reference
+// table as Vitess plans them. Without a source (testdata/vitess/
+// vschema.json's ref): an UPDATE or DELETE is a Route with the Reference
+// opcode, any one shard (dml_cases.json "delete from reference table - no
+// source"; anyShard in engine/routing.go), with a warning that nothing
+// keeps the other copies in step; an INSERT is a sharded Insert
+// (dml_cases.json "insert into ref") that fails when it runs, the table
+// having no primary vindex (getInsertShardedQueries, engine/insert.go:
+// "table 'ref' does not have a primary vindex"). With a source, every
+// write goes to the source table (delete.go, update.go: "Reference table
+// should update the source table"; reference_cases.json "insert into
+// ambiguous_ref_with_source"): one shard.
+func TestExplain_ReferenceWritesVSchema(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "vschema.json")
+	if err := os.WriteFile(src, []byte(`{"sharded": true, "vindexes": {"hash": {"type": "hash"}},
+ "tables": {"users": {"column_vindexes": [{"column": "id", "name": "hash"}]}, "ref": {"type": "reference", "source": "main.ref"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key, sql, route, reason, warning string
+	}{
+		{"@testdata/vitess/vschema.json", "DELETE FROM ref", "any_shard", "only that copy changes", "without a source"},
+		{"@testdata/vitess/vschema.json", "UPDATE ref SET a = 1", "any_shard", "only that copy changes", "without a source"},
+		{"@testdata/vitess/vschema.json", "INSERT INTO ref (id) VALUES (1)", "scatter", "table 'ref' does not have a primary vindex", "does not have a primary vindex"},
+		{"@" + src, "INSERT INTO ref (id) VALUES (1)", "any_shard", "source main.ref", ""},
+		{"@" + src, "DELETE FROM ref", "any_shard", "source main.ref", ""},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "-k", c.key, "--engine", "vitess", "--shards", "4", c.sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.sql, code, errs)
+		}
+		var r struct {
+			Route    string
+			Reason   string
+			Warnings []string
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		warned := slices.ContainsFunc(r.Warnings, func(w string) bool { return c.warning != "" && strings.Contains(w, c.warning) })
+		if r.Route != c.route || !strings.Contains(r.Reason, c.reason) || warned != (c.warning != "") {
+			t.Errorf("%s %s: route %q reason %q warnings %q; want %s, %q, warning %q", c.key, c.sql, r.Route, r.Reason, r.Warnings, c.route, c.reason, c.warning)
+		}
+	}
+}
