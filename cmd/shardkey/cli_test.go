@@ -482,3 +482,29 @@ func TestExplainKeyUpdateVitess(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainLookupUpdate: an UPDATE assigning an owned lookup's column
+// makes Vitess delete the old value's lookup row and insert the new
+// one's (Lookup.Update: Delete then Create, go/vt/vtgate/vindexes/
+// lookup.go; updateVindexEntries, engine/update.go). The lookup table of
+// lookup(n) is sharded by n with the hash vindex, so the new row of n = 7
+// is on the hash shard of 7 (vitessHashShard); the row itself stays on
+// id 3's shard.
+func TestExplainLookupUpdate(t *testing.T) {
+	code, out, errs := runCmd(t, "", "explain", "--dialect", "mysql", "--engine", "vitess", "--shards", "4", "-k", "users:hash(id), lookup(n)", "--format", "json", "UPDATE users SET n = 7 WHERE id = 3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Shards  []int
+		Lookups []int `json:"lookup_shards"`
+		Reason  string
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("deletes the row's old lookup row (its shard known once the row is read) and inserts the new value's lookup row on shard %d", vitessHashShard(t, 7, 4))
+	if !slices.Equal(r.Shards, vitessShards(4, 3)) || !slices.Equal(r.Lookups, []int{vitessHashShard(t, 7, 4)}) || !strings.Contains(r.Reason, want) {
+		t.Errorf("shards %v lookup_shards %v reason %q; want %v, [%d], %q", r.Shards, r.Lookups, r.Reason, vitessShards(4, 3), vitessHashShard(t, 7, 4), want)
+	}
+}
