@@ -940,3 +940,29 @@ func (p *parser) quoted() string {
 	p.pos = start + end + 1
 	return p.src[start : start+end]
 }
+
+// VindexNames are the names a Vitess VSchema gives one table's column
+// vindexes (read by emit.ReadVSchema), so that a vindex hint (USE VINDEX
+// (name), IGNORE VINDEX (name)) is resolved as Vitess resolves it: by the
+// column vindex's name, case-insensitively (newShardedRouting and
+// indexesContains, go/vt/vtgate/planbuilder/operators/sharded_routing.go).
+type VindexNames struct {
+	// Primary is the primary vindex's name; PrimaryCols its columns.
+	Primary     string
+	PrimaryCols []string
+	// Lookups maps a lookup's column, lower-cased, to its vindex name.
+	Lookups map[string]string
+	// LookupTables maps a lookup's column, lower-cased, to whether the
+	// VSchema places its backing table (params.table is a table of a
+	// keyspace, sharded with a column vindex, or unsharded); absent or
+	// false: where the lookup table's rows are is unknown.
+	LookupTables map[string]bool
+	// LookupTableNames maps a lookup's column, lower-cased, to its
+	// backing table's name as the VSchema gives it (params.table; ""
+	// when it gives none).
+	LookupTableNames map[string]string
+	// Reference says the VSchema makes the table a reference table;
+	// Source is then its source table ("keyspace.table"), "" for none.
+	Reference bool
+	Source    string
+}

@@ -441,6 +441,10 @@ type Cond struct {
 	// rows with a NULL in a lookup column exist, on any shard (a NULL has
 	// no lookup row).
 	IsNull bool
+	// Outside, for an In with no values, is the condition as the
+	// statement wrote it when its values are all outside the column's
+	// type ("= 'abc'", "IN ('a', 'b')"), for explanations; "" otherwise.
+	Outside string
 	// Via, when non-zero, marks a condition of another route of the same
 	// statement, carried here by an equality between column Via-1 of
 	// this table and the same column of the same table in that route
@@ -472,6 +476,16 @@ type Cond struct {
 	// or a unique lookup): each group is then on one shard.
 	ViaSingle  bool
 	ViaGroupBy int
+	// ViaTable and ViaTableCol, when non-zero, say the other route reads
+	// another table, table ViaTable-1 of the workload, compared on its
+	// column ViaTableCol-1 with column Via-1 of this one (user.id IN
+	// (SELECT user_id FROM user_extra WHERE user_id = 6)): the condition
+	// is on that column, renamed to this table's, and binds this table
+	// only when both columns are the keys of their tables by the same
+	// vindex (one VSchema vindex, co-located tables), as Vitess merges
+	// routes whose compared columns have the very same unique vindex
+	// (canMergeOnFilter, route_planning.go: rVindex == lVindex).
+	ViaTable, ViaTableCol int
 }
 
 // Bounds are the ends of a range condition. A missing end is unbounded.

@@ -43,6 +43,8 @@ type Options struct {
 	Engine  partition.Engine // nil: generic
 	Dir     string           // base directory of directory(col, FILE) keys
 	Workers int
+	// Vindexes are the VSchema's vindex names (sim.Options.Vindexes).
+	Vindexes map[string]shardkey.VindexNames
 	// Keys, when set, are the only candidates considered.
 	Keys []string
 	// Sweep lists shard counts to score the recommended key at (nil: none).
@@ -313,7 +315,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("no candidate keys: no operation filters on a column by equality or range; name keys with -k")
 	}
-	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers, Nodes: o.Nodes}
+	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers, Nodes: o.Nodes, Vindexes: o.Vindexes}
 	adv := &Advice{Workload: w.Name, Shards: o.Shards, Engine: o.Engine.Name(), Capacity: w.Capacity}
 	if o.Nodes != nil {
 		adv.Nodes = o.Nodes.Count

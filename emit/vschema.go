@@ -33,6 +33,9 @@ type vsVindex struct {
 type vsTable struct {
 	Type           string           `json:"type,omitempty"`
 	ColumnVindexes []vsColumnVindex `json:"column_vindexes,omitempty"`
+	// Source, for a reference table, is the table ("keyspace.table") it
+	// is materialized from; Vitess sends the writes there.
+	Source string `json:"source,omitempty"`
 }
 
 type vsColumnVindex struct {

@@ -31,6 +31,10 @@ type VSchemaDesign struct {
 	// than owned single-column lookups, vindex types shardkey does not
 	// place, unsharded keyspaces.
 	Warnings []string
+	// Vindexes are the VSchema's names of each design table's column
+	// vindexes (the primary one and the lookups the design holds), by
+	// table name, for vindex hints (sim.Options.Vindexes).
+	Vindexes map[string]shardkey.VindexNames
 }
 
 // ReadVSchema reads a VSchema as Vitess writes it: one keyspace's
@@ -55,7 +59,7 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 		}
 		srv.Keyspaces = map[string]vsKeyspace{"": ks}
 	}
-	out := &VSchemaDesign{}
+	out := &VSchemaDesign{Vindexes: map[string]shardkey.VindexNames{}}
 	var parts []string
 	engines := map[string]bool{}
 	seen := map[string]bool{}
@@ -74,6 +78,20 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 					tb = after // keyspace.table
 				}
 				backing[tb] = true
+			}
+		}
+	}
+	// placedTables are the tables whose rows the VSchema places: a table
+	// of an unsharded keyspace, or one with a column vindex; a lookup
+	// table elsewhere has rows Vitess cannot place.
+	placedTables := map[string]bool{}
+	for kn, ks := range srv.Keyspaces {
+		for tn, t := range ks.Tables {
+			if !ks.Sharded || len(t.ColumnVindexes) > 0 || t.Type == "reference" {
+				placedTables[tn] = true
+				if kn != "" {
+					placedTables[kn+"."+tn] = true
+				}
 			}
 		}
 	}
@@ -97,6 +115,7 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 			switch {
 			case t.Type == "reference":
 				parts = append(parts, shardkey.QuoteName(tn)+":replicate")
+				out.Vindexes[tn] = shardkey.VindexNames{Reference: true, Source: t.Source}
 				continue
 			case !ks.Sharded || t.Type == "sequence":
 				continue
@@ -121,6 +140,7 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 			}
 			engines[eng] = true
 			part := shardkey.QuoteName(tn) + ":" + (&shardkey.HashExpr{Cols: cols}).String()
+			vn := shardkey.VindexNames{Primary: cv.Name, PrimaryCols: cols}
 			for _, sv := range t.ColumnVindexes[1:] {
 				l, why := vsLookup(tn, sv, ks.Vindexes[sv.Name], cols)
 				if why != "" {
@@ -128,7 +148,14 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 					continue
 				}
 				part += ", " + l.String()
+				if vn.Lookups == nil {
+					vn.Lookups, vn.LookupTables, vn.LookupTableNames = map[string]string{}, map[string]bool{}, map[string]string{}
+				}
+				vn.LookupTableNames[strings.ToLower(l.Col)] = ks.Vindexes[sv.Name].Params["table"]
+				vn.Lookups[strings.ToLower(l.Col)] = sv.Name
+				vn.LookupTables[strings.ToLower(l.Col)] = placedTables[ks.Vindexes[sv.Name].Params["table"]]
 			}
+			out.Vindexes[tn] = vn
 			parts = append(parts, part)
 		}
 	}

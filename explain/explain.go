@@ -95,7 +95,16 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 		return sim.Route{}, nil, err
 	}
 	for _, wn := range st.Warnings {
-		rt.Warnings = append(rt.Warnings, wn.Error())
+		msg := wn.Error()
+		if scheme.Engine.Name() == "vitess" && strings.Contains(msg, "do not convert to their column's type") {
+			// Vitess's hash vindex takes a signed integer by its 64-bit
+			// pattern and casts anything else to an unsigned 64-bit
+			// integer; a value that does not cast maps to no keyspace
+			// id (Hash.Map, Hash.Hash in go/vt/vtgate/vindexes/hash.go).
+			msg = strings.Replace(msg, " is not an int64)", " is not a 64-bit integer)", 1) +
+				" (Vitess's hash vindex maps unsigned 64-bit integers, 0 to 18446744073709551615, and a negative one by its 64-bit pattern; a larger number, or a text that is not such a number, maps to no shard: Hash.Map in go/vt/vtgate/vindexes/hash.go)"
+		}
+		rt.Warnings = append(rt.Warnings, msg)
 	}
 	if len(unknown) > 0 {
 		rt.Warnings = append(rt.Warnings, fmt.Sprintf("table(s) %s are in none of the inputs: routed with the columns and types the statement shows (check the name, or give the input that has them)", strings.Join(unknown, ", ")))
@@ -236,6 +245,55 @@ func retypeKeys(types map[string]shardkey.Type, d *shardkey.Design) bool {
 	return changed
 }
 
+// lookupUpdates adds to rt the lookup writes of an UPDATE of table t (index
+// ti) that assigns a lookup column: Vitess changes the owned lookup
+// vindex's row, deleting the old value's row and inserting the new
+// value's (Lookup.Update: Delete then Create, go/vt/vtgate/vindexes/
+// lookup.go; updateVindexEntries, go/vt/vtgate/engine/update.go), in the
+// statement's transaction (a consistent lookup in sessions of its own,
+// consistent_lookup.go). The new value's lookup shard is where an insert
+// of it writes its lookup row; the old value's, known once the row is
+// read.
+func lookupUpdates(rt *sim.Route, s *sim.Scheme, t *shardkey.Table, ti int, d *shardkey.Design, set map[string]sqllog.SetValue) error {
+	if !strings.HasPrefix(s.Engine.Name(), "vitess") {
+		return nil
+	}
+	for _, lk := range d.LookupsFor(t.Name, func(c string) bool { return t.Column(c) != nil }) {
+		v, ok := set[strings.ToLower(lk.Col)]
+		ci := t.ColumnIndex(lk.Col)
+		if !ok || ci < 0 {
+			continue
+		}
+		newRow := "the new value's lookup row on a shard known only at run time"
+		if v.Known {
+			// A value the column's type (as the statement and inputs
+			// show it) does not hold leaves the new row's shard unknown.
+			var ins sim.Route
+			val, err := shardkey.ParseValue(v.Text, t.Columns[ci].Type)
+			if err == nil {
+				ins, err = s.Explain(ti, shardkey.Insert, []shardkey.Cond{{Col: ci, Op: shardkey.Eq, Val: val}})
+			}
+			if err == nil && len(ins.LookupShards) > 0 {
+				newRow = "the new value's lookup row on shard " + JoinInts(ins.LookupShards)
+				for _, sh := range ins.LookupShards {
+					if !slices.Contains(rt.LookupShards, sh) {
+						rt.LookupShards = append(rt.LookupShards, sh)
+					}
+				}
+				sort.Ints(rt.LookupShards)
+			} else {
+				newRow = "the new value's lookup row on a shard that is unknown"
+			}
+		}
+		txn := "in the statement's transaction"
+		if lk.Consistent {
+			txn = "in sessions of their own (consistent lookup: the delete committed after the transaction, the insert before)"
+		}
+		rt.Reason += fmt.Sprintf("; SET changes %s, the column of the owned %s: Vitess deletes the row's old lookup row (its shard known once the row is read) and inserts %s, %s (Lookup.Update, go/vt/vtgate/vindexes/lookup.go)", lk.Col, lk, newRow, txn)
+	}
+	return nil
+}
+
 // movedRows adds to rt what an UPDATE that assigns a key column does: the
 // row leaves its shard for the new value's shard, a delete there and an
 // insert here (a cross-shard move, unless both land on one shard).
@@ -253,6 +311,9 @@ func movedRows(rt *sim.Route, s *sim.Scheme, w *shardkey.Workload, d *shardkey.D
 		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
 		if e == nil || len(set) == 0 {
 			continue
+		}
+		if err := lookupUpdates(rt, s, t, a.Table, d, set); err != nil {
+			return err
 		}
 		var changed []string
 		conds := map[int]shardkey.Cond{}
@@ -280,6 +341,20 @@ func movedRows(rt *sim.Route, s *sim.Scheme, w *shardkey.Workload, d *shardkey.D
 			conds[ci] = shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: val}
 		}
 		if len(changed) == 0 {
+			continue
+		}
+		if strings.HasPrefix(s.Engine.Name(), "vitess") {
+			// Vitess refuses to change a primary vindex column when it
+			// plans the UPDATE (buildChangedVindexesValues,
+			// go/vt/vtgate/planbuilder/operators/update.go): no row
+			// moves; the statement is routed as its WHERE routes.
+			vt := "VT12001: unsupported: you cannot UPDATE primary vindex columns"
+			if name := s.KeyVindexName(a.Table); name != "" {
+				vt += "; invalid update on vindex: " + name
+			}
+			msg := fmt.Sprintf("SET changes the key column %s, the primary vindex's: Vitess refuses the statement when it plans it (%s), so no row moves; routed here as its WHERE routes", strings.Join(changed, ", "), vt)
+			rt.Reason += "; " + msg
+			rt.Warnings = append(rt.Warnings, "UPDATE "+t.Name+": "+msg)
 			continue
 		}
 		if !known {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -50,7 +51,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		return Route{}, fmt.Errorf("no table %d", ti)
 	}
 	r := newRouter(s)
-	mergedOn := ""
+	mergedOn, mergedWith := "", ""
 	if hasVia(conds) {
 		c, used, err := r.merged(ti, kind, conds)
 		if err != nil {
@@ -60,6 +61,12 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			for _, cd := range conds {
 				if cd.Via != 0 {
 					mergedOn = s.w.Tables[ti].Columns[cd.Via-1].Name
+					if cd.ViaTable != 0 && cd.ViaTable-1 < len(s.w.Tables) {
+						ot := s.w.Tables[cd.ViaTable-1]
+						if cd.ViaTableCol-1 < len(ot.Columns) {
+							mergedWith = ot.Name + "." + ot.Columns[cd.ViaTableCol-1].Name
+						}
+					}
 					break
 				}
 			}
@@ -72,7 +79,15 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 	}
 	t := s.w.Tables[ti]
 	tk := s.tables[ti]
-	if mergedOn != "" {
+	if mergedWith != "" {
+		defer func() {
+			v := ""
+			if n := s.keyVindexName(ti); n != "" {
+				v = " " + n
+			}
+			rt.Reason += fmt.Sprintf(" (one route with the read of %s it is compared with: %s.%s and %s are the keys of their tables by the same unique vindex%s, so a value is on the same one shard in both, and Vitess merges the two routes and routes them by the better condition of both)", strings.SplitN(mergedWith, ".", 2)[0], t.Name, mergedOn, mergedWith, v)
+		}()
+	} else if mergedOn != "" {
 		defer func() {
 			rt.Reason += fmt.Sprintf(" (one route with the read of %s it is compared with on %s, a unique lookup: a value of %s is on one row and one shard, so Vitess merges the two routes and routes them by the better condition of both)", t.Name, mergedOn, mergedOn)
 		}()
@@ -103,6 +118,25 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		if kind == shardkey.Read {
 			rt.AnyShard = true
 			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): a read is answered by any one shard, locally", t.Name)
+		} else if n, ok := s.vschemaNames(ti); ok && n.Reference && n.Source != "" && strings.HasPrefix(s.Engine.Name(), "vitess") {
+			// A reference table with a source: Vitess sends its writes
+			// to the source table (delete.go, update.go: "Reference
+			// table should update the source table"; an insert too,
+			// reference_cases.json), from which the copies are
+			// materialized.
+			rt.AnyShard = true
+			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard) with the source %s: Vitess sends %s to the source table, and a Materialize workflow copies it to the other keyspace's shards; the score counts the write on all %d copies", t.Name, n.Source, article(kind.String()), s.N)
+		} else if n, ok := s.vschemaNames(ti); ok && n.Reference && kind == shardkey.Insert && strings.HasPrefix(s.Engine.Name(), "vitess") {
+			// Without a source Vitess plans the insert as a sharded
+			// Insert with no vindex, which fails when it runs
+			// (getInsertShardedQueries, go/vt/vtgate/engine/insert.go:
+			// PrimaryVindexNotSet; planbuilder testdata dml_cases.json,
+			// "insert into ref").
+			rt.Shards = allShards(s.N)
+			rt.Scatter = true
+			msg := fmt.Sprintf("%s is a reference table (a copy on every shard) without a source: Vitess plans an insert into it as a sharded Insert that fails when it runs (\"table '%s' does not have a primary vindex\", engine/insert.go); give it a source in the VSchema, and the insert goes to the source table; the score counts the write on all %d copies", t.Name, t.Name, s.N)
+			rt.Reason = msg
+			rt.Warnings = append(rt.Warnings, msg)
 		} else if (kind == shardkey.Update || kind == shardkey.Delete) && strings.HasPrefix(s.Engine.Name(), "vitess") {
 			// Vitess plans an UPDATE or DELETE of a reference table
 			// (without a source table) as a Route with the Reference
@@ -112,6 +146,10 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			// is still counted on every copy.
 			rt.AnyShard = true
 			rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): Vitess sends %s to any one shard (the Reference opcode); the copies on the other shards are written by replication (a Materialize workflow from the table's source), not by this statement, and the score counts the write on all %d copies", t.Name, article(kind.String()), s.N)
+			if n, ok := s.vschemaNames(ti); ok && n.Reference && n.Source == "" {
+				rt.Reason = fmt.Sprintf("%s is a reference table (a copy on every shard): Vitess sends %s to any one shard (the Reference opcode), and only that copy changes: the VSchema gives %s no source, so no Materialize workflow keeps the other copies in step; the score counts the write on all %d copies", t.Name, article(kind.String()), t.Name, s.N)
+				rt.Warnings = append(rt.Warnings, fmt.Sprintf("%s is a reference table without a source in the VSchema: Vitess writes %s to one copy only, and nothing keeps the copies on the other shards in step", t.Name, article(kind.String())))
+			}
 		} else {
 			rt.Shards = allShards(s.N)
 			rt.Scatter = true
@@ -144,6 +182,9 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		rt.Shards = append(rt.Shards, tc.set...)
 		if len(tc.set) == 0 {
 			rt.Reason = fmt.Sprintf("%s matches no value: no shard is asked", bound)
+			if out := outsideType(t, tk.cols, conds); out != "" {
+				rt.Reason = fmt.Sprintf("%s matches no row: %s: no shard is asked", bound, out)
+			}
 		} else {
 			rt.Reason = fmt.Sprintf("%s routes by the key %s to %d of %d shards", bound, key, len(tc.set), s.N)
 			if tk.kind == kRange {
@@ -401,6 +442,17 @@ func intsText(xs []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// outsideType says why a key column's condition whose values are all
+// outside its type (Cond.Outside) matches no row; "" when none is.
+func outsideType(t *shardkey.Table, keyCols []int, conds []shardkey.Cond) string {
+	for _, c := range conds {
+		if c.Outside != "" && slices.Contains(keyCols, c.Col) {
+			return fmt.Sprintf("no %s holds a value that is not %s (the column's type)", t.Columns[c.Col].Name, article(t.Columns[c.Col].Type.String()))
+		}
+	}
+	return ""
+}
+
 // describeConds describes the conditions on key columns ("user_id = 42 and
 // created_at >= 2026-01-01").
 func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind shardkey.Kind) string {
@@ -437,6 +489,10 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				vals = append(vals, "<1 value known at run time>")
 			case c.Unknown > 1:
 				vals = append(vals, fmt.Sprintf("<%d values known at run time>", c.Unknown))
+			}
+			if c.Outside != "" && len(c.List) == 0 && c.Unknown == 0 {
+				parts = append(parts, name+" "+c.Outside)
+				continue
 			}
 			parts = append(parts, name+" IN ("+strings.Join(vals, ", ")+")")
 		case shardkey.Range:

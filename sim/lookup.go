@@ -74,6 +74,13 @@ type lookupKey struct {
 	// shards of the sample's values, rounded (at least 1); 0 when a
 	// non-unique lookup has no row sample (not routed: unknown).
 	unseen int
+	// unplaced says the design came from a VSchema that does not place
+	// the lookup's backing table (no table of that name with a column
+	// vindex, nor in an unsharded keyspace): its rows' shards are
+	// unknown, so each lookup row is counted on one shard at random;
+	// lkTable is its name ("" when the VSchema gives none).
+	unplaced bool
+	lkTable  string
 }
 
 // lkTouch is one lookup's part of a routed statement: a read of the
@@ -108,6 +115,12 @@ func (s *Scheme) compileLookups() error {
 				return fmt.Errorf("key %q: table %s: %s: no column %q (columns: %s)", s.Design.Text, t.Name, spec, spec.Col, strings.Join(t.ColumnNames(), ", "))
 			}
 			lk := &lookupKey{idx: len(s.lookups), table: ti, col: ci, spec: spec}
+			if n, ok := s.vschemaNames(ti); ok {
+				lc := strings.ToLower(spec.Col)
+				if _, named := n.Lookups[lc]; named && !n.LookupTables[lc] {
+					lk.unplaced, lk.lkTable = true, n.LookupTableNames[lc]
+				}
+			}
 			eng, note, err := lookupEngine(s.Engine, t, ci)
 			if err != nil {
 				return fmt.Errorf("key %q: table %s: %s: %w", s.Design.Text, t.Name, spec, err)
@@ -363,6 +376,11 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 				continue
 			}
 			lt.uni = min(runTime, r.s.N-len(lt.shards))
+			if lk.unplaced {
+				// Each value's lookup row on a shard nothing places.
+				lt.uni = min(lt.nvals+runTime, r.s.N)
+				lt.shards = lt.shards[:0]
+			}
 			lt.nvals += runTime
 			if lk.unseen == 0 {
 				// A non-unique lookup without a row sample: routed through
@@ -432,6 +450,10 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 				}
 				if len(lt.shards) == 0 && lt.uni == 0 {
 					continue // NULL: no lookup row
+				}
+				if lk.unplaced && len(lt.shards) > 0 {
+					lt.uni = min(max(lt.nvals, 1), r.s.N)
+					lt.shards = lt.shards[:0]
 				}
 			case kind == shardkey.Insert && cd != nil && cd.Op == shardkey.Range:
 				// INSERT ... SELECT: the copied rows' values may hash
@@ -629,6 +651,20 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 		}
 		vindex := fmt.Sprintf("%s (Vitess %s)", lt.lk.spec, lt.lk.spec.VindexType())
 		table := fmt.Sprintf("the lookup table, sharded by %s", col)
+		if lt.lk.unplaced {
+			name := "its lookup table"
+			if lt.lk.lkTable != "" {
+				name = "its lookup table " + lt.lk.lkTable
+			}
+			if n := s.lookupVindexName(lt.lk); n != "" {
+				vindex = fmt.Sprintf("%s (Vitess %s %s)", lt.lk.spec, lt.lk.spec.VindexType(), n)
+			}
+			table = fmt.Sprintf("%s, which the VSchema defines no table or vindex for", name)
+			where = "on a shard that is unknown"
+			if lt.uni > 1 {
+				where = fmt.Sprintf("on at most %d shards that are unknown", lt.uni)
+			}
+		}
 		if !lt.write {
 			rt.extra = lt.extra
 			target := ""
@@ -672,6 +708,10 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 		}
 		var what string
 		switch {
+		case lt.lk.unplaced && kind == shardkey.Delete:
+			what = fmt.Sprintf("deletes the lookup row %s -> keyspace id from %s: %s", col, table, where)
+		case lt.lk.unplaced:
+			what = fmt.Sprintf("inserts the lookup row %s -> keyspace id into %s: %s", col, table, where)
 		case len(lt.shards) > 0 && kind == shardkey.Delete:
 			what = fmt.Sprintf("deletes the lookup row %s -> keyspace id %s (%s)", col, where, table)
 		case len(lt.shards) > 0:

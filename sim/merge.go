@@ -20,6 +20,31 @@ import "github.com/shardkey/shardkey"
 // in, marked Cond.Via; here they bind the table when the column is a
 // unique lookup of it.
 
+// sameVindex reports whether column ca of table a and column cb of
+// table b are their tables' keys by one vindex, so that a value of one
+// is on the shard the same value of the other is (Vitess compares the
+// vindexes by identity: canMergeOnFilter, route_planning.go): both keys
+// a hash of that one column under the scheme's engine, and, when a
+// VSchema names the vindexes (Options.Vindexes), the same name.
+func (s *Scheme) sameVindex(a, ca, b, cb int) bool {
+	if a < 0 || b < 0 || a >= len(s.tables) || b >= len(s.tables) {
+		return false
+	}
+	ta, tb := s.tables[a], s.tables[b]
+	one := func(tk *tableKey, c int) bool {
+		_, plain := tk.expr.(*shardkey.HashExpr)
+		return tk.kind == kHash && plain && len(tk.cols) == 1 && tk.cols[0] == c
+	}
+	if !one(ta, ca) || !one(tb, cb) || ta.eng == nil || tb.eng == nil || ta.eng.Name() != tb.eng.Name() {
+		return false
+	}
+	na, nb := s.keyVindexName(a), s.keyVindexName(b)
+	if na != "" || nb != "" {
+		return na == nb
+	}
+	return true
+}
+
 // hasVia reports whether some condition is another route's (Cond.Via).
 func hasVia(conds []shardkey.Cond) bool {
 	for i := range conds {
@@ -95,6 +120,13 @@ func (r *router) merged(ti int, kind shardkey.Kind, conds []shardkey.Cond) ([]sh
 		switch {
 		case c.Via == 0:
 			out = append(out, c)
+		case c.ViaTable != 0:
+			if kind != shardkey.Insert && r.s.sameVindex(ti, c.Via-1, c.ViaTable-1, c.ViaTableCol-1) {
+				via = append(via, c)
+				if c.ViaSingle && !grouped(&c) {
+					single = append(single, c)
+				}
+			}
 		case kind != shardkey.Insert && unique(c.Via-1):
 			via = append(via, c)
 			if c.ViaSingle && !grouped(&c) {

@@ -32,6 +32,11 @@ type Options struct {
 	// the sum of its slots' work (Candidate.OnNodes). At another shard
 	// count it is left out (per-shard capacity).
 	Nodes *Nodes
+	// Vindexes are the names a VSchema gives each table's column vindexes
+	// (-k @vschema.json), by table name; nil for a design written by
+	// hand. A name applies to the compiled key whose columns are the
+	// primary vindex's, or to the lookup on its column (hinted).
+	Vindexes map[string]shardkey.VindexNames
 }
 
 type keyKind uint8
@@ -52,7 +57,9 @@ type Scheme struct {
 	N      int
 	Engine partition.Engine
 	tables []*tableKey // by workload table index
-	w      *shardkey.Workload
+	// vindexes is Options.Vindexes.
+	vindexes map[string]shardkey.VindexNames
+	w        *shardkey.Workload
 	// Warnings are findings about the design that do not stop scoring.
 	Warnings []error
 	// boundsFromTraffic: range boundaries were taken from the values the
@@ -127,7 +134,7 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	if eng == nil {
 		eng = partition.Generic{}
 	}
-	s := &Scheme{Design: d, N: o.Shards, Engine: eng, w: w, tables: make([]*tableKey, len(w.Tables))}
+	s := &Scheme{Design: d, N: o.Shards, Engine: eng, w: w, tables: make([]*tableKey, len(w.Tables)), vindexes: o.Vindexes}
 	if o.Nodes != nil && len(o.Nodes.Node) == o.Shards {
 		s.nodes = o.Nodes
 	}

@@ -196,6 +196,60 @@ func (s *Scheme) vindexNames(ti int) []string {
 	return names
 }
 
+// vschemaNames returns the VSchema's names of table ti's column vindexes
+// (Options.Vindexes), matching the table's name exactly or else
+// case-insensitively; ok is false for a design written by hand.
+func (s *Scheme) vschemaNames(ti int) (shardkey.VindexNames, bool) {
+	if s.vindexes == nil {
+		return shardkey.VindexNames{}, false
+	}
+	name := s.w.Tables[ti].Name
+	if n, ok := s.vindexes[name]; ok {
+		return n, true
+	}
+	for k, n := range s.vindexes {
+		if strings.EqualFold(k, name) {
+			return n, true
+		}
+	}
+	return shardkey.VindexNames{}, false
+}
+
+// keyVindexName returns the VSchema's name of table ti's primary vindex
+// when the compiled key is that vindex (the same columns); "" otherwise.
+func (s *Scheme) keyVindexName(ti int) string {
+	n, ok := s.vschemaNames(ti)
+	tk := s.tables[ti]
+	if !ok || n.Primary == "" || len(n.PrimaryCols) != len(tk.cols) {
+		return ""
+	}
+	for i, c := range tk.cols {
+		if !strings.EqualFold(n.PrimaryCols[i], s.w.Tables[ti].Columns[c].Name) {
+			return ""
+		}
+	}
+	return n.Primary
+}
+
+// KeyVindexName returns the VSchema's name of table ti's primary vindex
+// when the design came from a VSchema and the key is that vindex; "".
+func (s *Scheme) KeyVindexName(ti int) string {
+	if ti < 0 || ti >= len(s.tables) {
+		return ""
+	}
+	return s.keyVindexName(ti)
+}
+
+// lookupVindexName returns the VSchema's name of lookup lk's vindex; ""
+// when the VSchema names none on its column.
+func (s *Scheme) lookupVindexName(lk *lookupKey) string {
+	n, ok := s.vschemaNames(lk.table)
+	if !ok {
+		return ""
+	}
+	return n.Lookups[strings.ToLower(s.w.Tables[lk.table].Columns[lk.col].Name)]
+}
+
 // nameWords reports whether a vindex name, not a lookup vindex's
 // (lookup, map, lkp), shares a word with a key column's or table's name:
 // user_index names the vindex on user_id, as VSchemas name them.
@@ -268,8 +322,13 @@ func (s *Scheme) hinted(a Access, conds []shardkey.Cond) ([]shardkey.Cond, strin
 	var off []int
 	for _, lk := range tk.lookups {
 		col := t.Columns[lk.col].Name
+		real := s.lookupVindexName(lk)
 		named := func(list []string) bool {
 			return slices.ContainsFunc(list, func(l string) bool {
+				if real != "" {
+					// The VSchema's name: Vitess matches nothing else.
+					return strings.EqualFold(l, real)
+				}
 				return strings.EqualFold(l, col) || strings.EqualFold(l, lk.spec.String()) || lookupWords(l, col)
 			})
 		}
@@ -304,8 +363,33 @@ func (s *Scheme) hintOff(a Access) string {
 		return ""
 	}
 	names := s.vindexNames(a.Table)
+	real := s.keyVindexName(a.Table)
+	tk := s.tables[a.Table]
+	t := s.w.Tables[a.Table]
+	// lookupName: l names one of the table's lookups (its column, a word
+	// of it, its VSchema name), so it is not the key's by overlap.
+	lookupName := func(l string) bool {
+		for _, lk := range tk.lookups {
+			col := t.Columns[lk.col].Name
+			if r := s.lookupVindexName(lk); r != "" && strings.EqualFold(l, r) || strings.EqualFold(l, col) || lookupWords(l, col) || nameWords(l, col) {
+				return true
+			}
+		}
+		return false
+	}
 	named := func(list []string) bool {
 		for _, l := range list {
+			if real != "" {
+				// The VSchema's name of the primary vindex: Vitess
+				// matches nothing else (indexesContains).
+				if strings.EqualFold(l, real) {
+					return true
+				}
+				continue
+			}
+			if lookupName(l) {
+				continue
+			}
 			for _, n := range names {
 				if strings.EqualFold(l, n) || nameWords(l, n) {
 					return true

@@ -89,6 +89,9 @@ type accInfo struct {
 	// vias is, for each predicate, the column index + 1 of its via
 	// column (pred.via), 0 for none.
 	vias []int
+	// viaTabs is, for each predicate, its pred.viaTable's table index
+	// + 1 and pred.viaTableCol's column index + 1 in it; zero for none.
+	viaTabs [][2]int
 }
 
 type opAgg struct {
@@ -451,6 +454,19 @@ func (a *agg) info(acc *access) *accInfo {
 				ai.vias = make([]int, len(acc.preds))
 			}
 			ai.vias[i] = vi + 1
+			if p.viaTable != "" {
+				oi := a.table(p.viaTable)
+				ot := a.w.Tables[oi]
+				oc := ot.ColumnIndex(p.viaTableCol)
+				if oc < 0 {
+					oc = ot.AddColumn(p.viaTableCol, shardkey.Null)
+					a.newCols[[2]int{oi, oc}] = true
+				}
+				if ai.viaTabs == nil {
+					ai.viaTabs = make([][2]int, len(acc.preds))
+				}
+				ai.viaTabs[i] = [2]int{oi + 1, oc + 1}
+			}
 			continue
 		}
 		if p.mentionOnly(acc.kind) {
@@ -469,7 +485,11 @@ func (a *agg) info(acc *access) *accInfo {
 			// Compared on a column with another read of the table (see
 			// pred.via): routed with it where that column is a unique
 			// vindex, so an operation of its own.
-			name += fmt.Sprintf(" (%s tied to another read of %s)", p.via, t.Name)
+			if p.viaTable != "" {
+				name += fmt.Sprintf(" (%s tied to %s.%s)", p.via, p.viaTable, p.viaTableCol)
+			} else {
+				name += fmt.Sprintf(" (%s tied to another read of %s)", p.via, t.Name)
+			}
 			break
 		}
 	}

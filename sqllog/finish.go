@@ -425,6 +425,9 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			if p.viaGroup != "" {
 				c.ViaGroupBy = t.ColumnIndex(p.viaGroup) + 1
 			}
+			if s.ai.viaTabs != nil {
+				c.ViaTable, c.ViaTableCol = s.ai.viaTabs[prev][0], s.ai.viaTabs[prev][1]
+			}
 		}
 	}
 	defer via()
@@ -461,6 +464,7 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 					// it (Vitess's hash vindex maps it to no keyspace id,
 					// DestinationNone; PostgreSQL rejects the statement).
 					c.Op = shardkey.In
+					c.Outside = "= " + litText(vals[0].lit)
 					out = append(out, c)
 				}
 				continue
@@ -499,7 +503,13 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 				}
 				v, fresh, ok1 := a.value(t, col, typ, x)
 				if !ok1 && (x.kind == litNum || x.kind == litStr) {
-					continue // outside the column's type: matches no row (see Eq)
+					// Outside the column's type: matches no row (see Eq).
+					if c.Outside == "" {
+						c.Outside = "IN (" + litText(x.lit)
+					} else if len(c.Outside) < 200 {
+						c.Outside += ", " + litText(x.lit)
+					}
+					continue
 				}
 				if !ok1 {
 					ok = false
@@ -519,6 +529,13 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			}
 			if !ok {
 				continue
+			}
+			if c.Outside != "" {
+				if len(c.List) > 0 || c.Unknown != 0 {
+					c.Outside = ""
+				} else {
+					c.Outside += ")"
+				}
 			}
 			if c.Unknown == 1 && len(c.List) == 0 {
 				// IN ($1): one value, as = $1 (Vitess plans a one-value
@@ -553,6 +570,14 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 		out = append(out, c)
 	}
 	return out
+}
+
+// litText is a literal as a statement writes it: a string quoted.
+func litText(l lit) string {
+	if l.kind == litStr {
+		return "'" + strings.ReplaceAll(l.s, "'", "''") + "'"
+	}
+	return l.s
 }
 
 // elemValues returns vals with each array value replaced by its elements

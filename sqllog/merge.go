@@ -57,6 +57,27 @@ func viaCopy(dst, src *access, col string, prefer int8, single bool, group strin
 	}
 }
 
+// viaCopyCol appends to dst the = and IN predicates src, a read of
+// another table, has on its column from, renamed to dst's column to and
+// marked as carried through it from srcTable.from (Cond.ViaTable).
+func viaCopyCol(dst, src *access, from, to, srcTable string, prefer int8, single bool, group string) {
+	n := len(dst.preds)
+	for _, q := range src.preds {
+		if q.via != "" || q.any || !strings.EqualFold(q.col, from) || q.op != shardkey.Eq && q.op != shardkey.In {
+			continue
+		}
+		cp := q
+		cp.col = to
+		cp.via, cp.viaPrefer, cp.viaSingle, cp.viaGroup = to, prefer, single, group
+		cp.viaTable, cp.viaTableCol = srcTable, from
+		cp.guess = false
+		dst.preds = append(dst.preds, cp)
+	}
+	if len(dst.preds) > n {
+		sort.SliceStable(dst.preds, func(i, j int) bool { return dst.preds[i].col < dst.preds[j].col })
+	}
+}
+
 // conjunct reports whether node is where or one of its top-level
 // conjuncts.
 func conjunct(where, node *xexpr) bool {
@@ -112,7 +133,24 @@ func (s *scope) merges(acc []access, own []access, where *xexpr) {
 	}
 	for _, l := range s.links {
 		r, c := colOf(l.col)
-		if r < 0 || s.refs[r].virtual || !same(s.refs[r].name, l.src.table) || !same(c, l.src.col) || !conjunct(where, l.node) {
+		if r < 0 || s.refs[r].virtual || !conjunct(where, l.node) {
+			continue
+		}
+		if !same(s.refs[r].name, l.src.table) {
+			// Another table compared on a column: tied when both
+			// columns are their tables' keys by one vindex (the
+			// router decides, Cond.ViaTable).
+			in := innerOK(l.src)
+			if in == nil || in.kind != shardkey.Read || own[r].kind != shardkey.Read {
+				continue
+			}
+			viaCopyCol(&own[r], in, l.src.col, c, in.table, -1, l.src.single, l.src.group)
+			if !l.src.single {
+				viaCopyCol(in, &own[r], c, l.src.col, s.refs[r].name, +1, false, "")
+			}
+			continue
+		}
+		if !same(c, l.src.col) {
 			continue
 		}
 		in := innerOK(l.src)

@@ -256,6 +256,10 @@ type pred struct {
 	viaPrefer int8
 	viaSingle bool
 	viaGroup  string
+	// viaTable and viaTableCol, when set, name the other read's table and
+	// column when it is another table (shardkey.Cond.ViaTable): the
+	// predicate is on the other read's compared column, renamed to via.
+	viaTable, viaTableCol string
 }
 
 // mentionOnly reports whether p, in an access of the given kind, only

@@ -165,7 +165,7 @@ Flags:
 		}
 	}
 	aopts := advisor.Options{Shards: l.w.Shards, Engine: l.opts.Engine, Dir: l.opts.Dir,
-		Workers: l.opts.Workers, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed,
+		Workers: l.opts.Workers, Vindexes: l.opts.Vindexes, Keys: c.keys, Sweep: counts, Bootstrap: *boot, Seed: l.w.Seed,
 		Current: inUse, CurrentLabel: inUseLabel}
 	nf.fromWorkload(l.w)
 	if nf.on() {

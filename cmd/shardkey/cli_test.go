@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -446,5 +447,64 @@ func TestLogNoneParsed(t *testing.T) {
 		if code != 1 || !strings.Contains(errs, want) {
 			t.Errorf("%v: exit %d, %q; want exit 1 and %q", args, code, errs, want)
 		}
+	}
+}
+
+// TestExplainKeyUpdateVitess: under a vitess engine an UPDATE that assigns
+// the primary vindex's column is refused when Vitess plans it
+// (buildChangedVindexesValues, go/vt/vtgate/planbuilder/operators/
+// update.go: "VT12001: unsupported: you cannot UPDATE primary vindex
+// columns; invalid update on vindex: user_index", the name music's first
+// column vindex has in testdata/vitess/vschema.json): no row moves, the
+// statement is routed by its WHERE alone (user_id = 1's shard), with a
+// warning.
+func TestExplainKeyUpdateVitess(t *testing.T) {
+	for _, c := range []struct{ key, sql, vindex string }{
+		{"@testdata/vitess/vschema.json", "UPDATE music SET user_id = 5 WHERE user_id = 1", "; invalid update on vindex: user_index"},
+		{"music:hash(user_id)", "UPDATE music SET user_id = 5 WHERE user_id = 1", ""},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--dialect", "mysql", "--engine", "vitess", "--shards", "4", "-k", c.key, "--format", "json", c.sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.sql, code, errs)
+		}
+		var r struct {
+			Shards   []int
+			Reason   string
+			Warnings []string
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		want := "VT12001: unsupported: you cannot UPDATE primary vindex columns" + c.vindex + ")"
+		if !slices.Equal(r.Shards, vitessShards(4, 1)) || !strings.Contains(r.Reason, want) || strings.Contains(r.Reason, "moves to") ||
+			!slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("%s: shards %v reason %q warnings %q; want shards %v only, %q in the reason and a warning", c.sql, r.Shards, r.Reason, r.Warnings, vitessShards(4, 1), want)
+		}
+	}
+}
+
+// TestExplainLookupUpdate: an UPDATE assigning an owned lookup's column
+// makes Vitess delete the old value's lookup row and insert the new
+// one's (Lookup.Update: Delete then Create, go/vt/vtgate/vindexes/
+// lookup.go; updateVindexEntries, engine/update.go). The lookup table of
+// lookup(n) is sharded by n with the hash vindex, so the new row of n = 7
+// is on the hash shard of 7 (vitessHashShard); the row itself stays on
+// id 3's shard.
+func TestExplainLookupUpdate(t *testing.T) {
+	code, out, errs := runCmd(t, "", "explain", "--dialect", "mysql", "--engine", "vitess", "--shards", "4", "-k", "users:hash(id), lookup(n)", "--format", "json", "UPDATE users SET n = 7 WHERE id = 3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Shards  []int
+		Lookups []int `json:"lookup_shards"`
+		Reason  string
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("deletes the row's old lookup row (its shard known once the row is read) and inserts the new value's lookup row on shard %d", vitessHashShard(t, 7, 4))
+	if !slices.Equal(r.Shards, vitessShards(4, 3)) || !slices.Equal(r.Lookups, []int{vitessHashShard(t, 7, 4)}) || !strings.Contains(r.Reason, want) {
+		t.Errorf("shards %v lookup_shards %v reason %q; want %v, [%d], %q", r.Shards, r.Lookups, r.Reason, vitessShards(4, 3), vitessHashShard(t, 7, 4), want)
 	}
 }

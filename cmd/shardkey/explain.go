@@ -108,7 +108,7 @@ Flags:
 		if err != nil {
 			return usageErr("--engine: %v", err)
 		}
-		opts = sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers}
+		opts = sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers, Vindexes: c.vindexes}
 	}
 	design, err := shardkey.ParseDesign(c.keys[0])
 	if err != nil {
@@ -126,6 +126,12 @@ Flags:
 		fmt.Fprintf(e.stderr, "warning: %v\n", wn)
 	}
 	if c.format == "json" {
+		// The design's warnings (a lookup without a row sample, ...)
+		// go in warnings too, as text mode prints them.
+		for _, wn := range scheme.Warnings {
+			fmt.Fprintf(e.stderr, "warning: %v\n", wn)
+			rt.Warnings = append(rt.Warnings, wn.Error())
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false) // reasons quote SQL: keep > and < readable
 		return enc.Encode(struct {

@@ -55,6 +55,9 @@ type common struct {
 
 	// engineSet: --engine was given.
 	engineSet bool
+	// vindexes are the VSchema's vindex names of the tables of the keys
+	// read from -k @vschema.json (sim.Options.Vindexes); nil for none.
+	vindexes map[string]shardkey.VindexNames
 	// fromDefault: with no -k, score the design the --from database runs
 	// (score); fromCurrent: --current @from names it (advise).
 	fromDefault, fromCurrent bool
@@ -144,6 +147,12 @@ func (c *common) validate(fs *flag.FlagSet) error {
 			return usageErr("-k %s: %v", k, err)
 		}
 		c.keys[i] = vs.Design
+		for t, n := range vs.Vindexes {
+			if c.vindexes == nil {
+				c.vindexes = map[string]shardkey.VindexNames{}
+			}
+			c.vindexes[t] = n
+		}
 		if !engineSet && vs.Engine != "" {
 			c.engine = vs.Engine
 		}
@@ -254,7 +263,7 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	if len(keys) == 0 && !c.keysOptional {
 		return nil, usageErr("no keys to score: name them with -k 'hash(col)' (columns: %s)", columnList(w))
 	}
-	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, st: st, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers}}, nil
+	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, st: st, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers, Vindexes: c.vindexes}}, nil
 }
 
 // applyFrom puts the design the --from database runs (its Citus
@@ -345,7 +354,7 @@ func (c *common) compileStream(w *shardkey.Workload) (*sim.Stream, error) {
 	if err != nil {
 		return nil, usageErr("--engine: %v", err)
 	}
-	schemes, err := compileKeys(w, c.keys, sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers}, true)
+	schemes, err := compileKeys(w, c.keys, sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers, Vindexes: c.vindexes}, true)
 	if err != nil {
 		return nil, err
 	}

@@ -843,3 +843,53 @@ func TestRouting_HintLookup(t *testing.T) {
 		{dialect: "mysql", design: d, sql: "SELECT * FROM users IGNORE VINDEX (email_user_map) WHERE id = 5", values: []int{5}},
 	})
 }
+
+// TestRouting_HintVSchemaNames: under a design read from a VSchema, a
+// vindex hint names the VSchema's column vindexes, compared
+// case-insensitively, and nothing else (newShardedRouting and
+// indexesContains, go/vt/vtgate/planbuilder/operators/sharded_routing.go):
+// in testdata/vitess/vschema.json music's primary vindex is user_index
+// (user_id) and music_user_map its lookup_unique on id; user_metadata's
+// lookups are email_user_map (email) and address_user_map (address). A
+// name that is no vindex of the table (hash, the vindex type) is kept by
+// no vindex under USE VINDEX. Under a hand-written design (no names), a
+// hint name sharing a word with a lookup's column is not read as the key's
+// by its overlap with the table's name.
+func TestRouting_HintVSchemaNames(t *testing.T) {
+	const vs = "@testdata/vitess/vschema.json"
+	checkRoutes(t, []routeCase{
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music USE VINDEX (music_user_map) WHERE id = 5", kind: "single", reason: "lookup id"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music IGNORE VINDEX (music_user_map) WHERE id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music USE VINDEX (music_user_map) WHERE user_id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music USE VINDEX (USER_INDEX) WHERE user_id = 5", values: []int{5}},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music USE VINDEX (user_index) WHERE id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM music IGNORE VINDEX (user_index) WHERE user_id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user USE VINDEX (hash) WHERE id = 5", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user_metadata IGNORE VINDEX (email_user_map) WHERE email = 'a'", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user_metadata USE VINDEX (address_user_map) WHERE email = 'a'", kind: "scatter"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user_metadata USE VINDEX (Email_User_Map) WHERE email = 'a'", kind: "single", reason: "lookup email"},
+		{dialect: "mysql", design: "users:hash(user_id), lookup(email)", sql: "SELECT * FROM users IGNORE VINDEX (users_email_idx) WHERE user_id = 5", values: []int{5}},
+	})
+}
+
+// TestRouting_MergePrimaryVindex: a subquery of another table compared
+// with the outer table's key on its own key column is one route with the
+// outer read when both columns have the very same unique vindex
+// (canMergeOnFilter, route_planning.go: rVindex == lVindex;
+// mergeSubqueryInputs, subquery_planning.go), routed by the better
+// condition of both: in testdata/vitess/vschema.json user.Id and
+// user_extra.user_id are both user_index (hash), so the inner user_id = 6
+// routes the outer read to 6's shard, and the outer id = 5 the inner one
+// to 5's. samecolvin.col is vindex1, another hash vindex: no merge, the
+// outer read scatters. A hand-written design merges co-located hash keys
+// alike.
+func TestRouting_MergePrimaryVindex(t *testing.T) {
+	const vs = "@testdata/vitess/vschema.json"
+	checkRoutes(t, []routeCase{
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user WHERE id IN (SELECT user_id FROM user_extra WHERE user_id = 6)", values: []int{6}, reason: "user_index"},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user WHERE id = 5 AND id IN (SELECT user_id FROM user_extra WHERE col = 6)", values: []int{5}},
+		{dialect: "mysql", design: vs, sql: "SELECT * FROM user WHERE id IN (SELECT col FROM samecolvin WHERE col = 6)", kind: "scatter"},
+		{design: "users:hash(id); posts:hash(user_id)", sql: "SELECT * FROM users WHERE id IN (SELECT user_id FROM posts WHERE user_id = 6)", values: []int{6}},
+		{design: "users:hash(id); posts:hash(user_id)", sql: "SELECT * FROM users WHERE id IN (SELECT user_id FROM posts WHERE title = 'x') AND id = 5", values: []int{5}},
+	})
+}
