@@ -414,51 +414,20 @@ const (
 
 // Cond is one condition of an instance on a column of the operation's table.
 type Cond struct {
+	// The fields are ordered by size, small ones first, so that a
+	// Cond stays small: reservoirs of a big log keep many of them.
 	Col   int   // column index in the table
 	Op    Op    // Eq, In or Range
 	Fresh Fresh // for Eq: the value is new (Val unused)
-	// FreshVar identifies a fresh value within a transaction: conditions
-	// with the same non-zero FreshVar hold the same new value (an order's
-	// id in the order row and in its line items).
-	FreshVar int32
 	// Param says a value known only at run time (Fresh FreshUnique, or
 	// In's Unknown values) is a bind parameter's ($1, ?, :name), not a
 	// subquery's result: for explanations.
 	Param bool
-	Val   Value   // Eq: the value
-	List  []Value // In: the values
-	// Unknown, for In, counts the list's values known only at run time
-	// beyond List (bind parameters without values: IN ($1, $2), IN (?, ?)
-	// of a pg_stat_statements or MySQL digest text); -1 says the list's
-	// length is unknown too (Vitess's list bind variable IN ::list, a
-	// PostgreSQL array parameter = ANY($1) without its value). Each
-	// unknown value is on a shard the router cannot name: the statement
-	// asks at most len(List)+Unknown shards.
-	Unknown int
-	Bounds  *Bounds // Range: the bounds
 	// IsNull says an In with no values is col IS NULL (not a value
 	// outside the column's type or = NULL): no row holds a NULL key, but
 	// rows with a NULL in a lookup column exist, on any shard (a NULL has
 	// no lookup row).
 	IsNull bool
-	// Outside, for an In with no values, is the condition as the
-	// statement wrote it when its values are all outside the column's
-	// type ("= 'abc'", "IN ('a', 'b')"), for explanations; "" otherwise.
-	Outside string
-	// Via, when non-zero, marks a condition of another route of the same
-	// statement, carried here by an equality between column Via-1 of
-	// this table and the same column of the same table in that route
-	// (music.id IN (SELECT music.id FROM music WHERE user_id IN (1, 2,
-	// 3)), a join or derived table on it): it binds this table only when
-	// that column is a unique lookup of the table (a value is on one row
-	// and one shard, so both routes' rows are on the same shards), as
-	// Vitess merges two routes compared on one unique vindex
-	// (go/vt/vtgate/planbuilder/operators/route_planning.go,
-	// canMergeOnFilter; subquery_planning.go, mergeSubqueryInputs) and
-	// routes the merged route by the best of both routes' vindex
-	// predicates (sharded_routing.go, PickBestAvailableVindex). The
-	// router resolves it (sim, router.merged); readers set it.
-	Via int
 	// ViaPrefer says which routes when this table's own condition on the
 	// column and a Via one both bind it: the better one (= before IN)
 	// and on a tie this table's (-1) or the Via one (+1), as Vitess picks
@@ -474,8 +443,26 @@ type Cond struct {
 	// when non-zero, is column ViaGroupBy-1 of the table, which the
 	// other route groups by, and it is a unique vindex (the table's key
 	// or a unique lookup): each group is then on one shard.
-	ViaSingle  bool
-	ViaGroupBy int
+	ViaSingle bool
+	// FreshVar identifies a fresh value within a transaction: conditions
+	// with the same non-zero FreshVar hold the same new value (an order's
+	// id in the order row and in its line items).
+	FreshVar int32
+	// Via, when non-zero, marks a condition of another route of the same
+	// statement, carried here by an equality between column Via-1 of
+	// this table and the same column of the same table in that route
+	// (music.id IN (SELECT music.id FROM music WHERE user_id IN (1, 2,
+	// 3)), a join or derived table on it): it binds this table only when
+	// that column is a unique lookup of the table (a value is on one row
+	// and one shard, so both routes' rows are on the same shards), as
+	// Vitess merges two routes compared on one unique vindex
+	// (go/vt/vtgate/planbuilder/operators/route_planning.go,
+	// canMergeOnFilter; subquery_planning.go, mergeSubqueryInputs) and
+	// routes the merged route by the best of both routes' vindex
+	// predicates (sharded_routing.go, PickBestAvailableVindex). The
+	// router resolves it (sim, router.merged); readers set it.
+	Via        int32
+	ViaGroupBy int32
 	// ViaTable and ViaTableCol, when non-zero, say the other route reads
 	// another table, table ViaTable-1 of the workload, compared on its
 	// column ViaTableCol-1 with column Via-1 of this one (user.id IN
@@ -485,7 +472,22 @@ type Cond struct {
 	// vindex (one VSchema vindex, co-located tables), as Vitess merges
 	// routes whose compared columns have the very same unique vindex
 	// (canMergeOnFilter, route_planning.go: rVindex == lVindex).
-	ViaTable, ViaTableCol int
+	ViaTable, ViaTableCol int32
+	// Unknown, for In, counts the list's values known only at run time
+	// beyond List (bind parameters without values: IN ($1, $2), IN (?, ?)
+	// of a pg_stat_statements or MySQL digest text); -1 says the list's
+	// length is unknown too (Vitess's list bind variable IN ::list, a
+	// PostgreSQL array parameter = ANY($1) without its value). Each
+	// unknown value is on a shard the router cannot name: the statement
+	// asks at most len(List)+Unknown shards.
+	Unknown int32
+	Val     Value   // Eq: the value
+	List    []Value // In: the values
+	Bounds  *Bounds // Range: the bounds
+	// Outside, for an In with no values, is the condition as the
+	// statement wrote it when its values are all outside the column's
+	// type ("= 'abc'", "IN ('a', 'b')"), for explanations; "" otherwise.
+	Outside string
 }
 
 // Bounds are the ends of a range condition. A missing end is unbounded.

@@ -60,10 +60,10 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		if used {
 			for _, cd := range conds {
 				if cd.Via != 0 {
-					mergedOn = s.w.Tables[ti].Columns[cd.Via-1].Name
-					if cd.ViaTable != 0 && cd.ViaTable-1 < len(s.w.Tables) {
+					mergedOn = s.w.Tables[ti].Columns[int(cd.Via)-1].Name
+					if cd.ViaTable != 0 && int(cd.ViaTable)-1 < len(s.w.Tables) {
 						ot := s.w.Tables[cd.ViaTable-1]
-						if cd.ViaTableCol-1 < len(ot.Columns) {
+						if int(cd.ViaTableCol)-1 < len(ot.Columns) {
 							mergedWith = ot.Name + "." + ot.Columns[cd.ViaTableCol-1].Name
 						}
 					}

@@ -364,7 +364,7 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 			case cd != nil && cd.Op == shardkey.Eq && cd.Fresh != shardkey.NotFresh && cd.Param:
 				ok, runTime = true, 1
 			case ok && cd.Op == shardkey.In && cd.Unknown > 0:
-				runTime = cd.Unknown
+				runTime = int(cd.Unknown)
 			case ok && cd.Op == shardkey.In && cd.Unknown < 0:
 				runTime = r.s.N // a list of unknown length: at most every shard
 			}

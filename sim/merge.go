@@ -67,7 +67,7 @@ func viaRank(c *shardkey.Cond) int {
 		return 3
 	case c.Op == shardkey.In && c.Unknown == 0 && len(c.List) == 0:
 		return 0
-	case c.Op == shardkey.In && c.Unknown >= 0 && len(c.List)+c.Unknown == 1:
+	case c.Op == shardkey.In && c.Unknown >= 0 && len(c.List)+int(c.Unknown) == 1:
 		return 1
 	case c.Op == shardkey.In:
 		return 2
@@ -111,7 +111,7 @@ func (r *router) merged(ti int, kind shardkey.Kind, conds []shardkey.Cond) ([]sh
 	grouped := func(c *shardkey.Cond) bool {
 		// Grouping by a unique vindex's column keeps every group on
 		// one shard (subquery_planning.go, isMergeable).
-		g := c.ViaGroupBy - 1
+		g := int(c.ViaGroupBy) - 1
 		return g >= 0 && (unique(g) || len(tk.cols) == 1 && tk.cols[0] == g && tk.kind == kHash)
 	}
 	out := make([]shardkey.Cond, 0, len(conds))
@@ -121,13 +121,13 @@ func (r *router) merged(ti int, kind shardkey.Kind, conds []shardkey.Cond) ([]sh
 		case c.Via == 0:
 			out = append(out, c)
 		case c.ViaTable != 0:
-			if kind != shardkey.Insert && r.s.sameVindex(ti, c.Via-1, c.ViaTable-1, c.ViaTableCol-1) {
+			if kind != shardkey.Insert && r.s.sameVindex(ti, int(c.Via)-1, int(c.ViaTable)-1, int(c.ViaTableCol)-1) {
 				via = append(via, c)
 				if c.ViaSingle && !grouped(&c) {
 					single = append(single, c)
 				}
 			}
-		case kind != shardkey.Insert && unique(c.Via-1):
+		case kind != shardkey.Insert && unique(int(c.Via)-1):
 			via = append(via, c)
 			if c.ViaSingle && !grouped(&c) {
 				c.ViaSingle = true

@@ -440,9 +440,9 @@ func (r *router) unknownList(tk *tableKey, conds []shardkey.Cond) (touch, error)
 			if cd.Unknown < 0 {
 				return touch{kind: tUniformN, n: -1, set: r.set[:0]}, nil
 			}
-			k = len(cd.List) + cd.Unknown
+			k = len(cd.List) + int(cd.Unknown)
 			if len(tk.cols) == 1 && cd.Unknown > 0 {
-				known, k = cd.List, cd.Unknown
+				known, k = cd.List, int(cd.Unknown)
 			}
 		}
 		if n > maxCombos/max(k, 1) {
@@ -546,7 +546,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 				// Values known only at run time on the leading column:
 				// each in a range drawn uniformly (the ranges hold equal
 				// shares of the rows).
-				n := len(cd.List) + cd.Unknown
+				n := len(cd.List) + int(cd.Unknown)
 				if cd.Unknown < 0 {
 					n = -1
 				}

@@ -348,7 +348,7 @@ func (s *Scheme) hinted(a Access, conds []shardkey.Cond) ([]shardkey.Cond, strin
 	}
 	out := make([]shardkey.Cond, 0, len(conds))
 	for _, c := range conds {
-		if !slices.Contains(off, c.Col) && (c.Via == 0 || !slices.Contains(off, c.Via-1)) {
+		if !slices.Contains(off, c.Col) && (c.Via == 0 || !slices.Contains(off, int(c.Via)-1)) {
 			out = append(out, c)
 		}
 	}

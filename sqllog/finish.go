@@ -421,12 +421,12 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 		if prev >= 0 && len(out) > prevLen && s.ai.vias != nil && s.ai.vias[prev] > 0 {
 			p := &s.acc.preds[prev]
 			c := &out[len(out)-1]
-			c.Via, c.ViaPrefer, c.ViaSingle = s.ai.vias[prev], p.viaPrefer, p.viaSingle
+			c.Via, c.ViaPrefer, c.ViaSingle = int32(s.ai.vias[prev]), p.viaPrefer, p.viaSingle
 			if p.viaGroup != "" {
-				c.ViaGroupBy = t.ColumnIndex(p.viaGroup) + 1
+				c.ViaGroupBy = int32(t.ColumnIndex(p.viaGroup) + 1)
 			}
 			if s.ai.viaTabs != nil {
-				c.ViaTable, c.ViaTableCol = s.ai.viaTabs[prev][0], s.ai.viaTabs[prev][1]
+				c.ViaTable, c.ViaTableCol = int32(s.ai.viaTabs[prev][0]), int32(s.ai.viaTabs[prev][1])
 			}
 		}
 	}

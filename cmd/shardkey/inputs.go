@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -212,6 +213,15 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	eng, err := partition.Lookup(c.engine)
 	if err != nil {
 		return nil, usageErr("--engine: %v", err)
+	}
+	if len(c.logs) > 0 && len(c.rows) == 0 && c.from == "" && os.Getenv("GOMEMLIMIT") == "" && os.Getenv("SHARDKEY_LOG_UNBOUNDED") == "" {
+		// What a log reader keeps is bounded by its budgets (sqllog/
+		// bound.go); a soft limit makes the collector work harder near it
+		// rather than let the heap grow to twice what is live, so that
+		// peak RSS stays under the 512 MB a log of any size is promised
+		// (docs/performance.md). Not with row files or a database, whose
+		// samples may be larger than the limit.
+		debug.SetMemoryLimit(logMemoryLimit)
 	}
 	var st *sim.Stream
 	in := workload.Inputs{Spec: spec, SpecFile: c.workload, Variant: c.variant,
@@ -507,3 +517,8 @@ func mongoOneHashed(k string) error {
 	}
 	return nil
 }
+
+// logMemoryLimit is the Go runtime's soft memory limit while reading
+// logs (runtime/debug.SetMemoryLimit; GOMEMLIMIT overrides it): 400 MiB
+// of Go memory, under the 512 MB peak RSS promised for a log of any size.
+const logMemoryLimit = 400 << 20
