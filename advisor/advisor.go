@@ -624,16 +624,7 @@ func (a *analysis) mongoUnsharded(key string, c *sim.Candidate) []string {
 		if !repl && !a.small[ti] {
 			continue
 		}
-		reads, writes := 0.0, 0.0
-		for _, op := range a.w.Ops {
-			if op.Table == ti {
-				if op.Kind.IsWrite() {
-					writes += op.Rate
-				} else {
-					reads += op.Rate
-				}
-			}
-		}
+		reads, writes := a.tableRates(ti)
 		load := fmt.Sprintf("its %s reads/s and %s writes/s", fmtF(reads), fmtF(writes))
 		if writes == 0 {
 			load = fmt.Sprintf("its %s reads/s", fmtF(reads))
@@ -652,6 +643,21 @@ func (a *analysis) mongoUnsharded(key string, c *sim.Candidate) []string {
 	return out
 }
 
+// tableRates returns the read and the write requests/s of table ti's
+// operations.
+func (a *analysis) tableRates(ti int) (reads, writes float64) {
+	for _, op := range a.w.Ops {
+		if op.Table == ti {
+			if op.Kind.IsWrite() {
+				writes += op.Rate
+			} else {
+				reads += op.Rate
+			}
+		}
+	}
+	return reads, writes
+}
+
 // replicaCosts says, for each reference table of design key, what its
 // writes cost: a copy on every shard takes each write on all n shards.
 func (a *analysis) replicaCosts(key string, n int) []string {
@@ -664,16 +670,7 @@ func (a *analysis) replicaCosts(key string, n int) []string {
 		if _, ok := d.Tables[t.Name].(*shardkey.ReplicateExpr); !ok {
 			continue
 		}
-		writes, reads := 0.0, 0.0
-		for _, op := range a.w.Ops {
-			if op.Table == ti {
-				if op.Kind.IsWrite() {
-					writes += op.Rate
-				} else {
-					reads += op.Rate
-				}
-			}
-		}
+		reads, writes := a.tableRates(ti)
 		txnWrites := 0
 		for _, tx := range a.w.Txns {
 			for _, st := range tx.Stmts {
