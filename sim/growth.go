@@ -390,11 +390,13 @@ func (r NodesReport) MarshalJSON() ([]byte, error) {
 //     one unit per shard is the model;
 //   - elasticsearch: a search runs on one copy of every shard of the
 //     index (Elasticsearch reference, "Search shard routing"): per shard;
-//   - redis: Redis Cluster's hash slots are not executed one by one: a
-//     command whose tip is request_policy:all_shards is sent once to
-//     each master (Redis docs, "Command tips"; redis-cli --cluster call),
-//     so a scatter costs one unit per node, and the per-node work counted
-//     here overstates a scatter's by up to slots/nodes;
+//   - redis: a keyless command (SCAN, KEYS, FT.SEARCH), tip
+//     request_policy:all_shards, is sent once to each master (Redis
+//     docs, "Command tips"), so such a scatter costs one unit per node and
+//     the per-node work counted here overstates it by up to slots/nodes;
+//     a multi-key command across slots is refused with CROSSSLOT unless
+//     the client splits it by slot (request_policy:multi_shard), one
+//     request per slot, as counted;
 //   - any other engine: the model is stated, and the per-node bound given.
 func ScatterCaveat(engine string, slots, nodes int, scatter bool) string {
 	if !scatter || nodes < 1 || slots < 4*nodes {
@@ -407,7 +409,7 @@ func ScatterCaveat(engine string, slots, nodes int, scatter bool) string {
 	case "elasticsearch":
 		return model + " Elasticsearch runs a search on one copy of every shard, so that is its cost."
 	case "redis":
-		return model + fmt.Sprintf(" Redis Cluster sends a multi-slot command once to each master (command tip request_policy:all_shards), so there a scatter costs %d units, one per node: the node work shown overstates scatters by up to %dx.", nodes, slots/nodes)
+		return model + fmt.Sprintf(" In Redis Cluster a command that names no key (SCAN, KEYS, a search) goes once to each master (command tip request_policy:all_shards), so there a scatter costs %d units, one per node: the node work shown overstates scatters by up to %dx; a multi-key command across slots is refused (CROSSSLOT) unless the client splits it by slot (request_policy:multi_shard), one request per slot as counted.", nodes, slots/nodes)
 	}
 	return model + fmt.Sprintf(" A system that sends a scatter once per node (as Redis Cluster does to each master) does %d units for it, up to %dx less; one that runs a task per shard (Citus) does what is counted.", nodes, slots/nodes)
 }

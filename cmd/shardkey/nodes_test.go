@@ -215,7 +215,7 @@ func TestScore_SlotLabels(t *testing.T) {
 
 // TestScatterCaveatSlots: the simulator counts a scatter one unit per
 // slot; with 64 slots over 4 nodes (64 >= 4 x 4) the output says so and,
-// per engine, what the system does: Redis Cluster sends a multi-slot
+// per engine, what the system does: Redis Cluster sends a keyless
 // command once to each master (command tip request_policy:all_shards),
 // 4 units, 64/4 = 16x less; Citus runs one task per shard placement, as
 // counted. With 8 slots over 4 nodes (8 < 16) no line. The social spec's
