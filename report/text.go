@@ -78,7 +78,13 @@ func (r *Score) WriteTable(w io.Writer) error {
 				}
 				parts = append(parts, p)
 			}
-			fmt.Fprintf(w, "adding a shard (%d -> %d) moves: %s\n", c.Shards, c.Shards+1, strings.Join(parts, "; "))
+			what := "a shard"
+			if c.Nodes != nil {
+				// The placements compared here re-place keys over one
+				// more slot; the nodes report gives growth by node.
+				what = "a slot"
+			}
+			fmt.Fprintf(w, "adding %s (%d -> %d) moves: %s\n", what, c.Shards, c.Shards+1, strings.Join(parts, "; "))
 		}
 	}
 	return nil
@@ -158,12 +164,16 @@ func bars(w io.Writer, c *sim.Candidate, capacity float64) {
 		fmt.Fprintln(w, "no work on any shard")
 		return
 	}
+	unit := "shard" // with slots over nodes, the bars are slots'
+	if c.Nodes != nil {
+		unit = "slot"
+	}
 	capCol := -1
 	if capacity > 0 {
 		capCol = int(math.Round(capacity / scale * barWidth))
-		fmt.Fprintf(w, "per-shard work, units/s (| marks capacity %s/s, ! a shard over it):\n", numfmt.Num(capacity))
+		fmt.Fprintf(w, "per-%s work, units/s (| marks capacity %s/s, ! a %s over it):\n", unit, numfmt.Num(capacity), unit)
 	} else {
-		fmt.Fprintln(w, "per-shard work, units/s:")
+		fmt.Fprintf(w, "per-%s work, units/s:\n", unit)
 	}
 	idx := make([]int, len(c.ShardWork))
 	for i := range idx {
@@ -196,7 +206,7 @@ func bars(w io.Writer, c *sim.Candidate, capacity float64) {
 		for _, s := range idx[10:] {
 			rest = append(rest, c.ShardWork[s])
 		}
-		fmt.Fprintf(w, "  ... %d more shards from %s down to %s (the 10 busiest are shown)\n", len(rest), numfmt.Num(rest[0]), numfmt.Num(rest[len(rest)-1]))
+		fmt.Fprintf(w, "  ... %d more %ss from %s down to %s (the 10 busiest are shown)\n", len(rest), unit, numfmt.Num(rest[0]), numfmt.Num(rest[len(rest)-1]))
 	}
 	fmt.Fprintf(w, "busiest %s/s, mean %s/s: %s the mean\n", numfmt.Num(c.MaxShardWork), numfmt.Num(c.MeanShardWork), numfmt.Ratio(c.WorkRatio))
 }

@@ -211,6 +211,17 @@ func TestScore_SlotLabels(t *testing.T) {
 			}
 		}
 	}
+	// The per-key section of the text format: the bars and the growth
+	// line are a slot's too (32 slots: the 10 busiest and 22 more).
+	code, out, errs := runCmd(t, "", "score", "--workload", spec, "-k", "hash(user_id)", "--slots", "32", "--nodes", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, w := range []string{"per-slot work, units/s", "... 22 more slots from", "adding a slot (32 -> 33) moves"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("score --slots 32 --nodes 4: no %q in\n%s", w, out)
+		}
+	}
 }
 
 // TestScatterCaveatSlots: the simulator counts a scatter one unit per
