@@ -106,6 +106,21 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 		}
 		rt.Warnings = append(rt.Warnings, msg)
 	}
+	for _, a := range accs {
+		names, ok := scheme.VindexNamesOf(a.Table)
+		if !ok {
+			continue
+		}
+		for _, h := range append(append([]string(nil), a.UseVindex...), a.IgnoreVindex...) {
+			if !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, h) }) {
+				// Vitess checks every hinted name against the table's
+				// column vindexes when it plans the statement
+				// (checkValidVindexHints, go/vt/vtgate/semantics/
+				// table_collector.go) and refuses an unknown one.
+				rt.Warnings = append(rt.Warnings, fmt.Sprintf("%s: Vitess refuses the statement: Vindex '%s' does not exist in table '%s' (VT09021; the table's vindexes: %s); the route shown applies the hint as written", w.Tables[a.Table].Name, h, w.Tables[a.Table].Name, strings.Join(names, ", ")))
+			}
+		}
+	}
 	if len(unknown) > 0 {
 		rt.Warnings = append(rt.Warnings, fmt.Sprintf("table(s) %s are in none of the inputs: routed with the columns and types the statement shows (check the name, or give the input that has them)", strings.Join(unknown, ", ")))
 	}

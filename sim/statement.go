@@ -215,6 +215,25 @@ func (s *Scheme) vschemaNames(ti int) (shardkey.VindexNames, bool) {
 	return shardkey.VindexNames{}, false
 }
 
+// VindexNamesOf returns the VSchema's names of table ti's column vindexes
+// (the primary first, then the lookups in name order); ok is false for a
+// design written by hand, which names none.
+func (s *Scheme) VindexNamesOf(ti int) (names []string, ok bool) {
+	n, ok := s.vschemaNames(ti)
+	if !ok {
+		return nil, false
+	}
+	if n.Primary != "" {
+		names = append(names, n.Primary)
+	}
+	var lk []string
+	for _, v := range n.Lookups {
+		lk = append(lk, v)
+	}
+	sort.Strings(lk)
+	return append(names, lk...), true
+}
+
 // keyVindexName returns the VSchema's name of table ti's primary vindex
 // when the compiled key is that vindex (the same columns); "" otherwise.
 func (s *Scheme) keyVindexName(ti int) string {

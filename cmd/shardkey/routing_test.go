@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -892,4 +893,43 @@ func TestRouting_MergePrimaryVindex(t *testing.T) {
 		{design: "users:hash(id); posts:hash(user_id)", sql: "SELECT * FROM users WHERE id IN (SELECT user_id FROM posts WHERE user_id = 6)", values: []int{6}},
 		{design: "users:hash(id); posts:hash(user_id)", sql: "SELECT * FROM users WHERE id IN (SELECT user_id FROM posts WHERE title = 'x') AND id = 5", values: []int{5}},
 	})
+}
+
+// TestRouting_HintUnknownVindex: Vitess checks every vindex a hint names
+// against the table's column vindexes when it plans the statement and
+// refuses an unknown one with VT09021 "Vindex '%s' does not exist in
+// table '%s'" (checkValidVindexHints, go/vt/vtgate/semantics/
+// table_collector.go; vterrors/code.go): explain warns so, in JSON too;
+// the VSchema's own names (user_index, music_user_map) raise nothing.
+func TestRouting_HintUnknownVindex(t *testing.T) {
+	vs := filepath.Join("testdata", "vitess", "vschema.json")
+	for _, c := range []struct {
+		sql  string
+		warn bool
+	}{
+		{"SELECT * FROM music USE VINDEX (nosuch) WHERE id = 5", true},
+		{"SELECT * FROM music IGNORE VINDEX (NoSuch) WHERE user_id = 5", true},
+		{"SELECT * FROM music USE VINDEX (music_user_map) WHERE id = 5", false},
+		{"SELECT * FROM music IGNORE VINDEX (USER_INDEX) WHERE id = 5", false},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "-k", "@"+vs, "--engine", "vitess", "--shards", "4", c.sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.sql, code, errs)
+		}
+		var r struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, w := range r.Warnings {
+			if strings.Contains(w, "VT09021") && strings.Contains(w, "does not exist in table 'music'") {
+				got = true
+			}
+		}
+		if got != c.warn {
+			t.Errorf("%s: VT09021 warning %v, want %v (warnings %q)", c.sql, got, c.warn, r.Warnings)
+		}
+	}
 }
