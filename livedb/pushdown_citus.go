@@ -210,7 +210,8 @@ func (s *pgSession) measureWorkers(ctx context.Context, t *shardkey.TableInfo, c
 		if !disjoint {
 			m.Method += " by each distinct value's 64-bit hash (the column is not the distribution column: its values may be on several workers)"
 		}
-		scaleSample(m, statsSample(s.opts.Stats), ones, false)
+		// No planner count: the coordinator's table is an empty shell.
+		scaleSample(m, statsSample(s.opts.Stats), ones, false, 0)
 		c.Measured = m
 		s.citus.measured[t.Name] = true
 		if selectAll && pgNumeric(oid, "x") != "" {

@@ -235,7 +235,7 @@ func (s *pgSession) measure(ctx context.Context, t *shardkey.TableInfo, cols []*
 			continue
 		}
 		m.Method = method
-		scaleSample(m, statsSample(s.opts.Stats), ones, unique)
+		scaleSample(m, statsSample(s.opts.Stats), ones, unique, t.RowEstimate)
 		c.Measured = m
 		if pt.selectAll && pgNumeric(oid, "x") != "" {
 			corrCols = append(corrCols, c)

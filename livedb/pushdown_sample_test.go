@@ -27,14 +27,13 @@ import (
 //
 // The expected figures are computed here from the same sample drawn by a
 // plain query (the same TABLESAMPLE clause, whose blocks PostgreSQL draws
-// from the seed alone), with the estimators written out: counts over
-// 0.1, Haas-Stokes Duj1 for the distinct values (for m and z every value
+// from the seed alone), with the estimators written out: counts scaled by
+// the planner's row count (reltuples) over the rows read, Haas-Stokes Duj1 for the distinct values (for m and z every value
 // is seen many times, f1 = 0, so the estimate is the sample's distinct
 // count: 1000 and 7, the closed forms), per-shard rows by
 // partition.Postgres over the sampled values. And the estimates are
-// checked against the table's closed forms: N rows within 15% (the
-// Horvitz-Thompson estimate over some 5,000 blocks has a relative
-// standard deviation near 4%), a tenth of them NULL in z.
+// checked against the table's closed forms: N rows within 15%, a tenth
+// of them NULL in z.
 func TestPushdown_PostgreSQLSample(t *testing.T) {
 	const n = 1000000
 	ctx := context.Background()
@@ -80,7 +79,15 @@ func TestPushdown_PostgreSQLSample(t *testing.T) {
 		(SELECT count(*) FROM (SELECT m FROM s`+sample+` GROUP BY m HAVING count(*) = 1) o) FROM s`+sample).Scan(&rows, &zNulls, &mDistinct, &mOnes); err != nil {
 		t.Fatal(err)
 	}
-	scale := func(x int64) int64 { return int64(math.Round(float64(x) / 0.1)) }
+	// Counts are scaled by the planner's row count over the rows read
+	// (ANALYZE's reltuples; a ratio estimate), not by 1/0.1: f is the
+	// share of the table's rows the sample read.
+	var reltuples float64
+	if err := db.QueryRow(ctx, `SELECT reltuples::float8 FROM pg_class WHERE oid = 's'::regclass`).Scan(&reltuples); err != nil || reltuples <= 0 {
+		t.Fatalf("reltuples %v: %v", reltuples, err)
+	}
+	f := float64(rows) / reltuples
+	scale := func(x int64) int64 { return int64(math.Round(float64(x) / f)) }
 	if math.Abs(float64(scale(rows))-n) > 0.15*n {
 		t.Fatalf("the sample drew %d rows: %d estimated, not within 15%% of %d", rows, scale(rows), n)
 	}
@@ -89,11 +96,11 @@ func TestPushdown_PostgreSQLSample(t *testing.T) {
 		m    *shardkey.MeasuredStats
 	}{{"id", id}, {"m", m}, {"z", z}} {
 		if x.m.Rows != scale(rows) || x.m.Sampled == "" || !strings.Contains(x.m.Method, "TABLESAMPLE SYSTEM (10%) REPEATABLE (7)") {
-			t.Errorf("%s: rows %d (want %d = %d sampled / 0.1), sampled %q, method %q", x.name, x.m.Rows, scale(rows), rows, x.m.Sampled, x.m.Method)
+			t.Errorf("%s: rows %d (want %d = %d sampled scaled to the planner's %.0f), sampled %q, method %q", x.name, x.m.Rows, scale(rows), rows, reltuples, x.m.Sampled, x.m.Method)
 		}
 	}
 	if z.Nulls != scale(zNulls) || math.Abs(float64(z.Nulls)/float64(z.Rows)-0.1) > 0.02 {
-		t.Errorf("z: %d NULL rows of %d; want %d (%d sampled / 0.1), near a tenth", z.Nulls, z.Rows, scale(zNulls), zNulls)
+		t.Errorf("z: %d NULL rows of %d; want %d (%d sampled, scaled), near a tenth", z.Nulls, z.Rows, scale(zNulls), zNulls)
 	}
 	// Duj1 written out, and the closed forms it reaches here.
 	duj1 := func(nn, d, f1, big float64) int64 {
@@ -297,6 +304,36 @@ func TestPushdown_PostgreSQLSampleSmall(t *testing.T) {
 	for _, c := range []string{"id", "u", "k"} {
 		check("empty database sample "+c, Options{NoStatements: true, SampleRows: 100, Stats: "db:sample=0.0001%"}, 100,
 			"table r: column "+c+": the database's TABLESAMPLE SYSTEM (0.0001%) read no row, so it estimates nothing: its figures come from the row sample")
+	}
+	// Scaled by the planner's count: 30% of the blocks of this table
+	// (about 30 blocks) read a share of its rows that strays from 30%;
+	// ANALYZE counted 5,000 rows, and the estimates are scaled to that:
+	// rows 5,000, the primary key's distinct values 5,000, k's 37 values'
+	// rows summing to 5,000 within rounding.
+	if n := drawn("30"); n < 1000 {
+		t.Fatalf("TABLESAMPLE SYSTEM (30) drew %d rows; the test wants more than the row sample's 1000", n)
+	}
+	{
+		w := &shardkey.Workload{Seed: seed}
+		if err := Read(ctx, w, dsn, Options{NoStatements: true, SampleRows: 1000, Stats: "db:sample=30%"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range w.Catalog.Table("r").Columns {
+			m := c.Measured
+			if m == nil {
+				t.Errorf("planner-scaled: column %s not measured inside the database", c.Name)
+				continue
+			}
+			if m.Rows != 5000 || !strings.Contains(m.Sampled, "the planner's 5000 rows") {
+				t.Errorf("planner-scaled: column %s: %d rows (%s); want 5000, scaled by the planner's count", c.Name, m.Rows, m.Sampled)
+			}
+			if c.Name == "id" && m.Distinct != 5000 {
+				t.Errorf("planner-scaled: id (the primary key): %d distinct values; want 5000", m.Distinct)
+			}
+			if c.Name == "k" && m.Distinct != 37 {
+				t.Errorf("planner-scaled: k (i %% 37): %d distinct values; want 37", m.Distinct)
+			}
+		}
 	}
 	n := drawn("10")
 	if n == 0 || n >= 2500 {
