@@ -4,77 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"os/user"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/pgserver"
 	"github.com/shardkey/shardkey/partition"
 )
 
-// startWorker starts a throwaway PostgreSQL server on a free loopback
-// port (initdb and pg_ctl from /usr/lib/postgresql/15/bin or
-// SHARDKEY_TEST_PG_BIN, data under /tmp/citus15-*), stopped when the
-// test ends, and returns its port; it skips when the binaries are
-// missing. As root the server runs as user postgres. (livedb's startPG,
-// which this package cannot import.)
-func startWorker(t *testing.T) int {
-	t.Helper()
-	bin := os.Getenv("SHARDKEY_TEST_PG_BIN")
-	if bin == "" {
-		bin = "/usr/lib/postgresql/15/bin"
-	}
-	initdb, pgctl := filepath.Join(bin, "initdb"), filepath.Join(bin, "pg_ctl")
-	for _, b := range []string{initdb, pgctl} {
-		if _, err := os.Stat(b); err != nil {
-			t.Skipf("no PostgreSQL server binaries to start a throwaway worker (%v; set SHARDKEY_TEST_PG_BIN)", err)
-		}
-	}
-	dir, err := os.MkdirTemp("/tmp", "citus15-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	run := func(args ...string) *exec.Cmd { return exec.Command(args[0], args[1:]...) }
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			t.Skipf("running as root and no postgres user to run a throwaway server as: %v", err)
-		}
-		if out, err := exec.Command("chown", u.Username, dir).CombinedOutput(); err != nil {
-			t.Fatalf("chown: %v: %s", err, out)
-		}
-		run = func(args ...string) *exec.Cmd {
-			return exec.Command("runuser", append([]string{"-u", u.Username, "--"}, args...)...)
-		}
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	data := filepath.Join(dir, "data")
-	if out, err := run(initdb, "-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C").CombinedOutput(); err != nil {
-		t.Fatalf("initdb: %v: %s", err, out)
-	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=20 -c shared_buffers=16MB", port, dir)
-	if out, err := run(pgctl, "-D", data, "-o", opts, "-w", "-t", "60", "-l", filepath.Join(dir, "log"), "start").CombinedOutput(); err != nil {
-		t.Fatalf("pg_ctl start: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := run(pgctl, "-D", data, "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
-			t.Logf("pg_ctl stop: %v: %s", err, out)
-		}
-	})
-	return port
-}
+// startWorker starts a throwaway PostgreSQL server (internal/pgserver)
+// and returns its port.
+func startWorker(t *testing.T) int { return pgserver.Start(t) }
 
 // score --from a Citus coordinator -k @from, its distributed table's rows
 // on two workers (throwaway servers; the coordinator's catalog made by
