@@ -552,7 +552,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	}
 	// Last, so that it is the reason given: an engine that places keys
 	// only by hash cannot run a range key at all.
-	if why := hashOnly[a.engine]; why != "" {
+	if why := partition.HashOnly(a.engine); why != "" {
 		for _, tk := range c.Tables {
 			if isRange(d, tk.Table) {
 				as.Viable = false
@@ -655,15 +655,6 @@ func (a *analysis) mongoUnsharded(key string, c *sim.Candidate) []string {
 	return out
 }
 
-// hashOnly names the engines that place keys only by hash, with why: a
-// range key is not something they can run.
-var hashOnly = map[string]string{
-	"redis":            "Redis Cluster places every key by hash slot (CRC16 of the key or its hash tag, mod 16384)",
-	"cassandra":        "Cassandra's default Murmur3Partitioner places partitions by token (the ordered partitioners are deprecated)",
-	"kafka":            "Kafka's producer places a keyed record by murmur2 of the key, mod the partition count",
-	"kafka-librdkafka": "librdkafka places a keyed record by a hash of the key, mod the partition count",
-	"elasticsearch":    "Elasticsearch routes a document by murmur3 of its _routing value to a shard",
-}
 
 // tableRates returns the read and the write requests/s of table ti's
 // operations.
