@@ -655,7 +655,6 @@ func (a *analysis) mongoUnsharded(key string, c *sim.Candidate) []string {
 	return out
 }
 
-
 // tableRates returns the read and the write requests/s of table ti's
 // operations.
 func (a *analysis) tableRates(ti int) (reads, writes float64) {
