@@ -512,19 +512,71 @@ func addLookup(w *shardkey.Workload, key, table string, l shardkey.Lookup) (stri
 // (rather than of its hash) would be skewed.
 func (a *analysis) flags(best *Assessment, n int) []string {
 	var out []string
-	low := map[string][]string{}
-	var lowOrder []string
+	// Low-cardinality keys, one flag per (cardinality, basis): the tables
+	// of an entity group carry the root key under their own column names
+	// (TPC-C's w_id, c_w_id, d_w_id, ...), so the flag names each table's
+	// column rather than repeating itself per table. A cardinality counted
+	// from the statements' values (a log, no row sample) is what the log
+	// names, a lower bound of what the table holds, and the text says so.
+	// A key with a value per sampled row (an id) is unique: its count
+	// grows with the table, and no cap on the shard count follows.
+	type lowKey struct {
+		card            int
+		traffic, unique bool
+	}
+	low := map[lowKey][]string{} // tables
+	cols := map[lowKey][]string{}
+	var lowOrder []lowKey
 	for _, tk := range best.Score.Tables {
 		if tk.Cardinality > 0 && tk.Cardinality < 10*n {
-			k := fmt.Sprintf("%s has %d distinct values for %d shards", strings.Join(tk.Columns, ", "), tk.Cardinality, n)
+			k := lowKey{tk.Cardinality, tk.Basis == "traffic" && tk.Database == nil, tk.Rows > 0 && tk.Cardinality == tk.Rows}
 			if low[k] == nil {
 				lowOrder = append(lowOrder, k)
 			}
 			low[k] = append(low[k], tk.Table)
+			c := strings.Join(tk.Columns, ", ")
+			if !slices.Contains(cols[k], c) {
+				cols[k] = append(cols[k], c)
+			}
 		}
 	}
 	for _, k := range lowOrder {
-		out = append(out, fmt.Sprintf("%s (%s): fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly", k, strings.Join(low[k], ", ")))
+		values := fmt.Sprintf("%d distinct %s", k.card, plural(k.card, "value", "values"))
+		if k.traffic {
+			values = "the statements name " + values
+		}
+		var head string
+		if len(cols[k]) == 1 {
+			if k.traffic {
+				head = fmt.Sprintf("%s of %s for %d shards (%s)", values, cols[k][0], n, strings.Join(low[k], ", "))
+			} else {
+				head = fmt.Sprintf("%s has %s for %d shards (%s)", cols[k][0], values, n, strings.Join(low[k], ", "))
+			}
+		} else {
+			var named []string
+			for _, tn := range low[k] {
+				for _, tk := range best.Score.Tables {
+					if tk.Table == tn && tk.Cardinality == k.card {
+						named = append(named, tn+"."+strings.Join(tk.Columns, ", "))
+						break
+					}
+				}
+			}
+			head = fmt.Sprintf("%s for %d shards in the key of %s", values, n, strings.Join(named, "; "))
+		}
+		if_ := ""
+		if k.traffic {
+			if_ = "if the " + plural(len(low[k]), "table holds", "tables hold") + " no more, "
+		}
+		if k.unique {
+			out = append(out, fmt.Sprintf("%s: fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly (a value per row: the count grows with the table)", head))
+			continue
+		}
+		if k.card < n {
+			out = append(out, fmt.Sprintf("%s: fewer values than shards; %sat least %d of the %d shards hold none of these rows, and no shard count spreads them further: one value's rows and traffic stay on one shard unless the key gains a column (a compound key, or salting)", head, if_, n-k.card, n))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly; %sno more than %d shards can ever be used: past %d the busiest shard still carries one value's whole traffic", head, if_, k.card, k.card))
 	}
 	// Integer ids used as lookup keys whose low bits are patterned.
 	for r, us := range a.use {

@@ -120,3 +120,46 @@ func TestAfterFixesReadModelNotBetter(t *testing.T) {
 		t.Errorf("31.3/s against 288/s, the same 200 req/s moved: want it first (decided %v, first %v)", decided, first)
 	}
 }
+
+// TestFlagsLowCardinality: one flag per cardinality, naming each table's
+// column when an entity group carries the root key under other names
+// (TPC-C's w_id, c_w_id), the shards a key of fewer values than shards
+// leaves empty (8 shards, 3 values: 5), the shard count past which a key
+// cannot spread (10 values), and a log's counts as what the statements
+// name.
+func TestFlagsLowCardinality(t *testing.T) {
+	tk := func(table, col string, card int, basis string) sim.TableKey {
+		return sim.TableKey{KeyStats: sim.KeyStats{Table: table, Columns: []string{col}, Cardinality: card, Basis: basis}}
+	}
+	best := &Assessment{Score: &sim.Candidate{Tables: []sim.TableKey{
+		tk("warehouse", "w_id", 10, ""), tk("customer", "c_w_id", 10, ""),
+		tk("district", "d_w_id", 10, ""), tk("item", "i_id", 100000, ""),
+		tk("posts", "user_id", 3, "traffic"),
+	}}}
+	got := (&analysis{}).flags(best, 8)
+	want := []string{
+		"10 distinct values for 8 shards in the key of warehouse.w_id; customer.c_w_id; district.d_w_id: fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly; no more than 10 shards can ever be used: past 10 the busiest shard still carries one value's whole traffic",
+		"the statements name 3 distinct values of user_id for 8 shards (posts): fewer values than shards; if the table holds no more, at least 5 of the 8 shards hold none of these rows, and no shard count spreads them further: one value's rows and traffic stay on one shard unless the key gains a column (a compound key, or salting)",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("flags:\n%q\nwant\n%q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("flag %d:\n%s\nwant\n%s", i, got[i], want[i])
+		}
+	}
+}
+
+// TestFlagsUniqueKey: a key with a value per sampled row (24 documents, 24
+// ObjectIds) is not capped: its count grows with the collection.
+func TestFlagsUniqueKey(t *testing.T) {
+	best := &Assessment{Score: &sim.Candidate{Tables: []sim.TableKey{
+		{KeyStats: sim.KeyStats{Table: "orders", Columns: []string{"_id"}, Rows: 24, Cardinality: 24}},
+	}}}
+	got := (&analysis{}).flags(best, 4)
+	want := "_id has 24 distinct values for 4 shards (orders): fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly (a value per row: the count grows with the table)"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("flags %q; want [%q]", got, want)
+	}
+}
