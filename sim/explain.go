@@ -454,7 +454,8 @@ func outsideType(t *shardkey.Table, keyCols []int, conds []shardkey.Cond) string
 }
 
 // describeConds describes the conditions on key columns ("user_id = 42 and
-// created_at >= 2026-01-01").
+// created_at >= '2026-01-01T00:00:00Z'"), values as SQL literals
+// (sqlLiteral).
 func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind shardkey.Kind) string {
 	var parts []string
 	for _, c := range conds {
@@ -471,7 +472,7 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 			if c.Fresh != shardkey.NotFresh {
 				parts = append(parts, name+" = <new value>")
 			} else {
-				parts = append(parts, name+" = "+c.Val.String())
+				parts = append(parts, name+" = "+sqlLiteral(c.Val))
 			}
 		case shardkey.In:
 			vals := make([]string, 0, len(c.List)+1)
@@ -480,7 +481,7 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 					vals = append(vals, fmt.Sprintf("... %d more", len(c.List)-8))
 					break
 				}
-				vals = append(vals, v.String())
+				vals = append(vals, sqlLiteral(v))
 			}
 			switch {
 			case c.Unknown < 0:
@@ -525,19 +526,35 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				if b.LoIncl {
 					op = ">="
 				}
-				r = append(r, name+" "+op+" "+b.Lo.String())
+				r = append(r, name+" "+op+" "+sqlLiteral(b.Lo))
 			}
 			if b != nil && b.HasHi {
 				op := "<"
 				if b.HiIncl {
 					op = "<="
 				}
-				r = append(r, name+" "+op+" "+b.Hi.String())
+				r = append(r, name+" "+op+" "+sqlLiteral(b.Hi))
 			}
 			parts = append(parts, strings.Join(r, " and "))
 		}
 	}
 	return strings.Join(parts, " and ")
+}
+
+// sqlLiteral writes v as a literal of a statement's condition: a value
+// SQL writes as a string literal (text, and a UUID or timestamp, which a
+// statement gives as a string) in single quotes, a quote inside doubled
+// as standard SQL escapes it (it's is written 'it' then two quotes then
+// 's'); any other value in its text form
+// (Value.String: 42, 1.5, true, hex bytes). The reasons that quote a
+// statement's conditions ("name = 'x' binds ...") use it, so that a
+// string reads as the statement wrote it.
+func sqlLiteral(v shardkey.Value) string {
+	switch v.Type {
+	case shardkey.Text, shardkey.UUID, shardkey.Timestamp:
+		return "'" + strings.ReplaceAll(v.String(), "'", "''") + "'"
+	}
+	return v.String()
 }
 
 // article puts "a" or "an" before a word ("an update", "a delete").

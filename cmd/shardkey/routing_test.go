@@ -933,3 +933,38 @@ func TestRouting_HintUnknownVindex(t *testing.T) {
 		}
 	}
 }
+
+// TestRouting_StringLiteralQuoted: a reason quotes the statement's
+// conditions as SQL writes them: a string literal keeps its single quotes
+// (a quote inside doubled, standard SQL's escape), in text and JSON;
+// numbers stay bare. The expected texts are the statements' own
+// conditions, written out by hand.
+func TestRouting_StringLiteralQuoted(t *testing.T) {
+	for _, c := range []struct {
+		design, sql, want string
+	}{
+		{"hash(name)", "SELECT * FROM t WHERE name = 'x'", "name = 'x' binds every column of the key hash(name) on t"},
+		{"hash(name)", "SELECT * FROM t WHERE name = 'it''s'", "name = 'it''s' binds every column"},
+		{"hash(name)", "SELECT * FROM t WHERE name IN ('a', 'b')", "name IN ('a', 'b') routes by the key hash(name)"},
+		{"hash(id)", "SELECT * FROM t WHERE id = 42", "id = 42 binds every column"},
+		{"users:hash(id), lookup(email)", "SELECT * FROM users WHERE email = 'a@x.com'", "email = 'a@x.com' does not bind the key hash(id) on users"},
+	} {
+		for _, format := range []string{"table", "json"} {
+			code, out, errs := runCmd(t, "", "explain", "--format", format, "--dialect", "mysql", "-k", c.design, c.sql)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", c.sql, code, errs)
+			}
+			reason := out
+			if format == "json" {
+				var r routed
+				if err := json.Unmarshal([]byte(out), &r); err != nil {
+					t.Fatal(err)
+				}
+				reason = r.Reason
+			}
+			if !strings.Contains(reason, c.want) {
+				t.Errorf("%s (%s): reason %q; want it to contain %q", c.sql, format, reason, c.want)
+			}
+		}
+	}
+}
