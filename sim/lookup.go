@@ -126,7 +126,7 @@ func (s *Scheme) compileLookups() error {
 				return fmt.Errorf("key %q: table %s: %s: %w", s.Design.Text, t.Name, spec, err)
 			}
 			if note != "" {
-				s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s: %s", s.Design.Text, t.Name, spec, note))
+				s.Warnings = append(s.Warnings, s.lookupWarning(lk, note))
 			}
 			lk.eng = eng
 			if lk.lay, err = eng.Layout(s.N); err != nil {
@@ -139,7 +139,7 @@ func (s *Scheme) compileLookups() error {
 				return err
 			}
 			if spec.Unique && lk.multi > 0 {
-				s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s is unique, but %d value(s) of %s are on several rows of the sample: Vitess's lookup_unique would refuse the second row; write lookup(%s, nonunique)", s.Design.Text, t.Name, spec, lk.multi, spec.Col, spec.Col))
+				s.Warnings = append(s.Warnings, s.lookupWarning(lk, fmt.Sprintf("is unique, but %d value(s) of %s are on several rows of the sample: Vitess's lookup_unique would refuse the second row; write lookup(%s, nonunique)", lk.multi, spec.Col, spec.Col)))
 			}
 			s.lookups = append(s.lookups, lk)
 			tk.lookups = append(tk.lookups, lk)
@@ -181,6 +181,32 @@ func (s *Scheme) compileLookups() error {
 		sort.SliceStable(tk.lookups, func(i, j int) bool { return tk.lookups[i].spec.Unique && !tk.lookups[j].spec.Unique })
 	}
 	return nil
+}
+
+// LookupWarning is a finding about one table's lookup, not about the
+// whole design: its text names the table and the lookup (by its vindex
+// name when the design came from a VSchema, else as lookup(col)), not the
+// design, so that it reads the same under every design and candidate that
+// has the lookup (and a command prints it once), and explain shows it
+// only for a statement of Table.
+type LookupWarning struct {
+	Table  string // the owner table, as the workload names it
+	Lookup string // the lookup: "vindex name_user_map (Vitess lookup on name)" or "lookup(name, nonunique)"
+	Msg    string // what is wrong
+}
+
+func (w *LookupWarning) Error() string {
+	return fmt.Sprintf("table %s: %s: %s", w.Table, w.Lookup, w.Msg)
+}
+
+// lookupWarning returns a LookupWarning about lk saying msg.
+func (s *Scheme) lookupWarning(lk *lookupKey, msg string) *LookupWarning {
+	t := s.w.Tables[lk.table]
+	name := lk.spec.String()
+	if n := s.lookupVindexName(lk); n != "" {
+		name = fmt.Sprintf("vindex %s (Vitess %s on %s)", n, lk.spec.VindexType(), t.Columns[lk.col].Name)
+	}
+	return &LookupWarning{Table: t.Name, Lookup: name, Msg: msg}
 }
 
 // lookupFallback is the Vitess vindex of a lookup table's column the
@@ -266,7 +292,7 @@ func (s *Scheme) lookupOwners(lk *lookupKey, tk *tableKey, t *shardkey.Table) er
 		switch {
 		case len(lk.owners) == 0:
 			lk.unseen = 0
-			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s: no row sample, so how many shards the rows of one %s are on is unknown: statements by %s are routed through the lookup to at most every shard, which ones unknown, and scored at that bound (give rows: --rows, --from, a workload)", s.Design.Text, t.Name, lk.spec, lk.spec.Col, lk.spec.Col))
+			s.Warnings = append(s.Warnings, s.lookupWarning(lk, fmt.Sprintf("no row sample, so how many shards the rows of one %s are on is unknown: statements by %s are routed through the lookup to at most every shard, which ones unknown, and scored at that bound (give rows: --rows, --from, a workload)", lk.spec.Col, lk.spec.Col)))
 		default:
 			lk.unseen = max(1, int(math.Round(float64(total)/float64(len(lk.owners)))))
 		}

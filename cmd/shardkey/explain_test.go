@@ -660,3 +660,31 @@ func TestExplain_ReferenceWritesVSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain_LookupWarningOnce: the no-row-sample warning of a lookup is
+// about one table's vindex, not the design: it names the table and the
+// vindex (testdata/vitess/vschema.json: user's non-unique lookup
+// name_user_map on Name), not the whole key; explain shows it for a
+// statement of user and not for one of music (which that lookup does not
+// route), and score prints it once though two designs have the lookup.
+func TestExplain_LookupWarningOnce(t *testing.T) {
+	const want = "warning: table user: vindex name_user_map (Vitess lookup on name): no row sample, so how many shards the rows of one name are on is unknown"
+	vs := []string{"explain", "--dialect", "mysql", "-k", "@testdata/vitess/vschema.json", "--engine", "vitess", "--shards", "4"}
+	code, _, errs := runCmd(t, "", append(vs, "SELECT * FROM user WHERE name = 'x'")...)
+	if code != 0 || strings.Count(errs, "no row sample") != 1 || !strings.Contains(errs, want) || strings.Contains(errs, `key "`) {
+		t.Errorf("user by name: exit %d, stderr %q; want one warning %q, without the key", code, errs, want)
+	}
+	code, out, errs := runCmd(t, "", append(vs, "--format", "json", "SELECT * FROM music WHERE id = 3")...)
+	if code != 0 || strings.Contains(errs, "no row sample") || strings.Contains(out, "no row sample") {
+		t.Errorf("music by id: exit %d, stdout %q, stderr %q; want no warning about user's lookup", code, out, errs)
+	}
+	// Two designs with the same lookup and no row sample: one warning.
+	log := writeFile(t, "general.log", "/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n"+
+		"2024-05-01T10:00:01.000000Z\t   10 Query\tSELECT * FROM users WHERE name = 'a'\n"+
+		"2024-05-01T10:00:02.000000Z\t   10 Query\tSELECT * FROM users WHERE id = 7\n")
+	code, _, errs = runCmd(t, "", "score", "--log", log, "--engine", "vitess", "-k", "users:hash(id), lookup(name, nonunique)", "-k", "users:range(id), lookup(name, nonunique)")
+	const want2 = "warning: table users: lookup(name, nonunique): no row sample"
+	if code != 0 || strings.Count(errs, want2) != 1 {
+		t.Errorf("score, two designs: exit %d, stderr %q; want %q once", code, errs, want2)
+	}
+}
