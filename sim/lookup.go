@@ -47,10 +47,15 @@ import (
 //     in the lookup-row-lock session: its work counts, its shards do not
 //     make the transaction cross shards.
 //   - The lookup table is sharded by its column, over the same shards, by
-//     the design's engine; under a Vitess engine whose vindex cannot hash
-//     the column's type (hash takes integers), by unicode_loose_md5 for
-//     text (the vindex Vitess's examples give a varchar lookup table),
-//     binary_md5 for bytes, xxhash otherwise: what emit writes.
+//     the design's engine (by the vindex a VSchema the design was read
+//     from shards it by, when it does); under a Vitess engine whose vindex
+//     cannot hash the column's type (hash takes integers), by
+//     unicode_loose_md5 for text (the vindex Vitess's examples give a
+//     varchar lookup table), binary_md5 for bytes, xxhash otherwise: what
+//     emit writes. A VSchema that defines no table (or one without a
+//     vindex) for a lookup's backing table does not place its rows: each
+//     lookup row is then counted on one shard at random, and no vindex is
+//     said to shard it.
 //
 // A NULL value has no lookup row (Vitess skips it with ignore_nulls and
 // refuses the insert without).
@@ -115,18 +120,32 @@ func (s *Scheme) compileLookups() error {
 				return fmt.Errorf("key %q: table %s: %s: no column %q (columns: %s)", s.Design.Text, t.Name, spec, spec.Col, strings.Join(t.ColumnNames(), ", "))
 			}
 			lk := &lookupKey{idx: len(s.lookups), table: ti, col: ci, spec: spec}
+			base, from := s.Engine, ""
 			if n, ok := s.vschemaNames(ti); ok {
 				lc := strings.ToLower(spec.Col)
 				if _, named := n.Lookups[lc]; named && !n.LookupTables[lc] {
 					lk.unplaced, lk.lkTable = true, n.LookupTableNames[lc]
 				}
+				if e := n.LookupEngines[lc]; e != "" {
+					// The VSchema shards the lookup table by a vindex of
+					// its own: that vindex places its rows.
+					if vsEng, err := partition.Lookup(e); err == nil {
+						base, from = vsEng, fmt.Sprintf("the VSchema shards its lookup table %s by engine %s's vindex: ", n.LookupTableNames[lc], e)
+					}
+				}
 			}
-			eng, note, err := lookupEngine(s.Engine, t, ci)
+			eng, note, err := lookupEngine(base, t, ci)
 			if err != nil {
 				return fmt.Errorf("key %q: table %s: %s: %w", s.Design.Text, t.Name, spec, err)
 			}
-			if note != "" {
-				s.Warnings = append(s.Warnings, s.lookupWarning(lk, note))
+			switch {
+			case lk.unplaced:
+				// The VSchema places no lookup table: nothing shards
+				// its rows (each is counted on one shard at random, and
+				// the reasons say where they are is unknown), so no
+				// vindex is said to.
+			case note != "":
+				s.Warnings = append(s.Warnings, s.lookupWarning(lk, from+note))
 			}
 			lk.eng = eng
 			if lk.lay, err = eng.Layout(s.N); err != nil {
@@ -235,7 +254,7 @@ func lookupEngine(eng partition.Engine, t *shardkey.Table, ci int) (partition.En
 		name := lookupFallback(t.Columns[ci].Type)
 		alt, aerr := partition.Lookup(name)
 		if aerr == nil && probeEngine(alt, t, []int{ci}) == nil {
-			return alt, fmt.Sprintf("engine %s cannot hash %s values, so the lookup table is sharded by %s (its vindex in the VSchema)", eng.Name(), t.Columns[ci].Type, name), nil
+			return alt, fmt.Sprintf("engine %s cannot hash %s values, so the lookup table is scored as sharded by %s (the vindex --emit vschema gives it)", eng.Name(), t.Columns[ci].Type, name), nil
 		}
 	}
 	return nil, "", fmt.Errorf("the lookup table is sharded by its column: %w", err)

@@ -688,3 +688,57 @@ func TestExplain_LookupWarningOnce(t *testing.T) {
 		t.Errorf("score, two designs: exit %d, stderr %q; want %q once", code, errs, want2)
 	}
 }
+
+// TestExplain_LookupTableVindex: what a warning says shards a lookup
+// table agrees with the VSchema. Under 4 even shards a keyspace id's shard
+// is its first byte * 4 / 256; the keyspace ids of 'hello' are Vitess's
+// own vectors (partition/testdata/vectors/vitess_vindexes.json, from
+// go/vt/vtgate/vindexes/*_test.go at v0.24.4): xxhash a36d9f887d82c726
+// (shard 2), unicode_loose_md5 e651ea773ebc5733... (shard 3).
+//   - a VSchema that shards the backing table name_user_vdx by an xxhash
+//     vindex: the lookup row of 'hello' is on shard 2, and no warning
+//     names another vindex;
+//   - a hand-written design under the hash vindex (which takes integers):
+//     shard 3, by unicode_loose_md5, the vindex --emit vschema gives it,
+//     as the warning says;
+//   - testdata/vitess/vschema.json, which defines no table for
+//     name_user_vdx: the reason says so and no warning says a vindex
+//     shards it.
+func TestExplain_LookupTableVindex(t *testing.T) {
+	vs := writeFile(t, "vschema.json", `{"keyspaces": {"main": {"sharded": true,
+ "vindexes": {"hash": {"type": "hash"}, "xx": {"type": "xxhash"},
+   "name_user_map": {"type": "lookup_unique", "owner": "user", "params": {"table": "name_user_vdx", "from": "name", "to": "keyspace_id"}}},
+ "tables": {"user": {"column_vindexes": [{"column": "id", "name": "hash"}, {"column": "name", "name": "name_user_map"}]},
+   "name_user_vdx": {"column_vindexes": [{"column": "name", "name": "xx"}]}}}}}`)
+	const sql = "SELECT * FROM user WHERE name = 'hello'"
+	for _, c := range []struct {
+		key          string
+		lookupShards []int
+		warn         string // a warning that must be there ("" none about sharding)
+		reason       string
+	}{
+		{"@" + vs, []int{2}, "", "lookup name -> keyspace id on shard 2"},
+		{"user:hash(id), lookup(name)", []int{3}, "the lookup table is scored as sharded by vitess-unicode-loose-md5 (the vindex --emit vschema gives it)", "on shard 3"},
+		{"@testdata/vitess/vschema.json", nil, "", "its lookup table name_user_vdx, which the VSchema defines no table or vindex for"},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "--engine", "vitess", "--shards", "4", "-k", c.key, sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.key, code, errs)
+		}
+		var r struct {
+			Reason       string   `json:"reason"`
+			LookupShards []int    `json:"lookup_shards"`
+			Warnings     []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(r.LookupShards, c.lookupShards) || !strings.Contains(r.Reason, c.reason) {
+			t.Errorf("%s: lookup shards %v, reason %q; want %v and %q", c.key, r.LookupShards, r.Reason, c.lookupShards, c.reason)
+		}
+		sharding := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "sharded by") })
+		if c.warn == "" && sharding || c.warn != "" && !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, c.warn) }) {
+			t.Errorf("%s: warnings %q; want %q", c.key, r.Warnings, c.warn)
+		}
+	}
+}
