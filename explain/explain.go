@@ -134,6 +134,12 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 			}
 		}
 	}
+	for _, tn := range st.MultipleVindexHints() {
+		// Vitess refuses a table with two vindex hints before it routes
+		// anything (checkAliasedTableExpr, go/vt/vtgate/semantics/
+		// check_invalid.go).
+		rt.Warnings = append(rt.Warnings, fmt.Sprintf("%s: Vitess refuses the statement: can not use multiple vindex hints for table %s (VT09020); the route shown applies every hint as written", tn, tn))
+	}
 	if len(unknown) > 0 {
 		rt.Warnings = append(rt.Warnings, fmt.Sprintf("table(s) %s are in none of the inputs: routed with the columns and types the statement shows (check the name, or give the input that has them)", strings.Join(unknown, ", ")))
 	}

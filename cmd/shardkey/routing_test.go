@@ -968,3 +968,45 @@ func TestRouting_StringLiteralQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestRouting_HintMultipleVindex: Vitess refuses a table with more than
+// one vindex hint (USE VINDEX then IGNORE VINDEX, or two USE VINDEX)
+// before it plans the statement: VT09020 "can not use multiple vindex
+// hints for table %s", the table as the statement names it
+// (checkAliasedTableExpr, go/vt/vtgate/semantics/check_invalid.go, and
+// its test check_invalid_test.go; vterrors/code.go, v0.24.4). explain
+// warns so, in text and JSON; one hint naming two vindexes is allowed.
+func TestRouting_HintMultipleVindex(t *testing.T) {
+	vs := filepath.Join("testdata", "vitess", "vschema.json")
+	for _, c := range []struct {
+		sql  string
+		want string // the Vitess error text, "" for none
+	}{
+		{"SELECT * FROM music USE VINDEX (music_user_map) IGNORE VINDEX (user_index) WHERE id = 5", "can not use multiple vindex hints for table music"},
+		{"SELECT * FROM music USE VINDEX (music_user_map) USE VINDEX (user_index) WHERE id = 5", "can not use multiple vindex hints for table music"},
+		{"SELECT * FROM user_extra WHERE user_id IN (SELECT user_id FROM music IGNORE VINDEX (user_index) IGNORE VINDEX (music_user_map) WHERE id = 5)", "can not use multiple vindex hints for table music"},
+		{"SELECT * FROM music USE VINDEX (music_user_map, user_index) WHERE id = 5", ""},
+		{"SELECT * FROM music IGNORE VINDEX (user_index) WHERE id = 5", ""},
+	} {
+		for _, format := range []string{"table", "json"} {
+			code, out, errs := runCmd(t, "", "explain", "--format", format, "--dialect", "mysql", "-k", "@"+vs, "--engine", "vitess", "--shards", "4", c.sql)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", c.sql, code, errs)
+			}
+			warnings := errs
+			if format == "json" {
+				var r struct {
+					Warnings []string `json:"warnings"`
+				}
+				if err := json.Unmarshal([]byte(out), &r); err != nil {
+					t.Fatal(err)
+				}
+				warnings = strings.Join(r.Warnings, "\n")
+			}
+			got := strings.Contains(warnings, "VT09020")
+			if got != (c.want != "") || c.want != "" && strings.Count(warnings, c.want+" (VT09020)") != 1 {
+				t.Errorf("%s (%s): warnings %q; want %q (VT09020) once", c.sql, format, warnings, c.want)
+			}
+		}
+	}
+}
