@@ -40,6 +40,11 @@ type Route struct {
 	// values are the distinct key values (tuples, as text) that route
 	// the statement; nil when it is not routed by values.
 	values map[string]bool
+	// merge is the note ending Reason when the read is one route with
+	// another read it is compared with (Vitess merges them), "" when it
+	// is not; mergeWhy says why they merge, for a statement's reason
+	// that states the shared route once (ExplainStatement).
+	merge, mergeWhy string
 }
 
 // Explain routes one statement (its kind and conditions on table ti) and
@@ -85,11 +90,15 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			if n := s.keyVindexName(ti); n != "" {
 				v = " " + n
 			}
-			rt.Reason += fmt.Sprintf(" (one route with the read of %s it is compared with: %s.%s and %s are the keys of their tables by the same unique vindex%s, so a value is on the same one shard in both, and Vitess merges the two routes and routes them by the better condition of both)", strings.SplitN(mergedWith, ".", 2)[0], t.Name, mergedOn, mergedWith, v)
+			rt.merge = fmt.Sprintf(" (one route with the read of %s it is compared with: %s.%s and %s are the keys of their tables by the same unique vindex%s, so a value is on the same one shard in both, and Vitess merges the two routes and routes them by the better condition of both)", strings.SplitN(mergedWith, ".", 2)[0], t.Name, mergedOn, mergedWith, v)
+			rt.mergeWhy = fmt.Sprintf("%s.%s and %s are the keys of their tables by the same unique vindex%s, so a value is on the same one shard in both", t.Name, mergedOn, mergedWith, v)
+			rt.Reason += rt.merge
 		}()
 	} else if mergedOn != "" {
 		defer func() {
-			rt.Reason += fmt.Sprintf(" (one route with the read of %s it is compared with on %s, a unique lookup: a value of %s is on one row and one shard, so Vitess merges the two routes and routes them by the better condition of both)", t.Name, mergedOn, mergedOn)
+			rt.merge = fmt.Sprintf(" (one route with the read of %s it is compared with on %s, a unique lookup: a value of %s is on one row and one shard, so Vitess merges the two routes and routes them by the better condition of both)", t.Name, mergedOn, mergedOn)
+			rt.mergeWhy = fmt.Sprintf("they are compared on %s, a unique lookup: a value of %s is on one row and one shard", mergedOn, mergedOn)
+			rt.Reason += rt.merge
 		}()
 	}
 	keyCols := make([]string, len(tk.cols))

@@ -1010,3 +1010,33 @@ func TestRouting_HintMultipleVindex(t *testing.T) {
 		}
 	}
 }
+
+// TestRouting_MergedReasonOnce: a read merged with another read of its
+// table on a unique lookup (TestRouting_UniqueLookupMerge) is routed by
+// the same condition as that read, so the reason states the condition
+// once and says that both reads are one route and why, instead of
+// repeating the inner read's clause for the outer read. 5's shard under
+// 4 shards is vitessShards(4, 5) (Vitess's own hash vector).
+func TestRouting_MergedReasonOnce(t *testing.T) {
+	const d = "music:hash(user_id), lookup(id)"
+	shard := vitessShards(4, 5)[0]
+	for _, sql := range []string{
+		"SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5)",
+		"SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5) AND user_id IN (1, 2)",
+		"SELECT a.id FROM music a JOIN music b ON a.id = b.id WHERE b.user_id = 5",
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "--engine", "vitess", "--shards", "4", "-k", d, sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", sql, code, errs)
+		}
+		var r routed
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		clause := fmt.Sprintf("read music: user_id = 5 binds every column of the key hash(user_id) on music: single-shard, shard %d", shard)
+		if strings.Count(r.Reason, "user_id = 5") != 1 || !strings.HasPrefix(r.Reason, clause) ||
+			!strings.Contains(r.Reason, "both reads of music: one route, as they are compared on id, a unique lookup") {
+			t.Errorf("%s: reason %q; want %q once, then that both reads of music are one route (compared on id, a unique lookup)", sql, r.Reason, clause)
+		}
+	}
+}
