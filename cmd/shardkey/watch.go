@@ -298,6 +298,12 @@ func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, o
 	if err := livedb.Read(e.ctx, base, c.from, o); err != nil {
 		return fmt.Errorf("--from: %w", err)
 	}
+	// The database's tables are all the windows may read: each design
+	// is checked against them all up front, not against the first
+	// window's statements.
+	if err := wt.Check(base); err != nil {
+		return err
+	}
 	p, err := livedb.NewPoller(e.ctx, base, c.from, o)
 	if err != nil {
 		return fmt.Errorf("--from: %w", err)
