@@ -961,6 +961,12 @@ type VindexNames struct {
 	// backing table's name as the VSchema gives it (params.table; ""
 	// when it gives none).
 	LookupTableNames map[string]string
+	// LookupEngines maps a lookup's column, lower-cased, to the partition
+	// engine of the column vindex the VSchema shards its backing table by
+	// (its first column vindex, in a sharded keyspace: "vitess" for hash,
+	// "vitess-unicode-loose-md5" for unicode_loose_md5, ...); absent when
+	// the VSchema gives none or one shardkey does not place.
+	LookupEngines map[string]string
 	// Reference says the VSchema makes the table a reference table;
 	// Source is then its source table ("keyspace.table"), "" for none.
 	Reference bool

@@ -85,12 +85,23 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 	// of an unsharded keyspace, or one with a column vindex; a lookup
 	// table elsewhere has rows Vitess cannot place.
 	placedTables := map[string]bool{}
+	// tableEngines are the engines of the sharded tables' first column
+	// vindexes (of a type shardkey places): how a lookup table is sharded.
+	tableEngines := map[string]string{}
 	for kn, ks := range srv.Keyspaces {
 		for tn, t := range ks.Tables {
 			if !ks.Sharded || len(t.ColumnVindexes) > 0 || t.Type == "reference" {
 				placedTables[tn] = true
 				if kn != "" {
 					placedTables[kn+"."+tn] = true
+				}
+			}
+			if ks.Sharded && len(t.ColumnVindexes) > 0 && t.Type != "reference" {
+				if e := vitessEngines[ks.Vindexes[t.ColumnVindexes[0].Name].Type]; e != "" {
+					tableEngines[tn] = e
+					if kn != "" {
+						tableEngines[kn+"."+tn] = e
+					}
 				}
 			}
 		}
@@ -149,11 +160,15 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 				}
 				part += ", " + l.String()
 				if vn.Lookups == nil {
-					vn.Lookups, vn.LookupTables, vn.LookupTableNames = map[string]string{}, map[string]bool{}, map[string]string{}
+					vn.Lookups, vn.LookupTables, vn.LookupTableNames, vn.LookupEngines = map[string]string{}, map[string]bool{}, map[string]string{}, map[string]string{}
 				}
-				vn.LookupTableNames[strings.ToLower(l.Col)] = ks.Vindexes[sv.Name].Params["table"]
+				backing := ks.Vindexes[sv.Name].Params["table"]
+				vn.LookupTableNames[strings.ToLower(l.Col)] = backing
 				vn.Lookups[strings.ToLower(l.Col)] = sv.Name
-				vn.LookupTables[strings.ToLower(l.Col)] = placedTables[ks.Vindexes[sv.Name].Params["table"]]
+				vn.LookupTables[strings.ToLower(l.Col)] = placedTables[backing]
+				if e := tableEngines[backing]; e != "" {
+					vn.LookupEngines[strings.ToLower(l.Col)] = e
+				}
 			}
 			out.Vindexes[tn] = vn
 			parts = append(parts, part)

@@ -40,7 +40,10 @@ func (e *KeyError) Unwrap() error { return e.Err }
 
 // Statement routes st under design on w (which it may extend with the
 // statement's tables and the key's columns) and returns the route, with
-// the statement's warnings in Route.Warnings, and the compiled scheme.
+// the statement's warnings in Route.Warnings, and the compiled scheme
+// (its Warnings those of the design that concern the statement: a
+// table's lookup warnings, sim.LookupWarning, only for a statement of
+// that table).
 // A design that does not compile is a *KeyError.
 func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Design, o Options) (sim.Route, *sim.Scheme, error) {
 	types, opts := o.Types, o.Sim
@@ -91,6 +94,16 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 	if err != nil {
 		return sim.Route{}, nil, err
 	}
+	// A warning about one table's lookup concerns only statements of
+	// that table: a statement of another shows none.
+	touched := map[string]bool{}
+	for _, a := range accs {
+		touched[w.Tables[a.Table].Name] = true
+	}
+	scheme.Warnings = slices.DeleteFunc(slices.Clone(scheme.Warnings), func(e error) bool {
+		var lw *sim.LookupWarning
+		return errors.As(e, &lw) && !touched[lw.Table]
+	})
 	if err := movedRows(&rt, scheme, w, design, accs, st.SQL, st.Dialect); err != nil {
 		return sim.Route{}, nil, err
 	}
@@ -120,6 +133,12 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 				rt.Warnings = append(rt.Warnings, fmt.Sprintf("%s: Vitess refuses the statement: Vindex '%s' does not exist in table '%s' (VT09021; the table's vindexes: %s); the route shown applies the hint as written", w.Tables[a.Table].Name, h, w.Tables[a.Table].Name, strings.Join(names, ", ")))
 			}
 		}
+	}
+	for _, tn := range st.MultipleVindexHints() {
+		// Vitess refuses a table with two vindex hints before it routes
+		// anything (checkAliasedTableExpr, go/vt/vtgate/semantics/
+		// check_invalid.go).
+		rt.Warnings = append(rt.Warnings, fmt.Sprintf("%s: Vitess refuses the statement: can not use multiple vindex hints for table %s (VT09020); the route shown applies every hint as written", tn, tn))
 	}
 	if len(unknown) > 0 {
 		rt.Warnings = append(rt.Warnings, fmt.Sprintf("table(s) %s are in none of the inputs: routed with the columns and types the statement shows (check the name, or give the input that has them)", strings.Join(unknown, ", ")))

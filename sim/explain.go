@@ -40,6 +40,11 @@ type Route struct {
 	// values are the distinct key values (tuples, as text) that route
 	// the statement; nil when it is not routed by values.
 	values map[string]bool
+	// merge is the note ending Reason when the read is one route with
+	// another read it is compared with (Vitess merges them), "" when it
+	// is not; mergeWhy says why they merge, for a statement's reason
+	// that states the shared route once (ExplainStatement).
+	merge, mergeWhy string
 }
 
 // Explain routes one statement (its kind and conditions on table ti) and
@@ -85,11 +90,15 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 			if n := s.keyVindexName(ti); n != "" {
 				v = " " + n
 			}
-			rt.Reason += fmt.Sprintf(" (one route with the read of %s it is compared with: %s.%s and %s are the keys of their tables by the same unique vindex%s, so a value is on the same one shard in both, and Vitess merges the two routes and routes them by the better condition of both)", strings.SplitN(mergedWith, ".", 2)[0], t.Name, mergedOn, mergedWith, v)
+			rt.merge = fmt.Sprintf(" (one route with the read of %s it is compared with: %s.%s and %s are the keys of their tables by the same unique vindex%s, so a value is on the same one shard in both, and Vitess merges the two routes and routes them by the better condition of both)", strings.SplitN(mergedWith, ".", 2)[0], t.Name, mergedOn, mergedWith, v)
+			rt.mergeWhy = fmt.Sprintf("%s.%s and %s are the keys of their tables by the same unique vindex%s, so a value is on the same one shard in both", t.Name, mergedOn, mergedWith, v)
+			rt.Reason += rt.merge
 		}()
 	} else if mergedOn != "" {
 		defer func() {
-			rt.Reason += fmt.Sprintf(" (one route with the read of %s it is compared with on %s, a unique lookup: a value of %s is on one row and one shard, so Vitess merges the two routes and routes them by the better condition of both)", t.Name, mergedOn, mergedOn)
+			rt.merge = fmt.Sprintf(" (one route with the read of %s it is compared with on %s, a unique lookup: a value of %s is on one row and one shard, so Vitess merges the two routes and routes them by the better condition of both)", t.Name, mergedOn, mergedOn)
+			rt.mergeWhy = fmt.Sprintf("they are compared on %s, a unique lookup: a value of %s is on one row and one shard", mergedOn, mergedOn)
+			rt.Reason += rt.merge
 		}()
 	}
 	keyCols := make([]string, len(tk.cols))
@@ -454,7 +463,8 @@ func outsideType(t *shardkey.Table, keyCols []int, conds []shardkey.Cond) string
 }
 
 // describeConds describes the conditions on key columns ("user_id = 42 and
-// created_at >= 2026-01-01").
+// created_at >= '2026-01-01T00:00:00Z'"), values as SQL literals
+// (sqlLiteral).
 func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind shardkey.Kind) string {
 	var parts []string
 	for _, c := range conds {
@@ -471,7 +481,7 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 			if c.Fresh != shardkey.NotFresh {
 				parts = append(parts, name+" = <new value>")
 			} else {
-				parts = append(parts, name+" = "+c.Val.String())
+				parts = append(parts, name+" = "+sqlLiteral(c.Val))
 			}
 		case shardkey.In:
 			vals := make([]string, 0, len(c.List)+1)
@@ -480,7 +490,7 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 					vals = append(vals, fmt.Sprintf("... %d more", len(c.List)-8))
 					break
 				}
-				vals = append(vals, v.String())
+				vals = append(vals, sqlLiteral(v))
 			}
 			switch {
 			case c.Unknown < 0:
@@ -525,19 +535,35 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 				if b.LoIncl {
 					op = ">="
 				}
-				r = append(r, name+" "+op+" "+b.Lo.String())
+				r = append(r, name+" "+op+" "+sqlLiteral(b.Lo))
 			}
 			if b != nil && b.HasHi {
 				op := "<"
 				if b.HiIncl {
 					op = "<="
 				}
-				r = append(r, name+" "+op+" "+b.Hi.String())
+				r = append(r, name+" "+op+" "+sqlLiteral(b.Hi))
 			}
 			parts = append(parts, strings.Join(r, " and "))
 		}
 	}
 	return strings.Join(parts, " and ")
+}
+
+// sqlLiteral writes v as a literal of a statement's condition: a value
+// SQL writes as a string literal (text, and a UUID or timestamp, which a
+// statement gives as a string) in single quotes, a quote inside doubled
+// as standard SQL escapes it (it's is written 'it' then two quotes then
+// 's'); any other value in its text form
+// (Value.String: 42, 1.5, true, hex bytes). The reasons that quote a
+// statement's conditions ("name = 'x' binds ...") use it, so that a
+// string reads as the statement wrote it.
+func sqlLiteral(v shardkey.Value) string {
+	switch v.Type {
+	case shardkey.Text, shardkey.UUID, shardkey.Timestamp:
+		return "'" + strings.ReplaceAll(v.String(), "'", "''") + "'"
+	}
+	return v.String()
 }
 
 // article puts "a" or "an" before a word ("an update", "a delete").

@@ -47,10 +47,15 @@ import (
 //     in the lookup-row-lock session: its work counts, its shards do not
 //     make the transaction cross shards.
 //   - The lookup table is sharded by its column, over the same shards, by
-//     the design's engine; under a Vitess engine whose vindex cannot hash
-//     the column's type (hash takes integers), by unicode_loose_md5 for
-//     text (the vindex Vitess's examples give a varchar lookup table),
-//     binary_md5 for bytes, xxhash otherwise: what emit writes.
+//     the design's engine (by the vindex a VSchema the design was read
+//     from shards it by, when it does); under a Vitess engine whose vindex
+//     cannot hash the column's type (hash takes integers), by
+//     unicode_loose_md5 for text (the vindex Vitess's examples give a
+//     varchar lookup table), binary_md5 for bytes, xxhash otherwise: what
+//     emit writes. A VSchema that defines no table (or one without a
+//     vindex) for a lookup's backing table does not place its rows: each
+//     lookup row is then counted on one shard at random, and no vindex is
+//     said to shard it.
 //
 // A NULL value has no lookup row (Vitess skips it with ignore_nulls and
 // refuses the insert without).
@@ -115,18 +120,32 @@ func (s *Scheme) compileLookups() error {
 				return fmt.Errorf("key %q: table %s: %s: no column %q (columns: %s)", s.Design.Text, t.Name, spec, spec.Col, strings.Join(t.ColumnNames(), ", "))
 			}
 			lk := &lookupKey{idx: len(s.lookups), table: ti, col: ci, spec: spec}
+			base, from := s.Engine, ""
 			if n, ok := s.vschemaNames(ti); ok {
 				lc := strings.ToLower(spec.Col)
 				if _, named := n.Lookups[lc]; named && !n.LookupTables[lc] {
 					lk.unplaced, lk.lkTable = true, n.LookupTableNames[lc]
 				}
+				if e := n.LookupEngines[lc]; e != "" {
+					// The VSchema shards the lookup table by a vindex of
+					// its own: that vindex places its rows.
+					if vsEng, err := partition.Lookup(e); err == nil {
+						base, from = vsEng, fmt.Sprintf("the VSchema shards its lookup table %s by engine %s's vindex: ", n.LookupTableNames[lc], e)
+					}
+				}
 			}
-			eng, note, err := lookupEngine(s.Engine, t, ci)
+			eng, note, err := lookupEngine(base, t, ci)
 			if err != nil {
 				return fmt.Errorf("key %q: table %s: %s: %w", s.Design.Text, t.Name, spec, err)
 			}
-			if note != "" {
-				s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s: %s", s.Design.Text, t.Name, spec, note))
+			switch {
+			case lk.unplaced:
+				// The VSchema places no lookup table: nothing shards
+				// its rows (each is counted on one shard at random, and
+				// the reasons say where they are is unknown), so no
+				// vindex is said to.
+			case note != "":
+				s.Warnings = append(s.Warnings, s.lookupWarning(lk, from+note))
 			}
 			lk.eng = eng
 			if lk.lay, err = eng.Layout(s.N); err != nil {
@@ -139,7 +158,7 @@ func (s *Scheme) compileLookups() error {
 				return err
 			}
 			if spec.Unique && lk.multi > 0 {
-				s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s is unique, but %d value(s) of %s are on several rows of the sample: Vitess's lookup_unique would refuse the second row; write lookup(%s, nonunique)", s.Design.Text, t.Name, spec, lk.multi, spec.Col, spec.Col))
+				s.Warnings = append(s.Warnings, s.lookupWarning(lk, fmt.Sprintf("is unique, but %d value(s) of %s are on several rows of the sample: Vitess's lookup_unique would refuse the second row; write lookup(%s, nonunique)", lk.multi, spec.Col, spec.Col)))
 			}
 			s.lookups = append(s.lookups, lk)
 			tk.lookups = append(tk.lookups, lk)
@@ -183,6 +202,32 @@ func (s *Scheme) compileLookups() error {
 	return nil
 }
 
+// LookupWarning is a finding about one table's lookup, not about the
+// whole design: its text names the table and the lookup (by its vindex
+// name when the design came from a VSchema, else as lookup(col)), not the
+// design, so that it reads the same under every design and candidate that
+// has the lookup (and a command prints it once), and explain shows it
+// only for a statement of Table.
+type LookupWarning struct {
+	Table  string // the owner table, as the workload names it
+	Lookup string // the lookup: "vindex name_user_map (Vitess lookup on name)" or "lookup(name, nonunique)"
+	Msg    string // what is wrong
+}
+
+func (w *LookupWarning) Error() string {
+	return fmt.Sprintf("table %s: %s: %s", w.Table, w.Lookup, w.Msg)
+}
+
+// lookupWarning returns a LookupWarning about lk saying msg.
+func (s *Scheme) lookupWarning(lk *lookupKey, msg string) *LookupWarning {
+	t := s.w.Tables[lk.table]
+	name := lk.spec.String()
+	if n := s.lookupVindexName(lk); n != "" {
+		name = fmt.Sprintf("vindex %s (Vitess %s on %s)", n, lk.spec.VindexType(), t.Columns[lk.col].Name)
+	}
+	return &LookupWarning{Table: t.Name, Lookup: name, Msg: msg}
+}
+
 // lookupFallback is the Vitess vindex of a lookup table's column the
 // design's Vitess vindex cannot hash: the one emit gives a hash key on a
 // column of that type (unicode_loose_md5 for text, binary_md5 for bytes,
@@ -209,7 +254,7 @@ func lookupEngine(eng partition.Engine, t *shardkey.Table, ci int) (partition.En
 		name := lookupFallback(t.Columns[ci].Type)
 		alt, aerr := partition.Lookup(name)
 		if aerr == nil && probeEngine(alt, t, []int{ci}) == nil {
-			return alt, fmt.Sprintf("engine %s cannot hash %s values, so the lookup table is sharded by %s (its vindex in the VSchema)", eng.Name(), t.Columns[ci].Type, name), nil
+			return alt, fmt.Sprintf("engine %s cannot hash %s values, so the lookup table is scored as sharded by %s (the vindex --emit vschema gives it)", eng.Name(), t.Columns[ci].Type, name), nil
 		}
 	}
 	return nil, "", fmt.Errorf("the lookup table is sharded by its column: %w", err)
@@ -266,7 +311,7 @@ func (s *Scheme) lookupOwners(lk *lookupKey, tk *tableKey, t *shardkey.Table) er
 		switch {
 		case len(lk.owners) == 0:
 			lk.unseen = 0
-			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: %s: no row sample, so how many shards the rows of one %s are on is unknown: statements by %s are routed through the lookup to at most every shard, which ones unknown, and scored at that bound (give rows: --rows, --from, a workload)", s.Design.Text, t.Name, lk.spec, lk.spec.Col, lk.spec.Col))
+			s.Warnings = append(s.Warnings, s.lookupWarning(lk, fmt.Sprintf("no row sample, so how many shards the rows of one %s are on is unknown: statements by %s are routed through the lookup to at most every shard, which ones unknown, and scored at that bound (give rows: --rows, --from, a workload)", lk.spec.Col, lk.spec.Col)))
 		default:
 			lk.unseen = max(1, int(math.Round(float64(total)/float64(len(lk.owners)))))
 		}

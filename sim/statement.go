@@ -38,8 +38,17 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 	}
 	out := Route{Shards: []int{}}
 	seen := map[int]bool{}
-	var reasons []string
-	said := map[string]bool{}
+	// A read merged with another read of its table (Vitess's one route
+	// for both) is routed by the same condition, so its reason, the
+	// merge note aside, is the other's: each reason is said once, with
+	// how many reads of the table it routes and why they are one route.
+	type said struct {
+		table, reason, why string
+		n                  int
+		merge              string
+	}
+	var reasons []*said
+	byText := map[string]*said{}
 	anyShard, other := false, false
 	for _, a := range accs {
 		r, err := s.explainAccess(a)
@@ -72,16 +81,36 @@ func (s *Scheme) ExplainStatement(accs []Access) (Route, error) {
 		} else if !a.None {
 			other = true
 		}
-		reason := fmt.Sprintf("%s %s: %s", a.Kind, s.w.Tables[a.Table].Name, r.Reason)
-		if !said[reason] {
-			said[reason] = true
-			reasons = append(reasons, reason)
+		name := s.w.Tables[a.Table].Name
+		reason := fmt.Sprintf("%s %s: %s", a.Kind, name, strings.TrimSuffix(r.Reason, r.merge))
+		e := byText[reason]
+		if e == nil {
+			e = &said{table: name, reason: reason}
+			byText[reason] = e
+			reasons = append(reasons, e)
+		}
+		e.n++
+		if r.merge != "" && e.merge == "" {
+			e.merge, e.why = r.merge, r.mergeWhy
 		}
 	}
 	out.AnyShard = anyShard && !other
 	sort.Ints(out.Shards)
 	sort.Ints(out.LookupShards)
-	out.Reason = strings.Join(reasons, "; ")
+	texts := make([]string, len(reasons))
+	for i, e := range reasons {
+		switch {
+		case e.merge != "" && e.n > 1:
+			both := "both reads"
+			if e.n > 2 {
+				both = fmt.Sprintf("all %d reads", e.n)
+			}
+			texts[i] = fmt.Sprintf("%s (%s of %s: one route, as %s, so Vitess merges them and routes them by the better condition of both)", e.reason, both, e.table, e.why)
+		default:
+			texts[i] = e.reason + e.merge
+		}
+	}
+	out.Reason = strings.Join(texts, "; ")
 	out.Route = s.routeKind(out)
 	return out, nil
 }

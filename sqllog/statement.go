@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"vitess.io/vitess/go/vt/sqlparser"
 
 	"github.com/shardkey/shardkey"
 )
@@ -188,4 +189,47 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 		s.Warnings = append(s.Warnings, fmt.Errorf("%d value(s) do not convert to their column's type (the first, %s): they match no row", a.dropped, a.firstDrop))
 	}
 	return out, nil
+}
+
+// MultipleVindexHints returns the tables of a MySQL statement that carry
+// more than one Vitess vindex hint (USE VINDEX (a) IGNORE VINDEX (b), or
+// two USE VINDEX), each as the statement names it (keyspace.table when
+// qualified), in the statement's order; nil for none and for a PostgreSQL
+// statement. Vitess refuses such a statement when it plans it: VT09020
+// "can not use multiple vindex hints for table %s" (checkAliasedTableExpr,
+// go/vt/vtgate/semantics/check_invalid.go; vterrors/code.go, v0.24.4).
+func (s *Statement) MultipleVindexHints() (out []string) {
+	if s.Dialect != MySQL {
+		return nil
+	}
+	defer func() {
+		if recover() != nil { // a parser panic: nothing to report here
+			out = nil
+		}
+	}()
+	stmts, err := mysqlParser.ParseMultiple(s.SQL)
+	if err != nil {
+		return nil
+	}
+	for _, st := range stmts {
+		_ = sqlparser.Walk(func(n sqlparser.SQLNode) (bool, error) {
+			t, ok := n.(*sqlparser.AliasedTableExpr)
+			if !ok {
+				return true, nil
+			}
+			k := 0
+			for _, h := range t.Hints {
+				if h.Type.IsVindexHint() {
+					k++
+				}
+			}
+			if k > 1 {
+				if tn, err := t.TableName(); err == nil {
+					out = append(out, sqlparser.String(tn))
+				}
+			}
+			return true, nil
+		}, st)
+	}
+	return out
 }

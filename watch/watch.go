@@ -79,8 +79,14 @@ type Options struct {
 // not safe for concurrent use.
 type Watcher struct {
 	// sawOps: a window with statements has been scored (the first one
-	// checks every design against its tables).
-	sawOps  bool
+	// checks every design's bare key against its tables).
+	sawOps bool
+	// seen are the tables of the windows scored so far: a table a
+	// design names is checked against the window where it first appears.
+	seen map[string]bool
+	// checked: the designs were checked against the whole catalog
+	// (Check), so a window only leaves out what does not fit it.
+	checked bool
 	o       Options
 	th      Thresholds
 	designs []*shardkey.Design
@@ -229,13 +235,17 @@ type Event struct {
 }
 
 // Add scores workload w, the window sp, under every design and returns
-// the window's report with its events. A design that does not compile
-// against the first window with statements is refused (a
-// shardkey.UsageError: most likely a typo in -k); against a later
-// window's tables (its columns appear in none of the window's
-// statements) it is left out of the window with a warning; Close reports
-// designs that never compiled. Errors are routing errors (a key
-// the partition function cannot place).
+// the window's report with its events. Each table a design names is
+// checked against the first window that reads it, and a design's bare key
+// (in a design of a bare key alone) against the first window with
+// statements: a design that does not compile there is refused (a
+// shardkey.UsageError: most likely a typo in -k; after Check, against a
+// catalog, nothing is refused here). A window scores a design without
+// the keys of the tables it does not read; one that does not fit the
+// window's tables otherwise (its columns appear in none of the window's
+// statements) is left out of the window with a warning; Close reports
+// designs that never compiled. Errors are routing errors (a key the
+// partition function cannot place).
 func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 	r := &Report{Start: sp.Start.UTC(), End: sp.End.UTC(), Seconds: sp.Seconds, Statements: sp.Statements, Designs: []DesignWindow{}, Events: []Event{}}
 	for _, e := range w.Warnings {
@@ -249,17 +259,28 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 	}
 	firstOps := !wt.sawOps
 	wt.sawOps = true
+	if wt.seen == nil {
+		wt.seen = map[string]bool{}
+	}
+	defer func() {
+		for _, t := range w.Tables {
+			wt.seen[t.Name] = true
+		}
+	}()
 	for i, d := range wt.designs {
 		st := wt.state[i]
-		s, err := sim.Compile(w, d, wt.o.Sim)
-		if err != nil && firstOps {
-			// Refused up front, as score and advise refuse it: a design
-			// that places no table of the first window with statements
-			// is most likely a typo in -k, and would be left out of
-			// every window.
-			return nil, &shardkey.UsageError{Msg: fmt.Sprintf("-k: design %s places no table of the first window with statements (%s to %s): %v",
-				d.Text, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), err)}
+		if !wt.checked {
+			if what, err := wt.checkNew(w, d, firstOps); err != nil {
+				return nil, &shardkey.UsageError{Msg: fmt.Sprintf("-k: design %s %s (%s to %s): %v",
+					d.Text, what, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), err)}
+			}
 		}
+		in := inWindow(d, w)
+		if in == nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("design %s left out of this window: it names no table of the window", d.Text))
+			continue
+		}
+		s, err := sim.Compile(w, in, wt.o.Sim)
 		if err != nil {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("design %s left out of this window: %v", d.Text, err))
 			continue
@@ -306,6 +327,101 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 		r.Designs = append(r.Designs, dw)
 	}
 	return r, nil
+}
+
+// Check checks every design against cat, a workload holding every table
+// the windows may read (a live database's catalog and row sample), as
+// score checks a design: a design that does not compile against it is
+// refused (a shardkey.UsageError naming it). After Check, a window only
+// leaves out of its report a design that does not fit its own tables.
+func (wt *Watcher) Check(cat *shardkey.Workload) error {
+	for _, d := range wt.designs {
+		if _, err := sim.Compile(cat, d, wt.o.Sim); err != nil {
+			return &shardkey.UsageError{Msg: fmt.Sprintf("-k: design %s does not fit the database's tables: %v", d.Text, err)}
+		}
+	}
+	wt.checked = true
+	return nil
+}
+
+// checkNew checks the parts of design d that window w is the first to
+// show: the keys of the tables d names that appear in no earlier window,
+// and, in the first window with statements (first), its bare key (a
+// design of a bare key alone must place a table of that window, as
+// score's must place a table of its workload). A design that does not
+// compile against them is most likely a typo in -k, and would be left out
+// of every window: an error. A table that appears only in a later window
+// is checked there, not held against the design before.
+func (wt *Watcher) checkNew(w *shardkey.Workload, d *shardkey.Design, first bool) (what string, err error) {
+	nd := &shardkey.Design{Text: d.Text, Tables: map[string]shardkey.Expr{}}
+	for _, name := range d.Order {
+		if w.Table(name) != nil && !wt.seen[name] {
+			nd.Tables[name] = d.Tables[name]
+			nd.Order = append(nd.Order, name)
+			if l, ok := d.Lookups[name]; ok {
+				if nd.Lookups == nil {
+					nd.Lookups = map[string][]shardkey.Lookup{}
+				}
+				nd.Lookups[name] = l
+			}
+		}
+	}
+	if first && d.Default != nil && len(d.Tables) == 0 {
+		nd.Default = d.Default
+		if l, ok := d.Lookups[""]; ok {
+			if nd.Lookups == nil {
+				nd.Lookups = map[string][]shardkey.Lookup{}
+			}
+			nd.Lookups[""] = l
+		}
+	}
+	if len(nd.Tables) == 0 && nd.Default == nil {
+		return "", nil
+	}
+	what = "does not fit table " + strings.Join(nd.Order, ", ") + ", in the window that first reads it"
+	if len(nd.Order) > 1 {
+		what = "does not fit tables " + strings.Join(nd.Order, ", ") + ", in the window that first reads them"
+	}
+	_, err = sim.Compile(w, nd, wt.o.Sim)
+	if err != nil && nd.Default != nil {
+		// A bare key places the tables that have its columns; one that
+		// places none of the first window's is most likely a typo.
+		what = "places no table of the first window with statements"
+		err = fmt.Errorf("%w (a bare key must place a table of the first window; to key a table that only a later window reads, name it: TABLE:hash(col))", err)
+	}
+	return what, err
+}
+
+// inWindow returns design d without the keys of the tables window w does
+// not read (they are checked where they appear), or nil when nothing is
+// left: no table of w is named and there is no bare key.
+func inWindow(d *shardkey.Design, w *shardkey.Workload) *shardkey.Design {
+	all := true
+	for name := range d.Tables {
+		all = all && w.Table(name) != nil
+	}
+	if all {
+		return d
+	}
+	nd := &shardkey.Design{Text: d.Text, Default: d.Default, Tables: map[string]shardkey.Expr{}}
+	for _, name := range d.Order {
+		if w.Table(name) != nil {
+			nd.Tables[name] = d.Tables[name]
+			nd.Order = append(nd.Order, name)
+		}
+	}
+	for name, l := range d.Lookups {
+		if _, ok := nd.Tables[name]; ok || name == "" {
+			if nd.Lookups == nil {
+				nd.Lookups = map[string][]shardkey.Lookup{}
+			}
+			nd.Lookups[name] = l
+		}
+	}
+	if len(nd.Tables) == 0 && nd.Default == nil {
+		return nil
+	}
+	return nd
 }
 
 func topKey(k Counter, total float64) TopKey {

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -123,3 +124,60 @@ func TestWatcher_WorkRatioRearms(t *testing.T) {
 }
 
 func close(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+// TestWatcher_LaterTable: a table a design names is checked against the
+// first window that reads it, not against the first window: a design of
+// t and u is scored in a first window that reads t alone (u's key left
+// out) and in a second that reads both; one whose key for u names no
+// column of u is refused in the window that first reads u. After Check
+// against a catalog holding both tables, the valid design is accepted and
+// a window that lacks u is scored without it; the invalid one is refused
+// by Check itself.
+func TestWatcher_LaterTable(t *testing.T) {
+	u := func(w *shardkey.Workload) *shardkey.Workload {
+		w.Tables = append(w.Tables, &shardkey.Table{Name: "u", Columns: []*shardkey.Column{{Name: "uid", Type: shardkey.Int64}}})
+		w.Ops = append(w.Ops, &shardkey.Operation{Name: "read u where uid = ?", Table: 1, Kind: shardkey.Read, Rate: 5,
+			Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(3)}}}}})
+		return w
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	span := func(i int) Span {
+		return Span{Start: t0.Add(time.Duration(i) * time.Minute), End: t0.Add(time.Duration(i+1) * time.Minute), Seconds: 60, Statements: 10}
+	}
+	wt, err := New(Options{Designs: []string{"t:hash(id); u:hash(uid)"}, Sim: sim.Options{Shards: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []*shardkey.Workload{window([]int64{1, 2, 3}, 0), u(window([]int64{1, 2, 3}, 0))} {
+		rep, err := wt.Add(span(i), w)
+		if err != nil {
+			t.Fatalf("window %d: %v", i, err)
+		}
+		// 3 reads of t (rate 3), then 3 of t and 5 of u: requests/s 3, 8.
+		want := []float64{3, 8}[i]
+		if len(rep.Designs) != 1 || !close(rep.Designs[0].RequestsPerS, want) {
+			t.Fatalf("window %d: designs %+v; want one at %v requests/s", i, rep.Designs, want)
+		}
+	}
+	wt, _ = New(Options{Designs: []string{"t:hash(id); u:hash(nosuch)"}, Sim: sim.Options{Shards: 4}})
+	if _, err := wt.Add(span(0), window([]int64{1, 2, 3}, 0)); err != nil {
+		t.Fatalf("first window, without u: %v", err)
+	}
+	_, err = wt.Add(span(1), u(window([]int64{1, 2, 3}, 0)))
+	var ue *shardkey.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "does not fit table u, in the window that first reads it") || !strings.Contains(err.Error(), `no column "nosuch"`) {
+		t.Errorf("u first read: %v; want a usage error naming table u and the column", err)
+	}
+	cat := u(window([]int64{1}, 0))
+	wt, _ = New(Options{Designs: []string{"t:hash(id); u:hash(uid)"}, Sim: sim.Options{Shards: 4}})
+	if err := wt.Check(cat); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	if rep, err := wt.Add(span(0), window([]int64{1, 2, 3}, 0)); err != nil || len(rep.Designs) != 1 {
+		t.Errorf("after Check, a window without u: %v, %+v", err, rep)
+	}
+	wt, _ = New(Options{Designs: []string{"t:hash(id); u:hash(nosuch)"}, Sim: sim.Options{Shards: 4}})
+	if err := wt.Check(cat); !errors.As(err, &ue) || !strings.Contains(err.Error(), "does not fit the database's tables") {
+		t.Errorf("Check of u:hash(nosuch): %v; want a usage error", err)
+	}
+}

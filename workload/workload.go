@@ -8,8 +8,10 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -80,7 +82,8 @@ func (in *Inputs) hasSamples() bool {
 // Read reads in into a workload and returns it with the directory that
 // directory(col, FILE) paths of the spec's candidates are relative to
 // ("" for samples). Errors name the file, line and field; a combination
-// of inputs that cannot go together is a *shardkey.UsageError.
+// of inputs that cannot go together, and an input file that cannot be
+// opened (CheckFiles), are *shardkey.UsageError.
 func Read(ctx context.Context, in Inputs) (*shardkey.Workload, string, error) {
 	has := in.hasSamples()
 	if len(in.Types) > 0 && !has {
@@ -98,6 +101,9 @@ func Read(ctx context.Context, in Inputs) (*shardkey.Workload, string, error) {
 	case in.SpecFile != "" && has:
 		return nil, "", usage("give either --workload or --rows/--queries/--txns, not both")
 	case in.SpecFile != "":
+		if err := CheckFiles(in); err != nil {
+			return nil, "", err
+		}
 		s, err := scenario.ReadFile(in.SpecFile)
 		if err != nil {
 			return nil, "", err
@@ -114,6 +120,91 @@ func Read(ctx context.Context, in Inputs) (*shardkey.Workload, string, error) {
 	return nil, "", usage("no workload: give --workload FILE, or --rows/--queries/--txns files (or try 'shardkey demo')")
 }
 
+// CheckFiles refuses, before anything is read, an input file of in that
+// does not exist or cannot be opened (--workload, --rows, --queries,
+// --txns, --log, --schema): a *shardkey.UsageError (exit status 2, as
+// for -k @missing.json) whose message names the flag and the path, e.g.
+// "--log /var/log/pg.log: no such file or directory". A --log directory
+// must be readable and a --log pattern must match a file; "-" (standard
+// input) is not checked. What is wrong inside a file is the readers' to
+// say (an input error naming file, line and field).
+func CheckFiles(in Inputs) error {
+	if in.SpecFile != "" {
+		if err := CheckFile("--workload", in.SpecFile, in.SpecFile); err != nil {
+			return err
+		}
+	}
+	for _, r := range in.Rows {
+		if _, file := input.TableName(r); file != "" {
+			if err := CheckFile("--rows", r, file); err != nil {
+				return err
+			}
+		}
+	}
+	for _, l := range []struct {
+		flag  string
+		files []string
+	}{{"--queries", in.Queries}, {"--txns", in.Txns}} {
+		for _, f := range l.files {
+			if err := CheckFile(l.flag, f, f); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range in.Logs {
+		if err := CheckLog("--log", f); err != nil {
+			return err
+		}
+	}
+	if in.Schema != "" {
+		if err := CheckFile("--schema", in.Schema, in.Schema); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckFile returns a usage error naming flag and arg (the flag's value,
+// which names file) when file cannot be opened for reading, else nil.
+func CheckFile(flag, arg, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return usage("%s %s: %v", flag, arg, pathErr(err))
+	}
+	f.Close()
+	return nil
+}
+
+// CheckLog is CheckFile for a --log value: "-" (standard input) passes; a
+// value naming no file that holds *, ? or [ is a pattern, which must be
+// well formed and match at least one file (as sqllog reads it).
+func CheckLog(flag, arg string) error {
+	if arg == "-" {
+		return nil
+	}
+	if _, err := os.Stat(arg); err != nil && strings.ContainsAny(arg, "*?[") {
+		m, gerr := filepath.Glob(arg)
+		switch {
+		case gerr != nil:
+			return usage("%s %s: bad file pattern: %v", flag, arg, gerr)
+		case len(m) == 0:
+			return usage("%s %s: no files match this pattern", flag, arg)
+		}
+		return nil
+	}
+	return CheckFile(flag, arg, arg)
+}
+
+// pathErr drops the operation and path of an *fs.PathError (the message
+// names them already): "no such file or directory", "permission denied".
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // readSamples reads the samples, logs and database of in, in that order:
 // the database and row files give the tables, the schema their keys, then
 // queries, transactions and logs the operations.
@@ -126,6 +217,9 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 	}
 	if in.Variant != "" {
 		return nil, usage("--variant applies to scenario specs (--workload or demo)")
+	}
+	if err := CheckFiles(in); err != nil {
+		return nil, err
 	}
 	opts := input.Options{Types: in.Types}
 	w := &shardkey.Workload{Seed: in.Seed}

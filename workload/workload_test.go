@@ -44,9 +44,11 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// TestRead_Usage: inputs that do not go together are usage errors.
+// TestRead_Usage: inputs that do not go together, and input files that
+// cannot be opened, are usage errors.
 func TestRead_Usage(t *testing.T) {
 	rows := write(t, "t.csv", "id\n1\n")
+	missing := filepath.Join(t.TempDir(), "missing")
 	for _, c := range []struct {
 		in   workload.Inputs
 		want string
@@ -59,6 +61,14 @@ func TestRead_Usage(t *testing.T) {
 		{workload.Inputs{Logs: []string{filepath.Join(filepath.Dir(rows), "*.csv"), rows}}, "given twice"}, // through a glob
 		{workload.Inputs{Logs: []string{filepath.Dir(rows), rows}}, "given twice"},                         // through a directory
 		{workload.Inputs{SpecFile: "x.yaml", Types: map[string]shardkey.Type{"id": shardkey.Int64}}, "--column-type applies"},
+		// A file that is not there: the flag, its value and the reason.
+		{workload.Inputs{SpecFile: missing}, "--workload " + missing + ": no such file or directory"},
+		{workload.Inputs{Rows: []string{"t=" + missing}}, "--rows t=" + missing + ": no such file or directory"},
+		{workload.Inputs{Rows: []string{rows}, Queries: []string{missing}}, "--queries " + missing + ": no such file or directory"},
+		{workload.Inputs{Rows: []string{rows}, Txns: []string{missing}}, "--txns " + missing + ": no such file or directory"},
+		{workload.Inputs{Rows: []string{rows}, Schema: missing}, "--schema " + missing + ": no such file or directory"},
+		{workload.Inputs{Logs: []string{missing}}, "--log " + missing + ": no such file or directory"},
+		{workload.Inputs{Logs: []string{missing + "*"}}, "--log " + missing + "*: no files match this pattern"},
 	} {
 		_, _, err := workload.Read(context.Background(), c.in)
 		var ue *shardkey.UsageError

@@ -45,7 +45,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"score", "--rows", rows}, 2, "no keys to score"},
 		{[]string{"score"}, 2, "no workload"},
 		{[]string{"score", "--rows", badRows, "-k", "hash(user_id)"}, 1, "bad.csv:3: weight: weight is NaN"},
-		{[]string{"score", "--rows", filepath.Join(t.TempDir(), "missing.csv"), "-k", "x"}, 1, "missing.csv"},
+		{[]string{"score", "--rows", filepath.Join(t.TempDir(), "missing.csv"), "-k", "x"}, 2, "missing.csv: no such file or directory"},
 		{[]string{"score", "--workload", badYAML, "-k", "a"}, 1, `bad.yaml:5: t.a: unknown gen "nope"`},
 		{[]string{"demo", "nosuch"}, 2, `no built-in scenario "nosuch"`},
 		{[]string{"score", "--from", "notadsn", "-k", "hash(a)"}, 2, "--from: DSN notadsn: want postgres://... or mysql://..."},

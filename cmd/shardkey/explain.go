@@ -15,6 +15,7 @@ import (
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 	"github.com/shardkey/shardkey/sqllog"
+	"github.com/shardkey/shardkey/workload"
 )
 
 func runExplain(e *env, args []string) error {
@@ -98,6 +99,9 @@ Flags:
 			// The schema alone: the statement's tables take their
 			// columns in declared order from it (INSERT without a column
 			// list, SELECT *).
+			if err := workload.CheckFile("--schema", c.schema, c.schema); err != nil {
+				return err
+			}
 			cat, err := livedb.ReadSchema(c.schema)
 			if err != nil {
 				return err

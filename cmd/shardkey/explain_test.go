@@ -660,3 +660,85 @@ func TestExplain_ReferenceWritesVSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestExplain_LookupWarningOnce: the no-row-sample warning of a lookup is
+// about one table's vindex, not the design: it names the table and the
+// vindex (testdata/vitess/vschema.json: user's non-unique lookup
+// name_user_map on Name), not the whole key; explain shows it for a
+// statement of user and not for one of music (which that lookup does not
+// route), and score prints it once though two designs have the lookup.
+func TestExplain_LookupWarningOnce(t *testing.T) {
+	const want = "warning: table user: vindex name_user_map (Vitess lookup on name): no row sample, so how many shards the rows of one name are on is unknown"
+	vs := []string{"explain", "--dialect", "mysql", "-k", "@testdata/vitess/vschema.json", "--engine", "vitess", "--shards", "4"}
+	code, _, errs := runCmd(t, "", append(vs, "SELECT * FROM user WHERE name = 'x'")...)
+	if code != 0 || strings.Count(errs, "no row sample") != 1 || !strings.Contains(errs, want) || strings.Contains(errs, `key "`) {
+		t.Errorf("user by name: exit %d, stderr %q; want one warning %q, without the key", code, errs, want)
+	}
+	code, out, errs := runCmd(t, "", append(vs, "--format", "json", "SELECT * FROM music WHERE id = 3")...)
+	if code != 0 || strings.Contains(errs, "no row sample") || strings.Contains(out, "no row sample") {
+		t.Errorf("music by id: exit %d, stdout %q, stderr %q; want no warning about user's lookup", code, out, errs)
+	}
+	// Two designs with the same lookup and no row sample: one warning.
+	log := writeFile(t, "general.log", "/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n"+
+		"2024-05-01T10:00:01.000000Z\t   10 Query\tSELECT * FROM users WHERE name = 'a'\n"+
+		"2024-05-01T10:00:02.000000Z\t   10 Query\tSELECT * FROM users WHERE id = 7\n")
+	code, _, errs = runCmd(t, "", "score", "--log", log, "--engine", "vitess", "-k", "users:hash(id), lookup(name, nonunique)", "-k", "users:range(id), lookup(name, nonunique)")
+	const want2 = "warning: table users: lookup(name, nonunique): no row sample"
+	if code != 0 || strings.Count(errs, want2) != 1 {
+		t.Errorf("score, two designs: exit %d, stderr %q; want %q once", code, errs, want2)
+	}
+}
+
+// TestExplain_LookupTableVindex: what a warning says shards a lookup
+// table agrees with the VSchema. Under 4 even shards a keyspace id's shard
+// is its first byte * 4 / 256; the keyspace ids of 'hello' are Vitess's
+// own vectors (partition/testdata/vectors/vitess_vindexes.json, from
+// go/vt/vtgate/vindexes/*_test.go at v0.24.4): xxhash a36d9f887d82c726
+// (shard 2), unicode_loose_md5 e651ea773ebc5733... (shard 3).
+//   - a VSchema that shards the backing table name_user_vdx by an xxhash
+//     vindex: the lookup row of 'hello' is on shard 2, and no warning
+//     names another vindex;
+//   - a hand-written design under the hash vindex (which takes integers):
+//     shard 3, by unicode_loose_md5, the vindex --emit vschema gives it,
+//     as the warning says;
+//   - testdata/vitess/vschema.json, which defines no table for
+//     name_user_vdx: the reason says so and no warning says a vindex
+//     shards it.
+func TestExplain_LookupTableVindex(t *testing.T) {
+	vs := writeFile(t, "vschema.json", `{"keyspaces": {"main": {"sharded": true,
+ "vindexes": {"hash": {"type": "hash"}, "xx": {"type": "xxhash"},
+   "name_user_map": {"type": "lookup_unique", "owner": "user", "params": {"table": "name_user_vdx", "from": "name", "to": "keyspace_id"}}},
+ "tables": {"user": {"column_vindexes": [{"column": "id", "name": "hash"}, {"column": "name", "name": "name_user_map"}]},
+   "name_user_vdx": {"column_vindexes": [{"column": "name", "name": "xx"}]}}}}}`)
+	const sql = "SELECT * FROM user WHERE name = 'hello'"
+	for _, c := range []struct {
+		key          string
+		lookupShards []int
+		warn         string // a warning that must be there ("" none about sharding)
+		reason       string
+	}{
+		{"@" + vs, []int{2}, "", "lookup name -> keyspace id on shard 2"},
+		{"user:hash(id), lookup(name)", []int{3}, "the lookup table is scored as sharded by vitess-unicode-loose-md5 (the vindex --emit vschema gives it)", "on shard 3"},
+		{"@testdata/vitess/vschema.json", nil, "", "its lookup table name_user_vdx, which the VSchema defines no table or vindex for"},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "--engine", "vitess", "--shards", "4", "-k", c.key, sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.key, code, errs)
+		}
+		var r struct {
+			Reason       string   `json:"reason"`
+			LookupShards []int    `json:"lookup_shards"`
+			Warnings     []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(r.LookupShards, c.lookupShards) || !strings.Contains(r.Reason, c.reason) {
+			t.Errorf("%s: lookup shards %v, reason %q; want %v and %q", c.key, r.LookupShards, r.Reason, c.lookupShards, c.reason)
+		}
+		sharding := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "sharded by") })
+		if c.warn == "" && sharding || c.warn != "" && !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, c.warn) }) {
+			t.Errorf("%s: warnings %q; want %q", c.key, r.Warnings, c.warn)
+		}
+	}
+}

@@ -35,3 +35,42 @@ func TestInputChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingInputFile: an input file that does not exist is a usage
+// error (exit 2, as -k @missing.json is) whose message names the flag and
+// the path, for every flag that names an input file and every command
+// that takes one; the message is written by hand from that rule:
+// "--FLAG VALUE: no such file or directory" (the operating system's
+// ENOENT text), or "no files match this pattern" for a --log glob.
+func TestMissingInputFile(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.log")
+	pgbench := filepath.Join("testdata", "pgbench", "pgbench-tpcb-s4.log")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"advise", "--log", missing}, "--log " + missing + ": no such file or directory"},
+		{[]string{"advise", "--log", filepath.Join(dir, "postgresql-*.log")}, "--log " + filepath.Join(dir, "postgresql-*.log") + ": no files match this pattern"},
+		{[]string{"advise", "--rows", "users=" + missing}, "--rows users=" + missing + ": no such file or directory"},
+		{[]string{"advise", "--queries", missing}, "--queries " + missing + ": no such file or directory"},
+		{[]string{"advise", "--txns", missing}, "--txns " + missing + ": no such file or directory"},
+		{[]string{"advise", "--workload", missing}, "--workload " + missing + ": no such file or directory"},
+		{[]string{"score", "--log", pgbench, "--schema", missing, "-k", "hash(aid)"}, "--schema " + missing + ": no such file or directory"},
+		{[]string{"score", "--log", pgbench, "--log", missing, "-k", "hash(aid)"}, "--log " + missing + ": no such file or directory"},
+		{[]string{"explain", "--schema", missing, "-k", "hash(id)", "SELECT * FROM t WHERE id = 1"}, "--schema " + missing + ": no such file or directory"},
+		{[]string{"explain", "--log", missing, "-k", "hash(id)", "SELECT * FROM t WHERE id = 1"}, "--log " + missing + ": no such file or directory"},
+		{[]string{"watch", "--log", missing, "-k", "hash(aid)"}, "--log " + missing + ": no such file or directory"},
+		{[]string{"watch", "--log", pgbench, "-k", "hash(aid)", "--slots", "8", "--nodes", "2", "--slot-map", missing}, "--slot-map " + missing + ": no such file or directory"},
+		{[]string{"score", "--log", pgbench, "-k", "hash(aid)", "--slots", "8", "--nodes", "2", "--slot-map", missing}, "--slot-map " + missing + ": no such file or directory"},
+	} {
+		code, _, errs := runCmd(t, "", c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", c.args, code, errs, c.want)
+		}
+	}
+	// The same missing file for -k @FILE, for comparison: exit 2 as well.
+	if code, _, errs := runCmd(t, "", "score", "--log", pgbench, "-k", "@"+missing); code != 2 || !strings.Contains(errs, missing) {
+		t.Errorf("-k @missing: exit %d, stderr %q", code, errs)
+	}
+}

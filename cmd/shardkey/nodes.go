@@ -12,6 +12,7 @@ import (
 	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/sim"
+	"github.com/shardkey/shardkey/workload"
 )
 
 // nodeFlags are --slots, --nodes, --slot-map and --grow-to: a design's
@@ -92,6 +93,9 @@ func (n *nodeFlags) placement() (*sim.Nodes, error) {
 			return nil, usageErr("%v", err)
 		}
 		return m, nil
+	}
+	if err := workload.CheckFile("--slot-map", n.slotMap, n.slotMap); err != nil {
+		return nil, err
 	}
 	m, err := sim.ReadNodes(n.slotMap, n.slots)
 	if err != nil {

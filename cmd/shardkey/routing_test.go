@@ -933,3 +933,110 @@ func TestRouting_HintUnknownVindex(t *testing.T) {
 		}
 	}
 }
+
+// TestRouting_StringLiteralQuoted: a reason quotes the statement's
+// conditions as SQL writes them: a string literal keeps its single quotes
+// (a quote inside doubled, standard SQL's escape), in text and JSON;
+// numbers stay bare. The expected texts are the statements' own
+// conditions, written out by hand.
+func TestRouting_StringLiteralQuoted(t *testing.T) {
+	for _, c := range []struct {
+		design, sql, want string
+	}{
+		{"hash(name)", "SELECT * FROM t WHERE name = 'x'", "name = 'x' binds every column of the key hash(name) on t"},
+		{"hash(name)", "SELECT * FROM t WHERE name = 'it''s'", "name = 'it''s' binds every column"},
+		{"hash(name)", "SELECT * FROM t WHERE name IN ('a', 'b')", "name IN ('a', 'b') routes by the key hash(name)"},
+		{"hash(id)", "SELECT * FROM t WHERE id = 42", "id = 42 binds every column"},
+		{"users:hash(id), lookup(email)", "SELECT * FROM users WHERE email = 'a@x.com'", "email = 'a@x.com' does not bind the key hash(id) on users"},
+	} {
+		for _, format := range []string{"table", "json"} {
+			code, out, errs := runCmd(t, "", "explain", "--format", format, "--dialect", "mysql", "-k", c.design, c.sql)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", c.sql, code, errs)
+			}
+			reason := out
+			if format == "json" {
+				var r routed
+				if err := json.Unmarshal([]byte(out), &r); err != nil {
+					t.Fatal(err)
+				}
+				reason = r.Reason
+			}
+			if !strings.Contains(reason, c.want) {
+				t.Errorf("%s (%s): reason %q; want it to contain %q", c.sql, format, reason, c.want)
+			}
+		}
+	}
+}
+
+// TestRouting_HintMultipleVindex: Vitess refuses a table with more than
+// one vindex hint (USE VINDEX then IGNORE VINDEX, or two USE VINDEX)
+// before it plans the statement: VT09020 "can not use multiple vindex
+// hints for table %s", the table as the statement names it
+// (checkAliasedTableExpr, go/vt/vtgate/semantics/check_invalid.go, and
+// its test check_invalid_test.go; vterrors/code.go, v0.24.4). explain
+// warns so, in text and JSON; one hint naming two vindexes is allowed.
+func TestRouting_HintMultipleVindex(t *testing.T) {
+	vs := filepath.Join("testdata", "vitess", "vschema.json")
+	for _, c := range []struct {
+		sql  string
+		want string // the Vitess error text, "" for none
+	}{
+		{"SELECT * FROM music USE VINDEX (music_user_map) IGNORE VINDEX (user_index) WHERE id = 5", "can not use multiple vindex hints for table music"},
+		{"SELECT * FROM music USE VINDEX (music_user_map) USE VINDEX (user_index) WHERE id = 5", "can not use multiple vindex hints for table music"},
+		{"SELECT * FROM user_extra WHERE user_id IN (SELECT user_id FROM music IGNORE VINDEX (user_index) IGNORE VINDEX (music_user_map) WHERE id = 5)", "can not use multiple vindex hints for table music"},
+		{"SELECT * FROM music USE VINDEX (music_user_map, user_index) WHERE id = 5", ""},
+		{"SELECT * FROM music IGNORE VINDEX (user_index) WHERE id = 5", ""},
+	} {
+		for _, format := range []string{"table", "json"} {
+			code, out, errs := runCmd(t, "", "explain", "--format", format, "--dialect", "mysql", "-k", "@"+vs, "--engine", "vitess", "--shards", "4", c.sql)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", c.sql, code, errs)
+			}
+			warnings := errs
+			if format == "json" {
+				var r struct {
+					Warnings []string `json:"warnings"`
+				}
+				if err := json.Unmarshal([]byte(out), &r); err != nil {
+					t.Fatal(err)
+				}
+				warnings = strings.Join(r.Warnings, "\n")
+			}
+			got := strings.Contains(warnings, "VT09020")
+			if got != (c.want != "") || c.want != "" && strings.Count(warnings, c.want+" (VT09020)") != 1 {
+				t.Errorf("%s (%s): warnings %q; want %q (VT09020) once", c.sql, format, warnings, c.want)
+			}
+		}
+	}
+}
+
+// TestRouting_MergedReasonOnce: a read merged with another read of its
+// table on a unique lookup (TestRouting_UniqueLookupMerge) is routed by
+// the same condition as that read, so the reason states the condition
+// once and says that both reads are one route and why, instead of
+// repeating the inner read's clause for the outer read. 5's shard under
+// 4 shards is vitessShards(4, 5) (Vitess's own hash vector).
+func TestRouting_MergedReasonOnce(t *testing.T) {
+	const d = "music:hash(user_id), lookup(id)"
+	shard := vitessShards(4, 5)[0]
+	for _, sql := range []string{
+		"SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5)",
+		"SELECT id FROM music WHERE id IN (SELECT id FROM music WHERE user_id = 5) AND user_id IN (1, 2)",
+		"SELECT a.id FROM music a JOIN music b ON a.id = b.id WHERE b.user_id = 5",
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "--engine", "vitess", "--shards", "4", "-k", d, sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", sql, code, errs)
+		}
+		var r routed
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		clause := fmt.Sprintf("read music: user_id = 5 binds every column of the key hash(user_id) on music: single-shard, shard %d", shard)
+		if strings.Count(r.Reason, "user_id = 5") != 1 || !strings.HasPrefix(r.Reason, clause) ||
+			!strings.Contains(r.Reason, "both reads of music: one route, as they are compared on id, a unique lookup") {
+			t.Errorf("%s: reason %q; want %q once, then that both reads of music are one route (compared on id, a unique lookup)", sql, r.Reason, clause)
+		}
+	}
+}

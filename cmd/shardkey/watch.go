@@ -20,6 +20,7 @@ import (
 	"github.com/shardkey/shardkey/sim"
 	"github.com/shardkey/shardkey/sqllog"
 	"github.com/shardkey/shardkey/watch"
+	"github.com/shardkey/shardkey/workload"
 )
 
 // watchCmd holds watch's flags.
@@ -120,6 +121,13 @@ Flags:
 	case c.top < 0:
 		return usageErr("--top-keys %d: must be >= 0", c.top)
 	}
+	if c.logFile != "" && c.logFile != "-" && !c.follow {
+		// A missing or unreadable log is a usage error naming --log (exit
+		// 2); --follow waits for a file that does not exist yet.
+		if err := workload.CheckFile("--log", c.logFile, c.logFile); err != nil {
+			return err
+		}
+	}
 	switch c.format {
 	case "table", "json", "html":
 	default:
@@ -144,8 +152,10 @@ Flags:
 		c.shards = c.slots
 		if c.slotMap == "contiguous" || c.slotMap == "round-robin" {
 			nodes, err = sim.NewNodes(c.slots, c.nodes, c.slotMap)
-		} else if nodes, err = sim.ReadNodes(c.slotMap, c.slots); err == nil && nodes.Count != c.nodes {
-			err = fmt.Errorf("%s: the map places slots on %d nodes; --nodes says %d", c.slotMap, nodes.Count, c.nodes)
+		} else if err = workload.CheckFile("--slot-map", c.slotMap, c.slotMap); err == nil {
+			if nodes, err = sim.ReadNodes(c.slotMap, c.slots); err == nil && nodes.Count != c.nodes {
+				err = fmt.Errorf("%s: the map places slots on %d nodes; --nodes says %d", c.slotMap, nodes.Count, c.nodes)
+			}
 		}
 		if err != nil {
 			return err
@@ -287,6 +297,12 @@ func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, o
 	o := livedb.Options{SampleRows: c.sample, Progress: e.stderr, NoStatements: true, Seed: c.seed, Stats: livedb.StatsSample}
 	if err := livedb.Read(e.ctx, base, c.from, o); err != nil {
 		return fmt.Errorf("--from: %w", err)
+	}
+	// The database's tables are all the windows may read: each design
+	// is checked against them all up front, not against the first
+	// window's statements.
+	if err := wt.Check(base); err != nil {
+		return err
 	}
 	p, err := livedb.NewPoller(e.ctx, base, c.from, o)
 	if err != nil {

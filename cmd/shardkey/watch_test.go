@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -370,5 +371,54 @@ func TestWatch_Nodes(t *testing.T) {
 	}
 	if code, _, errs := runCmd(t, "", "watch", "--log", celebrityLog, "--slots", "8", "--nodes", "9", "-k", "hash(aid)"); code != 2 || !strings.Contains(errs, "--nodes 9") {
 		t.Errorf("--nodes 9 of 8 slots: exit %d %q; want a usage error", code, errs)
+	}
+}
+
+// TestWatch_LaterTable: a design naming a table that only the second
+// window reads is not refused at the first: the log reads orders for a
+// minute (20 statements, 10:00:00-10:00:19), then users and orders (40
+// statements, 10:01:00-10:01:19.5); both windows are scored under the
+// design, the second at 40 / 19.5 requests/s (the last window ends at its
+// last statement). A key for users naming a column users does not have
+// is refused (exit 2) in the window that first reads users.
+func TestWatch_LaterTable(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n")
+	for i := range 20 {
+		fmt.Fprintf(&sb, "2024-05-01T10:00:%02d.000000Z\t   10 Query\tSELECT * FROM orders WHERE customer_id = %d\n", i, i%7)
+	}
+	for i := range 20 {
+		fmt.Fprintf(&sb, "2024-05-01T10:01:%02d.000000Z\t   10 Query\tSELECT * FROM users WHERE id = %d\n", i, i%5)
+		fmt.Fprintf(&sb, "2024-05-01T10:01:%02d.500000Z\t   10 Query\tSELECT * FROM orders WHERE customer_id = %d\n", i, i%7)
+	}
+	log := writeFile(t, "general.log", sb.String())
+	const design = "orders:hash(customer_id); users:hash(id)"
+	code, out, errs := runCmd(t, "", "watch", "--log", log, "--shards", "4", "--format", "json", "-k", design)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got []float64
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var w struct {
+			Designs []struct {
+				Key          string  `json:"key"`
+				RequestsPerS float64 `json:"requests_per_s"`
+			} `json:"designs"`
+		}
+		if err := json.Unmarshal([]byte(line), &w); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range w.Designs {
+			if d.Key == design {
+				got = append(got, d.RequestsPerS)
+			}
+		}
+	}
+	if len(got) != 2 || math.Abs(got[0]-20.0/60) > 1e-9 || math.Abs(got[1]-40/19.5) > 1e-9 {
+		t.Errorf("requests/s per window %v; want [%v %v]", got, 20.0/60, 40/19.5)
+	}
+	code, _, errs = runCmd(t, "", "watch", "--log", log, "--shards", "4", "-k", "orders:hash(customer_id); users:hash(nosuch)")
+	if want := "does not fit table users, in the window that first reads it (2024-05-01T10:01:00Z to 2024-05-01T10:02:00Z)"; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("users:hash(nosuch): exit %d, %q; want exit 2 and %q", code, errs, want)
 	}
 }
