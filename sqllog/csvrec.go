@@ -21,6 +21,10 @@ import "bytes"
 // bytes given, it leaves to encoding/csv: the caller then reads that
 // record with a csv.Reader, whose answer or error is the reference.
 
+// csvStop marks the bytes that end an unquoted field's scan: its ends
+// (a comma, a newline) and a quote, which encoding/csv refuses there.
+var csvStop = [256]bool{',': true, '\n': true, '"': true}
+
 // csvWant maps a csvlog field index to its slot in csvFields.f, or -1.
 var csvWant = func() (w [csvMin]int8) {
 	for i := range w {
@@ -138,14 +142,14 @@ func scanCSVRecord(b []byte, scratch *[]byte, r *csvFields) (start, n int, st cs
 		}
 		// An unquoted field: up to a comma or the line's end.
 		vs := i
-		for i < len(b) && b[i] != ',' && b[i] != '\n' {
-			if b[i] == '"' {
-				return 0, 0, csvOther // a bare quote
-			}
+		for i < len(b) && !csvStop[b[i]] {
 			i++
 		}
 		if i >= len(b) {
 			return 0, 0, csvMore
+		}
+		if b[i] == '"' {
+			return 0, 0, csvOther // a bare quote
 		}
 		v := b[vs:i]
 		last := b[i] == '\n'
@@ -192,12 +196,48 @@ func decodeCSVQuoted(scratch *[]byte, v []byte) []byte {
 	return out[s:len(out):len(out)]
 }
 
-// pgLevelNames maps each of pgLevels to itself, to look a level up
-// without copying it.
-var pgLevelNames = func() map[string]string {
-	m := map[string]string{}
-	for l := range pgLevels {
-		m[l] = l
+// pgLevelName returns the level of pgLevels that b spells, without
+// copying b.
+func pgLevelName(b []byte) (string, bool) {
+	switch string(b) {
+	case "LOG":
+		return "LOG", true
+	case "ERROR":
+		return "ERROR", true
+	case "DETAIL":
+		return "DETAIL", true
+	case "STATEMENT":
+		return "STATEMENT", true
+	case "HINT":
+		return "HINT", true
+	case "WARNING":
+		return "WARNING", true
+	case "FATAL":
+		return "FATAL", true
+	case "PANIC":
+		return "PANIC", true
+	case "NOTICE":
+		return "NOTICE", true
+	case "INFO":
+		return "INFO", true
+	case "CONTEXT":
+		return "CONTEXT", true
+	case "LOCATION":
+		return "LOCATION", true
+	case "QUERY":
+		return "QUERY", true
+	case "DEBUG":
+		return "DEBUG", true
+	case "DEBUG1":
+		return "DEBUG1", true
+	case "DEBUG2":
+		return "DEBUG2", true
+	case "DEBUG3":
+		return "DEBUG3", true
+	case "DEBUG4":
+		return "DEBUG4", true
+	case "DEBUG5":
+		return "DEBUG5", true
 	}
-	return m
-}()
+	return "", false
+}

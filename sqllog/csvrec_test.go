@@ -259,3 +259,18 @@ func TestCSVReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestPGLevelName: pgLevelName knows the levels of pgLevels, and no
+// other word.
+func TestPGLevelName(t *testing.T) {
+	for l := range pgLevels {
+		if got, ok := pgLevelName([]byte(l)); !ok || got != l {
+			t.Errorf("%q: %q, %v", l, got, ok)
+		}
+	}
+	for _, w := range []string{"", "log", "LOG ", "DEBUG6", "NOTE", "STATEMENTS"} {
+		if got, ok := pgLevelName([]byte(w)); ok || pgLevels[w] {
+			t.Errorf("%q: %q, %v", w, got, ok)
+		}
+	}
+}

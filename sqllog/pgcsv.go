@@ -175,7 +175,7 @@ func (c *csvlogReader) record(line, n int, f *[6][]byte) error {
 	if n < csvMin {
 		return shardkey.Errorf(rs.file, line, "", "not a csvlog record: %d fields, want at least %d (log_destination = 'csvlog')", n, csvMin)
 	}
-	level, ok := pgLevelNames[string(f[slotSeverity])]
+	level, ok := pgLevelName(f[slotSeverity])
 	if !ok {
 		return shardkey.Errorf(rs.file, line, "error_severity", "%q is not a PostgreSQL message level", f[slotSeverity])
 	}
