@@ -112,7 +112,7 @@ func parseGeneralHead(l []byte) (generalHead, bool) {
 }
 
 func isBanner(l []byte) bool {
-	return bytes.Contains(l, []byte(", Version: ")) && bytes.HasSuffix(l, []byte("started with:")) ||
+	return bytes.HasSuffix(l, []byte("started with:")) && bytes.Contains(l, []byte(", Version: ")) ||
 		bytes.HasPrefix(l, []byte("Tcp port: ")) ||
 		bytes.HasPrefix(l, []byte("Time ")) && bytes.Contains(l, []byte("Id Command")) ||
 		bytes.HasPrefix(l, []byte("Time\t")) && bytes.Contains(l, []byte("Id Command"))
@@ -211,7 +211,11 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 // "Id:" on the User@Host line), then "SET timestamp=N;" and the statement.
 func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 	lr := &lineReader{r: br}
+	// The statement being read: copied once from its first line; one
+	// that goes on over more lines is put together in sql (cont).
+	var cur string
 	var sql []byte
+	inStmt, cont := false, false
 	var ts int64
 	hasTS := false
 	session := ""
@@ -219,9 +223,21 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 	found := false
 	sessions := map[string]string{}
 	var timeBuf []byte
+	// The last "# Time:" value and what it gave: the same value (logs
+	// repeat it for every statement of a second) is not parsed again.
+	var lastTime []byte
+	var lastTS int64
+	lastOK, hasLast := false, false
 	finish := func() error {
-		s := strings.TrimSpace(string(sql))
-		sql = sql[:0]
+		if !inStmt {
+			return nil
+		}
+		inStmt = false
+		s := cur
+		if cont {
+			s, cont = string(sql), false
+		}
+		s = strings.TrimSpace(s)
 		if s == "" {
 			return nil
 		}
@@ -248,18 +264,24 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 		}
 		rs.line = lr.n
 		switch {
-		case bytes.HasPrefix(line, []byte("# ")):
+		case len(line) >= 2 && line[0] == '#' && line[1] == ' ':
 			if err := finish(); err != nil {
 				return err
 			}
 			found = true
 			if v, ok := bytes.CutPrefix(line, []byte("# Time: ")); ok {
-				// A copy: appending to v would write over the next
-				// line in the reader's buffer.
-				head := append(append(timeBuf[:0], bytes.TrimSpace(v)...), " 1 Query"...)
-				timeBuf = head
-				if h, ok := parseGeneralHead(head); ok && h.hasTS {
-					ts, hasTS = h.ts, true
+				v = bytes.TrimSpace(v)
+				if !hasLast || !bytes.Equal(v, lastTime) {
+					// A copy: appending to v would write over the
+					// next line in the reader's buffer.
+					head := append(append(timeBuf[:0], v...), " 1 Query"...)
+					timeBuf = head
+					h, ok := parseGeneralHead(head)
+					lastOK, lastTS = ok && h.hasTS, h.ts
+					lastTime, hasLast = append(lastTime[:0], v...), true
+				}
+				if lastOK {
+					ts, hasTS = lastTS, true
 				}
 			}
 			if i := bytes.Index(line, []byte("Thread_id: ")); i >= 0 {
@@ -274,14 +296,14 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 			if err := finish(); err != nil {
 				return err
 			}
-		case len(sql) == 0 && bytes.HasPrefix(line, []byte("SET timestamp=")):
-			v := bytes.TrimSuffix(bytes.TrimPrefix(line, []byte("SET timestamp=")), []byte(";"))
-			if n, err := strconv.ParseFloat(string(v), 64); err == nil {
-				ts, hasTS = int64(n*1e6), true
+		case !inStmt && bytes.HasPrefix(line, []byte("SET timestamp=")):
+			v := bytes.TrimSuffix(line[len("SET timestamp="):], []byte(";"))
+			if n, ok := epochMicros(v); ok {
+				ts, hasTS = n, true
 			}
-		case len(sql) == 0 && (bytes.HasPrefix(line, []byte("use ")) || bytes.HasPrefix(line, []byte("USE "))) && bytes.HasSuffix(line, []byte(";")):
+		case !inStmt && (bytes.HasPrefix(line, []byte("use ")) || bytes.HasPrefix(line, []byte("USE "))) && bytes.HasSuffix(line, []byte(";")):
 		default:
-			if len(sql) == 0 {
+			if !inStmt {
 				if len(bytes.TrimSpace(line)) == 0 {
 					continue
 				}
@@ -290,9 +312,13 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 					continue
 				}
 				startLine = lr.n
-			} else {
-				sql = append(sql, '\n')
+				cur, inStmt = string(line), true
+				continue
 			}
+			if !cont {
+				sql, cont = append(sql[:0], cur...), true
+			}
+			sql = append(sql, '\n')
 			sql = append(sql, line...)
 		}
 	}
@@ -303,6 +329,32 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 		return errAt(rs.file, 1, errNoSlow)
 	}
 	return nil
+}
+
+// epochMicros reads "SET timestamp=" seconds as microseconds, as
+// int64(strconv.ParseFloat(v)*1e6) does: up to 10 digits alone are read
+// as an integer when the product is at most 2^53 (then the float64
+// product is exact).
+func epochMicros(v []byte) (int64, bool) {
+	if len(v) > 0 && len(v) <= 10 {
+		var n int64
+		digits := true
+		for _, c := range v {
+			if !isDigit(c) {
+				digits = false
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if digits && n <= 9007199254 { // 2^53 / 1e6
+			return n * 1e6, true
+		}
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return 0, false
+	}
+	return int64(f * 1e6), true
 }
 
 func digitsAt(b []byte) []byte {

@@ -49,14 +49,12 @@ const (
 	csvMin      = 22
 )
 
-// readPGCSV reads a PostgreSQL csvlog file.
 // readRecord reads the next CSV record and its line, recording the line in
 // rs; errors name the file and line, a parse error prefixed with what. It
-// returns io.EOF at the end.
-func readRecord(r *csv.Reader, rs *readState, what string) ([]string, int, error) {
-	if rs.bound != nil {
-		rs.bound.ResetRecord()
-	}
+// returns io.EOF at the end. The caller resets rs.bound's record count
+// (BoundedReader.ResetRecord) at the start of each record. lines is the
+// number of lines before r's first (r counts from 1 at its first line).
+func readRecord(r *csv.Reader, rs *readState, what string, lines int) ([]string, int, error) {
 	rec, err := r.Read()
 	if err == io.EOF {
 		return nil, 0, err
@@ -64,58 +62,142 @@ func readRecord(r *csv.Reader, rs *readState, what string) ([]string, int, error
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) && !errors.As(err, new(*shardkey.InputError)) {
-			return nil, 0, shardkey.Errorf(rs.file, pe.Line, "", "%s%v", what, pe.Err)
+			return nil, 0, shardkey.Errorf(rs.file, lines+pe.Line, "", "%s%v", what, pe.Err)
 		}
 		return nil, 0, errAt(rs.file, rs.line+1, err)
 	}
 	line, _ := r.FieldPos(0)
+	line += lines
 	rs.line = line
 	return rec, line, nil
 }
 
+// readPGCSV reads a PostgreSQL csvlog file. Records whole in br's
+// buffer are read there by scanCSVRecord; any other (one that goes on
+// past the buffered bytes, one at the end of the input without a
+// newline, one encoding/csv refuses) is read by encoding/csv from br,
+// which then reads the next bytes into the buffer. So br reads its input
+// (and meets its errors and bounds) where it would if encoding/csv read
+// every record, and what is read, and every error, are encoding/csv's.
 func readPGCSV(br *bufio.Reader, rs *readState) error {
-	r := csv.NewReader(br)
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
-	pm := &pgMessages{rs: rs}
-	ps := &prefixState{sessions: map[string]string{}}
+	if br.Size() < 4096 {
+		// encoding/csv reads br itself only when it has at least its
+		// own buffer's size (bufio.NewReader).
+		br = bufio.NewReaderSize(br, 4096)
+	}
+	c := &csvlogReader{rs: rs, pm: &pgMessages{rs: rs}, ps: &prefixState{sessions: map[string]string{}}}
+	var r csvFields
+	var scratch []byte
+	lines := 0 // lines read before the buffered bytes
 	for {
-		rec, line, err := readRecord(r, rs, "not a csvlog record: ")
-		if err == io.EOF {
-			break
+		b, _ := br.Peek(br.Buffered()) // no read: what is buffered
+		start, n, st := scanCSVRecord(b, &scratch, &r)
+		if st != csvOK {
+			// encoding/csv reads this record from br (which it uses
+			// as it is: a *bufio.Reader of at least 4 KiB), no further.
+			k, err := c.readStd(csv.NewReader(br), lines, false)
+			if err != nil {
+				return err
+			}
+			if k == 0 {
+				break // the end
+			}
+			lines += k
+			continue
 		}
+		if rs.bound != nil {
+			rs.bound.ResetRecord()
+		}
+		line := lines + bytes.Count(b[:start], []byte{'\n'}) + 1
+		lines += bytes.Count(b[:n], []byte{'\n'})
+		err := c.record(line, r.n, &r.f)
+		br.Discard(n)
 		if err != nil {
 			return err
 		}
-		if len(rec) < csvMin {
-			return shardkey.Errorf(rs.file, line, "", "not a csvlog record: %d fields, want at least %d (log_destination = 'csvlog')", len(rec), csvMin)
+	}
+	return c.pm.flush()
+}
+
+// csvlogReader turns csvlog records into messages.
+type csvlogReader struct {
+	rs *readState
+	pm *pgMessages
+	ps *prefixState
+}
+
+// readStd reads records with encoding/csv: lines is the line before
+// r's first; all reads them to the end of r, else one record is read. It
+// returns the lines the records read end on (after lines), 0 at the end
+// of r.
+func (c *csvlogReader) readStd(r *csv.Reader, lines int, all bool) (int, error) {
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	var f [6][]byte
+	end := 0
+	for {
+		if c.rs.bound != nil {
+			c.rs.bound.ResetRecord()
 		}
-		if !pgLevels[rec[csvSeverity]] {
-			return shardkey.Errorf(rs.file, line, "error_severity", "%q is not a PostgreSQL message level", rec[csvSeverity])
+		rec, line, err := readRecord(r, c.rs, "not a csvlog record: ", lines)
+		if err == io.EOF {
+			if all {
+				return 0, c.pm.flush()
+			}
+			return 0, nil
 		}
-		m := pgMsg{line: line, level: rec[csvSeverity], msg: rec[csvMessage], detail: rec[csvDetail]}
-		if len(rec[csvTime]) >= 19 {
-			m.ts, _, m.hasTS = ps.time([]byte(rec[csvTime]))
+		if err != nil {
+			return 0, err
 		}
-		if !m.hasTS {
-			return shardkey.Errorf(rs.file, line, "log_time", "%q is not a timestamp", rec[csvTime])
+		for i, slot := range csvWant {
+			if slot >= 0 && i < len(rec) {
+				f[slot] = []byte(rec[i])
+			}
 		}
-		m.session = rec[csvSession]
-		if m.session == "" {
-			m.session = rec[csvPid]
+		// The record ends on the line its last field ends on.
+		last := len(rec) - 1
+		l, _ := r.FieldPos(last)
+		end = l + strings.Count(rec[last], "\n")
+		if err := c.record(line, len(rec), &f); err != nil {
+			return 0, err
 		}
-		if s, ok := ps.sessions[m.session]; ok {
-			m.session = s
-		} else {
-			m.session = strings.Clone(m.session)
-			ps.sessions[m.session] = m.session
-		}
-		m.msg, m.detail = strings.Clone(m.msg), strings.Clone(m.detail)
-		if err := pm.add(m); err != nil {
-			return err
+		if !all {
+			return end, nil
 		}
 	}
-	return pm.flush()
+}
+
+// record adds a csvlog record of n fields, at line, whose used values are
+// f (csvFields.f).
+func (c *csvlogReader) record(line, n int, f *[6][]byte) error {
+	rs := c.rs
+	rs.line = line
+	if n < csvMin {
+		return shardkey.Errorf(rs.file, line, "", "not a csvlog record: %d fields, want at least %d (log_destination = 'csvlog')", n, csvMin)
+	}
+	level, ok := pgLevelName(f[slotSeverity])
+	if !ok {
+		return shardkey.Errorf(rs.file, line, "error_severity", "%q is not a PostgreSQL message level", f[slotSeverity])
+	}
+	m := pgMsg{line: line, level: level}
+	if t := f[slotTime]; len(t) >= 19 {
+		m.ts, _, m.hasTS = c.ps.time(t)
+	}
+	if !m.hasTS {
+		return shardkey.Errorf(rs.file, line, "log_time", "%q is not a timestamp", f[slotTime])
+	}
+	sess := f[slotSession]
+	if len(sess) == 0 {
+		sess = f[slotPid]
+	}
+	if s, ok := c.ps.sessions[string(sess)]; ok {
+		m.session = s
+	} else {
+		m.session = string(sess)
+		c.ps.sessions[m.session] = m.session
+	}
+	m.msg, m.detail = string(f[slotMessage]), string(f[slotDetail])
+	return c.pm.add(m)
 }
 
 // jsonRecord is the part of a jsonlog record the reader uses.
@@ -199,7 +281,10 @@ func readPGSS(br *bufio.Reader, rs *readState) error {
 		return shardkey.Errorf(rs.file, 1, "", "header %q: want columns query and calls", strings.Join(hdr, ","))
 	}
 	for {
-		rec, line, err := readRecord(r, rs, "")
+		if rs.bound != nil {
+			rs.bound.ResetRecord()
+		}
+		rec, line, err := readRecord(r, rs, "", 0)
 		if err == io.EOF {
 			break
 		}
