@@ -111,13 +111,16 @@ func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 			sep = '\t'
 		}
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() <= fastCSVMax {
+			if t, ok, err := readCSVMapped(f, file, name, sep, o); ok {
+				return t, err
+			}
 			data := make([]byte, st.Size())
 			quoted, err := readAllAt(f, data)
 			if err != nil {
 				return nil, shardkey.Errorf(file, 0, "", "%v", err)
 			}
 			if !quoted {
-				return readCSVFast(data, file, name, sep, o)
+				return readCSVFast(data, file, name, sep, o, false)
 			}
 			return readCSVRows(bytes.NewReader(data), file, name, o)
 		}
