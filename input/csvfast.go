@@ -358,20 +358,29 @@ func splitFields(dst []string, l []byte, sep byte) []string {
 // parseCSVChunk parses the lines of c into rows c.start, c.start+1, ...
 // of cc's columns. With clone set, text values are copies of data's
 // bytes, not views: a value equal to the column's previous one in the
-// chunk (a month, a status) shares that one's copy.
+// chunk (a month, a status) shares that one's copy, and the others are
+// copied into blocks of 64 KiB shared by the chunk's values (one
+// allocation per block, not per value, for a column of distinct ids).
 func parseCSVChunk(c *csvChunk, cc *csvCols, data []byte, file string, header []string, weightCol int, sep byte, clone bool) {
 	fields := make([]string, 0, len(header))
 	var last []string // by field: the previous text value's copy
 	if clone {
 		last = make([]string, len(header))
 	}
+	var block []byte
 	own := func(i int, s string) string {
-		if !clone {
+		if !clone || len(s) == 0 {
 			return s
 		}
-		if s != last[i] {
-			last[i] = strings.Clone(s)
+		if s == last[i] {
+			return last[i]
 		}
+		if len(s) > cap(block)-len(block) {
+			block = make([]byte, 0, max(64<<10, len(s)))
+		}
+		k := len(block)
+		block = append(block, s...)
+		last[i] = view(block[k:len(block):len(block)])
 		return last[i]
 	}
 	row := c.start
