@@ -160,8 +160,44 @@ func fastAndSlow(content string, tsv bool, types map[string]shardkey.Type) strin
 		file, sep = "f.tsv", '\t'
 	}
 	o := Options{Types: types}
-	fast, ferr := readCSVFast([]byte(content), file, "t", sep, o)
+	fast, ferr := readCSVFast([]byte(content), file, "t", sep, o, false)
 	slow, serr := readCSVRows(strings.NewReader(content), file, "t", o)
+	if d := mappedAndSlow(content, file, sep, o, slow, serr); d != "" {
+		return "mapped: " + d
+	}
+	return sameRead(fast, ferr, slow, serr)
+}
+
+// mappedAndSlow reads content from a file through readCSVMapped and
+// returns "" if it agrees with slow (or does not take the file: a '"',
+// or no mapping on this system). The table is compared once the mapping
+// is released, so a value still referring to it would fault here.
+func mappedAndSlow(content, file string, sep byte, o Options, slow *shardkey.Table, serr error) string {
+	f, err := os.CreateTemp("", "csvmapped-*.csv")
+	if err != nil {
+		return err.Error()
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if _, err := f.WriteString(content); err != nil {
+		return err.Error()
+	}
+	mapped, ok, merr := readCSVMapped(f, file, "t", sep, o)
+	if !ok {
+		if strings.Contains(content, `"`) || len(content) == 0 {
+			return ""
+		}
+		if m, unmap := mapFile(f); m != nil {
+			unmap()
+			return "not taken, though the file maps and holds no quote"
+		}
+		return ""
+	}
+	return sameRead(mapped, merr, slow, serr)
+}
+
+// sameRead returns "" if two readers' results agree, else what differs.
+func sameRead(fast *shardkey.Table, ferr error, slow *shardkey.Table, serr error) string {
 	switch {
 	case ferr != nil || serr != nil:
 		if ferr == nil || serr == nil || ferr.Error() != serr.Error() {
@@ -279,7 +315,7 @@ func TestCSVFastFormerDifferences(t *testing.T) {
 		})
 	}
 	// The header's line is the one named.
-	_, err := readCSVFast([]byte("\n\na,a\n1,2\n"), "f.csv", "t", ',', Options{})
+	_, err := readCSVFast([]byte("\n\na,a\n1,2\n"), "f.csv", "t", ',', Options{}, false)
 	if err == nil || !strings.HasPrefix(err.Error(), "f.csv:3:") {
 		t.Errorf("header error %v, want it at f.csv:3", err)
 	}
@@ -414,5 +450,43 @@ func TestReadAllAtShrunk(t *testing.T) {
 	}
 	if q, err := readAllAt(f, make([]byte, 7)); err != nil || q {
 		t.Errorf("reading it whole: quoted %v, %v", q, err)
+	}
+}
+
+// TestCSVMappedTruncated: a row file truncated while its mapping is read
+// (after mapping it, before parsing) is an error saying the file changed,
+// not a crash, wherever the cut falls: before the header's end or within
+// the rows.
+func TestCSVMappedTruncated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rows.csv")
+	var sb strings.Builder
+	sb.WriteString("id,name,weight\n")
+	for i := 0; sb.Len() < 4<<20; i++ {
+		fmt.Fprintf(&sb, "%d,n%d,%d\n", i, i%7, i%3+1)
+	}
+	defer func() { afterMap = nil }()
+	for _, keep := range []int64{0, 2 << 20} {
+		if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mapped := false
+		afterMap = func(*os.File) {
+			mapped = true
+			if err := os.Truncate(path, keep); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, ok, err := readCSVMapped(f, path, "t", ',', Options{})
+		f.Close()
+		if !mapped {
+			t.Skip("the file was not mapped on this system")
+		}
+		if !ok || err == nil || !strings.Contains(err.Error(), path+": the file changed") {
+			t.Errorf("truncated to %d bytes: taken %v, error %v; want one saying %s changed while being read", keep, ok, err, path)
+		}
 	}
 }

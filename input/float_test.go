@@ -33,11 +33,15 @@ func TestExactFloat(t *testing.T) {
 	}{
 		{"0", true}, {"-0", true}, {"1", true}, {"1.", true}, {".5", true}, {"0.000123", true},
 		{"2.871580110239838e-07", true}, {"5e-22", true}, {"5e22", true}, {"1E+3", true},
-		{"9007199254740991", true}, {"9007199254740992", false}, // 2^53: not exact as m
-		{"1e23", false}, {"1e-23", false}, {"12345678901234567", false},
+		{"9007199254740991", true}, {"9007199254740992", true}, // 2^53: rounded from integers
+		{"9007199254740993", true}, {"9007199254740995", true}, // ties: to even, 2^53 and 2^53+4
+		{"18446744073709551615", false}, {"9999999999999999999", true}, // 20 and 19 digits
+		{"1e23", true}, {"1e-23", true}, {"12345678901234567", true},
+		{"1e27", true}, {"1e-27", true}, {"1e28", false}, {"1e-28", false},
 		{"", false}, {"-", false}, {".", false}, {"+1", false}, {"1e", false}, {"1e+", false},
 		{" 1", false}, {"1 ", false}, {"0x10", false}, {"inf", false}, {"NaN", false}, {"1_0", false},
-		{"0.30000000000000004", false}, {"1.5e-7", true}, {"123456789012345.6", true},
+		{"0.30000000000000004", true}, {"1.5e-7", true}, {"123456789012345.6", true},
+		{"4.3231893968012104e-07", true}, {"1.7976931348623157e308", false},
 		{"00000000000000000000001", true}, // leading zeros are not significant digits
 	} {
 		if got := checkExactFloat(t, c.s); got != c.ok {
@@ -58,6 +62,31 @@ func TestExactFloat(t *testing.T) {
 	}
 	if taken == 0 {
 		t.Error("no shortest-form weight took the fast path")
+	}
+	// 17 to 19 significant digits and scales past 10^22, rounded from
+	// integers: random mantissas and exponents, written with and without
+	// a point, and exact ties between two float64s (an integer halfway
+	// between two neighbours above 2^53), which round to even.
+	for i := 0; i < 200000; i++ {
+		m := r.Uint64N(10_000_000_000_000_000_000)
+		e := r.IntN(61) - 30
+		checkExactFloat(t, strconv.FormatUint(m, 10)+"e"+strconv.Itoa(e))
+		ds := strconv.FormatUint(m, 10)
+		if p := r.IntN(len(ds) + 1); p < len(ds) {
+			checkExactFloat(t, ds[:p]+"."+ds[p:]+"e"+strconv.Itoa(e))
+		}
+	}
+	for j := uint(1); j <= 10; j++ {
+		for k := 0; k < 1000; k++ {
+			// base is a float64 (53 significant bits) whose neighbour
+			// above is base + 2^j: base + 2^(j-1) is halfway.
+			base := (uint64(1)<<52 | r.Uint64N(1<<52)) << j
+			for _, m := range []uint64{base + 1<<(j-1), base + 1<<(j-1) - 1, base + 1<<(j-1) + 1} {
+				if !checkExactFloat(t, strconv.FormatUint(m, 10)) {
+					t.Fatalf("exactFloat(%d) not taken", m)
+				}
+			}
+		}
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -110,13 +111,16 @@ func ReadRows(file, name string, o Options) (*shardkey.Table, error) {
 			sep = '\t'
 		}
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() <= fastCSVMax {
+			if t, ok, err := readCSVMapped(f, file, name, sep, o); ok {
+				return t, err
+			}
 			data := make([]byte, st.Size())
 			quoted, err := readAllAt(f, data)
 			if err != nil {
 				return nil, shardkey.Errorf(file, 0, "", "%v", err)
 			}
 			if !quoted {
-				return readCSVFast(data, file, name, sep, o)
+				return readCSVFast(data, file, name, sep, o, false)
 			}
 			return readCSVRows(bytes.NewReader(data), file, name, o)
 		}
@@ -182,14 +186,26 @@ func weightNumber(s string) (float64, error) {
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
 	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// exactFloat reads a plain decimal ([-]digits[.digits][e[+-]digits]) whose
-// significant digits form an integer m below 2^53 and whose scale 10^e
-// has |e| <= 22: both are exact float64s, so m*10^e (or m/10^-e) is one
-// correctly rounded operation, the value strconv.ParseFloat returns
-// (Clinger's fast path, which strconv itself takes first: atof64exact in
-// Go's strconv/atof.go). It reports false for anything else, which the
-// caller hands to strconv: weights written by a program (Python's repr,
-// Go's %v) mostly take this path, at a fraction of the cost.
+// pow5 holds 5^0 to 5^27, the powers of five below 2^64.
+var pow5 = func() (p [28]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 5
+	}
+	return p
+}()
+
+// exactFloat reads a plain decimal ([-]digits[.digits][e[+-]digits]) of at
+// most 19 significant digits, an integer m, and scale 10^e with |e| <= 27,
+// and returns the float64 nearest m*10^e (ties to even), the value
+// strconv.ParseFloat returns. When m is below 2^53 and |e| <= 22 both are
+// exact float64s and m*10^e (or m/10^-e) is one correctly rounded
+// operation (Clinger's fast path, which strconv itself takes first:
+// atof64exact in Go's strconv/atof.go); otherwise it is rounded from an
+// exact integer computation (exactScaled). It reports false for anything
+// else, which the caller hands to strconv: weights written by a program
+// (Python's repr, with up to 17 digits; Go's %v) take this path, at a
+// fraction of strconv's cost.
 func exactFloat(s string) (float64, bool) {
 	i, neg := 0, false
 	if len(s) > 0 && s[0] == '-' {
@@ -203,7 +219,7 @@ func exactFloat(s string) (float64, bool) {
 			digits++
 		}
 		m = m*10 + uint64(s[i]-'0')
-		if digits > 16 {
+		if digits > 19 {
 			return 0, false
 		}
 	}
@@ -216,7 +232,7 @@ func exactFloat(s string) (float64, bool) {
 				digits++
 			}
 			m = m*10 + uint64(s[i]-'0')
-			if digits > 16 {
+			if digits > 19 {
 				return 0, false
 			}
 		}
@@ -246,7 +262,7 @@ func exactFloat(s string) (float64, bool) {
 			exp = -exp
 		}
 	}
-	if i != len(s) || m >= 1<<53 {
+	if i != len(s) {
 		return 0, false
 	}
 	e := exp - frac
@@ -254,10 +270,12 @@ func exactFloat(s string) (float64, bool) {
 	switch {
 	case m == 0:
 		f = 0
-	case e >= 0 && e < len(pow10):
+	case m < 1<<53 && e >= 0 && e < len(pow10):
 		f *= pow10[e]
-	case e < 0 && -e < len(pow10):
+	case m < 1<<53 && e < 0 && -e < len(pow10):
 		f /= pow10[-e]
+	case e > -len(pow5) && e < len(pow5):
+		f = exactScaled(m, e)
 	default:
 		return 0, false
 	}
@@ -265,4 +283,56 @@ func exactFloat(s string) (float64, bool) {
 		f = -f
 	}
 	return f, true
+}
+
+// exactScaled returns m*10^e rounded to the nearest float64, ties to even,
+// for m > 0 and |e| < len(pow5), from exact integers: 10^e is 5^e * 2^e,
+// and 5^|e| fits 64 bits. For e >= 0 the product m*5^e (128 bits) is
+// rounded to 53 bits; for e < 0 the quotient of m*2^s by 5^-e, with s
+// chosen so that it has 63 or 64 bits, is rounded to 53 bits with the
+// remainder as sticky bit. The binary exponent stays far inside float64's
+// normal range (|m*10^e| is within 1e-28 to 1e47), so math.Ldexp is exact.
+func exactScaled(m uint64, e int) float64 {
+	var q, shift uint64
+	sticky := false
+	var scale int
+	if e >= 0 {
+		hi, lo := bits.Mul64(m, pow5[e])
+		scale = e
+		if hi != 0 {
+			// Keep the top 64 bits of the 128; what falls off is sticky.
+			n := uint(bits.Len64(hi))
+			sticky = lo<<(64-n) != 0
+			q = hi<<(64-n) | lo>>n
+			scale += int(n)
+		} else {
+			q = lo
+		}
+	} else {
+		d := pow5[-e]
+		// m<<s has 63+len(d) bits; s >= 2, as len(m) <= 64 and d >= 5.
+		s := 63 + bits.Len64(d) - bits.Len64(m)
+		var hi, lo uint64
+		if s >= 64 {
+			hi = m << (s - 64)
+		} else {
+			hi, lo = m>>(64-s), m<<s
+		}
+		var r uint64
+		q, r = bits.Div64(hi, lo, d) // hi < 2^(len(d)-1) <= d: no overflow
+		sticky = r != 0
+		scale = e - s
+	}
+	n := bits.Len64(q)
+	if n > 53 {
+		shift = uint64(n - 53)
+		rest := q & (1<<shift - 1)
+		half := uint64(1) << (shift - 1)
+		q >>= shift
+		if rest > half || rest == half && (sticky || q&1 == 1) {
+			q++ // 2^53 at most: still exact
+		}
+		scale += int(shift)
+	}
+	return math.Ldexp(float64(q), scale)
 }

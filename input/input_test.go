@@ -175,7 +175,9 @@ func TestStrayValueWarning(t *testing.T) {
 	content := "id,n,weight\n1,1,1\n2,2,1\n3,3,1\n\n4,4,1\n5,5,1\n6,6,1\n7,7,1\n8,8,1\n9,9,1\n1e3,10,1\n"
 	const want = `f.csv:12: id: "1e3" makes the column float64`
 	for name, read := range map[string]func(o Options) (*shardkey.Table, error){
-		"fast": func(o Options) (*shardkey.Table, error) { return readCSVFast([]byte(content), "f.csv", "t", ',', o) },
+		"fast": func(o Options) (*shardkey.Table, error) {
+			return readCSVFast([]byte(content), "f.csv", "t", ',', o, false)
+		},
 		"csv": func(o Options) (*shardkey.Table, error) {
 			return readCSVRows(strings.NewReader(content), "f.csv", "t", o)
 		},

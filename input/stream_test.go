@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/sim"
@@ -850,5 +851,36 @@ func TestStreamErrorLineFarIn(t *testing.T) {
 	err = b.ReadQueries(queries)
 	if want := fmt.Sprintf("%s:%d: ", queries, bad); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v; want it at %s", err, want)
+	}
+}
+
+// TestScannedReset: reset leaves no field of a line's metadata set (every
+// field of lineMeta, by reflection, so that a field added later and not
+// reset fails here) and empties the conditions, keeping their memory.
+func TestScannedReset(t *testing.T) {
+	var s scanned
+	s.conds = append(s.conds, jcond{col: "a"})
+	s.groups = append(s.groups, span{0, 1})
+	v := reflect.ValueOf(&s.lineMeta).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem() // unexported
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.String:
+			f.SetString("x")
+		case reflect.Float64:
+			f.SetFloat(7)
+		default:
+			t.Fatalf("lineMeta.%s: kind %s not set by this test", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	s.reset()
+	if s.lineMeta != (lineMeta{weight: 1}) {
+		t.Errorf("after reset: %+v; want only weight 1", s.lineMeta)
+	}
+	if len(s.conds) != 0 || len(s.groups) != 0 || cap(s.conds) == 0 {
+		t.Errorf("after reset: %d conds (cap %d), %d groups", len(s.conds), cap(s.conds), len(s.groups))
 	}
 }

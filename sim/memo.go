@@ -544,3 +544,61 @@ func (m *memoEngine) slot(key []shardkey.Value) (uint64, bool) {
 
 // Hash is the engine's own (not memoised: for display).
 func (m *memoEngine) Hash(key []shardkey.Value) (partition.Hash, error) { return m.Engine.Hash(key) }
+
+// PrepareMemos numbers, in parallel on GOMAXPROCS goroutines, the distinct
+// values of the key columns whose points eng's memos will hold (memoize),
+// so that compiling keys one after another finds them done rather than
+// numbering each column in turn on one core. cols are column names, COL
+// for every table that has it or TABLE.COL for one table's. It does
+// nothing unless eng is costly; the numbering is the one memoize computes
+// itself (memoColumn, memoised per table and column), so the result is
+// the same either way.
+func PrepareMemos(w *shardkey.Workload, eng partition.Engine, cols []string) {
+	name, _, _ := strings.Cut(eng.Name(), ":")
+	if !costlyEngines[name] || noMemo {
+		return
+	}
+	type job struct {
+		t *shardkey.Table
+		c int
+	}
+	var jobs []job
+	seen := map[job]bool{}
+	add := func(t *shardkey.Table, col string) {
+		c := t.ColumnIndex(col)
+		if c < 0 || t.Rows == 0 {
+			return
+		}
+		j := job{t, c}
+		if !seen[j] {
+			seen[j] = true
+			jobs = append(jobs, j)
+		}
+	}
+	for _, col := range cols {
+		for _, t := range w.Tables {
+			if tn, c, ok := strings.Cut(col, "."); ok && tn == t.Name {
+				add(t, c)
+			} else if !ok {
+				add(t, col)
+			}
+		}
+	}
+	if len(jobs) < 2 {
+		return // numbered when compiled, as well as here
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(jobs) {
+					return
+				}
+				memoColumn(jobs[k].t, jobs[k].c)
+			}
+		})
+	}
+	wg.Wait()
+}

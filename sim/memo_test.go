@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"weak"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
@@ -182,6 +183,82 @@ func TestMemoFill(t *testing.T) {
 		}
 		if got := eng.n.Load(); got != int64(len(distinct))-1 {
 			t.Errorf("cols %v: %d points computed after routing, for %d distinct values less the one known", cols, got, len(distinct))
+		}
+	}
+}
+
+// TestPrepareMemos: PrepareMemos numbers every key column a costly
+// engine's memo will number, for COL and TABLE.COL names, so that
+// memoize finds each column done (the very numbering it would compute:
+// the same codes, by first appearance); it numbers nothing for an engine
+// that is not costly, nor a column no table has.
+func TestPrepareMemos(t *testing.T) {
+	n := 1000
+	mk := func(name string) *shardkey.Table {
+		tab := &shardkey.Table{Name: name, Rows: n}
+		a := &shardkey.Column{Name: "a", Type: shardkey.Int64, Ints: make([]int64, n)}
+		b := &shardkey.Column{Name: "b", Type: shardkey.Text, Strs: make([]string, n)}
+		c := &shardkey.Column{Name: "c", Type: shardkey.Int64, Ints: make([]int64, n)}
+		for i := range n {
+			a.Ints[i] = int64((i * 7) % 300)
+			b.Strs[i] = fmt.Sprint("m", i%13)
+			c.Ints[i] = int64(i)
+		}
+		tab.Columns = []*shardkey.Column{a, b, c}
+		return tab
+	}
+	cached := func(tab *shardkey.Table, c int) *memoCol {
+		k := memoKey{weak.Make(tab), tab.Rows, fmt.Sprint("memocol", c)}
+		memoTable.Lock()
+		defer memoTable.Unlock()
+		v, _ := memoTable.m[k].(*memoCol)
+		return v
+	}
+	generic, err := partition.Lookup("generic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blake, err := partition.Lookup("blake2b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1, t2 := mk("t1"), mk("t2")
+	w := &shardkey.Workload{Tables: []*shardkey.Table{t1, t2}}
+	PrepareMemos(w, generic, []string{"a", "b"})
+	for _, tab := range w.Tables {
+		for c := range 3 {
+			if cached(tab, c) != nil {
+				t.Errorf("generic: %s column %d numbered", tab.Name, c)
+			}
+		}
+	}
+	PrepareMemos(w, blake, []string{"a", "t2.b", "nosuch", "t9.c"})
+	for _, x := range []struct {
+		tab  *shardkey.Table
+		c    int
+		want bool
+	}{{t1, 0, true}, {t2, 0, true}, {t2, 1, true}, {t1, 1, false}, {t1, 2, false}, {t2, 2, false}} {
+		got := cached(x.tab, x.c)
+		if (got != nil) != x.want {
+			t.Errorf("%s column %d: numbered %v, want %v", x.tab.Name, x.c, got != nil, x.want)
+			continue
+		}
+		if got == nil {
+			continue
+		}
+		// First appearance: a's values 0, 7, 14, ... are numbered 0,
+		// 1, 2, ...; b's m0..m12 likewise.
+		for i := range 10 {
+			if got.codes[i] != uint32(i) {
+				t.Errorf("%s column %d: row %d numbered %d, want %d", x.tab.Name, x.c, i, got.codes[i], i)
+			}
+		}
+		if want := map[int]uint64{0: 300, 1: 13}[x.c]; got.span != want {
+			t.Errorf("%s column %d: %d distinct values, want %d", x.tab.Name, x.c, got.span, want)
+		}
+		me, ok := memoize(blake, x.tab, []int{x.c}).(*memoEngine)
+		if !ok || me.cols[0] != got {
+			t.Errorf("%s column %d: memoize did not use the prepared numbering", x.tab.Name, x.c)
 		}
 	}
 }

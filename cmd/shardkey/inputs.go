@@ -364,6 +364,10 @@ func (c *common) compileStream(w *shardkey.Workload) (*sim.Stream, error) {
 	if err != nil {
 		return nil, usageErr("--engine: %v", err)
 	}
+	// A costly engine's memos number their key columns' values: on all
+	// cores at once here, rather than one column after another as each
+	// key compiles.
+	sim.PrepareMemos(w, eng, keyColumns(c.keys))
 	schemes, err := compileKeys(w, c.keys, sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers, Vindexes: c.vindexes}, true)
 	if err != nil {
 		return nil, err
