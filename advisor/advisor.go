@@ -588,7 +588,11 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of %s, more than one shard's fair share (%s)", pct(cr.LargestPartition), of, pct(1/float64(n))))
 	}
 	if c.WorkPerS > 0 {
-		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio))
+		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)
+		if over := len(c.OverCapacity); over > 0 && c.Capacity > 0 && c.CapacityPer != "node" {
+			r += fmt.Sprintf("; over capacity: %d of %d shards %s the %s units/s one shard can do, the busiest %.2fx it", over, c.Shards, plural(over, "exceeds", "exceed"), fmtF(c.Capacity), c.MaxShardWork/c.Capacity)
+		}
+		as.Reasons = append(as.Reasons, r)
 	} else if c.LoadRatio > 0 {
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
 	}
@@ -880,6 +884,57 @@ func closeRel(a, b, tol float64) bool {
 }
 
 func verdict(as *Assessment, first bool) string {
+	v := verdictText(as, first)
+	if !as.Viable {
+		return v
+	}
+	over := overCapacityText(as)
+	switch {
+	case over == "":
+		return v
+	case first:
+		return v + "; but " + over
+	case v == "possible":
+		return "possible, but " + over
+	}
+	// Capacity first: a shard over it cannot serve its work at all.
+	return "possible, but " + over + "; and " + strings.TrimPrefix(v, "possible, but ")
+}
+
+// overCapacityText says, when as leaves a shard (a node, when the
+// capacity is a node's) over the workload's capacity after its proposed
+// fixes (as scored when none were worked out for it), how far over:
+// "over capacity after fixes: busiest shard 3,617/s, 4.52x the 800/s one
+// shard can do (9 of 64 shards over)". "" when nothing is over or no
+// capacity was given.
+func overCapacityText(as *Assessment) string {
+	c := as.Score
+	if c == nil || c.Capacity <= 0 {
+		return ""
+	}
+	unit := "shard"
+	if c.CapacityPer == "node" {
+		unit = "node"
+	}
+	over, busiest, units, when := len(c.OverCapacity), as.Criteria.MaxShardWork, c.CapacityUnits(), ""
+	if cw := c.CapacityWork(); unit == "node" && len(cw) > 0 {
+		busiest = slices.Max(cw)
+	}
+	if cp := as.capacity; cp != nil && cp.After != nil {
+		over, when = cp.After.OverCapacity, " after fixes"
+		busiest = cp.After.MaxShardWork
+		if unit == "node" {
+			busiest = cp.After.MaxNodeWork
+		}
+	}
+	if over == 0 {
+		return ""
+	}
+	return fmt.Sprintf("over capacity%s: busiest %s %s/s, %.2fx the %s/s one %s can do (%d of %d %ss over)",
+		when, unit, fmtF(busiest), busiest/c.Capacity, fmtF(c.Capacity), unit, over, units, unit)
+}
+
+func verdictText(as *Assessment, first bool) string {
 	cr := as.Criteria
 	switch {
 	case !as.Viable:
