@@ -994,7 +994,7 @@ func scatters(adv *Advice) bool {
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
 	c := best.Score
-	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (%.2fx the mean).",
+	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (work ratio %.2fx: its work over the mean shard's).",
 		best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)}
 	if n := c.Nodes; n != nil && len(n.NodeWork) > 0 {
 		busiest := 0.0

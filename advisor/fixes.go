@@ -121,9 +121,13 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if best.MaxShardWork >= c.MaxShardWork*0.99 {
 		effect = "the busiest shard is the whale's own, which no function can make lighter; isolation keeps every other value off it"
 	}
+	workRatios := "" // the work ratio beside the rows' load ratio
+	if ratioName(c) == "load" {
+		workRatios = fmt.Sprintf(" (work ratio %.2fx -> %.2fx)", c.WorkRatio, best.WorkRatio)
+	}
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the %s ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; %s. A whale's own shard keeps its share: no function can split one key value.",
-			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, ratioName(c), ratio(c), ratio(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)}
+		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the %s goes from %.2fx to %.2fx the mean and the busiest shard's work from %s/s to %s/s%s; %s. A whale's own shard keeps its share: no function can split one key value.",
+			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, ratioText(c, w), ratio(c), ratio(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), workRatios, effect)}
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	if a.splitFix(as, d, w, o, rest) {
@@ -638,6 +642,24 @@ func ratioName(c *sim.Candidate) string {
 		return "load"
 	}
 	return "work"
+}
+
+// ratioText names what the whale fix's ratio measures, beside the work
+// ratio the summary gives (sim.Candidate: WorkRatio is the busiest
+// shard's work, units/s, over the mean shard's; LoadRatio the busiest
+// shard's sum of row weights over the mean, each sampled row weighing its
+// share of requests, or 1 when the rows carry no weight: then it is the
+// rows a shard holds).
+func ratioText(c *sim.Candidate, w *shardkey.Workload) string {
+	if ratioName(c) == "work" {
+		return "work ratio (the busiest shard's units of work/s over the mean shard's)"
+	}
+	for _, t := range w.Tables {
+		if t.Weights != nil {
+			return "row load ratio (the busiest shard's sampled rows, each weighted by its share of requests, over the mean shard's)"
+		}
+	}
+	return "row load ratio (the sampled rows the busiest shard holds over the mean shard's: data, not traffic)"
 }
 
 // mainColumns returns the columns of c's main table key (the one its
