@@ -1050,6 +1050,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		}
 		out = append(out, f.Text)
 	}
+	if l := mongoBalancerNote(adv, best); l != "" {
+		out = append(out, l)
+	}
 	var others []string
 	for _, as := range adv.Candidates[1:] {
 		if len(others) >= 2 {
@@ -1121,4 +1124,30 @@ func txnShape(w *shardkey.Workload) string {
 		}
 	}
 	return "the heaviest transaction touches " + strings.Join(parts, "; ") + ", rows picked by values no one key relates"
+}
+
+// mongoBalancerNote, under MongoDB, says what its balancer balances when
+// the advice rests on per-shard traffic (a shard over capacity, a whale
+// isolated, split or salted): data size, not requests. Since 6.0.3 the
+// balancer moves ranges until shards differ by less than three times the
+// range size (chunkSize, 128 MiB by default) in data (MongoDB manual,
+// "Sharded Cluster Balancer"); a range hot by requests but not by size is
+// never moved for that. "" otherwise.
+func mongoBalancerNote(adv *Advice, best *Assessment) string {
+	if adv.Engine != "mongodb" {
+		return ""
+	}
+	over := adv.CapacityCheck != nil && adv.CapacityCheck.Before != nil && adv.CapacityCheck.Before.OverCapacity > 0
+	whale := false
+	for _, f := range best.Fixes {
+		whale = whale || f.Kind == "isolate" || f.Kind == "split" || f.Kind == "salt"
+	}
+	if !over && !whale {
+		return ""
+	}
+	l := "MongoDB's balancer balances data size (it moves ranges until shards differ by less than three times the range size, chunkSize, 128 MiB by default), not traffic: the per-shard work above is the placement's, and a range hot by requests but small in data stays where it is; move hot ranges by hand (moveRange) and, after adding shards, check the requests on each, not only the data."
+	if whale {
+		l += " A whale's dedicated shard is a zone: updateZoneKeyRange for its key range, addShardToZone for its shard."
+	}
+	return l
 }

@@ -284,7 +284,7 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o
 		ci := t.ColumnIndex(c)
 		if a.assignedID(wop.Table, c) || ci >= 0 && t.Monotonic[c] && a.identifies(colRef{wop.Table, ci}) {
 			return Fix{Kind: "shard-encoded-id", Target: op.Name,
-				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s).", op.Name, c, cost)}, true
+				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s). %s", op.Name, c, cost, encodedIDCaveat(a.engine, c, keyColumnOf(as.Key, t)))}, true
 		}
 	}
 	for _, c := range eqCols {
@@ -703,4 +703,45 @@ func feedCost(op OpCost, writes float64, table string) string {
 		return fmt.Sprintf("The read model then serves its %s requests/s itself, off the serving shards (not counted in \"after fixes\").", fmtF(op.Rate))
 	}
 	return fmt.Sprintf("The read model then serves its %s requests/s itself and takes the %s writes/s to %s as an asynchronous feed, off the serving shards (neither counted in \"after fixes\").", fmtF(op.Rate), fmtF(writes), table)
+}
+
+// keyColumnOf names the column design key places table t by ("" when
+// none, or several).
+func keyColumnOf(key string, t *shardkey.Table) string {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return ""
+	}
+	e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+	if e == nil || len(e.Columns()) != 1 {
+		return ""
+	}
+	return e.Columns()[0]
+}
+
+// encodedIDCaveat is what a shard-encoded id leaves to do: ids encode
+// the key's placement only from the change on, so the rows already
+// written need their ids rewritten (with every reference to them) or a
+// lookup from id to key (Vitess's lookup vindex, a mapping table) until
+// none is read by its old id; and the id should carry the key's logical
+// slot (its hash, or a slot among many more than there are shards), not
+// a physical shard number, which a reshard would make wrong. engine
+// names the lookup as that engine has it.
+func encodedIDCaveat(engine, idCol, keyCol string) string {
+	by := "the key"
+	if keyCol != "" {
+		by = keyCol
+	}
+	lookup := fmt.Sprintf("a lookup from %s to %s (a mapping table)", idCol, by)
+	switch {
+	case strings.HasPrefix(engine, "vitess"):
+		lookup = fmt.Sprintf("a lookup vindex on %s (consistent_lookup_unique, a table from %s to the keyspace id)", idCol, idCol)
+	case engine == "mongodb":
+		lookup = fmt.Sprintf("a lookup from %s to %s (a mapping collection)", idCol, by)
+	}
+	rewrite := "rewrite each id and every reference to it"
+	if engine == "mongodb" && idCol == "_id" {
+		rewrite = "_id is immutable: re-insert each document under its new _id and rewrite every reference to it"
+	}
+	return fmt.Sprintf("Ids already written do not carry it: backfill them (%s) or route them through %s until none is read by an old id; only new ids route by the encoding. Encode %s's logical slot (its hash, or a slot among many more slots than shards), not a physical shard number, which a reshard would make wrong.", rewrite, lookup, by)
 }
