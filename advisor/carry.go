@@ -710,7 +710,7 @@ func (a *analysis) compareCarried(list []*Assessment) {
 			}
 			as.Fixes = append(as.Fixes, Fix{Kind: "carry-key", Target: c.Table,
 				Text: fmt.Sprintf("Carry %s into %s (%s): %s; backfill: %s; index %s.%s",
-					c.Column, c.Table, strings.Join(c.Path, ", "), size, c.Backfill, c.Index, joinedText(c, sourceDialect(as.w)))})
+					c.Column, c.Table, strings.Join(c.Path, ", "), size, c.Backfill, c.Index, joinedText(c, sourceDialect(as.w), a.engine))})
 		}
 	}
 }
@@ -722,9 +722,21 @@ func (a *analysis) compareCarried(list []*Assessment) {
 // on one shard when the tables are joined on their distribution column
 // and one is filtered on it; Vitess merges the two routes of a join on
 // an equality of the same vindex column). dialect quotes the names.
-func joinedText(c Carry, dialect string) string {
+func joinedText(c Carry, dialect, engine string) string {
 	if len(c.Joined) == 0 {
 		return ""
+	}
+	if engine == "mongodb" {
+		// $lookup's subpipeline is targeted like a query: by the
+		// foreign collection's shard key when it matches on it.
+		var ops []string
+		rate := 0.0
+		for _, j := range c.Joined {
+			ops = append(ops, j.Operation)
+			rate += j.Rate
+		}
+		return fmt.Sprintf(" Its reads joined to %s by the reference (%s: %s requests/s) are scored on the %s value's shard: write each $lookup into %s to match %s as well as the reference (let and a pipeline $match on both), so MongoDB targets the one shard that holds them (a $lookup by the reference alone asks every shard).",
+			c.Joined[0].Parent, strings.Join(ops, ", "), fmtF(rate), c.Column, c.Table, c.Column)
 	}
 	q := sqlident.PG
 	if dialect == "mysql" {

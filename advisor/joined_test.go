@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 )
 
 // joinedShop is a shop whose order lines are read through their order:
@@ -84,6 +85,28 @@ func TestCarryJoinedRead(t *testing.T) {
 	for _, as := range adv.Candidates {
 		if strings.Contains(as.Key, "OrderItems:replicate") && as.Viable {
 			t.Errorf("%s is viable: OrderItems is written 300/s", as.Key)
+		}
+	}
+}
+
+// TestCarryJoinedReadMongo: under MongoDB the same joined read is a
+// $lookup, and the carry says to match the carried field in it.
+func TestCarryJoinedReadMongo(t *testing.T) {
+	eng, err := partition.Lookup("mongodb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv, err := Recommend(joinedShop(), Options{Shards: 8, Engine: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := adv.Candidates[0]
+	if len(best.Carry) != 1 || best.Criteria.SingleShard != 1 {
+		t.Fatalf("recommended %s, single-shard %.3f; want CustomerId carried into OrderItems, 1", best.Display(), best.Criteria.SingleShard)
+	}
+	for _, f := range best.Fixes {
+		if f.Kind == "carry-key" && (!strings.Contains(f.Text, "$lookup into OrderItems to match CustomerId") || strings.Contains(f.Text, "Citus")) {
+			t.Errorf("carry fix under mongodb: %q", f.Text)
 		}
 	}
 }
