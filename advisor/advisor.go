@@ -590,7 +590,11 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if c.WorkPerS > 0 {
 		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)
 		if over := len(c.OverCapacity); over > 0 && c.Capacity > 0 && c.CapacityPer != "node" {
-			r += fmt.Sprintf("; over capacity: %d of %d shards %s the %s units/s one shard can do, the busiest %.2fx it", over, c.Shards, plural(over, "exceeds", "exceed"), fmtF(c.Capacity), c.MaxShardWork/c.Capacity)
+			who := fmt.Sprintf("%d of %d shards %s", over, c.Shards, plural(over, "exceeds", "exceed"))
+			if c.Shards == 1 {
+				who = "the only shard exceeds"
+			}
+			r += fmt.Sprintf("; over capacity: %s the %s units/s one shard can do, the busiest %.2fx it", who, fmtF(c.Capacity), c.MaxShardWork/c.Capacity)
 		}
 		as.Reasons = append(as.Reasons, r)
 	} else if c.LoadRatio > 0 {
@@ -930,8 +934,12 @@ func overCapacityText(as *Assessment) string {
 	if over == 0 {
 		return ""
 	}
-	return fmt.Sprintf("over capacity%s: busiest %s %s/s, %.2fx the %s/s one %s can do (%d of %d %ss over)",
-		when, unit, fmtF(busiest), busiest/c.Capacity, fmtF(c.Capacity), unit, over, units, unit)
+	who := fmt.Sprintf("%d of %d %ss over", over, units, unit)
+	if units == 1 {
+		who = "the only " + unit
+	}
+	return fmt.Sprintf("over capacity%s: busiest %s %s/s, %.2fx the %s/s one %s can do (%s)",
+		when, unit, fmtF(busiest), busiest/c.Capacity, fmtF(c.Capacity), unit, who)
 }
 
 func verdictText(as *Assessment, first bool) string {
