@@ -319,6 +319,7 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 				sm.peers = a.peerSamples(p, vals, i)
 			}
 			a.offer(ai.op, sm, wt)
+			sm.peers = nil // operations' only: a transaction's statements route alone
 			stmt = append(stmt, sm)
 		}
 		a.stmtBuf = stmt
@@ -378,24 +379,31 @@ func (a *agg) peerSamples(p *part, vals [][]rv, i int) []peerSample {
 func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	op.count += wt
 	op.seen++
-	if len(sm.peers) > 0 {
-		// The parser's buffers are not the sample's: its peers' values
-		// are copied as its own are.
-		sm.peers = slices.Clone(sm.peers)
-		for k := range sm.peers {
-			sm.peers[k].sib.vals = a.lim.detach(sm.peers[k].sib.vals)
-		}
-	}
 	if len(op.samples) < a.lim.opCap {
 		sm.vals = a.lim.detach(sm.vals)
+		sm.peers = a.detachPeers(sm.peers)
 		op.samples = append(op.samples, sm)
 		a.keptInstance()
 		return
 	}
 	if j := a.rng.Int64N(op.seen); j < int64(a.lim.opCap) {
 		sm.vals = a.lim.detachInto(op.samples[j].vals, sm.vals)
+		sm.peers = a.detachPeers(sm.peers)
 		op.samples[j] = sm
 	}
+}
+
+// detachPeers returns a kept sample's peers with values of their own:
+// the parser's buffers are reused, as for the sample's own values.
+func (a *agg) detachPeers(ps []peerSample) []peerSample {
+	if len(ps) == 0 {
+		return nil
+	}
+	ps = slices.Clone(ps)
+	for k := range ps {
+		ps[k].sib.vals = a.lim.detach(ps[k].sib.vals)
+	}
+	return ps
 }
 
 func (a *agg) commit(s *session) {
