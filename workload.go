@@ -371,6 +371,25 @@ type Operation struct {
 type Instance struct {
 	Weight float64
 	Conds  []Cond
+	// Peers are the tables the same statement joins to this one by an
+	// equality on one of its columns, with what the statement binds on
+	// them (nil for most instances). Routing ignores them: a router
+	// routes a join by the conditions on each table's own key, and
+	// readers carry a bound join column into Conds already. The advisor
+	// reads them when it carries a root key into a child table (the
+	// child then routes by the root value its joined parent binds, once
+	// the statement joins on the carried column too).
+	Peers []Peer
+}
+
+// Peer is one join equality of an instance's statement: column Col of
+// the instance's table equals column OtherCol of table Table (indexes in
+// Workload.Tables and that table's Columns), and Conds are the
+// statement's = and IN conditions on that table (as that table's Conds,
+// values known when read; fresh values left out).
+type Peer struct {
+	Col, Table, OtherCol int
+	Conds                []Cond
 }
 
 // Op is a condition's comparison.

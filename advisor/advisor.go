@@ -588,7 +588,15 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of %s, more than one shard's fair share (%s)", pct(cr.LargestPartition), of, pct(1/float64(n))))
 	}
 	if c.WorkPerS > 0 {
-		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio))
+		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)
+		if over := len(c.OverCapacity); over > 0 && c.Capacity > 0 && c.CapacityPer != "node" {
+			who := fmt.Sprintf("%d of %d shards %s", over, c.Shards, plural(over, "exceeds", "exceed"))
+			if c.Shards == 1 {
+				who = "the only shard exceeds"
+			}
+			r += fmt.Sprintf("; over capacity: %s the %s units/s one shard can do, the busiest %.2fx it", who, fmtF(c.Capacity), c.MaxShardWork/c.Capacity)
+		}
+		as.Reasons = append(as.Reasons, r)
 	} else if c.LoadRatio > 0 {
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
 	}
@@ -880,6 +888,61 @@ func closeRel(a, b, tol float64) bool {
 }
 
 func verdict(as *Assessment, first bool) string {
+	v := verdictText(as, first)
+	if !as.Viable {
+		return v
+	}
+	over := overCapacityText(as)
+	switch {
+	case over == "":
+		return v
+	case first:
+		return v + "; but " + over
+	case v == "possible":
+		return "possible, but " + over
+	}
+	// Capacity first: a shard over it cannot serve its work at all.
+	return "possible, but " + over + "; and " + strings.TrimPrefix(v, "possible, but ")
+}
+
+// overCapacityText says, when as leaves a shard (a node, when the
+// capacity is a node's) over the workload's capacity after its proposed
+// fixes (as scored when none were worked out for it), how far over:
+// "over capacity after fixes: busiest shard 3,617/s, 4.52x the 800/s one
+// shard can do (9 of 64 shards over)". "" when nothing is over or no
+// capacity was given.
+func overCapacityText(as *Assessment) string {
+	c := as.Score
+	if c == nil || c.Capacity <= 0 {
+		return ""
+	}
+	unit := "shard"
+	if c.CapacityPer == "node" {
+		unit = "node"
+	}
+	over, busiest, units, when := len(c.OverCapacity), as.Criteria.MaxShardWork, c.CapacityUnits(), ""
+	if cw := c.CapacityWork(); unit == "node" && len(cw) > 0 {
+		busiest = slices.Max(cw)
+	}
+	if cp := as.capacity; cp != nil && cp.After != nil {
+		over, when = cp.After.OverCapacity, " after fixes"
+		busiest = cp.After.MaxShardWork
+		if unit == "node" {
+			busiest = cp.After.MaxNodeWork
+		}
+	}
+	if over == 0 {
+		return ""
+	}
+	who := fmt.Sprintf("%d of %d %ss over", over, units, unit)
+	if units == 1 {
+		who = "the only " + unit
+	}
+	return fmt.Sprintf("over capacity%s: busiest %s %s/s, %.2fx the %s/s one %s can do (%s)",
+		when, unit, fmtF(busiest), busiest/c.Capacity, fmtF(c.Capacity), unit, who)
+}
+
+func verdictText(as *Assessment, first bool) string {
 	cr := as.Criteria
 	switch {
 	case !as.Viable:
@@ -939,7 +1002,7 @@ func scatters(adv *Advice) bool {
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
 	c := best.Score
-	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (%.2fx the mean).",
+	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (work ratio %.2fx: its work over the mean shard's).",
 		best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)}
 	if n := c.Nodes; n != nil && len(n.NodeWork) > 0 {
 		busiest := 0.0
@@ -994,6 +1057,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			continue
 		}
 		out = append(out, f.Text)
+	}
+	if l := mongoBalancerNote(adv, best); l != "" {
+		out = append(out, l)
 	}
 	var others []string
 	for _, as := range adv.Candidates[1:] {
@@ -1066,4 +1132,30 @@ func txnShape(w *shardkey.Workload) string {
 		}
 	}
 	return "the heaviest transaction touches " + strings.Join(parts, "; ") + ", rows picked by values no one key relates"
+}
+
+// mongoBalancerNote, under MongoDB, says what its balancer balances when
+// the advice rests on per-shard traffic (a shard over capacity, a whale
+// isolated, split or salted): data size, not requests. Since 6.0.3 the
+// balancer moves ranges until shards differ by less than three times the
+// range size (chunkSize, 128 MiB by default) in data (MongoDB manual,
+// "Sharded Cluster Balancer"); a range hot by requests but not by size is
+// never moved for that. "" otherwise.
+func mongoBalancerNote(adv *Advice, best *Assessment) string {
+	if adv.Engine != "mongodb" {
+		return ""
+	}
+	over := adv.CapacityCheck != nil && adv.CapacityCheck.Before != nil && adv.CapacityCheck.Before.OverCapacity > 0
+	whale := false
+	for _, f := range best.Fixes {
+		whale = whale || f.Kind == "isolate" || f.Kind == "split" || f.Kind == "salt"
+	}
+	if !over && !whale {
+		return ""
+	}
+	l := "MongoDB's balancer balances data size (it moves ranges until shards differ by less than three times the range size, chunkSize, 128 MiB by default), not traffic: the per-shard work above is the placement's, and a range hot by requests but small in data stays where it is; move hot ranges by hand (moveRange) and, after adding shards, check the requests on each, not only the data."
+	if whale {
+		l += " A whale's dedicated shard is a zone: updateZoneKeyRange for its key range, addShardToZone for its shard."
+	}
+	return l
 }

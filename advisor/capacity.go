@@ -23,9 +23,10 @@ type Capacity struct {
 	// those it cannot (a cache's hit rate is not in the workload).
 	Applied      []string `json:"applied"`
 	NotSimulated []string `json:"not_simulated,omitempty"`
-	// ShardsNeeded is the fewest shards (doubling from the current count,
-	// up to 65,536) that leave no shard over capacity with every fix
-	// applied; 0 when none does (one key value alone exceeds a shard).
+	// ShardsNeeded is the fewest shards (any count, not only powers of
+	// two: see fewestShards; up to 65,536) that leave no shard over
+	// capacity with every fix applied, one fewer leaving a shard over;
+	// 0 when none does (one key value alone exceeds a shard).
 	// With slots over nodes (Per "node") the capacity is a node's:
 	// Nodes is the node count, and NodesNeeded the fewest nodes (the
 	// slots spread as they are now, contiguous or round-robin; up to one
@@ -35,6 +36,23 @@ type Capacity struct {
 	Per          string `json:"per,omitempty"`
 	Nodes        int    `json:"nodes,omitempty"`
 	NodesNeeded  int    `json:"nodes_needed,omitempty"`
+
+	engine string // the placement engine's name, for shardCountNote
+}
+
+// shardCountNote is what engine asks of a shard count other than n's
+// multiples: an Elasticsearch index grows in place only by _split, to a
+// multiple of its shard count that divides its number_of_routing_shards
+// (Split index API); any other count is a new index and a reindex.
+// The other engines take any count as it is.
+func shardCountNote(engine string, n, need int) string {
+	if !strings.HasPrefix(engine, "elasticsearch") {
+		return ""
+	}
+	if need%n == 0 {
+		return fmt.Sprintf("; Elasticsearch splits an existing index of %d shards into %d with _split when its number_of_routing_shards is a multiple of %d, else reindex", n, need, need)
+	}
+	return fmt.Sprintf("; Elasticsearch's _split takes an existing index of %d shards only to a multiple of %d: %d shards is a new index and a reindex", n, n, need)
 }
 
 // afterFixes applies every fix proposed for as to a copy of its workload
@@ -274,7 +292,7 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 	if capacity <= 0 {
 		return nil
 	}
-	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: applied, NotSimulated: skipped}
+	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: applied, NotSimulated: skipped, engine: o.Engine.Name()}
 	if as.Score.CapacityPer == "node" && o.Nodes != nil {
 		// A node's capacity: more nodes share the same slots' work.
 		out.Per, out.Nodes, out.ShardsNeeded = "node", o.Nodes.Count, o.Shards
@@ -302,25 +320,58 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 		out.ShardsNeeded = o.Shards
 		return out
 	}
-	for n := o.Shards * 2; n <= 1<<16; n *= 2 {
+	out.ShardsNeeded = fewestShards(o.Shards, c, func(n int) (*sim.Candidate, error) {
 		oo := o
 		oo.Shards = n
-		x, err := sim.Score(dw, key, oo)
-		if err != nil {
-			break
-		}
-		if len(x.OverCapacity) == 0 {
-			out.ShardsNeeded = n
-			break
-		}
-		// More shards cannot help once the busiest shard no longer
-		// falls: one value, or scatter-gather work on every shard.
-		if x.MaxShardWork >= c.MaxShardWork*0.97 && n >= o.Shards*4 {
-			break
-		}
-		c = x
-	}
+		return sim.Score(dw, key, oo)
+	})
 	return out
+}
+
+// fewestShards returns the fewest shards, more than n (up to
+// shardkey.MaxShards), under which score leaves no shard over capacity;
+// 0 when none does. c is the design scored on n shards, over capacity.
+// Every engine here takes any shard count (Citus's shard_count, Vitess's
+// keyspace-id ranges (GenerateShardRanges), MongoDB's shards and chunks,
+// Cassandra's nodes, Redis masters, Kafka partitions, Elasticsearch's
+// number_of_shards for a new index, ...), so the count is not held to
+// powers of two: doubling from n finds a count that fits, then bisection
+// between the last that did not and it finds the fewest that fits with
+// one fewer over capacity (hash placement is noisy, so that is the
+// boundary bisection reaches: a lower count that the doubling passed over
+// is not tried). Doubling stops once the busiest shard no longer falls
+// (one key value's work, or scatter-gather on every shard).
+func fewestShards(n int, c *sim.Candidate, score func(int) (*sim.Candidate, error)) int {
+	fits := func(x *sim.Candidate) bool { return len(x.OverCapacity) == 0 }
+	lo, hi := n, 0
+	for m := n * 2; ; m *= 2 {
+		m = min(m, shardkey.MaxShards)
+		x, err := score(m)
+		if err != nil {
+			return 0
+		}
+		if fits(x) {
+			hi = m
+			break
+		}
+		if m == shardkey.MaxShards || x.MaxShardWork >= c.MaxShardWork*0.97 && m >= n*4 {
+			return 0
+		}
+		lo, c = m, x
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		x, err := score(mid)
+		if err != nil {
+			return 0
+		}
+		if fits(x) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 // capacityText is the headline about capacity: first in the summary.
@@ -348,7 +399,7 @@ func capacityText(cp *Capacity, n int) string {
 		}
 	}
 	if cp.ShardsNeeded > 0 {
-		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the first of %d, %d, ... that does).", head, with, cp.ShardsNeeded, n*2, n*4)
+		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the fewest that do: %d leave a shard over it)%s.", head, with, cp.ShardsNeeded, cp.ShardsNeeded-1, shardCountNote(cp.engine, n, cp.ShardsNeeded))
 	}
 	return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's or every shard's share of scatter-gather; cache the hot reads, salt the hot writes, or move the scatter-gather operations off the serving shards.", head, with)
 }

@@ -33,6 +33,20 @@ type Carry struct {
 	// Unresolved is the share (0..1) of the sample's rows whose parent
 	// row is not in the parent's sample (their root value is unknown).
 	Unresolved float64 `json:"unresolved_share"`
+	// Joined lists the reads of the table that reach it through a join
+	// with its parent by the reference, the parent's root value bound
+	// (oi JOIN o ON o.order_id = oi.order_id WHERE o.customer_id = 5):
+	// scored on the root value's shard, as a join of co-located tables
+	// is once it names the carried column too.
+	Joined []JoinedRead `json:"joined_reads,omitempty"`
+}
+
+// JoinedRead is an operation whose statements join the carried table to
+// Parent, Rate requests/s of them routed by the parent's root value.
+type JoinedRead struct {
+	Operation string  `json:"operation"`
+	Parent    string  `json:"parent"`
+	Rate      float64 `json:"requests_per_s"`
 }
 
 // carryPaths returns, for root class e, how each table without a column
@@ -207,7 +221,9 @@ func (a *analysis) carried(e *entity) (*shardkey.Workload, []Carry) {
 		dw.Tables[ti] = &nt
 		carries = append(carries, a.carryCost(e, ti, paths[ti], typ, missing))
 	}
-	// Queries: an instance binding the first hop's column learns the root.
+	// Queries: an instance binding the first hop's column learns the root,
+	// and one joined to its parent by it learns the parent's.
+	var joins []joinedRead
 	dw.Ops = make([]*shardkey.Operation, len(w.Ops))
 	for i, op := range w.Ops {
 		dw.Ops[i] = op
@@ -218,9 +234,26 @@ func (a *analysis) carried(e *entity) (*shardkey.Workload, []Carry) {
 		l := paths[op.Table][0]
 		oc := *op
 		oc.Instances = make([]shardkey.Instance, len(op.Instances))
+		joined, total := 0.0, 0.0
 		for j, in := range op.Instances {
+			total += in.Weight
 			in.Conds = withRoot(in.Conds, l.col, nc, func(v shardkey.Value) (shardkey.Value, bool) { return valueRoot(op.Table, v) })
+			if !hasCol(in.Conds, nc) {
+				// Joined to its parent by the reference (oi JOIN o ON
+				// o.order_id = oi.order_id WHERE o.customer_id = 5): the
+				// child's rows are the parent's entity's, co-located
+				// with it once the join names the carried column too
+				// (ON ... AND oi.customer_id = o.customer_id).
+				if x, ok := peerRoot(in.Peers, l, rootCol, paths, valueRoot); ok {
+					in.Conds = append(append([]shardkey.Cond(nil), in.Conds...), x.withCol(nc))
+					joined += in.Weight
+				}
+			}
 			oc.Instances[j] = in
+		}
+		if joined > 0 {
+			// An instance's share of the rate is its weight over the sum.
+			joins = append(joins, joinedRead{op: op.Name, child: op.Table, parent: l.parent, rate: op.Rate * joined / total})
 		}
 		dw.Ops[i] = &oc
 	}
@@ -279,7 +312,89 @@ func (a *analysis) carried(e *entity) (*shardkey.Workload, []Carry) {
 	if cat := w.Catalog; cat != nil {
 		dw.Catalog = cat
 	}
+	for _, j := range joins {
+		for k := range carries {
+			if carries[k].Table == w.Tables[j.child].Name {
+				carries[k].Joined = append(carries[k].Joined, JoinedRead{Operation: j.op, Parent: w.Tables[j.parent].Name, Rate: j.rate})
+			}
+		}
+	}
 	return &dw, carries
+}
+
+// joinedRead is an operation on a child table whose instances, joined to
+// their parent by the reference, were routed by the parent's root value
+// (rate: their requests/s).
+type joinedRead struct {
+	op            string
+	child, parent int
+	rate          float64
+}
+
+// rootCond is the root value (eq) or values (list) a child's statement
+// is routed by.
+type rootCond struct {
+	eq   bool
+	val  shardkey.Value
+	list []shardkey.Value
+}
+
+func (r rootCond) withCol(col int) shardkey.Cond {
+	if r.eq {
+		return shardkey.Cond{Col: col, Op: shardkey.Eq, Val: r.val}
+	}
+	return shardkey.Cond{Col: col, Op: shardkey.In, List: r.list}
+}
+
+// peerRoot returns the root value a child's instance reaches through a
+// join to its parent by first hop l (child.col = parent.pcol): the
+// parent's root column as the statement binds it (= or IN), or, for a
+// parent that carries the root itself, its own reference mapped to the
+// root (valueRoot). false when no peer of peers is that join or binds
+// it.
+func peerRoot(peers []shardkey.Peer, l link, rootCol map[int]int, paths map[int][]link, valueRoot func(int, shardkey.Value) (shardkey.Value, bool)) (rootCond, bool) {
+	for _, p := range peers {
+		if p.Table != l.parent || p.Col != l.col || p.OtherCol != l.pcol {
+			continue
+		}
+		col, mapped := -1, false
+		if rc, ok := rootCol[l.parent]; ok {
+			col = rc
+		} else if pp := paths[l.parent]; len(pp) > 0 {
+			col, mapped = pp[0].col, true
+		}
+		root := func(v shardkey.Value) (shardkey.Value, bool) {
+			if !mapped {
+				return v, !v.IsNull()
+			}
+			return valueRoot(l.parent, v)
+		}
+		for _, c := range p.Conds {
+			if c.Col != col {
+				continue
+			}
+			switch {
+			case c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh:
+				if v, ok := root(c.Val); ok {
+					return rootCond{eq: true, val: v}, true
+				}
+			case c.Op == shardkey.In && len(c.List) > 0 && c.Unknown == 0:
+				var list []shardkey.Value
+				for _, x := range c.List {
+					v, ok := root(x)
+					if !ok {
+						list = nil
+						break
+					}
+					list = append(list, v)
+				}
+				if list != nil {
+					return rootCond{list: list}, true
+				}
+			}
+		}
+	}
+	return rootCond{}, false
 }
 
 // withRoot returns conds with an equality (or IN list) on column nc added
@@ -594,10 +709,48 @@ func (a *analysis) compareCarried(list []*Assessment) {
 				size = fmt.Sprintf("%s per row (the table's row count is unknown: no row sample or catalog)", bytesText(c.BytesPerRow))
 			}
 			as.Fixes = append(as.Fixes, Fix{Kind: "carry-key", Target: c.Table,
-				Text: fmt.Sprintf("Carry %s into %s (%s): %s; backfill: %s; index %s.",
-					c.Column, c.Table, strings.Join(c.Path, ", "), size, c.Backfill, c.Index)})
+				Text: fmt.Sprintf("Carry %s into %s (%s): %s; backfill: %s; index %s.%s",
+					c.Column, c.Table, strings.Join(c.Path, ", "), size, c.Backfill, c.Index, joinedText(c, sourceDialect(as.w), a.engine))})
 		}
 	}
+}
+
+// joinedText says, for a carry whose table is read joined to its parent
+// (Carry.Joined), what the scores assume of those statements: that the
+// join names the carried column on both sides, which is what lets the
+// engines keep it on one shard (Citus plans a join of co-located tables
+// on one shard when the tables are joined on their distribution column
+// and one is filtered on it; Vitess merges the two routes of a join on
+// an equality of the same vindex column). dialect quotes the names.
+func joinedText(c Carry, dialect, engine string) string {
+	if len(c.Joined) == 0 {
+		return ""
+	}
+	if engine == "mongodb" {
+		// $lookup's subpipeline is targeted like a query: by the
+		// foreign collection's shard key when it matches on it.
+		var ops []string
+		rate := 0.0
+		for _, j := range c.Joined {
+			ops = append(ops, j.Operation)
+			rate += j.Rate
+		}
+		return fmt.Sprintf(" Its reads joined to %s by the reference (%s: %s requests/s) are scored on the %s value's shard: write each $lookup into %s to match %s as well as the reference (let and a pipeline $match on both), so MongoDB targets the one shard that holds them (a $lookup by the reference alone asks every shard).",
+			c.Joined[0].Parent, strings.Join(ops, ", "), fmtF(rate), c.Column, c.Table, c.Column)
+	}
+	q := sqlident.PG
+	if dialect == "mysql" {
+		q = sqlident.MySQL
+	}
+	var ops []string
+	rate := 0.0
+	parent := c.Joined[0].Parent
+	for _, j := range c.Joined {
+		ops = append(ops, j.Operation)
+		rate += j.Rate
+	}
+	return fmt.Sprintf(" Its reads joined to %s by the reference (%s: %s requests/s) are scored on the %s value's shard, as a join of co-located tables runs: write each join with the carried column on both sides, ON ... AND %s.%s = %s.%s, since Citus keeps a join on one shard only when it is on the distribution column and Vitess merges a join's routes only on the same vindex column (joined by the reference alone, each asks every shard).",
+		parent, strings.Join(ops, ", "), fmtF(rate), c.Column, q(c.Table), q(c.Column), q(parent), q(c.Column))
 }
 
 func tableList(cs []Carry) string {

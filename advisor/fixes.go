@@ -121,9 +121,13 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if best.MaxShardWork >= c.MaxShardWork*0.99 {
 		effect = "the busiest shard is the whale's own, which no function can make lighter; isolation keeps every other value off it"
 	}
+	workRatios := "" // the work ratio beside the rows' load ratio
+	if ratioName(c) == "load" {
+		workRatios = fmt.Sprintf(" (work ratio %.2fx -> %.2fx)", c.WorkRatio, best.WorkRatio)
+	}
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the %s ratio goes from %.2fx to %.2fx the mean and the busiest shard from %s/s to %s/s; %s. A whale's own shard keeps its share: no function can split one key value.",
-			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, ratioName(c), ratio(c), ratio(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)}
+		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the %s goes from %.2fx to %.2fx the mean and the busiest shard's work from %s/s to %s/s%s; %s. A whale's own shard keeps its share: no function can split one key value.",
+			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, ratioText(c, w), ratio(c), ratio(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), workRatios, effect)}
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	if a.splitFix(as, d, w, o, rest) {
@@ -280,7 +284,7 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o
 		ci := t.ColumnIndex(c)
 		if a.assignedID(wop.Table, c) || ci >= 0 && t.Monotonic[c] && a.identifies(colRef{wop.Table, ci}) {
 			return Fix{Kind: "shard-encoded-id", Target: op.Name,
-				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s).", op.Name, c, cost)}, true
+				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s). %s", op.Name, c, cost, encodedIDCaveat(a.engine, c, keyColumnOf(as.Key, t)))}, true
 		}
 	}
 	for _, c := range eqCols {
@@ -692,6 +696,24 @@ func ratioName(c *sim.Candidate) string {
 	return "work"
 }
 
+// ratioText names what the whale fix's ratio measures, beside the work
+// ratio the summary gives (sim.Candidate: WorkRatio is the busiest
+// shard's work, units/s, over the mean shard's; LoadRatio the busiest
+// shard's sum of row weights over the mean, each sampled row weighing its
+// share of requests, or 1 when the rows carry no weight: then it is the
+// rows a shard holds).
+func ratioText(c *sim.Candidate, w *shardkey.Workload) string {
+	if ratioName(c) == "work" {
+		return "work ratio (the busiest shard's units of work/s over the mean shard's)"
+	}
+	for _, t := range w.Tables {
+		if t.Weights != nil {
+			return "row load ratio (the busiest shard's sampled rows, each weighted by its share of requests, over the mean shard's)"
+		}
+	}
+	return "row load ratio (the sampled rows the busiest shard holds over the mean shard's: data, not traffic)"
+}
+
 // mainColumns returns the columns of c's main table key (the one its
 // TopValues describe).
 func mainColumns(c *sim.Candidate) []string {
@@ -733,4 +755,45 @@ func feedCost(op OpCost, writes float64, table string) string {
 		return fmt.Sprintf("The read model then serves its %s requests/s itself, off the serving shards (not counted in \"after fixes\").", fmtF(op.Rate))
 	}
 	return fmt.Sprintf("The read model then serves its %s requests/s itself and takes the %s writes/s to %s as an asynchronous feed, off the serving shards (neither counted in \"after fixes\").", fmtF(op.Rate), fmtF(writes), table)
+}
+
+// keyColumnOf names the column design key places table t by ("" when
+// none, or several).
+func keyColumnOf(key string, t *shardkey.Table) string {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return ""
+	}
+	e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+	if e == nil || len(e.Columns()) != 1 {
+		return ""
+	}
+	return e.Columns()[0]
+}
+
+// encodedIDCaveat is what a shard-encoded id leaves to do: ids encode
+// the key's placement only from the change on, so the rows already
+// written need their ids rewritten (with every reference to them) or a
+// lookup from id to key (Vitess's lookup vindex, a mapping table) until
+// none is read by its old id; and the id should carry the key's logical
+// slot (its hash, or a slot among many more than there are shards), not
+// a physical shard number, which a reshard would make wrong. engine
+// names the lookup as that engine has it.
+func encodedIDCaveat(engine, idCol, keyCol string) string {
+	by := "the key"
+	if keyCol != "" {
+		by = keyCol
+	}
+	lookup := fmt.Sprintf("a lookup from %s to %s (a mapping table)", idCol, by)
+	switch {
+	case strings.HasPrefix(engine, "vitess"):
+		lookup = fmt.Sprintf("a lookup vindex on %s (consistent_lookup_unique, a table from %s to the keyspace id)", idCol, idCol)
+	case engine == "mongodb":
+		lookup = fmt.Sprintf("a lookup from %s to %s (a mapping collection)", idCol, by)
+	}
+	rewrite := "rewrite each id and every reference to it"
+	if engine == "mongodb" && idCol == "_id" {
+		rewrite = "_id is immutable: re-insert each document under its new _id and rewrite every reference to it"
+	}
+	return fmt.Sprintf("Ids already written do not carry it: backfill them (%s) or route them through %s until none is read by an old id; only new ids route by the encoding. Encode %s's logical slot (its hash, or a slot among many more slots than shards), not a physical shard number, which a reshard would make wrong.", rewrite, lookup, by)
 }

@@ -89,6 +89,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%.2fx\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, r.Expected, r.FanoutMean, numfmt.Pct(r.CrossShardTxn), r.OverCapacity)
 		}
 		tw.Flush()
+		fmt.Fprintln(w, numfmt.Wrap(ratiosLegend, 88, ""))
 	}
 	fmt.Fprintln(w, "\nWhich choice could still change in two years:")
 	for _, s := range adv.Durable {
@@ -99,6 +100,11 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	}
 	return nil
 }
+
+// ratiosLegend says what the two ratios of the sweep and the bootstrap
+// measure (sim.Candidate's WorkRatio and LoadRatio), which differ: a
+// shard can hold many rows that are rarely asked for.
+const ratiosLegend = "Work ratio: the busiest shard's work (units/s) over the mean shard's. Load ratio: the busiest shard's sampled rows, each weighing its share of requests (1 when the rows carry no weight: the data a shard holds), over the mean shard's. Perfect-hash ratio: the work ratio a perfect hash of this many equal keys gives."
 
 // largest is the largest partition's share, or "unknown" when nothing
 // measures it.

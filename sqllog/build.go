@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -114,6 +115,17 @@ type sample struct {
 	acc  *access
 	vals []rv
 	w    float64
+	// peers are the other tables of the statement joined to this one
+	// by an equality (access.peers) that bind a value: each with its
+	// own sample (for shardkey.Instance.Peers).
+	peers []peerSample
+}
+
+// peerSample is one join equality of a sample's statement with the
+// joined table's sample (its values its own copies once kept).
+type peerSample struct {
+	eq  peerEq
+	sib sample
 }
 
 type txnAgg struct {
@@ -303,7 +315,11 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			}
 			ai := a.info(&p.acc[i])
 			sm := sample{ai: ai, acc: &p.acc[i], vals: vals[i], w: wt}
+			if len(p.acc[i].peers) > 0 && !a.knownOnly {
+				sm.peers = a.peerSamples(p, vals, i)
+			}
 			a.offer(ai.op, sm, wt)
+			sm.peers = nil // operations' only: a transaction's statements route alone
 			stmt = append(stmt, sm)
 		}
 		a.stmtBuf = stmt
@@ -335,20 +351,59 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 	}
 }
 
+// peerSamples returns the join peers of access i of statement part p
+// (values vals) that bind = or IN on a column of their own other than
+// the joined one: those say which rows of theirs the join reaches.
+func (a *agg) peerSamples(p *part, vals [][]rv, i int) []peerSample {
+	var out []peerSample
+	for _, pe := range p.acc[i].peers {
+		j := i + pe.off
+		if j < 0 || j >= len(p.acc) || j == i || p.acc[j].virtual || p.acc[j].lazy != nil {
+			continue
+		}
+		binds := false
+		for _, q := range p.acc[j].preds {
+			if q.via == "" && q.col != "" && !strings.EqualFold(q.col, pe.pcol) && (q.op == shardkey.Eq || q.op == shardkey.In) {
+				binds = true
+			}
+		}
+		if !binds {
+			continue
+		}
+		out = append(out, peerSample{eq: pe, sib: sample{ai: a.info(&p.acc[j]), acc: &p.acc[j], vals: vals[j]}})
+	}
+	return out
+}
+
 // offer adds an instance to op's reservoir (Vitter's algorithm R, seeded).
 func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	op.count += wt
 	op.seen++
 	if len(op.samples) < a.lim.opCap {
 		sm.vals = a.lim.detach(sm.vals)
+		sm.peers = a.detachPeers(sm.peers)
 		op.samples = append(op.samples, sm)
 		a.keptInstance()
 		return
 	}
 	if j := a.rng.Int64N(op.seen); j < int64(a.lim.opCap) {
 		sm.vals = a.lim.detachInto(op.samples[j].vals, sm.vals)
+		sm.peers = a.detachPeers(sm.peers)
 		op.samples[j] = sm
 	}
+}
+
+// detachPeers returns a kept sample's peers with values of their own:
+// the parser's buffers are reused, as for the sample's own values.
+func (a *agg) detachPeers(ps []peerSample) []peerSample {
+	if len(ps) == 0 {
+		return nil
+	}
+	ps = slices.Clone(ps)
+	for k := range ps {
+		ps[k].sib.vals = a.lim.detach(ps[k].sib.vals)
+	}
+	return ps
 }
 
 func (a *agg) commit(s *session) {

@@ -52,7 +52,7 @@ func (a *agg) finish() error {
 		}
 		fv := int32(0)
 		for _, s := range samples {
-			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Conds: a.conds(s, &fv)})
+			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Conds: a.conds(s, &fv), Peers: a.peers(s)})
 		}
 		a.w.Ops = append(a.w.Ops, o)
 	}
@@ -687,6 +687,32 @@ func noRows(t *shardkey.Table) []shardkey.Cond {
 	out := make([]shardkey.Cond, len(t.Columns))
 	for i := range out {
 		out[i] = shardkey.Cond{Col: i, Op: shardkey.In, List: []shardkey.Value{}}
+	}
+	return out
+}
+
+// peers returns s's join peers (shardkey.Instance.Peers): each joined
+// table's = and IN conditions with known values, and the columns the
+// join equality ties.
+func (a *agg) peers(s sample) []shardkey.Peer {
+	var out []shardkey.Peer
+	t := a.w.Tables[s.ai.op.table]
+	for _, p := range s.peers {
+		ot := p.sib.ai.op.table
+		col, ocol := t.ColumnIndex(p.eq.col), a.w.Tables[ot].ColumnIndex(p.eq.pcol)
+		if col < 0 || ocol < 0 {
+			continue
+		}
+		var fv int32
+		var conds []shardkey.Cond
+		for _, c := range a.conds(p.sib, &fv) {
+			if c.Via == 0 && c.Col != ocol && (c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh || c.Op == shardkey.In && c.Unknown == 0 && len(c.List) > 0) {
+				conds = append(conds, c)
+			}
+		}
+		if len(conds) > 0 {
+			out = append(out, shardkey.Peer{Col: col, Table: ot, OtherCol: ocol, Conds: conds})
+		}
 	}
 	return out
 }
