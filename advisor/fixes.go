@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -511,6 +512,36 @@ func addLookup(w *shardkey.Workload, key, table string, l shardkey.Lookup) (stri
 	return strings.Join(parts, "; "), true
 }
 
+// evenCounts says how evenly card values of equal traffic can sit on n
+// shards: ranges put ceil(card/n) values on the busiest shard, that over
+// card/n times the mean, and shard counts near n that divide card (within
+// n/2..2n) put the same number on every shard.
+func evenCounts(card, n int) string {
+	if card%n == 0 {
+		return fmt.Sprintf("ranges of %d %s each place values of equal traffic evenly on %d shards", card/n, plural(card/n, "value", "values"), n)
+	}
+	busiest := (card + n - 1) / n
+	s := fmt.Sprintf("even ranges put %d values on the busiest shard, %.2fx the mean if the values carry equal traffic", busiest, float64(busiest)*float64(n)/float64(card))
+	var div []string
+	for d := max(2, (n+1)/2); d <= 2*n; d++ {
+		if card%d == 0 {
+			div = append(div, strconv.Itoa(d))
+		}
+	}
+	if len(div) > 0 {
+		s += fmt.Sprintf("; %s shards would divide the %d values evenly", joinOr(div), card)
+	}
+	return s
+}
+
+// joinOr joins words as "a", "a or b", "a, b or c".
+func joinOr(w []string) string {
+	if len(w) < 2 {
+		return strings.Join(w, "")
+	}
+	return strings.Join(w[:len(w)-1], ", ") + " or " + w[len(w)-1]
+}
+
 // flags notes properties of the chosen key worth knowing: low cardinality,
 // ids whose low bits are patterned so that modulo placement of the raw id
 // (rather than of its hash) would be skewed.
@@ -580,7 +611,7 @@ func (a *analysis) flags(best *Assessment, n int) []string {
 			out = append(out, fmt.Sprintf("%s: fewer values than shards; %sat least %d of the %d shards hold none of these rows, and no shard count spreads them further: one value's rows and traffic stay on one shard unless the key gains a column (a compound key, or salting)", head, if_, n-k.card, n))
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly; %sno more than %d shards can ever be used: past %d the busiest shard still carries one value's whole traffic", head, if_, k.card, k.card))
+		out = append(out, fmt.Sprintf("%s: fewer than 10 per shard leaves a hash placement lumpy; %s; %sno more than %d shards can ever be used: past %d the busiest shard still carries one value's whole traffic", head, evenCounts(k.card, n), if_, k.card, k.card))
 	}
 	// Integer ids used as lookup keys whose low bits are patterned.
 	for r, us := range a.use {

@@ -138,7 +138,7 @@ func TestFlagsLowCardinality(t *testing.T) {
 	}}}
 	got := (&analysis{}).flags(best, 8)
 	want := []string{
-		"10 distinct values for 8 shards in the key of warehouse.w_id; customer.c_w_id; district.d_w_id: fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly; no more than 10 shards can ever be used: past 10 the busiest shard still carries one value's whole traffic",
+		"10 distinct values for 8 shards in the key of warehouse.w_id; customer.c_w_id; district.d_w_id: fewer than 10 per shard leaves a hash placement lumpy; even ranges put 2 values on the busiest shard, 1.60x the mean if the values carry equal traffic; 5 or 10 shards would divide the 10 values evenly; no more than 10 shards can ever be used: past 10 the busiest shard still carries one value's whole traffic",
 		"the statements name 3 distinct values of user_id for 8 shards (posts): fewer values than shards; if the table holds no more, at least 5 of the 8 shards hold none of these rows, and no shard count spreads them further: one value's rows and traffic stay on one shard unless the key gains a column (a compound key, or salting)",
 	}
 	if len(got) != len(want) {
@@ -161,5 +161,23 @@ func TestFlagsUniqueKey(t *testing.T) {
 	want := "_id has 24 distinct values for 4 shards (orders): fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly (a value per row: the count grows with the table)"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("flags %q; want [%q]", got, want)
+	}
+}
+
+// TestEvenCounts: 10 equal values on 8 shards: ceil(10/8) = 2 on the
+// busiest, 2/(10/8) = 1.6x the mean, and 5 or 10 shards (the divisors of
+// 10 within 4..16) even; 16 values on 8 shards: 2 each.
+func TestEvenCounts(t *testing.T) {
+	for _, c := range []struct {
+		card, n int
+		want    string
+	}{
+		{10, 8, "even ranges put 2 values on the busiest shard, 1.60x the mean if the values carry equal traffic; 5 or 10 shards would divide the 10 values evenly"},
+		{16, 8, "ranges of 2 values each place values of equal traffic evenly on 8 shards"},
+		{13, 4, "even ranges put 4 values on the busiest shard, 1.23x the mean if the values carry equal traffic"},
+	} {
+		if got := evenCounts(c.card, c.n); got != c.want {
+			t.Errorf("evenCounts(%d, %d) = %q; want %q", c.card, c.n, got, c.want)
+		}
 	}
 }
