@@ -140,6 +140,10 @@ func (s *Scheme) computeBounds() error {
 	for _, ti := range rangeTables {
 		tk := s.tables[ti]
 		tk.bounds = bounds
+		tk.stmtInt = allInt && len(tk.cols) == 1 && tk.mongoHashed == 0 && tk.iso == nil && tk.salted == nil && len(tk.isoKeys) == 0 && len(tk.saltKeys) == 0
+		if tk.stmtInt {
+			tk.stmtBounds = ib
+		}
 		if allInt && tk.intCol {
 			tk.intBounds = ib
 		} else {

@@ -511,6 +511,23 @@ func findCond(conds []shardkey.Cond, col int) *shardkey.Cond {
 // rangeStmt routes a statement under a range key: Eq/IN on a prefix of the
 // key columns, then optionally a range or a fresh value on the next one.
 func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Cond) (touch, error) {
+	if tk.stmtInt {
+		// One integer value: the shard rangeShard finds (Compare orders
+		// integers and timestamps by their Int), without building a key.
+		if cd := findCond(conds, tk.cols[0]); cd != nil && cd.Op == shardkey.Eq && cd.Fresh == shardkey.NotFresh && cd.Val.Type.IsInt() {
+			b, v := tk.stmtBounds, cd.Val.Int
+			lo, hi := 0, len(b)
+			for lo < hi { // number of bounds <= v
+				m := int(uint(lo+hi) >> 1)
+				if b[m] <= v {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			return touch{kind: tOne, one: lo}, nil
+		}
+	}
 	n := len(tk.bounds) + 1
 	var prefixes [][]shardkey.Value // Eq/IN prefix combinations
 	prefixes = append(prefixes, nil)

@@ -119,6 +119,12 @@ type tableKey struct {
 	saltedInt map[int64]bool
 	isoInt    map[int64]int
 	intBounds []int64
+	// stmtInt: a range key of one column, no isolated, salted or
+	// MongoDB-hashed values, whose boundaries are all integers (Int64,
+	// Timestamp): a statement binding it to one integer value goes to
+	// the number of stmtBounds <= the value (rangeStmt's fast path).
+	stmtInt    bool
+	stmtBounds []int64
 	// lookups are the table's lookups, unique ones first.
 	lookups []*lookupKey
 }
