@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/shardkey/shardkey"
@@ -76,7 +77,17 @@ func (s *Scheme) computeBounds() error {
 			// weighted by its share of its operation's rate (the
 			// transactions' weights without operations). Ranges then
 			// split the traffic, not the rows, into equal parts.
-			all, total = trafficKeys(s.w, rangeTables, s.tables, width)
+			// The same for every design that range-keys these tables
+			// by these columns (a MongoDB-hashed field orders by its hash).
+			what := fmt.Sprint("traffickeys", width)
+			for _, ti := range rangeTables {
+				what += fmt.Sprint(";", ti, s.tables[ti].cols[:width], s.tables[ti].mongoHashed)
+			}
+			tw := cached(s.cache, s.w, what, func() trafficWeights {
+				all, total := trafficKeys(s.w, rangeTables, s.tables, width)
+				return trafficWeights{all, total}
+			})
+			all, total = tw.all, tw.total
 			s.boundsFromTraffic = len(all) > 0
 		} else if len(rangeTables) > 1 {
 			all = append([]keyWeight(nil), all...)
@@ -254,6 +265,12 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 	return g.sorted(), total
 }
 
+// trafficWeights is trafficKeys' result, as Cache keeps it.
+type trafficWeights struct {
+	all   []keyWeight
+	total float64
+}
+
 // maxGroupWidth is the widest key tuple keyGroups groups.
 const maxGroupWidth = 4
 
@@ -274,8 +291,11 @@ const maxGroupWidth = 4
 // text and bytes of one string), or with tuples wider than maxGroupWidth,
 // every tuple is sorted by sortKeyWeights as before.
 type keyGroups struct {
-	width  int
-	index  map[[maxGroupWidth]shardkey.Value]int32
+	width int
+	index map[[maxGroupWidth]shardkey.Value]int32
+	// ints indexes the tuples of one Int64 value (no Float or Str, so
+	// that == is equality of Int), a cheaper hash than index's.
+	ints   map[int64]int32
 	groups []keyGroup
 	seq    []int32     // each tuple's group, in order of addition
 	flat   []keyWeight // every tuple in order of addition, once grouping is given up
@@ -292,12 +312,24 @@ func newKeyGroups(width int) *keyGroups {
 	g := &keyGroups{width: width, whole: width > maxGroupWidth}
 	if !g.whole {
 		g.index = map[[maxGroupWidth]shardkey.Value]int32{}
+		g.ints = map[int64]int32{}
 	}
 	return g
 }
 
 // add adds a copy of key (width values) with weight wt.
 func (g *keyGroups) add(key []shardkey.Value, wt float64) {
+	if !g.whole && len(key) == 1 && key[0].Type == shardkey.Int64 && key[0].Float == 0 && key[0].Str == "" && !math.Signbit(key[0].Float) {
+		i, ok := g.ints[key[0].Int]
+		if !ok {
+			i = int32(len(g.groups))
+			g.ints[key[0].Int] = i
+			g.groups = append(g.groups, keyGroup{k: slices.Clone(key)})
+		}
+		g.groups[i].ws = append(g.groups[i].ws, wt)
+		g.seq = append(g.seq, i)
+		return
+	}
 	if !g.whole {
 		var ak [maxGroupWidth]shardkey.Value
 		for j, v := range key {
@@ -332,7 +364,7 @@ func (g *keyGroups) ungroup() {
 		g.flat = append(g.flat, keyWeight{k: gr.k, w: gr.ws[gr.next]})
 		gr.next++
 	}
-	g.groups, g.seq, g.index = nil, nil, nil
+	g.groups, g.seq, g.index, g.ints = nil, nil, nil, nil
 }
 
 // sorted returns the tuples in sortKeyWeights' order.
