@@ -108,6 +108,7 @@ func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Option
 		return nil, err
 	}
 	var wr, lr, mx, cx []float64
+	o.Cache = nil // each replicate is compiled once
 	for i := 0; i < b; i++ {
 		rep := replicate(w, rng)
 		// Compiled per replicate: range bounds are the replicate's own

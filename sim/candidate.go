@@ -218,7 +218,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		ks := cachedKeyStats(t, tk.cols)
 		if t.Rows == 0 {
 			// No rows: the statements' values are what there is.
-			ks = TrafficKeyStats(w, ti, tk.cols)
+			ks = cached(s.cache, w, fmt.Sprint("trafficstats", ti, tk.cols), func() KeyStats { return TrafficKeyStats(w, ti, tk.cols) }).clone()
 		}
 		// Statistics computed inside the database replace the sample's
 		// (or the statements'): a Citus coordinator's shells have no rows

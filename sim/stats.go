@@ -45,6 +45,14 @@ type KeyStats struct {
 	Database *DatabaseStats `json:"database,omitempty"`
 }
 
+// clone returns ks with its own Columns and TopValues (a Cache's result
+// handed to several candidates).
+func (ks KeyStats) clone() KeyStats {
+	ks.Columns = slices.Clone(ks.Columns)
+	ks.TopValues = slices.Clone(ks.TopValues)
+	return ks
+}
+
 // Unknown reports that nothing measured the key's values: no row
 // sampled, no statement binding the key to a value and no figure from the
 // database. Its cardinality, top values, entropy and monotonicity are then
