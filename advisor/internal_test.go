@@ -120,3 +120,40 @@ func TestAfterFixesReadModelNotBetter(t *testing.T) {
 		t.Errorf("31.3/s against 288/s, the same 200 req/s moved: want it first (decided %v, first %v)", decided, first)
 	}
 }
+
+// TestEntitiesFirstValues: two columns of different tables (a.x, b.y, not
+// joined by name) are one entity when, in at least 5 transactions that
+// bind both by equality, at least 9 in 10 bind them to the same value,
+// comparing each transaction's first value of each column. Five
+// transactions binding x = i, then y = i, then y = 1000 + i: one entity;
+// with the two values of y the other way round (first y = 1000 + i): none,
+// though a later y equals x; four transactions of the first kind: none.
+func TestEntitiesFirstValues(t *testing.T) {
+	build := func(n int, firstSame bool) *shardkey.Workload {
+		w := &shardkey.Workload{}
+		for _, c := range [][2]string{{"a", "x"}, {"b", "y"}} {
+			w.Tables = append(w.Tables, &shardkey.Table{Name: c[0], Columns: []*shardkey.Column{{Name: c[1], Type: shardkey.Int64}}})
+		}
+		eq := func(ti int, v int64) shardkey.Stmt {
+			return shardkey.Stmt{Table: ti, Kind: shardkey.Read, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(v)}}}
+		}
+		for i := range int64(n) {
+			y1, y2 := i, 1000+i
+			if !firstSame {
+				y1, y2 = y2, y1
+			}
+			w.Txns = append(w.Txns, shardkey.Txn{Name: "t", Weight: 1, Stmts: []shardkey.Stmt{eq(0, i), eq(1, y1), eq(1, y2)}})
+		}
+		return w
+	}
+	for _, c := range []struct {
+		n         int
+		firstSame bool
+		want      int
+	}{{5, true, 1}, {5, false, 0}, {4, true, 0}} {
+		a := analyse(build(c.n, c.firstSame), 8)
+		if len(a.classes) != c.want {
+			t.Errorf("%d transactions, first values equal %v: %d entities across tables; want %d", c.n, c.firstSame, len(a.classes), c.want)
+		}
+	}
+}
