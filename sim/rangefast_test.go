@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -11,6 +13,8 @@ import (
 // statement binding id to one integer goes to the number of bounds <= its
 // value (-5 and 9: 0; 10 and 19: 1; 20: 2; 30 and 1000: 3), whatever its
 // integer type (Int16, Int32, Int64), through rangeStmt's integer path;
+// an IN list to those values' shards (a read: each of them, in order; an
+// insert: one of them at random; one shard: that one);
 // the general path (stmtInt off) gives the same touch for random values
 // and kinds, as it does for a NULL, a fresh value and an IN list, which the
 // integer path leaves to it. An isolated value, or a key of two columns,
@@ -66,7 +70,39 @@ func TestRangeStmtInt(t *testing.T) {
 	}
 	same("NULL", eq(shardkey.Value{Type: shardkey.Null}), shardkey.Read)
 	same("fresh", []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Fresh: shardkey.FreshUnique}}, shardkey.Insert)
-	same("IN", []shardkey.Cond{{Col: 0, Op: shardkey.In, List: []shardkey.Value{shardkey.IntValue(5), shardkey.IntValue(25)}}}, shardkey.Read)
+	in := func(vs ...int64) []shardkey.Cond {
+		c := shardkey.Cond{Col: 0, Op: shardkey.In}
+		for _, v := range vs {
+			c.List = append(c.List, shardkey.IntValue(v))
+		}
+		return []shardkey.Cond{c}
+	}
+	for _, c := range []struct {
+		vs   []int64
+		kind shardkey.Kind
+		want touch
+	}{
+		{[]int64{25, 5, 12}, shardkey.Read, touch{kind: tSet, set: []int{0, 1, 2}}},
+		{[]int64{25, 5, 12}, shardkey.Insert, touch{kind: tUniformOf, set: []int{0, 1, 2}}},
+		{[]int64{11, 19, 12}, shardkey.Insert, touch{kind: tOne, one: 1}},
+		{[]int64{40}, shardkey.Read, touch{kind: tOne, one: 3}},
+	} {
+		got, err := r.rangeStmt(tk, c.kind, in(c.vs...))
+		if err != nil || got.kind != c.want.kind || got.one != c.want.one || !slices.Equal(got.set, c.want.set) {
+			t.Errorf("IN %v (%v): %+v, %v; want %+v", c.vs, c.kind, got, err, c.want)
+		}
+		same(fmt.Sprint("IN ", c.vs), in(c.vs...), c.kind)
+	}
+	for range 2000 {
+		vs := make([]int64, 1+rng.IntN(6))
+		for i := range vs {
+			vs[i] = int64(rng.IntN(50) - 5)
+		}
+		same(fmt.Sprint("IN ", vs), in(vs...), kinds[rng.IntN(len(kinds))])
+	}
+	same("IN ()", []shardkey.Cond{{Col: 0, Op: shardkey.In, IsNull: true}}, shardkey.Read)
+	same("IN (5, NULL)", []shardkey.Cond{{Col: 0, Op: shardkey.In, List: []shardkey.Value{shardkey.IntValue(25), {Type: shardkey.Null}}}}, shardkey.Read)
+	same("IN (5, $1)", []shardkey.Cond{{Col: 0, Op: shardkey.In, List: []shardkey.Value{shardkey.IntValue(5)}, Unknown: 1}}, shardkey.Read)
 	same("text", eq(shardkey.TextValue("15")), shardkey.Read)
 
 	for _, key := range []string{"isolate(range(id, bounds=[10, 20, 30]), top=1)", "range(id, other, bounds=[10, 20, 30])"} {
