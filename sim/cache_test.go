@@ -55,7 +55,49 @@ func TestCache(t *testing.T) {
 			t.Errorf("score %d: with a Cache\n%s\nwithout\n%s", i, a, b)
 		}
 	}
-	if len(cache.m) != 4 {
-		t.Errorf("%d entries; want 4 (key values and statistics of each workload)", len(cache.m))
+	if len(cache.m) != 6 {
+		t.Errorf("%d entries; want 6 (key values, statistics and statements by table of each workload)", len(cache.m))
+	}
+}
+
+// TestTrafficKeyStatsByTable: the statistics of a table's key from the
+// transactions' statements are the same read through stmtsByTable (as
+// Report does with a Cache) as by a pass over every transaction. Without
+// operations: transactions of weight 2 (t.id = 1, and u.id = 9 on
+// another table), 1 (an insert of t.id = 3) and 1 (t.id = 1) give t.id
+// the values 1 (3/4 of the weight) and 3 (1/4). With an operation on t
+// too, the operation weighs the values and the transactions' inserts
+// only give the order.
+func TestTrafficKeyStatsByTable(t *testing.T) {
+	col := func(name string) *shardkey.Column { return &shardkey.Column{Name: name, Type: shardkey.Int64} }
+	st := func(ti int, kind shardkey.Kind, v int64) shardkey.Stmt {
+		return shardkey.Stmt{Table: ti, Kind: kind, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(v)}}}
+	}
+	w := &shardkey.Workload{
+		Tables: []*shardkey.Table{{Name: "t", Columns: []*shardkey.Column{col("id")}}, {Name: "u", Columns: []*shardkey.Column{col("id")}}},
+		Txns: []shardkey.Txn{
+			{Name: "a", Weight: 2, Stmts: []shardkey.Stmt{st(0, shardkey.Read, 1), st(1, shardkey.Read, 9)}},
+			{Name: "b", Weight: 1, Stmts: []shardkey.Stmt{st(0, shardkey.Insert, 3)}},
+			{Name: "c", Weight: 1, Stmts: []shardkey.Stmt{st(0, shardkey.Read, 1)}},
+		},
+	}
+	ks := trafficKeyStats(w, 0, []int{0}, stmtsByTable(w))
+	if want := []TopValue{{"1", 0.75}, {"3", 0.25}}; ks.Cardinality != 2 || !slices.Equal(ks.TopValues, want) {
+		t.Errorf("cardinality %d, top values %v; want 2, %v", ks.Cardinality, ks.TopValues, want)
+	}
+	for i := range 5 {
+		w.Txns = append(w.Txns, shardkey.Txn{Name: "ins", Weight: 1, Stmts: []shardkey.Stmt{st(0, shardkey.Insert, int64(10+i))}})
+	}
+	for _, ops := range []bool{false, true} {
+		if ops {
+			w.Ops = []*shardkey.Operation{{Name: "get", Table: 0, Kind: shardkey.Read, Rate: 5, Instances: []shardkey.Instance{{Weight: 1, Conds: st(0, shardkey.Read, 7).Conds}}}}
+		}
+		for ti := range w.Tables {
+			a, _ := json.Marshal(trafficKeyStats(w, ti, []int{0}, stmtsByTable(w)))
+			b, _ := json.Marshal(TrafficKeyStats(w, ti, []int{0}))
+			if string(a) != string(b) {
+				t.Errorf("operations %v, table %d: by table %s, every transaction %s", ops, ti, a, b)
+			}
+		}
 	}
 }

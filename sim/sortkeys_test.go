@@ -150,3 +150,30 @@ func TestKeyGroups(t *testing.T) {
 		t.Errorf("only %d of 80 rounds kept their groups: the grouped path is barely tested", grouped)
 	}
 }
+
+// TestSpearmanSeqOrder: spearmanSeq's sort of positions by value gives
+// sort.SliceStable's order (the sort it replaced), NaN among the values,
+// so its ranks, and so the correlation, are the same bits.
+func TestSpearmanSeqOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for round := range 40 {
+		xs := make([]float64, 1+r.IntN(2000))
+		for i := range xs {
+			xs[i] = float64(r.IntN(50))
+			if round%2 == 1 && r.IntN(10) == 0 {
+				xs[i] = math.NaN()
+			}
+		}
+		order := make([]int, len(xs))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return xs[order[a]] < xs[order[b]] })
+		rank := make([]float64, len(xs))
+		assignRanks(rank, order, func(a, b int) bool { return xs[a] == xs[b] })
+		want := pearsonRank(rank)
+		if got := spearmanSeq(xs); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("round %d (%d values): spearmanSeq %v, with sort.SliceStable %v", round, len(xs), got, want)
+		}
+	}
+}
