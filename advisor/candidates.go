@@ -47,8 +47,11 @@ type analysis struct {
 	// nodes: with slots on nodes (Options.Nodes) the node count, else 0;
 	// see servers.
 	nodes int
-	ix    *opIndex              // see index
-	roots map[string]*RootStats // see rootStatsOf
+	ix    *opIndex // see index
+	// byTable holds the transactions' statements on each table, in
+	// order (see stmtsOf).
+	byTable [][]*shardkey.Stmt
+	roots   map[string]*RootStats // see rootStatsOf
 	// mongo: the engine is MongoDB's, whose hashed keys hash one field:
 	// a pair of columns is the compound {a: 1, b: "hashed"} (see compound).
 	mongo bool

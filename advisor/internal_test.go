@@ -157,3 +157,52 @@ func TestEntitiesFirstValues(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentifiesFromInserts: without rows, a column identifies its table's
+// rows when the table is looked up by it and its inserts bind at least 20
+// values, all different, or a fresh value. Transactions that each insert
+// o.id = i and read o by id = i: 20 of them identify; with ids i % 10
+// (20 values, 10 distinct) not; with a fresh id inserted as well, again.
+// A table only inserted into identifies nothing. stmtsOf holds each
+// table's statements in transaction order.
+func TestIdentifiesFromInserts(t *testing.T) {
+	build := func(mod int64, fresh, read bool) *shardkey.Workload {
+		w := &shardkey.Workload{Tables: []*shardkey.Table{
+			{Name: "u", Columns: []*shardkey.Column{{Name: "x", Type: shardkey.Int64}}},
+			{Name: "o", Columns: []*shardkey.Column{{Name: "id", Type: shardkey.Int64}}},
+		}}
+		for i := range int64(20) {
+			eq := []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(i % mod)}}
+			stmts := []shardkey.Stmt{{Table: 0, Kind: shardkey.Read, Conds: eq}, {Table: 1, Kind: shardkey.Insert, Conds: eq}}
+			if read {
+				stmts = append(stmts, shardkey.Stmt{Table: 1, Kind: shardkey.Read, Conds: eq})
+			}
+			w.Txns = append(w.Txns, shardkey.Txn{Name: "t", Weight: 1, Stmts: stmts})
+		}
+		if fresh {
+			w.Txns = append(w.Txns, shardkey.Txn{Name: "new", Weight: 1, Stmts: []shardkey.Stmt{
+				{Table: 1, Kind: shardkey.Insert, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Fresh: shardkey.FreshUnique}}}}})
+		}
+		return w
+	}
+	for _, c := range []struct {
+		mod         int64
+		fresh, read bool
+		want        bool
+	}{{100, false, true, true}, {10, false, true, false}, {10, true, true, true}, {100, false, false, false}} {
+		a := analyse(build(c.mod, c.fresh, c.read), 8)
+		if got := a.identifies(colRef{1, 0}); got != c.want {
+			t.Errorf("ids i %% %d, fresh %v, read %v: identifies %v; want %v", c.mod, c.fresh, c.read, got, c.want)
+		}
+		want := 20
+		if c.read {
+			want = 40
+		}
+		if c.fresh {
+			want++
+		}
+		if got := a.stmtsOf(1); len(got) != want || got[0].Kind != shardkey.Insert || len(a.stmtsOf(0)) != 20 {
+			t.Errorf("ids i %% %d, fresh %v, read %v: %d statements on o, %d on u; want %d, 20", c.mod, c.fresh, c.read, len(got), len(a.stmtsOf(0)), want)
+		}
+	}
+}
