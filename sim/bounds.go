@@ -83,11 +83,20 @@ func (s *Scheme) computeBounds() error {
 			for _, ti := range rangeTables {
 				what += fmt.Sprint(";", ti, s.tables[ti].cols[:width], s.tables[ti].mongoHashed)
 			}
-			tw := cached(s.cache, s.w, what, func() trafficWeights {
-				all, total := trafficKeys(s.w, rangeTables, s.tables, width)
-				return trafficWeights{all, total}
-			})
-			all, total = tw.all, tw.total
+			if src := s.cache.reweightedFrom(s.w); src != nil {
+				// A replicate: src's plan, its own weights.
+				p := cached(s.cache, src, "plan"+what, func() *trafficPlan { return newTrafficPlan(src, rangeTables, s.tables, width) })
+				var ok bool
+				if all, total, ok = p.weigh(s.w); !ok {
+					all, total = trafficKeys(s.w, rangeTables, s.tables, width)
+				}
+			} else {
+				tw := cached(s.cache, s.w, what, func() trafficWeights {
+					all, total := trafficKeys(s.w, rangeTables, s.tables, width)
+					return trafficWeights{all, total}
+				})
+				all, total = tw.all, tw.total
+			}
 			s.boundsFromTraffic = len(all) > 0
 		} else if len(rangeTables) > 1 {
 			all = append([]keyWeight(nil), all...)
@@ -195,6 +204,13 @@ func cmpTuple(a, b []shardkey.Value) int {
 // statements, and that sort took a third of advising one. The total is
 // summed in statement order.
 func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int) ([]keyWeight, float64) {
+	g, total := trafficGroups(w, tables, tks, width, nil)
+	return g.sorted(), total
+}
+
+// trafficGroups gathers trafficKeys' tuples into groups; with rec, it
+// also records where each tuple's weight comes from (see trafficPlan).
+func trafficGroups(w *shardkey.Workload, tables []int, tks []*tableKey, width int, rec *trafficPlan) (*keyGroups, float64) {
 	g := newKeyGroups(width)
 	total := 0.0
 	in := map[int]bool{}
@@ -202,6 +218,7 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 		in[ti] = true
 	}
 	key := make([]shardkey.Value, width)
+	var from planAdd // the source of the tuples add adds
 	add := func(ti int, conds []shardkey.Cond, wt float64) {
 		cols := tks[ti].cols[:width]
 		for j, col := range cols {
@@ -225,6 +242,9 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 									key[0] = v.Canonical()
 									g.add(key, wt/float64(len(c.List)))
 									total += wt / float64(len(c.List))
+									if rec != nil {
+										rec.adds = append(rec.adds, planAdd{op: from.op, at: from.at, div: int32(len(c.List))})
+									}
 								}
 							}
 						}
@@ -235,9 +255,15 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 		}
 		g.add(key, wt)
 		total += wt
+		if rec != nil {
+			rec.adds = append(rec.adds, from)
+		}
 	}
 	hasOps := false
-	for _, op := range w.Ops {
+	if rec != nil {
+		rec.incl = make([]bool, len(w.Ops))
+	}
+	for i, op := range w.Ops {
 		if !in[op.Table] {
 			continue
 		}
@@ -249,20 +275,154 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 			continue
 		}
 		hasOps = true
-		for _, x := range op.Instances {
+		if rec != nil {
+			rec.incl[i] = true
+		}
+		for j, x := range op.Instances {
+			from = planAdd{op: int32(i), at: int32(j)}
 			add(op.Table, x.Conds, op.Rate*x.Weight/sum)
 		}
 	}
 	if !hasOps {
-		for _, tx := range w.Txns {
+		for k, tx := range w.Txns {
 			for _, st := range tx.Stmts {
 				if in[st.Table] {
+					from = planAdd{op: -1, at: int32(k)}
 					add(st.Table, st.Conds, tx.Weight)
 				}
 			}
 		}
 	}
-	return g.sorted(), total
+	if rec != nil {
+		rec.hasOps = hasOps
+	}
+	return g, total
+}
+
+// trafficPlan is what trafficKeys finds in a workload's conditions alone,
+// for a workload with the same statements and other weights (a bootstrap
+// replicate, Cache.Reweighted): the key tuples' groups in order, and for
+// each tuple, in order, its group and where its weight comes from. weigh
+// then gives that workload's trafficKeys from its weights alone, without
+// reading its conditions. Only for grouped tuples (keyGroups): a plan of
+// tuples sorted one by one is not made.
+type trafficPlan struct {
+	src    *shardkey.Workload
+	tables []int
+	incl   []bool // each operation of src whose instances give tuples
+	hasOps bool
+	adds   []planAdd
+	seq    []int32            // each tuple's group
+	keys   [][]shardkey.Value // each group's tuple
+	byKey  []int32            // the groups in key order
+	counts []int              // tuples per group
+}
+
+// planAdd is a tuple's source: instance at of operation op (op < 0:
+// transaction at), its weight divided by div > 0 (an IN list's values).
+type planAdd struct {
+	op, at, div int32
+}
+
+// newTrafficPlan returns src's plan, or nil when its tuples are not
+// grouped.
+func newTrafficPlan(src *shardkey.Workload, tables []int, tks []*tableKey, width int) *trafficPlan {
+	p := &trafficPlan{src: src, tables: tables}
+	g, _ := trafficGroups(src, tables, tks, width, p)
+	g.sorted()
+	if g.whole {
+		return nil
+	}
+	p.seq, p.byKey = g.seq, g.byKey
+	for _, gr := range g.groups {
+		p.keys = append(p.keys, gr.k)
+		p.counts = append(p.counts, len(gr.ws))
+	}
+	return p
+}
+
+// weigh returns trafficKeys of w from p, or false when w's statements are
+// not p's source's: other operations, instances or transactions, or other
+// conditions (the same slices), or an operation whose weights sum to 0 in
+// one and not the other.
+func (p *trafficPlan) weigh(w *shardkey.Workload) ([]keyWeight, float64, bool) {
+	if p == nil || len(w.Ops) != len(p.src.Ops) || len(w.Txns) != len(p.src.Txns) {
+		return nil, 0, false
+	}
+	sameSlice := func(a, b []shardkey.Cond) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+	sums := make([]float64, len(w.Ops))
+	hasOps := false
+	for i, op := range w.Ops {
+		so := p.src.Ops[i]
+		if op.Table != so.Table || len(op.Instances) != len(so.Instances) {
+			return nil, 0, false
+		}
+		if !slices.Contains(p.tables, op.Table) {
+			continue
+		}
+		sum := 0.0
+		for _, x := range op.Instances {
+			sum += x.Weight
+		}
+		if (sum != 0) != p.incl[i] {
+			return nil, 0, false
+		}
+		if sum == 0 {
+			continue
+		}
+		hasOps = true
+		sums[i] = sum
+		for j := range op.Instances {
+			if !sameSlice(op.Instances[j].Conds, so.Instances[j].Conds) {
+				return nil, 0, false
+			}
+		}
+	}
+	if hasOps != p.hasOps {
+		return nil, 0, false
+	}
+	if !hasOps {
+		for k := range w.Txns {
+			a, b := w.Txns[k].Stmts, p.src.Txns[k].Stmts
+			if len(a) != len(b) || len(a) > 0 && &a[0] != &b[0] {
+				return nil, 0, false
+			}
+		}
+	}
+	// Each group's weights in order of addition, as keyGroups keeps them.
+	start := make([]int, len(p.counts)+1)
+	for i, n := range p.counts {
+		start[i+1] = start[i] + n
+	}
+	ws := make([]float64, len(p.adds))
+	next := slices.Clone(start[:len(p.counts)])
+	total := 0.0
+	for k, a := range p.adds {
+		var wt float64
+		if a.op >= 0 {
+			op := w.Ops[a.op]
+			wt = op.Rate * op.Instances[a.at].Weight / sums[a.op]
+		} else {
+			wt = w.Txns[a.at].Weight
+		}
+		if a.div > 0 {
+			wt = wt / float64(a.div)
+		}
+		total += wt
+		gi := p.seq[k]
+		ws[next[gi]] = wt
+		next[gi]++
+	}
+	var all []keyWeight
+	if len(p.adds) > 0 {
+		all = make([]keyWeight, 0, len(p.adds))
+	}
+	for _, gi := range p.byKey {
+		for _, wt := range ws[start[gi]:start[gi+1]] {
+			all = append(all, keyWeight{k: p.keys[gi], w: wt})
+		}
+	}
+	return all, total, true
 }
 
 // trafficWeights is trafficKeys' result, as Cache keeps it.
@@ -298,6 +458,7 @@ type keyGroups struct {
 	ints   map[int64]int32
 	groups []keyGroup
 	seq    []int32     // each tuple's group, in order of addition
+	byKey  []int32     // the groups in key order, once sorted
 	flat   []keyWeight // every tuple in order of addition, once grouping is given up
 	whole  bool        // grouping given up: flat holds every tuple
 }
@@ -382,6 +543,7 @@ func (g *keyGroups) sorted() []keyWeight {
 			}
 		}
 		if !g.whole {
+			g.byKey = byKey
 			var all []keyWeight
 			if len(g.seq) > 0 {
 				all = make([]keyWeight, 0, len(g.seq))

@@ -104,3 +104,27 @@ func cached[T any](c *Cache, w *shardkey.Workload, what string, f func() T) T {
 	c.mu.Unlock()
 	return r
 }
+
+// Reweighted records that rep has w's statements with other weights (a
+// bootstrap replicate: the same operations, instances and transactions in
+// the same order, their conditions and statements the same slices):
+// Compile then takes the key values that range boundaries split from w's
+// conditions, read once for all replicates, and weighs them with rep's
+// weights. What rep does not share with w (checked) is computed from rep.
+func (c *Cache) Reweighted(rep, w *shardkey.Workload) {
+	c.mu.Lock()
+	c.m[cacheKey{weak.Make(rep), "reweighted"}] = w
+	c.mu.Unlock()
+}
+
+// reweightedFrom returns the workload rep was recorded to reweight, or
+// nil.
+func (c *Cache) reweightedFrom(rep *shardkey.Workload) *shardkey.Workload {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, _ := c.m[cacheKey{weak.Make(rep), "reweighted"}].(*shardkey.Workload)
+	return w
+}
