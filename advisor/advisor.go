@@ -315,7 +315,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("no candidate keys: no operation filters on a column by equality or range; name keys with -k")
 	}
-	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers, Nodes: o.Nodes, Vindexes: o.Vindexes}
+	// One cache for every scoring below: the workloads scored (w, and
+	// those the fixes and carried keys build) are not changed once scored.
+	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers, Nodes: o.Nodes, Vindexes: o.Vindexes, Cache: sim.NewCache()}
 	adv := &Advice{Workload: w.Name, Shards: o.Shards, Engine: o.Engine.Name(), Capacity: w.Capacity}
 	if o.Nodes != nil {
 		adv.Nodes = o.Nodes.Count

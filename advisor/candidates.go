@@ -47,8 +47,11 @@ type analysis struct {
 	// nodes: with slots on nodes (Options.Nodes) the node count, else 0;
 	// see servers.
 	nodes int
-	ix    *opIndex              // see index
-	roots map[string]*RootStats // see rootStatsOf
+	ix    *opIndex // see index
+	// byTable holds the transactions' statements on each table, in
+	// order (see stmtsOf).
+	byTable [][]*shardkey.Stmt
+	roots   map[string]*RootStats // see rootStatsOf
 	// mongo: the engine is MongoDB's, whose hashed keys hash one field:
 	// a pair of columns is the compound {a: 1, b: "hashed"} (see compound).
 	mongo bool
@@ -264,23 +267,36 @@ func (a *analysis) findEntities() []*entity {
 	if len(w.Txns) > limit {
 		step = len(w.Txns) / limit
 	}
+	// Each pair of columns of two tables is counted once per transaction,
+	// by its first occurrence (the first value of each column): the
+	// first (x, y), x < y, over the transaction's values in order whose
+	// columns are the pair is the two columns' first values. So the pairs
+	// of distinct columns, each with its first value, count the same as
+	// every pair of values, without a set of the pairs seen.
+	type cv struct {
+		r colRef
+		v shardkey.Value
+		f int32
+	}
+	var vals []cv
 	for i := 0; i < len(w.Txns); i += step {
 		tx := &w.Txns[i]
-		type cv struct {
-			r colRef
-			v shardkey.Value
-			f int32
-		}
-		var vals []cv
+		vals = vals[:0]
 		for _, st := range tx.Stmts {
+		conds:
 			for _, c := range st.Conds {
 				if c.Op != shardkey.Eq {
 					continue
 				}
-				vals = append(vals, cv{colRef{st.Table, c.Col}, c.Val.Canonical(), c.FreshVar})
+				r := colRef{st.Table, c.Col}
+				for _, x := range vals {
+					if x.r == r {
+						continue conds
+					}
+				}
+				vals = append(vals, cv{r, c.Val.Canonical(), c.FreshVar})
 			}
 		}
-		seen := map[pairKey]bool{}
 		for x := 0; x < len(vals); x++ {
 			for y := x + 1; y < len(vals); y++ {
 				p, q := vals[x], vals[y]
@@ -291,10 +307,6 @@ func (a *analysis) findEntities() []*entity {
 				if q.r.table < p.r.table || (q.r.table == p.r.table && q.r.col < p.r.col) {
 					k = pairKey{q.r, p.r}
 				}
-				if seen[k] {
-					continue
-				}
-				seen[k] = true
 				together[k]++
 				same := p.f != 0 && p.f == q.f || p.f == 0 && q.f == 0 && p.v == q.v && p.v.Type != shardkey.Null
 				if same {

@@ -126,14 +126,31 @@ func (a *analysis) accessed(ti, col int) bool {
 			return true
 		}
 	}
-	for _, tx := range a.w.Txns {
-		for _, st := range tx.Stmts {
-			if st.Table == ti && st.Kind != shardkey.Insert && binds(st.Conds) {
-				return true
-			}
+	for _, st := range a.stmtsOf(ti) {
+		if st.Kind != shardkey.Insert && binds(st.Conds) {
+			return true
 		}
 	}
 	return false
+}
+
+// stmtsOf returns the statements of the workload's transactions on table
+// ti, in transaction and statement order: gathered in one pass for every
+// table, which accessed and identifies, asked for each column of a
+// class, each read in full.
+func (a *analysis) stmtsOf(ti int) []*shardkey.Stmt {
+	if a.byTable == nil {
+		a.byTable = make([][]*shardkey.Stmt, len(a.w.Tables))
+		for i := range a.w.Txns {
+			tx := &a.w.Txns[i]
+			for k := range tx.Stmts {
+				if st := &tx.Stmts[k]; st.Table >= 0 && st.Table < len(a.byTable) {
+					a.byTable[st.Table] = append(a.byTable[st.Table], st)
+				}
+			}
+		}
+	}
+	return a.byTable[ti]
 }
 
 // pickOwner returns the table of ids that owns the column, or -1.
@@ -228,11 +245,9 @@ func (a *analysis) identifies(r colRef) bool {
 			}
 		}
 	}
-	for _, tx := range a.w.Txns {
-		for _, st := range tx.Stmts {
-			if st.Table == r.table && st.Kind == shardkey.Insert {
-				note(st.Conds)
-			}
+	for _, st := range a.stmtsOf(r.table) {
+		if st.Kind == shardkey.Insert {
+			note(st.Conds)
 		}
 	}
 	if n >= 20 && len(ins) == n {
@@ -252,15 +267,13 @@ func (a *analysis) identifies(r colRef) bool {
 	if n >= 20 && len(ins) == n {
 		return true
 	}
-	for _, tx := range a.w.Txns {
-		for _, st := range tx.Stmts {
-			if st.Table != r.table || st.Kind != shardkey.Insert {
-				continue
-			}
-			for _, c := range st.Conds {
-				if c.Col == r.col && c.Fresh != shardkey.NotFresh {
-					return true
-				}
+	for _, st := range a.stmtsOf(r.table) {
+		if st.Kind != shardkey.Insert {
+			continue
+		}
+		for _, c := range st.Conds {
+			if c.Col == r.col && c.Fresh != shardkey.NotFresh {
+				return true
 			}
 		}
 	}

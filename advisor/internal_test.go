@@ -181,3 +181,89 @@ func TestEvenCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestEntitiesFirstValues: two columns of different tables (a.x, b.y, not
+// joined by name) are one entity when, in at least 5 transactions that
+// bind both by equality, at least 9 in 10 bind them to the same value,
+// comparing each transaction's first value of each column. Five
+// transactions binding x = i, then y = i, then y = 1000 + i: one entity;
+// with the two values of y the other way round (first y = 1000 + i): none,
+// though a later y equals x; four transactions of the first kind: none.
+func TestEntitiesFirstValues(t *testing.T) {
+	build := func(n int, firstSame bool) *shardkey.Workload {
+		w := &shardkey.Workload{}
+		for _, c := range [][2]string{{"a", "x"}, {"b", "y"}} {
+			w.Tables = append(w.Tables, &shardkey.Table{Name: c[0], Columns: []*shardkey.Column{{Name: c[1], Type: shardkey.Int64}}})
+		}
+		eq := func(ti int, v int64) shardkey.Stmt {
+			return shardkey.Stmt{Table: ti, Kind: shardkey.Read, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(v)}}}
+		}
+		for i := range int64(n) {
+			y1, y2 := i, 1000+i
+			if !firstSame {
+				y1, y2 = y2, y1
+			}
+			w.Txns = append(w.Txns, shardkey.Txn{Name: "t", Weight: 1, Stmts: []shardkey.Stmt{eq(0, i), eq(1, y1), eq(1, y2)}})
+		}
+		return w
+	}
+	for _, c := range []struct {
+		n         int
+		firstSame bool
+		want      int
+	}{{5, true, 1}, {5, false, 0}, {4, true, 0}} {
+		a := analyse(build(c.n, c.firstSame), 8)
+		if len(a.classes) != c.want {
+			t.Errorf("%d transactions, first values equal %v: %d entities across tables; want %d", c.n, c.firstSame, len(a.classes), c.want)
+		}
+	}
+}
+
+// TestIdentifiesFromInserts: without rows, a column identifies its table's
+// rows when the table is looked up by it and its inserts bind at least 20
+// values, all different, or a fresh value. Transactions that each insert
+// o.id = i and read o by id = i: 20 of them identify; with ids i % 10
+// (20 values, 10 distinct) not; with a fresh id inserted as well, again.
+// A table only inserted into identifies nothing. stmtsOf holds each
+// table's statements in transaction order.
+func TestIdentifiesFromInserts(t *testing.T) {
+	build := func(mod int64, fresh, read bool) *shardkey.Workload {
+		w := &shardkey.Workload{Tables: []*shardkey.Table{
+			{Name: "u", Columns: []*shardkey.Column{{Name: "x", Type: shardkey.Int64}}},
+			{Name: "o", Columns: []*shardkey.Column{{Name: "id", Type: shardkey.Int64}}},
+		}}
+		for i := range int64(20) {
+			eq := []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(i % mod)}}
+			stmts := []shardkey.Stmt{{Table: 0, Kind: shardkey.Read, Conds: eq}, {Table: 1, Kind: shardkey.Insert, Conds: eq}}
+			if read {
+				stmts = append(stmts, shardkey.Stmt{Table: 1, Kind: shardkey.Read, Conds: eq})
+			}
+			w.Txns = append(w.Txns, shardkey.Txn{Name: "t", Weight: 1, Stmts: stmts})
+		}
+		if fresh {
+			w.Txns = append(w.Txns, shardkey.Txn{Name: "new", Weight: 1, Stmts: []shardkey.Stmt{
+				{Table: 1, Kind: shardkey.Insert, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Fresh: shardkey.FreshUnique}}}}})
+		}
+		return w
+	}
+	for _, c := range []struct {
+		mod         int64
+		fresh, read bool
+		want        bool
+	}{{100, false, true, true}, {10, false, true, false}, {10, true, true, true}, {100, false, false, false}} {
+		a := analyse(build(c.mod, c.fresh, c.read), 8)
+		if got := a.identifies(colRef{1, 0}); got != c.want {
+			t.Errorf("ids i %% %d, fresh %v, read %v: identifies %v; want %v", c.mod, c.fresh, c.read, got, c.want)
+		}
+		want := 20
+		if c.read {
+			want = 40
+		}
+		if c.fresh {
+			want++
+		}
+		if got := a.stmtsOf(1); len(got) != want || got[0].Kind != shardkey.Insert || len(a.stmtsOf(0)) != 20 {
+			t.Errorf("ids i %% %d, fresh %v, read %v: %d statements on o, %d on u; want %d, 20", c.mod, c.fresh, c.read, len(got), len(a.stmtsOf(0)), want)
+		}
+	}
+}

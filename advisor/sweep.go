@@ -108,8 +108,13 @@ func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Option
 		return nil, err
 	}
 	var wr, lr, mx, cx []float64
+	if o.Cache == nil {
+		o.Cache = sim.NewCache()
+	}
 	for i := 0; i < b; i++ {
 		rep := replicate(w, rng)
+		// Its statements are w's: read once for every replicate.
+		o.Cache.Reweighted(rep, w)
 		// Compiled per replicate: range bounds are the replicate's own
 		// quantiles. Only the headline numbers are needed, not key
 		// statistics (which a replicate's reweighted tables would

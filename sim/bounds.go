@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/shardkey/shardkey"
@@ -76,7 +77,26 @@ func (s *Scheme) computeBounds() error {
 			// weighted by its share of its operation's rate (the
 			// transactions' weights without operations). Ranges then
 			// split the traffic, not the rows, into equal parts.
-			all, total = trafficKeys(s.w, rangeTables, s.tables, width)
+			// The same for every design that range-keys these tables
+			// by these columns (a MongoDB-hashed field orders by its hash).
+			what := fmt.Sprint("traffickeys", width)
+			for _, ti := range rangeTables {
+				what += fmt.Sprint(";", ti, s.tables[ti].cols[:width], s.tables[ti].mongoHashed)
+			}
+			if src := s.cache.reweightedFrom(s.w); src != nil {
+				// A replicate: src's plan, its own weights.
+				p := cached(s.cache, src, "plan"+what, func() *trafficPlan { return newTrafficPlan(src, rangeTables, s.tables, width) })
+				var ok bool
+				if all, total, ok = p.weigh(s.w); !ok {
+					all, total = trafficKeys(s.w, rangeTables, s.tables, width)
+				}
+			} else {
+				tw := cached(s.cache, s.w, what, func() trafficWeights {
+					all, total := trafficKeys(s.w, rangeTables, s.tables, width)
+					return trafficWeights{all, total}
+				})
+				all, total = tw.all, tw.total
+			}
 			s.boundsFromTraffic = len(all) > 0
 		} else if len(rangeTables) > 1 {
 			all = append([]keyWeight(nil), all...)
@@ -140,6 +160,10 @@ func (s *Scheme) computeBounds() error {
 	for _, ti := range rangeTables {
 		tk := s.tables[ti]
 		tk.bounds = bounds
+		tk.stmtInt = allInt && len(tk.cols) == 1 && tk.mongoHashed == 0 && tk.iso == nil && tk.salted == nil && len(tk.isoKeys) == 0 && len(tk.saltKeys) == 0
+		if tk.stmtInt {
+			tk.stmtBounds = ib
+		}
 		if allInt && tk.intCol {
 			tk.intBounds = ib
 		} else {
@@ -173,16 +197,30 @@ func cmpTuple(a, b []shardkey.Value) int {
 // trafficKeys returns the key tuples that the statements on the range
 // tables bind by equality (or IN, the weight split over the list), sorted,
 // with their weights and total.
+//
+// The order is sortKeyWeights' (a stable sort by cmpTuple) of the tuples
+// in statement order, reached without sorting them all (keyGroups): a log
+// binds a few distinct keys (warehouses) in some hundred thousand
+// statements, and that sort took a third of advising one. The total is
+// summed in statement order.
 func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int) ([]keyWeight, float64) {
-	var all []keyWeight
+	g, total := trafficGroups(w, tables, tks, width, nil)
+	return g.sorted(), total
+}
+
+// trafficGroups gathers trafficKeys' tuples into groups; with rec, it
+// also records where each tuple's weight comes from (see trafficPlan).
+func trafficGroups(w *shardkey.Workload, tables []int, tks []*tableKey, width int, rec *trafficPlan) (*keyGroups, float64) {
+	g := newKeyGroups(width)
 	total := 0.0
 	in := map[int]bool{}
 	for _, ti := range tables {
 		in[ti] = true
 	}
+	key := make([]shardkey.Value, width)
+	var from planAdd // the source of the tuples add adds
 	add := func(ti int, conds []shardkey.Cond, wt float64) {
 		cols := tks[ti].cols[:width]
-		key := make([]shardkey.Value, width)
 		for j, col := range cols {
 			found := false
 			for _, c := range conds {
@@ -201,8 +239,12 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 						if c.Col == col && c.Op == shardkey.In && len(c.List) > 0 {
 							for _, v := range c.List {
 								if !v.IsNull() {
-									all = append(all, keyWeight{k: []shardkey.Value{v.Canonical()}, w: wt / float64(len(c.List))})
+									key[0] = v.Canonical()
+									g.add(key, wt/float64(len(c.List)))
 									total += wt / float64(len(c.List))
+									if rec != nil {
+										rec.adds = append(rec.adds, planAdd{op: from.op, at: from.at, div: int32(len(c.List))})
+									}
 								}
 							}
 						}
@@ -211,11 +253,17 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 				return
 			}
 		}
-		all = append(all, keyWeight{k: key, w: wt})
+		g.add(key, wt)
 		total += wt
+		if rec != nil {
+			rec.adds = append(rec.adds, from)
+		}
 	}
 	hasOps := false
-	for _, op := range w.Ops {
+	if rec != nil {
+		rec.incl = make([]bool, len(w.Ops))
+	}
+	for i, op := range w.Ops {
 		if !in[op.Table] {
 			continue
 		}
@@ -227,21 +275,290 @@ func trafficKeys(w *shardkey.Workload, tables []int, tks []*tableKey, width int)
 			continue
 		}
 		hasOps = true
-		for _, x := range op.Instances {
+		if rec != nil {
+			rec.incl[i] = true
+		}
+		for j, x := range op.Instances {
+			from = planAdd{op: int32(i), at: int32(j)}
 			add(op.Table, x.Conds, op.Rate*x.Weight/sum)
 		}
 	}
 	if !hasOps {
-		for _, tx := range w.Txns {
+		for k, tx := range w.Txns {
 			for _, st := range tx.Stmts {
 				if in[st.Table] {
+					from = planAdd{op: -1, at: int32(k)}
 					add(st.Table, st.Conds, tx.Weight)
 				}
 			}
 		}
 	}
-	sortKeyWeights(all)
-	return all, total
+	if rec != nil {
+		rec.hasOps = hasOps
+	}
+	return g, total
+}
+
+// trafficPlan is what trafficKeys finds in a workload's conditions alone,
+// for a workload with the same statements and other weights (a bootstrap
+// replicate, Cache.Reweighted): the key tuples' groups in order, and for
+// each tuple, in order, its group and where its weight comes from. weigh
+// then gives that workload's trafficKeys from its weights alone, without
+// reading its conditions. Only for grouped tuples (keyGroups): a plan of
+// tuples sorted one by one is not made.
+type trafficPlan struct {
+	src    *shardkey.Workload
+	tables []int
+	incl   []bool // each operation of src whose instances give tuples
+	hasOps bool
+	adds   []planAdd
+	seq    []int32            // each tuple's group
+	keys   [][]shardkey.Value // each group's tuple
+	byKey  []int32            // the groups in key order
+	counts []int              // tuples per group
+}
+
+// planAdd is a tuple's source: instance at of operation op (op < 0:
+// transaction at), its weight divided by div > 0 (an IN list's values).
+type planAdd struct {
+	op, at, div int32
+}
+
+// newTrafficPlan returns src's plan, or nil when its tuples are not
+// grouped.
+func newTrafficPlan(src *shardkey.Workload, tables []int, tks []*tableKey, width int) *trafficPlan {
+	p := &trafficPlan{src: src, tables: tables}
+	g, _ := trafficGroups(src, tables, tks, width, p)
+	g.sorted()
+	if g.whole {
+		return nil
+	}
+	p.seq, p.byKey = g.seq, g.byKey
+	for _, gr := range g.groups {
+		p.keys = append(p.keys, gr.k)
+		p.counts = append(p.counts, len(gr.ws))
+	}
+	return p
+}
+
+// weigh returns trafficKeys of w from p, or false when w's statements are
+// not p's source's: other operations, instances or transactions, or other
+// conditions (the same slices), or an operation whose weights sum to 0 in
+// one and not the other.
+func (p *trafficPlan) weigh(w *shardkey.Workload) ([]keyWeight, float64, bool) {
+	if p == nil || len(w.Ops) != len(p.src.Ops) || len(w.Txns) != len(p.src.Txns) {
+		return nil, 0, false
+	}
+	sameSlice := func(a, b []shardkey.Cond) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+	sums := make([]float64, len(w.Ops))
+	hasOps := false
+	for i, op := range w.Ops {
+		so := p.src.Ops[i]
+		if op.Table != so.Table || len(op.Instances) != len(so.Instances) {
+			return nil, 0, false
+		}
+		if !slices.Contains(p.tables, op.Table) {
+			continue
+		}
+		sum := 0.0
+		for _, x := range op.Instances {
+			sum += x.Weight
+		}
+		if (sum != 0) != p.incl[i] {
+			return nil, 0, false
+		}
+		if sum == 0 {
+			continue
+		}
+		hasOps = true
+		sums[i] = sum
+		for j := range op.Instances {
+			if !sameSlice(op.Instances[j].Conds, so.Instances[j].Conds) {
+				return nil, 0, false
+			}
+		}
+	}
+	if hasOps != p.hasOps {
+		return nil, 0, false
+	}
+	if !hasOps {
+		for k := range w.Txns {
+			a, b := w.Txns[k].Stmts, p.src.Txns[k].Stmts
+			if len(a) != len(b) || len(a) > 0 && &a[0] != &b[0] {
+				return nil, 0, false
+			}
+		}
+	}
+	// Each group's weights in order of addition, as keyGroups keeps them.
+	start := make([]int, len(p.counts)+1)
+	for i, n := range p.counts {
+		start[i+1] = start[i] + n
+	}
+	ws := make([]float64, len(p.adds))
+	next := slices.Clone(start[:len(p.counts)])
+	total := 0.0
+	for k, a := range p.adds {
+		var wt float64
+		if a.op >= 0 {
+			op := w.Ops[a.op]
+			wt = op.Rate * op.Instances[a.at].Weight / sums[a.op]
+		} else {
+			wt = w.Txns[a.at].Weight
+		}
+		if a.div > 0 {
+			wt = wt / float64(a.div)
+		}
+		total += wt
+		gi := p.seq[k]
+		ws[next[gi]] = wt
+		next[gi]++
+	}
+	var all []keyWeight
+	if len(p.adds) > 0 {
+		all = make([]keyWeight, 0, len(p.adds))
+	}
+	for _, gi := range p.byKey {
+		for _, wt := range ws[start[gi]:start[gi+1]] {
+			all = append(all, keyWeight{k: p.keys[gi], w: wt})
+		}
+	}
+	return all, total, true
+}
+
+// trafficWeights is trafficKeys' result, as Cache keeps it.
+type trafficWeights struct {
+	all   []keyWeight
+	total float64
+}
+
+// maxGroupWidth is the widest key tuple keyGroups groups.
+const maxGroupWidth = 4
+
+// keyGroups gathers key tuples with their weights and returns them in
+// sortKeyWeights' order (a stable sort by cmpTuple of the tuples in order
+// of addition) without sorting them all. Equal tuples (== on every value)
+// are grouped, each group's weights in order of addition; the groups, in
+// order of first appearance, are sorted by cmpTuple; then come every tuple
+// of the first group in order of addition, the second group's, and so on.
+// That is the stable sort's order whenever cmpTuple is a total preorder
+// under which only equal tuples tie, for then every stable sort gives the
+// same order. Compare is a total preorder on values other than floats
+// (integers of every width and unsigned compare exactly; text, dates,
+// booleans by one field); with a float among the tuples (NaN, and integers
+// beyond 2^53 compared as floats, make it intransitive, where only the
+// same algorithm on the same input gives the same order), with two
+// distinct groups that compare equal (an Int64 and a Uint64 of one value,
+// text and bytes of one string), or with tuples wider than maxGroupWidth,
+// every tuple is sorted by sortKeyWeights as before.
+type keyGroups struct {
+	width int
+	index map[[maxGroupWidth]shardkey.Value]int32
+	// ints indexes the tuples of one Int64 value (no Float or Str, so
+	// that == is equality of Int), a cheaper hash than index's.
+	ints   map[int64]int32
+	groups []keyGroup
+	seq    []int32     // each tuple's group, in order of addition
+	byKey  []int32     // the groups in key order, once sorted
+	flat   []keyWeight // every tuple in order of addition, once grouping is given up
+	whole  bool        // grouping given up: flat holds every tuple
+}
+
+type keyGroup struct {
+	k    []shardkey.Value
+	ws   []float64 // in order of addition
+	next int       // ungroup's position in ws
+}
+
+func newKeyGroups(width int) *keyGroups {
+	g := &keyGroups{width: width, whole: width > maxGroupWidth}
+	if !g.whole {
+		g.index = map[[maxGroupWidth]shardkey.Value]int32{}
+		g.ints = map[int64]int32{}
+	}
+	return g
+}
+
+// add adds a copy of key (width values) with weight wt.
+func (g *keyGroups) add(key []shardkey.Value, wt float64) {
+	if !g.whole && len(key) == 1 && key[0].Type == shardkey.Int64 && key[0].Float == 0 && key[0].Str == "" && !math.Signbit(key[0].Float) {
+		i, ok := g.ints[key[0].Int]
+		if !ok {
+			i = int32(len(g.groups))
+			g.ints[key[0].Int] = i
+			g.groups = append(g.groups, keyGroup{k: slices.Clone(key)})
+		}
+		g.groups[i].ws = append(g.groups[i].ws, wt)
+		g.seq = append(g.seq, i)
+		return
+	}
+	if !g.whole {
+		var ak [maxGroupWidth]shardkey.Value
+		for j, v := range key {
+			if v.Type == shardkey.Float64 || v.Type == shardkey.Float32 {
+				g.ungroup()
+				break
+			}
+			ak[j] = v
+		}
+		if !g.whole {
+			i, ok := g.index[ak]
+			if !ok {
+				i = int32(len(g.groups))
+				g.index[ak] = i
+				g.groups = append(g.groups, keyGroup{k: slices.Clone(key)})
+			}
+			g.groups[i].ws = append(g.groups[i].ws, wt)
+			g.seq = append(g.seq, i)
+			return
+		}
+	}
+	g.flat = append(g.flat, keyWeight{k: slices.Clone(key), w: wt})
+}
+
+// ungroup gives grouping up: flat gets the tuples added so far, in order
+// of addition.
+func (g *keyGroups) ungroup() {
+	g.whole = true
+	g.flat = make([]keyWeight, 0, len(g.seq))
+	for _, i := range g.seq {
+		gr := &g.groups[i]
+		g.flat = append(g.flat, keyWeight{k: gr.k, w: gr.ws[gr.next]})
+		gr.next++
+	}
+	g.groups, g.seq, g.index, g.ints = nil, nil, nil, nil
+}
+
+// sorted returns the tuples in sortKeyWeights' order.
+func (g *keyGroups) sorted() []keyWeight {
+	if !g.whole {
+		byKey := make([]int32, len(g.groups))
+		for i := range byKey {
+			byKey[i] = int32(i)
+		}
+		slices.SortStableFunc(byKey, func(a, b int32) int { return cmpTuple(g.groups[a].k, g.groups[b].k) })
+		for i := 1; i < len(byKey); i++ {
+			if cmpTuple(g.groups[byKey[i-1]].k, g.groups[byKey[i]].k) == 0 {
+				g.ungroup()
+				break
+			}
+		}
+		if !g.whole {
+			g.byKey = byKey
+			var all []keyWeight
+			if len(g.seq) > 0 {
+				all = make([]keyWeight, 0, len(g.seq))
+			}
+			for _, i := range byKey {
+				gr := &g.groups[i]
+				for _, wt := range gr.ws {
+					all = append(all, keyWeight{k: gr.k, w: wt})
+				}
+			}
+			return all
+		}
+	}
+	sortKeyWeights(g.flat)
+	return g.flat
 }
 
 // sortKeyWeights sorts key tuples stably (equal tuples keep their order).

@@ -56,3 +56,75 @@ func memo[T any](t *shardkey.Table, what string, f func() T) T {
 	memoTable.Unlock()
 	return r
 }
+
+// Cache keeps, across the Compile and Score calls that are given it
+// (Options.Cache), results that depend on a workload's statements alone
+// and that every candidate design would otherwise recompute: the
+// statements' key statistics of a table without rows (TrafficKeyStats, in
+// Report) and the key values that range boundaries split without rows
+// (trafficKeys, in Compile), per workload, tables and columns. They do
+// not depend on the shard count, the engine or the rest of the design.
+// The caller must not change a workload (its operations, their instances,
+// its transactions and their statements) while a Cache holds results for
+// it: the advisor builds each workload it scores (a fix's, a carried
+// key's) before scoring it, and gives a Cache to one Recommend call. A
+// nil *Cache keeps nothing. Safe for concurrent use. Entries are keyed by
+// weak pointer: a freed workload's are never returned for a new one at
+// the same address.
+type Cache struct {
+	mu sync.Mutex
+	m  map[cacheKey]any
+}
+
+type cacheKey struct {
+	w    weak.Pointer[shardkey.Workload]
+	what string
+}
+
+// NewCache returns an empty Cache.
+func NewCache() *Cache { return &Cache{m: map[cacheKey]any{}} }
+
+// cached returns c's result of f for w and what, computing it on first
+// use; with a nil c, f's result. f may run twice for one key when two
+// goroutines miss at once, with the same result.
+func cached[T any](c *Cache, w *shardkey.Workload, what string, f func() T) T {
+	if c == nil {
+		return f()
+	}
+	k := cacheKey{weak.Make(w), what}
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return v.(T)
+	}
+	r := f()
+	c.mu.Lock()
+	c.m[k] = r
+	c.mu.Unlock()
+	return r
+}
+
+// Reweighted records that rep has w's statements with other weights (a
+// bootstrap replicate: the same operations, instances and transactions in
+// the same order, their conditions and statements the same slices):
+// Compile then takes the key values that range boundaries split from w's
+// conditions, read once for all replicates, and weighs them with rep's
+// weights. What rep does not share with w (checked) is computed from rep.
+func (c *Cache) Reweighted(rep, w *shardkey.Workload) {
+	c.mu.Lock()
+	c.m[cacheKey{weak.Make(rep), "reweighted"}] = w
+	c.mu.Unlock()
+}
+
+// reweightedFrom returns the workload rep was recorded to reweight, or
+// nil.
+func (c *Cache) reweightedFrom(rep *shardkey.Workload) *shardkey.Workload {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, _ := c.m[cacheKey{weak.Make(rep), "reweighted"}].(*shardkey.Workload)
+	return w
+}

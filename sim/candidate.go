@@ -218,7 +218,13 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		ks := cachedKeyStats(t, tk.cols)
 		if t.Rows == 0 {
 			// No rows: the statements' values are what there is.
-			ks = TrafficKeyStats(w, ti, tk.cols)
+			ks = cached(s.cache, w, fmt.Sprint("trafficstats", ti, tk.cols), func() KeyStats {
+				var byTable [][]txnStmt // one pass over the transactions for every table
+				if s.cache != nil {
+					byTable = cached(s.cache, w, "stmtsbytable", func() [][]txnStmt { return stmtsByTable(w) })
+				}
+				return trafficKeyStats(w, ti, tk.cols, byTable)
+			}).clone()
 		}
 		// Statistics computed inside the database replace the sample's
 		// (or the statements'): a Citus coordinator's shells have no rows

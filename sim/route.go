@@ -511,6 +511,35 @@ func findCond(conds []shardkey.Cond, col int) *shardkey.Cond {
 // rangeStmt routes a statement under a range key: Eq/IN on a prefix of the
 // key columns, then optionally a range or a fresh value on the next one.
 func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Cond) (touch, error) {
+	if tk.stmtInt {
+		// One integer value, or a list of them: the shards rangeShard
+		// finds (Compare orders integers and timestamps by their Int),
+		// without building keys, and the touch the general path below
+		// makes of them.
+		if cd := findCond(conds, tk.cols[0]); cd != nil && cd.Op == shardkey.Eq && cd.Fresh == shardkey.NotFresh && cd.Val.Type.IsInt() {
+			return touch{kind: tOne, one: intRangeShard(tk.stmtBounds, cd.Val.Int)}, nil
+		} else if cd != nil && cd.Op == shardkey.In && cd.Unknown == 0 && len(cd.List) > 0 && allIntValues(cd.List) {
+			r.tmp = r.tmp[:0]
+			for _, v := range cd.List {
+				if sh := intRangeShard(tk.stmtBounds, v.Int); !r.mark[sh] {
+					r.mark[sh] = true
+					r.tmp = append(r.tmp, sh)
+				}
+			}
+			r.set = append(r.set[:0], r.tmp...)
+			for _, sh := range r.tmp {
+				r.mark[sh] = false
+			}
+			sort.Ints(r.set)
+			switch {
+			case kind == shardkey.Insert && len(r.set) > 1:
+				return touch{kind: tUniformOf, set: r.set}, nil
+			case len(r.set) == 1:
+				return touch{kind: tOne, one: r.set[0]}, nil
+			}
+			return touch{kind: tSet, set: r.set}, nil
+		}
+	}
 	n := len(tk.bounds) + 1
 	var prefixes [][]shardkey.Value // Eq/IN prefix combinations
 	prefixes = append(prefixes, nil)
@@ -728,6 +757,32 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 		return touch{kind: tOne, one: r.set[0]}, nil
 	}
 	return touch{kind: tSet, set: r.set, salted: salted}, nil
+}
+
+// intRangeShard is rangeShard of a one-integer key under integer bounds:
+// the number of bounds <= v.
+func intRangeShard(b []int64, v int64) int {
+	lo, hi := 0, len(b)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if b[m] <= v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// allIntValues reports whether every value is an integer or a timestamp
+// (Type.IsInt).
+func allIntValues(vs []shardkey.Value) bool {
+	for _, v := range vs {
+		if !v.Type.IsInt() {
+			return false
+		}
+	}
+	return true
 }
 
 // inSpan reports whether key tuple k starts with prefix p and, when next

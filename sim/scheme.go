@@ -37,6 +37,9 @@ type Options struct {
 	// hand. A name applies to the compiled key whose columns are the
 	// primary vindex's, or to the lookup on its column (hinted).
 	Vindexes map[string]shardkey.VindexNames
+	// Cache, when set, keeps what depends on the workload's statements
+	// alone across calls (see Cache); nil recomputes it each time.
+	Cache *Cache
 }
 
 type keyKind uint8
@@ -70,6 +73,8 @@ type Scheme struct {
 	// lookups are the design's lookups (secondary routing tables), all
 	// tables', in table order; see lookup.go.
 	lookups []*lookupKey
+	// cache is Options.Cache.
+	cache *Cache
 }
 
 // tableKey is one table's compiled key.
@@ -119,6 +124,12 @@ type tableKey struct {
 	saltedInt map[int64]bool
 	isoInt    map[int64]int
 	intBounds []int64
+	// stmtInt: a range key of one column, no isolated, salted or
+	// MongoDB-hashed values, whose boundaries are all integers (Int64,
+	// Timestamp): a statement binding it to one integer value goes to
+	// the number of stmtBounds <= the value (rangeStmt's fast path).
+	stmtInt    bool
+	stmtBounds []int64
 	// lookups are the table's lookups, unique ones first.
 	lookups []*lookupKey
 }
@@ -134,7 +145,7 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	if eng == nil {
 		eng = partition.Generic{}
 	}
-	s := &Scheme{Design: d, N: o.Shards, Engine: eng, w: w, tables: make([]*tableKey, len(w.Tables)), vindexes: o.Vindexes}
+	s := &Scheme{Design: d, N: o.Shards, Engine: eng, w: w, tables: make([]*tableKey, len(w.Tables)), vindexes: o.Vindexes, cache: o.Cache}
 	if o.Nodes != nil && len(o.Nodes.Node) == o.Shards {
 		s.nodes = o.Nodes
 	}

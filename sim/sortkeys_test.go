@@ -64,3 +64,116 @@ func TestSortKeyWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyGroups: keyGroups, fed tuples in order, returns sort.SliceStable's
+// order by cmpTuple of those tuples (each tuple's weight its position, so
+// the order of equal tuples is checked too, and each tuple's values by
+// type and bits): on integer, text, date and boolean keys (grouped), keys
+// where distinct tuples tie (an Int64 and a Uint64 of one value, text and
+// bytes of one string: every tuple sorted), keys with floats from a random
+// point on (NaN and -0 among them: grouping given up midway), and tuples
+// wider than maxGroupWidth.
+func TestKeyGroups(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	value := func(kind int) shardkey.Value {
+		switch k := r.IntN(8); {
+		case k == 0:
+			return shardkey.Value{Type: shardkey.Null}
+		case k == 1:
+			return shardkey.TextValue(string(rune('a' + r.IntN(4))))
+		case k == 2:
+			return shardkey.Value{Type: shardkey.Bool, Int: int64(r.IntN(2))}
+		case k == 3:
+			return shardkey.Value{Type: shardkey.Date, Int: int64(r.IntN(3))}
+		case k == 4 && kind == 1:
+			if r.IntN(2) == 0 {
+				return shardkey.Value{Type: shardkey.Uint64, Int: int64(r.IntN(3))}
+			}
+			return shardkey.Value{Type: shardkey.Bytes, Str: string(rune('a' + r.IntN(4)))}
+		case k == 5 && kind == 2:
+			switch r.IntN(4) {
+			case 0:
+				return shardkey.FloatValue(math.NaN())
+			case 1:
+				return shardkey.FloatValue(math.Copysign(0, -1))
+			}
+			return shardkey.FloatValue(float64(r.IntN(5)) / 2)
+		case k == 6:
+			return shardkey.Value{Type: shardkey.Uint64, Int: int64(uint64(math.MaxUint64) - uint64(r.IntN(2)))}
+		}
+		return shardkey.IntValue(int64(r.IntN(6) - 2))
+	}
+	grouped := 0
+	for round := range 80 {
+		kind := round % 4 // 0 grouped, 1 ties, 2 floats, 3 wide
+		width := 1 + r.IntN(3)
+		if kind == 3 {
+			width = maxGroupWidth + 1
+		}
+		n := r.IntN(3000)
+		floatsFrom := r.IntN(n + 1)
+		var in []keyWeight
+		g := newKeyGroups(width)
+		key := make([]shardkey.Value, width)
+		for i := range n {
+			vk := kind
+			if kind == 2 && i < floatsFrom {
+				vk = 0
+			}
+			for j := range key {
+				key[j] = value(vk)
+			}
+			g.add(key, float64(i))
+			in = append(in, keyWeight{k: append([]shardkey.Value(nil), key...), w: float64(i)})
+		}
+		if !g.whole {
+			grouped++
+		}
+		got := g.sorted()
+		sort.SliceStable(in, func(i, j int) bool { return cmpTuple(in[i].k, in[j].k) < 0 })
+		if len(got) != len(in) {
+			t.Fatalf("round %d: %d tuples, want %d", round, len(got), len(in))
+		}
+		for i := range got {
+			same := got[i].w == in[i].w && len(got[i].k) == len(in[i].k)
+			for j := 0; same && j < len(in[i].k); j++ {
+				a, b := got[i].k[j], in[i].k[j]
+				same = a.Type == b.Type && a.Int == b.Int && a.Str == b.Str && math.Float64bits(a.Float) == math.Float64bits(b.Float)
+			}
+			if !same {
+				t.Fatalf("round %d (kind %d, width %d, %d tuples): position %d holds %v (added at %v), sort.SliceStable puts %v (added at %v) there",
+					round, kind, width, n, i, got[i].k, got[i].w, in[i].k, in[i].w)
+			}
+		}
+	}
+	if grouped < 20 {
+		t.Errorf("only %d of 80 rounds kept their groups: the grouped path is barely tested", grouped)
+	}
+}
+
+// TestSpearmanSeqOrder: spearmanSeq's sort of positions by value gives
+// sort.SliceStable's order (the sort it replaced), NaN among the values,
+// so its ranks, and so the correlation, are the same bits.
+func TestSpearmanSeqOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for round := range 40 {
+		xs := make([]float64, 1+r.IntN(2000))
+		for i := range xs {
+			xs[i] = float64(r.IntN(50))
+			if round%2 == 1 && r.IntN(10) == 0 {
+				xs[i] = math.NaN()
+			}
+		}
+		order := make([]int, len(xs))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return xs[order[a]] < xs[order[b]] })
+		rank := make([]float64, len(xs))
+		assignRanks(rank, order, func(a, b int) bool { return xs[a] == xs[b] })
+		want := pearsonRank(rank)
+		if got := spearmanSeq(xs); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("round %d (%d values): spearmanSeq %v, with sort.SliceStable %v", round, len(xs), got, want)
+		}
+	}
+}

@@ -45,6 +45,14 @@ type KeyStats struct {
 	Database *DatabaseStats `json:"database,omitempty"`
 }
 
+// clone returns ks with its own Columns and TopValues (a Cache's result
+// handed to several candidates).
+func (ks KeyStats) clone() KeyStats {
+	ks.Columns = slices.Clone(ks.Columns)
+	ks.TopValues = slices.Clone(ks.TopValues)
+	return ks
+}
+
 // Unknown reports that nothing measured the key's values: no row
 // sampled, no statement binding the key to a value and no figure from the
 // database. Its cardinality, top values, entropy and monotonicity are then
@@ -303,6 +311,36 @@ const (
 // sample holds every statement). Basis is "traffic". Operations' rates
 // weigh them; without operations, transactions' weights do.
 func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
+	return trafficKeyStats(w, ti, cols, nil)
+}
+
+// txnStmt is a transaction's statement with the transaction's weight.
+type txnStmt struct {
+	st *shardkey.Stmt
+	wt float64
+}
+
+// stmtsByTable returns the statements of w's transactions on each table,
+// in transaction and statement order, with their transactions' weights:
+// what trafficKeyStats reads of the transactions, gathered in one pass
+// for all tables.
+func stmtsByTable(w *shardkey.Workload) [][]txnStmt {
+	by := make([][]txnStmt, len(w.Tables))
+	for i := range w.Txns {
+		tx := &w.Txns[i]
+		for k := range tx.Stmts {
+			st := &tx.Stmts[k]
+			if st.Table >= 0 && st.Table < len(by) {
+				by[st.Table] = append(by[st.Table], txnStmt{st, tx.Weight})
+			}
+		}
+	}
+	return by
+}
+
+// trafficKeyStats is TrafficKeyStats, reading the transactions'
+// statements on ti from byTable (stmtsByTable of w) when it is not nil.
+func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnStmt) KeyStats {
 	t := w.Tables[ti]
 	ks := KeyStats{Table: t.Name, Basis: "traffic"}
 	for _, c := range cols {
@@ -376,22 +414,30 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 			from(in.Conds, op.Rate*in.Weight/sum, op.Kind == shardkey.Insert)
 		}
 	}
-	for _, tx := range w.Txns {
-		for _, st := range tx.Stmts {
-			if st.Table != ti {
-				continue
+	stmt := func(st *shardkey.Stmt, wt float64) {
+		if hasOps {
+			wt = 0 // the operations weigh the values; inserts still give the order
+		}
+		if wt > 0 {
+			from(st.Conds, wt, st.Kind == shardkey.Insert)
+		} else if st.Kind == shardkey.Insert {
+			for _, c := range st.Conds {
+				if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && c.Val.Type.IsNumeric() {
+					inserted = append(inserted, c.Val.AsFloat())
+				}
 			}
-			wt := tx.Weight
-			if hasOps {
-				wt = 0 // the operations weigh the values; inserts still give the order
-			}
-			if wt > 0 {
-				from(st.Conds, wt, st.Kind == shardkey.Insert)
-			} else if st.Kind == shardkey.Insert {
-				for _, c := range st.Conds {
-					if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && c.Val.Type.IsNumeric() {
-						inserted = append(inserted, c.Val.AsFloat())
-					}
+		}
+	}
+	if byTable != nil {
+		for _, x := range byTable[ti] {
+			stmt(x.st, x.wt)
+		}
+	} else {
+		for i := range w.Txns {
+			tx := &w.Txns[i]
+			for k := range tx.Stmts {
+				if tx.Stmts[k].Table == ti {
+					stmt(&tx.Stmts[k], tx.Weight)
 				}
 			}
 		}
@@ -441,7 +487,17 @@ func spearmanSeq(xs []float64) float64 {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return xs[order[a]] < xs[order[b]] })
+	// sort.SliceStable's algorithm without its reflection (see
+	// sortKeyWeights): the same order, NaN included.
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case xs[a] < xs[b]:
+			return -1
+		case xs[b] < xs[a]:
+			return 1
+		}
+		return 0
+	})
 	rank := make([]float64, m)
 	assignRanks(rank, order, func(a, b int) bool { return xs[a] == xs[b] })
 	return pearsonRank(rank)
