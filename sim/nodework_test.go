@@ -136,3 +136,37 @@ func TestNodeWorkPerSlot(t *testing.T) {
 		t.Errorf("citus: node_work_per_s %v; want none (work_per_s is the nodes')", *c.Operations[0].NodeWorkPerS)
 	}
 }
+
+// TestNodeWorkKeyedScatter: a keyed request whose key tuples are too
+// many to route one by one (IN lists of 65 x 65 = 4,225 tuples > 4,096
+// on a two-column key) is counted at every slot; it names keys, which
+// Redis Cluster's client splits by slot, so it is no keyless scatter and
+// stays one unit per slot on the nodes: 16 slots over 2 nodes, 8 units
+// a node.
+func TestNodeWorkKeyedScatter(t *testing.T) {
+	tb := &shardkey.Table{Name: "kv", Columns: []*shardkey.Column{
+		{Name: "a", Type: shardkey.Int64}, {Name: "b", Type: shardkey.Int64},
+	}}
+	ca, cb := shardkey.Cond{Col: 0, Op: shardkey.In}, shardkey.Cond{Col: 1, Op: shardkey.In}
+	for i := range 65 {
+		ca.List = append(ca.List, shardkey.IntValue(int64(i)))
+		cb.List = append(cb.List, shardkey.IntValue(int64(i)))
+	}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{
+		{Name: "mget", Table: 0, Kind: shardkey.Read, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{ca, cb}}}},
+	}}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := NewNodes(16, 2, "contiguous")
+	c, err := Score(w, "hash(a, b)", Options{Shards: 16, Engine: partition.Redis{}, Nodes: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.CapacityWork(); len(got) != 2 || !near(got[0], 8) || !near(got[1], 8) {
+		t.Errorf("node work %v; want [8 8]", got)
+	}
+	if x := c.Operations[0].NodeWorkPerS; x == nil || !near(*x, 16) {
+		t.Errorf("node_work_per_s %v; want 16", x)
+	}
+}
