@@ -304,3 +304,48 @@ func TestRedisNodeWork(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseRedisExtraWork: the social spec under redis, hash(user_id),
+// 64 slots over 4 nodes. "latest posts from everyone" (200/s) names no
+// key: Redis Cluster sends it once to each of the 4 masters, so its work
+// on the nodes is 4 x 200 = 800/s and the extra work beyond one node a
+// request 800 - 200 = 600/s, not 64 x 200 - 200 = 12,600 as per slot.
+// Under citus (one task per shard) it stays 12,600.
+func TestAdviseRedisExtraWork(t *testing.T) {
+	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
+	for engine, want := range map[string]float64{"redis": 600, "citus": 12600} {
+		code, out, errs := runCmd(t, "", "advise", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", engine, "--bootstrap", "0", "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", engine, code, errs)
+		}
+		var adv struct {
+			Candidates []struct {
+				Key       string `json:"key"`
+				Expensive []struct {
+					Name      string  `json:"name"`
+					ExtraWork float64 `json:"extra_work_per_s"`
+				} `json:"expensive"`
+			} `json:"candidates"`
+		}
+		if err := json.Unmarshal([]byte(out), &adv); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, c := range adv.Candidates {
+			if c.Key != "hash(user_id)" {
+				continue
+			}
+			for _, op := range c.Expensive {
+				if op.Name == "latest posts from everyone" {
+					found = true
+					if math.Abs(op.ExtraWork-want) > 1e-6 {
+						t.Errorf("%s: extra work %v; want %v", engine, op.ExtraWork, want)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no expensive 'latest posts from everyone' under hash(user_id)", engine)
+		}
+	}
+}
