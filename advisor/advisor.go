@@ -433,8 +433,14 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			single += op.RequestsPerS * op.SingleShardFraction
 		}
 		if op.FanoutMean > 1.0001 && op.RequestsPerS > 0 {
+			work := op.WorkPerS
+			if op.NodeWorkPerS != nil {
+				// Slots on nodes under an engine that sends a keyless
+				// scatter once per node: what the nodes do.
+				work = *op.NodeWorkPerS
+			}
 			as.Expensive = append(as.Expensive, OpCost{Name: op.Name, Rate: op.RequestsPerS, FanoutMean: op.FanoutMean,
-				Scatter: op.ScatterFraction, ExtraWork: op.WorkPerS - op.RequestsPerS, Latency: op.Latency})
+				Scatter: op.ScatterFraction, ExtraWork: work - op.RequestsPerS, Latency: op.Latency})
 		}
 	}
 	sort.SliceStable(as.Expensive, func(i, j int) bool { return as.Expensive[i].ExtraWork > as.Expensive[j].ExtraWork })

@@ -76,6 +76,10 @@ type Candidate struct {
 	// nodes is the placement capacity is judged per node of; nil: per
 	// shard.
 	nodes *Nodes
+	// keyless is the rate (requests/s) of scatter-gather instances that
+	// name no key (Partial.WorkKeyless): each adds one unit to every slot,
+	// and to every node once under ScatterPerNode.
+	keyless float64
 
 	// Key characteristics of the main table's key (the keyed table with
 	// the most rows); Tables has them for every keyed table.
@@ -118,6 +122,16 @@ type OpScore struct {
 	// (routing reads, lookup-row writes).
 	LookupWorkPerS float64 `json:"lookup_work_per_s,omitempty"`
 	Latency        string  `json:"latency,omitempty"`
+	// NodeWorkPerS, with slots over nodes (OnNodes) under an engine whose
+	// router sends a keyless scatter once to each node (ScatterPerNode:
+	// redis), is the operation's units of work/s counted on the nodes:
+	// work_per_s with each keyless scatter costing one unit per node
+	// instead of one per slot. Absent otherwise (work_per_s is then what
+	// the nodes do).
+	NodeWorkPerS *float64 `json:"node_work_per_s,omitempty"`
+	// keyless is the rate (requests/s) of its instances that name no key
+	// and ask every shard (OpPartial.Keyless).
+	keyless float64
 }
 
 // TableKey is one table's key under a design, with its characteristics.
@@ -163,7 +177,7 @@ func Score(w *shardkey.Workload, design string, o Options) (*Candidate, error) {
 // transaction fraction), without key statistics, operations or
 // rebalancing: what a bootstrap replicate needs.
 func (s *Scheme) Headline(p *Partial) *Candidate {
-	c := &Candidate{Key: s.Design.Text, Engine: s.Engine.Name(), Shards: s.N, Capacity: s.w.Capacity, nodes: s.nodes}
+	c := &Candidate{Key: s.Design.Text, Engine: s.Engine.Name(), Shards: s.N, Capacity: s.w.Capacity, nodes: s.nodes, keyless: p.WorkKeyless}
 	if s.nodes != nil {
 		c.CapacityPer = "node"
 	}
@@ -194,7 +208,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		}
 		count += o.Count
 		os := OpScore{Name: op.Name, Table: w.Tables[op.Table].Name, Kind: op.Kind.String(),
-			RequestsPerS: o.Requests, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency}
+			RequestsPerS: o.Requests, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency, keyless: o.Keyless}
 		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
 		if o.Requests > 0 {
 			os.ScatterFraction = o.Scatter / o.Requests
@@ -204,6 +218,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		}
 		c.Operations = append(c.Operations, os)
 	}
+	c.setNodeOps()
 	c.FanoutMean, c.FanoutP99 = fanoutStats(hist, count)
 	if c.RequestsPerS > 0 && len(hist) > 1 {
 		c.SingleShardFraction = hist[1] / c.RequestsPerS
@@ -553,17 +568,89 @@ func (c *Candidate) OnNodes(m *Nodes) *Candidate {
 	cc := *c
 	cc.nodes, cc.CapacityPer = m, "node"
 	cc.OverCapacity = overCapacity(cc.CapacityWork(), cc.Capacity)
+	cc.setNodeOps()
 	return &cc
 }
 
+// setNodeOps sets each operation's NodeWorkPerS when c's shards are slots
+// on nodes (c.nodes) under an engine that sends a keyless scatter once
+// per node, and clears it otherwise. The operations are copied first:
+// a Candidate copied by OnNodes shares its slice with the original.
+func (c *Candidate) setNodeOps() {
+	if len(c.Operations) == 0 {
+		return
+	}
+	c.Operations = slices.Clone(c.Operations)
+	for i := range c.Operations {
+		op := &c.Operations[i]
+		op.NodeWorkPerS = nil
+		if c.nodes != nil && len(c.nodes.Node) == c.Shards && ScatterPerNode(c.Engine) {
+			x := max(op.WorkPerS-op.keyless*float64(c.Shards-c.nodes.Count), 0)
+			op.NodeWorkPerS = &x
+		}
+	}
+}
+
+// ScatterPerNode reports whether engine's router sends a scatter-gather
+// request that names no key once to each node rather than once to each
+// slot on it, when the design's shards are slots placed on nodes:
+//   - redis: yes. A Redis Cluster node serves all its slots; a command
+//     naming no key (SCAN, KEYS, DBSIZE, FT.SEARCH), command tip
+//     request_policy:all_shards, is sent once to each master (Redis docs,
+//     "Command tips"; redis-py RedisCluster and go-redis ClusterClient
+//     send such commands to every master node). A multi-key command
+//     whose keys hash to several slots is another matter: Redis Cluster
+//     refuses it (CROSSSLOT) and the client splits it by slot,
+//     request_policy:multi_shard, "even if all the slots are managed by
+//     the same shard" (Command tips), so it stays one unit per slot
+//     (redis-py pipelines the parts to each node, one round trip per node
+//     but one command per slot);
+//   - citus: no, a multi-shard query runs one task per shard placement
+//     (adaptive executor, src/backend/distributed/executor/
+//     adaptive_executor.c), shards being the slots;
+//   - vitess: no, a scatter query goes to every shard's primary tablet
+//     (one MySQL query per shard, go/vt/vtgate/engine/route.go);
+//   - elasticsearch: no, a search runs on one copy of every shard;
+//   - cockroachdb, yugabyte: no, DistSender and the YB client send one
+//     request per range or tablet;
+//   - every other engine: no (the model stated in ScatterCaveat).
+func ScatterPerNode(engine string) bool {
+	return engine == "redis"
+}
+
 // CapacityWork returns the work (units/s) of each unit capacity is judged
-// on: per node when c's capacity is a node's (see OnNodes), else per
-// shard (ShardWork itself).
+// on: per node when c's capacity is a node's (see OnNodes and NodeWork),
+// else per shard (ShardWork itself).
 func (c *Candidate) CapacityWork() []float64 {
 	if c.nodes != nil {
-		return c.nodes.Sum(c.ShardWork)
+		return c.NodeWork(c.nodes)
 	}
 	return c.ShardWork
+}
+
+// NodeWork returns the work (units/s) of each node of m, whose slot count
+// must be c's shard count: the sum of its slots' work, except that under
+// an engine that sends a keyless scatter once per node (ScatterPerNode)
+// each such scatter costs the node one unit, not one per slot it holds.
+// With S slots on N nodes a scatter is then N units, not S.
+func (c *Candidate) NodeWork(m *Nodes) []float64 {
+	if !ScatterPerNode(c.Engine) || c.keyless == 0 {
+		return m.Sum(c.ShardWork)
+	}
+	out := make([]float64, m.Count)
+	held := make([]bool, m.Count)
+	for s, x := range c.ShardWork {
+		if s < len(m.Node) {
+			out[m.Node[s]] += max(x-c.keyless, 0)
+			held[m.Node[s]] = true
+		}
+	}
+	for k := range out {
+		if held[k] {
+			out[k] += c.keyless
+		}
+	}
+	return out
 }
 
 // CapacityUnits returns how many units capacity is judged on: nodes or

@@ -309,8 +309,13 @@ type NodesReport struct {
 	Nodes      int    `json:"nodes"`
 	Assignment string `json:"assignment"` // contiguous, round-robin or the map file
 	// NodeSlots[k] is the number of slots node k holds.
-	NodeSlots     []int     `json:"node_slots"`
-	NodeWork      []float64 `json:"node_work"` // units of work/s per node
+	NodeSlots []int `json:"node_slots"`
+	// NodeWork is units of work/s per node: its slots' work summed, but
+	// with a request that names no key costing one unit per node under an
+	// engine that sends it once per node (ScatterPer "node": redis; see
+	// ScatterPerNode), one per slot otherwise ("slot").
+	NodeWork      []float64 `json:"node_work"`
+	ScatterPer    string    `json:"scatter_per"`
 	NodeWorkRatio float64   `json:"node_work_ratio"`
 	NodeLoad      []float64 `json:"node_load"` // row weight per node
 	NodeLoadRatio float64   `json:"node_load_ratio"`
@@ -332,7 +337,11 @@ func (s *Scheme) NodesReport(c *Candidate, m *Nodes, n int) *NodesReport {
 	for _, k := range m.Node {
 		r.NodeSlots[k]++
 	}
-	r.NodeWork = m.Sum(c.ShardWork)
+	r.NodeWork = c.NodeWork(m)
+	r.ScatterPer = "slot"
+	if ScatterPerNode(c.Engine) {
+		r.ScatterPer = "node"
+	}
 	r.NodeWorkRatio, _, _ = ratio(r.NodeWork)
 	r.NodeLoad = m.Sum(c.ShardLoad)
 	r.NodeLoadRatio, _, _ = ratio(r.NodeLoad)
@@ -381,35 +390,38 @@ func (r NodesReport) MarshalJSON() ([]byte, error) {
 // ScatterCaveat returns the line that states how a scatter's work is
 // counted when slots are placed on far fewer nodes (slots >= 4 x nodes),
 // "" otherwise or when scatter is false (no operation asks more than one
-// slot). The simulator counts one unit per slot a request asks: a
-// scatter over all slots costs slots units, summed into its nodes. That
-// is what some systems do and not others:
+// slot). Per-slot figures (shard work, fan-out) count one unit per slot a
+// request asks. Per-node figures (node work, capacity per node) follow
+// what the engine's system does (ScatterPerNode):
+//   - redis: a command that names no key goes once to each master
+//     (command tip request_policy:all_shards), so it costs one unit per
+//     node; a multi-key command across slots is split by the client, one
+//     command per slot even on one node (request_policy:multi_shard), so
+//     it costs one unit per slot;
 //   - citus: a multi-shard query runs one task per shard placement (the
 //     adaptive executor, src/backend/distributed/executor/
 //     adaptive_executor.c; Citus docs, "Distributed Query Executor"), so
 //     one unit per shard is the model;
+//   - vitess: a scatter query is sent to every shard (one query per
+//     shard's primary tablet);
 //   - elasticsearch: a search runs on one copy of every shard of the
 //     index (Elasticsearch reference, "Search shard routing"): per shard;
-//   - redis: a keyless command (SCAN, KEYS, FT.SEARCH), tip
-//     request_policy:all_shards, is sent once to each master (Redis
-//     docs, "Command tips"), so such a scatter costs one unit per node and
-//     the per-node work counted here overstates it by up to slots/nodes;
-//     a multi-key command across slots is refused with CROSSSLOT unless
-//     the client splits it by slot (request_policy:multi_shard), one
-//     request per slot, as counted;
 //   - any other engine: the model is stated, and the per-node bound given.
 func ScatterCaveat(engine string, slots, nodes int, scatter bool) string {
 	if !scatter || nodes < 1 || slots < 4*nodes {
 		return ""
 	}
+	if ScatterPerNode(engine) {
+		return fmt.Sprintf("Node work counts a command that names no key once per node: Redis Cluster sends it to each master (command tip request_policy:all_shards), %d units, not %d (one per slot, as the per-slot figures count it). A multi-key command whose keys hash to several slots costs one unit per slot: the client must split it by slot even when one node holds them (request_policy:multi_shard).", nodes, slots)
+	}
 	model := fmt.Sprintf("Scatter work is counted one unit per slot asked: a request asking every slot costs %d units here, summed into the %d nodes.", slots, nodes)
 	switch engine {
 	case "citus":
 		return model + " Citus runs a multi-shard query as one task per shard placement (adaptive executor), so that is its cost."
+	case "vitess":
+		return model + " Vitess sends a scatter query to every shard's primary tablet, one query per shard, so that is its cost."
 	case "elasticsearch":
 		return model + " Elasticsearch runs a search on one copy of every shard, so that is its cost."
-	case "redis":
-		return model + fmt.Sprintf(" In Redis Cluster a command that names no key (SCAN, KEYS, a search) goes once to each master (command tip request_policy:all_shards), so there a scatter costs %d units, one per node: the node work shown overstates scatters by up to %dx; a multi-key command across slots is refused (CROSSSLOT) unless the client splits it by slot (request_policy:multi_shard), one request per slot as counted.", nodes, slots/nodes)
 	}
-	return model + fmt.Sprintf(" A system that sends a scatter once per node (as Redis Cluster does to each master) does %d units for it, up to %dx less; one that runs a task per shard (Citus) does what is counted.", nodes, slots/nodes)
+	return model + fmt.Sprintf(" A system that sends a scatter once per node (as Redis Cluster does to each master) does %d units for it, up to %dx less; one that runs a task per shard (Citus, Vitess) does what is counted.", nodes, slots/nodes)
 }

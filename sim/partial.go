@@ -31,6 +31,12 @@ type Partial struct {
 	Work        []float64
 	WorkAll     float64
 	WorkUniform float64
+	// WorkKeyless is the part of WorkAll from scatter-gather instances
+	// that name no key to route by (a read or write not bound by the key,
+	// a range over a hash key): a system whose router addresses nodes
+	// sends such a request once to each node (see ScatterPerNode), not
+	// once per slot.
+	WorkKeyless float64
 
 	// Ops holds one partial per workload operation, by index.
 	Ops []OpPartial
@@ -64,6 +70,9 @@ type OpPartial struct {
 	// Lookup is the part of Work done on lookup tables (routing reads and
 	// lookup-row writes), units/s.
 	Lookup float64
+	// Keyless is the part of Scatter (requests/s) that names no key
+	// (Partial.WorkKeyless).
+	Keyless float64
 }
 
 // NewPartial returns an empty partial for n shards and ops operations.
@@ -106,6 +115,7 @@ func (p *Partial) mergeSums(q *Partial) {
 	p.NullRows += q.NullRows
 	p.WorkAll += q.WorkAll
 	p.WorkUniform += q.WorkUniform
+	p.WorkKeyless += q.WorkKeyless
 	p.TxnWeight += q.TxnWeight
 	p.TxnCross += q.TxnCross
 	p.TxnCount += q.TxnCount
@@ -123,6 +133,7 @@ func (a *OpPartial) merge(b *OpPartial) {
 	a.Scatter += b.Scatter
 	a.Count += b.Count
 	a.Lookup += b.Lookup
+	a.Keyless += b.Keyless
 	for f := range a.Hist {
 		a.Hist[f] += b.Hist[f]
 	}
@@ -146,7 +157,7 @@ func (p *Partial) growOps(n int) {
 func (p *Partial) reset() {
 	clear(p.Load)
 	clear(p.Work)
-	p.LoadUniform, p.Rows, p.NullRows, p.WorkAll, p.WorkUniform = 0, 0, 0, 0, 0
+	p.LoadUniform, p.Rows, p.NullRows, p.WorkAll, p.WorkUniform, p.WorkKeyless = 0, 0, 0, 0, 0, 0
 	p.TxnWeight, p.TxnCross, p.TxnCount, p.TxnUnbound = 0, 0, 0, 0
 	p.TxnCrossLookup = 0
 	p.Lookups = p.Lookups[:0]
@@ -188,6 +199,10 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 	case tAll:
 		p.WorkAll += r
 		o.Scatter += r
+		if !t.keyed {
+			p.WorkKeyless += r
+			o.Keyless += r
+		}
 	case tUniform:
 		p.WorkUniform += r
 	case tUniformOf:

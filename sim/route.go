@@ -51,6 +51,10 @@ type touch struct {
 	lks []lkTouch
 	// n is a tUniformN touch's count of unknown values.
 	n int
+	// keyed marks a tAll touch that names its keys but too many to
+	// enumerate (an IN cross product beyond maxCombos): counted at every
+	// shard, it is no keyless scatter (Partial.WorkKeyless).
+	keyed bool
 }
 
 // fanout returns the number of shards the touch asks.
@@ -304,7 +308,7 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 			if combos > maxCombos && len(tk.cols) > 1 {
 				// (One column: each value is routed, however long the
 				// list; several: their cross product is bounded.)
-				return touch{kind: tAll}, nil
+				return touch{kind: tAll, keyed: true}, nil
 			}
 		default:
 			// A range on a hash key scatters; an insert's range holds

@@ -513,10 +513,12 @@ func partialOf(n, ops int, seed float64) *Partial {
 		p.Work[i] = 2*seed + float64(i)
 	}
 	p.LoadUniform, p.Rows, p.WorkAll, p.WorkUniform = seed+0.5, int64(seed), seed+0.25, seed+0.125
+	p.WorkKeyless = seed + 0.0625
 	p.TxnWeight, p.TxnCross, p.TxnCount = 3*seed, seed, int64(2*seed)
 	for k := range p.Ops {
 		o := &p.Ops[k]
 		o.Requests, o.Work, o.Scatter, o.Count = seed*10+float64(k), seed*20+float64(k), float64(k), int64(k+1)
+		o.Keyless = seed + float64(k)/2
 		for f := range o.Hist {
 			o.Hist[f] = float64(k*100 + f)
 		}
@@ -535,7 +537,7 @@ func TestPartialMerge(t *testing.T) {
 				t.Errorf("shard %d: load %v work %v", i, p.Load[i], p.Work[i])
 			}
 		}
-		if p.LoadUniform != a+b+1 || p.Rows != int64(a+b) || p.WorkAll != a+b+0.5 || p.WorkUniform != a+b+0.25 ||
+		if p.LoadUniform != a+b+1 || p.Rows != int64(a+b) || p.WorkAll != a+b+0.5 || p.WorkUniform != a+b+0.25 || p.WorkKeyless != a+b+0.125 ||
 			p.TxnWeight != 3*(a+b) || p.TxnCross != a+b || p.TxnCount != int64(2*(a+b)) {
 			t.Errorf("sums %+v", p)
 		}
@@ -551,14 +553,14 @@ func TestPartialMerge(t *testing.T) {
 		for f := range h {
 			h[f] = o.Hist[f] * float64(times)
 		}
-		return OpPartial{o.Requests * float64(times), o.Work * float64(times), o.Scatter * float64(times), h, o.Count * int64(times), o.Lookup * float64(times)}
+		return OpPartial{o.Requests * float64(times), o.Work * float64(times), o.Scatter * float64(times), h, o.Count * int64(times), o.Lookup * float64(times), o.Keyless * float64(times)}
 	}
 	sum := func(x, y OpPartial) OpPartial {
 		h := make([]float64, len(x.Hist))
 		for f := range h {
 			h[f] = x.Hist[f] + y.Hist[f]
 		}
-		return OpPartial{x.Requests + y.Requests, x.Work + y.Work, x.Scatter + y.Scatter, h, x.Count + y.Count, x.Lookup + y.Lookup}
+		return OpPartial{x.Requests + y.Requests, x.Work + y.Work, x.Scatter + y.Scatter, h, x.Count + y.Count, x.Lookup + y.Lookup, x.Keyless + y.Keyless}
 	}
 	empty := OpPartial{Hist: make([]float64, n+1)}
 
@@ -624,7 +626,7 @@ func TestPartialMerge(t *testing.T) {
 		// cleared operations must come back empty, with their histograms.
 		q := partialOf(n, 4, 7)
 		q.reset()
-		if len(q.Ops) != 0 || q.Rows != 0 || q.TxnCount != 0 || q.Load[2] != 0 || q.Work[3] != 0 || q.WorkAll != 0 {
+		if len(q.Ops) != 0 || q.Rows != 0 || q.TxnCount != 0 || q.Load[2] != 0 || q.Work[3] != 0 || q.WorkAll != 0 || q.WorkKeyless != 0 {
 			t.Fatalf("reset left %+v", q)
 		}
 		q.growOps(6)

@@ -304,7 +304,7 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 			dw.Shapes = append(dw.Shapes, sh)
 		}
 		if wt.o.Nodes != nil {
-			dw.NodeWork = wt.o.Nodes.Sum(c.ShardWork)
+			dw.NodeWork = c.NodeWork(wt.o.Nodes) // a keyless scatter once per node where the engine sends it so
 			mx, sum := 0.0, 0.0
 			for _, x := range dw.NodeWork {
 				mx, sum = math.Max(mx, x), sum+x

@@ -224,24 +224,26 @@ func TestScore_SlotLabels(t *testing.T) {
 	}
 }
 
-// TestScatterCaveatSlots: the simulator counts a scatter one unit per
-// slot; with 64 slots over 4 nodes (64 >= 4 x 4) the output says so and,
-// per engine, what the system does: Redis Cluster sends a keyless
-// command once to each master (command tip request_policy:all_shards),
-// 4 units, 64/4 = 16x less; Citus runs one task per shard placement, as
-// counted. With 8 slots over 4 nodes (8 < 16) no line. The social spec's
-// "latest posts from everyone" names no key, so it asks every slot.
+// TestScatterCaveatSlots: with 64 slots over 4 nodes (64 >= 4 x 4) the
+// output states how a scatter's work is counted per engine: under redis
+// the node work counts a keyless command once per node, as Redis Cluster
+// sends it to each master (command tip request_policy:all_shards), 4
+// units, not 64; Citus runs one task per shard placement, as counted per
+// slot; the generic engine gets the per-slot model and the per-node bound
+// (64/4 = 16x). With 8 slots over 4 nodes (8 < 16) no line. The social
+// spec's "latest posts from everyone" names no key, so it asks every slot.
 func TestScatterCaveatSlots(t *testing.T) {
 	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
+	const perSlot = "Scatter work is counted one unit per slot asked"
 	for _, c := range []struct {
-		args []string
-		want string
+		args        []string
+		model, want string
 	}{
-		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis"}, "a scatter costs 4 units, one per node: the node work shown overstates scatters by up to 16x"},
-		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis", "--format", "markdown"}, "overstates scatters by up to 16x"},
-		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "citus"}, "one task per shard placement"},
-		{[]string{"advise", "--workload", spec, "--slots", "64", "--nodes", "4", "--bootstrap", "0"}, "a request asking every slot costs 64"},
-		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "8", "--nodes", "4"}, ""},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis"}, "Node work counts a command that names no key once per node", "(command tip request_policy:all_shards), 4 units, not 64"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis", "--format", "markdown"}, "Node work counts a command that names no key once per node", "split it by slot even when one node holds them"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "citus"}, perSlot, "one task per shard placement"},
+		{[]string{"advise", "--workload", spec, "--slots", "64", "--nodes", "4", "--bootstrap", "0"}, perSlot, "does 4 units for it, up to 16x less"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "8", "--nodes", "4"}, "", ""},
 	} {
 		code, out, errs := runCmd(t, "", c.args...)
 		if code != 0 {
@@ -249,13 +251,101 @@ func TestScatterCaveatSlots(t *testing.T) {
 		}
 		flat := strings.Join(strings.Fields(out), " ")
 		if c.want == "" {
-			if strings.Contains(flat, "Scatter work is counted") {
+			if strings.Contains(flat, "Scatter work is counted") || strings.Contains(flat, "Node work counts") {
 				t.Errorf("%v: a scatter caveat with 8 slots over 4 nodes", c.args)
 			}
 			continue
 		}
-		if !strings.Contains(flat, "Scatter work is counted one unit per slot asked") || !strings.Contains(flat, c.want) {
-			t.Errorf("%v: want the scatter model stated with %q", c.args, c.want)
+		if !strings.Contains(flat, c.model) || !strings.Contains(flat, c.want) {
+			t.Errorf("%v: want the scatter model %q stated with %q", c.args, c.model, c.want)
+		}
+	}
+}
+
+// TestRedisNodeWork: the social spec under redis, hash(user_id), 64 slots
+// over 4 nodes. Its rates: 1,000 posts/s written and 4,000 user reads/s,
+// one slot each, and 200/s "latest posts from everyone", which names no
+// key. Per slot the keyless read asks all 64 slots: 1,000 + 4,000 +
+// 64 x 200 = 17,800 units/s. Redis Cluster sends it once to each of the 4
+// masters, so the nodes do 1,000 + 4,000 + 4 x 200 = 5,800 units/s, and
+// the read's own node work is 800/s. Under citus (one task per shard) the
+// nodes do the per-slot 17,800.
+func TestRedisNodeWork(t *testing.T) {
+	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
+	for _, c := range []struct {
+		engine, per     string
+		nodes, keyless  float64
+		keylessNodeWork bool
+	}{
+		{"redis", "node", 5800, 800, true},
+		{"citus", "slot", 17800, 12800, false},
+	} {
+		r := runJSON(t, "score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", c.engine)
+		cand := r.Candidates[0]
+		if math.Abs(cand.WorkPerS-17800) > 1e-6 {
+			t.Errorf("%s: work_per_s %v; want 17800 (per slot)", c.engine, cand.WorkPerS)
+		}
+		sum := 0.0
+		for _, x := range cand.Nodes.NodeWork {
+			sum += x
+		}
+		if math.Abs(sum-c.nodes) > 1e-6 || cand.Nodes.ScatterPer != c.per {
+			t.Errorf("%s: node work %v (sum %v), scatter per %q; want sum %v per %s", c.engine, cand.Nodes.NodeWork, sum, cand.Nodes.ScatterPer, c.nodes, c.per)
+		}
+		for _, op := range cand.Operations {
+			if op.Name != "latest posts from everyone" {
+				continue
+			}
+			if got := op.NodeWorkPerS != nil; got != c.keylessNodeWork {
+				t.Errorf("%s: node_work_per_s set %v; want %v", c.engine, got, c.keylessNodeWork)
+			} else if got && math.Abs(*op.NodeWorkPerS-c.keyless) > 1e-6 {
+				t.Errorf("%s: latest posts' node work %v; want %v", c.engine, *op.NodeWorkPerS, c.keyless)
+			}
+		}
+	}
+}
+
+// TestAdviseRedisExtraWork: the social spec under redis, hash(user_id),
+// 64 slots over 4 nodes. "latest posts from everyone" (200/s) names no
+// key: Redis Cluster sends it once to each of the 4 masters, so its work
+// on the nodes is 4 x 200 = 800/s and the extra work beyond one node a
+// request 800 - 200 = 600/s, not 64 x 200 - 200 = 12,600 as per slot.
+// Under citus (one task per shard) it stays 12,600.
+func TestAdviseRedisExtraWork(t *testing.T) {
+	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
+	for engine, want := range map[string]float64{"redis": 600, "citus": 12600} {
+		code, out, errs := runCmd(t, "", "advise", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", engine, "--bootstrap", "0", "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", engine, code, errs)
+		}
+		var adv struct {
+			Candidates []struct {
+				Key       string `json:"key"`
+				Expensive []struct {
+					Name      string  `json:"name"`
+					ExtraWork float64 `json:"extra_work_per_s"`
+				} `json:"expensive"`
+			} `json:"candidates"`
+		}
+		if err := json.Unmarshal([]byte(out), &adv); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, c := range adv.Candidates {
+			if c.Key != "hash(user_id)" {
+				continue
+			}
+			for _, op := range c.Expensive {
+				if op.Name == "latest posts from everyone" {
+					found = true
+					if math.Abs(op.ExtraWork-want) > 1e-6 {
+						t.Errorf("%s: extra work %v; want %v", engine, op.ExtraWork, want)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no expensive 'latest posts from everyone' under hash(user_id)", engine)
 		}
 	}
 }
