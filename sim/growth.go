@@ -26,26 +26,56 @@ type Nodes struct {
 	How string
 }
 
-// NewNodes assigns slots to nodes contiguously (node k holds slots
-// [k*slots/nodes, (k+1)*slots/nodes), as Redis Cluster's create splits
-// its slots) or round-robin (slot s on node s mod nodes, as Citus places
-// a table's shards on its workers).
+// NewNodes assigns slots to nodes contiguously (in runs, as redis-cli's
+// cluster create splits Redis Cluster's slots: see contiguousRedisCLI) or
+// round-robin (slot s on node s mod nodes, as Citus places a table's
+// shards on its workers).
 func NewNodes(slots, nodes int, how string) (*Nodes, error) {
 	if slots < 1 || nodes < 1 || nodes > slots {
 		return nil, fmt.Errorf("%d slots over %d nodes: want 1 <= nodes <= slots", slots, nodes)
 	}
 	m := &Nodes{Count: nodes, Node: make([]int, slots), How: how}
-	for s := range m.Node {
-		switch how {
-		case "contiguous":
-			m.Node[s] = s * nodes / slots
-		case "round-robin":
+	switch how {
+	case "contiguous":
+		contiguousRedisCLI(m.Node, nodes)
+	case "round-robin":
+		for s := range m.Node {
 			m.Node[s] = s % nodes
-		default:
-			return nil, fmt.Errorf("slot assignment %q: want contiguous, round-robin or a map file", how)
 		}
+	default:
+		return nil, fmt.Errorf("slot assignment %q: want contiguous, round-robin or a map file", how)
 	}
 	return m, nil
+}
+
+// contiguousRedisCLI assigns len(node) slots to nodes in contiguous runs
+// as redis-cli's clusterManagerCommandCreate (redis-cli.c) assigns Redis
+// Cluster's 16384 slots to a new cluster's masters, generalised to any
+// slot count: with the float32 slots_per_node = slots/nodes and a float32
+// cursor, node i ends at lround(cursor + slots_per_node - 1), the last
+// node taking everything up to the last slot (16384 slots over 3 nodes:
+// 0-5460, 5461-10922, 10923-16383; partition.Redis.Layout is the same for
+// 16384 slots). When nodes divide slots evenly it is slot*nodes/slots.
+func contiguousRedisCLI(node []int, nodes int) {
+	slots := len(node)
+	spn := float32(slots) / float32(nodes)
+	var cursor float32
+	first := 0
+	for i := 0; i < nodes; i++ {
+		x := float64(cursor + spn - 1)
+		last := int(x + 0.5) // lround: x >= 0 here
+		if last > slots-1 || i == nodes-1 {
+			last = slots - 1
+		}
+		if last < first {
+			last = first
+		}
+		for j := first; j <= last && j < slots; j++ {
+			node[j] = i
+		}
+		first = last + 1
+		cursor += spn
+	}
 }
 
 // ReadNodes reads a slot map file: one assignment a line, "SLOT NODE" or

@@ -14,24 +14,26 @@ import (
 // TestNodes: contiguous and round-robin assignments, growth by slot count
 // and per-node sums, against hand-worked layouts.
 func TestNodes(t *testing.T) {
+	// Contiguous as redis-cli splits slots: 8/3 = 2.67 a node, node 0 ends
+	// at lround(1.67) = 2, node 1 at lround(4.33) = 4, node 2 takes the rest.
 	c, _ := NewNodes(8, 3, "contiguous")
-	if got := c.Node; !equalInts(got, []int{0, 0, 0, 1, 1, 1, 2, 2}) {
+	if got := c.Node; !equalInts(got, []int{0, 0, 0, 1, 1, 2, 2, 2}) {
 		t.Errorf("contiguous 8 over 3: %v", got)
 	}
 	r, _ := NewNodes(8, 3, "round-robin")
 	if got := r.Node; !equalInts(got, []int{0, 1, 2, 0, 1, 2, 0, 1}) {
 		t.Errorf("round-robin 8 over 3: %v", got)
 	}
-	if got := c.Sum([]float64{1, 2, 3, 4, 5, 6, 7, 8}); !equalFloats(got, []float64{6, 15, 15}) {
+	if got := c.Sum([]float64{1, 2, 3, 4, 5, 6, 7, 8}); !equalFloats(got, []float64{6, 9, 21}) {
 		t.Errorf("contiguous sums: %v", got)
 	}
-	// 8 slots, 3 -> 4 nodes: counts 3,3,2 -> the new node takes 2 slots,
-	// one from each node holding 3 (the highest slot of each).
+	// 8 slots, 3 -> 4 nodes: counts 3,2,3 -> the new node takes 2 slots,
+	// one from each node holding 3 (the highest slot of each: 2 and 7).
 	g, moves := c.Grow(4)
-	if len(moves) != 2 || moves[0] != (SlotMove{Slot: 2, From: 0, To: 3}) || moves[1] != (SlotMove{Slot: 5, From: 1, To: 3}) {
+	if len(moves) != 2 || moves[0] != (SlotMove{Slot: 2, From: 0, To: 3}) || moves[1] != (SlotMove{Slot: 7, From: 2, To: 3}) {
 		t.Errorf("grow 3 -> 4: moves %v", moves)
 	}
-	if !equalInts(g.Node, []int{0, 0, 3, 1, 1, 3, 2, 2}) {
+	if !equalInts(g.Node, []int{0, 0, 3, 1, 1, 2, 2, 3}) {
 		t.Errorf("grow 3 -> 4: %v", g.Node)
 	}
 	if _, err := NewNodes(4, 5, "contiguous"); err == nil {

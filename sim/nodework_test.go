@@ -53,8 +53,8 @@ func scoreNodes(t *testing.T, w *shardkey.Workload, engine string, slots int, m 
 }
 
 // TestNodeWorkRedis: 16384 slots over 3 nodes in the contiguous
-// assignment (node k holds slots k*16384/3 ..: node 0 0..5461, node 1
-// 5462..10922, node 2 10923..16383). Redis Cluster sends a keyless
+// assignment (redis-cli's cluster create: node 0 0..5460, node 1
+// 5461..10922, node 2 10923..16383). Redis Cluster sends a keyless
 // command once to each master (command tip request_policy:all_shards):
 // the scan costs 1 unit on each node, 3 in all, not 5462 + 5461 + 5461.
 // MGET a foo asks slots 15495 and 12182, both on node 2: the client
@@ -67,7 +67,7 @@ func TestNodeWorkRedis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Node[12182] != 2 || m.Node[15495] != 2 || m.Node[5461] != 0 || m.Node[5462] != 1 {
+	if m.Node[12182] != 2 || m.Node[15495] != 2 || m.Node[5460] != 0 || m.Node[5461] != 1 {
 		t.Fatalf("contiguous 16384 over 3: slot 12182 on %d, 15495 on %d", m.Node[12182], m.Node[15495])
 	}
 	w := nodeWorkload(t)
@@ -168,5 +168,45 @@ func TestNodeWorkKeyedScatter(t *testing.T) {
 	}
 	if x := c.Operations[0].NodeWorkPerS; x == nil || !near(*x, 16) {
 		t.Errorf("node_work_per_s %v; want 16", x)
+	}
+}
+
+// TestNewNodesRedisCLI: contiguous slots over nodes are redis-cli's
+// cluster create layout: 16384 slots over 3 masters 0-5460, 5461-10922,
+// 10923-16383 (redis-cli.c clusterManagerCommandCreate; the ranges
+// `redis-cli --cluster create` prints), and the same table as
+// partition.Redis's Layout for any master count; 64 slots over 4 nodes
+// 16 each.
+func TestNewNodesRedisCLI(t *testing.T) {
+	m, err := NewNodes(16384, 3, "contiguous")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]int{{0, 0}, {5460, 0}, {5461, 1}, {10922, 1}, {10923, 2}, {16383, 2}} {
+		if m.Node[c[0]] != c[1] {
+			t.Errorf("slot %d on node %d; want %d", c[0], m.Node[c[0]], c[1])
+		}
+	}
+	for _, n := range []int{1, 2, 3, 5, 7, 10, 16, 100, 1000, 16384} {
+		m, err := NewNodes(16384, n, "contiguous")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := partition.Redis{}.Layout(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rl := l.(*partition.RedisLayout)
+		for s := 0; s < 16384; s++ {
+			if got, want := m.Node[s], rl.Shard(uint64(s)); got != want {
+				t.Fatalf("%d masters: slot %d on node %d; redis-cli's layout %d", n, s, got, want)
+			}
+		}
+	}
+	m, _ = NewNodes(64, 4, "contiguous")
+	for s := range 64 {
+		if m.Node[s] != s/16 {
+			t.Fatalf("64 slots over 4 nodes: slot %d on node %d; want %d", s, m.Node[s], s/16)
+		}
 	}
 }
