@@ -675,10 +675,15 @@ type LookupScore struct {
 	// (one per distinct lookup shard their values hash to).
 	ReadsPerS    float64 `json:"reads_per_s"`
 	ReadWorkPerS float64 `json:"read_work_per_s"`
-	// WritesPerS are the inserts and deletes that write the lookup's
-	// rows, WriteWorkPerS what those writes cost on its shards.
+	// WritesPerS are the lookup-row writes of inserts, deletes and
+	// updates (an UPDATE that assigns the column is two: the old value's
+	// row deleted, the new one's inserted), WriteWorkPerS what those
+	// writes cost on its shards.
 	WritesPerS    float64 `json:"writes_per_s"`
 	WriteWorkPerS float64 `json:"write_work_per_s"`
+	// UpdateWritesPerS is the part of WritesPerS due to updates that
+	// assign the column (lookupInternal.Update); omitted when none.
+	UpdateWritesPerS float64 `json:"update_writes_per_s,omitempty"`
 	// CrossShardWriteFraction is the share of those writes whose lookup
 	// row lands on a shard their own row is not on.
 	CrossShardWriteFraction float64 `json:"cross_shard_write_fraction"`
@@ -690,6 +695,7 @@ type LookupScore struct {
 type LookupPartial struct {
 	Reads, ReadWork   float64 // requests/s routed through it; units/s on its shards
 	Writes, WriteWork float64 // requests/s writing its rows; units/s
+	UpdateWrites      float64 // of Writes, an UPDATE's (two per request)
 	CrossWrites       float64 // requests/s whose lookup rows land off their row's shards (expected)
 }
 
@@ -698,6 +704,7 @@ func (a *LookupPartial) merge(b *LookupPartial) {
 	a.ReadWork += b.ReadWork
 	a.Writes += b.Writes
 	a.WriteWork += b.WriteWork
+	a.UpdateWrites += b.UpdateWrites
 	a.CrossWrites += b.CrossWrites
 }
 
@@ -724,6 +731,9 @@ func (p *Partial) addLookups(o *OpPartial, t *touch, r float64) {
 		if lt.write {
 			lp.Writes += r
 			lp.WriteWork += r * u
+			if lt.upd != 0 {
+				lp.UpdateWrites += r
+			}
 			lp.CrossWrites += r * lookupCross(t, lt, p.N)
 		} else {
 			lp.Reads += r
@@ -741,7 +751,7 @@ func (s *Scheme) lookupScores(p *Partial) []LookupScore {
 		if lk.idx < len(p.Lookups) {
 			lp := p.Lookups[lk.idx]
 			ls.ReadsPerS, ls.ReadWorkPerS = lp.Reads, lp.ReadWork
-			ls.WritesPerS, ls.WriteWorkPerS = lp.Writes, lp.WriteWork
+			ls.WritesPerS, ls.WriteWorkPerS, ls.UpdateWritesPerS = lp.Writes, lp.WriteWork, lp.UpdateWrites
 			if lp.Writes > 0 {
 				ls.CrossShardWriteFraction = lp.CrossWrites / lp.Writes
 			}

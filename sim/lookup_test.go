@@ -370,6 +370,7 @@ func TestLookupUpdateScore(t *testing.T) {
 	check("phone reads", ph.ReadsPerS, 5)
 	check("phone writes", ph.WritesPerS, 20)
 	check("phone write work", ph.WriteWorkPerS, 20)
+	check("phone update writes", ph.UpdateWritesPerS, 20)
 	// Off the row's shard 0: upd_key's old row with probability 7/8
 	// (5.25/s), its new row (6), both of upd_by_phone's (8): 19.25 of 20.
 	check("phone cross writes", ph.CrossShardWriteFraction, 19.25/20)
