@@ -70,6 +70,7 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 		foldKeyColumns(design, w)
 	}
 	if !o.Inputs {
+		addSetColumns(w, design, types, st.SQL, st.Dialect)
 		addKeyColumns(w, design, accs[0].Table)
 	}
 	scheme, err := sim.Compile(w, design, opts)
@@ -278,6 +279,39 @@ func retypeKeys(types map[string]shardkey.Type, d *shardkey.Design) bool {
 		}
 	}
 	return changed
+}
+
+// addSetColumns adds to w's tables the design's lookup columns that an
+// UPDATE in sql assigns and the table does not have yet, typed by types
+// (table.column, then column) or else by the literal assigned, as a log
+// reader types a column by its values (shardkey.InferType): the new
+// value's lookup shard is then where score puts it, not unknown for
+// want of a type (addKeyColumns would type the column int64).
+func addSetColumns(w *shardkey.Workload, d *shardkey.Design, types map[string]shardkey.Type, sql string, dialect sqllog.Dialect) {
+	sets, err := sqllog.UpdateSets(sql, dialect)
+	if err != nil {
+		return
+	}
+	for _, t := range w.Tables {
+		set := sets[strings.ToLower(t.Name)]
+		if len(set) == 0 {
+			continue
+		}
+		for _, lk := range d.LookupsFor(t.Name, func(string) bool { return true }) {
+			v, ok := set[strings.ToLower(lk.Col)]
+			if !ok || !v.Known || slices.ContainsFunc(t.ColumnNames(), func(n string) bool { return strings.EqualFold(n, lk.Col) }) {
+				continue
+			}
+			typ, ok := types[t.Name+"."+lk.Col]
+			if !ok {
+				typ, ok = types[lk.Col]
+			}
+			if !ok {
+				typ = shardkey.InferType([]string{v.Text})
+			}
+			t.AddColumn(lk.Col, typ)
+		}
+	}
 }
 
 // updateSets fills the Sets of accs, the accesses of an UPDATE, from
