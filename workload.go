@@ -380,6 +380,16 @@ type Instance struct {
 	// child then routes by the root value its joined parent binds, once
 	// the statement joins on the carried column too).
 	Peers []Peer
+	// Sets, for an UPDATE, are the columns its SET clause assigns (nil
+	// for other kinds, and for columns the workload does not otherwise
+	// know), each an Eq condition on the column: Val the new value when
+	// the statement gives it (a literal, a bind parameter with its value),
+	// else Fresh FreshUnique, a value known only at run time (Param for a
+	// bind parameter, false for an expression or subquery). Routing does
+	// not use them; a Vitess owned lookup vindex on a SET column costs a
+	// delete of the old value's lookup row and an insert of the new one's
+	// (sim, lookup.go).
+	Sets []Cond
 }
 
 // Peer is one join equality of an instance's statement: column Col of
@@ -542,6 +552,8 @@ type Stmt struct {
 	Conds []Cond
 	// UseVindex and IgnoreVindex: a Vitess vindex hint, as in Operation.
 	UseVindex, IgnoreVindex []string
+	// Sets: an UPDATE's SET columns, as in Instance.
+	Sets []Cond
 }
 
 // Access is one table one SQL statement touches, as a router sees it: the
@@ -566,4 +578,6 @@ type Access struct {
 	// the table (USE VINDEX (...), IGNORE VINDEX (...)): the planner
 	// considers only, or never, the vindexes named.
 	UseVindex, IgnoreVindex []string
+	// Sets: an UPDATE's SET columns, as in Instance.
+	Sets []Cond
 }

@@ -70,6 +70,7 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 		foldKeyColumns(design, w)
 	}
 	if !o.Inputs {
+		addSetColumns(w, design, types, st.SQL, st.Dialect)
 		addKeyColumns(w, design, accs[0].Table)
 	}
 	scheme, err := sim.Compile(w, design, opts)
@@ -90,6 +91,7 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 	if err != nil {
 		return sim.Route{}, nil, &KeyError{err}
 	}
+	updateSets(accs, w, st.SQL, st.Dialect)
 	rt, err := scheme.ExplainStatement(accs)
 	if err != nil {
 		return sim.Route{}, nil, err
@@ -279,53 +281,72 @@ func retypeKeys(types map[string]shardkey.Type, d *shardkey.Design) bool {
 	return changed
 }
 
-// lookupUpdates adds to rt the lookup writes of an UPDATE of table t (index
-// ti) that assigns a lookup column: Vitess changes the owned lookup
-// vindex's row, deleting the old value's row and inserting the new
-// value's (Lookup.Update: Delete then Create, go/vt/vtgate/vindexes/
-// lookup.go; updateVindexEntries, go/vt/vtgate/engine/update.go), in the
-// statement's transaction (a consistent lookup in sessions of its own,
-// consistent_lookup.go). The new value's lookup shard is where an insert
-// of it writes its lookup row; the old value's, known once the row is
-// read.
-func lookupUpdates(rt *sim.Route, s *sim.Scheme, t *shardkey.Table, ti int, d *shardkey.Design, set map[string]sqllog.SetValue) error {
-	if !strings.HasPrefix(s.Engine.Name(), "vitess") {
-		return nil
+// addSetColumns adds to w's tables the design's lookup columns that an
+// UPDATE in sql assigns and the table does not have yet, typed by types
+// (table.column, then column) or else by the literal assigned, as a log
+// reader types a column by its values (shardkey.InferType): the new
+// value's lookup shard is then where score puts it, not unknown for
+// want of a type (addKeyColumns would type the column int64).
+func addSetColumns(w *shardkey.Workload, d *shardkey.Design, types map[string]shardkey.Type, sql string, dialect sqllog.Dialect) {
+	sets, err := sqllog.UpdateSets(sql, dialect)
+	if err != nil {
+		return
 	}
-	for _, lk := range d.LookupsFor(t.Name, func(c string) bool { return t.Column(c) != nil }) {
-		v, ok := set[strings.ToLower(lk.Col)]
-		ci := t.ColumnIndex(lk.Col)
-		if !ok || ci < 0 {
+	for _, t := range w.Tables {
+		set := sets[strings.ToLower(t.Name)]
+		if len(set) == 0 {
 			continue
 		}
-		newRow := "the new value's lookup row on a shard known only at run time"
-		if v.Known {
-			// A value the column's type (as the statement and inputs
-			// show it) does not hold leaves the new row's shard unknown.
-			var ins sim.Route
-			val, err := shardkey.ParseValue(v.Text, t.Columns[ci].Type)
-			if err == nil {
-				ins, err = s.Explain(ti, shardkey.Insert, []shardkey.Cond{{Col: ci, Op: shardkey.Eq, Val: val}})
+		for _, lk := range d.LookupsFor(t.Name, func(string) bool { return true }) {
+			v, ok := set[strings.ToLower(lk.Col)]
+			if !ok || !v.Known || slices.ContainsFunc(t.ColumnNames(), func(n string) bool { return strings.EqualFold(n, lk.Col) }) {
+				continue
 			}
-			if err == nil && len(ins.LookupShards) > 0 {
-				newRow = "the new value's lookup row on shard " + JoinInts(ins.LookupShards)
-				for _, sh := range ins.LookupShards {
-					if !slices.Contains(rt.LookupShards, sh) {
-						rt.LookupShards = append(rt.LookupShards, sh)
-					}
-				}
-				sort.Ints(rt.LookupShards)
-			} else {
-				newRow = "the new value's lookup row on a shard that is unknown"
+			typ, ok := types[t.Name+"."+lk.Col]
+			if !ok {
+				typ, ok = types[lk.Col]
 			}
+			if !ok {
+				typ = shardkey.InferType([]string{v.Text})
+			}
+			t.AddColumn(lk.Col, typ)
 		}
-		txn := "in the statement's transaction"
-		if lk.Consistent {
-			txn = "in sessions of their own (consistent lookup: the delete committed after the transaction, the insert before)"
-		}
-		rt.Reason += fmt.Sprintf("; SET changes %s, the column of the owned %s: Vitess deletes the row's old lookup row (its shard known once the row is read) and inserts %s, %s (Lookup.Update, go/vt/vtgate/vindexes/lookup.go)", lk.Col, lk, newRow, txn)
 	}
-	return nil
+}
+
+// updateSets fills the Sets of accs, the accesses of an UPDATE, from
+// its SET clause (sqllog.UpdateSets): each assigned column the table has
+// (the workload's, the statement's or the design's key and lookup
+// columns) with its new value when the statement gives it as a literal of
+// the column's type, else a value known only at run time. sim routes an
+// UPDATE that assigns an owned lookup's column with the lookup's rows
+// rewritten, as score does (sim, updateLookups).
+func updateSets(accs []sqllog.Access, w *shardkey.Workload, sql string, dialect sqllog.Dialect) {
+	sets, err := sqllog.UpdateSets(sql, dialect)
+	if err != nil || len(sets) == 0 {
+		return
+	}
+	for i := range accs {
+		a := &accs[i]
+		if a.Kind != shardkey.Update {
+			continue
+		}
+		t := w.Tables[a.Table]
+		set := sets[strings.ToLower(t.Name)]
+		for ci, c := range t.Columns {
+			v, ok := set[strings.ToLower(c.Name)]
+			if !ok {
+				continue
+			}
+			cd := shardkey.Cond{Col: ci, Op: shardkey.Eq, Fresh: shardkey.FreshUnique}
+			if v.Known {
+				if val, err := shardkey.ParseValue(v.Text, c.Type); err == nil {
+					cd = shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: val}
+				}
+			}
+			a.Sets = append(a.Sets, cd)
+		}
+	}
 }
 
 // movedRows adds to rt what an UPDATE that assigns a key column does: the
@@ -345,9 +366,6 @@ func movedRows(rt *sim.Route, s *sim.Scheme, w *shardkey.Workload, d *shardkey.D
 		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
 		if e == nil || len(set) == 0 {
 			continue
-		}
-		if err := lookupUpdates(rt, s, t, a.Table, d, set); err != nil {
-			return err
 		}
 		var changed []string
 		conds := map[int]shardkey.Cond{}

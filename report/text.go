@@ -395,6 +395,9 @@ func LookupLines(c *sim.Candidate) []string {
 	for _, l := range c.Lookups {
 		line := fmt.Sprintf("%s on %s (Vitess %s, lookup table sharded by %s with %s): routes %s requests/s to the shards of their rows (+%s units/s of lookup reads); writes %s lookup rows/s on inserts and deletes (+%s units/s), %s of them on another shard than their row",
 			l.Lookup, l.Table, l.Vindex, l.Column, l.Engine, numfmt.Num(l.ReadsPerS), numfmt.Num(l.ReadWorkPerS), numfmt.Num(l.WritesPerS), numfmt.Num(l.WriteWorkPerS), numfmt.Pct(l.CrossShardWriteFraction))
+		if l.UpdateWritesPerS > 0 {
+			line = strings.Replace(line, " on inserts and deletes (+", fmt.Sprintf(" on inserts, deletes and updates of %s (%s/s by updates, each the old value's row deleted and the new one's inserted; +", l.Column, numfmt.Num(l.UpdateWritesPerS)), 1)
+		}
 		if l.WritesPerS == 0 {
 			writes := "the workload writes no lookup rows"
 			if c.Transactions > 0 {

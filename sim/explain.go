@@ -52,6 +52,13 @@ type Route struct {
 // database assigns (an insert leaving out the key, a new id) has no shards
 // listed and says so. It is safe for concurrent use.
 func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt Route, err error) {
+	return s.explainSets(ti, kind, conds, nil)
+}
+
+// explainSets is Explain for a statement that may assign columns: sets
+// are an UPDATE's SET columns (shardkey.Access.Sets), whose owned lookups'
+// rows it rewrites.
+func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.Cond) (rt Route, err error) {
 	if ti < 0 || ti >= len(s.tables) {
 		return Route{}, fmt.Errorf("no table %d", ti)
 	}
@@ -78,7 +85,7 @@ func (s *Scheme) Explain(ti int, kind shardkey.Kind, conds []shardkey.Cond) (rt 
 		}
 		conds = c
 	}
-	tc, err := r.stmt(ti, kind, conds)
+	tc, err := r.stmt(ti, kind, conds, sets)
 	if err != nil {
 		return Route{}, err
 	}

@@ -34,10 +34,11 @@ import (
 //     on the lookup table's shard of the value (lookup_internal.go's
 //     Create), usually another shard than the row's. A delete removes it:
 //     one unit on the shard of the deleted row's value (known when the
-//     delete binds the column, else one shard at random). Updates are
-//     taken not to change the column (a statement's model does not say
-//     which columns an UPDATE sets; one that does costs a delete and an
-//     insert in the lookup, lookupInternal.Update).
+//     delete binds the column, else one shard at random). An update
+//     that assigns the column (shardkey.Instance.Sets) costs both: the
+//     old value's row deleted, the new value's inserted
+//     (lookupInternal.Update; see updateLookups); an update that does not
+//     assign it writes no lookup row.
 //   - In a transaction, a lookup's reads and writes run in the
 //     transaction's own session (CommitOrder_NORMAL): their shards count
 //     among its shards, so a lookup row on another shard makes the
@@ -95,12 +96,23 @@ type lkTouch struct {
 	shards []int // the lookup table's shards asked, sorted; scratch
 	uni    int   // further lookup shards at unknown places (values known only at run time)
 	write  bool
+	// upd, for a write, says it is part of an UPDATE that assigns the
+	// lookup's column (lookupInternal.Update): updOld deletes the old
+	// value's row, updNew inserts the new value's; 0 for an INSERT's or
+	// DELETE's write.
+	upd uint8
 	// extra, for a read: matching rows' shards not known from the sample
 	// (each one shard at random), beside the touch's set.
 	extra int
 	// nvals is the number of values routed (for explanations).
 	nvals int
 }
+
+// lkTouch.upd values.
+const (
+	updOld = 1 + iota
+	updNew
+)
 
 // units returns the lookup table's units of work of l.
 func (l *lkTouch) units() int { return len(l.shards) + l.uni }
@@ -384,7 +396,7 @@ func (r *router) addLookupShards(lt *lkTouch, vals []shardkey.Value) bool {
 // the key: a scattering read, update or delete is routed through the
 // first lookup whose column it binds; inserts and deletes write the
 // lookup rows.
-func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.Cond, tc touch) touch {
+func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds, sets []shardkey.Cond, tc touch) touch {
 	r.lks = r.lks[:0]
 	r.lset = r.lset[:0]
 	var one [1]shardkey.Value
@@ -516,8 +528,79 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds []shardkey.C
 			r.lks = append(r.lks, lt)
 		}
 	}
+	if kind == shardkey.Update && len(sets) > 0 {
+		r.updateLookups(tk, conds, sets)
+	}
 	tc.lks = r.lks
 	return tc
+}
+
+// updateLookups adds to r.lks the lookup writes of an UPDATE (conditions
+// conds) that assigns lookup columns (sets): vtgate reads the row first
+// (SELECT ... FOR UPDATE on the row's shards, updateVindexEntries in
+// go/vt/vtgate/engine/update.go), then, for each owned lookup vindex
+// whose column changes, deletes the old value's lookup row and inserts
+// the new value's (lookupInternal.Update: Delete, then Create, in the
+// transaction's session, CommitOrder_NORMAL, vindexes/lookup_internal.go;
+// a consistent lookup's clCommon.Update deletes in its post session and
+// creates in its pre session, vindexes/consistent_lookup.go). One row is
+// counted, as for a DELETE: the old row's lookup shard is that of the
+// value the WHERE binds the column to, else one shard at random (known
+// once the row is read); the new row's is the new value's, or one at
+// random when the value is known only at run time. A NULL has no lookup
+// row. When the WHERE binds the column to the very value assigned,
+// nothing changes and Vitess writes nothing (the Update compares them).
+func (r *router) updateLookups(tk *tableKey, conds, sets []shardkey.Cond) {
+	var one [1]shardkey.Value
+	for _, lk := range tk.lookups {
+		sc := findCond(sets, lk.col)
+		if sc == nil || sc.Op != shardkey.Eq {
+			continue
+		}
+		cd := findCond(conds, lk.col)
+		if cd != nil && cd.Op == shardkey.Eq && cd.Fresh == shardkey.NotFresh && sc.Fresh == shardkey.NotFresh &&
+			!cd.Val.IsNull() && !sc.Val.IsNull() && shardkey.Compare(cd.Val.Canonical(), sc.Val.Canonical()) == 0 {
+			continue
+		}
+		old := lkTouch{lk: lk, write: true, upd: updOld}
+		vals, ok := lookupVals(cd, one[:])
+		switch {
+		case cd != nil && cd.IsNull:
+			ok, vals = true, nil // col IS NULL: no old lookup row
+		case ok && cd.Op == shardkey.In && cd.Unknown != 0:
+			ok = false
+		}
+		if ok {
+			if !r.addLookupShards(&old, vals) {
+				old.uni = 1
+			}
+		} else {
+			old.uni = 1
+		}
+		if len(old.shards) > 0 || old.uni > 0 {
+			if lk.unplaced && len(old.shards) > 0 {
+				old.uni = min(max(old.nvals, 1), r.s.N)
+				old.shards = old.shards[:0]
+			}
+			r.lks = append(r.lks, old)
+		}
+		nw := lkTouch{lk: lk, write: true, upd: updNew}
+		switch {
+		case sc.Fresh != shardkey.NotFresh:
+			nw.uni = 1
+		case sc.Val.IsNull():
+			continue // no new lookup row
+		default:
+			one[0] = sc.Val
+			if !r.addLookupShards(&nw, one[:1]) {
+				nw.uni = 1
+			}
+			if lk.unplaced && len(nw.shards) > 0 {
+				nw.uni, nw.shards = 1, nw.shards[:0]
+			}
+		}
+		r.lks = append(r.lks, nw)
+	}
 }
 
 // lookupCross returns the probability that lookup write lt lands on a
@@ -592,10 +675,15 @@ type LookupScore struct {
 	// (one per distinct lookup shard their values hash to).
 	ReadsPerS    float64 `json:"reads_per_s"`
 	ReadWorkPerS float64 `json:"read_work_per_s"`
-	// WritesPerS are the inserts and deletes that write the lookup's
-	// rows, WriteWorkPerS what those writes cost on its shards.
+	// WritesPerS are the lookup-row writes of inserts, deletes and
+	// updates (an UPDATE that assigns the column is two: the old value's
+	// row deleted, the new one's inserted), WriteWorkPerS what those
+	// writes cost on its shards.
 	WritesPerS    float64 `json:"writes_per_s"`
 	WriteWorkPerS float64 `json:"write_work_per_s"`
+	// UpdateWritesPerS is the part of WritesPerS due to updates that
+	// assign the column (lookupInternal.Update); omitted when none.
+	UpdateWritesPerS float64 `json:"update_writes_per_s,omitempty"`
 	// CrossShardWriteFraction is the share of those writes whose lookup
 	// row lands on a shard their own row is not on.
 	CrossShardWriteFraction float64 `json:"cross_shard_write_fraction"`
@@ -607,6 +695,7 @@ type LookupScore struct {
 type LookupPartial struct {
 	Reads, ReadWork   float64 // requests/s routed through it; units/s on its shards
 	Writes, WriteWork float64 // requests/s writing its rows; units/s
+	UpdateWrites      float64 // of Writes, an UPDATE's (two per request)
 	CrossWrites       float64 // requests/s whose lookup rows land off their row's shards (expected)
 }
 
@@ -615,6 +704,7 @@ func (a *LookupPartial) merge(b *LookupPartial) {
 	a.ReadWork += b.ReadWork
 	a.Writes += b.Writes
 	a.WriteWork += b.WriteWork
+	a.UpdateWrites += b.UpdateWrites
 	a.CrossWrites += b.CrossWrites
 }
 
@@ -641,6 +731,9 @@ func (p *Partial) addLookups(o *OpPartial, t *touch, r float64) {
 		if lt.write {
 			lp.Writes += r
 			lp.WriteWork += r * u
+			if lt.upd != 0 {
+				lp.UpdateWrites += r
+			}
 			lp.CrossWrites += r * lookupCross(t, lt, p.N)
 		} else {
 			lp.Reads += r
@@ -658,7 +751,7 @@ func (s *Scheme) lookupScores(p *Partial) []LookupScore {
 		if lk.idx < len(p.Lookups) {
 			lp := p.Lookups[lk.idx]
 			ls.ReadsPerS, ls.ReadWorkPerS = lp.Reads, lp.ReadWork
-			ls.WritesPerS, ls.WriteWorkPerS = lp.Writes, lp.WriteWork
+			ls.WritesPerS, ls.WriteWorkPerS, ls.UpdateWritesPerS = lp.Writes, lp.WriteWork, lp.UpdateWrites
 			if lp.Writes > 0 {
 				ls.CrossShardWriteFraction = lp.CrossWrites / lp.Writes
 			}
@@ -751,6 +844,10 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 				describeConds(t, []int{lt.lk.col}, conds, kind), tk.expr, t.Name, vindex, col, where, table, target)
 			continue
 		}
+		if lt.upd != 0 {
+			s.explainUpdateLookup(rt, t, tc, i, vindex, table)
+			continue
+		}
 		var what string
 		switch {
 		case lt.lk.unplaced && kind == shardkey.Delete:
@@ -778,6 +875,55 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 		rt.Reason += "; " + what
 	}
 	sort.Ints(rt.LookupShards)
+}
+
+// explainUpdateLookup adds to rt's reason the lookup writes of an UPDATE
+// that assigns a lookup column: tc.lks[i] is one of them (updOld or
+// updNew); the old row's delete is said with the new row's insert that
+// follows it, once.
+func (s *Scheme) explainUpdateLookup(rt *Route, t *shardkey.Table, tc *touch, i int, vindex, table string) {
+	lt := &tc.lks[i]
+	if lt.upd == updNew && i > 0 && tc.lks[i-1].upd == updOld && tc.lks[i-1].lk == lt.lk {
+		return // said with the delete
+	}
+	var oldW, newW *lkTouch
+	if lt.upd == updOld {
+		oldW = lt
+		if i+1 < len(tc.lks) && tc.lks[i+1].upd == updNew && tc.lks[i+1].lk == lt.lk {
+			newW = &tc.lks[i+1]
+		}
+	} else {
+		newW = lt
+	}
+	col := t.Columns[lt.lk.col].Name
+	place := func(w *lkTouch, what string) string {
+		switch {
+		case w.lk.unplaced:
+			return what + " on a shard that is unknown (" + table + ")"
+		case len(w.shards) > 0:
+			return fmt.Sprintf("%s on shard %s", what, intsText(w.shards))
+		}
+		return ""
+	}
+	oldText := "no old lookup row (the row's old value is NULL)"
+	if oldW != nil {
+		oldText = place(oldW, "the row's old lookup row")
+		if oldText == "" {
+			oldText = "the row's old lookup row (its shard known once the row is read)"
+		}
+	}
+	newText := "no new lookup row (the new value is NULL)"
+	if newW != nil {
+		newText = place(newW, "the new value's lookup row")
+		if newText == "" {
+			newText = "the new value's lookup row on a shard known only at run time"
+		}
+	}
+	txn := "in the statement's transaction"
+	if lt.lk.spec.Consistent {
+		txn = "in sessions of their own (consistent lookup: the delete committed after the transaction, the insert before; no multi-shard commit)"
+	}
+	rt.Reason += fmt.Sprintf("; SET changes %s, the column of the owned %s: Vitess reads the row (SELECT ... FOR UPDATE on its shard), deletes %s and inserts %s, %s (Lookup.Update, go/vt/vtgate/vindexes/lookup.go; updateVindexEntries, engine/update.go)", col, vindex, oldText, newText, txn)
 }
 
 func containsInt(xs []int, x int) bool {

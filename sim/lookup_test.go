@@ -289,3 +289,108 @@ func TestLookupBareUnknownColumn(t *testing.T) {
 		t.Errorf("lookup(phone): %v", err)
 	}
 }
+
+// updateLookupWorkload: lookupWorkload's table, updated. The design
+// users:hash(user_id), lookup(phone) under vitess-numeric (8 shards) puts
+// value v on shard v>>61, the table's rows and the lookup table's alike.
+//
+//	op             rate  WHERE                 SET                 row  lookup hop  old row  new row
+//	upd_key        6     user_id = 0 (A)       phone = sh(3)+2     0    -           random   3
+//	upd_by_phone   4     phone = sh(1)+5 (A)   phone = sh(2)+1     0    1           1        2
+//	upd_other      2     user_id = 0           city = 9            0    -           -        -
+//	upd_same       1     phone = sh(1)+5       phone = sh(1)+5     0    1           -        -
+//
+// upd_same assigns the value the row holds: Vitess's lookup Update then
+// writes nothing (consistent_lookup.go compares the values; the planner
+// cannot know it in general, but here the WHERE says it).
+func updateLookupWorkload(t *testing.T) *shardkey.Workload {
+	t.Helper()
+	w := lookupWorkload(t)
+	i64 := func(v int64) shardkey.Value { return shardkey.Value{Type: shardkey.Int64, Int: v} }
+	eq := func(c int, v int64) []shardkey.Cond { return []shardkey.Cond{{Col: c, Op: shardkey.Eq, Val: i64(v)}} }
+	up := func(name string, rate float64, where, set []shardkey.Cond) *shardkey.Operation {
+		return &shardkey.Operation{Name: name, Table: 0, Kind: shardkey.Update, Rate: rate, Instances: []shardkey.Instance{{Weight: 1, Conds: where, Sets: set}}}
+	}
+	w.Ops = []*shardkey.Operation{
+		up("upd_key", 6, eq(0, 0), eq(1, sh(3)+2)),
+		up("upd_by_phone", 4, eq(1, sh(1)+5), eq(1, sh(2)+1)),
+		up("upd_other", 2, eq(0, 0), eq(2, 9)),
+		up("upd_same", 1, eq(1, sh(1)+5), eq(1, sh(1)+5)),
+	}
+	// T1 (weight 1): A's row on 0, its new lookup row on 3: cross-shard.
+	// T2 (weight 1): D's row on 3 (sh(3)+7), new lookup row sh(3)+9 on 3,
+	// the old one on a shard at random: cross-shard with probability 7/8.
+	// T3 (weight 2): no lookup column assigned: one shard.
+	w.Txns = []shardkey.Txn{
+		{Weight: 1, Stmts: []shardkey.Stmt{{Table: 0, Kind: shardkey.Update, Conds: eq(0, 0), Sets: eq(1, sh(3)+2)}}},
+		{Weight: 1, Stmts: []shardkey.Stmt{{Table: 0, Kind: shardkey.Update, Conds: eq(0, sh(3)+7), Sets: eq(1, sh(3)+9)}}},
+		{Weight: 2, Stmts: []shardkey.Stmt{{Table: 0, Kind: shardkey.Update, Conds: eq(0, 0), Sets: eq(2, 9)}}},
+	}
+	return w
+}
+
+// TestLookupUpdateScore: an UPDATE that assigns an owned lookup's column
+// deletes the old value's lookup row and inserts the new one's
+// (lookupInternal.Update, go/vt/vtgate/vindexes/lookup_internal.go), in
+// the transaction (lookup_unique) or in sessions of their own
+// (consistent_lookup); figures worked by hand from updateLookupWorkload.
+func TestLookupUpdateScore(t *testing.T) {
+	w := updateLookupWorkload(t)
+	c, _ := scoreLookup(t, w, "users:hash(user_id), lookup(phone)")
+	op := map[string]OpScore{}
+	for _, o := range c.Operations {
+		op[o.Name] = o
+	}
+	check := func(what string, got, want float64) {
+		t.Helper()
+		if !near(got, want) {
+			t.Errorf("%s = %v; want %v", what, got, want)
+		}
+	}
+	// upd_key: row, old and new lookup rows: 6/s x 3.
+	check("upd_key work", op["upd_key"].WorkPerS, 18)
+	check("upd_key lookup work", op["upd_key"].LookupWorkPerS, 12)
+	check("upd_key fanout", op["upd_key"].FanoutMean, 1)
+	// upd_by_phone: lookup hop, row, old and new rows: 4/s x 4.
+	check("upd_by_phone work", op["upd_by_phone"].WorkPerS, 16)
+	check("upd_by_phone lookup work", op["upd_by_phone"].LookupWorkPerS, 12)
+	check("upd_other work", op["upd_other"].WorkPerS, 2)
+	check("upd_other lookup work", op["upd_other"].LookupWorkPerS, 0)
+	// upd_same: the hop and the row only.
+	check("upd_same work", op["upd_same"].WorkPerS, 2)
+	check("work_per_s", c.WorkPerS, 38)
+	// Shard 0: rows 6 + 4 + 2 + 1; shard 1: hops 4 + 1 and the old row 4;
+	// shard 2: the new row 4; shard 3: the new row 6; upd_key's old row
+	// 6/s spread over 8 shards: 0.75 each.
+	want := []float64{13.75, 9.75, 4.75, 6.75, 0.75, 0.75, 0.75, 0.75}
+	for i, x := range want {
+		check("shard_work["+string(rune('0'+i))+"]", c.ShardWork[i], x)
+	}
+	ph := c.Lookups[0]
+	check("phone reads", ph.ReadsPerS, 5)
+	check("phone writes", ph.WritesPerS, 20)
+	check("phone write work", ph.WriteWorkPerS, 20)
+	check("phone update writes", ph.UpdateWritesPerS, 20)
+	// Off the row's shard 0: upd_key's old row with probability 7/8
+	// (5.25/s), its new row (6), both of upd_by_phone's (8): 19.25 of 20.
+	check("phone cross writes", ph.CrossShardWriteFraction, 19.25/20)
+	// (1 + 7/8) of weight 4.
+	check("cross_shard_txn_fraction", c.CrossShardTxnFraction, 1.875/4)
+	if c.LookupCrossShardTxnFraction == nil {
+		t.Fatal("lookup_cross_shard_txn_fraction missing")
+	}
+	check("lookup_cross_shard_txn_fraction", *c.LookupCrossShardTxnFraction, 1.875/4)
+
+	// A consistent lookup writes the same rows (the same work) in
+	// sessions committed before and after the transaction: no
+	// transaction crosses shards.
+	cc, _ := scoreLookup(t, w, "users:hash(user_id), lookup(phone, consistent)")
+	check("consistent work_per_s", cc.WorkPerS, 38)
+	check("consistent cross_shard_txn_fraction", cc.CrossShardTxnFraction, 0)
+
+	// Without the lookup no lookup row is written, and the reads by
+	// phone scatter: 6 + 4 x 8 + 2 + 1 x 8.
+	cn, _ := scoreLookup(t, w, "users:hash(user_id)")
+	check("no lookup work_per_s", cn.WorkPerS, 48)
+	check("no lookup cross_shard_txn_fraction", cn.CrossShardTxnFraction, 0)
+}

@@ -144,7 +144,7 @@ func (r *router) merged(ti int, kind shardkey.Kind, conds []shardkey.Cond) ([]sh
 			c.Via, c.ViaPrefer, c.ViaSingle, c.ViaGroupBy = 0, 0, false, 0
 			alone[i] = c
 		}
-		tc, err := r.stmt(ti, kind, alone)
+		tc, err := r.stmt(ti, kind, alone, nil)
 		if err != nil {
 			return nil, false, err
 		}

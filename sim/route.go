@@ -201,9 +201,10 @@ func (r *router) row(tk *tableKey, t *shardkey.Table, i int) (touch, error) {
 // beyond it the statement is treated as scatter-gather.
 const maxCombos = 4096
 
-// stmt routes one statement (kind and conditions on table ti): by the
-// table's key, then through its lookups (viaLookups).
-func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch, error) {
+// stmt routes one statement (kind and conditions on table ti; sets, an
+// UPDATE's SET columns, shardkey.Instance.Sets): by the table's key, then
+// through its lookups (viaLookups).
+func (r *router) stmt(ti int, kind shardkey.Kind, conds, sets []shardkey.Cond) (touch, error) {
 	if hasVia(conds) {
 		// Conditions of a route this one merges with (merge.go).
 		c, _, err := r.merged(ti, kind, conds)
@@ -216,7 +217,7 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch,
 	if err != nil || r.s.tables[ti].lookups == nil {
 		return tc, err
 	}
-	return r.viaLookups(r.s.tables[ti], kind, conds, tc), nil
+	return r.viaLookups(r.s.tables[ti], kind, conds, sets, tc), nil
 }
 
 // stmtKey routes one statement by the table's key alone.

@@ -296,7 +296,7 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 		if hinted {
 			conds, _, _ = r.s.hinted(Access{Table: op.Table, Kind: op.Kind, UseVindex: op.UseVindex, IgnoreVindex: op.IgnoreVindex}, conds)
 		}
-		tc, err := r.stmt(op.Table, op.Kind, conds)
+		tc, err := r.stmt(op.Table, op.Kind, conds, in.Sets)
 		if err != nil {
 			return shardkey.Errorf("", 0, op.Name, "instance %d: %v", i+1, err)
 		}
@@ -383,7 +383,7 @@ func (r *router) singleProb(tx *shardkey.Txn, lookups bool) (float64, error) {
 		if len(st.UseVindex) > 0 || len(st.IgnoreVindex) > 0 {
 			conds, _, _ = r.s.hinted(Access{Table: st.Table, Kind: st.Kind, UseVindex: st.UseVindex, IgnoreVindex: st.IgnoreVindex}, conds) // see instances
 		}
-		tc, err := r.stmt(st.Table, st.Kind, conds)
+		tc, err := r.stmt(st.Table, st.Kind, conds, st.Sets)
 		if err != nil {
 			return 0, err
 		}

@@ -164,7 +164,7 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 		// go/vt/vtgate/planbuilder/operators/sharded_routing.go): with
 		// the key's vindex excluded, only a lookup the hint keeps can
 		// route the statement.
-		rt, err := s.Explain(a.Table, a.Kind, conds)
+		rt, err := s.explainSets(a.Table, a.Kind, conds, a.Sets)
 		switch {
 		case err != nil:
 		case rt.Scatter && keyOff:
@@ -174,7 +174,7 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 		}
 		return rt, err
 	}
-	rt, err := s.Explain(a.Table, a.Kind, a.Conds)
+	rt, err := s.explainSets(a.Table, a.Kind, a.Conds, a.Sets)
 	if err == nil && rt.Scatter && a.Kind != shardkey.Insert {
 		t := s.w.Tables[a.Table]
 		tk := s.tables[a.Table]

@@ -85,7 +85,7 @@ func (st *Stream) Merge(b shardkey.Batch, ops []int) {
 // Instance routes one operation instance under every scheme.
 func (b *StreamBatch) Instance(op, table int, kind shardkey.Kind, conds []shardkey.Cond, w float64) error {
 	for i, r := range b.routers {
-		tc, err := r.stmt(table, kind, conds)
+		tc, err := r.stmt(table, kind, conds, nil)
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,7 @@ func (a *agg) finish() error {
 		}
 		fv := int32(0)
 		for _, s := range samples {
-			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Conds: a.conds(s, &fv), Peers: a.peers(s)})
+			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s)})
 		}
 		a.w.Ops = append(a.w.Ops, o)
 	}
@@ -63,7 +63,7 @@ func (a *agg) finish() error {
 			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(samples))}
 			fv := int32(0)
 			for _, s := range stmts {
-				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv), UseVindex: s.ai.op.use, IgnoreVindex: s.ai.op.ignore})
+				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv), UseVindex: s.ai.op.use, IgnoreVindex: s.ai.op.ignore, Sets: a.sets(s)})
 			}
 			a.w.Txns = append(a.w.Txns, tx)
 		}
@@ -644,6 +644,53 @@ func (a *agg) value(t *shardkey.Table, col int, typ shardkey.Type, v rv) (shardk
 		return shardkey.Value{}, 0, false
 	}
 	return val, shardkey.NotFresh, true
+}
+
+// sets returns s's SET columns (shardkey.Instance.Sets): those of the
+// access's SET clause that the table has, typed, each with its new value
+// when the statement gives one of the column's type, else a value known
+// only at run time (a bind parameter without its value, an expression,
+// a value that does not convert). Unlike a condition's, a bind
+// parameter's missing value is not drawn from the rows (the samples'
+// draws stay as they were) and a value that does not convert is not
+// counted among the dropped ones: routing does not use them.
+func (a *agg) sets(s sample) []shardkey.Cond {
+	if len(s.acc.sets) == 0 || s.acc.none {
+		return nil
+	}
+	t := a.w.Tables[s.ai.op.table]
+	k := len(s.vals) - len(s.acc.sets)
+	if k < 0 {
+		return nil
+	}
+	var out []shardkey.Cond
+	for j := range s.acc.sets {
+		col := t.ColumnIndex(s.acc.sets[j].col)
+		if col < 0 || t.Columns[col].Type == shardkey.Null {
+			continue // a column no statement binds or inserts: no key, no lookup
+		}
+		if out == nil {
+			out = a.condSlice(len(s.acc.sets))
+		}
+		v := s.vals[k+j]
+		c := shardkey.Cond{Col: col, Op: shardkey.Eq, Fresh: shardkey.FreshUnique, Param: v.param}
+		switch v.kind {
+		case litNull:
+			c.Fresh = shardkey.NotFresh
+		case litNum, litStr:
+			typ := t.Columns[col].Type
+			if typ == shardkey.Bytes && v.kind == litStr {
+				c.Fresh, c.Val = shardkey.NotFresh, shardkey.Value{Type: shardkey.Bytes, Str: v.s}
+			} else if val, err := shardkey.ParseValue(v.s, typ); err == nil {
+				c.Fresh, c.Val = shardkey.NotFresh, val
+			}
+		}
+		if c.Fresh == shardkey.NotFresh {
+			c.Param = false // a logged parameter's value: known
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // drawRow picks a row of t by weight, seeded.

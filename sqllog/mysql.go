@@ -191,6 +191,16 @@ func myStmt(st sqlparser.SQLNode, acc *[]access, ctes cteSet) {
 			sc.where(where)
 		}
 		own := sc.accesses()
+		if len(sc.refs) == 1 {
+			// The SET clause's values (shardkey.Instance.Sets); its
+			// subqueries are not read as accesses (a scratch list).
+			var sets []pred
+			var scratch []access
+			for _, ue := range s.Exprs {
+				sets = append(sets, setPred(ue.Name.Name.Lowered(), myExpr(ue.Expr, sc, &scratch, ctes)))
+			}
+			withSets(own, sc.refs[0].name, sets)
+		}
 		sc.merges(*acc, own, where)
 		*acc = append(*acc, tables(own)...)
 	case *sqlparser.Delete:

@@ -94,10 +94,15 @@ func pgStmt(n *pg.Node, acc *[]access, ctes cteSet) {
 		}
 		where := pgExpr(up.WhereClause, sc, acc, ctes)
 		sc.where(where)
+		var sets []pred
 		for _, tl := range up.TargetList {
-			pgExpr(tl.GetResTarget().GetVal(), sc, acc, ctes) // subqueries in SET
+			x := pgExpr(tl.GetResTarget().GetVal(), sc, acc, ctes) // subqueries in SET
+			if name := tl.GetResTarget().GetName(); name != "" && len(tl.GetResTarget().GetIndirection()) == 0 {
+				sets = append(sets, setPred(name, x))
+			}
 		}
 		own := sc.accesses()
+		withSets(own, up.Relation.GetRelname(), sets)
 		sc.merges(*acc, own, where)
 		*acc = append(*acc, tables(own)...)
 	case n.GetDeleteStmt() != nil:

@@ -109,6 +109,12 @@ type access struct {
 	// star is an INSERT ... SELECT * whose columns the catalog gives
 	// when the statement is resolved (see agg.expandStar).
 	star *starInsert
+	// sets, for an UPDATE, are the columns its SET clause assigns: each
+	// an Eq pred of one arg, the new value (argUnique when it is an
+	// expression or subquery, known only at run time). Their values
+	// follow the preds' in a bound instance (bindInto); they are not part
+	// of the shape (shardkey.Instance.Sets).
+	sets []pred
 }
 
 // starInsert is INSERT INTO table [(cols)] SELECT * FROM src WHERE ...:
@@ -274,7 +280,7 @@ func (a *access) nvals() int {
 	for i := range a.preds {
 		n += len(a.preds[i].args)
 	}
-	return n
+	return n + len(a.sets)
 }
 
 // rv is one resolved value of an instance.
@@ -315,6 +321,9 @@ func (p *part) bindInto(out [][]rv, slots, params []lit, vs *chunks[rv]) [][]rv 
 			for _, g := range a.preds[j].args {
 				vals = append(vals, g.resolve(slots, params))
 			}
+		}
+		for j := range a.sets {
+			vals = append(vals, a.sets[j].args[0].resolve(slots, params))
 		}
 		out[i] = vals
 	}
@@ -608,6 +617,37 @@ func insertRows(table string, cols []string, rows [][]*xexpr) []access {
 func castExpr(col *xexpr) *xexpr { return &xexpr{kind: xOther, op: "cast", kids: []*xexpr{col}} }
 
 func runtimeValue() *xexpr { return &xexpr{kind: xVal, val: arg{kind: argUnique}} }
+
+// setPred is the pred of an UPDATE's SET col = x: x's value when x is one
+// (a literal, a placeholder, a parameter), else a value known only at run
+// time (argUnique: an expression, a subquery, a column).
+func setPred(col string, x *xexpr) pred {
+	g := arg{kind: argUnique}
+	if x != nil && x.kind == xVal && x.val.kind != argUnknown && !x.val.array {
+		g = x.val
+	}
+	return pred{col: col, op: shardkey.Eq, args: []arg{g}}
+}
+
+// withSets gives the UPDATE access of own on table (the one access of
+// that kind and table that is not lazy) the SET clause's preds.
+func withSets(own []access, table string, sets []pred) {
+	if len(sets) == 0 {
+		return
+	}
+	at := -1
+	for i := range own {
+		if own[i].kind == shardkey.Update && own[i].lazy == nil && strings.EqualFold(own[i].table, table) {
+			if at >= 0 {
+				return // two: which one the SET assigns is unclear
+			}
+			at = i
+		}
+	}
+	if at >= 0 {
+		own[at].sets = sets
+	}
+}
 
 // returnsNoRow reports whether the accesses acc[from:] (a subquery's) all ask
 // for no row, so that the subquery returns none.

@@ -508,3 +508,86 @@ func TestExplainLookupUpdate(t *testing.T) {
 		t.Errorf("shards %v lookup_shards %v reason %q; want %v, [%d], %q", r.Shards, r.Lookups, r.Reason, vitessShards(4, 3), vitessHashShard(t, 7, 4), want)
 	}
 }
+
+// TestScoreLookupUpdate: score --log counts the lookup rows an UPDATE
+// that assigns an owned lookup's column rewrites (the old value's
+// deleted, the new one's inserted: lookupInternal.Update,
+// go/vt/vtgate/vindexes/lookup_internal.go), in the statement's
+// transaction, and explain places the new row where score does. The log
+// has no timestamps: rates are statement counts. Under the vitess engine
+// the lookup table of n is sharded by n with the hash vindex
+// (vitessHashShard), the rows by id.
+func TestScoreLookupUpdate(t *testing.T) {
+	log := writeFile(t, "u.log", "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\n"+
+		"Tcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\n"+
+		"Time\t\t    Id Command\tArgument\n"+
+		"\t\t    12 Query\tINSERT INTO users (id, n) VALUES (1, 10)\n"+
+		"\t\t    12 Query\tINSERT INTO users (id, n) VALUES (2, 20)\n"+
+		"\t\t    12 Query\tUPDATE users SET n = 7 WHERE id = 3\n"+
+		"\t\t    12 Query\tUPDATE users SET n = n + 1 WHERE id = 2\n"+
+		"\t\t    12 Query\tUPDATE users SET n = 8 WHERE n = 20\n")
+	code, out, errs := runCmd(t, "", "score", "--log", log, "--engine", "vitess", "--shards", "4", "-k", "users:hash(id), lookup(n)", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Candidates []struct {
+			Cross   float64 `json:"cross_shard_txn_fraction"`
+			Lookups []struct {
+				Writes  float64 `json:"writes_per_s"`
+				Updates float64 `json:"update_writes_per_s"`
+			}
+			Operations []struct {
+				Name string
+				Work float64 `json:"work_per_s"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Candidates[0]
+	// insert: row and lookup row, 2/s x 2. update by id: row, old and
+	// new lookup rows, 2/s x 3. update by n: the lookup hop, the row,
+	// old and new lookup rows, 1/s x 4.
+	want := map[string]float64{"insert users": 4, "update users where id = ?": 6, "update users where n = ?": 4}
+	for _, o := range c.Operations {
+		if w, ok := want[o.Name]; !ok || math.Abs(o.Work-w) > 1e-9 {
+			t.Errorf("%s: work %v/s; want %v (of %v)", o.Name, o.Work, w, want)
+		}
+	}
+	if len(c.Lookups) != 1 || c.Lookups[0].Writes != 8 || c.Lookups[0].Updates != 6 {
+		t.Errorf("lookups %+v; want 8 writes/s, 6 of them by updates", c.Lookups)
+	}
+	// Each statement is a transaction of its own (autocommit). One is
+	// on one shard when its row and every lookup row of it are: a row or
+	// lookup row at an unknown place is one of 4 shards at random.
+	h := func(v uint64) int { return vitessHashShard(t, v, 4) }
+	b := func(x bool) float64 {
+		if x {
+			return 1
+		}
+		return 0
+	}
+	single := b(h(10) == h(1)) + b(h(20) == h(2)) + // the inserts
+		b(h(7) == h(3))/4 + // new row on 7's shard, old one at random
+		1.0/16 + // old and new rows at random, row on 2's shard
+		b(h(20) == h(8))/4 // lookup hop and old row on 20's shard, new on 8's, the row (not in a sample) at random
+	if wantX := 1 - single/5; math.Abs(c.Cross-wantX) > 1e-9 {
+		t.Errorf("cross_shard_txn_fraction %v; want %v", c.Cross, wantX)
+	}
+	// explain places the new lookup row of n = 7 where score does.
+	code, out, errs = runCmd(t, "", "explain", "--dialect", "mysql", "--engine", "vitess", "--shards", "4", "-k", "users:hash(id), lookup(n)", "--format", "json", "UPDATE users SET n = 7 WHERE id = 3")
+	if code != 0 {
+		t.Fatalf("explain: exit %d: %s", code, errs)
+	}
+	var e struct {
+		Lookups []int `json:"lookup_shards"`
+	}
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(e.Lookups, []int{h(7)}) {
+		t.Errorf("explain lookup_shards %v; want [%d]", e.Lookups, h(7))
+	}
+}
