@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/kmv"
 )
 
 // KeyStats are the characteristics of one table's key columns over its row
@@ -291,7 +292,7 @@ func pearsonRank(rank []float64) float64 {
 // 1/sqrt(kmvK-2) (3%).
 const (
 	distinctExact = 1 << 16
-	kmvK          = 1024
+	kmvK          = kmv.K
 )
 
 // TrafficKeyStats returns the characteristics of table ti's key columns
@@ -301,7 +302,12 @@ const (
 // values), distinct values, and the rank correlation of inserted values
 // with the order the statements were sampled in (log order while the
 // sample holds every statement). Basis is "traffic". Operations' rates
-// weigh them; without operations, transactions' weights do.
+// weigh them; without operations, transactions' weights do. A log's
+// operations (Operation.Counted) are weighed by the counts of every
+// statement's values the reader kept (Table.Traffic: the first 65,536
+// distinct values counted, the rest estimated), not by their sampled
+// instances, which give only the inserted values' order (so Monotonicity
+// stays the sample's).
 func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 	t := w.Tables[ti]
 	ks := KeyStats{Table: t.Name, Basis: "traffic"}
@@ -340,7 +346,26 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 		_, h := keyHash(buf, []shardkey.Value{k})
 		sketch = kmvAdd(sketch, h)
 	}
+	// A log's counts of every statement's values (shardkey.ValueCounts)
+	// stand for its counted operations' instances, which are a sample of
+	// them; they come first, in the order they were first seen.
+	vc := t.Traffic[t.Columns[col].Name]
+	if vc != nil {
+		total = vc.Total
+		for i, v := range vc.Values {
+			k := v.Canonical()
+			if x := m[k]; x != nil { // (distinct already: a reader's canonical values)
+				x.w += vc.Weights[i]
+				continue
+			}
+			m[k] = &agg{w: vc.Weights[i], first: seen, v: v}
+			seen++
+		}
+		sketch = slices.Clone(vc.Sketch)
+	}
 	var inserted []float64
+	// from adds the values of conds at weight wt (only the inserted
+	// values' order when wt < 0: counted already).
 	from := func(conds []shardkey.Cond, wt float64, insert bool) {
 		for _, c := range conds {
 			if c.Col != col || c.Via != 0 { // (another read's value: counted there)
@@ -348,11 +373,13 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 			}
 			switch {
 			case c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh:
-				add(c.Val, wt)
+				if wt >= 0 {
+					add(c.Val, wt)
+				}
 				if insert && c.Val.Type.IsNumeric() {
 					inserted = append(inserted, c.Val.AsFloat())
 				}
-			case c.Op == shardkey.In && len(c.List) > 0:
+			case c.Op == shardkey.In && len(c.List) > 0 && wt >= 0:
 				for _, v := range c.List {
 					add(v, wt/float64(len(c.List)))
 				}
@@ -373,7 +400,11 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 		}
 		hasOps = true
 		for _, in := range op.Instances {
-			from(in.Conds, op.Rate*in.Weight/sum, op.Kind == shardkey.Insert)
+			wt := op.Rate * in.Weight / sum
+			if op.Counted && vc != nil {
+				wt = -1 // in vc: the sample gives the inserted values' order only
+			}
+			from(in.Conds, wt, op.Kind == shardkey.Insert)
 		}
 	}
 	for _, tx := range w.Txns {
@@ -447,33 +478,8 @@ func spearmanSeq(xs []float64) float64 {
 	return pearsonRank(rank)
 }
 
-// kmvAdd keeps the kmvK smallest distinct hashes, sorted.
-func kmvAdd(s []uint64, h uint64) []uint64 {
-	i := sort.Search(len(s), func(i int) bool { return s[i] >= h })
-	if i < len(s) && s[i] == h {
-		return s
-	}
-	if len(s) >= kmvK {
-		if i >= kmvK {
-			return s
-		}
-		s = s[:kmvK-1]
-	}
-	s = append(s, 0)
-	copy(s[i+1:], s[i:])
-	s[i] = h
-	return s
-}
+// kmvAdd keeps the kmvK smallest distinct hashes, sorted (kmv.Add).
+func kmvAdd(s []uint64, h uint64) []uint64 { return kmv.Add(s, h) }
 
-// kmvEstimate estimates the distinct hashes a sketch saw: (k-1) / the
-// k-th smallest hash as a fraction of the hash space.
-func kmvEstimate(s []uint64) int {
-	if len(s) < kmvK {
-		return len(s)
-	}
-	frac := float64(s[len(s)-1]) / math.MaxUint64
-	if frac <= 0 {
-		return len(s)
-	}
-	return int(float64(kmvK-1) / frac)
-}
+// kmvEstimate estimates the distinct hashes a sketch saw (kmv.Estimate).
+func kmvEstimate(s []uint64) int { return kmv.Estimate(s) }
