@@ -318,11 +318,7 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 		return ks
 	}
 	col := cols[0]
-	type agg struct {
-		w     float64
-		first int
-		v     shardkey.Value
-	}
+	type agg = trafficAgg
 	m := map[shardkey.Value]*agg{}
 	var sketch []uint64 // the kmvK smallest hashes, once m is full
 	seen := 0
@@ -350,7 +346,15 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 	// stand for its counted operations' instances, which are a sample of
 	// them; they come first, in the order they were first seen.
 	vc := t.Traffic[t.Columns[col].Name]
-	if vc != nil {
+	// direct: the counts are all there is (every operation with
+	// instances counted): the figures come from them without a map.
+	direct := vc != nil
+	for _, op := range w.Ops {
+		if op.Table == ti && len(op.Instances) > 0 && !op.Counted {
+			direct = false
+		}
+	}
+	if vc != nil && !direct {
 		total = vc.Total
 		for i, v := range vc.Values {
 			k := v.Canonical()
@@ -427,15 +431,66 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 			}
 		}
 	}
-	if total == 0 {
-		return ks
+	if direct {
+		ks.Cardinality, ks.Estimated = vc.Distinct()
+		if vc.Total == 0 || ks.Cardinality == 0 {
+			return ks
+		}
+		trafficFromCounts(&ks, vc)
+	} else {
+		if total == 0 {
+			return ks
+		}
+		trafficFromMap(&ks, m, total, sketch)
 	}
+	if len(inserted) >= 3 {
+		ks.Monotonicity = spearmanSeq(inserted)
+		ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
+	} else {
+		ks.MonotonicityUnknown = true
+	}
+	return ks
+}
+
+// trafficFromCounts sets ks's entropy (summed in the values' order) and
+// top values (heaviest first, ties by first seen) from a log's counts.
+func trafficFromCounts(ks *KeyStats, vc *shardkey.ValueCounts) {
+	total := vc.Total
+	var top []int // indexes into vc.Values, heaviest first
+	for i, wt := range vc.Weights {
+		if p := wt / total; p > 0 {
+			ks.Entropy -= p * math.Log2(p)
+		}
+		if len(top) < 10 || wt > vc.Weights[top[len(top)-1]] {
+			pos := sort.Search(len(top), func(j int) bool { return wt > vc.Weights[top[j]] })
+			top = append(top, 0)
+			copy(top[pos+1:], top[pos:])
+			top[pos] = i
+			if len(top) > 10 {
+				top = top[:10]
+			}
+		}
+	}
+	for _, i := range top {
+		ks.TopValues = append(ks.TopValues, TopValue{Value: vc.Values[i].String(), Share: vc.Weights[i] / total})
+	}
+}
+
+type trafficAgg struct {
+	w     float64
+	first int
+	v     shardkey.Value
+}
+
+// trafficFromMap sets ks's cardinality, entropy and top values from the
+// values counted in m (and sketched past them).
+func trafficFromMap(ks *KeyStats, m map[shardkey.Value]*trafficAgg, total float64, sketch []uint64) {
 	ks.Cardinality = len(m)
 	if len(sketch) > 0 {
 		ks.Cardinality += kmvEstimate(sketch)
 		ks.Estimated = true
 	}
-	all := make([]*agg, 0, len(m))
+	all := make([]*trafficAgg, 0, len(m))
 	for _, x := range m {
 		all = append(all, x)
 	}
@@ -456,13 +511,6 @@ func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 		}
 		ks.TopValues = append(ks.TopValues, TopValue{Value: x.v.String(), Share: x.w / total})
 	}
-	if len(inserted) >= 3 {
-		ks.Monotonicity = spearmanSeq(inserted)
-		ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
-	} else {
-		ks.MonotonicityUnknown = true
-	}
-	return ks
 }
 
 // spearmanSeq is the rank correlation of xs with their position.

@@ -33,6 +33,15 @@ import (
 //     maxOpenSessions sessions with state, the least recently active half
 //     is closed the same way. An open transaction holds at most
 //     maxTxnStmts statements.
+//   - Value counts (traffic.go): each column of a table without a row
+//     sample bound by = or IN counts every statement's values exactly, at
+//     most 65,536 distinct values a column and Options.MaxCountedValues
+//     (262,144 by default, about 28 MB) over all columns: when a new
+//     value would pass the total, the per-column cap is halved and each
+//     column's values first seen past it move to its k-minimum-values
+//     sketch (1,024 hashes, 8 kB). Totals stay exact; a value first seen
+//     past the cap is counted in the total and the distinct estimate, not
+//     among the top values.
 //   - Statement shapes: at most maxCached parsed templates (cache.go).
 //     Integer arithmetic over literals (3001 - 20) is in placeholders, not
 //     in the shape text (see normalize), so a client that writes computed

@@ -2,6 +2,7 @@ package sqllog
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -31,10 +32,46 @@ const (
 	defaultMaxCountedValues = 1 << 18
 )
 
-// litKey is a value as the statement wrote it.
+// litKey is a value as the statement wrote it: s, or i for an integer
+// written as strconv.FormatInt writes it (s then empty).
 type litKey struct {
 	s    string
+	i    int64
 	kind litKind
+}
+
+// text returns k's text as the statement wrote it.
+func (k litKey) text() string {
+	if k.kind == litNum && k.s == "" {
+		return strconv.FormatInt(k.i, 10)
+	}
+	return k.s
+}
+
+// formatIntText returns s as an int64 when it is one written as
+// strconv.FormatInt writes it (no sign but '-', no leading zero, at most
+// 18 digits).
+func formatIntText(s string) (int64, bool) {
+	d := s
+	neg := len(d) > 0 && d[0] == '-'
+	if neg {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || d[0] == '0' && (len(d) > 1 || neg) {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // valCount is one value counted exactly: its weight (statements, an IN
@@ -53,7 +90,11 @@ type valCount struct {
 // row sample.
 type colCount struct {
 	ti, ci int
-	idx    map[litKey]int32
+	// ints indexes the integers written plainly (litKey.i), strs the
+	// strings, nums the other numbers (by text), into vals.
+	ints   map[int64]int32
+	strs   map[string]int32
+	nums   map[string]int32
 	vals   []valCount
 	sketch []uint64 // values first seen past exactValues
 	total  float64  // weight of every value counted
@@ -63,14 +104,30 @@ type colCount struct {
 // op's instance being offered, at place *pos of it.
 func (a *agg) addCount(c *colCount, l lit, w float64, op *opAgg, pos *int32) {
 	c.total += w
-	key := litKey{l.s, l.kind}
-	if j, ok := c.idx[key]; ok {
+	var j int32
+	var ok, isInt bool
+	var n int64
+	if l.kind == litNum {
+		if n, isInt = formatIntText(l.s); isInt {
+			j, ok = c.ints[n]
+		} else {
+			j, ok = c.nums[l.s]
+		}
+	} else {
+		j, ok = c.strs[l.s]
+	}
+	if ok {
 		c.vals[j].w += w
 		return
 	}
 	if len(c.vals) < a.lim.countCap {
-		key.s = strings.Clone(l.s) // not the parser's buffer
-		c.idx[key] = int32(len(c.vals))
+		key := litKey{kind: l.kind}
+		if isInt {
+			key.i = n
+		} else {
+			key.s = strings.Clone(l.s) // not the parser's buffer
+		}
+		c.index(key, int32(len(c.vals)))
 		c.vals = append(c.vals, valCount{key: key, w: w, op: int32(op.id), pos: *pos, seen: op.seen})
 		*pos++
 		a.lim.countKept++
@@ -80,6 +137,27 @@ func (a *agg) addCount(c *colCount, l lit, w float64, op *opAgg, pos *int32) {
 		return
 	}
 	c.sketch = kmv.Add(c.sketch, xxhash.Sum64String(l.s))
+}
+
+// index records that key is at vals[j].
+func (c *colCount) index(key litKey, j int32) {
+	switch {
+	case key.kind == litNum && key.s == "":
+		if c.ints == nil {
+			c.ints = map[int64]int32{}
+		}
+		c.ints[key.i] = j
+	case key.kind == litNum:
+		if c.nums == nil {
+			c.nums = map[string]int32{}
+		}
+		c.nums[key.s] = j
+	default:
+		if c.strs == nil {
+			c.strs = map[string]int32{}
+		}
+		c.strs[key.s] = j
+	}
 }
 
 // shrinkCounts halves the per-column cap of values counted exactly until
@@ -93,15 +171,15 @@ func (a *agg) shrinkCounts() {
 				continue
 			}
 			for _, x := range c.vals[a.lim.countCap:] {
-				c.sketch = kmv.Add(c.sketch, xxhash.Sum64String(x.key.s))
+				c.sketch = kmv.Add(c.sketch, xxhash.Sum64String(x.key.text()))
 			}
 			a.lim.countKept -= len(c.vals) - a.lim.countCap
 			// New slice and map: a map does not give back the memory of
 			// deleted entries.
 			c.vals = slices.Clone(c.vals[:a.lim.countCap])
-			c.idx = make(map[litKey]int32, len(c.vals))
+			c.ints, c.strs, c.nums = nil, nil, nil
 			for j, x := range c.vals {
-				c.idx[x.key] = int32(j)
+				c.index(x.key, int32(j))
 			}
 		}
 	}
@@ -115,7 +193,7 @@ func (a *agg) counter(ti, ci int) *colCount {
 		if a.counts == nil {
 			a.counts = map[[2]int]*colCount{}
 		}
-		c = &colCount{ti: ti, ci: ci, idx: map[litKey]int32{}}
+		c = &colCount{ti: ti, ci: ci}
 		a.counts[k] = c
 		a.countList = append(a.countList, c)
 	}
@@ -240,7 +318,7 @@ func (a *agg) finishCounts(span float64) {
 		total := c.total
 		at := make(map[shardkey.Value]int, len(c.vals))
 		for _, x := range c.vals {
-			v, fresh, ok := a.value(t, c.ci, col.Type, rv{lit: lit{s: x.key.s, kind: x.key.kind}})
+			v, fresh, ok := a.value(t, c.ci, col.Type, rv{lit: lit{s: x.key.text(), kind: x.key.kind}})
 			if !ok || fresh != shardkey.NotFresh || v.IsNull() {
 				total -= x.w // no row holds it: matches none
 				continue
