@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/shardkey/shardkey/internal/kmv"
 )
 
 // Workload is the one model every input produces and every command
@@ -156,6 +158,42 @@ type Table struct {
 	// existing one (auto-increment ids, insert timestamps), as declared by
 	// a generator or detected by a reader.
 	Monotonic map[string]bool
+	// Traffic, when set, counts by column name the values every
+	// statement of a log bound to the column by equality (see
+	// ValueCounts): a log reader keeps only a sample of the statements as
+	// Instances, but counts all of them here, for the key statistics of a
+	// table read only from a log. nil for other inputs.
+	Traffic map[string]*ValueCounts
+}
+
+// ValueCounts counts the values the statements of a log bind to one
+// column by equality (col = v, and each value of col IN (...) for
+// 1/len of the statement, NULLs and values the log does not hold left
+// out), weighted as operations are: requests per second over the log's
+// time span (pg_stat_statements: calls). Values holds the first
+// Exact distinct values in the order they were first seen (operation
+// shape by shape, then statement by statement, as a sample that kept
+// every statement lists them) and Weights their requests per second;
+// values first seen once Exact were held are not listed but counted in
+// Total and in Sketch, the k-minimum-values sketch (internal/kmv) of the
+// hashes of their text as the statements wrote it. Counted operations
+// (Operation.Counted) are the ones whose values are counted here.
+type ValueCounts struct {
+	Values  []Value
+	Weights []float64
+	// Sketch is nil while every distinct value is in Values.
+	Sketch []uint64
+	// Total is the weight of every value counted, listed or not.
+	Total float64
+}
+
+// Distinct returns the distinct values counted: exact while Sketch is
+// nil, else len(Values) plus the sketch's estimate (estimated true).
+func (vc *ValueCounts) Distinct() (n int, estimated bool) {
+	if len(vc.Sketch) == 0 {
+		return len(vc.Values), false
+	}
+	return len(vc.Values) + kmv.Estimate(vc.Sketch), true
 }
 
 // Weight returns the weight of row i.
@@ -365,6 +403,10 @@ type Operation struct {
 	// the table, as in Access: a scheme whose key's vindex the hint
 	// excludes routes the operation without its conditions.
 	UseVindex, IgnoreVindex []string
+	// Counted reports that every statement's equality values are counted
+	// in the table's Traffic (a log's operation): the Instances are a
+	// sample of them, for routing.
+	Counted bool
 }
 
 // Instance is one execution of an operation with its bound conditions.

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/kmv"
 )
 
 // KeyStats are the characteristics of one table's key columns over its row
@@ -299,7 +300,7 @@ func pearsonRank(rank []float64) float64 {
 // 1/sqrt(kmvK-2) (3%).
 const (
 	distinctExact = 1 << 16
-	kmvK          = 1024
+	kmvK          = kmv.K
 )
 
 // TrafficKeyStats returns the characteristics of table ti's key columns
@@ -309,7 +310,12 @@ const (
 // values), distinct values, and the rank correlation of inserted values
 // with the order the statements were sampled in (log order while the
 // sample holds every statement). Basis is "traffic". Operations' rates
-// weigh them; without operations, transactions' weights do.
+// weigh them; without operations, transactions' weights do. A log's
+// operations (Operation.Counted) are weighed by the counts of every
+// statement's values the reader kept (Table.Traffic: the first 65,536
+// distinct values counted, the rest estimated), not by their sampled
+// instances, which give only the inserted values' order (so Monotonicity
+// stays the sample's).
 func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 	return trafficKeyStats(w, ti, cols, nil)
 }
@@ -350,11 +356,7 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 		return ks
 	}
 	col := cols[0]
-	type agg struct {
-		w     float64
-		first int
-		v     shardkey.Value
-	}
+	type agg = trafficAgg
 	m := map[shardkey.Value]*agg{}
 	var sketch []uint64 // the kmvK smallest hashes, once m is full
 	seen := 0
@@ -378,7 +380,34 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 		_, h := keyHash(buf, []shardkey.Value{k})
 		sketch = kmvAdd(sketch, h)
 	}
+	// A log's counts of every statement's values (shardkey.ValueCounts)
+	// stand for its counted operations' instances, which are a sample of
+	// them; they come first, in the order they were first seen.
+	vc := t.Traffic[t.Columns[col].Name]
+	// direct: the counts are all there is (every operation with
+	// instances counted): the figures come from them without a map.
+	direct := vc != nil
+	for _, op := range w.Ops {
+		if op.Table == ti && len(op.Instances) > 0 && !op.Counted {
+			direct = false
+		}
+	}
+	if vc != nil && !direct {
+		total = vc.Total
+		for i, v := range vc.Values {
+			k := v.Canonical()
+			if x := m[k]; x != nil { // (distinct already: a reader's canonical values)
+				x.w += vc.Weights[i]
+				continue
+			}
+			m[k] = &agg{w: vc.Weights[i], first: seen, v: v}
+			seen++
+		}
+		sketch = slices.Clone(vc.Sketch)
+	}
 	var inserted []float64
+	// from adds the values of conds at weight wt (only the inserted
+	// values' order when wt < 0: counted already).
 	from := func(conds []shardkey.Cond, wt float64, insert bool) {
 		for _, c := range conds {
 			if c.Col != col || c.Via != 0 { // (another read's value: counted there)
@@ -386,11 +415,13 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 			}
 			switch {
 			case c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh:
-				add(c.Val, wt)
+				if wt >= 0 {
+					add(c.Val, wt)
+				}
 				if insert && c.Val.Type.IsNumeric() {
 					inserted = append(inserted, c.Val.AsFloat())
 				}
-			case c.Op == shardkey.In && len(c.List) > 0:
+			case c.Op == shardkey.In && len(c.List) > 0 && wt >= 0:
 				for _, v := range c.List {
 					add(v, wt/float64(len(c.List)))
 				}
@@ -411,7 +442,11 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 		}
 		hasOps = true
 		for _, in := range op.Instances {
-			from(in.Conds, op.Rate*in.Weight/sum, op.Kind == shardkey.Insert)
+			wt := op.Rate * in.Weight / sum
+			if op.Counted && vc != nil {
+				wt = -1 // in vc: the sample gives the inserted values' order only
+			}
+			from(in.Conds, wt, op.Kind == shardkey.Insert)
 		}
 	}
 	stmt := func(st *shardkey.Stmt, wt float64) {
@@ -442,15 +477,66 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 			}
 		}
 	}
-	if total == 0 {
-		return ks
+	if direct {
+		ks.Cardinality, ks.Estimated = vc.Distinct()
+		if vc.Total == 0 || ks.Cardinality == 0 {
+			return ks
+		}
+		trafficFromCounts(&ks, vc)
+	} else {
+		if total == 0 {
+			return ks
+		}
+		trafficFromMap(&ks, m, total, sketch)
 	}
+	if len(inserted) >= 3 {
+		ks.Monotonicity = spearmanSeq(inserted)
+		ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
+	} else {
+		ks.MonotonicityUnknown = true
+	}
+	return ks
+}
+
+// trafficFromCounts sets ks's entropy (summed in the values' order) and
+// top values (heaviest first, ties by first seen) from a log's counts.
+func trafficFromCounts(ks *KeyStats, vc *shardkey.ValueCounts) {
+	total := vc.Total
+	var top []int // indexes into vc.Values, heaviest first
+	for i, wt := range vc.Weights {
+		if p := wt / total; p > 0 {
+			ks.Entropy -= p * math.Log2(p)
+		}
+		if len(top) < 10 || wt > vc.Weights[top[len(top)-1]] {
+			pos := sort.Search(len(top), func(j int) bool { return wt > vc.Weights[top[j]] })
+			top = append(top, 0)
+			copy(top[pos+1:], top[pos:])
+			top[pos] = i
+			if len(top) > 10 {
+				top = top[:10]
+			}
+		}
+	}
+	for _, i := range top {
+		ks.TopValues = append(ks.TopValues, TopValue{Value: vc.Values[i].String(), Share: vc.Weights[i] / total})
+	}
+}
+
+type trafficAgg struct {
+	w     float64
+	first int
+	v     shardkey.Value
+}
+
+// trafficFromMap sets ks's cardinality, entropy and top values from the
+// values counted in m (and sketched past them).
+func trafficFromMap(ks *KeyStats, m map[shardkey.Value]*trafficAgg, total float64, sketch []uint64) {
 	ks.Cardinality = len(m)
 	if len(sketch) > 0 {
 		ks.Cardinality += kmvEstimate(sketch)
 		ks.Estimated = true
 	}
-	all := make([]*agg, 0, len(m))
+	all := make([]*trafficAgg, 0, len(m))
 	for _, x := range m {
 		all = append(all, x)
 	}
@@ -471,13 +557,6 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 		}
 		ks.TopValues = append(ks.TopValues, TopValue{Value: x.v.String(), Share: x.w / total})
 	}
-	if len(inserted) >= 3 {
-		ks.Monotonicity = spearmanSeq(inserted)
-		ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
-	} else {
-		ks.MonotonicityUnknown = true
-	}
-	return ks
 }
 
 // spearmanSeq is the rank correlation of xs with their position.
@@ -503,33 +582,8 @@ func spearmanSeq(xs []float64) float64 {
 	return pearsonRank(rank)
 }
 
-// kmvAdd keeps the kmvK smallest distinct hashes, sorted.
-func kmvAdd(s []uint64, h uint64) []uint64 {
-	i := sort.Search(len(s), func(i int) bool { return s[i] >= h })
-	if i < len(s) && s[i] == h {
-		return s
-	}
-	if len(s) >= kmvK {
-		if i >= kmvK {
-			return s
-		}
-		s = s[:kmvK-1]
-	}
-	s = append(s, 0)
-	copy(s[i+1:], s[i:])
-	s[i] = h
-	return s
-}
+// kmvAdd keeps the kmvK smallest distinct hashes, sorted (kmv.Add).
+func kmvAdd(s []uint64, h uint64) []uint64 { return kmv.Add(s, h) }
 
-// kmvEstimate estimates the distinct hashes a sketch saw: (k-1) / the
-// k-th smallest hash as a fraction of the hash space.
-func kmvEstimate(s []uint64) int {
-	if len(s) < kmvK {
-		return len(s)
-	}
-	frac := float64(s[len(s)-1]) / math.MaxUint64
-	if frac <= 0 {
-		return len(s)
-	}
-	return int(float64(kmvK-1) / frac)
-}
+// kmvEstimate estimates the distinct hashes a sketch saw (kmv.Estimate).
+func kmvEstimate(s []uint64) int { return kmv.Estimate(s) }

@@ -33,6 +33,15 @@ import (
 //     maxOpenSessions sessions with state, the least recently active half
 //     is closed the same way. An open transaction holds at most
 //     maxTxnStmts statements.
+//   - Value counts (traffic.go): each column of a table without a row
+//     sample bound by = or IN counts every statement's values exactly, at
+//     most 65,536 distinct values a column and Options.MaxCountedValues
+//     (262,144 by default, about 28 MB) over all columns: when a new
+//     value would pass the total, the per-column cap is halved and each
+//     column's values first seen past it move to its k-minimum-values
+//     sketch (1,024 hashes, 8 kB). Totals stay exact; a value first seen
+//     past the cap is counted in the total and the distinct estimate, not
+//     among the top values.
 //   - Statement shapes: at most maxCached parsed templates (cache.go).
 //     Integer arithmetic over literals (3001 - 20) is in placeholders, not
 //     in the shape text (see normalize), so a client that writes computed
@@ -53,6 +62,9 @@ type limits struct {
 	idle                      int64 // microseconds
 	nextSweep, nextSeqSweep   int64
 	idleClosed, crowdClosed   int
+	// countCap is the current cap of values counted exactly per column,
+	// countKept how many all columns hold (traffic.go).
+	countCap, countKept, maxCounted int
 }
 
 func newLimits(o Options, sample int) limits {
@@ -64,6 +76,10 @@ func newLimits(o Options, sample int) limits {
 	}
 	if l.maxTxnStmts <= 0 {
 		l.maxTxnStmts = defaultMaxTxnStatements
+	}
+	l.countCap, l.maxCounted = exactValues, o.MaxCountedValues
+	if l.maxCounted <= 0 {
+		l.maxCounted = defaultMaxCountedValues
 	}
 	if o.IdleTimeout == 0 {
 		l.idle = int64(defaultIdleTimeout / time.Microsecond)
@@ -318,6 +334,9 @@ func (a *agg) limitWarnings() {
 	}
 	if a.lim.txnCap < a.sample {
 		a.warn(shardkey.Errorf(a.file, 0, "", "transaction shapes keep at most %d sampled transactions each (a budget of %d statements in all; rates count every transaction)", a.lim.txnCap, a.lim.maxTxnStmts))
+	}
+	if a.lim.countCap < exactValues {
+		a.warn(shardkey.Errorf(a.file, 0, "", "the log binds more distinct values than the value budget holds at %d a column: the key statistics count at most %d distinct values of a column exactly (of %d in all) and estimate the rest (their shares are in the totals, not among the top values)", exactValues, a.lim.countCap, a.lim.maxCounted))
 	}
 	if a.lim.idleClosed > 0 {
 		a.warn(shardkey.Errorf(a.file, 0, "", "%d open transactions of sessions idle for more than %s were closed and counted, as the server closes an idle connection", a.lim.idleClosed, time.Duration(a.lim.idle)*time.Microsecond))

@@ -66,7 +66,7 @@ func TestHeapBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 66 MB of logs")
 	}
-	o := Options{Sample: 8, MaxInstances: 128, MaxTxnStatements: 256, Workers: 2}
+	o := Options{Sample: 8, MaxInstances: 128, MaxTxnStatements: 256, MaxCountedValues: 64, Workers: 2}
 	for _, format := range []string{"stderr", "mysql-general"} {
 		gen := func(n int64) string {
 			f, err := os.Create(filepath.Join(t.TempDir(), "tpcc.log"))

@@ -82,6 +82,9 @@ type agg struct {
 	condChunk []shardkey.Cond
 	// freeSessions are dropped sessions kept for their buffers.
 	freeSessions []*session
+	// counts count every statement's values by column (traffic.go).
+	counts    map[[2]int]*colCount
+	countList []*colCount
 }
 
 type accInfo struct {
@@ -93,6 +96,9 @@ type accInfo struct {
 	// viaTabs is, for each predicate, its pred.viaTable's table index
 	// + 1 and pred.viaTableCol's column index + 1 in it; zero for none.
 	viaTabs [][2]int
+	// counts is, for each predicate, the counter of the values it binds
+	// (traffic.go), nil for none; nil when no predicate's are counted.
+	counts []*colCount
 }
 
 type opAgg struct {
@@ -106,6 +112,8 @@ type opAgg struct {
 	// use and ignore are its statements' Vitess vindex hint (part of its
 	// name, so that hinted statements are an operation of their own).
 	use, ignore []string
+	// counted: its instances' values are counted (traffic.go).
+	counted bool
 }
 
 // sample is one kept instance: the access (for its predicate layout) and
@@ -379,6 +387,9 @@ func (a *agg) peerSamples(p *part, vals [][]rv, i int) []peerSample {
 func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	op.count += wt
 	op.seen++
+	if sm.ai.counts != nil {
+		a.countValues(&sm, wt)
+	}
 	if len(op.samples) < a.lim.opCap {
 		sm.vals = a.lim.detach(sm.vals)
 		sm.peers = a.detachPeers(sm.peers)
@@ -561,6 +572,7 @@ func (a *agg) info(acc *access) *accInfo {
 		a.opList = append(a.opList, op)
 	}
 	ai.op = op
+	a.setCounters(ai, acc, ti)
 	a.infos[acc] = ai
 	return ai
 }

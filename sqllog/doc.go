@@ -83,7 +83,15 @@
 // every reservoir is thinned to a common, smaller cap); an idle session's
 // open transaction is closed and counted after 8 hours of log time, as
 // MySQL's wait_timeout closes an idle connection; at most 65,536 parsed
-// statement shapes are cached. Files may be gzip or zstd compressed, a
+// statement shapes are cached. The values every statement binds by
+// equality to a column of a table without a row sample are counted, not
+// sampled (traffic.go; shardkey.Table.Traffic): exactly up to 65,536
+// distinct values a column within a budget of 262,144 over all columns
+// (Options.MaxCountedValues; past it the cap per column is halved), the
+// rest in a k-minimum-values distinct-count sketch, so that the key
+// statistics of a table read only from a log (cardinality, top values,
+// entropy; sim.TrafficKeyStats) are the whole log's; only the
+// monotonicity of inserted values comes from the sample. Files may be gzip or zstd compressed, a
 // directory or glob of rotated files, or standard input (ReadFile). One goroutine reads lines and keeps log
 // order; a pool of workers parses SQL. Each statement's literals are
 // replaced by placeholders first (normalize), so each distinct shape is

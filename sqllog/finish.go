@@ -33,6 +33,7 @@ func (a *agg) finish() error {
 		a.warn(shardkey.Errorf(a.file, 0, "", "the log has no time span (timestamps missing or all equal): rates are statement counts"))
 	}
 	a.setTypes()
+	a.finishCounts(span)
 	used := map[string]bool{}
 	for _, op := range a.w.Ops {
 		used[op.Name] = true
@@ -44,7 +45,7 @@ func (a *agg) finish() error {
 			name = fmt.Sprintf("%s #%d", op.name, k)
 		}
 		used[name] = true
-		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate, UseVindex: op.use, IgnoreVindex: op.ignore}
+		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate, UseVindex: op.use, IgnoreVindex: op.ignore, Counted: op.counted}
 		samples := a.expand(op)
 		sum := 0.0
 		for _, s := range samples {

@@ -33,6 +33,9 @@ type Options struct {
 	// transaction samples over all transaction shapes (see bound.go);
 	// 0 means 262144 and 131072.
 	MaxInstances, MaxTxnStatements int
+	// MaxCountedValues bounds the distinct values the key statistics'
+	// counts hold exactly over all columns (traffic.go); 0 means 262144.
+	MaxCountedValues int
 	// IdleTimeout closes the open transaction of a session idle this
 	// long (log time); 0 means 8 hours, negative never.
 	IdleTimeout time.Duration

@@ -285,7 +285,7 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 	for _, f := range in.Logs {
 		lo := sqllog.Options{Format: in.LogFormat, Types: opts.Types, Stdin: in.Stdin, Progress: bar}
 		if in.LogUnbounded {
-			lo.MaxInstances, lo.MaxTxnStatements, lo.IdleTimeout = math.MaxInt32, math.MaxInt32, -1
+			lo.MaxInstances, lo.MaxTxnStatements, lo.MaxCountedValues, lo.IdleTimeout = math.MaxInt32, math.MaxInt32, math.MaxInt32, -1
 		}
 		if err := sqllog.ReadFile(ctx, w, f, lo); err != nil {
 			return nil, err

@@ -1,0 +1,370 @@
+package sqllog
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/kmv"
+)
+
+// Traffic counts: the key statistics of a table read only from a log
+// (sim.TrafficKeyStats) come from the values its statements bind by
+// equality. The reservoirs keep a sample of the statements (bound.go);
+// these counters see every one, so that the cardinality and the top
+// values' shares are the log's, not the sample's.
+
+// exactValues bounds the distinct values counted exactly per column: the
+// 65,536 sim.TrafficKeyStats counts exactly itself (distinctExact); and
+// Options.MaxCountedValues (262,144 by default) all columns' together:
+// when a new value would pass it, the per-column cap is halved and each
+// column's values first seen past it are moved to its sketch, as the
+// reservoirs are thinned (bound.go). Past its cap a column's new values
+// are counted in its total and in a k-minimum-values sketch of their
+// hashes (internal/kmv: a relative standard error of about 3%), not one
+// by one: a value first seen after the cap is not among the top values,
+// however often it comes. About 110 bytes a value counted exactly (28 MB
+// for the default budget), 8 kB a sketch.
+const (
+	exactValues             = 1 << 16
+	defaultMaxCountedValues = 1 << 18
+)
+
+// litKey is a value as the statement wrote it: s, or i for an integer
+// written as strconv.FormatInt writes it (s then empty).
+type litKey struct {
+	s    string
+	i    int64
+	kind litKind
+}
+
+// text returns k's text as the statement wrote it.
+func (k litKey) text() string {
+	if k.kind == litNum && k.s == "" {
+		return strconv.FormatInt(k.i, 10)
+	}
+	return k.s
+}
+
+// formatIntText returns s as an int64 when it is one written as
+// strconv.FormatInt writes it (no sign but '-', no leading zero, at most
+// 18 digits).
+func formatIntText(s string) (int64, bool) {
+	d := s
+	neg := len(d) > 0 && d[0] == '-'
+	if neg {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || d[0] == '0' && (len(d) > 1 || neg) {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// valCount is one value counted exactly: its weight (statements, an IN
+// list's value 1/len of one) and where it was first seen (operation,
+// instance, place in it: the order a sample that kept every statement
+// lists it in).
+type valCount struct {
+	key  litKey
+	w    float64
+	op   int32
+	pos  int32
+	seen int64
+}
+
+// colCount counts the values bound to one column of a table that has no
+// row sample.
+type colCount struct {
+	ti, ci int
+	// ints indexes the integers written plainly (litKey.i), strs the
+	// strings, nums the other numbers (by text), into vals.
+	ints   map[int64]int32
+	strs   map[string]int32
+	nums   map[string]int32
+	vals   []valCount
+	sketch []uint64 // values first seen past exactValues
+	total  float64  // weight of every value counted
+}
+
+// addCount counts value l in c at weight w, first seen (if new) in the
+// op's instance being offered, at place *pos of it.
+func (a *agg) addCount(c *colCount, l lit, w float64, op *opAgg, pos *int32) {
+	c.total += w
+	var j int32
+	var ok, isInt bool
+	var n int64
+	if l.kind == litNum {
+		if n, isInt = formatIntText(l.s); isInt {
+			j, ok = c.ints[n]
+		} else {
+			j, ok = c.nums[l.s]
+		}
+	} else {
+		j, ok = c.strs[l.s]
+	}
+	if ok {
+		c.vals[j].w += w
+		return
+	}
+	if len(c.vals) < a.lim.countCap {
+		key := litKey{kind: l.kind}
+		if isInt {
+			key.i = n
+		} else {
+			key.s = strings.Clone(l.s) // not the parser's buffer
+		}
+		c.index(key, int32(len(c.vals)))
+		c.vals = append(c.vals, valCount{key: key, w: w, op: int32(op.id), pos: *pos, seen: op.seen})
+		*pos++
+		a.lim.countKept++
+		if a.lim.countKept > a.lim.maxCounted {
+			a.shrinkCounts()
+		}
+		return
+	}
+	c.sketch = kmv.Add(c.sketch, xxhash.Sum64String(l.s))
+}
+
+// index records that key is at vals[j].
+func (c *colCount) index(key litKey, j int32) {
+	switch {
+	case key.kind == litNum && key.s == "":
+		if c.ints == nil {
+			c.ints = map[int64]int32{}
+		}
+		c.ints[key.i] = j
+	case key.kind == litNum:
+		if c.nums == nil {
+			c.nums = map[string]int32{}
+		}
+		c.nums[key.s] = j
+	default:
+		if c.strs == nil {
+			c.strs = map[string]int32{}
+		}
+		c.strs[key.s] = j
+	}
+}
+
+// shrinkCounts halves the per-column cap of values counted exactly until
+// all columns' fit the budget, each column's values first seen past the
+// cap moved to its sketch (their weight stays in its total).
+func (a *agg) shrinkCounts() {
+	for a.lim.countKept > a.lim.maxCounted && a.lim.countCap > 1 {
+		a.lim.countCap /= 2
+		for _, c := range a.countList {
+			if len(c.vals) <= a.lim.countCap {
+				continue
+			}
+			for _, x := range c.vals[a.lim.countCap:] {
+				c.sketch = kmv.Add(c.sketch, xxhash.Sum64String(x.key.text()))
+			}
+			a.lim.countKept -= len(c.vals) - a.lim.countCap
+			// New slice and map: a map does not give back the memory of
+			// deleted entries.
+			c.vals = slices.Clone(c.vals[:a.lim.countCap])
+			c.ints, c.strs, c.nums = nil, nil, nil
+			for j, x := range c.vals {
+				c.index(x.key, int32(j))
+			}
+		}
+	}
+}
+
+// counter returns the counter of column ci of table ti.
+func (a *agg) counter(ti, ci int) *colCount {
+	k := [2]int{ti, ci}
+	c := a.counts[k]
+	if c == nil {
+		if a.counts == nil {
+			a.counts = map[[2]int]*colCount{}
+		}
+		c = &colCount{ti: ti, ci: ci}
+		a.counts[k] = c
+		a.countList = append(a.countList, c)
+	}
+	return c
+}
+
+// setCounters gives an access's predicates the counters of the columns
+// they bind by = or IN, as agg.conds turns them into conditions
+// sim.TrafficKeyStats reads (not another read's, not a mention), when
+// its table has no row sample (then its rows give the statistics).
+func (a *agg) setCounters(ai *accInfo, acc *access, ti int) {
+	if acc.none || a.w.Tables[ti].Rows > 0 {
+		return
+	}
+	for i := range acc.preds {
+		p := &acc.preds[i]
+		if ai.cols[i] < 0 || ai.vias != nil && ai.vias[i] > 0 || p.mentionOnly(acc.kind) || p.op != shardkey.Eq && p.op != shardkey.In {
+			continue
+		}
+		if ai.counts == nil {
+			ai.counts = make([]*colCount, len(acc.preds))
+		}
+		ai.counts[i] = a.counter(ti, ai.cols[i])
+	}
+	if ai.counts != nil {
+		ai.op.counted = true
+	}
+}
+
+// countValues counts the values instance sm binds by = or IN, as
+// agg.conds would make them conditions: an equality's value unless it is
+// NULL, one the log does not hold, or several equalities that disagree;
+// each value of an IN list for 1/len of the statement (NULLs and values
+// the log does not hold left out of the list). A value that does not
+// convert to its column's type is dropped at the end (finishCounts); an
+// IN list's others keep their 1/len, where a sample's list leaves it out
+// of the length.
+func (a *agg) countValues(sm *sample, wt float64) {
+	op := sm.ai.op
+	k := 0
+	var pos int32
+	for i := range sm.acc.preds {
+		p := &sm.acc.preds[i]
+		vals := sm.vals[k : k+len(p.args)]
+		k += len(p.args)
+		c := sm.ai.counts[i]
+		if c == nil || len(vals) == 0 {
+			continue
+		}
+		switch p.op {
+		case shardkey.Eq:
+			v := vals[0]
+			if v.kind != litNum && v.kind != litStr {
+				continue
+			}
+			agree := true
+			for _, x := range vals[1:] {
+				if x.kind == litNull || (x.kind == litNum || x.kind == litStr) && x.s != v.s {
+					agree = false
+				}
+			}
+			if agree {
+				a.addCount(c, v.lit, wt, op, &pos)
+			}
+		case shardkey.In:
+			n, ok := 0, true
+			each := func(f func(l lit)) {
+				for _, v := range vals {
+					if v.elems == nil {
+						if !v.unknownLen {
+							f(v.lit)
+						}
+						continue
+					}
+					for _, e := range v.elems {
+						f(e)
+					}
+				}
+			}
+			each(func(l lit) {
+				switch l.kind {
+				case litNum, litStr:
+					n++
+				case litNone:
+					ok = false // agg.conds leaves the condition out
+				}
+			})
+			if !ok || n == 0 {
+				continue
+			}
+			w := wt / float64(n)
+			each(func(l lit) {
+				if l.kind == litNum || l.kind == litStr {
+					a.addCount(c, l, w, op, &pos)
+				}
+			})
+		}
+	}
+}
+
+// finishCounts converts the counted values to their columns' types and
+// adds them to the tables' Traffic, in requests per second over span.
+func (a *agg) finishCounts(span float64) {
+	dropped, firstDrop := a.dropped, a.firstDrop
+	defer func() { a.dropped, a.firstDrop = dropped, firstDrop }() // counted for the sample's values
+	for _, c := range a.countList {
+		t := a.w.Tables[c.ti]
+		col := t.Columns[c.ci]
+		slices.SortFunc(c.vals, func(x, y valCount) int {
+			switch {
+			case x.op != y.op:
+				return int(x.op - y.op)
+			case x.seen != y.seen:
+				if x.seen < y.seen {
+					return -1
+				}
+				return 1
+			}
+			return int(x.pos - y.pos)
+		})
+		out := &shardkey.ValueCounts{Sketch: c.sketch}
+		total := c.total
+		at := make(map[shardkey.Value]int, len(c.vals))
+		for _, x := range c.vals {
+			v, fresh, ok := a.value(t, c.ci, col.Type, rv{lit: lit{s: x.key.text(), kind: x.key.kind}})
+			if !ok || fresh != shardkey.NotFresh || v.IsNull() {
+				total -= x.w // no row holds it: matches none
+				continue
+			}
+			k := v.Canonical()
+			if j, ok := at[k]; ok {
+				out.Weights[j] += x.w / span
+				continue
+			}
+			at[k] = len(out.Values)
+			out.Values = append(out.Values, v)
+			out.Weights = append(out.Weights, x.w/span)
+		}
+		out.Total = total / span
+		if t.Traffic == nil {
+			t.Traffic = map[string]*shardkey.ValueCounts{}
+		}
+		if old := t.Traffic[col.Name]; old != nil {
+			mergeCounts(old, out)
+		} else {
+			t.Traffic[col.Name] = out
+		}
+	}
+}
+
+// mergeCounts adds the counts of b (another log's) to a: b's values a
+// lists are added to theirs, the others listed while a holds fewer than
+// exactValues, sketched past it.
+func mergeCounts(a, b *shardkey.ValueCounts) {
+	at := make(map[shardkey.Value]int, len(a.Values))
+	for i, v := range a.Values {
+		at[v.Canonical()] = i
+	}
+	for i, v := range b.Values {
+		if j, ok := at[v.Canonical()]; ok {
+			a.Weights[j] += b.Weights[i]
+		} else if len(a.Values) < exactValues {
+			at[v.Canonical()] = len(a.Values)
+			a.Values = append(a.Values, v)
+			a.Weights = append(a.Weights, b.Weights[i])
+		} else {
+			a.Sketch = kmv.Add(a.Sketch, xxhash.Sum64String(v.String()))
+		}
+	}
+	for _, h := range b.Sketch {
+		a.Sketch = kmv.Add(a.Sketch, h)
+	}
+	a.Total += b.Total
+}

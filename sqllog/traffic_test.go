@@ -1,0 +1,188 @@
+package sqllog
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// trafficLog returns a PostgreSQL stderr log of the given statements,
+// one a millisecond, in sessions of their own (autocommit reads).
+func trafficLog(stmts []string) string {
+	var b strings.Builder
+	for i, s := range stmts {
+		fmt.Fprintf(&b, "2024-03-01 00:%02d:%02d.%03d UTC [%d] app@db LOG:  statement: %s\n", i/60000, i/1000%60, i%1000, 1000+i%7, s)
+	}
+	return b.String()
+}
+
+// trafficStats returns the traffic key statistics of table.col.
+func trafficStats(t *testing.T, w *shardkey.Workload, table, col string) sim.KeyStats {
+	t.Helper()
+	ti := w.TableIndex(table)
+	if ti < 0 {
+		t.Fatalf("no table %s", table)
+	}
+	ci := w.Tables[ti].ColumnIndex(col)
+	if ci < 0 {
+		t.Fatalf("no column %s.%s", table, col)
+	}
+	return sim.TrafficKeyStats(w, ti, []int{ci})
+}
+
+// withoutCounts returns the statistics from the sampled instances alone,
+// as before the reader counted every statement.
+func withoutCounts(t *testing.T, w *shardkey.Workload, table, col string) sim.KeyStats {
+	t.Helper()
+	tb := w.Tables[w.TableIndex(table)]
+	saved := tb.Traffic
+	tb.Traffic = nil
+	defer func() { tb.Traffic = saved }()
+	return trafficStats(t, w, table, col)
+}
+
+func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b)) }
+
+// TestTrafficCountsEveryStatement: a log names 50 customers, customer i
+// in i statements "customer_id = i", and customers 49 and 50 besides in
+// 10 statements "customer_id IN (49, 50)" (each value half a statement):
+// weights i for i <= 48, 54 and 55, 1,285 in all. With a reservoir of 4
+// instances a shape (8 in all) the key statistics still count every
+// statement: cardinality 50, shares w/1285 (50 first: 55/1285), entropy
+// -sum p log2 p; the same figures as a read that keeps every statement,
+// and, within float rounding, as the sampled instances give when the
+// sample is every statement.
+func TestTrafficCountsEveryStatement(t *testing.T) {
+	var stmts []string
+	for i := 1; i <= 50; i++ {
+		for range i {
+			stmts = append(stmts, fmt.Sprintf("SELECT * FROM orders WHERE customer_id = %d", i))
+		}
+	}
+	for range 10 {
+		stmts = append(stmts, "SELECT * FROM orders WHERE customer_id IN (49, 50)")
+	}
+	// A fixed interleaving (37 is prime to 1285): not value by value.
+	n := len(stmts)
+	mixed := make([]string, n)
+	for i := range stmts {
+		mixed[i*37%n] = stmts[i]
+	}
+	log := trafficLog(mixed)
+	weight := func(v int) float64 {
+		switch v {
+		case 49:
+			return 54
+		case 50:
+			return 55
+		}
+		return float64(v)
+	}
+	const total = 1285.0
+	wantEntropy := 0.0
+	for v := 1; v <= 50; v++ {
+		p := weight(v) / total
+		wantEntropy -= p * math.Log2(p)
+	}
+	wantTop := []int{50, 49, 48, 47, 46, 45, 44, 43, 42, 41}
+
+	small := readText(t, log, Options{Sample: 4, MaxInstances: 8})
+	ks := trafficStats(t, small, "orders", "customer_id")
+	if ks.Cardinality != 50 || ks.Estimated {
+		t.Errorf("cardinality %d (estimated %v), want 50 exactly", ks.Cardinality, ks.Estimated)
+	}
+	if len(ks.TopValues) != len(wantTop) {
+		t.Fatalf("top values %v, want %v", ks.TopValues, wantTop)
+	}
+	for i, v := range wantTop {
+		tv := ks.TopValues[i]
+		if tv.Value != strconv.Itoa(v) || !near(tv.Share, weight(v)/total, 1e-12) {
+			t.Errorf("top value %d: %s at %v, want %d at %v", i, tv.Value, tv.Share, v, weight(v)/total)
+		}
+	}
+	if !near(ks.Entropy, wantEntropy, 1e-12) {
+		t.Errorf("entropy %v, want %v", ks.Entropy, wantEntropy)
+	}
+	if old := withoutCounts(t, small, "orders", "customer_id"); old.Cardinality >= 50 {
+		t.Errorf("the 8 sampled instances alone give cardinality %d: the test does not tell counts from the sample", old.Cardinality)
+	}
+
+	all := readText(t, log, Options{Sample: 1 << 20, MaxInstances: math.MaxInt32, MaxTxnStatements: math.MaxInt32})
+	ka := trafficStats(t, all, "orders", "customer_id")
+	if ka.Cardinality != ks.Cardinality || ka.Entropy != ks.Entropy || fmt.Sprint(ka.TopValues) != fmt.Sprint(ks.TopValues) {
+		t.Errorf("keeping every statement: %d %v %v; with the small reservoir: %d %v %v", ka.Cardinality, ka.Entropy, ka.TopValues, ks.Cardinality, ks.Entropy, ks.TopValues)
+	}
+	ko := withoutCounts(t, all, "orders", "customer_id")
+	if ko.Cardinality != 50 || !near(ko.Entropy, ks.Entropy, 1e-12) || len(ko.TopValues) != len(ks.TopValues) {
+		t.Fatalf("the instances of a sample of every statement: %d %v %v; the counts: %d %v %v", ko.Cardinality, ko.Entropy, ko.TopValues, ks.Cardinality, ks.Entropy, ks.TopValues)
+	}
+	for i := range ko.TopValues {
+		if ko.TopValues[i].Value != ks.TopValues[i].Value || !near(ko.TopValues[i].Share, ks.TopValues[i].Share, 1e-12) {
+			t.Errorf("top value %d: instances %v, counts %v", i, ko.TopValues[i], ks.TopValues[i])
+		}
+	}
+}
+
+// TestTrafficTiesFirstSeen: values of equal weight are listed in the
+// order a sample of every statement lists them: operation shape by
+// shape (first seen in the log), then statement by statement. Here the
+// IN shape comes first in the log and names 7 then 3; the = shape names
+// 3, 5 and 7 once each: 3, 5 and 7 weigh 1.5, 1 and 1.5 -> 7 (first in
+// the IN list) before 3, then 5.
+func TestTrafficTiesFirstSeen(t *testing.T) {
+	log := trafficLog([]string{
+		"SELECT * FROM t WHERE k IN (7, 3)",
+		"SELECT * FROM t WHERE k = 3",
+		"SELECT * FROM t WHERE k = 5",
+		"SELECT * FROM t WHERE k = 7",
+	})
+	for _, o := range []Options{{Sample: 1}, {Sample: 1 << 20}} {
+		w := readText(t, log, o)
+		ks := trafficStats(t, w, "t", "k")
+		got := fmt.Sprint(ks.TopValues)
+		if want := "[{7 0.375} {3 0.375} {5 0.25}]"; got != want {
+			t.Errorf("sample %d: top values %s, want %s", o.Sample, got, want)
+		}
+		if o.Sample > 1 {
+			if old := fmt.Sprint(withoutCounts(t, w, "t", "k").TopValues); old != got {
+				t.Errorf("instances give %s, counts %s", old, got)
+			}
+		}
+	}
+}
+
+// TestTrafficPastTheCap: 20,000 distinct values, once each, with a
+// budget of 1,000 values counted exactly: the per-column cap halves to
+// 512, the rest is a k-minimum-values estimate, within 3 standard errors
+// (1/sqrt(1022): 9.4%) of 20,000, marked estimated, with a warning.
+func TestTrafficPastTheCap(t *testing.T) {
+	var stmts []string
+	for i := range 20000 {
+		stmts = append(stmts, fmt.Sprintf("SELECT * FROM t WHERE k = %d", i*7919%1000003))
+	}
+	w := readText(t, trafficLog(stmts), Options{Sample: 16, MaxCountedValues: 1000})
+	ks := trafficStats(t, w, "t", "k")
+	if !ks.Estimated || math.Abs(float64(ks.Cardinality)-20000) > 0.094*20000 {
+		t.Errorf("cardinality %d (estimated %v), want 20000 within 9.4%%, estimated", ks.Cardinality, ks.Estimated)
+	}
+	if vc := w.Tables[w.TableIndex("t")].Traffic["k"]; vc == nil || len(vc.Values) != 512 {
+		t.Errorf("counts %v: want 512 values listed", vc)
+	}
+	for _, tv := range ks.TopValues {
+		if !near(tv.Share, 1.0/20000, 1e-9) {
+			t.Errorf("top value %v: share want 1/20000", tv)
+		}
+	}
+	found := false
+	for _, e := range w.Warnings {
+		found = found || strings.Contains(e.Error(), "value budget")
+	}
+	if !found {
+		t.Errorf("no warning of the value budget in %v", w.Warnings)
+	}
+}
