@@ -1055,9 +1055,11 @@ func (p *parser) quoted() string {
 // column vindex's name, case-insensitively (newShardedRouting and
 // indexesContains, go/vt/vtgate/planbuilder/operators/sharded_routing.go).
 type VindexNames struct {
-	// Primary is the primary vindex's name; PrimaryCols its columns.
+	// Primary is the primary vindex's name; PrimaryCols its columns;
+	// PrimaryType its vindex type (hash, unicode_loose_md5, ...).
 	Primary     string
 	PrimaryCols []string
+	PrimaryType string
 	// Lookups maps a lookup's column, lower-cased, to its vindex name.
 	Lookups map[string]string
 	// LookupTables maps a lookup's column, lower-cased, to whether the
