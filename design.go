@@ -73,6 +73,13 @@ var vindexEngines = map[string]string{
 // shardkey does not place (multicol, lookups, region_json, ...).
 func VindexEngine(vtype string) string { return vindexEngines[vtype] }
 
+// VindexIntegers reports whether Vitess vindex type vtype maps integers
+// only (hash.go, numeric.go, reverse_bits.go: any other value has no
+// keyspace id, DestinationNone).
+func VindexIntegers(vtype string) bool {
+	return vtype == "hash" || vtype == "numeric" || vtype == "reverse_bits"
+}
+
 // VindexType returns the Vitess vindex type whose keyspace ids engine
 // computes ("hash" for "vitess"), "" for an engine that is no vindex's.
 func VindexType(engine string) string {

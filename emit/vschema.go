@@ -54,7 +54,7 @@ func vindexType(typ shardkey.Type, engine string) (vtype, note string) {
 	integer := typ.IsInt() && typ != shardkey.Timestamp || typ == shardkey.Uint64
 	name, _, _ := strings.Cut(engine, ":")
 	if vt := shardkey.VindexType(name); vt != "" {
-		if !intOnly(vt) || integer {
+		if !shardkey.VindexIntegers(vt) || integer {
 			return vt, ""
 		}
 		note = fmt.Sprintf("the %s vindex maps integers only, not %s", vt, typ)
@@ -80,11 +80,6 @@ func vindexType(typ shardkey.Type, engine string) (vtype, note string) {
 // anything but integers, salt and directory keys fall back to a hash
 // vindex). Tables the design does not place are left out (they belong in
 // an unsharded keyspace), with a note.
-// intOnly reports whether Vitess vindex type vt maps integers only
-// (hash.go, numeric.go, reverse_bits.go: other values have no keyspace
-// id).
-func intOnly(vt string) bool { return vt == "hash" || vt == "numeric" || vt == "reverse_bits" }
-
 func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte, notes []string, err error) {
 	p, err := newPlan(w, d, o)
 	if err != nil {
@@ -113,7 +108,7 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 				// The design names the table's vindex (a VSchema's
 				// primary vindex, read back): that one, not the engine's.
 				vt, why = kv, ""
-				if intOnly(kv) && !(typ.IsInt() && typ != shardkey.Timestamp || typ == shardkey.Uint64) {
+				if shardkey.VindexIntegers(kv) && !(typ.IsInt() && typ != shardkey.Timestamp || typ == shardkey.Uint64) {
 					note("%s.%s: the design names the %s vindex, which maps integers only, not %s: Vitess will place no row (DestinationNone)", name, k.cols[i], kv, typ)
 				}
 			}

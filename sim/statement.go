@@ -271,6 +271,21 @@ func (s *Scheme) keyVindexName(ti int) string {
 	return n.Primary
 }
 
+// KeyEngine returns the name of the engine that places table ti's rows
+// by its key: the scheme's, or the Vitess vindex's its key names
+// (hash(col, vindex=TYPE)); "" for a table with no hash, range or
+// directory key (unplaced, replicated).
+func (s *Scheme) KeyEngine(ti int) string {
+	if ti < 0 || ti >= len(s.tables) {
+		return ""
+	}
+	tk := s.tables[ti]
+	if tk.eng == nil || tk.kind == kUnplaced || tk.kind == kReplicate {
+		return ""
+	}
+	return tk.eng.Name()
+}
+
 // KeyVindexName returns the VSchema's name of table ti's primary vindex
 // when the design came from a VSchema and the key is that vindex; "".
 func (s *Scheme) KeyVindexName(ti int) string {

@@ -75,6 +75,9 @@ func TestMixedVSchemaPlacesEachTable(t *testing.T) {
 			{"SELECT * FROM accounts WHERE login = 'O''Brien'", []int{obrien}},
 			{"SELECT * FROM accounts WHERE login = 'o''brien  '", []int{obrien}}, // case and trailing spaces: the same key
 			{"SELECT * FROM users u, accounts a WHERE u.user_id = 5 AND a.login = 'O''Brien'", []int{user5, obrien}},
+			// A text for the hash vindex's integer column matches no
+			// row; the unicode_loose_md5 column keeps its text.
+			{"SELECT * FROM users WHERE user_id = 'abc' UNION SELECT * FROM accounts WHERE login = 'O''Brien'", []int{obrien}},
 		} {
 			args := append([]string{"explain", "--format", "json", "--dialect", "mysql", "-k", "@" + vs, "--shards", "8"}, engine...)
 			code, out, errs := runCmd(t, "", append(args, c.sql)...)
@@ -85,10 +88,17 @@ func TestMixedVSchemaPlacesEachTable(t *testing.T) {
 			if jsonInts(r.Shards) != jsonInts(c.want) {
 				t.Errorf("%v %s: shards %v (%s); want %v", engine, c.sql, r.Shards, r.Reason, c.want)
 			}
+			all := out + errs
+			if strings.Contains(all, "accounts.login") || strings.Contains(all, "login holds a value that is not") {
+				t.Errorf("%v %s: login's text read as another type:\n%s", engine, c.sql, all)
+			}
+			if strings.Contains(c.sql, "'abc'") && !strings.Contains(errs, `users.user_id: "abc" is not a 64-bit integer): they match no row (Vitess's hash vindex maps`) {
+				t.Errorf("%v %s: no warning on user_id 'abc':\n%s", engine, c.sql, all)
+			}
 			switch {
 			case len(engine) == 0:
-				if errs != "" {
-					t.Errorf("%v: stderr %q; want none", engine, errs)
+				if strings.Contains(errs, "placed by its primary vindex") {
+					t.Errorf("%v: stderr %q; want no warning on --engine", engine, errs)
 				}
 			case engine[1] == "vitess":
 				if !strings.Contains(errs, "table accounts is placed by its primary vindex login_index (type unicode_loose_md5, engine vitess-unicode-loose-md5), not by --engine vitess") || strings.Contains(errs, "table users") {
