@@ -125,3 +125,39 @@ func TestVindexNeedsVitess(t *testing.T) {
 		t.Errorf("err = %v; want a refusal naming the key and --engine vitess", err)
 	}
 }
+
+// TestVindexEnginesRegistered: every vindex type a design may name has
+// its engine in the registry, under that name, and compiles under a
+// Vitess engine for a column of a type it maps (numeric, reverse_bits
+// and hash integers; the others text too).
+func TestVindexEnginesRegistered(t *testing.T) {
+	w := mixedVindexWorkload(t)
+	hash, err := partition.Lookup("vitess")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vt := range shardkey.VindexTypes() {
+		name := shardkey.VindexEngine(vt)
+		eng, err := partition.Lookup(name)
+		if err != nil || eng.Name() != name {
+			t.Errorf("vindex %s: engine %q: %v", vt, name, err)
+			continue
+		}
+		col := "users:hash(user_id, vindex=" + vt + ")"
+		if !shardkey.VindexIntegers(vt) {
+			col = "accounts:hash(login, vindex=" + vt + ")"
+		}
+		d, err := shardkey.ParseDesign(col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Compile(w, d, Options{Shards: 8, Engine: hash})
+		if err != nil {
+			t.Errorf("%s: %v", col, err)
+			continue
+		}
+		if got := s.KeyEngine(w.TableIndex(d.Order[0])); got != name {
+			t.Errorf("%s: KeyEngine %q; want %q", col, got, name)
+		}
+	}
+}
