@@ -12,6 +12,8 @@ import (
 // partition function that maps them to one.
 //
 //	hash(col[, col ...])                 the engine's hash of the columns
+//	hash(col, vindex=TYPE)               the Vitess vindex TYPE's keyspace id of col, whatever
+//	                                     the engine (a VSchema's primary vindex; see HashExpr)
 //	range(col[, col ...][, bounds=[v, ...]])  contiguous ranges; boundaries at
 //	                                     equal-weight quantiles unless given
 //	{a: 1, b: "hashed"}                  a MongoDB shard key pattern (see RangeExpr)
@@ -39,7 +41,83 @@ type Expr interface {
 }
 
 // HashExpr places rows by the engine's hash of Cols.
-type HashExpr struct{ Cols []string }
+//
+// Vindex, when set, is a Vitess vindex type (hash, xxhash, binary_md5,
+// unicode_loose_md5, unicode_loose_xxhash, numeric, reverse_bits; see
+// VindexEngine) that places this table instead of the engine: the
+// table's primary vindex in a VSchema, where each table has its own
+// (go/vt/vtgate/vindexes/vschema.go: a table's first column vindex). It
+// takes one column (a Vitess vindex maps one), and only a Vitess engine
+// (--engine vitess or vitess-*) runs it: one keyspace's shards are
+// keyspace-id ranges whatever vindex maps a table's rows to keyspace ids.
+type HashExpr struct {
+	Cols   []string
+	Vindex string
+}
+
+// vindexEngines maps the Vitess vindex types shardkey places to their
+// partition engines (package partition, docs/engines.md).
+var vindexEngines = map[string]string{
+	"hash":                 "vitess",
+	"xxhash":               "vitess-xxhash",
+	"binary_md5":           "vitess-binary-md5",
+	"unicode_loose_md5":    "vitess-unicode-loose-md5",
+	"unicode_loose_xxhash": "vitess-unicode-loose-xxhash",
+	"numeric":              "vitess-numeric",
+	"reverse_bits":         "vitess-reverse-bits",
+}
+
+// VindexEngine returns the partition engine that computes the keyspace
+// ids of Vitess vindex type vtype ("vitess" for hash,
+// "vitess-unicode-loose-md5" for unicode_loose_md5, ...), "" for a type
+// shardkey does not place (multicol, lookups, region_json, ...).
+func VindexEngine(vtype string) string { return vindexEngines[vtype] }
+
+// VindexIntegers reports whether Vitess vindex type vtype maps integers
+// only (hash.go, numeric.go, reverse_bits.go: any other value has no
+// keyspace id, DestinationNone).
+func VindexIntegers(vtype string) bool {
+	return vtype == "hash" || vtype == "numeric" || vtype == "reverse_bits"
+}
+
+// VindexType returns the Vitess vindex type whose keyspace ids engine
+// computes ("hash" for "vitess"), "" for an engine that is no vindex's.
+func VindexType(engine string) string {
+	for t, e := range vindexEngines {
+		if e == engine {
+			return t
+		}
+	}
+	return ""
+}
+
+// VindexTypes returns the vindex types VindexEngine knows, sorted.
+func VindexTypes() []string {
+	out := make([]string, 0, len(vindexEngines))
+	for t := range vindexEngines {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// KeyVindex returns the vindex type that places a key, hash(col,
+// vindex=TYPE), looking through salt and isolate; "" when the engine
+// does.
+func KeyVindex(e Expr) string {
+	for {
+		switch m := e.(type) {
+		case *HashExpr:
+			return m.Vindex
+		case *SaltExpr:
+			e = m.Inner
+		case *IsolateExpr:
+			e = m.Inner
+		default:
+			return ""
+		}
+	}
+}
 
 // RangeExpr places rows by contiguous ranges of Cols in shardkey.Compare
 // order (tuples compared column by column). Bounds, when given, are the
@@ -118,7 +196,12 @@ func (e *IsolateExpr) Columns() []string   { return e.Inner.Columns() }
 func (e *DirectoryExpr) Columns() []string { return []string{e.Col} }
 func (e *ReplicateExpr) Columns() []string { return nil }
 
-func (e *HashExpr) String() string { return "hash(" + joinNames(e.Cols) + ")" }
+func (e *HashExpr) String() string {
+	if e.Vindex != "" {
+		return "hash(" + joinNames(e.Cols) + ", vindex=" + e.Vindex + ")"
+	}
+	return "hash(" + joinNames(e.Cols) + ")"
+}
 func (e *RangeExpr) String() string {
 	if e.Mongo {
 		return e.mongoString()
@@ -520,9 +603,7 @@ func (p *parser) expr() Expr {
 	p.pos++
 	switch strings.ToLower(name) {
 	case "hash":
-		cols := p.cols()
-		p.expect(')')
-		return &HashExpr{Cols: cols}
+		return p.hash()
 	case "range":
 		e := &RangeExpr{}
 		if p.space(); p.peek() == '{' {
@@ -751,25 +832,59 @@ func (p *parser) lookups(e Expr) []Lookup {
 	}
 }
 
-func (p *parser) cols() []string {
-	var cols []string
+// hash reads hash(...)'s arguments after the "(": columns, then an
+// optional vindex=TYPE.
+func (p *parser) hash() Expr {
+	e := &HashExpr{}
 	for {
-		c, _ := p.name()
+		p.space()
+		at := p.pos
+		c, quoted := p.name()
+		if p.err != nil {
+			return nil
+		}
+		if p.space(); c == "vindex" && !quoted && p.peek() == '=' {
+			p.pos++
+			p.space()
+			tat := p.pos
+			vt := p.ident()
+			switch {
+			case vt == "":
+				p.fail("vindex= needs a Vitess vindex type (" + strings.Join(VindexTypes(), ", ") + ")")
+			case VindexEngine(vt) == "":
+				p.pos = tat
+				p.fail(fmt.Sprintf("vindex=%s: not a vindex type shardkey places (want %s)", vt, strings.Join(VindexTypes(), ", ")))
+			case len(e.Cols) == 0:
+				p.pos = at
+				p.fail("vindex= follows the key column")
+			case len(e.Cols) > 1:
+				p.pos = at
+				p.fail(fmt.Sprintf("vindex=%s takes one column, not %d: a Vitess vindex maps one column (several are a multicol vindex)", vt, len(e.Cols)))
+			}
+			if p.err != nil {
+				return nil
+			}
+			e.Vindex = vt
+			p.expect(')')
+			return e
+		}
 		if c == "" {
 			p.fail("expected a column name")
 			return nil
 		}
-		if slices.Contains(cols, c) {
+		if slices.Contains(e.Cols, c) {
 			p.fail(fmt.Sprintf("column %s named twice", c))
 			return nil
 		}
-		cols = append(cols, c)
+		e.Cols = append(e.Cols, c)
 		p.space()
 		if p.peek() != ',' {
-			return cols
+			break
 		}
 		p.pos++
 	}
+	p.expect(')')
+	return e
 }
 
 // opt reads an optional ", name=INT".
@@ -947,9 +1062,11 @@ func (p *parser) quoted() string {
 // column vindex's name, case-insensitively (newShardedRouting and
 // indexesContains, go/vt/vtgate/planbuilder/operators/sharded_routing.go).
 type VindexNames struct {
-	// Primary is the primary vindex's name; PrimaryCols its columns.
+	// Primary is the primary vindex's name; PrimaryCols its columns;
+	// PrimaryType its vindex type (hash, unicode_loose_md5, ...).
 	Primary     string
 	PrimaryCols []string
+	PrimaryType string
 	// Lookups maps a lookup's column, lower-cased, to its vindex name.
 	Lookups map[string]string
 	// LookupTables maps a lookup's column, lower-cased, to whether the

@@ -261,3 +261,48 @@ func TestParseDesignQuotedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHashVindex: hash(col, vindex=TYPE) names the Vitess vindex
+// that places a table (a VSchema's primary vindex); it reads back as
+// written and is refused on several columns or an unknown type.
+func TestParseHashVindex(t *testing.T) {
+	d, err := shardkey.ParseDesign(`users:hash(user_id, vindex=hash); accounts:hash("login", vindex=unicode_loose_md5), lookup(email); salt(hash(a, vindex=xxhash), 4)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := d.Tables["accounts"].(*shardkey.HashExpr); !ok || h.Vindex != "unicode_loose_md5" || len(h.Cols) != 1 || h.Cols[0] != "login" {
+		t.Errorf("accounts: %#v", d.Tables["accounts"])
+	}
+	if got := d.Tables["users"].String(); got != "hash(user_id, vindex=hash)" {
+		t.Errorf("users: %s", got)
+	}
+	if v := shardkey.KeyVindex(d.Default); v != "xxhash" {
+		t.Errorf("shardkey.KeyVindex(%s) = %q; want xxhash", d.Default, v)
+	}
+	if v := shardkey.KeyVindex(&shardkey.HashExpr{Cols: []string{"a"}}); v != "" {
+		t.Errorf("shardkey.KeyVindex(hash(a)) = %q; want none", v)
+	}
+	// A column named vindex is still a column.
+	if e, err := shardkey.ParseExpr(`hash(vindex)`); err != nil || e.(*shardkey.HashExpr).Vindex != "" || e.Columns()[0] != "vindex" {
+		t.Errorf("hash(vindex): %v %v", e, err)
+	}
+	if e, err := shardkey.ParseExpr(`hash("vindex", vindex=numeric)`); err != nil || e.String() != `hash(vindex, vindex=numeric)` {
+		t.Errorf(`hash("vindex", vindex=numeric): %v %v`, e, err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"hash(a, b, vindex=hash)", "takes one column, not 2"},
+		{"hash(a, vindex=multicol)", "vindex=multicol: not a vindex type shardkey places (want binary_md5, hash, numeric, reverse_bits, unicode_loose_md5, unicode_loose_xxhash, xxhash)"},
+		{"hash(vindex=hash)", "vindex= follows the key column"},
+		{"hash(a, vindex=)", "vindex= needs a Vitess vindex type"},
+		{"hash(a, vindex=hash, b)", "expected ')', got ','"},
+	} {
+		if _, err := shardkey.ParseExpr(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v; want %q", c.in, err, c.want)
+		}
+	}
+	for _, vt := range shardkey.VindexTypes() {
+		if e := shardkey.VindexEngine(vt); e == "" || shardkey.VindexType(e) != vt {
+			t.Errorf("vindex %s: engine %q, back %q", vt, e, shardkey.VindexType(e))
+		}
+	}
+}

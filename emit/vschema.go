@@ -44,17 +44,6 @@ type vsColumnVindex struct {
 	Name    string   `json:"name"`
 }
 
-// vitessEngines maps vindex types to their partition engine names.
-var vitessEngines = map[string]string{
-	"hash":                 "vitess",
-	"xxhash":               "vitess-xxhash",
-	"binary_md5":           "vitess-binary-md5",
-	"unicode_loose_md5":    "vitess-unicode-loose-md5",
-	"unicode_loose_xxhash": "vitess-unicode-loose-xxhash",
-	"numeric":              "vitess-numeric",
-	"reverse_bits":         "vitess-reverse-bits",
-}
-
 // vindexType returns the vindex for a hash key column of type typ: the
 // --engine's vindex when it is a vitess-* engine that can map typ, else hash
 // for integers, unicode_loose_md5 for text (MySQL's default collations are
@@ -64,15 +53,11 @@ var vitessEngines = map[string]string{
 func vindexType(typ shardkey.Type, engine string) (vtype, note string) {
 	integer := typ.IsInt() && typ != shardkey.Timestamp || typ == shardkey.Uint64
 	name, _, _ := strings.Cut(engine, ":")
-	for vt, en := range vitessEngines {
-		if en != name {
-			continue
+	if vt := shardkey.VindexType(name); vt != "" {
+		if !shardkey.VindexIntegers(vt) || integer {
+			return vt, ""
 		}
-		if (vt == "hash" || vt == "numeric" || vt == "reverse_bits") && !integer {
-			note = fmt.Sprintf("the %s vindex maps integers only, not %s", vt, typ)
-			break
-		}
-		return vt, ""
+		note = fmt.Sprintf("the %s vindex maps integers only, not %s", vt, typ)
 	}
 	switch {
 	case integer:
@@ -118,6 +103,14 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 			vt, why := vindexType(typ, o.Engine)
 			if k.kind == kindRange && i == 0 {
 				vt, why = rangeVindex(k, typ, o.Engine)
+			}
+			if kv := shardkey.KeyVindex(k.expr); kv != "" {
+				// The design names the table's vindex (a VSchema's
+				// primary vindex, read back): that one, not the engine's.
+				vt, why = kv, ""
+				if shardkey.VindexIntegers(kv) && !(typ.IsInt() && typ != shardkey.Timestamp || typ == shardkey.Uint64) {
+					note("%s.%s: the design names the %s vindex, which maps integers only, not %s: Vitess will place no row (DestinationNone)", name, k.cols[i], kv, typ)
+				}
 			}
 			if why != "" {
 				note("%s.%s: %s: using the %s vindex", name, k.cols[i], why, vt)
@@ -167,7 +160,7 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 				name, k.saltK-1, k.cols[0], valueList(k.hot), k.cols[0])
 		}
 		if k.isolate > 0 {
-			eng, err := partition.Lookup(vitessEngines[vtypes[0]])
+			eng, err := partition.Lookup(shardkey.VindexEngine(vtypes[0]))
 			if err != nil {
 				return nil, nil, err
 			}

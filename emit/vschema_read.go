@@ -13,19 +13,25 @@ import (
 )
 
 // VSchemaDesign is the design a Vitess VSchema describes: each sharded
-// table's primary vindex (its first column vindex) as a key, with the
+// table's primary vindex (its first column vindex) as a key,
+// hash(col, vindex=TYPE), so that each table is placed by its own vindex
+// type whatever the engine (see shardkey.HashExpr), with the
 // lookup vindexes it owns (lookup_unique, lookup,
 // consistent_lookup_unique, consistent_lookup on one column) as
 // lookup(col[, nonunique][, consistent]); each reference table
 // replicated. A lookup vindex's backing table (params.table) is the
 // lookup itself, not a table of the design.
 type VSchemaDesign struct {
-	// Design is the design text, "TABLE:hash(col); TABLE:replicate; ...",
-	// tables in name order.
+	// Design is the design text, "TABLE:hash(col, vindex=TYPE);
+	// TABLE:replicate; ...", tables in name order.
 	Design string
-	// Engine is the partition engine of the vindex type every primary
-	// vindex has ("vitess" for hash, "vitess-xxhash", ...), or "" when
-	// they differ or none is known (then Warnings say so).
+	// Engine is the engine to run the design under: the partition engine
+	// of the vindex type every primary vindex has ("vitess" for hash,
+	// "vitess-xxhash", ...); when they differ, "vitess" if some table's
+	// is hash, else the first of theirs in name order (the tables are
+	// placed by their own vindexes all the same: the engine decides only
+	// that Vitess's planning rules apply); "" when no table has a
+	// primary vindex (reference tables only).
 	Engine string
 	// Warnings name what the design leaves out: secondary vindexes other
 	// than owned single-column lookups, vindex types shardkey does not
@@ -97,7 +103,7 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 				}
 			}
 			if ks.Sharded && len(t.ColumnVindexes) > 0 && t.Type != "reference" {
-				if e := vitessEngines[ks.Vindexes[t.ColumnVindexes[0].Name].Type]; e != "" {
+				if e := shardkey.VindexEngine(ks.Vindexes[t.ColumnVindexes[0].Name].Type); e != "" {
 					tableEngines[tn] = e
 					if kn != "" {
 						tableEngines[kn+"."+tn] = e
@@ -144,14 +150,18 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("table %s: primary vindex %q is not defined in the keyspace's \"vindexes\": left out", tn, cv.Name))
 				continue
 			}
-			eng := vitessEngines[vx.Type]
-			if eng == "" || len(cols) == 0 || slices.Contains(cols, "") {
+			eng := shardkey.VindexEngine(vx.Type)
+			if eng != "" && len(cols) > 1 {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("table %s: primary vindex %s of type %q is on %d columns; Vitess's %s vindex maps one: left out", tn, cv.Name, vx.Type, len(cols), vx.Type))
+				continue
+			}
+			if eng == "" || len(cols) == 0 || cols[0] == "" {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("table %s: primary vindex %s of type %q is not one shardkey places: left out", tn, cv.Name, vx.Type))
 				continue
 			}
 			engines[eng] = true
-			part := shardkey.QuoteName(tn) + ":" + (&shardkey.HashExpr{Cols: cols}).String()
-			vn := shardkey.VindexNames{Primary: cv.Name, PrimaryCols: cols}
+			part := shardkey.QuoteName(tn) + ":" + (&shardkey.HashExpr{Cols: cols, Vindex: vx.Type}).String()
+			vn := shardkey.VindexNames{Primary: cv.Name, PrimaryCols: cols, PrimaryType: vx.Type}
 			for _, sv := range t.ColumnVindexes[1:] {
 				l, why := vsLookup(tn, sv, ks.Vindexes[sv.Name], cols)
 				if why != "" {
@@ -181,19 +191,16 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 		return nil, fmt.Errorf("the VSchema has no sharded or reference table")
 	}
 	out.Design = strings.Join(parts, "; ")
-	switch len(engines) {
-	case 1:
-		for e := range engines {
-			out.Engine = e
-		}
-	case 0:
-	default:
-		var es []string
-		for e := range engines {
-			es = append(es, e)
-		}
-		sort.Strings(es)
-		out.Warnings = append(out.Warnings, fmt.Sprintf("the primary vindexes are of several types (%s): one --engine places every table", strings.Join(es, ", ")))
+	var es []string
+	for e := range engines {
+		es = append(es, e)
+	}
+	sort.Strings(es)
+	switch {
+	case engines["vitess"]:
+		out.Engine = "vitess"
+	case len(es) > 0:
+		out.Engine = es[0]
 	}
 	return out, nil
 }

@@ -21,7 +21,7 @@ func TestReadVSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "music:hash(user_id); ref:replicate; user:hash(Id), lookup(name, nonunique)"; d.Design != want {
+	if want := "music:hash(user_id, vindex=hash); ref:replicate; user:hash(Id, vindex=hash), lookup(name, nonunique)"; d.Design != want {
 		t.Errorf("design %q; want %q", d.Design, want)
 	}
 	if d.Engine != "vitess" {
@@ -34,8 +34,42 @@ func TestReadVSchema(t *testing.T) {
 		t.Error("a VSchema with no table: no error")
 	}
 	one, err := ReadVSchema([]byte(`{"sharded": true, "vindexes": {"xxhash": {"type": "xxhash"}}, "tables": {"orders": {"column_vindexes": [{"column": "customer_id", "name": "xxhash"}]}}}`))
-	if err != nil || one.Design != "orders:hash(customer_id)" || one.Engine != "vitess-xxhash" {
+	if err != nil || one.Design != "orders:hash(customer_id, vindex=xxhash)" || one.Engine != "vitess-xxhash" {
 		t.Errorf("keyspace VSchema: %+v, %v", one, err)
+	}
+}
+
+// TestReadVSchemaMixed: tables whose primary vindexes are of different
+// types each keep their own in the design (hash(col, vindex=TYPE)), with
+// no warning; the engine is hash's (Vitess's planning rules).
+func TestReadVSchemaMixed(t *testing.T) {
+	js := `{"sharded": true,
+	  "vindexes": {"user_index": {"type": "hash"}, "login_index": {"type": "unicode_loose_md5"}, "bin": {"type": "binary_md5"}},
+	  "tables": {
+	    "users": {"column_vindexes": [{"column": "user_id", "name": "user_index"}]},
+	    "accounts": {"column_vindexes": [{"column": "login", "name": "login_index"}]},
+	    "blobs": {"column_vindexes": [{"columns": ["sha"], "name": "bin"}]},
+	    "pairs": {"column_vindexes": [{"columns": ["a", "b"], "name": "user_index"}]}}}`
+	d, err := ReadVSchema([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "accounts:hash(login, vindex=unicode_loose_md5); blobs:hash(sha, vindex=binary_md5); users:hash(user_id, vindex=hash)"; d.Design != want {
+		t.Errorf("design %q; want %q", d.Design, want)
+	}
+	if d.Engine != "vitess" {
+		t.Errorf("engine %q; want vitess", d.Engine)
+	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `table pairs: primary vindex user_index of type "hash" is on 2 columns`) {
+		t.Errorf("warnings %q; want one on pairs' two columns", d.Warnings)
+	}
+	if n := d.Vindexes["accounts"]; n.Primary != "login_index" || n.PrimaryType != "unicode_loose_md5" {
+		t.Errorf("accounts: %+v", n)
+	}
+	noHash, err := ReadVSchema([]byte(`{"sharded": true, "vindexes": {"x": {"type": "xxhash"}, "b": {"type": "binary_md5"}},
+	  "tables": {"a": {"column_vindexes": [{"column": "k", "name": "x"}]}, "b": {"column_vindexes": [{"column": "k", "name": "b"}]}}}`))
+	if err != nil || noHash.Engine != "vitess-binary-md5" {
+		t.Errorf("no hash table: engine %+v, %v; want vitess-binary-md5 (the first by name)", noHash, err)
 	}
 }
 
@@ -57,7 +91,7 @@ func TestReadVSchemaLookups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "things:hash(id), lookup(name, consistent)"; d.Design != want {
+	if want := "things:hash(id, vindex=hash), lookup(name, consistent)"; d.Design != want {
 		t.Errorf("design %q; want %q", d.Design, want)
 	}
 	if len(d.Warnings) != 2 || !strings.Contains(d.Warnings[0], `owned by "stuff"`) || !strings.Contains(d.Warnings[1], "on 2 columns") {

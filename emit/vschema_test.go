@@ -238,7 +238,53 @@ func TestVSchema_Lookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The hash vindex emitted for the integer key is named in the
+	// design read back.
+	if want := "users:hash(user_id, vindex=hash), lookup(email), lookup(team, nonunique, consistent)"; back.Design != want || len(back.Warnings) != 0 {
+		t.Errorf("read back: %q, warnings %q; want %q", back.Design, back.Warnings, want)
+	}
+}
+
+// TestVSchemaMixedRoundTrip: a design that names each table's vindex
+// emits those vindexes whatever the engine (here vitess-xxhash, which
+// would give both xxhash), as Vitess builds them, and reads back as
+// itself.
+func TestVSchemaMixedRoundTrip(t *testing.T) {
+	w := &shardkey.Workload{Tables: []*shardkey.Table{
+		{Name: "users", Rows: 1, Columns: []*shardkey.Column{{Name: "user_id", Type: shardkey.Int64, Ints: []int64{5}}}},
+		{Name: "accounts", Rows: 1, Columns: []*shardkey.Column{{Name: "login", Type: shardkey.Text, Strs: []string{"O'Brien"}}}},
+	}}
+	text := "accounts:hash(login, vindex=unicode_loose_md5); users:hash(user_id, vindex=hash)"
+	config, notes, err := emit.VSchema(w, design(t, text), emit.Options{Engine: "vitess-xxhash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := buildVSchema(t, config)
+	if typ, cols := primary(t, ks, "users"); typ != "hash" || strings.Join(cols, ",") != "user_id" {
+		t.Errorf("users: primary vindex %s%v; want hash[user_id]", typ, cols)
+	}
+	if typ, cols := primary(t, ks, "accounts"); typ != "unicode_loose_md5" || strings.Join(cols, ",") != "login" {
+		t.Errorf("accounts: primary vindex %s%v; want unicode_loose_md5[login]", typ, cols)
+	}
+	for _, n := range notes {
+		if strings.Contains(n, "maps integers only") {
+			t.Errorf("note %q: no key is on the wrong type", n)
+		}
+	}
+	back, err := emit.ReadVSchema(config)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if back.Design != text || len(back.Warnings) != 0 {
 		t.Errorf("read back: %q, warnings %q; want %q", back.Design, back.Warnings, text)
+	}
+	// A vindex that cannot map the column's type is emitted as named,
+	// with a note.
+	_, notes, err = emit.VSchema(w, design(t, "accounts:hash(login, vindex=hash)"), emit.Options{Engine: "vitess"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "accounts.login: the design names the hash vindex, which maps integers only, not text") {
+		t.Errorf("notes %q; want one on hash over text", notes)
 	}
 }

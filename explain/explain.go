@@ -111,7 +111,11 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 	}
 	for _, wn := range st.Warnings {
 		msg := wn.Error()
-		if scheme.Engine.Name() == "vitess" && strings.Contains(msg, "do not convert to their column's type") {
+		hashKeyed := false // the value dropped is of a table the hash vindex places
+		for _, a := range accs {
+			hashKeyed = hashKeyed || scheme.KeyEngine(a.Table) == "vitess" && strings.Contains(msg, "(the first, "+w.Tables[a.Table].Name+".")
+		}
+		if hashKeyed && strings.Contains(msg, "do not convert to their column's type") {
 			// Vitess's hash vindex takes a signed integer by its 64-bit
 			// pattern and casts anything else to an unsigned 64-bit
 			// integer; a value that does not cast maps to no keyspace
@@ -271,6 +275,12 @@ func retypeKeys(types map[string]shardkey.Type, d *shardkey.Design) bool {
 		exprs = append(exprs, d.Tables[name])
 	}
 	for _, e := range exprs {
+		if vt := shardkey.KeyVindex(e); vt != "" && !shardkey.VindexIntegers(vt) {
+			// Placed by its own vindex, which maps any value (a
+			// VSchema's unicode_loose_md5 on a text column): the
+			// statement's types stand.
+			continue
+		}
 		for _, c := range e.Columns() {
 			if _, ok := types[c]; !ok {
 				types[c] = shardkey.Int64

@@ -93,7 +93,7 @@ func (s *Scheme) databaseStats(ks KeyStats, t *shardkey.Table, tk *tableKey) Key
 	}
 	d.FromSample = append(d.FromSample, "entropy")
 	plain := tk.kind == kHash && len(tk.iso) == 0 && tk.saltK == 0 && tk.isoTop == 0 && tk.saltTop == 0 && tk.base == s.N
-	if plain && m.ShardRows != nil && m.ShardEngine == s.Engine.Name() && m.Shards == s.N {
+	if plain && m.ShardRows != nil && m.ShardEngine == tk.eng.Name() && m.Shards == s.N {
 		d.ShardRows = m.ShardRows
 		d.Figures = append(d.Figures, "shard_rows")
 		if m.ShardBytes != nil {

@@ -215,7 +215,20 @@ func describeTables(w *shardkey.Workload) string {
 }
 
 func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*tableKey, error) {
-	tk := &tableKey{expr: e, eng: s.Engine, base: s.N, saltBy: -1}
+	// eng places this table: the scheme's engine, or the Vitess vindex
+	// the key names (hash(col, vindex=TYPE), a VSchema's primary vindex).
+	eng := s.Engine
+	if vt := shardkey.KeyVindex(e); vt != "" {
+		if !strings.HasPrefix(s.Engine.Name(), "vitess") {
+			return nil, fmt.Errorf("%s is placed by the Vitess %s vindex, and engine %s is not Vitess's: give --engine vitess (or another vitess-* engine), under which each table keyed by vindex=TYPE is placed by its own vindex", e, vt, s.Engine.Name())
+		}
+		ve, err := partition.Lookup(shardkey.VindexEngine(vt))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e, err)
+		}
+		eng = ve
+	}
+	tk := &tableKey{expr: e, eng: eng, base: s.N, saltBy: -1}
 	for _, c := range e.Columns() {
 		i := t.ColumnIndex(c)
 		if i < 0 {
@@ -224,7 +237,7 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		tk.cols = append(tk.cols, i)
 		tk.newest = append(tk.newest, newestTime(t.Columns[i]))
 	}
-	tk.eng = memoize(s.Engine, t, tk.cols)
+	tk.eng = memoize(eng, t, tk.cols)
 	inner := e
 	switch m := e.(type) {
 	case *shardkey.SaltExpr:
@@ -349,11 +362,11 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 	default:
 		return nil, fmt.Errorf("unsupported key expression %s", inner)
 	}
-	l, err := s.Engine.Layout(tk.base)
+	l, err := eng.Layout(tk.base)
 	if err != nil {
-		return nil, fmt.Errorf("engine %s: %w", s.Engine.Name(), err)
+		return nil, fmt.Errorf("engine %s: %w", eng.Name(), err)
 	}
-	if err := probeEngine(s.Engine, t, tk.cols); err != nil {
+	if err := probeEngine(eng, t, tk.cols); err != nil {
 		return nil, err
 	}
 	tk.layout = l
@@ -365,9 +378,9 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		tk.memo = m
 	}
 	if len(tk.cols) == 1 && t.Columns[tk.cols[0]].Type == shardkey.Int64 {
-		tk.fast, _ = s.Engine.(partition.Int64Pointer)
+		tk.fast, _ = eng.(partition.Int64Pointer)
 	}
-	tk.canon, _ = s.Engine.(partition.CanonicalPointer)
+	tk.canon, _ = eng.(partition.CanonicalPointer)
 	for _, c := range tk.cols {
 		tk.keyCol = append(tk.keyCol, t.Columns[c])
 	}

@@ -196,14 +196,6 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 	return rt, err
 }
 
-// vitessVindexTypes maps an engine to the Vitess vindex type its key is
-// (the name emit gives the vindex in a VSchema).
-var vitessVindexTypes = map[string]string{
-	"vitess": "hash", "vitess-xxhash": "xxhash", "vitess-binary-md5": "binary_md5",
-	"vitess-unicode-loose-md5": "unicode_loose_md5", "vitess-unicode-loose-xxhash": "unicode_loose_xxhash",
-	"vitess-numeric": "numeric", "vitess-reverse-bits": "reverse_bits",
-}
-
 // vindexNames returns the names a table's key answers to in a vindex
 // hint: its Vitess vindex type (as emit names it in a VSchema), its
 // column names, and the key expression as written.
@@ -211,7 +203,7 @@ func (s *Scheme) vindexNames(ti int) []string {
 	tk := s.tables[ti]
 	var names []string
 	if tk.eng != nil {
-		if v, ok := vitessVindexTypes[tk.eng.Name()]; ok {
+		if v := shardkey.VindexType(tk.eng.Name()); v != "" {
 			names = append(names, v)
 		}
 	}
@@ -277,6 +269,21 @@ func (s *Scheme) keyVindexName(ti int) string {
 		}
 	}
 	return n.Primary
+}
+
+// KeyEngine returns the name of the engine that places table ti's rows
+// by its key: the scheme's, or the Vitess vindex's its key names
+// (hash(col, vindex=TYPE)); "" for a table with no hash, range or
+// directory key (unplaced, replicated).
+func (s *Scheme) KeyEngine(ti int) string {
+	if ti < 0 || ti >= len(s.tables) {
+		return ""
+	}
+	tk := s.tables[ti]
+	if tk.eng == nil || tk.kind == kUnplaced || tk.kind == kReplicate {
+		return ""
+	}
+	return tk.eng.Name()
 }
 
 // KeyVindexName returns the VSchema's name of table ti's primary vindex

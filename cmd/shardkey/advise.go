@@ -98,6 +98,13 @@ Flags:
 	if c.fromCurrent && c.from == "" {
 		return usageErr("--current @from names the design the --from database runs: give --from DSN")
 	}
+	if strings.HasPrefix(rf.current, "@") && !c.fromCurrent {
+		// --current @vschema.json: the design a Vitess VSchema runs,
+		// each table by its own primary vindex, as -k reads it.
+		if rf.current, err = c.readVSchema(fs, "--current", rf.current); err != nil {
+			return err
+		}
+	}
 	if rf.current != "" && !c.fromCurrent {
 		// The design in use is checked as -k keys are: its syntax, and
 		// under MongoDB its hashed fields, before any input is read.

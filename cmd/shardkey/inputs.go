@@ -128,8 +128,7 @@ func (c *common) validate(fs *flag.FlagSet) error {
 	fs.Visit(func(f *flag.Flag) { engineSet = engineSet || f.Name == "engine" })
 	c.engineSet = engineSet
 	for i, k := range c.keys {
-		file, ok := strings.CutPrefix(k, "@")
-		if !ok {
+		if !strings.HasPrefix(k, "@") {
 			continue
 		}
 		if k == fromKey {
@@ -138,28 +137,11 @@ func (c *common) validate(fs *flag.FlagSet) error {
 			}
 			continue // read with the database (applyFrom)
 		}
-		// -k @vschema.json: the design a Vitess VSchema runs today.
-		data, err := os.ReadFile(file)
+		design, err := c.readVSchema(fs, "-k", k)
 		if err != nil {
-			return usageErr("-k %s: %v", k, err)
+			return err
 		}
-		vs, err := emit.ReadVSchema(data)
-		if err != nil {
-			return usageErr("-k %s: %v", k, err)
-		}
-		c.keys[i] = vs.Design
-		for t, n := range vs.Vindexes {
-			if c.vindexes == nil {
-				c.vindexes = map[string]shardkey.VindexNames{}
-			}
-			c.vindexes[t] = n
-		}
-		if !engineSet && vs.Engine != "" {
-			c.engine = vs.Engine
-		}
-		for _, w := range vs.Warnings {
-			fmt.Fprintf(fs.Output(), "warning: -k %s: %s\n", k, w)
-		}
+		c.keys[i] = design
 	}
 	if eng, err := partition.Lookup(c.engine); err == nil && eng.Name() == "mongodb" {
 		for _, k := range c.keys {
@@ -184,6 +166,58 @@ func (c *common) validate(fs *flag.FlagSet) error {
 		return usageErr("--capacity %v: must be a finite number >= 0 (units of work/s per shard; 0 for none)", c.capacity)
 	}
 	return nil
+}
+
+// readVSchema reads the design of -k (or --current) @vschema.json, the
+// design a Vitess VSchema runs today: each table keyed by its own primary
+// vindex (hash(col, vindex=TYPE)). It keeps the VSchema's vindex names
+// (c.vindexes), takes the engine of its vindexes when --engine is not
+// given, prints its warnings, and warns of each table an explicit
+// --engine does not place (its vindex does); an --engine of another
+// system than Vitess is a usage error.
+func (c *common) readVSchema(fs *flag.FlagSet, flagName, k string) (string, error) {
+	file := strings.TrimPrefix(k, "@")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", usageErr("%s %s: %v", flagName, k, err)
+	}
+	vs, err := emit.ReadVSchema(data)
+	if err != nil {
+		return "", usageErr("%s %s: %v", flagName, k, err)
+	}
+	for t, n := range vs.Vindexes {
+		if c.vindexes == nil {
+			c.vindexes = map[string]shardkey.VindexNames{}
+		}
+		c.vindexes[t] = n
+	}
+	if !c.engineSet && vs.Engine != "" {
+		c.engine = vs.Engine
+	}
+	for _, w := range vs.Warnings {
+		fmt.Fprintf(fs.Output(), "warning: %s %s: %s\n", flagName, k, w)
+	}
+	if c.engineSet && vs.Engine != "" {
+		eng, err := partition.Lookup(c.engine)
+		if err != nil {
+			return "", usageErr("--engine: %v", err)
+		}
+		if !strings.HasPrefix(eng.Name(), "vitess") {
+			return "", usageErr("%s %s: a VSchema's tables are placed by their Vitess vindexes; --engine %s is not a Vitess engine: leave --engine out, or give vitess or a vitess-* engine", flagName, k, c.engine)
+		}
+		tables := make([]string, 0, len(vs.Vindexes))
+		for t := range vs.Vindexes {
+			tables = append(tables, t)
+		}
+		slices.Sort(tables)
+		for _, t := range tables {
+			n := vs.Vindexes[t]
+			if e := shardkey.VindexEngine(n.PrimaryType); e != "" && e != eng.Name() {
+				fmt.Fprintf(fs.Output(), "warning: %s %s: table %s is placed by its primary vindex %s (type %s, engine %s), not by --engine %s\n", flagName, k, t, n.Primary, n.PrimaryType, e, c.engine)
+			}
+		}
+	}
+	return vs.Design, nil
 }
 
 // loaded is a workload ready to score.

@@ -26,7 +26,7 @@ type reshardFlags struct {
 }
 
 func (r *reshardFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&r.current, "current", "", "the `design` in use: report what resharding from it to each candidate moves (@from: the one the --from database runs, from its Citus metadata)")
+	fs.StringVar(&r.current, "current", "", "the `design` in use: report what resharding from it to each candidate moves (@from: the one the --from database runs, from its Citus metadata; @vschema.json: a Vitess VSchema's)")
 	fs.Float64Var(&r.rowBytes, "row-bytes", 0, "average row size in `bytes` (default: estimated from the sample's columns)")
 	fs.StringVar(&r.copyRate, "copy-rate", "", "bytes/s one target shard is written at, e.g. 50MiB/s or 200MB (default 125MiB/s: an AWS EBS gp3 volume's baseline)")
 }
