@@ -405,6 +405,9 @@ type lineReader struct {
 	r    *bufio.Reader
 	n    int
 	long []byte
+	// noNL: the line returned last ends the input without a newline
+	// (its last line, perhaps cut short).
+	noNL bool
 }
 
 func (lr *lineReader) next() ([]byte, bool, error) {
@@ -430,6 +433,7 @@ func (lr *lineReader) next() ([]byte, bool, error) {
 		return nil, false, err
 	}
 	lr.n++
+	lr.noNL = len(b) == 0 || b[len(b)-1] != '\n'
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	b = bytes.TrimSuffix(b, []byte("\r"))
 	return b, true, nil
