@@ -50,7 +50,9 @@ const (
 )
 
 // readRecord reads the next CSV record and its line, recording the line in
-// rs; errors name the file and line, a parse error prefixed with what. It
+// rs; errors name the file and line (a parse error the record's first
+// line, and the line encoding/csv found it on when another), a parse
+// error prefixed with what. It
 // returns io.EOF at the end. The caller resets rs.bound's record count
 // (BoundedReader.ResetRecord) at the start of each record. lines is the
 // number of lines before r's first (r counts from 1 at its first line).
@@ -62,7 +64,13 @@ func readRecord(r *csv.Reader, rs *readState, what string, lines int) ([]string,
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) && !errors.As(err, new(*shardkey.InputError)) {
-			return nil, 0, shardkey.Errorf(rs.file, lines+pe.Line, "", "%s%v", what, pe.Err)
+			// The record's first line, not the one encoding/csv gave up
+			// on (after an open quote, that may be the end of the file).
+			where := ""
+			if pe.Line != pe.StartLine {
+				where = fmt.Sprintf(" (found on line %d)", lines+pe.Line)
+			}
+			return nil, 0, shardkey.Errorf(rs.file, lines+pe.StartLine, "", "%s%v%s", what, pe.Err, where)
 		}
 		return nil, 0, errAt(rs.file, rs.line+1, err)
 	}

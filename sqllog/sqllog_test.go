@@ -344,7 +344,14 @@ func TestBadFiles(t *testing.T) {
 			t.Errorf("%s (format %q): error %v; want prefix %q", c.file, c.format, err, c.want)
 		}
 	}
-	err := Read(context.Background(), &shardkey.Workload{}, strings.NewReader(""), "x", Options{Format: "oracle"})
+	// A quote opened on line 2 and never closed: encoding/csv reads to
+	// the end of the file (line 5) before it gives up; the error names
+	// the record's line.
+	err := Read(context.Background(), &shardkey.Workload{}, strings.NewReader("query,calls\n\"SELECT 1,5\nSELECT 2,3\nSELECT 3,4\nSELECT 4,1\n"), "x.csv", Options{Format: "pg_stat_statements"})
+	if want := `x.csv:2: extraneous or missing " in quoted-field (found on line 5)`; err == nil || err.Error() != want {
+		t.Errorf("unclosed quote: %v, want %s", err, want)
+	}
+	err = Read(context.Background(), &shardkey.Workload{}, strings.NewReader(""), "x", Options{Format: "oracle"})
 	if err == nil || !strings.Contains(err.Error(), `--log-format "oracle"`) {
 		t.Errorf("unknown format: %v", err)
 	}
