@@ -73,8 +73,14 @@
 // shardkey.ShapeName names it.
 //
 // Rates: an operation's rate is its statement count over the log's time
-// span, (last timestamp - first timestamp) in seconds, taken over the
-// whole log. A log without a span gives counts (with a warning).
+// span, taken over the whole log: (last timestamp - first timestamp +
+// the timestamps' resolution) in seconds, since a statement stamped t
+// ran in [t, t + resolution). The resolution is what the timestamps are
+// written in, the coarsest of the log's: whole seconds for MySQL and
+// MariaDB logs and PostgreSQL's %t (one second added: a log of 5 whole
+// seconds spans 5 s, not 4), milliseconds for %m, %n, csvlog and jsonlog.
+// A log whose statements all carry one instant of a resolution finer
+// than a second has no span: rates are then counts (with a warning).
 //
 // Transactions: statements are grouped by session between BEGIN (or START
 // TRANSACTION) and COMMIT, END or ROLLBACK, or, after SET autocommit = 0,

@@ -229,7 +229,7 @@ func (c *csvlogReader) cutRecord(rest []byte) (int, string, bool) {
 	case st == csvMore:
 		return line, "a quoted field is not closed", true
 	case st == csvOK && n == len(padded):
-		if _, _, err := c.check(line, r.n, &r.f); err != nil {
+		if _, _, _, err := c.check(line, r.n, &r.f); err != nil {
 			why := "no newline after it, and "
 			if ie := err.(*shardkey.InputError); ie.Field != "" {
 				why += ie.Field + ": "
@@ -242,24 +242,26 @@ func (c *csvlogReader) cutRecord(rest []byte) (int, string, bool) {
 
 // check checks a csvlog record of n fields, at line, whose used values
 // are f (csvFields.f): enough fields, a message level and a time. It
-// returns the level and the time (microseconds since the epoch).
-func (c *csvlogReader) check(line, n int, f *[6][]byte) (level string, ts int64, err error) {
+// returns the level, the time (microseconds since the epoch) and its
+// resolution (tsRes).
+func (c *csvlogReader) check(line, n int, f *[6][]byte) (level string, ts int64, res int32, err error) {
 	file := c.rs.file
 	if n < csvMin {
-		return "", 0, shardkey.Errorf(file, line, "", "not a csvlog record: %d fields, want at least %d (log_destination = 'csvlog')", n, csvMin)
+		return "", 0, 0, shardkey.Errorf(file, line, "", "not a csvlog record: %d fields, want at least %d (log_destination = 'csvlog')", n, csvMin)
 	}
 	level, ok := pgLevelName(f[slotSeverity])
 	if !ok {
-		return "", 0, shardkey.Errorf(file, line, "error_severity", "%q is not a PostgreSQL message level", f[slotSeverity])
+		return "", 0, 0, shardkey.Errorf(file, line, "error_severity", "%q is not a PostgreSQL message level", f[slotSeverity])
 	}
 	hasTS := false
+	tn := 0
 	if t := f[slotTime]; len(t) >= 19 {
-		ts, _, hasTS = c.ps.time(t)
+		ts, tn, hasTS = c.ps.time(t)
 	}
 	if !hasTS {
-		return "", 0, shardkey.Errorf(file, line, "log_time", "%q is not a timestamp", f[slotTime])
+		return "", 0, 0, shardkey.Errorf(file, line, "log_time", "%q is not a timestamp", f[slotTime])
 	}
-	return level, ts, nil
+	return level, ts, timeRes(tn), nil
 }
 
 // record adds a csvlog record of n fields, at line, whose used values are
@@ -267,11 +269,11 @@ func (c *csvlogReader) check(line, n int, f *[6][]byte) (level string, ts int64,
 func (c *csvlogReader) record(line, n int, f *[6][]byte) error {
 	rs := c.rs
 	rs.line = line
-	level, ts, err := c.check(line, n, f)
+	level, ts, res, err := c.check(line, n, f)
 	if err != nil {
 		return err
 	}
-	m := pgMsg{line: line, level: level, ts: ts, hasTS: true}
+	m := pgMsg{line: line, level: level, ts: ts, hasTS: true, res: res}
 	sess := f[slotSession]
 	if len(sess) == 0 {
 		sess = f[slotPid]
@@ -333,7 +335,9 @@ func readPGJSON(br *bufio.Reader, rs *readState) error {
 		}
 		m := pgMsg{line: lr.n, level: rec.Severity, msg: rec.Message, detail: rec.Detail, session: rec.SessionID}
 		if len(rec.Timestamp) >= 19 {
-			m.ts, _, m.hasTS = ps.time([]byte(rec.Timestamp))
+			var tn int
+			m.ts, tn, m.hasTS = ps.time([]byte(rec.Timestamp))
+			m.res = timeRes(tn)
 		}
 		if !m.hasTS {
 			return shardkey.Errorf(rs.file, lr.n, "timestamp", "%q is not a timestamp", rec.Timestamp)

@@ -302,6 +302,7 @@ type entry struct {
 	line      int
 	ts        int64 // microseconds since the epoch
 	hasTS     bool
+	res       int32 // ts's resolution in microseconds (1e6: whole seconds; see tsRes)
 	session   string
 	sql       string
 	params    string // PostgreSQL "parameters: ..." detail

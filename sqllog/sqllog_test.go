@@ -3,6 +3,7 @@ package sqllog
 import (
 	"context"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -206,10 +207,12 @@ func TestTransactionsInterleaved(t *testing.T) {
 	w := readText(t, interleaved, Options{})
 	sum := summary(w)
 	for _, want := range []string{
-		"txn w=1: update accounts {id=7} | update accounts {id=9}",
-		"txn w=1: insert accounts {id=8 owner=o'brien}",
+		// The log spans 10:00:00.000 to 10:00:01.000 in milliseconds:
+		// 1.001 s (logSpan). 1/1.001 = 0.999, 2/1.001 = 1.998.
+		"txn w=0.999: update accounts {id=7} | update accounts {id=9}",
+		"txn w=0.999: insert accounts {id=8 owner=o'brien}",
 		"{id=-3}", // an autocommit read: an operation, not a transaction
-		`op "update accounts where id = ?" rate=2 n=2`,
+		`op "update accounts where id = ?" rate=1.998 n=2`,
 		"2 statements could not be parsed",
 		`"SELEC broken FROM accounts" (2×, first at line 12`,
 	} {
@@ -369,7 +372,9 @@ func TestSampleBounded(t *testing.T) {
 		sb.WriteString("\n")
 	}
 	w := readText(t, sb.String(), Options{Sample: 16})
-	if len(w.Ops) != 1 || len(w.Ops[0].Instances) != 16 || w.Ops[0].Rate != 100 {
+	// 1000 statements over 10:00:00.000 to 10:00:10.000 stamped in
+	// milliseconds: 10.001 s.
+	if len(w.Ops) != 1 || len(w.Ops[0].Instances) != 16 || math.Abs(w.Ops[0].Rate-1000/10.001) > 1e-9 {
 		t.Fatalf("ops: %s", summary(w))
 	}
 	if len(w.Txns) != 0 {
@@ -485,7 +490,7 @@ func TestSQLPrepared(t *testing.T) {
 		"  {id=42}",
 		"  {id=43}",
 		"update users {id=7}",
-		`op "read users where id = ?" rate=3.333 n=2`, // 2 reads in the log's 0.6 s
+		`op "read users where id = ?" rate=3.328 n=2`, // 2 reads in the log's 0.601 s (0.6 s between its first and last statement, plus the millisecond of its timestamps)
 	} {
 		if !has(sum, want) {
 			t.Errorf("no %q in\n%s", want, sum)

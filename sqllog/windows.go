@@ -25,9 +25,16 @@ type Window struct {
 	// Seconds is the time the workload's rates are per: the window's
 	// length, except that the log's first window starts at its first
 	// statement and, when the log has ended (Final), its last window ends
-	// at its last statement. 0 when those coincide: rates are then
-	// statement counts (and a warning says so).
+	// at its last statement plus the resolution of its timestamps (a
+	// statement stamped with the whole second t ran in [t, t+1s); see
+	// Resolution), but not past End. 0 when the window is one instant of
+	// a resolution finer than a second: rates are then statement counts
+	// (and a warning says so).
 	Seconds float64
+	// Resolution is the coarsest resolution of the window's statements'
+	// timestamps: 1s for whole seconds (MySQL and MariaDB logs,
+	// PostgreSQL's %t), 1ms for PostgreSQL's %m, %n, csvlog and jsonlog.
+	Resolution time.Duration
 	// Statements is the number of SQL statements read in the window
 	// (transaction control and statements on no table included).
 	Statements int
@@ -102,7 +109,13 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 			from = cur.First
 		}
 		if final {
-			to = cur.Last
+			to = cur.Last.Add(cur.Resolution)
+			if to.After(cur.End) {
+				to = cur.End
+			}
+			if cur.Last.Equal(from) && cur.Resolution < time.Second {
+				to = from // one instant: no span (logSpan)
+			}
 		}
 		cur.Seconds = to.Sub(from).Seconds()
 		if cur.Seconds <= 0 {
@@ -129,10 +142,12 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 		}
 		statedTS = true
 		t := time.UnixMicro(e.ts).UTC()
+		res := time.Duration(e.res) * time.Microsecond
 		if cur != nil && e.ts < cur.End.UnixMicro() {
 			if t.After(cur.Last) {
 				cur.Last = t
 			}
+			cur.Resolution = max(cur.Resolution, res)
 			return nil
 		}
 		if cur != nil {
@@ -149,7 +164,7 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 			}
 		}
 		start := t.Truncate(d)
-		cur = &Window{Start: start, End: start.Add(d), First: t, Last: t}
+		cur = &Window{Start: start, End: start.Add(d), First: t, Last: t, Resolution: res}
 		return nil
 	}
 	open()

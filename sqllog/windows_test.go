@@ -1,0 +1,107 @@
+package sqllog
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shardkey/shardkey"
+)
+
+// readWindows reads log in windows of d, returning them.
+func readWindows(t *testing.T, log string, d time.Duration) []*Window {
+	t.Helper()
+	var ws []*Window
+	newW := func() *shardkey.Workload { return &shardkey.Workload{} }
+	err := ReadWindows(context.Background(), strings.NewReader(log), "w.log", Options{}, d, newW, func(w *Window) error {
+		ws = append(ws, w)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("ReadWindows: %v", err)
+	}
+	return ws
+}
+
+// opsRate is the summed rate of a workload's operations.
+func opsRate(w *shardkey.Workload) float64 {
+	s := 0.0
+	for _, op := range w.Ops {
+		s += op.Rate
+	}
+	return s
+}
+
+// mariaGeneral is a MariaDB general log (times in whole seconds, written
+// when the second changes): 2 statements at 10:00:00, 1 at 10:00:03, 3 at
+// 10:00:07.
+const mariaGeneral = "240301 10:00:00\t     1 Query\tSELECT * FROM t WHERE id = 1\n" +
+	"\t\t     1 Query\tSELECT * FROM t WHERE id = 2\n" +
+	"240301 10:00:03\t     1 Query\tSELECT * FROM t WHERE id = 3\n" +
+	"240301 10:00:07\t     1 Query\tSELECT * FROM t WHERE id = 4\n" +
+	"\t\t     1 Query\tSELECT * FROM t WHERE id = 5\n" +
+	"\t\t     1 Query\tSELECT * FROM t WHERE id = 6\n"
+
+// TestSpanResolution: a statement stamped t with timestamps of resolution
+// r ran in [t, t+r): a log's span, and its last window's, count r after
+// the last timestamp.
+func TestSpanResolution(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	// Whole seconds: 6 statements in [10:00:00, 10:00:08): 8 s, 0.75/s
+	// (not 6 over 7 s).
+	w := readText(t, mariaGeneral, Options{})
+	if got := opsRate(w); !near(got, 0.75) {
+		t.Errorf("whole seconds: %g statements/s, want 6/8 = 0.75", got)
+	}
+	// PostgreSQL's %t (whole seconds) and %m (milliseconds), 10:00:00 to
+	// 10:00:02: 3 s and 2.001 s.
+	for _, c := range []struct {
+		frac string
+		span float64
+	}{{"", 3}, {".000", 2.001}} {
+		log := ""
+		for _, s := range []string{"00", "01", "02"} {
+			log += "2024-03-01 10:00:" + s + c.frac + " UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 1\n"
+		}
+		if got := opsRate(readText(t, log, Options{})); !near(got, 3/c.span) {
+			t.Errorf("PostgreSQL %q: %g statements/s, want 3/%g", c.frac, got, c.span)
+		}
+	}
+	// One second of whole-second stamps: its statements ran in it, 1 s
+	// (no "no time span" warning); one millisecond instant has no span.
+	w = readText(t, "240301 10:00:00\t     1 Query\tSELECT * FROM t WHERE id = 1\n\t\t     1 Query\tSELECT * FROM t WHERE id = 2\n", Options{})
+	if got := opsRate(w); !near(got, 2) || len(w.Warnings) != 0 {
+		t.Errorf("one whole second: %g statements/s, want 2; warnings %v", got, w.Warnings)
+	}
+	w = readText(t, "2024-03-01 10:00:00.000 UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 1\n2024-03-01 10:00:00.000 UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 2\n", Options{})
+	if got := opsRate(w); !near(got, 2) || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0].Error(), "no time span") {
+		t.Errorf("one millisecond: %g statements/s, want counts (2) and a warning; warnings %v", got, w.Warnings)
+	}
+
+	// Windows of 5 s: [10:00:00, :05) from the first statement, 5 s,
+	// 3 statements; [10:00:05, :10), the last, to 10:00:07 + 1 s: 3 s,
+	// 3 statements, 1/s.
+	ws := readWindows(t, mariaGeneral, 5*time.Second)
+	if len(ws) != 2 {
+		t.Fatalf("%d windows, want 2", len(ws))
+	}
+	for i, want := range []struct {
+		seconds float64
+		stmts   int
+	}{{5, 3}, {3, 3}} {
+		if ws[i].Seconds != want.seconds || ws[i].Statements != want.stmts || ws[i].Resolution != time.Second {
+			t.Errorf("window %d: %g s, %d statements, resolution %v; want %g s, %d, 1s", i, ws[i].Seconds, ws[i].Statements, ws[i].Resolution, want.seconds, want.stmts)
+		}
+		if got := opsRate(ws[i].Workload); !near(got, float64(want.stmts)/want.seconds) {
+			t.Errorf("window %d: %g statements/s, want %d/%g", i, got, want.stmts, want.seconds)
+		}
+	}
+	// The last window's span ends at its end at the latest: 10:00:07 +
+	// 1 s is past the end of a 7.5 s window [00:00, 00:07.5).
+	ws = readWindows(t, mariaGeneral, 7500*time.Millisecond)
+	if len(ws) != 1 || ws[0].Seconds != 7.5 {
+		t.Errorf("7.5 s windows: %d, first %g s; want 1 of 7.5 s", len(ws), ws[0].Seconds)
+	}
+}
