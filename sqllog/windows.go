@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"time"
 
 	"github.com/shardkey/shardkey"
@@ -44,6 +46,30 @@ type Window struct {
 	// Seconds) and transactions, exactly as Read makes them from the
 	// window's lines alone; its Warnings are the window's.
 	Workload *shardkey.Workload
+}
+
+// windowStart is the start of the window of length d that holds the
+// time us (microseconds since the Unix epoch): the latest multiple of d
+// since the epoch not after it, floor(us/d)*d, as Prometheus and Grafana
+// align steps. (time.Time.Truncate aligns to multiples of d since the
+// zero Time, January 1 of year 1, 719,162 days before the epoch: the
+// same windows for a length that divides a day, others for 7s.)
+func windowStart(us int64, d time.Duration) time.Time {
+	if us > math.MinInt64/1000 && us < math.MaxInt64/1000 {
+		ns := us * 1000
+		r := ns % int64(d)
+		if r < 0 {
+			r += int64(d)
+		}
+		return time.Unix(0, ns-r).UTC()
+	}
+	// More than 292 years from the epoch: nanoseconds overflow int64.
+	n := new(big.Int).Mul(big.NewInt(us), big.NewInt(1000))
+	dn := big.NewInt(int64(d))
+	q := new(big.Int).Div(n, dn) // Euclidean: the floor, as d > 0
+	n.Mul(q, dn)
+	sec, nsec := new(big.Int).DivMod(n, big.NewInt(1e9), new(big.Int))
+	return time.Unix(sec.Int64(), nsec.Int64()).UTC()
 }
 
 // ErrNoTimestamps is returned by ReadWindows for a log whose statements
@@ -163,7 +189,7 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 				return err
 			}
 		}
-		start := t.Truncate(d)
+		start := windowStart(e.ts, d)
 		cur = &Window{Start: start, End: start.Add(d), First: t, Last: t, Resolution: res}
 		return nil
 	}

@@ -105,3 +105,44 @@ func TestSpanResolution(t *testing.T) {
 		t.Errorf("7.5 s windows: %d, first %g s; want 1 of 7.5 s", len(ws), ws[0].Seconds)
 	}
 }
+
+// TestWindowStart: windows start at multiples of their length since the
+// Unix epoch: floor(t/d)*d, worked out by hand.
+func TestWindowStart(t *testing.T) {
+	for _, c := range []struct {
+		us   int64 // microseconds since the epoch
+		d    time.Duration
+		want int64 // the start, nanoseconds since the epoch
+	}{
+		// 2024-03-01 00:00:00 UTC = 1709251200 s = 7 × 244178742 + 6:
+		// a 7 s window starts 6 s before midnight, at 23:59:54 (year-1
+		// alignment, time.Truncate, gave 23:59:57).
+		{1709251200e6, 7 * time.Second, (1709251200 - 6) * 1e9},
+		{1709251200e6 + 999999, 7 * time.Second, (1709251200 - 6) * 1e9},
+		{1709251201e6, 7 * time.Second, 1709251201e9}, // 7 × 244178743
+		// 10 s windows at :00, :10, ...
+		{1709251215e6 + 500, 10 * time.Second, 1709251210e9},
+		// Before the epoch: the floor, not toward zero. -1 µs is in
+		// [-1 s, 0).
+		{-1, time.Second, -1e9},
+		{-7e6, 7 * time.Second, -7e9},
+		// 1.5 ms windows: 1000 µs is in [0, 1.5 ms).
+		{1000, 1500 * time.Microsecond, 0},
+		{3100, 1500 * time.Microsecond, 3e6},
+	} {
+		if got := windowStart(c.us, c.d); !got.Equal(time.Unix(0, c.want)) {
+			t.Errorf("windowStart(%d µs, %v) = %v, want %v", c.us, c.d, got, time.Unix(0, c.want).UTC())
+		}
+	}
+	// Past 2262 nanoseconds overflow int64: year 3000, 1 h windows.
+	y3000 := time.Date(3000, 1, 1, 10, 30, 0, 0, time.UTC)
+	if got, want := windowStart(y3000.UnixMicro(), time.Hour), time.Date(3000, 1, 1, 10, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("year 3000: %v, want %v", got, want)
+	}
+	// A 7 s log window through ReadWindows: the statement at midnight
+	// is in [23:59:54, 00:00:01).
+	ws := readWindows(t, "2024-03-01 00:00:00.000 UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 1\n", 7*time.Second)
+	if want := time.Date(2024, 2, 29, 23, 59, 54, 0, time.UTC); len(ws) != 1 || !ws[0].Start.Equal(want) || !ws[0].End.Equal(want.Add(7*time.Second)) {
+		t.Errorf("7 s window: %v - %v, want %v", ws[0].Start, ws[0].End, want)
+	}
+}
