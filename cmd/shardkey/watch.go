@@ -237,7 +237,7 @@ Flags:
 	if err := out.Close(); err != nil {
 		return err
 	}
-	if err := wt.Close(); err != nil {
+	if err := closeWatcher(e, wt); err != nil {
 		return err
 	}
 	if stopServer != nil && !c.follow {
@@ -287,6 +287,16 @@ func serveMetrics(e *env, addr string, m *watch.Metrics) (func() error, error) {
 
 // pollWatch polls the database's statement statistics every --window
 // until the command's context ends, and scores each interval as a window.
+// closeWatcher closes wt, printing its warnings (tables no window read,
+// designs dropped).
+func closeWatcher(e *env, wt *watch.Watcher) error {
+	warns, err := wt.Close()
+	for _, w := range warns {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
+	return err
+}
+
 func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, out windowWriter) error {
 	if err := livedb.CheckDSN(c.from); err != nil {
 		return usageErr("--from: %v", err)
@@ -314,13 +324,13 @@ func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, o
 	for {
 		select {
 		case <-e.ctx.Done():
-			return wt.Close()
+			return closeWatcher(e, wt)
 		case <-t.C:
 		}
 		w, start, end, err := p.Poll(e.ctx)
 		if err != nil {
 			if e.ctx.Err() != nil {
-				return wt.Close()
+				return closeWatcher(e, wt)
 			}
 			return fmt.Errorf("--from: %w", err)
 		}
