@@ -335,6 +335,8 @@ func TestBadFiles(t *testing.T) {
 		{"unknown-format.log", "mysql-general", "testdata/bad/unknown-format.log:1: no general log entries found"},
 		{"unknown-format.log", "mysql-slow", "testdata/bad/unknown-format.log:1: no slow log entries found"},
 		{"empty.log", "", "testdata/bad/empty.log:1: empty log"},
+		// Named .gz, but plain text of no known format.
+		{"not-gzip.log.gz", "", "testdata/bad/not-gzip.log.gz:1: not gzip data (named .gz, but it does not start with gzip's magic number 1f 8b), nor a log of a known format"},
 		{"stderr-no-statements.log", "", "testdata/bad/stderr-no-statements.log:2: no statements found in this stderr log"},
 		// None of its statements parses: an error with the first ones'
 		// places and errors (pg_query's message), not a workload of no

@@ -72,6 +72,9 @@ func windowStart(us int64, d time.Duration) time.Time {
 	return time.Unix(sec.Int64(), nsec.Int64()).UTC()
 }
 
+// MinWindow is the shortest window ReadWindows accepts.
+const MinWindow = time.Millisecond
+
 // ErrNoTimestamps is returned by ReadWindows for a log whose statements
 // carry no time (a pg_stat_statements export; a PostgreSQL log whose
 // log_line_prefix has no %m, %t or %n).
@@ -91,10 +94,12 @@ var ErrNoTimestamps = errors.New("the log's statements carry no timestamps: wind
 // window; a window only ever ends at a later statement.
 //
 // Memory is bounded as Read's: by statement shapes and open transactions,
-// per window. fn's error stops reading and is returned.
+// per window. fn's error stops reading and is returned. A window shorter
+// than MinWindow, or than the resolution of the log's first timestamp (1s
+// windows at least for a log of whole seconds), is a usage error.
 func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d time.Duration, newW func() *shardkey.Workload, fn func(*Window) error) error {
-	if d <= 0 {
-		return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be positive", d)}
+	if d < MinWindow {
+		return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be at least %v (log timestamps are at best in microseconds, PostgreSQL's in milliseconds)", d, MinWindow)}
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	format, err := formatOf(br, name, o.Format)
@@ -169,6 +174,9 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 		statedTS = true
 		t := time.UnixMicro(e.ts).UTC()
 		res := time.Duration(e.res) * time.Microsecond
+		if cur == nil && d < res {
+			return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v is shorter than the resolution of the log's timestamps (%v): most windows would be empty and the rest hold a whole %v; use a window of at least %v", d, res, res, res)}
+		}
 		if cur != nil && e.ts < cur.End.UnixMicro() {
 			if t.After(cur.Last) {
 				cur.Last = t

@@ -2,6 +2,7 @@ package sqllog
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -144,5 +145,28 @@ func TestWindowStart(t *testing.T) {
 	ws := readWindows(t, "2024-03-01 00:00:00.000 UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 1\n", 7*time.Second)
 	if want := time.Date(2024, 2, 29, 23, 59, 54, 0, time.UTC); len(ws) != 1 || !ws[0].Start.Equal(want) || !ws[0].End.Equal(want.Add(7*time.Second)) {
 		t.Errorf("7 s window: %v - %v, want %v", ws[0].Start, ws[0].End, want)
+	}
+}
+
+// TestWindowTooShort: windows under MinWindow, or under the resolution of
+// the log's timestamps (whole seconds here), are usage errors.
+func TestWindowTooShort(t *testing.T) {
+	newW := func() *shardkey.Workload { return &shardkey.Workload{} }
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{time.Nanosecond, "window length 1ns: must be at least 1ms"},
+		{999 * time.Microsecond, "window length 999µs: must be at least 1ms"},
+		{500 * time.Millisecond, "window length 500ms is shorter than the resolution of the log's timestamps (1s)"},
+	} {
+		err := ReadWindows(context.Background(), strings.NewReader(mariaGeneral), "w.log", Options{}, c.d, newW, func(*Window) error { return nil })
+		var ue *shardkey.UsageError
+		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%v: %v; want a usage error %q", c.d, err, c.want)
+		}
+	}
+	if ws := readWindows(t, mariaGeneral, time.Second); len(ws) != 3 {
+		t.Errorf("1s windows of a log of whole seconds: %d windows, want 3 (10:00:00, :03, :07)", len(ws))
 	}
 }

@@ -112,8 +112,8 @@ Flags:
 		return usageErr("no design to watch: name one with -k 'hash(col)'")
 	case c.follow && (c.logFile == "-" || strings.HasSuffix(c.logFile, ".gz")):
 		return usageErr("--follow needs a plain log file that the server writes (not %s)", c.logFile)
-	case c.window <= 0:
-		return usageErr("--window %v: must be positive", c.window)
+	case c.window < sqllog.MinWindow:
+		return usageErr("--window %v: must be at least %v", c.window, sqllog.MinWindow)
 	case c.shards < 1 || c.shards > 1<<16:
 		return usageErr("--shards %d: must be in 1..65536", c.shards)
 	case c.track < 1:
@@ -374,7 +374,7 @@ func openLog(e *env, file string) (io.Reader, string, func(), error) {
 	z, err := gzip.NewReader(f)
 	if err != nil {
 		f.Close()
-		return nil, "", nil, fmt.Errorf("%s: %w", file, err)
+		return nil, "", nil, fmt.Errorf("%s: named .gz, but not gzip data: %w", file, err)
 	}
 	return z, file, func() { z.Close(); f.Close() }, nil
 }

@@ -299,6 +299,7 @@ func TestWatch_Errors(t *testing.T) {
 		{[]string{"watch", "--log", celebrityLog, "--from", "postgres://x/y", "-k", "hash(aid)"}, 2, "not both"},
 		{[]string{"watch", "--log", celebrityLog}, 2, "no design"},
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid)", "--window", "0s"}, 2, "--window 0s"},
+		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid)", "--window", "1ns"}, 2, "--window 1ns: must be at least 1ms"},
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid)", "--key-low", "0.1", "--key-high", "0.05"}, 2, "want 0 <= low <= high <= 1"},
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid"}, 2, "-k:"},
 		{[]string{"watch", "--log", pgss, "-k", "hash(aid)"}, 1, "carry no timestamps"},
