@@ -31,6 +31,20 @@ type Thresholds struct {
 	ScatterRise float64
 }
 
+// HotSpread and RearmSpread scale the share each key would take if the
+// window's requests that name a key were spread evenly over its distinct
+// keys (as the sketch counts them): a key is hot above HotSpread times
+// that share when this is more than KeyHigh, and re-arms below
+// RearmSpread times it when this is more than KeyLow. With few keys
+// (10 warehouses: 10% each) a flat KeyHigh of 5% would call every key
+// hot; three times its even share is a key doing the work of three, what
+// its shard notices (docs/watch.md). With many keys (the even share
+// under 1/60 of requests) the flat thresholds apply.
+const (
+	HotSpread   = 3.0
+	RearmSpread = 1.5
+)
+
 // DefaultThresholds are seed 000's: "the first warning of a celebrity
 // key is one key moving from a fraction of a percent of traffic to
 // several percent" (below 1% to above 5%); max/mean of per-shard work
@@ -610,27 +624,45 @@ func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first boo
 	var out []Event
 	total := dw.RequestsPerS
 	if total > 0 && tk != nil {
-		// hot_key: a key above KeyHigh (by the sketch's lower bound, so
-		// an eviction's error never raises one) not already hot.
-		for _, k := range tk.Top(-1) {
+		// hot_key: a key above its high threshold (by the sketch's lower
+		// bound, so an eviction's error never raises one) not already
+		// hot. The threshold is KeyHigh, or HotSpread times the share
+		// an even spread over the window's distinct keys gives when that
+		// is more: 10 equally busy warehouses take 10% each, none hot.
+		all := tk.Top(-1)
+		keyed := 0.0 // Space-Saving's counts sum to all the weight added
+		for _, k := range all {
+			keyed += k.Count
+		}
+		even := 0.0
+		if len(all) > 0 {
+			even = keyed / total / float64(len(all))
+		}
+		high, low := math.Max(th.KeyHigh, HotSpread*even), math.Max(th.KeyLow, RearmSpread*even)
+		for _, k := range all {
 			lo := (k.Count - k.Err) / total
-			if lo > th.KeyHigh && !st.hot[k.Key] {
+			if lo > high && !st.hot[k.Key] {
 				st.hot[k.Key] = true
-				before := fmt.Sprintf("it was below %.3g%% or unseen before", 100*th.KeyLow)
+				before := fmt.Sprintf("it was below %.3g%% or unseen before", 100*low)
 				if first {
 					before = "from the first window on"
 				}
-				out = append(out, Event{Type: "hot_key", Design: dw.Key, Key: k.Key, Value: lo, Threshold: th.KeyHigh,
-					Message: fmt.Sprintf("key %s takes %.1f%% of requests (above %.3g%%; %s)", k.Key, 100*lo, 100*th.KeyHigh, before)})
+				above := fmt.Sprintf("above %.3g%%", 100*high)
+				if high > th.KeyHigh {
+					above = fmt.Sprintf("above %.3g%%: %g times the %.3g%% each of its %d keys would take evenly", 100*high, HotSpread, 100*even, len(all))
+				}
+				out = append(out, Event{Type: "hot_key", Design: dw.Key, Key: k.Key, Value: lo, Threshold: high,
+					Message: fmt.Sprintf("key %s takes %.1f%% of requests (%s; %s)", k.Key, 100*lo, above, before)})
 			}
 		}
-		// A hot key re-arms once its share (upper bound) is below KeyLow.
+		// A hot key re-arms once its share (upper bound) is below the
+		// low threshold: KeyLow, or RearmSpread times the even share.
 		for key := range st.hot {
 			up := tk.Min()
 			if c, ok := tk.Lookup(key); ok {
 				up = c.Count
 			}
-			if up/total < th.KeyLow {
+			if up/total < low {
 				delete(st.hot, key)
 			}
 		}

@@ -221,3 +221,87 @@ func TestWatcher_LaterTable(t *testing.T) {
 		t.Errorf("Check of u:hash(nosuch): %v; want a usage error", err)
 	}
 }
+
+// TestWatcher_HotKeyFewKeys: with few distinct keys the hot threshold is
+// HotSpread (3) times the even share, not a flat 5%. Worked by hand:
+//
+//  1. 10 keys, 10 reads each: 10% each; even share 10%, threshold
+//     max(5%, 30%) = 30%: no key is hot (a flat 5% raised all ten);
+//  2. key 1 takes 50 of 95 reads, the 9 others 5 each: even 10%,
+//     threshold 30%; key 1 at 52.6%: hot_key 1, the others (5.3%) not;
+//  3. the same: no second hot_key (key 1 has not re-armed);
+//  4. even again (10%): key 1 is below 1.5 × 10% = 15%: re-armed;
+//  5. key 1 at 50 of 95 again: hot_key 1 again.
+//
+// With many keys (1000 reads of distinct keys plus 60 of key 7: even
+// share 1/1001 of the keyed reads) the flat 5% applies: 60/1060 = 5.7%.
+func TestWatcher_HotKeyFewKeys(t *testing.T) {
+	wt, err := New(Options{Designs: []string{"hash(id)"}, Sim: sim.Options{Shards: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spread := func(first, others int) []int64 {
+		var out []int64
+		for range first {
+			out = append(out, 1)
+		}
+		for k := int64(2); k <= 10; k++ {
+			for range others {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, s := range []struct {
+		ids  []int64
+		want string
+	}{
+		{spread(10, 10), ""},
+		{spread(50, 5), "1"},
+		{spread(50, 5), ""},
+		{spread(10, 10), ""},
+		{spread(50, 5), "1"},
+	} {
+		r, err := wt.Add(Span{Start: t0.Add(time.Duration(i) * time.Minute), End: t0.Add(time.Duration(i+1) * time.Minute), Seconds: 1}, window(s.ids, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range r.Events {
+			if e.Type == "hot_key" {
+				got = append(got, e.Key)
+				if !close(e.Threshold, 0.3) || !close(e.Value, 50.0/95) {
+					t.Errorf("window %d: hot_key %+v; want value 50/95, threshold 0.3", i+1, e)
+				}
+			}
+		}
+		if strings.Join(got, ",") != s.want {
+			t.Errorf("window %d: hot keys %q; want %q", i+1, got, s.want)
+		}
+	}
+	many := make([]int64, 0, 1060)
+	for k := range 1000 {
+		many = append(many, int64(100+k))
+	}
+	for range 60 {
+		many = append(many, 7)
+	}
+	wt, _ = New(Options{Designs: []string{"hash(id)"}, Sim: sim.Options{Shards: 4}})
+	r, err := wt.Add(Span{Start: t0, End: t0.Add(time.Minute), Seconds: 1}, window(many, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot := 0
+	for _, e := range r.Events {
+		if e.Type == "hot_key" {
+			hot++
+			if e.Key != "7" || !close(e.Threshold, 0.05) || !close(e.Value, 60.0/1060) {
+				t.Errorf("many keys: %+v; want key 7 at 60/1060 over 5%%", e)
+			}
+		}
+	}
+	if hot != 1 {
+		t.Errorf("many keys: %d hot_key events, want 1: %+v", hot, r.Events)
+	}
+}
