@@ -28,6 +28,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -989,6 +990,9 @@ func fmtF(x float64) string {
 		return numfmt.Round(x)
 	case x >= 10:
 		return fmt.Sprintf("%.1f", x)
+	case x != 0 && math.Abs(x) < 0.01:
+		// Three significant digits: "%.2f" printed 0.001 as 0.00.
+		return strconv.FormatFloat(x, 'g', 3, 64)
 	}
 	return fmt.Sprintf("%.2f", x)
 }

@@ -53,6 +53,7 @@ type agg struct {
 	sessions map[string]*session
 
 	minTS, maxTS int64
+	res          int32 // the coarsest resolution of the statements' timestamps (entry.res)
 	hasTS        bool
 	noTS         int // statements without a timestamp
 	stmts        float64
@@ -208,6 +209,7 @@ func (a *agg) add(entries []entry, results []result) error {
 			if !a.hasTS || e.ts > a.maxTS {
 				a.maxTS = e.ts
 			}
+			a.res = max(a.res, e.res)
 			a.hasTS = true
 		} else {
 			a.noTS++

@@ -141,6 +141,7 @@ func FuzzScanCSVRecord(f *testing.F) {
 // csvRead is what a csvlog reader made of a log: its entries and error.
 type csvRead struct {
 	entries []entry
+	warn    []string
 	err     string
 }
 
@@ -170,7 +171,7 @@ func readCSVWith(data []byte, size int, fast bool) csvRead {
 		err = readPGCSV(br, rs)
 	} else {
 		c := &csvlogReader{rs: rs, pm: &pgMessages{rs: rs}, ps: &prefixState{sessions: map[string]string{}}}
-		_, err = c.readStd(csv.NewReader(br), 0, true)
+		_, err = c.readStd(csv.NewReader(br), br, 0, true)
 	}
 	if err == nil {
 		err = rs.flush()
@@ -178,6 +179,9 @@ func readCSVWith(data []byte, size int, fast bool) csvRead {
 	p.close()
 	if err != nil {
 		out.err = err.Error()
+	}
+	for _, w := range rs.warn {
+		out.warn = append(out.warn, w.Error())
 	}
 	return out
 }
@@ -230,23 +234,36 @@ func TestCSVReaders(t *testing.T) {
 
 	crlf := strings.ReplaceAll(g, "\n", "\r\n")
 	cases := map[string]string{
-		"good":            g,
-		"crlf":            crlf,
-		"no last newline": strings.TrimSuffix(g, "\n"),
-		"unterminated":    g + rec(1, "s", `LOG,00000,"statement: SELECT 1`),
-		"bare quote":      g + rec(1, "s", `LOG,00000,statement: SELECT "a",,,,,,,,,"psql","client backend",,0`),
-		"quote then text": g + rec(1, "s", `LOG,00000,"statement: SELECT "1",,,,,,,,,"psql","client backend",,0`),
-		"few fields":      g + "2024-03-01 10:00:00.000 UTC,\"u\",\"db\",1,\"h:1\",s,1,\"idle\"\n",
-		"bad severity":    g + rec(1, "s", `NOTE,00000,"statement: SELECT 1",,,,,,,,,"psql","client backend",,0`),
-		"bad time":        g + strings.Replace(rec(1, "s", `LOG,00000,"statement: SELECT 1",,,,,,,,,"psql","client backend",,0`), "2024-03-01 10:00:01", "yesterday", 1),
+		"good":                        g,
+		"crlf":                        crlf,
+		"no last newline":             strings.TrimSuffix(g, "\n"),
+		"unterminated":                g + rec(1, "s", `LOG,00000,"statement: SELECT 1`),
+		"unterminated, more lines":    g + rec(1, "s", `LOG,00000,"statement: SELECT 1`) + "FROM t\n\nWHERE a = 1",
+		"quote then text, no newline": g + strings.TrimSuffix(rec(1, "s", `LOG,00000,"statement: SELECT "1",,,,,,,,,"psql","client backend",,0`), "\n"),
+		"cut in fields":               g + strings.TrimSuffix(rec(1, "s", `LOG,00000,"statement: SELECT 1",,,`), "\n"),
+		"unterminated mid-file":       g + rec(1, "s", `LOG,00000,"statement: SELECT 1`) + g,
+		"bare quote":                  g + rec(1, "s", `LOG,00000,statement: SELECT "a",,,,,,,,,"psql","client backend",,0`),
+		"quote then text":             g + rec(1, "s", `LOG,00000,"statement: SELECT "1",,,,,,,,,"psql","client backend",,0`),
+		"few fields":                  g + "2024-03-01 10:00:00.000 UTC,\"u\",\"db\",1,\"h:1\",s,1,\"idle\"\n",
+		"bad severity":                g + rec(1, "s", `NOTE,00000,"statement: SELECT 1",,,,,,,,,"psql","client backend",,0`),
+		"bad time":                    g + strings.Replace(rec(1, "s", `LOG,00000,"statement: SELECT 1",,,,,,,,,"psql","client backend",,0`), "2024-03-01 10:00:01", "yesterday", 1),
 	}
 	wantErr := map[string]string{
-		"unterminated":    `x.csv:1065: not a csvlog record: extraneous or missing " in quoted-field`,
-		"bare quote":      `x.csv:1065: not a csvlog record: bare " in non-quoted-field`,
-		"quote then text": `x.csv:1065: not a csvlog record: extraneous or missing " in quoted-field`,
-		"few fields":      `x.csv:1065: not a csvlog record: 8 fields, want at least 22`,
-		"bad severity":    `x.csv:1065: error_severity: "NOTE" is not a PostgreSQL message level`,
-		"bad time":        `x.csv:1065: log_time: "yesterday.000 UTC" is not a timestamp`,
+		// The record's open quote (line 1065) runs into the next
+		// record's line, where the quote before u is followed by a
+		// letter: encoding/csv gives up on line 1066.
+		"unterminated mid-file":       `x.csv:1065: not a csvlog record: extraneous or missing " in quoted-field (found on line 1066)`,
+		"quote then text, no newline": `x.csv:1065: not a csvlog record: extraneous or missing " in quoted-field`,
+		"bare quote":                  `x.csv:1065: not a csvlog record: bare " in non-quoted-field`,
+		"quote then text":             `x.csv:1065: not a csvlog record: extraneous or missing " in quoted-field`,
+		"few fields":                  `x.csv:1065: not a csvlog record: 8 fields, want at least 22`,
+		"bad severity":                `x.csv:1065: error_severity: "NOTE" is not a PostgreSQL message level`,
+		"bad time":                    `x.csv:1065: log_time: "yesterday.000 UTC" is not a timestamp`,
+	}
+	wantWarn := map[string]string{
+		"unterminated":             `x.csv:1065: the log ends inside this record (a quoted field is not closed;`,
+		"unterminated, more lines": `x.csv:1065: the log ends inside this record (a quoted field is not closed;`,
+		"cut in fields":            `x.csv:1065: the log ends inside this record (no newline after it, and not a csvlog record: 17 fields, want at least 22`,
 	}
 	for name, data := range cases {
 		compareCSVReaders(t, []byte(data))
@@ -256,6 +273,51 @@ func TestCSVReaders(t *testing.T) {
 		}
 		if len(got.entries) < 32 {
 			t.Errorf("%s: %d entries, want at least 32", name, len(got.entries))
+		}
+		// A last record cut short at the end of the file is left out
+		// with a warning naming its first line; nothing else warns.
+		if w := wantWarn[name]; (w == "") != (len(got.warn) == 0) || (w != "" && (len(got.warn) != 1 || !strings.HasPrefix(got.warn[0], w))) {
+			t.Errorf("%s: warnings %q, want %q", name, got.warn, w)
+		}
+	}
+}
+
+// TestCSVCutShort: a csvlog copied while PostgreSQL wrote it ends inside
+// a record. Cut at every byte of the last record, the file reads without
+// error: the record is read when what is left of it is a whole csvlog
+// record (at least 22 fields, no quoted field left open), else left out
+// with a warning naming its line. The expectation counts commas and
+// quotes of the cut text (the record has no comma or quote inside a
+// quoted field), not the reader's scanner.
+func TestCSVCutShort(t *testing.T) {
+	const first = `2024-03-01 10:00:00.000 UTC,"u","db",100,"h:1",65e1.1,1,"idle",2024-03-01 10:00:00 UTC,3/1,0,LOG,00000,"statement: SELECT 1",,,,,,,,,"psql","client backend",,0` + "\n"
+	const last = `2024-03-01 10:00:01.000 UTC,"u","db",101,"h:1",65e1.2,1,"idle",2024-03-01 10:00:00 UTC,3/1,0,LOG,00000,"statement: SELECT 2",,,,,,,,,"psql","client backend",,0` + "\n"
+	for _, nl := range []string{"\n", "\r\n"} {
+		head := strings.ReplaceAll(first, "\n", nl) + nl + strings.ReplaceAll(first, "\n", nl) // lines 1, 2 (empty), 3
+		rec := strings.ReplaceAll(last, "\n", nl)                                              // line 4
+		for k := 1; k <= len(rec); k++ {
+			cut := rec[:k]
+			whole := strings.Count(cut, ",") >= 21 && strings.Count(cut, `"`)%2 == 0
+			if k >= len(rec)-len(nl) {
+				whole = true // only (part of) the newline is missing
+			}
+			data := []byte(head + cut)
+			got := readCSVWith(data, 1<<16, true)
+			if got.err != "" {
+				t.Errorf("%q cut at %d: %s", nl, k, got.err)
+				continue
+			}
+			want := 2
+			if whole {
+				want = 3
+			}
+			if len(got.entries) != want {
+				t.Errorf("%q cut at %d (%q): %d statements, want %d", nl, k, cut, len(got.entries), want)
+			}
+			if whole != (len(got.warn) == 0) || (!whole && (len(got.warn) != 1 || !strings.HasPrefix(got.warn[0], "x.csv:4: the log ends inside this record"))) {
+				t.Errorf("%q cut at %d (%q): warnings %q", nl, k, cut, got.warn)
+			}
+			compareCSVReaders(t, data)
 		}
 	}
 }

@@ -42,6 +42,18 @@
 // the execute line counted. Multi-line statements are read whole in every
 // format.
 //
+// A log copied while the server was writing it may end inside its last
+// record. Such a record is left out with a warning naming the file and
+// its line, in every format: a stderr or MySQL statement cut short fails
+// to parse (a parse warning); a csvlog record whose quoted field is still
+// open at the end of the file, or which lacks its newline and is not a
+// whole record (fewer than 22 fields, no level or time), and a jsonlog
+// line without its newline whose object is not closed, are left out as
+// cut. (A csvlog record is recognised as cut only when the rest of the
+// file, from its start, fits the reader's 1 MiB buffer; a longer one is
+// an error.) The same faults before the last record are errors naming
+// the record's first line.
+//
 // # What a statement becomes
 //
 // Each table a statement touches is one operation instance: its kind
@@ -61,8 +73,14 @@
 // shardkey.ShapeName names it.
 //
 // Rates: an operation's rate is its statement count over the log's time
-// span, (last timestamp - first timestamp) in seconds, taken over the
-// whole log. A log without a span gives counts (with a warning).
+// span, taken over the whole log: (last timestamp - first timestamp +
+// the timestamps' resolution) in seconds, since a statement stamped t
+// ran in [t, t + resolution). The resolution is what the timestamps are
+// written in, the coarsest of the log's: whole seconds for MySQL and
+// MariaDB logs and PostgreSQL's %t (one second added: a log of 5 whole
+// seconds spans 5 s, not 4), milliseconds for %m, %n, csvlog and jsonlog.
+// A log whose statements all carry one instant of a resolution finer
+// than a second has no span: rates are then counts (with a warning).
 //
 // Transactions: statements are grouped by session between BEGIN (or START
 // TRANSACTION) and COMMIT, END or ROLLBACK, or, after SET autocommit = 0,

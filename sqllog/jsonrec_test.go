@@ -2,11 +2,13 @@ package sqllog
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/loggen"
 )
 
@@ -61,5 +63,45 @@ func TestParseJSONRecord(t *testing.T) {
 	}
 	if answered < len(lines)/2 {
 		t.Errorf("answered %d of %d lines, want most", answered, len(lines))
+	}
+}
+
+// TestJSONCutShort: a jsonlog copied while PostgreSQL wrote it ends
+// inside its last line. Cut at every byte of that line, the log reads
+// without error: the record is read when its object is whole (only the
+// newline missing), else left out with a warning naming its line. A line
+// cut short in the middle of the file stays an error.
+func TestJSONCutShort(t *testing.T) {
+	const first = `{"timestamp":"2024-03-01 10:00:00.000 UTC","pid":100,"session_id":"65e1.1","error_severity":"LOG","message":"statement: SELECT * FROM a WHERE id = 1"}` + "\n"
+	const last = `{"timestamp":"2024-03-01 10:00:01.000 UTC","pid":101,"session_id":"65e1.2","error_severity":"LOG","message":"statement: SELECT * FROM b WHERE id = 2"}` + "\n"
+	for k := 1; k <= len(last); k++ {
+		cut := last[:k]
+		whole := k >= len(last)-1 // the closing brace is there
+		w := &shardkey.Workload{}
+		err := Read(context.Background(), w, strings.NewReader(first+cut), "x.json", Options{})
+		if err != nil {
+			t.Errorf("cut at %d: %v", k, err)
+			continue
+		}
+		want := 1
+		if whole {
+			want = 2
+		}
+		if len(w.Ops) != want {
+			t.Errorf("cut at %d (%q): %d operations, want %d", k, cut, len(w.Ops), want)
+		}
+		warned := 0
+		for _, wn := range w.Warnings {
+			if strings.HasPrefix(wn.Error(), "x.json:2: the log ends inside this record") {
+				warned++
+			}
+		}
+		if whole == (warned == 1) || warned > 1 {
+			t.Errorf("cut at %d (%q): warnings %q", k, cut, w.Warnings)
+		}
+	}
+	err := Read(context.Background(), &shardkey.Workload{}, strings.NewReader(first+last[:60]+"\n"+last), "x.json", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "x.json:2: not a jsonlog record: unexpected end of JSON input") {
+		t.Errorf("a line cut short in the middle: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ var generalCommands = func() map[string]string {
 type generalHead struct {
 	ts    int64
 	hasTS bool
+	res   int32 // ts's resolution (entry.res)
 	id    []byte
 	cmd   string
 	arg   []byte
@@ -56,7 +57,7 @@ func parseGeneralHead(l []byte) (generalHead, bool) {
 			for n < len(l) && l[n] != ' ' && l[n] != '\t' { // zone
 				n++
 			}
-			h.ts, h.hasTS, i = us, true, n
+			h.ts, h.hasTS, h.res, i = us, true, timeRes(n), n
 		case len(l) >= 15 && l[6] == ' ':
 			y, ok1 := num(l[0:2])
 			mo, ok2 := num(l[2:4])
@@ -77,7 +78,7 @@ func parseGeneralHead(l []byte) (generalHead, bool) {
 				return h, false
 			}
 			h.ts = (daysFromCivil(2000+y, mo, d)*86400 + hh*3600 + mi*60 + ss) * 1e6
-			h.hasTS, i = true, k+6
+			h.hasTS, h.res, i = true, 1e6, k+6
 		default:
 			return h, false
 		}
@@ -130,6 +131,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 	inCur, cont := false, false
 	var sql []byte
 	var ts int64
+	var res int32
 	hasTS := false
 	sessions := map[string]string{}
 	found := false
@@ -177,7 +179,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 			return err
 		}
 		if h.hasTS {
-			ts, hasTS = h.ts, true
+			ts, res, hasTS = h.ts, h.res, true
 		}
 		s, ok := sessions[string(h.id)]
 		if !ok {
@@ -190,9 +192,9 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 		other = h.cmd != "Query" && h.cmd != "Execute"
 		switch h.cmd {
 		case "Query", "Execute":
-			cur, inCur = entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, sql: string(h.arg)}, true
+			cur, inCur = entry{line: lr.n, ts: ts, hasTS: hasTS, res: res, session: s, sql: string(h.arg)}, true
 		case "Connect", "Quit", "Change user", "Reset connection":
-			if err := rs.emit(entry{line: lr.n, ts: ts, hasTS: hasTS, session: s, end: true}); err != nil {
+			if err := rs.emit(entry{line: lr.n, ts: ts, hasTS: hasTS, res: res, session: s, end: true}); err != nil {
 				return err
 			}
 		}
@@ -217,6 +219,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 	var sql []byte
 	inStmt, cont := false, false
 	var ts int64
+	var res int32
 	hasTS := false
 	session := ""
 	startLine := 0
@@ -227,6 +230,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 	// repeat it for every statement of a second) is not parsed again.
 	var lastTime []byte
 	var lastTS int64
+	var lastRes int32
 	lastOK, hasLast := false, false
 	finish := func() error {
 		if !inStmt {
@@ -241,7 +245,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 		if s == "" {
 			return nil
 		}
-		return rs.emit(entry{line: startLine, ts: ts, hasTS: hasTS, session: session, sql: s})
+		return rs.emit(entry{line: startLine, ts: ts, hasTS: hasTS, res: res, session: session, sql: s})
 	}
 	intern := func(b []byte) string {
 		if s, ok := sessions[string(b)]; ok {
@@ -277,11 +281,11 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 					head := append(append(timeBuf[:0], v...), " 1 Query"...)
 					timeBuf = head
 					h, ok := parseGeneralHead(head)
-					lastOK, lastTS = ok && h.hasTS, h.ts
+					lastOK, lastTS, lastRes = ok && h.hasTS, h.ts, h.res
 					lastTime, hasLast = append(lastTime[:0], v...), true
 				}
 				if lastOK {
-					ts, hasTS = lastTS, true
+					ts, res, hasTS = lastTS, lastRes, true
 				}
 			}
 			if i := bytes.Index(line, []byte("Thread_id: ")); i >= 0 {
@@ -299,7 +303,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 		case !inStmt && bytes.HasPrefix(line, []byte("SET timestamp=")):
 			v := bytes.TrimSuffix(line[len("SET timestamp="):], []byte(";"))
 			if n, ok := epochMicros(v); ok {
-				ts, hasTS = n, true
+				ts, res, hasTS = n, epochRes(v), true
 			}
 		case !inStmt && (bytes.HasPrefix(line, []byte("use ")) || bytes.HasPrefix(line, []byte("USE "))) && bytes.HasSuffix(line, []byte(";")):
 		default:
@@ -355,6 +359,16 @@ func epochMicros(v []byte) (int64, bool) {
 		return 0, false
 	}
 	return int64(f * 1e6), true
+}
+
+// epochRes is the resolution (tsRes) of "SET timestamp=" seconds v: by
+// its digits after a decimal point; whole seconds without one.
+func epochRes(v []byte) int32 {
+	i := bytes.IndexByte(v, '.')
+	if i < 0 {
+		return tsRes(0)
+	}
+	return tsRes(len(digitsAt(v[i+1:])))
 }
 
 func digitsAt(b []byte) []byte {

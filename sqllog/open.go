@@ -453,6 +453,15 @@ func formatOf(br *bufio.Reader, name, format string) (string, error) {
 		if len(bytes.TrimSpace(head)) == 0 {
 			return "", shardkey.Errorf(name, 1, "", "empty log")
 		}
+		// Compressed files are recognised by their first bytes, not by
+		// their names (decompress): one named .gz or .zst that reaches
+		// here does not start as its name says.
+		switch ext := strings.ToLower(filepath.Ext(name)); ext {
+		case ".gz", ".gzip":
+			return "", shardkey.Errorf(name, 1, "", "not gzip data (named %s, but it does not start with gzip's magic number 1f 8b), nor a log of a known format", ext)
+		case ".zst", ".zstd":
+			return "", shardkey.Errorf(name, 1, "", "not zstd data (named %s, but it does not start with zstd's magic number 28 b5 2f fd), nor a log of a known format", ext)
+		}
 		return "", shardkey.Errorf(name, 1, "", "unknown log format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)")
 	}
 	return format, nil

@@ -50,7 +50,9 @@ const (
 )
 
 // readRecord reads the next CSV record and its line, recording the line in
-// rs; errors name the file and line, a parse error prefixed with what. It
+// rs; errors name the file and line (a parse error the record's first
+// line, and the line encoding/csv found it on when another), a parse
+// error prefixed with what. It
 // returns io.EOF at the end. The caller resets rs.bound's record count
 // (BoundedReader.ResetRecord) at the start of each record. lines is the
 // number of lines before r's first (r counts from 1 at its first line).
@@ -62,7 +64,13 @@ func readRecord(r *csv.Reader, rs *readState, what string, lines int) ([]string,
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) && !errors.As(err, new(*shardkey.InputError)) {
-			return nil, 0, shardkey.Errorf(rs.file, lines+pe.Line, "", "%s%v", what, pe.Err)
+			// The record's first line, not the one encoding/csv gave up
+			// on (after an open quote, that may be the end of the file).
+			where := ""
+			if pe.Line != pe.StartLine {
+				where = fmt.Sprintf(" (found on line %d)", lines+pe.Line)
+			}
+			return nil, 0, shardkey.Errorf(rs.file, lines+pe.StartLine, "", "%s%v%s", what, pe.Err, where)
 		}
 		return nil, 0, errAt(rs.file, rs.line+1, err)
 	}
@@ -95,7 +103,7 @@ func readPGCSV(br *bufio.Reader, rs *readState) error {
 		if st != csvOK {
 			// encoding/csv reads this record from br (which it uses
 			// as it is: a *bufio.Reader of at least 4 KiB), no further.
-			k, err := c.readStd(csv.NewReader(br), lines, false)
+			k, err := c.readStd(csv.NewReader(br), br, lines, false)
 			if err != nil {
 				return err
 			}
@@ -126,11 +134,12 @@ type csvlogReader struct {
 	ps *prefixState
 }
 
-// readStd reads records with encoding/csv: lines is the line before
-// r's first; all reads them to the end of r, else one record is read. It
-// returns the lines the records read end on (after lines), 0 at the end
-// of r.
-func (c *csvlogReader) readStd(r *csv.Reader, lines int, all bool) (int, error) {
+// readStd reads records with encoding/csv: r reads br; lines is the
+// line before r's first; all reads them to the end of r, else one record
+// is read. It returns the lines the records read end on (after lines), 0
+// at the end of r. A final record cut short (see cutRecord) is left out
+// with a warning, as the end of r.
+func (c *csvlogReader) readStd(r *csv.Reader, br *bufio.Reader, lines int, all bool) (int, error) {
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	var f [6][]byte
@@ -138,6 +147,18 @@ func (c *csvlogReader) readStd(r *csv.Reader, lines int, all bool) (int, error) 
 	for {
 		if c.rs.bound != nil {
 			c.rs.bound.ResetRecord()
+		}
+		if rest, ok := restOfInput(br); ok {
+			if line, why, cut := c.cutRecord(rest); cut {
+				line += lines + end
+				c.rs.line = line
+				c.rs.warn = append(c.rs.warn, shardkey.Errorf(c.rs.file, line, "", "the log ends inside this record (%s; a file copied while it was being written?): the record is left out", why))
+				_, _ = br.Discard(len(rest))
+				if all {
+					return 0, c.pm.flush()
+				}
+				return 0, nil
+			}
 		}
 		rec, line, err := readRecord(r, c.rs, "not a csvlog record: ", lines)
 		if err == io.EOF {
@@ -167,25 +188,92 @@ func (c *csvlogReader) readStd(r *csv.Reader, lines int, all bool) (int, error) 
 	}
 }
 
+// restOfInput returns what is left of br's input when all of it is in
+// br's buffer (the input ends there), else false. It may fill the buffer;
+// a read error other than the end is left for the next read to meet
+// (the readers under br return it again).
+func restOfInput(br *bufio.Reader) ([]byte, bool) {
+	n := br.Buffered()
+	if n >= br.Size() {
+		return nil, false
+	}
+	b, err := br.Peek(n + 1)
+	if err != io.EOF {
+		return nil, false
+	}
+	return b, true
+}
+
+// cutRecord reports whether rest, all that is left of a csvlog file,
+// is a last record cut short: a log copied while PostgreSQL was writing
+// it ends inside a record. That is rest holding no whole record (as
+// scanCSVRecord reads one) and either a quoted field still open at the
+// end, or a record without its newline that is not a whole csvlog record
+// (too few fields, no level or time: see check). It returns the record's
+// first line (1 for rest's first line) and what is cut. A record whole
+// but for its newline is not cut; a quote encoding/csv refuses is
+// encoding/csv's error.
+func (c *csvlogReader) cutRecord(rest []byte) (int, string, bool) {
+	var r csvFields
+	var scratch []byte
+	if len(bytes.Trim(rest, "\r\n")) == 0 {
+		return 0, "", false
+	}
+	if _, _, st := scanCSVRecord(rest, &scratch, &r); st != csvMore {
+		return 0, "", false
+	}
+	padded := append(append(make([]byte, 0, len(rest)+1), rest...), '\n')
+	start, n, st := scanCSVRecord(padded, &scratch, &r)
+	line := 1 + bytes.Count(rest[:start], []byte{'\n'})
+	switch {
+	case st == csvMore:
+		return line, "a quoted field is not closed", true
+	case st == csvOK && n == len(padded):
+		if _, _, _, err := c.check(line, r.n, &r.f); err != nil {
+			why := "no newline after it, and "
+			if ie := err.(*shardkey.InputError); ie.Field != "" {
+				why += ie.Field + ": "
+			}
+			return line, why + err.(*shardkey.InputError).Err.Error(), true
+		}
+	}
+	return 0, "", false
+}
+
+// check checks a csvlog record of n fields, at line, whose used values
+// are f (csvFields.f): enough fields, a message level and a time. It
+// returns the level, the time (microseconds since the epoch) and its
+// resolution (tsRes).
+func (c *csvlogReader) check(line, n int, f *[6][]byte) (level string, ts int64, res int32, err error) {
+	file := c.rs.file
+	if n < csvMin {
+		return "", 0, 0, shardkey.Errorf(file, line, "", "not a csvlog record: %d fields, want at least %d (log_destination = 'csvlog')", n, csvMin)
+	}
+	level, ok := pgLevelName(f[slotSeverity])
+	if !ok {
+		return "", 0, 0, shardkey.Errorf(file, line, "error_severity", "%q is not a PostgreSQL message level", f[slotSeverity])
+	}
+	hasTS := false
+	tn := 0
+	if t := f[slotTime]; len(t) >= 19 {
+		ts, tn, hasTS = c.ps.time(t)
+	}
+	if !hasTS {
+		return "", 0, 0, shardkey.Errorf(file, line, "log_time", "%q is not a timestamp", f[slotTime])
+	}
+	return level, ts, timeRes(tn), nil
+}
+
 // record adds a csvlog record of n fields, at line, whose used values are
 // f (csvFields.f).
 func (c *csvlogReader) record(line, n int, f *[6][]byte) error {
 	rs := c.rs
 	rs.line = line
-	if n < csvMin {
-		return shardkey.Errorf(rs.file, line, "", "not a csvlog record: %d fields, want at least %d (log_destination = 'csvlog')", n, csvMin)
+	level, ts, res, err := c.check(line, n, f)
+	if err != nil {
+		return err
 	}
-	level, ok := pgLevelName(f[slotSeverity])
-	if !ok {
-		return shardkey.Errorf(rs.file, line, "error_severity", "%q is not a PostgreSQL message level", f[slotSeverity])
-	}
-	m := pgMsg{line: line, level: level}
-	if t := f[slotTime]; len(t) >= 19 {
-		m.ts, _, m.hasTS = c.ps.time(t)
-	}
-	if !m.hasTS {
-		return shardkey.Errorf(rs.file, line, "log_time", "%q is not a timestamp", f[slotTime])
-	}
+	m := pgMsg{line: line, level: level, ts: ts, hasTS: true, res: res}
 	sess := f[slotSession]
 	if len(sess) == 0 {
 		sess = f[slotPid]
@@ -231,6 +319,14 @@ func readPGJSON(br *bufio.Reader, rs *readState) error {
 		if !parseJSONRecord(line, &rec) { // what it is not sure of
 			rec = jsonRecord{}
 			if err := json.Unmarshal(line, &rec); err != nil {
+				var se *json.SyntaxError
+				if lr.noNL && errors.As(err, &se) && se.Offset == int64(len(line)) {
+					// The last line, without its newline, ends before
+					// its record does: a log copied while PostgreSQL
+					// was writing it.
+					rs.warn = append(rs.warn, shardkey.Errorf(rs.file, lr.n, "", "the log ends inside this record (no newline after it, and %v; a file copied while it was being written?): the record is left out", err))
+					continue
+				}
 				return shardkey.Errorf(rs.file, lr.n, "", "not a jsonlog record: %v", err)
 			}
 		}
@@ -239,7 +335,9 @@ func readPGJSON(br *bufio.Reader, rs *readState) error {
 		}
 		m := pgMsg{line: lr.n, level: rec.Severity, msg: rec.Message, detail: rec.Detail, session: rec.SessionID}
 		if len(rec.Timestamp) >= 19 {
-			m.ts, _, m.hasTS = ps.time([]byte(rec.Timestamp))
+			var tn int
+			m.ts, tn, m.hasTS = ps.time([]byte(rec.Timestamp))
+			m.res = timeRes(tn)
 		}
 		if !m.hasTS {
 			return shardkey.Errorf(rs.file, lr.n, "timestamp", "%q is not a timestamp", rec.Timestamp)

@@ -41,6 +41,7 @@ type pgMsg struct {
 	line    int
 	ts      int64
 	hasTS   bool
+	res     int32 // ts's resolution (entry.res)
 	session string
 	level   string
 	msg     string
@@ -99,14 +100,14 @@ func (pm *pgMessages) add(m pgMsg) error {
 		}
 		sql = rest[i+2:]
 	case strings.HasPrefix(msg, "disconnection: "):
-		return pm.rs.emit(entry{line: m.line, ts: m.ts, hasTS: m.hasTS, session: m.session, end: true})
+		return pm.rs.emit(entry{line: m.line, ts: m.ts, hasTS: m.hasTS, res: m.res, session: m.session, end: true})
 	default:
 		return nil
 	}
 	if strings.TrimSpace(sql) == "" {
 		return nil
 	}
-	pm.pending, pm.hasPending = entry{line: m.line, ts: m.ts, hasTS: m.hasTS, session: m.session, sql: sql}, true
+	pm.pending, pm.hasPending = entry{line: m.line, ts: m.ts, hasTS: m.hasTS, res: m.res, session: m.session, sql: sql}, true
 	e := &pm.pending
 	switch {
 	case strings.HasPrefix(m.detail, "parameters: "):
@@ -172,7 +173,7 @@ func readPGStderr(br *bufio.Reader, rs *readState) error {
 		}
 		found = true
 		cur = pgMsg{line: lr.n, level: level}
-		cur.ts, cur.hasTS, cur.session = ps.parse(line[:start])
+		cur.ts, cur.res, cur.hasTS, cur.session = ps.parse(line[:start])
 		hasCur = true
 		msg = append(msg[:0], line[start+len(level)+3:]...)
 	}
@@ -185,6 +186,25 @@ func readPGStderr(br *bufio.Reader, rs *readState) error {
 	return pm.flush()
 }
 
+// tsRes is the resolution, in microseconds, of a timestamp written with
+// digits digits of fractions of a second: 1e6 (whole seconds) for none,
+// 1e3 for milliseconds, 1 for microseconds or finer (times are kept in
+// microseconds). A statement stamped t ran in [t, t + resolution): rates
+// count the resolution in the log's span (see agg.finish).
+func tsRes(digits int) int32 {
+	r := int32(1e6)
+	for ; digits > 0 && r > 1; digits-- {
+		r /= 10
+	}
+	return r
+}
+
+// timeRes is the resolution of a time prefixState.time read in n bytes
+// ("2024-01-02 15:04:05" and any "." and digits after it).
+func timeRes(n int) int32 {
+	return tsRes(max(0, n-20))
+}
+
 // prefixState extracts the timestamp and session of a log_line_prefix.
 type prefixState struct {
 	sessions map[string]string // interned session names
@@ -195,15 +215,17 @@ type prefixState struct {
 // parse finds, in a prefix, a timestamp (%m, %t: "2024-01-02 15:04:05[.mmm]
 // [TZ]", or %n: epoch seconds with milliseconds) and a session: %c (hex
 // "5f1e2a3b.1a2b") when present, else the first bracketed number (%p in
-// "[%p]") or "pid=N". The time zone is ignored: rates need differences.
-func (ps *prefixState) parse(p []byte) (int64, bool, string) {
+// "[%p]") or "pid=N", and the timestamp's resolution (tsRes: %t whole
+// seconds, %m and %n milliseconds). The time zone is ignored: rates need
+// differences.
+func (ps *prefixState) parse(p []byte) (int64, int32, bool, string) {
 	var ts int64
+	var res int32
 	hasTS := false
 	for i := 0; i+19 <= len(p); i++ {
 		if isDigit(p[i]) && p[i+4] == '-' && p[i+7] == '-' && p[i+10] == ' ' && p[i+13] == ':' {
 			if us, n, ok := ps.time(p[i:]); ok {
-				ts, hasTS = us, true
-				_ = n
+				ts, res, hasTS = us, timeRes(n), true
 				break
 			}
 		}
@@ -221,7 +243,7 @@ func (ps *prefixState) parse(p []byte) (int64, bool, string) {
 			ms = ms*10 + int64(c-'0')
 		}
 		if ok {
-			ts, hasTS = sec*1e6+ms*1e3, true
+			ts, res, hasTS = sec*1e6+ms*1e3, 1e3, true
 		}
 	}
 	sess := sessionOf(p)
@@ -233,7 +255,7 @@ func (ps *prefixState) parse(p []byte) (int64, bool, string) {
 		}
 		ps.sessions[s] = s
 	}
-	return ts, hasTS, s
+	return ts, res, hasTS, s
 }
 
 // time parses "2006-01-02 15:04:05[.frac]" at the start of b.

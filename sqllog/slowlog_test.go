@@ -98,12 +98,14 @@ SET timestamp=1709251200.25;
 `
 	// 2024-03-01 00:00:00 UTC is 1709251200 s after the epoch.
 	const day = 1709251200 * int64(1e6)
+	// Resolutions: whole seconds ("# Time:" of MariaDB, SET timestamp
+	// without a fraction), 10 ms for SET timestamp's two decimals.
 	want := []entry{
-		{file: "s.log", line: 9, ts: day + 1e6, hasTS: true, session: "7", sql: "SELECT 1;"},
-		{file: "s.log", line: 13, ts: day + 1e6, hasTS: true, session: "8", sql: "SELECT a\nFROM t\n\nWHERE b = 2;"},
-		{file: "s.log", line: 20, ts: day, hasTS: true, session: "9", sql: "SELECT 3;"},
-		{file: "s.log", line: 23, ts: day + 1e6, hasTS: true, session: "7", sql: "SELECT 4;"},
-		{file: "s.log", line: 28, ts: day + 250000, hasTS: true, session: "7", sql: "SELECT 5;"},
+		{file: "s.log", line: 9, ts: day + 1e6, hasTS: true, res: 1e6, session: "7", sql: "SELECT 1;"},
+		{file: "s.log", line: 13, ts: day + 1e6, hasTS: true, res: 1e6, session: "8", sql: "SELECT a\nFROM t\n\nWHERE b = 2;"},
+		{file: "s.log", line: 20, ts: day, hasTS: true, res: 1e6, session: "9", sql: "SELECT 3;"},
+		{file: "s.log", line: 23, ts: day + 1e6, hasTS: true, res: 1e6, session: "7", sql: "SELECT 4;"},
+		{file: "s.log", line: 28, ts: day + 250000, hasTS: true, res: 1e4, session: "7", sql: "SELECT 5;"},
 	}
 	if got := readSlowEntries(t, log); !reflect.DeepEqual(got, want) {
 		t.Errorf("entries:\n%+v\nwant\n%+v", got, want)

@@ -305,6 +305,7 @@ type entry struct {
 	line      int
 	ts        int64 // microseconds since the epoch
 	hasTS     bool
+	res       int32 // ts's resolution in microseconds (1e6: whole seconds; see tsRes)
 	session   string
 	sql       string
 	params    string // PostgreSQL "parameters: ..." detail
@@ -408,6 +409,9 @@ type lineReader struct {
 	r    *bufio.Reader
 	n    int
 	long []byte
+	// noNL: the line returned last ends the input without a newline
+	// (its last line, perhaps cut short).
+	noNL bool
 }
 
 func (lr *lineReader) next() ([]byte, bool, error) {
@@ -433,6 +437,7 @@ func (lr *lineReader) next() ([]byte, bool, error) {
 		return nil, false, err
 	}
 	lr.n++
+	lr.noNL = len(b) == 0 || b[len(b)-1] != '\n'
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	b = bytes.TrimSuffix(b, []byte("\r"))
 	return b, true, nil

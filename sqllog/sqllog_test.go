@@ -3,6 +3,7 @@ package sqllog
 import (
 	"context"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -206,10 +207,12 @@ func TestTransactionsInterleaved(t *testing.T) {
 	w := readText(t, interleaved, Options{})
 	sum := summary(w)
 	for _, want := range []string{
-		"txn w=1: update accounts {id=7} | update accounts {id=9}",
-		"txn w=1: insert accounts {id=8 owner=o'brien}",
+		// The log spans 10:00:00.000 to 10:00:01.000 in milliseconds:
+		// 1.001 s (logSpan). 1/1.001 = 0.999, 2/1.001 = 1.998.
+		"txn w=0.999: update accounts {id=7} | update accounts {id=9}",
+		"txn w=0.999: insert accounts {id=8 owner=o'brien}",
 		"{id=-3}", // an autocommit read: an operation, not a transaction
-		`op "update accounts where id = ?" rate=2 n=2`,
+		`op "update accounts where id = ?" rate=1.998 n=2`,
 		"2 statements could not be parsed",
 		`"SELEC broken FROM accounts" (2×, first at line 12`,
 	} {
@@ -332,6 +335,8 @@ func TestBadFiles(t *testing.T) {
 		{"unknown-format.log", "mysql-general", "testdata/bad/unknown-format.log:1: no general log entries found"},
 		{"unknown-format.log", "mysql-slow", "testdata/bad/unknown-format.log:1: no slow log entries found"},
 		{"empty.log", "", "testdata/bad/empty.log:1: empty log"},
+		// Named .gz, but plain text of no known format.
+		{"not-gzip.log.gz", "", "testdata/bad/not-gzip.log.gz:1: not gzip data (named .gz, but it does not start with gzip's magic number 1f 8b), nor a log of a known format"},
 		{"stderr-no-statements.log", "", "testdata/bad/stderr-no-statements.log:2: no statements found in this stderr log"},
 		// None of its statements parses: an error with the first ones'
 		// places and errors (pg_query's message), not a workload of no
@@ -344,7 +349,14 @@ func TestBadFiles(t *testing.T) {
 			t.Errorf("%s (format %q): error %v; want prefix %q", c.file, c.format, err, c.want)
 		}
 	}
-	err := Read(context.Background(), &shardkey.Workload{}, strings.NewReader(""), "x", Options{Format: "oracle"})
+	// A quote opened on line 2 and never closed: encoding/csv reads to
+	// the end of the file (line 5) before it gives up; the error names
+	// the record's line.
+	err := Read(context.Background(), &shardkey.Workload{}, strings.NewReader("query,calls\n\"SELECT 1,5\nSELECT 2,3\nSELECT 3,4\nSELECT 4,1\n"), "x.csv", Options{Format: "pg_stat_statements"})
+	if want := `x.csv:2: extraneous or missing " in quoted-field (found on line 5)`; err == nil || err.Error() != want {
+		t.Errorf("unclosed quote: %v, want %s", err, want)
+	}
+	err = Read(context.Background(), &shardkey.Workload{}, strings.NewReader(""), "x", Options{Format: "oracle"})
 	if err == nil || !strings.Contains(err.Error(), `--log-format "oracle"`) {
 		t.Errorf("unknown format: %v", err)
 	}
@@ -362,7 +374,9 @@ func TestSampleBounded(t *testing.T) {
 		sb.WriteString("\n")
 	}
 	w := readText(t, sb.String(), Options{Sample: 16})
-	if len(w.Ops) != 1 || len(w.Ops[0].Instances) != 16 || w.Ops[0].Rate != 100 {
+	// 1000 statements over 10:00:00.000 to 10:00:10.000 stamped in
+	// milliseconds: 10.001 s.
+	if len(w.Ops) != 1 || len(w.Ops[0].Instances) != 16 || math.Abs(w.Ops[0].Rate-1000/10.001) > 1e-9 {
 		t.Fatalf("ops: %s", summary(w))
 	}
 	if len(w.Txns) != 0 {
@@ -478,7 +492,7 @@ func TestSQLPrepared(t *testing.T) {
 		"  {id=42}",
 		"  {id=43}",
 		"update users {id=7}",
-		`op "read users where id = ?" rate=3.333 n=2`, // 2 reads in the log's 0.6 s
+		`op "read users where id = ?" rate=3.328 n=2`, // 2 reads in the log's 0.601 s (0.6 s between its first and last statement, plus the millisecond of its timestamps)
 	} {
 		if !has(sum, want) {
 			t.Errorf("no %q in\n%s", want, sum)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"time"
 
 	"github.com/shardkey/shardkey"
@@ -25,9 +27,16 @@ type Window struct {
 	// Seconds is the time the workload's rates are per: the window's
 	// length, except that the log's first window starts at its first
 	// statement and, when the log has ended (Final), its last window ends
-	// at its last statement. 0 when those coincide: rates are then
-	// statement counts (and a warning says so).
+	// at its last statement plus the resolution of its timestamps (a
+	// statement stamped with the whole second t ran in [t, t+1s); see
+	// Resolution), but not past End. 0 when the window is one instant of
+	// a resolution finer than a second: rates are then statement counts
+	// (and a warning says so).
 	Seconds float64
+	// Resolution is the coarsest resolution of the window's statements'
+	// timestamps: 1s for whole seconds (MySQL and MariaDB logs,
+	// PostgreSQL's %t), 1ms for PostgreSQL's %m, %n, csvlog and jsonlog.
+	Resolution time.Duration
 	// Statements is the number of SQL statements read in the window
 	// (transaction control and statements on no table included).
 	Statements int
@@ -38,6 +47,33 @@ type Window struct {
 	// window's lines alone; its Warnings are the window's.
 	Workload *shardkey.Workload
 }
+
+// windowStart is the start of the window of length d that holds the
+// time us (microseconds since the Unix epoch): the latest multiple of d
+// since the epoch not after it, floor(us/d)*d, as Prometheus and Grafana
+// align steps. (time.Time.Truncate aligns to multiples of d since the
+// zero Time, January 1 of year 1, 719,162 days before the epoch: the
+// same windows for a length that divides a day, others for 7s.)
+func windowStart(us int64, d time.Duration) time.Time {
+	if us > math.MinInt64/1000 && us < math.MaxInt64/1000 {
+		ns := us * 1000
+		r := ns % int64(d)
+		if r < 0 {
+			r += int64(d)
+		}
+		return time.Unix(0, ns-r).UTC()
+	}
+	// More than 292 years from the epoch: nanoseconds overflow int64.
+	n := new(big.Int).Mul(big.NewInt(us), big.NewInt(1000))
+	dn := big.NewInt(int64(d))
+	q := new(big.Int).Div(n, dn) // Euclidean: the floor, as d > 0
+	n.Mul(q, dn)
+	sec, nsec := new(big.Int).DivMod(n, big.NewInt(1e9), new(big.Int))
+	return time.Unix(sec.Int64(), nsec.Int64()).UTC()
+}
+
+// MinWindow is the shortest window ReadWindows accepts.
+const MinWindow = time.Millisecond
 
 // ErrNoTimestamps is returned by ReadWindows for a log whose statements
 // carry no time (a pg_stat_statements export; a PostgreSQL log whose
@@ -58,10 +94,12 @@ var ErrNoTimestamps = errors.New("the log's statements carry no timestamps: wind
 // window; a window only ever ends at a later statement.
 //
 // Memory is bounded as Read's: by statement shapes and open transactions,
-// per window. fn's error stops reading and is returned.
+// per window. fn's error stops reading and is returned. A window shorter
+// than MinWindow, or than the resolution of the log's first timestamp (1s
+// windows at least for a log of whole seconds), is a usage error.
 func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d time.Duration, newW func() *shardkey.Workload, fn func(*Window) error) error {
-	if d <= 0 {
-		return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be positive", d)}
+	if d < MinWindow {
+		return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be at least %v (log timestamps are at best in microseconds, PostgreSQL's in milliseconds)", d, MinWindow)}
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	format, err := formatOf(br, name, o.Format)
@@ -102,7 +140,13 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 			from = cur.First
 		}
 		if final {
-			to = cur.Last
+			to = cur.Last.Add(cur.Resolution)
+			if to.After(cur.End) {
+				to = cur.End
+			}
+			if cur.Last.Equal(from) && cur.Resolution < time.Second {
+				to = from // one instant: no span (logSpan)
+			}
 		}
 		cur.Seconds = to.Sub(from).Seconds()
 		if cur.Seconds <= 0 {
@@ -129,10 +173,15 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 		}
 		statedTS = true
 		t := time.UnixMicro(e.ts).UTC()
+		res := time.Duration(e.res) * time.Microsecond
+		if cur == nil && d < res {
+			return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v is shorter than the resolution of the log's timestamps (%v): most windows would be empty and the rest hold a whole %v; use a window of at least %v", d, res, res, res)}
+		}
 		if cur != nil && e.ts < cur.End.UnixMicro() {
 			if t.After(cur.Last) {
 				cur.Last = t
 			}
+			cur.Resolution = max(cur.Resolution, res)
 			return nil
 		}
 		if cur != nil {
@@ -148,8 +197,8 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 				return err
 			}
 		}
-		start := t.Truncate(d)
-		cur = &Window{Start: start, End: start.Add(d), First: t, Last: t}
+		start := windowStart(e.ts, d)
+		cur = &Window{Start: start, End: start.Add(d), First: t, Last: t, Resolution: res}
 		return nil
 	}
 	open()

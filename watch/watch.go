@@ -31,6 +31,20 @@ type Thresholds struct {
 	ScatterRise float64
 }
 
+// HotSpread and RearmSpread scale the share each key would take if the
+// window's requests that name a key were spread evenly over its distinct
+// keys (as the sketch counts them): a key is hot above HotSpread times
+// that share when this is more than KeyHigh, and re-arms below
+// RearmSpread times it when this is more than KeyLow. With few keys
+// (10 warehouses: 10% each) a flat KeyHigh of 5% would call every key
+// hot; three times its even share is a key doing the work of three, what
+// its shard notices (docs/watch.md). With many keys (the even share
+// under 1/60 of requests) the flat thresholds apply.
+const (
+	HotSpread   = 3.0
+	RearmSpread = 1.5
+)
+
 // DefaultThresholds are seed 000's: "the first warning of a celebrity
 // key is one key moving from a fraction of a percent of traffic to
 // several percent" (below 1% to above 5%); max/mean of per-shard work
@@ -97,6 +111,8 @@ type Watcher struct {
 // designState is what one design remembers between windows.
 type designState struct {
 	compiled  bool               // compiled in some window
+	dropped   bool               // refused after windows were reported: left out from then on
+	warned    bool               // its tables no window has read were warned about
 	hot       map[string]bool    // keys last seen at or above KeyLow that raised hot_key, or are still falling
 	aboveWR   bool               // work ratio above its threshold in the last window
 	shapes    map[string]bool    // shapes seen
@@ -239,8 +255,12 @@ type Event struct {
 // checked against the first window that reads it, and a design's bare key
 // (in a design of a bare key alone) against the first window with
 // statements: a design that does not compile there is refused (a
-// shardkey.UsageError: most likely a typo in -k; after Check, against a
-// catalog, nothing is refused here). A window scores a design without
+// shardkey.UsageError: most likely a typo in -k) when that is the first
+// window with statements, else dropped from that window on with a
+// warning in its report (earlier windows were reported: the run goes
+// on); after Check, against a catalog, nothing is refused here. A table
+// a design keys that no window has read yet is warned about at the
+// design's first window (and at Close if none reads it). A window scores a design without
 // the keys of the tables it does not read; one that does not fit the
 // window's tables otherwise (its columns appear in none of the window's
 // statements) is left out of the window with a warning; Close reports
@@ -269,10 +289,29 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 	}()
 	for i, d := range wt.designs {
 		st := wt.state[i]
+		if st.dropped {
+			continue
+		}
 		if !wt.checked {
 			if what, err := wt.checkNew(w, d, firstOps); err != nil {
-				return nil, &shardkey.UsageError{Msg: fmt.Sprintf("-k: design %s %s (%s to %s): %v",
-					d.Text, what, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), err)}
+				msg := fmt.Sprintf("-k: design %s %s (%s to %s): %v",
+					d.Text, what, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), err)
+				if firstOps {
+					// Before any window is scored: refused up front.
+					return nil, &shardkey.UsageError{Msg: msg}
+				}
+				// Windows have been reported: the run goes on with the
+				// other designs.
+				st.dropped = true
+				r.Warnings = append(r.Warnings, msg+"; the design is dropped from this window on")
+				continue
+			}
+		}
+		if !st.warned && !wt.checked {
+			if missing := wt.unread(d, w); len(missing) > 0 {
+				st.warned = true
+				r.Warnings = append(r.Warnings, fmt.Sprintf("design %s keys %s, which no window has read so far (tables read: %s): a misspelt name? It is checked in the window that first reads it",
+					d.Text, tablesText(missing), strings.Join(wt.readTables(w), ", ")))
 			}
 		}
 		in := inWindow(d, w)
@@ -392,6 +431,45 @@ func (wt *Watcher) checkNew(w *shardkey.Workload, d *shardkey.Design, first bool
 	return what, err
 }
 
+// unread returns the tables design d keys that neither window w nor any
+// earlier window reads, in d's order.
+func (wt *Watcher) unread(d *shardkey.Design, w *shardkey.Workload) []string {
+	var out []string
+	for _, name := range d.Order {
+		if !wt.seen[name] && (w == nil || w.Table(name) == nil) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// readTables returns the tables read so far (with window w's), sorted.
+func (wt *Watcher) readTables(w *shardkey.Workload) []string {
+	set := map[string]bool{}
+	for name := range wt.seen {
+		set[name] = true
+	}
+	if w != nil {
+		for _, t := range w.Tables {
+			set[t.Name] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for name := range set {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// tablesText names tables: "table a" or "tables a, b".
+func tablesText(names []string) string {
+	if len(names) == 1 {
+		return "table " + names[0]
+	}
+	return "tables " + strings.Join(names, ", ")
+}
+
 // inWindow returns design d without the keys of the tables window w does
 // not read (they are checked where they appear), or nil when nothing is
 // left: no table of w is named and there is no bare key.
@@ -433,19 +511,33 @@ func topKey(k Counter, total float64) TopKey {
 	return t
 }
 
-// Close returns an error naming the designs that compiled in no window
-// (a column no statement of the log names): most likely a typo in -k.
-func (wt *Watcher) Close() error {
+// Close ends the run. Its warnings name, for each design, the tables it
+// keys that no window read (most likely misspelt: a design is scored
+// without them) and the designs dropped during the run; its error names
+// the designs that compiled in no window (a column no statement of the
+// log names): most likely a typo in -k. After Check (a catalog), a table
+// no window read is not warned about: the catalog has it.
+func (wt *Watcher) Close() (warnings []string, err error) {
 	var bad []string
 	for i, st := range wt.state {
-		if !st.compiled && wt.windows > 0 {
-			bad = append(bad, wt.designs[i].Text)
+		d := wt.designs[i]
+		switch {
+		case wt.windows == 0:
+		case st.dropped:
+			warnings = append(warnings, fmt.Sprintf("design %s was dropped during the run (see its window's warning)", d.Text))
+		case !st.compiled:
+			bad = append(bad, d.Text)
+		case !wt.checked:
+			if missing := wt.unread(d, nil); len(missing) > 0 {
+				warnings = append(warnings, fmt.Sprintf("design %s keys %s, which no window of the log read (tables read: %s): a misspelt name? The design was scored without it",
+					d.Text, tablesText(missing), strings.Join(wt.readTables(nil), ", ")))
+			}
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("design(s) %s matched no table in any window: check the column names", strings.Join(bad, ", "))
+		return warnings, fmt.Errorf("design(s) %s matched no table in any window: check the column names", strings.Join(bad, ", "))
 	}
-	return nil
+	return warnings, nil
 }
 
 // topKeys feeds the window's operation instances (each weighted by its
@@ -532,27 +624,45 @@ func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first boo
 	var out []Event
 	total := dw.RequestsPerS
 	if total > 0 && tk != nil {
-		// hot_key: a key above KeyHigh (by the sketch's lower bound, so
-		// an eviction's error never raises one) not already hot.
-		for _, k := range tk.Top(-1) {
+		// hot_key: a key above its high threshold (by the sketch's lower
+		// bound, so an eviction's error never raises one) not already
+		// hot. The threshold is KeyHigh, or HotSpread times the share
+		// an even spread over the window's distinct keys gives when that
+		// is more: 10 equally busy warehouses take 10% each, none hot.
+		all := tk.Top(-1)
+		keyed := 0.0 // Space-Saving's counts sum to all the weight added
+		for _, k := range all {
+			keyed += k.Count
+		}
+		even := 0.0
+		if len(all) > 0 {
+			even = keyed / total / float64(len(all))
+		}
+		high, low := math.Max(th.KeyHigh, HotSpread*even), math.Max(th.KeyLow, RearmSpread*even)
+		for _, k := range all {
 			lo := (k.Count - k.Err) / total
-			if lo > th.KeyHigh && !st.hot[k.Key] {
+			if lo > high && !st.hot[k.Key] {
 				st.hot[k.Key] = true
-				before := fmt.Sprintf("it was below %.3g%% or unseen before", 100*th.KeyLow)
+				before := fmt.Sprintf("it was below %.3g%% or unseen before", 100*low)
 				if first {
 					before = "from the first window on"
 				}
-				out = append(out, Event{Type: "hot_key", Design: dw.Key, Key: k.Key, Value: lo, Threshold: th.KeyHigh,
-					Message: fmt.Sprintf("key %s takes %.1f%% of requests (above %.3g%%; %s)", k.Key, 100*lo, 100*th.KeyHigh, before)})
+				above := fmt.Sprintf("above %.3g%%", 100*high)
+				if high > th.KeyHigh {
+					above = fmt.Sprintf("above %.3g%%: %g times the %.3g%% each of its %d keys would take evenly", 100*high, HotSpread, 100*even, len(all))
+				}
+				out = append(out, Event{Type: "hot_key", Design: dw.Key, Key: k.Key, Value: lo, Threshold: high,
+					Message: fmt.Sprintf("key %s takes %.1f%% of requests (%s; %s)", k.Key, 100*lo, above, before)})
 			}
 		}
-		// A hot key re-arms once its share (upper bound) is below KeyLow.
+		// A hot key re-arms once its share (upper bound) is below the
+		// low threshold: KeyLow, or RearmSpread times the even share.
 		for key := range st.hot {
 			up := tk.Min()
 			if c, ok := tk.Lookup(key); ok {
 				up = c.Count
 			}
-			if up/total < th.KeyLow {
+			if up/total < low {
 				delete(st.hot, key)
 			}
 		}

@@ -129,7 +129,11 @@ func close(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
 // first window that reads it, not against the first window: a design of
 // t and u is scored in a first window that reads t alone (u's key left
 // out) and in a second that reads both; one whose key for u names no
-// column of u is refused in the window that first reads u. After Check
+// column of u is dropped, with a warning, in the window that first reads
+// u (windows were reported: the run and the other designs go on), but
+// refused (a usage error) when that is the first window. A design keying
+// a table no window reads (misspelt) is scored without it and warned
+// about at its first window and at Close. After Check
 // against a catalog holding both tables, the valid design is accepted and
 // a window that lacks u is scored without it; the invalid one is refused
 // by Check itself.
@@ -159,14 +163,50 @@ func TestWatcher_LaterTable(t *testing.T) {
 			t.Fatalf("window %d: designs %+v; want one at %v requests/s", i, rep.Designs, want)
 		}
 	}
-	wt, _ = New(Options{Designs: []string{"t:hash(id); u:hash(nosuch)"}, Sim: sim.Options{Shards: 4}})
+	wt, _ = New(Options{Designs: []string{"t:hash(id); u:hash(nosuch)", "hash(id)"}, Sim: sim.Options{Shards: 4}})
 	if _, err := wt.Add(span(0), window([]int64{1, 2, 3}, 0)); err != nil {
 		t.Fatalf("first window, without u: %v", err)
 	}
-	_, err = wt.Add(span(1), u(window([]int64{1, 2, 3}, 0)))
+	for i := 1; i <= 2; i++ {
+		rep, err := wt.Add(span(i), u(window([]int64{1, 2, 3}, 0)))
+		if err != nil {
+			t.Fatalf("window %d: %v; want the bad design dropped, not an error", i, err)
+		}
+		if len(rep.Designs) != 1 || rep.Designs[0].Key != "hash(id)" {
+			t.Errorf("window %d: designs %+v; want hash(id) alone", i, rep.Designs)
+		}
+		warned := strings.Join(rep.Warnings, "\n")
+		dropped := strings.Contains(warned, "does not fit table u, in the window that first reads it") && strings.Contains(warned, `no column "nosuch"`) && strings.Contains(warned, "dropped from this window on")
+		if dropped != (i == 1) {
+			t.Errorf("window %d: warnings %q; want the drop warned about in window 1 only", i, rep.Warnings)
+		}
+	}
+	if warns, err := wt.Close(); err != nil || len(warns) != 1 || !strings.Contains(warns[0], "t:hash(id); u:hash(nosuch) was dropped") {
+		t.Errorf("Close after a drop: %v, %q", err, warns)
+	}
+	// In the first window: refused up front.
+	wt, _ = New(Options{Designs: []string{"t:hash(id); u:hash(nosuch)"}, Sim: sim.Options{Shards: 4}})
+	_, err = wt.Add(span(0), u(window([]int64{1, 2, 3}, 0)))
 	var ue *shardkey.UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "does not fit table u, in the window that first reads it") || !strings.Contains(err.Error(), `no column "nosuch"`) {
-		t.Errorf("u first read: %v; want a usage error naming table u and the column", err)
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `no column "nosuch"`) {
+		t.Errorf("u in the first window: %v; want a usage error naming the column", err)
+	}
+	// A misspelt table: warned about at the first window (naming the
+	// tables read) and at Close; the design is scored on t.
+	wt, _ = New(Options{Designs: []string{"t:hash(id); uu:hash(uid)"}, Sim: sim.Options{Shards: 4}})
+	for i := range 2 {
+		rep, err := wt.Add(span(i), u(window([]int64{1, 2, 3}, 0)))
+		if err != nil || len(rep.Designs) != 1 {
+			t.Fatalf("window %d: %v, %+v", i, err, rep)
+		}
+		want := "design t:hash(id); uu:hash(uid) keys table uu, which no window has read so far (tables read: t, u)"
+		if got := strings.Join(rep.Warnings, "\n"); strings.Contains(got, want) != (i == 0) {
+			t.Errorf("window %d: warnings %q; want %q in the first window only", i, rep.Warnings, want)
+		}
+	}
+	want := "design t:hash(id); uu:hash(uid) keys table uu, which no window of the log read (tables read: t, u)"
+	if warns, err := wt.Close(); err != nil || len(warns) != 1 || !strings.HasPrefix(warns[0], want) {
+		t.Errorf("Close: %v, %q; want %q", err, warns, want)
 	}
 	cat := u(window([]int64{1}, 0))
 	wt, _ = New(Options{Designs: []string{"t:hash(id); u:hash(uid)"}, Sim: sim.Options{Shards: 4}})
@@ -179,5 +219,89 @@ func TestWatcher_LaterTable(t *testing.T) {
 	wt, _ = New(Options{Designs: []string{"t:hash(id); u:hash(nosuch)"}, Sim: sim.Options{Shards: 4}})
 	if err := wt.Check(cat); !errors.As(err, &ue) || !strings.Contains(err.Error(), "does not fit the database's tables") {
 		t.Errorf("Check of u:hash(nosuch): %v; want a usage error", err)
+	}
+}
+
+// TestWatcher_HotKeyFewKeys: with few distinct keys the hot threshold is
+// HotSpread (3) times the even share, not a flat 5%. Worked by hand:
+//
+//  1. 10 keys, 10 reads each: 10% each; even share 10%, threshold
+//     max(5%, 30%) = 30%: no key is hot (a flat 5% raised all ten);
+//  2. key 1 takes 50 of 95 reads, the 9 others 5 each: even 10%,
+//     threshold 30%; key 1 at 52.6%: hot_key 1, the others (5.3%) not;
+//  3. the same: no second hot_key (key 1 has not re-armed);
+//  4. even again (10%): key 1 is below 1.5 × 10% = 15%: re-armed;
+//  5. key 1 at 50 of 95 again: hot_key 1 again.
+//
+// With many keys (1000 reads of distinct keys plus 60 of key 7: even
+// share 1/1001 of the keyed reads) the flat 5% applies: 60/1060 = 5.7%.
+func TestWatcher_HotKeyFewKeys(t *testing.T) {
+	wt, err := New(Options{Designs: []string{"hash(id)"}, Sim: sim.Options{Shards: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spread := func(first, others int) []int64 {
+		var out []int64
+		for range first {
+			out = append(out, 1)
+		}
+		for k := int64(2); k <= 10; k++ {
+			for range others {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, s := range []struct {
+		ids  []int64
+		want string
+	}{
+		{spread(10, 10), ""},
+		{spread(50, 5), "1"},
+		{spread(50, 5), ""},
+		{spread(10, 10), ""},
+		{spread(50, 5), "1"},
+	} {
+		r, err := wt.Add(Span{Start: t0.Add(time.Duration(i) * time.Minute), End: t0.Add(time.Duration(i+1) * time.Minute), Seconds: 1}, window(s.ids, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range r.Events {
+			if e.Type == "hot_key" {
+				got = append(got, e.Key)
+				if !close(e.Threshold, 0.3) || !close(e.Value, 50.0/95) {
+					t.Errorf("window %d: hot_key %+v; want value 50/95, threshold 0.3", i+1, e)
+				}
+			}
+		}
+		if strings.Join(got, ",") != s.want {
+			t.Errorf("window %d: hot keys %q; want %q", i+1, got, s.want)
+		}
+	}
+	many := make([]int64, 0, 1060)
+	for k := range 1000 {
+		many = append(many, int64(100+k))
+	}
+	for range 60 {
+		many = append(many, 7)
+	}
+	wt, _ = New(Options{Designs: []string{"hash(id)"}, Sim: sim.Options{Shards: 4}})
+	r, err := wt.Add(Span{Start: t0, End: t0.Add(time.Minute), Seconds: 1}, window(many, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot := 0
+	for _, e := range r.Events {
+		if e.Type == "hot_key" {
+			hot++
+			if e.Key != "7" || !close(e.Threshold, 0.05) || !close(e.Value, 60.0/1060) {
+				t.Errorf("many keys: %+v; want key 7 at 60/1060 over 5%%", e)
+			}
+		}
+	}
+	if hot != 1 {
+		t.Errorf("many keys: %d hot_key events, want 1: %+v", hot, r.Events)
 	}
 }

@@ -112,8 +112,8 @@ Flags:
 		return usageErr("no design to watch: name one with -k 'hash(col)'")
 	case c.follow && (c.logFile == "-" || strings.HasSuffix(c.logFile, ".gz")):
 		return usageErr("--follow needs a plain log file that the server writes (not %s)", c.logFile)
-	case c.window <= 0:
-		return usageErr("--window %v: must be positive", c.window)
+	case c.window < sqllog.MinWindow:
+		return usageErr("--window %v: must be at least %v", c.window, sqllog.MinWindow)
 	case c.shards < 1 || c.shards > 1<<16:
 		return usageErr("--shards %d: must be in 1..65536", c.shards)
 	case c.track < 1:
@@ -237,7 +237,7 @@ Flags:
 	if err := out.Close(); err != nil {
 		return err
 	}
-	if err := wt.Close(); err != nil {
+	if err := closeWatcher(e, wt); err != nil {
 		return err
 	}
 	if stopServer != nil && !c.follow {
@@ -287,6 +287,16 @@ func serveMetrics(e *env, addr string, m *watch.Metrics) (func() error, error) {
 
 // pollWatch polls the database's statement statistics every --window
 // until the command's context ends, and scores each interval as a window.
+// closeWatcher closes wt, printing its warnings (tables no window read,
+// designs dropped).
+func closeWatcher(e *env, wt *watch.Watcher) error {
+	warns, err := wt.Close()
+	for _, w := range warns {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
+	return err
+}
+
 func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, out windowWriter) error {
 	if err := livedb.CheckDSN(c.from); err != nil {
 		return usageErr("--from: %v", err)
@@ -314,13 +324,13 @@ func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, o
 	for {
 		select {
 		case <-e.ctx.Done():
-			return wt.Close()
+			return closeWatcher(e, wt)
 		case <-t.C:
 		}
 		w, start, end, err := p.Poll(e.ctx)
 		if err != nil {
 			if e.ctx.Err() != nil {
-				return wt.Close()
+				return closeWatcher(e, wt)
 			}
 			return fmt.Errorf("--from: %w", err)
 		}
@@ -364,7 +374,7 @@ func openLog(e *env, file string) (io.Reader, string, func(), error) {
 	z, err := gzip.NewReader(f)
 	if err != nil {
 		f.Close()
-		return nil, "", nil, fmt.Errorf("%s: %w", file, err)
+		return nil, "", nil, fmt.Errorf("%s: named .gz, but not gzip data: %w", file, err)
 	}
 	return z, file, func() { z.Close(); f.Close() }, nil
 }

@@ -160,7 +160,8 @@ func TestWatch_Celebrity(t *testing.T) {
 	lines := readCelebrityLog(t)
 	const d = 10 * time.Second
 	// Slice the log as the windows do: a window is [k*10s, (k+1)*10s)
-	// and a line belongs to the window that is open when it is read.
+	// in seconds since the Unix epoch, and a line belongs to the window
+	// that is open when it is read.
 	type slice struct {
 		start       time.Time
 		lines       []logLine
@@ -170,7 +171,7 @@ func TestWatch_Celebrity(t *testing.T) {
 	var slices []*slice
 	for _, l := range lines {
 		if len(slices) == 0 || !l.ts.Before(slices[len(slices)-1].start.Add(d)) {
-			slices = append(slices, &slice{start: l.ts.Truncate(d)})
+			slices = append(slices, &slice{start: time.Unix(l.ts.Unix()/10*10, 0).UTC()})
 		}
 		s := slices[len(slices)-1]
 		s.lines = append(s.lines, l)
@@ -203,13 +204,14 @@ func TestWatch_Celebrity(t *testing.T) {
 			t.Errorf("window %d: %d statements; want %d", i, w.Statements, len(s.lines))
 		}
 		// Rates are per second of the window (the first from the log's
-		// first statement, the last to its last one).
+		// first statement, the last to its last one, plus the
+		// millisecond its %m timestamp stands for).
 		from, to := s.start, s.start.Add(d)
 		if i == 0 {
 			from = s.lines[0].ts
 		}
 		if i == len(ws)-1 {
-			to = s.lines[len(s.lines)-1].ts
+			to = s.lines[len(s.lines)-1].ts.Add(time.Millisecond)
 		}
 		if secs := to.Sub(from).Seconds(); !close9(w.Seconds, secs) {
 			t.Errorf("window %d: %v seconds; want %v", i, w.Seconds, secs)
@@ -245,7 +247,8 @@ func TestWatch_Celebrity(t *testing.T) {
 		}
 
 		// score on the window's slice: same figures, its rates per the
-		// slice's span (last - first timestamp) instead of the window's.
+		// slice's span (last - first timestamp + the millisecond of the
+		// timestamps) instead of the window's.
 		var b strings.Builder
 		for _, l := range s.lines {
 			b.WriteString(l.raw + "\n")
@@ -256,7 +259,7 @@ func TestWatch_Celebrity(t *testing.T) {
 		}
 		r := runJSON(t, "score", "--log", file, "--shards", "4", "-k", "hash(aid)")
 		c := r.Candidates[0]
-		span := s.lines[len(s.lines)-1].ts.Sub(s.lines[0].ts).Seconds()
+		span := s.lines[len(s.lines)-1].ts.Sub(s.lines[0].ts).Seconds() + 0.001
 		scale := span / w.Seconds // watch rate = score rate * scale
 		if !close9(dw.WorkRatio, c.WorkRatio) || !close9(dw.CrossShardTxnFraction, c.CrossShardTxnFraction) || dw.Transactions != c.Transactions {
 			t.Errorf("window %d: work_ratio %v, cross-shard %v, %d txns; score on the slice: %v, %v, %d", i,
@@ -296,6 +299,7 @@ func TestWatch_Errors(t *testing.T) {
 		{[]string{"watch", "--log", celebrityLog, "--from", "postgres://x/y", "-k", "hash(aid)"}, 2, "not both"},
 		{[]string{"watch", "--log", celebrityLog}, 2, "no design"},
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid)", "--window", "0s"}, 2, "--window 0s"},
+		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid)", "--window", "1ns"}, 2, "--window 1ns: must be at least 1ms"},
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid)", "--key-low", "0.1", "--key-high", "0.05"}, 2, "want 0 <= low <= high <= 1"},
 		{[]string{"watch", "--log", celebrityLog, "-k", "hash(aid"}, 2, "-k:"},
 		{[]string{"watch", "--log", pgss, "-k", "hash(aid)"}, 1, "carry no timestamps"},
@@ -414,11 +418,25 @@ func TestWatch_LaterTable(t *testing.T) {
 			}
 		}
 	}
-	if len(got) != 2 || math.Abs(got[0]-20.0/60) > 1e-9 || math.Abs(got[1]-40/19.5) > 1e-9 {
-		t.Errorf("requests/s per window %v; want [%v %v]", got, 20.0/60, 40/19.5)
+	// The last window ends at its last statement plus the microsecond
+	// of MySQL's timestamps: 19.500001 s.
+	if len(got) != 2 || math.Abs(got[0]-20.0/60) > 1e-9 || math.Abs(got[1]-40/19.500001) > 1e-9 {
+		t.Errorf("requests/s per window %v; want [%v %v]", got, 20.0/60, 40/19.500001)
 	}
-	code, _, errs = runCmd(t, "", "watch", "--log", log, "--shards", "4", "-k", "orders:hash(customer_id); users:hash(nosuch)")
-	if want := "does not fit table users, in the window that first reads it (2024-05-01T10:01:00Z to 2024-05-01T10:02:00Z)"; code != 2 || !strings.Contains(errs, want) {
-		t.Errorf("users:hash(nosuch): exit %d, %q; want exit 2 and %q", code, errs, want)
+	// users first appears in the second window, after the first was
+	// printed: the design is dropped with a warning and the run goes on
+	// with the others.
+	code, out, errs = runCmd(t, "", "watch", "--log", log, "--shards", "4", "-k", "orders:hash(customer_id); users:hash(nosuch)", "-k", "hash(customer_id)")
+	if want := "does not fit table users, in the window that first reads it (2024-05-01T10:01:00Z to 2024-05-01T10:02:00Z)"; code != 0 || !strings.Contains(errs, want) || !strings.Contains(errs, "dropped from this window on") {
+		t.Errorf("users:hash(nosuch): exit %d, %q; want exit 0 and %q", code, errs, want)
+	}
+	if n := strings.Count(out, "hash(customer_id)  "); n != 2 {
+		t.Errorf("users:hash(nosuch): hash(customer_id) in %d windows, want 2:\n%s", n, out)
+	}
+	// A table no window reads (misspelt): warned about, naming the
+	// tables read.
+	code, _, errs = runCmd(t, "", "watch", "--log", log, "--shards", "4", "-k", "orders:hash(customer_id); usrs:hash(id)")
+	if want := "keys table usrs, which no window of the log read (tables read: orders, users)"; code != 0 || !strings.Contains(errs, want) {
+		t.Errorf("usrs:hash(id): exit %d, %q; want exit 0 and %q", code, errs, want)
 	}
 }
