@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/shardkey/shardkey/advisor"
@@ -59,6 +60,9 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		}
 		for _, f := range as.Fixes {
 			fmt.Fprintln(w, numfmt.Wrap("fix ("+f.Kind+"): "+f.Text, 88, "  "))
+		}
+		if t := rangeBoundsText(as.Score); t != "" {
+			fmt.Fprintln(w, numfmt.Wrap(t, 88, "  "))
 		}
 		writeRangesTable(w, as.Score)
 	}
@@ -184,6 +188,9 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 			for _, f := range as.Fixes {
 				fmt.Fprintf(w, "- **%s**: %s\n", f.Kind, MarkdownText(f.Text))
 			}
+		}
+		if t := rangeBoundsText(as.Score); t != "" {
+			fmt.Fprintf(w, "\n%s\n", MarkdownText(t))
 		}
 		writeRangesMarkdown(w, as.Score)
 	}
@@ -404,4 +411,25 @@ func busiestHeader(adv *advisor.Advice, name string) string {
 		return name + " (slot)"
 	}
 	return name
+}
+
+// rangeBoundsText says which range boundaries a score placed by
+// (sim.Candidate.RangeBounds) and how to give them back, or why they
+// cannot be written; "" for a design without range boundaries.
+func rangeBoundsText(c *sim.Candidate) string {
+	if c == nil {
+		return ""
+	}
+	if len(c.RangeBounds) == 0 {
+		if c.RangeBoundsNote != "" {
+			return fmt.Sprintf("range boundaries at %s: %s; --emit cannot reproduce them", shardsText(c.Shards), c.RangeBoundsNote)
+		}
+		return ""
+	}
+	var cols []string
+	for _, rb := range c.RangeBounds {
+		cols = append(cols, rb.Table+"."+strings.Join(rb.Columns, ","))
+	}
+	return fmt.Sprintf("range boundaries at %s: %s split at [%s] (range shard i holds [bound i-1, bound i)); -k '%s' scores this placement again, and --emit writes it",
+		shardsText(c.Shards), strings.Join(cols, ", "), strings.Join(c.RangeBounds[0].Bounds, ", "), c.KeyWithBounds)
 }
