@@ -86,3 +86,37 @@ func BoundText(v Value, typ Type) (text string, ok bool) {
 	}
 	return s, true
 }
+
+// WithRangesHashed returns a copy of d in which every range key (also
+// one inside salt or isolate) is hash(its columns), with Text rewritten:
+// the design as an engine that distributes by hash only (Citus) places
+// it; first hashes the first column alone (Citus distributes by one
+// column). d is not changed.
+func (d *Design) WithRangesHashed(first bool) *Design {
+	out := &Design{Default: exprHashed(d.Default, first), Tables: make(map[string]Expr, len(d.Tables)),
+		Order: append([]string(nil), d.Order...), Lookups: d.Lookups}
+	for t, e := range d.Tables {
+		out.Tables[t] = exprHashed(e, first)
+	}
+	out.Text = out.String()
+	return out
+}
+
+func exprHashed(e Expr, first bool) Expr {
+	switch x := e.(type) {
+	case *RangeExpr:
+		if first {
+			return &HashExpr{Cols: []string{x.Cols[0]}}
+		}
+		return &HashExpr{Cols: append([]string(nil), x.Cols...)}
+	case *SaltExpr:
+		c := *x
+		c.Inner = exprHashed(x.Inner, first)
+		return &c
+	case *IsolateExpr:
+		c := *x
+		c.Inner = exprHashed(x.Inner, first)
+		return &c
+	}
+	return e
+}
