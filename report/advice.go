@@ -430,6 +430,6 @@ func rangeBoundsText(c *sim.Candidate) string {
 	for _, rb := range c.RangeBounds {
 		cols = append(cols, rb.Table+"."+strings.Join(rb.Columns, ","))
 	}
-	return fmt.Sprintf("range boundaries at %s: %s split at [%s] (range shard i holds [bound i-1, bound i)); -k '%s' scores this placement again, and --emit writes it",
+	return fmt.Sprintf("range boundaries at %s: %s split at [%s] (range shard i holds [bound i-1, bound i)); -k '%s' places exactly so again",
 		shardsText(c.Shards), strings.Join(cols, ", "), strings.Join(c.RangeBounds[0].Bounds, ", "), c.KeyWithBounds)
 }
