@@ -158,6 +158,11 @@ func mongoNotation(adv *Advice, named []string) {
 			for i := range c.Tables {
 				c.Tables[i].Key = MongoKey(c.Tables[i].Key)
 			}
+			c.KeyWithBounds = MongoKey(c.KeyWithBounds)
+			c.RangeBounds = slices.Clone(c.RangeBounds)
+			for i := range c.RangeBounds {
+				c.RangeBounds[i].Key = MongoKey(c.RangeBounds[i].Key)
+			}
 			as.Score = &c
 		}
 	}

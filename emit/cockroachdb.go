@@ -67,8 +67,12 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 		}
 		cols := strings.Join(k.cols, ", ")
 		if k.kind == kindRange {
-			fmt.Fprintf(&b, "-- %s: %s: CockroachDB splits ranges of the primary key by size and load: nothing to run\n", name, k.expr)
-			fmt.Fprintf(&b, "-- if the primary key starts with (%s)", cols)
+			if len(k.bounds) > 0 {
+				fmt.Fprintf(&b, "-- %s: %s: the primary key must start with (%s)", name, k.expr, cols)
+			} else {
+				fmt.Fprintf(&b, "-- %s: %s: CockroachDB splits ranges of the primary key by size and load: nothing to run\n", name, k.expr)
+				fmt.Fprintf(&b, "-- if the primary key starts with (%s)", cols)
+			}
 			if extra, ok := completeKey(k.t, k.cols); ok {
 				fmt.Fprintf(&b, "; else ALTER TABLE %s ALTER PRIMARY KEY USING COLUMNS (%s)", pgIdent(name), pgIdents(append(k.cols, extra...)))
 			}
@@ -86,7 +90,12 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 					}
 					vals = append(vals, "("+crdbLiteral(v)+")")
 				}
+				fmt.Fprintf(&b, "-- The ranges shardkey scored: split at its %s, range i holding [bound i-1, bound i).\n", plural(len(k.bounds), "split point"))
+				b.WriteString("-- CockroachDB's allocator, not this file, puts each range on a node (balancing range count and load),\n")
+				b.WriteString("-- and may split a range further by size or load; manual split points stay until unsplit.\n")
 				fmt.Fprintf(&b, "ALTER TABLE %s SPLIT AT VALUES %s;\n", pgIdent(name), strings.Join(vals, ", "))
+			} else if n > 1 {
+				fmt.Fprintf(&b, "-- WARNING: %s.\n", p.mismatch("%s: %s has no range boundaries (bounds=[...]): CockroachDB will split it by size and load, not at the boundaries shardkey scored", name, k.expr))
 			}
 			continue
 		}

@@ -32,6 +32,16 @@ type Options struct {
 	// N-1 boundaries of N shards, ascending); a table with no entry uses
 	// the design's bounds=[...], if any.
 	Bounds map[string][]string
+	// Warn, when set, is called once per configuration whose placement
+	// differs from the design's as shardkey scores it (a range key the
+	// engine can only hash-distribute, a range key without boundaries),
+	// with what differs; the configuration says the same in a comment
+	// (or, for the VSchema, a note). nil: not called.
+	Warn func(string)
+	// HashFallback, when set, names the figures of the design with its
+	// range keys hash-distributed (as the engine will place them where it
+	// cannot place ranges); it is added to those warnings.
+	HashFallback string
 }
 
 // ErrUnknownFormat is returned by Emit for a format not in Formats.
@@ -314,4 +324,56 @@ func (p *plan) noMongoHashed(engine string) error {
 		}
 	}
 	return nil
+}
+
+// mismatch reports a placement the configuration cannot reproduce: it
+// returns the warning text (with Options.HashFallback added) and passes it
+// to Options.Warn.
+func (p *plan) mismatch(format string, a ...any) string {
+	msg := fmt.Sprintf(format, a...)
+	if p.o.HashFallback != "" {
+		msg += "; " + p.o.HashFallback
+	}
+	if p.o.Warn != nil {
+		p.o.Warn(msg)
+	}
+	return msg
+}
+
+// rangeKeys returns the names of the tables with range keys.
+func (p *plan) rangeKeys() []string {
+	var out []string
+	for _, k := range p.keys {
+		if k.kind == kindRange {
+			out = append(out, k.t.Name)
+		}
+	}
+	return out
+}
+
+// HashEngine returns the partition engine (a partition.Lookup name) that
+// places design d's range keys in format's configuration when it cannot
+// place them by ranges and hash-distributes them instead: "citus" for
+// Citus; for the VSchema, the hash vindex's engine of the first range
+// key that is not an integer (numeric places integers by range); "" when
+// the format places every range key by range.
+func HashEngine(format string, w *shardkey.Workload, d *shardkey.Design) string {
+	p, err := newPlan(w, d, Options{})
+	if err != nil || len(p.rangeKeys()) == 0 {
+		return ""
+	}
+	switch format {
+	case "citus":
+		return "citus"
+	case "vschema":
+		for _, k := range p.keys {
+			if k.kind != kindRange || k.mongoHashed != "" {
+				continue
+			}
+			if vt, why := rangeVindex(k, k.types[0], ""); why != "" {
+				return vitessEngines[vt]
+			}
+		}
+	}
+	return ""
 }

@@ -81,14 +81,37 @@ func MongoDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error
 			fmt.Fprintf(&b, "// %s: salt: MongoDB has no salting; add a salt field (0..%d) for the hot %s values (%s) as the key's second field and read those values from every salt.\n", name, k.saltK-1, k.cols[0], valueList(k.hot))
 		}
 		fmt.Fprintf(&b, "sh.shardCollection(%s, { %s })\n", ns, strings.Join(fields, ", "))
-		if k.kind == kindRange {
+		if k.kind == kindRange && len(k.bounds) > 0 {
+			// The chunks shardkey scored, chunk i on shard i: split at
+			// the bounds, then move each chunk (its bounds: the first
+			// field's, MinKey for the rest) to the i-th shard listShards
+			// returns, sorted, as the isolate zones below number them.
+			lits := []string{"MinKey"}
 			for _, bound := range k.bounds {
 				v, err := shardkey.ParseValue(bound, k.types[0])
 				if err != nil {
 					return "", fmt.Errorf("table %s: range bound %q: %w", name, bound, err)
 				}
-				fmt.Fprintf(&b, "sh.splitAt(%s, { %s })\n", ns, keyDoc(k.cols, []string{mongoLiteral(v)}))
+				lits = append(lits, mongoLiteral(v))
+				fmt.Fprintf(&b, "sh.splitAt(%s, { %s })\n", ns, keyDoc(k.cols, append([]string{mongoLiteral(v)}, minKeys(len(k.cols)-1)...)))
 			}
+			lits = append(lits, "MaxKey")
+			fmt.Fprintf(&b, "// %s: chunk i (from split point i-1 to split point i) on the i-th shard, as scored. The balancer\n", name)
+			fmt.Fprintf(&b, "// (by data size, MongoDB >= 6.0.3) may move chunks later: sh.disableBalancing(%s) keeps this layout.\n", ns)
+			b.WriteString("{\n")
+			b.WriteString("  const shardIds = db.adminCommand({ listShards: 1 }).shards.map(s => s._id).sort();\n")
+			fmt.Fprintf(&b, "  if (shardIds.length < %d) throw new Error(\"the scored layout of %s needs %d shards\");\n", len(k.bounds)+1, name, len(k.bounds)+1)
+			for i := 0; i+1 < len(lits); i++ {
+				lo := "{ " + keyDoc(k.cols, append([]string{lits[i]}, minKeys(len(k.cols)-1)...)) + " }"
+				hi := "{ " + keyDoc(k.cols, append([]string{lits[i+1]}, minKeys(len(k.cols)-1)...)) + " }"
+				if i+2 == len(lits) {
+					hi = "{ " + keyDoc(k.cols, append([]string{"MaxKey"}, maxKeys(len(k.cols)-1)...)) + " }"
+				}
+				fmt.Fprintf(&b, "  db.adminCommand({ moveChunk: %s, bounds: [%s, %s], to: shardIds[%d] })\n", ns, lo, hi, i)
+			}
+			b.WriteString("}\n")
+		} else if k.kind == kindRange && p.shards > 1 {
+			fmt.Fprintf(&b, "// WARNING: %s.\n", p.mismatch("%s: %s has no range boundaries (bounds=[...]): its chunks are split by the balancer as data arrives, not at the boundaries shardkey scored", name, k.expr))
 		}
 		if k.isolate == 0 || len(k.hot) == 0 {
 			continue
@@ -273,4 +296,17 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// minKeys and maxKeys return n MinKey or MaxKey values, the other fields
+// of a chunk bound on a compound key's first field.
+func minKeys(n int) []string { return repeat("MinKey", n) }
+func maxKeys(n int) []string { return repeat("MaxKey", n) }
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
 }

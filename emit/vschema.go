@@ -90,6 +90,7 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 	}
 	ks := vsKeyspace{Sharded: true, Vindexes: map[string]vsVindex{}, Tables: map[string]vsTable{}}
 	var rangeShards []string // shard names of a numeric range key
+	var rangeBounds []string // and its bounds
 	var whales []vtWhale
 	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
 	for _, k := range p.keys {
@@ -103,6 +104,10 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 			vt, why := vindexType(typ, o.Engine)
 			if k.kind == kindRange && i == 0 {
 				vt, why = rangeVindex(k, typ, o.Engine)
+				if why != "" {
+					note("%s", p.mismatch("%s.%s: %s: using the %s vindex: the placement Vitess gets is not the range placement shardkey scored", name, k.cols[i], why, vt))
+					why = ""
+				}
 			}
 			if kv := shardkey.KeyVindex(k.expr); kv != "" {
 				// The design names the table's vindex (a VSchema's
@@ -141,15 +146,17 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 		switch k.kind {
 		case kindRange:
 			if vtypes[0] == "numeric" {
-				s, n := numericShards(name, k)
+				s, n := p.numericShards(name, k)
 				if s != nil {
 					if rangeShards != nil && strings.Join(rangeShards, ",") != strings.Join(s, ",") {
-						note("%s: its range bounds differ from another table's; a keyspace has one set of shards", name)
+						note("%s", p.mismatch("%s: its range bounds differ from another table's; a keyspace has one set of shards, so its rows are not placed as scored", name))
 					}
-					rangeShards = s
+					if rangeShards == nil {
+						rangeShards, rangeBounds = s, k.bounds
+					}
 				}
 				if n != "" {
-					note("%s", n)
+					note("%s", p.mismatch("%s", n))
 				}
 			}
 		case kindDirectory:
@@ -196,7 +203,8 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 		}
 		note("shards: %d even shards (%s)", p.shards, shortList(shards))
 	} else {
-		note("shards: %d shards at the range bounds (%s)", len(shards), shortList(shards))
+		note("shards: create these %d shards, at the range bounds [%s] the design was scored with: %s. The numeric vindex's keyspace id of a value v is v as 8 bytes big-endian (vindexes/numeric.go), so shard LO-HI (hex keyspace ids, go/vt/key) holds the values LO <= v < HI and shard i holds the scored range i; create them before starting their tablets (vtctldclient CreateShard %s/%s, ...). Negative values have no keyspace id under numeric (DestinationNone)",
+			len(shards), strings.Join(rangeBounds, ", "), strings.Join(shards, ", "), p.keyspace, shards[0])
 	}
 	notes = append(notes, vtIsolate(p.keyspace, shards, whales)...)
 	config, err = json.MarshalIndent(ks, "", "  ")
@@ -268,9 +276,9 @@ func rangeVindex(k *tableKey, typ shardkey.Type, engine string) (string, string)
 
 // numericShards returns the shard names of a numeric range key's bounds,
 // or nil and a note saying why there are none.
-func numericShards(table string, k *tableKey) ([]string, string) {
+func (p *plan) numericShards(table string, k *tableKey) ([]string, string) {
 	if len(k.bounds) == 0 {
-		return nil, fmt.Sprintf("%s: %s: numeric vindex, keyspace id = the value as 8 bytes big-endian; Vitess's even shards (-80, 80-) would put every value below 2^63 in the first shard, so create shards at the design's range boundaries: give them as range(%s, bounds=[...]) (shard names are the bounds in 16 hex digits, e.g. -00000000000003e8, 00000000000003e8-)", table, k.expr, k.cols[0])
+		return nil, fmt.Sprintf("%s: %s: numeric vindex, keyspace id = the value as 8 bytes big-endian; the even shards emitted put every value below 2^48 in the first shard, not the placement scored: create shards at the design's range boundaries instead: give them as range(%s, bounds=[...]) (shard names are the bounds in 16 hex digits, e.g. -00000000000003e8, 00000000000003e8-)", table, k.expr, k.cols[0])
 	}
 	var names []string
 	prev := ""

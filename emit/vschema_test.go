@@ -138,7 +138,7 @@ func TestVSchema_CompoundAndRange(t *testing.T) {
 	all := strings.Join(notes, "\n")
 	for _, want := range []string{
 		"multicol vindex: the keyspace id is the first 4 bytes of hash(customer_id), then xxhash(order_month)",
-		"3 shards at the range bounds (-0000000000001388, 0000000000001388-0000000000002710, 0000000000002710-)",
+		"create these 3 shards, at the range bounds [5000, 10000] the design was scored with: -0000000000001388, 0000000000001388-0000000000002710, 0000000000002710-.",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("notes lack %q:\n%s", want, all)

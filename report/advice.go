@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/shardkey/shardkey/advisor"
@@ -59,6 +60,9 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		}
 		for _, f := range as.Fixes {
 			fmt.Fprintln(w, numfmt.Wrap("fix ("+f.Kind+"): "+f.Text, 88, "  "))
+		}
+		if t := rangeBoundsText(as.Score); t != "" {
+			fmt.Fprintln(w, numfmt.Wrap(t, 88, "  "))
 		}
 		writeRangesTable(w, as.Score)
 	}
@@ -184,6 +188,9 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 			for _, f := range as.Fixes {
 				fmt.Fprintf(w, "- **%s**: %s\n", f.Kind, MarkdownText(f.Text))
 			}
+		}
+		if t := rangeBoundsText(as.Score); t != "" {
+			fmt.Fprintf(w, "\n%s\n", MarkdownText(t))
 		}
 		writeRangesMarkdown(w, as.Score)
 	}
@@ -353,7 +360,7 @@ func nodesHTML(adv *advisor.Advice) *nodesView {
 	return v
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -375,7 +382,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every shard; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
 {{if .Ranges}}<h3>Citus shard intervals</h3><p>Each shard's interval of the hash space, as pg_dist_shard lists it (<code>shardminvalue..shardmaxvalue</code>), beside its figures.</p><table><tr><th>shard</th><th>hash interval</th><th>work/s</th><th>load</th></tr>{{range .Ranges}}<tr><td class="n">{{.Shard}}</td><td><code>{{.Range}}</code></td><td class="n">{{num .Work}}</td><td class="n">{{.Load}}</td></tr>{{end}}</table>{{if .More}}<p>{{.More}} more shards (the 10 busiest are shown; JSON's <code>shard_hash_ranges</code> has every one).</p>{{end}}{{end}}
 {{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} shards each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
-{{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}
+{{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}{{with rangebounds .Score}}<p>{{.}}</p>{{end}}
 {{end}}
 {{with .Nodes}}<h2>Slots over nodes: <code>{{.Key}}</code></h2>
 <p>{{.R.Slots}} slots over {{.R.Nodes}} nodes ({{.R.Assignment}}); max/mean per node: work {{printf "%.2f" .R.NodeWorkRatio}}x, load {{if .R.LoadKnown}}{{printf "%.2f" .R.NodeLoadRatio}}x{{else}}unknown (no row weights){{end}}.{{if .PerCap}} Capacity {{num .R.Capacity}} units of work/s per node (its slots' work summed): {{len .R.OverCapacity}} of {{.R.Nodes}} nodes over it.{{end}}</p>
@@ -404,4 +411,25 @@ func busiestHeader(adv *advisor.Advice, name string) string {
 		return name + " (slot)"
 	}
 	return name
+}
+
+// rangeBoundsText says which range boundaries a score placed by
+// (sim.Candidate.RangeBounds) and how to give them back, or why they
+// cannot be written; "" for a design without range boundaries.
+func rangeBoundsText(c *sim.Candidate) string {
+	if c == nil {
+		return ""
+	}
+	if len(c.RangeBounds) == 0 {
+		if c.RangeBoundsNote != "" {
+			return fmt.Sprintf("range boundaries at %s: %s; --emit cannot reproduce them", shardsText(c.Shards), c.RangeBoundsNote)
+		}
+		return ""
+	}
+	var cols []string
+	for _, rb := range c.RangeBounds {
+		cols = append(cols, rb.Table+"."+strings.Join(rb.Columns, ","))
+	}
+	return fmt.Sprintf("range boundaries at %s: %s split at [%s] (range shard i holds [bound i-1, bound i)); -k '%s' places exactly so again",
+		shardsText(c.Shards), strings.Join(cols, ", "), strings.Join(c.RangeBounds[0].Bounds, ", "), c.KeyWithBounds)
 }

@@ -610,3 +610,70 @@ func sameTuple(a, b []shardkey.Value) bool {
 	}
 	return true
 }
+
+// RangeBound is one range-keyed table's boundaries under a scheme: the
+// split points computeBounds set (design-wide: every range-keyed table
+// has the same), in the text bounds=[...] reads.
+type RangeBound struct {
+	Table   string   `json:"table"`
+	Columns []string `json:"columns"`
+	// Bounds are the N-1 (or fewer) split points, ascending: the table's
+	// range shard i holds the keys in [Bounds[i-1], Bounds[i]) (the first
+	// from the lowest value, the last to the highest).
+	Bounds []string `json:"bounds"`
+	// Key is the table's key with the bounds written in,
+	// range(w_id, bounds=[2, 3, ...]).
+	Key string `json:"key"`
+}
+
+// BoundedDesign returns the scheme's design with the range boundaries it
+// places by written into every range key (Design.WithBounds), so that
+// compiling it again places every row as s does, and each range-keyed
+// table's boundaries. It returns nil, nil, "" when the design has no range
+// key or no boundaries (one shard, or nothing to take quantiles from);
+// nil, nil and why when the boundaries cannot be written as bounds=[...]:
+// a composite key's boundaries are tuples (bounds=[...] splits the first
+// column only), or a value has no text that reads back as itself.
+func (s *Scheme) BoundedDesign() (*shardkey.Design, []RangeBound, string) {
+	var bounds [][]shardkey.Value
+	first := -1
+	for ti, tk := range s.tables {
+		if tk.kind == kRange && len(tk.bounds) > 0 {
+			bounds, first = tk.bounds, ti
+			break
+		}
+	}
+	if first < 0 {
+		return nil, nil, ""
+	}
+	typ := s.w.Tables[first].Columns[s.tables[first].cols[0]].Type
+	texts := make([]string, len(bounds))
+	for i, b := range bounds {
+		if len(b) != 1 {
+			return nil, nil, fmt.Sprintf("the range boundaries are %d-column tuples, which bounds=[...] (split points of the first column) cannot write", len(b))
+		}
+		t, ok := shardkey.BoundText(b[0], typ)
+		if !ok {
+			return nil, nil, fmt.Sprintf("range boundary %s has no text that reads back as itself in bounds=[...]", b[0])
+		}
+		texts[i] = t
+	}
+	d := s.Design.WithBounds(texts)
+	var rb []RangeBound
+	for ti, tk := range s.tables {
+		if tk.kind != kRange {
+			continue
+		}
+		t := s.w.Tables[ti]
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if e == nil {
+			continue
+		}
+		var cols []string
+		for _, c := range tk.cols {
+			cols = append(cols, t.Columns[c].Name)
+		}
+		rb = append(rb, RangeBound{Table: t.Name, Columns: cols, Bounds: texts, Key: e.String()})
+	}
+	return d, rb, ""
+}

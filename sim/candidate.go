@@ -43,6 +43,17 @@ type Candidate struct {
 	// shard an isolate() dedicates to its values.
 	ShardHashRanges [][][2]int32 `json:"shard_hash_ranges,omitempty"`
 
+	// RangeBounds, for a design with range keys, are the range
+	// boundaries this score placed by, per range-keyed table (one set for
+	// the design: co-located range keys share them), at this shard
+	// count; KeyWithBounds is Key with them written in as bounds=[...],
+	// which -k (score, advise) and --emit place the same way. Both are
+	// absent when the design has no range key or no boundaries, and when
+	// they cannot be written (RangeBoundsNote says why).
+	RangeBounds     []RangeBound `json:"range_bounds,omitempty"`
+	KeyWithBounds   string       `json:"key_with_bounds,omitempty"`
+	RangeBoundsNote string       `json:"range_bounds_note,omitempty"`
+
 	FanoutMean float64 `json:"fanout_mean"` // shards per operation instance, rate-weighted
 	FanoutP99  float64 `json:"fanout_p99"`  // seed 000's p99: sorted fan-out at floor(0.99(n-1))
 	// SingleShardFraction is the share (0..1) of requests that touch
@@ -197,6 +208,11 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	w := s.w
 	c := s.Headline(p)
 	c.ShardHashRanges = s.hashRanges()
+	if d, rb, why := s.BoundedDesign(); d != nil {
+		c.RangeBounds, c.KeyWithBounds = rb, d.Text
+	} else {
+		c.RangeBoundsNote = why
+	}
 	hist := make([]float64, s.N+1)
 	var count int64
 	for i, op := range w.Ops {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shardkey/shardkey/internal/buildinfo"
 	"github.com/shardkey/shardkey/internal/jsonnull"
+	"github.com/shardkey/shardkey/internal/numfmt"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/advisor"
@@ -206,6 +207,11 @@ Flags:
 	for _, wn := range adv.Warnings {
 		fmt.Fprintln(e.stderr, "warning: "+wn)
 	}
+	if cfg != nil {
+		for _, wn := range cfg.Warnings {
+			fmt.Fprintln(e.stderr, "warning: "+wn)
+		}
+	}
 	switch c.format {
 	case "json":
 		b, err := json.Marshal(struct {
@@ -265,6 +271,9 @@ type engineConfig struct {
 	Key    string   `json:"key"`
 	Config string   `json:"text"`
 	Notes  []string `json:"notes,omitempty"`
+	// Warnings say where the configuration cannot place rows as the
+	// advice scored them (also written to standard error).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // emitConfig writes the recommended design, with its whale fix when the
@@ -284,9 +293,62 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	if cw := adv.Candidates[0].Workload(); cw != nil {
 		w = cw // with the columns the design carries into child tables
 	}
-	out, notes, err := emit.Emit(format, w, d, emit.Options{Shards: adv.Shards, Engine: adv.Engine, Hot: emit.DesignHot(w, d)})
+	// A range design is emitted with the boundaries it was scored with
+	// (computed from the sample at this shard count), written in as
+	// bounds=[...]: the configuration must place as the score did.
+	opts := l.opts
+	opts.Shards = adv.Shards
+	s, err := sim.Compile(w, d, opts)
 	if err != nil {
 		return nil, fmt.Errorf("--emit %s: %w", format, err)
 	}
-	return &engineConfig{Format: format, Key: key, Config: string(out), Notes: notes}, nil
+	if bd, _, _ := s.BoundedDesign(); bd != nil {
+		d, key = bd, bd.Text
+	}
+	eo := emit.Options{Shards: adv.Shards, Engine: adv.Engine, Hot: emit.DesignHot(w, d)}
+	if eng := emit.HashEngine(format, w, d); eng != "" {
+		// The engine hash-distributes the range keys: say what that
+		// placement scores, beside the range placement's figures.
+		if eo.HashFallback, err = hashFallback(w, d, opts, eng); err != nil {
+			eo.HashFallback = fmt.Sprintf("what the hash-distributed design scores is unknown (%v)", err)
+		}
+	}
+	var warnings []string
+	eo.Warn = func(s string) { warnings = append(warnings, "--emit "+format+": "+s) }
+	out, notes, err := emit.Emit(format, w, d, eo)
+	if err != nil {
+		return nil, fmt.Errorf("--emit %s: %w", format, err)
+	}
+	return &engineConfig{Format: format, Key: key, Config: string(out), Notes: notes, Warnings: warnings}, nil
+}
+
+// hashFallback scores design d (range keys, bounds written in) and d with
+// its range keys hashed, placed by engine eng (as the target system
+// places them) at the same shard count, and says both placements'
+// figures.
+func hashFallback(w *shardkey.Workload, d *shardkey.Design, opts sim.Options, eng string) (string, error) {
+	e, err := partition.Lookup(eng)
+	if err != nil {
+		return "", err
+	}
+	rc, err := sim.Score(w, d.Text, opts)
+	if err != nil {
+		return "", err
+	}
+	h := d.WithRangesHashed(eng == "citus")
+	ho := opts
+	ho.Engine = e
+	hc, err := sim.Score(w, h.Text, ho)
+	if err != nil {
+		return "", err
+	}
+	figures := func(c *sim.Candidate) string {
+		s := fmt.Sprintf("busiest shard %s/s, work ratio %s", numfmt.Num(c.MaxShardWork), numfmt.Ratio(c.WorkRatio))
+		if c.Transactions > 0 {
+			s += fmt.Sprintf(", %s of transactions cross shards", numfmt.Pct(c.CrossShardTxnFraction))
+		}
+		return s
+	}
+	return fmt.Sprintf("hash-distributed, the design is %s, which shardkey scores with --engine %s on %d shards at %s, against %s for the range placement",
+		h.Text, eng, opts.Shards, figures(hc), figures(rc)), nil
 }

@@ -1,4 +1,5 @@
 -- shardkey design "orders:hash(customer_id, order_month); order_line:range(order_id, bounds=[5000, 10000])" for workload orders on Citus, 3 shards.
+-- WARNING: Citus distributes by hash (create_distributed_table), not by ranges, so this configuration hash-distributes the range-keyed tables (order_line) by their key's first column: the placement Citus gets is not the range placement shardkey scored.
 SET citus.shard_count = 3;
 
 -- orders: hash(customer_id, order_month): Citus distributes by one column; distributing by customer_id, the first.

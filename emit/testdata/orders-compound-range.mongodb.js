@@ -13,3 +13,12 @@ sh.shardCollection("app.orders", { customer_id: "hashed", order_month: 1 })
 sh.shardCollection("app.order_line", { order_id: 1 })
 sh.splitAt("app.order_line", { order_id: NumberLong("5000") })
 sh.splitAt("app.order_line", { order_id: NumberLong("10000") })
+// order_line: chunk i (from split point i-1 to split point i) on the i-th shard, as scored. The balancer
+// (by data size, MongoDB >= 6.0.3) may move chunks later: sh.disableBalancing("app.order_line") keeps this layout.
+{
+  const shardIds = db.adminCommand({ listShards: 1 }).shards.map(s => s._id).sort();
+  if (shardIds.length < 3) throw new Error("the scored layout of order_line needs 3 shards");
+  db.adminCommand({ moveChunk: "app.order_line", bounds: [{ order_id: MinKey }, { order_id: NumberLong("5000") }], to: shardIds[0] })
+  db.adminCommand({ moveChunk: "app.order_line", bounds: [{ order_id: NumberLong("5000") }, { order_id: NumberLong("10000") }], to: shardIds[1] })
+  db.adminCommand({ moveChunk: "app.order_line", bounds: [{ order_id: NumberLong("10000") }, { order_id: MaxKey }], to: shardIds[2] })
+}

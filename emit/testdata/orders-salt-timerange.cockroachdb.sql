@@ -12,3 +12,4 @@ ALTER TABLE orders ALTER PRIMARY KEY USING COLUMNS (customer_id_bucket_64, custo
 -- if the primary key starts with (order_month); else ALTER TABLE order_line ALTER PRIMARY KEY USING COLUMNS (order_month, line_id).
 -- order_month is monotonic: every insert goes to the last range, a hot spot that load-based splitting
 -- cannot fix; hash(order_month) (USING HASH) spreads the inserts.
+-- WARNING: order_line: range(order_month) has no range boundaries (bounds=[...]): CockroachDB will split it by size and load, not at the boundaries shardkey scored.

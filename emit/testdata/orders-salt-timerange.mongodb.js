@@ -10,3 +10,4 @@ sh.shardCollection("app.orders", { customer_id: "hashed" })
 
 // order_line: order_month is monotonic: every insert goes to the chunk holding the largest value, one shard; a hashed key spreads them.
 sh.shardCollection("app.order_line", { order_month: 1 })
+// WARNING: order_line: range(order_month) has no range boundaries (bounds=[...]): its chunks are split by the balancer as data arrives, not at the boundaries shardkey scored.

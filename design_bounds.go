@@ -1,0 +1,122 @@
+package shardkey
+
+import "strings"
+
+// String writes the design so that ParseDesign reads back the same keys:
+// each table's key in Order as "TABLE:EXPR", its lookups after it, then
+// the expression without a table (and its lookups), joined with "; ".
+// It is Text when the design was parsed from a normalised text, and
+// differs from it only in spacing, quoting and order otherwise.
+func (d *Design) String() string {
+	var parts []string
+	withLookups := func(s string, table string) string {
+		for _, l := range d.Lookups[table] {
+			s += ", " + l.String()
+		}
+		return s
+	}
+	for _, t := range d.Order {
+		parts = append(parts, withLookups(QuoteName(t)+":"+d.Tables[t].String(), t))
+	}
+	if d.Default != nil {
+		parts = append(parts, withLookups(d.Default.String(), ""))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// WithBounds returns a copy of d in which every range key (also one
+// inside salt or isolate) carries bounds, the split points' texts as
+// RangeExpr.Bounds reads them, with Text rewritten (String). A range key
+// that has bounds of its own gets these instead: a design has one set of
+// range boundaries (sim's computeBounds). A MongoDB pattern whose first
+// field is hashed is a hash key and gets none. d is not changed.
+func (d *Design) WithBounds(bounds []string) *Design {
+	out := &Design{Default: exprWithBounds(d.Default, bounds), Tables: make(map[string]Expr, len(d.Tables)),
+		Order: append([]string(nil), d.Order...), Lookups: d.Lookups}
+	for t, e := range d.Tables {
+		out.Tables[t] = exprWithBounds(e, bounds)
+	}
+	out.Text = out.String()
+	return out
+}
+
+func exprWithBounds(e Expr, bounds []string) Expr {
+	switch x := e.(type) {
+	case *RangeExpr:
+		if x.Hashed != "" && x.Hashed == x.Cols[0] {
+			return e // {a: "hashed"}: a hash key, no boundaries
+		}
+		c := *x
+		c.Bounds = append([]string(nil), bounds...)
+		return &c
+	case *SaltExpr:
+		c := *x
+		c.Inner = exprWithBounds(x.Inner, bounds)
+		return &c
+	case *IsolateExpr:
+		c := *x
+		c.Inner = exprWithBounds(x.Inner, bounds)
+		return &c
+	}
+	return e
+}
+
+// BoundText returns the text of range boundary v as bounds=[...] writes
+// it, such that ParseValue of it under typ (the range column's type)
+// gives v back, quoted when it holds a character the list syntax reads
+// (, ] [ or a quote, or spaces at an end); ok is false when no text does
+// (a value holding both quote characters, or one whose text form parses
+// to another value under typ).
+func BoundText(v Value, typ Type) (text string, ok bool) {
+	s := v.String()
+	raw := s
+	if strings.ContainsAny(s, ",[]\"'") || strings.TrimSpace(s) != s || s == "" {
+		switch {
+		case !strings.Contains(s, `"`):
+			s = `"` + s + `"`
+		case !strings.Contains(s, `'`):
+			s = `'` + s + `'`
+		default:
+			return "", false
+		}
+	}
+	back, err := ParseValue(raw, typ)
+	if err != nil || back.IsNull() != v.IsNull() || Compare(back.Canonical(), v.Canonical()) != 0 || back.Canonical().class() != v.Canonical().class() {
+		return "", false
+	}
+	return s, true
+}
+
+// WithRangesHashed returns a copy of d in which every range key (also
+// one inside salt or isolate) is hash(its columns), with Text rewritten:
+// the design as an engine that distributes by hash only (Citus) places
+// it; first hashes the first column alone (Citus distributes by one
+// column). d is not changed.
+func (d *Design) WithRangesHashed(first bool) *Design {
+	out := &Design{Default: exprHashed(d.Default, first), Tables: make(map[string]Expr, len(d.Tables)),
+		Order: append([]string(nil), d.Order...), Lookups: d.Lookups}
+	for t, e := range d.Tables {
+		out.Tables[t] = exprHashed(e, first)
+	}
+	out.Text = out.String()
+	return out
+}
+
+func exprHashed(e Expr, first bool) Expr {
+	switch x := e.(type) {
+	case *RangeExpr:
+		if first {
+			return &HashExpr{Cols: []string{x.Cols[0]}}
+		}
+		return &HashExpr{Cols: append([]string(nil), x.Cols...)}
+	case *SaltExpr:
+		c := *x
+		c.Inner = exprHashed(x.Inner, first)
+		return &c
+	case *IsolateExpr:
+		c := *x
+		c.Inner = exprHashed(x.Inner, first)
+		return &c
+	}
+	return e
+}
