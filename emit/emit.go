@@ -371,7 +371,7 @@ func HashEngine(format string, w *shardkey.Workload, d *shardkey.Design) string 
 				continue
 			}
 			if vt, why := rangeVindex(k, k.types[0], ""); why != "" {
-				return vitessEngines[vt]
+				return shardkey.VindexEngine(vt)
 			}
 		}
 	}

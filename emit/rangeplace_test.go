@@ -69,7 +69,7 @@ func TestVSchemaRangeShardsRouteAsScored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vd.Engine != "vitess-numeric" || vd.Design != "customer:hash(c_w_id); warehouse:hash(w_id)" {
+	if vd.Engine != "vitess-numeric" || vd.Design != "customer:hash(c_w_id, vindex=numeric); warehouse:hash(w_id, vindex=numeric)" {
 		t.Fatalf("read back: engine %q design %q; want vitess-numeric over customer.c_w_id and warehouse.w_id", vd.Engine, vd.Design)
 	}
 	s, err := sim.Compile(w, d, sim.Options{Shards: 8})
