@@ -283,6 +283,9 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o
 		// An id the system assigns: unique and growing with insert order
 		// (a month or a date grows too, but names many rows: no id).
 		ci := t.ColumnIndex(c)
+		if ci >= 0 && !idType(t.Columns[ci].Type) {
+			continue // text a user supplies (an email, a name) carries no shard
+		}
 		if a.assignedID(wop.Table, c) || ci >= 0 && t.Monotonic[c] && a.identifies(colRef{wop.Table, ci}) {
 			return Fix{Kind: "shard-encoded-id", Target: op.Name,
 				Text: fmt.Sprintf("%s looks rows up by %s, an id the system assigns: encode the shard in the id so the lookup is single-shard without a directory (%s). %s", op.Name, c, cost, encodedIDCaveat(a.engine, c, keyColumnOf(as.Key, t)))}, true
@@ -629,6 +632,19 @@ func (a *analysis) flags(best *Assessment, n int) []string {
 	}
 	sort.Strings(out[len(lowOrder):])
 	return out
+}
+
+// idType reports whether a column of type typ can be an id the system
+// assigns and so can carry an encoded shard: an integer (a sequence, a
+// Snowflake-style id), a UUID, a MongoDB ObjectId or raw bytes; not text,
+// which users supply (an email, a name: a lookup serves those), nor a
+// float, time or boolean.
+func idType(typ shardkey.Type) bool {
+	switch typ {
+	case shardkey.Int64, shardkey.UUID, shardkey.ObjectID, shardkey.Bytes:
+		return true
+	}
+	return false
 }
 
 // assignedID reports whether column col of table ti looks like an id the
