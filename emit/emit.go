@@ -28,6 +28,12 @@ type Options struct {
 	// with an isolate or salt key and no entry gets the top=N values of
 	// its sample (see the package comment).
 	Hot map[string][]shardkey.Value
+	// Vindexes are the names a VSchema read in (-k @vschema.json,
+	// ReadVSchema) gives each table's vindexes: a lookup the emitted
+	// design keeps (same table and column) keeps its vindex's name and
+	// its backing table's name, so the emitted VSchema points at the
+	// tables that exist. Nil: names are made up (TABLE_COL_lookup).
+	Vindexes map[string]shardkey.VindexNames
 	// Bounds holds, per table, a range key's split points as text (the
 	// N-1 boundaries of N shards, ascending); a table with no entry uses
 	// the design's bounds=[...], if any.

@@ -142,7 +142,7 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 				name, k.expr, b, vtypes[0], k.cols[0], multicolRest(k.cols[1:], vtypes[1:]), p.shards, placed)
 		}
 		ks.Tables[name] = vsTable{ColumnVindexes: []vsColumnVindex{cv}}
-		vsLookups(&ks, d, k.t, o.Engine, note)
+		vsLookups(&ks, d, k.t, o.Engine, o.Vindexes[k.t.Name], note)
 		switch k.kind {
 		case kindRange:
 			if vtypes[0] == "numeric" {
@@ -220,28 +220,39 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 // TABLE_COL_lookup, whose backing table of the same name maps col to
 // keyspace_id; t's secondary column vindex; and the backing table,
 // sharded by col with the vindex a hash key on col would have. A note
-// gives the backing table's DDL.
-func vsLookups(ks *vsKeyspace, d *shardkey.Design, t *shardkey.Table, engine string, note func(string, ...any)) {
+// gives the backing table's DDL. A lookup the VSchema read in names
+// (names, from Options.Vindexes) keeps its vindex's and backing table's
+// names.
+func vsLookups(ks *vsKeyspace, d *shardkey.Design, t *shardkey.Table, engine string, names shardkey.VindexNames, note func(string, ...any)) {
 	for _, l := range d.LookupsFor(t.Name, func(c string) bool { return t.Column(c) != nil }) {
 		c := t.Column(l.Col)
 		if c == nil {
 			continue
 		}
 		name := t.Name + "_" + l.Col + "_lookup"
+		table := name
+		if n := names.Lookups[strings.ToLower(l.Col)]; n != "" {
+			name = n
+		}
+		if n := names.LookupTableNames[strings.ToLower(l.Col)]; n != "" {
+			table = n
+		}
 		ks.Vindexes[name] = vsVindex{Type: l.VindexType(), Owner: t.Name,
-			Params: map[string]string{"table": name, "from": l.Col, "to": "keyspace_id"}}
+			Params: map[string]string{"table": table, "from": l.Col, "to": "keyspace_id"}}
 		tv := ks.Tables[t.Name]
 		tv.ColumnVindexes = append(tv.ColumnVindexes, vsColumnVindex{Column: l.Col, Name: name})
 		ks.Tables[t.Name] = tv
 		vt, _ := vindexType(c.Type, engine)
 		ks.Vindexes[vt] = vsVindex{Type: vt}
-		ks.Tables[name] = vsTable{ColumnVindexes: []vsColumnVindex{{Column: l.Col, Name: vt}}}
+		if _, in := ks.Tables[table]; !in && !strings.Contains(table, ".") {
+			ks.Tables[table] = vsTable{ColumnVindexes: []vsColumnVindex{{Column: l.Col, Name: vt}}}
+		}
 		pk := l.Col
 		if !l.Unique {
 			pk = l.Col + ", keyspace_id"
 		}
 		note("%s.%s: %s vindex %s: create its backing table, sharded by %s with the %s vindex: CREATE TABLE %s (%s %s NOT NULL, keyspace_id VARBINARY(128), PRIMARY KEY (%s)); every insert into %s then also writes a row there, usually on another shard",
-			t.Name, l.Col, l.VindexType(), name, l.Col, vt, name, l.Col, sqlType(c.Type), pk, t.Name)
+			t.Name, l.Col, l.VindexType(), name, l.Col, vt, table, l.Col, sqlType(c.Type), pk, t.Name)
 	}
 }
 

@@ -288,3 +288,37 @@ func TestVSchemaMixedRoundTrip(t *testing.T) {
 		t.Errorf("notes %q; want one on hash over text", notes)
 	}
 }
+
+// TestVSchemaLookupNamesKept: a lookup read from a VSchema keeps its
+// vindex's name and its backing table's name when the emitted design
+// keeps it (review: name_user_idx was emitted as users_name_lookup, a
+// table that does not exist); Vitess's BuildKeyspaceSchema accepts the
+// result and resolves the lookup to the named table.
+func TestVSchemaLookupNamesKept(t *testing.T) {
+	in := []byte(`{"sharded": true,
+  "vindexes": {"hash": {"type": "hash"},
+    "name_user_map": {"type": "lookup_unique", "owner": "users",
+      "params": {"table": "name_user_idx", "from": "name", "to": "keyspace_id"}}},
+  "tables": {"users": {"column_vindexes": [{"column": "user_id", "name": "hash"}, {"column": "name", "name": "name_user_map"}]}}}`)
+	vd, err := emit.ReadVSchema(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{{Name: "users", Rows: 1, Columns: []*shardkey.Column{
+		{Name: "user_id", Type: shardkey.Int64, Ints: []int64{5}},
+		{Name: "name", Type: shardkey.Text, Strs: []string{"x"}}}}}}
+	config, notes, err := emit.VSchema(w, design(t, vd.Design), emit.Options{Engine: "vitess", Vindexes: vd.Vindexes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := buildVSchema(t, config)
+	if _, ok := ks.Vindexes["name_user_map"]; !ok {
+		t.Fatalf("vindexes %v; want name_user_map kept", ks.Vindexes)
+	}
+	if !strings.Contains(string(config), `"table": "name_user_idx"`) || strings.Contains(string(config), "users_name_lookup") {
+		t.Errorf("emitted VSchema does not keep the backing table name_user_idx:\n%s", config)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "CREATE TABLE name_user_idx") {
+		t.Errorf("notes %q; want the DDL of name_user_idx", notes)
+	}
+}

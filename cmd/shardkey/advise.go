@@ -305,7 +305,7 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	if bd, _, _ := s.BoundedDesign(); bd != nil {
 		d, key = bd, bd.Text
 	}
-	eo := emit.Options{Shards: adv.Shards, Engine: adv.Engine, Hot: emit.DesignHot(w, d)}
+	eo := emit.Options{Shards: adv.Shards, Engine: adv.Engine, Hot: emit.DesignHot(w, d), Vindexes: opts.Vindexes}
 	if eng := emit.HashEngine(format, w, d); eng != "" {
 		// The engine hash-distributes the range keys: say what that
 		// placement scores, beside the range placement's figures.
