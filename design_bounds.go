@@ -41,21 +41,30 @@ func (d *Design) WithBounds(bounds []string) *Design {
 }
 
 func exprWithBounds(e Expr, bounds []string) Expr {
-	switch x := e.(type) {
-	case *RangeExpr:
+	return mapRange(e, func(x *RangeExpr) Expr {
 		if x.Hashed != "" && x.Hashed == x.Cols[0] {
-			return e // {a: "hashed"}: a hash key, no boundaries
+			return x // {a: "hashed"}: a hash key, no boundaries
 		}
 		c := *x
 		c.Bounds = append([]string(nil), bounds...)
 		return &c
+	})
+}
+
+// mapRange returns e with its range key, also one inside salt or
+// isolate, replaced by f's result (copies of the wrappers; e is not
+// changed); e without a range key is returned as it is.
+func mapRange(e Expr, f func(*RangeExpr) Expr) Expr {
+	switch x := e.(type) {
+	case *RangeExpr:
+		return f(x)
 	case *SaltExpr:
 		c := *x
-		c.Inner = exprWithBounds(x.Inner, bounds)
+		c.Inner = mapRange(x.Inner, f)
 		return &c
 	case *IsolateExpr:
 		c := *x
-		c.Inner = exprWithBounds(x.Inner, bounds)
+		c.Inner = mapRange(x.Inner, f)
 		return &c
 	}
 	return e
@@ -103,20 +112,10 @@ func (d *Design) WithRangesHashed(first bool) *Design {
 }
 
 func exprHashed(e Expr, first bool) Expr {
-	switch x := e.(type) {
-	case *RangeExpr:
+	return mapRange(e, func(x *RangeExpr) Expr {
 		if first {
 			return &HashExpr{Cols: []string{x.Cols[0]}}
 		}
 		return &HashExpr{Cols: append([]string(nil), x.Cols...)}
-	case *SaltExpr:
-		c := *x
-		c.Inner = exprHashed(x.Inner, first)
-		return &c
-	case *IsolateExpr:
-		c := *x
-		c.Inner = exprHashed(x.Inner, first)
-		return &c
-	}
-	return e
+	})
 }
