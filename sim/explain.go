@@ -568,10 +568,40 @@ func describeConds(t *shardkey.Table, keyCols []int, conds []shardkey.Cond, kind
 func sqlLiteral(v shardkey.Value) string {
 	switch v.Type {
 	case shardkey.Text, shardkey.UUID, shardkey.Timestamp:
-		return "'" + strings.ReplaceAll(v.String(), "'", "''") + "'"
+		s := v.String()
+		if strings.IndexFunc(s, isControl) < 0 {
+			return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+		}
+		// A control character (a newline) would break the reason's line:
+		// written as PostgreSQL's escape string, E'a\nb'.
+		var b strings.Builder
+		b.WriteString("E'")
+		for _, r := range s {
+			switch {
+			case r == '\\':
+				b.WriteString(`\\`)
+			case r == '\'':
+				b.WriteString(`''`)
+			case r == '\n':
+				b.WriteString(`\n`)
+			case r == '\r':
+				b.WriteString(`\r`)
+			case r == '\t':
+				b.WriteString(`\t`)
+			case isControl(r):
+				fmt.Fprintf(&b, `\x%02x`, r)
+			default:
+				b.WriteRune(r)
+			}
+		}
+		b.WriteByte('\'')
+		return b.String()
 	}
 	return v.String()
 }
+
+// isControl reports whether r is an ASCII control character.
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // article puts "a" or "an" before a word ("an update", "a delete").
 func article(w string) string {
