@@ -476,11 +476,7 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds, sets []shar
 					}
 				}
 			}
-			r.set = append(r.set[:0], r.tmp...)
-			for _, x := range r.tmp {
-				r.mark[x] = false
-			}
-			sort.Ints(r.set)
+			r.collect()
 			extra = min(extra, r.s.N-len(r.set))
 			switch {
 			case len(r.set) == 1 && extra == 0:

@@ -477,12 +477,18 @@ func (r *router) unknownList(tk *tableKey, conds []shardkey.Cond) (touch, error)
 			r.tmp = append(r.tmp, h)
 		}
 	}
+	r.collect()
+	return touch{kind: tUniformN, n: n, set: r.set}, nil
+}
+
+// collect sets r.set to the shards gathered in r.tmp (each once, marked
+// in r.mark), sorted, and clears their marks.
+func (r *router) collect() {
 	r.set = append(r.set[:0], r.tmp...)
 	for _, sh := range r.tmp {
 		r.mark[sh] = false
 	}
 	sort.Ints(r.set)
-	return touch{kind: tUniformN, n: n, set: r.set}, nil
 }
 
 // nullUnplaced reports whether err is the engine having no shard for a
@@ -531,11 +537,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 					r.tmp = append(r.tmp, sh)
 				}
 			}
-			r.set = append(r.set[:0], r.tmp...)
-			for _, sh := range r.tmp {
-				r.mark[sh] = false
-			}
-			sort.Ints(r.set)
+			r.collect()
 			switch {
 			case kind == shardkey.Insert && len(r.set) > 1:
 				return touch{kind: tUniformOf, set: r.set}, nil
