@@ -133,8 +133,13 @@ type Assessment struct {
 	Carry []Carry `json:"carry,omitempty"`
 	// Root is the checklist of the design's root entity across the
 	// tables it keys (nil for a design without one).
-	Root  *RootStats     `json:"root,omitempty"`
-	Score *sim.Candidate `json:"score"`
+	Root *RootStats `json:"root,omitempty"`
+	// RangeFit, for a range design whose boundaries are fitted value by
+	// value to a key of few values (see rangefit.go), says how; the
+	// ranking does not count its load against a design equal on what the
+	// operations and transactions touch.
+	RangeFit *RangeFit      `json:"range_fit,omitempty"`
+	Score    *sim.Candidate `json:"score"`
 
 	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
 	an       *analysis
@@ -239,12 +244,16 @@ type OpCost struct {
 // Fix is one remedy, with numbers before and after where it was
 // re-simulated.
 type Fix struct {
-	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, flag
+	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, shard-count (a count that divides a low-cardinality key's values evenly), flag
 	Target string `json:"target"` // the operation or key value it treats
 	Text   string `json:"text"`
 	Key    string `json:"key,omitempty"` // the re-simulated key
-	Before *Nums  `json:"before,omitempty"`
-	After  *Nums  `json:"after,omitempty"`
+	// Shards, for a fix that changes the shard count (shard-count), is
+	// the count Key and After are scored at; omitted otherwise (the
+	// advice's). Such a fix is not part of "after fixes".
+	Shards int   `json:"shards,omitempty"`
+	Before *Nums `json:"before,omitempty"`
+	After  *Nums `json:"after,omitempty"`
 }
 
 // Nums are the headline numbers of a simulation.
@@ -398,11 +407,12 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	if o.Nodes != nil {
 		nodesReport(list[0], o, sopts)
 	}
+	a.evenShardsFix(list, sopts)
 	adv.Summary = summary(adv, w)
 	adv.Durable = durable(list[0])
 	adv.Flags = a.flags(list[0], o.Shards)
 	if len(o.Sweep) > 0 {
-		rows, err := Sweep(list[0].w, adv.Recommended, o.Sweep, sopts)
+		rows, err := Sweep(list[0].w, adv.Recommended, sweepCounts(o.Sweep, list[0], o.Shards), sopts)
 		if err != nil {
 			return nil, err
 		}
@@ -559,6 +569,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			as.Reasons = append(as.Reasons, fmt.Sprintf("hot shard: one shard does %s of all work (%d shards): %s", pct(bs), n, why))
 		}
 	}
+	as.RangeFit = rangeFitOf(c, key, n)
 	// Last, so that it is the reason given: an engine that places keys
 	// only by hash cannot run a range key at all.
 	if why := partition.HashOnly(a.engine); why != "" {
@@ -608,6 +619,9 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, r)
 	} else if c.LoadRatio > 0 {
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
+	}
+	if as.Viable && as.RangeFit != nil {
+		as.Reasons = append(as.Reasons, as.RangeFit.reason(c))
 	}
 	a.jumboReasons(as)
 	return as
@@ -812,24 +826,15 @@ func order(x, y *Assessment) (xFirst, beyondNoise bool) {
 // when every one is within its band. loadTol is the relative band of the
 // busiest shard's work after fixes (0.02 for the ranking).
 func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
-	if x.Viable != y.Viable {
-		return x.Viable, true
+	if first, decided := orderAccess(x, y); decided {
+		return first, true
 	}
 	a, b := x.Criteria, y.Criteria
-	if math.Abs(a.Local-b.Local) > 0.05 {
-		return a.Local > b.Local, true
-	}
-	if math.Abs(a.SingleShard-b.SingleShard) > 0.05 {
-		return a.SingleShard > b.SingleShard, true
-	}
-	if math.Abs(a.CrossShardTxn-b.CrossShardTxn) > 0.02 {
-		return a.CrossShardTxn < b.CrossShardTxn, true
-	}
-	if !closeRel(a.WorkPerRequest, b.WorkPerRequest, 0.1) {
-		return a.WorkPerRequest < b.WorkPerRequest, true
-	}
-	if a.Boundary != b.Boundary {
-		return a.Boundary, true
+	// Ranges fitted value by value to a key of few values balance only
+	// the sample's traffic (rangefit.go): their load is not weighed
+	// against a design that does not depend on such a fit.
+	if (x.RangeFit != nil) != (y.RangeFit != nil) {
+		return y.RangeFit != nil, true
 	}
 	// A busiest shard after fixes lowered by moving materially more
 	// traffic into read models than the other key does (more than a tenth
@@ -973,6 +978,9 @@ func verdictText(as *Assessment, first bool) string {
 	if as.Score.Transactions > 0 && cr.CrossShardTxn >= 0.1 {
 		costs = append(costs, fmt.Sprintf("%s of transactions cross shards", pct(cr.CrossShardTxn)))
 	}
+	if f := as.RangeFit; f != nil {
+		costs = append(costs, fmt.Sprintf("its ranges are fitted value by value (%s per shard of %s)", perShard(f.ValuesPerShard), f.values()))
+	}
 	if len(as.Expensive) > 0 {
 		costs = append(costs, fmt.Sprintf("%s costs %s extra units/s", as.Expensive[0].Name, fmtF(as.Expensive[0].ExtraWork)))
 	}
@@ -1080,10 +1088,18 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		}
 		reason := as.Verdict
 		_, decided := orderBanded(best, as, 0.02)
+		_, accessDecided := orderAccess(best, as)
 		switch {
 		case !as.Viable:
 		case !decided && as.Viable:
 			reason = "equal on every measure here: either would do"
+		case !accessDecided && as.RangeFit != nil && best.RangeFit == nil:
+			reason = fmt.Sprintf("its ranges are fitted value by value, %s per shard of %s", perShard(as.RangeFit.ValuesPerShard), as.RangeFit.values())
+			if as.Criteria.AfterFixes < best.Criteria.AfterFixes {
+				reason += fmt.Sprintf(": a busiest shard of %s/s against %s/s that holds only while each value keeps this sample's share of the traffic", fmtF(as.Criteria.AfterFixes), fmtF(best.Criteria.AfterFixes))
+			} else {
+				reason += ", for no lighter busiest shard; a value added later goes to the last range"
+			}
 		case as.Criteria.CrossShardTxn-best.Criteria.CrossShardTxn > 0.05:
 			reason = fmt.Sprintf("%s of transactions would cross shards", pct(as.Criteria.CrossShardTxn))
 		case costlierOp(as, best) != nil:

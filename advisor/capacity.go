@@ -155,6 +155,8 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			skipped = append(skipped, "writing "+f.Target+" by key (which keys it touches is not in the workload)")
 		case "range-key":
 			skipped = append(skipped, "a range key for "+f.Target+" (another design: compare it)")
+		case "shard-count":
+			skipped = append(skipped, fmt.Sprintf("%d shards for %s (another shard count: its own figures)", f.Shards, f.Target))
 		}
 	}
 	c, err := sim.Score(&dw, key, o)

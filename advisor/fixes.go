@@ -526,10 +526,8 @@ func evenCounts(card, n int) string {
 	busiest := (card + n - 1) / n
 	s := fmt.Sprintf("even ranges put %d values on the busiest shard, %.2fx the mean if the values carry equal traffic", busiest, float64(busiest)*float64(n)/float64(card))
 	var div []string
-	for d := max(2, (n+1)/2); d <= 2*n; d++ {
-		if card%d == 0 {
-			div = append(div, strconv.Itoa(d))
-		}
+	for _, d := range evenShards(card, n) {
+		div = append(div, strconv.Itoa(d))
 	}
 	if len(div) > 0 {
 		s += fmt.Sprintf("; %s shards would divide the %d values evenly", joinOr(div), card)

@@ -147,6 +147,10 @@ func (s *Scheme) computeBounds() error {
 			}
 			cum += all[i].w
 		}
+		s.rangeValues = nil
+		if width == 1 && distinct > 0 && distinct <= fewRangeValues*base && !mongoHashedRange(s.tables, rangeTables) {
+			s.rangeValues = splitValues(all, bounds)
+		}
 	}
 	var ib []int64
 	allInt := true
@@ -171,6 +175,72 @@ func (s *Scheme) computeBounds() error {
 		}
 	}
 	return nil
+}
+
+// fewRangeValues is the number of distinct values per range at or below
+// which computeBounds records the values each range holds
+// (Scheme.rangeValues): few enough that one value is a large part of a
+// range, so that whether the ranges hold equal numbers of values decides
+// how evenly they can spread values of equal traffic. The advisor reads it
+// (Candidate.RangeValues) to tell a split of whole values fitted to the
+// sample's traffic from an even one.
+const fewRangeValues = 4
+
+// splitValues returns the distinct keys of all (sorted, one-column) that
+// each range of bounds holds, in range order: range i holds
+// [bounds[i-1], bounds[i]). Ranges past the last key are left out.
+func splitValues(all []keyWeight, bounds [][]shardkey.Value) [][]shardkey.Value {
+	out := [][]shardkey.Value{nil}
+	b := 0
+	for i := range all {
+		if i > 0 && sameTuple(all[i].k, all[i-1].k) {
+			continue
+		}
+		for b < len(bounds) && cmpTuple(all[i].k, bounds[b]) >= 0 {
+			b++
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], all[i].k[0])
+	}
+	return out
+}
+
+// rangeValueTexts returns s.rangeValues as bounds=[...] writes each
+// value, or nil when there are none or a value has no such text.
+func (s *Scheme) rangeValueTexts() [][]string {
+	if s.rangeValues == nil {
+		return nil
+	}
+	var typ shardkey.Type
+	for ti, tk := range s.tables {
+		if tk.kind == kRange {
+			typ = s.w.Tables[ti].Columns[tk.cols[0]].Type
+			break
+		}
+	}
+	out := make([][]string, len(s.rangeValues))
+	for i, vs := range s.rangeValues {
+		out[i] = make([]string, len(vs))
+		for j, v := range vs {
+			t, ok := shardkey.BoundText(v, typ)
+			if !ok {
+				return nil
+			}
+			out[i][j] = t
+		}
+	}
+	return out
+}
+
+// mongoHashedRange reports whether a range-keyed table orders its key by
+// MongoDB's hash: its split points are hashes, not the key's values.
+func mongoHashedRange(tables []*tableKey, rangeTables []int) bool {
+	for _, ti := range rangeTables {
+		if tables[ti].mongoHashed != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func innerRange(e shardkey.Expr) *shardkey.RangeExpr {

@@ -53,6 +53,16 @@ type Candidate struct {
 	RangeBounds     []RangeBound `json:"range_bounds,omitempty"`
 	KeyWithBounds   string       `json:"key_with_bounds,omitempty"`
 	RangeBoundsNote string       `json:"range_bounds_note,omitempty"`
+	// RangeValues, when the range boundaries were computed from the data
+	// (not given as bounds=[...]) over a one-column key with at most 4
+	// distinct values per range, are the values each range holds, in
+	// range order (range shard i holds RangeValues[i]; ranges past the
+	// last value are left out), each as bounds=[...] writes it. The
+	// values are the sample's, or the statements' without one. The
+	// advisor reads it to tell ranges fitted value by value to the
+	// sample's traffic from an even split; not in JSON (the advice's
+	// range_fit says what it found).
+	RangeValues [][]string `json:"-"`
 
 	FanoutMean float64 `json:"fanout_mean"` // shards per operation instance, rate-weighted
 	FanoutP99  float64 `json:"fanout_p99"`  // seed 000's p99: sorted fan-out at floor(0.99(n-1))
@@ -213,6 +223,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	} else {
 		c.RangeBoundsNote = why
 	}
+	c.RangeValues = s.rangeValueTexts()
 	hist := make([]float64, s.N+1)
 	var count int64
 	for i, op := range w.Ops {

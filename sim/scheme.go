@@ -68,6 +68,10 @@ type Scheme struct {
 	// boundsFromTraffic: range boundaries were taken from the values the
 	// statements bind (no row sample).
 	boundsFromTraffic bool
+	// rangeValues, for boundaries computed from the data over a
+	// one-column key of few distinct values (see fewRangeValues), are the
+	// distinct values each range holds, in range order; nil otherwise.
+	rangeValues [][]shardkey.Value
 	// nodes places the shards on nodes for capacity (Options.Nodes).
 	nodes *Nodes
 	// lookups are the design's lookups (secondary routing tables), all
