@@ -1,0 +1,38 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestRangeValues: the values each range holds, for boundaries fitted to
+// a key of few values. Ten ids 0..9 of equal weight on 8 shards, by
+// hand: the split points are the equal-weight quantiles k x 10/8 = 1.25,
+// 2.5, 3.75, 5, 6.25, 7.5, 8.75, each placed at the first id whose
+// preceding weight (its own index) reaches it: 2, 3, 4, 5, 7, 8, 9. So
+// the ranges hold {0, 1}, {2}, {3}, {4}, {5, 6}, {7}, {8}, {9}: 2, 1, 1,
+// 1, 2, 1, 1, 1 values. Seven values of `other` on 8 shards: one a
+// range. Given bounds are not a fit (nil), nor 40 values on 8 shards
+// (5 a shard, past fewRangeValues); 32 values (4 a shard) are recorded.
+func TestRangeValues(t *testing.T) {
+	check := func(rows int, key, want string) {
+		t.Helper()
+		c, err := Score(workload(rows, func(int) float64 { return 1 }), key, Options{Shards: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "nil"
+		if c.RangeValues != nil {
+			got = fmt.Sprint(c.RangeValues)
+		}
+		if got != want {
+			t.Errorf("%d rows, %s: range values %s; want %s", rows, key, got, want)
+		}
+	}
+	check(10, "range(id)", "[[0 1] [2] [3] [4] [5 6] [7] [8] [9]]")
+	check(10, "range(other)", "[[0] [1] [2] [3] [4] [5] [6]]")
+	check(10, "range(id, bounds=[2, 3, 4, 5, 7, 8, 9])", "nil")
+	check(40, "range(id)", "nil")
+	check(32, "range(id)", "[[0 1 2 3] [4 5 6 7] [8 9 10 11] [12 13 14 15] [16 17 18 19] [20 21 22 23] [24 25 26 27] [28 29 30 31]]")
+	check(10, "hash(id)", "nil")
+}
