@@ -30,7 +30,7 @@ func runAdvise(e *env, args []string) error {
 	var c common
 	c.register(fs, true)
 	fs.Lookup("format").Usage = "output `format`: table, json, markdown or html"
-	sweep := fs.String("sweep", "4,8,16,32,64,128,256", "shard `counts` to score the recommended key at (\"\" for none)")
+	sweep := fs.String("sweep", "4,8,16,32,64,128,256", "shard `counts` to score the recommended key at (\"\" for none); a key of few values adds the counts near --shards that divide them")
 	emitFmt := fs.String("emit", "", "also write the chosen design as the engine's own `configuration`: "+strings.Join(emit.Formats(), ", "))
 	boot := fs.Int("bootstrap", 20, "bootstrap `replicates` for 95% confidence intervals of the recommended key (0 for none)")
 	var rf reshardFlags // --current, --row-bytes, --copy-rate (reshard.go)
