@@ -227,7 +227,7 @@ func ops(w io.Writer, c *sim.Candidate) {
 func keyLine(w io.Writer, c *sim.Candidate) {
 	for _, t := range c.Tables {
 		if t.Database == nil && (t.Rows == 0 && t.Basis == "" || t.Basis == "traffic" && t.Cardinality == 0) {
-			fmt.Fprintf(w, "key %s on %s: no row sample and no statement binding it to a value: distinct values, skew and monotonicity unknown\n", strings.Join(t.Columns, ", "), t.Table)
+			fmt.Fprintf(w, "key %s on %s: no row sample and no statement binding it to a value: rows, distinct values, skew and monotonicity unknown\n", strings.Join(t.Columns, ", "), t.Table)
 			continue
 		}
 		if t.Basis == "traffic" && t.Database == nil {
@@ -246,7 +246,7 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 			case t.Monotonic:
 				mono = fmt.Sprintf("inserted values MONOTONIC (r = %.2f)", t.Monotonicity)
 			}
-			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample): %s%s distinct values in the statements%s, entropy %.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
+			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample: rows unknown): %s%s distinct values in the statements%s, entropy %.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
 				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, t.Entropy, mono, numfmt.Commas(int64(t.Cardinality)), c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
 			continue
 		}

@@ -720,7 +720,8 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 // KeyStats.Unknown; Candidate.MarshalJSON): cardinality, top_values,
 // monotonicity, monotonic and entropy when its values are unknown,
 // monotonicity and monotonic when nothing orders them,
-// expected_max_load_ratio when there is no value to place.
+// expected_max_load_ratio when there is no value to place, rows when no
+// row was sampled (the row count is unknown, not 0).
 func (k TableKey) MarshalJSON() ([]byte, error) {
 	type plain TableKey
 	b, err := marshalNoEscape(plain(k))
@@ -732,6 +733,7 @@ func (k TableKey) MarshalJSON() ([]byte, error) {
 	null = append(null, jsonnull.Unless(!unknown, "cardinality", "top_values", "entropy")...)
 	null = append(null, jsonnull.Unless(!unknown && !k.MonotonicityUnknown, "monotonicity", "monotonic")...)
 	null = append(null, jsonnull.Unless(k.ExpectedMaxLoadRatio > 0, "expected_max_load_ratio")...)
+	null = append(null, jsonnull.Unless(k.Rows > 0, "rows")...)
 	return jsonnull.Null(b, null...)
 }
 
