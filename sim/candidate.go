@@ -56,6 +56,15 @@ type Candidate struct {
 
 	FanoutMean float64 `json:"fanout_mean"` // shards per operation instance, rate-weighted
 	FanoutP99  float64 `json:"fanout_p99"`  // seed 000's p99: sorted fan-out at floor(0.99(n-1))
+	// FanoutPer is "node" when fanout_mean and fanout_p99 (the
+	// candidate's and each operation's) count the nodes an instance
+	// touches rather than its slots: slots placed on nodes (--slots,
+	// --nodes) under an engine whose client sends one request per node
+	// (ScatterPerNode: redis, where a keyless scatter on 16384 slots over
+	// 3 masters touches 3 nodes). Absent otherwise: they count shards.
+	// single_shard_fraction and scatter_fraction still count slots (a
+	// command across two slots of one node is split by slot).
+	FanoutPer string `json:"fanout_per,omitempty"`
 	// SingleShardFraction is the share (0..1) of requests that touch
 	// exactly one shard.
 	SingleShardFraction float64 `json:"single_shard_fraction"`
@@ -143,6 +152,28 @@ type OpScore struct {
 	// keyless is the rate (requests/s) of its instances that name no key
 	// and ask every shard (OpPartial.Keyless).
 	keyless float64
+	// slotFanout is FanoutMean counted in slots (shards), whatever
+	// Candidate.FanoutPer says.
+	slotFanout float64
+}
+
+// SlotFanoutMean returns the operation's mean fan-out counted in slots
+// (shards asked per instance), which is FanoutMean unless the candidate
+// counts fan-out in nodes (Candidate.FanoutPer "node").
+func (o OpScore) SlotFanoutMean() float64 {
+	if o.slotFanout == 0 { // not set (an OpScore built by hand): the same
+		return o.FanoutMean
+	}
+	return o.slotFanout
+}
+
+// FanoutUnit returns what c's fan-out figures count: "nodes" when
+// FanoutPer is "node", else "shards".
+func (c *Candidate) FanoutUnit() string {
+	if c.FanoutPer == "node" {
+		return "nodes"
+	}
+	return "shards"
 }
 
 // TableKey is one table's key under a design, with its characteristics.
@@ -214,6 +245,11 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		c.RangeBoundsNote = why
 	}
 	hist := make([]float64, s.N+1)
+	var nodeHist []float64 // with s.nodeFanout: fan-out in nodes
+	if s.nodeFanout != nil {
+		nodeHist = make([]float64, s.nodeFanout.Count+1)
+		c.FanoutPer = "node"
+	}
 	var count int64
 	for i, op := range w.Ops {
 		o := &p.Ops[i]
@@ -226,6 +262,13 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		os := OpScore{Name: op.Name, Table: w.Tables[op.Table].Name, Kind: op.Kind.String(),
 			RequestsPerS: o.Requests, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency, keyless: o.Keyless}
 		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
+		os.slotFanout = os.FanoutMean
+		if nodeHist != nil {
+			for k, x := range o.NodeHist {
+				nodeHist[k] += x
+			}
+			os.FanoutMean, os.FanoutP99 = fanoutStats(o.NodeHist, o.Count)
+		}
 		if o.Requests > 0 {
 			os.ScatterFraction = o.Scatter / o.Requests
 			if len(o.Hist) > 1 {
@@ -236,6 +279,9 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	}
 	c.setNodeOps()
 	c.FanoutMean, c.FanoutP99 = fanoutStats(hist, count)
+	if nodeHist != nil {
+		c.FanoutMean, c.FanoutP99 = fanoutStats(nodeHist, count)
+	}
 	if c.RequestsPerS > 0 && len(hist) > 1 {
 		c.SingleShardFraction = hist[1] / c.RequestsPerS
 	}

@@ -493,8 +493,9 @@ func (r NodesReport) MarshalJSON() ([]byte, error) {
 // ScatterCaveat returns the line that states how a scatter's work is
 // counted when slots are placed on far fewer nodes (slots >= 4 x nodes),
 // "" otherwise or when scatter is false (no operation asks more than one
-// slot). Per-slot figures (shard work, fan-out) count one unit per slot a
-// request asks. Per-node figures (node work, capacity per node) follow
+// slot). Per-slot figures (shard work) count one unit per slot a request
+// asks; fan-out counts slots too, but nodes under redis (see
+// Candidate.FanoutPer). Per-node figures (node work, capacity per node) follow
 // what the engine's system does (ScatterPerNode):
 //   - redis: a command that names no key goes once to each master
 //     (command tip request_policy:all_shards), so it costs one unit per
@@ -515,7 +516,7 @@ func ScatterCaveat(engine string, slots, nodes int, scatter bool) string {
 		return ""
 	}
 	if ScatterPerNode(engine) {
-		return fmt.Sprintf("Node work counts a command that names no key once per node: Redis Cluster sends it to each master (command tip request_policy:all_shards), %d units, not %d (one per slot, as the per-slot figures count it). A multi-key command whose keys hash to several slots costs one unit per slot: the client must split it by slot even when one node holds them (request_policy:multi_shard).", nodes, slots)
+		return fmt.Sprintf("Node work counts a command that names no key once per node: Redis Cluster sends it to each master (command tip request_policy:all_shards), %d units, not %d (one per slot, as the per-slot figures count it). A multi-key command whose keys hash to several slots costs one unit per slot: the client must split it by slot even when one node holds them (request_policy:multi_shard). Fan-out (mean, p99) counts the nodes a request touches: %d for a command that names no key.", nodes, slots, nodes)
 	}
 	model := fmt.Sprintf("Scatter work is counted one unit per slot asked: a request asking every slot costs %d units here, summed into the %d nodes.", slots, nodes)
 	switch engine {

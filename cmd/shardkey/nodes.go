@@ -84,6 +84,16 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 
 func (n *nodeFlags) on() bool { return n.slots > 0 }
 
+// nodesFor is common.nodesFor for these flags: the placement they (or
+// w's spec, when no flag gives one) name, nil when neither does.
+func (n *nodeFlags) nodesFor(w *shardkey.Workload) (*sim.Nodes, error) {
+	n.fromWorkload(w)
+	if !n.on() {
+		return nil, nil
+	}
+	return n.placement()
+}
+
 // placement returns the slots' placement on nodes.
 func (n *nodeFlags) placement() (*sim.Nodes, error) {
 	switch n.slotMap {
