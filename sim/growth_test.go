@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 )
 
 // TestNodes: contiguous and round-robin assignments, growth by slot count
@@ -217,5 +218,35 @@ func TestOnNodes(t *testing.T) {
 	}
 	if len(c.OverCapacity) != 0 {
 		t.Errorf("OnNodes changed its receiver: %v", c.OverCapacity)
+	}
+}
+
+// TestGrowMatchesRedisEngine: on Redis Cluster's 16384 slots, Nodes.Grow
+// from the contiguous placement moves every slot to the master
+// partition.Redis.Grow (the engine's own growth, the same redis-cli
+// rebalance) gives it, adding one or two masters.
+func TestGrowMatchesRedisEngine(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 7} {
+		m, err := NewNodes(16384, n, "contiguous")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := partition.Redis{}.Layout(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range []int{n + 1, n + 2} {
+			g, _ := m.Grow(to)
+			l2, err := partition.Redis{}.Grow(l, to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for s := 0; s < 16384; s++ {
+				if g.Node[s] != l2.Shard(uint64(s)) {
+					t.Errorf("%d -> %d: slot %d on node %d; the redis engine's growth puts it on %d", n, to, s, g.Node[s], l2.Shard(uint64(s)))
+					break
+				}
+			}
+		}
 	}
 }
