@@ -233,12 +233,24 @@ func (c Criteria) MarshalJSON() ([]byte, error) {
 
 // OpCost is an operation that costs more than one shard per request.
 type OpCost struct {
-	Name       string  `json:"name"`
-	Rate       float64 `json:"requests_per_s"`
+	Name string  `json:"name"`
+	Rate float64 `json:"requests_per_s"`
+	// FanoutMean is the operation's fan-out as its score counts it:
+	// shards, or nodes when the candidate counts nodes
+	// (sim.Candidate.FanoutPer; FanoutUnit says which).
 	FanoutMean float64 `json:"fanout_mean"`
 	Scatter    float64 `json:"scatter_fraction"`
 	ExtraWork  float64 `json:"extra_work_per_s"` // work/s beyond one shard per request
 	Latency    string  `json:"latency,omitempty"`
+	unit       string  // "shards" or "nodes"
+}
+
+// FanoutUnit returns what FanoutMean counts: "shards" or "nodes".
+func (o OpCost) FanoutUnit() string {
+	if o.unit == "" {
+		return "shards"
+	}
+	return o.unit
 }
 
 // Fix is one remedy, with numbers before and after where it was
@@ -443,7 +455,9 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			interWork += op.WorkPerS
 			single += op.RequestsPerS * op.SingleShardFraction
 		}
-		if op.FanoutMean > 1.0001 && op.RequestsPerS > 0 {
+		// Costlier than one unit per request: counted in slots, as work
+		// is (a command across two slots of one node is two).
+		if op.SlotFanoutMean() > 1.0001 && op.RequestsPerS > 0 {
 			work := op.WorkPerS
 			if op.NodeWorkPerS != nil {
 				// Slots on nodes under an engine that sends a keyless
@@ -451,7 +465,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 				work = *op.NodeWorkPerS
 			}
 			as.Expensive = append(as.Expensive, OpCost{Name: op.Name, Rate: op.RequestsPerS, FanoutMean: op.FanoutMean,
-				Scatter: op.ScatterFraction, ExtraWork: work - op.RequestsPerS, Latency: op.Latency})
+				Scatter: op.ScatterFraction, ExtraWork: work - op.RequestsPerS, Latency: op.Latency, unit: c.FanoutUnit()})
 		}
 	}
 	sort.SliceStable(as.Expensive, func(i, j int) bool { return as.Expensive[i].ExtraWork > as.Expensive[j].ExtraWork })
@@ -1104,7 +1118,7 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			reason = fmt.Sprintf("%s of transactions would cross shards", pct(as.Criteria.CrossShardTxn))
 		case costlierOp(as, best) != nil:
 			op := costlierOp(as, best)
-			reason = fmt.Sprintf("%s would ask %.1f shards per request", op.Name, op.FanoutMean)
+			reason = fmt.Sprintf("%s would ask %.1f %s per request", op.Name, op.FanoutMean, op.FanoutUnit())
 		case as.Criteria.Local < best.Criteria.Local-0.005:
 			reason = fmt.Sprintf("%s of requests single-shard and local, against %s", pct(as.Criteria.Local), pct(best.Criteria.Local))
 		case best.Criteria.Boundary && !as.Criteria.Boundary:

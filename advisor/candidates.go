@@ -630,9 +630,71 @@ func (a *analysis) complete(design string) string {
 		}
 	}
 	if len(extra) == 0 {
+		return sortTables(design)
+	}
+	return sortTables(design + "; " + strings.Join(extra, "; "))
+}
+
+// sortTables returns design with its table entries in order of table
+// name (byte order), after the expression without a table, so that one
+// workload gives one design text whatever order its input met the tables
+// in (a PostgreSQL csvlog and a MySQL general log of the same statements,
+// or rows files given in another order). Each entry keeps its text and
+// its lookups. A design that does not split into entries that each parse
+// is returned as it is.
+func sortTables(design string) string {
+	parts := splitDesign(design)
+	if len(parts) < 2 {
 		return design
 	}
-	return design + "; " + strings.Join(extra, "; ")
+	type entry struct{ table, text string }
+	var bare []string
+	var es []entry
+	for _, p := range parts {
+		d, err := shardkey.ParseDesign(p)
+		switch {
+		case err != nil || len(d.Order) > 1:
+			return design
+		case len(d.Order) == 0:
+			bare = append(bare, d.Text)
+		default:
+			es = append(es, entry{d.Order[0], d.Text})
+		}
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].table < es[j].table })
+	out := bare
+	for _, e := range es {
+		out = append(out, e.text)
+	}
+	return strings.Join(out, "; ")
+}
+
+// splitDesign splits design text at each ";" outside parentheses,
+// brackets and quotes ('...' values, "..." names): its entries, as
+// written.
+func splitDesign(s string) []string {
+	var parts []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0 // a doubled quote closes and reopens: same state after
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == ';' && depth == 0:
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, s[start:])
 }
 
 // mongoSmallKey returns, under MongoDB, the key of small read-mostly

@@ -1,12 +1,15 @@
 package advisor
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/internal/sqlident"
 	"github.com/shardkey/shardkey/sim"
@@ -24,7 +27,9 @@ type Carry struct {
 	// Source says why the relation was assumed.
 	Source string `json:"source"`
 	// BytesPerRow is the added column's size; Rows the table's rows (the
-	// database's estimate, else the sample's); Bytes their product.
+	// database's estimate, else the sample's); Bytes their product. With
+	// neither (a workload read from a log) the row count is unknown:
+	// Rows and Bytes are 0 here and null in JSON (MarshalJSON).
 	BytesPerRow float64 `json:"bytes_per_row"`
 	Rows        float64 `json:"rows"`
 	Bytes       float64 `json:"bytes"`
@@ -39,6 +44,19 @@ type Carry struct {
 	// scored on the root value's shard, as a join of co-located tables
 	// is once it names the carried column too.
 	Joined []JoinedRead `json:"joined_reads,omitempty"`
+}
+
+// MarshalJSON writes c with rows and bytes null when the table's row
+// count is unknown (Rows 0: no row sample, no catalog estimate).
+func (c Carry) MarshalJSON() ([]byte, error) {
+	type plain Carry
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the caller's encoder decides (paths hold "->")
+	if err := enc.Encode(plain(c)); err != nil {
+		return nil, err
+	}
+	return jsonnull.Null(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), jsonnull.Unless(c.Rows > 0, "rows", "bytes")...)
 }
 
 // JoinedRead is an operation whose statements join the carried table to

@@ -229,7 +229,7 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o
 			eqCols = append(eqCols, t.Columns[c.Col].Name)
 		}
 	}
-	cost := fmt.Sprintf("today it asks %.1f shards per request: %s extra units/s", op.FanoutMean, fmtF(op.ExtraWork))
+	cost := fmt.Sprintf("today it asks %.1f %s per request: %s extra units/s", op.FanoutMean, op.FanoutUnit(), fmtF(op.ExtraWork))
 	if op.Latency != "batch" && (op.ExtraWork < 0.01 || op.ExtraWork < 0.005*as.Score.WorkPerS) {
 		return Fix{}, false // a fix would save nothing worth its cost
 	}
@@ -242,7 +242,7 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o
 			if math.Round(op.Rate*86400) == 1 {
 				runs = "about once a day"
 			}
-			cost = fmt.Sprintf("it runs %s, each run asking %.0f shards", runs, op.FanoutMean)
+			cost = fmt.Sprintf("it runs %s, each run asking %.0f %s", runs, op.FanoutMean, op.FanoutUnit())
 		}
 		return Fix{Kind: "replica", Target: op.Name,
 			Text: fmt.Sprintf("%s is batch work: let it scatter, better on a replica or a warehouse than on the serving shards (%s).", op.Name, cost)}, true

@@ -51,7 +51,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		if len(as.Expensive) > 0 {
 			fmt.Fprintln(w, "expensive under this key:")
 			for _, op := range as.Expensive {
-				fmt.Fprintf(w, "  %s: %s req/s ask %.1f shards each (%s scatter-gather), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, numfmt.Pct(op.Scatter), numfmt.Num(op.ExtraWork))
+				fmt.Fprintf(w, "  %s: %s req/s ask %.1f %s each (%s scatter-gather), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), numfmt.Pct(op.Scatter), numfmt.Num(op.ExtraWork))
 			}
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
 			fmt.Fprintf(w, "expensive under this key: every operation asks one shard, but %s of transactions cross shards (each commits on several)\n", numfmt.Pct(as.Criteria.CrossShardTxn))
@@ -180,7 +180,7 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 		if len(as.Expensive) > 0 {
 			fmt.Fprintln(w, "\nExpensive under this key:")
 			for _, op := range as.Expensive {
-				fmt.Fprintf(w, "- %s: %s req/s ask %.1f shards each, +%s units/s\n", MarkdownText(op.Name), numfmt.Num(op.Rate), op.FanoutMean, numfmt.Num(op.ExtraWork))
+				fmt.Fprintf(w, "- %s: %s req/s ask %.1f %s each, +%s units/s\n", MarkdownText(op.Name), numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), numfmt.Num(op.ExtraWork))
 			}
 		}
 		if len(as.Fixes) > 0 {
@@ -237,6 +237,7 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 		Legend []string // what numbered bars stand for
 		Width  float64
 		Height float64
+		Unit   string // what full height is every one of: shard, node
 	}
 	type rangeRow struct {
 		Shard int
@@ -297,14 +298,22 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 		if capacity > 0 {
 			wk.HasCap, wk.CapY = true, base-capacity/scale*plot
 		}
-		fo := chart{Title: "fan-out per operation (mean shards asked)", Width: width, Height: height}
+		// Fan-out in nodes when the candidate counts nodes (full height:
+		// every node), else in shards.
+		unit, full := c.FanoutUnit(), c.Shards
+		if c.FanoutPer == "node" && c.Nodes != nil {
+			full = c.Nodes.Nodes
+		} else if c.FanoutPer == "node" {
+			full = c.CapacityUnits()
+		}
+		fo := chart{Title: fmt.Sprintf("fan-out per operation (mean %s asked)", unit), Width: width, Height: height, Unit: strings.TrimSuffix(unit, "s")}
 		if n := len(c.Operations); n > 0 {
 			ow := width / float64(n)
 			for k, op := range c.Operations {
-				h := op.FanoutMean / float64(c.Shards) * plot
+				h := op.FanoutMean / float64(full) * plot
 				x := float64(k) * ow
 				fo.Bars = append(fo.Bars, bar{X: x, Y: base - h, W: math.Max(ow-4, 1), H: h,
-					Label: fmt.Sprintf("%s: %.2f of %d shards", op.Name, op.FanoutMean, c.Shards)})
+					Label: fmt.Sprintf("%s: %.2f of %d %s", op.Name, op.FanoutMean, full, unit)})
 				mid := x + math.Max(ow-4, 1)/2
 				fo.Labels = append(fo.Labels,
 					label{mid, base - h - 4, numfmt.Num(op.FanoutMean), "middle"},
@@ -379,9 +388,9 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
 {{with .Work}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}{{end}}
-{{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every shard; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
+{{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every {{.Unit}}; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
 {{if .Ranges}}<h3>Citus shard intervals</h3><p>Each shard's interval of the hash space, as pg_dist_shard lists it (<code>shardminvalue..shardmaxvalue</code>), beside its figures.</p><table><tr><th>shard</th><th>hash interval</th><th>work/s</th><th>load</th></tr>{{range .Ranges}}<tr><td class="n">{{.Shard}}</td><td><code>{{.Range}}</code></td><td class="n">{{num .Work}}</td><td class="n">{{.Load}}</td></tr>{{end}}</table>{{if .More}}<p>{{.More}} more shards (the 10 busiest are shown; JSON's <code>shard_hash_ranges</code> has every one).</p>{{end}}{{end}}
-{{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} shards each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
+{{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} {{.FanoutUnit}} each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
 {{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}{{with rangebounds .Score}}<p>{{.}}</p>{{end}}
 {{end}}
 {{with .Nodes}}<h2>Slots over nodes: <code>{{.Key}}</code></h2>

@@ -45,7 +45,7 @@ func (r *Score) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n\n", numfmt.Wrap(l, 88, ""))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "rank\tkey\t%s\tx mean\twork\tfan-out\tp99\tcross-shard txns\tload ratio\tover capacity\n", busiestUnit(c0))
+	fmt.Fprintf(tw, "rank\tkey\t%s\tx mean\twork\t%s\tp99\tcross-shard txns\tload ratio\tover capacity\n", busiestUnit(c0), fanoutHead(c0, "fan-out"))
 	ranked := r.Ranked()
 	for i, c := range ranked {
 		txn := "-"
@@ -113,7 +113,7 @@ func (r *Score) scatterCaveat() string {
 	scatter := false
 	for _, c := range r.Candidates {
 		for _, op := range c.Operations {
-			scatter = scatter || op.FanoutMean > 1.001
+			scatter = scatter || op.SlotFanoutMean() > 1.001
 		}
 	}
 	return sim.ScatterCaveat(r.Engine, r.Shards, n, scatter)
@@ -127,6 +127,15 @@ func placedOn(shards int, c *sim.Candidate) string {
 		return fmt.Sprintf("%d slots over %d nodes", shards, n)
 	}
 	return fmt.Sprintf("%d shards", shards)
+}
+
+// fanoutHead is a fan-out column's head: head, with "(nodes)" when c's
+// fan-out counts nodes (sim.Candidate.FanoutPer).
+func fanoutHead(c *sim.Candidate, head string) string {
+	if c.FanoutPer == "node" {
+		return head + " (nodes)"
+	}
+	return head
 }
 
 // busiestUnit is the score table's column of the busiest placement unit:
@@ -216,7 +225,7 @@ func ops(w io.Writer, c *sim.Candidate) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "operation\trequests/s\twork/s\tfan-out mean\tp99\tscatter-gather")
+	fmt.Fprintf(tw, "operation\trequests/s\twork/s\t%s\tp99\tscatter-gather\n", fanoutHead(c, "fan-out mean"))
 	for _, o := range c.Operations {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, numfmt.Num(o.RequestsPerS), numfmt.Num(o.WorkPerS),
 			strconv.FormatFloat(o.FanoutMean, 'f', 2, 64), numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))
@@ -227,7 +236,7 @@ func ops(w io.Writer, c *sim.Candidate) {
 func keyLine(w io.Writer, c *sim.Candidate) {
 	for _, t := range c.Tables {
 		if t.Database == nil && (t.Rows == 0 && t.Basis == "" || t.Basis == "traffic" && t.Cardinality == 0) {
-			fmt.Fprintf(w, "key %s on %s: no row sample and no statement binding it to a value: distinct values, skew and monotonicity unknown\n", strings.Join(t.Columns, ", "), t.Table)
+			fmt.Fprintf(w, "key %s on %s: no row sample and no statement binding it to a value: rows, distinct values, skew and monotonicity unknown\n", strings.Join(t.Columns, ", "), t.Table)
 			continue
 		}
 		if t.Basis == "traffic" && t.Database == nil {
@@ -246,7 +255,7 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 			case t.Monotonic:
 				mono = fmt.Sprintf("inserted values MONOTONIC (r = %.2f)", t.Monotonicity)
 			}
-			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample): %s%s distinct values in the statements%s, entropy %.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
+			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample: rows unknown): %s%s distinct values in the statements%s, entropy %.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
 				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, t.Entropy, mono, numfmt.Commas(int64(t.Cardinality)), c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
 			continue
 		}
@@ -335,7 +344,7 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 	if l := r.scatterCaveat(); l != "" {
 		fmt.Fprintf(w, "%s\n\n", MarkdownText(l))
 	}
-	fmt.Fprintf(w, "| rank | key | %s (units/s) | x mean | work/s | fan-out mean | p99 | cross-shard txns | load ratio | over capacity |\n", busiestUnit(r.Candidates[0]))
+	fmt.Fprintf(w, "| rank | key | %s (units/s) | x mean | work/s | %s | p99 | cross-shard txns | load ratio | over capacity |\n", busiestUnit(r.Candidates[0]), fanoutHead(r.Candidates[0], "fan-out mean"))
 	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	ranked := r.Ranked()
 	for i, c := range ranked {
@@ -349,7 +358,7 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 	}
 	for _, c := range ranked {
 		fmt.Fprintf(w, "\n## `%s`\n\n", c.Key)
-		fmt.Fprintln(w, "| operation | requests/s | work/s | fan-out mean | p99 | scatter-gather |")
+		fmt.Fprintf(w, "| operation | requests/s | work/s | %s | p99 | scatter-gather |\n", fanoutHead(c, "fan-out mean"))
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 		for _, o := range c.Operations {
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", MarkdownCell(MarkdownText(o.Name)), numfmt.Num(o.RequestsPerS), numfmt.Num(o.WorkPerS), o.FanoutMean, numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))

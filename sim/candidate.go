@@ -66,6 +66,15 @@ type Candidate struct {
 
 	FanoutMean float64 `json:"fanout_mean"` // shards per operation instance, rate-weighted
 	FanoutP99  float64 `json:"fanout_p99"`  // seed 000's p99: sorted fan-out at floor(0.99(n-1))
+	// FanoutPer is "node" when fanout_mean and fanout_p99 (the
+	// candidate's and each operation's) count the nodes an instance
+	// touches rather than its slots: slots placed on nodes (--slots,
+	// --nodes) under an engine whose client sends one request per node
+	// (ScatterPerNode: redis, where a keyless scatter on 16384 slots over
+	// 3 masters touches 3 nodes). Absent otherwise: they count shards.
+	// single_shard_fraction and scatter_fraction still count slots (a
+	// command across two slots of one node is split by slot).
+	FanoutPer string `json:"fanout_per,omitempty"`
 	// SingleShardFraction is the share (0..1) of requests that touch
 	// exactly one shard.
 	SingleShardFraction float64 `json:"single_shard_fraction"`
@@ -153,6 +162,28 @@ type OpScore struct {
 	// keyless is the rate (requests/s) of its instances that name no key
 	// and ask every shard (OpPartial.Keyless).
 	keyless float64
+	// slotFanout is FanoutMean counted in slots (shards), whatever
+	// Candidate.FanoutPer says.
+	slotFanout float64
+}
+
+// SlotFanoutMean returns the operation's mean fan-out counted in slots
+// (shards asked per instance), which is FanoutMean unless the candidate
+// counts fan-out in nodes (Candidate.FanoutPer "node").
+func (o OpScore) SlotFanoutMean() float64 {
+	if o.slotFanout == 0 { // not set (an OpScore built by hand): the same
+		return o.FanoutMean
+	}
+	return o.slotFanout
+}
+
+// FanoutUnit returns what c's fan-out figures count: "nodes" when
+// FanoutPer is "node", else "shards".
+func (c *Candidate) FanoutUnit() string {
+	if c.FanoutPer == "node" {
+		return "nodes"
+	}
+	return "shards"
 }
 
 // TableKey is one table's key under a design, with its characteristics.
@@ -225,6 +256,11 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	}
 	c.RangeValues = s.rangeValueTexts()
 	hist := make([]float64, s.N+1)
+	var nodeHist []float64 // with s.nodeFanout: fan-out in nodes
+	if s.nodeFanout != nil {
+		nodeHist = make([]float64, s.nodeFanout.Count+1)
+		c.FanoutPer = "node"
+	}
 	var count int64
 	for i, op := range w.Ops {
 		o := &p.Ops[i]
@@ -237,6 +273,13 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		os := OpScore{Name: op.Name, Table: w.Tables[op.Table].Name, Kind: op.Kind.String(),
 			RequestsPerS: o.Requests, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency, keyless: o.Keyless}
 		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
+		os.slotFanout = os.FanoutMean
+		if nodeHist != nil {
+			for k, x := range o.NodeHist {
+				nodeHist[k] += x
+			}
+			os.FanoutMean, os.FanoutP99 = fanoutStats(o.NodeHist, o.Count)
+		}
 		if o.Requests > 0 {
 			os.ScatterFraction = o.Scatter / o.Requests
 			if len(o.Hist) > 1 {
@@ -247,6 +290,9 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	}
 	c.setNodeOps()
 	c.FanoutMean, c.FanoutP99 = fanoutStats(hist, count)
+	if nodeHist != nil {
+		c.FanoutMean, c.FanoutP99 = fanoutStats(nodeHist, count)
+	}
 	if c.RequestsPerS > 0 && len(hist) > 1 {
 		c.SingleShardFraction = hist[1] / c.RequestsPerS
 	}
@@ -731,7 +777,8 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 // KeyStats.Unknown; Candidate.MarshalJSON): cardinality, top_values,
 // monotonicity, monotonic and entropy when its values are unknown,
 // monotonicity and monotonic when nothing orders them,
-// expected_max_load_ratio when there is no value to place.
+// expected_max_load_ratio when there is no value to place, rows when no
+// row was sampled (the row count is unknown, not 0).
 func (k TableKey) MarshalJSON() ([]byte, error) {
 	type plain TableKey
 	b, err := marshalNoEscape(plain(k))
@@ -743,6 +790,7 @@ func (k TableKey) MarshalJSON() ([]byte, error) {
 	null = append(null, jsonnull.Unless(!unknown, "cardinality", "top_values", "entropy")...)
 	null = append(null, jsonnull.Unless(!unknown && !k.MonotonicityUnknown, "monotonicity", "monotonic")...)
 	null = append(null, jsonnull.Unless(k.ExpectedMaxLoadRatio > 0, "expected_max_load_ratio")...)
+	null = append(null, jsonnull.Unless(k.Rows > 0, "rows")...)
 	return jsonnull.Null(b, null...)
 }
 

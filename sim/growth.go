@@ -3,6 +3,7 @@ package sim
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -163,50 +164,122 @@ type SlotMove struct {
 	To   int `json:"to"`
 }
 
-// Grow returns m over n > m.Count nodes after moving the fewest slots
-// that even out slot counts (every node ends with floor or ceil of
-// slots/n): each new node in turn takes the highest-numbered slot of the
-// node holding the most slots (ties: the lowest-numbered node), as
-// balancing by slot count does (redis-cli --cluster rebalance
-// --cluster-use-empty-masters; Citus's by_shard_count strategy). The moves
-// are returned in order.
+// rebalanceThreshold is redis-cli's default --cluster-threshold, in
+// percent (CLUSTER_MANAGER_REBALANCE_THRESHOLD, redis-cli.c).
+const rebalanceThreshold = 2
+
+// Grow returns m over n > m.Count nodes, nodes m.Count..n-1 added empty,
+// and the slot moves in the order they are made: exactly the slots
+// redis-cli moves for `redis-cli --cluster add-node` of each new node then
+// `redis-cli --cluster rebalance --cluster-use-empty-masters` (redis/redis
+// src/redis-cli.c, clusterManagerCommandRebalance and
+// clusterManagerComputeReshardTable), every node of weight 1, the default
+// threshold of 2%, generalised from 16384 to len(m.Node) slots:
+//
+//  1. every node is expected to hold (int)((float)slots/n) slots (a C
+//     float, truncated); its balance is the slots it holds minus that;
+//  2. nothing moves unless a node is off by more than the threshold
+//     (|100 - 100*expected/held| > 2, or an empty node expected to hold
+//     more than 1 slot: always the case when growing);
+//  3. truncation leaves the balances summing to more than 0: each node
+//     with balance <= 0 in turn (node order) takes one more slot until
+//     they sum to 0, so a new node may take more than slots/n (64 slots
+//     over 4 -> 5 nodes: 16, not 12 or 13);
+//  4. nodes are sorted by balance; the most negative receives from the
+//     most positive min(|dst|, |src|) slots, and the cursors move on when
+//     a balance reaches 0;
+//  5. a source gives up the lowest-numbered slots it still holds
+//     (clusterManagerComputeReshardTable scans slots 0 up).
+//
+// So each existing node gives up its lowest slots, not its highest: 16384
+// slots over 3 nodes -> 4 moves 5461-6826 from node 1, 10923-12287 from
+// node 2 and 0-1364 from node 0 (redis-cli check then shows the new
+// master with slots:[0-1364],[5461-6826],[10923-12287] (4096 slots)).
+// redis-cli sorts with qsort and lists the nodes in the order it loads
+// them (the entry node, then CLUSTER NODES); Grow sorts stably in node
+// order, so when balances tie it may pair sources with new nodes
+// differently than a given redis-cli run, but every source gives up the
+// same slots. Citus's rebalancer (by_shard_count) evens shard counts too
+// but picks shards its own way; the moves here are redis-cli's.
 func (m *Nodes) Grow(n int) (*Nodes, []SlotMove) {
 	g := &Nodes{Count: n, Node: append([]int(nil), m.Node...), How: m.How}
 	if n <= m.Count {
 		return g, nil
 	}
-	held := make([][]int, n) // slots of each node, ascending
-	for s, k := range g.Node {
-		held[k] = append(held[k], s)
+	held := make([]int, n)
+	for _, k := range g.Node {
+		held[k]++
 	}
-	target := len(g.Node) / n
+	expected := int(float32(len(g.Node)) / float32(n))
+	balance := make([]int, n)
+	total, reached := 0, false
+	for k := range balance {
+		balance[k] = held[k] - expected
+		total += balance[k]
+		if held[k] > 0 {
+			if math.Abs(100-100.0*float64(expected)/float64(held[k])) > rebalanceThreshold {
+				reached = true
+			}
+		} else if expected > 1 {
+			reached = true
+		}
+	}
+	if !reached {
+		return g, nil
+	}
+	// total >= 0 (expected is truncated) and some balance is <= 0 (n
+	// nodes cannot all hold more than slots/n), so this ends.
+	for total > 0 {
+		for k := range balance {
+			if balance[k] <= 0 && total > 0 {
+				balance[k]--
+				total--
+			}
+		}
+	}
+	order := make([]int, n)
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(i, j int) bool { return balance[order[i]] < balance[order[j]] })
 	var moves []SlotMove
-	for k := m.Count; k < n; k++ {
-		for len(held[k]) < target {
-			from := 0
-			for j := range held {
-				if len(held[j]) > len(held[from]) {
-					from = j
-				}
+	for di, si := 0, n-1; di < si; {
+		dst, src := order[di], order[si]
+		num := min(abs(balance[dst]), abs(balance[src]))
+		for s := 0; s < len(g.Node) && num > 0 && balance[src] > 0; s++ {
+			if g.Node[s] == src {
+				g.Node[s] = dst
+				moves = append(moves, SlotMove{Slot: s, From: src, To: dst})
+				balance[dst]++
+				balance[src]--
+				num--
 			}
-			if len(held[from]) <= target {
-				break
-			}
-			s := held[from][len(held[from])-1]
-			held[from] = held[from][:len(held[from])-1]
-			held[k] = append(held[k], s)
-			g.Node[s] = k
-			moves = append(moves, SlotMove{Slot: s, From: from, To: k})
+		}
+		if balance[dst] == 0 {
+			di++
+		}
+		if balance[src] == 0 {
+			si--
+		}
+		if balance[dst] != 0 && balance[src] != 0 {
+			break // cannot happen with balances summing to 0; never loop
 		}
 	}
 	return g, moves
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // Growth is what one placement moves when nodes are added, measured on
 // the row sample of the design's hash-keyed tables.
 type Growth struct {
 	// Placement: slots (the design's slots over nodes, rebalanced by
-	// Nodes.Grow), modulo (hash mod nodes), jump (jump consistent hash
+	// Nodes.Grow as redis-cli --cluster rebalance moves them), modulo (hash mod nodes), jump (jump consistent hash
 	// over nodes), ring (consistent hashing, 128 virtual nodes per node),
 	// ketama (libmemcached's continuum) or range split (equal-row ranges, one per node, in hash order; each
 	// new node takes the upper half of the then largest range, as range
@@ -420,8 +493,9 @@ func (r NodesReport) MarshalJSON() ([]byte, error) {
 // ScatterCaveat returns the line that states how a scatter's work is
 // counted when slots are placed on far fewer nodes (slots >= 4 x nodes),
 // "" otherwise or when scatter is false (no operation asks more than one
-// slot). Per-slot figures (shard work, fan-out) count one unit per slot a
-// request asks. Per-node figures (node work, capacity per node) follow
+// slot). Per-slot figures (shard work) count one unit per slot a request
+// asks; fan-out counts slots too, but nodes under redis (see
+// Candidate.FanoutPer). Per-node figures (node work, capacity per node) follow
 // what the engine's system does (ScatterPerNode):
 //   - redis: a command that names no key goes once to each master
 //     (command tip request_policy:all_shards), so it costs one unit per
@@ -442,7 +516,7 @@ func ScatterCaveat(engine string, slots, nodes int, scatter bool) string {
 		return ""
 	}
 	if ScatterPerNode(engine) {
-		return fmt.Sprintf("Node work counts a command that names no key once per node: Redis Cluster sends it to each master (command tip request_policy:all_shards), %d units, not %d (one per slot, as the per-slot figures count it). A multi-key command whose keys hash to several slots costs one unit per slot: the client must split it by slot even when one node holds them (request_policy:multi_shard).", nodes, slots)
+		return fmt.Sprintf("Node work counts a command that names no key once per node: Redis Cluster sends it to each master (command tip request_policy:all_shards), %d units, not %d (one per slot, as the per-slot figures count it). A multi-key command whose keys hash to several slots costs one unit per slot: the client must split it by slot even when one node holds them (request_policy:multi_shard). Fan-out (mean, p99) counts the nodes a request touches: %d for a command that names no key.", nodes, slots, nodes)
 	}
 	model := fmt.Sprintf("Scatter work is counted one unit per slot asked: a request asking every slot costs %d units here, summed into the %d nodes.", slots, nodes)
 	switch engine {

@@ -61,7 +61,9 @@ func scoreNodes(t *testing.T, w *shardkey.Workload, engine string, slots int, m 
 // splits it by slot even on one node (request_policy:multi_shard), so 2
 // units on node 2. The tagged pair hashes "u1" alone: CRC16/XMODEM
 // 0x51DE = 20958, & 16383 = 4574, on node 0: 1 unit. Node work: 1 + 1,
-// 1, 1 + 2.
+// 1, 1 + 2. Fan-out counts the nodes each touches: the scan 3, mget 1
+// (both slots on node 2), tagged 1; mean (3 + 1 + 1) / 3 at equal rates,
+// p99 3 (of 3 instances: the smallest fan-out reaching 99% of the rate).
 func TestNodeWorkRedis(t *testing.T) {
 	m, err := NewNodes(16384, 3, "contiguous")
 	if err != nil {
@@ -73,8 +75,18 @@ func TestNodeWorkRedis(t *testing.T) {
 	w := nodeWorkload(t)
 	c := scoreNodes(t, w, "redis", 16384, m)
 	// Per slot: the scan asks every slot (16384 units), mget 2, tagged 1.
-	if !near(c.WorkPerS, 16384+2+1) || c.Operations[0].FanoutMean != 16384 || c.Operations[1].FanoutMean != 2 || c.Operations[2].FanoutMean != 1 {
-		t.Errorf("per slot: work %v, fan-outs %v %v %v", c.WorkPerS, c.Operations[0].FanoutMean, c.Operations[1].FanoutMean, c.Operations[2].FanoutMean)
+	if !near(c.WorkPerS, 16384+2+1) || c.Operations[0].SlotFanoutMean() != 16384 || c.Operations[1].SlotFanoutMean() != 2 || c.Operations[2].SlotFanoutMean() != 1 {
+		t.Errorf("per slot: work %v, fan-outs %v %v %v", c.WorkPerS, c.Operations[0].SlotFanoutMean(), c.Operations[1].SlotFanoutMean(), c.Operations[2].SlotFanoutMean())
+	}
+	// Per node: 3, 1, 1.
+	if c.FanoutPer != "node" || c.FanoutUnit() != "nodes" || c.Operations[0].FanoutMean != 3 || c.Operations[0].FanoutP99 != 3 || c.Operations[1].FanoutMean != 1 || c.Operations[2].FanoutMean != 1 {
+		t.Errorf("per node (%q): fan-outs %v (p99 %v) %v %v; want 3 (3) 1 1", c.FanoutPer, c.Operations[0].FanoutMean, c.Operations[0].FanoutP99, c.Operations[1].FanoutMean, c.Operations[2].FanoutMean)
+	}
+	if !near(c.FanoutMean, 5.0/3) || c.FanoutP99 != 3 {
+		t.Errorf("fan-out mean %v p99 %v; want 5/3, 3", c.FanoutMean, c.FanoutP99)
+	}
+	if b, _ := c.MarshalJSON(); !strings.Contains(string(b), `"fanout_per":"node"`) {
+		t.Errorf("JSON has no fanout_per node: %.300s", b)
 	}
 	want := []float64{1 + 1, 1, 1 + 2}
 	got := c.CapacityWork()
@@ -168,6 +180,23 @@ func TestNodeWorkKeyedScatter(t *testing.T) {
 	}
 	if x := c.Operations[0].NodeWorkPerS; x == nil || !near(*x, 16) {
 		t.Errorf("node_work_per_s %v; want 16", x)
+	}
+	// It asks every slot, so both nodes.
+	if c.Operations[0].FanoutMean != 2 || c.Operations[0].SlotFanoutMean() != 16 {
+		t.Errorf("fan-out %v nodes, %v slots; want 2, 16", c.Operations[0].FanoutMean, c.Operations[0].SlotFanoutMean())
+	}
+}
+
+// TestNodeFanoutNotRedis: an engine whose router asks every shard
+// (Citus: one task per shard placement) keeps fan-out in shards, even
+// with its shards on nodes: the scan asks 32 shards; no fanout_per.
+func TestNodeFanoutNotRedis(t *testing.T) {
+	m, _ := NewNodes(32, 4, "round-robin")
+	w := nodeWorkload(t)
+	w.Ops = w.Ops[:1]
+	c := scoreNodes(t, w, "citus", 32, m)
+	if c.FanoutPer != "" || c.FanoutUnit() != "shards" || c.Operations[0].FanoutMean != 32 {
+		t.Errorf("citus: fan-out %v per %q; want 32 shards", c.Operations[0].FanoutMean, c.FanoutPer)
 	}
 }
 

@@ -73,6 +73,11 @@ type OpPartial struct {
 	// Keyless is the part of Scatter (requests/s) that names no key
 	// (Partial.WorkKeyless).
 	Keyless float64
+	// NodeHist[k], when the scheme counts fan-out in nodes (slots on
+	// nodes under an engine whose client addresses nodes:
+	// Scheme.nodeFanout), is the requests/s of instances touching k
+	// nodes, k in 0..nodes; nil otherwise.
+	NodeHist []float64
 }
 
 // NewPartial returns an empty partial for n shards and ops operations.
@@ -137,6 +142,14 @@ func (a *OpPartial) merge(b *OpPartial) {
 	for f := range a.Hist {
 		a.Hist[f] += b.Hist[f]
 	}
+	if len(b.NodeHist) > 0 {
+		if len(a.NodeHist) < len(b.NodeHist) {
+			a.NodeHist = append(a.NodeHist, make([]float64, len(b.NodeHist)-len(a.NodeHist))...)
+		}
+		for k, x := range b.NodeHist {
+			a.NodeHist[k] += x
+		}
+	}
 }
 
 // growOps makes room for n operations.
@@ -162,9 +175,10 @@ func (p *Partial) reset() {
 	p.TxnCrossLookup = 0
 	p.Lookups = p.Lookups[:0]
 	for i := range p.Ops {
-		h := p.Ops[i].Hist
+		h, nh := p.Ops[i].Hist, p.Ops[i].NodeHist
 		clear(h)
-		p.Ops[i] = OpPartial{Hist: h}
+		clear(nh)
+		p.Ops[i] = OpPartial{Hist: h, NodeHist: nh}
 	}
 	p.Ops = p.Ops[:0]
 }
@@ -415,4 +429,54 @@ func exactMean(xs []float64) float64 {
 	q := new(big.Float).SetPrec(53).Quo(sum, new(big.Float).SetInt64(int64(len(xs))))
 	f, _ := q.Float64()
 	return f
+}
+
+// nodeTouch adds one operation instance of rate r on op to its node
+// fan-out histogram (OpPartial.NodeHist) under m, the slots' placement
+// on nodes: the number of distinct nodes holding the slots t asks. A
+// single slot is one node, every slot is every node (each holds a slot),
+// a set of slots the nodes holding them (seen is scratch of m.Count
+// entries, stamped with stamp), plus one node for each shard a lookup
+// named that the sample does not show, up to every node, as the slots
+// count them. An instance with values the sample does not place
+// (tUniformN) gets the occupancy distribution of its n unknown values
+// over the nodes, taken as holding equal shares of the slots (exact for
+// equal counts; contiguous placements differ by at most one slot a
+// node), after the nodes of its known slots.
+func (p *Partial) nodeTouch(op int, t *touch, r float64, m *Nodes, seen []uint32, stamp uint32) {
+	o := &p.Ops[op]
+	if len(o.NodeHist) != m.Count+1 {
+		o.NodeHist = make([]float64, m.Count+1)
+	}
+	distinct := func() int {
+		k := 0
+		for _, s := range t.set {
+			if n := m.Node[s]; seen[n] != stamp {
+				seen[n] = stamp
+				k++
+			}
+		}
+		return k
+	}
+	switch t.kind {
+	case tUniformN:
+		if t.n < 0 {
+			o.NodeHist[m.Count] += r
+			return
+		}
+		for k, pk := range occupancy(m.Count, distinct(), t.n) {
+			o.NodeHist[k] += r * pk
+		}
+		return
+	case tAll:
+		o.NodeHist[m.Count] += r
+	case tSet:
+		k := distinct()
+		for i := range t.lks {
+			k += t.lks[i].extra
+		}
+		o.NodeHist[min(k, m.Count)] += r
+	default:
+		o.NodeHist[1] += r
+	}
 }

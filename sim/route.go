@@ -100,6 +100,9 @@ type router struct {
 	// sawLookup: the last singleProb met lookup shards in the
 	// transaction's session.
 	sawLookup bool
+	// nodeSeen and nodeStamp are Partial.nodeTouch's scratch.
+	nodeSeen  []uint32
+	nodeStamp uint32
 }
 
 func newRouter(s *Scheme) *router {
@@ -856,4 +859,24 @@ func rangeShard(bounds [][]shardkey.Value, k []shardkey.Value, tail int) int {
 // k: the number of boundaries < k.
 func rangeShardBelow(bounds [][]shardkey.Value, k []shardkey.Value) int {
 	return sort.Search(len(bounds), func(i int) bool { return cmpBound(bounds[i], k, -1) >= 0 })
+}
+
+// addTouch accounts one operation instance of rate w on op into p
+// (Partial.addTouch), and its node fan-out when the scheme counts fan-out
+// in nodes (Scheme.nodeFanout).
+func (r *router) addTouch(p *Partial, op int, t *touch, w float64) {
+	p.addTouch(op, t, w)
+	m := r.s.nodeFanout
+	if m == nil {
+		return
+	}
+	if len(r.nodeSeen) != m.Count {
+		r.nodeSeen, r.nodeStamp = make([]uint32, m.Count), 0
+	}
+	r.nodeStamp++
+	if r.nodeStamp == 0 { // wrapped: stale stamps could match
+		clear(r.nodeSeen)
+		r.nodeStamp = 1
+	}
+	p.nodeTouch(op, t, w, m, r.nodeSeen, r.nodeStamp)
 }

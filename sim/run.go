@@ -300,7 +300,7 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 		if err != nil {
 			return shardkey.Errorf("", 0, op.Name, "instance %d: %v", i+1, err)
 		}
-		p.addTouch(oi, &tc, in.Weight*scale)
+		r.addTouch(p, oi, &tc, in.Weight*scale)
 	}
 	return nil
 }

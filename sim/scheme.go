@@ -74,6 +74,10 @@ type Scheme struct {
 	rangeValues [][]shardkey.Value
 	// nodes places the shards on nodes for capacity (Options.Nodes).
 	nodes *Nodes
+	// nodeFanout, when set (nodes under an engine whose client sends a
+	// request to nodes, ScatterPerNode: redis), makes fan-out count the
+	// nodes an instance touches, not the slots (OpPartial.NodeHist).
+	nodeFanout *Nodes
 	// lookups are the design's lookups (secondary routing tables), all
 	// tables', in table order; see lookup.go.
 	lookups []*lookupKey
@@ -152,6 +156,9 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	s := &Scheme{Design: d, N: o.Shards, Engine: eng, w: w, tables: make([]*tableKey, len(w.Tables)), vindexes: o.Vindexes, cache: o.Cache}
 	if o.Nodes != nil && len(o.Nodes.Node) == o.Shards {
 		s.nodes = o.Nodes
+		if ScatterPerNode(eng.Name()) {
+			s.nodeFanout = o.Nodes
+		}
 	}
 	for name := range d.Tables {
 		if w.Table(name) == nil {

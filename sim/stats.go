@@ -15,7 +15,10 @@ type KeyStats struct {
 	Table string `json:"table"`
 	// Columns are the key columns.
 	Columns []string `json:"columns"`
-	// Rows is the number of sample rows.
+	// Rows is the number of sample rows; 0 means no row was sampled (a
+	// workload read from a log or statements only), so the table's row
+	// count is unknown: null in JSON (TableKey.MarshalJSON), "unknown" in
+	// text, never a table of 0 rows.
 	Rows int `json:"rows"`
 	// Cardinality is the number of distinct key values in the sample.
 	Cardinality int `json:"cardinality"`

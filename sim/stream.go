@@ -91,7 +91,7 @@ func (b *StreamBatch) Instance(op, table int, kind shardkey.Kind, conds []shardk
 		}
 		p := b.parts[i]
 		p.growOps(op + 1)
-		p.addTouch(op, &tc, w)
+		r.addTouch(p, op, &tc, w)
 	}
 	return nil
 }

@@ -23,6 +23,11 @@ import (
 
 // common holds the flags every scoring command shares.
 type common struct {
+	// nodesFor, when set (score and demo with --slots/--nodes or a spec's
+	// nodes), gives the slots' placement on nodes for w, or nil: the
+	// keys are scored with it (sim.Options.Nodes), so fan-out can count
+	// nodes where the engine's client addresses nodes.
+	nodesFor func(w *shardkey.Workload) (*sim.Nodes, error)
 	workload string
 	variant  string
 	rows     listFlag
@@ -307,7 +312,19 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 	if len(keys) == 0 && !c.keysOptional {
 		return nil, usageErr("no keys to score: name them with -k 'hash(col)' (columns: %s)", columnList(w))
 	}
-	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, st: st, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers, Vindexes: c.vindexes}}, nil
+	nodes, err := c.nodes(w)
+	if err != nil {
+		return nil, err
+	}
+	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, st: st, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers, Vindexes: c.vindexes, Nodes: nodes}}, nil
+}
+
+// nodes returns the slots' placement on nodes for w (nodesFor), or nil.
+func (c *common) nodes(w *shardkey.Workload) (*sim.Nodes, error) {
+	if c.nodesFor == nil {
+		return nil, nil
+	}
+	return c.nodesFor(w)
 }
 
 // applyFrom puts the design the --from database runs (its Citus
@@ -402,7 +419,11 @@ func (c *common) compileStream(w *shardkey.Workload) (*sim.Stream, error) {
 	// cores at once here, rather than one column after another as each
 	// key compiles.
 	sim.PrepareMemos(w, eng, keyColumns(c.keys))
-	schemes, err := compileKeys(w, c.keys, sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers, Vindexes: c.vindexes}, true)
+	nodes, err := c.nodes(w)
+	if err != nil {
+		return nil, err
+	}
+	schemes, err := compileKeys(w, c.keys, sim.Options{Shards: w.Shards, Engine: eng, Workers: c.workers, Vindexes: c.vindexes, Nodes: nodes}, true)
 	if err != nil {
 		return nil, err
 	}

@@ -84,6 +84,16 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 
 func (n *nodeFlags) on() bool { return n.slots > 0 }
 
+// nodesFor is common.nodesFor for these flags: the placement they (or
+// w's spec, when no flag gives one) name, nil when neither does.
+func (n *nodeFlags) nodesFor(w *shardkey.Workload) (*sim.Nodes, error) {
+	n.fromWorkload(w)
+	if !n.on() {
+		return nil, nil
+	}
+	return n.placement()
+}
+
 // placement returns the slots' placement on nodes.
 func (n *nodeFlags) placement() (*sim.Nodes, error) {
 	switch n.slotMap {
@@ -209,15 +219,30 @@ func renderNodes(w io.Writer, cands []*sim.Candidate) {
 		}
 		tw.Flush()
 		if g0.SlotsMoved > 0 {
+			// Runs of consecutive slots with one source and target, in
+			// the order they move (as redis-cli moves them: Nodes.Grow).
+			type run struct{ first, last, from, to int }
+			var runs []run
+			for _, mv := range g0.Moves {
+				if k := len(runs) - 1; k >= 0 && runs[k].last+1 == mv.Slot && runs[k].from == mv.From && runs[k].to == mv.To {
+					runs[k].last = mv.Slot
+					continue
+				}
+				runs = append(runs, run{mv.Slot, mv.Slot, mv.From, mv.To})
+			}
 			var parts []string
-			for i, mv := range g0.Moves {
+			for i, r := range runs {
 				if i == 12 {
-					parts = append(parts, fmt.Sprintf("... %d more", len(g0.Moves)-12))
+					parts = append(parts, fmt.Sprintf("... %d more runs", len(runs)-12))
 					break
 				}
-				parts = append(parts, fmt.Sprintf("%d: %d->%d", mv.Slot, mv.From, mv.To))
+				slots := fmt.Sprint(r.first)
+				if r.last > r.first {
+					slots = fmt.Sprintf("%d-%d", r.first, r.last)
+				}
+				parts = append(parts, fmt.Sprintf("%s: %d->%d", slots, r.from, r.to))
 			}
-			fmt.Fprintf(w, "slots moved (slot: from->to node): %s\n", strings.Join(parts, ", "))
+			fmt.Fprintf(w, "slots moved (slots: from->to node, as redis-cli --cluster rebalance moves them): %s\n", strings.Join(parts, ", "))
 		}
 	}
 }

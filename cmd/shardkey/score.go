@@ -47,6 +47,7 @@ Flags:
 	if err := nf.validate(&c, fs); err != nil {
 		return err
 	}
+	c.nodesFor = nf.nodesFor
 	l, err := c.load(e, nil)
 	if err != nil {
 		return err
@@ -118,6 +119,8 @@ Flags:
 			return usageErr("--variant: %v", err)
 		}
 	}
+	var nf nodeFlags
+	c.nodesFor = nf.nodesFor
 	l, err := c.load(e, spec)
 	if err != nil {
 		return err
@@ -126,7 +129,6 @@ Flags:
 	if err != nil {
 		return err
 	}
-	var nf nodeFlags
 	nf.fromWorkload(l.w)
 	if nf.on() {
 		if err := nf.assign(l, cands); err != nil {
