@@ -370,6 +370,14 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
 			continue
 		}
+		for _, lw := range c.LookupWarnings {
+			// A lookup's finding (a backing table the VSchema does not
+			// define, NULLs Vitess refuses) holds for every candidate
+			// with the lookup: said once, in the advice's warnings.
+			if !slices.Contains(adv.Warnings, lw) {
+				adv.Warnings = append(adv.Warnings, lw)
+			}
+		}
 		as := a.assess(k, why[k], c, o.Shards)
 		as.w, as.an = w, a
 		as.InUse = o.Current != "" && k == o.Current

@@ -118,6 +118,7 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 		if len(tc.lks) > 0 {
 			s.explainLookups(&rt, t, tk, kind, conds, &tc)
 		}
+		rt.Warnings = append(rt.Warnings, s.nullWriteWarnings(tk, kind, conds, sets)...)
 		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {
 			rt.Reason += "; WARNING: the range key has no boundaries (no row sample), so every value is in shard 0: give rows or bounds=[...]"
 		}

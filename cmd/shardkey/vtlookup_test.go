@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"vitess.io/vitess/go/sqltypes"
+	"vitess.io/vitess/go/vt/vtgate/vindexes"
 )
 
 // lookupVSchema: users keyed by the hash vindex on user_id with an owned
@@ -108,6 +110,166 @@ func TestAdviseCurrentVSchemaLikeForLike(t *testing.T) {
 		}
 		if !near(c.Score.Cross, want, 1e-9) {
 			t.Errorf("candidate %s: cross-shard transactions %v; want %d/%d = %v (Vitess's vindexes)", c.Key, c.Score.Cross, crossing, txns, want)
+		}
+	}
+}
+
+// undefinedLookupVSchema: users' lookup_unique email_lkp names a backing
+// table, users_email_lkp, that the VSchema does not define; accounts'
+// lookup login_lkp has its table login_lkp_t defined in an unsharded
+// keyspace, which shards it by no vindex.
+const undefinedLookupVSchema = `{"keyspaces": {
+ "main": {"sharded": true,
+  "vindexes": {
+   "user_index": {"type": "hash"},
+   "email_lkp": {"type": "lookup_unique", "owner": "users", "params": {"table": "users_email_lkp", "from": "email", "to": "keyspace_id"}},
+   "login_lkp": {"type": "lookup_unique", "owner": "accounts", "params": {"table": "lk.login_lkp_t", "from": "login", "to": "keyspace_id"}}},
+  "tables": {
+   "users": {"column_vindexes": [{"column": "user_id", "name": "user_index"}, {"column": "email", "name": "email_lkp"}]},
+   "accounts": {"column_vindexes": [{"column": "user_id", "name": "user_index"}, {"column": "login", "name": "login_lkp"}]}}},
+ "lk": {"tables": {"login_lkp_t": {}}}}}`
+
+// TestVSchemaLookupTablePlacementWarned: a lookup whose backing table the
+// VSchema does not define has rows nothing places (Vitess would fail to
+// write them: the table is not in the VSchema), and one whose table is
+// unsharded is not placed by a vindex: shardkey's placement of them is
+// an assumption, and every output format says so in a warning naming
+// the vindex and the table. The first is reported with engine
+// "unknown", not the design's engine.
+func TestVSchemaLookupTablePlacementWarned(t *testing.T) {
+	dir := t.TempDir()
+	vs := filepath.Join(dir, "vs.json")
+	logf := filepath.Join(dir, "general.log")
+	var stmts []string
+	for i := 1; i <= 8; i++ {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO users (user_id, email) VALUES (%d, 'u%d@x.com')", i, i),
+			fmt.Sprintf("SELECT * FROM users WHERE email = 'u%d@x.com'", i),
+			fmt.Sprintf("INSERT INTO accounts (user_id, login) VALUES (%d, 'L%d')", i, i))
+	}
+	for f, s := range map[string]string{vs: undefinedLookupVSchema, logf: mariaLog(stmts)} {
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	undefined := []string{"vindex email_lkp", "users_email_lkp", "does not define"}
+	assumed := []string{"vindex login_lkp", "lk.login_lkp_t", "assumption"}
+	has := func(s string, parts []string) bool {
+		for _, p := range parts {
+			if !strings.Contains(s, p) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, format := range []string{"table", "json", "markdown", "html"} {
+		// score has no html format: advise's page is checked instead.
+		args := []string{"score", "--format", format, "--shards", "4", "--log", logf, "-k", "@" + vs}
+		if format == "html" {
+			args = []string{"advise", "--format", format, "--bootstrap", "0", "--shards", "4", "--log", logf, "-k", "@" + vs}
+		}
+		code, out, errs := runCmd(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%s --format %s: exit %d\n%s", args[0], format, code, errs)
+		}
+		if format == "table" {
+			// The table's warnings are standard error's "warning:"
+			// lines (checked below).
+			out = errs
+		}
+		for _, w := range [][]string{undefined, assumed} {
+			if !has(errs, w) {
+				t.Errorf("score --format %s: stderr lacks a warning with %q:\n%s", format, w, errs)
+			}
+			// The output's own text may wrap or escape: look for the
+			// vindex name and the word that says what is wrong.
+			if !strings.Contains(out, w[0]) || !strings.Contains(out, w[2]) {
+				t.Errorf("score --format %s: output lacks the warning %q", format, w)
+			}
+		}
+		if format == "json" {
+			var doc struct {
+				Candidates []struct {
+					Lookups []struct {
+						Column  string `json:"column"`
+						Engine  string `json:"engine"`
+						Table   string `json:"lookup_table"`
+						Assumed bool   `json:"engine_assumed"`
+					} `json:"lookups"`
+				} `json:"candidates"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Candidates) != 1 {
+				t.Fatalf("score json: %v\n%s", err, out)
+			}
+			for _, l := range doc.Candidates[0].Lookups {
+				switch l.Column {
+				case "email":
+					if l.Engine != "unknown" || l.Table != "users_email_lkp" {
+						t.Errorf("email lookup: engine %q table %q; want unknown, users_email_lkp", l.Engine, l.Table)
+					}
+				case "login":
+					if !l.Assumed || l.Table != "lk.login_lkp_t" {
+						t.Errorf("login lookup: assumed %v table %q; want true, lk.login_lkp_t", l.Assumed, l.Table)
+					}
+				}
+			}
+		}
+	}
+	code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "--shards", "4", "-k", "@"+vs, "INSERT INTO users (user_id, email) VALUES (1, 'a@x.com')")
+	if code != 0 || !has(errs, undefined) || !strings.Contains(out, "users_email_lkp") {
+		t.Errorf("explain: exit %d, stderr %q; want the warning on email_lkp\n%s", code, errs, out)
+	}
+}
+
+// TestLookupNullWriteWarned: an INSERT or UPDATE that sets an owned
+// lookup column to NULL is refused by Vitess unless the vindex has
+// ignore_nulls (the expected behaviour is Vitess's own: its lookup_unique
+// vindex's Create fails with VT03028 on a NULL, and writes nothing
+// without error with ignore_nulls "true"); shardkey warns, once per
+// vindex, and not when ignore_nulls is set.
+func TestLookupNullWriteWarned(t *testing.T) {
+	for _, c := range []struct {
+		params  map[string]string
+		refuses bool
+	}{
+		{map[string]string{"table": "t", "from": "email", "to": "keyspace_id"}, true},
+		{map[string]string{"table": "t", "from": "email", "to": "keyspace_id", "ignore_nulls": "true"}, false},
+	} {
+		vx, err := vindexes.CreateVindex("lookup_unique", "email_lkp", c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = vx.(vindexes.Lookup).Create(context.Background(), nil, [][]sqltypes.Value{{sqltypes.NULL}}, [][]byte{{1}}, false)
+		if got := err != nil && strings.Contains(err.Error(), "VT03028"); got != c.refuses {
+			t.Fatalf("Vitess lookup_unique %v Create(NULL): %v; the test assumes refuses=%v", c.params, err, c.refuses)
+		}
+		vsText := strings.Replace(lookupVSchema, `"to": "keyspace_id"}`, `"to": "keyspace_id"`+map[bool]string{true: `}`, false: `, "ignore_nulls": "true"}`}[c.refuses], 1)
+		dir := t.TempDir()
+		vs := filepath.Join(dir, "vs.json")
+		logf := filepath.Join(dir, "general.log")
+		stmts := []string{
+			"INSERT INTO users (user_id, email) VALUES (1, NULL)",
+			"INSERT INTO users (user_id, email) VALUES (2, NULL)",
+			"UPDATE users SET email = NULL WHERE user_id = 3",
+			"INSERT INTO users (user_id, email) VALUES (4, 'd@x.com')",
+			"SELECT * FROM accounts WHERE login = 'a'",
+		}
+		for f, s := range map[string]string{vs: vsText, logf: mariaLog(stmts)} {
+			if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, _, errs := runCmd(t, "", "score", "--shards", "4", "--log", logf, "-k", "@"+vs)
+		if code != 0 {
+			t.Fatalf("score: exit %d\n%s", code, errs)
+		}
+		if n := strings.Count(errs, "VT03028"); c.refuses && n != 1 || !c.refuses && n != 0 {
+			t.Errorf("ignore_nulls=%v: %d warnings with VT03028; want %d:\n%s", !c.refuses, n, map[bool]int{true: 1}[c.refuses], errs)
+		}
+		for _, sql := range []string{"INSERT INTO users (user_id, email) VALUES (1, NULL)", "UPDATE users SET email = NULL WHERE user_id = 3"} {
+			code, _, errs := runCmd(t, "", "explain", "--dialect", "mysql", "--shards", "4", "-k", "@"+vs, sql)
+			if code != 0 || strings.Contains(errs, "VT03028") != c.refuses {
+				t.Errorf("ignore_nulls=%v: explain %s: exit %d, stderr %q; want a VT03028 warning: %v", !c.refuses, sql, code, errs, c.refuses)
+			}
 		}
 	}
 }
