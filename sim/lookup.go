@@ -634,7 +634,7 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds, sets []shar
 		}
 	}
 	if kind == shardkey.Update && len(sets) > 0 {
-		r.updateLookups(tk, conds, sets)
+		tc.vread = r.updateLookups(tk, conds, sets)
 	}
 	tc.lks = r.lks
 	return tc
@@ -655,11 +655,23 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds, sets []shar
 // random when the value is known only at run time. A NULL has no lookup
 // row. When the WHERE binds the column to the very value assigned,
 // nothing changes and Vitess writes nothing (the Update compares them).
-func (r *router) updateLookups(tk *tableKey, conds, sets []shardkey.Cond) {
+// It reports whether the UPDATE assigns an owned lookup's column: vtgate
+// then first reads the rows' vindex columns with the update's own WHERE,
+// SELECT ... FOR UPDATE on every shard the update is sent to
+// (OwnedVindexQuery, run by Update.updateVindexEntries on the update's
+// resolved shards, go/vt/vtgate/engine/update.go; planned whenever the
+// SET names an owned vindex column, whatever the values), one more unit
+// of work on each of those shards (touch.vread).
+func (r *router) updateLookups(tk *tableKey, conds, sets []shardkey.Cond) bool {
 	var one [1]shardkey.Value
+	assigns := false
 	for _, lk := range tk.lookups {
 		sc := findCond(sets, lk.col)
-		if sc == nil || sc.Op != shardkey.Eq {
+		if sc == nil {
+			continue
+		}
+		assigns = true
+		if sc.Op != shardkey.Eq {
 			continue
 		}
 		cd := findCond(conds, lk.col)
@@ -706,6 +718,7 @@ func (r *router) updateLookups(tk *tableKey, conds, sets []shardkey.Cond) {
 		}
 		r.lks = append(r.lks, nw)
 	}
+	return assigns
 }
 
 // lookupCross returns the probability that lookup write lt lands on a
@@ -1044,7 +1057,7 @@ func (s *Scheme) explainUpdateLookup(rt *Route, t *shardkey.Table, tc *touch, i 
 	if lt.lk.spec.Consistent {
 		txn = "in sessions of their own (consistent lookup: the delete committed after the transaction, the insert before; no multi-shard commit)"
 	}
-	rt.Reason += fmt.Sprintf("; SET changes %s, the column of the owned %s: Vitess reads the row (SELECT ... FOR UPDATE on its shard), deletes %s and inserts %s, %s (Lookup.Update, go/vt/vtgate/vindexes/lookup.go; updateVindexEntries, engine/update.go)", col, vindex, oldText, newText, txn)
+	rt.Reason += fmt.Sprintf("; SET changes %s, the column of the owned %s: Vitess reads the row (SELECT ... FOR UPDATE on the update's shards, one more unit of work on each), deletes %s and inserts %s, %s (Lookup.Update, go/vt/vtgate/vindexes/lookup.go; updateVindexEntries, engine/update.go)", col, vindex, oldText, newText, txn)
 }
 
 func containsInt(xs []int, x int) bool {

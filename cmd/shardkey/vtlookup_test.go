@@ -273,3 +273,108 @@ func TestLookupNullWriteWarned(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupUpdateReadsVindexFirst: an UPDATE that assigns an owned
+// lookup column costs, in vtgate (Update.TryExecute and
+// updateVindexEntries, go/vt/vtgate/engine/update.go; lookupInternal.Update,
+// go/vt/vtgate/vindexes/lookup_internal.go), the SELECT ... FOR UPDATE
+// of the rows' vindex columns on every shard the update goes to, the
+// delete of the old lookup row and the insert of the new one (one shard
+// each, one row), and the update itself on its shards. By hand, on 4
+// shards: by the key, 1 + 1 + 1 + 1 = 4 units; by another column
+// (scatter), 4 + 4 + 1 + 1 = 10.
+func TestLookupUpdateReadsVindexFirst(t *testing.T) {
+	dir := t.TempDir()
+	vs := filepath.Join(dir, "vs.json")
+	logf := filepath.Join(dir, "general.log")
+	stmts := []string{
+		"INSERT INTO users (user_id, name, email) VALUES (9, 'z', 'z@x.com')",
+		"UPDATE users SET email = 'n@x.com' WHERE user_id = 3",
+		"UPDATE users SET email = 'm@x.com' WHERE name = 'bob'",
+		"SELECT * FROM accounts WHERE login = 'a'",
+	}
+	for f, s := range map[string]string{vs: lookupVSchema, logf: mariaLog(stmts)} {
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runCmd(t, "", "score", "--format", "json", "--shards", "4", "--log", logf, "-k", "@"+vs)
+	if code != 0 {
+		t.Fatalf("score: exit %d\n%s", code, errs)
+	}
+	var doc struct {
+		Candidates []struct {
+			Operations []struct {
+				Name string  `json:"name"`
+				Work float64 `json:"work_per_s"`
+			} `json:"operations"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Candidates) != 1 {
+		t.Fatalf("score json: %v\n%s", err, out)
+	}
+	want := map[string]float64{"update users where user_id = ?": 4, "update users where name = ?": 10}
+	for _, o := range doc.Candidates[0].Operations {
+		if w, ok := want[o.Name]; ok {
+			if !near(o.Work, w, 1e-9) {
+				t.Errorf("%s: %v units/s; want %v", o.Name, o.Work, w)
+			}
+			delete(want, o.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("operations missing: %v", want)
+	}
+}
+
+// TestUnicodeLooseINOneKeyspaceID: under unicode_loose_md5, 'abc' and
+// 'ABC' are one keyspace id (Vitess's own vindex maps both to the same
+// bytes), so login IN ('abc', 'ABC') asks one shard: a single route,
+// as IN (3, 3) is; 'abc' and 'abd' are two keys.
+func TestUnicodeLooseINOneKeyspaceID(t *testing.T) {
+	vx, err := vindexes.CreateVindex("unicode_loose_md5", "login_index", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := vx.(vindexes.SingleColumn).Map(context.Background(), nil, []sqltypes.Value{sqltypes.NewVarChar("abc"), sqltypes.NewVarChar("ABC")})
+	if err != nil || len(d) != 2 || d[0].String() != d[1].String() {
+		t.Fatalf("Vitess's unicode_loose_md5: %v, %v; the test assumes one keyspace id", d, err)
+	}
+	dir := t.TempDir()
+	vs := filepath.Join(dir, "vs.json")
+	if err := os.WriteFile(vs, []byte(mixedVSchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abc, abd := realVitessShard(t, "unicode_loose_md5", sqltypes.NewVarChar("abc")), realVitessShard(t, "unicode_loose_md5", sqltypes.NewVarChar("abd"))
+	for _, c := range []struct {
+		sql    string
+		shards []int
+		route  string
+	}{
+		{"SELECT * FROM accounts WHERE login IN ('abc', 'ABC')", []int{abc}, "single"},
+		{"SELECT * FROM accounts WHERE login IN ('abc', 'abc  ')", []int{abc}, "single"},
+		{"SELECT * FROM accounts WHERE login IN ('abc', 'abd')", sortedInts(abc, abd), map[bool]string{true: "single", false: "multi"}[abc == abd]},
+	} {
+		code, out, errs := runCmd(t, "", "explain", "--format", "json", "--dialect", "mysql", "--shards", "8", "-k", "@"+vs, c.sql)
+		var r struct {
+			Shards []int  `json:"shards"`
+			Route  string `json:"route"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("%s: exit %d %v\n%s%s", c.sql, code, err, out, errs)
+		}
+		if jsonInts(r.Shards) != jsonInts(c.shards) || r.Route != c.route {
+			t.Errorf("%s: shards %v route %s; want %v %s", c.sql, r.Shards, r.Route, c.shards, c.route)
+		}
+	}
+}
+
+func sortedInts(a, b int) []int {
+	switch {
+	case a == b:
+		return []int{a}
+	case a < b:
+		return []int{a, b}
+	}
+	return []int{b, a}
+}
