@@ -378,3 +378,55 @@ func sortedInts(a, b int) []int {
 	}
 	return []int{b, a}
 }
+
+// TestPrefixedLiteralsRoute: a literal with a character set introducer
+// and a COLLATE clause (MySQL) is its value: Vitess's planner
+// translates it with evalengine (makeEvalEngineExpr,
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go) and routes by
+// the column's vindex, so login = _utf8mb4'abc' COLLATE
+// utf8mb4_general_ci goes to unicode_loose_md5('abc')'s shard (Vitess's
+// own vindex). PostgreSQL's U&'d\0061t\+000061' is 'data' (the example
+// of PostgreSQL's manual, "String Constants With Unicode Escapes"), so
+// it routes as 'data' does.
+func TestPrefixedLiteralsRoute(t *testing.T) {
+	dir := t.TempDir()
+	vs := filepath.Join(dir, "vs.json")
+	if err := os.WriteFile(vs, []byte(mixedVSchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type route struct {
+		Shards []int  `json:"shards"`
+		Route  string `json:"route"`
+		Reason string `json:"reason"`
+	}
+	explain := func(args ...string) route {
+		t.Helper()
+		code, out, errs := runCmd(t, "", append([]string{"explain", "--format", "json"}, args...)...)
+		var r route
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("%v: exit %d %v\n%s%s", args, code, err, out, errs)
+		}
+		return r
+	}
+	abc := realVitessShard(t, "unicode_loose_md5", sqltypes.NewVarChar("abc"))
+	for _, sql := range []string{
+		"SELECT * FROM accounts WHERE login = _utf8mb4'abc' COLLATE utf8mb4_general_ci",
+		"SELECT * FROM accounts WHERE login = 'abc' COLLATE utf8mb4_bin",
+		"SELECT * FROM accounts WHERE login IN (_utf8mb4'abc' COLLATE utf8mb4_bin, _latin1'ABC')",
+	} {
+		r := explain("--dialect", "mysql", "--shards", "8", "-k", "@"+vs, sql)
+		if jsonInts(r.Shards) != jsonInts([]int{abc}) || r.Route != "single" {
+			t.Errorf("%s: shards %v route %s (%s); want [%d] single", sql, r.Shards, r.Route, r.Reason, abc)
+		}
+	}
+	want := explain("--dialect", "postgresql", "--shards", "8", "-k", "hash(login)", "SELECT * FROM accounts WHERE login = 'data'")
+	for _, sql := range []string{
+		`SELECT * FROM accounts WHERE login = U&'d\0061t\+000061'`,
+		`SELECT * FROM accounts WHERE login = u&'d\0061ta'`,
+	} {
+		got := explain("--dialect", "postgresql", "--shards", "8", "-k", "hash(login)", sql)
+		if jsonInts(got.Shards) != jsonInts(want.Shards) || got.Route != "single" || !strings.Contains(got.Reason, "'data'") {
+			t.Errorf("%s: shards %v route %s (%s); want %v single, as login = 'data'", sql, got.Shards, got.Route, got.Reason, want.Shards)
+		}
+	}
+}
