@@ -1084,6 +1084,12 @@ type VindexNames struct {
 	// "vitess-unicode-loose-md5" for unicode_loose_md5, ...); absent when
 	// the VSchema gives none or one shardkey does not place.
 	LookupEngines map[string]string
+	// LookupIgnoreNulls maps a lookup's column, lower-cased, to whether
+	// its vindex has params.ignore_nulls "true": Vitess then writes no
+	// lookup row for a NULL, where without it an INSERT or UPDATE that
+	// sets the column to NULL fails (lookupInternal.Create,
+	// go/vt/vtgate/vindexes/lookup_internal.go).
+	LookupIgnoreNulls map[string]bool
 	// Reference says the VSchema makes the table a reference table;
 	// Source is then its source table ("keyspace.table"), "" for none.
 	Reference bool

@@ -325,6 +325,27 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			why[k] = "named on the command line"
 		}
 	}
+	// Generated candidates carry the lookups of the design in use (see
+	// likeforlike.go); orig maps such a candidate back to its key as
+	// generated, scored instead when the lookups do not compile on it.
+	var orig map[string]string
+	if o.Current != "" && len(o.Keys) == 0 {
+		if cur, err := shardkey.ParseDesign(o.Current); err == nil && len(cur.Lookups) > 0 {
+			orig = map[string]string{}
+			var out []string
+			for _, k := range keys {
+				k2 := withCurrentLookups(k, cur, w)
+				if k2 != k {
+					orig[k2] = k
+					why[k2] = why[k] + "; scored with the lookups of the design in use, so that it differs from it only in its keys"
+				}
+				if !containsKey(out, k2) {
+					out = append(out, k2)
+				}
+			}
+			keys = out
+		}
+	}
 	if o.Current != "" {
 		if o.CurrentLabel == "" {
 			o.CurrentLabel = "in use"
@@ -353,12 +374,30 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	var list []*Assessment
 	for _, k := range keys {
 		c, err := sim.Score(w, k, sopts)
+		if g, ok := orig[k]; ok && err != nil && k != o.Current {
+			// The lookups of the design in use do not compile on this
+			// candidate: score it as generated, and say so when that
+			// scores.
+			lerr := err
+			k = g
+			if c, err = sim.Score(w, k, sopts); err == nil {
+				adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s scored without the lookups of the design in use: %v", g, lerr))
+			}
+		}
 		if err != nil {
 			if len(o.Keys) > 0 && k != o.Current {
 				return nil, err
 			}
 			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
 			continue
+		}
+		for _, lw := range c.LookupWarnings {
+			// A lookup's finding (a backing table the VSchema does not
+			// define, NULLs Vitess refuses) holds for every candidate
+			// with the lookup: said once, in the advice's warnings.
+			if !slices.Contains(adv.Warnings, lw) {
+				adv.Warnings = append(adv.Warnings, lw)
+			}
 		}
 		as := a.assess(k, why[k], c, o.Shards)
 		as.w, as.an = w, a

@@ -171,6 +171,12 @@ func ReadVSchema(data []byte) (*VSchemaDesign, error) {
 				part += ", " + l.String()
 				if vn.Lookups == nil {
 					vn.Lookups, vn.LookupTables, vn.LookupTableNames, vn.LookupEngines = map[string]string{}, map[string]bool{}, map[string]string{}, map[string]string{}
+					vn.LookupIgnoreNulls = map[string]bool{}
+				}
+				// Vitess takes exactly "true" (boolFromMap,
+				// go/vt/vtgate/vindexes/lookup_internal.go).
+				if ks.Vindexes[sv.Name].Params["ignore_nulls"] == "true" {
+					vn.LookupIgnoreNulls[strings.ToLower(l.Col)] = true
 				}
 				backing := ks.Vindexes[sv.Name].Params["table"]
 				vn.LookupTableNames[strings.ToLower(l.Col)] = backing

@@ -349,6 +349,9 @@ func updateSets(accs []sqllog.Access, w *shardkey.Workload, sql string, dialect 
 				continue
 			}
 			cd := shardkey.Cond{Col: ci, Op: shardkey.Eq, Fresh: shardkey.FreshUnique}
+			if v.Null {
+				cd = shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: shardkey.Value{Type: shardkey.Null}}
+			}
 			if v.Known {
 				if val, err := shardkey.ParseValue(v.Text, c.Type); err == nil {
 					cd = shardkey.Cond{Col: ci, Op: shardkey.Eq, Val: val}

@@ -402,8 +402,17 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 func LookupLines(c *sim.Candidate) []string {
 	var out []string
 	for _, l := range c.Lookups {
-		line := fmt.Sprintf("%s on %s (Vitess %s, lookup table sharded by %s with %s): routes %s requests/s to the shards of their rows (+%s units/s of lookup reads); writes %s lookup rows/s on inserts and deletes (+%s units/s), %s of them on another shard than their row",
-			l.Lookup, l.Table, l.Vindex, l.Column, l.Engine, numfmt.Num(l.ReadsPerS), numfmt.Num(l.ReadWorkPerS), numfmt.Num(l.WritesPerS), numfmt.Num(l.WriteWorkPerS), numfmt.Pct(l.CrossShardWriteFraction))
+		placed := fmt.Sprintf("lookup table sharded by %s with %s", l.Column, l.Engine)
+		switch {
+		case l.Engine == "unknown" && l.LookupTable != "":
+			placed = fmt.Sprintf("lookup table %s not defined in the VSchema: where its rows are is unknown, each scored on one shard at random", l.LookupTable)
+		case l.Engine == "unknown":
+			placed = "no lookup table given in the VSchema: where its rows are is unknown, each scored on one shard at random"
+		case l.EngineAssumed:
+			placed = fmt.Sprintf("lookup table %s sharded by %s with %s, assumed: the VSchema shards it by no vindex shardkey places", l.LookupTable, l.Column, l.Engine)
+		}
+		line := fmt.Sprintf("%s on %s (Vitess %s, %s): routes %s requests/s to the shards of their rows (+%s units/s of lookup reads); writes %s lookup rows/s on inserts and deletes (+%s units/s), %s of them on another shard than their row",
+			l.Lookup, l.Table, l.Vindex, placed, numfmt.Num(l.ReadsPerS), numfmt.Num(l.ReadWorkPerS), numfmt.Num(l.WritesPerS), numfmt.Num(l.WriteWorkPerS), numfmt.Pct(l.CrossShardWriteFraction))
 		if l.UpdateWritesPerS > 0 {
 			line = strings.Replace(line, " on inserts and deletes (+", fmt.Sprintf(" on inserts, deletes and updates of %s (%s/s by updates, each the old value's row deleted and the new one's inserted; +", l.Column, numfmt.Num(l.UpdateWritesPerS)), 1)
 		}
@@ -412,8 +421,8 @@ func LookupLines(c *sim.Candidate) []string {
 			if c.Transactions > 0 {
 				writes = "no operation with a rate writes lookup rows (the transactions' inserts and deletes do: they count in cross-shard transactions)"
 			}
-			line = fmt.Sprintf("%s on %s (Vitess %s, lookup table sharded by %s with %s): routes %s requests/s to the shards of their rows (+%s units/s of lookup reads); %s",
-				l.Lookup, l.Table, l.Vindex, l.Column, l.Engine, numfmt.Num(l.ReadsPerS), numfmt.Num(l.ReadWorkPerS), writes)
+			line = fmt.Sprintf("%s on %s (Vitess %s, %s): routes %s requests/s to the shards of their rows (+%s units/s of lookup reads); %s",
+				l.Lookup, l.Table, l.Vindex, placed, numfmt.Num(l.ReadsPerS), numfmt.Num(l.ReadWorkPerS), writes)
 		}
 		out = append(out, line)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -133,6 +134,10 @@ type Candidate struct {
 	Nodes *NodesReport `json:"nodes,omitempty"`
 
 	Warnings []string `json:"warnings,omitempty"`
+	// LookupWarnings are the Warnings that are about one table's lookup
+	// (LookupWarning): they read the same under every candidate with
+	// that lookup, so that advice can say each once.
+	LookupWarnings []string `json:"-"`
 }
 
 // OpScore is the score of one operation under a design.
@@ -348,6 +353,10 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	}
 	for _, e := range s.Warnings {
 		c.Warnings = append(c.Warnings, e.Error())
+		var lw *LookupWarning
+		if errors.As(e, &lw) {
+			c.LookupWarnings = append(c.LookupWarnings, e.Error())
+		}
 	}
 	if p.NullRows > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d row(s) have a NULL key that %s cannot place (the database would refuse them); their weight is spread over every shard", p.NullRows, s.Engine.Name()))

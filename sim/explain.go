@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -118,6 +119,7 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 		if len(tc.lks) > 0 {
 			s.explainLookups(&rt, t, tk, kind, conds, &tc)
 		}
+		rt.Warnings = append(rt.Warnings, s.nullWriteWarnings(tk, kind, conds, sets)...)
 		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {
 			rt.Reason += "; WARNING: the range key has no boundaries (no row sample), so every value is in shard 0: give rows or bounds=[...]"
 		}
@@ -176,6 +178,7 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 	key := fmt.Sprintf("%s on %s", tk.expr, t.Name)
 	if tc.kind == tOne || tc.kind == tSet {
 		rt.values = keyValues(tk.cols, conds)
+		rt.values = vindexDistinct(tk, conds, rt.values)
 	}
 	if tk.kind == kRange && runTimeRange(tk.cols, conds) {
 		note := nowNote(t, tk, conds)
@@ -190,6 +193,9 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 			rt.Reason = fmt.Sprintf("%s routes by the key %s to 1 of %d shards: its %d values are all on shard %d", bound, key, s.N, len(rt.values), tc.one)
 		} else {
 			rt.Reason = fmt.Sprintf("%s binds every column of the key %s: single-shard, shard %d", bound, key, tc.one)
+			if n := len(keyValues(tk.cols, conds)); n > 1 && len(rt.values) == 1 {
+				rt.Reason += fmt.Sprintf(" (its %d values are one keyspace id under the vindex, which takes them as one key)", n)
+			}
 		}
 		if tk.saltBy >= 0 && findCond(conds, tk.saltBy) != nil && splitHot(tk, conds) {
 			rt.Reason += fmt.Sprintf(" (a split hot value: %s picks 1 of its %d shards)", t.Columns[tk.saltBy].Name, tk.saltK)
@@ -398,6 +404,37 @@ func splitHot(tk *tableKey, conds []shardkey.Cond) bool {
 		key = append(key, cd.Val)
 	}
 	return tk.salted[string(keyString(nil, key))]
+}
+
+// vindexDistinct returns the distinct keyspace ids of the values of a
+// table keyed by one column under a Vitess vindex (values), the values
+// themselves otherwise: Vitess maps each value to its keyspace id, and
+// values its vindex takes as one (unicode_loose_md5 and
+// unicode_loose_xxhash fold case and trailing spaces with a weight
+// string of the unicode collation, unicode.go and unicode_loose_md5.go in
+// go/vt/vtgate/vindexes) are one key, as IN (3, 3) is one value: login
+// IN ('abc', 'ABC') asks one keyspace id, so it is a single-shard route.
+func vindexDistinct(tk *tableKey, conds []shardkey.Cond, values map[string]bool) map[string]bool {
+	if len(values) < 2 || tk.kind != kHash || len(tk.cols) != 1 || tk.eng == nil || !strings.HasPrefix(tk.eng.Name(), "vitess") {
+		return values
+	}
+	cd := findCond(conds, tk.cols[0])
+	if cd == nil {
+		return values
+	}
+	vs := cd.List
+	if cd.Op == shardkey.Eq {
+		vs = []shardkey.Value{cd.Val}
+	}
+	out := make(map[string]bool, len(vs))
+	for _, v := range vs {
+		p, err := tk.eng.Point([]shardkey.Value{v})
+		if err != nil {
+			return values
+		}
+		out[strconv.FormatUint(p, 16)] = true
+	}
+	return out
 }
 
 func keyValues(cols []int, conds []shardkey.Cond) map[string]bool {

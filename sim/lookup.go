@@ -87,6 +87,15 @@ type lookupKey struct {
 	// lkTable is its name ("" when the VSchema gives none).
 	unplaced bool
 	lkTable  string
+	// lkTableName is the backing table's name the VSchema gives, placed
+	// or not ("" without a VSchema); assumed, when non-empty, is the
+	// engine that places the rows of a lookup table the VSchema defines
+	// but shards by no vindex shardkey places: an assumption, said so.
+	lkTableName string
+	assumed     string
+	// ignoreNulls says the VSchema's vindex has ignore_nulls: a NULL
+	// gets no lookup row; without it Vitess refuses to write a NULL.
+	ignoreNulls bool
 }
 
 // lkTouch is one lookup's part of a routed statement: a read of the
@@ -132,10 +141,13 @@ func (s *Scheme) compileLookups() error {
 				return fmt.Errorf("key %q: table %s: %s: no column %q (columns: %s)", s.Design.Text, t.Name, spec, spec.Col, strings.Join(t.ColumnNames(), ", "))
 			}
 			lk := &lookupKey{idx: len(s.lookups), table: ti, col: ci, spec: spec}
-			base, from := s.Engine, ""
+			base, from, named := s.Engine, "", false
 			if n, ok := s.vschemaNames(ti); ok {
 				lc := strings.ToLower(spec.Col)
-				if _, named := n.Lookups[lc]; named && !n.LookupTables[lc] {
+				_, named = n.Lookups[lc]
+				lk.lkTableName = n.LookupTableNames[lc]
+				lk.ignoreNulls = n.LookupIgnoreNulls[lc]
+				if named && !n.LookupTables[lc] {
 					lk.unplaced, lk.lkTable = true, n.LookupTableNames[lc]
 				}
 				if e := n.LookupEngines[lc]; e != "" {
@@ -155,7 +167,19 @@ func (s *Scheme) compileLookups() error {
 				// The VSchema places no lookup table: nothing shards
 				// its rows (each is counted on one shard at random, and
 				// the reasons say where they are is unknown), so no
-				// vindex is said to.
+				// vindex is said to; the warning says so in every
+				// output, not only in explain's reasons.
+				table := "gives no backing table (params.table)"
+				if lk.lkTable != "" {
+					table = fmt.Sprintf("has the backing table %s (params.table), which the VSchema does not define (no table of that name with a column vindex, nor in an unsharded keyspace)", lk.lkTable)
+				}
+				s.Warnings = append(s.Warnings, s.lookupWarning(lk, fmt.Sprintf("%s, so where its lookup rows are is unknown: each lookup row is scored on one shard at random (no vindex assumed to place it; its engine is reported as unknown); define the table in the VSchema to score it as placed", table)))
+			case from == "" && named:
+				// The VSchema names the lookup and defines its table, but
+				// shards it by no vindex shardkey places (or keeps it
+				// unsharded): its rows are placed by an assumed vindex.
+				lk.assumed = eng.Name()
+				s.Warnings = append(s.Warnings, s.lookupWarning(lk, fmt.Sprintf("its backing table %s is defined in the VSchema but not sharded by a vindex shardkey places (its first column vindex is of another type, or its keyspace is unsharded), so its rows are scored as sharded by %s with engine %s: an assumption, not the VSchema's placement", lk.lkTableName, spec.Col, eng.Name())))
 			case note != "":
 				s.Warnings = append(s.Warnings, s.lookupWarning(lk, from+note))
 			}
@@ -168,6 +192,9 @@ func (s *Scheme) compileLookups() error {
 			}
 			if err := s.lookupOwners(lk, tk, t); err != nil {
 				return err
+			}
+			if w := s.nullLookupWrites(lk); w != nil {
+				s.Warnings = append(s.Warnings, w)
 			}
 			if spec.Unique && lk.multi > 0 {
 				s.Warnings = append(s.Warnings, s.lookupWarning(lk, fmt.Sprintf("is unique, but %d value(s) of %s are on several rows of the sample: Vitess's lookup_unique would refuse the second row; write lookup(%s, nonunique)", lk.multi, spec.Col, spec.Col)))
@@ -212,6 +239,88 @@ func (s *Scheme) compileLookups() error {
 		sort.SliceStable(tk.lookups, func(i, j int) bool { return tk.lookups[i].spec.Unique && !tk.lookups[j].spec.Unique })
 	}
 	return nil
+}
+
+// nullLookupWrites returns the warning, once for lk, that the
+// workload's inserts or updates set lk's column to NULL while the vindex
+// has no ignore_nulls: Vitess refuses such a write (VT03028, "Column
+// 'col' cannot be null", lookupInternal.Create in
+// go/vt/vtgate/vindexes/lookup_internal.go; an UPDATE's new value goes
+// through Create too, lookupInternal.Update), where shardkey scores it
+// as ignore_nulls would, with no lookup row. nil when none does, or the
+// vindex has ignore_nulls.
+func (s *Scheme) nullLookupWrites(lk *lookupKey) error {
+	if lk.ignoreNulls {
+		return nil
+	}
+	isNull := func(cs []shardkey.Cond) bool { return setsNull(cs, lk.col) }
+	var names []string
+	seen := map[string]bool{}
+	note := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	for _, op := range s.w.Ops {
+		if op.Table != lk.table || op.Kind != shardkey.Insert && op.Kind != shardkey.Update {
+			continue
+		}
+		for _, in := range op.Instances {
+			if op.Kind == shardkey.Insert && isNull(in.Conds) || op.Kind == shardkey.Update && isNull(in.Sets) {
+				note(op.Name)
+				break
+			}
+		}
+	}
+	for _, tx := range s.w.Txns {
+		for _, st := range tx.Stmts {
+			if st.Table == lk.table && (st.Kind == shardkey.Insert && isNull(st.Conds) || st.Kind == shardkey.Update && isNull(st.Sets)) {
+				note("transaction " + tx.Name)
+				break
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	more := ""
+	if len(names) > 5 {
+		more = fmt.Sprintf(" and %d more", len(names)-5)
+		names = names[:5]
+	}
+	return s.lookupWarning(lk, nullLookupMsg(s.w.Tables[lk.table].Columns[lk.col].Name, strings.Join(names, "; ")+more))
+}
+
+// setsNull reports whether cs (an INSERT's values or an UPDATE's SET)
+// gives column col the value NULL.
+func setsNull(cs []shardkey.Cond, col int) bool {
+	c := findCond(cs, col)
+	return c != nil && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && c.Val.IsNull()
+}
+
+// nullWriteWarnings returns explain's warnings for one statement of
+// kind on table tk (INSERT values conds, UPDATE assignments sets) that
+// sets lookup columns without ignore_nulls to NULL (see
+// nullLookupWrites).
+func (s *Scheme) nullWriteWarnings(tk *tableKey, kind shardkey.Kind, conds, sets []shardkey.Cond) []string {
+	var out []string
+	for _, lk := range tk.lookups {
+		if lk.ignoreNulls {
+			continue
+		}
+		if kind == shardkey.Insert && setsNull(conds, lk.col) || kind == shardkey.Update && setsNull(sets, lk.col) {
+			out = append(out, s.lookupWarning(lk, nullLookupMsg(s.w.Tables[lk.table].Columns[lk.col].Name, "this "+kind.String())).Error())
+		}
+	}
+	return out
+}
+
+// nullLookupMsg says that statements (names) set lookup column col to
+// NULL, which Vitess refuses without ignore_nulls.
+func nullLookupMsg(col, names string) string {
+	return fmt.Sprintf("%s set %s to NULL, which Vitess refuses for a lookup vindex without ignore_nulls (VT03028: Column '%s' cannot be null; lookupInternal.Create, go/vt/vtgate/vindexes/lookup_internal.go): those writes fail there; scored as with ignore_nulls (\"ignore_nulls\": \"true\" in the vindex's params), which writes no lookup row for a NULL", names, col, col)
 }
 
 // LookupWarning is a finding about one table's lookup, not about the
@@ -525,7 +634,7 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds, sets []shar
 		}
 	}
 	if kind == shardkey.Update && len(sets) > 0 {
-		r.updateLookups(tk, conds, sets)
+		tc.vread = r.updateLookups(tk, conds, sets)
 	}
 	tc.lks = r.lks
 	return tc
@@ -546,11 +655,23 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds, sets []shar
 // random when the value is known only at run time. A NULL has no lookup
 // row. When the WHERE binds the column to the very value assigned,
 // nothing changes and Vitess writes nothing (the Update compares them).
-func (r *router) updateLookups(tk *tableKey, conds, sets []shardkey.Cond) {
+// It reports whether the UPDATE assigns an owned lookup's column: vtgate
+// then first reads the rows' vindex columns with the update's own WHERE,
+// SELECT ... FOR UPDATE on every shard the update is sent to
+// (OwnedVindexQuery, run by Update.updateVindexEntries on the update's
+// resolved shards, go/vt/vtgate/engine/update.go; planned whenever the
+// SET names an owned vindex column, whatever the values), one more unit
+// of work on each of those shards (touch.vread).
+func (r *router) updateLookups(tk *tableKey, conds, sets []shardkey.Cond) bool {
 	var one [1]shardkey.Value
+	assigns := false
 	for _, lk := range tk.lookups {
 		sc := findCond(sets, lk.col)
-		if sc == nil || sc.Op != shardkey.Eq {
+		if sc == nil {
+			continue
+		}
+		assigns = true
+		if sc.Op != shardkey.Eq {
 			continue
 		}
 		cd := findCond(conds, lk.col)
@@ -597,6 +718,7 @@ func (r *router) updateLookups(tk *tableKey, conds, sets []shardkey.Cond) {
 		}
 		r.lks = append(r.lks, nw)
 	}
+	return assigns
 }
 
 // lookupCross returns the probability that lookup write lt lands on a
@@ -683,8 +805,17 @@ type LookupScore struct {
 	// CrossShardWriteFraction is the share of those writes whose lookup
 	// row lands on a shard their own row is not on.
 	CrossShardWriteFraction float64 `json:"cross_shard_write_fraction"`
-	// Engine places the lookup table's rows by the column.
+	// Engine places the lookup table's rows by the column; "unknown"
+	// when the design came from a VSchema that does not define the
+	// lookup's backing table (each lookup row is then scored on one
+	// shard at random).
 	Engine string `json:"engine"`
+	// LookupTable is the backing table's name the VSchema gives
+	// (params.table), omitted for a design written by hand.
+	LookupTable string `json:"lookup_table,omitempty"`
+	// EngineAssumed says Engine is an assumption: the VSchema defines
+	// the backing table but shards it by no vindex shardkey places.
+	EngineAssumed bool `json:"engine_assumed,omitempty"`
 }
 
 // LookupPartial is the mergeable partial score of one lookup.
@@ -743,7 +874,11 @@ func (s *Scheme) lookupScores(p *Partial) []LookupScore {
 	var out []LookupScore
 	for _, lk := range s.lookups {
 		t := s.w.Tables[lk.table]
-		ls := LookupScore{Table: t.Name, Column: t.Columns[lk.col].Name, Lookup: lk.spec.String(), Vindex: lk.spec.VindexType(), Engine: lk.eng.Name()}
+		ls := LookupScore{Table: t.Name, Column: t.Columns[lk.col].Name, Lookup: lk.spec.String(), Vindex: lk.spec.VindexType(), Engine: lk.eng.Name(),
+			LookupTable: lk.lkTableName, EngineAssumed: lk.assumed != ""}
+		if lk.unplaced {
+			ls.Engine = "unknown"
+		}
 		if lk.idx < len(p.Lookups) {
 			lp := p.Lookups[lk.idx]
 			ls.ReadsPerS, ls.ReadWorkPerS = lp.Reads, lp.ReadWork
@@ -785,6 +920,9 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 		}
 		vindex := fmt.Sprintf("%s (Vitess %s)", lt.lk.spec, lt.lk.spec.VindexType())
 		table := fmt.Sprintf("the lookup table, sharded by %s", col)
+		if lt.lk.assumed != "" {
+			table = fmt.Sprintf("the lookup table %s, assumed sharded by %s with engine %s: the VSchema shards it by no vindex shardkey places", lt.lk.lkTableName, col, lt.lk.assumed)
+		}
 		if lt.lk.unplaced {
 			name := "its lookup table"
 			if lt.lk.lkTable != "" {
@@ -919,7 +1057,7 @@ func (s *Scheme) explainUpdateLookup(rt *Route, t *shardkey.Table, tc *touch, i 
 	if lt.lk.spec.Consistent {
 		txn = "in sessions of their own (consistent lookup: the delete committed after the transaction, the insert before; no multi-shard commit)"
 	}
-	rt.Reason += fmt.Sprintf("; SET changes %s, the column of the owned %s: Vitess reads the row (SELECT ... FOR UPDATE on its shard), deletes %s and inserts %s, %s (Lookup.Update, go/vt/vtgate/vindexes/lookup.go; updateVindexEntries, engine/update.go)", col, vindex, oldText, newText, txn)
+	rt.Reason += fmt.Sprintf("; SET changes %s, the column of the owned %s: Vitess reads the row (SELECT ... FOR UPDATE on the update's shards, one more unit of work on each), deletes %s and inserts %s, %s (Lookup.Update, go/vt/vtgate/vindexes/lookup.go; updateVindexEntries, engine/update.go)", col, vindex, oldText, newText, txn)
 }
 
 func containsInt(xs []int, x int) bool {

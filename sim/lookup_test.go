@@ -333,7 +333,11 @@ func updateLookupWorkload(t *testing.T) *shardkey.Workload {
 // deletes the old value's lookup row and inserts the new one's
 // (lookupInternal.Update, go/vt/vtgate/vindexes/lookup_internal.go), in
 // the transaction (lookup_unique) or in sessions of their own
-// (consistent_lookup); figures worked by hand from updateLookupWorkload.
+// (consistent_lookup), after reading the rows' vindex columns with a
+// SELECT ... FOR UPDATE on the update's shards (Update.updateVindexEntries,
+// go/vt/vtgate/engine/update.go: planned whenever the SET names an owned
+// vindex column, even when the value does not change); figures worked by
+// hand from updateLookupWorkload.
 func TestLookupUpdateScore(t *testing.T) {
 	w := updateLookupWorkload(t)
 	c, _ := scoreLookup(t, w, "users:hash(user_id), lookup(phone)")
@@ -347,22 +351,25 @@ func TestLookupUpdateScore(t *testing.T) {
 			t.Errorf("%s = %v; want %v", what, got, want)
 		}
 	}
-	// upd_key: row, old and new lookup rows: 6/s x 3.
-	check("upd_key work", op["upd_key"].WorkPerS, 18)
+	// upd_key: row, its FOR UPDATE read, old and new lookup rows: 6/s x 4.
+	check("upd_key work", op["upd_key"].WorkPerS, 24)
 	check("upd_key lookup work", op["upd_key"].LookupWorkPerS, 12)
 	check("upd_key fanout", op["upd_key"].FanoutMean, 1)
-	// upd_by_phone: lookup hop, row, old and new rows: 4/s x 4.
-	check("upd_by_phone work", op["upd_by_phone"].WorkPerS, 16)
+	// upd_by_phone: lookup hop, row, FOR UPDATE read, old and new rows:
+	// 4/s x 5.
+	check("upd_by_phone work", op["upd_by_phone"].WorkPerS, 20)
 	check("upd_by_phone lookup work", op["upd_by_phone"].LookupWorkPerS, 12)
 	check("upd_other work", op["upd_other"].WorkPerS, 2)
 	check("upd_other lookup work", op["upd_other"].LookupWorkPerS, 0)
-	// upd_same: the hop and the row only.
-	check("upd_same work", op["upd_same"].WorkPerS, 2)
-	check("work_per_s", c.WorkPerS, 38)
-	// Shard 0: rows 6 + 4 + 2 + 1; shard 1: hops 4 + 1 and the old row 4;
+	// upd_same: the hop, the row and the FOR UPDATE read (the lookup
+	// rows are left alone: the value does not change).
+	check("upd_same work", op["upd_same"].WorkPerS, 3)
+	check("work_per_s", c.WorkPerS, 49)
+	// Shard 0: rows 6 + 4 + 2 + 1 and the FOR UPDATE reads 6 + 4 + 1;
+	// shard 1: hops 4 + 1 and the old row 4;
 	// shard 2: the new row 4; shard 3: the new row 6; upd_key's old row
 	// 6/s spread over 8 shards: 0.75 each.
-	want := []float64{13.75, 9.75, 4.75, 6.75, 0.75, 0.75, 0.75, 0.75}
+	want := []float64{24.75, 9.75, 4.75, 6.75, 0.75, 0.75, 0.75, 0.75}
 	for i, x := range want {
 		check("shard_work["+string(rune('0'+i))+"]", c.ShardWork[i], x)
 	}
@@ -385,7 +392,7 @@ func TestLookupUpdateScore(t *testing.T) {
 	// sessions committed before and after the transaction: no
 	// transaction crosses shards.
 	cc, _ := scoreLookup(t, w, "users:hash(user_id), lookup(phone, consistent)")
-	check("consistent work_per_s", cc.WorkPerS, 38)
+	check("consistent work_per_s", cc.WorkPerS, 49)
 	check("consistent cross_shard_txn_fraction", cc.CrossShardTxnFraction, 0)
 
 	// Without the lookup no lookup row is written, and the reads by

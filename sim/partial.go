@@ -225,6 +225,30 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 			p.Work[s] += share
 		}
 	}
+	if t.vread {
+		// The vindex-reading SELECT ... FOR UPDATE an UPDATE of an
+		// owned lookup column is preceded by, on the same shards
+		// (Update.updateVindexEntries, go/vt/vtgate/engine/update.go):
+		// its work, not another request.
+		o.Work += r * float64(f)
+		switch t.kind {
+		case tOne:
+			p.Work[t.one] += r
+		case tSet:
+			for _, s := range t.set {
+				p.Work[s] += r
+			}
+		case tAll:
+			p.WorkAll += r
+		case tUniform:
+			p.WorkUniform += r
+		case tUniformOf:
+			share := r / float64(len(t.set))
+			for _, s := range t.set {
+				p.Work[s] += share
+			}
+		}
+	}
 	if len(t.lks) > 0 {
 		// Shards a lookup named that the sample does not show: each one
 		// shard at random.

@@ -51,6 +51,10 @@ type touch struct {
 	lks []lkTouch
 	// n is a tUniformN touch's count of unknown values.
 	n int
+	// vread marks an UPDATE that assigns an owned lookup's column: vtgate
+	// reads the rows first (SELECT ... FOR UPDATE) on every shard the
+	// update asks, one more unit on each (see updateLookups).
+	vread bool
 	// keyed marks a tAll touch that names its keys but too many to
 	// enumerate (an IN cross product beyond maxCombos): counted at every
 	// shard, it is no keyless scatter (Partial.WorkKeyless).

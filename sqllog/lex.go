@@ -3,6 +3,7 @@ package sqllog
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Dialect is a SQL dialect: which real parser reads a statement.
@@ -316,7 +317,24 @@ func normalizeSpans(buf []byte, lits []lit, sql string, d Dialect, spans *[]litS
 			for j < len(sql) && isIdent(sql[j]) {
 				j++
 			}
-			// E'...', B'...', X'...', N'...', U&'...' prefixes.
+			// U&'...': PostgreSQL's string with Unicode escapes, the
+			// value with its escapes decoded (one without a UESCAPE
+			// clause; with one, the text is left as it is).
+			if d == Postgres && j-i == 1 && c|0x20 == 'u' && j+1 < len(sql) && sql[j] == '&' && sql[j+1] == '\'' {
+				if raw, n, ok := readString(sql[j+1:], '\'', false); ok && !uescapeFollows(sql[j+1+n:]) {
+					if v, ok := decodeUnicodeEscapes(raw); ok {
+						lits = append(lits, lit{s: v, kind: litStr})
+						if spans != nil {
+							*spans = append(*spans, litSpan{start: i, end: j + 1 + n, str: true, prefixed: true})
+						}
+						slot()
+						i = j + 1 + n
+						prevWord, prevWordStart, prevIdent = "", -1, false
+						continue
+					}
+				}
+			}
+			// E'...', B'...', X'...', N'...' prefixes.
 			if j < len(sql) && sql[j] == '\'' && j-i == 1 {
 				p := c | 0x20
 				if p == 'e' && d == Postgres || p == 'n' {
@@ -621,4 +639,50 @@ func (s *litSlab) reset() {
 	// recent batches, not the largest ever seen.
 	clear(s.spare)
 	s.spare, s.used = s.used, s.spare[:0]
+}
+
+// uescapeFollows reports whether rest (the SQL after a U&'...' string)
+// starts, after blanks, with the keyword UESCAPE.
+func uescapeFollows(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t\r\n")
+	return len(rest) >= 7 && strings.EqualFold(rest[:7], "uescape")
+}
+
+// decodeUnicodeEscapes decodes the body of a PostgreSQL U&'...' string
+// with the default escape character: \XXXX (4 hex digits) and \+XXXXXX
+// (6) are code points, \\ is a backslash (PostgreSQL's scanner, "String
+// Constants With Unicode Escapes"). It reports false on a malformed
+// escape or a code point that is not a valid character (PostgreSQL
+// refuses the statement).
+func decodeUnicodeEscapes(s string) (string, bool) {
+	if !strings.Contains(s, "\\") {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		n := 4
+		switch {
+		case i+1 < len(s) && s[i+1] == '\\':
+			b.WriteByte('\\')
+			i++
+			continue
+		case i+1 < len(s) && s[i+1] == '+':
+			n = 6
+			i++
+		}
+		if i+1+n > len(s) {
+			return "", false
+		}
+		cp, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
+		if err != nil || cp > unicode.MaxRune || cp >= 0xD800 && cp <= 0xDFFF || cp == 0 {
+			return "", false
+		}
+		b.WriteRune(rune(cp))
+		i += n
+	}
+	return b.String(), true
 }

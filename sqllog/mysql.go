@@ -539,6 +539,18 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		// (MySQL, "Character Set Introducers"; Vitess keeps the literal
 		// as the vindex value).
 		return myExpr(x.Expr, sc, acc, ctes)
+	case *sqlparser.CollateExpr:
+		// _utf8mb4'x' COLLATE utf8mb4_general_ci: a value with a
+		// collation is still the value; Vitess's planner translates it
+		// (evalengine's CollateExpr, through makeEvalEngineExpr in
+		// go/vt/vtgate/planbuilder/operators/sharded_routing.go) and
+		// routes by the vindex of the column it is compared with. A
+		// column with a COLLATE is no column the planner routes by
+		// (planEqualOp wants a bare column): opaque.
+		if in := myExpr(x.Expr, sc, acc, ctes); in != nil && in.kind == xVal {
+			return in
+		}
+		return &xexpr{}
 	case *sqlparser.Literal:
 		switch x.Type {
 		case sqlparser.IntVal, sqlparser.FloatVal, sqlparser.DecimalVal:

@@ -10,10 +10,12 @@ import (
 
 // SetValue is the new value an UPDATE assigns to a column: its literal
 // text when the value is a literal, else Known is false (an expression,
-// a subquery or a bind parameter).
+// a subquery or a bind parameter). Null says the value is the literal
+// NULL (Known false).
 type SetValue struct {
 	Text  string
 	Known bool
+	Null  bool
 }
 
 // UpdateSets returns, for each UPDATE in sql (parsed in dialect d, which
@@ -73,8 +75,11 @@ func UpdateSets(sql string, d Dialect) (out map[string]map[string]SetValue, err 
 		}
 		for _, ue := range up.Exprs {
 			v := SetValue{}
-			if l, ok := ue.Expr.(*sqlparser.Literal); ok {
+			switch l := ue.Expr.(type) {
+			case *sqlparser.Literal:
 				v = SetValue{Text: l.Val, Known: true}
+			case *sqlparser.NullVal:
+				v = SetValue{Null: true}
 			}
 			add(tn.Name.String(), ue.Name.Name.String(), v)
 		}
@@ -88,6 +93,8 @@ func pgSetValue(n *pg.Node) SetValue {
 		return SetValue{}
 	}
 	switch {
+	case c.GetIsnull():
+		return SetValue{Null: true}
 	case c.GetIval() != nil:
 		return SetValue{Text: strconv.FormatInt(int64(c.GetIval().Ival), 10), Known: true}
 	case c.GetSval() != nil:
