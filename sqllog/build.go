@@ -86,6 +86,14 @@ type agg struct {
 	// counts count every statement's values by column (traffic.go).
 	counts    map[[2]int]*colCount
 	countList []*colCount
+	// asyncCounts: the values are counted on the pipeline's counting
+	// goroutine (pipeline.countLoop), queued in pending with each batch;
+	// valCols, the columns holding values counted exactly, and the
+	// counters' values and lim's countCap and countKept are that
+	// goroutine's until the pipeline is closed.
+	asyncCounts bool
+	pending     []countRec
+	valCols     []*colCount
 }
 
 type accInfo struct {
@@ -390,7 +398,7 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	op.count += wt
 	op.seen++
 	if sm.ai.counts != nil {
-		a.countValues(&sm, wt)
+		a.count(&sm, op, wt)
 	}
 	if len(op.samples) < a.lim.opCap {
 		sm.vals = a.lim.detach(sm.vals)

@@ -111,7 +111,8 @@
 // entropy; sim.TrafficKeyStats) are the whole log's; only the
 // monotonicity of inserted values comes from the sample. Files may be gzip or zstd compressed, a
 // directory or glob of rotated files, or standard input (ReadFile). One goroutine reads lines and keeps log
-// order; a pool of workers parses SQL. Each statement's literals are
+// order; a pool of workers parses SQL; one goroutine aggregates the parsed
+// statements in log order and another, after it, counts their values. Each statement's literals are
 // replaced by placeholders first (normalize), so each distinct shape is
 // parsed once by the real parser and later statements only bind values.
 //

@@ -459,6 +459,10 @@ type pipeline struct {
 	dialect Dialect
 	closed  bool
 	err     error
+	// counted carries aggregated batches to the counting goroutine
+	// (countLoop), which counts their values (traffic.go) and then
+	// releases them.
+	counted chan *job
 }
 
 type job struct {
@@ -490,27 +494,48 @@ func newPipeline(ctx context.Context, d Dialect, workers int, a *agg, c *cache) 
 	// as many, so that in the steady state every batch reuses one (with
 	// workers+1, most batches allocated theirs afresh: 200 MB per 100 MB
 	// of log).
-	inFlight := workers*4 + 2
-	p := &pipeline{ctx: ctx, work: make(chan *job, workers*2), order: make(chan *job, workers*4), done: make(chan error, 1), cache: c, dialect: d, free: make(chan *batchMem, inFlight), freeE: make(chan []entry, inFlight)}
+	// The aggregator hands each batch on to a goroutine that counts its
+	// values (traffic.go): the counts are most of the aggregator's work
+	// on a log whose tables have no row sample, and they need nothing
+	// else of it but the batch's values, in log order.
+	const counting = 4
+	inFlight := workers*4 + 2 + counting + 1
+	p := &pipeline{ctx: ctx, work: make(chan *job, workers*2), order: make(chan *job, workers*4), done: make(chan error, 1), cache: c, dialect: d, free: make(chan *batchMem, inFlight), freeE: make(chan []entry, inFlight), counted: make(chan *job, counting)}
 	for range workers {
 		go p.worker()
 	}
+	a.asyncCounts = true
+	var aggErr error
 	go func() {
-		var err error
 		for j := range p.order {
 			<-j.ready
-			if err == nil {
-				err = a.add(j.entries, j.results)
+			if aggErr == nil {
+				aggErr = a.add(j.entries, j.results)
 			}
+			// The batch's memory takes the values to count with it
+			// and gives its last batch's (counted) buffer back.
+			j.mem.counts, a.pending = a.pending, j.mem.counts[:0]
+			p.counted <- j
+		}
+		close(p.counted)
+	}()
+	go func() {
+		for j := range p.counted {
+			for i := range j.mem.counts {
+				a.countValues(&j.mem.counts[i])
+			}
+			clear(j.mem.counts) // drop the values' references
 			p.release(j)
 		}
+		// The aggregator is done (it closed p.counted after its last
+		// write of aggErr).
 		for len(p.free) > 0 { // the workers are done: let it go
 			<-p.free
 		}
 		for len(p.freeE) > 0 {
 			<-p.freeE
 		}
-		p.done <- err
+		p.done <- aggErr
 	}()
 	return p
 }
@@ -573,6 +598,9 @@ type batchMem struct {
 	sl      slabs
 	ls      litSlab
 	rvs     chunks[rv]
+	// counts are the instances whose values the counting goroutine
+	// counts once the batch is aggregated (agg.count).
+	counts []countRec
 }
 
 // mem returns a batch's memory for n entries, a recycled one when there

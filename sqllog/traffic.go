@@ -75,9 +75,9 @@ func formatIntText(s string) (int64, bool) {
 }
 
 // valCount is one value counted exactly: its weight (statements, an IN
-// list's value 1/len of one) and where it was first seen (operation,
-// instance, place in it: the order a sample that kept every statement
-// lists it in).
+// list's value 1/len of one; colCount.ws while counting) and where it was
+// first seen (operation, instance, place in it: the order a sample that
+// kept every statement lists it in).
 type valCount struct {
 	key  litKey
 	w    float64
@@ -90,26 +90,96 @@ type valCount struct {
 // row sample.
 type colCount struct {
 	ti, ci int
-	// ints indexes the integers written plainly (litKey.i), strs the
-	// strings, nums the other numbers (by text), into vals.
+	// dense indexes the integers n written plainly (litKey.i) with
+	// 0 <= n < len(dense): vals[dense[n]-1], 0 for none; ints the other
+	// such integers, strs the strings, nums the other numbers (by text).
+	// Keys (ids) are mostly small integers, and an array is one memory
+	// access where a map is several (see growDense for its size).
+	dense  []int32
 	ints   map[int64]int32
 	strs   map[string]int32
 	nums   map[string]int32
 	vals   []valCount
-	sketch []uint64 // values first seen past exactValues
-	total  float64  // weight of every value counted
+	ws     []float64 // the weights of vals, apart: the one field counting writes
+	sketch []uint64  // values first seen past exactValues
+	total  float64   // weight of every value counted
 }
 
-// addCount counts value l in c at weight w, first seen (if new) in the
-// op's instance being offered, at place *pos of it.
-func (a *agg) addCount(c *colCount, l lit, w float64, op *opAgg, pos *int32) {
+// denseMin is the smallest dense index of a column (16 kB); it grows, by
+// doubling, while it stays within denseRatio slots a value counted, so
+// that it takes at most 4*denseRatio bytes a value (against about 110 a
+// value counted; traffic.go's budget): integers past it are in the map.
+const (
+	denseMin   = 4096
+	denseRatio = 8
+)
+
+// growDense makes c.dense cover n if that keeps it within its bound, and
+// moves the integers of c.ints it then covers into it.
+func (c *colCount) growDense(n int64) {
+	limit := max(denseMin, denseRatio*(len(c.vals)+1))
+	if n >= int64(limit) {
+		return
+	}
+	size := max(len(c.dense), denseMin)
+	for int64(size) <= n {
+		size *= 2
+	}
+	if size > limit {
+		return
+	}
+	d := make([]int32, size)
+	copy(d, c.dense)
+	c.dense = d
+	for k, j := range c.ints {
+		if k >= 0 && k < int64(size) {
+			d[k] = j + 1
+			delete(c.ints, k)
+		}
+	}
+}
+
+// countRec is one instance whose values are to be counted: what
+// countValues reads of it, taken when the instance is offered (op's id
+// and its instances seen then). Its values are the parser's, valid until
+// its batch is released (pipeline.release), which waits for the counts.
+type countRec struct {
+	ai   *accInfo
+	acc  *access
+	vals []rv
+	w    float64
+	op   int32
+	seen int64
+}
+
+// count counts the values of instance sm of op at weight wt: at once, or,
+// when the pipeline counts on a goroutine of its own (agg.asyncCounts),
+// queued with the batch for it (pipeline.countLoop), in log order either
+// way.
+func (a *agg) count(sm *sample, op *opAgg, wt float64) {
+	r := countRec{ai: sm.ai, acc: sm.acc, vals: sm.vals, w: wt, op: int32(op.id), seen: op.seen}
+	if a.asyncCounts {
+		a.pending = append(a.pending, r)
+		return
+	}
+	a.countValues(&r)
+}
+
+// addCount counts value l in c at weight w, first seen (if new) in
+// instance seen of operation op, at place *pos of it.
+func (a *agg) addCount(c *colCount, l lit, w float64, op int32, seen int64, pos *int32) {
 	c.total += w
 	var j int32
 	var ok, isInt bool
 	var n int64
 	if l.kind == litNum {
 		if n, isInt = formatIntText(l.s); isInt {
-			j, ok = c.ints[n]
+			if uint64(n) < uint64(len(c.dense)) {
+				j = c.dense[n] - 1
+				ok = j >= 0
+			} else if c.ints != nil {
+				j, ok = c.ints[n]
+			}
 		} else {
 			j, ok = c.nums[l.s]
 		}
@@ -117,7 +187,7 @@ func (a *agg) addCount(c *colCount, l lit, w float64, op *opAgg, pos *int32) {
 		j, ok = c.strs[l.s]
 	}
 	if ok {
-		c.vals[j].w += w
+		c.ws[j] += w
 		return
 	}
 	if len(c.vals) < a.lim.countCap {
@@ -127,8 +197,15 @@ func (a *agg) addCount(c *colCount, l lit, w float64, op *opAgg, pos *int32) {
 		} else {
 			key.s = strings.Clone(l.s) // not the parser's buffer
 		}
+		if len(c.vals) == 0 {
+			a.valCols = append(a.valCols, c)
+		}
+		if isInt && n >= int64(len(c.dense)) {
+			c.growDense(n)
+		}
 		c.index(key, int32(len(c.vals)))
-		c.vals = append(c.vals, valCount{key: key, w: w, op: int32(op.id), pos: *pos, seen: op.seen})
+		c.vals = append(c.vals, valCount{key: key, op: op, pos: *pos, seen: seen})
+		c.ws = append(c.ws, w)
 		*pos++
 		a.lim.countKept++
 		if a.lim.countKept > a.lim.maxCounted {
@@ -142,6 +219,8 @@ func (a *agg) addCount(c *colCount, l lit, w float64, op *opAgg, pos *int32) {
 // index records that key is at vals[j].
 func (c *colCount) index(key litKey, j int32) {
 	switch {
+	case key.kind == litNum && key.s == "" && uint64(key.i) < uint64(len(c.dense)):
+		c.dense[key.i] = j + 1
 	case key.kind == litNum && key.s == "":
 		if c.ints == nil {
 			c.ints = map[int64]int32{}
@@ -166,7 +245,7 @@ func (c *colCount) index(key litKey, j int32) {
 func (a *agg) shrinkCounts() {
 	for a.lim.countKept > a.lim.maxCounted && a.lim.countCap > 1 {
 		a.lim.countCap /= 2
-		for _, c := range a.countList {
+		for _, c := range a.valCols {
 			if len(c.vals) <= a.lim.countCap {
 				continue
 			}
@@ -177,6 +256,8 @@ func (a *agg) shrinkCounts() {
 			// New slice and map: a map does not give back the memory of
 			// deleted entries.
 			c.vals = slices.Clone(c.vals[:a.lim.countCap])
+			c.ws = slices.Clone(c.ws[:a.lim.countCap])
+			clear(c.dense)
 			c.ints, c.strs, c.nums = nil, nil, nil
 			for j, x := range c.vals {
 				c.index(x.key, int32(j))
@@ -231,8 +312,8 @@ func (a *agg) setCounters(ai *accInfo, acc *access, ti int) {
 // convert to its column's type is dropped at the end (finishCounts); an
 // IN list's others keep their 1/len, where a sample's list leaves it out
 // of the length.
-func (a *agg) countValues(sm *sample, wt float64) {
-	op := sm.ai.op
+func (a *agg) countValues(sm *countRec) {
+	wt := sm.w
 	k := 0
 	var pos int32
 	for i := range sm.acc.preds {
@@ -256,7 +337,7 @@ func (a *agg) countValues(sm *sample, wt float64) {
 				}
 			}
 			if agree {
-				a.addCount(c, v.lit, wt, op, &pos)
+				a.addCount(c, v.lit, wt, sm.op, sm.seen, &pos)
 			}
 		case shardkey.In:
 			n, ok := 0, true
@@ -287,7 +368,7 @@ func (a *agg) countValues(sm *sample, wt float64) {
 			w := wt / float64(n)
 			each(func(l lit) {
 				if l.kind == litNum || l.kind == litStr {
-					a.addCount(c, l, w, op, &pos)
+					a.addCount(c, l, w, sm.op, sm.seen, &pos)
 				}
 			})
 		}
@@ -302,6 +383,9 @@ func (a *agg) finishCounts(span float64) {
 	for _, c := range a.countList {
 		t := a.w.Tables[c.ti]
 		col := t.Columns[c.ci]
+		for j, w := range c.ws {
+			c.vals[j].w = w
+		}
 		slices.SortFunc(c.vals, func(x, y valCount) int {
 			switch {
 			case x.op != y.op:

@@ -186,3 +186,71 @@ func TestTrafficPastTheCap(t *testing.T) {
 		t.Errorf("no warning of the value budget in %v", w.Warnings)
 	}
 }
+
+// TestCountIndexes counts integers through every index of a column: the
+// array for small non-negative ones (growing, and taking over the map's
+// when it grows), the map for the rest (negative, too large), and the
+// text map for numbers not written as strconv.FormatInt writes them
+// ("007", "+5", "1.5"). Each value's weight must be the number of times
+// it was given (counted here with a plain map of the texts), each value
+// listed once, in first-seen order; then, with the budget cut so that
+// the per-column cap halves, the values kept are the first seen and
+// still counted in full.
+func TestCountIndexes(t *testing.T) {
+	var texts []string
+	for i := range 30000 {
+		texts = append(texts, strconv.Itoa(i*7919%70000)) // 0..69999: the array grows past denseMin
+		if i%3 == 0 {
+			texts = append(texts, strconv.Itoa(-i), strconv.Itoa(1_000_000_000+i%500))
+		}
+		if i%1000 == 0 {
+			texts = append(texts, "007", "+5", "1.5", "0")
+		}
+	}
+	run := func(maxCounted int) (*agg, *colCount, []string, map[string]float64) {
+		a := newAgg(&shardkey.Workload{}, "x", Options{MaxCountedValues: maxCounted})
+		c := &colCount{}
+		want := map[string]float64{}
+		var order []string
+		for k, s := range texts {
+			if want[s] == 0 {
+				order = append(order, s)
+			}
+			want[s]++
+			pos := int32(0)
+			a.addCount(c, lit{s: s, kind: litNum}, 1, 0, int64(k), &pos)
+		}
+		return a, c, order, want
+	}
+	a, c, order, want := run(0)
+	if len(c.dense) <= denseMin || len(c.dense) > denseRatio*len(c.vals) {
+		t.Errorf("dense index of %d slots for %d values; want more than %d, at most %d a value", len(c.dense), len(c.vals), denseMin, denseRatio)
+	}
+	check := func(c *colCount, order []string, n int) {
+		t.Helper()
+		if len(c.vals) != n {
+			t.Fatalf("%d values counted exactly, want %d", len(c.vals), n)
+		}
+		for j, v := range c.vals {
+			if got := v.key.text(); got != order[j] {
+				t.Fatalf("value %d is %s, want %s (first-seen order)", j, got, order[j])
+			}
+			if c.ws[j] != want[order[j]] {
+				t.Errorf("value %s: weight %v, want %v", order[j], c.ws[j], want[order[j]])
+			}
+		}
+	}
+	if len(order) > exactValues {
+		t.Fatalf("test needs at most %d distinct values, has %d", exactValues, len(order))
+	}
+	check(c, order, len(order))
+	if a.lim.countCap != exactValues {
+		t.Errorf("cap %d, want %d", a.lim.countCap, exactValues)
+	}
+	// A budget of 5,000 values: the cap halves from 65,536 to 4,096.
+	a, c, order, _ = run(5000)
+	if a.lim.countCap != 4096 {
+		t.Fatalf("cap %d, want 4096", a.lim.countCap)
+	}
+	check(c, order, 4096)
+}
