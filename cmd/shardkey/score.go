@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/shardkey/shardkey/internal/gctune"
 	"github.com/shardkey/shardkey/scenario"
 )
 
@@ -47,6 +48,9 @@ Flags:
 	if err := nf.validate(&c, fs); err != nil {
 		return err
 	}
+	// load may defer garbage collection (gctune.Defer); the settings
+	// return with the command, for callers that run on (tests).
+	defer gctune.Restore()
 	l, err := c.load(e, nil)
 	if err != nil {
 		return err

@@ -16,15 +16,23 @@ import (
 	"sync/atomic"
 )
 
-// restored is set once Defer's settings have been undone.
-var restored atomic.Bool
+// restored is set once Defer's settings have been undone; prevPercent
+// and prevLimit are the settings Defer found, which restoring puts back.
+var (
+	restored    atomic.Bool
+	active      atomic.Bool
+	prevPercent atomic.Int64
+	prevLimit   atomic.Int64
+)
 
 // Defer turns the collector's percentage target off and sets a soft
 // memory limit of limit bytes (runtime/debug.SetMemoryLimit), so that no
 // collection runs until the Go runtime holds limit bytes. After a
 // collection whose live heap exceeds limit/4 (the default target would
-// then let the heap grow past half the limit anyway), the default is
-// restored for the rest of the run: GOGC=100 and no limit. Defer does
+// then let the heap grow past half the limit anyway), the settings Defer
+// found (GOGC=100 and no limit, unless the program set others) are
+// restored for the rest of the run; Restore puts them back at once, for a
+// command that returns to a longer-lived caller (tests). Defer does
 // nothing when the GOGC or GOMEMLIMIT environment variable is set (the
 // user's choice wins) or when limit is not positive. It reports whether
 // it changed the settings.
@@ -32,11 +40,25 @@ func Defer(limit int64) bool {
 	if limit <= 0 || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return false
 	}
+	if active.Swap(true) {
+		return true // already deferred
+	}
 	restored.Store(false)
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(limit)
+	prevPercent.Store(int64(debug.SetGCPercent(-1)))
+	prevLimit.Store(debug.SetMemoryLimit(limit))
 	arm(limit)
 	return true
+}
+
+// Restore puts back the settings Defer changed, if they are still
+// changed.
+func Restore() {
+	if !active.Load() || restored.Swap(true) {
+		return
+	}
+	debug.SetGCPercent(int(prevPercent.Load()))
+	debug.SetMemoryLimit(prevLimit.Load())
+	active.Store(false)
 }
 
 // Restored reports whether the default settings are back (a collection
@@ -56,9 +78,7 @@ func arm(limit int64) {
 			return
 		}
 		if live := liveHeap(); live > uint64(limit/4) {
-			debug.SetGCPercent(100)
-			debug.SetMemoryLimit(math64)
-			restored.Store(true)
+			Restore()
 			return
 		}
 		arm(limit)

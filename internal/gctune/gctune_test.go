@@ -71,6 +71,34 @@ func TestDefer(t *testing.T) {
 	}
 }
 
+// TestRestore: Restore puts back the settings Defer found, here a
+// program's own (GOGC 150, a 1 GiB limit), not the defaults.
+func TestRestore(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(100)
+	defer debug.SetMemoryLimit(math64)
+	debug.SetGCPercent(150)
+	debug.SetMemoryLimit(1 << 30)
+	if !Defer(64 << 20) {
+		t.Fatal("Defer did nothing")
+	}
+	if p := percent(); p != -1 {
+		t.Fatalf("GOGC after Defer = %d, want -1", p)
+	}
+	Restore()
+	if p := percent(); p != 150 {
+		t.Fatalf("GOGC after Restore = %d, want 150", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l != 1<<30 {
+		t.Fatalf("memory limit after Restore = %d, want %d", l, 1<<30)
+	}
+	Restore() // a second call changes nothing
+	if p := percent(); p != 150 {
+		t.Fatalf("GOGC after a second Restore = %d, want 150", p)
+	}
+}
+
 func TestDeferUserSettingsWin(t *testing.T) {
 	defer debug.SetGCPercent(100)
 	defer debug.SetMemoryLimit(math64)
