@@ -391,6 +391,11 @@ func parseCSVChunk(c *csvChunk, cc *csvCols, data []byte, file string, header []
 		if len(l) == 0 {
 			continue
 		}
+		if fastRow(l, row, cc, sep, weightCol, own) {
+			row++
+			c.rows++
+			continue
+		}
 		fields = splitFields(fields[:0], l, sep)
 		fail := func(f func(line int) error) {
 			c.errOff, c.err = lineOff, f
@@ -450,6 +455,79 @@ func parseCSVChunk(c *csvChunk, cc *csvCols, data []byte, file string, header []
 		row++
 		c.rows++
 	}
+}
+
+// fastRow parses line l into row of cc's columns in one pass over its
+// bytes, when every field is of the commonest kinds: a plain integer (1 to
+// 18 digits, optionally negative) in an Int64 column, a text value in a
+// Text column, a weight exactFloat reads exactly (and checkWeight
+// accepts), and exactly one field per header column. It reports false,
+// having perhaps written some of the row, for anything else (another
+// type, a NULL, an empty or longer number, a field too many or too few, a
+// bad value); the caller then parses the line as before (splitFields,
+// with its errors), which rewrites the whole row. It saves splitting the
+// line into views first: two passes over each field and a search per
+// field (seed 000's 2 M rows: customer_id, order_id, order_month,
+// weight).
+func fastRow(l []byte, row int, cc *csvCols, sep byte, weightCol int, own func(int, string) string) bool {
+	p := 0
+	last := len(cc.cols) - 1
+	for i, col := range cc.cols {
+		if i > 0 {
+			// The previous field ended at a separator.
+			if p >= len(l) || l[p] != sep {
+				return false
+			}
+			p++
+		}
+		if i == weightCol || col.Type == shardkey.Text {
+			end := len(l)
+			k := bytes.IndexByte(l[p:], sep)
+			if (k >= 0) != (i < last) {
+				return false // a field too few, or too many
+			}
+			if k >= 0 {
+				end = p + k
+			}
+			s := view(l[p:end])
+			p = end
+			if i == weightCol {
+				w, ok := exactFloat(s)
+				if !ok || checkWeight(w) != nil {
+					return false
+				}
+				cc.weights[row] = w
+			} else {
+				col.Strs[row] = own(i, s)
+			}
+			continue
+		}
+		if col.Type != shardkey.Int64 {
+			return false
+		}
+		neg := p < len(l) && l[p] == '-'
+		if neg {
+			p++
+		}
+		start := p
+		var n int64
+		for p < len(l) {
+			d := l[p] - '0'
+			if d > 9 {
+				break
+			}
+			n = n*10 + int64(d)
+			p++
+		}
+		if p == start || p-start > 18 {
+			return false
+		}
+		if neg {
+			n = -n
+		}
+		col.Ints[row] = n
+	}
+	return p == len(l)
 }
 
 // moveRows moves n values of s from row from to row to (to <= from); s

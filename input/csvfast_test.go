@@ -149,6 +149,20 @@ func csvCases() []csvCase {
 		{name: "invalid utf8", content: "a,b\n\xff,1\n\xfe\xfe,2\n"},
 		{name: "nul bytes", content: "a,b\n\x00,1\nx\x00y,2\n"},
 		{name: "quote-like", content: "a,b\n'x',1\n`y`,2\n"},
+		// fastRow, the one-pass parse of a line of plain ints, text and
+		// a weight, must give up on each of these as the slow path does.
+		{name: "text last, a field too many", content: "a,s\n1,x\n2,y,z\n"},
+		{name: "text last, a field too few", content: "a,s\n1,x\n2\n"},
+		{name: "weight last, a field too many", content: "a,weight\n1,1\n2,1,3\n"},
+		{name: "weight last, a field too few", content: "a,s,weight\n1,x,1\n2,y\n"},
+		{name: "int last, a field too many", content: "s,a\nx,1\ny,2,\n"},
+		{name: "ints text weight", content: "a,s,weight\n-12,x,0.25\n999999999999999999,y,1\n-0,,2\n7,z,2.871580110239838e-07\n"},
+		{name: "int64 forced junk", content: "a,s\n1,x\n12a,y\n", types: map[string]shardkey.Type{"a": shardkey.Int64}},
+		{name: "int64 forced minus only", content: "a,s\n1,x\n-,y\n", types: map[string]shardkey.Type{"a": shardkey.Int64}},
+		{name: "int64 forced empty", content: "a,s\n1,x\n,y\n", types: map[string]shardkey.Type{"a": shardkey.Int64}},
+		{name: "int64 forced 19 digits", content: "a,s\n1,x\n1234567890123456789,y\n", types: map[string]shardkey.Type{"a": shardkey.Int64}},
+		{name: "weight 17 digits and bad", content: "a,weight\n1,0.12345678901234567\n2,-1\n"},
+		{name: "weight spaces", content: "a,weight\n1, 0.5\n2,0.5 \n"},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
@@ -25,7 +26,9 @@ func main() {
 // when asked, for performance work (see docs/performance.md):
 // SHARDKEY_CPUPROFILE=file writes a CPU profile (go tool pprof),
 // SHARDKEY_TRACE=file an execution trace (go tool trace) that shows which
-// phases overlap and which is on the critical path.
+// phases overlap and which is on the critical path, SHARDKEY_MEMPROFILE=file
+// a profile of every allocation the run made (sampled every 64 KiB;
+// go tool pprof -sample_index=alloc_space).
 func profiled() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -40,6 +43,16 @@ func profiled() int {
 			trace.Start(f)
 			defer func() { trace.Stop(); f.Close() }()
 		}
+	}
+	if p := os.Getenv("SHARDKEY_MEMPROFILE"); p != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			runtime.GC() // the profile holds what the last collection saw
+			if f, err := os.Create(p); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }

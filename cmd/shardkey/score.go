@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/shardkey/shardkey/internal/gctune"
 	"github.com/shardkey/shardkey/scenario"
 )
 
@@ -48,6 +49,9 @@ Flags:
 		return err
 	}
 	c.nodesFor = nf.nodesFor
+	// load may defer garbage collection (gctune.Defer); the settings
+	// return with the command, for callers that run on (tests).
+	defer gctune.Restore()
 	l, err := c.load(e, nil)
 	if err != nil {
 		return err
