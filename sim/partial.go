@@ -198,31 +198,19 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 	o.Work += r * float64(f)
 	o.Hist[f] += r
 	o.Count++
+	p.addShardWork(t, r)
 	switch t.kind {
-	case tOne:
-		p.Work[t.one] += r
 	case tSet:
-		for _, s := range t.set {
-			p.Work[s] += r
-		}
 		if len(t.set) == p.N {
 			// A range (or IN list) that spans every shard is a
 			// scatter-gather too: every shard is asked.
 			o.Scatter += r
 		}
 	case tAll:
-		p.WorkAll += r
 		o.Scatter += r
 		if !t.keyed {
 			p.WorkKeyless += r
 			o.Keyless += r
-		}
-	case tUniform:
-		p.WorkUniform += r
-	case tUniformOf:
-		share := r / float64(len(t.set))
-		for _, s := range t.set {
-			p.Work[s] += share
 		}
 	}
 	if t.vread {
@@ -231,23 +219,7 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 		// (Update.updateVindexEntries, go/vt/vtgate/engine/update.go):
 		// its work, not another request.
 		o.Work += r * float64(f)
-		switch t.kind {
-		case tOne:
-			p.Work[t.one] += r
-		case tSet:
-			for _, s := range t.set {
-				p.Work[s] += r
-			}
-		case tAll:
-			p.WorkAll += r
-		case tUniform:
-			p.WorkUniform += r
-		case tUniformOf:
-			share := r / float64(len(t.set))
-			for _, s := range t.set {
-				p.Work[s] += share
-			}
-		}
+		p.addShardWork(t, r)
 	}
 	if len(t.lks) > 0 {
 		// Shards a lookup named that the sample does not show: each one
@@ -256,6 +228,29 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 			p.WorkUniform += r * float64(t.lks[i].extra)
 		}
 		p.addLookups(o, t, r)
+	}
+}
+
+// addShardWork adds r units/s of work on the shards touch t asks: one
+// shard, each shard of a set, every shard (WorkAll), one shard at random
+// (WorkUniform), or r spread evenly over a salted row's buckets.
+func (p *Partial) addShardWork(t *touch, r float64) {
+	switch t.kind {
+	case tOne:
+		p.Work[t.one] += r
+	case tSet:
+		for _, s := range t.set {
+			p.Work[s] += r
+		}
+	case tAll:
+		p.WorkAll += r
+	case tUniform:
+		p.WorkUniform += r
+	case tUniformOf:
+		share := r / float64(len(t.set))
+		for _, s := range t.set {
+			p.Work[s] += share
+		}
 	}
 }
 
