@@ -134,10 +134,12 @@ type Assessment struct {
 	// Root is the checklist of the design's root entity across the
 	// tables it keys (nil for a design without one).
 	Root *RootStats `json:"root,omitempty"`
-	// RangeFit, for a range design whose boundaries are fitted value by
-	// value to a key of few values (see rangefit.go), says how; the
-	// ranking does not count its load against a design equal on what the
-	// operations and transactions touch.
+	// RangeFit, for a range design whose boundaries are set value by
+	// value on a key of few values that the shard count does not divide
+	// (see rangefit.go), says how; when the split is fitted to this
+	// sample's traffic (RangeFit.Fitted) the ranking does not count its
+	// load against a design equal on what the operations and
+	// transactions touch.
 	RangeFit *RangeFit      `json:"range_fit,omitempty"`
 	Score    *sim.Candidate `json:"score"`
 
@@ -609,7 +611,15 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		if len(c.TopValues) > 0 {
 			top = c.TopValues[0].Share
 		}
-		if bs := busiestShare(c); bs >= math.Min(0.5, 3/float64(n)) && top < bs/2 {
+		// Not a clump when the key has few values and the busiest share
+		// is what hashing that many values often gives (10 warehouses on
+		// 10 shards: 3 on one shard, 30%, against 27.5% expected of a
+		// perfect hash): the load is weighed in the ranking, and the
+		// low-cardinality flags say what a shard count of whole values
+		// gives.
+		few := c.Cardinality > 0 && c.Cardinality <= 4*n &&
+			busiestShare(c) <= 1.5*sim.ExpectedMaxLoadRatio(c.Cardinality, n)/float64(n)
+		if bs := busiestShare(c); !few && bs >= math.Min(0.5, 3/float64(n)) && top < bs/2 {
 			as.Viable = false
 			as.Rejection = fmt.Sprintf("one shard does %s of all work", pct(bs))
 			why := "the key clumps the work"
@@ -673,7 +683,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	} else if c.LoadRatio > 0 {
 		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
 	}
-	if as.Viable && as.RangeFit != nil {
+	if as.Viable && as.fitted() {
 		as.Reasons = append(as.Reasons, as.RangeFit.reason(c))
 	}
 	a.jumboReasons(as)
@@ -886,8 +896,8 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	// Ranges fitted value by value to a key of few values balance only
 	// the sample's traffic (rangefit.go): their load is not weighed
 	// against a design that does not depend on such a fit.
-	if (x.RangeFit != nil) != (y.RangeFit != nil) {
-		return y.RangeFit != nil, true
+	if x.fitted() != y.fitted() {
+		return y.fitted(), true
 	}
 	// A busiest shard after fixes lowered by moving materially more
 	// traffic into read models than the other key does (more than a tenth
@@ -1031,7 +1041,7 @@ func verdictText(as *Assessment, first bool) string {
 	if as.Score.Transactions > 0 && cr.CrossShardTxn >= 0.1 {
 		costs = append(costs, fmt.Sprintf("%s of transactions cross shards", pct(cr.CrossShardTxn)))
 	}
-	if f := as.RangeFit; f != nil {
+	if f := as.RangeFit; as.fitted() {
 		costs = append(costs, fmt.Sprintf("its ranges are fitted value by value (%s per shard of %s)", perShard(f.ValuesPerShard), f.values()))
 	}
 	if len(as.Expensive) > 0 {
@@ -1146,7 +1156,7 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		case !as.Viable:
 		case !decided && as.Viable:
 			reason = "equal on every measure here: either would do"
-		case !accessDecided && as.RangeFit != nil && best.RangeFit == nil:
+		case !accessDecided && as.fitted() && !best.fitted():
 			reason = fmt.Sprintf("its ranges are fitted value by value, %s per shard of %s", perShard(as.RangeFit.ValuesPerShard), as.RangeFit.values())
 			if as.Criteria.AfterFixes < best.Criteria.AfterFixes {
 				reason += fmt.Sprintf(": a busiest shard of %s/s against %s/s that holds only while each value keeps this sample's share of the traffic", fmtF(as.Criteria.AfterFixes), fmtF(best.Criteria.AfterFixes))

@@ -16,20 +16,27 @@ import (
 // A range key of few distinct values (TPC-C's 10 warehouses on 8 shards)
 // has boundaries at the values themselves: sim takes them at the
 // equal-weight quantiles of the sample, so each range holds whole values,
-// as many as the sampled traffic makes fit. When the ranges cannot hold
-// equal numbers of values (10 values on 8 shards: 2, 1, 1, 1, 2, 1, 1, 1)
-// the split is a directory fitted to this sample: it balances only while
-// every value keeps its sampled share of traffic, and a value added later
-// goes to the last range. Such a design's load edge over a design equal
-// on everything the operations and transactions touch (its hash twin) is
-// an artefact of the key's few values, not a property of the key, so the
-// ranking does not count it (orderBanded): the other design goes first.
-// The advice then proposes the shard counts that do divide the values,
-// with even ranges of whole values scored at those counts (evenShardsFix).
+// as many as the sampled traffic makes fit. When the shard count does not
+// divide the values, the ranges cannot hold equal numbers of them. If the
+// busiest range holds no more values than the most even split of whole
+// values puts on one shard, ceil(card/n) (10 values on 8 shards: 2, 1, 1,
+// 1, 2, 1, 1, 1), the split is as even as whole values get, whatever the
+// traffic: no placement of whole values, hash or directory, does better
+// for values of equal traffic, and the design is ranked as any other. If
+// some range holds more (3 quiet values on one shard), the split is a
+// directory fitted to this sample: it balances only while every value
+// keeps its sampled share of traffic, and a value added later goes to the
+// last range; such a design's load edge over a design equal on
+// everything the operations and transactions touch (its hash twin) is an
+// artefact of the fit, so the ranking does not count it (orderBanded):
+// the other design goes first. Either way the advice proposes the shard
+// counts that do divide the values, with even ranges of whole values
+// scored at those counts (evenShardsFix).
 
-// RangeFit describes range boundaries fitted value by value to a key of
-// few distinct values: at most 4 per shard (sim's fewRangeValues), split
-// into ranges that do not all hold the same number of values.
+// RangeFit describes range boundaries set value by value on a key of few
+// distinct values: at most 4 per shard (sim's fewRangeValues), split into
+// ranges that do not all hold the same number of values (Fitted says
+// whether more than an even split's).
 type RangeFit struct {
 	// Column is the range key's column (the first range-keyed table's;
 	// co-located tables share the boundaries).
@@ -49,7 +56,22 @@ type RangeFit struct {
 	// EvenShards are the shard counts within n/2..2n that divide the
 	// values evenly (10 values, 8 shards: 5 and 10); empty for none.
 	EvenShards []int `json:"even_shards"`
+	// Fitted is true when some shard's range holds more values than the
+	// most even split of whole values puts on one, ceil(card/n): the
+	// boundaries follow this sample's traffic (3 quiet values on one
+	// shard), and the ranking does not weigh the design's load against a
+	// design equal on access (orderBanded). False when the ranges are as
+	// even as whole values get but unequal, because n does not divide the
+	// values (10 on 8: 2, 1, 1, 1, 2, 1, 1, 1, the busiest 1.60x with
+	// values of equal traffic, which no placement of whole values beats):
+	// the design is weighed as any other, and the advice proposes the
+	// shard counts that divide the values (evenShardsFix).
+	Fitted bool `json:"fitted"`
 }
+
+// fitted reports whether as's ranges are fitted value by value to this
+// sample's traffic (RangeFit.Fitted).
+func (as *Assessment) fitted() bool { return as.RangeFit != nil && as.RangeFit.Fitted }
 
 // fitCounts returns how many values each of n shards' ranges holds.
 func fitCounts(split [][]string, n int) []int {
@@ -97,7 +119,7 @@ func rangeFitOf(c *sim.Candidate, key string, n int) *RangeFit {
 		return nil
 	}
 	f := &RangeFit{Cardinality: card, ValuesPerShard: counts, EvenShards: evenShards(card, n),
-		EvenRatio: float64((card+n-1)/n) * float64(n) / float64(card)}
+		EvenRatio: float64((card+n-1)/n) * float64(n) / float64(card), Fitted: slices.Max(counts) > (card+n-1)/n}
 	if len(c.RangeBounds) > 0 && len(c.RangeBounds[0].Columns) > 0 {
 		f.Column = c.RangeBounds[0].Columns[0]
 		for _, tk := range c.Tables {
@@ -205,7 +227,7 @@ func (a *analysis) evenShardsFix(list []*Assessment, o sim.Options) {
 	if best.RangeFit == nil {
 		src = nil
 		for _, as := range list[1:] {
-			if _, decided := orderAccess(best, as); as.Viable && as.RangeFit != nil && !decided {
+			if _, decided := orderAccess(best, as); as.Viable && as.fitted() && !decided {
 				src = as
 				break
 			}
@@ -272,20 +294,29 @@ func (a *analysis) evenShardsFix(list []*Assessment, o sim.Options) {
 	}
 	fitted := fmt.Sprintf("ranges fitted to this sample (%s values per shard) do %s/s, %.2fx, only while each value keeps its share of the traffic", perShard(f.ValuesPerShard), fmtF(src.Score.MaxShardWork), src.Score.WorkRatio)
 	now := []string{fmt.Sprintf("as recommended the busiest shard does %s/s, %.2fx the mean", fmtF(best.Score.MaxShardWork), best.Score.WorkRatio)}
-	if src != best {
+	switch {
+	case src != best:
 		now = append(now, fitted)
-	} else {
+	case f.Fitted:
 		now[0] = "as recommended, " + fitted
+	default:
+		now[0] = fmt.Sprintf("as recommended, ranges of whole values as even as %d shards allow (%s values per shard) do %s/s, %.2fx the mean", n, perShard(f.ValuesPerShard), fmtF(best.Score.MaxShardWork), best.Score.WorkRatio)
 	}
 	var opts []string
 	for i, g := range got {
 		per := f.Cardinality / g.m
 		what := fmt.Sprintf("%s each (range bounds=[%s])", plural(per, "1 value", fmt.Sprintf("%d values", per)), strings.Join(g.bounds, ", "))
+		var o string
 		if i == 0 {
-			opts = append(opts, fmt.Sprintf("With %d shards, %s, re-simulated: busiest shard %s/s, %.2fx the mean", g.m, what, fmtF(g.c.MaxShardWork), g.c.WorkRatio))
+			o = fmt.Sprintf("With %d shards, %s, re-simulated: busiest shard %s/s, %.2fx the mean", g.m, what, fmtF(g.c.MaxShardWork), g.c.WorkRatio)
 		} else {
-			opts = append(opts, fmt.Sprintf("with %d shards, %s: %s/s, %.2fx", g.m, what, fmtF(g.c.MaxShardWork), g.c.WorkRatio))
+			o = fmt.Sprintf("with %d shards, %s: %s/s, %.2fx", g.m, what, fmtF(g.c.MaxShardWork), g.c.WorkRatio)
 		}
+		if g.c.MaxShardWork > best.Score.MaxShardWork {
+			// Fewer shards: more even, but each does more.
+			o += fmt.Sprintf(" (more even, but a busier shard than the %s/s recommended on %d)", fmtF(best.Score.MaxShardWork), n)
+		}
+		opts = append(opts, o)
 	}
 	text := head + ": " + strings.Join(now, "; ") + ". " + strings.Join(opts, "; ") +
 		". Each shard then holds whole values in equal numbers, the tables co-located as before; a value added later needs a new split (the shard count is easy to change later, the key is not)."

@@ -7,17 +7,20 @@ import (
 	"github.com/shardkey/shardkey/sim"
 )
 
-// TestOrderRangeFit: a design with ranges fitted value by value loses to
-// one equal on access whatever their busiest shards (200/s against
-// 300/s), but what the operations and transactions touch still decides
-// first: with 10 points more of its requests local, the fitted design
-// goes first; two fitted designs compare by load as before.
+// TestOrderRangeFit: a design with ranges fitted value by value to the
+// sample's traffic (3 values on one of 8 shards, more than ceil(10/8))
+// loses to one equal on access whatever their busiest shards (200/s
+// against 300/s), but what the operations and transactions touch still
+// decides first: with 10 points more of its requests local, the fitted
+// design goes first; two fitted designs compare by load as before; a
+// split as even as whole values get (2, 1, 1, 1, 2, 1, 1, 1) is weighed
+// on load like any design.
 func TestOrderRangeFit(t *testing.T) {
 	mk := func(local, after float64, fit bool) *Assessment {
 		as := &Assessment{Viable: true, Score: &sim.Candidate{RequestsPerS: 1000},
 			Criteria: Criteria{Local: local, SingleShard: 1, WorkPerRequest: 1, AfterFixes: after, Bounded: true}}
 		if fit {
-			as.RangeFit = &RangeFit{Cardinality: 10, ValuesPerShard: []int{2, 1, 1, 1, 2, 1, 1, 1}}
+			as.RangeFit = &RangeFit{Cardinality: 10, ValuesPerShard: []int{3, 1, 1, 1, 1, 1, 1, 1}, Fitted: true}
 		}
 		return as
 	}
@@ -27,6 +30,11 @@ func TestOrderRangeFit(t *testing.T) {
 			t.Errorf("%s: x first %v (decided %v); want %v, decided", what, got, decided, want)
 		}
 	}
+	// As even as whole values get (10 on 8: no shard over ceil(10/8) =
+	// 2): weighed on load as any design, so the lighter goes first.
+	even := mk(0.9, 200, false)
+	even.RangeFit = &RangeFit{Cardinality: 10, ValuesPerShard: []int{2, 1, 1, 1, 2, 1, 1, 1}}
+	check(even, mk(0.9, 300, false), true, "even split of whole values, lighter")
 	check(mk(0.9, 200, true), mk(0.9, 300, false), false, "fitted, lighter, equal access")
 	check(mk(0.9, 300, false), mk(0.9, 200, true), true, "unfitted against fitted")
 	check(mk(1.0, 200, true), mk(0.9, 300, false), true, "fitted, 10 points more local")
