@@ -542,32 +542,31 @@ func trafficFromCounts(ks *KeyStats, vc *shardkey.ValueCounts) {
 
 // tailEntropy returns the entropy term, in bits, of the values counted
 // only in sketch (a k-minimum-values sketch of their distinct hashes,
-// internal/kmv) and not one by one: rest of a total weight total (rest
-// exact: the counts keep every value's weight in their total), spread
-// evenly over the sketch's estimate d of them:
+// internal/kmv), not one by one: their weight rest of the total weight
+// total (exact: the counts keep every value's weight in their total),
+// spread evenly over the sketch's estimate d of their number:
 //
-//	-r log2(r / d),   r = rest / total (0..1)
+//	-r log2(r / d),   r = rest / total (0..1),
 //
-// so that the entropy of counted values p_i (= w_i / total) and the
-// rest is
+// so that with the values counted one by one, p_i = w_i / total,
 //
 //	H = -sum_i p_i log2 p_i - r log2(r / d).
 //
-// Given d values sharing r, their term -sum_j q_j log2 q_j is at most
-// -r log2(r / d), with equality when they are equally used, and at
-// least -r log2 r (one value takes it all): r times their own entropy,
-// which is at most log2 d (Cover and Thomas, Elements of Information
-// Theory, 2nd ed., Theorem 2.6.4), plus -r log2 r. The term is so an
-// upper estimate of the rest's part, exact for an evenly used tail:
-// what a log's values first seen once 65,536 others were counted mostly
-// are, the heavy values having shown up early; a skewed tail makes it
-// high by r times (log2 d less the tail's own entropy). The sketch's
-// relative error e in d (standard error 1/sqrt(kmv.K-2), about 3%)
-// moves it by r log2(1+e) bits (+-0.045 r a standard error). The
-// figure was 0 for the rest before: the counted values' terms alone,
-// an underestimate by up to log2 of the cardinality for a key whose
-// values are nearly all past the cap. 0 when nothing is sketched or
-// rest is not positive (rounding).
+// Why an upper estimate: the rest's true term is -r log2 r + r H_rest,
+// H_rest the entropy of its values' shares scaled to sum to 1, and
+// 0 <= H_rest <= log2 d, with equality at the top exactly when the d
+// values are equally used (Cover and Thomas, Elements of Information
+// Theory, 2nd ed., Theorem 2.6.4). The figure takes the top: exact for
+// an evenly used tail, which values first seen only once 65,536 others
+// were counted mostly are (heavy values show up early), high by
+// r (log2 d - H_rest) for a skewed one; the lower end, -r log2 r, would
+// lump the rest into one value. Values the sketch holds that a row
+// sample could not hold (sqllog cannot convert them once sketched) or
+// that another log listed (mergeCounts) make d larger, the figure
+// higher. The sketch's relative error e in d (standard error
+// 1/sqrt(kmv.K-2), about 3%) moves the figure by r log2(1+e) bits:
+// about 0.045 r a standard error. 0 when nothing is sketched or rest is
+// not positive (rounding).
 func tailEntropy(rest, total float64, sketch []uint64) float64 {
 	if len(sketch) == 0 || !(rest > 0) || !(total > 0) {
 		return 0
