@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -75,6 +76,37 @@ func TestKeyLineDatabaseNoSample(t *testing.T) {
 	for _, want := range []string{"on orders: about 250 distinct values", "estimated inside the database from its own sample (", "100 rows read from 10% of the blocks"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("%q does not say %q", b.String(), want)
+		}
+	}
+}
+
+// TestKeyLineTrafficEstimated: a traffic-based key past the values
+// counted one by one reads "about" before its cardinality and its
+// entropy, each as its own flag says (KeyStats.Estimated,
+// EntropyEstimated); under the cap neither does; JSON carries
+// entropy_estimated only when it is true.
+func TestKeyLineTrafficEstimated(t *testing.T) {
+	ks := sim.KeyStats{Table: "t", Columns: []string{"k"}, Basis: "traffic", Cardinality: 19109, Entropy: 14.2219, Estimated: true, EntropyEstimated: true, MonotonicityUnknown: true}
+	line := func(ks sim.KeyStats) string {
+		var b strings.Builder
+		keyLine(&b, &sim.Candidate{Shards: 4, Tables: []sim.TableKey{{KeyStats: ks}}})
+		return b.String()
+	}
+	if got, want := line(ks), "about 19,109 distinct values in the statements, entropy about 14.2 bits,"; !strings.Contains(got, want) {
+		t.Errorf("%q does not say %q", got, want)
+	}
+	ks.Estimated, ks.EntropyEstimated, ks.Cardinality, ks.Entropy = false, false, 50, 5.5
+	if got, want := line(ks), ": 50 distinct values in the statements, entropy 5.5 bits,"; !strings.Contains(got, want) {
+		t.Errorf("%q does not say %q", got, want)
+	}
+	for _, est := range []bool{false, true} {
+		ks.EntropyEstimated = est
+		b, err := json.Marshal(sim.TableKey{KeyStats: ks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), `"entropy_estimated":true`); got != est {
+			t.Errorf("estimated %v: JSON %s", est, b)
 		}
 	}
 }

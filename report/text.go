@@ -255,8 +255,12 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 			case t.Monotonic:
 				mono = fmt.Sprintf("inserted values MONOTONIC (r = %.2f)", t.Monotonicity)
 			}
-			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample: rows unknown): %s%s distinct values in the statements%s, entropy %.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
-				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, t.Entropy, mono, numfmt.Commas(int64(t.Cardinality)), c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+			eabout := ""
+			if t.EntropyEstimated {
+				eabout = "about "
+			}
+			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample: rows unknown): %s%s distinct values in the statements%s, entropy %s%.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
+				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, eabout, t.Entropy, mono, numfmt.Commas(int64(t.Cardinality)), c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
 			continue
 		}
 		top := ""
@@ -268,6 +272,9 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 			mono = "MONOTONIC"
 		}
 		about, entropy := "", fmt.Sprintf("entropy %.1f bits", t.Entropy)
+		if t.EntropyEstimated {
+			entropy = fmt.Sprintf("entropy about %.1f bits", t.Entropy)
+		}
 		if d := t.Database; d != nil {
 			if d.Sample != "" {
 				about = "about "

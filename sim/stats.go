@@ -31,14 +31,19 @@ type KeyStats struct {
 	Monotonicity float64 `json:"monotonicity"`
 	Monotonic    bool    `json:"monotonic"`
 	// Entropy is the Shannon entropy of the key's weight distribution in
-	// bits; log2(Cardinality) for equal weights.
+	// bits; log2(Cardinality) for equal weights. Past the values counted
+	// one by one (traffic basis, past 65,536 distinct values) it is an
+	// estimate, EntropyEstimated true: see tailEntropy.
 	Entropy float64 `json:"entropy"`
 	// Basis is "traffic" when the figures come from the values the
 	// statements bind (a table without a row sample: shares of requests,
 	// not of rows); empty for the row sample. Estimated reports that
-	// Cardinality is a sketch's estimate (past 65,536 distinct values).
-	Basis     string `json:"basis,omitempty"`
-	Estimated bool   `json:"cardinality_estimated,omitempty"`
+	// Cardinality is a sketch's estimate (past 65,536 distinct values),
+	// EntropyEstimated that Entropy is (the same values' share spread
+	// evenly over the sketch's estimate of them: tailEntropy).
+	Basis            string `json:"basis,omitempty"`
+	Estimated        bool   `json:"cardinality_estimated,omitempty"`
+	EntropyEstimated bool   `json:"entropy_estimated,omitempty"`
 	// MonotonicityUnknown reports that nothing orders the values (traffic
 	// basis with fewer than 3 inserted values): Monotonicity is then 0
 	// and means "unknown".
@@ -318,7 +323,10 @@ const (
 // statement's values the reader kept (Table.Traffic: the first 65,536
 // distinct values counted, the rest estimated), not by their sampled
 // instances, which give only the inserted values' order (so Monotonicity
-// stays the sample's).
+// stays the sample's). Past the values counted one by one, Cardinality
+// adds the sketch's estimate of the rest (Estimated) and Entropy the
+// rest's term spread evenly over it, an upper estimate of that term
+// (EntropyEstimated; tailEntropy).
 func TrafficKeyStats(w *shardkey.Workload, ti int, cols []int) KeyStats {
 	return trafficKeyStats(w, ti, cols, nil)
 }
@@ -501,12 +509,15 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 	return ks
 }
 
-// trafficFromCounts sets ks's entropy (summed in the values' order) and
-// top values (heaviest first, ties by first seen) from a log's counts.
+// trafficFromCounts sets ks's entropy (summed in the values' order, the
+// sketched values' term last: tailEntropy) and top values (heaviest
+// first, ties by first seen) from a log's counts.
 func trafficFromCounts(ks *KeyStats, vc *shardkey.ValueCounts) {
 	total := vc.Total
 	var top []int // indexes into vc.Values, heaviest first
+	counted := 0.0
 	for i, wt := range vc.Weights {
+		counted += wt
 		if p := wt / total; p > 0 {
 			ks.Entropy -= p * math.Log2(p)
 		}
@@ -523,6 +534,49 @@ func trafficFromCounts(ks *KeyStats, vc *shardkey.ValueCounts) {
 	for _, i := range top {
 		ks.TopValues = append(ks.TopValues, TopValue{Value: vc.Values[i].String(), Share: vc.Weights[i] / total})
 	}
+	if len(vc.Sketch) > 0 {
+		ks.Entropy += tailEntropy(total-counted, total, vc.Sketch)
+		ks.EntropyEstimated = true
+	}
+}
+
+// tailEntropy returns the entropy term, in bits, of the values counted
+// only in sketch (a k-minimum-values sketch of their distinct hashes,
+// internal/kmv), not one by one: their weight rest of the total weight
+// total (exact: the counts keep every value's weight in their total),
+// spread evenly over the sketch's estimate d of their number:
+//
+//	-r log2(r / d),   r = rest / total (0..1),
+//
+// so that with the values counted one by one, p_i = w_i / total,
+//
+//	H = -sum_i p_i log2 p_i - r log2(r / d).
+//
+// Why an upper estimate: the rest's true term is -r log2 r + r H_rest,
+// H_rest the entropy of its values' shares scaled to sum to 1, and
+// 0 <= H_rest <= log2 d, with equality at the top exactly when the d
+// values are equally used (Cover and Thomas, Elements of Information
+// Theory, 2nd ed., Theorem 2.6.4). The figure takes the top: exact for
+// an evenly used tail, which values first seen only once 65,536 others
+// were counted mostly are (heavy values show up early), high by
+// r (log2 d - H_rest) for a skewed one; the lower end, -r log2 r, would
+// lump the rest into one value. Values the sketch holds that a row
+// sample could not hold (sqllog cannot convert them once sketched) or
+// that another log listed (mergeCounts) make d larger, the figure
+// higher. The sketch's relative error e in d (standard error
+// 1/sqrt(kmv.K-2), about 3%) moves the figure by r log2(1+e) bits:
+// about 0.045 r a standard error. 0 when nothing is sketched or rest is
+// not positive (rounding).
+func tailEntropy(rest, total float64, sketch []uint64) float64 {
+	if len(sketch) == 0 || !(rest > 0) || !(total > 0) {
+		return 0
+	}
+	r := min(rest/total, 1)
+	d := float64(kmvEstimate(sketch))
+	if r <= 0 || d < 1 {
+		return 0
+	}
+	return -r * math.Log2(r/d)
 }
 
 type trafficAgg struct {
@@ -532,7 +586,8 @@ type trafficAgg struct {
 }
 
 // trafficFromMap sets ks's cardinality, entropy and top values from the
-// values counted in m (and sketched past them).
+// values counted in m (and sketched past them: their entropy term is
+// tailEntropy's).
 func trafficFromMap(ks *KeyStats, m map[shardkey.Value]*trafficAgg, total float64, sketch []uint64) {
 	ks.Cardinality = len(m)
 	if len(sketch) > 0 {
@@ -549,10 +604,16 @@ func trafficFromMap(ks *KeyStats, m map[shardkey.Value]*trafficAgg, total float6
 		}
 		return all[i].first < all[j].first
 	})
+	counted := 0.0
 	for _, x := range all { // in a fixed order: the same input, the same bits
+		counted += x.w
 		if p := x.w / total; p > 0 {
 			ks.Entropy -= p * math.Log2(p)
 		}
+	}
+	if len(sketch) > 0 {
+		ks.Entropy += tailEntropy(total-counted, total, sketch)
+		ks.EntropyEstimated = true
 	}
 	for i, x := range all {
 		if i >= 10 {

@@ -108,7 +108,8 @@
 // (Options.MaxCountedValues; past it the cap per column is halved), the
 // rest in a k-minimum-values distinct-count sketch, so that the key
 // statistics of a table read only from a log (cardinality, top values,
-// entropy; sim.TrafficKeyStats) are the whole log's; only the
+// entropy; sim.TrafficKeyStats) are the whole log's (past the cap
+// estimates, marked so); only the
 // monotonicity of inserted values comes from the sample. Files may be gzip or zstd compressed, a
 // directory or glob of rotated files, or standard input (ReadFile). One goroutine reads lines and keeps log
 // order; a pool of workers parses SQL; one goroutine aggregates the parsed

@@ -25,7 +25,10 @@ import (
 // are counted in its total and in a k-minimum-values sketch of their
 // hashes (internal/kmv: a relative standard error of about 3%), not one
 // by one: a value first seen after the cap is not among the top values,
-// however often it comes. About 110 bytes a value counted exactly (28 MB
+// however often it comes, and the entropy spreads their share (exact:
+// the totals are) evenly over the sketch's estimate of their number, an
+// upper estimate of their part marked entropy_estimated (sim.KeyStats,
+// sim's tailEntropy). About 110 bytes a value counted exactly (28 MB
 // for the default budget), 8 kB a sketch.
 const (
 	exactValues             = 1 << 16

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/kmv"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -105,8 +106,8 @@ func TestTrafficCountsEveryStatement(t *testing.T) {
 			t.Errorf("top value %d: %s at %v, want %d at %v", i, tv.Value, tv.Share, v, weight(v)/total)
 		}
 	}
-	if !near(ks.Entropy, wantEntropy, 1e-12) {
-		t.Errorf("entropy %v, want %v", ks.Entropy, wantEntropy)
+	if !near(ks.Entropy, wantEntropy, 1e-12) || ks.EntropyEstimated {
+		t.Errorf("entropy %v (estimated %v), want %v exactly", ks.Entropy, ks.EntropyEstimated, wantEntropy)
 	}
 	if old := withoutCounts(t, small, "orders", "customer_id"); old.Cardinality >= 50 {
 		t.Errorf("the 8 sampled instances alone give cardinality %d: the test does not tell counts from the sample", old.Cardinality)
@@ -156,10 +157,22 @@ func TestTrafficTiesFirstSeen(t *testing.T) {
 	}
 }
 
+// kmvTol returns the bits an entropy whose sketched values hold share r
+// of the weight may be off by when the sketch's estimate of their number
+// is off by 3 standard errors (1/sqrt(kmv.K-2) each, internal/kmv):
+// the larger of |r log2(1 +- 3s)|.
+func kmvTol(r float64) float64 {
+	return -r * math.Log2(1-3/math.Sqrt(kmv.K-2))
+}
+
 // TestTrafficPastTheCap: 20,000 distinct values, once each, with a
 // budget of 1,000 values counted exactly: the per-column cap halves to
 // 512, the rest is a k-minimum-values estimate, within 3 standard errors
-// (1/sqrt(1022): 9.4%) of 20,000, marked estimated, with a warning.
+// (1/sqrt(1022): 9.4%) of 20,000, marked estimated, with a warning. The
+// entropy is log2(20,000) = 14.29 bits (512 values' terms exact, the
+// rest's share r = 19,488/20,000 spread evenly over the sketch's
+// estimate of 19,488, as they are), within r log2(1 - 9.4%) = 0.14 bits,
+// marked estimated; the counted values' terms alone were 0.37 bits.
 func TestTrafficPastTheCap(t *testing.T) {
 	var stmts []string
 	for i := range 20000 {
@@ -173,6 +186,9 @@ func TestTrafficPastTheCap(t *testing.T) {
 	if vc := w.Tables[w.TableIndex("t")].Traffic["k"]; vc == nil || len(vc.Values) != 512 {
 		t.Errorf("counts %v: want 512 values listed", vc)
 	}
+	if want, tol := math.Log2(20000), kmvTol(19488.0/20000); !ks.EntropyEstimated || math.Abs(ks.Entropy-want) > tol {
+		t.Errorf("entropy %v (estimated %v), want log2(20000) = %v within %v, estimated", ks.Entropy, ks.EntropyEstimated, want, tol)
+	}
 	for _, tv := range ks.TopValues {
 		if !near(tv.Share, 1.0/20000, 1e-9) {
 			t.Errorf("top value %v: share want 1/20000", tv)
@@ -184,6 +200,48 @@ func TestTrafficPastTheCap(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no warning of the value budget in %v", w.Warnings)
+	}
+}
+
+// TestTrafficEntropySkewedPastCap: a Zipf head, values 1..8 named
+// 840/i times each (840, 420, 280, 210, 168, 140, 120, 105: 2,283
+// statements), then 16,000 other values once each, 18,283 statements,
+// with a budget of 1,000 values counted exactly (cap 512: the head and
+// the first 504 of the tail counted, 15,496 sketched). By hand the
+// entropy is -sum over the head of p log2 p (p = 840/i/18,283) plus
+// 16,000/18,283 log2 18,283; the 15,496 sketched values are evenly used,
+// so the estimate is that, within the sketch's error on their number
+// (kmvTol of their share 15,496/18,283: 0.12 bits).
+func TestTrafficEntropySkewedPastCap(t *testing.T) {
+	var stmts []string
+	for i := 1; i <= 8; i++ {
+		for range 840 / i {
+			stmts = append(stmts, fmt.Sprintf("SELECT * FROM t WHERE k = %d", i))
+		}
+	}
+	const tail = 16000
+	for i := range tail {
+		stmts = append(stmts, fmt.Sprintf("SELECT * FROM t WHERE k = %d", 1000+i*7919%1000003))
+	}
+	const total = 18283.0
+	if len(stmts) != total {
+		t.Fatalf("%d statements, want %v", len(stmts), total)
+	}
+	want := tail / total * math.Log2(total)
+	for i := 1; i <= 8; i++ {
+		p := float64(840/i) / total
+		want -= p * math.Log2(p)
+	}
+	w := readText(t, trafficLog(stmts), Options{Sample: 16, MaxCountedValues: 1000})
+	ks := trafficStats(t, w, "t", "k")
+	if vc := w.Tables[w.TableIndex("t")].Traffic["k"]; vc == nil || len(vc.Values) != 512 {
+		t.Fatalf("counts %v: want 512 values listed", vc)
+	}
+	if tol := kmvTol((tail - 504) / total); !ks.EntropyEstimated || math.Abs(ks.Entropy-want) > tol {
+		t.Errorf("entropy %v (estimated %v), want %v within %v, estimated", ks.Entropy, ks.EntropyEstimated, want, tol)
+	}
+	if len(ks.TopValues) == 0 || ks.TopValues[0].Value != "1" || !near(ks.TopValues[0].Share, 840/total, 1e-12) {
+		t.Errorf("top values %v: want 1 first at 840/18283", ks.TopValues)
 	}
 }
 
