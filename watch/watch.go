@@ -83,7 +83,11 @@ type Options struct {
 	// TopKeys is the number of keys reported per design and window (0: 10).
 	TopKeys int
 	// Nodes, when set, places the designs' shards (slots; Sim.Shards must
-	// be their number) on nodes: windows then report per-node work too.
+	// be their number) on nodes: windows then report per-node work too,
+	// and the designs are scored with the placement (Sim.Nodes, set to
+	// Nodes when nil), as score scores them: under an engine whose client
+	// sends one request per node (sim.ScatterPerNode: redis) fan-out
+	// counts the nodes a request touches (DesignWindow.FanoutPer "node").
 	Nodes *sim.Nodes
 }
 
@@ -138,6 +142,9 @@ func New(o Options) (*Watcher, error) {
 	if o.TopKeys <= 0 {
 		o.TopKeys = 10
 	}
+	if o.Sim.Nodes == nil {
+		o.Sim.Nodes = o.Nodes
+	}
 	wt := &Watcher{o: o, th: th}
 	for _, k := range o.Designs {
 		d, err := shardkey.ParseDesign(k)
@@ -180,19 +187,30 @@ type Report struct {
 // `score` on the window's slice of the log (sim.Candidate's names and
 // units: requests/s, units of work/s) plus statement shapes and top keys.
 type DesignWindow struct {
-	Key                   string    `json:"key"`
-	Engine                string    `json:"engine"`
-	Shards                int       `json:"shards"`
-	RequestsPerS          float64   `json:"requests_per_s"`
-	WorkPerS              float64   `json:"work_per_s"`
-	ShardWork             []float64 `json:"shard_work"`
-	MaxShardWork          float64   `json:"max_shard_work"`
-	MeanShardWork         float64   `json:"mean_shard_work"`
-	WorkRatio             float64   `json:"work_ratio"`
-	FanoutMean            float64   `json:"fanout_mean"`
-	SingleShardFraction   float64   `json:"single_shard_fraction"`
-	CrossShardTxnFraction float64   `json:"cross_shard_txn_fraction"`
-	Transactions          int64     `json:"transactions"`
+	Key           string    `json:"key"`
+	Engine        string    `json:"engine"`
+	Shards        int       `json:"shards"`
+	RequestsPerS  float64   `json:"requests_per_s"`
+	WorkPerS      float64   `json:"work_per_s"`
+	ShardWork     []float64 `json:"shard_work"`
+	MaxShardWork  float64   `json:"max_shard_work"`
+	MeanShardWork float64   `json:"mean_shard_work"`
+	WorkRatio     float64   `json:"work_ratio"`
+	// FanoutMean and FanoutP99 are the window's fan-out per request,
+	// rate-weighted, and its p99 (sim.Candidate's): shards asked, or
+	// nodes touched when FanoutPer is "node".
+	FanoutMean float64 `json:"fanout_mean"`
+	FanoutP99  float64 `json:"fanout_p99"`
+	// FanoutPer is "node" when fan-out (the design's and each shape's)
+	// counts nodes, not shards: slots on nodes (Options.Nodes) under an
+	// engine whose client sends one request per node (redis: a keyless
+	// scan on 16384 slots over 3 masters touches 3 nodes), as in score
+	// (sim.Candidate.FanoutPer). Absent otherwise. SingleShardFraction,
+	// ScatterShare and work still count slots.
+	FanoutPer             string  `json:"fanout_per,omitempty"`
+	SingleShardFraction   float64 `json:"single_shard_fraction"`
+	CrossShardTxnFraction float64 `json:"cross_shard_txn_fraction"`
+	Transactions          int64   `json:"transactions"`
 	// ScatterShare is the share (0..1) of the window's requests sent to
 	// every shard.
 	ScatterShare float64 `json:"scatter_share"`
@@ -214,7 +232,10 @@ type Shape struct {
 	Table        string  `json:"table"`
 	Kind         string  `json:"kind"`
 	RequestsPerS float64 `json:"requests_per_s"`
-	FanoutMean   float64 `json:"fanout_mean"`
+	// FanoutMean and FanoutP99: the shape's fan-out per request and its
+	// p99, in shards or nodes as DesignWindow.FanoutPer says.
+	FanoutMean float64 `json:"fanout_mean"`
+	FanoutP99  float64 `json:"fanout_p99"`
 	// ScatterFraction is the share (0..1) of the shape's requests sent
 	// to every shard; ScatterShare the share of all the window's
 	// requests that are this shape's scatter-gathers.
@@ -332,10 +353,10 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 		c := s.Report(p)
 		dw := DesignWindow{Key: c.Key, Engine: c.Engine, Shards: c.Shards, RequestsPerS: c.RequestsPerS, WorkPerS: c.WorkPerS,
 			ShardWork: c.ShardWork, MaxShardWork: c.MaxShardWork, MeanShardWork: c.MeanShardWork, WorkRatio: c.WorkRatio,
-			FanoutMean: c.FanoutMean, SingleShardFraction: c.SingleShardFraction,
+			FanoutMean: c.FanoutMean, FanoutP99: c.FanoutP99, FanoutPer: c.FanoutPer, SingleShardFraction: c.SingleShardFraction,
 			CrossShardTxnFraction: c.CrossShardTxnFraction, Transactions: c.Transactions, Candidate: c}
 		for _, op := range c.Operations {
-			sh := Shape{Name: op.Name, Table: op.Table, Kind: op.Kind, RequestsPerS: op.RequestsPerS, FanoutMean: op.FanoutMean, ScatterFraction: op.ScatterFraction}
+			sh := Shape{Name: op.Name, Table: op.Table, Kind: op.Kind, RequestsPerS: op.RequestsPerS, FanoutMean: op.FanoutMean, FanoutP99: op.FanoutP99, ScatterFraction: op.ScatterFraction}
 			if c.RequestsPerS > 0 {
 				sh.ScatterShare = op.RequestsPerS * op.ScatterFraction / c.RequestsPerS
 			}

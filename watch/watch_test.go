@@ -2,11 +2,13 @@ package watch
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -303,5 +305,74 @@ func TestWatcher_HotKeyFewKeys(t *testing.T) {
 	}
 	if hot != 1 {
 		t.Errorf("many keys: %d hot_key events, want 1: %+v", hot, r.Events)
+	}
+}
+
+// TestWatcher_RedisNodeFanout: Redis Cluster's 16384 slots on 3 masters
+// (contiguous), as score and advise count it (sim.Candidate.FanoutPer):
+// fan-out counts the nodes a request touches, since the client sends one
+// request per master. Worked by hand:
+//
+//  1. three reads of one id each (1 node each) at 3/s and a read by
+//     other (names no key: every slot, so each of the 3 nodes) at 1/s:
+//     mean (3*1 + 1*3) / 4 = 1.5 nodes; p99 3 (4 instances: the smallest
+//     fan-out reaching 99% of the rate, 3/4 at 1 node); the scan shape 3
+//     and 3, the read shape 1 and 1;
+//  2. two reads of one id each: mean 1, p99 1.
+//
+// Work and scatter still count slots: the scan is 16384 units. Without
+// the placement on nodes (generic engine, same slots) the scan's fan-out
+// is its 16384 slots and window 1's mean (3 + 16384) / 4.
+func TestWatcher_RedisNodeFanout(t *testing.T) {
+	m, err := sim.NewNodes(16384, 3, "contiguous")
+	if err != nil {
+		t.Fatal(err)
+	}
+	redis, err := partition.Lookup("redis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := New(Options{Designs: []string{"hash(id)"}, Sim: sim.Options{Shards: 16384, Engine: redis}, Nodes: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	steps := []struct {
+		w                  *shardkey.Workload
+		mean, p99          float64
+		shapeMean, shapeP9 []float64
+		work               float64
+	}{
+		{window([]int64{1, 2, 3}, 1), 1.5, 3, []float64{1, 3}, []float64{1, 3}, 3 + 16384},
+		{window([]int64{1, 2}, 0), 1, 1, []float64{1}, []float64{1}, 2},
+	}
+	for i, s := range steps {
+		r, err := wt.Add(Span{Start: t0.Add(time.Duration(i) * time.Minute), End: t0.Add(time.Duration(i+1) * time.Minute), Seconds: 1}, s.w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := r.Designs[0]
+		if d.FanoutPer != "node" || !near(d.FanoutMean, s.mean) || d.FanoutP99 != s.p99 || !near(d.WorkPerS, s.work) {
+			t.Errorf("window %d: fan-out %v p99 %v per %q, work %v; want %v, %v per node, work %v", i+1, d.FanoutMean, d.FanoutP99, d.FanoutPer, d.WorkPerS, s.mean, s.p99, s.work)
+		}
+		for k, sh := range d.Shapes {
+			if !near(sh.FanoutMean, s.shapeMean[k]) || sh.FanoutP99 != s.shapeP9[k] {
+				t.Errorf("window %d, %s: fan-out %v p99 %v; want %v, %v", i+1, sh.Name, sh.FanoutMean, sh.FanoutP99, s.shapeMean[k], s.shapeP9[k])
+			}
+		}
+	}
+	// The generic engine sends a scatter to every slot: fan-out counts
+	// slots, no fanout_per.
+	wt, err = New(Options{Designs: []string{"hash(id)"}, Sim: sim.Options{Shards: 16384}, Nodes: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := wt.Add(Span{Start: t0, End: t0.Add(time.Minute), Seconds: 1}, window([]int64{1, 2, 3}, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := r.Designs[0]; d.FanoutPer != "" || !near(d.FanoutMean, (3+16384)/4.0) || d.FanoutP99 != 16384 {
+		t.Errorf("generic: fan-out %v p99 %v per %q; want %v, 16384 per shard", d.FanoutMean, d.FanoutP99, d.FanoutPer, (3+16384)/4.0)
 	}
 }

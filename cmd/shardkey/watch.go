@@ -65,7 +65,7 @@ func runWatch(e *env, args []string) error {
 	fs.Float64Var(&c.th.ScatterRise, "scatter-rise", c.th.ScatterRise, "scatter_rise when a shape's scatter share of all requests rises by more than this `share`")
 	fs.IntVar(&c.track, "track-keys", 1000, "`keys` tracked per design and window by the heavy-hitter sketch")
 	fs.IntVar(&c.top, "top-keys", 10, "`keys` reported per design and window")
-	fs.IntVar(&c.slots, "slots", 0, "logical `shards` (slots) keys hash to; with --nodes, windows give per-node work too")
+	fs.IntVar(&c.slots, "slots", 0, "logical `shards` (slots) keys hash to; with --nodes, windows give per-node work too, and under redis fan-out counts nodes")
 	fs.IntVar(&c.nodes, "nodes", 0, "`nodes` the slots are placed on (with --slots)")
 	fs.StringVar(&c.slotMap, "slot-map", "contiguous", "slot placement: contiguous, round-robin, or a map `file` (lines SLOT NODE or FIRST-LAST NODE)")
 	fs.StringVar(&c.from, "from", "", "poll a live database's statement statistics (pg_stat_statements; MySQL performance_schema) every --window, read-only: `DSN` postgres://... or mysql://...")

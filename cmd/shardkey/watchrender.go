@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -42,7 +43,14 @@ func (t *tableWindows) Window(r *watch.Report) error {
 	fmt.Fprintf(t.w, "%s - %s UTC  (%s s, %s statements)\n", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), num(r.Seconds), num(float64(r.Statements)))
 	if len(r.Designs) > 0 {
 		tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  design\trequests/s\twork/s\tmax/mean\tscatter\tcross-shard txns\ttop keys (share of requests)")
+		// Fan-out counts nodes when the designs' slots are on nodes under
+		// an engine that sends one request per node (redis); the same for
+		// every design of a run. The same head as score's: "fan-out (nodes)".
+		fan := "fan-out"
+		if r.Designs[0].FanoutPer == "node" {
+			fan = "fan-out (nodes)"
+		}
+		fmt.Fprintf(tw, "  design\trequests/s\twork/s\tmax/mean\t%s\tp99\tscatter\tcross-shard txns\ttop keys (share of requests)\n", fan)
 		for _, d := range r.Designs {
 			var keys []string
 			for i, k := range d.TopKeys {
@@ -51,8 +59,8 @@ func (t *tableWindows) Window(r *watch.Report) error {
 				}
 				keys = append(keys, fmt.Sprintf("%s %s", k.Key, pct(k.Share)))
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Key, num(d.RequestsPerS), num(d.WorkPerS), num(d.WorkRatio),
-				pct(d.ScatterShare), pct(d.CrossShardTxnFraction), strings.Join(keys, ", "))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Key, num(d.RequestsPerS), num(d.WorkPerS), num(d.WorkRatio),
+				strconv.FormatFloat(d.FanoutMean, 'f', 2, 64), num(d.FanoutP99), pct(d.ScatterShare), pct(d.CrossShardTxnFraction), strings.Join(keys, ", "))
 		}
 		tw.Flush()
 		for _, d := range r.Designs {
