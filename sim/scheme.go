@@ -429,7 +429,12 @@ func probeEngine(eng partition.Engine, t *shardkey.Table, cols []int) error {
 	}
 	if _, err := eng.Point(key); err != nil {
 		if errors.Is(err, partition.ErrNoDestination) {
-			err = fmt.Errorf("%w: the engine has no shard for values of these types", err)
+			// The engine's reason without the probe value it names
+			// ("a" is not an unsigned 64-bit integer), which is ours,
+			// not the user's: what it maps, and that these types have
+			// no shard.
+			why, _, _ := strings.Cut(err.Error(), "; ")
+			return fmt.Errorf("engine %s cannot place a key of (%s): %s: the engine has no shard for values of these types", eng.Name(), strings.Join(names, ", "), why)
 		}
 		return fmt.Errorf("engine %s cannot place a key of (%s): %w", eng.Name(), strings.Join(names, ", "), err)
 	}

@@ -74,9 +74,19 @@ Flags:
 	if err != nil {
 		return usageErr("--dialect: %v", err)
 	}
-	st, err := sqllog.ParseStatement(sql, d)
-	if err != nil {
-		return fmt.Errorf("parsing the statement: %w", err)
+	var st *sqllog.Statement
+	if d == 0 && (strings.HasPrefix(c.engine, "vitess") || c.vindexes != nil) {
+		// vtgate speaks MySQL's dialect: a statement both parsers accept
+		// (X'61', "a") is read as MySQL reads it; one only PostgreSQL's
+		// parser accepts is still read so, by detection below.
+		if st, err = sqllog.ParseStatement(sql, sqllog.MySQL); err == nil {
+			st.How = "Vitess (vtgate) speaks MySQL's dialect; --dialect postgresql to change"
+		}
+	}
+	if st == nil {
+		if st, err = sqllog.ParseStatement(sql, d); err != nil {
+			return fmt.Errorf("parsing the statement: %w", err)
+		}
 	}
 	types, err := columnTypes(c.colTypes)
 	if err != nil {

@@ -51,8 +51,14 @@ func (n *nodeFlags) fromWorkload(w *shardkey.Workload) {
 
 // validate checks the flags and makes --slots the shard count.
 func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
-	growSet := false
-	fs.Visit(func(f *flag.Flag) { growSet = growSet || f.Name == "grow-to" })
+	growSet, slotsSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		growSet = growSet || f.Name == "grow-to"
+		slotsSet = slotsSet || f.Name == "slots"
+	})
+	if slotsSet && (n.slots < 1 || n.slots > shardkey.MaxShards) {
+		return usageErr("--slots %d: must be in 1..%d (with --nodes)", n.slots, shardkey.MaxShards)
+	}
 	if n.slots == 0 && n.nodes == 0 {
 		if growSet || n.rowBytes != 0 {
 			return usageErr("--grow-to and --row-bytes need --slots and --nodes")
