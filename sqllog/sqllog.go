@@ -212,7 +212,7 @@ func readSources(ctx context.Context, w *shardkey.Workload, name string, srcs []
 	if err := a.noneParsed(dialectOf(format)); err != nil {
 		return err
 	}
-	for _, wn := range rs.warn {
+	for _, wn := range rs.warnings() {
 		a.warn(wn)
 	}
 	if line, msg := rs.prep.unknownWarning(); msg != "" {
@@ -325,8 +325,11 @@ type readState struct {
 	entries int
 	warn    []error
 	skipped int
-	prep    *prepared // SQL-level prepared statements by session (prepare.go)
-	bound   *shardkey.BoundedReader
+	// moreLine is the line of the first skipped line not listed (the
+	// sixth), 0 for none.
+	moreLine int
+	prep     *prepared // SQL-level prepared statements by session (prepare.go)
+	bound    *shardkey.BoundedReader
 	// cut, when set, sees every entry before it is queued (windows.go).
 	cut  func(e *entry) error
 	cutE entry // the entry cut sees
@@ -399,8 +402,17 @@ func (rs *readState) skip(line int, format string, args ...any) {
 	if rs.skipped <= 5 {
 		rs.warn = append(rs.warn, shardkey.Errorf(rs.file, line, "", format, args...))
 	} else if rs.skipped == 6 {
-		rs.warn = append(rs.warn, shardkey.Errorf(rs.file, line, "", "more lines skipped (see the counts above)"))
+		rs.moreLine = line
 	}
+}
+
+// warnings returns the reader's warnings, with, when more than five lines
+// were skipped, how many more were (from the sixth's line on).
+func (rs *readState) warnings() []error {
+	if rs.moreLine == 0 {
+		return rs.warn
+	}
+	return append(rs.warn, shardkey.Errorf(rs.file, rs.moreLine, "", "%d more lines skipped from here on, like those above (%d skipped in all)", rs.skipped-5, rs.skipped))
 }
 
 // lineReader returns lines without their newline; the slice is valid until

@@ -613,3 +613,40 @@ func tableNames(w *shardkey.Workload) []string {
 	}
 	return out
 }
+
+// TestSkippedLinesCounted: a stderr log with 8 lines that are not log
+// lines lists the first 5 and says how many more were skipped, from the
+// sixth's line (line 4 + 5 = 9): "3 more lines skipped from here on, like
+// those above (8 skipped in all)". It said "see the counts above" with no
+// count anywhere (review).
+func TestSkippedLinesCounted(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("2024-03-01 00:00:00.000 UTC [1] LOG:  statement: SELECT * FROM users WHERE id = 1\n")
+	b.WriteString("2024-03-01 00:00:01.000 UTC [1] LOG:  statement: SELECT * FROM users WHERE id = 2\n")
+	b.WriteString("2024-03-01 00:00:02.000 UTC [1] LOG:  statement: SELECT * FROM users WHERE id = 3\n")
+	for i := 0; i < 8; i++ {
+		b.WriteString("garbage line\n")
+	}
+	b.WriteString("2024-03-01 00:00:03.000 UTC [1] LOG:  statement: SELECT * FROM users WHERE id = 4\n")
+	file := filepath.Join(t.TempDir(), "skip.log")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &shardkey.Workload{}
+	if err := ReadFile(context.Background(), w, file, Options{Format: "stderr"}); err != nil {
+		t.Fatal(err)
+	}
+	listed, more := 0, ""
+	for _, e := range w.Warnings {
+		wn := e.Error()
+		if strings.Contains(wn, "garbage line") {
+			listed++
+		}
+		if strings.Contains(wn, "more lines skipped") {
+			more = wn
+		}
+	}
+	if want := "skip.log:9: 3 more lines skipped from here on, like those above (8 skipped in all)"; listed != 5 || !strings.Contains(more, want) {
+		t.Errorf("listed %d, %q; want 5 listed and %q; warnings %q", listed, more, want, w.Warnings)
+	}
+}

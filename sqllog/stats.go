@@ -59,7 +59,7 @@ func ReadStatementStats(ctx context.Context, w *shardkey.Workload, stats []State
 	if perr != nil {
 		return perr
 	}
-	for _, wn := range rs.warn {
+	for _, wn := range rs.warnings() {
 		a.warn(wn)
 	}
 	return a.finish()
