@@ -259,7 +259,7 @@ func Steps(engine string, m *sim.Movement, p *Plan) []string {
 			"For growth, no re-key needed: citus_add_node('new-host', 5432), then SELECT citus_rebalance_start() (shard moves by logical replication; writes keep flowing).",
 		}
 	case engine == "mongodb":
-		per := "unknown (no row sample)"
+		per := "unknown bytes (no row sample)"
 		if p.known() && m.ToShards > 0 {
 			per = numfmt.Bytes(2 * p.Bytes / float64(m.ToShards))
 		}
@@ -279,18 +279,20 @@ func Steps(engine string, m *sim.Movement, p *Plan) []string {
 	}
 }
 
-// bytesText is p.Bytes as text, "unknown" when the rows are.
+// bytesText is p.Bytes as text, "unknown bytes" when the rows are
+// unknown.
 func (p *Plan) bytesText() string {
 	if !p.known() {
-		return "unknown (no row sample)"
+		return "unknown bytes (no row sample)"
 	}
 	return numfmt.Bytes(p.Bytes)
 }
 
-// copyText is p.CopySeconds as text, "unknown" when the rows are.
+// copyText is p.CopySeconds as text, "an unknown time" when the rows
+// are unknown.
 func (p *Plan) copyText() string {
 	if !p.known() {
-		return "unknown (no row sample)"
+		return "an unknown time (no row sample)"
 	}
 	return durationText(p.CopySeconds)
 }

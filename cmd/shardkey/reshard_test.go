@@ -207,4 +207,16 @@ func TestReshardUnsampledUnknown(t *testing.T) {
 			}
 		}
 	}
+	// The engines' steps quote the copy's size or time: unknown too
+	// (generic's backfill, Citus's window, MongoDB's storage per shard).
+	for engine, want := range map[string]string{"generic": "(unknown\n      bytes (no row sample) of rows, an unknown time (no row sample)",
+		"citus": "plan a window (an unknown time (no row sample)", "mongodb": "unknown bytes (no row sample) per shard"} {
+		code, out, errs := runCmd(t, "", append(args, "--engine", engine)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", engine, code, errs)
+		}
+		if !strings.Contains(out, want) || strings.Contains(out, "0 B") || strings.Contains(out, " 0.0 s") {
+			t.Errorf("%s: want %q and no 0 B or 0.0 s in\n%s", engine, want, out)
+		}
+	}
 }
