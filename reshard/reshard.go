@@ -7,10 +7,13 @@
 package reshard
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/sim"
 )
@@ -40,6 +43,13 @@ type Options struct {
 }
 
 // Plan is a priced movement. Bytes are rows times RowBytes.
+//
+// When a rewritten table has no row sample (Movement.Unsampled: a
+// workload read from a log), the rows, bytes, per-shard figures, largest
+// target and copy time are unknown: they stay 0 here, are null in JSON
+// (MarshalJSON) and "unknown" in text (KnownBytes, CopyText); RowBytes is
+// unknown (0, null) when no rewritten table has a sample to estimate it
+// from and --row-bytes was not given.
 type Plan struct {
 	*sim.Movement
 	RowBytes       float64 `json:"row_bytes"`
@@ -82,8 +92,10 @@ func New(w *shardkey.Workload, m *sim.Movement, o Options) *Plan {
 		}
 		if rows > 0 {
 			p.RowBytes = bytes / rows
+			p.RowBytesSource = "estimated from the sample's columns (PostgreSQL heap layout); a lower bound when the sample lacks columns: give --row-bytes"
+		} else {
+			p.RowBytesSource = "no rewritten table has a row sample to estimate it from: give --row-bytes"
 		}
-		p.RowBytesSource = "estimated from the sample's columns (PostgreSQL heap layout); a lower bound when the sample lacks columns: give --row-bytes"
 	}
 	if p.CopyRate <= 0 {
 		p.CopyRate, p.CopyRateSource = DefaultCopyRate, DefaultCopyRateSource
@@ -110,11 +122,46 @@ func New(w *shardkey.Workload, m *sim.Movement, o Options) *Plan {
 	if len(p.TargetBytes) > 0 {
 		p.CopySeconds = p.TargetBytes[p.LargestTarget] / p.CopyRate
 	}
-	if m.Rows == 0 {
-		p.Warnings = append(p.Warnings, "no table's placement changes (or no table has a row sample): nothing to copy")
+	switch {
+	case !m.RowsKnown():
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s re-keyed without a row sample: how many rows and bytes move, and how long the copy takes, are unknown; give a row sample (--rows FILE, or --from DSN) to count them", strings.Join(m.Unsampled, ", ")))
+	case m.Rows == 0:
+		p.Warnings = append(p.Warnings, "no table's placement changes: nothing to copy")
 	}
 	p.Steps = Steps(o.Engine, m, p)
 	return p
+}
+
+// MarshalJSON writes p with null for the figures its input cannot
+// support: rows, bytes, the per-shard rows and bytes, largest_target and
+// copy_seconds when a rewritten table has no row sample
+// (Movement.RowsKnown false), row_bytes when it could not be estimated
+// (0: no rewritten table with a sample, no --row-bytes).
+func (p Plan) MarshalJSON() ([]byte, error) {
+	type plain Plan
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the caller's encoder decides (steps hold "->")
+	if err := enc.Encode(plain(p)); err != nil {
+		return nil, err
+	}
+	null := jsonnull.Unless(p.Movement == nil || p.RowsKnown(), "rows", "rows_crossing", "source_rows", "source_out", "target_rows", "target_in",
+		"bytes", "bytes_crossing", "source_bytes_out", "target_bytes", "target_bytes_in", "largest_target", "copy_seconds")
+	null = append(null, jsonnull.Unless(p.RowBytes > 0, "row_bytes")...)
+	return jsonnull.Null(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), null...)
+}
+
+// known reports whether p's row and byte figures are known.
+func (p *Plan) known() bool { return p.Movement == nil || p.RowsKnown() }
+
+// LargestBytes is the bytes the largest target shard holds after, as
+// text: "unknown bytes (no row sample)" when the rows are unknown (see
+// Plan).
+func (p *Plan) LargestBytes() string {
+	if !p.known() || len(p.TargetBytes) == 0 {
+		return "unknown bytes (no row sample)"
+	}
+	return numfmt.Bytes(p.TargetBytes[p.LargestTarget])
 }
 
 // EstimateRowBytes estimates the average on-disk size of t's rows from its
@@ -199,26 +246,26 @@ func Steps(engine string, m *sim.Movement, p *Plan) []string {
 		return []string{
 			"Vitess cannot change a table's primary vindex in place: Reshard keeps the vindex and only splits or merges shards; MoveTables copies tables into a keyspace whose VSchema has the new vindex.",
 			fmt.Sprintf("Create the target keyspace (%d shards) with a VSchema whose primary vindex is on %s (shardkey advise --emit vschema writes one).", m.ToShards, strings.Join(cols, ", ")),
-			fmt.Sprintf("vtctldclient MoveTables --workflow rekey --target-keyspace NEW create --source-keyspace OLD --tables %s: VReplication copies every row (copy phase, %s to the largest target shard), then replays the binlog (catch-up).", tl, numfmt.Bytes(p.TargetBytes[p.LargestTarget])),
+			fmt.Sprintf("vtctldclient MoveTables --workflow rekey --target-keyspace NEW create --source-keyspace OLD --tables %s: VReplication copies every row (copy phase, %s to the largest target shard), then replays the binlog (catch-up).", tl, p.LargestBytes()),
 			"vtctldclient VDiff --workflow rekey --target-keyspace NEW create: compare source and target row by row.",
 			"vtctldclient MoveTables --workflow rekey --target-keyspace NEW switchtraffic --tablet-types rdonly,replica, then switchtraffic for primary (writes pause briefly); reversetraffic goes back until complete.",
 			"vtctldclient MoveTables --workflow rekey --target-keyspace NEW complete: drops the source tables and the routing rules.",
 		}
 	case engine == "citus":
 		return []string{
-			fmt.Sprintf("SELECT alter_distributed_table('%s', distribution_column := '%s'): Citus creates a new distributed table, copies every row into it and swaps it in; writes to the table wait while it copies, so plan a window (%s for the largest shard at the copy rate). Citus distributes by one column; it hashes it itself.", tables1(tables), cols[0], durationText(p.CopySeconds)),
+			fmt.Sprintf("SELECT alter_distributed_table('%s', distribution_column := '%s'): Citus creates a new distributed table, copies every row into it and swaps it in; writes to the table wait while it copies, so plan a window (%s for the largest shard at the copy rate). Citus distributes by one column; it hashes it itself.", tables1(tables), cols[0], p.copyText()),
 			"Without a window: create_distributed_table('T_new', '" + cols[0] + "', colocate_with := ...), dual-write from the application, backfill with INSERT ... SELECT in key ranges, verify counts and checksums, switch reads, then writes, and drop the old table.",
 			"For one whale tenant, no re-key needed: SELECT isolate_tenant_to_new_shard('T', VALUE, cascade_option := 'CASCADE'), then citus_move_shard_placement(shard_id, 'old-host', 5432, 'new-host', 5432) to give it a node of its own.",
 			"For growth, no re-key needed: citus_add_node('new-host', 5432), then SELECT citus_rebalance_start() (shard moves by logical replication; writes keep flowing).",
 		}
 	case engine == "mongodb":
-		per := 0.0
-		if m.ToShards > 0 {
-			per = 2 * p.Bytes / float64(m.ToShards)
+		per := "unknown bytes (no row sample)"
+		if p.known() && m.ToShards > 0 {
+			per = numfmt.Bytes(2 * p.Bytes / float64(m.ToShards))
 		}
 		return []string{
 			fmt.Sprintf("db.adminCommand({reshardCollection: \"DB.%s\", key: {%s}}) (MongoDB 5.0+): the clone phase copies every document to the recipient shards, indexes are built, the catch-up phase applies the writes made meanwhile, and the commit blocks writes for up to 2 seconds while it swaps the collections.", tables1(tables), strings.Join(mongoKey, ", ")),
-			fmt.Sprintf("Storage: each shard needs (collection size + index size) x 2 / shards free (MongoDB manual, \"Resharding for Adding and Removing Shards\"): %s per shard for the documents alone; add the indexes.", numfmt.Bytes(per)),
+			fmt.Sprintf("Storage: each shard needs (collection size + index size) x 2 / shards free (MongoDB manual, \"Resharding for Adding and Removing Shards\"): %s per shard for the documents alone; add the indexes.", per),
 			"Also required there: an oplog window of at least 24 hours, I/O capacity below 50% and CPU load below 80%.",
 			"For one hot key without a re-key: a zone (sh.addShardToZone, sh.updateZoneKeyRange) pinning its range to a dedicated shard.",
 		}
@@ -226,10 +273,28 @@ func Steps(engine string, m *sim.Movement, p *Plan) []string {
 	return []string{
 		fmt.Sprintf("Create the new layout of %s (%d shards, the new key) beside the old one.", tl, m.ToShards),
 		"Dual-write: the application (or change data capture) writes every change to both layouts from now on.",
-		fmt.Sprintf("Backfill: copy every existing row into the new layout, in key order and throttled (%s of rows, %s to the largest target shard at the copy rate).", numfmt.Bytes(p.Bytes), durationText(p.CopySeconds)),
+		fmt.Sprintf("Backfill: copy every existing row into the new layout, in key order and throttled (%s of rows, %s to the largest target shard at the copy rate).", p.bytesText(), p.copyText()),
 		"Verify: compare row counts and checksums per shard; fix and repeat until they match.",
 		"Cut over reads, then writes; keep the old layout until the new one has run clean, then drop it.",
 	}
+}
+
+// bytesText is p.Bytes as text, "unknown bytes" when the rows are
+// unknown.
+func (p *Plan) bytesText() string {
+	if !p.known() {
+		return "unknown bytes (no row sample)"
+	}
+	return numfmt.Bytes(p.Bytes)
+}
+
+// copyText is p.CopySeconds as text, "an unknown time" when the rows
+// are unknown.
+func (p *Plan) copyText() string {
+	if !p.known() {
+		return "an unknown time (no row sample)"
+	}
+	return durationText(p.CopySeconds)
 }
 
 func tables1(ts []string) string {

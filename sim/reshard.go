@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/internal/jsonnull"
 )
 
 // Movement is what rewriting a workload's rows from one design (From, the
@@ -36,7 +37,16 @@ type Movement struct {
 	TargetRows []float64       `json:"target_rows"`
 	TargetIn   []float64       `json:"target_in"`
 	Tables     []TableMovement `json:"tables"`
+	// Unsampled names the rewritten tables without a row sample (a
+	// workload read from a log): how many rows they hold is unknown, so
+	// Rows, RowsCrossing and the per-shard figures (which leave them out)
+	// are unknown too, not 0. Empty when every rewritten table has rows.
+	Unsampled []string `json:"unsampled_tables,omitempty"`
 }
+
+// RowsKnown reports whether m's row figures count every rewritten
+// table's rows (no rewritten table is without a row sample).
+func (m *Movement) RowsKnown() bool { return len(m.Unsampled) == 0 }
 
 // TableMovement is one table's part of a Movement.
 type TableMovement struct {
@@ -49,6 +59,20 @@ type TableMovement struct {
 	Rewritten    bool    `json:"rewritten"`
 	Rows         float64 `json:"rows"`
 	RowsCrossing float64 `json:"rows_crossing"`
+	// Unsampled says the table is rewritten but has no row sample: Rows
+	// and RowsCrossing are unknown (null in JSON), not 0.
+	Unsampled bool `json:"-"`
+}
+
+// MarshalJSON writes t with rows and rows_crossing null when they are
+// unknown (Unsampled: a rewritten table without a row sample).
+func (t TableMovement) MarshalJSON() ([]byte, error) {
+	type plain TableMovement
+	b, err := marshalNoEscape(plain(t))
+	if err != nil {
+		return nil, err
+	}
+	return jsonnull.Null(b, jsonnull.Unless(!t.Unsampled, "rows", "rows_crossing")...)
 }
 
 // Reshard returns what rewriting w's row sample from scheme from to
@@ -66,6 +90,10 @@ func Reshard(w *shardkey.Workload, from, to *Scheme) (*Movement, error) {
 		ka, kb := from.tables[ti], to.tables[ti]
 		tm := TableMovement{Table: t.Name, FromKey: keyText(ka), ToKey: keyText(kb)}
 		tm.Rewritten = tm.FromKey != tm.ToKey || !sameN
+		if tm.Rewritten && t.Rows == 0 {
+			tm.Unsampled = true
+			m.Unsampled = append(m.Unsampled, t.Name)
+		}
 		if !tm.Rewritten || t.Rows == 0 {
 			m.Tables = append(m.Tables, tm)
 			continue

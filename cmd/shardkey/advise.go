@@ -252,7 +252,10 @@ Flags:
 		return err
 	}
 	renderNodes(e.stdout, nodes)
-	defer renderReshard(e.stdout, plans, false)
+	defer func() {
+		renderReshard(e.stdout, plans, false)
+		writeWarnings(e.stdout, e.warnings())
+	}()
 	if cfg != nil {
 		fmt.Fprintf(e.stdout, "\n%s configuration for %s:\n%s", cfg.Format, cfg.Key, cfg.Config)
 		if !strings.HasSuffix(cfg.Config, "\n") {

@@ -383,14 +383,63 @@ func TestAdviseWarnings(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(errs, "warning: ") || strings.Contains(out, "warning: ") {
-		t.Errorf("table: want the warning on stderr only; stdout %q, stderr %q", out, errs)
-	}
+	tableCarriesWarnings(t, "advise", out, errs)
 	for format, want := range map[string]string{"json": `"warnings": [`, "markdown": "## Warnings", "html": "<h2>Warnings</h2>"} {
 		_, out, _ := runCmd(t, "", append(args, "--format", format)...)
 		if !strings.Contains(out, want) {
 			t.Errorf("%s: no warnings section %q in\n%s", format, want, out)
 		}
+	}
+}
+
+// tableCarriesWarnings checks that a table output (stdout) ends with
+// every warning its command wrote to stderr ("warning: TEXT" lines), the
+// same text, under "warnings:" ("  - TEXT"), so that stdout redirected to
+// a file keeps them; and that there is at least one.
+func tableCarriesWarnings(t *testing.T, what, stdout, stderr string) {
+	t.Helper()
+	var want []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if text, ok := strings.CutPrefix(l, "warning: "); ok {
+			want = append(want, "  - "+text)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("%s: no warning on stderr %q", what, stderr)
+	}
+	i := strings.LastIndex(stdout, "\nwarnings:\n")
+	if i < 0 {
+		t.Fatalf("%s: no warnings block in stdout:\n%s", what, stdout)
+	}
+	got := strings.TrimSuffix(stdout[i+len("\nwarnings:\n"):], "\n")
+	if w := strings.Join(want, "\n"); got != w {
+		t.Errorf("%s: stdout's warnings block\n%s\nwant (stderr's)\n%s", what, got, w)
+	}
+}
+
+// TestTableWarnings: the table formats of score, demo's score document and
+// explain end with the warnings their stderr carries. score on rows
+// alone warns that there are no operations; explain of a statement with a
+// bind parameter warns that its value is known only at run time.
+func TestTableWarnings(t *testing.T) {
+	rows := writeFile(t, "rows.csv", "user_id\n1\n2\n3\n")
+	code, out, errs := runCmd(t, "", "score", "--rows", rows, "-k", "hash(user_id)", "--shards", "2")
+	if code != 0 {
+		t.Fatalf("score: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "no operations") {
+		t.Errorf("score: stderr %q; want the no-operations warning", errs)
+	}
+	tableCarriesWarnings(t, "score", out, errs)
+	code, out, errs = runCmd(t, "", "explain", "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id = $1")
+	if code != 0 {
+		t.Fatalf("explain: exit %d: %s", code, errs)
+	}
+	tableCarriesWarnings(t, "explain", out, errs)
+	// No warning, no block.
+	code, out, errs = runCmd(t, "", "explain", "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id = 7")
+	if code != 0 || strings.Contains(errs, "warning: ") || strings.Contains(out, "warnings:") {
+		t.Errorf("explain without a warning: exit %d, stdout %q, stderr %q; want no warnings block", code, out, errs)
 	}
 }
 

@@ -181,6 +181,7 @@ Flags:
 	for _, wn := range scheme.Warnings {
 		fmt.Fprintf(e.stderr, "warning: %v\n", wn)
 	}
+	writeWarnings(e.stdout, e.warnings())
 	return nil
 }
 

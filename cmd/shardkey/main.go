@@ -184,9 +184,14 @@ func usageErr(format string, args ...any) error {
 // workload's warnings, which every command prints with its report (and
 // puts in every format's document); on standard error it appears once.
 // Each warning is written by one Write call of one or more whole lines.
+//
+// It also keeps the warnings in the order written (their text, without
+// "warning: " and the final newline), for the table output's closing
+// block (writeWarnings).
 type onceWarnings struct {
-	w    io.Writer
-	seen map[string]bool
+	w     io.Writer
+	seen  map[string]bool
+	order []string
 }
 
 func (o *onceWarnings) Write(p []byte) (int, error) {
@@ -201,7 +206,32 @@ func (o *onceWarnings) Write(p []byte) (int, error) {
 		o.seen = map[string]bool{}
 	}
 	o.seen[s] = true
+	o.order = append(o.order, strings.TrimSuffix(strings.TrimPrefix(s, "warning: "), "\n"))
 	return o.w.Write(p)
+}
+
+// warnings returns the warnings written to e's standard error so far, in
+// order, each once (see onceWarnings); nil when e.stderr does not keep
+// them.
+func (e *env) warnings() []string {
+	if o, ok := e.stderr.(*onceWarnings); ok {
+		return o.order
+	}
+	return nil
+}
+
+// writeWarnings ends a table output with the warnings written to
+// standard error, the same text, under "warnings:": standard output
+// redirected to a file keeps them, as the JSON, Markdown and HTML
+// documents do. Nothing when there are none.
+func writeWarnings(w io.Writer, warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nwarnings:")
+	for _, wn := range warnings {
+		fmt.Fprintln(w, "  - "+strings.ReplaceAll(wn, "\n", "\n    "))
+	}
 }
 
 // Fd is the descriptor of the writer under o when it is a file (so that

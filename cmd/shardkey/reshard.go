@@ -128,10 +128,21 @@ func renderReshard(w io.Writer, plans []*reshard.Plan, markdown bool) {
 		fmt.Fprintf(w, "\nResharding from %s (the design in use): what each candidate would move\n", plans[0].From)
 	}
 	p0 := plans[0]
-	fmt.Fprintf(w, "row size %s bytes (%s); copy rate %s/s per target shard (%s)\n", num(p0.RowBytes), p0.RowBytesSource, numfmt.Bytes(p0.CopyRate), p0.CopyRateSource)
+	size := "unknown"
+	if p0.RowBytes > 0 {
+		size = num(p0.RowBytes) + " bytes"
+	}
+	fmt.Fprintf(w, "row size %s (%s); copy rate %s/s per target shard (%s)\n", size, p0.RowBytesSource, numfmt.Bytes(p0.CopyRate), p0.CopyRateSource)
 	for _, p := range plans {
-		fmt.Fprintf(w, "\n-> %s: %s rows rewritten (%s), %s of them (%s) to another shard; copying the largest shard (%d, %s) takes %s\n",
-			p.To, num(p.Rows), numfmt.Bytes(p.Bytes), num(p.RowsCrossing), numfmt.Bytes(p.BytesCrossing), p.LargestTarget, numfmt.Bytes(p.TargetBytes[p.LargestTarget]), secondsText(p.CopySeconds))
+		if !p.RowsKnown() {
+			// A re-keyed table without a row sample: which tables move
+			// is known, how much of them is not (never 0).
+			fmt.Fprintf(w, "\n-> %s: rows rewritten unknown, bytes unknown, copy time of the largest shard unknown (no row sample of %s: give --rows FILE or --from DSN)\n",
+				p.To, strings.Join(p.Unsampled, ", "))
+		} else {
+			fmt.Fprintf(w, "\n-> %s: %s rows rewritten (%s), %s of them (%s) to another shard; copying the largest shard (%d, %s) takes %s\n",
+				p.To, num(p.Rows), numfmt.Bytes(p.Bytes), num(p.RowsCrossing), numfmt.Bytes(p.BytesCrossing), p.LargestTarget, numfmt.Bytes(p.TargetBytes[p.LargestTarget]), secondsText(p.CopySeconds))
+		}
 		var tabs []string
 		for _, t := range p.Tables {
 			if t.Rewritten {
@@ -140,6 +151,10 @@ func renderReshard(w io.Writer, plans []*reshard.Plan, markdown bool) {
 		}
 		if len(tabs) > 0 {
 			fmt.Fprintf(w, "   tables rewritten: %s\n", strings.Join(tabs, ", "))
+		}
+		if !p.RowsKnown() {
+			renderSteps(w, p)
+			continue
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "   shard\tholds now\tsends\treceives\tholds after\tbytes after\t")
@@ -158,13 +173,18 @@ func renderReshard(w io.Writer, plans []*reshard.Plan, markdown bool) {
 			fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t%s\t\n", k, cell(p.SourceRows), cell(p.SourceOut), cell(p.TargetIn), cell(p.TargetRows), after)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "   steps (%s):\n", p.Engine)
-		for i, s := range p.Steps {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("   %d. %s", i+1, s), 100, "      "))
-		}
-		for _, wn := range p.Warnings {
-			fmt.Fprintf(w, "   warning: %s\n", wn)
-		}
+		renderSteps(w, p)
+	}
+}
+
+// renderSteps prints p's engine steps and its warnings.
+func renderSteps(w io.Writer, p *reshard.Plan) {
+	fmt.Fprintf(w, "   steps (%s):\n", p.Engine)
+	for i, s := range p.Steps {
+		fmt.Fprintln(w, wrap(fmt.Sprintf("   %d. %s", i+1, s), 100, "      "))
+	}
+	for _, wn := range p.Warnings {
+		fmt.Fprintf(w, "   warning: %s\n", wn)
 	}
 }
 

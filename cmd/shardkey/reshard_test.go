@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -126,6 +127,96 @@ func TestAdviseCurrentBaseline(t *testing.T) {
 		}
 		if !said {
 			t.Errorf("--current %s: summary %q lacks %q", c.current, r.Summary, want)
+		}
+	}
+}
+
+// unsampledLog is a PostgreSQL stderr log (log_statement=all) of two
+// tables, users and orders, and no row sample: a workload read from a log.
+// Under --current 'users:hash(id); orders:hash(user_id)' a candidate that
+// keys orders by its own id re-keys orders and leaves users as it is.
+func unsampledLog(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	line := func(sec int, stmt string) {
+		fmt.Fprintf(&b, "2026-11-30 23:05:%02d.000 UTC [100] app@db LOG:  statement: %s\n", sec, stmt)
+	}
+	for i := range 40 {
+		line(i%60, fmt.Sprintf("SELECT * FROM users WHERE id = %d", i%13))
+		line(i%60, fmt.Sprintf("SELECT * FROM orders WHERE id = %d", 1000+i))
+		line(i%60, fmt.Sprintf("INSERT INTO orders (id, user_id, total) VALUES (%d, %d, 5)", 2000+i, i%13))
+	}
+	return writeFile(t, "unsampled.log", b.String())
+}
+
+// TestReshardUnsampledUnknown: a re-keyed table without a row sample (a
+// workload read from a log) moves an unknown number of rows, not 0. The
+// reshard plan lists orders as rewritten (hash(user_id) -> hash(id)) and
+// users as not; rows, bytes, the per-shard figures, the largest target,
+// the copy time and the row size are null in JSON, "unknown" in text and
+// Markdown, which name the table without a sample and the flags that give
+// one, and never say that nothing moves.
+func TestReshardUnsampledUnknown(t *testing.T) {
+	args := []string{"advise", "--log", unsampledLog(t), "--current", "users:hash(id); orders:hash(user_id)",
+		"-k", "users:hash(id); orders:hash(id)", "--shards", "4", "--bootstrap", "0", "--sweep", ""}
+	doc := adviseDoc(t, args[1:]...)
+	plans, _ := doc["reshard"].([]any)
+	var plan map[string]any
+	for _, p := range plans {
+		if p := p.(map[string]any); p["to"] == "users:hash(id); orders:hash(id)" {
+			plan = p
+		}
+	}
+	if plan == nil {
+		t.Fatalf("no reshard plan to users:hash(id); orders:hash(id) in %v", plans)
+	}
+	wantNull(t, "reshard", plan, "rows", "rows_crossing", "source_rows", "source_out", "target_rows", "target_in",
+		"bytes", "bytes_crossing", "source_bytes_out", "target_bytes", "target_bytes_in", "largest_target", "copy_seconds", "row_bytes")
+	rewritten := map[string]bool{}
+	for _, tm := range plan["tables"].([]any) {
+		tm := tm.(map[string]any)
+		rewritten[tm["table"].(string)] = tm["rewritten"].(bool)
+		if tm["table"] == "orders" {
+			wantNull(t, "reshard.tables[orders]", tm, "rows", "rows_crossing")
+		}
+	}
+	if !rewritten["orders"] || rewritten["users"] {
+		t.Errorf("rewritten tables %v; want orders only", rewritten)
+	}
+	if u, _ := plan["unsampled_tables"].([]any); len(u) != 1 || u[0] != "orders" {
+		t.Errorf("unsampled_tables = %v; want [orders]", plan["unsampled_tables"])
+	}
+	for _, format := range []string{"table", "markdown"} {
+		code, out, errs := runCmd(t, "", append(args, "--format", format)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errs)
+		}
+		for _, want := range []string{
+			"row size unknown",
+			"-> users:hash(id); orders:hash(id): rows rewritten unknown, bytes unknown, copy time of the largest shard unknown (no row sample of orders: give --rows FILE or --from DSN)",
+			"tables rewritten: orders (hash(user_id) -> hash(id))",
+			"orders re-keyed without a row sample",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", format, want, out)
+			}
+		}
+		for _, bad := range []string{"nothing to copy", "0 rows rewritten", "0 B", "takes 0 s"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s: %q in\n%s", format, bad, out)
+			}
+		}
+	}
+	// The engines' steps quote the copy's size or time: unknown too
+	// (generic's backfill, Citus's window, MongoDB's storage per shard).
+	for engine, want := range map[string]string{"generic": "(unknown\n      bytes (no row sample) of rows, an unknown time (no row sample)",
+		"citus": "plan a window (an unknown time (no row sample)", "mongodb": "unknown bytes (no row sample) per shard"} {
+		code, out, errs := runCmd(t, "", append(args, "--engine", engine)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", engine, code, errs)
+		}
+		if !strings.Contains(out, want) || strings.Contains(out, "0 B") || strings.Contains(out, " 0.0 s") {
+			t.Errorf("%s: want %q and no 0 B or 0.0 s in\n%s", engine, want, out)
 		}
 	}
 }

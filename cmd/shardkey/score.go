@@ -72,6 +72,9 @@ Flags:
 	if nf.on() && c.format != "json" {
 		renderNodes(e.stdout, cands)
 	}
+	if c.format == "table" {
+		writeWarnings(e.stdout, e.warnings())
+	}
 	return nil
 }
 
@@ -147,6 +150,9 @@ Flags:
 	}
 	if c.format == "table" && c.variant == "" && len(spec.Variants) > 0 {
 		variantHint(e.stdout, name, spec)
+	}
+	if c.format == "table" {
+		writeWarnings(e.stdout, e.warnings())
 	}
 	return nil
 }

@@ -237,7 +237,7 @@ Flags:
 	if err := out.Close(); err != nil {
 		return err
 	}
-	if err := closeWatcher(e, wt); err != nil {
+	if err := closeWatcher(e, wt, c.format); err != nil {
 		return err
 	}
 	if stopServer != nil && !c.follow {
@@ -289,10 +289,18 @@ func serveMetrics(e *env, addr string, m *watch.Metrics) (func() error, error) {
 // until the command's context ends, and scores each interval as a window.
 // closeWatcher closes wt, printing its warnings (tables no window read,
 // designs dropped).
-func closeWatcher(e *env, wt *watch.Watcher) error {
+//
+// In table format they also end standard output under "warnings:" (the
+// windows' own warnings are already in their blocks).
+func closeWatcher(e *env, wt *watch.Watcher, format string) error {
 	warns, err := wt.Close()
+	var texts []string
 	for _, w := range warns {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+		texts = append(texts, fmt.Sprint(w))
+	}
+	if format == "table" {
+		writeWarnings(e.stdout, texts)
 	}
 	return err
 }
@@ -324,13 +332,13 @@ func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, o
 	for {
 		select {
 		case <-e.ctx.Done():
-			return closeWatcher(e, wt)
+			return closeWatcher(e, wt, c.format)
 		case <-t.C:
 		}
 		w, start, end, err := p.Poll(e.ctx)
 		if err != nil {
 			if e.ctx.Err() != nil {
-				return closeWatcher(e, wt)
+				return closeWatcher(e, wt, c.format)
 			}
 			return fmt.Errorf("--from: %w", err)
 		}

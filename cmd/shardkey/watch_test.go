@@ -435,8 +435,17 @@ func TestWatch_LaterTable(t *testing.T) {
 	}
 	// A table no window reads (misspelt): warned about, naming the
 	// tables read.
-	code, _, errs = runCmd(t, "", "watch", "--log", log, "--shards", "4", "-k", "orders:hash(customer_id); usrs:hash(id)")
+	code, out, errs = runCmd(t, "", "watch", "--log", log, "--shards", "4", "-k", "orders:hash(customer_id); usrs:hash(id)")
 	if want := "keys table usrs, which no window of the log read (tables read: orders, users)"; code != 0 || !strings.Contains(errs, want) {
 		t.Errorf("usrs:hash(id): exit %d, %q; want exit 0 and %q", code, errs, want)
+	}
+	// The table output ends with that closing warning too, the same
+	// text as on stderr; the first window's own warning is in its block.
+	closing := "design orders:hash(customer_id); usrs:hash(id) keys table usrs, which no window of the log read (tables read: orders, users): a misspelt name? The design was scored without it"
+	if !strings.Contains(errs, "warning: "+closing+"\n") || !strings.HasSuffix(out, "\nwarnings:\n  - "+closing+"\n") {
+		t.Errorf("usrs:hash(id): stdout does not end with the closing warning stderr has:\n%s\nstderr:\n%s", out, errs)
+	}
+	if !strings.Contains(out, "  warning: design orders:hash(customer_id); usrs:hash(id) keys table usrs, which no window has read so far") {
+		t.Errorf("usrs:hash(id): the first window's warning is not in its block:\n%s", out)
 	}
 }
