@@ -434,12 +434,23 @@ func probeEngine(eng partition.Engine, t *shardkey.Table, cols []int) error {
 			// not the user's: what it maps, and that these types have
 			// no shard.
 			why, _, _ := strings.Cut(err.Error(), "; ")
-			return fmt.Errorf("engine %s cannot place a key of (%s): %s: the engine has no shard for values of these types", eng.Name(), strings.Join(names, ", "), why)
+			return &probeError{msg: fmt.Sprintf("engine %s cannot place a key of (%s): %s: the engine has no shard for values of these types", eng.Name(), strings.Join(names, ", "), why), err: err}
 		}
 		return fmt.Errorf("engine %s cannot place a key of (%s): %w", eng.Name(), strings.Join(names, ", "), err)
 	}
 	return nil
 }
+
+// probeError is probeEngine's error for types the engine has no shard
+// for: its own message, and the engine's error (partition.ErrNoDestination)
+// underneath for errors.Is.
+type probeError struct {
+	msg string
+	err error
+}
+
+func (e *probeError) Error() string { return e.msg }
+func (e *probeError) Unwrap() error { return e.err }
 
 // isoKey is an isolated key tuple and its dedicated shard.
 type isoKey struct {
