@@ -69,7 +69,11 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	if conf := adv.Confidence; conf != nil {
 		fmt.Fprintf(w, "\nHow sure: 95%% bootstrap intervals over %d resamples of the sample: ", conf.Replicates)
 		if adv.Candidates[0].Score.RequestsPerS > 0 {
-			fmt.Fprintf(w, "work ratio %.2f-%.2fx, busiest shard %s-%s units/s, ", conf.WorkRatio.Lo, conf.WorkRatio.Hi, numfmt.Num(conf.MaxShardWork.Lo), numfmt.Num(conf.MaxShardWork.Hi))
+			unit := "shard"
+			if adv.Candidates[0].Score.WorkPer == "node" {
+				unit = "node"
+			}
+			fmt.Fprintf(w, "work ratio %.2f-%.2fx, busiest %s %s-%s units/s, ", conf.WorkRatio.Lo, conf.WorkRatio.Hi, unit, numfmt.Num(conf.MaxShardWork.Lo), numfmt.Num(conf.MaxShardWork.Hi))
 		}
 		if conf.LoadRatio.Hi > 0 {
 			fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
@@ -413,6 +417,13 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 // slots over nodes, saying the figure is a slot's (the nodes report and
 // the capacity line give a node's).
 func busiestHeader(adv *advisor.Advice, name string) string {
+	if len(adv.Candidates) > 0 && adv.Candidates[0].Score.WorkPer == "node" {
+		// Work counted per node (sim.Candidate.WorkPer: redis).
+		if name == "busiest" {
+			return "busiest node"
+		}
+		return name + " (node)"
+	}
 	if adv.Nodes > 0 {
 		if name == "busiest" {
 			return "busiest slot"

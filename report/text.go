@@ -141,6 +141,9 @@ func fanoutHead(c *sim.Candidate, head string) string {
 // busiestUnit is the score table's column of the busiest placement unit:
 // "busiest shard", or "busiest slot" when the shards are slots on nodes.
 func busiestUnit(c *sim.Candidate) string {
+	if c.WorkPer == "node" {
+		return "busiest node"
+	}
 	if slotNodes(c) > 0 {
 		return "busiest slot"
 	}
