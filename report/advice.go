@@ -86,15 +86,23 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		fmt.Fprintln(w, ".")
 	}
 	if len(adv.Sweep) > 0 {
-		fmt.Fprintf(w, "\n%s as the shard count grows:\n", adv.Recommended)
+		unit := "shard"
+		if adv.Sweep[0].Per == "node" {
+			unit = "node" // slots over nodes: the node count varies
+		}
+		fmt.Fprintf(w, "\n%s as the %s count grows:\n", adv.Recommended, unit)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "shards\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\tcross-shard txns\tover capacity")
+		fmt.Fprintln(tw, unit+"s\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\tcross-shard txns\tover capacity")
 		for _, r := range adv.Sweep {
 			load := "-"
 			if r.LoadRatio > 0 {
 				load = numfmt.Ratio(r.LoadRatio)
 			}
-			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%.2fx\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, r.Expected, r.FanoutMean, numfmt.Pct(r.CrossShardTxn), r.OverCapacity)
+			exp := "-"
+			if r.Expected > 0 {
+				exp = fmt.Sprintf("%.2fx", r.Expected)
+			}
+			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%s\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, exp, r.FanoutMean, numfmt.Pct(r.CrossShardTxn), r.OverCapacity)
 		}
 		tw.Flush()
 		fmt.Fprintln(w, numfmt.Wrap(ratiosLegend, 88, ""))
