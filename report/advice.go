@@ -277,32 +277,38 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 		c := as.Score
 		// A node's capacity is not drawn against one slot's bar: the
 		// nodes table shows it.
+		// With work counted per node (sim.Candidate.WorkPer: Redis
+		// Cluster's masters) the bars are the nodes', against a node's
+		// capacity: 3 bars, not 16384.
 		capacity := adv.Capacity
-		if c.CapacityPer == "node" {
+		work, unit := c.ShardWork, "shard"
+		if c.WorkPer == "node" {
+			work, unit = c.CapacityWork(), "node"
+		} else if c.CapacityPer == "node" {
 			capacity = 0
 		}
 		scale := math.Max(c.MaxShardWork, capacity)
 		if scale <= 0 {
 			scale = 1
 		}
-		wk := chart{Title: "per-shard work (units/s)", Width: width, Height: height}
-		bw := width / float64(len(c.ShardWork))
-		for s, x := range c.ShardWork {
+		wk := chart{Title: "per-" + unit + " work (units/s)", Width: width, Height: height}
+		bw := width / float64(len(work))
+		for s, x := range work {
 			if c.WorkPerS == 0 {
 				break // no operations: no chart
 			}
 			h := x / scale * plot
-			lab := fmt.Sprintf("shard %d: %s units/s", s, numfmt.Num(x))
-			if s < len(c.ShardHashRanges) {
+			lab := fmt.Sprintf("%s %d: %s units/s", unit, s, numfmt.Num(x))
+			if s < len(c.ShardHashRanges) && unit == "shard" {
 				lab = fmt.Sprintf("shard %d (hash %s): %s units/s", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Num(x))
 			}
 			wk.Bars = append(wk.Bars, bar{X: float64(s) * bw, Y: base - h, W: math.Max(bw-1, 0.5), H: h,
 				Over: capacity > 0 && x > capacity, Label: lab})
 		}
 		wk.Labels = append(wk.Labels,
-			label{0, top - 6, fmt.Sprintf("busiest shard %s/s (%s the mean)", numfmt.Num(c.MaxShardWork), numfmt.Ratio(c.WorkRatio)), "start"},
-			label{0, height - 6, "shard 0", "start"},
-			label{width, height - 6, fmt.Sprintf("shard %d", len(c.ShardWork)-1), "end"})
+			label{0, top - 6, fmt.Sprintf("busiest %s %s/s (%s the mean)", unit, numfmt.Num(c.MaxShardWork), numfmt.Ratio(c.WorkRatio)), "start"},
+			label{0, height - 6, unit + " 0", "start"},
+			label{width, height - 6, fmt.Sprintf("%s %d", unit, len(work)-1), "end"})
 		if c.MeanShardWork > 0 {
 			wk.MeanY = base - c.MeanShardWork/scale*plot
 			wk.Labels = append(wk.Labels, label{width, wk.MeanY - 4, fmt.Sprintf("mean %s/s", numfmt.Num(c.MeanShardWork)), "end"})

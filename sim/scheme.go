@@ -344,7 +344,7 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			// key to every master (Redis Cluster specification, "Key
 			// distribution model"). Scoring it as copied everywhere would
 			// credit the design with local reads Redis cannot give.
-			return nil, &shardkey.UsageError{Msg: fmt.Sprintf("table %s: replicate: Redis Cluster has no reference tables (every key lives in one hash slot on one master; nothing is copied to every master): key it by hash(COLUMN) instead", t.Name)}
+			return nil, &shardkey.UsageError{Msg: "replicate: Redis Cluster has no reference tables (every key lives in one hash slot on one master; nothing is copied to every master): key the table by hash(COLUMN) instead"}
 		}
 		tk.kind = kReplicate
 		return tk, nil
