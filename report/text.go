@@ -376,7 +376,13 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 		for _, o := range c.Operations {
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", MarkdownCell(MarkdownText(o.Name)), numfmt.Num(o.RequestsPerS), numfmt.Num(o.WorkPerS), o.FanoutMean, numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))
 		}
-		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+		if c.WorkPer == "node" {
+			// Work counted on the nodes (redis on nodes): one figure a
+			// node, not one a slot.
+			fmt.Fprintf(w, "\nPer-node work (units/s): %s.\n", joinNums(c.CapacityWork()))
+		} else {
+			fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+		}
 		writeRangesMarkdown(w, c)
 		if ls := LookupLines(c); len(ls) > 0 {
 			fmt.Fprintln(w)
