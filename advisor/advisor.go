@@ -316,6 +316,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	a := analyse(w, o.Shards)
 	a.mongo = o.Engine.Name() == "mongodb"
+	a.noReference = a.mongo || o.Engine.Name() == "redis"
 	a.engine = o.Engine.Name()
 	if o.Nodes != nil {
 		a.nodes = o.Nodes.Count
@@ -672,6 +673,11 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	}
 	if c.WorkPerS > 0 {
 		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)
+		if c.WorkPer == "node" {
+			// The figures are the nodes' (sim.Candidate.WorkPer); the
+			// perfect-hash ratio is over slots, no yardstick for them.
+			r = fmt.Sprintf("busiest node %s units/s, %.2fx the mean node", fmtF(c.MaxShardWork), c.WorkRatio)
+		}
 		if over := len(c.OverCapacity); over > 0 && c.Capacity > 0 && c.CapacityPer != "node" {
 			who := fmt.Sprintf("%d of %d shards %s", over, c.Shards, plural(over, "exceeds", "exceed"))
 			if c.Shards == 1 {
@@ -1094,6 +1100,11 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		}
 		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d slots over %d nodes, the busiest slot doing %s/s (%.2fx the mean slot) and the busiest node %s/s (%.2fx the mean node).",
 			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), n.Slots, n.Nodes, fmtF(c.MaxShardWork), c.WorkRatio, fmtF(busiest), n.NodeWorkRatio)
+		if c.WorkPer == "node" {
+			// Work and its ratio are the nodes' (sim.Candidate.WorkPer).
+			out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d slots over %d nodes, the busiest node doing %s/s (%.2fx the mean node).",
+				best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), n.Slots, n.Nodes, fmtF(busiest), n.NodeWorkRatio)
+		}
 		if l := sim.ScatterCaveat(adv.Engine, n.Slots, n.Nodes, scatters(adv)); l != "" {
 			out = append(out, l)
 		}

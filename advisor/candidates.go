@@ -55,6 +55,11 @@ type analysis struct {
 	// mongo: the engine is MongoDB's, whose hashed keys hash one field:
 	// a pair of columns is the compound {a: 1, b: "hashed"} (see compound).
 	mongo bool
+	// noReference: the engine has no reference (replicated) tables, so no
+	// candidate makes a small table replicate: MongoDB (no reference
+	// collections) and Redis Cluster (every key lives in one hash slot on
+	// one master; nothing is copied to every master).
+	noReference bool
 	// engine is the placement engine's name (engine-specific notes).
 	engine string
 	// jumbos caches, per table and column, the value whose documents
@@ -532,7 +537,7 @@ func (a *analysis) entityDesign(e *entity, fn string) string {
 		if t.Column(e.name) != nil && sameName {
 			continue
 		}
-		if a.small[ti] && !a.mongo {
+		if a.small[ti] && !a.noReference {
 			parts = append(parts, shardkey.QuoteName(t.Name)+":replicate")
 			continue
 		}
@@ -621,7 +626,7 @@ func (a *analysis) complete(design string) string {
 		if d.For(t.Name, func(c string) bool { return t.Column(c) != nil }) != nil {
 			continue
 		}
-		if a.small[ti] && !a.mongo {
+		if a.small[ti] && !a.noReference {
 			extra = append(extra, shardkey.QuoteName(t.Name)+":replicate")
 		} else if k, ok := a.mongoSmallKey(ti); ok {
 			extra = append(extra, shardkey.QuoteName(t.Name)+":"+k)

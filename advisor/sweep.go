@@ -13,7 +13,13 @@ import (
 
 // SweepRow is one shard count's numbers for a key.
 type SweepRow struct {
-	Shards        int     `json:"shards"`
+	// Shards is the shard count scored, or with slots over nodes the node
+	// count (Per "node": the slots are spread over Shards nodes).
+	Shards int `json:"shards"`
+	// Per is "node" when the sweep varies the nodes the slots are placed
+	// on (Options.Nodes: Redis Cluster's 16384 slots stay 16384), not the
+	// shard count; absent otherwise.
+	Per           string  `json:"per,omitempty"`
 	MaxShardWork  float64 `json:"max_shard_work"`
 	WorkRatio     float64 `json:"work_ratio"`
 	LoadRatio     float64 `json:"load_ratio"`
@@ -54,16 +60,41 @@ func (r SweepRow) MarshalJSON() ([]byte, error) {
 // Sweep scores key at each shard count; counts the key cannot be placed
 // on (more given range bounds than shards, more isolated values than
 // shards) are left out.
+//
+// With o.Nodes (slots over nodes) the counts are node counts: the slots
+// (o.Shards) stay as they are and are spread over each count of nodes
+// as o.Nodes spreads them (contiguous or round-robin; a slot map's
+// counts, contiguous), as a cluster grows by adding nodes, not slots;
+// counts above the slot count are left out. The rows then say Per
+// "node".
 func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]SweepRow, error) {
 	var out []SweepRow
+	nodes := o.Nodes
 	for _, n := range counts {
-		o.Shards = n
+		per := ""
+		if nodes != nil {
+			how := nodes.How
+			if how != "contiguous" && how != "round-robin" {
+				how = "contiguous"
+			}
+			m, err := sim.NewNodes(o.Shards, n, how)
+			if err != nil || n > o.Shards {
+				continue
+			}
+			o.Nodes, per = m, "node"
+		} else {
+			o.Shards = n
+		}
 		c, err := sim.Score(w, key, o)
 		if err != nil {
 			continue
 		}
-		out = append(out, SweepRow{Shards: n, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: c.LoadRatio,
-			Expected: c.ExpectedMaxLoadRatio, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0})
+		exp := c.ExpectedMaxLoadRatio
+		if per == "node" {
+			exp = 0 // a ratio over the slots, no yardstick for nodes: unknown
+		}
+		out = append(out, SweepRow{Shards: n, Per: per, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: c.LoadRatio,
+			Expected: exp, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0})
 	}
 	return out, nil
 }

@@ -69,7 +69,11 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	if conf := adv.Confidence; conf != nil {
 		fmt.Fprintf(w, "\nHow sure: 95%% bootstrap intervals over %d resamples of the sample: ", conf.Replicates)
 		if adv.Candidates[0].Score.RequestsPerS > 0 {
-			fmt.Fprintf(w, "work ratio %.2f-%.2fx, busiest shard %s-%s units/s, ", conf.WorkRatio.Lo, conf.WorkRatio.Hi, numfmt.Num(conf.MaxShardWork.Lo), numfmt.Num(conf.MaxShardWork.Hi))
+			unit := "shard"
+			if adv.Candidates[0].Score.WorkPer == "node" {
+				unit = "node"
+			}
+			fmt.Fprintf(w, "work ratio %.2f-%.2fx, busiest %s %s-%s units/s, ", conf.WorkRatio.Lo, conf.WorkRatio.Hi, unit, numfmt.Num(conf.MaxShardWork.Lo), numfmt.Num(conf.MaxShardWork.Hi))
 		}
 		if conf.LoadRatio.Hi > 0 {
 			fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
@@ -82,15 +86,23 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		fmt.Fprintln(w, ".")
 	}
 	if len(adv.Sweep) > 0 {
-		fmt.Fprintf(w, "\n%s as the shard count grows:\n", adv.Recommended)
+		unit := "shard"
+		if adv.Sweep[0].Per == "node" {
+			unit = "node" // slots over nodes: the node count varies
+		}
+		fmt.Fprintf(w, "\n%s as the %s count grows:\n", adv.Recommended, unit)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "shards\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\tcross-shard txns\tover capacity")
+		fmt.Fprintln(tw, unit+"s\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\tcross-shard txns\tover capacity")
 		for _, r := range adv.Sweep {
 			load := "-"
 			if r.LoadRatio > 0 {
 				load = numfmt.Ratio(r.LoadRatio)
 			}
-			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%.2fx\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, r.Expected, r.FanoutMean, numfmt.Pct(r.CrossShardTxn), r.OverCapacity)
+			exp := "-"
+			if r.Expected > 0 {
+				exp = fmt.Sprintf("%.2fx", r.Expected)
+			}
+			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%s\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, exp, r.FanoutMean, numfmt.Pct(r.CrossShardTxn), r.OverCapacity)
 		}
 		tw.Flush()
 		fmt.Fprintln(w, numfmt.Wrap(ratiosLegend, 88, ""))
@@ -265,32 +277,38 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 		c := as.Score
 		// A node's capacity is not drawn against one slot's bar: the
 		// nodes table shows it.
+		// With work counted per node (sim.Candidate.WorkPer: Redis
+		// Cluster's masters) the bars are the nodes', against a node's
+		// capacity: 3 bars, not 16384.
 		capacity := adv.Capacity
-		if c.CapacityPer == "node" {
+		work, unit := c.ShardWork, "shard"
+		if c.WorkPer == "node" {
+			work, unit = c.CapacityWork(), "node"
+		} else if c.CapacityPer == "node" {
 			capacity = 0
 		}
 		scale := math.Max(c.MaxShardWork, capacity)
 		if scale <= 0 {
 			scale = 1
 		}
-		wk := chart{Title: "per-shard work (units/s)", Width: width, Height: height}
-		bw := width / float64(len(c.ShardWork))
-		for s, x := range c.ShardWork {
+		wk := chart{Title: "per-" + unit + " work (units/s)", Width: width, Height: height}
+		bw := width / float64(len(work))
+		for s, x := range work {
 			if c.WorkPerS == 0 {
 				break // no operations: no chart
 			}
 			h := x / scale * plot
-			lab := fmt.Sprintf("shard %d: %s units/s", s, numfmt.Num(x))
-			if s < len(c.ShardHashRanges) {
+			lab := fmt.Sprintf("%s %d: %s units/s", unit, s, numfmt.Num(x))
+			if s < len(c.ShardHashRanges) && unit == "shard" {
 				lab = fmt.Sprintf("shard %d (hash %s): %s units/s", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Num(x))
 			}
 			wk.Bars = append(wk.Bars, bar{X: float64(s) * bw, Y: base - h, W: math.Max(bw-1, 0.5), H: h,
 				Over: capacity > 0 && x > capacity, Label: lab})
 		}
 		wk.Labels = append(wk.Labels,
-			label{0, top - 6, fmt.Sprintf("busiest shard %s/s (%s the mean)", numfmt.Num(c.MaxShardWork), numfmt.Ratio(c.WorkRatio)), "start"},
-			label{0, height - 6, "shard 0", "start"},
-			label{width, height - 6, fmt.Sprintf("shard %d", len(c.ShardWork)-1), "end"})
+			label{0, top - 6, fmt.Sprintf("busiest %s %s/s (%s the mean)", unit, numfmt.Num(c.MaxShardWork), numfmt.Ratio(c.WorkRatio)), "start"},
+			label{0, height - 6, unit + " 0", "start"},
+			label{width, height - 6, fmt.Sprintf("%s %d", unit, len(work)-1), "end"})
 		if c.MeanShardWork > 0 {
 			wk.MeanY = base - c.MeanShardWork/scale*plot
 			wk.Labels = append(wk.Labels, label{width, wk.MeanY - 4, fmt.Sprintf("mean %s/s", numfmt.Num(c.MeanShardWork)), "end"})
@@ -413,6 +431,13 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 // slots over nodes, saying the figure is a slot's (the nodes report and
 // the capacity line give a node's).
 func busiestHeader(adv *advisor.Advice, name string) string {
+	if len(adv.Candidates) > 0 && adv.Candidates[0].Score.WorkPer == "node" {
+		// Work counted per node (sim.Candidate.WorkPer: redis).
+		if name == "busiest" {
+			return "busiest node"
+		}
+		return name + " (node)"
+	}
 	if adv.Nodes > 0 {
 		if name == "busiest" {
 			return "busiest slot"

@@ -141,6 +141,9 @@ func fanoutHead(c *sim.Candidate, head string) string {
 // busiestUnit is the score table's column of the busiest placement unit:
 // "busiest shard", or "busiest slot" when the shards are slots on nodes.
 func busiestUnit(c *sim.Candidate) string {
+	if c.WorkPer == "node" {
+		return "busiest node"
+	}
 	if slotNodes(c) > 0 {
 		return "busiest slot"
 	}
@@ -161,8 +164,16 @@ func overText(capacity float64, c *sim.Candidate) string {
 
 // bars draws per-shard work against capacity (a shard's; a node's
 // capacity is drawn in the nodes report, not against one slot).
+//
+// With work counted per node (sim.Candidate.WorkPer "node": Redis Cluster's
+// slots on masters) the bars are the nodes' work against a node's
+// capacity, one bar per node, not 16384 slot bars.
 func bars(w io.Writer, c *sim.Candidate, capacity float64) {
-	if c.CapacityPer == "node" {
+	work := c.ShardWork
+	perNode := c.WorkPer == "node"
+	if perNode {
+		work = c.CapacityWork()
+	} else if c.CapacityPer == "node" {
 		capacity = 0
 	}
 	scale := c.MaxShardWork
@@ -174,7 +185,9 @@ func bars(w io.Writer, c *sim.Candidate, capacity float64) {
 		return
 	}
 	unit := "shard" // with slots over nodes, the bars are slots'
-	if c.Nodes != nil {
+	if perNode {
+		unit = "node"
+	} else if c.Nodes != nil {
 		unit = "slot"
 	}
 	capCol := -1
@@ -184,17 +197,17 @@ func bars(w io.Writer, c *sim.Candidate, capacity float64) {
 	} else {
 		fmt.Fprintf(w, "per-%s work, units/s:\n", unit)
 	}
-	idx := make([]int, len(c.ShardWork))
+	idx := make([]int, len(work))
 	for i := range idx {
 		idx[i] = i
 	}
 	shown := idx
 	if len(idx) > 16 {
-		sort.SliceStable(idx, func(a, b int) bool { return c.ShardWork[idx[a]] > c.ShardWork[idx[b]] })
+		sort.SliceStable(idx, func(a, b int) bool { return work[idx[a]] > work[idx[b]] })
 		shown = idx[:10]
 	}
 	for _, s := range shown {
-		x := c.ShardWork[s]
+		x := work[s]
 		n := int(math.Round(x / scale * barWidth))
 		row := []rune(strings.Repeat("█", n) + strings.Repeat(" ", barWidth-n+1))
 		if capCol >= 0 && capCol < len(row) {
@@ -213,7 +226,7 @@ func bars(w io.Writer, c *sim.Candidate, capacity float64) {
 	if len(idx) > 16 {
 		rest := make([]float64, 0, len(idx)-10)
 		for _, s := range idx[10:] {
-			rest = append(rest, c.ShardWork[s])
+			rest = append(rest, work[s])
 		}
 		fmt.Fprintf(w, "  ... %d more %ss from %s down to %s (the 10 busiest are shown)\n", len(rest), unit, numfmt.Num(rest[0]), numfmt.Num(rest[len(rest)-1]))
 	}
@@ -370,7 +383,13 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 		for _, o := range c.Operations {
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", MarkdownCell(MarkdownText(o.Name)), numfmt.Num(o.RequestsPerS), numfmt.Num(o.WorkPerS), o.FanoutMean, numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))
 		}
-		fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+		if c.WorkPer == "node" {
+			// Work counted on the nodes (redis on nodes): one figure a
+			// node, not one a slot.
+			fmt.Fprintf(w, "\nPer-node work (units/s): %s.\n", joinNums(c.CapacityWork()))
+		} else {
+			fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
+		}
 		writeRangesMarkdown(w, c)
 		if ls := LookupLines(c); len(ls) > 0 {
 			fmt.Fprintln(w)

@@ -76,6 +76,14 @@ type Candidate struct {
 	// single_shard_fraction and scatter_fraction still count slots (a
 	// command across two slots of one node is split by slot).
 	FanoutPer string `json:"fanout_per,omitempty"`
+	// WorkPer is "node" when work_per_s (the candidate's and each
+	// operation's), work_ratio, max_shard_work and mean_shard_work count
+	// the nodes' work (Candidate.NodeWork: slots on nodes under an engine
+	// whose client sends a keyless scatter once per node, ScatterPerNode:
+	// redis): a scatter on 16384 slots over 3 masters costs 3 units, and
+	// the ratio is the busiest node's over the mean node's. shard_work
+	// stays per slot. Absent otherwise: they count shards.
+	WorkPer string `json:"work_per,omitempty"`
 	// SingleShardFraction is the share (0..1) of requests that touch
 	// exactly one shard.
 	SingleShardFraction float64 `json:"single_shard_fraction"`
@@ -167,6 +175,9 @@ type OpScore struct {
 	// keyless is the rate (requests/s) of its instances that name no key
 	// and ask every shard (OpPartial.Keyless).
 	keyless float64
+	// slotWork is work_per_s counted per slot, kept when setNodeOps makes
+	// work_per_s the nodes' (nil until then).
+	slotWork *float64
 	// slotFanout is FanoutMean counted in slots (shards), whatever
 	// Candidate.FanoutPer says.
 	slotFanout float64
@@ -240,6 +251,7 @@ func (s *Scheme) Headline(p *Partial) *Candidate {
 	}
 	c.ShardWork = p.ShardWork()
 	c.WorkRatio, c.MaxShardWork, c.MeanShardWork = ratio(c.ShardWork)
+	c.setNodeWork(false)
 	c.ShardLoad = p.ShardLoad()
 	c.LoadRatio, _, _ = ratio(c.ShardLoad)
 	if p.TxnWeight > 0 {
@@ -294,6 +306,9 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		c.Operations = append(c.Operations, os)
 	}
 	c.setNodeOps()
+	if c.WorkPer == "node" {
+		c.setNodeWork(true)
+	}
 	c.FanoutMean, c.FanoutP99 = fanoutStats(hist, count)
 	if nodeHist != nil {
 		c.FanoutMean, c.FanoutP99 = fanoutStats(nodeHist, count)
@@ -651,7 +666,32 @@ func (c *Candidate) OnNodes(m *Nodes) *Candidate {
 	cc.nodes, cc.CapacityPer = m, "node"
 	cc.OverCapacity = overCapacity(cc.CapacityWork(), cc.Capacity)
 	cc.setNodeOps()
+	cc.WorkPer = ""
+	cc.WorkRatio, cc.MaxShardWork, cc.MeanShardWork = ratio(cc.ShardWork)
+	cc.setNodeWork(true)
 	return &cc
+}
+
+// setNodeWork makes c's work figures the nodes' when its shards are
+// slots on nodes under an engine whose client sends a keyless scatter
+// once per master (ScatterPerNode: redis): work_ratio, max_shard_work
+// and mean_shard_work over NodeWork (the busiest node against the mean
+// node), and with total set work_per_s their sum (16384 slots over 3
+// masters: a SCAN is 3 units, not 16384); WorkPer "node". ShardWork
+// stays per slot (where the keys land). Otherwise c is unchanged.
+func (c *Candidate) setNodeWork(total bool) {
+	if c.nodes == nil || len(c.nodes.Node) != c.Shards || !ScatterPerNode(c.Engine) {
+		return
+	}
+	nw := c.NodeWork(c.nodes)
+	c.WorkRatio, c.MaxShardWork, c.MeanShardWork = ratio(nw)
+	c.WorkPer = "node"
+	if total {
+		c.WorkPerS = 0
+		for _, x := range nw {
+			c.WorkPerS += x
+		}
+	}
 }
 
 // setNodeOps sets each operation's NodeWorkPerS when c's shards are slots
@@ -666,9 +706,15 @@ func (c *Candidate) setNodeOps() {
 	for i := range c.Operations {
 		op := &c.Operations[i]
 		op.NodeWorkPerS = nil
+		if op.slotWork == nil {
+			w := op.WorkPerS
+			op.slotWork = &w
+		}
+		op.WorkPerS = *op.slotWork
 		if c.nodes != nil && len(c.nodes.Node) == c.Shards && ScatterPerNode(c.Engine) {
 			x := max(op.WorkPerS-op.keyless*float64(c.Shards-c.nodes.Count), 0)
 			op.NodeWorkPerS = &x
+			op.WorkPerS = x
 		}
 	}
 }

@@ -516,7 +516,7 @@ func ScatterCaveat(engine string, slots, nodes int, scatter bool) string {
 		return ""
 	}
 	if ScatterPerNode(engine) {
-		return fmt.Sprintf("Node work counts a command that names no key once per node: Redis Cluster sends it to each master (command tip request_policy:all_shards), %d units, not %d (one per slot, as the per-slot figures count it). A multi-key command whose keys hash to several slots costs one unit per slot: the client must split it by slot even when one node holds them (request_policy:multi_shard). Fan-out (mean, p99) counts the nodes a request touches: %d for a command that names no key.", nodes, slots, nodes)
+		return fmt.Sprintf("Work is counted on the nodes (work/s, the busiest node, the ratio to the mean node): a command that names no key costs one unit per node, as Redis Cluster sends it to each master (command tip request_policy:all_shards), %d units, not %d (one per slot). A multi-key command whose keys hash to several slots costs one unit per slot: the client must split it by slot even when one node holds them (request_policy:multi_shard). Fan-out (mean, p99) counts the nodes a request touches: %d for a command that names no key.", nodes, slots, nodes)
 	}
 	model := fmt.Sprintf("Scatter work is counted one unit per slot asked: a request asking every slot costs %d units here, summed into the %d nodes.", slots, nodes)
 	switch engine {

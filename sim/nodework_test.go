@@ -74,9 +74,17 @@ func TestNodeWorkRedis(t *testing.T) {
 	}
 	w := nodeWorkload(t)
 	c := scoreNodes(t, w, "redis", 16384, m)
-	// Per slot: the scan asks every slot (16384 units), mget 2, tagged 1.
-	if !near(c.WorkPerS, 16384+2+1) || c.Operations[0].SlotFanoutMean() != 16384 || c.Operations[1].SlotFanoutMean() != 2 || c.Operations[2].SlotFanoutMean() != 1 {
-		t.Errorf("per slot: work %v, fan-outs %v %v %v", c.WorkPerS, c.Operations[0].SlotFanoutMean(), c.Operations[1].SlotFanoutMean(), c.Operations[2].SlotFanoutMean())
+	// Per slot: the scan asks every slot, mget 2, tagged 1.
+	if c.Operations[0].SlotFanoutMean() != 16384 || c.Operations[1].SlotFanoutMean() != 2 || c.Operations[2].SlotFanoutMean() != 1 {
+		t.Errorf("per slot: fan-outs %v %v %v", c.Operations[0].SlotFanoutMean(), c.Operations[1].SlotFanoutMean(), c.Operations[2].SlotFanoutMean())
+	}
+	// Work is the nodes': 3 + 2 + 1 units/s (not 16384 + 2 + 1), node
+	// work 2, 1, 3: busiest 3 over mean 2 = 1.5x.
+	if c.WorkPer != "node" || !near(c.WorkPerS, 6) || !near(c.MaxShardWork, 3) || !near(c.MeanShardWork, 2) || !near(c.WorkRatio, 1.5) {
+		t.Errorf("work per %q: %v/s, busiest %v, mean %v, ratio %v; want node, 6, 3, 2, 1.5", c.WorkPer, c.WorkPerS, c.MaxShardWork, c.MeanShardWork, c.WorkRatio)
+	}
+	if ops := c.Operations; !near(ops[0].WorkPerS, 3) || !near(ops[1].WorkPerS, 2) || !near(ops[2].WorkPerS, 1) {
+		t.Errorf("operations' work %v %v %v; want 3 2 1", ops[0].WorkPerS, ops[1].WorkPerS, ops[2].WorkPerS)
 	}
 	// Per node: 3, 1, 1.
 	if c.FanoutPer != "node" || c.FanoutUnit() != "nodes" || c.Operations[0].FanoutMean != 3 || c.Operations[0].FanoutP99 != 3 || c.Operations[1].FanoutMean != 1 || c.Operations[2].FanoutMean != 1 {
@@ -122,6 +130,15 @@ func TestNodeWorkRedis(t *testing.T) {
 	}
 	if x := c.Operations[0].NodeWorkPerS; x == nil || !near(*x, 3) {
 		t.Errorf("OnNodes: scan's node work %v; want 3", x)
+	}
+	if c.WorkPer != "node" || !near(c.WorkPerS, 6) || !near(c.WorkRatio, 1.5) || !near(c.Operations[0].WorkPerS, 3) {
+		t.Errorf("OnNodes: work per %q %v/s ratio %v, scan %v/s; want node, 6, 1.5, 3", c.WorkPer, c.WorkPerS, c.WorkRatio, c.Operations[0].WorkPerS)
+	}
+	// Placed twice (the advisor's capacity search re-places a score):
+	// the same figures, not the node subtraction applied again.
+	c = c.OnNodes(m)
+	if !near(c.WorkPerS, 6) || !near(c.Operations[0].WorkPerS, 3) {
+		t.Errorf("OnNodes twice: work %v/s, scan %v/s; want 6, 3", c.WorkPerS, c.Operations[0].WorkPerS)
 	}
 	if l := ScatterCaveat("redis", 16384, 3, true); !strings.Contains(l, "3 units, not 16384") {
 		t.Errorf("caveat %q", l)
@@ -237,5 +254,44 @@ func TestNewNodesRedisCLI(t *testing.T) {
 		if m.Node[s] != s/16 {
 			t.Fatalf("64 slots over 4 nodes: slot %d on node %d; want %d", s, m.Node[s], s/16)
 		}
+	}
+}
+
+// TestRangeScanRedisNodes: a range over a hash-slotted key (k >= 'a' and
+// k < 'b') names no key Redis can route by: the client scans every
+// master, 1 unit on each of 3 nodes = 3 units/s at rate 1, not 16384;
+// busiest node 1 over mean 1 = 1x. Without nodes the 16384 slots are
+// the shards: 16384 units, ratio 1x.
+func TestRangeScanRedisNodes(t *testing.T) {
+	tb := &shardkey.Table{Name: "kv", Columns: []*shardkey.Column{{Name: "k", Type: shardkey.Text}}}
+	rg := shardkey.Cond{Col: 0, Op: shardkey.Range, Bounds: &shardkey.Bounds{Lo: shardkey.Value{Type: shardkey.Text, Str: "a"}, Hi: shardkey.Value{Type: shardkey.Text, Str: "b"}, HasLo: true, HasHi: true, LoIncl: true}}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{
+		{Name: "range", Table: 0, Kind: shardkey.Read, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{rg}}}},
+	}}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := NewNodes(16384, 3, "contiguous")
+	c := scoreNodes(t, w, "redis", 16384, m)
+	if !near(c.WorkPerS, 3) || !near(c.Operations[0].WorkPerS, 3) || !near(c.WorkRatio, 1) || !near(c.MaxShardWork, 1) || c.WorkPer != "node" {
+		t.Errorf("range on 16384 slots over 3 nodes: work %v/s (op %v), busiest %v, ratio %v, per %q; want 3, 3, 1, 1, node", c.WorkPerS, c.Operations[0].WorkPerS, c.MaxShardWork, c.WorkRatio, c.WorkPer)
+	}
+	c = scoreNodes(t, w, "redis", 16384, nil)
+	if !near(c.WorkPerS, 16384) || c.WorkPer != "" {
+		t.Errorf("range on 16384 shards: work %v/s per %q; want 16384 per shard", c.WorkPerS, c.WorkPer)
+	}
+}
+
+// TestReplicateRefusedRedis: Redis Cluster has no reference tables (a key
+// lives in one slot on one master), so a design naming replicate is
+// refused under redis, with the table named; other engines accept it.
+func TestReplicateRefusedRedis(t *testing.T) {
+	w := nodeWorkload(t)
+	_, err := Score(w, "kv:replicate", Options{Shards: 16, Engine: partition.Redis{}})
+	if err == nil || !strings.Contains(err.Error(), "table kv: replicate: Redis Cluster has no reference tables") {
+		t.Errorf("redis replicate: err %v; want the refusal", err)
+	}
+	if _, err := Score(w, "kv:replicate", Options{Shards: 16, Engine: partition.Generic{}}); err != nil {
+		t.Errorf("generic replicate: %v", err)
 	}
 }

@@ -337,6 +337,15 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			s.Warnings = append(s.Warnings, fmt.Errorf("table %s: replicate: MongoDB has no reference collections; scored as unsharded on the database's primary shard (shard 0), which serves all its reads and writes", t.Name))
 			return tk, nil
 		}
+		if s.Engine.Name() == "redis" {
+			// Redis Cluster has no reference tables: every key lives in
+			// the one hash slot CRC16 of it (or of its hash tag) names,
+			// on the one master that owns the slot; no command copies a
+			// key to every master (Redis Cluster specification, "Key
+			// distribution model"). Scoring it as copied everywhere would
+			// credit the design with local reads Redis cannot give.
+			return nil, &shardkey.UsageError{Msg: "replicate: Redis Cluster has no reference tables (every key lives in one hash slot on one master; nothing is copied to every master): key the table by hash(COLUMN) instead"}
+		}
 		tk.kind = kReplicate
 		return tk, nil
 	case *shardkey.HashExpr:
