@@ -21,7 +21,7 @@ import (
 // tpccLog writes a small TPC-C log (10 warehouses), on which advise on
 // 10 shards recommends range(w_id) and its co-located range keys, one
 // warehouse a shard (on 8 shards ranges of whole warehouses cannot be
-// even, and hash(w_id) is recommended: advisor/rangefit.go).
+// even, and the advice proposes 10 or 5 shards: advisor/rangefit.go).
 func tpccLog(t *testing.T) string {
 	t.Helper()
 	f := filepath.Join(t.TempDir(), "tpcc.log")
