@@ -215,11 +215,9 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 	return a
 }
 
-// findEntities groups columns by name across tables (except two declared
-// one-column primary keys of one name), by declared foreign keys, by the
-// statements' join equalities and by value equality within transactions
-// (two columns of different tables whose statements carry the same value
-// in most transactions they share).
+// findEntities groups columns by name across tables and by value equality
+// within transactions (two columns of different tables whose statements
+// carry the same value in most transactions they share).
 func (a *analysis) findEntities() []*entity {
 	w := a.w
 	parent := map[colRef]colRef{}
@@ -239,50 +237,15 @@ func (a *analysis) findEntities() []*entity {
 			parent[rx] = ry
 		}
 	}
-	// A column that is its table's declared one-column primary key
-	// identifies that table's rows: two such columns of one name (id in
-	// users and in orders, the Rails and Django convention) are two
-	// entities, not one, unless a foreign key joins them (below).
-	ownKey := func(r colRef) bool {
-		if w.Catalog == nil {
-			return false
-		}
-		info := w.Catalog.Table(w.Tables[r.table].Name)
-		return info != nil && len(info.PrimaryKey) == 1 && info.PrimaryKey[0] == w.Tables[r.table].Columns[r.col].Name
-	}
-	byName := map[string][]colRef{}
+	byName := map[string]colRef{}
 	for ti, t := range w.Tables {
 		for ci, c := range t.Columns {
 			r := colRef{ti, ci}
 			parent[r] = r
-			for _, o := range byName[c.Name] {
-				if !(ownKey(o) && ownKey(r)) {
-					union(o, r)
-				}
-			}
-			byName[c.Name] = append(byName[c.Name], r)
-		}
-	}
-	// Declared foreign keys (--schema, --from): the referencing column
-	// holds the referenced column's values (orders.user_id, users.id).
-	if cat := w.Catalog; cat != nil {
-		for ti, t := range w.Tables {
-			info := cat.Table(t.Name)
-			if info == nil {
-				continue
-			}
-			for _, fk := range info.ForeignKeys {
-				if len(fk.Columns) != 1 || len(fk.RefColumns) != 1 {
-					continue
-				}
-				pi := w.TableIndex(fk.RefTable)
-				if pi < 0 {
-					continue
-				}
-				ci, pc := t.ColumnIndex(fk.Columns[0]), w.Tables[pi].ColumnIndex(fk.RefColumns[0])
-				if ci >= 0 && pc >= 0 {
-					union(colRef{ti, ci}, colRef{pi, pc})
-				}
+			if first, ok := byName[c.Name]; ok {
+				union(first, r)
+			} else {
+				byName[c.Name] = r
 			}
 		}
 	}
