@@ -1,8 +1,6 @@
 package advisor
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -50,13 +48,11 @@ type Carry struct {
 // count is unknown (Rows 0: no row sample, no catalog estimate).
 func (c Carry) MarshalJSON() ([]byte, error) {
 	type plain Carry
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // the caller's encoder decides (paths hold "->")
-	if err := enc.Encode(plain(c)); err != nil {
+	b, err := jsonnull.Encode(plain(c)) // paths hold "->": the caller's encoder escapes or not
+	if err != nil {
 		return nil, err
 	}
-	return jsonnull.Null(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), jsonnull.Unless(c.Rows > 0, "rows", "bytes")...)
+	return jsonnull.Null(b, jsonnull.Unless(c.Rows > 0, "rows", "bytes")...)
 }
 
 // JoinedRead is an operation whose statements join the carried table to

@@ -7,8 +7,6 @@
 package reshard
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -139,16 +137,14 @@ func New(w *shardkey.Workload, m *sim.Movement, o Options) *Plan {
 // (0: no rewritten table with a sample, no --row-bytes).
 func (p Plan) MarshalJSON() ([]byte, error) {
 	type plain Plan
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // the caller's encoder decides (steps hold "->")
-	if err := enc.Encode(plain(p)); err != nil {
+	b, err := jsonnull.Encode(plain(p)) // steps hold "->": the caller's encoder escapes or not
+	if err != nil {
 		return nil, err
 	}
 	null := jsonnull.Unless(p.Movement == nil || p.RowsKnown(), "rows", "rows_crossing", "source_rows", "source_out", "target_rows", "target_in",
 		"bytes", "bytes_crossing", "source_bytes_out", "target_bytes", "target_bytes_in", "largest_target", "copy_seconds")
 	null = append(null, jsonnull.Unless(p.RowBytes > 0, "row_bytes")...)
-	return jsonnull.Null(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), null...)
+	return jsonnull.Null(b, null...)
 }
 
 // known reports whether p's row and byte figures are known.

@@ -65,3 +65,16 @@ func Unless(known bool, names ...string) []string {
 	}
 	return names
 }
+
+// Encode writes v as one JSON value without escaping <, > and & (the
+// caller's encoder decides that) and without a trailing newline: what a
+// MarshalJSON of a plain copy of its type returns before Null.
+func Encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
