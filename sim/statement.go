@@ -174,6 +174,21 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 		}
 		return rt, err
 	}
+	if a.Kind == shardkey.Read && len(a.Peers) > 0 {
+		// Routed with a joined table's lookup (merge.go, lookupMerged).
+		r := newRouter(s)
+		_, src, _, ok, err := r.lookupMerged(a.Table, a.Conds, a.Peers)
+		if err != nil {
+			return Route{}, err
+		}
+		if ok {
+			for _, p := range a.Peers {
+				if p.Table == src {
+					return s.explainLookupMerged(a.Table, src, p)
+				}
+			}
+		}
+	}
 	rt, err := s.explainSets(a.Table, a.Kind, a.Conds, a.Sets)
 	if err == nil && rt.Scatter && a.Kind != shardkey.Insert {
 		t := s.w.Tables[a.Table]
