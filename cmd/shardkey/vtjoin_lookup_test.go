@@ -129,3 +129,76 @@ func TestJoinThroughLookupIsOneRoute(t *testing.T) {
 	}
 }
 
+// TestHexLiteralAndCollateRouting: vtgate plans X'616263' as any literal
+// (makeEvalEngineExpr, operators/sharded_routing.go) whose value is the
+// VARBINARY of its bytes (evalengine NewLiteralBinaryFromHex), and the
+// vindex maps those bytes: unicode_loose_md5 hashes them as 'abc', hash
+// parses them as a decimal number (X'3432' is "42"). The expected shards
+// are Vitess's own vindexes applied to that VARBINARY value. A column
+// under COLLATE is no bare column, so planEqualOp and planInOp plan no
+// vindex for it: a scatter, whose reason says the column is compared in
+// a way that binds no value, not that there is no condition on it.
+func TestHexLiteralAndCollateRouting(t *testing.T) {
+	dir := t.TempDir()
+	users := filepath.Join(dir, "users.csv")
+	if err := os.WriteFile(users, []byte("id,login\n1,x\n2,y\n3,abc\n4,w\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type route struct {
+		Shards  []int  `json:"shards"`
+		Scatter bool   `json:"scatter"`
+		Route   string `json:"route"`
+		Reason  string `json:"reason"`
+		Lookup  []int  `json:"lookup_shards"`
+	}
+	explain := func(engine, key, sql string) route {
+		t.Helper()
+		code, out, errs := runCmd(t, "", "explain", "--dialect", "mysql", "--rows", users, "--shards", "8", "--engine", engine, "-k", key, "--format", "json", sql)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", sql, code, errs)
+		}
+		var rt route
+		if err := json.Unmarshal([]byte(out), &rt); err != nil {
+			t.Fatal(err)
+		}
+		return rt
+	}
+	bin := func(s string) sqltypes.Value { return sqltypes.MakeTrusted(sqltypes.VarBinary, []byte(s)) }
+
+	abc := realVitessShard(t, "unicode_loose_md5", bin("abc"))
+	for _, sql := range []string{"SELECT * FROM users WHERE login = X'616263'", "SELECT * FROM users WHERE login = x'616263'"} {
+		if rt := explain("vitess-unicode-loose-md5", "users:hash(login)", sql); rt.Route != "single" || len(rt.Shards) != 1 || rt.Shards[0] != abc {
+			t.Errorf("%s: %+v; want shard %d", sql, rt, abc)
+		}
+	}
+	// Through the lookup: the row whose login is 'abc' (id 3).
+	id3 := realVitessShard(t, "hash", sqltypes.NewInt64(3))
+	if rt := explain("vitess", "users:hash(id), lookup(login)", "SELECT * FROM users WHERE login = X'616263'"); rt.Route != "single" || len(rt.Shards) != 1 || rt.Shards[0] != id3 {
+		t.Errorf("lookup: %+v; want shard %d (id 3)", rt, id3)
+	}
+	{
+		n := realVitessShard(t, "hash", bin("42"))
+		if rt := explain("vitess", "users:hash(id)", "SELECT * FROM users WHERE id = X'3432'"); rt.Route != "single" || len(rt.Shards) != 1 || rt.Shards[0] != n {
+			t.Errorf("X'3432': %+v; want shard %d", rt, n)
+		}
+	}
+
+	const loose = "only compared in ways that bind no value (<>, NOT IN, a cast of the column, a COLLATE on it"
+	for _, sql := range []string{
+		"SELECT * FROM users WHERE login COLLATE utf8mb4_bin = 'abc'",
+		"SELECT * FROM users WHERE login COLLATE utf8mb4_bin IN ('abc', 'y')",
+	} {
+		rt := explain("vitess-unicode-loose-md5", "users:hash(login)", sql)
+		if !rt.Scatter || !strings.Contains(rt.Reason, "the key column(s) login are "+loose) {
+			t.Errorf("%s (key): %+v", sql, rt)
+		}
+		rt = explain("vitess", "users:hash(id), lookup(login)", sql)
+		if !rt.Scatter || !strings.Contains(rt.Reason, "the column(s) of lookup(login) are "+loose) {
+			t.Errorf("%s (lookup): %+v", sql, rt)
+		}
+	}
+	// The value's COLLATE is the value's: routed as login = 'abc'.
+	if rt := explain("vitess-unicode-loose-md5", "users:hash(login)", "SELECT * FROM users WHERE login = 'abc' COLLATE utf8mb4_bin"); rt.Route != "single" || len(rt.Shards) != 1 || rt.Shards[0] != abc {
+		t.Errorf("value COLLATE: %+v; want shard %d", rt, abc)
+	}
+}
