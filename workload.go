@@ -622,4 +622,7 @@ type Access struct {
 	UseVindex, IgnoreVindex []string
 	// Sets: an UPDATE's SET columns, as in Instance.
 	Sets []Cond
+	// Peers: the tables the statement joins to this one, as in
+	// Instance (a read merged with a joined table's lookup route).
+	Peers []Peer
 }

@@ -656,3 +656,46 @@ func rangeWord(tk *tableKey) string {
 	}
 	return "range"
 }
+
+// explainLookupMerged explains a read of table ti that Vitess merges
+// with the read of table src it is joined with, routed by src's lookup
+// conditions uc (router.lookupMerged): src's route, as ti's.
+func (s *Scheme) explainLookupMerged(ti, src int, p shardkey.Peer) (Route, error) {
+	uc := p.Conds
+	rt, err := s.explainSets(src, shardkey.Read, uc, nil)
+	if err != nil {
+		return Route{}, err
+	}
+	t, ot := s.w.Tables[ti], s.w.Tables[src]
+	col, ocol := t.Columns[p.Col].Name, ot.Columns[p.OtherCol].Name
+	v := ""
+	if n := s.keyVindexName(ti); n != "" {
+		v = " " + n
+	}
+	var lks []string
+	for _, lk := range s.tables[src].lookups {
+		for _, u := range uc {
+			if u.Col == lk.col && !slices.Contains(lks, lk.spec.String()) {
+				lks = append(lks, lk.spec.String())
+			}
+		}
+	}
+	where := "to one shard known once the lookup answers"
+	switch {
+	case len(rt.Shards) == 0 && !rt.unknown && !rt.multi && rt.extra == 0:
+		where = "to no shard"
+	case len(rt.Shards) == 1 && rt.extra == 0 && !rt.multi:
+		where = fmt.Sprintf("to shard %d", rt.Shards[0])
+	case len(rt.Shards) > 0:
+		where = "to shards " + intsText(rt.Shards)
+		if rt.extra > 0 || rt.multi {
+			where += " and shards known once the lookup answers"
+		}
+	}
+	rt.mergeWhy = fmt.Sprintf("%s.%s and %s.%s are the keys of their tables by the same unique vindex%s, so joined rows are on the same shard", t.Name, col, ot.Name, ocol, v)
+	rt.merge = fmt.Sprintf(" (one route with the read of %s: %s, and Vitess merges the two routes into one routed by %s)", ot.Name, rt.mergeWhy, strings.Join(lks, ", "))
+	rt.Reason = fmt.Sprintf("no condition binds the key %s on %s, but %s.%s = %s.%s joins it with the read of %s, which %s routes %s", s.tables[ti].expr, t.Name, t.Name, col, ot.Name, ocol, ot.Name, strings.Join(lks, ", "), where) + rt.merge
+	// The lookup's reads are the other read's.
+	rt.LookupShards = nil
+	return rt, nil
+}

@@ -180,3 +180,80 @@ func (r *router) merged(ti int, kind shardkey.Kind, conds []shardkey.Cond) ([]sh
 	}
 	return out, used, nil
 }
+
+// lookupMerged routes a read of table ti by a table it is joined with
+// (peers, shardkey.Instance.Peers) on columns that are their tables'
+// keys by one unique vindex, when that table's conditions route it
+// through a lookup vindex better than ti's own conditions route ti
+// (users u JOIN orders o ON o.user_id = u.id WHERE u.login = 'x', with
+// lookup(login) on users). vtgate routes that table by the lookup (its
+// keyspace ids) and merges the two routes into one:
+// tryMergeShardedRouting
+// (go/vt/vtgate/planbuilder/operators/sharded_routing.go) merges a
+// left-hand route of opcode EqualUnique, IN, Scatter or None with the
+// other when canMergeOnFilter (route_planning.go) finds the join's
+// columns under the very same unique SingleColumn vindex, and the merged
+// route keeps the better vindex option of both (join_merging.go,
+// mergeShardedRouting; PickBestAvailableVindex: EqualUnique before Equal
+// before IN, then the cheaper vindex, so ti's own key condition wins a
+// tie over a lookup). A non-unique lookup's route (Equal) is no left-hand
+// route that merges, but an inner join is tried both ways round
+// (route_planning.go, findBestJoin) and merges with ti's route on the
+// left; where it does not merge (an outer join), vtgate's nested-loop
+// join (ApplyJoin) reads ti per row of the other table, by the joined
+// value, on that row's shard. Either way ti's rows are on the shards of
+// the other table's rows the lookup names: the joined values are equal
+// and one vindex places both.
+//
+// It returns that route (without the lookup's own reads, which are the
+// other table's access's), the other table and the conditions it routes
+// by, and whether a peer routes ti.
+func (r *router) lookupMerged(ti int, conds []shardkey.Cond, peers []shardkey.Peer) (touch, int, []shardkey.Cond, bool, error) {
+	for _, p := range peers {
+		if !r.s.sameVindex(ti, p.Col, p.Table, p.OtherCol) {
+			continue
+		}
+		best := 3 // the best rank of the peer's lookup conditions
+		for _, lk := range r.s.tables[p.Table].lookups {
+			if cd := findCond(p.Conds, lk.col); cd != nil {
+				best = min(best, viaRank(cd))
+			}
+		}
+		if best == 3 {
+			continue
+		}
+		// ti's own rank: its condition on the key column, once merged
+		// with the other reads' (a lookup of ti's own that routes it
+		// keeps it: a tie, decided by vindex cost, not weighed here).
+		own := 3
+		c := conds
+		if hasVia(c) {
+			m, _, err := r.merged(ti, shardkey.Read, c)
+			if err != nil {
+				return touch{}, -1, nil, false, err
+			}
+			c = m
+		}
+		if cd := findCond(c, p.Col); cd != nil {
+			own = viaRank(cd)
+		}
+		for _, lk := range r.s.tables[ti].lookups {
+			if cd := findCond(c, lk.col); cd != nil && viaRank(cd) < 3 {
+				own = min(own, viaRank(cd))
+			}
+		}
+		if best >= own {
+			continue
+		}
+		tc, err := r.stmt(p.Table, shardkey.Read, p.Conds, nil)
+		if err != nil {
+			return touch{}, -1, nil, false, err
+		}
+		if tc.kind == tAll || len(tc.lks) == 0 {
+			continue // not routed through a lookup after all
+		}
+		tc.lks = nil
+		return tc, p.Table, p.Conds, true, nil
+	}
+	return touch{}, -1, nil, false, nil
+}

@@ -296,7 +296,16 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 		if hinted {
 			conds, _, _ = r.s.hinted(Access{Table: op.Table, Kind: op.Kind, UseVindex: op.UseVindex, IgnoreVindex: op.IgnoreVindex}, conds)
 		}
-		tc, err := r.stmt(op.Table, op.Kind, conds, in.Sets)
+		var tc touch
+		ok := false
+		var err error
+		if len(in.Peers) > 0 && op.Kind == shardkey.Read && !hinted {
+			// Routed with a joined table's lookup (merge.go).
+			tc, _, _, ok, err = r.lookupMerged(op.Table, conds, in.Peers)
+		}
+		if !ok && err == nil {
+			tc, err = r.stmt(op.Table, op.Kind, conds, in.Sets)
+		}
 		if err != nil {
 			return shardkey.Errorf("", 0, op.Name, "instance %d: %v", i+1, err)
 		}

@@ -174,6 +174,21 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 		}
 		return rt, err
 	}
+	if a.Kind == shardkey.Read && len(a.Peers) > 0 {
+		// Routed with a joined table's lookup (merge.go, lookupMerged).
+		r := newRouter(s)
+		_, src, _, ok, err := r.lookupMerged(a.Table, a.Conds, a.Peers)
+		if err != nil {
+			return Route{}, err
+		}
+		if ok {
+			for _, p := range a.Peers {
+				if p.Table == src {
+					return s.explainLookupMerged(a.Table, src, p)
+				}
+			}
+		}
+	}
 	rt, err := s.explainSets(a.Table, a.Kind, a.Conds, a.Sets)
 	if err == nil && rt.Scatter && a.Kind != shardkey.Insert {
 		t := s.w.Tables[a.Table]
@@ -190,7 +205,23 @@ func (s *Scheme) explainAccess(a Access) (Route, error) {
 		if part := keyIn(a.Partial); len(part) > 0 {
 			rt.Reason = fmt.Sprintf("an OR binds the key column(s) %s in some of its disjuncts but not in all (a disjunct on other columns may match rows on any shard): scatter-gather to all %d shards", strings.Join(part, ", "), s.N)
 		} else if loose := keyIn(a.Loose); len(loose) > 0 && !strings.Contains(rt.Reason, "does not bind") {
-			rt.Reason = fmt.Sprintf("the key column(s) %s are only compared in ways that bind no value (<>, NOT IN, a cast of the column): scatter-gather to all %d shards", strings.Join(loose, ", "), s.N)
+			rt.Reason = fmt.Sprintf("the key column(s) %s are only compared in ways that bind no value (<>, NOT IN, a cast of the column, a COLLATE on it): scatter-gather to all %d shards", strings.Join(loose, ", "), s.N)
+		} else if strings.HasPrefix(rt.Reason, "no condition on the key") {
+			// A lookup column compared so: vtgate plans a vindex only
+			// for a bare column compared with values (planEqualOp,
+			// planInOp in
+			// go/vt/vtgate/planbuilder/operators/sharded_routing.go).
+			var lks []string
+			for _, lk := range tk.lookups {
+				name := t.Columns[lk.col].Name
+				if slices.ContainsFunc(a.Loose, func(p string) bool { return strings.EqualFold(p, name) }) {
+					lks = append(lks, lk.spec.String())
+				}
+			}
+			if len(lks) > 0 {
+				rt.Reason = strings.TrimSuffix(rt.Reason, fmt.Sprintf(": scatter-gather to all %d shards", s.N)) +
+					fmt.Sprintf(", and the column(s) of %s are only compared in ways that bind no value (<>, NOT IN, a cast of the column, a COLLATE on it; a lookup routes a bare column compared with values): scatter-gather to all %d shards", strings.Join(lks, ", "), s.N)
+			}
 		}
 	}
 	return rt, err

@@ -254,6 +254,11 @@ func (s *scope) implyIn(e *xexpr) implied {
 	if nulls == len(items) && nulls > 0 {
 		return implied{never: true} // x IN (NULL): no row (Vitess: NoneRouting)
 	}
+	if l.kind == xOther && l.op == "cast" && len(l.kids) == 1 {
+		// CAST(id AS CHAR) IN ('4', '5'), login COLLATE utf8mb4_bin IN
+		// (...): the cast's value is compared, as for = (implyCmp).
+		return implied{loose: []*xexpr{l.kids[0]}}
+	}
 	if l.kind == xCol {
 		var args []arg
 		for _, it := range items {

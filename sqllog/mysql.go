@@ -1,6 +1,7 @@
 package sqllog
 
 import (
+	"encoding/hex"
 	"math/big"
 	"strconv"
 	"strings"
@@ -546,9 +547,15 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 		// go/vt/vtgate/planbuilder/operators/sharded_routing.go) and
 		// routes by the vindex of the column it is compared with. A
 		// column with a COLLATE is no column the planner routes by
-		// (planEqualOp wants a bare column): opaque.
-		if in := myExpr(x.Expr, sc, acc, ctes); in != nil && in.kind == xVal {
+		// (planEqualOp and planInOp want a bare *sqlparser.ColName on
+		// one side): compared as a cast of the column is, binding no
+		// value (loose), so that the reason says so.
+		in := myExpr(x.Expr, sc, acc, ctes)
+		if in != nil && in.kind == xVal {
 			return in
+		}
+		if in != nil && in.kind == xCol {
+			return castExpr(in)
 		}
 		return &xexpr{}
 	case *sqlparser.Literal:
@@ -557,6 +564,22 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: x.Val}}}
 		case sqlparser.StrVal:
 			return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: x.Val}}}
+		case sqlparser.HexVal:
+			// X'616263': a binary string of the bytes the digits spell.
+			// Vitess's planner routes by it as by any literal
+			// (makeEvalEngineExpr in
+			// go/vt/vtgate/planbuilder/operators/sharded_routing.go;
+			// evalengine's NewLiteralBinaryFromHex, a VARBINARY of the
+			// bytes), and the vindex maps those bytes: unicode_loose_md5
+			// hashes them as the string 'abc' (vindexes/unicode.go,
+			// unicodeHash of key.ToBytes()), hash parses them as a
+			// decimal integer (vindexes/hash.go, Hash.Hash:
+			// ToCastUint64, DestinationNone when they do not parse),
+			// and a lookup looks them up as that string. So it is the
+			// string literal of its bytes.
+			if b, err := hex.DecodeString(x.Val); err == nil {
+				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: string(b)}}}
+			}
 		case sqlparser.HexNum:
 			// 0x04: a number where a number is compared (Vitess's
 			// evalengine reads it as the integer for a numeric vindex).

@@ -171,6 +171,9 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 			}
 			ai := a.info(&p.acc[i])
 			sm := sample{ai: ai, acc: &p.acc[i], vals: vals[i], w: 1}
+			if len(p.acc[i].peers) > 0 {
+				sm.peers = a.peerSamples(p, vals, i)
+			}
 			a.offer(ai.op, sm, 1)
 			samples = append(samples, sm)
 		}
@@ -183,7 +186,7 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 	out := make([]Access, 0, len(samples))
 	fv := int32(0)
 	for _, sm := range samples {
-		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv), None: sm.acc.none, Partial: sm.acc.partial, Loose: sm.acc.loose, UseVindex: sm.acc.use, IgnoreVindex: sm.acc.ignore})
+		out = append(out, Access{Table: sm.ai.op.table, Kind: sm.ai.op.kind, Conds: a.conds(sm, &fv), None: sm.acc.none, Partial: sm.acc.partial, Loose: sm.acc.loose, UseVindex: sm.acc.use, IgnoreVindex: sm.acc.ignore, Peers: a.peers(sm)})
 	}
 	if a.dropped > 0 {
 		s.Warnings = append(s.Warnings, fmt.Errorf("%d value(s) do not convert to their column's type (the first, %s): they match no row", a.dropped, a.firstDrop))
