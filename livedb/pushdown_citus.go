@@ -119,8 +119,16 @@ func (s *pgSession) worker(ctx context.Context, node *citusNode) (*pgSession, er
 		return nil, err
 	}
 	ws.schema = s.schema
-	// As on the coordinator (pgSession.measure): groups in memory.
-	if _, err := ws.tx.Exec(ctx, ownMark+" SET LOCAL work_mem = '64MB'"); err != nil {
+	// As on the coordinator (pgSession.measure): groups in memory. A
+	// Citus node hides its shard tables from every query on pg_class
+	// (checkShards reads it) unless the session shows them: Citus' planner
+	// hook adds "relation_is_a_known_shard(oid) IS NOT TRUE" to such
+	// queries while citus.override_table_visibility is on, its default
+	// (citusdata/citus src/backend/distributed/worker/
+	// worker_shard_visibility.c, HideShardsFromSomeApplications). Only a
+	// setting, for this transaction; on a server without Citus it is an
+	// unused placeholder.
+	if _, err := ws.tx.Exec(ctx, ownMark+" SET LOCAL work_mem = '64MB'; SET LOCAL citus.override_table_visibility = off"); err != nil {
 		ws.close()
 		err = fmt.Errorf("Citus worker %s: %v", node, err)
 		if s.workerErr == nil {

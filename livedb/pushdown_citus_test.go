@@ -476,3 +476,52 @@ func TestRetarget(t *testing.T) {
 		}
 	}
 }
+
+// TestCitusWorkerShowsShards: a Citus node hides its shard tables from
+// every query on pg_class (Citus' planner hook adds
+// "relation_is_a_known_shard(oid) IS NOT TRUE" while
+// citus.override_table_visibility is on, its default: citusdata/citus
+// src/backend/distributed/worker/worker_shard_visibility.c), so on a real
+// Citus 12.1 cluster checkShards found no shard table and every table
+// fell back to the row sample. The worker's session turns the hiding off
+// for its transaction; the coordinator's session does not (its table list
+// must not show the shards Citus keeps there, a reference table's).
+// PostgreSQL without Citus keeps the setting as a placeholder, so the
+// session's own value is what is checked here.
+func TestCitusWorkerShowsShards(t *testing.T) {
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pgAdminDSN())
+	if err != nil {
+		skipOrFail(t, "no PostgreSQL at %s: %v", pgAdminDSN(), err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	name := fmt.Sprintf("shardkey_test_citusvis_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	dsn := pgThrowaway(t, ctx, admin, name)
+	s, err := openPostgres(ctx, dsn, Options{StatementTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	cfg, _ := pgx.ParseConfig(dsn)
+	ws, err := s.worker(ctx, &citusNode{group: 1, host: cfg.Host, port: int32(cfg.Port)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.close()
+	setting := func(s *pgSession) string {
+		var v *string
+		if err := s.tx.QueryRow(ctx, "SELECT pg_catalog.current_setting('citus.override_table_visibility', true)").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if v == nil {
+			return "(unset)"
+		}
+		return *v
+	}
+	if got := setting(ws); got != "off" {
+		t.Errorf("worker session: citus.override_table_visibility = %s, want off", got)
+	}
+	if got := setting(s); got == "off" {
+		t.Errorf("coordinator session: citus.override_table_visibility = %s, want Citus' default (shards hidden)", got)
+	}
+}
