@@ -98,6 +98,7 @@ type citusWorker struct {
 	node   *citusNode
 	s      *pgSession
 	shards []string // shard table names
+	ids    []int64  // their shard ids
 }
 
 // worker returns the session on node, opening it the first time.
@@ -119,8 +120,16 @@ func (s *pgSession) worker(ctx context.Context, node *citusNode) (*pgSession, er
 		return nil, err
 	}
 	ws.schema = s.schema
-	// As on the coordinator (pgSession.measure): groups in memory.
-	if _, err := ws.tx.Exec(ctx, ownMark+" SET LOCAL work_mem = '64MB'"); err != nil {
+	// As on the coordinator (pgSession.measure): groups in memory. A
+	// Citus node hides its shard tables from every query on pg_class
+	// (checkShards reads it) unless the session shows them: Citus' planner
+	// hook adds "relation_is_a_known_shard(oid) IS NOT TRUE" to such
+	// queries while citus.override_table_visibility is on, its default
+	// (citusdata/citus src/backend/distributed/worker/
+	// worker_shard_visibility.c, HideShardsFromSomeApplications). Only a
+	// setting, for this transaction; on a server without Citus it is an
+	// unused placeholder.
+	if _, err := ws.tx.Exec(ctx, ownMark+" SET LOCAL work_mem = '64MB'; SET LOCAL citus.override_table_visibility = off"); err != nil {
 		ws.close()
 		err = fmt.Errorf("Citus worker %s: %v", node, err)
 		if s.workerErr == nil {
@@ -155,6 +164,7 @@ func (s *pgSession) measureWorkers(ctx context.Context, t *shardkey.TableInfo, c
 			ws = append(ws, w)
 		}
 		w.shards = append(w.shards, t.Name+"_"+strconv.FormatInt(sh.id, 10))
+		w.ids = append(w.ids, sh.id)
 	}
 	fail := func(err error) []error {
 		return []error{fmt.Errorf("table %s: its statistics could not be computed on the Citus workers (%v); its figures come from the row sample", t.Name, err)}
@@ -187,7 +197,7 @@ func (s *pgSession) measureWorkers(ctx context.Context, t *shardkey.TableInfo, c
 	}
 	method := fmt.Sprintf("whole table, inside the Citus workers %s (postgresql %s), merged", strings.Join(names, ", "), ws[0].s.version)
 	if pct := statsSample(s.opts.Stats); pct > 0 {
-		method = fmt.Sprintf("TABLESAMPLE SYSTEM (%s%%) REPEATABLE (%d) of each shard table, inside the Citus workers %s (postgresql %s), merged", fmtPct(pct), s.opts.Seed, strings.Join(names, ", "), ws[0].s.version)
+		method = fmt.Sprintf("TABLESAMPLE SYSTEM (%s%%) REPEATABLE (%d + its shard id) of each shard table, inside the Citus workers %s (postgresql %s), merged", fmtPct(pct), s.opts.Seed, strings.Join(names, ", "), ws[0].s.version)
 	}
 	var warns []error
 	var corrCols []*shardkey.ColumnInfo
@@ -285,13 +295,29 @@ WHERE n.nspname = $1 AND c.relname = ANY ($2::text[])`, s.schema, shards)
 	return all, nil
 }
 
+// sampleClause is the TABLESAMPLE clause of the worker's i-th shard table
+// under --stats db:sample=P%: SYSTEM (P) REPEATABLE (seed + shard id).
+// With one seed for all, every shard table would keep the same block
+// numbers (SYSTEM sampling decides each block from its number and the
+// seed), so the shards' samples would move together: on a real Citus
+// cluster, 32 one-page shard tables of 5,000 rows sampled at 50% gave 100
+// rows. The shard id gives each shard table its own draw, still the same
+// from run to run.
+func (w *citusWorker) sampleClause(i int) string {
+	pct := statsSample(w.s.opts.Stats)
+	if pct <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" TABLESAMPLE SYSTEM (%s) REPEATABLE (%d)", fmtPct(pct), w.s.opts.Seed+w.ids[i])
+}
+
 // shardBody is the groups query (v, n[, b]) of column c over a worker's
 // shard tables: each shard table grouped on its own (the row's bytes as
 // stored there), the groups of all added up.
 func (w *citusWorker) shardBody(c *shardkey.ColumnInfo, shard, bytes bool) string {
 	parts := make([]string, len(w.shards))
 	for i, sh := range w.shards {
-		parts[i] = pgGroupBody("ONLY "+quoteIdent(w.s.schema)+"."+quoteIdent(sh)+" t"+w.s.sampleClause(), c, shard, bytes)
+		parts[i] = pgGroupBody("ONLY "+quoteIdent(w.s.schema)+"."+quoteIdent(sh)+" t"+w.sampleClause(i), c, shard, bytes)
 	}
 	b := ""
 	if shard {
@@ -414,7 +440,7 @@ func (s *pgSession) citusColumn(ctx context.Context, ws []*citusWorker, c *shard
 	for _, w := range ws {
 		parts := make([]string, len(w.shards))
 		for i, sh := range w.shards {
-			parts[i] = "SELECT t." + quoteIdent(c.Name) + " AS v FROM ONLY " + quoteIdent(w.s.schema) + "." + quoteIdent(sh) + " t" + w.s.sampleClause()
+			parts[i] = "SELECT t." + quoteIdent(c.Name) + " AS v FROM ONLY " + quoteIdent(w.s.schema) + "." + quoteIdent(sh) + " t" + w.sampleClause(i)
 		}
 		q := ownMark + " SELECT " + pgEqHash(oid, "u.v") + ", u.v FROM (" + strings.Join(parts, " UNION ALL ") + ") u WHERE " + pgEqHash(oid, "u.v") + " OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.int8[]) GROUP BY 2"
 		err := w.s.pgGuard(ctx, func() error {
@@ -478,7 +504,7 @@ func (s *pgSession) citusCorrelation(ctx context.Context, ws []*citusWorker, col
 	sum := make([]float64, len(cols))
 	weight := make([]float64, len(cols))
 	for _, w := range ws {
-		for _, sh := range w.shards {
+		for k, sh := range w.shards {
 			var exprs []string
 			for _, c := range cols {
 				x := pgNumeric(s.colType[c], "t."+quoteIdent(c.Name))
@@ -489,7 +515,7 @@ func (s *pgSession) citusCorrelation(ctx context.Context, ws []*citusWorker, col
 			for i := range vals {
 				dest[i] = &vals[i]
 			}
-			q := ownMark + " SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + quoteIdent(w.s.schema) + "." + quoteIdent(sh) + " t" + w.s.sampleClause()
+			q := ownMark + " SELECT " + strings.Join(exprs, ", ") + " FROM ONLY " + quoteIdent(w.s.schema) + "." + quoteIdent(sh) + " t" + w.sampleClause(k)
 			err := w.s.pgGuard(ctx, func() error { return w.s.tx.QueryRow(ctx, q).Scan(dest...) })
 			if err != nil {
 				return fmt.Errorf("worker %s: %w", w.node, err)

@@ -337,8 +337,9 @@ ANALYZE;`, ranges[0][0], ranges[0][1], ranges[1][0], ranges[1][1], ranges[2][0],
 	}
 
 	// --stats db:sample=50%: each shard table sampled on its worker by
-	// the same clause; the rows drawn, counted here by a plain query on
-	// each, over 0.5.
+	// the same clause, seeded by the seed plus its shard id (so shards do
+	// not keep the same blocks); the rows drawn, counted here by a plain
+	// query on each, over 0.5.
 	w = &shardkey.Workload{Seed: 3}
 	if err := Read(ctx, w, dsn, Options{NoStatements: true, SampleRows: 1000, Stats: "db:sample=50%", StatsColumns: []string{"user_id", "amount"}}); err != nil {
 		t.Fatal(err)
@@ -354,7 +355,7 @@ ANALYZE;`, ranges[0][0], ranges[0][1], ranges[1][0], ranges[1][1], ranges[2][0],
 			if onA[sh] != (port == portA) {
 				continue
 			}
-			rs, err := wdb.Query(ctx, fmt.Sprintf("SELECT amount, count(*) FROM orders_%d TABLESAMPLE SYSTEM (50) REPEATABLE (3) GROUP BY 1", id))
+			rs, err := wdb.Query(ctx, fmt.Sprintf("SELECT amount, count(*) FROM orders_%d TABLESAMPLE SYSTEM (50) REPEATABLE (%d) GROUP BY 1", id, 3+id))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -398,7 +399,7 @@ ANALYZE;`, ranges[0][0], ranges[0][1], ranges[1][0], ranges[1][1], ranges[2][0],
 		}
 	}
 	user = col("orders", "user_id")
-	if user.Rows != 2*drawn || user.Sampled == "" || !strings.Contains(user.Method, "TABLESAMPLE SYSTEM (50%) REPEATABLE (3) of each shard table, inside the Citus workers") {
+	if user.Rows != 2*drawn || user.Sampled == "" || !strings.Contains(user.Method, "TABLESAMPLE SYSTEM (50%) REPEATABLE (3 + its shard id) of each shard table, inside the Citus workers") {
 		t.Errorf("sampled: user_id rows %d (want 2 x %d drawn), sampled %q, method %q", user.Rows, drawn, user.Sampled, user.Method)
 	}
 	if drawn == 0 || drawn == n {
@@ -474,5 +475,54 @@ func TestRetarget(t *testing.T) {
 		if strings.Contains(dsn, "prefer") && len(cfg.Fallbacks) != 1 {
 			t.Errorf("%s: %d fallbacks; want the plain attempt after TLS", Redact(dsn), len(cfg.Fallbacks))
 		}
+	}
+}
+
+// TestCitusWorkerShowsShards: a Citus node hides its shard tables from
+// every query on pg_class (Citus' planner hook adds
+// "relation_is_a_known_shard(oid) IS NOT TRUE" while
+// citus.override_table_visibility is on, its default: citusdata/citus
+// src/backend/distributed/worker/worker_shard_visibility.c), so on a real
+// Citus 12.1 cluster checkShards found no shard table and every table
+// fell back to the row sample. The worker's session turns the hiding off
+// for its transaction; the coordinator's session does not (its table list
+// must not show the shards Citus keeps there, a reference table's).
+// PostgreSQL without Citus keeps the setting as a placeholder, so the
+// session's own value is what is checked here.
+func TestCitusWorkerShowsShards(t *testing.T) {
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pgAdminDSN())
+	if err != nil {
+		skipOrFail(t, "no PostgreSQL at %s: %v", pgAdminDSN(), err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) })
+	name := fmt.Sprintf("shardkey_test_citusvis_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	dsn := pgThrowaway(t, ctx, admin, name)
+	s, err := openPostgres(ctx, dsn, Options{StatementTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	cfg, _ := pgx.ParseConfig(dsn)
+	ws, err := s.worker(ctx, &citusNode{group: 1, host: cfg.Host, port: int32(cfg.Port)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.close()
+	setting := func(s *pgSession) string {
+		var v *string
+		if err := s.tx.QueryRow(ctx, "SELECT pg_catalog.current_setting('citus.override_table_visibility', true)").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if v == nil {
+			return "(unset)"
+		}
+		return *v
+	}
+	if got := setting(ws); got != "off" {
+		t.Errorf("worker session: citus.override_table_visibility = %s, want off", got)
+	}
+	if got := setting(s); got == "off" {
+		t.Errorf("coordinator session: citus.override_table_visibility = %s, want Citus' default (shards hidden)", got)
 	}
 }

@@ -498,9 +498,14 @@ func pgSetShards(m *shardkey.MeasuredStats, sp shardSpec, oid uint32, bytes bool
 }
 
 // pgIntArray parses an integer array's text output ({1,2,NULL}); NULL
-// elements read as -1.
+// elements read as -1. A NULL array (no bytes: array_agg over no group, an
+// empty table or a TABLESAMPLE that drew no row, as a real Citus worker's
+// small shard tables did) is no element.
 func pgIntArray(b []byte) ([]int64, error) {
 	s := string(b)
+	if len(s) == 0 {
+		return nil, nil
+	}
 	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
 		return nil, fmt.Errorf("unexpected array %q", s)
 	}

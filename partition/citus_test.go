@@ -1,8 +1,13 @@
 package partition
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -177,5 +182,89 @@ func TestCitusEngine(t *testing.T) {
 		if got, err := CitusEngine(bad); err == nil {
 			t.Errorf("CitusEngine(%v) = %q, want an error", bad, got)
 		}
+	}
+}
+
+// TestCitus_RealCluster checks the engine against placements a real Citus
+// cluster gave (testdata/citus_real_cluster.json: Citus 12.1.12 on
+// PostgreSQL 15.20, a coordinator and two workers; the file holds the
+// schema and the SQL). For each value: worker_hash, the interval of the
+// shard get_shard_id_for_distribution_column picked (pg_dist_shard
+// shardminvalue, shardmaxvalue), its index in interval order and the
+// worker pg_dist_placement puts it on, as the engine's node of 2 — for
+// 32 (the default citus.shard_count), 16 and 7 shards, and for tables
+// created with colocate_with.
+func TestCitus_RealCluster(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "citus_real_cluster.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var f struct {
+		ComputedWith string `json:"computed_with"`
+		Vectors      []struct {
+			Input struct {
+				Table      string `json:"table"`
+				ShardCount int    `json:"shard_count"`
+				Value      string `json:"value"`
+			} `json:"input"`
+			Encoding string `json:"input_encoding"`
+			Output   struct {
+				WorkerHash int64 `json:"worker_hash"`
+				Min        int32 `json:"shardminvalue"`
+				Max        int32 `json:"shardmaxvalue"`
+				ShardIndex int   `json:"shard_index"`
+				NodeIndex  int   `json:"node_index"`
+			} `json:"output"`
+			Kind string `json:"output_kind"`
+		} `json:"vectors"`
+	}
+	if err := dec.Decode(&f); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.ComputedWith, "Citus 12.1.12") || len(f.Vectors) < 300 {
+		t.Fatalf("unexpected file: %q, %d vectors", f.ComputedWith, len(f.Vectors))
+	}
+	types := map[string]shardkey.Type{"int32": shardkey.Int32, "int64": shardkey.Int64, "text": shardkey.Text, "uuid": shardkey.UUID}
+	counts := map[int]bool{}
+	for i, v := range f.Vectors {
+		name := fmt.Sprintf("%d/%s/%s", i, v.Input.Table, v.Input.Value)
+		typ, ok := types[v.Encoding]
+		if !ok || v.Kind != "citus_placement" {
+			t.Fatalf("%s: unknown input_encoding %q or output_kind %q", name, v.Encoding, v.Kind)
+		}
+		val, err := shardkey.ParseValue(v.Input.Value, typ)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		e := mustLookup(t, fmt.Sprintf("citus(shard_count=%d)", v.Input.ShardCount))
+		key := []shardkey.Value{val}
+		h, err := e.Hash(key)
+		if err != nil || h.Int != v.Output.WorkerHash {
+			t.Errorf("%s: worker_hash %v, %v; want %d", name, h, err, v.Output.WorkerHash)
+			continue
+		}
+		l, err := e.Layout(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := l.(*CitusLayout)
+		p, err := e.Point(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := cl.ShardIndex(p)
+		lo, hi := cl.HashRange(idx)
+		if idx != v.Output.ShardIndex || lo != v.Output.Min || hi != v.Output.Max {
+			t.Errorf("%s: shard %d [%d, %d], want %d [%d, %d]", name, idx, lo, hi, v.Output.ShardIndex, v.Output.Min, v.Output.Max)
+		}
+		if got := l.Shard(p); got != v.Output.NodeIndex || cl.Node(idx) != v.Output.NodeIndex {
+			t.Errorf("%s: worker %d, want %d", name, got, v.Output.NodeIndex)
+		}
+		counts[v.Input.ShardCount] = true
+	}
+	if !counts[32] || !counts[16] || !counts[7] {
+		t.Errorf("shard counts covered: %v", counts)
 	}
 }

@@ -389,7 +389,7 @@ var engineGroundTruth = map[string]string{
 	"kafka-librdkafka":            "kafka_default_partitioner.json",
 	"ketama":                      "ketama_libmemcached.json (also through servers=)",
 	"postgres":                    "postgresql_hash.json",
-	"citus":                       "citus_hash_distribution.json",
+	"citus":                       "citus_hash_distribution.json; testdata/citus_real_cluster.json (a real Citus 12.1.12 cluster, TestCitus_RealCluster)",
 	"elasticsearch":               "elasticsearch_routing.json",
 	"yugabyte":                    "yugabytedb_yb_hash_code.json; TestYugabyte_EnumOIDs",
 	"vitess":                      "vitess_vindexes.json",
