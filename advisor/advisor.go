@@ -523,7 +523,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if inter > 0 && a.txnStmts > 0 {
 		cr.Local = math.Max(0, cr.SingleShard-cr.CrossShardTxn*a.txnStmts/inter)
 	}
-	cr.WorkRatio, cr.Expected, cr.MaxShardWork, cr.AfterFixes = c.WorkRatio, c.ExpectedMaxLoadRatio, c.MaxShardWork, c.MaxShardWork
+	cr.WorkRatio, cr.Expected, cr.MaxShardWork, cr.AfterFixes = c.WorkRatio, c.ExpectedWorkRatio(), c.MaxShardWork, c.MaxShardWork
 	if len(c.TopValues) > 0 {
 		cr.LargestPartition = c.TopValues[0].Share
 	}
@@ -674,9 +674,9 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if c.WorkPerS > 0 {
 		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)
 		if c.WorkPer == "node" {
-			// The figures are the nodes' (sim.Candidate.WorkPer); the
-			// perfect-hash ratio is over slots, no yardstick for them.
-			r = fmt.Sprintf("busiest node %s units/s, %.2fx the mean node", fmtF(c.MaxShardWork), c.WorkRatio)
+			// The figures are the nodes' (sim.Candidate.WorkPer), and so
+			// is the perfect-hash ratio they are read against.
+			r = fmt.Sprintf("busiest node %s units/s, %.2fx the mean node; a perfect hash of this many equal keys over %d nodes gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.CapacityUnits(), c.ExpectedWorkRatio())
 		}
 		if over := len(c.OverCapacity); over > 0 && c.Capacity > 0 && c.CapacityPer != "node" {
 			who := fmt.Sprintf("%d of %d shards %s", over, c.Shards, plural(over, "exceeds", "exceed"))
@@ -1087,6 +1087,16 @@ func scatters(adv *Advice) bool {
 	return false
 }
 
+// busiestUnit names what c's MaxShardWork is the work of: "node" when
+// work is counted on the nodes (sim.Candidate.WorkPer: slots on nodes
+// under redis), else "shard".
+func busiestUnit(c *sim.Candidate) string {
+	if c.WorkPer == "node" {
+		return "node"
+	}
+	return "shard"
+}
+
 // summary writes the plain-language answer.
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
@@ -1186,7 +1196,7 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		case as.Criteria.CrossShardTxn > best.Criteria.CrossShardTxn+0.0005:
 			reason = fmt.Sprintf("%s of transactions cross shards, against %s", pct(as.Criteria.CrossShardTxn), pct(best.Criteria.CrossShardTxn))
 		case as.Criteria.AfterFixes > best.Criteria.AfterFixes*1.005:
-			reason = fmt.Sprintf("its busiest shard does %s/s after fixes, against %s/s", fmtF(as.Criteria.AfterFixes), fmtF(best.Criteria.AfterFixes))
+			reason = fmt.Sprintf("its busiest %s does %s/s after fixes, against %s/s", busiestUnit(as.Score), fmtF(as.Criteria.AfterFixes), fmtF(best.Criteria.AfterFixes))
 		case as.Criteria.LargestPartition > 0 && best.Criteria.LargestPartition > 0 && as.Criteria.LargestPartition > 2*best.Criteria.LargestPartition:
 			reason = fmt.Sprintf("its largest key value holds %s of its table, against %s", pct(as.Criteria.LargestPartition), pct(best.Criteria.LargestPartition))
 		case as.Score.LoadRatio > best.Score.LoadRatio*1.005:

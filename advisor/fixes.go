@@ -55,7 +55,13 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// ratio, and the capacity for the busiest shard when the cluster as a
 	// whole has the capacity (mean under it); otherwise scatter-gather
 	// work, not the whale, is what overloads the shards.
-	target := math.Max(1.5, 1.15*c.ExpectedMaxLoadRatio)
+	// (Over the units the ratio is of: the rows' load per shard, the
+	// work per node when the work is the nodes'.)
+	exp := c.ExpectedMaxLoadRatio
+	if c.LoadRatio <= 0 {
+		exp = c.ExpectedWorkRatio()
+	}
+	target := math.Max(1.5, 1.15*exp)
 	// The mean is per node when the capacity is a node's.
 	useCap := w.Capacity > 0 && c.MeanShardWork*float64(c.Shards)/float64(c.CapacityUnits()) < w.Capacity
 	// The rows' load ratio, or, without rows (a log), the work's.
@@ -120,15 +126,15 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	}
 	effect := "the others no longer share a shard with a whale"
 	if best.MaxShardWork >= c.MaxShardWork*0.99 {
-		effect = "the busiest shard is the whale's own, which no function can make lighter; isolation keeps every other value off it"
+		effect = fmt.Sprintf("the busiest %s is the whale's own, which no function can make lighter; isolation keeps every other value off it", busiestUnit(c))
 	}
 	workRatios := "" // the work ratio beside the rows' load ratio
 	if ratioName(c) == "load" {
 		workRatios = fmt.Sprintf(" (work ratio %.2fx -> %.2fx)", c.WorkRatio, best.WorkRatio)
 	}
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the %s goes from %.2fx to %.2fx the mean and the busiest shard's work from %s/s to %s/s%s; %s. A whale's own shard keeps its share: no function can split one key value.",
-			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, ratioText(c, w), ratio(c), ratio(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), workRatios, effect)}
+		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the %s goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s%s; %s. A whale's own shard keeps its share: no function can split one key value.",
+			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, ratioText(c, w), ratio(c), ratio(best), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), workRatios, effect)}
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	if a.splitFix(as, d, w, o, rest) {
@@ -376,7 +382,7 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 	route := fmt.Sprintf("each request reads the lookup table's shard, then the shards of the rows it names: %.2f per request here", ao.FanoutMean)
 	if l.Unique && ao.FanoutMean > 1+1e-9 {
 		// An IN list: one lookup row and one row per value.
-		route = fmt.Sprintf("each request reads the lookup table's shard of each value, then the shard of each value's row (a unique lookup names one row a value): %.2f shards per request here", ao.FanoutMean)
+		route = fmt.Sprintf("each request reads the lookup table's shard of each value, then the shard of each value's row (a unique lookup names one row a value): %.2f %s per request here", ao.FanoutMean, after.FanoutUnit())
 	} else if l.Unique {
 		route = fmt.Sprintf("each request reads the lookup table's one shard, then the one shard of the row (%.2f per request here)", ao.FanoutMean)
 	} else if ao.FanoutMean >= 1.5 {
@@ -389,7 +395,7 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 	if shared {
 		// The same lookup as an earlier fix: its numbers were given there.
 		return Fix{Kind: "global-index", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
-			Text: fmt.Sprintf("%s looks up by %s too: the same lookup(%s) serves it: %s (today it asks %.1f shards per request).", op.Name, col, col, route, op.FanoutMean)}, true
+			Text: fmt.Sprintf("%s looks up by %s too: the same lookup(%s) serves it: %s (today it asks %.1f %s per request).", op.Name, col, col, route, op.FanoutMean, c.FanoutUnit())}, true
 	}
 	writes := fmt.Sprintf("each of the %s inserts and deletes/s to %s also writes a lookup row (+%s units/s), %s of them on another shard than their row", fmtF(ls.WritesPerS), t.Name, fmtF(ls.WriteWorkPerS), pct(ls.CrossShardWriteFraction))
 	if ls.WritesPerS == 0 {
@@ -404,8 +410,8 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 			pct(c.CrossShardTxnFraction), pct(after.CrossShardTxnFraction), pct(*after.LookupCrossShardTxnFraction))
 	}
 	return Fix{Kind: "global-index", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
-		Text: fmt.Sprintf("%s looks up by %s: a lookup table sharded by %s that maps each %s to the key (a global secondary index; a Vitess %s vindex; design %q) routes it instead of asking every shard: %s. Work %s/s -> %s/s, busiest shard %s/s -> %s/s. Its cost: %s%s. A local index keeps writes local but lookups still scatter (%s).",
-			op.Name, col, col, col, l.VindexType(), key, route, fmtF(c.WorkPerS), fmtF(after.WorkPerS), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), writes, txn, cost)}, true
+		Text: fmt.Sprintf("%s looks up by %s: a lookup table sharded by %s that maps each %s to the key (a global secondary index; a Vitess %s vindex; design %q) routes it instead of asking every shard: %s. Work %s/s -> %s/s, busiest %s %s/s -> %s/s. Its cost: %s%s. A local index keeps writes local but lookups still scatter (%s).",
+			op.Name, col, col, col, l.VindexType(), key, route, fmtF(c.WorkPerS), fmtF(after.WorkPerS), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), writes, txn, cost)}, true
 }
 
 // projectionFix proposes a per-col projection for op, whose rows by col
@@ -444,8 +450,8 @@ func (a *analysis) projectionFix(op OpCost, as *Assessment, w *shardkey.Workload
 		spread = fmt.Sprintf("without a row sample of %s how many shards one %s's rows are on is unknown (a non-unique lookup is scored as asking every shard)", t.Name, col)
 	}
 	return Fix{Kind: "projection", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
-		Text: fmt.Sprintf("%s looks up by %s, and %s: a lookup table (lookup(%s, nonunique)) would still ask %.2f shards per request (re-simulated: work %s/s -> %s/s). Keep a per-%s projection instead: a copy of the %s rows it reads, sharded by %s (%s), so each request asks one shard: work %s/s -> %s/s, busiest shard %s/s -> %s/s. Its cost: %s (%s).",
-			op.Name, col, spread, col, fanout, fmtF(c.WorkPerS), fmtF(lookupAfter.WorkPerS), col, t.Name, col, entry, fmtF(c.WorkPerS), fmtF(after.WorkPerS), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), wc, cost)}, true
+		Text: fmt.Sprintf("%s looks up by %s, and %s: a lookup table (lookup(%s, nonunique)) would still ask %.2f %s per request (re-simulated: work %s/s -> %s/s). Keep a per-%s projection instead: a copy of the %s rows it reads, sharded by %s (%s), so each request asks one shard: work %s/s -> %s/s, busiest %s %s/s -> %s/s. Its cost: %s (%s).",
+			op.Name, col, spread, col, fanout, lookupAfter.FanoutUnit(), fmtF(c.WorkPerS), fmtF(lookupAfter.WorkPerS), col, t.Name, col, entry, fmtF(c.WorkPerS), fmtF(after.WorkPerS), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), wc, cost)}, true
 }
 
 // insertsOrDeletes reports whether the workload inserts or deletes rows of

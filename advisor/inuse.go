@@ -44,8 +44,8 @@ func inUseSummary(adv *Advice, best *Assessment) []string {
 		return []string{fmt.Sprintf("Keep the design in use, %s: no candidate beats it beyond noise (5 points of single-shard requests, 2 of cross-shard transactions, 10%% of work per request, and the busiest shards' work within %s of each other, what hashing this many key values leaves to luck), so a reshard would buy nothing.",
 			cur.Display(), pct(math.Max(0.02, cur.Criteria.Expected-1)))}
 	}
-	return []string{fmt.Sprintf("Change the design in use, %s (ranked %d), to %s: %s of interactive requests single-shard against %s, %s of transactions crossing shards against %s, the busiest shard after fixes %s/s against %s/s.",
+	return []string{fmt.Sprintf("Change the design in use, %s (ranked %d), to %s: %s of interactive requests single-shard against %s, %s of transactions crossing shards against %s, the busiest %s after fixes %s/s against %s/s.",
 		cur.Display(), cur.Rank, best.Display(),
 		pct(best.Criteria.SingleShard), pct(cur.Criteria.SingleShard), pct(best.Criteria.CrossShardTxn), pct(cur.Criteria.CrossShardTxn),
-		fmtF(best.Criteria.AfterFixes), fmtF(cur.Criteria.AfterFixes))}
+		busiestUnit(best.Score), fmtF(best.Criteria.AfterFixes), fmtF(cur.Criteria.AfterFixes))}
 }

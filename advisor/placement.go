@@ -49,7 +49,9 @@ func samePlacement(list []*Assessment, sopts sim.Options) []*Assessment {
 // sameRows reports whether a and b, scored on the same workload, place
 // every sample row on the same shard (a reshard from a to b moves no row).
 // Designs that do not compile again, or a failed comparison, count as
-// different: both are kept.
+// different: both are kept. So does a table b re-keys without a row
+// sample (a workload read from a log): no sampled row moving is then no
+// evidence, whether its rows move is unknown, not "no".
 func sameRows(a, b *Assessment, sopts sim.Options) bool {
 	da, err := shardkey.ParseDesign(a.Key)
 	if err != nil {
@@ -68,7 +70,7 @@ func sameRows(a, b *Assessment, sopts sim.Options) bool {
 		return false
 	}
 	m, err := sim.Reshard(a.w, sa, sb)
-	return err == nil && m.RowsCrossing == 0
+	return err == nil && m.RowsKnown() && m.RowsCrossing == 0
 }
 
 // nodesReport adds the slots-over-nodes report to the recommended

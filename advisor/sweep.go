@@ -91,7 +91,13 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 		}
 		exp := c.ExpectedMaxLoadRatio
 		if per == "node" {
-			exp = 0 // a ratio over the slots, no yardstick for nodes: unknown
+			// Over the nodes when the work ratio is the nodes' (redis);
+			// otherwise a ratio over the slots, no yardstick for the
+			// nodes: unknown.
+			exp = 0
+			if c.WorkPer == "node" {
+				exp = c.ExpectedWorkRatio()
+			}
 		}
 		out = append(out, SweepRow{Shards: n, Per: per, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: c.LoadRatio,
 			Expected: exp, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0})

@@ -746,6 +746,21 @@ func ScatterPerNode(engine string) bool {
 	return engine == "redis"
 }
 
+// ExpectedWorkRatio returns the perfect-hash yardstick for WorkRatio:
+// the balls-into-bins E[max]/mean (ExpectedMaxLoadRatio) of the main
+// key's Cardinality equal-weight keys over the units work_ratio is
+// counted on. Those are the nodes when WorkPer is "node" (a key's slot
+// is on a node with the node's share of the slots as probability, the
+// shares taken as equal: exact for equal counts, and a contiguous split
+// such as 16384 slots over 3 masters differs by one slot), else the
+// shards (ExpectedMaxLoadRatio itself). 0 when no key value is known.
+func (c *Candidate) ExpectedWorkRatio() float64 {
+	if c.WorkPer == "node" && c.nodes != nil && c.ExpectedMaxLoadRatio > 0 {
+		return ExpectedMaxLoadRatio(c.Cardinality, c.nodes.Count)
+	}
+	return c.ExpectedMaxLoadRatio
+}
+
 // CapacityWork returns the work (units/s) of each unit capacity is judged
 // on: per node when c's capacity is a node's (see OnNodes and NodeWork),
 // else per shard (ShardWork itself).

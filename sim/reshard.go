@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/jsonnull"
@@ -89,7 +91,7 @@ func Reshard(w *shardkey.Workload, from, to *Scheme) (*Movement, error) {
 	for ti, t := range w.Tables {
 		ka, kb := from.tables[ti], to.tables[ti]
 		tm := TableMovement{Table: t.Name, FromKey: keyText(ka), ToKey: keyText(kb)}
-		tm.Rewritten = tm.FromKey != tm.ToKey || !sameN
+		tm.Rewritten = !sameN || tm.FromKey != tm.ToKey && !samePlacement(ka, kb)
 		if tm.Rewritten && t.Rows == 0 {
 			tm.Unsampled = true
 			m.Unsampled = append(m.Unsampled, t.Name)
@@ -133,6 +135,26 @@ func Reshard(w *shardkey.Workload, from, to *Scheme) (*Movement, error) {
 		m.Tables = append(m.Tables, tm)
 	}
 	return m, nil
+}
+
+// samePlacement reports whether keys a and b, of one table under two
+// schemes of the same shard count, place every row alike whatever its
+// values, though written differently: both a plain hash (no salt,
+// isolate or directory) of the same columns in the same order, placed by
+// the same engine over the same layout. Under a Vitess engine hash(id)
+// and hash(id, vindex=hash) are one primary vindex (the hash vindex, the
+// same keyspace ids over the same keyspace-id ranges): changing the
+// VSchema's spelling moves no row. Anything else counts as different:
+// the table is rewritten.
+func samePlacement(a, b *tableKey) bool {
+	if _, ok := a.expr.(*shardkey.HashExpr); !ok || a.kind != kHash {
+		return false
+	}
+	if _, ok := b.expr.(*shardkey.HashExpr); !ok || b.kind != kHash {
+		return false
+	}
+	return slices.Equal(a.cols, b.cols) && a.engName == b.engName && a.base == b.base &&
+		reflect.DeepEqual(a.layout, b.layout)
 }
 
 // keyText names a table's compiled key.

@@ -140,6 +140,9 @@ type tableKey struct {
 	stmtBounds []int64
 	// lookups are the table's lookups, unique ones first.
 	lookups []*lookupKey
+	// engName names the engine that places the table: the scheme's, or
+	// the Vitess vindex's the key names (vindex=TYPE); eng may wrap it.
+	engName string
 }
 
 // Compile compiles design d for workload w. It fails when a key names a
@@ -239,7 +242,7 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		}
 		eng = ve
 	}
-	tk := &tableKey{expr: e, eng: eng, base: s.N, saltBy: -1}
+	tk := &tableKey{expr: e, eng: eng, engName: eng.Name(), base: s.N, saltBy: -1}
 	for _, c := range e.Columns() {
 		i := t.ColumnIndex(c)
 		if i < 0 {

@@ -212,6 +212,23 @@ Flags:
 			fmt.Fprintln(e.stderr, "warning: "+wn)
 		}
 	}
+	// Each reshard plan's warnings (a re-keyed table without a row
+	// sample, ...) too, naming the plan: the JSON and Markdown documents
+	// carry them in the plan, the table in the plan's steps and in the
+	// closing block.
+	for _, p := range plans {
+		for _, wn := range p.Warnings {
+			fmt.Fprintf(e.stderr, "warning: reshard from %s to %s: %s\n", p.From, p.To, wn)
+		}
+	}
+	// The Markdown and HTML documents have no configuration section:
+	// its warnings go with the advice's.
+	docAdv := adv
+	if cfg != nil && len(cfg.Warnings) > 0 {
+		a := *adv
+		a.Warnings = append(slices.Clone(adv.Warnings), cfg.Warnings...)
+		docAdv = &a
+	}
 	switch c.format {
 	case "json":
 		b, err := json.Marshal(struct {
@@ -235,7 +252,7 @@ Flags:
 		_, err = e.stdout.Write(out.Bytes())
 		return err
 	case "markdown":
-		if err := skreport.WriteAdviceMarkdown(e.stdout, adv); err != nil {
+		if err := skreport.WriteAdviceMarkdown(e.stdout, docAdv); err != nil {
 			return err
 		}
 		if nodes != nil {
@@ -246,7 +263,7 @@ Flags:
 		renderReshard(e.stdout, plans, true)
 		return nil
 	case "html":
-		return skreport.WriteAdviceHTML(e.stdout, adv)
+		return skreport.WriteAdviceHTML(e.stdout, docAdv)
 	}
 	if err := skreport.WriteAdviceTable(e.stdout, adv); err != nil {
 		return err

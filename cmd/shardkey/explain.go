@@ -94,12 +94,19 @@ Flags:
 	}
 	var w *shardkey.Workload
 	var opts sim.Options
+	var inputWarns []string
 	if c.hasInputs() {
 		l, err := c.load(e, nil)
 		if err != nil {
 			return err
 		}
 		w, opts = l.w, l.opts
+		// The inputs' warnings (statements a log could not parse, ...)
+		// go to standard error and into the output, as score's do.
+		for _, wn := range w.Warnings {
+			fmt.Fprintf(e.stderr, "warning: %v\n", wn)
+			inputWarns = append(inputWarns, wn.Error())
+		}
 	} else {
 		w = &shardkey.Workload{Name: "the statement", Seed: c.seed, Shards: c.shards}
 		if w.Shards == 0 {
@@ -140,6 +147,7 @@ Flags:
 		fmt.Fprintf(e.stderr, "warning: %v\n", wn)
 	}
 	if c.format == "json" {
+		rt.Warnings = append(inputWarns, rt.Warnings...)
 		// The design's warnings (a lookup without a row sample, ...)
 		// go in warnings too, as text mode prints them.
 		for _, wn := range scheme.Warnings {

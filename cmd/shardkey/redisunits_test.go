@@ -78,3 +78,66 @@ func TestRedisNoReferenceTables(t *testing.T) {
 		t.Errorf("score members:replicate under redis: exit %d, %s; want 2 and the reason", code, errs)
 	}
 }
+
+// TestRedisNodeWording: under redis with --slots 16384 --nodes 3 the
+// advice's work figures are the nodes', and so are its words and its
+// perfect-hash yardstick. The log (3 s) reads customers 1, 2, 3 (slots
+// 9842, 5649, 1584: nodes 1, 1, 0 of the contiguous split 0-5460,
+// 5461-10922, 10923-16383) and once by email (no key: one unit on each
+// master). Node work: node 0 1+1, node 1 2+1, node 2 0+1 units over 3 s,
+// so the busiest node 1.00/s, 1.50x the mean (2/3). A perfect hash of 3
+// equal keys over 3 nodes: all apart with probability 6/27 (max 1), all
+// together 3/27 (max 3), else 18/27 (max 2): E[max] = 51/27, over a mean
+// of 1: 1.89x (criteria expected_max_load_ratio 51/27). Over 2 nodes
+// (sweep): max 3 with probability 2/8, else 2: 2.25 / 1.5 = 1.5; over 4:
+// (24 + 3x4 + 2x36) / 64 = 1.6875 over 0.75 = 2.25. The projection fix
+// for the email read says "busiest node" and counts its fan-out in nodes.
+func TestRedisNodeWording(t *testing.T) {
+	log := writeFile(t, "lk.log", "2024-01-01 10:00:00.000 UTC [100] LOG:  statement: SELECT * FROM orders WHERE customer_id = 1\n"+
+		"2024-01-01 10:00:01.000 UTC [100] LOG:  statement: SELECT * FROM orders WHERE customer_id = 2\n"+
+		"2024-01-01 10:00:02.000 UTC [100] LOG:  statement: SELECT * FROM orders WHERE customer_id = 3\n"+
+		"2024-01-01 10:00:03.000 UTC [100] LOG:  statement: SELECT * FROM orders WHERE email = 'a@x'\n")
+	args := []string{"advise", "--log", log, "-k", "hash(customer_id)", "--engine", "redis", "--slots", "16384", "--nodes", "3", "--bootstrap", "0"}
+	code, out, errs := runCmd(t, "", append(args, "--sweep", "2,4", "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var a struct {
+		Candidates []struct {
+			Reasons  []string
+			Criteria struct {
+				Expected float64 `json:"expected_max_load_ratio"`
+			}
+			Fixes []struct{ Kind, Text string }
+		}
+		Sweep []struct {
+			Shards   int
+			Per      string
+			Expected float64 `json:"expected_max_load_ratio"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil || len(a.Candidates) == 0 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	c := a.Candidates[0]
+	near := func(x, y float64) bool { return x > y-1e-9 && x < y+1e-9 }
+	if !near(c.Criteria.Expected, 51.0/27) {
+		t.Errorf("criteria expected_max_load_ratio %v; want 51/27 (3 keys over 3 nodes)", c.Criteria.Expected)
+	}
+	if len(a.Sweep) != 2 || a.Sweep[0].Per != "node" || !near(a.Sweep[0].Expected, 1.5) || !near(a.Sweep[1].Expected, 2.25) {
+		t.Errorf("sweep %+v; want 2 nodes 1.5, 4 nodes 2.25", a.Sweep)
+	}
+	if want := "busiest node 1.00 units/s, 1.50x the mean node; a perfect hash of this many equal keys over 3 nodes gives 1.89x"; !strings.Contains(strings.Join(c.Reasons, "\n"), want) {
+		t.Errorf("reasons %q; want %q", c.Reasons, want)
+	}
+	var proj string
+	for _, f := range c.Fixes {
+		if f.Kind == "projection" {
+			proj = f.Text
+		}
+	}
+	if !strings.Contains(proj, "busiest node 1.00/s -> ") || strings.Contains(proj, "busiest shard") ||
+		!strings.Contains(proj, "would still ask 3.00 nodes per request") || !strings.Contains(proj, "today it asks 3.0 nodes per request") {
+		t.Errorf("projection fix %q; want busiest node 1.00/s and fan-out in nodes", proj)
+	}
+}

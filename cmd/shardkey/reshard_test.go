@@ -220,3 +220,68 @@ func TestReshardUnsampledUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestReshardWarningsEverywhere: a reshard plan's warning reaches
+// standard error (naming the plan) and every output format. From
+// users:hash(id); orders:hash(user_id) to users:hash(id); orders:hash(id)
+// re-keys orders, and the log has no row sample of it: the plan warns
+// that orders is re-keyed without a row sample. HTML has no reshard
+// section (--current is refused with it).
+func TestReshardWarningsEverywhere(t *testing.T) {
+	const from, to = "users:hash(id); orders:hash(user_id)", "users:hash(id); orders:hash(id)"
+	const wn = "orders re-keyed without a row sample"
+	args := []string{"advise", "--log", unsampledLog(t), "--current", from, "-k", to,
+		"--shards", "4", "--bootstrap", "0", "--sweep", ""}
+	for _, format := range []string{"table", "json", "markdown"} {
+		code, out, errs := runCmd(t, "", append(args, "--format", format)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errs)
+		}
+		if want := "warning: reshard from " + from + " to " + to + ": " + wn; !strings.Contains(errs, want) {
+			t.Errorf("%s: standard error lacks %q:\n%s", format, want, errs)
+		}
+		if !strings.Contains(out, wn) {
+			t.Errorf("%s: output lacks %q:\n%s", format, wn, out)
+		}
+		if format == "table" && !strings.Contains(out[strings.LastIndex(out, "\nwarnings:\n"):], "reshard from "+from+" to "+to+": "+wn) {
+			t.Errorf("table: closing warnings block lacks the plan's warning:\n%s", out)
+		}
+	}
+}
+
+// TestAdviseEmitWarningsInDocuments: --emit's warnings (Citus cannot
+// express a range key, so the emitted configuration hash-distributes
+// it) go to standard error and, since the Markdown and HTML documents
+// have no configuration section, into their warnings.
+func TestAdviseEmitWarningsInDocuments(t *testing.T) {
+	rows := writeFile(t, "rt.csv", "id,tenant\n0,1\n1,0\n2,0\n3,2\n4,0\n5,1\n6,3\n7,0\n")
+	const wn = "--emit citus: Citus distributes by hash (create_distributed_table), not by ranges"
+	for _, format := range []string{"table", "json", "markdown", "html"} {
+		code, out, errs := runCmd(t, "", "advise", "--rows", rows, "-k", "range(id, bounds=[4])", "--shards", "2",
+			"--bootstrap", "0", "--sweep", "", "--emit", "citus", "--format", format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errs)
+		}
+		if !strings.Contains(errs, "warning: "+wn) || !strings.Contains(out, wn) {
+			t.Errorf("%s: want %q on standard error and in the output; stderr:\n%s\noutput:\n%s", format, wn, errs, out)
+		}
+	}
+}
+
+// TestExplainInputWarnings: explain with inputs puts the inputs'
+// warnings on standard error and in its output, as score does. The log's
+// second statement does not parse ("SELEC"): one statement left out.
+func TestExplainInputWarnings(t *testing.T) {
+	log := writeFile(t, "x.log", "2026-11-30 23:05:01.000 UTC [100] app@db LOG:  statement: SELECT * FROM users WHERE id = 3\n"+
+		"2026-11-30 23:05:02.000 UTC [100] app@db LOG:  statement: SELEC garbage FROM\n")
+	const wn = "x.log: 1 statement could not be parsed and was left out"
+	for _, format := range []string{"table", "json"} {
+		code, out, errs := runCmd(t, "", "explain", "--log", log, "-k", "hash(id)", "--format", format, "SELECT * FROM users WHERE id = 3")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errs)
+		}
+		if !strings.Contains(errs, "warning: ") || !strings.Contains(errs, wn) || !strings.Contains(out, wn) {
+			t.Errorf("%s: want %q on standard error and in the output; stderr:\n%s\noutput:\n%s", format, wn, errs, out)
+		}
+	}
+}

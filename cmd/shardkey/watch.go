@@ -184,9 +184,6 @@ Flags:
 		if err := pollWatch(e, &c, wt, metrics, out); err != nil {
 			return err
 		}
-		if err := out.Close(); err != nil {
-			return err
-		}
 		if stopServer == nil {
 			return nil
 		}
@@ -234,10 +231,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	if err := closeWatcher(e, wt, c.format); err != nil {
+	if err := closeWatcher(e, wt, out); err != nil {
 		return err
 	}
 	if stopServer != nil && !c.follow {
@@ -287,20 +281,19 @@ func serveMetrics(e *env, addr string, m *watch.Metrics) (func() error, error) {
 
 // pollWatch polls the database's statement statistics every --window
 // until the command's context ends, and scores each interval as a window.
-// closeWatcher closes wt, printing its warnings (tables no window read,
-// designs dropped).
-//
-// In table format they also end standard output under "warnings:" (the
-// windows' own warnings are already in their blocks).
-func closeWatcher(e *env, wt *watch.Watcher, format string) error {
+// closeWatcher closes wt and then out, printing wt's closing warnings
+// (tables no window read, designs dropped) on standard error and handing
+// them to out, which puts them in its document: the table's closing
+// "warnings:" block, JSON's summary line, the HTML page's warnings (the
+// windows' own warnings are already in their windows). wt's error (a
+// design no window placed) comes after out is written.
+func closeWatcher(e *env, wt *watch.Watcher, out windowWriter) error {
 	warns, err := wt.Close()
-	var texts []string
 	for _, w := range warns {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-		texts = append(texts, fmt.Sprint(w))
 	}
-	if format == "table" {
-		writeWarnings(e.stdout, texts)
+	if cerr := out.Close(warns); cerr != nil {
+		return cerr
 	}
 	return err
 }
@@ -332,13 +325,13 @@ func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, o
 	for {
 		select {
 		case <-e.ctx.Done():
-			return closeWatcher(e, wt, c.format)
+			return closeWatcher(e, wt, out)
 		case <-t.C:
 		}
 		w, start, end, err := p.Poll(e.ctx)
 		if err != nil {
 			if e.ctx.Err() != nil {
-				return closeWatcher(e, wt, c.format)
+				return closeWatcher(e, wt, out)
 			}
 			return fmt.Errorf("--from: %w", err)
 		}

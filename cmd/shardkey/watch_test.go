@@ -448,4 +448,21 @@ func TestWatch_LaterTable(t *testing.T) {
 	if !strings.Contains(out, "  warning: design orders:hash(customer_id); usrs:hash(id) keys table usrs, which no window has read so far") {
 		t.Errorf("usrs:hash(id): the first window's warning is not in its block:\n%s", out)
 	}
+	// JSON ends with one more line after the two windows, the run's
+	// summary with that warning; HTML lists it on the page.
+	code, out, errs = runCmd(t, "", "watch", "--log", log, "--shards", "4", "-k", "orders:hash(customer_id); usrs:hash(id)", "--format", "json")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	var sum struct {
+		Summary  bool
+		Start    *string
+		Warnings []string
+	}
+	if code != 0 || len(lines) != 3 || json.Unmarshal([]byte(lines[2]), &sum) != nil || !sum.Summary || sum.Start != nil ||
+		len(sum.Warnings) != 1 || sum.Warnings[0] != closing || !strings.Contains(errs, "warning: "+closing+"\n") {
+		t.Errorf("usrs:hash(id) --format json: exit %d; want two windows then {\"summary\": true, \"warnings\": [%q]}:\n%s\nstderr:\n%s", code, closing, out, errs)
+	}
+	code, out, errs = runCmd(t, "", "watch", "--log", log, "--shards", "4", "-k", "orders:hash(customer_id); usrs:hash(id)", "--format", "html")
+	if code != 0 || !strings.Contains(out, `<li class="warn">`+closing+`</li>`) || !strings.Contains(errs, "warning: "+closing+"\n") {
+		t.Errorf("usrs:hash(id) --format html: exit %d; the page does not list %q:\n%s\nstderr:\n%s", code, closing, out, errs)
+	}
 }

@@ -92,7 +92,9 @@ type htmlEvent struct {
 	watch.Event
 }
 
-func (h *htmlWindows) Close() error {
+// Close writes the page; the run's closing warnings follow the windows'.
+func (h *htmlWindows) Close(closing []string) error {
+	h.warns = append(h.warns, closing...)
 	page := struct {
 		Title    string
 		From, To string

@@ -12,10 +12,12 @@ import (
 )
 
 // windowWriter renders watch's windows as they come: one JSON object per
-// line, a table block per window, or (at Close) an HTML report.
+// line, a table block per window, or (at Close) an HTML report. Close
+// takes the warnings raised at the close of the run (Watcher.Close), which
+// every format puts in its document.
 type windowWriter interface {
 	Window(r *watch.Report) error
-	Close() error
+	Close(closing []string) error
 }
 
 func newWindowWriter(w io.Writer, format string, title string) windowWriter {
@@ -31,13 +33,28 @@ func newWindowWriter(w io.Writer, format string, title string) windowWriter {
 type jsonWindows struct{ enc *json.Encoder }
 
 func (j *jsonWindows) Window(r *watch.Report) error { return j.enc.Encode(r) }
-func (j *jsonWindows) Close() error                 { return nil }
+
+// Close ends the stream, when the close of the run raised warnings, with
+// one more line that is not a window: {"summary": true, "warnings": [...]}
+// (no "start"; docs/watch.md).
+func (j *jsonWindows) Close(closing []string) error {
+	if len(closing) == 0 {
+		return nil
+	}
+	return j.enc.Encode(struct {
+		Summary  bool     `json:"summary"`
+		Warnings []string `json:"warnings"`
+	}{true, closing})
+}
 
 // tableWindows prints one block per window: a row per design, the
 // per-shard work, then the window's events and warnings.
 type tableWindows struct{ w io.Writer }
 
-func (t *tableWindows) Close() error { return nil }
+func (t *tableWindows) Close(closing []string) error {
+	writeWarnings(t.w, closing)
+	return nil
+}
 
 func (t *tableWindows) Window(r *watch.Report) error {
 	fmt.Fprintf(t.w, "%s - %s UTC  (%s s, %s statements)\n", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), num(r.Seconds), num(float64(r.Statements)))
