@@ -40,9 +40,14 @@ type analysis struct {
 	classes  []*entity    // every class of columns spanning two or more tables, bound or not
 	links    []link       // parent/child relations (see findLinks)
 	small    map[int]bool // small, read-mostly tables: reference-table candidates
-	total    float64      // interactive requests/s
-	fromTxns bool         // no operations: usage counts transactions' equalities (weights, not requests/s)
-	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
+	// fkRoots: entity roots, tables of unknown size a declared foreign key
+	// references and the workload reads by the referenced column (users
+	// of orders.user_id -> users.id); keyed with their entity's children
+	// in that entity's designs, never made reference tables there.
+	fkRoots  map[int]bool
+	total    float64 // interactive requests/s
+	fromTxns bool    // no operations: usage counts transactions' equalities (weights, not requests/s)
+	txnStmts float64 // statements in transactions, by transaction weight (per second where rates are known)
 	shards   int
 	// nodes: with slots on nodes (Options.Nodes) the node count, else 0;
 	// see servers.
@@ -194,18 +199,21 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 	}
 	// An entity's root: a table of unknown size that a declared foreign
 	// key references (orders.user_id -> users.id) and that the workload
-	// reads by the referenced column, its rows one per entity value. A
-	// read-only one is no reference table: a copy on every shard would
-	// hold a row per entity (every user), growing with the entities, and
-	// keyed by that column it sits with its children's rows, its reads by
-	// key on their shard (Vitess's customer and corder, both keyed by
-	// customer_id). A small one the row sample or catalog sizes, or one
-	// never read by that column ("user-data" read by email alone), still
-	// is.
-	root := map[int]bool{}
+	// reads by the referenced column, its rows one per entity value. In
+	// the designs of that entity it is keyed by the referenced column, not
+	// a reference table, however rarely written: a copy on every shard
+	// would hold a row per entity (every user), growing with the entities,
+	// while keyed it sits with its children's rows, its reads by key on
+	// their shard (Vitess's customer and corder, both keyed by
+	// customer_id). Other entities' designs may still replicate it when it
+	// is read-only: TPC-C's item, referenced by stock.s_i_id, stays a
+	// reference table in the designs keyed by warehouse. A small one the
+	// row sample or catalog sizes, or one never read by that column
+	// ("user-data" read by email alone), is no root.
+	a.fkRoots = map[int]bool{}
 	for _, fk := range a.foreignKeys() {
 		if p := fk[1]; size[p.table] == 0 && a.use[p] != nil && a.use[p].eqRate > 0 {
-			root[p.table] = true
+			a.fkRoots[p.table] = true
 		}
 	}
 	for ti := range w.Tables {
@@ -218,7 +226,7 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 			// the workload shows.
 		case small && writes[ti]*20 <= reads[ti]:
 			a.small[ti] = true
-		case !written && !root[ti]:
+		case !written:
 			// Read-only whatever its size: TPC-C's item.
 			a.small[ti] = true
 		}
@@ -618,7 +626,7 @@ func (a *analysis) entityDesignRepl(e *entity, fn string, parents bool) string {
 			in[r] = true
 		}
 		for _, fk := range a.foreignKeys() {
-			if p := fk[1]; in[p] && in[fk[0]] && a.small[p.table] {
+			if p := fk[1]; in[p] && in[fk[0]] && a.small[p.table] && !a.fkRoots[p.table] {
 				repl[p.table] = true
 			}
 		}

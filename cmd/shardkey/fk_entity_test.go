@@ -135,3 +135,73 @@ func TestForeignKeyEntity(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignKeyReferenceTableStays: a read-only table that foreign keys
+// reference is an entity root only in its own entity's designs. TPC-C's
+// shape in small: stock(s_w_id REFERENCES warehouse, s_i_id REFERENCES
+// item), each new-order-like transaction reads one item by i_id, reads
+// and updates its warehouse's stock row and adds to the warehouse's
+// w_ytd. Keyed by warehouse, item read-only is a reference table (a copy
+// on every shard) and every transaction stays on its warehouse's shard:
+// 0 cross-shard. Keying item by i_id in that design (as an entity root)
+// would send each item read to the item's own shard: 3 of 4 transactions
+// crossing shards on 4 shards. So the recommendation keys stock by
+// s_w_id with item:replicate, and no transaction crosses shards.
+func TestForeignKeyReferenceTableStays(t *testing.T) {
+	schema := writeFile(t, "tpcc.sql", `CREATE TABLE warehouse (w_id INT PRIMARY KEY, w_ytd DECIMAL(12,2));
+CREATE TABLE item (i_id INT PRIMARY KEY, i_price DECIMAL(5,2));
+CREATE TABLE stock (s_w_id INT REFERENCES warehouse(w_id), s_i_id INT REFERENCES item(i_id), s_quantity INT, PRIMARY KEY (s_w_id, s_i_id));
+`)
+	var b strings.Builder
+	b.WriteString("/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n")
+	for i := 0; i < 300; i++ {
+		w, it := i%16+1, (i*7919)%1000+1
+		sess := 100 + i%8
+		fmt.Fprintf(&b, "240301 00:%02d:%02d\t  %d Query\tBEGIN\n", i/60, i%60, sess)
+		for _, q := range []string{
+			fmt.Sprintf("SELECT i_price FROM item WHERE i_id = %d", it),
+			fmt.Sprintf("SELECT s_quantity FROM stock WHERE s_w_id = %d AND s_i_id = %d", w, it),
+			fmt.Sprintf("UPDATE stock SET s_quantity = s_quantity - 1 WHERE s_w_id = %d AND s_i_id = %d", w, it),
+			fmt.Sprintf("UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = %d", w),
+			"COMMIT",
+		} {
+			fmt.Fprintf(&b, "\t\t  %d Query\t%s\n", sess, q)
+		}
+	}
+	log := writeFile(t, "tpcc.log", b.String())
+	code, out, errs := runCmd(t, "", "advise", "--log", log, "--schema", schema, "--shards", "4", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Recommended string `json:"recommended"`
+		Candidates  []struct {
+			Key   string `json:"key"`
+			Score struct {
+				CrossShardTxnFraction *float64 `json:"cross_shard_txn_fraction"`
+			} `json:"score"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	d, err := shardkey.ParseDesign(r.Recommended)
+	if err != nil {
+		t.Fatalf("recommended %q: %v", r.Recommended, err)
+	}
+	if e := d.For("item", nil); e == nil || len(e.Columns()) != 0 {
+		t.Errorf("recommended %q: item is not a reference table", r.Recommended)
+	}
+	if e := d.For("stock", nil); e == nil || len(e.Columns()) != 1 || e.Columns()[0] != "s_w_id" {
+		t.Errorf("recommended %q: stock not keyed by s_w_id", r.Recommended)
+	}
+	for _, c := range r.Candidates {
+		if c.Key == r.Recommended {
+			if x := c.Score.CrossShardTxnFraction; x == nil {
+				t.Errorf("%s: cross-shard transactions unknown; want 0", c.Key)
+			} else if *x != 0 {
+				t.Errorf("%s: cross-shard transactions %v; want 0", c.Key, *x)
+			}
+		}
+	}
+}
