@@ -66,8 +66,13 @@ type TableInfo struct {
 	// (2.5%) REPEATABLE (7) ...", "every row").
 	SampleMethod string
 	PrimaryKey   []string
-	ForeignKeys  []ForeignKey
-	Columns      []*ColumnInfo
+	// UniqueKeys are the declared unique keys besides the primary key
+	// (UNIQUE constraints and unique indexes), each its columns in order:
+	// a column that is one alone names at most one row, so a lookup by it
+	// (a Vitess lookup_unique vindex) routes to one shard.
+	UniqueKeys  [][]string
+	ForeignKeys []ForeignKey
+	Columns     []*ColumnInfo
 }
 
 // ForeignKey is a declared reference from Columns to RefTable's RefColumns:

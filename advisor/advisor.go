@@ -663,6 +663,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, rootText(as.Root))
 	}
 	as.Reasons = append(as.Reasons, a.replicaCosts(key, n)...)
+	as.Reasons = append(as.Reasons, a.lookupReasons(c)...)
 	as.Reasons = append(as.Reasons, a.mongoUnsharded(key, c)...)
 	if !cr.Bounded {
 		of := "its table"

@@ -40,9 +40,14 @@ type analysis struct {
 	classes  []*entity    // every class of columns spanning two or more tables, bound or not
 	links    []link       // parent/child relations (see findLinks)
 	small    map[int]bool // small, read-mostly tables: reference-table candidates
-	total    float64      // interactive requests/s
-	fromTxns bool         // no operations: usage counts transactions' equalities (weights, not requests/s)
-	txnStmts float64      // statements in transactions, by transaction weight (per second where rates are known)
+	// fkRoots: entity roots, tables of unknown size a declared foreign key
+	// references and the workload reads by the referenced column (users
+	// of orders.user_id -> users.id); keyed with their entity's children
+	// in that entity's designs, never made reference tables there.
+	fkRoots  map[int]bool
+	total    float64 // interactive requests/s
+	fromTxns bool    // no operations: usage counts transactions' equalities (weights, not requests/s)
+	txnStmts float64 // statements in transactions, by transaction weight (per second where rates are known)
 	shards   int
 	// nodes: with slots on nodes (Options.Nodes) the node count, else 0;
 	// see servers.
@@ -192,6 +197,25 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 			}
 		}
 	}
+	// An entity's root: a table of unknown size that a declared foreign
+	// key references (orders.user_id -> users.id) and that the workload
+	// reads by the referenced column, its rows one per entity value. In
+	// the designs of that entity it is keyed by the referenced column, not
+	// a reference table, however rarely written: a copy on every shard
+	// would hold a row per entity (every user), growing with the entities,
+	// while keyed it sits with its children's rows, its reads by key on
+	// their shard (Vitess's customer and corder, both keyed by
+	// customer_id). Other entities' designs may still replicate it when it
+	// is read-only: TPC-C's item, referenced by stock.s_i_id, stays a
+	// reference table in the designs keyed by warehouse. A small one the
+	// row sample or catalog sizes, or one never read by that column
+	// ("user-data" read by email alone), is no root.
+	a.fkRoots = map[int]bool{}
+	for _, fk := range a.foreignKeys() {
+		if p := fk[1]; size[p.table] == 0 && a.use[p] != nil && a.use[p].eqRate > 0 {
+			a.fkRoots[p.table] = true
+		}
+	}
 	for ti := range w.Tables {
 		written := writes[ti] > 0 || txnWrites[ti]
 		small := size[ti] > 0 && size[ti]*20 <= maxRows
@@ -215,9 +239,11 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 	return a
 }
 
-// findEntities groups columns by name across tables and by value equality
-// within transactions (two columns of different tables whose statements
-// carry the same value in most transactions they share).
+// findEntities groups columns by name across tables (except two declared
+// one-column primary keys of one name), by declared foreign keys, by the
+// statements' join equalities and by value equality within transactions
+// (two columns of different tables whose statements carry the same value
+// in most transactions they share).
 func (a *analysis) findEntities() []*entity {
 	w := a.w
 	parent := map[colRef]colRef{}
@@ -237,17 +263,34 @@ func (a *analysis) findEntities() []*entity {
 			parent[rx] = ry
 		}
 	}
-	byName := map[string]colRef{}
+	// A column that is its table's declared one-column primary key
+	// identifies that table's rows: two such columns of one name (id in
+	// users and in orders, the Rails and Django convention) are two
+	// entities, not one, unless a foreign key joins them (below).
+	ownKey := func(r colRef) bool {
+		if w.Catalog == nil {
+			return false
+		}
+		info := w.Catalog.Table(w.Tables[r.table].Name)
+		return info != nil && len(info.PrimaryKey) == 1 && info.PrimaryKey[0] == w.Tables[r.table].Columns[r.col].Name
+	}
+	byName := map[string][]colRef{}
 	for ti, t := range w.Tables {
 		for ci, c := range t.Columns {
 			r := colRef{ti, ci}
 			parent[r] = r
-			if first, ok := byName[c.Name]; ok {
-				union(first, r)
-			} else {
-				byName[c.Name] = r
+			for _, o := range byName[c.Name] {
+				if !(ownKey(o) && ownKey(r)) {
+					union(o, r)
+				}
 			}
+			byName[c.Name] = append(byName[c.Name], r)
 		}
+	}
+	// Declared foreign keys (--schema, --from): the referencing column
+	// holds the referenced column's values (orders.user_id, users.id).
+	for _, fk := range a.foreignKeys() {
+		union(fk[0], fk[1])
 	}
 	// Join equalities the statements showed (a log's JOIN ... ON).
 	for _, j := range w.Joins {
@@ -378,6 +421,61 @@ func (a *analysis) findEntities() []*entity {
 	return out
 }
 
+// foreignKeys returns the declared one-column foreign keys (--schema,
+// --from) between tables of the workload, each as {referencing column,
+// referenced column}: orders.user_id holds users.id's values.
+func (a *analysis) foreignKeys() [][2]colRef {
+	w := a.w
+	if w.Catalog == nil {
+		return nil
+	}
+	var out [][2]colRef
+	for ti, t := range w.Tables {
+		info := w.Catalog.Table(t.Name)
+		if info == nil {
+			continue
+		}
+		for _, fk := range info.ForeignKeys {
+			if len(fk.Columns) != 1 || len(fk.RefColumns) != 1 {
+				continue
+			}
+			pi := w.TableIndex(fk.RefTable)
+			if pi < 0 || pi == ti {
+				continue
+			}
+			ci, pc := t.ColumnIndex(fk.Columns[0]), w.Tables[pi].ColumnIndex(fk.RefColumns[0])
+			if ci >= 0 && pc >= 0 {
+				out = append(out, [2]colRef{{ti, ci}, {pi, pc}})
+			}
+		}
+	}
+	return out
+}
+
+// uniqueKey reports whether column r is declared unique alone: its
+// table's one-column primary key or one-column unique key (--schema,
+// --from). Such a column names at most one row.
+func (a *analysis) uniqueKey(r colRef) bool {
+	if a.w.Catalog == nil {
+		return false
+	}
+	t := a.w.Tables[r.table]
+	info := a.w.Catalog.Table(t.Name)
+	if info == nil {
+		return false
+	}
+	name := t.Columns[r.col].Name
+	if len(info.PrimaryKey) == 1 && info.PrimaryKey[0] == name {
+		return true
+	}
+	for _, k := range info.UniqueKeys {
+		if len(k) == 1 && k[0] == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Candidate generation limits.
 const (
 	maxEntities = 6
@@ -423,7 +521,14 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 		if a.fromTxns {
 			why = fmt.Sprintf("%s is given by the transactions' writes (the workload has no queries)", e.name)
 		}
-		add(a.entityDesign(e, "hash"), why)
+		key := a.complete(a.entityDesign(e, "hash"))
+		add(key, why)
+		if rk := a.entityDesignRepl(e, "hash", true); rk != a.entityDesign(e, "hash") {
+			add(rk, why+"; its small read-mostly parents as reference tables")
+		}
+		if lk, lwhy, ok := a.lookupDesign(key); ok {
+			add(lk, lwhy)
+		}
 		ks, whys := a.jumboCandidates(e)
 		for k, key := range ks {
 			add(key, whys[k])
@@ -504,9 +609,33 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 // makes small read-mostly tables without one reference tables, and leaves
 // the rest to their own most-bound column.
 func (a *analysis) entityDesign(e *entity, fn string) string {
+	return a.entityDesignRepl(e, fn, false)
+}
+
+// entityDesignRepl is entityDesign, with, when parents is set, the small
+// read-mostly tables that a declared foreign key of the entity references
+// (a "user-data" parent of orders.user_id, read only by email) made
+// reference tables instead of keyed by the entity: each is read on any
+// shard, as before foreign keys joined it to the entity.
+func (a *analysis) entityDesignRepl(e *entity, fn string, parents bool) string {
 	w := a.w
+	repl := map[int]bool{}
+	if parents && !a.noReference {
+		in := map[colRef]bool{}
+		for _, r := range e.cols {
+			in[r] = true
+		}
+		for _, fk := range a.foreignKeys() {
+			if p := fk[1]; in[p] && in[fk[0]] && a.small[p.table] && !a.fkRoots[p.table] {
+				repl[p.table] = true
+			}
+		}
+	}
 	colOf := map[int]int{}
 	for _, r := range e.cols {
+		if repl[r.table] {
+			continue
+		}
 		if prev, ok := colOf[r.table]; ok {
 			// Two columns of the entity in one table: keep the most bound.
 			if a.rate(colRef{r.table, r.col}) <= a.rate(colRef{r.table, prev}) {
@@ -528,6 +657,10 @@ func (a *analysis) entityDesign(e *entity, fn string) string {
 		bare = fmt.Sprintf("%s(%s)", fn, shardkey.QuoteName(e.name))
 	}
 	for ti, t := range w.Tables {
+		if repl[ti] {
+			parts = append(parts, shardkey.QuoteName(t.Name)+":replicate")
+			continue
+		}
 		if ci, ok := colOf[ti]; ok {
 			if !sameName {
 				parts = append(parts, fmt.Sprintf("%s:%s(%s)", shardkey.QuoteName(t.Name), fn, shardkey.QuoteName(t.Columns[ci].Name)))

@@ -339,10 +339,12 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o
 // rows for one that names many.
 func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o sim.Options, lk map[string]*sim.Candidate, wop *shardkey.Operation, col string, card int, cost string) (Fix, bool) {
 	t := w.Tables[wop.Table]
-	// Unique: every sampled row has its own value, or, without rows, the
-	// inserts' values all differ (identifies).
-	l := shardkey.Lookup{Col: col, Unique: t.Rows > 0 && card == t.Rows ||
-		t.Rows == 0 && t.ColumnIndex(col) >= 0 && a.identifies(colRef{wop.Table, t.ColumnIndex(col)})}
+	// Unique: declared unique alone (a primary or unique key of one
+	// column), or every sampled row has its own value, or, without rows,
+	// the inserts' values all differ (identifies).
+	ci := t.ColumnIndex(col)
+	l := shardkey.Lookup{Col: col, Unique: ci >= 0 && a.uniqueKey(colRef{wop.Table, ci}) || t.Rows > 0 && card == t.Rows ||
+		t.Rows == 0 && ci >= 0 && a.identifies(colRef{wop.Table, ci})}
 	key, ok := addLookup(w, as.Key, t.Name, l)
 	if !ok {
 		return Fix{}, false

@@ -239,7 +239,7 @@ ORDER BY CONSTRAINT_NAME, ORDINAL_POSITION`, t.Name)
 		return err
 	}
 	defer rows.Close()
-	fks := map[string]int{}
+	fks, uks := map[string]int{}, map[string]int{}
 	for rows.Next() {
 		var name, col, ref, refCol string
 		if err := rows.Scan(&name, &col, &ref, &refCol); err != nil {
@@ -258,6 +258,16 @@ ORDER BY CONSTRAINT_NAME, ORDINAL_POSITION`, t.Name)
 			fk := &t.ForeignKeys[i]
 			fk.Columns = append(fk.Columns, col)
 			fk.RefColumns = append(fk.RefColumns, refCol)
+		default:
+			// KEY_COLUMN_USAGE lists primary, unique and foreign
+			// keys: a constraint without a reference is a unique key.
+			i, ok := uks[name]
+			if !ok {
+				i = len(t.UniqueKeys)
+				uks[name] = i
+				t.UniqueKeys = append(t.UniqueKeys, nil)
+			}
+			t.UniqueKeys[i] = append(t.UniqueKeys[i], col)
 		}
 	}
 	return rows.Err()

@@ -69,7 +69,7 @@ func myTestDB(t *testing.T) (string, *sql.DB) {
 	t.Cleanup(func() { db.Close() })
 	for _, q := range []string{
 		`CREATE TABLE users (id BIGINT AUTO_INCREMENT PRIMARY KEY, email VARCHAR(64) NOT NULL, region CHAR(2),
-		   created_at DATETIME(6) NOT NULL, score DOUBLE, flag TINYINT(1), KEY (region)) ENGINE=InnoDB`,
+		   created_at DATETIME(6) NOT NULL, score DOUBLE, flag TINYINT(1), UNIQUE KEY (email), KEY (region)) ENGINE=InnoDB`,
 		`CREATE TABLE orders (id INT UNSIGNED PRIMARY KEY, user_id BIGINT NOT NULL, note VARBINARY(8), placed DATE,
 		   FOREIGN KEY (user_id) REFERENCES users (id)) ENGINE=InnoDB`,
 		`INSERT INTO users (email, region, created_at, score, flag)
@@ -154,6 +154,10 @@ func TestRead_MySQL(t *testing.T) {
 	ot := cat.Table("orders")
 	if strings.Join(ot.PrimaryKey, ",") != "id" || len(ot.ForeignKeys) != 1 || ot.ForeignKeys[0].RefTable != "users" {
 		t.Errorf("orders catalog = %+v; want PK id, FK user_id -> users", ot)
+	}
+	// The unique key besides the primary key; KEY (region) is no unique key.
+	if uk := cat.Table("users").UniqueKeys; len(uk) != 1 || strings.Join(uk[0], ",") != "email" {
+		t.Errorf("users unique keys %q; want [[email]]", uk)
 	}
 	if reg := cat.Table("users").Columns[2]; reg.Stats == nil || reg.Stats.NDistinct <= 0 {
 		t.Errorf("users.region stats = %+v; want an index cardinality", reg.Stats)

@@ -381,7 +381,7 @@ SELECT con.contype::text, coalesce(fc.relname::text, ''),
   ARRAY(SELECT a.attname::text FROM unnest(coalesce(con.confkey, '{}')) WITH ORDINALITY k(n, i)
         JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n ORDER BY k.i)
 FROM pg_constraint con LEFT JOIN pg_class fc ON fc.oid = con.confrelid
-WHERE con.conrelid = $1 AND con.contype IN ('p', 'f')
+WHERE con.conrelid = $1 AND con.contype IN ('p', 'u', 'f')
 ORDER BY con.contype DESC, con.conname`, oid)
 	if err != nil {
 		return nil, err
@@ -393,9 +393,12 @@ ORDER BY con.contype DESC, con.conname`, oid)
 		if err := rows.Scan(&typ, &ref, &cols, &refCols); err != nil {
 			return nil, err
 		}
-		if typ == "p" {
+		switch typ {
+		case "p":
 			t.PrimaryKey = cols
-		} else {
+		case "u":
+			t.UniqueKeys = append(t.UniqueKeys, cols)
+		default:
 			t.ForeignKeys = append(t.ForeignKeys, shardkey.ForeignKey{Columns: cols, RefTable: ref, RefColumns: refCols})
 		}
 	}

@@ -41,7 +41,7 @@ func pgTestDB(t *testing.T) (string, *pgx.Conn) {
 	t.Cleanup(func() { db.Close(ctx) })
 	for _, q := range []string{
 		`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`,
-		`CREATE TABLE users (id bigserial PRIMARY KEY, email text NOT NULL, region text, created_at timestamptz NOT NULL, token uuid, active boolean)`,
+		`CREATE TABLE users (id bigserial PRIMARY KEY, email text NOT NULL UNIQUE, region text, created_at timestamptz NOT NULL, token uuid, active boolean)`,
 		`CREATE TABLE orders (id int PRIMARY KEY, user_id bigint NOT NULL REFERENCES users (id), total numeric(10,2), note bytea, placed date)`,
 		`INSERT INTO users (email, region, created_at, token, active)
 		   SELECT 'u' || i || '@example.com', (ARRAY['eu','us','ap'])[1 + i % 3],
@@ -145,6 +145,10 @@ func TestRead_PostgreSQL(t *testing.T) {
 	if ot.RowEstimate != 20000 || strings.Join(ot.PrimaryKey, ",") != "id" || len(ot.ForeignKeys) != 1 ||
 		ot.ForeignKeys[0].RefTable != "users" || ot.ForeignKeys[0].Columns[0] != "user_id" {
 		t.Errorf("orders catalog = %+v; want 20000 rows, PK id, FK user_id -> users", ot)
+	}
+	// The unique key besides the primary key (pg_constraint contype 'u').
+	if uk := cat.Table("users").UniqueKeys; len(uk) != 1 || strings.Join(uk[0], ",") != "email" {
+		t.Errorf("users unique keys %q; want [[email]]", uk)
 	}
 	reg := cat.Table("users").Columns[2]
 	if reg.Name != "region" || reg.Stats == nil || reg.Stats.NDistinct != 3 || len(reg.Stats.MostCommon) != 3 {

@@ -13,7 +13,9 @@ import (
 
 // ReadSchema reads a file of CREATE TABLE statements (and ALTER TABLE ...
 // ADD FOREIGN KEY / PRIMARY KEY) into a catalog: each table's columns in
-// declared order with their types, its primary key and its foreign keys,
+// declared order with their types, its primary key, its unique keys
+// (UNIQUE constraints, UNIQUE KEY / UNIQUE INDEX in CREATE TABLE) and its
+// foreign keys,
 // as --from reads them from a live database. The file is parsed by
 // PostgreSQL's own parser (pg_query_go) and, when that fails, by Vitess's
 // MySQL parser; other statements are ignored. Errors name the file and,
@@ -93,6 +95,12 @@ func readPGSchema(src string, cat *shardkey.Catalog) error {
 			} else {
 				t.PrimaryKey = pgNames(c.Keys)
 			}
+		case pg_query.ConstrType_CONSTR_UNIQUE:
+			if col != "" {
+				t.UniqueKeys = append(t.UniqueKeys, []string{col})
+			} else if ks := pgNames(c.Keys); len(ks) > 0 {
+				t.UniqueKeys = append(t.UniqueKeys, ks)
+			}
 		case pg_query.ConstrType_CONSTR_FOREIGN:
 			if c.Pktable == nil {
 				return
@@ -131,6 +139,26 @@ func readPGSchema(src string, cat *shardkey.Catalog) error {
 				if c := cn.GetConstraint(); c != nil {
 					constraint(t, "", c)
 				}
+			}
+		case raw.Stmt.GetIndexStmt() != nil:
+			// CREATE UNIQUE INDEX ... ON t (cols): a unique key of t
+			// (a partial or expression index is not one over the columns).
+			ix := raw.Stmt.GetIndexStmt()
+			if !ix.Unique || ix.Primary || ix.Relation == nil || ix.WhereClause != nil {
+				continue
+			}
+			var ks []string
+			for _, p := range ix.IndexParams {
+				if el := p.GetIndexElem(); el != nil && el.Name != "" {
+					ks = append(ks, el.Name)
+				} else {
+					ks = nil
+					break
+				}
+			}
+			if len(ks) > 0 {
+				t := b.table(ix.Relation.Relname)
+				t.UniqueKeys = append(t.UniqueKeys, ks)
 			}
 		case raw.Stmt.GetAlterTableStmt() != nil:
 			at := raw.Stmt.GetAlterTableStmt()
@@ -195,8 +223,11 @@ func readMySQLSchema(src string, cat *shardkey.Catalog) error {
 				}
 				t.Columns = append(t.Columns, &shardkey.ColumnInfo{Name: cd.Name.String(), DBType: ct, Type: myType(dt, ct)})
 				if o := cd.Type.Options; o != nil {
-					if o.KeyOpt == sqlparser.ColKeyPrimary {
+					switch o.KeyOpt {
+					case sqlparser.ColKeyPrimary:
 						t.PrimaryKey = []string{cd.Name.String()}
+					case sqlparser.ColKeyUnique, sqlparser.ColKeyUniqueKey:
+						t.UniqueKeys = append(t.UniqueKeys, []string{cd.Name.String()})
 					}
 					if r := o.Reference; r != nil {
 						t.ForeignKeys = append(t.ForeignKeys, shardkey.ForeignKey{Columns: []string{cd.Name.String()}, RefTable: r.ReferencedTable.Name.String(), RefColumns: cols(r.ReferencedColumns)})
@@ -204,11 +235,18 @@ func readMySQLSchema(src string, cat *shardkey.Catalog) error {
 				}
 			}
 			for _, ix := range s.TableSpec.Indexes {
-				if ix.Info != nil && ix.Info.Type == sqlparser.IndexTypePrimary {
-					t.PrimaryKey = nil
-					for _, c := range ix.Columns {
-						t.PrimaryKey = append(t.PrimaryKey, c.Column.String())
-					}
+				if ix.Info == nil {
+					continue
+				}
+				var ks []string
+				for _, c := range ix.Columns {
+					ks = append(ks, c.Column.String())
+				}
+				switch ix.Info.Type {
+				case sqlparser.IndexTypePrimary:
+					t.PrimaryKey = ks
+				case sqlparser.IndexTypeUnique:
+					t.UniqueKeys = append(t.UniqueKeys, ks)
 				}
 			}
 			for _, c := range s.TableSpec.Constraints {
@@ -259,6 +297,9 @@ func MergeCatalog(w *shardkey.Workload, schema *shardkey.Catalog) {
 			}
 			if len(t.ForeignKeys) == 0 {
 				t.ForeignKeys = st.ForeignKeys
+			}
+			if len(t.UniqueKeys) == 0 {
+				t.UniqueKeys = st.UniqueKeys
 			}
 		}
 		if w.Table(st.Name) == nil {
