@@ -318,7 +318,15 @@ func (p *part) bindInto(out [][]rv, slots, params []lit, vs *chunks[rv]) [][]rv 
 			vals = make([]rv, 0, a.nvals())
 		}
 		for j := range a.preds {
-			for _, g := range a.preds[j].args {
+			args := a.preds[j].args
+			for k := range args {
+				g := &args[k]
+				if (g.kind == argSlot || g.kind == argIntSlot) && !g.neg && !g.array && uint(g.n) < uint(len(slots)) {
+					// resolve's commonest case, without copying the
+					// arg: a literal of the statement as it is.
+					vals = append(vals, rv{lit: slots[g.n], hint: g.hint, param: g.param})
+					continue
+				}
 				vals = append(vals, g.resolve(slots, params))
 			}
 		}
