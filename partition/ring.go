@@ -2,6 +2,7 @@ package partition
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 )
 
@@ -13,6 +14,15 @@ type TokenRing struct {
 	n      int
 	tokens []uint64 // sorted ascending
 	owner  []int32  // owner[i] is the node of tokens[i]
+	// A bucket index over the tokens' top bits, about one bucket per
+	// token: first[b] is the first i whose token's top bits are >= b
+	// (p >> shift), first[len-1] = len(tokens). A point's answer lies in
+	// its bucket or is the next bucket's first token, so Shard searches a
+	// bucket of one or two tokens instead of the whole ring: a ring of 64
+	// nodes of 128 vnodes is 13 dependent, cache-missing steps otherwise
+	// (docs/performance.md, seed 000's growth figures).
+	shift uint
+	first []int32
 }
 
 // NewTokenRing builds a ring of n nodes with per nodes' points point(node, i),
@@ -53,7 +63,26 @@ func newTokenRingCounts(counts []int, point func(node, i int) uint64) *TokenRing
 	for i, x := range all {
 		r.tokens[i], r.owner[i] = x.t, x.n
 	}
+	r.index()
 	return r
+}
+
+// index builds r.first: 2^k buckets for k the bit length of the token
+// count (1 to 2 buckets a token), each holding the index of its first
+// token.
+func (r *TokenRing) index() {
+	k := uint(max(1, bits.Len(uint(len(r.tokens)))))
+	r.shift = 64 - k
+	r.first = make([]int32, 1<<k+1)
+	b := 0
+	for i, t := range r.tokens {
+		for ; b <= int(t>>r.shift); b++ {
+			r.first[b] = int32(i)
+		}
+	}
+	for ; b < len(r.first); b++ {
+		r.first[b] = int32(len(r.tokens))
+	}
 }
 
 func (r *TokenRing) Shards() int { return r.n }
@@ -61,8 +90,10 @@ func (r *TokenRing) Shards() int { return r.n }
 // Shard returns the owner of the first token >= p, wrapping around.
 func (r *TokenRing) Shard(p uint64) int {
 	// The first index with tokens[i] >= p, by hand: sort.Search's
-	// closure call per step costs as much as the key's hash.
-	lo, hi := 0, len(r.tokens)
+	// closure call per step costs as much as the key's hash. Tokens
+	// before p's bucket are < p, and the next bucket's first is >= p.
+	b := p >> r.shift
+	lo, hi := int(r.first[b]), int(r.first[b+1])
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if r.tokens[m] < p {

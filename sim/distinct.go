@@ -346,7 +346,7 @@ func intCodes(t *shardkey.Table, c int) ranked {
 			}
 			codes[i] = *s - 1
 		}
-		return ranked{codes, uint64(next)}
+		return ranked{codes: codes, span: uint64(next), lo: lo, num: slot}
 	})
 }
 
@@ -356,6 +356,11 @@ func intCodes(t *shardkey.Table, c int) ranked {
 type ranked struct {
 	codes []uint32
 	span  uint64
+	// intCodes' own: the smallest value, and each value's code + 1 by
+	// value - lo (0: no row holds it), which a memo column keeps as its
+	// num rather than build it again (memoColumn).
+	lo  int64
+	num []uint32
 }
 
 // textRanks returns text column c of t as ranks, memoised per table and
@@ -396,7 +401,7 @@ func textRanks(t *shardkey.Table, c int) ranked {
 		for i, k := range codes {
 			codes[i] = rank[k]
 		}
-		return ranked{codes, uint64(len(distinct))}
+		return ranked{codes: codes, span: uint64(len(distinct))}
 	})
 }
 

@@ -420,19 +420,13 @@ func newMemoColumn(t *shardkey.Table, c int) *memoCol {
 	if len(col.Ints) != n {
 		return nil
 	}
-	d := intCodes(t, c) // numbered by first appearance, as num below
+	// Numbered by first appearance; intCodes' table of each value's
+	// number + 1 by value - lo is the memo's num (shared, read only).
+	d := intCodes(t, c)
 	if d.codes == nil || d.span > memoMaxSlots {
 		return nil
 	}
-	lo, hi := col.Ints[0], col.Ints[0]
-	for _, v := range col.Ints {
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	num := make([]uint32, uint64(hi)-uint64(lo)+1)
-	for i, v := range col.Ints {
-		num[uint64(v)-uint64(lo)] = d.codes[i] + 1
-	}
-	return &memoCol{typ: col.Type, lo: lo, num: num, span: d.span, codes: d.codes}
+	return &memoCol{typ: col.Type, lo: d.lo, num: d.num, span: d.span, codes: d.codes}
 }
 
 // rows writes the shard (point mod modN) of rows lo..hi-1 of t into ids:

@@ -208,7 +208,7 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 	if n > monotonicSample {
 		step = (n + monotonicSample - 1) / monotonicSample
 	}
-	var idx []int
+	idx := make([]int, 0, (n+step-1)/step)
 	for i := 0; i < n; i += step {
 		idx = append(idx, i)
 	}
