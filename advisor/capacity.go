@@ -302,6 +302,12 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 			out.NodesNeeded = o.Nodes.Count
 			return out
 		}
+		if c.NodeWorkFloor() > c.Capacity*(1+1e-12) {
+			// The busiest slot alone is over a node's capacity: no
+			// node count fits (each of up to o.Shards nodes tried
+			// would cost a pass over every slot).
+			return out
+		}
 		how := o.Nodes.How
 		if how != "round-robin" {
 			how = "contiguous"

@@ -168,3 +168,23 @@ func BenchmarkScoreBlake2b(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExactMean: the two-sum partials against the 2,200-bit sum of
+// every value (bigMean, the former exactMean) over 16,384 slots' work.
+func BenchmarkExactMean(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	xs := make([]float64, 16384)
+	for i := range xs {
+		xs[i] = rng.Float64() * 100
+	}
+	b.Run("partials", func(b *testing.B) {
+		for b.Loop() {
+			exactMean(xs)
+		}
+	})
+	b.Run("big", func(b *testing.B) {
+		for b.Loop() {
+			bigMean(xs)
+		}
+	})
+}

@@ -796,6 +796,24 @@ func (c *Candidate) NodeWork(m *Nodes) []float64 {
 	return out
 }
 
+// NodeWorkFloor returns the work (units/s) that the node holding c's
+// busiest slot does however c's slots are placed on nodes, as long as
+// each node holds a slot: that slot's work, a keyless scatter counted
+// once under an engine that sends it once per node (NodeWork). A node's
+// work sums non-negative terms, so it is never below any one of them, and
+// no node count brings every node under a capacity below this floor.
+func (c *Candidate) NodeWorkFloor() float64 {
+	kl := 0.0
+	if ScatterPerNode(c.Engine) {
+		kl = c.keyless
+	}
+	floor := 0.0
+	for _, x := range c.ShardWork {
+		floor = max(floor, max(x-kl, 0)+kl)
+	}
+	return floor
+}
+
 // CapacityUnits returns how many units capacity is judged on: nodes or
 // shards.
 func (c *Candidate) CapacityUnits() int {

@@ -430,11 +430,17 @@ func ratio(xs []float64) (r, max, mean float64) {
 }
 
 // exactMean returns the mean of xs correctly rounded to float64: the sum
-// is exact (2,200 bits hold any sum of up to 2^64 finite float64s) and is
-// divided once.
+// is exact and is divided once. The exact sum is kept as Shewchuk's
+// non-overlapping partials (J. R. Shewchuk, "Adaptive Precision
+// Floating-Point Arithmetic and Fast Robust Geometric Predicates", 1997;
+// Python's math.fsum, Modules/mathmodule.c): each value is added with
+// error-free two-sums, a few float64 operations, and only the handful of
+// partials left go through big.Float. A partial that overflows falls back
+// to summing every value in big.Float (bigMean). 16,384 Redis Cluster
+// slots took 2 ms a ratio in big.Float alone.
 func exactMean(xs []float64) float64 {
-	sum := new(big.Float).SetPrec(2200)
-	var x big.Float
+	var buf [16]float64
+	ps := buf[:0]
 	for _, v := range xs {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			s := 0.0
@@ -443,9 +449,43 @@ func exactMean(xs []float64) float64 {
 			}
 			return s / float64(len(xs))
 		}
+		x, i := v, 0
+		for _, y := range ps {
+			if math.Abs(x) < math.Abs(y) {
+				x, y = y, x
+			}
+			hi := x + y
+			lo := y - (hi - x)
+			if lo != 0 {
+				ps[i] = lo
+				i++
+			}
+			x = hi
+		}
+		ps = append(ps[:i], x)
+	}
+	for _, p := range ps {
+		if math.IsInf(p, 0) || math.IsNaN(p) {
+			return bigMean(xs) // a two-sum overflowed: no longer exact
+		}
+	}
+	return bigMean(ps, len(xs))
+}
+
+// bigMean returns the exact sum of xs (2,200 bits hold any sum of up to
+// 2^64 finite float64s) divided by n (len(xs) when n is not given),
+// correctly rounded to float64.
+func bigMean(xs []float64, n ...int) float64 {
+	count := len(xs)
+	if len(n) > 0 {
+		count = n[0]
+	}
+	sum := new(big.Float).SetPrec(2200)
+	var x big.Float
+	for _, v := range xs {
 		sum.Add(sum, x.SetFloat64(v))
 	}
-	q := new(big.Float).SetPrec(53).Quo(sum, new(big.Float).SetInt64(int64(len(xs))))
+	q := new(big.Float).SetPrec(53).Quo(sum, new(big.Float).SetInt64(int64(count)))
 	f, _ := q.Float64()
 	return f
 }

@@ -203,6 +203,46 @@ func TestExactMean(t *testing.T) {
 	}
 }
 
+// TestExactMeanPartials: the two-sum partials give the mean the
+// 2,200-bit sum gives (bigMean over every value), for values of every
+// magnitude and sign, many cancelling, and 16,384 slot-sized arrays.
+func TestExactMeanPartials(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for trial := 0; trial < 400; trial++ {
+		n := 1 + rng.IntN(64)
+		if trial%100 == 1 {
+			n = 16384
+		}
+		xs := make([]float64, n)
+		for i := range xs {
+			x := math.Ldexp(rng.Float64(), rng.IntN(2000)-1000)
+			switch trial % 4 {
+			case 1:
+				x = math.Ldexp(rng.Float64(), rng.IntN(40)) // work rates
+			case 2:
+				x = math.Ldexp(1, rng.IntN(1000)+23) // huge, cancelling below
+			}
+			if rng.IntN(2) == 0 && trial%4 != 1 {
+				x = -x
+			}
+			xs[i] = x
+		}
+		if trial%4 == 2 {
+			xs = append(xs, 1e-300)
+			for i := range n {
+				xs = append(xs, -xs[i])
+			}
+		}
+		if got, want := exactMean(xs), bigMean(xs); got != want {
+			t.Fatalf("trial %d (%d values): exactMean %.17g, bigMean %.17g", trial, len(xs), got, want)
+		}
+	}
+	// A two-sum that overflows falls back to the big sum.
+	if got := exactMean([]float64{math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64}); got != math.MaxFloat64/3 {
+		t.Errorf("overflowing partials: %v; want MaxFloat64/3", got)
+	}
+}
+
 func close(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 // TestRebalanceClosedForm: from n to n+1 shards, modulo moves n/(n+1) of
