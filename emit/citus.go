@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +65,17 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 		}
 		if k.saltTop > 0 {
 			fmt.Fprintf(&b, "-- %s: salt: Citus has no salting; distribute by a column holding %s plus a salt (0..%d) for the hot values (%s), and read those values from every salt.\n", name, col, k.saltK-1, valueList(k.hot))
+		}
+		for _, uk := range uniqueWithout(w, name, col) {
+			// Citus refuses them on a hash-distributed table (commands/
+			// table.c, ErrorIfUnsupportedConstraint; its regression test
+			// multi_create_table_constraints): each shard could enforce
+			// only its own rows' uniqueness.
+			msg := fmt.Sprintf("%s: Citus rejects create_distributed_table while %v does not include the distribution column %s (a shard enforces uniqueness of its own rows only): extend it to (%s) before distributing (then unique within one %s value only), or drop it and keep (%s) unique in a table distributed by it, written in the same transaction as %s", name, uk, col, strings.Join(append([]string{col}, uk.cols...), ", "), col, strings.Join(uk.cols, ", "), name)
+			fmt.Fprintf(&b, "-- WARNING: %s.\n", msg)
+			if p.o.Warn != nil {
+				p.o.Warn(msg)
+			}
 		}
 		typ := pgType(k.types[0])
 		g := groups[typ]
@@ -178,4 +190,35 @@ func partitionDate(v shardkey.Value) []byte {
 		days--
 	}
 	return time.Unix(days*86400, 0).UTC().AppendFormat(nil, "2006-01-02")
+}
+
+// uniqueKey is a declared primary or unique key: its kind as SQL writes
+// it and its columns.
+type uniqueKey struct {
+	kind string // "PRIMARY KEY" or "UNIQUE"
+	cols []string
+}
+
+func (u uniqueKey) String() string { return u.kind + " (" + strings.Join(u.cols, ", ") + ")" }
+
+// uniqueWithout returns table name's declared primary and unique keys
+// (--schema, --from) that do not include column col.
+func uniqueWithout(w *shardkey.Workload, name, col string) []uniqueKey {
+	if w.Catalog == nil {
+		return nil
+	}
+	info := w.Catalog.Table(name)
+	if info == nil {
+		return nil
+	}
+	var out []uniqueKey
+	if len(info.PrimaryKey) > 0 && !slices.Contains(info.PrimaryKey, col) {
+		out = append(out, uniqueKey{"PRIMARY KEY", info.PrimaryKey})
+	}
+	for _, k := range info.UniqueKeys {
+		if len(k) > 0 && !slices.Contains(k, col) {
+			out = append(out, uniqueKey{"UNIQUE", k})
+		}
+	}
+	return out
 }
