@@ -84,7 +84,11 @@ func parseJSONRecord(line []byte, rec *jsonRecord) bool {
 			case 2:
 				rec.SessionID = s()
 			case 3:
-				rec.Severity = s()
+				if lv, ok := pgLevelName(raw); ok && !esc { // no string a record
+					rec.Severity = lv
+				} else {
+					rec.Severity = s()
+				}
 			case 4:
 				rec.Message = s()
 			case 5:

@@ -284,8 +284,7 @@ func (c *csvlogReader) record(line, n int, f *[6][]byte) error {
 		m.session = string(sess)
 		c.ps.sessions[m.session] = m.session
 	}
-	m.msg, m.detail = string(f[slotMessage]), string(f[slotDetail])
-	return c.pm.add(m)
+	return addPG(c.pm, m, f[slotMessage], f[slotDetail])
 }
 
 // jsonRecord is the part of a jsonlog record the reader uses.
@@ -303,6 +302,7 @@ func readPGJSON(br *bufio.Reader, rs *readState) error {
 	lr := &lineReader{r: br}
 	pm := &pgMessages{rs: rs}
 	ps := &prefixState{sessions: map[string]string{}}
+	var rec jsonRecord // one for the file: json.Unmarshal's &rec would put one a line on the heap
 	for {
 		line, ok, err := lr.next()
 		if err != nil {
@@ -315,7 +315,7 @@ func readPGJSON(br *bufio.Reader, rs *readState) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var rec jsonRecord
+		rec = jsonRecord{}
 		if !parseJSONRecord(line, &rec) { // what it is not sure of
 			rec = jsonRecord{}
 			if err := json.Unmarshal(line, &rec); err != nil {
@@ -333,7 +333,7 @@ func readPGJSON(br *bufio.Reader, rs *readState) error {
 		if !pgLevels[rec.Severity] {
 			return shardkey.Errorf(rs.file, lr.n, "error_severity", "%q is not a PostgreSQL message level", rec.Severity)
 		}
-		m := pgMsg{line: lr.n, level: rec.Severity, msg: rec.Message, detail: rec.Detail, session: rec.SessionID}
+		m := pgMsg{line: lr.n, level: rec.Severity, session: rec.SessionID}
 		if len(rec.Timestamp) >= 19 {
 			var tn int
 			m.ts, tn, m.hasTS = ps.time([]byte(rec.Timestamp))
@@ -345,7 +345,7 @@ func readPGJSON(br *bufio.Reader, rs *readState) error {
 		if m.session == "" {
 			m.session = strconv.FormatInt(rec.Pid, 10)
 		}
-		if err := pm.add(m); err != nil {
+		if err := addPG(pm, m, rec.Message, rec.Detail); err != nil {
 			return err
 		}
 	}

@@ -29,14 +29,17 @@ func pgLevel(line []byte) (int, string, bool) {
 		for j > 0 && (line[j-1] >= 'A' && line[j-1] <= 'Z' || line[j-1] >= '0' && line[j-1] <= '9') {
 			j--
 		}
-		if j < i && (j == 0 || line[j-1] == ' ' || line[j-1] == '\t' || line[j-1] == ']' || line[j-1] == ':') && pgLevels[string(line[j:i])] {
-			return j, string(line[j:i]), true
+		if j < i && (j == 0 || line[j-1] == ' ' || line[j-1] == '\t' || line[j-1] == ']' || line[j-1] == ':') {
+			if level, ok := pgLevelName(line[j:i]); ok { // pgLevels, without a string per line
+				return j, level, true
+			}
 		}
 		off = i + 1
 	}
 }
 
-// pgMsg is one PostgreSQL log message, from any of the three formats.
+// pgMsg is one PostgreSQL log message, from any of the three formats;
+// its text (message and DETAIL) goes to addPG beside it.
 type pgMsg struct {
 	line    int
 	ts      int64
@@ -44,8 +47,6 @@ type pgMsg struct {
 	res     int32 // ts's resolution (entry.res)
 	session string
 	level   string
-	msg     string
-	detail  string
 }
 
 // pgMessages turns messages into entries: statements from "statement:"
@@ -59,14 +60,39 @@ type pgMessages struct {
 	hasPending bool
 }
 
-func (pm *pgMessages) add(m pgMsg) error {
+// pgText is a message's text as a reader holds it: bytes of a buffer
+// the reader reuses (csvlog, stderr) or a string (jsonlog). addPG makes
+// strings of only the parts an entry keeps (the statement, its
+// parameters), so a message left out or the "statement: " before a
+// statement is never copied.
+type pgText interface{ ~string | ~[]byte }
+
+// hasPrefixT is strings.HasPrefix for a pgText.
+func hasPrefixT[T pgText](s T, prefix string) bool {
+	return len(s) >= len(prefix) && string(s[:len(prefix)]) == prefix
+}
+
+// indexT is strings.Index for a pgText and a non-empty sep.
+func indexT[T pgText](s T, sep string) int {
+	for i := 0; i+len(sep) <= len(s); i++ {
+		if s[i] == sep[0] && string(s[i:i+len(sep)]) == sep {
+			return i
+		}
+	}
+	return -1
+}
+
+// addPG adds message m, whose text is msg and whose DETAIL is detail
+// (csvlog and jsonlog; empty for stderr, whose DETAIL is a message of its
+// own). Neither is kept: what an entry keeps is copied.
+func addPG[T pgText](pm *pgMessages, m pgMsg, msg, detail T) error {
 	if m.level == "DETAIL" {
 		if pm.hasPending && pm.pending.session == m.session {
 			switch {
-			case strings.HasPrefix(m.msg, "parameters: ") && !pm.pending.hasParams:
-				pm.pending.params, pm.pending.hasParams = m.msg, true
-			case strings.HasPrefix(m.msg, "prepare: "):
-				pm.pending.prepare = m.msg[len("prepare: "):]
+			case hasPrefixT(msg, "parameters: ") && !pm.pending.hasParams:
+				pm.pending.params, pm.pending.hasParams = string(msg), true
+			case hasPrefixT(msg, "prepare: "):
+				pm.pending.prepare = string(msg[len("prepare: "):])
 			}
 		}
 		return nil
@@ -77,43 +103,43 @@ func (pm *pgMessages) add(m pgMsg) error {
 	if m.level != "LOG" {
 		return nil
 	}
-	msg := m.msg
-	if strings.HasPrefix(msg, "duration: ") {
-		i := strings.Index(msg, " ms  ")
+	if hasPrefixT(msg, "duration: ") {
+		i := indexT(msg, " ms  ")
 		if i < 0 {
 			return nil // a duration alone: the statement was logged before
 		}
 		msg = msg[i+5:]
 	}
-	var sql string
+	var sqlT T
 	switch {
-	case strings.HasPrefix(msg, "statement: "):
-		sql = msg[len("statement: "):]
-	case strings.HasPrefix(msg, "execute "):
+	case hasPrefixT(msg, "statement: "):
+		sqlT = msg[len("statement: "):]
+	case hasPrefixT(msg, "execute "):
 		rest := msg[len("execute "):]
-		if strings.HasPrefix(rest, "fetch from ") {
+		if hasPrefixT(rest, "fetch from ") {
 			return nil // more rows of a portal already counted
 		}
-		i := strings.Index(rest, ": ")
+		i := indexT(rest, ": ")
 		if i < 0 {
 			return nil
 		}
-		sql = rest[i+2:]
-	case strings.HasPrefix(msg, "disconnection: "):
+		sqlT = rest[i+2:]
+	case hasPrefixT(msg, "disconnection: "):
 		return pm.rs.emit(entry{line: m.line, ts: m.ts, hasTS: m.hasTS, res: m.res, session: m.session, end: true})
 	default:
 		return nil
 	}
+	sql := string(sqlT)
 	if strings.TrimSpace(sql) == "" {
 		return nil
 	}
 	pm.pending, pm.hasPending = entry{line: m.line, ts: m.ts, hasTS: m.hasTS, res: m.res, session: m.session, sql: sql}, true
 	e := &pm.pending
 	switch {
-	case strings.HasPrefix(m.detail, "parameters: "):
-		e.params, e.hasParams = m.detail, true
-	case strings.HasPrefix(m.detail, "prepare: "):
-		e.prepare = m.detail[len("prepare: "):]
+	case hasPrefixT(detail, "parameters: "):
+		e.params, e.hasParams = string(detail), true
+	case hasPrefixT(detail, "prepare: "):
+		e.prepare = string(detail[len("prepare: "):])
 	}
 	return nil
 }
@@ -141,9 +167,8 @@ func readPGStderr(br *bufio.Reader, rs *readState) error {
 		if !hasCur {
 			return nil
 		}
-		cur.msg = string(msg)
 		hasCur = false
-		return pm.add(cur)
+		return addPG(pm, cur, msg, []byte(nil))
 	}
 	for {
 		line, ok, err := lr.next()
