@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -456,24 +457,24 @@ func (a *analysis) foreignKeys() [][2]colRef {
 // table's one-column primary key or one-column unique key (--schema,
 // --from). Such a column names at most one row.
 func (a *analysis) uniqueKey(r colRef) bool {
+	pk, uk := a.declaredUnique(r)
+	return pk || uk
+}
+
+// declaredUnique reports whether column r is its table's declared
+// one-column primary key (pk) and whether it is one of its declared
+// one-column unique keys besides it (uk) (--schema, --from).
+func (a *analysis) declaredUnique(r colRef) (pk, uk bool) {
 	if a.w.Catalog == nil {
-		return false
+		return false, false
 	}
 	t := a.w.Tables[r.table]
 	info := a.w.Catalog.Table(t.Name)
 	if info == nil {
-		return false
+		return false, false
 	}
-	name := t.Columns[r.col].Name
-	if len(info.PrimaryKey) == 1 && info.PrimaryKey[0] == name {
-		return true
-	}
-	for _, k := range info.UniqueKeys {
-		if len(k) == 1 && k[0] == name {
-			return true
-		}
-	}
-	return false
+	one := []string{t.Columns[r.col].Name}
+	return slices.Equal(info.PrimaryKey, one), slices.ContainsFunc(info.UniqueKeys, func(k []string) bool { return slices.Equal(k, one) })
 }
 
 // Candidate generation limits.

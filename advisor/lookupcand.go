@@ -2,7 +2,6 @@ package advisor
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -82,19 +81,8 @@ func (a *analysis) lookupDesign(key string) (design, why string, ok bool) {
 // secondaryUnique reports whether column r is one of its table's declared
 // one-column unique keys other than the primary key (--schema, --from).
 func (a *analysis) secondaryUnique(r colRef) bool {
-	if a.w.Catalog == nil {
-		return false
-	}
-	t := a.w.Tables[r.table]
-	info := a.w.Catalog.Table(t.Name)
-	if info == nil {
-		return false
-	}
-	name := t.Columns[r.col].Name
-	if slices.Equal(info.PrimaryKey, []string{name}) {
-		return false
-	}
-	return slices.ContainsFunc(info.UniqueKeys, func(k []string) bool { return slices.Equal(k, []string{name}) })
+	pk, uk := a.declaredUnique(r)
+	return uk && !pk
 }
 
 // lookupReasons says, for each lookup of the scored design c, what it
