@@ -571,9 +571,9 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		// logged statements' values, inserts included, so the logged
 		// inserts spread over every range and the busiest shard looks
 		// fine; but the key grew with insert order over the log's
-		// inserts (at least minMonotonicInserts of them), and every
+		// inserts (at least sim.MonotonicInserts of them), and every
 		// insert after the log lands past the last boundary.
-		hidden := tk.Basis == "traffic" && tk.Inserted >= minMonotonicInserts
+		hidden := tk.Basis == "traffic" && tk.Inserted >= sim.MonotonicInserts
 		if tk.Monotonic && isRange(d, tk.Table) && n > 1 && (busiestShare(c) >= math.Min(0.5, 3/float64(n)) || hidden) {
 			as.Viable = false
 			// The sample's figure is Spearman's rank correlation; one
@@ -823,11 +823,6 @@ func (a *analysis) replicaCosts(key string, n int) []string {
 	}
 	return out
 }
-
-// minMonotonicInserts is the number of inserts a log must show growing
-// with insert order before a range key on it is rejected as monotonic:
-// fewer say little about insert order.
-const minMonotonicInserts = 20
 
 func busiestShare(c *sim.Candidate) float64 {
 	total := 0.0

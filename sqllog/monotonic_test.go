@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/sim"
 )
 
 // appendLog returns a PostgreSQL stderr log of n inserts into metrics, one
@@ -110,5 +111,48 @@ func TestInsertOrderMonotonicityMySQL(t *testing.T) {
 	ks := trafficStats(t, w, "events", "id")
 	if ks.Monotonicity != 1 || !ks.Monotonic || ks.Inserted != 50 {
 		t.Errorf("events.id: monotonicity %v (monotonic %v) over %d inserts, want 1 over 50", ks.Monotonicity, ks.Monotonic, ks.Inserted)
+	}
+}
+
+// TestScoreWarnsFittedRangeHidesHotTail: scoring range(ts) on the
+// append-only log (ts monotonic over 200 inserts, r = 1) warns that the
+// boundaries fitted to the log's values hide the hot tail: every new
+// insert lands past the last one. Boundaries the user gives, a hash key
+// and the shuffled log (not monotonic) get no such warning.
+func TestScoreWarnsFittedRangeHidesHotTail(t *testing.T) {
+	const n = 200
+	inc := make([]int, n)
+	for i := range inc {
+		inc[i] = i
+	}
+	shuffled := make([]int, n)
+	for k := range shuffled {
+		shuffled[k] = k * 97 % n // 97 is prime to 200: a permutation
+	}
+	const tail = "every new insert lands past the last boundary"
+	for _, tc := range []struct {
+		vals   []int
+		design string
+		warn   bool
+	}{
+		{inc, "range(ts)", true},
+		{inc, "range(id)", true},
+		{inc, "range(name)", true},
+		{inc, "range(ts, bounds=[2026-12-02])", false},
+		{inc, "hash(ts)", false},
+		{shuffled, "range(ts)", false},
+	} {
+		w := readText(t, appendLog(tc.vals), Options{})
+		c, err := sim.Score(w, tc.design, sim.Options{Shards: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, wn := range c.Warnings {
+			got = got || strings.Contains(wn, tail)
+		}
+		if got != tc.warn {
+			t.Errorf("%s (shuffled %v): hot-tail warning %v, want %v: %q", tc.design, &tc.vals[0] != &inc[0], got, tc.warn, c.Warnings)
+		}
 	}
 }
