@@ -413,6 +413,16 @@ type Operation struct {
 type Instance struct {
 	Weight float64
 	Conds  []Cond
+	// Seq is the instance's place in its source's order, from 1: a log's
+	// statements (each table a statement reads or writes, each row of a
+	// multi-row INSERT) numbered as read, continuing from one log to the
+	// next read into the same workload. A reservoir that keeps an
+	// instance in place of another keeps its Seq, so sorting the
+	// instances by Seq gives their order in the log whatever the
+	// sample's order. 0 when the source has no order (a scenario, a
+	// queries file): the instances are then in their operation's order.
+	// The monotonicity of inserted values ranks them by it.
+	Seq int64
 	// Peers are the tables the same statement joins to this one by an
 	// equality on one of its columns, with what the statement binds on
 	// them (nil for most instances). Routing ignores them: a router

@@ -81,9 +81,12 @@ type Advice struct {
 	Shards   int    `json:"shards"`
 	// Nodes, with --slots S --nodes N (nodes: in a spec), is N: Shards
 	// are then S logical shards (slots) placed over N nodes.
-	Nodes       int           `json:"nodes,omitempty"`
-	Engine      string        `json:"engine"`
-	Capacity    float64       `json:"capacity"`
+	Nodes    int     `json:"nodes,omitempty"`
+	Engine   string  `json:"engine"`
+	Capacity float64 `json:"capacity"`
+	// Recommended is the first-ranked candidate's key: the
+	// recommendation, or, when no candidate is viable (Candidates[0].Viable
+	// false; the summary then says so), the best of the rejected.
 	Recommended string        `json:"recommended"`
 	Summary     []string      `json:"summary"`
 	Candidates  []*Assessment `json:"candidates"`
@@ -564,7 +567,14 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 				col, tk.Monotonicity))
 			break
 		}
-		if tk.Monotonic && isRange(d, tk.Table) && n > 1 && busiestShare(c) >= math.Min(0.5, 3/float64(n)) {
+		// On the traffic basis (a log) the boundaries are fitted to the
+		// logged statements' values, inserts included, so the logged
+		// inserts spread over every range and the busiest shard looks
+		// fine; but the key grew with insert order over the log's
+		// inserts (at least sim.MonotonicInserts of them), and every
+		// insert after the log lands past the last boundary.
+		hidden := tk.Basis == "traffic" && tk.Inserted >= sim.MonotonicInserts
+		if tk.Monotonic && isRange(d, tk.Table) && n > 1 && (busiestShare(c) >= math.Min(0.5, 3/float64(n)) || hidden) {
 			as.Viable = false
 			// The sample's figure is Spearman's rank correlation; one
 			// measured in the database is Pearson's r (sim.DatabaseStats).
@@ -572,9 +582,18 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			if tk.Database != nil && slices.Contains(tk.Database.Figures, "monotonicity") {
 				corr = "correlation"
 			}
-			as.Rejection = fmt.Sprintf("%s is monotonic (%s %.2f with insert order), so every new row goes to the last range", strings.Join(tk.Columns, ", "), corr, tk.Monotonicity)
-			as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (%s %.2f with insert order): under range partitioning every new row goes to the last range, which does %s of all work; splitting only moves the hot spot",
-				strings.Join(tk.Columns, ", "), corr, tk.Monotonicity, pct(busiestShare(c))))
+			end := "last" // a growing key's new rows sort after every boundary
+			if tk.Monotonicity < 0 {
+				end = "first"
+			}
+			as.Rejection = fmt.Sprintf("%s is monotonic (%s %.2f with insert order), so every new row goes to the %s range", strings.Join(tk.Columns, ", "), corr, tk.Monotonicity, end)
+			if busiestShare(c) >= math.Min(0.5, 3/float64(n)) {
+				as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (%s %.2f with insert order): under range partitioning every new row goes to the %s range, which does %s of all work; splitting only moves the hot spot",
+					strings.Join(tk.Columns, ", "), corr, tk.Monotonicity, end, pct(busiestShare(c))))
+			} else {
+				as.Reasons = append(as.Reasons, fmt.Sprintf("%s is monotonic (%s %.2f with insert order over %d logged inserts): under range partitioning every new row goes to the %s range; the boundaries here are fitted to the log's own values, which spreads its inserts over the ranges (the busiest shard does %s of all work), but every insert after the log lands past the %s boundary, one shard taking them all; splitting only moves the hot spot",
+					strings.Join(tk.Columns, ", "), corr, tk.Monotonicity, tk.Inserted, end, pct(busiestShare(c)), end))
+			}
 			col := strings.Join(tk.Columns, ", ")
 			b := min(n, 16)
 			as.Fixes = append(as.Fixes, Fix{Kind: "bucket-prefix", Target: col,
@@ -1134,6 +1153,12 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		default:
 			out[0] = fmt.Sprintf("Shard by %s. The workload has no queries or transactions, so the choice rests on the rows%s.", best.Display(), rows)
 		}
+	}
+	if !best.Viable {
+		// Every candidate is rejected: the first is the best of them, not
+		// a recommendation; its figures follow as what it would do.
+		out[0] = fmt.Sprintf("No viable design: every candidate is rejected. The best of them, %s, is rejected: %s. Under it: %s",
+			best.Display(), best.Rejection, strings.TrimPrefix(out[0], "Shard by "+best.Display()+". "))
 	}
 	out = append(inUseSummary(adv, best), out...)
 	if t := capacityText(adv.CapacityCheck, adv.Shards); t != "" {

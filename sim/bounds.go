@@ -243,6 +243,23 @@ func mongoHashedRange(tables []*tableKey, rangeTables []int) bool {
 	return false
 }
 
+// givenBounds reports whether the design gives its range boundaries
+// (bounds=[...] on a range key), rather than computeBounds fitting them.
+func (s *Scheme) givenBounds() bool {
+	for _, tk := range s.tables {
+		if re := innerRange(tk.expr); tk.kind == kRange && re != nil && len(re.Bounds) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// MonotonicInserts is the number of inserted values a traffic-based
+// monotonicity (KeyStats.Inserted) must rank before a range key on a
+// monotonic column is judged a hot tail: fewer say little about insert
+// order.
+const MonotonicInserts = 20
+
 func innerRange(e shardkey.Expr) *shardkey.RangeExpr {
 	switch m := e.(type) {
 	case *shardkey.RangeExpr:

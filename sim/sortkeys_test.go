@@ -151,29 +151,27 @@ func TestKeyGroups(t *testing.T) {
 	}
 }
 
-// TestSpearmanSeqOrder: spearmanSeq's sort of positions by value gives
-// sort.SliceStable's order (the sort it replaced), NaN among the values,
-// so its ranks, and so the correlation, are the same bits.
-func TestSpearmanSeqOrder(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	for round := range 40 {
-		xs := make([]float64, 1+r.IntN(2000))
-		for i := range xs {
-			xs[i] = float64(r.IntN(50))
-			if round%2 == 1 && r.IntN(10) == 0 {
-				xs[i] = math.NaN()
-			}
-		}
-		order := make([]int, len(xs))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return xs[order[a]] < xs[order[b]] })
-		rank := make([]float64, len(xs))
-		assignRanks(rank, order, func(a, b int) bool { return xs[a] == xs[b] })
-		want := pearsonRank(rank)
-		if got := spearmanSeq(xs); math.Float64bits(got) != math.Float64bits(want) {
-			t.Fatalf("round %d (%d values): spearmanSeq %v, with sort.SliceStable %v", round, len(xs), got, want)
+// TestSpearmanInserted: inserted values are ranked in Seq order (not
+// the order given) and by shardkey.Compare (text too), ties at mean
+// ranks; the figures are Spearman's rho worked by hand.
+func TestSpearmanInserted(t *testing.T) {
+	i64 := func(seq int64, x int64) seqValue { return seqValue{seq, shardkey.Value{Type: shardkey.Int64, Int: x}} }
+	txt := func(seq int64, x string) seqValue { return seqValue{seq, shardkey.Value{Type: shardkey.Text, Str: x}} }
+	check := func(name string, xs []seqValue, want float64) {
+		t.Helper()
+		if got := spearmanInserted(xs); math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s: rho = %v, want %v", name, got, want)
 		}
 	}
+	// Increasing in Seq, given out of order (a reservoir's slots).
+	check("increasing by seq", []seqValue{i64(3, 30), i64(1, 10), i64(4, 40), i64(2, 20)}, 1)
+	check("decreasing by seq", []seqValue{i64(3, 20), i64(1, 40), i64(4, 10), i64(2, 30)}, -1)
+	// 1, 3, 2, 4 in Seq order: d = 0, 1, -1, 0, rho = 1 - 6*2/(4*15) = 0.8.
+	check("one swap", []seqValue{i64(1, 1), i64(2, 3), i64(3, 2), i64(4, 4)}, 0.8)
+	// 1, 1, 2: ranks 0.5, 0.5, 2 against 0, 1, 2: cov 1.5, var 2 and
+	// 1.5, r = 1.5/sqrt(3).
+	check("ties", []seqValue{i64(1, 1), i64(2, 1), i64(3, 2)}, 1.5/math.Sqrt(3))
+	// Text by bytes: "b10" < "b9" (as a range key on text splits them).
+	check("text", []seqValue{txt(2, "b10"), txt(1, "a"), txt(3, "b9")}, 1)
+	check("text reversed", []seqValue{txt(1, "c"), txt(2, "b"), txt(3, "a")}, -1)
 }

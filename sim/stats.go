@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -48,6 +49,11 @@ type KeyStats struct {
 	// basis with fewer than 3 inserted values): Monotonicity is then 0
 	// and means "unknown".
 	MonotonicityUnknown bool `json:"monotonicity_unknown,omitempty"`
+	// Inserted is, on the traffic basis, the number of inserted values
+	// Monotonicity ranks (the sampled inserts that bind the key with a
+	// value; 0 on the row sample): how much insert order the figure
+	// rests on.
+	Inserted int `json:"-"`
 	// Database, when set, holds the figures computed inside the live
 	// database (--from, --stats db), which replace the sample's
 	// Cardinality, TopValues and Monotonicity above (it says which).
@@ -316,8 +322,12 @@ const (
 // without a row sample (a log read alone): each value's share of the
 // requests that name it by equality (an IN list's share split over its
 // values), distinct values, and the rank correlation of inserted values
-// with the order the statements were sampled in (log order while the
-// sample holds every statement). Basis is "traffic". Operations' rates
+// with insert order: the operations' insert instances ordered by their
+// Seq (a log's order, whatever the reservoir kept), each ranked once
+// (not again from the transactions, which hold copies of a log's
+// inserts: they give the order only without inserting operations), any
+// value type in shardkey.Compare's order (text too: a range key splits
+// it so). Basis is "traffic". Operations' rates
 // weigh them; without operations, transactions' weights do. A log's
 // operations (Operation.Counted) are weighed by the counts of every
 // statement's values the reader kept (Table.Traffic: the first 65,536
@@ -416,10 +426,17 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 		}
 		sketch = slices.Clone(vc.Sketch)
 	}
-	var inserted []float64
+	// The inserted values, to rank against insert order: those of the
+	// operations' instances (opIns) with their Seq, else those of the
+	// transactions' statements (txIns), in their order. A log's insert
+	// is both an instance of its operation and a statement of its
+	// transaction (autocommit or not): ranked once, from the operations,
+	// whose Seq gives log order through reservoir replacement.
+	var opIns, txIns []seqValue
 	// from adds the values of conds at weight wt (only the inserted
-	// values' order when wt < 0: counted already).
-	from := func(conds []shardkey.Cond, wt float64, insert bool) {
+	// values' order when wt < 0: counted already); seq >= 0 for an
+	// operation's instance (its Seq), -1 for a transaction's statement.
+	from := func(conds []shardkey.Cond, wt float64, insert bool, seq int64) {
 		for _, c := range conds {
 			if c.Col != col || c.Via != 0 { // (another read's value: counted there)
 				continue
@@ -429,8 +446,12 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 				if wt >= 0 {
 					add(c.Val, wt)
 				}
-				if insert && c.Val.Type.IsNumeric() {
-					inserted = append(inserted, c.Val.AsFloat())
+				if insert && orderable(c.Val) {
+					if seq >= 0 {
+						opIns = append(opIns, seqValue{seq, c.Val.Canonical()})
+					} else {
+						txIns = append(txIns, seqValue{0, c.Val.Canonical()})
+					}
 				}
 			case c.Op == shardkey.In && len(c.List) > 0 && wt >= 0:
 				for _, v := range c.List {
@@ -457,7 +478,7 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 			if op.Counted && vc != nil {
 				wt = -1 // in vc: the sample gives the inserted values' order only
 			}
-			from(in.Conds, wt, op.Kind == shardkey.Insert)
+			from(in.Conds, wt, op.Kind == shardkey.Insert, in.Seq)
 		}
 	}
 	stmt := func(st *shardkey.Stmt, wt float64) {
@@ -465,11 +486,11 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 			wt = 0 // the operations weigh the values; inserts still give the order
 		}
 		if wt > 0 {
-			from(st.Conds, wt, st.Kind == shardkey.Insert)
+			from(st.Conds, wt, st.Kind == shardkey.Insert, -1)
 		} else if st.Kind == shardkey.Insert {
 			for _, c := range st.Conds {
-				if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && c.Val.Type.IsNumeric() {
-					inserted = append(inserted, c.Val.AsFloat())
+				if c.Col == col && c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh && orderable(c.Val) {
+					txIns = append(txIns, seqValue{0, c.Val.Canonical()})
 				}
 			}
 		}
@@ -500,13 +521,34 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 		}
 		trafficFromMap(&ks, m, total, sketch)
 	}
+	inserted := opIns
+	if len(inserted) == 0 {
+		inserted = txIns
+	}
+	ks.Inserted = len(inserted)
 	if len(inserted) >= 3 {
-		ks.Monotonicity = spearmanSeq(inserted)
+		ks.Monotonicity = spearmanInserted(inserted)
 		ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
 	} else {
 		ks.MonotonicityUnknown = true
 	}
 	return ks
+}
+
+// seqValue is an inserted value and its instance's Seq.
+type seqValue struct {
+	seq int64
+	v   shardkey.Value
+}
+
+// orderable reports whether v has a place in shardkey.Compare's order
+// (the order range partitioning splits): any value but NULL and a float
+// NaN, which compares equal to every number.
+func orderable(v shardkey.Value) bool {
+	if v.IsNull() {
+		return false
+	}
+	return !v.Type.IsNumeric() || !math.IsNaN(v.AsFloat())
 }
 
 // trafficFromCounts sets ks's entropy (summed in the values' order, the
@@ -623,26 +665,23 @@ func trafficFromMap(ks *KeyStats, m map[shardkey.Value]*trafficAgg, total float6
 	}
 }
 
-// spearmanSeq is the rank correlation of xs with their position.
-func spearmanSeq(xs []float64) float64 {
+// spearmanInserted is Spearman's rank correlation of the inserted
+// values with insert order: xs sorted by Seq (stable: equal Seqs, and
+// transactions' statements, keep their order) and ranked in
+// shardkey.Compare's order, the order range partitioning splits, so
+// that text keys (an ULID, a date written as text) are ranked as a
+// range key would place them. Ties get mean ranks. xs is sorted in
+// place.
+func spearmanInserted(xs []seqValue) float64 {
+	slices.SortStableFunc(xs, func(a, b seqValue) int { return cmp.Compare(a.seq, b.seq) })
 	m := len(xs)
 	order := make([]int, m)
 	for i := range order {
 		order[i] = i
 	}
-	// sort.SliceStable's algorithm without its reflection (see
-	// sortKeyWeights): the same order, NaN included.
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case xs[a] < xs[b]:
-			return -1
-		case xs[b] < xs[a]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return shardkey.Compare(xs[a].v, xs[b].v) })
 	rank := make([]float64, m)
-	assignRanks(rank, order, func(a, b int) bool { return xs[a] == xs[b] })
+	assignRanks(rank, order, func(a, b int) bool { return shardkey.Compare(xs[a].v, xs[b].v) == 0 })
 	return pearsonRank(rank)
 }
 

@@ -69,6 +69,11 @@ type agg struct {
 	dropped int // values that did not convert to their column's type
 	// firstDrop names the first of them: "table.column: why".
 	firstDrop string
+	// offered numbers the instances offered to the operations'
+	// reservoirs, in log order, from seqBase+1: seqBase is the largest
+	// Seq of the instances earlier logs put in the workload (see
+	// shardkey.Instance.Seq).
+	offered, seqBase int64
 	// sure holds the columns this log created that a statement attributed
 	// for certain (see attribute.go); resolved the lazy parts built so
 	// far; cat the workload's catalog (an empty one when it has none).
@@ -132,6 +137,9 @@ type sample struct {
 	acc  *access
 	vals []rv
 	w    float64
+	// seq is the instance's place in the log (shardkey.Instance.Seq),
+	// set when an operation's reservoir is offered it.
+	seq int64
 	// peers are the other tables of the statement joined to this one
 	// by an equality (access.peers) that bind a value: each with its
 	// own sample (for shardkey.Instance.Peers).
@@ -182,8 +190,14 @@ func newAgg(w *shardkey.Workload, file string, o Options) *agg {
 	if seed == 0 {
 		seed = w.Seed
 	}
+	var base int64
+	for _, op := range w.Ops {
+		for i := range op.Instances {
+			base = max(base, op.Instances[i].Seq)
+		}
+	}
 	return &agg{
-		w: w, file: file, o: o, sample: n, lim: newLimits(o, n),
+		w: w, file: file, o: o, sample: n, lim: newLimits(o, n), seqBase: base,
 		rng:   rand.New(rand.NewPCG(uint64(seed), 0x5eed10c)),
 		infos: map[*access]*accInfo{}, ops: map[string]*opAgg{}, txns: map[string]*txnAgg{},
 		sessions: map[string]*session{}, bad: map[string]*badShape{}, created: map[int]bool{},
@@ -397,6 +411,8 @@ func (a *agg) peerSamples(p *part, vals [][]rv, i int) []peerSample {
 func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	op.count += wt
 	op.seen++
+	a.offered++
+	sm.seq = a.seqBase + a.offered
 	if sm.ai.counts != nil {
 		a.count(&sm, op, wt)
 	}

@@ -110,7 +110,8 @@
 // statistics of a table read only from a log (cardinality, top values,
 // entropy; sim.TrafficKeyStats) are the whole log's (past the cap
 // estimates, marked so); only the
-// monotonicity of inserted values comes from the sample. Files may be gzip or zstd compressed, a
+// monotonicity of inserted values comes from the sample, each kept
+// instance numbered in log order (shardkey.Instance.Seq). Files may be gzip or zstd compressed, a
 // directory or glob of rotated files, or standard input (ReadFile). One goroutine reads lines and keeps log
 // order; a pool of workers parses SQL; one goroutine aggregates the parsed
 // statements in log order and another, after it, counts their values. Each statement's literals are

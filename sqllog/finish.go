@@ -67,7 +67,7 @@ func (a *agg) finish() error {
 		}
 		fv := int32(0)
 		for _, s := range samples {
-			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s)})
+			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Seq: s.seq, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s)})
 		}
 		a.w.Ops = append(a.w.Ops, o)
 	}

@@ -121,6 +121,12 @@ type designState struct {
 	aboveWR   bool               // work ratio above its threshold in the last window
 	shapes    map[string]bool    // shapes seen
 	lastShare map[string]float64 // scatter share of each shape in the last window it appeared in
+	// bounded is the design with its range boundaries fixed (written in
+	// as bounds=[...], Text the user's), scored in place of it once set;
+	// boundsDone says the boundaries need no more work: fixed, given by
+	// the user, no range key, or not writable (see fixBounds).
+	bounded    *shardkey.Design
+	boundsDone bool
 }
 
 // New returns a Watcher for o's designs. It fails when a design does not
@@ -335,7 +341,11 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 					d.Text, tablesText(missing), strings.Join(wt.readTables(w), ", ")))
 			}
 		}
-		in := inWindow(d, w)
+		dd := d
+		if st.bounded != nil {
+			dd = st.bounded
+		}
+		in := inWindow(dd, w)
 		if in == nil {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("design %s left out of this window: it names no table of the window", d.Text))
 			continue
@@ -346,6 +356,11 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 			continue
 		}
 		st.compiled = true
+		if !st.boundsDone {
+			if msg := fixBounds(st, d, s, w); msg != "" {
+				r.Warnings = append(r.Warnings, msg)
+			}
+		}
 		p, err := sim.Run(w, s, wt.o.Sim.Workers)
 		if err != nil {
 			return nil, err
@@ -387,6 +402,69 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 		r.Designs = append(r.Designs, dw)
 	}
 	return r, nil
+}
+
+// fixBounds fixes the range boundaries of design d from s, its
+// compilation on window w, once w reads every table d range-keys by name
+// (a bare range key: the first window it places): later windows are
+// scored with these boundaries (st.bounded), not with boundaries fitted
+// to their own values. Refitted every window, ranges would follow a key
+// that grows with time (a creation time, a sequence), each window's
+// inserts spread over every range, and hide the hot tail that fixed
+// boundaries show: every new key past the last boundary, on one shard.
+// Boundaries the user gave are kept as they are. It returns what to tell
+// the user ("" for nothing).
+func fixBounds(st *designState, d *shardkey.Design, s *sim.Scheme, w *shardkey.Workload) string {
+	ranged, given := false, false
+	exprs := []shardkey.Expr{d.Default}
+	for _, e := range d.Tables {
+		exprs = append(exprs, e)
+	}
+	for _, e := range exprs {
+		if re := rangeOf(e); re != nil {
+			ranged = true
+			given = given || len(re.Bounds) > 0
+		}
+	}
+	if !ranged || given {
+		st.boundsDone = true
+		return ""
+	}
+	for name, e := range d.Tables {
+		if rangeOf(e) != nil && w.Table(name) == nil {
+			return "" // a range-keyed table this window does not read: not yet
+		}
+	}
+	_, rb, why := s.BoundedDesign()
+	switch {
+	case why != "":
+		st.boundsDone = true
+		return fmt.Sprintf("design %s: its range boundaries cannot be fixed (%s): each window fits its own to its values, which hides a key growing with time (its new values all past the last boundary)", d.Text, why)
+	case len(rb) == 0:
+		return "" // no boundaries yet (nothing to take quantiles from)
+	}
+	fixed := d.WithBounds(rb[0].Bounds)
+	fixed.Text = d.Text // reported, and a metric's label, as the user wrote it
+	st.bounded, st.boundsDone = fixed, true
+	return fmt.Sprintf("design %s: range boundaries fixed from this window's values, bounds=[%s], and kept for the windows after it (refitted each window they would hide a hot tail: keys past the last boundary)", d.Text, strings.Join(rb[0].Bounds, ", "))
+}
+
+// rangeOf returns e's range key, also one inside salt or isolate; nil
+// for other keys (and for a MongoDB pattern led by a hashed field, a
+// hash key).
+func rangeOf(e shardkey.Expr) *shardkey.RangeExpr {
+	switch x := e.(type) {
+	case *shardkey.RangeExpr:
+		if x.Hashed != "" && x.Hashed == x.Cols[0] {
+			return nil
+		}
+		return x
+	case *shardkey.SaltExpr:
+		return rangeOf(x.Inner)
+	case *shardkey.IsolateExpr:
+		return rangeOf(x.Inner)
+	}
+	return nil
 }
 
 // Check checks every design against cat, a workload holding every table

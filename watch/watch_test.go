@@ -378,3 +378,73 @@ func TestWatcher_RedisNodeFanout(t *testing.T) {
 		t.Errorf("generic: fan-out %v p99 %v per %q; want %v, 16384 per shard", d.FanoutMean, d.FanoutP99, d.FanoutPer, (3+16384)/4.0)
 	}
 }
+
+// TestWatcher_RangeBoundsFixed: a range design's boundaries are fixed
+// from the first window and kept, not refitted window by window. Table
+// m is append-only: window 1 inserts ts = 0..99, window 2 ts = 100..199,
+// 100 inserts/s each (weight 1). On 4 shards, window 1's equal-weight
+// quantiles put 25 values in each range: work 25/s a shard, ratio 1.
+// Window 2's values all lie past window 1's last boundary: all 100/s on
+// the last shard, work [0 0 0 100], max/mean 100/25 = 4, and a
+// work_ratio event. (Refitted, window 2 would show ratio 1 again.) The
+// key stays the user's text. Boundaries the user gave, bounds=[150],
+// are kept: window 1 all on shard 0 (ratio 4), window 2 100..149 on
+// shard 0 and 150..199 on shard 1 (50 each: ratio 50/25 = 2).
+func TestWatcher_RangeBoundsFixed(t *testing.T) {
+	inserts := func(from int64) *shardkey.Workload {
+		tb := &shardkey.Table{Name: "m", Columns: []*shardkey.Column{{Name: "ts", Type: shardkey.Int64}}}
+		op := &shardkey.Operation{Name: "insert m", Table: 0, Kind: shardkey.Insert, Rate: 100}
+		for v := from; v < from+100; v++ {
+			op.Instances = append(op.Instances, shardkey.Instance{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(v)}}})
+		}
+		return &shardkey.Workload{Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{op}}
+	}
+	wt, err := New(Options{Designs: []string{"range(ts)", "range(ts, bounds=[150])"}, Sim: sim.Options{Shards: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	want := [][]struct {
+		work  []float64
+		ratio float64
+	}{
+		{{[]float64{25, 25, 25, 25}, 1}, {[]float64{100, 0, 0, 0}, 4}},
+		{{[]float64{0, 0, 0, 100}, 4}, {[]float64{50, 50, 0, 0}, 2}},
+	}
+	for i, from := range []int64{0, 100} {
+		r, err := wt.Add(Span{Start: t0.Add(time.Duration(i) * time.Minute), End: t0.Add(time.Duration(i+1) * time.Minute), Seconds: 1}, inserts(from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Designs) != 2 {
+			t.Fatalf("window %d: %d designs, want 2", i+1, len(r.Designs))
+		}
+		for k, d := range r.Designs {
+			wk := want[i][k]
+			if d.Key != []string{"range(ts)", "range(ts, bounds=[150])"}[k] {
+				t.Errorf("window %d: key %q", i+1, d.Key)
+			}
+			if !close(d.WorkRatio, wk.ratio) || len(d.ShardWork) != 4 {
+				t.Errorf("window %d, %s: shard work %v (ratio %v), want %v (ratio %v)", i+1, d.Key, d.ShardWork, d.WorkRatio, wk.work, wk.ratio)
+				continue
+			}
+			for s := range 4 {
+				if !close(d.ShardWork[s], wk.work[s]) {
+					t.Errorf("window %d, %s: shard work %v, want %v", i+1, d.Key, d.ShardWork, wk.work)
+					break
+				}
+			}
+		}
+		fixed := strings.Contains(strings.Join(r.Warnings, "\n"), "design range(ts): range boundaries fixed from this window's values, bounds=[")
+		if fixed != (i == 0) {
+			t.Errorf("window %d: warnings %q; want the boundaries said fixed in window 1 only", i+1, r.Warnings)
+		}
+		ratioEvent := false
+		for _, e := range r.Events {
+			ratioEvent = ratioEvent || e.Type == "work_ratio" && e.Design == "range(ts)"
+		}
+		if ratioEvent != (i == 1) {
+			t.Errorf("window %d: events %+v; want a work_ratio event for range(ts) in window 2 only", i+1, r.Events)
+		}
+	}
+}

@@ -335,6 +335,9 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	}
 	var warnings []string
 	eo.Warn = func(s string) { warnings = append(warnings, "--emit "+format+": "+s) }
+	if best := adv.Candidates[0]; !best.Viable {
+		eo.Warn(fmt.Sprintf("no viable design: this configures %s, the best of the rejected candidates (rejected: %s)", best.Key, best.Rejection))
+	}
 	out, notes, err := emit.Emit(format, w, d, eo)
 	if err != nil {
 		return nil, fmt.Errorf("--emit %s: %w", format, err)
