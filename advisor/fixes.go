@@ -411,8 +411,8 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 		txn = fmt.Sprintf(". Lookup reads and writes in a transaction join it (Vitess: CommitOrder_NORMAL): cross-shard transactions %s -> %s, where %s of all transactions cross only because the lookup table's shard is not their rows' (a consistent_lookup vindex commits its writes apart instead)",
 			pct(c.CrossShardTxnFraction), pct(after.CrossShardTxnFraction), pct(*after.LookupCrossShardTxnFraction))
 		if !vitessTerms(a.engine) {
-			txn = fmt.Sprintf(". Index reads and writes in a transaction join it: cross-shard transactions %s -> %s, where %s of all transactions cross only because the index table's shard is not their rows' (writing the index rows apart, before the transaction's own commit, as Vitess's consistent_lookup does, keeps those single-shard at the price of orphan index rows that readers must check)",
-				pct(c.CrossShardTxnFraction), pct(after.CrossShardTxnFraction), pct(*after.LookupCrossShardTxnFraction))
+			txn = fmt.Sprintf(". Lookup reads and writes in a transaction join it: cross-shard transactions %s -> %s, where %s of all transactions cross only because the lookup table's shard is not their rows' (%s)",
+				pct(c.CrossShardTxnFraction), pct(after.CrossShardTxnFraction), pct(*after.LookupCrossShardTxnFraction), lookupApart)
 		}
 	}
 	return Fix{Kind: "global-index", Target: op.Name, Key: key, Before: nums(c), After: nums(after),

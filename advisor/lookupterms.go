@@ -53,11 +53,15 @@ func lookupSystem(engine, col string) string {
 	return ""
 }
 
+// lookupApart is how a lookup's rows stay out of its owner's
+// transactions, in the words of the system that does it.
+const lookupApart = "writing the lookup rows apart, before the transaction's own commit, as Vitess's consistent_lookup vindex does, keeps those single-shard at the price of orphan lookup rows that reads must check against the rows"
+
 // lookupTxnText says that lookup rows written in a transaction join it,
 // frac (a percentage) of transactions crossing shards only for them.
 func lookupTxnText(engine, frac string) string {
 	if vitessTerms(engine) {
 		return fmt.Sprintf("lookup rows written in a transaction join it (Vitess: CommitOrder_NORMAL): %s of transactions cross shards only because a lookup table's shard is not their rows' (a consistent_lookup vindex commits its writes apart instead)", frac)
 	}
-	return fmt.Sprintf("index rows written in a transaction join it: %s of transactions cross shards only because an index table's shard is not their rows' (writing them apart, before the transaction's own commit, as Vitess's consistent_lookup does, keeps those single-shard at the price of orphan index rows that readers must check)", frac)
+	return fmt.Sprintf("lookup rows written in a transaction join it: %s of transactions cross shards only because a lookup table's shard is not their rows' (%s)", frac, lookupApart)
 }
