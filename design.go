@@ -91,6 +91,35 @@ func VindexType(engine string) string {
 	return ""
 }
 
+// VindexMaps reports whether Vitess vindex type vtype gives a keyspace
+// id to values of column type typ: every type for the vindexes that hash
+// bytes (xxhash, binary_md5, unicode_loose_*), integers only for hash,
+// numeric and reverse_bits (VindexIntegers). A timestamp is not one of
+// those integers: Vitess binds a DATETIME as its text.
+func VindexMaps(vtype string, typ Type) bool {
+	return !VindexIntegers(vtype) || typ.IsInt() && typ != Timestamp || typ == Uint64
+}
+
+// VindexFor returns the Vitess vindex type for a key column of type typ
+// when the one in use cannot map it (VindexMaps), the choice Vitess's
+// documentation and examples make by column type: hash for integers,
+// unicode_loose_md5 for text (MySQL's default collations are case- and
+// accent-insensitive, so 'A' and 'a' must land together), binary_md5 for
+// bytes, xxhash (of the value's SQL text) for the rest. The advisor keys
+// text candidates by it, a lookup table's column falls back to it, and
+// --emit vschema writes it.
+func VindexFor(typ Type) string {
+	switch {
+	case VindexMaps("hash", typ):
+		return "hash"
+	case typ == Text:
+		return "unicode_loose_md5"
+	case typ == Bytes:
+		return "binary_md5"
+	}
+	return "xxhash"
+}
+
 // VindexTypes returns the vindex types VindexEngine knows, sorted.
 func VindexTypes() []string {
 	out := make([]string, 0, len(vindexEngines))

@@ -624,32 +624,21 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			}
 		}
 	}
-	// One shard doing far more than its share, not because of one whale
-	// (which isolation fixes): unsharded tables or a clumped key.
-	if as.Viable && n >= 4 {
-		top := 0.0
-		if len(c.TopValues) > 0 {
-			top = c.TopValues[0].Share
-		}
-		// Not a clump when the key has few values and the busiest share
-		// is what hashing that many values often gives (10 warehouses on
-		// 10 shards: 3 on one shard, 30%, against 27.5% expected of a
-		// perfect hash): the load is weighed in the ranking, and the
-		// low-cardinality flags say what a shard count of whole values
-		// gives.
-		few := c.Cardinality > 0 && c.Cardinality <= 4*n &&
-			busiestShare(c) <= 1.5*sim.ExpectedMaxLoadRatio(c.Cardinality, n)/float64(n)
-		if bs := busiestShare(c); !few && bs >= math.Min(0.5, 3/float64(n)) && top < bs/2 {
+	// One unit (a shard; a node when work is counted on nodes) doing far
+	// more than its share of the work: unsharded tables or a clumped key
+	// (see hotLimit for what "far more" is).
+	if bs, u, unit := hotUnit(c); as.Viable && u >= 3 && bs > 0 {
+		if lim, why := hotLimit(c, u, unit); bs > lim {
 			as.Viable = false
-			as.Rejection = fmt.Sprintf("one shard does %s of all work", pct(bs))
-			why := "the key clumps the work"
+			as.Rejection = fmt.Sprintf("one %s does %s of all work", unit, pct(bs))
+			clump := "the key clumps the work"
 			for _, wn := range c.Warnings {
 				if strings.Contains(wn, "unsharded") {
-					why = "tables the key does not place stay unsharded there"
+					clump = "tables the key does not place stay unsharded there"
 					break
 				}
 			}
-			as.Reasons = append(as.Reasons, fmt.Sprintf("hot shard: one shard does %s of all work (%d shards): %s", pct(bs), n, why))
+			as.Reasons = append(as.Reasons, fmt.Sprintf("hot %s: one %s does %s of all work (%d %ss, a fair share %s), above %s: %s", unit, unit, pct(bs), u, unit, pct(1/float64(u)), why, clump))
 		}
 	}
 	as.RangeFit = rangeFitOf(c, key, n)
@@ -833,6 +822,65 @@ func busiestShare(c *sim.Candidate) float64 {
 		return 0
 	}
 	return c.MaxShardWork / total
+}
+
+// hotUnit returns the share (0..1) of all work that c's busiest unit
+// does, how many units there are and what they are: nodes when c counts
+// work on nodes (sim.Candidate.WorkPer "node": Redis Cluster's 16384
+// slots over its masters, where the node is what saturates and a slot's
+// share says nothing), shards otherwise.
+func hotUnit(c *sim.Candidate) (share float64, units int, unit string) {
+	if c.WorkPer != "node" {
+		return busiestShare(c), c.Shards, "shard"
+	}
+	w := c.CapacityWork()
+	total := 0.0
+	for _, x := range w {
+		total += x
+	}
+	if total == 0 {
+		return 0, len(w), "node"
+	}
+	return slices.Max(w) / total, len(w), "node"
+}
+
+// hotLimit returns the busiest unit's share of all work above which a
+// design over u (>= 3) units is rejected as clumping the work, and says
+// in words what set it. It is relative to the fair share 1/u, the
+// largest of:
+//   - min(0.5, 3/u): three times the fair share, at most half of all work
+//     (u = 3: 50%, 1.5 times it; u = 8: 37.5%);
+//   - 1.5 E/u, E the balls-into-bins E[max]/mean of the key's Cardinality
+//     equal keys over u units (sim.ExpectedMaxLoadRatio): few keys land
+//     unevenly under any hash (10 warehouses on 10 shards: 3 on one is
+//     30%, against E/u = 27.5%), which the ranking weighs, not this;
+//   - 2 top, top the largest key value's share (of the main table's
+//     rows, weighted by their requests): no partition function spreads a
+//     whale, a directory override (isolate) or salting does, and the
+//     fixes propose them; twice its share, as its work can outweigh its
+//     rows (the entity's other tables).
+//
+// So the limit is never below what a perfect hash of the observed keys
+// gives the busiest unit: top + (1-top)/u, the whale with a fair share of
+// the rest, is at most 2 top when top >= 1/(u+1), and below 2/(u+1) <=
+// min(0.5, 3/u) otherwise.
+func hotLimit(c *sim.Candidate, u int, unit string) (limit float64, why string) {
+	fu := float64(u)
+	limit = math.Min(0.5, 3/fu)
+	why = fmt.Sprintf("the limit of %s (3 fair shares, at most 50%%)", pct(limit))
+	if c.Cardinality > 0 {
+		if x := 1.5 * sim.ExpectedMaxLoadRatio(c.Cardinality, u) / fu; x > limit {
+			limit = x
+			why = fmt.Sprintf("%s, 1.5 times the busiest %s's share a perfect hash of %d equal keys over %d %ss gives (%s)", pct(x), unit, c.Cardinality, u, unit, pct(x/1.5))
+		}
+	}
+	if len(c.TopValues) > 0 {
+		if top := c.TopValues[0].Share; 2*top >= limit {
+			limit = 2 * top
+			why = fmt.Sprintf("%s, twice the largest key value's %s (a whale no partition function spreads: isolating or salting it, as the fixes propose, does)", pct(limit), pct(top))
+		}
+	}
+	return limit, why
 }
 
 func isRange(d *shardkey.Design, table string) bool {

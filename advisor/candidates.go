@@ -749,7 +749,9 @@ func baseExpr(e shardkey.Expr) shardkey.Expr {
 // that no candidate looks single-shard by leaving tables unsharded. Under
 // MongoDB, which has no reference collections (an unsharded collection
 // lives on the database's primary shard), a small table is sharded by its
-// own most-bound column too (see mongoUnsharded).
+// own most-bound column too (see mongoUnsharded). Under a Vitess engine
+// whose vindex maps integers only, a key on another type is keyed by the
+// vindex Vitess users give it (vindexKeys).
 func (a *analysis) complete(design string) string {
 	d, err := shardkey.ParseDesign(design)
 	if err != nil {
@@ -769,9 +771,9 @@ func (a *analysis) complete(design string) string {
 		}
 	}
 	if len(extra) == 0 {
-		return sortTables(design)
+		return a.vindexKeys(sortTables(design))
 	}
-	return sortTables(design + "; " + strings.Join(extra, "; "))
+	return a.vindexKeys(sortTables(design + "; " + strings.Join(extra, "; ")))
 }
 
 // sortTables returns design with its table entries in order of table

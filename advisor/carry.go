@@ -661,7 +661,7 @@ func (a *analysis) carriedCandidates(list []*Assessment, o sim.Options, adv *Adv
 			continue
 		}
 		da := analyse(dw, a.shards)
-		da.nodes, da.mongo = a.nodes, a.mongo
+		da.nodes, da.mongo, da.engine = a.nodes, a.mongo, a.engine
 		var de *entity
 		for _, x := range da.entities {
 			if x.name == e.name {

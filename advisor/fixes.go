@@ -217,7 +217,7 @@ func (a *analysis) hotRates(w *shardkey.Workload, share float64) (writes, reads 
 // new-id column gets shard-encoded ids; a query with no equality filter (a
 // feed, a queue) gets a separate read model; a lookup by another column
 // gets a lookup table (lookup(col): a global secondary index, Vitess's
-// lookup vindex), re-simulated with the design, its writes included;
+// lookup vindex; named in the engine's terms, lookupKind), re-simulated with the design, its writes included;
 // scored designs are kept in lk by key.
 func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o sim.Options, lk map[string]*sim.Candidate) (Fix, bool) {
 	if op.Scatter < 0.5 && op.FanoutMean < 3 {
@@ -410,10 +410,14 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 	if after.LookupCrossShardTxnFraction != nil {
 		txn = fmt.Sprintf(". Lookup reads and writes in a transaction join it (Vitess: CommitOrder_NORMAL): cross-shard transactions %s -> %s, where %s of all transactions cross only because the lookup table's shard is not their rows' (a consistent_lookup vindex commits its writes apart instead)",
 			pct(c.CrossShardTxnFraction), pct(after.CrossShardTxnFraction), pct(*after.LookupCrossShardTxnFraction))
+		if !vitessTerms(a.engine) {
+			txn = fmt.Sprintf(". Lookup reads and writes in a transaction join it: cross-shard transactions %s -> %s, where %s of all transactions cross only because the lookup table's shard is not their rows' (%s)",
+				pct(c.CrossShardTxnFraction), pct(after.CrossShardTxnFraction), pct(*after.LookupCrossShardTxnFraction), lookupApart)
+		}
 	}
 	return Fix{Kind: "global-index", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
-		Text: fmt.Sprintf("%s looks up by %s: a lookup table sharded by %s that maps each %s to the key (a global secondary index; a Vitess %s vindex; design %q) routes it instead of asking every shard: %s. Work %s/s -> %s/s, busiest %s %s/s -> %s/s. Its cost: %s%s. A local index keeps writes local but lookups still scatter (%s).",
-			op.Name, col, col, col, l.VindexType(), key, route, fmtF(c.WorkPerS), fmtF(after.WorkPerS), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), writes, txn, cost)}, true
+		Text: fmt.Sprintf("%s looks up by %s: a lookup table sharded by %s that maps each %s to the key (%s; design %q) routes it instead of asking every shard: %s. Work %s/s -> %s/s, busiest %s %s/s -> %s/s. Its cost: %s%s. A local index keeps writes local but lookups still scatter (%s).",
+			op.Name, col, col, col, lookupKind(a.engine, col, l.VindexType()), key, route, fmtF(c.WorkPerS), fmtF(after.WorkPerS), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), writes, txn, cost)}, true
 }
 
 // projectionFix proposes a per-col projection for op, whose rows by col

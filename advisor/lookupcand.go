@@ -75,7 +75,11 @@ func (a *analysis) lookupDesign(key string) (design, why string, ok bool) {
 	if len(cols) == 0 {
 		return "", "", false
 	}
-	return design, fmt.Sprintf("%s, with a unique lookup (a global secondary index; a Vitess lookup_unique vindex) on %s, a declared unique key read by equality: each such read asks the lookup's shard, then its row's one shard", key, strings.Join(cols, ", ")), true
+	kind := "a global secondary index; a Vitess lookup_unique vindex"
+	if !vitessTerms(a.engine) {
+		kind = "a secondary index table keyed by the column, a global index"
+	}
+	return design, fmt.Sprintf("%s, with a unique lookup (%s) on %s, a declared unique key read by equality: each such read asks the lookup's shard, then its row's one shard", key, kind, strings.Join(cols, ", ")), true
 }
 
 // secondaryUnique reports whether column r is one of its table's declared
@@ -98,8 +102,16 @@ func (a *analysis) lookupReasons(c *sim.Candidate) []string {
 		if !strings.HasSuffix(l.Vindex, "_unique") {
 			names, then = "may name several rows", "only the shards of its rows"
 		}
-		s := fmt.Sprintf("%s on %s is a Vitess %s vindex (a global secondary index: a table from %s to the keyspace id, sharded by %s; a value %s): each of the %s requests/s by %s first reads its shard (+%s units/s), then %s",
-			l.Lookup, l.Table, l.Vindex, l.Column, l.Column, names, fmtF(l.ReadsPerS), l.Column, fmtF(l.ReadWorkPerS), then)
+		what := fmt.Sprintf("a Vitess %s vindex (a global secondary index: a table from %s to the keyspace id, sharded by %s; a value %s)", l.Vindex, l.Column, l.Column, names)
+		if !vitessTerms(a.engine) {
+			what = fmt.Sprintf("a secondary index table keyed by %s, a global index (a table from %s to the row's key, sharded by %s; a value %s", l.Column, l.Column, l.Column, names)
+			if sys := lookupSystem(a.engine, l.Column); sys != "" {
+				what += "; " + sys
+			}
+			what += ")"
+		}
+		s := fmt.Sprintf("%s on %s is %s: each of the %s requests/s by %s first reads its shard (+%s units/s), then %s",
+			l.Lookup, l.Table, what, fmtF(l.ReadsPerS), l.Column, fmtF(l.ReadWorkPerS), then)
 		ti := a.w.TableIndex(l.Table)
 		switch {
 		case l.WritesPerS > 0:
@@ -112,7 +124,7 @@ func (a *analysis) lookupReasons(c *sim.Candidate) []string {
 		out = append(out, s)
 	}
 	if f := c.LookupCrossShardTxnFraction; f != nil && *f > 0 {
-		out = append(out, fmt.Sprintf("lookup rows written in a transaction join it (Vitess: CommitOrder_NORMAL): %s of transactions cross shards only because a lookup table's shard is not their rows' (a consistent_lookup vindex commits its writes apart instead)", pct(*f)))
+		out = append(out, lookupTxnText(a.engine, pct(*f)))
 	}
 	return out
 }

@@ -45,29 +45,19 @@ type vsColumnVindex struct {
 }
 
 // vindexType returns the vindex for a hash key column of type typ: the
-// --engine's vindex when it is a vitess-* engine that can map typ, else hash
-// for integers, unicode_loose_md5 for text (MySQL's default collations are
-// case- and accent-insensitive, so 'A' and 'a' must land together),
-// binary_md5 for bytes and xxhash (of the SQL text) for the rest. note says
-// why the engine's vindex was not used, or "".
+// --engine's vindex when it is a vitess-* engine that can map typ, else
+// shardkey.VindexFor's choice by type (hash for integers,
+// unicode_loose_md5 for text, binary_md5 for bytes, xxhash for the
+// rest). note says why the engine's vindex was not used, or "".
 func vindexType(typ shardkey.Type, engine string) (vtype, note string) {
-	integer := typ.IsInt() && typ != shardkey.Timestamp || typ == shardkey.Uint64
 	name, _, _ := strings.Cut(engine, ":")
 	if vt := shardkey.VindexType(name); vt != "" {
-		if !shardkey.VindexIntegers(vt) || integer {
+		if shardkey.VindexMaps(vt, typ) {
 			return vt, ""
 		}
 		note = fmt.Sprintf("the %s vindex maps integers only, not %s", vt, typ)
 	}
-	switch {
-	case integer:
-		return "hash", note
-	case typ == shardkey.Text:
-		return "unicode_loose_md5", note
-	case typ == shardkey.Bytes:
-		return "binary_md5", note
-	}
-	return "xxhash", note
+	return shardkey.VindexFor(typ), note
 }
 
 // VSchema returns a Vitess VSchema (vschemapb.Keyspace JSON) for design d

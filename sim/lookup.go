@@ -349,18 +349,13 @@ func (s *Scheme) lookupWarning(lk *lookupKey, msg string) *LookupWarning {
 	return &LookupWarning{Table: t.Name, Lookup: name, Msg: msg}
 }
 
-// lookupFallback is the Vitess vindex of a lookup table's column the
-// design's Vitess vindex cannot hash: the one emit gives a hash key on a
-// column of that type (unicode_loose_md5 for text, binary_md5 for bytes,
-// xxhash otherwise).
+// lookupFallback is the Vitess vindex engine of a lookup table's column
+// the design's Vitess vindex cannot hash: shardkey.VindexFor's choice by
+// type, the one emit gives a hash key on such a column and the advisor
+// keys such a candidate by (unicode_loose_md5 for text, binary_md5 for
+// bytes, xxhash otherwise).
 func lookupFallback(typ shardkey.Type) string {
-	switch typ {
-	case shardkey.Text:
-		return "vitess-unicode-loose-md5"
-	case shardkey.Bytes:
-		return "vitess-binary-md5"
-	}
-	return "vitess-xxhash"
+	return shardkey.VindexEngine(shardkey.VindexFor(typ))
 }
 
 // lookupEngine returns the engine that places the lookup table of column

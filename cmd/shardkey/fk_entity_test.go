@@ -52,7 +52,7 @@ CREATE TABLE orders (id BIGINT PRIMARY KEY, user_id BIGINT NOT NULL, total INT, 
 // one ("hash(id)" did). users, the root read by its key, is no reference
 // table (a copy of every user on every shard); keyed by id it sits with
 // its orders, and login, a declared unique key, is served by a unique
-// lookup (a Vitess lookup_unique vindex). So advise recommends
+// lookup (a global index; under Vitess a lookup_unique vindex). So advise recommends
 // users:hash(id), lookup(login); orders:hash(user_id): every request on
 // one shard after the lookup (fan-out 1.00), no transaction across
 // shards (each statement its own, and no statement writes users, so no
@@ -119,7 +119,8 @@ func TestForeignKeyEntity(t *testing.T) {
 			t.Errorf("candidate %q keys users and orders by their own ids as one entity", c.Key)
 		}
 	}
-	// The text says what the lookup is and costs, in the field's terms.
+	// The text says what the lookup is and costs, in the field's terms
+	// (engine generic: a global index, not a Vitess vindex).
 	code, out, errs = runCmd(t, "", "advise", "--log", log, "--schema", schema, "--shards", "4")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -127,7 +128,7 @@ func TestForeignKeyEntity(t *testing.T) {
 	flat := strings.Join(strings.Fields(out), " ")
 	for _, want := range []string{
 		"Shard by orders:hash(user_id); users:hash(id), lookup(login).",
-		"lookup(login) on users is a Vitess lookup_unique vindex (a global secondary index: a table from login to the keyspace id, sharded by login; a value names one row): each of the 8.00 requests/s by login first reads its shard (+8.00 units/s), then the one shard of its row;",
+		"lookup(login) on users is a secondary index table keyed by login, a global index (a table from login to the row's key, sharded by login; a value names one row): each of the 8.00 requests/s by login first reads its shard (+8.00 units/s), then the one shard of its row;",
 		"the workload inserts and deletes no users rows, so it writes no lookup rows here",
 	} {
 		if !strings.Contains(flat, want) {
