@@ -119,9 +119,15 @@ Flags:
 			if err := workload.CheckFile("--schema", c.schema, c.schema); err != nil {
 				return err
 			}
-			cat, err := livedb.ReadSchema(c.schema)
+			cat, warns, err := livedb.ReadSchema(c.schema)
 			if err != nil {
 				return err
+			}
+			// Its warnings (a table created twice, a foreign key to a
+			// table it lacks) go to standard error and into the output.
+			for _, wn := range warns {
+				fmt.Fprintf(e.stderr, "warning: %v\n", wn)
+				inputWarns = append(inputWarns, wn.Error())
 			}
 			w.Catalog = cat
 		}
