@@ -160,12 +160,20 @@ Flags:
 			fmt.Fprintf(e.stderr, "warning: %v\n", wn)
 			rt.Warnings = append(rt.Warnings, wn.Error())
 		}
+		// shards is null when the shards touched are known only at run
+		// time: a partial list (a subquery's table on shard 0, the
+		// outer read's shard unknown) or [] would read as the answer.
+		shards := rt.Shards
+		if rt.AtRunTime() {
+			shards = nil
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false) // reasons quote SQL: keep > and < readable
 		return enc.Encode(struct {
+			Shards []int `json:"shards"` // in Route.Shards's place, which it shadows
 			sim.Route
 			Version string `json:"version"`
-		}{rt, buildinfo.Version()})
+		}{shards, rt, buildinfo.Version()})
 	}
 	fmt.Fprintf(e.stdout, "dialect: %s (%s)\n", st.Dialect, st.How)
 	fmt.Fprintf(e.stdout, "key:     %s, %d shards, engine %s\n", design.Text, scheme.N, scheme.Engine.Name())
@@ -182,6 +190,8 @@ Flags:
 		fmt.Fprintf(e.stdout, "shards:  several, known only at run time\n")
 	case len(rt.Shards) == 0:
 		fmt.Fprintf(e.stdout, "shards:  none listed\n")
+	case rt.AtRunTime():
+		fmt.Fprintf(e.stdout, "shards:  %s and those of values known only at run time\n", explain.JoinInts(rt.Shards))
 	default:
 		fmt.Fprintf(e.stdout, "shards:  %s\n", explain.JoinInts(rt.Shards))
 	}
