@@ -163,17 +163,20 @@ Flags:
 		// shards is null when the shards touched are known only at run
 		// time: a partial list (a subquery's table on shard 0, the
 		// outer read's shard unknown) or [] would read as the answer.
-		shards := rt.Shards
+		// known_shards then lists those already known (IN (5, $1):
+		// shard(5)'s).
+		shards, known := rt.Shards, []int(nil)
 		if rt.AtRunTime() {
-			shards = nil
+			shards, known = nil, rt.Shards
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false) // reasons quote SQL: keep > and < readable
 		return enc.Encode(struct {
 			Shards []int `json:"shards"` // in Route.Shards's place, which it shadows
 			sim.Route
-			Version string `json:"version"`
-		}{shards, rt, buildinfo.Version()})
+			KnownShards []int  `json:"known_shards,omitempty"`
+			Version     string `json:"version"`
+		}{shards, rt, known, buildinfo.Version()})
 	}
 	fmt.Fprintf(e.stdout, "dialect: %s (%s)\n", st.Dialect, st.How)
 	fmt.Fprintf(e.stdout, "key:     %s, %d shards, engine %s\n", design.Text, scheme.N, scheme.Engine.Name())

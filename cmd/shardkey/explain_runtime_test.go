@@ -16,6 +16,8 @@ import (
 //     value's: [0] alone would be a guess;
 //   - user_id IN (5, $1): shard(5) and the parameter's, one or two shards.
 //
+// The shards already known (users' 0, 5's) are in known_shards.
+//
 // A statement whose shards are known keeps its list: user_id = 5 is one
 // shard, user_id = 5 AND user_id = 6 none ([]), no condition all 8.
 func TestExplainJSON_RunTimeShards(t *testing.T) {
@@ -36,6 +38,7 @@ func TestExplainJSON_RunTimeShards(t *testing.T) {
 		}
 		var got struct {
 			Shards *[]int `json:"shards"`
+			Known  []int  `json:"known_shards"`
 		}
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%s: %v\n%s", c.sql, err, out)
@@ -45,6 +48,11 @@ func TestExplainJSON_RunTimeShards(t *testing.T) {
 			t.Errorf("%s: shards %v; want null (known only at run time)", c.sql, *got.Shards)
 		case c.want >= 0 && (got.Shards == nil || len(*got.Shards) != c.want):
 			t.Errorf("%s: shards %v; want %d shards", c.sql, out, c.want)
+		}
+		// The subquery's users (shard 0) and IN's 5 are known: listed
+		// apart, in known_shards.
+		if wantKnown := strings.Contains(c.sql, "IN (5") || strings.Contains(c.sql, "users"); wantKnown != (len(got.Known) == 1) {
+			t.Errorf("%s: known_shards %v; want one shard: %v", c.sql, got.Known, wantKnown)
 		}
 	}
 	// The table output says the same: shard 0 (users) and posts' shard,
