@@ -57,8 +57,10 @@ func ReadSchema(file string) (*shardkey.Catalog, []error, error) {
 
 // unreadable returns an error naming the first statement of src that
 // neither PostgreSQL's parser nor Vitess's strict MySQL parser reads, at
-// the statement's first line; nil when each statement is read by one of
-// them (a file that mixes the dialects, or one with no CREATE TABLE).
+// the statement's first line, or, when each is read by one of them but
+// not all by the same, the file's mixing of the dialects at the later of
+// the first statement each cannot read; nil otherwise (a file with no
+// CREATE TABLE).
 func unreadable(file, src string) error {
 	p, err := mysqlParser()
 	if err != nil {
@@ -70,14 +72,24 @@ func unreadable(file, src string) error {
 		// whole tail is the statement neither reads.
 		return shardkey.Errorf(file, 1, "", "neither PostgreSQL nor MySQL parses the file: %v", err)
 	}
+	myLine, pgLine := 0, 0 // the first statement only PostgreSQL reads, only MySQL reads
+	var myFirst, pgFirst error
 	for i, piece := range pieces {
 		_, myErr := p.ParseStrictDDL(piece)
-		if myErr == nil {
-			continue
+		_, pgErr := pg_query.Parse(piece)
+		line := stmtLine(src, offs[i])
+		switch {
+		case myErr != nil && pgErr != nil:
+			return shardkey.Errorf(file, line, "", "statement neither PostgreSQL nor MySQL parses: %v (PostgreSQL); %v (MySQL)", pgErr, myErr)
+		case myErr != nil && myLine == 0:
+			myLine, myFirst = line, myErr
+		case pgErr != nil && pgLine == 0:
+			pgLine, pgFirst = line, pgErr
 		}
-		if _, pgErr := pg_query.Parse(piece); pgErr != nil {
-			return shardkey.Errorf(file, stmtLine(src, offs[i]), "", "statement neither PostgreSQL nor MySQL parses: %v (PostgreSQL); %v (MySQL)", pgErr, myErr)
-		}
+	}
+	if myLine > 0 && pgLine > 0 {
+		// Each statement is one dialect's, but the file mixes them.
+		return shardkey.Errorf(file, max(myLine, pgLine), "", "the file mixes dialects: the statement at line %d only PostgreSQL parses (MySQL: %v), the one at line %d only MySQL (PostgreSQL: %v); write one dialect", myLine, myFirst, pgLine, pgFirst)
 	}
 	return nil
 }

@@ -59,6 +59,15 @@ CREATE TABLE orders (
 	if want := p + ":4: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("s3.sql: error %v; want it to start %q", err, want)
 	}
+
+	// Each statement one dialect's, the file both: a PostgreSQL array
+	// column on line 1, MySQL backquotes on line 3. Named at line 3, the
+	// later of the two, with both.
+	p = writeSchema(t, "mixed.sql", "CREATE TABLE a (id bigint PRIMARY KEY, tags text[]);\n\nCREATE TABLE `b` (id bigint NOT NULL, PRIMARY KEY (id)) ENGINE=InnoDB;\n")
+	_, _, err = ReadSchema(p)
+	if want := p + ":3: the file mixes dialects: the statement at line 1 only PostgreSQL parses"; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "the one at line 3 only MySQL") {
+		t.Errorf("mixed.sql: error %v; want it to start %q and name line 3 as MySQL's", err, want)
+	}
 }
 
 // TestReadSchema_Warnings: a table created twice keeps its first
