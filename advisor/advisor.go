@@ -159,6 +159,45 @@ type Assessment struct {
 	movedOps []string
 }
 
+// OwnWarnings are the candidate's own warnings (Score.Warnings: a table
+// its design leaves unsharded on shard 0, NULL keys it cannot place),
+// less those about a lookup, which hold for every candidate with it and
+// are said once in the advice's warnings.
+func (as *Assessment) OwnWarnings() []string {
+	var out []string
+	for _, wn := range as.Score.Warnings {
+		if !slices.Contains(as.Score.LookupWarnings, wn) {
+			out = append(out, wn)
+		}
+	}
+	return out
+}
+
+// candidateWarnings are the candidates' own warnings for the advice's
+// list, in rank order, each once: as written when it names its key (key
+// "...": ...) or holds for every candidate (no operations to measure),
+// else after "candidate KEY: ".
+func candidateWarnings(list []*Assessment) []string {
+	count := map[string]int{}
+	for _, as := range list {
+		for _, wn := range slices.Compact(slices.Sorted(slices.Values(as.OwnWarnings()))) {
+			count[wn]++
+		}
+	}
+	var out []string
+	for _, as := range list {
+		for _, wn := range as.OwnWarnings() {
+			if !strings.HasPrefix(wn, "key ") && count[wn] < len(list) {
+				wn = "candidate " + as.Display() + ": " + wn
+			}
+			if !slices.Contains(out, wn) {
+				out = append(out, wn)
+			}
+		}
+	}
+	return out
+}
+
 // Workload returns the workload the candidate was scored on: the input,
 // or a copy in which the tables of Carry hold the carried column.
 func (as *Assessment) Workload() *shardkey.Workload { return as.w }
@@ -454,6 +493,11 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	adv.KeepInUse = list[0].InUse
 	adv.Candidates = list
+	for _, wn := range candidateWarnings(list) {
+		if !slices.Contains(adv.Warnings, wn) {
+			adv.Warnings = append(adv.Warnings, wn)
+		}
+	}
 	a.compareCarried(list)
 	adv.Recommended = list[0].Key
 	adv.CapacityCheck = list[0].capacity

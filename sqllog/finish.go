@@ -43,6 +43,8 @@ func (a *agg) finish() error {
 		// export does not hold: rates are the call counts.
 	case a.hasTS && (a.maxTS > a.minTS || a.res >= 1e6):
 		span = logSpan(a.minTS, a.maxTS, a.res)
+	case a.window && a.stmts > 0:
+		a.warn(shardkey.Errorf(a.file, 0, "", "the window is one instant (every statement at one timestamp): it has no duration, so its rates are unknown; its shares and ratios are of the statements counted"))
 	case a.stmts > 0:
 		a.warn(shardkey.Errorf(a.file, 0, "", "the log has no time span (timestamps missing or all equal): rates are statement counts"))
 	}

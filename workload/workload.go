@@ -251,10 +251,11 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 		names = append(names, file)
 	}
 	if in.Schema != "" {
-		cat, err := livedb.ReadSchema(in.Schema)
+		cat, warns, err := livedb.ReadSchema(in.Schema)
 		if err != nil {
 			return nil, err
 		}
+		w.Warnings = append(w.Warnings, warns...)
 		livedb.MergeCatalog(w, cat)
 		names = append(names, in.Schema)
 	}

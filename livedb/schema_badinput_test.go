@@ -1,0 +1,122 @@
+package livedb
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func writeSchema(t *testing.T, name, sql string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReadSchema_Unreadable: a MySQL CREATE TABLE that Vitess's lenient
+// Parse reads only up to a syntax error (the column option WEIRDOPT) is
+// an error naming the statement's first line, line 8 (line 7 is blank;
+// the comment on line 1 and the users table come before), and not a
+// table with its later columns silently dropped.
+func TestReadSchema_Unreadable(t *testing.T) {
+	p := writeSchema(t, "s1.sql", `-- orders schema (MySQL)
+CREATE TABLE users (
+  id bigint NOT NULL AUTO_INCREMENT,
+  name varchar(64),
+  PRIMARY KEY (id)
+) ENGINE=InnoDB;
+
+CREATE TABLE orders (
+  id bigint NOT NULL,
+  user_id bigint NOT NULL,
+  total decimal(10,2) WEIRDOPT 5,
+  PRIMARY KEY (id)
+) ENGINE=InnoDB;
+`)
+	cat, _, err := ReadSchema(p)
+	if err == nil {
+		var cols []string
+		if o := cat.Table("orders"); o != nil {
+			for _, c := range o.Columns {
+				cols = append(cols, c.Name)
+			}
+		}
+		t.Fatalf("no error; orders read with columns %v", cols)
+	}
+	want := p + ":8: statement neither PostgreSQL nor MySQL parses: "
+	if !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "WEIRDOPT") {
+		t.Errorf("error %q; want it to start %q and name WEIRDOPT", err, want)
+	}
+
+	// The same for a statement after a block comment spanning lines 2-3:
+	// its first line is 4.
+	p = writeSchema(t, "s3.sql", "CREATE TABLE a (id int PRIMARY KEY);\n/* b\n */\nCREATE TABLE b (id int, FROBNICATE);\n")
+	_, _, err = ReadSchema(p)
+	if want := p + ":4: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("s3.sql: error %v; want it to start %q", err, want)
+	}
+
+	// Each statement one dialect's, the file both: a PostgreSQL array
+	// column on line 1, MySQL backquotes on line 3. Named at line 3, the
+	// later of the two, with both.
+	p = writeSchema(t, "mixed.sql", "CREATE TABLE a (id bigint PRIMARY KEY, tags text[]);\n\nCREATE TABLE `b` (id bigint NOT NULL, PRIMARY KEY (id)) ENGINE=InnoDB;\n")
+	_, _, err = ReadSchema(p)
+	if want := p + ":3: the file mixes dialects: the statement at line 1 only PostgreSQL parses"; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "the one at line 3 only MySQL") {
+		t.Errorf("mixed.sql: error %v; want it to start %q and name line 3 as MySQL's", err, want)
+	}
+}
+
+// TestReadSchema_Warnings: a table created twice keeps its first
+// definition (users: id, name; not id, name, id, email, name) with a
+// warning at the second's line 8, and a foreign key to a table the file
+// does not create (shops, from orders on line 2) is a warning at its
+// statement's line, in line order; in PostgreSQL's dialect and MySQL's.
+func TestReadSchema_Warnings(t *testing.T) {
+	for _, c := range []struct{ name, sql string }{
+		{"pg.sql", `CREATE TABLE users (id bigint PRIMARY KEY, name text);
+CREATE TABLE orders (
+  id bigint PRIMARY KEY,
+  user_id bigint REFERENCES users(id),
+  shop_id bigint REFERENCES shops(id)
+);
+/* a second definition, as a careless concatenation of dumps gives */
+CREATE TABLE users (id bigint PRIMARY KEY, email text, name text);
+`},
+		{"my.sql", "CREATE TABLE users (id bigint PRIMARY KEY, name text) ENGINE=InnoDB;\n" +
+			"CREATE TABLE orders (\n" +
+			"  id bigint PRIMARY KEY,\n" +
+			"  user_id bigint, shop_id bigint,\n" +
+			"  FOREIGN KEY (user_id) REFERENCES users (id), FOREIGN KEY (shop_id) REFERENCES shops (id)\n" +
+			") ENGINE=InnoDB;\n" +
+			"-- a second definition\n" +
+			"CREATE TABLE `users` (id bigint PRIMARY KEY, email text, name text) ENGINE=InnoDB;\n"},
+	} {
+		p := writeSchema(t, c.name, c.sql)
+		cat, warns, err := ReadSchema(p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var cols []string
+		for _, col := range cat.Table("users").Columns {
+			cols = append(cols, col.Name)
+		}
+		if !reflect.DeepEqual(cols, []string{"id", "name"}) {
+			t.Errorf("%s: users columns %v; want [id name] (the first definition)", c.name, cols)
+		}
+		var got []string
+		for _, w := range warns {
+			got = append(got, w.Error())
+		}
+		want := []string{
+			p + ":2: foreign key orders(shop_id) references table shops, which the schema does not create: the reference is kept, but nothing is known of shops",
+			p + ":8: CREATE TABLE users again (first at line 1): kept the first definition, ignored this one",
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: warnings\n%s\nwant\n%s", c.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
