@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -400,4 +401,82 @@ func TestLookupUpdateScore(t *testing.T) {
 	cn, _ := scoreLookup(t, w, "users:hash(user_id)")
 	check("no lookup work_per_s", cn.WorkPerS, 48)
 	check("no lookup cross_shard_txn_fraction", cn.CrossShardTxnFraction, 0)
+}
+
+// TestLookupBeatsKeyIN: vtgate routes by the vindex option of least cost,
+// opcode first (PickBestAvailableVindex and less,
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go; the opcodes'
+// order EqualUnique < Equal < IN < Scatter, go/vt/vtgate/engine/routing.go),
+// so a key bound by an IN list yields to a lookup bound to one value:
+// planbuilder testdata filter_cases.json, "Route with multiple route
+// constraints, SelectEqual is the best constraint": "select id from user
+// where user.col = false and user.id in (1, 2) and user.name = 'aa'" is a
+// VindexLookup, Variant Equal, Vindex name_user_map (a non-unique lookup),
+// whose first input reads the lookup table ("select `name`, keyspace_id
+// from name_user_vdx where `name` in ::__vals", a Route by the values)
+// and whose second is the user route ByDestination. A key bound to one
+// value keeps its route ("... SelectEqualUnique is the best constraint":
+// user.id = 1 with user.name = 'aa' is Route EqualUnique user_index); an
+// IN on both keeps the key's (same opcode: the unique, cheaper hash,
+// cost 1, before lookup_unique, 10). Shards from lookupWorkload's table,
+// by hand.
+func TestLookupBeatsKeyIN(t *testing.T) {
+	w := lookupWorkload(t)
+	_, s := scoreLookup(t, w, "users:hash(user_id), lookup(phone), lookup(city, nonunique)")
+	i64 := func(v int64) shardkey.Value { return shardkey.Value{Type: shardkey.Int64, Int: v} }
+	eq := func(c int, v int64) shardkey.Cond { return shardkey.Cond{Col: c, Op: shardkey.Eq, Val: i64(v)} }
+	in := func(c int, vs ...int64) shardkey.Cond {
+		cd := shardkey.Cond{Col: c, Op: shardkey.In}
+		for _, v := range vs {
+			cd.List = append(cd.List, i64(v))
+		}
+		return cd
+	}
+	for _, tc := range []struct {
+		name          string
+		conds         []shardkey.Cond
+		shards, looks []int
+		route, reason string
+	}{
+		// user_id IN (A, B, C) AND phone = B's: EqualUnique on the
+		// lookup beats IN: phone sh(2) on lookup shard 2, then B's 1.
+		{"in+unique", []shardkey.Cond{in(0, 0, sh(1), sh(2)), eq(1, sh(2))}, []int{1}, []int{2}, RouteSingle, "(opcode EqualUnique), which vtgate routes by instead"},
+		// user_id IN (A, D) AND city = 7 (non-unique): Equal beats IN:
+		// city 7 on lookup shard 0, then A's and B's shards 0, 1.
+		{"in+nonunique", []shardkey.Cond{in(0, 0, sh(3)+7), eq(2, 7)}, []int{0, 1}, []int{0}, RouteMulti, "(opcode Equal), which vtgate routes by instead"},
+		// user_id = A AND phone = B's: the key's EqualUnique (hash, cost
+		// 1) beats the lookup's (cost 10): shard 0, no lookup read.
+		{"eq+unique", []shardkey.Cond{eq(0, 0), eq(1, sh(2))}, []int{0}, nil, RouteSingle, "binds every column of the key"},
+		// user_id IN (A, B) AND phone IN (C's, D's): both IN, the key's
+		// hash is unique and cheaper: shards 0, 1.
+		{"in+in", []shardkey.Cond{in(0, 0, sh(1)), in(1, sh(3), sh(3)+1)}, []int{0, 1}, nil, RouteMulti, "routes by the key"},
+		// No key condition; phone IN (A's, B's) (unique, IN) AND city =
+		// D's (non-unique, Equal): Equal beats IN: city sh(3) on
+		// lookup shard 3, then D's shard 3.
+		{"lookups", []shardkey.Cond{in(1, sh(1)+5, sh(2)), eq(2, sh(3))}, []int{3}, []int{3}, RouteSingle, "binds lookup(city, nonunique)"},
+	} {
+		rt, err := s.Explain(0, shardkey.Read, tc.conds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		route := s.routeKind(rt)
+		if !slices.Equal(rt.Shards, tc.shards) || len(rt.LookupShards)+len(tc.looks) > 0 && !slices.Equal(rt.LookupShards, tc.looks) || route != tc.route || !strings.Contains(rt.Reason, tc.reason) {
+			t.Errorf("%s: shards %v lookup %v route %s reason %q; want %v %v %s, reason with %q", tc.name, rt.Shards, rt.LookupShards, route, rt.Reason, tc.shards, tc.looks, tc.route, tc.reason)
+		}
+	}
+
+	// Scored: one request at 10/s, the lookup read (one unit on lookup
+	// shard 2) and B's row on shard 1: fan-out 1, 20 units/s; by the
+	// key's IN it was 3 shards, 30 units/s.
+	w.Ops = append(w.Ops, &shardkey.Operation{Name: "in_and_phone", Table: 0, Kind: shardkey.Read, Rate: 10,
+		Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{in(0, 0, sh(1), sh(2)), eq(1, sh(2))}}}})
+	c, _ := scoreLookup(t, w, "users:hash(user_id), lookup(phone), lookup(city, nonunique)")
+	for _, o := range c.Operations {
+		if o.Name != "in_and_phone" {
+			continue
+		}
+		if !near(o.FanoutMean, 1) || !near(o.WorkPerS, 20) || !near(o.LookupWorkPerS, 10) || !near(o.RequestsPerS, 10) {
+			t.Errorf("in_and_phone: fanout %v work %v lookup work %v requests %v; want 1 20 10 10", o.FanoutMean, o.WorkPerS, o.LookupWorkPerS, o.RequestsPerS)
+		}
+	}
 }
