@@ -480,3 +480,53 @@ func TestLookupBeatsKeyIN(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupMergedJoinIsOneRequest: SELECT ... FROM users u JOIN orders o
+// ON o.user_id = u.id WHERE u.phone = ?, under users:hash(id),
+// lookup(phone); orders:hash(user_id). vtgate routes users by the lookup
+// and, the joined columns being under one unique vindex, merges the join
+// into that route (tryMergeShardedRouting, operators/sharded_routing.go;
+// canMergeOnFilter, route_planning.go): one query. The orders read rides
+// in it: its rows' work and fan-out count (shard 2, user sh(2)'s, under
+// vitess-numeric v>>61), its request does not. By hand, at 4/s: users 4
+// requests, 4 x (lookup shard 3 + row shard 2) = 8 units; orders 0
+// requests (4/s merged), 4 units, fan-out 1; the design 4 requests/s,
+// all single-shard.
+func TestLookupMergedJoinIsOneRequest(t *testing.T) {
+	i64 := func(v int64) shardkey.Value { return shardkey.Value{Type: shardkey.Int64, Int: v} }
+	phone := []shardkey.Cond{{Col: 1, Op: shardkey.Eq, Val: i64(sh(3))}}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{
+		{Name: "users", Rows: 2, Columns: []*shardkey.Column{
+			{Name: "id", Type: shardkey.Int64, Ints: []int64{0, sh(2)}},
+			{Name: "phone", Type: shardkey.Int64, Ints: []int64{sh(1) + 5, sh(3)}}}},
+		{Name: "orders", Rows: 2, Columns: []*shardkey.Column{
+			{Name: "order_id", Type: shardkey.Int64, Ints: []int64{sh(5), sh(6)}},
+			{Name: "user_id", Type: shardkey.Int64, Ints: []int64{0, sh(2)}}}},
+	}, Ops: []*shardkey.Operation{
+		{Name: "users by phone", Table: 0, Kind: shardkey.Read, Rate: 4, Instances: []shardkey.Instance{{Weight: 1, Conds: phone}}},
+		{Name: "orders joined", Table: 1, Kind: shardkey.Read, Rate: 4, Instances: []shardkey.Instance{{Weight: 1,
+			Peers: []shardkey.Peer{{Col: 1, Table: 0, OtherCol: 0, Conds: phone}}}}},
+	}}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := scoreLookup(t, w, "users:hash(id), lookup(phone); orders:hash(user_id)")
+	check := func(what string, got, want float64) {
+		t.Helper()
+		if !near(got, want) {
+			t.Errorf("%s = %v; want %v", what, got, want)
+		}
+	}
+	u, o := c.Operations[0], c.Operations[1]
+	check("users requests", u.RequestsPerS, 4)
+	check("users work", u.WorkPerS, 8)
+	check("orders requests", o.RequestsPerS, 0)
+	check("orders merged", o.MergedPerS, 4)
+	check("orders work", o.WorkPerS, 4)
+	check("orders fanout", o.FanoutMean, 1)
+	check("orders single-shard", o.SingleShardFraction, 1)
+	check("requests_per_s", c.RequestsPerS, 4)
+	check("single_shard_fraction", c.SingleShardFraction, 1)
+	check("shard 2 work", c.ShardWork[2], 8)
+	check("shard 3 work", c.ShardWork[3], 4)
+}
