@@ -244,6 +244,18 @@ func ops(w io.Writer, c *sim.Candidate) {
 			strconv.FormatFloat(o.FanoutMean, 'f', 2, 64), numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))
 	}
 	tw.Flush()
+	for _, o := range c.Operations {
+		if o.MergedPerS > 0 {
+			fmt.Fprintln(w, mergedNote(o))
+		}
+	}
+}
+
+// mergedNote says why operation o counts fewer requests than it runs:
+// its merged reads (OpScore.MergedPerS) are one route with another
+// table's read.
+func mergedNote(o sim.OpScore) string {
+	return fmt.Sprintf("%s: %s/s of its reads are one route with another table's read in the same statement (a join vtgate merges into the route that table's lookup picks): counted in that read's requests/s; their work and fan-out here", o.Name, numfmt.Num(o.MergedPerS))
 }
 
 func keyLine(w io.Writer, c *sim.Candidate) {
@@ -382,6 +394,11 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 		for _, o := range c.Operations {
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %s |\n", MarkdownCell(MarkdownText(o.Name)), numfmt.Num(o.RequestsPerS), numfmt.Num(o.WorkPerS), o.FanoutMean, numfmt.Num(o.FanoutP99), numfmt.Pct(o.ScatterFraction))
+		}
+		for _, o := range c.Operations {
+			if o.MergedPerS > 0 {
+				fmt.Fprintf(w, "\n%s\n", MarkdownText(mergedNote(o)))
+			}
 		}
 		if c.WorkPer == "node" {
 			// Work counted on the nodes (redis on nodes): one figure a

@@ -151,10 +151,17 @@ type Candidate struct {
 
 // OpScore is the score of one operation under a design.
 type OpScore struct {
-	Name            string  `json:"name"`
-	Table           string  `json:"table"`
-	Kind            string  `json:"kind"`
-	RequestsPerS    float64 `json:"requests_per_s"`
+	Name         string  `json:"name"`
+	Table        string  `json:"table"`
+	Kind         string  `json:"kind"`
+	RequestsPerS float64 `json:"requests_per_s"`
+	// MergedPerS is the rate of its reads that are no requests of their
+	// own: a join of its table with another on columns under one unique
+	// vindex, which vtgate merges into the route the other table's
+	// lookup picks (one query; counted in the other read's
+	// requests_per_s). Their work and fan-out count here. Omitted when
+	// none.
+	MergedPerS      float64 `json:"merged_per_s,omitempty"`
 	WorkPerS        float64 `json:"work_per_s"`
 	FanoutMean      float64 `json:"fanout_mean"`
 	FanoutP99       float64 `json:"fanout_p99"`
@@ -280,16 +287,18 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		c.FanoutPer = "node"
 	}
 	var count int64
+	merged := 0.0 // instances/s in Hist that are no requests (OpPartial.Merged)
 	for i, op := range w.Ops {
 		o := &p.Ops[i]
 		c.RequestsPerS += o.Requests
+		merged += o.Merged
 		c.WorkPerS += o.Work
 		for f, x := range o.Hist {
 			hist[f] += x
 		}
 		count += o.Count
 		os := OpScore{Name: op.Name, Table: w.Tables[op.Table].Name, Kind: op.Kind.String(),
-			RequestsPerS: o.Requests, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency, keyless: o.Keyless}
+			RequestsPerS: o.Requests, MergedPerS: o.Merged, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency, keyless: o.Keyless}
 		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
 		os.slotFanout = os.FanoutMean
 		if nodeHist != nil {
@@ -300,9 +309,9 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		}
 		if o.Requests > 0 {
 			os.ScatterFraction = o.Scatter / o.Requests
-			if len(o.Hist) > 1 {
-				os.SingleShardFraction = o.Hist[1] / o.Requests
-			}
+		}
+		if all := o.Requests + o.Merged; all > 0 && len(o.Hist) > 1 {
+			os.SingleShardFraction = o.Hist[1] / all
 		}
 		c.Operations = append(c.Operations, os)
 	}
@@ -314,8 +323,8 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	if nodeHist != nil {
 		c.FanoutMean, c.FanoutP99 = fanoutStats(nodeHist, count)
 	}
-	if c.RequestsPerS > 0 && len(hist) > 1 {
-		c.SingleShardFraction = hist[1] / c.RequestsPerS
+	if all := c.RequestsPerS + merged; all > 0 && len(hist) > 1 {
+		c.SingleShardFraction = hist[1] / all
 	}
 	c.OverCapacity = overCapacity(c.CapacityWork(), w.Capacity)
 	main := -1

@@ -62,11 +62,15 @@ type Partial struct {
 
 // OpPartial is the partial score of one operation.
 type OpPartial struct {
-	Requests float64   // requests/s
-	Work     float64   // units of work/s
-	Scatter  float64   // requests/s that touch every shard
-	Hist     []float64 // Hist[f]: requests/s of instances touching f shards, f in 0..N
-	Count    int64     // instances
+	Requests float64 // requests/s
+	// Merged is the rate (instances/s) of its reads that ride in another
+	// table's route (touch.merged): not in Requests, their fan-out in
+	// Hist all the same.
+	Merged  float64
+	Work    float64   // units of work/s
+	Scatter float64   // requests/s that touch every shard
+	Hist    []float64 // Hist[f]: requests/s of instances touching f shards, f in 0..N
+	Count   int64     // instances
 	// Lookup is the part of Work done on lookup tables (routing reads and
 	// lookup-row writes), units/s.
 	Lookup float64
@@ -134,6 +138,7 @@ func (p *Partial) mergeSums(q *Partial) {
 
 func (a *OpPartial) merge(b *OpPartial) {
 	a.Requests += b.Requests
+	a.Merged += b.Merged
 	a.Work += b.Work
 	a.Scatter += b.Scatter
 	a.Count += b.Count
@@ -194,7 +199,13 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 		return
 	}
 	f := t.fanout(p.N)
-	o.Requests += r
+	if t.merged {
+		// One route with the other table's read, which counts the
+		// request (vtgate sends the join as one query).
+		o.Merged += r
+	} else {
+		o.Requests += r
+	}
 	o.Work += r * float64(f)
 	o.Hist[f] += r
 	o.Count++

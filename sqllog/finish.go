@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shardkey/shardkey"
 )
@@ -591,10 +592,37 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 
 // litText is a literal as a statement writes it: a string quoted.
 func litText(l lit) string {
-	if l.kind == litStr {
+	if l.kind != litStr {
+		return l.s
+	}
+	plain := utf8.ValidString(l.s)
+	for i := 0; i < len(l.s) && plain; i++ {
+		plain = l.s[i] >= 0x20 && l.s[i] != 0x7f
+	}
+	if plain {
 		return "'" + strings.ReplaceAll(l.s, "'", "''") + "'"
 	}
-	return l.s
+	// Control characters or bytes that are no UTF-8 (the binary string
+	// of b'101' or X'04') would garble the reason's line: written as an
+	// escape string, E'\x05', as sim writes such values.
+	var b strings.Builder
+	b.WriteString("E'")
+	for i := 0; i < len(l.s); {
+		r, n := utf8.DecodeRuneInString(l.s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1 || r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, l.s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\'':
+			b.WriteString(`''`)
+		default:
+			b.WriteString(l.s[i : i+n])
+		}
+		i += n
+	}
+	b.WriteString("'")
+	return b.String()
 }
 
 // elemValues returns vals with each array value replaced by its elements
