@@ -24,8 +24,12 @@ import (
 // returns what it read of a CREATE TABLE before a syntax error, columns
 // missing, and no error); other statements are ignored.
 //
-// A statement neither parser reads is an error naming the file and the
-// statement's first line. The warnings, each "file:line: ...", are what
+// A statement that shapes the catalog (CREATE TABLE, ALTER TABLE, CREATE
+// INDEX) and that neither parser reads is an error naming the file and the
+// statement's first line; any other statement neither reads (a trigger or
+// routine in mysqldump's DELIMITER blocks) is skipped with a warning.
+// psql meta-commands (pg_dump's \connect, \restrict) and the mysql
+// client's DELIMITER are read as those clients read them. The warnings, each "file:line: ...", are what
 // did not stop reading: a table created twice (the first definition is
 // kept, as the database would refuse the second) and a foreign key to a
 // table the file does not create.
@@ -66,7 +70,7 @@ func unreadable(file, src string) error {
 	if err != nil {
 		return err
 	}
-	pieces, offs, err := splitPieces(p, src)
+	pieces, offs, err := splitScript(p, src)
 	if err != nil {
 		// The splitter fails on an unterminated quote or comment: the
 		// whole tail is the statement neither reads.
@@ -76,8 +80,11 @@ func unreadable(file, src string) error {
 	var myFirst, pgFirst error
 	for i, piece := range pieces {
 		_, myErr := p.ParseStrictDDL(piece)
-		_, pgErr := pg_query.Parse(piece)
+		_, pgErr := pg_query.Parse(blankMetaCommands(piece))
 		line := stmtLine(src, offs[i])
+		if myErr != nil && pgErr != nil && !definesTables(piece) {
+			continue // skipped with a warning by the reader
+		}
 		switch {
 		case myErr != nil && pgErr != nil:
 			return shardkey.Errorf(file, line, "", "statement neither PostgreSQL nor MySQL parses: %v (PostgreSQL); %v (MySQL)", pgErr, myErr)
@@ -123,6 +130,144 @@ func splitPieces(p *sqlparser.Parser, src string) ([]string, []int, error) {
 		offs = append(offs, off)
 	}
 	return pieces, offs, nil
+}
+
+// splitScript splits a MySQL script into statements as the mysql client
+// does: at the semicolons MySQL's tokenizer sees, and, after a client
+// DELIMITER command (mysqldump writes "DELIMITER ;;" around triggers and
+// routines), at the delimiter it sets. The DELIMITER lines are the
+// client's, not statements. Offsets are bytes in src.
+func splitScript(p *sqlparser.Parser, src string) ([]string, []int, error) {
+	var pieces []string
+	var offs []int
+	delim := ";"
+	seg := 0 // start of the text under delim
+	flush := func(end int) error {
+		text := src[seg:end]
+		if delim == ";" {
+			ps, os, err := splitPieces(p, text)
+			if err != nil {
+				return err
+			}
+			for i := range ps {
+				pieces, offs = append(pieces, ps[i]), append(offs, seg+os[i])
+			}
+			return nil
+		}
+		at := 0
+		for at < len(text) {
+			j := strings.Index(text[at:], delim)
+			stop := len(text)
+			if j >= 0 {
+				stop = at + j
+			}
+			if piece := text[at:stop]; strings.TrimSpace(piece) != "" {
+				pieces, offs = append(pieces, piece), append(offs, seg+at)
+			}
+			if j < 0 {
+				break
+			}
+			at = stop + len(delim)
+		}
+		return nil
+	}
+	for off := 0; off < len(src); {
+		end := strings.IndexByte(src[off:], '\n')
+		next := len(src)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		if f := strings.Fields(src[off:next]); len(f) == 2 && strings.EqualFold(f[0], "DELIMITER") {
+			if err := flush(off); err != nil {
+				return nil, nil, err
+			}
+			delim, seg = f[1], next
+		}
+		off = next
+	}
+	if err := flush(len(src)); err != nil {
+		return nil, nil, err
+	}
+	return pieces, offs, nil
+}
+
+// blankMetaCommands returns src with each psql meta-command line (one
+// whose first non-blank character is a backslash: pg_dump writes
+// \connect, and \restrict since PostgreSQL 17.6) turned to spaces, so that
+// the server's parser reads the rest at the same offsets.
+func blankMetaCommands(src string) string {
+	if !strings.Contains(src, "\\") {
+		return src
+	}
+	b := []byte(src)
+	for off := 0; off < len(b); {
+		end := len(b)
+		if j := strings.IndexByte(src[off:], '\n'); j >= 0 {
+			end = off + j
+		}
+		if t := strings.TrimLeft(src[off:end], " \t"); strings.HasPrefix(t, "\\") {
+			for i := off; i < end; i++ {
+				b[i] = ' '
+			}
+		}
+		off = end + 1
+	}
+	return string(b)
+}
+
+// definesTables reports whether a statement is one that shapes the
+// catalog (CREATE [TEMPORARY] TABLE, ALTER TABLE, CREATE [UNIQUE] INDEX):
+// such a statement no parser reads is an error, since skipping it would
+// lose columns or keys; any other (a trigger, a routine, a view, a
+// client's SET) is skipped with a warning.
+func definesTables(stmt string) bool {
+	w := strings.Fields(strings.ToUpper(stripLeadingComments(stmt)))
+	if len(w) > 0 && w[0] == "CREATE" {
+		w = w[1:]
+		if len(w) > 0 && (w[0] == "TEMPORARY" || w[0] == "UNIQUE" || w[0] == "OR") {
+			w = w[1:]
+		}
+		return len(w) > 0 && (w[0] == "TABLE" || w[0] == "INDEX")
+	}
+	return len(w) > 1 && w[0] == "ALTER" && w[1] == "TABLE"
+}
+
+// stripLeadingComments returns stmt past its leading blanks and comments.
+func stripLeadingComments(stmt string) string {
+	for {
+		t := strings.TrimLeft(stmt, " \t\r\n\f")
+		switch {
+		case strings.HasPrefix(t, "--") || strings.HasPrefix(t, "#"):
+			j := strings.IndexByte(t, '\n')
+			if j < 0 {
+				return ""
+			}
+			stmt = t[j+1:]
+		case strings.HasPrefix(t, "/*") && !strings.HasPrefix(t, "/*!"):
+			j := strings.Index(t[2:], "*/")
+			if j < 0 {
+				return ""
+			}
+			stmt = t[j+4:]
+		default:
+			return t
+		}
+	}
+}
+
+// skipped warns that the statement at line, which defines no table, was
+// not read (err is the parser's).
+func (c *catBuilder) skipped(line int, stmt string, err error) {
+	first := strings.Fields(stripLeadingComments(stmt))
+	what := "statement"
+	if len(first) > 0 {
+		what = strings.ToUpper(first[0])
+		if len(first) > 1 {
+			what += " " + strings.ToUpper(first[1])
+		}
+		what += " statement"
+	}
+	c.warns = append(c.warns, shardkey.Errorf(c.file, line, "", "%s skipped: MySQL's parser does not read it (%v), and it defines no table", what, err))
 }
 
 // stmtLine returns the 1-based line of src on which the statement at byte
@@ -250,7 +395,7 @@ func pgTypeName(names []string) string {
 }
 
 func readPGSchema(b *catBuilder) error {
-	tree, err := pg_query.Parse(b.src)
+	tree, err := pg_query.Parse(blankMetaCommands(b.src))
 	if err != nil {
 		return err
 	}
@@ -361,7 +506,7 @@ func readMySQLSchema(b *catBuilder) error {
 	if err != nil {
 		return err
 	}
-	pieces, offs, err := splitPieces(p, b.src)
+	pieces, offs, err := splitScript(p, b.src)
 	if err != nil {
 		return err
 	}
@@ -377,7 +522,11 @@ func readMySQLSchema(b *catBuilder) error {
 		line := stmtLine(b.src, offs[i])
 		st, err := p.ParseStrictDDL(piece)
 		if err != nil {
-			return fmt.Errorf("line %d: %v", line, err)
+			if definesTables(piece) {
+				return fmt.Errorf("line %d: %v", line, err)
+			}
+			b.skipped(line, piece, err)
+			continue
 		}
 		switch s := st.(type) {
 		case *sqlparser.CreateTable:

@@ -120,3 +120,72 @@ CREATE TABLE users (id bigint PRIMARY KEY, email text, name text);
 		}
 	}
 }
+
+// TestReadSchema_Dumps: what mysqldump and pg_dump write around the
+// tables reads. mysqldump (triggers are dumped by default) sets the
+// client's DELIMITER to ;; around a trigger whose body holds semicolons;
+// Vitess's parser does not read CREATE TRIGGER, so it is skipped with a
+// warning at its first line (11), and both tables keep every column.
+// pg_dump writes psql meta-commands (\connect; \restrict since 17.6),
+// which are the client's and not SQL.
+func TestReadSchema_Dumps(t *testing.T) {
+	p := writeSchema(t, "mysqldump.sql", "-- MySQL dump 10.13\n"+
+		"/*!40101 SET NAMES utf8mb4 */;\n"+
+		"DROP TABLE IF EXISTS `orders`;\n"+
+		"CREATE TABLE `orders` (\n"+
+		"  `id` bigint NOT NULL AUTO_INCREMENT,\n"+
+		"  `user_id` bigint NOT NULL,\n"+
+		"  PRIMARY KEY (`id`),\n"+
+		"  KEY `idx_user` (`user_id`)\n"+
+		") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;\n"+
+		"DELIMITER ;;\n"+
+		"CREATE TRIGGER `t1` BEFORE INSERT ON `orders` FOR EACH ROW BEGIN\n"+
+		"  SET NEW.user_id = NEW.user_id + 0;\n"+
+		"END ;;\n"+
+		"DELIMITER ;\n"+
+		"CREATE TABLE `users` (`id` bigint NOT NULL, `login` varchar(32), PRIMARY KEY (`id`)) ENGINE=InnoDB;\n")
+	cat, warns, err := ReadSchema(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"orders": {"id", "user_id"}, "users": {"id", "login"}} {
+		tb := cat.Table(name)
+		if tb == nil {
+			t.Errorf("%s: table missing", name)
+			continue
+		}
+		var got []string
+		for _, c := range tb.Columns {
+			got = append(got, c.Name)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: columns %v, want %v", name, got, want)
+		}
+	}
+	if len(warns) != 1 || !strings.HasPrefix(warns[0].Error(), p+":11: CREATE TRIGGER statement skipped") {
+		t.Errorf("warnings %v; want one at line 11 naming CREATE TRIGGER", warns)
+	}
+
+	p = writeSchema(t, "pgdump.sql", "\\restrict Xk2m\n--\n-- PostgreSQL database dump\n--\n\\connect shop\n"+
+		"SET statement_timeout = 0;\n"+
+		"CREATE TABLE public.orders (\n    id bigint NOT NULL,\n    user_id bigint\n);\n"+
+		"ALTER TABLE ONLY public.orders ADD CONSTRAINT orders_pkey PRIMARY KEY (id);\n"+
+		"\\unrestrict Xk2m\n")
+	cat, warns, err = ReadSchema(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb := cat.Table("orders"); tb == nil || len(tb.Columns) != 2 || !reflect.DeepEqual(tb.PrimaryKey, []string{"id"}) {
+		t.Errorf("pg_dump: orders %+v; want columns id, user_id and primary key id", tb)
+	}
+	if len(warns) != 0 {
+		t.Errorf("pg_dump: warnings %v; want none", warns)
+	}
+
+	// A CREATE TABLE no parser reads is still an error, after a DELIMITER
+	// block too: skipping it would lose the table.
+	p = writeSchema(t, "bad.sql", "DELIMITER ;;\nCREATE TRIGGER t BEFORE INSERT ON a FOR EACH ROW BEGIN SET NEW.x = 1; END ;;\nDELIMITER ;\nCREATE TABLE b (id int, FROBNICATE);\n")
+	if _, _, err := ReadSchema(p); err == nil || !strings.HasPrefix(err.Error(), p+":4: ") {
+		t.Errorf("bad.sql: error %v; want one at line 4", err)
+	}
+}
