@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -255,10 +256,17 @@ func stripLeadingComments(stmt string) string {
 	}
 }
 
+var mysqlVersioned = regexp.MustCompile(`/\*!\d*|\*/`)
+
 // skipped warns that the statement at line, which defines no table, was
 // not read (err is the parser's).
 func (c *catBuilder) skipped(line int, stmt string, err error) {
-	first := strings.Fields(stripLeadingComments(stmt))
+	// mysqldump wraps a trigger's words in versioned comments:
+	// /*!50003 CREATE*/ /*!50017 DEFINER=...*/ /*!50003 TRIGGER ...
+	first := strings.Fields(mysqlVersioned.ReplaceAllString(stripLeadingComments(stmt), " "))
+	if len(first) > 2 && strings.HasPrefix(strings.ToUpper(first[1]), "DEFINER=") {
+		first = append(first[:1], first[2:]...)
+	}
 	what := "statement"
 	if len(first) > 0 {
 		what = strings.ToUpper(first[0])
