@@ -165,7 +165,7 @@ func mainMeasure(w *shardkey.Workload, c *sim.Candidate) string {
 // whaleReason says which value is the design's largest partition and
 // why it is a whale.
 func whaleReason(p *PartitionValue, n int) string {
-	return fmt.Sprintf("the largest partition of the design is %s: it holds %s %s, a whale (%s); no shard count splits it, and the shard that holds it is the design's hot spot",
+	return fmt.Sprintf("the largest partition of the design is %s: it holds %s %s, a whale (%s); whatever the shard count, one shard holds all of it",
 		p.Name(), pct(p.Share), p.Of(), fairShareText(n))
 }
 
@@ -199,6 +199,13 @@ func replaceExpr(d *shardkey.Design, tables []string, expr string) (string, bool
 		return "", false
 	}
 	return strings.Join(parts, ";"), true
+}
+
+// mustReplace is replaceExpr for a design replaceExpr has already
+// rewritten once (the same tables): "" would fail to score.
+func mustReplace(d *shardkey.Design, tables []string, expr string) string {
+	s, _ := replaceExpr(d, tables, expr)
+	return s
 }
 
 // tableWhaleFix is whaleFix for a design that keys tables by keys of
@@ -250,11 +257,11 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	if k == 0 {
 		return
 	}
-	where := "on " + strings.Join(p.Tables, ", ")
+	where := "of " + strings.Join(p.Tables, ", ")
 	if p.Group {
 		where = fmt.Sprintf("with its whole entity group (its rows in %s move together)", strings.Join(p.Tables, ", "))
 	} else if len(tables) > 1 {
-		where = fmt.Sprintf("on %s and on every table keyed by %s with it (%s), so its rows stay together", first, e, strings.Join(tables, ", "))
+		where = fmt.Sprintf("in every table keyed by %s (%s, so that its rows stay together)", e, strings.Join(tables, ", "))
 	}
 	what := plural(k, "the heaviest value", fmt.Sprintf("the %d heaviest values", k)) + ", " + strings.Join(vals, ", ")
 	rowless := false
@@ -276,6 +283,24 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	best, err := sim.Score(w, key, o)
 	if err != nil {
 		return
+	}
+	// As whaleFix: each dedicated shard is one fewer for the other
+	// values; with a capacity, the largest count that leaves the fewest
+	// shards over it.
+	if w.Capacity > 0 && c.MeanShardWork*float64(c.Shards)/float64(c.CapacityUnits()) < w.Capacity {
+		for kk := k - 1; kk >= 1; kk-- {
+			x, err := sim.Score(w, mustReplace(d, tables, fmt.Sprintf("isolate(%s, top=%d)", e, kk)), o)
+			if err != nil {
+				continue
+			}
+			if len(x.OverCapacity) < len(best.OverCapacity) {
+				best, k = x, kk
+			}
+		}
+		iso = fmt.Sprintf("isolate(%s, top=%d)", e, k)
+		key = mustReplace(d, tables, iso)
+		vals = vals[:k]
+		what = plural(k, "the heaviest value", fmt.Sprintf("the %d heaviest values", k)) + ", " + strings.Join(vals, ", ")
 	}
 	effect := "the others no longer share a shard with a whale"
 	if best.MaxShardWork >= c.MaxShardWork*0.99 {
