@@ -254,7 +254,9 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 			vals = append(vals, fmt.Sprintf("%s (%s %s)", valueText(p.Columns, tv.Value), pct(tv.Share), p.Of()))
 		}
 	}
-	if k == 0 {
+	if k == 0 || k >= len(p.top) {
+		// Every value seen is a whale (a log naming one value of the
+		// key): no other value to keep off its shard.
 		return
 	}
 	where := "of " + strings.Join(p.Tables, ", ")
