@@ -409,6 +409,10 @@ func capacityText(cp *Capacity, n int) string {
 	}
 	head := fmt.Sprintf("Over capacity: %s %s units/s (busiest %s/s)", who, fmtF(cp.Capacity), fmtF(cp.Before.MaxShardWork))
 	with := "no fix applies"
+	if len(cp.NotSimulated) > 0 && cp.whale != nil {
+		// The whale's fixes are proposed, but none could be scored.
+		with = "no proposed fix could be re-simulated (" + strings.Join(cp.NotSimulated, "; ") + ")"
+	}
 	if len(cp.Applied) > 0 {
 		with = "with every proposed fix applied and re-simulated (" + strings.Join(cp.Applied, "; ") + ")"
 		switch {

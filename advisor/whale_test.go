@@ -177,3 +177,43 @@ func TestWhaleStrict(t *testing.T) {
 	check(3, true)
 	check(4, false)
 }
+
+// TestLargestPartitionNoRows: whaleShop with no row sample of orders (a
+// log): account 7 is named by 40 of every 100 reads of orders, 40% of
+// the requests naming account_id there, the same whale on the traffic
+// basis. The isolation cannot be re-simulated without the rows that say
+// which values are hottest: it is proposed in words, without a key, and
+// the over-capacity line says that no proposed fix could be
+// re-simulated and names the whale.
+func TestLargestPartitionNoRows(t *testing.T) {
+	w := whaleShop()
+	w.Tables[1].Rows = 0
+	w.Tables[1].Columns[0].Ints = nil
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	adv, err := Recommend(w, Options{Shards: 8, Engine: partition.Generic{}, Keys: []string{"hash(sku); orders:hash(account_id)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := adv.Candidates[0]
+	p := as.Criteria.LargestOf
+	if p == nil || p.Share != 0.40 || p.Measure != "requests" || p.Value != "7" || as.Criteria.Bounded {
+		t.Fatalf("largest partition %+v, bounded %v; want account_id = 7, 40%% of requests, a whale", p, as.Criteria.Bounded)
+	}
+	var iso *Fix
+	for i := range as.Fixes {
+		if as.Fixes[i].Kind == "isolate" {
+			iso = &as.Fixes[i]
+		}
+	}
+	if iso == nil || iso.Key != "" || !strings.Contains(iso.Text, "not re-simulated") || !strings.Contains(iso.Text, "account_id = 7 (40% of the requests naming account_id on orders)") {
+		t.Errorf("isolate fix %+v; want one in words for account_id = 7 (40%% of the requests naming account_id on orders)", iso)
+	}
+	sum := strings.Join(adv.Summary, "\n")
+	for _, want := range []string{"no proposed fix could be re-simulated (isolating account_id = 7", "the whale orders.account_id = 7 (40% of the requests naming account_id on orders)"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+}
