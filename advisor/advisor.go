@@ -234,11 +234,15 @@ type Criteria struct {
 	// Boundary reports whether every non-reference table is keyed by one
 	// entity (tenant, customer, workspace, ...).
 	Boundary bool `json:"isolation_boundary"`
-	// LargestPartition is the hottest key value's share (0..1) of its
-	// table's rows' weight; Bounded reports whether it fits in one
-	// shard's fair share (<= 1/shards).
-	LargestPartition float64 `json:"largest_partition_share"`
-	Bounded          bool    `json:"bounded"`
+	// LargestPartition is the design's largest partition's share (0..1):
+	// the heaviest key value over every table the design shards, its
+	// share of its table's (or entity group's) rows' weight, or of the
+	// requests naming the key without a row sample; LargestOf names it
+	// and says which. Bounded reports that it is no whale: at most
+	// whaleShares (1.5) times one shard's fair share, 1/shards.
+	LargestPartition float64         `json:"largest_partition_share"`
+	LargestOf        *PartitionValue `json:"largest_partition_of,omitempty"`
+	Bounded          bool            `json:"bounded"`
 	// LargestUnknown reports that nothing measures the largest
 	// partition (no rows, and no statement binds the key to a value):
 	// LargestPartition is then 0 and means "unknown", not "tiny".
@@ -571,18 +575,17 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		cr.Local = math.Max(0, cr.SingleShard-cr.CrossShardTxn*a.txnStmts/inter)
 	}
 	cr.WorkRatio, cr.Expected, cr.MaxShardWork, cr.AfterFixes = c.WorkRatio, c.ExpectedWorkRatio(), c.MaxShardWork, c.MaxShardWork
-	if len(c.TopValues) > 0 {
-		cr.LargestPartition = c.TopValues[0].Share
-	}
 	if rs := a.rootStatsOf(key); rs != nil {
 		// The entity group, not one table, is what a shard must hold.
 		as.Root = rs
-		if len(rs.TopValues) > 0 {
-			cr.LargestPartition = rs.TopValues[0].Share
-		}
 	}
-	cr.LargestUnknown = as.Root == nil && len(c.TopValues) == 0
-	cr.Bounded = cr.LargestPartition <= 1/float64(n)+1e-12
+	// The largest over every table the design shards: a whale on any of
+	// them is a shard the design cannot relieve.
+	if p := largestPartition(a.w, c, as.Root); p != nil {
+		cr.LargestPartition, cr.LargestOf = p.Share, p
+	}
+	cr.LargestUnknown = as.Root == nil && cr.LargestOf == nil
+	cr.Bounded = !isWhale(cr.LargestPartition, n)
 	cr.Boundary = a.boundary(key)
 	// Not viable: everything new lands on one range, or too few values.
 	d, _ := shardkey.ParseDesign(key)
@@ -717,12 +720,8 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	as.Reasons = append(as.Reasons, a.replicaCosts(key, n)...)
 	as.Reasons = append(as.Reasons, a.lookupReasons(c)...)
 	as.Reasons = append(as.Reasons, a.mongoUnsharded(key, c)...)
-	if !cr.Bounded {
-		of := "its table"
-		if as.Root != nil {
-			of = "the entity group's rows"
-		}
-		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of %s, more than one shard's fair share (%s)", pct(cr.LargestPartition), of, pct(1/float64(n))))
+	if !cr.Bounded && cr.LargestOf != nil {
+		as.Reasons = append(as.Reasons, whaleReason(cr.LargestOf, n))
 	}
 	if c.WorkPerS > 0 {
 		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)
