@@ -24,6 +24,7 @@ package advisor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -37,6 +38,11 @@ import (
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
+
+// ErrNoCandidates is returned (wrapped) by Recommend when no key names
+// none and no operation filters on a column: nothing to generate
+// candidate keys from.
+var ErrNoCandidates = errors.New("no candidate keys")
 
 // Options control the advice.
 type Options struct {
@@ -359,7 +365,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		why[o.Current] = o.CurrentLabel + ": the design the database runs today, scored as the baseline"
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("no candidate keys: no operation filters on a column by equality or range; name keys with -k")
+		return nil, fmt.Errorf("%w: no operation filters on a column by equality or range; name keys with -k", ErrNoCandidates)
 	}
 	// One cache for every scoring below: the workloads scored (w, and
 	// those the fixes and carried keys build) are not changed once scored.
