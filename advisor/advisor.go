@@ -255,9 +255,12 @@ type OpCost struct {
 	// (sim.Candidate.FanoutPer; FanoutUnit says which).
 	FanoutMean float64 `json:"fanout_mean"`
 	Scatter    float64 `json:"scatter_fraction"`
-	ExtraWork  float64 `json:"extra_work_per_s"` // work/s beyond one shard per request
-	Latency    string  `json:"latency,omitempty"`
-	unit       string  // "shards" or "nodes"
+	// Broadcast: a write to a replicated table, written on every shard
+	// (sim.OpScore.Broadcast), not scatter-gather.
+	Broadcast bool    `json:"broadcast,omitempty"`
+	ExtraWork float64 `json:"extra_work_per_s"` // work/s beyond one shard per request
+	Latency   string  `json:"latency,omitempty"`
+	unit      string  // "shards" or "nodes"
 }
 
 // FanoutUnit returns what FanoutMean counts: "shards" or "nodes".
@@ -523,7 +526,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 				work = *op.NodeWorkPerS
 			}
 			as.Expensive = append(as.Expensive, OpCost{Name: op.Name, Rate: op.RequestsPerS, FanoutMean: op.FanoutMean,
-				Scatter: op.ScatterFraction, ExtraWork: work - op.RequestsPerS, Latency: op.Latency, unit: c.FanoutUnit()})
+				Scatter: op.ScatterFraction, Broadcast: op.Broadcast, ExtraWork: work - op.RequestsPerS, Latency: op.Latency, unit: c.FanoutUnit()})
 		}
 	}
 	sort.SliceStable(as.Expensive, func(i, j int) bool { return as.Expensive[i].ExtraWork > as.Expensive[j].ExtraWork })
@@ -1212,7 +1215,17 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 				least = math.Min(least, as.Criteria.CrossShardTxn)
 			}
 		}
-		if least > 0.5 {
+		var bc []string
+		for _, op := range c.Operations {
+			if op.Broadcast {
+				bc = append(bc, op.Name)
+			}
+		}
+		if len(bc) > 0 && best.Criteria.CrossShardTxn > 0.5 {
+			// Writes to a reference table commit on every shard: that,
+			// not the transactions' rows, is what crosses.
+			line += fmt.Sprintf(" Each write to a reference table (%s) is a broadcast write: it commits on every shard.", strings.Join(bc, ", "))
+		} else if least > 0.5 {
 			// No candidate keeps them local: the transactions themselves
 			// join unrelated entities.
 			line += fmt.Sprintf(" No candidate keeps most of them on one shard (the best leaves %s crossing): %s; plan for cross-shard commits (two-phase commit or a saga) or keep these tables unsharded together.",
