@@ -1037,7 +1037,11 @@ func verdict(as *Assessment, first bool) string {
 		return v
 	}
 	if u := as.ReplicatedSizeUnknown; first && len(u) > 0 && as.Score.Shards > 1 {
-		v += fmt.Sprintf("; but it copies %s, of unknown size, to every shard: confirm it is small", strings.Join(u, ", "))
+		it := "it is"
+		if len(u) > 1 {
+			it = "they are"
+		}
+		v += fmt.Sprintf("; but it copies %s, of unknown size, to every shard: confirm %s small", strings.Join(u, ", "), it)
 	}
 	over := overCapacityText(as)
 	switch {

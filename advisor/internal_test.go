@@ -297,6 +297,9 @@ func TestUnsizedReplicaRanksAfter(t *testing.T) {
 	if got, want := verdict(repl, true), "recommended: 100% of interactive requests single-shard; but it copies orders, of unknown size, to every shard: confirm it is small"; got != want {
 		t.Errorf("verdict first:\n got %s\nwant %s", got, want)
 	}
+	if got, want := verdict(mk(16.3, "customer", "item"), true), "recommended: 100% of interactive requests single-shard; but it copies customer, item, of unknown size, to every shard: confirm they are small"; got != want {
+		t.Errorf("verdict first, two tables:\n got %s\nwant %s", got, want)
+	}
 	if got, want := verdict(repl, false), "possible, but it copies orders, of unknown size, to every shard"; got != want {
 		t.Errorf("verdict later:\n got %s\nwant %s", got, want)
 	}
