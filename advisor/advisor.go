@@ -24,6 +24,7 @@ package advisor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -37,6 +38,11 @@ import (
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
+
+// ErrNoCandidates is returned (wrapped) by Recommend when no key names
+// none and no operation filters on a column: nothing to generate
+// candidate keys from.
+var ErrNoCandidates = errors.New("no candidate keys")
 
 // Options control the advice.
 type Options struct {
@@ -143,8 +149,15 @@ type Assessment struct {
 	// sample's traffic (RangeFit.Fitted) the ranking does not count its
 	// load against a design equal on what the operations and
 	// transactions touch.
-	RangeFit *RangeFit      `json:"range_fit,omitempty"`
-	Score    *sim.Candidate `json:"score"`
+	RangeFit *RangeFit `json:"range_fit,omitempty"`
+	// ReplicatedSizeUnknown are the tables the design replicates whose
+	// size nothing gives (no row sample, no catalog estimate): a copy of
+	// every row on every shard, of a table that may be large and
+	// growing. Such a design ranks after one equal on what the operations
+	// and transactions touch that replicates no table of unknown size
+	// (orderBanded), and its reasons, verdict and the warnings say so.
+	ReplicatedSizeUnknown []string       `json:"replicated_size_unknown,omitempty"`
+	Score                 *sim.Candidate `json:"score"`
 
 	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
 	an       *analysis
@@ -288,9 +301,12 @@ type OpCost struct {
 	// (sim.Candidate.FanoutPer; FanoutUnit says which).
 	FanoutMean float64 `json:"fanout_mean"`
 	Scatter    float64 `json:"scatter_fraction"`
-	ExtraWork  float64 `json:"extra_work_per_s"` // work/s beyond one shard per request
-	Latency    string  `json:"latency,omitempty"`
-	unit       string  // "shards" or "nodes"
+	// Broadcast: a write to a replicated table, written on every shard
+	// (sim.OpScore.Broadcast), not scatter-gather.
+	Broadcast bool    `json:"broadcast,omitempty"`
+	ExtraWork float64 `json:"extra_work_per_s"` // work/s beyond one shard per request
+	Latency   string  `json:"latency,omitempty"`
+	unit      string  // "shards" or "nodes"
 }
 
 // FanoutUnit returns what FanoutMean counts: "shards" or "nodes".
@@ -405,7 +421,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		why[o.Current] = o.CurrentLabel + ": the design the database runs today, scored as the baseline"
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("no candidate keys: no operation filters on a column by equality or range; name keys with -k")
+		return nil, fmt.Errorf("%w: no operation filters on a column by equality or range; name keys with -k", ErrNoCandidates)
 	}
 	// One cache for every scoring below: the workloads scored (w, and
 	// those the fixes and carried keys build) are not changed once scored.
@@ -506,6 +522,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	adv.Recommended = list[0].Key
 	adv.CapacityCheck = list[0].capacity
 	adv.Warnings = append(adv.Warnings, smallSample(list[0])...)
+	if u := list[0].ReplicatedSizeUnknown; len(u) > 0 && o.Shards > 1 {
+		adv.Warnings = append(adv.Warnings, list[0].Display()+": "+unsizedText(u, o.Shards))
+	}
 	if list[0].jumbo != "" {
 		adv.Warnings = append(adv.Warnings, list[0].Display()+": "+list[0].jumbo)
 	}
@@ -558,7 +577,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 				work = *op.NodeWorkPerS
 			}
 			as.Expensive = append(as.Expensive, OpCost{Name: op.Name, Rate: op.RequestsPerS, FanoutMean: op.FanoutMean,
-				Scatter: op.ScatterFraction, ExtraWork: work - op.RequestsPerS, Latency: op.Latency, unit: c.FanoutUnit()})
+				Scatter: op.ScatterFraction, Broadcast: op.Broadcast, ExtraWork: work - op.RequestsPerS, Latency: op.Latency, unit: c.FanoutUnit()})
 		}
 	}
 	sort.SliceStable(as.Expensive, func(i, j int) bool { return as.Expensive[i].ExtraWork > as.Expensive[j].ExtraWork })
@@ -717,6 +736,9 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if as.Root != nil {
 		as.Reasons = append(as.Reasons, rootText(as.Root))
 	}
+	if as.ReplicatedSizeUnknown = a.unsizedReplicas(key); len(as.ReplicatedSizeUnknown) > 0 && n > 1 {
+		as.Reasons = append([]string{unsizedText(as.ReplicatedSizeUnknown, n)}, as.Reasons...)
+	}
 	as.Reasons = append(as.Reasons, a.replicaCosts(key, n)...)
 	as.Reasons = append(as.Reasons, a.lookupReasons(c)...)
 	as.Reasons = append(as.Reasons, a.mongoUnsharded(key, c)...)
@@ -820,6 +842,37 @@ func (a *analysis) tableRates(ti int) (reads, writes float64) {
 		}
 	}
 	return reads, writes
+}
+
+// unsizedReplicas returns, in table order, the tables design key
+// replicates whose size nothing gives (analysis.sizeUnknown).
+func (a *analysis) unsizedReplicas(key string) []string {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for ti, t := range a.w.Tables {
+		if _, ok := d.Tables[t.Name].(*shardkey.ReplicateExpr); ok && a.sizeUnknown[ti] {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// unsizedText says what replicating tables of unknown size means, and
+// how to find out: "orders: size unknown: replicating copies every row to
+// every shard (8 copies); confirm it is small (its row count from --from
+// DSN, or a row sample with --rows orders=FILE) before choosing this
+// design".
+func unsizedText(tables []string, n int) string {
+	name, it := tables[0], "it is"
+	rows := "--rows " + tables[0] + "=FILE"
+	if len(tables) > 1 {
+		name, it, rows = strings.Join(tables, ", "), "they are", "--rows TABLE=FILE"
+	}
+	return fmt.Sprintf("%s: size unknown: replicating copies every row to every shard (%d copies); confirm %s small (row counts from --from DSN, or a row sample with %s) before choosing this design",
+		name, n, it, rows)
 }
 
 // replicaCosts says, for each reference table of design key, what its
@@ -1016,6 +1069,13 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	if x.fitted() != y.fitted() {
 		return y.fitted(), true
 	}
+	// A design that copies a table of unknown size to every shard is not
+	// known to have bounded partitions: every shard holds all of that
+	// table. It goes after a design equal on access whose partitions are
+	// known, whatever their loads (which the copy's size does not enter).
+	if xu, yu := len(x.ReplicatedSizeUnknown) > 0, len(y.ReplicatedSizeUnknown) > 0; xu != yu {
+		return yu, true
+	}
 	// A busiest shard after fixes lowered by moving materially more
 	// traffic into read models than the other key does (more than a tenth
 	// of the requests) is not a better load: the read model serves that
@@ -1085,6 +1145,13 @@ func verdict(as *Assessment, first bool) string {
 	v := verdictText(as, first)
 	if !as.Viable {
 		return v
+	}
+	if u := as.ReplicatedSizeUnknown; first && len(u) > 0 && as.Score.Shards > 1 {
+		it := "it is"
+		if len(u) > 1 {
+			it = "they are"
+		}
+		v += fmt.Sprintf("; but it copies %s, of unknown size, to every shard: confirm %s small", strings.Join(u, ", "), it)
 	}
 	over := overCapacityText(as)
 	switch {
@@ -1160,6 +1227,9 @@ func verdictText(as *Assessment, first bool) string {
 	}
 	if f := as.RangeFit; as.fitted() {
 		costs = append(costs, fmt.Sprintf("its ranges are fitted value by value (%s per shard of %s)", perShard(f.ValuesPerShard), f.values()))
+	}
+	if u := as.ReplicatedSizeUnknown; len(u) > 0 && as.Score.Shards > 1 {
+		costs = append(costs, fmt.Sprintf("it copies %s, of unknown size, to every shard", strings.Join(u, ", ")))
 	}
 	if len(as.Expensive) > 0 {
 		costs = append(costs, fmt.Sprintf("%s costs %s extra units/s", as.Expensive[0].Name, fmtF(as.Expensive[0].ExtraWork)))
@@ -1265,7 +1335,17 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 				least = math.Min(least, as.Criteria.CrossShardTxn)
 			}
 		}
-		if least > 0.5 {
+		var bc []string
+		for _, op := range c.Operations {
+			if op.Broadcast {
+				bc = append(bc, op.Name)
+			}
+		}
+		if len(bc) > 0 && best.Criteria.CrossShardTxn > 0.5 {
+			// Writes to a reference table commit on every shard: that,
+			// not the transactions' rows, is what crosses.
+			line += fmt.Sprintf(" Each write to a reference table (%s) is a broadcast write: it commits on every shard.", strings.Join(bc, ", "))
+		} else if least > 0.5 {
 			// No candidate keeps them local: the transactions themselves
 			// join unrelated entities.
 			line += fmt.Sprintf(" No candidate keeps most of them on one shard (the best leaves %s crossing): %s; plan for cross-shard commits (two-phase commit or a saga) or keep these tables unsharded together.",
@@ -1294,6 +1374,11 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		case !as.Viable:
 		case !decided && as.Viable:
 			reason = "equal on every measure here: either would do"
+		case !accessDecided && len(as.ReplicatedSizeUnknown) > 0 && len(best.ReplicatedSizeUnknown) == 0 && as.Score.Shards > 1:
+			reason = fmt.Sprintf("it copies %s, of unknown size, to every shard", strings.Join(as.ReplicatedSizeUnknown, ", "))
+			if as.Criteria.AfterFixes < best.Criteria.AfterFixes {
+				reason += fmt.Sprintf("; if that is small, its busiest %s does %s/s against %s/s", busiestUnit(as.Score), fmtF(as.Criteria.AfterFixes), fmtF(best.Criteria.AfterFixes))
+			}
 		case !accessDecided && as.fitted() && !best.fitted():
 			reason = fmt.Sprintf("its ranges are fitted value by value, %s per shard of %s", perShard(as.RangeFit.ValuesPerShard), as.RangeFit.values())
 			if as.Criteria.AfterFixes < best.Criteria.AfterFixes {

@@ -51,6 +51,10 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		if len(as.Expensive) > 0 {
 			fmt.Fprintln(w, "expensive under this key:")
 			for _, op := range as.Expensive {
+				if op.Broadcast {
+					fmt.Fprintf(w, "  %s: %s req/s each write all %.0f copies (broadcast write, a cross-shard commit), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, numfmt.Num(op.ExtraWork))
+					continue
+				}
 				fmt.Fprintf(w, "  %s: %s req/s ask %.1f %s each (%s scatter-gather), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), numfmt.Pct(op.Scatter), numfmt.Num(op.ExtraWork))
 			}
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {

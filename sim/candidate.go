@@ -165,7 +165,13 @@ type OpScore struct {
 	WorkPerS        float64 `json:"work_per_s"`
 	FanoutMean      float64 `json:"fanout_mean"`
 	FanoutP99       float64 `json:"fanout_p99"`
-	ScatterFraction float64 `json:"scatter_fraction"` // share (0..1) of its requests sent to every shard
+	ScatterFraction float64 `json:"scatter_fraction"` // share (0..1) of its requests sent to every shard to gather an answer
+	// Broadcast reports a write to a replicated (reference) table: each
+	// request writes every copy, on every shard, and commits on all of
+	// them (Citus: two-phase commit; Vitess: a reference table's writes
+	// go to every shard), so it is a broadcast write, not scatter-gather
+	// (ScatterFraction is then 0), and a cross-shard transaction.
+	Broadcast bool `json:"broadcast,omitempty"`
 	// SingleShardFraction is the share (0..1) of its requests that touch
 	// exactly one shard.
 	SingleShardFraction float64 `json:"single_shard_fraction"`
@@ -262,6 +268,14 @@ func (s *Scheme) Headline(p *Partial) *Candidate {
 	c.setNodeWork(false)
 	c.ShardLoad = p.ShardLoad()
 	c.LoadRatio, _, _ = ratio(c.ShardLoad)
+	if p.TxnCount == 0 && p.AutoTxnCount > 0 {
+		// No transaction recorded: each write is one (Partial.AutoTxnWeight).
+		if p.AutoTxnWeight > 0 {
+			c.CrossShardTxnFraction = p.AutoTxnCross / p.AutoTxnWeight
+		}
+		c.Transactions = p.AutoTxnCount
+		return c
+	}
 	if p.TxnWeight > 0 {
 		c.CrossShardTxnFraction = p.TxnCross / p.TxnWeight
 	}
@@ -307,8 +321,11 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 			}
 			os.FanoutMean, os.FanoutP99 = fanoutStats(o.NodeHist, o.Count)
 		}
+		os.Broadcast = op.Kind.IsWrite() && s.tables[op.Table].kind == kReplicate && s.N > 1
 		if o.Requests > 0 {
-			os.ScatterFraction = o.Scatter / o.Requests
+			if !os.Broadcast {
+				os.ScatterFraction = o.Scatter / o.Requests
+			}
 		}
 		if all := o.Requests + o.Merged; all > 0 && len(o.Hist) > 1 {
 			os.SingleShardFraction = o.Hist[1] / all

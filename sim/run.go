@@ -312,6 +312,9 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 			return shardkey.Errorf("", 0, op.Name, "instance %d: %v", i+1, err)
 		}
 		r.addTouch(p, oi, &tc, in.Weight*scale)
+		if op.Kind.IsWrite() {
+			p.addAutoTxn(&tc, in.Weight*scale)
+		}
 	}
 	return nil
 }
