@@ -329,6 +329,7 @@ type readState struct {
 	// sixth), 0 for none.
 	moreLine int
 	prep     *prepared // SQL-level prepared statements by session (prepare.go)
+	cuts     listCuts  // statements whose long IN lists were cut (longlist.go)
 	bound    *shardkey.BoundedReader
 	// cut, when set, sees every entry before it is queued (windows.go).
 	cut  func(e *entry) error
@@ -363,6 +364,10 @@ func (rs *readState) emit(e entry) error {
 			rs.prep = &prepared{}
 		}
 		e = rs.prep.rewrite(e)
+	}
+	if sql, lists, longest := cutLists(e.sql, rs.p.dialect, MaxListValues); lists > 0 {
+		rs.cuts.note(e.file, e.line, sql, rs.p.dialect, lists, longest)
+		e.sql = sql
 	}
 	if rs.cut != nil {
 		// Through rs.cutE, so that e does not escape to the heap.
@@ -407,12 +412,14 @@ func (rs *readState) skip(line int, format string, args ...any) {
 }
 
 // warnings returns the reader's warnings, with, when more than five lines
-// were skipped, how many more were (from the sixth's line on).
+// were skipped, how many more were (from the sixth's line on), and
+// one for each shape of statement whose IN lists were cut (longlist.go).
 func (rs *readState) warnings() []error {
-	if rs.moreLine == 0 {
-		return rs.warn
+	out := rs.warn
+	if rs.moreLine != 0 {
+		out = append(out, shardkey.Errorf(rs.file, rs.moreLine, "", "%d more lines skipped from here on, like those above (%d skipped in all)", rs.skipped-5, rs.skipped))
 	}
-	return append(rs.warn, shardkey.Errorf(rs.file, rs.moreLine, "", "%d more lines skipped from here on, like those above (%d skipped in all)", rs.skipped-5, rs.skipped))
+	return append(out, rs.cuts.warnings(rs.file)...)
 }
 
 // lineReader returns lines without their newline; the slice is valid until
