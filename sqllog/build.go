@@ -123,6 +123,9 @@ type opAgg struct {
 	use, ignore []string
 	// counted: its instances' values are counted (traffic.go).
 	counted bool
+	// maxVals is the most values an instance of it held (see
+	// shapeValues).
+	maxVals int
 }
 
 // sample is one kept instance: the access (for its predicate layout) and
@@ -400,14 +403,22 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	if sm.ai.counts != nil {
 		a.count(&sm, op, wt)
 	}
-	if len(op.samples) < a.lim.opCap {
+	if nv := sampleValues(&sm); nv > op.maxVals {
+		op.maxVals = nv
+		if k := a.opCapOf(op); len(op.samples) > k {
+			a.lim.opKept -= len(op.samples) - k
+			op.samples = thin(a, op.samples, k)
+		}
+	}
+	k := a.opCapOf(op)
+	if len(op.samples) < k {
 		sm.vals = a.lim.detach(sm.vals)
 		sm.peers = a.detachPeers(sm.peers)
 		op.samples = append(op.samples, sm)
 		a.keptInstance()
 		return
 	}
-	if j := a.rng.Int64N(op.seen); j < int64(a.lim.opCap) {
+	if j := a.rng.Int64N(op.seen); j < int64(k) {
 		sm.vals = a.lim.detachInto(op.samples[j].vals, sm.vals)
 		sm.peers = a.detachPeers(sm.peers)
 		op.samples[j] = sm

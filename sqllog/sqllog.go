@@ -318,13 +318,15 @@ type entry struct {
 // readState is what format readers share: the pipeline to feed and
 // warnings about skipped lines.
 type readState struct {
-	file    string
-	p       *pipeline
-	batch   []entry
-	line    int
-	entries int
-	warn    []error
-	skipped int
+	file  string
+	p     *pipeline
+	batch []entry
+	// batchText is the bytes of statement text in batch.
+	batchText int
+	line      int
+	entries   int
+	warn      []error
+	skipped   int
 	// moreLine is the line of the first skipped line not listed (the
 	// sixth), 0 for none.
 	moreLine int
@@ -340,7 +342,15 @@ type readState struct {
 	hasFirst bool
 }
 
-const batchSize = 512
+// A batch of entries is handed to the parsers at batchSize entries or
+// once its statements' text passes batchBytes, so that the batches in
+// flight (a few per worker) hold a few MB whatever the statements' length
+// (a log of long IN lists, cut to MaxListValues values each, fills a
+// batch of 512 with 20 MB of text and 2 million bound values).
+const (
+	batchSize  = 512
+	batchBytes = 1 << 20
+)
 
 // OwnMark is the comment package livedb puts in every statement it sends
 // (shardkey --from): a log captured while or after shardkey read the
@@ -385,7 +395,8 @@ func (rs *readState) emit(e entry) error {
 		rs.batch = rs.p.entries()
 	}
 	rs.batch = append(rs.batch, e)
-	if len(rs.batch) >= batchSize {
+	rs.batchText += len(e.sql) + len(e.params)
+	if len(rs.batch) >= batchSize || rs.batchText >= batchBytes {
 		return rs.flush()
 	}
 	return nil
@@ -397,6 +408,7 @@ func (rs *readState) flush() error {
 	}
 	err := rs.p.send(rs.batch)
 	rs.batch = rs.p.entries()
+	rs.batchText = 0
 	return err
 }
 
