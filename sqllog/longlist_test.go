@@ -3,6 +3,7 @@ package sqllog
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -127,7 +128,10 @@ func readHeap(t *testing.T, path string) (hooks, peak uint64, w *shardkey.Worklo
 		runtime.ReadMemStats(&ms)
 		hooks = max(hooks, ms.HeapAlloc)
 	}
-	testHookAdd, testHookDrained = hook, hook
+	testHookAdd = hook
+	if testHookDrained == nil {
+		testHookDrained = hook
+	}
 	defer func() { testHookAdd, testHookDrained = nil, nil }()
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	stop := make(chan struct{})
@@ -254,5 +258,79 @@ func TestLongInList_Routing(t *testing.T) {
 				t.Errorf("%v: an IN list of %d values: fan-out %v; want %d", d, len(c.vals), got, c.want)
 			}
 		}
+	}
+}
+
+// manyListsLog writes a PostgreSQL log of n statements, one a second in
+// ten sessions, each reading users by an IN list of k random values.
+func manyListsLog(t *testing.T, n, k int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "lists.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(4, 4))
+	var b []byte
+	for i := range n {
+		b = fmt.Appendf(b[:0], "2026-11-30 %02d:%02d:%02d.000 UTC [%d] LOG:  statement: SELECT name FROM users WHERE id IN (", i/3600, i/60%60, i%60, 100+i%10)
+		for j := range k {
+			if j > 0 {
+				b = append(b, ", "...)
+			}
+			b = strconv.AppendInt(b, 1+r.Int64N(1e7), 10)
+		}
+		b = append(b, ")\n"...)
+		if _, err := f.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLongInList_ManyBounded: a log of 1,500 statements with IN lists of
+// 5,000 values each (40 MB): each list is cut to 4,096 values, the
+// operation keeps 262,144 / 4,096 = 64 sampled instances (not all 1,500,
+// which would hold 6 million values) while its rate counts all 1,500 over
+// the log's span (1,499 s from the first statement to the last, plus the
+// millisecond of the timestamps' resolution), and the batches in flight
+// (15 with two workers) hold 256 kB of text each, not 512 statements'
+// (20 MB and 2 million bound values): the live heap stays under 100 MB
+// (measured: 69-72 MB; 560 MB with batches of 512 statements whatever
+// their length, 167 MB with batches of 1 MB of text).
+func TestLongInList_ManyBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads a 40 MB log")
+	}
+	hooks, peak, w := readHeap(t, manyListsLog(t, 1500, 5000))
+	t.Logf("live heap at batch ends %.1f MB, at any collection %.1f MB", float64(hooks)/(1<<20), float64(peak)/(1<<20))
+	if hooks > 100<<20 {
+		t.Errorf("live heap at batch ends %d bytes; want less than 100 MB", hooks)
+	}
+	if peak > 100<<20 {
+		t.Errorf("live heap at a collection %d bytes; want less than 100 MB", peak)
+	}
+	var op *shardkey.Operation
+	for i := range w.Ops {
+		if strings.Contains(w.Ops[i].Name, " in (") {
+			op = w.Ops[i]
+		}
+	}
+	if op == nil {
+		t.Fatalf("no IN list operation in %v", w.Ops)
+	}
+	if wantRate := 1500 / 1499.001; len(op.Instances) != 64 || math.Abs(op.Rate-wantRate) > 1e-9 {
+		t.Errorf("%s: %d instances, rate %v; want 64 instances, rate %v", op.Name, len(op.Instances), op.Rate, wantRate)
+	}
+	want := "operation " + op.Name + " keeps 64 sampled instances of its 1500, not 1500"
+	found := false
+	for _, e := range w.Warnings {
+		found = found || strings.Contains(e.Error(), want)
+	}
+	if !found {
+		t.Errorf("no warning %q in %v", want, w.Warnings)
 	}
 }
