@@ -448,6 +448,9 @@ type lineReader struct {
 }
 
 func (lr *lineReader) next() ([]byte, bool, error) {
+	if cap(lr.long) > 4<<20 {
+		lr.long = nil // a rare long line: its buffer is not kept for the rest of the log
+	}
 	b, err := lr.r.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		lr.long = append(lr.long[:0], b...)
