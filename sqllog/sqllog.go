@@ -377,10 +377,6 @@ func (rs *readState) emit(e entry) error {
 		}
 		e = rs.prep.rewrite(e)
 	}
-	if sql, lists, longest := cutLists(e.sql, rs.p.dialect, MaxListValues); lists > 0 {
-		rs.cuts.note(e.file, e.line, sql, rs.p.dialect, lists, longest)
-		e.sql = sql
-	}
 	if rs.cut != nil {
 		// Through rs.cutE, so that e does not escape to the heap.
 		rs.cutE = e
@@ -389,6 +385,11 @@ func (rs *readState) emit(e entry) error {
 		if err != nil {
 			return err
 		}
+	}
+	// After cut: a statement opening a window (watch) is noted in it.
+	if sql, lists, longest := cutLists(e.sql, rs.p.dialect, MaxListValues); lists > 0 {
+		rs.cuts.note(e.file, e.line, sql, rs.p.dialect, lists, longest)
+		e.sql = sql
 	}
 	if e.sql != "" {
 		rs.entries++
