@@ -334,3 +334,31 @@ func TestLongInList_ManyBounded(t *testing.T) {
 		t.Errorf("no warning %q in %v", want, w.Warnings)
 	}
 }
+
+// FuzzCutLists: cutting never panics, leaves a statement without a long
+// list as it is (the same string), shortens one with a long list, and
+// leaves nothing to cut in what it returns.
+func FuzzCutLists(f *testing.F) {
+	for _, s := range []string{
+		"SELECT * FROM t WHERE id IN (1, 2, 3, 4, 5, 6, 7)",
+		"SELECT * FROM t WHERE (a, b) IN ((1, 'x'), (2, 'y'), (3, 'z'))",
+		"SELECT 'in (1,2,3)' FROM t WHERE x in (E'\\'', 'a''b', -1, +2.5e3, NULL)",
+		"SELECT $a$ in (1,2,3) $a$ /* in (1, 2, 3) */ -- in (1,2,3)\n FROM t WHERE x IN (1,2,3",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		for _, d := range []Dialect{Postgres, MySQL} {
+			got, cut, longest := cutLists(sql, d, 2)
+			if cut == 0 && got != sql {
+				t.Fatalf("cutLists(%q) = %q without a cut", sql, got)
+			}
+			if cut > 0 && (longest <= 2 || len(got) >= len(sql)) {
+				t.Fatalf("cutLists(%q) = %q, %d, %d", sql, got, cut, longest)
+			}
+			if _, n, _ := cutLists(got, d, 2); n > 0 {
+				t.Fatalf("cutLists(%q) = %q, which is cut again", sql, got)
+			}
+		}
+	})
+}
