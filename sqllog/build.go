@@ -46,6 +46,7 @@ type agg struct {
 	seconds float64
 
 	infos    map[*access]*accInfo
+	infoArgs int // the arguments of the accesses in infos
 	ops      map[string]*opAgg
 	opList   []*opAgg
 	txns     map[string]*txnAgg
@@ -594,9 +595,31 @@ func (a *agg) info(acc *access) *accInfo {
 	}
 	ai.op = op
 	a.setCounters(ai, acc, ti)
+	// infos is a memo (an access's info is the same whenever it is made),
+	// and its keys hold their templates alive: those of statements whose
+	// shape is not cached (past maxCached or maxLongCost, cache.go) are
+	// new each time. Past maxInfos accesses or maxInfoArgs of their
+	// arguments it starts afresh, so that it holds a few MB of templates,
+	// not one a statement (a log of IN lists of every length up to 4,096:
+	// 750 MB).
+	n := 0
+	for i := range acc.preds {
+		n += len(acc.preds[i].args)
+	}
+	if len(a.infos) >= maxInfos || a.infoArgs+n > maxInfoArgs {
+		clear(a.infos)
+		a.infoArgs = 0
+	}
+	a.infoArgs += n
 	a.infos[acc] = ai
 	return ai
 }
+
+// maxInfos and maxInfoArgs bound agg.infos (see agg.info).
+const (
+	maxInfos    = 1 << 17
+	maxInfoArgs = 1 << 18
+)
 
 // systemOnly reports whether every table a statement accesses is one of
 // PostgreSQL's system catalogs (pg_class, pg_namespace, ...: the pg_
