@@ -101,7 +101,8 @@
 // every reservoir is thinned to a common, smaller cap); an idle session's
 // open transaction is closed and counted after 8 hours of log time, as
 // MySQL's wait_timeout closes an idle connection; at most 65,536 parsed
-// statement shapes are cached. An IN list of more than 4,096 literal
+// statement shapes are cached (those of more than 1 kB of text, up to
+// about 64 MB). An IN list of more than 4,096 literal
 // values (MaxListValues) is cut to 4,096 values spread evenly over it
 // before the statement is parsed (a 10 MB statement of a million values
 // would take 650 MB of syntax tree), with a warning per statement shape
