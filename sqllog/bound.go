@@ -18,6 +18,14 @@ import (
 //     seeded random choice: a random part of a uniform sample is a uniform
 //     sample, and the reservoir goes on with the smaller cap (Vitter's
 //     algorithm R). Counts, and so rates, stay exact.
+//   - Values of an operation's instances: a shape keeps at most
+//     shapeValues (262,144) values over its sampled instances, so a shape
+//     whose instances hold long IN lists (up to MaxListValues, 4,096,
+//     each; longlist.go) keeps fewer of them: 64 of lists of 4,096. When
+//     an instance holds more values than any before, the reservoir's cap
+//     becomes shapeValues over that count and the reservoir is thinned
+//     to it as above. Shapes of up to 64 values an instance keep
+//     Options.Sample instances.
 //   - Transactions: the same for transaction shapes, counted in
 //     statements: at most Options.MaxTxnStatements (131,072 by default)
 //     over all transaction samples. Every shape keeps at least one
@@ -222,6 +230,39 @@ func (l *limits) expandCap(nops int) int {
 	return min(l.sample, max(1, l.maxInstances/max(1, nops)))
 }
 
+// shapeValues bounds the values an operation's sampled instances hold in
+// all (see opCapOf).
+const shapeValues = 1 << 18
+
+// opCapOf returns the cap of op's reservoir: the current cap, or less when
+// its instances hold so many values that the cap would keep more than
+// shapeValues of them.
+func (a *agg) opCapOf(op *opAgg) int {
+	k := a.lim.opCap
+	if op.maxVals > 0 {
+		k = min(k, max(1, shapeValues/op.maxVals))
+	}
+	return k
+}
+
+// sampleValues returns the values an instance holds: its own and its
+// peers', an array's elements each one.
+func sampleValues(sm *sample) int {
+	n := rvCount(sm.vals)
+	for i := range sm.peers {
+		n += rvCount(sm.peers[i].sib.vals)
+	}
+	return n
+}
+
+func rvCount(vals []rv) int {
+	n := len(vals)
+	for i := range vals {
+		n += len(vals[i].elems)
+	}
+	return n
+}
+
 // keptInstance counts a new instance kept and thins the reservoirs when
 // the total passes the budget.
 func (a *agg) keptInstance() {
@@ -331,6 +372,11 @@ func (a *agg) sweep(now int64, hasTS bool) {
 func (a *agg) limitWarnings() {
 	if a.lim.opCap < a.sample {
 		a.warn(shardkey.Errorf(a.file, 0, "", "the log has more statement shapes than the instance budget holds at %d instances each: operations keep at most %d sampled instances (of %d in all; rates count every statement)", a.sample, a.lim.opCap, a.lim.maxInstances))
+	}
+	for _, op := range a.opList {
+		if k := a.opCapOf(op); k < a.lim.opCap && op.seen > int64(k) {
+			a.warn(shardkey.Errorf(a.file, 0, "", "operation %s keeps %d sampled instances of its %d, not %d: each holds up to %d values, and an operation's sample holds at most %d values (its rate counts every statement)", op.name, len(op.samples), op.seen, min(int64(a.lim.opCap), op.seen), op.maxVals, shapeValues))
+		}
 	}
 	if a.lim.txnCap < a.sample {
 		a.warn(shardkey.Errorf(a.file, 0, "", "transaction shapes keep at most %d sampled transactions each (a budget of %d statements in all; rates count every transaction)", a.lim.txnCap, a.lim.maxTxnStmts))

@@ -50,6 +50,7 @@ type agg struct {
 	window bool
 
 	infos    map[*access]*accInfo
+	infoArgs int // the arguments of the accesses in infos
 	ops      map[string]*opAgg
 	opList   []*opAgg
 	txns     map[string]*txnAgg
@@ -132,6 +133,9 @@ type opAgg struct {
 	use, ignore []string
 	// counted: its instances' values are counted (traffic.go).
 	counted bool
+	// maxVals is the most values an instance of it held (see
+	// shapeValues).
+	maxVals int
 }
 
 // sample is one kept instance: the access (for its predicate layout) and
@@ -420,14 +424,22 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	if sm.ai.counts != nil {
 		a.count(&sm, op, wt)
 	}
-	if len(op.samples) < a.lim.opCap {
+	if nv := sampleValues(&sm); nv > op.maxVals {
+		op.maxVals = nv
+		if k := a.opCapOf(op); len(op.samples) > k {
+			a.lim.opKept -= len(op.samples) - k
+			op.samples = thin(a, op.samples, k)
+		}
+	}
+	k := a.opCapOf(op)
+	if len(op.samples) < k {
 		sm.vals = a.lim.detach(sm.vals)
 		sm.peers = a.detachPeers(sm.peers)
 		op.samples = append(op.samples, sm)
 		a.keptInstance()
 		return
 	}
-	if j := a.rng.Int64N(op.seen); j < int64(a.lim.opCap) {
+	if j := a.rng.Int64N(op.seen); j < int64(k) {
 		sm.vals = a.lim.detachInto(op.samples[j].vals, sm.vals)
 		sm.peers = a.detachPeers(sm.peers)
 		op.samples[j] = sm
@@ -603,9 +615,31 @@ func (a *agg) info(acc *access) *accInfo {
 	}
 	ai.op = op
 	a.setCounters(ai, acc, ti)
+	// infos is a memo (an access's info is the same whenever it is made),
+	// and its keys hold their templates alive: those of statements whose
+	// shape is not cached (past maxCached or maxLongCost, cache.go) are
+	// new each time. Past maxInfos accesses or maxInfoArgs of their
+	// arguments it starts afresh, so that it holds a few MB of templates,
+	// not one a statement (a log of IN lists of every length up to 4,096:
+	// 750 MB).
+	n := 0
+	for i := range acc.preds {
+		n += len(acc.preds[i].args)
+	}
+	if len(a.infos) >= maxInfos || a.infoArgs+n > maxInfoArgs {
+		clear(a.infos)
+		a.infoArgs = 0
+	}
+	a.infoArgs += n
 	a.infos[acc] = ai
 	return ai
 }
+
+// maxInfos and maxInfoArgs bound agg.infos (see agg.info).
+const (
+	maxInfos    = 1 << 17
+	maxInfoArgs = 1 << 18
+)
 
 // systemOnly reports whether every table a statement accesses is one of
 // PostgreSQL's system catalogs (pg_class, pg_namespace, ...: the pg_

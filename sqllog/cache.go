@@ -7,7 +7,8 @@ import (
 )
 
 // maxCached bounds the templates kept per cache: beyond it, new shapes are
-// parsed every time they occur (correct, only slower).
+// parsed every time they occur (correct, only slower). maxLongCost bounds
+// the long ones the same way.
 const maxCached = 1 << 16
 
 // cache maps shape texts to parsed templates. It is safe for concurrent use.
@@ -19,6 +20,8 @@ type cache struct {
 	// hides a constant (see template.folded); beyond maxRaw, the shape's
 	// template serves them unfolded, so memory stays bounded.
 	raw atomic.Int64
+	// long is the cost of the long shapes kept (see maxLongCost).
+	long atomic.Int64
 }
 
 // maxRaw bounds the distinct statements parsed as written to fold a
@@ -46,8 +49,27 @@ func (c *cache) loadBytes(key []byte) *template {
 	return t
 }
 
+// Long shapes (IN lists of up to MaxListValues values, each length a
+// shape of its own) are bounded by their memory too: a template takes
+// about 13 times its shape text (a value's placeholder "$100001, " is 9
+// bytes, its argument, predicate and binding about 120), so the text of
+// a shape past longShape bytes costs templateFactor times its excess, and
+// all of them together at most maxLongCost: about 110 shapes of 4,096
+// values, where a log of IN lists of every length from 1 to 4,096 took
+// 1 GB. Shapes of a benchmark client (under 1 kB) are bounded by
+// maxCached alone.
+const (
+	longShape      = 1 << 10
+	templateFactor = 16
+	maxLongCost    = 64 << 20
+)
+
 func (c *cache) store(key string, t *template) {
 	if c.n.Load() >= maxCached {
+		return
+	}
+	cost := int64(max(0, len(key)-longShape) * templateFactor)
+	if cost > 0 && c.long.Load()+cost > maxLongCost {
 		return
 	}
 	c.mu.Lock()
@@ -57,6 +79,7 @@ func (c *cache) store(key string, t *template) {
 	if _, ok := c.m[key]; !ok {
 		c.m[key] = t
 		c.n.Add(1)
+		c.long.Add(cost)
 	}
 	c.mu.Unlock()
 }

@@ -101,7 +101,20 @@
 // every reservoir is thinned to a common, smaller cap); an idle session's
 // open transaction is closed and counted after 8 hours of log time, as
 // MySQL's wait_timeout closes an idle connection; at most 65,536 parsed
-// statement shapes are cached. The values every statement binds by
+// statement shapes are cached (those of more than 1 kB of text, up to
+// about 64 MB). An IN list of more than 4,096 literal
+// values (MaxListValues) is cut to 4,096 values spread evenly over it
+// before the statement is parsed (a 10 MB statement of a million values
+// would take 650 MB of syntax tree), with a warning per statement shape
+// naming the first one's file and line: the statement is routed on the
+// values kept, so its shards touched are a lower bound, the whole list's
+// when the values kept reach every shard (almost surely under a hash key
+// of up to 256 shards: at most S*(1-1/S)^4096 to miss one of S shards),
+// and the key statistics count the values kept. An operation's sample
+// holds at most 262,144 values in all (64 instances of lists of 4,096;
+// fewer instances than Options.Sample only for shapes of more than 64
+// values an instance, with a warning). Multi-row INSERT ... VALUES lists
+// are not cut (each row is an insert). The values every statement binds by
 // equality to a column of a table without a row sample are counted, not
 // sampled (traffic.go; shardkey.Table.Traffic): exactly up to 65,536
 // distinct values a column within a budget of 262,144 over all columns

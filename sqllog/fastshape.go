@@ -48,12 +48,18 @@ type fastShape struct {
 type fastIndex struct {
 	m     map[fastKey][]*fastShape
 	n     int
+	lits  int       // literals of all exemplars (maxFastLits)
 	spans []litSpan // scratch for normalizeSpans
 }
 
 const (
 	maxFastShapes = 4096 // exemplars per index
-	maxFastPerKey = 16   // exemplars sharing a key
+	// maxFastLits bounds the literals of all exemplars of an index (an
+	// exemplar holds about 40 bytes a literal): 4,096 exemplars of a
+	// benchmark client's few literals each, or 64 of IN lists of 4,096
+	// (MaxListValues), not 4,096 of them (650 MB a worker).
+	maxFastLits   = 1 << 18
+	maxFastPerKey = 16 // exemplars sharing a key
 )
 
 // fastKey finds a statement's exemplars: its text before the first
@@ -164,7 +170,7 @@ func (f *fastShape) match(sql string, d Dialect, lits []lit) ([]lit, bool) {
 // text, an exemplar; spans are its literals as normalizeSpans recorded
 // them.
 func (fx *fastIndex) add(sql string, t *template, spans []litSpan) {
-	if fx.n >= maxFastShapes {
+	if fx.n >= maxFastShapes || fx.lits+len(spans) > maxFastLits {
 		return
 	}
 	for _, sp := range spans {
@@ -191,4 +197,5 @@ func (fx *fastIndex) add(sql string, t *template, spans []litSpan) {
 	}
 	fx.m[key] = append(fx.m[key], f)
 	fx.n++
+	fx.lits += len(spans)
 }

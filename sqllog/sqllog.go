@@ -318,17 +318,20 @@ type entry struct {
 // readState is what format readers share: the pipeline to feed and
 // warnings about skipped lines.
 type readState struct {
-	file    string
-	p       *pipeline
-	batch   []entry
-	line    int
-	entries int
-	warn    []error
-	skipped int
+	file  string
+	p     *pipeline
+	batch []entry
+	// batchText is the bytes of statement text in batch.
+	batchText int
+	line      int
+	entries   int
+	warn      []error
+	skipped   int
 	// moreLine is the line of the first skipped line not listed (the
 	// sixth), 0 for none.
 	moreLine int
 	prep     *prepared // SQL-level prepared statements by session (prepare.go)
+	cuts     listCuts  // statements whose long IN lists were cut (longlist.go)
 	bound    *shardkey.BoundedReader
 	// cut, when set, sees every entry before it is queued (windows.go).
 	cut  func(e *entry) error
@@ -339,7 +342,17 @@ type readState struct {
 	hasFirst bool
 }
 
-const batchSize = 512
+// A batch of entries is handed to the parsers at batchSize entries or
+// once its statements' text passes batchBytes, so that the batches in
+// flight (4 per worker and 7 more) hold a few MB each whatever the
+// statements' length: a batch of 512 statements with IN lists cut to
+// MaxListValues values holds 20 MB of text and 2 million bound values
+// (TestLongInList_ManyBounded: 560 MB of live heap, 72 MB at 256 kB).
+// A batch of 512 statements of a TPC-C client is under 256 kB.
+const (
+	batchSize  = 512
+	batchBytes = 256 << 10
+)
 
 // OwnMark is the comment package livedb puts in every statement it sends
 // (shardkey --from): a log captured while or after shardkey read the
@@ -373,6 +386,11 @@ func (rs *readState) emit(e entry) error {
 			return err
 		}
 	}
+	// After cut: a statement opening a window (watch) is noted in it.
+	if sql, lists, longest := cutLists(e.sql, rs.p.dialect, MaxListValues); lists > 0 {
+		rs.cuts.note(e.file, e.line, sql, rs.p.dialect, lists, longest)
+		e.sql = sql
+	}
 	if e.sql != "" {
 		rs.entries++
 	}
@@ -380,7 +398,8 @@ func (rs *readState) emit(e entry) error {
 		rs.batch = rs.p.entries()
 	}
 	rs.batch = append(rs.batch, e)
-	if len(rs.batch) >= batchSize {
+	rs.batchText += len(e.sql) + len(e.params)
+	if len(rs.batch) >= batchSize || rs.batchText >= batchBytes {
 		return rs.flush()
 	}
 	return nil
@@ -392,6 +411,7 @@ func (rs *readState) flush() error {
 	}
 	err := rs.p.send(rs.batch)
 	rs.batch = rs.p.entries()
+	rs.batchText = 0
 	return err
 }
 
@@ -407,12 +427,14 @@ func (rs *readState) skip(line int, format string, args ...any) {
 }
 
 // warnings returns the reader's warnings, with, when more than five lines
-// were skipped, how many more were (from the sixth's line on).
+// were skipped, how many more were (from the sixth's line on), and
+// one for each shape of statement whose IN lists were cut (longlist.go).
 func (rs *readState) warnings() []error {
-	if rs.moreLine == 0 {
-		return rs.warn
+	out := rs.warn
+	if rs.moreLine != 0 {
+		out = append(out, shardkey.Errorf(rs.file, rs.moreLine, "", "%d more lines skipped from here on, like those above (%d skipped in all)", rs.skipped-5, rs.skipped))
 	}
-	return append(rs.warn, shardkey.Errorf(rs.file, rs.moreLine, "", "%d more lines skipped from here on, like those above (%d skipped in all)", rs.skipped-5, rs.skipped))
+	return append(out, rs.cuts.warnings(rs.file)...)
 }
 
 // lineReader returns lines without their newline; the slice is valid until
@@ -427,6 +449,9 @@ type lineReader struct {
 }
 
 func (lr *lineReader) next() ([]byte, bool, error) {
+	if cap(lr.long) > 4<<20 {
+		lr.long = nil // a rare long line: its buffer is not kept for the rest of the log
+	}
 	b, err := lr.r.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		lr.long = append(lr.long[:0], b...)

@@ -158,6 +158,10 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 			a.warn(wn)
 		}
 		rs.warn = nil
+		for _, wn := range rs.cuts.warnings(name) {
+			a.warn(wn)
+		}
+		rs.cuts = listCuts{}
 		if err := a.finish(); err != nil {
 			return err
 		}
