@@ -163,10 +163,10 @@ type OpScore struct {
 	// another on columns under one unique vindex, which vtgate merges
 	// into the route the other table's lookup picks. Their work and own
 	// fan-out count here. Omitted when none.
-	MergedPerS      float64 `json:"merged_per_s,omitempty"`
-	WorkPerS        float64 `json:"work_per_s"`
-	FanoutMean      float64 `json:"fanout_mean"`
-	FanoutP99       float64 `json:"fanout_p99"`
+	MergedPerS float64 `json:"merged_per_s,omitempty"`
+	WorkPerS   float64 `json:"work_per_s"`
+	FanoutMean float64 `json:"fanout_mean"`
+	FanoutP99  float64 `json:"fanout_p99"`
 	// ScatterFraction is the share (0..1) of its reads (requests and
 	// merged) sent to every shard.
 	ScatterFraction float64 `json:"scatter_fraction"`
