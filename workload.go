@@ -442,6 +442,27 @@ type Instance struct {
 	// delete of the old value's lookup row and an insert of the new one's
 	// (sim, lookup.go).
 	Sets []Cond
+	// Parts, on the read that counts a multi-table SELECT's request (its
+	// first table's read: a join, a subquery the statement carries), are
+	// the statement's other tables' reads, each with the conditions and
+	// join peers it routes by (as its own instance's). The statement is
+	// one request, whatever the engine (a Citus router or multi-shard
+	// query, a Vitess route or join): its fan-out is the union of its
+	// parts' shards (sim). nil for other instances.
+	Parts []Part
+	// Rider marks a read that is one of those other parts (in some
+	// instance's Parts): its work and its own fan-out count, but it is no
+	// request of its own (the statement's first read counts it).
+	Rider bool
+}
+
+// Part is one table's read of a multi-table statement (Instance.Parts):
+// the table (index in Workload.Tables), its conditions and join peers as
+// that read's own instance has them.
+type Part struct {
+	Table int
+	Conds []Cond
+	Peers []Peer
 }
 
 // Peer is one join equality of an instance's statement: column Col of

@@ -569,15 +569,17 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 		// Costlier than one unit per request: counted in slots, as work
 		// is (a command across two slots of one node is two).
-		if op.SlotFanoutMean() > 1.0001 && op.RequestsPerS > 0 {
+		// A read that rides in another's request (a join's other table,
+		// merged_per_s) costs its own fan-out all the same.
+		if reads := op.RequestsPerS + op.MergedPerS; op.SlotFanoutMean() > 1.0001 && reads > 0 {
 			work := op.WorkPerS
 			if op.NodeWorkPerS != nil {
 				// Slots on nodes under an engine that sends a keyless
 				// scatter once per node: what the nodes do.
 				work = *op.NodeWorkPerS
 			}
-			as.Expensive = append(as.Expensive, OpCost{Name: op.Name, Rate: op.RequestsPerS, FanoutMean: op.FanoutMean,
-				Scatter: op.ScatterFraction, Broadcast: op.Broadcast, ExtraWork: work - op.RequestsPerS, Latency: op.Latency, unit: c.FanoutUnit()})
+			as.Expensive = append(as.Expensive, OpCost{Name: op.Name, Rate: reads, FanoutMean: op.FanoutMean,
+				Scatter: op.ScatterFraction, Broadcast: op.Broadcast, ExtraWork: work - reads, Latency: op.Latency, unit: c.FanoutUnit()})
 		}
 	}
 	sort.SliceStable(as.Expensive, func(i, j int) bool { return as.Expensive[i].ExtraWork > as.Expensive[j].ExtraWork })

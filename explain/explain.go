@@ -197,6 +197,25 @@ func addKeyColumns(w *shardkey.Workload, d *shardkey.Design, first int) {
 		return
 	}
 	cols := d.Default.Columns()
+	if w.Catalog != nil {
+		// A table the schema (--schema) declares with every key column
+		// is sharded by them, as score shards it, whether or not the
+		// statement names them: a join that binds them on another table
+		// only scatters to this one's shards.
+		for _, t := range w.Tables {
+			ti := w.Catalog.Table(t.Name)
+			if ti == nil {
+				continue
+			}
+			all := true
+			for _, c := range cols {
+				all = all && slices.ContainsFunc(ti.Columns, func(ci *shardkey.ColumnInfo) bool { return strings.EqualFold(ci.Name, c) })
+			}
+			if all {
+				add(t, cols)
+			}
+		}
+	}
 	for _, t := range w.Tables {
 		all := true
 		for _, c := range cols {

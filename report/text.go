@@ -265,7 +265,7 @@ func ops(w io.Writer, c *sim.Candidate) {
 // its merged reads (OpScore.MergedPerS) are one route with another
 // table's read.
 func mergedNote(o sim.OpScore) string {
-	return fmt.Sprintf("%s: %s/s of its reads are one route with another table's read in the same statement (a join vtgate merges into the route that table's lookup picks): counted in that read's requests/s; their work and fan-out here", o.Name, numfmt.Num(o.MergedPerS))
+	return fmt.Sprintf("%s: %s/s of its reads are parts of statements that read other tables too (a join), each counted as one request at another table's read (whose statement asks the union of its tables' shards: the design's fan-out and single-shard figures): no requests here; their work and own fan-out here", o.Name, numfmt.Num(o.MergedPerS))
 }
 
 func keyLine(w io.Writer, c *sim.Candidate) {

@@ -156,24 +156,31 @@ type OpScore struct {
 	Kind         string  `json:"kind"`
 	RequestsPerS float64 `json:"requests_per_s"`
 	// MergedPerS is the rate of its reads that are no requests of their
-	// own: a join of its table with another on columns under one unique
-	// vindex, which vtgate merges into the route the other table's
-	// lookup picks (one query; counted in the other read's
-	// requests_per_s). Their work and fan-out count here. Omitted when
-	// none.
-	MergedPerS      float64 `json:"merged_per_s,omitempty"`
-	WorkPerS        float64 `json:"work_per_s"`
-	FanoutMean      float64 `json:"fanout_mean"`
-	FanoutP99       float64 `json:"fanout_p99"`
-	ScatterFraction float64 `json:"scatter_fraction"` // share (0..1) of its requests sent to every shard to gather an answer
+	// own: a table read of a multi-table SELECT other than its first
+	// (counted in the first table's read's requests_per_s, whose
+	// statement asks the union of its tables' shards), or, in a workload
+	// that does not give the statement's parts, a join of its table with
+	// another on columns under one unique vindex, which vtgate merges
+	// into the route the other table's lookup picks. Their work and own
+	// fan-out count here. Omitted when none.
+	MergedPerS float64 `json:"merged_per_s,omitempty"`
+	WorkPerS   float64 `json:"work_per_s"`
+	FanoutMean float64 `json:"fanout_mean"`
+	FanoutP99  float64 `json:"fanout_p99"`
+	// ScatterFraction is the share (0..1) of its reads (requests and
+	// merged) sent to every shard to gather an answer.
+	ScatterFraction float64 `json:"scatter_fraction"`
 	// Broadcast reports a write to a replicated (reference) table: each
 	// request writes every copy, on every shard, and commits on all of
 	// them (Citus: two-phase commit; Vitess: a reference table's writes
 	// go to every shard), so it is a broadcast write, not scatter-gather
 	// (ScatterFraction is then 0), and a cross-shard transaction.
 	Broadcast bool `json:"broadcast,omitempty"`
-	// SingleShardFraction is the share (0..1) of its requests that touch
-	// exactly one shard.
+	// SingleShardFraction is the share (0..1) of its requests whose
+	// statement asks exactly one shard (a multi-table SELECT counted at
+	// its first table's read, over the union of its tables' shards); of
+	// its own reads' when all of them ride in other reads' requests
+	// (merged_per_s).
 	SingleShardFraction float64 `json:"single_shard_fraction"`
 	// LookupWorkPerS is the part of work_per_s done on lookup tables
 	// (routing reads, lookup-row writes).
@@ -300,17 +307,20 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		nodeHist = make([]float64, s.nodeFanout.Count+1)
 		c.FanoutPer = "node"
 	}
-	var count int64
-	merged := 0.0 // instances/s in Hist that are no requests (OpPartial.Merged)
+	// count: the requests (statements) in hist; nodeCount: the
+	// instances in nodeHist.
+	var count, nodeCount int64
 	for i, op := range w.Ops {
 		o := &p.Ops[i]
 		c.RequestsPerS += o.Requests
-		merged += o.Merged
 		c.WorkPerS += o.Work
-		for f, x := range o.Hist {
+		// Per statement: a multi-table SELECT once, at the union of
+		// its tables' shards (OpPartial.Stmt).
+		for f, x := range o.stmtHist() {
 			hist[f] += x
 		}
-		count += o.Count
+		count += o.Count - o.Riders
+		nodeCount += o.Count
 		os := OpScore{Name: op.Name, Table: w.Tables[op.Table].Name, Kind: op.Kind.String(),
 			RequestsPerS: o.Requests, MergedPerS: o.Merged, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency, keyless: o.Keyless}
 		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
@@ -322,13 +332,18 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 			os.FanoutMean, os.FanoutP99 = fanoutStats(o.NodeHist, o.Count)
 		}
 		os.Broadcast = op.Kind.IsWrite() && s.tables[op.Table].kind == kReplicate && s.N > 1
-		if o.Requests > 0 {
-			if !os.Broadcast {
-				os.ScatterFraction = o.Scatter / o.Requests
-			}
+		if all := o.Requests + o.Merged; all > 0 && !os.Broadcast {
+			os.ScatterFraction = o.Scatter / all
 		}
-		if all := o.Requests + o.Merged; all > 0 && len(o.Hist) > 1 {
-			os.SingleShardFraction = o.Hist[1] / all
+		switch sh := o.stmtHist(); {
+		case len(sh) < 2:
+		case o.Requests > 0:
+			// Its requests' statements that ask one shard.
+			os.SingleShardFraction = sh[1] / o.Requests
+		case o.Merged > 0:
+			// All its reads ride in other reads' requests: its own
+			// part's.
+			os.SingleShardFraction = o.Hist[1] / o.Merged
 		}
 		c.Operations = append(c.Operations, os)
 	}
@@ -338,10 +353,10 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	}
 	c.FanoutMean, c.FanoutP99 = fanoutStats(hist, count)
 	if nodeHist != nil {
-		c.FanoutMean, c.FanoutP99 = fanoutStats(nodeHist, count)
+		c.FanoutMean, c.FanoutP99 = fanoutStats(nodeHist, nodeCount)
 	}
-	if all := c.RequestsPerS + merged; all > 0 && len(hist) > 1 {
-		c.SingleShardFraction = hist[1] / all
+	if c.RequestsPerS > 0 && len(hist) > 1 {
+		c.SingleShardFraction = hist[1] / c.RequestsPerS
 	}
 	c.OverCapacity = overCapacity(c.CapacityWork(), w.Capacity)
 	main := -1

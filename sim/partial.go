@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/big"
+	"slices"
 	"sync"
 )
 
@@ -95,6 +96,31 @@ type OpPartial struct {
 	// Scheme.nodeFanout), is the requests/s of instances touching k
 	// nodes, k in 0..nodes; nil otherwise.
 	NodeHist []float64
+	// Stmt is Hist counted per statement: requests/s by the shards the
+	// statement asks. A multi-table SELECT is one request, at its first
+	// table's read (shardkey.Instance.Parts), whose fan-out is the union
+	// of its tables' shards; its other reads (touch.merged) are not in
+	// it. nil while it equals Hist (no such statement seen).
+	Stmt []float64
+	// Riders counts the instances in Count that are merged (no request).
+	Riders int64
+}
+
+// stmtHist returns o's per-statement histogram (OpPartial.Stmt).
+func (o *OpPartial) stmtHist() []float64 {
+	if o.Stmt != nil {
+		return o.Stmt
+	}
+	return o.Hist
+}
+
+// addHist adds x to o's fan-out f of touch t: to Hist, and to Stmt
+// unless t is merged (no request) or carries its statement's union.
+func (o *OpPartial) addHist(f int, x float64, t *touch) {
+	o.Hist[f] += x
+	if o.Stmt != nil && !t.merged && t.union == nil {
+		o.Stmt[f] += x
+	}
 }
 
 // NewPartial returns an empty partial for n shards and ops operations.
@@ -160,6 +186,15 @@ func (a *OpPartial) merge(b *OpPartial) {
 	a.Count += b.Count
 	a.Lookup += b.Lookup
 	a.Keyless += b.Keyless
+	a.Riders += b.Riders
+	if a.Stmt != nil || b.Stmt != nil {
+		if a.Stmt == nil {
+			a.Stmt = slices.Clone(a.Hist)
+		}
+		for f, x := range b.stmtHist() {
+			a.Stmt[f] += x
+		}
+	}
 	for f := range a.Hist {
 		a.Hist[f] += b.Hist[f]
 	}
@@ -229,6 +264,16 @@ func (p *Partial) addAutoTxn(t *touch, r float64) {
 // addTouch accounts one operation instance of rate r on op.
 func (p *Partial) addTouch(op int, t *touch, r float64) {
 	o := &p.Ops[op]
+	if (t.merged || t.union != nil) && o.Stmt == nil {
+		o.Stmt = slices.Clone(o.Hist)
+	}
+	if t.merged {
+		o.Riders++
+	}
+	for f, x := range t.union {
+		// The statement's fan-out: the union of its tables' shards.
+		o.Stmt[f] += r * x
+	}
 	if t.kind == tUniformN {
 		p.addUnknown(o, t, r)
 		if len(t.lks) > 0 {
@@ -245,7 +290,7 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 		o.Requests += r
 	}
 	o.Work += r * float64(f)
-	o.Hist[f] += r
+	o.addHist(f, r, t)
 	o.Count++
 	p.addShardWork(t, r)
 	switch t.kind {
@@ -315,11 +360,15 @@ func (p *Partial) addShardWork(t *touch, r float64) {
 func (p *Partial) addUnknown(o *OpPartial, t *touch, r float64) {
 	S := p.N
 	f := len(t.set)
-	o.Requests += r
+	if t.merged {
+		o.Merged += r
+	} else {
+		o.Requests += r
+	}
 	o.Count++
 	if t.n < 0 {
 		o.Work += r * float64(S)
-		o.Hist[S] += r
+		o.addHist(S, r, t)
 		p.WorkAll += r
 		return
 	}
@@ -333,7 +382,7 @@ func (p *Partial) addUnknown(o *OpPartial, t *touch, r float64) {
 	o.Work += r * (float64(f) + float64(S-f)*q)
 	dist := occupancy(S, f, t.n)
 	for k, pk := range dist {
-		o.Hist[k] += r * pk
+		o.addHist(k, r*pk, t)
 	}
 	if f == 0 {
 		p.WorkUniform += r * float64(S) * q

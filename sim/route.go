@@ -64,6 +64,11 @@ type touch struct {
 	// the other table's lookup picks: router.lookupMerged): its rows'
 	// work and fan-out count, but it is no request of its own.
 	merged bool
+	// union, on the first read of a multi-table SELECT
+	// (shardkey.Instance.Parts), is the distribution of the number of
+	// shards the whole statement asks (union[f]: the probability of f):
+	// its per-statement fan-out (OpPartial.Stmt). nil otherwise.
+	union []float64
 }
 
 // fanout returns the number of shards the touch asks.
@@ -109,6 +114,9 @@ type router struct {
 	// sawLookup: the last singleProb met lookup shards in the
 	// transaction's session.
 	sawLookup bool
+	// umark and umarked are union's scratch (join.go).
+	umark   []bool
+	umarked []int
 	// nodeSeen and nodeStamp are Partial.nodeTouch's scratch.
 	nodeSeen  []uint32
 	nodeStamp uint32

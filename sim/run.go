@@ -303,10 +303,23 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 		if len(in.Peers) > 0 && op.Kind == shardkey.Read && !hinted {
 			// Routed with a joined table's lookup (merge.go).
 			tc, _, _, ok, err = r.lookupMerged(op.Table, conds, in.Peers)
-			tc.merged = ok
+			// Without the statement's parts (a workload built by
+			// hand), the read merged into the other's route is the
+			// one that is no request.
+			tc.merged = ok && !in.Rider && len(in.Parts) == 0
 		}
 		if !ok && err == nil {
 			tc, err = r.stmt(op.Table, op.Kind, conds, in.Sets)
+		}
+		if err == nil && op.Kind == shardkey.Read {
+			switch {
+			case in.Rider:
+				// Another table's read of the statement counts its
+				// request (join.go).
+				tc.merged = true
+			case len(in.Parts) > 0:
+				tc.union, err = r.union(&tc, in.Parts)
+			}
 		}
 		if err != nil {
 			return shardkey.Errorf("", 0, op.Name, "instance %d: %v", i+1, err)

@@ -152,6 +152,11 @@ type sample struct {
 	// by an equality (access.peers) that bind a value: each with its
 	// own sample (for shardkey.Instance.Peers).
 	peers []peerSample
+	// parts, on the first table's read of a multi-table SELECT, are the
+	// statement's other tables' reads (shardkey.Instance.Parts); rider
+	// marks those others (shardkey.Instance.Rider). Operations' only.
+	parts []sample
+	rider bool
 }
 
 // peerSample is one join equality of a sample's statement with the
@@ -358,9 +363,25 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			if len(p.acc[i].peers) > 0 && !a.knownOnly {
 				sm.peers = a.peerSamples(p, vals, i)
 			}
-			a.offer(ai.op, sm, wt)
-			sm.peers = nil // operations' only: a transaction's statements route alone
 			stmt = append(stmt, sm)
+		}
+		if lead := oneRequest(stmt); lead >= 0 {
+			// A SELECT of several tables is one request: its first
+			// table's read counts it, with the others' reads as its
+			// parts (their fan-out joins its own); the others ride.
+			parts := make([]sample, 0, len(stmt)-1)
+			for k := range stmt {
+				if k != lead && !stmt[k].acc.virtual && stmt[k].acc.lazy == nil {
+					parts = append(parts, stmt[k])
+					stmt[k].rider = true
+				}
+			}
+			stmt[lead].parts = parts
+		}
+		for k := range stmt {
+			a.offer(stmt[k].ai.op, stmt[k], wt)
+			// Operations' only: a transaction's statements route alone.
+			stmt[k].peers, stmt[k].parts, stmt[k].rider = nil, nil, false
 		}
 		a.stmtBuf = stmt
 		if s := a.sessions[sid]; s != nil && (s.inTxn || s.autocommitOff) {
@@ -435,6 +456,7 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	if len(op.samples) < k {
 		sm.vals = a.lim.detach(sm.vals)
 		sm.peers = a.detachPeers(sm.peers)
+		sm.parts = a.detachParts(sm.parts)
 		op.samples = append(op.samples, sm)
 		a.keptInstance()
 		return
@@ -442,8 +464,48 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	if j := a.rng.Int64N(op.seen); j < int64(k) {
 		sm.vals = a.lim.detachInto(op.samples[j].vals, sm.vals)
 		sm.peers = a.detachPeers(sm.peers)
+		sm.parts = a.detachParts(sm.parts)
 		op.samples[j] = sm
 	}
+}
+
+// oneRequest returns the index in stmt of the read that counts a
+// multi-table SELECT's request (its first table's), or -1: fewer than
+// two table reads (derived tables and lazily built subqueries, read as
+// statements of their own, left out), or a statement that writes (its
+// parts stay requests of their own).
+func oneRequest(stmt []sample) int {
+	lead, n := -1, 0
+	for k := range stmt {
+		if stmt[k].ai.op.kind != shardkey.Read {
+			return -1
+		}
+		if stmt[k].acc.virtual || stmt[k].acc.lazy != nil {
+			continue
+		}
+		if lead < 0 {
+			lead = k
+		}
+		n++
+	}
+	if n < 2 {
+		return -1
+	}
+	return lead
+}
+
+// detachParts returns a kept sample's parts with values (and peers'
+// values) of their own, as detachPeers does for peers.
+func (a *agg) detachParts(ps []sample) []sample {
+	if len(ps) == 0 {
+		return nil
+	}
+	ps = slices.Clone(ps)
+	for k := range ps {
+		ps[k].vals = a.lim.detach(ps[k].vals)
+		ps[k].peers = a.detachPeers(ps[k].peers)
+	}
+	return ps
 }
 
 // detachPeers returns a kept sample's peers with values of their own:
@@ -583,6 +645,16 @@ func (a *agg) info(acc *access) *accInfo {
 		conds = append(conds, shardkey.Cond{Col: ci, Op: p.op})
 	}
 	name := shardkey.ShapeName(t, acc.kind, conds)
+	if len(conds) == 0 && acc.kind == shardkey.Read && len(acc.joins) > 0 {
+		// Not every row: the rows the join reaches.
+		var on []string
+		for _, j := range acc.joins {
+			if o := j[1] + " on " + j[0]; !slices.Contains(on, o) {
+				on = append(on, o)
+			}
+		}
+		name = fmt.Sprintf("read %s joined to %s", t.Name, strings.Join(on, ", "))
+	}
 	if acc.none {
 		// Its own shape: it asks no shard, unlike the full scans whose
 		// conditions it would otherwise share.

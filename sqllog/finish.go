@@ -70,7 +70,7 @@ func (a *agg) finish() error {
 		}
 		fv := int32(0)
 		for _, s := range samples {
-			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Seq: s.seq, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s)})
+			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Seq: s.seq, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s), Parts: a.parts(s, &fv), Rider: s.rider})
 		}
 		a.w.Ops = append(a.w.Ops, o)
 	}
@@ -779,6 +779,18 @@ func noRows(t *shardkey.Table) []shardkey.Cond {
 	out := make([]shardkey.Cond, len(t.Columns))
 	for i := range out {
 		out[i] = shardkey.Cond{Col: i, Op: shardkey.In, List: []shardkey.Value{}}
+	}
+	return out
+}
+
+// parts returns s's statement parts (shardkey.Instance.Parts).
+func (a *agg) parts(s sample, fv *int32) []shardkey.Part {
+	if len(s.parts) == 0 {
+		return nil
+	}
+	out := make([]shardkey.Part, 0, len(s.parts))
+	for _, p := range s.parts {
+		out = append(out, shardkey.Part{Table: p.ai.op.table, Conds: a.conds(p, fv), Peers: a.peers(p)})
 	}
 	return out
 }
