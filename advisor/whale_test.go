@@ -1,6 +1,8 @@
 package advisor
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -139,12 +141,14 @@ func TestWhaleStrict(t *testing.T) {
 			t.Errorf("isWhale(%v, %d) = %v; want %v", c.share, c.n, got, c.want)
 		}
 	}
-	// 20 orders: account 1 has 3 (15%) or 4 (20%), every other account
-	// one; hash(account_id) on 8 shards.
+	// 20,000 orders: account 1 has 3,000 (15%) or 4,000 (20%), every
+	// other account one; hash(account_id) on 8 shards. So many rows that
+	// the shares' 95% intervals (15% +- 0.5 points, 20% +- 0.6) are on
+	// one side of 18.75% (TestWhaleEvidence has 20 rows).
 	check := func(mine int, bounded bool) {
 		t.Helper()
-		tab := &shardkey.Table{Name: "orders", Rows: 20, Columns: []*shardkey.Column{{Name: "account_id", Type: shardkey.Int64}}}
-		for r := 0; r < 20; r++ {
+		tab := &shardkey.Table{Name: "orders", Rows: 20000, Columns: []*shardkey.Column{{Name: "account_id", Type: shardkey.Int64}}}
+		for r := 0; r < 20000; r++ {
 			v := int64(100 + r)
 			if r < mine {
 				v = 1
@@ -162,20 +166,20 @@ func TestWhaleStrict(t *testing.T) {
 			t.Fatal(err)
 		}
 		as := adv.Candidates[0]
-		share := float64(mine) / 20
-		if as.Criteria.LargestPartition != share || as.Criteria.Bounded != bounded {
-			t.Errorf("%d of 20 rows: largest %v bounded %v; want %v %v", mine, as.Criteria.LargestPartition, as.Criteria.Bounded, share, bounded)
+		share := float64(mine) / 20000
+		if as.Criteria.LargestPartition != share || as.Criteria.Bounded != bounded || as.Criteria.LargestUnknown {
+			t.Errorf("%d of 20,000 rows: largest %v bounded %v unknown %v; want %v %v false", mine, as.Criteria.LargestPartition, as.Criteria.Bounded, as.Criteria.LargestUnknown, share, bounded)
 		}
 		said := containsPrefix(as.Reasons, "the largest partition of the design is")
 		if !bounded && !containsPrefix(as.Reasons, "the largest partition of the design is orders.account_id = 1: it holds 20% of the rows of orders, a whale") {
 			said = false
 		}
 		if said == bounded {
-			t.Errorf("%d of 20 rows: whale reason given %v; want %v:\n%s", mine, said, !bounded, strings.Join(as.Reasons, "\n"))
+			t.Errorf("%d of 20,000 rows: whale reason given %v; want %v:\n%s", mine, said, !bounded, strings.Join(as.Reasons, "\n"))
 		}
 	}
-	check(3, true)
-	check(4, false)
+	check(3000, true)
+	check(4000, false)
 }
 
 // TestLargestPartitionNoRows: whaleShop with no row sample of orders (a
@@ -214,6 +218,130 @@ func TestLargestPartitionNoRows(t *testing.T) {
 	for _, want := range []string{"no proposed fix could be re-simulated (isolating account_id = 7", "the whale orders.account_id = 7 (40% of the requests naming account_id on orders)"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+}
+
+// TestShareInterval: the 95% intervals the whale test reads, worked by
+// hand (z = 1.959964, z^2 = 3.841459):
+//
+//   - 1 of 1: p = 1, the exact bound 0.025^(1/1) = 0.025 (Wilson's
+//     would be 1/(1+z^2) = 0.2065, over 18.75%): unproven on 8 shards;
+//   - 2 of 2: sqrt(0.025) = 0.1581 < 0.1875: unproven; 3 of 3:
+//     0.025^(1/3) = 0.2924: a whale;
+//   - 40 of 100: (0.4 + 0.0192073 -+ z sqrt(0.0024 + 0.0000960)) /
+//     1.0384146 = (0.4192073 -+ 0.0979205) / 1.0384146 = [0.3094, 0.4980]:
+//     a whale, 0.3094 > 0.1875;
+//   - 3 of 20: (0.15 + 0.0960365 -+ z sqrt(0.006375 + 0.0024009)) /
+//     1.1920730 = (0.2460365 -+ 0.1836090) / 1.1920730 = [0.0524, 0.3604]:
+//     unproven;
+//   - 100 of 1,000: (0.1 + 0.0019207 -+ z sqrt(0.00009 + 0.00000096)) /
+//     1.0038415 = (0.1019207 -+ 0.0186927) / 1.0038415 = [0.0829, 0.1202]:
+//     bounded, 0.1202 <= 0.1875.
+func TestShareInterval(t *testing.T) {
+	check := func(k, n int, lo, hi float64, want int) {
+		t.Helper()
+		gl, gh := shareInterval(float64(k)/float64(n), n)
+		if math.Abs(gl-lo) > 5e-4 || math.Abs(gh-hi) > 5e-4 {
+			t.Errorf("shareInterval(%d/%d) = [%.4f, %.4f]; want [%.4f, %.4f]", k, n, gl, gh, lo, hi)
+		}
+		if got := whaleVerdict(float64(k)/float64(n), n, 8); got != want {
+			t.Errorf("whaleVerdict(%d/%d, 8 shards) = %d; want %d", k, n, got, want)
+		}
+	}
+	check(1, 1, 0.025, 1, unproven)
+	check(2, 2, 0.1581, 1, unproven)
+	check(3, 3, 0.2924, 1, aWhale)
+	check(40, 100, 0.3094, 0.4980, aWhale)
+	check(3, 20, 0.0524, 0.3604, unproven)
+	check(100, 1000, 0.0829, 0.1202, noWhale)
+	// Nothing counts the observations: the point figure, as isWhale.
+	if whaleVerdict(0.2, 0, 8) != aWhale || whaleVerdict(0.15, 0, 8) != noWhale {
+		t.Error("whaleVerdict with n = 0 is not isWhale's")
+	}
+}
+
+// TestWhaleEvidence: 20 orders, account 1 with 3 (15%) or 4 (20%) of
+// them: both shares' 95% intervals straddle 1.5/8 = 18.75% (3 of 20:
+// [5.2%, 36%]; 4 of 20: [8.1%, 42%] by the same sum), so neither is
+// shown a whale nor bounded: the largest partition is unknown (null
+// share and bounded in JSON), named, with the 20 rows it rests on, and
+// no isolation is proposed. Before, 4 of 20 was a 20% whale and 3 of 20
+// bounded.
+func TestWhaleEvidence(t *testing.T) {
+	for _, mine := range []int{3, 4} {
+		tab := &shardkey.Table{Name: "orders", Rows: 20, Columns: []*shardkey.Column{{Name: "account_id", Type: shardkey.Int64}}}
+		for r := 0; r < 20; r++ {
+			v := int64(100 + r)
+			if r < mine {
+				v = 1
+			}
+			tab.Columns[0].Ints = append(tab.Columns[0].Ints, v)
+		}
+		op := &shardkey.Operation{Name: "an account's orders", Table: 0, Kind: shardkey.Read, Rate: 10,
+			Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(1)}}}}}
+		w := &shardkey.Workload{Tables: []*shardkey.Table{tab}, Ops: []*shardkey.Operation{op}, Shards: 8, Capacity: 5}
+		if err := w.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		adv, err := Recommend(w, Options{Shards: 8, Engine: partition.Generic{}, Keys: []string{"hash(account_id)"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := adv.Candidates[0]
+		cr := as.Criteria
+		if !cr.LargestUnknown || cr.LargestPartition != 0 || cr.LargestOf == nil || cr.LargestOf.Observations != 20 {
+			t.Errorf("%d of 20 rows: unknown %v share %v of %+v; want unknown, 0, resting on 20 rows", mine, cr.LargestUnknown, cr.LargestPartition, cr.LargestOf)
+		}
+		want := "the largest partition of the design is unknown: its heaviest value, orders.account_id = 1, holds " + pct(float64(mine)/20) + " of the rows of orders, but that rests on 20 sampled rows"
+		if !containsPrefix(as.Reasons, want) || containsPrefix(as.Reasons, "the largest partition of the design is orders") {
+			t.Errorf("%d of 20 rows: reasons lack %q or call a whale:\n%s", mine, want, strings.Join(as.Reasons, "\n"))
+		}
+		for _, f := range as.Fixes {
+			if f.Kind == "isolate" {
+				t.Errorf("%d of 20 rows: isolation proposed for an unproven whale: %+v", mine, f)
+			}
+		}
+		b, err := json.Marshal(cr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"largest_partition_share":null`) || !strings.Contains(string(b), `"bounded":null`) || !strings.Contains(string(b), `"observations":20`) {
+			t.Errorf("%d of 20 rows: criteria JSON %s; want a null share and bounded, 20 observations", mine, b)
+		}
+	}
+}
+
+// TestWhaleOneStatement: whaleShop without rows of orders, its reads of
+// orders one statement naming account 7: 100% of the requests naming
+// account_id there, on the evidence of one statement (exact lower end
+// 0.025, under 18.75%): unknown, said with the one statement it rests
+// on, and no isolation or cache proposed for it. Before: a 100% whale.
+func TestWhaleOneStatement(t *testing.T) {
+	w := whaleShop()
+	w.Tables[1].Rows = 0
+	w.Tables[1].Columns[0].Ints = nil
+	w.Ops[0].Instances = w.Ops[0].Instances[:1]
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	adv, err := Recommend(w, Options{Shards: 8, Engine: partition.Generic{}, Keys: []string{"hash(sku); orders:hash(account_id)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := adv.Candidates[0]
+	cr := as.Criteria
+	p := cr.LargestOf
+	if !cr.LargestUnknown || p == nil || p.Value != "7" || p.Share != 1 || p.Observations != 1 || p.Measure != "requests" {
+		t.Fatalf("largest partition %+v, unknown %v; want account_id = 7, 100%% of 1 statement, unknown", p, cr.LargestUnknown)
+	}
+	want := "the largest partition of the design is unknown: its heaviest value, orders.account_id = 7, holds 100% of the requests naming account_id on orders, but that rests on 1 statement naming account_id; the share's 95% interval, 2.5% to 100%"
+	if !containsPrefix(as.Reasons, want) {
+		t.Errorf("reasons lack %q:\n%s", want, strings.Join(as.Reasons, "\n"))
+	}
+	for _, f := range as.Fixes {
+		if f.Kind == "isolate" || f.Kind == "cache" {
+			t.Errorf("fix proposed for an unproven whale: %+v", f)
 		}
 	}
 }
