@@ -223,21 +223,28 @@ func TestLargestPartitionNoRows(t *testing.T) {
 }
 
 // TestShareInterval: the 95% intervals the whale test reads, worked by
-// hand (z = 1.959964, z^2 = 3.841459):
+// hand (z = 1.959964, z^2 = 3.841459; Newcombe's continuity-corrected
+// score interval, lo = (2np + z^2 - 1 - z sqrt(z^2 - 2 - 1/n +
+// 4p(n(1-p)+1))) / 2(n+z^2), hi likewise with +1, +2 and -1):
 //
-//   - 1 of 1: p = 1, the exact bound 0.025^(1/1) = 0.025 (Wilson's
-//     would be 1/(1+z^2) = 0.2065, over 18.75%): unproven on 8 shards;
-//   - 2 of 2: sqrt(0.025) = 0.1581 < 0.1875: unproven; 3 of 3:
-//     0.025^(1/3) = 0.2924: a whale;
-//   - 40 of 100: (0.4 + 0.0192073 -+ z sqrt(0.0024 + 0.0000960)) /
-//     1.0384146 = (0.4192073 -+ 0.0979205) / 1.0384146 = [0.3094, 0.4980]:
-//     a whale, 0.3094 > 0.1875;
-//   - 3 of 20: (0.15 + 0.0960365 -+ z sqrt(0.006375 + 0.0024009)) /
-//     1.1920730 = (0.2460365 -+ 0.1836090) / 1.1920730 = [0.0524, 0.3604]:
-//     unproven;
-//   - 100 of 1,000: (0.1 + 0.0019207 -+ z sqrt(0.00009 + 0.00000096)) /
-//     1.0038415 = (0.1019207 -+ 0.0186927) / 1.0038415 = [0.0829, 0.1202]:
-//     bounded, 0.1202 <= 0.1875.
+//   - 1 of 1: p = 1, the exact bound 0.025^(1/1) = 0.025 (the plain
+//     score interval's n/(n+z^2) would be 0.2065, over 18.75%): unproven
+//     on 8 shards; 2 of 2: sqrt(0.025) = 0.1581 < 0.1875: unproven; 3 of
+//     3: 0.025^(1/3) = 0.2924: a whale;
+//   - 2 of 3: (4 + 2.841459 - z sqrt(1.508126 + 5.333333)) / 13.682918
+//     = (6.841459 - 5.126521) / 13.682918 = 0.1253 (the plain score
+//     interval: 0.2077, a whale); hi (8.841459 + z sqrt(5.508126)) /
+//     13.682918 = 0.9824: unproven;
+//   - 40 of 100: (80 + 2.841459 -+ ...) / 207.682918: lo (82.841459 -
+//     z sqrt(1.831459 + 97.6)) = 63.2977 -> 0.3048; hi (84.841459 + z
+//     sqrt(5.831459 + 94.4)) = 104.4638 -> 0.5030: a whale, 0.3048 >
+//     0.1875;
+//   - 3 of 20: lo (8.841459 - z sqrt(1.791459 + 10.8)) / 47.682918 =
+//     0.0396, hi (10.841459 + z sqrt(5.791459 + 9.6)) / 47.682918 =
+//     0.3886: unproven;
+//   - 100 of 1,000: lo (202.841459 - z sqrt(1.840459 + 360.4)) /
+//     2007.682918 = 0.0825, hi (204.841459 + z sqrt(5.840459 + 359.6)) /
+//     2007.682918 = 0.1207: bounded, 0.1207 <= 0.1875.
 func TestShareInterval(t *testing.T) {
 	check := func(k, n int, lo, hi float64, want int) {
 		t.Helper()
@@ -252,9 +259,10 @@ func TestShareInterval(t *testing.T) {
 	check(1, 1, 0.025, 1, unproven)
 	check(2, 2, 0.1581, 1, unproven)
 	check(3, 3, 0.2924, 1, aWhale)
-	check(40, 100, 0.3094, 0.4980, aWhale)
-	check(3, 20, 0.0524, 0.3604, unproven)
-	check(100, 1000, 0.0829, 0.1202, noWhale)
+	check(2, 3, 0.1253, 0.9824, unproven)
+	check(40, 100, 0.3048, 0.5030, aWhale)
+	check(3, 20, 0.0396, 0.3886, unproven)
+	check(100, 1000, 0.0825, 0.1207, noWhale)
 	// Nothing counts the observations: the point figure, as isWhale.
 	if whaleVerdict(0.2, 0, 8) != aWhale || whaleVerdict(0.15, 0, 8) != noWhale {
 		t.Error("whaleVerdict with n = 0 is not isWhale's")
@@ -263,8 +271,8 @@ func TestShareInterval(t *testing.T) {
 
 // TestWhaleEvidence: 20 orders, account 1 with 3 (15%) or 4 (20%) of
 // them: both shares' 95% intervals straddle 1.5/8 = 18.75% (3 of 20:
-// [5.2%, 36%]; 4 of 20: [8.1%, 42%] by the same sum), so neither is
-// shown a whale nor bounded: the largest partition is unknown (null
+// [4.0%, 39%], TestShareInterval; 4 of 20: [6.6%, 44%] by the same
+// sums), so neither is shown a whale nor bounded: the largest partition is unknown (null
 // share and bounded in JSON), named, with the 20 rows it rests on, and
 // no isolation is proposed. Before, 4 of 20 was a 20% whale and 3 of 20
 // bounded.
