@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/sim"
 )
 
 // whaleShop is a shop with a whale on a table the design keys by its own
@@ -351,5 +352,26 @@ func TestWhaleOneStatement(t *testing.T) {
 		if f.Kind == "isolate" || f.Kind == "cache" {
 			t.Errorf("fix proposed for an unproven whale: %+v", f)
 		}
+	}
+}
+
+// TestRankUnknownLargest: an unknown largest partition is neither
+// bounded nor a whale in the ranking: against a design with a whale,
+// equal on everything else, neither goes first on that criterion; two
+// known ones are still ordered bounded first. Before, an unknown
+// partition ranked as bounded (Bounded true with LargestUnknown).
+func TestRankUnknownLargest(t *testing.T) {
+	mk := func(bounded, unknown bool) *Assessment {
+		return &Assessment{Score: &sim.Candidate{}, Criteria: Criteria{Bounded: bounded, LargestUnknown: unknown, AfterFixes: 10}}
+	}
+	whale, unknown, bounded := mk(false, false), mk(true, true), mk(true, false)
+	if _, decided := orderBanded(unknown, whale, 0.02); decided {
+		t.Error("unknown against a whale: decided; want a tie on the largest partition")
+	}
+	if _, decided := orderBanded(whale, unknown, 0.02); decided {
+		t.Error("a whale against unknown: decided; want a tie on the largest partition")
+	}
+	if first, decided := orderBanded(bounded, whale, 0.02); !decided || !first {
+		t.Errorf("bounded against a whale: first %v decided %v; want true true", first, decided)
 	}
 }
