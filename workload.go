@@ -185,6 +185,10 @@ type ValueCounts struct {
 	Sketch []uint64
 	// Total is the weight of every value counted, listed or not.
 	Total float64
+	// Statements is the number of statements that bound the column to a
+	// value counted here, each once whatever its weight or list length:
+	// how many observations the shares rest on (the whale test's n).
+	Statements int
 }
 
 // Distinct returns the distinct values counted: exact while Sketch is

@@ -257,8 +257,12 @@ type Criteria struct {
 	LargestOf        *PartitionValue `json:"largest_partition_of,omitempty"`
 	Bounded          bool            `json:"bounded"`
 	// LargestUnknown reports that nothing measures the largest
-	// partition (no rows, and no statement binds the key to a value):
-	// LargestPartition is then 0 and means "unknown", not "tiny".
+	// partition (no rows, and no statement binds the key to a value), or
+	// that too few rows or statements do to tell its heaviest value from
+	// a whale (whaleVerdict: the 95% interval of its share straddles the
+	// threshold; LargestOf then names it, with its observations):
+	// LargestPartition is then 0 and means "unknown", not "tiny", and the
+	// ranking weighs it as neither bounded nor a whale.
 	LargestUnknown bool `json:"largest_partition_unknown,omitempty"`
 	// WorkRatio is max/mean per-shard work; Expected the balls-into-bins
 	// ratio for this many equal keys; AfterFixes the busiest shard's work
@@ -602,11 +606,22 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	}
 	// The largest over every table the design shards: a whale on any of
 	// them is a shard the design cannot relieve.
-	if p := largestPartition(a.w, c, as.Root); p != nil {
+	// A value is a whale, or the key bounded, only on the evidence of
+	// enough rows or statements (whaleVerdict); in between the figure is
+	// unknown, LargestOf saying which value and on how many.
+	if p := largestPartition(a.w, c, as.Root, n); p != nil {
 		cr.LargestPartition, cr.LargestOf = p.Share, p
 	}
 	cr.LargestUnknown = as.Root == nil && cr.LargestOf == nil
-	cr.Bounded = !isWhale(cr.LargestPartition, n)
+	cr.Bounded = true
+	if p := cr.LargestOf; p != nil {
+		switch p.verdict(n) {
+		case aWhale:
+			cr.Bounded = false
+		case unproven:
+			cr.LargestPartition, cr.LargestUnknown = 0, true
+		}
+	}
 	cr.Boundary = a.boundary(key)
 	// Not viable: everything new lands on one range, or too few values.
 	d, _ := shardkey.ParseDesign(key)
@@ -746,6 +761,8 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	as.Reasons = append(as.Reasons, a.mongoUnsharded(key, c)...)
 	if !cr.Bounded && cr.LargestOf != nil {
 		as.Reasons = append(as.Reasons, whaleReason(cr.LargestOf, n))
+	} else if cr.LargestUnknown && cr.LargestOf != nil {
+		as.Reasons = append(as.Reasons, unprovenReason(cr.LargestOf, n))
 	}
 	if c.WorkPerS > 0 {
 		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)
@@ -1089,7 +1106,10 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 		}
 		return lo.movedOff-hi.movedOff <= 0.1*math.Max(x.Score.RequestsPerS, y.Score.RequestsPerS)
 	}
-	if a.Bounded != b.Bounded && !closeRel(a.AfterFixes, b.AfterFixes, 0.25) && movedFair(a.Bounded == (a.AfterFixes < b.AfterFixes)) {
+	// An unknown largest partition (LargestUnknown) is neither bounded
+	// nor a whale: a tie on that criterion.
+	bounds := !a.LargestUnknown && !b.LargestUnknown && a.Bounded != b.Bounded
+	if bounds && !closeRel(a.AfterFixes, b.AfterFixes, 0.25) && movedFair(a.Bounded == (a.AfterFixes < b.AfterFixes)) {
 		return a.Bounded, true
 	}
 	if !closeRel(a.AfterFixes, b.AfterFixes, loadTol) && movedFair(a.AfterFixes < b.AfterFixes) {
@@ -1099,8 +1119,9 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	// to weigh (a value that outgrows a shard; in MongoDB a chunk that
 	// cannot split below one shard key value, a jumbo chunk), so the key
 	// whose largest value is less than half the other's goes first. 0 is
-	// unknown (no row sample) and weighs nothing.
-	if a.Bounded != b.Bounded {
+	// unknown (no row sample, or too few observations) and weighs
+	// nothing.
+	if bounds {
 		return a.Bounded, true
 	}
 	if a.LargestPartition > 0 && b.LargestPartition > 0 &&
@@ -1109,7 +1130,7 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	}
 	if x.Score.WorkPerS == 0 && y.Score.WorkPerS == 0 {
 		// No queries: the rows' load is what is left to weigh.
-		if a.Bounded != b.Bounded {
+		if bounds {
 			return a.Bounded, true
 		}
 		if !closeRel(x.Score.LoadRatio, y.Score.LoadRatio, 0.02) {

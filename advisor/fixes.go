@@ -83,7 +83,8 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if _, ok := d.Default.(*shardkey.HashExpr); !ok {
 		return
 	}
-	if len(c.TopValues) == 0 || !isWhale(c.TopValues[0].Share, n) || !over(c) {
+	obs := mainObservations(c)
+	if len(c.TopValues) == 0 || whaleVerdict(c.TopValues[0].Share, obs, n) != aWhale || !over(c) {
 		return
 	}
 	// Isolate every value above 1.5 fair shares: a dedicated shard takes
@@ -92,7 +93,7 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	rest := strings.TrimPrefix(d.Text, d.Default.String())
 	bestK := 0
 	for _, tv := range c.TopValues {
-		if isWhale(tv.Share, n) && bestK < 8 && bestK < n/4 {
+		if whaleVerdict(tv.Share, obs, n) == aWhale && bestK < 8 && bestK < n/4 {
 			bestK++
 		}
 	}

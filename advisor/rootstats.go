@@ -39,6 +39,11 @@ type RootStats struct {
 	// root values with the largest share (0..1) of the requests that
 	// name one by equality on the group's tables.
 	TrafficTopValues []sim.TopValue `json:"traffic_top_values,omitempty"`
+
+	// observed is how many observations TopValues' shares rest on: the
+	// group's rows with a root value, or on the traffic basis the
+	// statements naming one (the whale test's n: evidence).
+	observed int
 }
 
 // MarshalJSON writes rs with null for the figures nothing measured:
@@ -63,8 +68,9 @@ type valueWeight struct {
 
 // rootTraffic returns the root values that operations on the tables
 // design d keys by col bind by equality, heaviest first, each weighted
-// by its share of its operation's rate, and their total.
-func rootTraffic(w *shardkey.Workload, d *shardkey.Design, col string) ([]valueWeight, float64) {
+// by its share of its operation's rate, their total, and the number of
+// instances naming one.
+func rootTraffic(w *shardkey.Workload, d *shardkey.Design, col string) ([]valueWeight, float64, int) {
 	m := map[shardkey.Value]*valueWeight{}
 	total := 0.0
 	order := 0
@@ -107,7 +113,7 @@ func rootTraffic(w *shardkey.Workload, d *shardkey.Design, col string) ([]valueW
 		}
 		return out[i].first < out[j].first
 	})
-	return out, total
+	return out, total, order
 }
 
 // rootStats computes the root checklist of design key over w, when the
@@ -156,7 +162,8 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 			total += t.Weight(i)
 		}
 	}
-	traffic, ttotal := rootTraffic(w, d, col)
+	rs.observed = order
+	traffic, ttotal, named := rootTraffic(w, d, col)
 	if total == 0 {
 		// No rows (a log): the requests that name each root value, over
 		// every table of the group.
@@ -176,6 +183,7 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 			m[x.v.Canonical()] = &agg{w: x.w, row: x.first, text: x.v.String()}
 		}
 		total = ttotal
+		rs.observed = named
 		if total == 0 || len(rs.Tables) < 2 {
 			return nil
 		}

@@ -27,6 +27,77 @@ func isWhale(share float64, n int) bool {
 	return n > 0 && share > whaleShares/float64(n)+1e-12
 }
 
+// whaleZ is the standard normal quantile of a two-sided 95% confidence
+// interval, 1.959964 (Phi(z) = 0.975).
+const whaleZ = 1.959964
+
+// shareInterval returns the 95% confidence interval [lo, hi] of a
+// value's share (0..1) of a population, observed as share of n
+// observations (sampled rows, or statements naming the key; weights
+// aside, so k = share*n need not be whole): Wilson's score interval (E.
+// B. Wilson, "Probable inference, the law of succession, and statistical
+// inference", JASA 22 (1927) 209-212) with a continuity correction
+// (R. G. Newcombe, "Two-sided confidence intervals for the single
+// proportion", Statistics in Medicine 17 (1998) 857-872, method 4):
+//
+//	lo = (2np + z^2 - 1 - z sqrt(z^2 - 2 - 1/n + 4p(n(1-p) + 1))) / 2(n + z^2)
+//	hi = (2np + z^2 + 1 + z sqrt(z^2 + 2 - 1/n + 4p(n(1-p) - 1))) / 2(n + z^2)
+//
+// Unlike the normal approximation p -+ z sqrt(p(1-p)/n) it stays in 0..1
+// and is not degenerate at p = 0 or 1; the correction keeps it from
+// claiming too much of a handful of observations, where the plain
+// score interval covers badly (2 of 3 would bound the share below at
+// 0.21, a whale on 8 shards; corrected, 0.13). At p = 1 (every
+// observation names the value, as one statement always does) the exact
+// (Clopper-Pearson) bound has a closed form, (0.025)^(1/n), lower than
+// either (0.025 for n = 1, 0.16 for 2, 0.29 for 3), and is taken; likewise
+// 1 - (0.025)^(1/n) above at p = 0. n <= 0: [share, share] (nothing
+// counts the observations: the point figure).
+func shareInterval(share float64, n int) (lo, hi float64) {
+	if n <= 0 {
+		return share, share
+	}
+	nf := float64(n)
+	switch {
+	case share >= 1:
+		return math.Pow(0.025, 1/nf), 1
+	case share <= 0:
+		return 0, 1 - math.Pow(0.025, 1/nf)
+	}
+	z, z2 := whaleZ, whaleZ*whaleZ
+	d := 2 * (nf + z2)
+	lo = (2*nf*share + z2 - 1 - z*math.Sqrt(max(0, z2-2-1/nf+4*share*(nf*(1-share)+1)))) / d
+	hi = (2*nf*share + z2 + 1 + z*math.Sqrt(max(0, z2+2-1/nf+4*share*(nf*(1-share)-1)))) / d
+	return max(0, lo), min(1, hi)
+}
+
+// Whale verdicts: what the evidence shows of a value's share against
+// the whale threshold (whaleShares fair shares).
+const (
+	noWhale  = iota // bounded: the interval's upper end is at most the threshold
+	aWhale          // the interval's lower end is over the threshold
+	unproven        // the interval straddles it: too few observations to tell
+)
+
+// whaleVerdict says whether a value observed as share of n observations
+// is a whale on shards shards: only when the lower end of the share's
+// 95% interval (shareInterval) is over the threshold (isWhale), no whale
+// when its upper end is not, and unproven in between. A row sample of
+// 100,000 rows moves the ends by at most 0.3 points; one or two
+// statements cannot show a value a whale on 8 shards, nor a handful show
+// a key bounded. n <= 0 (nothing counts the observations): the point
+// figure decides, as isWhale.
+func whaleVerdict(share float64, n, shards int) int {
+	lo, hi := shareInterval(share, n)
+	switch {
+	case isWhale(lo, shards):
+		return aWhale
+	case !isWhale(hi, shards):
+		return noWhale
+	}
+	return unproven
+}
+
 // fairShareText is one shard's fair share and the whale threshold, in
 // words: "one shard's fair share is 1/8 = 12.5%; a whale holds more than
 // 1.5 times it, 18.8%". Three significant digits, so that 1/8 does not
@@ -55,8 +126,30 @@ type PartitionValue struct {
 	// Group reports that Tables are a root entity's group (their rows
 	// move together).
 	Group bool `json:"entity_group,omitempty"`
+	// Observations is how many observations Share rests on: the sampled
+	// rows (the group's), or the statements naming the key on the
+	// requests basis, each once whatever its weight; ShareLow and
+	// ShareHigh are Share's 95% confidence interval (shareInterval),
+	// which the whale test reads. 0 and omitted when nothing counts them.
+	Observations int     `json:"observations,omitempty"`
+	ShareLow     float64 `json:"share_low,omitempty"`
+	ShareHigh    float64 `json:"share_high,omitempty"`
 
 	top []sim.TopValue // the table's (group's) heaviest values, heaviest first
+}
+
+// verdict is whaleVerdict of p's share on n shards.
+func (p *PartitionValue) verdict(n int) int {
+	return whaleVerdict(p.Share, p.Observations, n)
+}
+
+// withEvidence sets p's Observations to n and its interval, and returns p.
+func (p *PartitionValue) withEvidence(n int) *PartitionValue {
+	if n > 0 {
+		p.Observations = n
+		p.ShareLow, p.ShareHigh = shareInterval(p.Share, n)
+	}
+	return p
 }
 
 // Name is the value with its table: "orders.account_id = 7", or for an
@@ -104,15 +197,38 @@ func keyMeasure(w *shardkey.Workload, ks sim.KeyStats) string {
 	return "rows"
 }
 
+// keyObservations is how many observations a table key's shares rest
+// on: the statements naming it on the traffic basis, else the sampled
+// rows (weights aside).
+func keyObservations(ks sim.KeyStats) int {
+	if ks.Basis == "traffic" {
+		return ks.Named
+	}
+	return ks.Rows
+}
+
 // largestPartition returns the largest partition over every table c's
-// design shards: the root entity's group (its figure is what a shard
-// must hold for the tables keyed by the root), and each other sharded
-// table's own key. Ties keep the root's, then the main table's (the
-// figure before every table was weighed). nil when nothing measures one.
-func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats) *PartitionValue {
+// design shards (n shards): the root entity's group (its figure is what
+// a shard must hold for the tables keyed by the root), and each other
+// sharded table's own key. A value the evidence shows a whale
+// (whaleVerdict) comes before one it cannot tell from a whale, which
+// comes before the bounded ones, so that a whale on a table with rows is
+// not hidden behind one statement's 100%; within a verdict the largest
+// share. Ties keep the root's, then the main table's (the figure before
+// every table was weighed). nil when nothing measures one.
+func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats, n int) *PartitionValue {
 	var best *PartitionValue
+	rank := func(p *PartitionValue) int {
+		switch p.verdict(n) {
+		case aWhale:
+			return 2
+		case unproven:
+			return 1
+		}
+		return 0
+	}
 	consider := func(p *PartitionValue) {
-		if best == nil || p.Share > best.Share {
+		if best == nil || rank(p) > rank(best) || rank(p) == rank(best) && p.Share > best.Share {
 			best = p
 		}
 	}
@@ -122,8 +238,8 @@ func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats) *Pa
 		if rs.Basis == "traffic" {
 			m = "requests"
 		}
-		consider(&PartitionValue{Tables: rs.Tables, Columns: []string{rs.Column}, Value: rs.TopValues[0].Value,
-			Share: rs.TopValues[0].Share, Measure: m, Group: true, top: rs.TopValues})
+		consider((&PartitionValue{Tables: rs.Tables, Columns: []string{rs.Column}, Value: rs.TopValues[0].Value,
+			Share: rs.TopValues[0].Share, Measure: m, Group: true, top: rs.TopValues}).withEvidence(rs.observed))
 	}
 	tks := slices.Clone(c.Tables)
 	// The main table first: c.TopValues are its.
@@ -141,14 +257,26 @@ func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats) *Pa
 		if root && slices.Contains(rs.Tables, tk.Table) || len(tk.TopValues) == 0 {
 			continue
 		}
-		consider(&PartitionValue{Tables: []string{tk.Table}, Columns: tk.Columns, Value: tk.TopValues[0].Value,
-			Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: tk.TopValues})
+		consider((&PartitionValue{Tables: []string{tk.Table}, Columns: tk.Columns, Value: tk.TopValues[0].Value,
+			Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: tk.TopValues}).withEvidence(keyObservations(tk.KeyStats)))
 	}
 	return best
 }
 
 func isMain(c *sim.Candidate, tk sim.TableKey) bool {
 	return len(c.TopValues) > 0 && len(tk.TopValues) > 0 && tk.Cardinality == c.Cardinality && tk.TopValues[0] == c.TopValues[0]
+}
+
+// mainObservations is how many observations c.TopValues (the main
+// table's key) rest on (keyObservations); 0 when no table key is the
+// main one.
+func mainObservations(c *sim.Candidate) int {
+	for _, tk := range c.Tables {
+		if isMain(c, tk) {
+			return keyObservations(tk.KeyStats)
+		}
+	}
+	return 0
 }
 
 // mainMeasure is what c.TopValues (the main table's key) count, with the
@@ -167,6 +295,18 @@ func mainMeasure(w *shardkey.Workload, c *sim.Candidate) string {
 func whaleReason(p *PartitionValue, n int) string {
 	return fmt.Sprintf("the largest partition of the design is %s: it holds %s %s, a whale (%s); whatever the shard count, one shard holds all of it",
 		p.Name(), pct(p.Share), p.Of(), fairShareText(n))
+}
+
+// unprovenReason says that the design's largest partition is unknown:
+// its heaviest value's share rests on too few observations to show it a
+// whale or bounded (whaleVerdict).
+func unprovenReason(p *PartitionValue, n int) string {
+	what := plural(p.Observations, "sampled row", "sampled rows")
+	if p.Measure == "requests" {
+		what = plural(p.Observations, "statement", "statements") + " naming " + strings.Join(p.Columns, ", ")
+	}
+	return fmt.Sprintf("the largest partition of the design is unknown: its heaviest value, %s, holds %s %s, but that rests on %d %s; the share's 95%% interval, %s to %s, straddles the whale threshold (%s): too few to call it a whale or the key bounded",
+		p.Name(), pct(p.Share), p.Of(), p.Observations, what, pct(p.ShareLow), pct(p.ShareHigh), fairShareText(n))
 }
 
 // replaceExpr returns design d's text with the key of the tables in
@@ -220,7 +360,7 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	c := as.Score
 	n := o.Shards
 	p := as.Criteria.LargestOf
-	if p == nil || !isWhale(p.Share, n) || !over(c) {
+	if p == nil || p.verdict(n) != aWhale || !over(c) {
 		return
 	}
 	// The expression the whale's table is keyed by, and the tables keyed
@@ -249,7 +389,7 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	k := 0
 	var vals []string
 	for _, tv := range p.top {
-		if isWhale(tv.Share, n) && k < 8 && k < n/4 {
+		if whaleVerdict(tv.Share, p.Observations, n) == aWhale && k < 8 && k < n/4 {
 			k++
 			vals = append(vals, fmt.Sprintf("%s (%s %s)", valueText(p.Columns, tv.Value), pct(tv.Share), p.Of()))
 		}

@@ -1,11 +1,14 @@
 package advisor
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/sim"
 )
 
 // whaleShop is a shop with a whale on a table the design keys by its own
@@ -139,12 +142,14 @@ func TestWhaleStrict(t *testing.T) {
 			t.Errorf("isWhale(%v, %d) = %v; want %v", c.share, c.n, got, c.want)
 		}
 	}
-	// 20 orders: account 1 has 3 (15%) or 4 (20%), every other account
-	// one; hash(account_id) on 8 shards.
+	// 20,000 orders: account 1 has 3,000 (15%) or 4,000 (20%), every
+	// other account one; hash(account_id) on 8 shards. So many rows that
+	// the shares' 95% intervals (15% +- 0.5 points, 20% +- 0.6) are on
+	// one side of 18.75% (TestWhaleEvidence has 20 rows).
 	check := func(mine int, bounded bool) {
 		t.Helper()
-		tab := &shardkey.Table{Name: "orders", Rows: 20, Columns: []*shardkey.Column{{Name: "account_id", Type: shardkey.Int64}}}
-		for r := 0; r < 20; r++ {
+		tab := &shardkey.Table{Name: "orders", Rows: 20000, Columns: []*shardkey.Column{{Name: "account_id", Type: shardkey.Int64}}}
+		for r := 0; r < 20000; r++ {
 			v := int64(100 + r)
 			if r < mine {
 				v = 1
@@ -162,20 +167,20 @@ func TestWhaleStrict(t *testing.T) {
 			t.Fatal(err)
 		}
 		as := adv.Candidates[0]
-		share := float64(mine) / 20
-		if as.Criteria.LargestPartition != share || as.Criteria.Bounded != bounded {
-			t.Errorf("%d of 20 rows: largest %v bounded %v; want %v %v", mine, as.Criteria.LargestPartition, as.Criteria.Bounded, share, bounded)
+		share := float64(mine) / 20000
+		if as.Criteria.LargestPartition != share || as.Criteria.Bounded != bounded || as.Criteria.LargestUnknown {
+			t.Errorf("%d of 20,000 rows: largest %v bounded %v unknown %v; want %v %v false", mine, as.Criteria.LargestPartition, as.Criteria.Bounded, as.Criteria.LargestUnknown, share, bounded)
 		}
 		said := containsPrefix(as.Reasons, "the largest partition of the design is")
 		if !bounded && !containsPrefix(as.Reasons, "the largest partition of the design is orders.account_id = 1: it holds 20% of the rows of orders, a whale") {
 			said = false
 		}
 		if said == bounded {
-			t.Errorf("%d of 20 rows: whale reason given %v; want %v:\n%s", mine, said, !bounded, strings.Join(as.Reasons, "\n"))
+			t.Errorf("%d of 20,000 rows: whale reason given %v; want %v:\n%s", mine, said, !bounded, strings.Join(as.Reasons, "\n"))
 		}
 	}
-	check(3, true)
-	check(4, false)
+	check(3000, true)
+	check(4000, false)
 }
 
 // TestLargestPartitionNoRows: whaleShop with no row sample of orders (a
@@ -215,5 +220,158 @@ func TestLargestPartitionNoRows(t *testing.T) {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}
+	}
+}
+
+// TestShareInterval: the 95% intervals the whale test reads, worked by
+// hand (z = 1.959964, z^2 = 3.841459; Newcombe's continuity-corrected
+// score interval, lo = (2np + z^2 - 1 - z sqrt(z^2 - 2 - 1/n +
+// 4p(n(1-p)+1))) / 2(n+z^2), hi likewise with +1, +2 and -1):
+//
+//   - 1 of 1: p = 1, the exact bound 0.025^(1/1) = 0.025 (the plain
+//     score interval's n/(n+z^2) would be 0.2065, over 18.75%): unproven
+//     on 8 shards; 2 of 2: sqrt(0.025) = 0.1581 < 0.1875: unproven; 3 of
+//     3: 0.025^(1/3) = 0.2924: a whale;
+//   - 2 of 3: (4 + 2.841459 - z sqrt(1.508126 + 5.333333)) / 13.682918
+//     = (6.841459 - 5.126521) / 13.682918 = 0.1253 (the plain score
+//     interval: 0.2077, a whale); hi (8.841459 + z sqrt(5.508126)) /
+//     13.682918 = 0.9824: unproven;
+//   - 40 of 100: (80 + 2.841459 -+ ...) / 207.682918: lo (82.841459 -
+//     z sqrt(1.831459 + 97.6)) = 63.2977 -> 0.3048; hi (84.841459 + z
+//     sqrt(5.831459 + 94.4)) = 104.4638 -> 0.5030: a whale, 0.3048 >
+//     0.1875;
+//   - 3 of 20: lo (8.841459 - z sqrt(1.791459 + 10.8)) / 47.682918 =
+//     0.0396, hi (10.841459 + z sqrt(5.791459 + 9.6)) / 47.682918 =
+//     0.3886: unproven;
+//   - 100 of 1,000: lo (202.841459 - z sqrt(1.840459 + 360.4)) /
+//     2007.682918 = 0.0825, hi (204.841459 + z sqrt(5.840459 + 359.6)) /
+//     2007.682918 = 0.1207: bounded, 0.1207 <= 0.1875.
+func TestShareInterval(t *testing.T) {
+	check := func(k, n int, lo, hi float64, want int) {
+		t.Helper()
+		gl, gh := shareInterval(float64(k)/float64(n), n)
+		if math.Abs(gl-lo) > 5e-4 || math.Abs(gh-hi) > 5e-4 {
+			t.Errorf("shareInterval(%d/%d) = [%.4f, %.4f]; want [%.4f, %.4f]", k, n, gl, gh, lo, hi)
+		}
+		if got := whaleVerdict(float64(k)/float64(n), n, 8); got != want {
+			t.Errorf("whaleVerdict(%d/%d, 8 shards) = %d; want %d", k, n, got, want)
+		}
+	}
+	check(1, 1, 0.025, 1, unproven)
+	check(2, 2, 0.1581, 1, unproven)
+	check(3, 3, 0.2924, 1, aWhale)
+	check(2, 3, 0.1253, 0.9824, unproven)
+	check(40, 100, 0.3048, 0.5030, aWhale)
+	check(3, 20, 0.0396, 0.3886, unproven)
+	check(100, 1000, 0.0825, 0.1207, noWhale)
+	// Nothing counts the observations: the point figure, as isWhale.
+	if whaleVerdict(0.2, 0, 8) != aWhale || whaleVerdict(0.15, 0, 8) != noWhale {
+		t.Error("whaleVerdict with n = 0 is not isWhale's")
+	}
+}
+
+// TestWhaleEvidence: 20 orders, account 1 with 3 (15%) or 4 (20%) of
+// them: both shares' 95% intervals straddle 1.5/8 = 18.75% (3 of 20:
+// [4.0%, 39%], TestShareInterval; 4 of 20: [6.6%, 44%] by the same
+// sums), so neither is shown a whale nor bounded: the largest partition is unknown (null
+// share and bounded in JSON), named, with the 20 rows it rests on, and
+// no isolation is proposed. Before, 4 of 20 was a 20% whale and 3 of 20
+// bounded.
+func TestWhaleEvidence(t *testing.T) {
+	for _, mine := range []int{3, 4} {
+		tab := &shardkey.Table{Name: "orders", Rows: 20, Columns: []*shardkey.Column{{Name: "account_id", Type: shardkey.Int64}}}
+		for r := 0; r < 20; r++ {
+			v := int64(100 + r)
+			if r < mine {
+				v = 1
+			}
+			tab.Columns[0].Ints = append(tab.Columns[0].Ints, v)
+		}
+		op := &shardkey.Operation{Name: "an account's orders", Table: 0, Kind: shardkey.Read, Rate: 10,
+			Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(1)}}}}}
+		w := &shardkey.Workload{Tables: []*shardkey.Table{tab}, Ops: []*shardkey.Operation{op}, Shards: 8, Capacity: 5}
+		if err := w.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		adv, err := Recommend(w, Options{Shards: 8, Engine: partition.Generic{}, Keys: []string{"hash(account_id)"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := adv.Candidates[0]
+		cr := as.Criteria
+		if !cr.LargestUnknown || cr.LargestPartition != 0 || cr.LargestOf == nil || cr.LargestOf.Observations != 20 {
+			t.Errorf("%d of 20 rows: unknown %v share %v of %+v; want unknown, 0, resting on 20 rows", mine, cr.LargestUnknown, cr.LargestPartition, cr.LargestOf)
+		}
+		want := "the largest partition of the design is unknown: its heaviest value, orders.account_id = 1, holds " + pct(float64(mine)/20) + " of the rows of orders, but that rests on 20 sampled rows"
+		if !containsPrefix(as.Reasons, want) || containsPrefix(as.Reasons, "the largest partition of the design is orders") {
+			t.Errorf("%d of 20 rows: reasons lack %q or call a whale:\n%s", mine, want, strings.Join(as.Reasons, "\n"))
+		}
+		for _, f := range as.Fixes {
+			if f.Kind == "isolate" {
+				t.Errorf("%d of 20 rows: isolation proposed for an unproven whale: %+v", mine, f)
+			}
+		}
+		b, err := json.Marshal(cr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"largest_partition_share":null`) || !strings.Contains(string(b), `"bounded":null`) || !strings.Contains(string(b), `"observations":20`) {
+			t.Errorf("%d of 20 rows: criteria JSON %s; want a null share and bounded, 20 observations", mine, b)
+		}
+	}
+}
+
+// TestWhaleOneStatement: whaleShop without rows of orders, its reads of
+// orders one statement naming account 7: 100% of the requests naming
+// account_id there, on the evidence of one statement (exact lower end
+// 0.025, under 18.75%): unknown, said with the one statement it rests
+// on, and no isolation or cache proposed for it. Before: a 100% whale.
+func TestWhaleOneStatement(t *testing.T) {
+	w := whaleShop()
+	w.Tables[1].Rows = 0
+	w.Tables[1].Columns[0].Ints = nil
+	w.Ops[0].Instances = w.Ops[0].Instances[:1]
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	adv, err := Recommend(w, Options{Shards: 8, Engine: partition.Generic{}, Keys: []string{"hash(sku); orders:hash(account_id)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := adv.Candidates[0]
+	cr := as.Criteria
+	p := cr.LargestOf
+	if !cr.LargestUnknown || p == nil || p.Value != "7" || p.Share != 1 || p.Observations != 1 || p.Measure != "requests" {
+		t.Fatalf("largest partition %+v, unknown %v; want account_id = 7, 100%% of 1 statement, unknown", p, cr.LargestUnknown)
+	}
+	want := "the largest partition of the design is unknown: its heaviest value, orders.account_id = 7, holds 100% of the requests naming account_id on orders, but that rests on 1 statement naming account_id; the share's 95% interval, 2.5% to 100%"
+	if !containsPrefix(as.Reasons, want) {
+		t.Errorf("reasons lack %q:\n%s", want, strings.Join(as.Reasons, "\n"))
+	}
+	for _, f := range as.Fixes {
+		if f.Kind == "isolate" || f.Kind == "cache" {
+			t.Errorf("fix proposed for an unproven whale: %+v", f)
+		}
+	}
+}
+
+// TestRankUnknownLargest: an unknown largest partition is neither
+// bounded nor a whale in the ranking: against a design with a whale,
+// equal on everything else, neither goes first on that criterion; two
+// known ones are still ordered bounded first. Before, an unknown
+// partition ranked as bounded (Bounded true with LargestUnknown).
+func TestRankUnknownLargest(t *testing.T) {
+	mk := func(bounded, unknown bool) *Assessment {
+		return &Assessment{Score: &sim.Candidate{}, Criteria: Criteria{Bounded: bounded, LargestUnknown: unknown, AfterFixes: 10}}
+	}
+	whale, unknown, bounded := mk(false, false), mk(true, true), mk(true, false)
+	if _, decided := orderBanded(unknown, whale, 0.02); decided {
+		t.Error("unknown against a whale: decided; want a tie on the largest partition")
+	}
+	if _, decided := orderBanded(whale, unknown, 0.02); decided {
+		t.Error("a whale against unknown: decided; want a tie on the largest partition")
+	}
+	if first, decided := orderBanded(bounded, whale, 0.02); !decided || !first {
+		t.Errorf("bounded against a whale: first %v decided %v; want true true", first, decided)
 	}
 }

@@ -54,6 +54,12 @@ type KeyStats struct {
 	// value; 0 on the row sample): how much insert order the figure
 	// rests on.
 	Inserted int `json:"-"`
+	// Named is, on the traffic basis, the number of statements that bind
+	// the key to a value (each once, whatever its weight: a log's counted
+	// statements, the operations' sampled instances, the transactions'
+	// statements): how many observations TopValues' shares rest on. The
+	// row sample's are its Rows.
+	Named int `json:"-"`
 	// Database, when set, holds the figures computed inside the live
 	// database (--from, --stats db), which replace the sample's
 	// Cardinality, TopValues and Monotonicity above (it says which).
@@ -425,6 +431,7 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 			seen++
 		}
 		sketch = slices.Clone(vc.Sketch)
+		ks.Named = vc.Statements
 	}
 	// The inserted values, to rank against insert order: those of the
 	// operations' instances (opIns) with their Seq, else those of the
@@ -437,6 +444,7 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 	// values' order when wt < 0: counted already); seq >= 0 for an
 	// operation's instance (its Seq), -1 for a transaction's statement.
 	from := func(conds []shardkey.Cond, wt float64, insert bool, seq int64) {
+		named := false // a value bound by this statement, counted
 		for _, c := range conds {
 			if c.Col != col || c.Via != 0 { // (another read's value: counted there)
 				continue
@@ -445,6 +453,7 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 			case c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh:
 				if wt >= 0 {
 					add(c.Val, wt)
+					named = named || wt > 0 && !c.Val.IsNull()
 				}
 				if insert && orderable(c.Val) {
 					if seq >= 0 {
@@ -456,8 +465,12 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 			case c.Op == shardkey.In && len(c.List) > 0 && wt >= 0:
 				for _, v := range c.List {
 					add(v, wt/float64(len(c.List)))
+					named = named || wt > 0 && !v.IsNull()
 				}
 			}
+		}
+		if named {
+			ks.Named++
 		}
 	}
 	hasOps := false
@@ -510,6 +523,7 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 		}
 	}
 	if direct {
+		ks.Named = vc.Statements
 		ks.Cardinality, ks.Estimated = vc.Distinct()
 		if vc.Total == 0 || ks.Cardinality == 0 {
 			return ks

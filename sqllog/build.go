@@ -104,6 +104,7 @@ type agg struct {
 	asyncCounts bool
 	pending     []countRec
 	valCols     []*colCount
+	countSeq    int64 // statements countValues has seen, numbering them for colCount.stmt
 }
 
 type accInfo struct {

@@ -106,6 +106,16 @@ type colCount struct {
 	ws     []float64 // the weights of vals, apart: the one field counting writes
 	sketch []uint64  // values first seen past exactValues
 	total  float64   // weight of every value counted
+	stmts  int       // statements that bound a value counted (ValueCounts.Statements)
+	last   int64     // agg.countSeq of the last statement counted in stmts
+}
+
+// stmt counts statement seq (agg.countSeq) in c.stmts, once.
+func (c *colCount) stmt(seq int64) {
+	if c.last != seq {
+		c.last = seq
+		c.stmts++
+	}
 }
 
 // denseMin is the smallest dense index of a column (16 kB); it grows, by
@@ -317,6 +327,7 @@ func (a *agg) setCounters(ai *accInfo, acc *access, ti int) {
 // of the length.
 func (a *agg) countValues(sm *countRec) {
 	wt := sm.w
+	a.countSeq++
 	k := 0
 	var pos int32
 	for i := range sm.acc.preds {
@@ -340,6 +351,7 @@ func (a *agg) countValues(sm *countRec) {
 				}
 			}
 			if agree {
+				c.stmt(a.countSeq)
 				a.addCount(c, v.lit, wt, sm.op, sm.seen, &pos)
 			}
 		case shardkey.In:
@@ -369,6 +381,7 @@ func (a *agg) countValues(sm *countRec) {
 				continue
 			}
 			w := wt / float64(n)
+			c.stmt(a.countSeq)
 			each(func(l lit) {
 				if l.kind == litNum || l.kind == litStr {
 					a.addCount(c, l, w, sm.op, sm.seen, &pos)
@@ -401,7 +414,7 @@ func (a *agg) finishCounts(span float64) {
 			}
 			return int(x.pos - y.pos)
 		})
-		out := &shardkey.ValueCounts{Sketch: c.sketch}
+		out := &shardkey.ValueCounts{Sketch: c.sketch, Statements: c.stmts}
 		total := c.total
 		at := make(map[shardkey.Value]int, len(c.vals))
 		for _, x := range c.vals {
@@ -454,4 +467,5 @@ func mergeCounts(a, b *shardkey.ValueCounts) {
 		a.Sketch = kmv.Add(a.Sketch, h)
 	}
 	a.Total += b.Total
+	a.Statements += b.Statements
 }

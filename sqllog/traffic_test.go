@@ -109,6 +109,11 @@ func TestTrafficCountsEveryStatement(t *testing.T) {
 	if !near(ks.Entropy, wantEntropy, 1e-12) || ks.EntropyEstimated {
 		t.Errorf("entropy %v (estimated %v), want %v exactly", ks.Entropy, ks.EntropyEstimated, wantEntropy)
 	}
+	// The statements the shares rest on (the whale test's n): 1+...+50
+	// = 1,275 naming one customer and the 10 IN lists, each once.
+	if ks.Named != 1285 {
+		t.Errorf("statements naming customer_id %d, want 1,285", ks.Named)
+	}
 	if old := withoutCounts(t, small, "orders", "customer_id"); old.Cardinality >= 50 {
 		t.Errorf("the 8 sampled instances alone give cardinality %d: the test does not tell counts from the sample", old.Cardinality)
 	}
@@ -119,6 +124,9 @@ func TestTrafficCountsEveryStatement(t *testing.T) {
 		t.Errorf("keeping every statement: %d %v %v; with the small reservoir: %d %v %v", ka.Cardinality, ka.Entropy, ka.TopValues, ks.Cardinality, ks.Entropy, ks.TopValues)
 	}
 	ko := withoutCounts(t, all, "orders", "customer_id")
+	if ka.Named != 1285 || ko.Named != 1285 {
+		t.Errorf("statements naming customer_id: %d from the counts, %d from the instances of every statement; want 1,285", ka.Named, ko.Named)
+	}
 	if ko.Cardinality != 50 || !near(ko.Entropy, ks.Entropy, 1e-12) || len(ko.TopValues) != len(ks.TopValues) {
 		t.Fatalf("the instances of a sample of every statement: %d %v %v; the counts: %d %v %v", ko.Cardinality, ko.Entropy, ko.TopValues, ks.Cardinality, ks.Entropy, ks.TopValues)
 	}
