@@ -159,8 +159,12 @@ func citusFKProblem(roles map[string]citusRole, child string, fk shardkey.Foreig
 			refd = append(refd, fk.RefColumns[i])
 		}
 	}
-	return fmt.Sprintf("%s (%s); create_distributed_table(%s) fails while the key exists; ways out: carry %s into %s, distribute %s by it (co-located with %s) and declare FOREIGN KEY (%s) REFERENCES %s (%s) (with a unique key on those columns of %s); or drop the foreign key and enforce it in the application; or make %s a reference table (%s:replicate)",
-		head, why, sqlString(child), pr.col, child, child, parent, strings.Join(carried, ", "), parent, strings.Join(refd, ", "), parent, parent, parent), false
+	keep := fmt.Sprintf("carry %s into %s, distribute %s by it (co-located with %s) and declare", pr.col, child, child, parent)
+	if strings.EqualFold(cr.col, pr.col) && cr.typ == pr.typ {
+		keep = fmt.Sprintf("%s is already distributed by %s, co-located with %s: include it in the key,", child, cr.col, parent)
+	}
+	return fmt.Sprintf("%s (%s); create_distributed_table(%s) fails while the key exists; ways out: %s FOREIGN KEY (%s) REFERENCES %s (%s) (with a unique key on those columns of %s); or drop the foreign key and enforce it in the application; or make %s a reference table (%s:replicate)",
+		head, why, sqlString(child), keep, strings.Join(carried, ", "), parent, strings.Join(refd, ", "), parent, parent, parent), false
 }
 
 // citusOrder returns the placed tables in the order Citus needs them:
