@@ -224,3 +224,26 @@ func TestVSchemaTextRangeBinaryVindex(t *testing.T) {
 		}
 	}
 }
+
+// TestVSchemaBytesRangeBinaryVindex: bytes bounds are written in hex, and
+// binary's keyspace id of a byte string is the string itself, so
+// range(k, bounds=[0x40, 0x80]) makes Vitess's usual shards -40, 40-80,
+// 80- (hex keyspace-id prefixes, go/vt/key), no warning.
+func TestVSchemaBytesRangeBinaryVindex(t *testing.T) {
+	tb := &shardkey.Table{Name: "blobs", Rows: 1, Weights: []float64{1}, Columns: []*shardkey.Column{{Name: "k", Type: shardkey.Bytes, Strs: []string{"\x41"}}}}
+	w := &shardkey.Workload{Name: "blobs", Tables: []*shardkey.Table{tb}, Shards: 3}
+	var warned []string
+	config, notes, err := emit.VSchema(w, design(t, "range(k, bounds=[0x40, 0x80])"), emit.Options{Warn: func(s string) { warned = append(warned, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ, _ := primary(t, buildVSchema(t, config), "blobs"); typ != "binary" || len(warned) > 0 {
+		t.Errorf("vindex %s, warnings %q; want binary and none", typ, warned)
+	}
+	if all := strings.Join(notes, "\n"); !strings.Contains(all, "create these 3 shards, at the range bounds [0x40, 0x80] the design was scored with: -40, 40-80, 80-.") {
+		t.Errorf("notes lack the shards -40, 40-80, 80-:\n%s", all)
+	}
+	if got := vitessKsid(t, "binary", sqltypes.MakeTrusted(sqltypes.VarBinary, []byte{0x41})); got != "41" {
+		t.Errorf("binary(0x41) = %s; want 41", got)
+	}
+}

@@ -343,7 +343,7 @@ func (p *plan) binaryShards(table string, k *tableKey) ([]string, string) {
 	prev := ""
 	var last []byte
 	for i, b := range k.bounds {
-		v, err := shardkey.ParseValue(strings.TrimSpace(b), k.types[0])
+		v, err := shardkey.ParseValue(b, k.types[0]) // as the design parsed it (quotes removed)
 		if err != nil {
 			return nil, fmt.Sprintf("%s: %s: bound %q: %v; no shard ranges", table, k.expr, b, err)
 		}
