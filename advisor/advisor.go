@@ -24,6 +24,7 @@ package advisor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -38,6 +39,11 @@ import (
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
+
+// ErrNoCandidates is returned (wrapped) by Recommend when no key names
+// none and no operation filters on a column: nothing to generate
+// candidate keys from.
+var ErrNoCandidates = errors.New("no candidate keys")
 
 // Options control the advice.
 type Options struct {
@@ -144,8 +150,15 @@ type Assessment struct {
 	// sample's traffic (RangeFit.Fitted) the ranking does not count its
 	// load against a design equal on what the operations and
 	// transactions touch.
-	RangeFit *RangeFit      `json:"range_fit,omitempty"`
-	Score    *sim.Candidate `json:"score"`
+	RangeFit *RangeFit `json:"range_fit,omitempty"`
+	// ReplicatedSizeUnknown are the tables the design replicates whose
+	// size nothing gives (no row sample, no catalog estimate): a copy of
+	// every row on every shard, of a table that may be large and
+	// growing. Such a design ranks after one equal on what the operations
+	// and transactions touch that replicates no table of unknown size
+	// (orderBanded), and its reasons, verdict and the warnings say so.
+	ReplicatedSizeUnknown []string       `json:"replicated_size_unknown,omitempty"`
+	Score                 *sim.Candidate `json:"score"`
 
 	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
 	an       *analysis
@@ -158,6 +171,45 @@ type Assessment struct {
 	// and the verdict says so.
 	movedOff float64
 	movedOps []string
+}
+
+// OwnWarnings are the candidate's own warnings (Score.Warnings: a table
+// its design leaves unsharded on shard 0, NULL keys it cannot place),
+// less those about a lookup, which hold for every candidate with it and
+// are said once in the advice's warnings.
+func (as *Assessment) OwnWarnings() []string {
+	var out []string
+	for _, wn := range as.Score.Warnings {
+		if !slices.Contains(as.Score.LookupWarnings, wn) {
+			out = append(out, wn)
+		}
+	}
+	return out
+}
+
+// candidateWarnings are the candidates' own warnings for the advice's
+// list, in rank order, each once: as written when it names its key (key
+// "...": ...) or holds for every candidate (no operations to measure),
+// else after "candidate KEY: ".
+func candidateWarnings(list []*Assessment) []string {
+	count := map[string]int{}
+	for _, as := range list {
+		for _, wn := range slices.Compact(slices.Sorted(slices.Values(as.OwnWarnings()))) {
+			count[wn]++
+		}
+	}
+	var out []string
+	for _, as := range list {
+		for _, wn := range as.OwnWarnings() {
+			if !strings.HasPrefix(wn, "key ") && count[wn] < len(list) {
+				wn = "candidate " + as.Display() + ": " + wn
+			}
+			if !slices.Contains(out, wn) {
+				out = append(out, wn)
+			}
+		}
+	}
+	return out
 }
 
 // Workload returns the workload the candidate was scored on: the input,
@@ -196,11 +248,15 @@ type Criteria struct {
 	// Boundary reports whether every non-reference table is keyed by one
 	// entity (tenant, customer, workspace, ...).
 	Boundary bool `json:"isolation_boundary"`
-	// LargestPartition is the hottest key value's share (0..1) of its
-	// table's rows' weight; Bounded reports whether it fits in one
-	// shard's fair share (<= 1/shards).
-	LargestPartition float64 `json:"largest_partition_share"`
-	Bounded          bool    `json:"bounded"`
+	// LargestPartition is the design's largest partition's share (0..1):
+	// the heaviest key value over every table the design shards, its
+	// share of its table's (or entity group's) rows' weight, or of the
+	// requests naming the key without a row sample; LargestOf names it
+	// and says which. Bounded reports that it is no whale: at most
+	// whaleShares (1.5) times one shard's fair share, 1/shards.
+	LargestPartition float64         `json:"largest_partition_share"`
+	LargestOf        *PartitionValue `json:"largest_partition_of,omitempty"`
+	Bounded          bool            `json:"bounded"`
 	// LargestUnknown reports that nothing measures the largest
 	// partition (no rows, and no statement binds the key to a value):
 	// LargestPartition is then 0 and means "unknown", not "tiny".
@@ -246,9 +302,12 @@ type OpCost struct {
 	// (sim.Candidate.FanoutPer; FanoutUnit says which).
 	FanoutMean float64 `json:"fanout_mean"`
 	Scatter    float64 `json:"scatter_fraction"`
-	ExtraWork  float64 `json:"extra_work_per_s"` // work/s beyond one shard per request
-	Latency    string  `json:"latency,omitempty"`
-	unit       string  // "shards" or "nodes"
+	// Broadcast: a write to a replicated table, written on every shard
+	// (sim.OpScore.Broadcast), not scatter-gather.
+	Broadcast bool    `json:"broadcast,omitempty"`
+	ExtraWork float64 `json:"extra_work_per_s"` // work/s beyond one shard per request
+	Latency   string  `json:"latency,omitempty"`
+	unit      string  // "shards" or "nodes"
 }
 
 // FanoutUnit returns what FanoutMean counts: "shards" or "nodes".
@@ -363,7 +422,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		why[o.Current] = o.CurrentLabel + ": the design the database runs today, scored as the baseline"
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("no candidate keys: no operation filters on a column by equality or range; name keys with -k")
+		return nil, fmt.Errorf("%w: no operation filters on a column by equality or range; name keys with -k", ErrNoCandidates)
 	}
 	// One cache for every scoring below: the workloads scored (w, and
 	// those the fixes and carried keys build) are not changed once scored.
@@ -455,10 +514,18 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	adv.KeepInUse = list[0].InUse
 	adv.Candidates = list
+	for _, wn := range candidateWarnings(list) {
+		if !slices.Contains(adv.Warnings, wn) {
+			adv.Warnings = append(adv.Warnings, wn)
+		}
+	}
 	a.compareCarried(list)
 	adv.Recommended = list[0].Key
 	adv.CapacityCheck = list[0].capacity
 	adv.Warnings = append(adv.Warnings, smallSample(list[0])...)
+	if u := list[0].ReplicatedSizeUnknown; len(u) > 0 && o.Shards > 1 {
+		adv.Warnings = append(adv.Warnings, list[0].Display()+": "+unsizedText(u, o.Shards))
+	}
 	if list[0].jumbo != "" {
 		adv.Warnings = append(adv.Warnings, list[0].Display()+": "+list[0].jumbo)
 	}
@@ -511,7 +578,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 				work = *op.NodeWorkPerS
 			}
 			as.Expensive = append(as.Expensive, OpCost{Name: op.Name, Rate: op.RequestsPerS, FanoutMean: op.FanoutMean,
-				Scatter: op.ScatterFraction, ExtraWork: work - op.RequestsPerS, Latency: op.Latency, unit: c.FanoutUnit()})
+				Scatter: op.ScatterFraction, Broadcast: op.Broadcast, ExtraWork: work - op.RequestsPerS, Latency: op.Latency, unit: c.FanoutUnit()})
 		}
 	}
 	sort.SliceStable(as.Expensive, func(i, j int) bool { return as.Expensive[i].ExtraWork > as.Expensive[j].ExtraWork })
@@ -528,18 +595,17 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		cr.Local = math.Max(0, cr.SingleShard-cr.CrossShardTxn*a.txnStmts/inter)
 	}
 	cr.WorkRatio, cr.Expected, cr.MaxShardWork, cr.AfterFixes = c.WorkRatio, c.ExpectedWorkRatio(), c.MaxShardWork, c.MaxShardWork
-	if len(c.TopValues) > 0 {
-		cr.LargestPartition = c.TopValues[0].Share
-	}
 	if rs := a.rootStatsOf(key); rs != nil {
 		// The entity group, not one table, is what a shard must hold.
 		as.Root = rs
-		if len(rs.TopValues) > 0 {
-			cr.LargestPartition = rs.TopValues[0].Share
-		}
 	}
-	cr.LargestUnknown = as.Root == nil && len(c.TopValues) == 0
-	cr.Bounded = cr.LargestPartition <= 1/float64(n)+1e-12
+	// The largest over every table the design shards: a whale on any of
+	// them is a shard the design cannot relieve.
+	if p := largestPartition(a.w, c, as.Root); p != nil {
+		cr.LargestPartition, cr.LargestOf = p.Share, p
+	}
+	cr.LargestUnknown = as.Root == nil && cr.LargestOf == nil
+	cr.Bounded = !isWhale(cr.LargestPartition, n)
 	cr.Boundary = a.boundary(key)
 	// Not viable: everything new lands on one range, or too few values.
 	d, _ := shardkey.ParseDesign(key)
@@ -671,16 +737,15 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	if as.Root != nil {
 		as.Reasons = append(as.Reasons, rootText(as.Root))
 	}
+	if as.ReplicatedSizeUnknown = a.unsizedReplicas(key); len(as.ReplicatedSizeUnknown) > 0 && n > 1 {
+		as.Reasons = append([]string{unsizedText(as.ReplicatedSizeUnknown, n)}, as.Reasons...)
+	}
 	as.Reasons = append(as.Reasons, a.replicaCosts(key, n)...)
 	as.Reasons = append(as.Reasons, a.lookupReasons(c)...)
 	as.Reasons = append(as.Reasons, a.mongoUnsharded(key, c)...)
 	as.Reasons = append(as.Reasons, a.citusForeignKeys(key)...)
-	if !cr.Bounded {
-		of := "its table"
-		if as.Root != nil {
-			of = "the entity group's rows"
-		}
-		as.Reasons = append(as.Reasons, fmt.Sprintf("the largest key value holds %s of %s, more than one shard's fair share (%s)", pct(cr.LargestPartition), of, pct(1/float64(n))))
+	if !cr.Bounded && cr.LargestOf != nil {
+		as.Reasons = append(as.Reasons, whaleReason(cr.LargestOf, n))
 	}
 	if c.WorkPerS > 0 {
 		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)
@@ -795,6 +860,37 @@ func (a *analysis) tableRates(ti int) (reads, writes float64) {
 		}
 	}
 	return reads, writes
+}
+
+// unsizedReplicas returns, in table order, the tables design key
+// replicates whose size nothing gives (analysis.sizeUnknown).
+func (a *analysis) unsizedReplicas(key string) []string {
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for ti, t := range a.w.Tables {
+		if _, ok := d.Tables[t.Name].(*shardkey.ReplicateExpr); ok && a.sizeUnknown[ti] {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// unsizedText says what replicating tables of unknown size means, and
+// how to find out: "orders: size unknown: replicating copies every row to
+// every shard (8 copies); confirm it is small (its row count from --from
+// DSN, or a row sample with --rows orders=FILE) before choosing this
+// design".
+func unsizedText(tables []string, n int) string {
+	name, it := tables[0], "it is"
+	rows := "--rows " + tables[0] + "=FILE"
+	if len(tables) > 1 {
+		name, it, rows = strings.Join(tables, ", "), "they are", "--rows TABLE=FILE"
+	}
+	return fmt.Sprintf("%s: size unknown: replicating copies every row to every shard (%d copies); confirm %s small (row counts from --from DSN, or a row sample with %s) before choosing this design",
+		name, n, it, rows)
 }
 
 // replicaCosts says, for each reference table of design key, what its
@@ -991,6 +1087,13 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	if x.fitted() != y.fitted() {
 		return y.fitted(), true
 	}
+	// A design that copies a table of unknown size to every shard is not
+	// known to have bounded partitions: every shard holds all of that
+	// table. It goes after a design equal on access whose partitions are
+	// known, whatever their loads (which the copy's size does not enter).
+	if xu, yu := len(x.ReplicatedSizeUnknown) > 0, len(y.ReplicatedSizeUnknown) > 0; xu != yu {
+		return yu, true
+	}
 	// A busiest shard after fixes lowered by moving materially more
 	// traffic into read models than the other key does (more than a tenth
 	// of the requests) is not a better load: the read model serves that
@@ -1060,6 +1163,13 @@ func verdict(as *Assessment, first bool) string {
 	v := verdictText(as, first)
 	if !as.Viable {
 		return v
+	}
+	if u := as.ReplicatedSizeUnknown; first && len(u) > 0 && as.Score.Shards > 1 {
+		it := "it is"
+		if len(u) > 1 {
+			it = "they are"
+		}
+		v += fmt.Sprintf("; but it copies %s, of unknown size, to every shard: confirm %s small", strings.Join(u, ", "), it)
 	}
 	over := overCapacityText(as)
 	switch {
@@ -1135,6 +1245,9 @@ func verdictText(as *Assessment, first bool) string {
 	}
 	if f := as.RangeFit; as.fitted() {
 		costs = append(costs, fmt.Sprintf("its ranges are fitted value by value (%s per shard of %s)", perShard(f.ValuesPerShard), f.values()))
+	}
+	if u := as.ReplicatedSizeUnknown; len(u) > 0 && as.Score.Shards > 1 {
+		costs = append(costs, fmt.Sprintf("it copies %s, of unknown size, to every shard", strings.Join(u, ", ")))
 	}
 	if len(as.Expensive) > 0 {
 		costs = append(costs, fmt.Sprintf("%s costs %s extra units/s", as.Expensive[0].Name, fmtF(as.Expensive[0].ExtraWork)))
@@ -1240,7 +1353,17 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 				least = math.Min(least, as.Criteria.CrossShardTxn)
 			}
 		}
-		if least > 0.5 {
+		var bc []string
+		for _, op := range c.Operations {
+			if op.Broadcast {
+				bc = append(bc, op.Name)
+			}
+		}
+		if len(bc) > 0 && best.Criteria.CrossShardTxn > 0.5 {
+			// Writes to a reference table commit on every shard: that,
+			// not the transactions' rows, is what crosses.
+			line += fmt.Sprintf(" Each write to a reference table (%s) is a broadcast write: it commits on every shard.", strings.Join(bc, ", "))
+		} else if least > 0.5 {
 			// No candidate keeps them local: the transactions themselves
 			// join unrelated entities.
 			line += fmt.Sprintf(" No candidate keeps most of them on one shard (the best leaves %s crossing): %s; plan for cross-shard commits (two-phase commit or a saga) or keep these tables unsharded together.",
@@ -1269,6 +1392,11 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		case !as.Viable:
 		case !decided && as.Viable:
 			reason = "equal on every measure here: either would do"
+		case !accessDecided && len(as.ReplicatedSizeUnknown) > 0 && len(best.ReplicatedSizeUnknown) == 0 && as.Score.Shards > 1:
+			reason = fmt.Sprintf("it copies %s, of unknown size, to every shard", strings.Join(as.ReplicatedSizeUnknown, ", "))
+			if as.Criteria.AfterFixes < best.Criteria.AfterFixes {
+				reason += fmt.Sprintf("; if that is small, its busiest %s does %s/s against %s/s", busiestUnit(as.Score), fmtF(as.Criteria.AfterFixes), fmtF(best.Criteria.AfterFixes))
+			}
 		case !accessDecided && as.fitted() && !best.fitted():
 			reason = fmt.Sprintf("its ranges are fitted value by value, %s per shard of %s", perShard(as.RangeFit.ValuesPerShard), as.RangeFit.values())
 			if as.Criteria.AfterFixes < best.Criteria.AfterFixes {

@@ -41,6 +41,11 @@ type analysis struct {
 	classes  []*entity    // every class of columns spanning two or more tables, bound or not
 	links    []link       // parent/child relations (see findLinks)
 	small    map[int]bool // small, read-mostly tables: reference-table candidates
+	// sizeUnknown: tables whose row count nothing gives (no row sample,
+	// no catalog estimate): a reference-table candidate among them only
+	// because the workload never writes it, whose copy on every shard may
+	// be the business's growing table (see unsizedReplicas).
+	sizeUnknown map[int]bool
 	// fkRoots: entity roots, tables of unknown size a declared foreign key
 	// references and the workload reads by the referenced column (users
 	// of orders.user_id -> users.id); keyed with their entity's children
@@ -217,9 +222,11 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 			a.fkRoots[p.table] = true
 		}
 	}
+	a.sizeUnknown = map[int]bool{}
 	for ti := range w.Tables {
 		written := writes[ti] > 0 || txnWrites[ti]
 		small := size[ti] > 0 && size[ti]*20 <= maxRows
+		a.sizeUnknown[ti] = size[ti] == 0
 		switch {
 		case len(w.Tables) < 2 || reads[ti] == 0:
 		case txnWrites[ti] && writes[ti] == 0:

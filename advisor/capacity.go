@@ -38,6 +38,9 @@ type Capacity struct {
 	NodesNeeded  int    `json:"nodes_needed,omitempty"`
 
 	engine string // the placement engine's name, for shardCountNote
+	// whale is the design's largest partition when it is a whale
+	// (Criteria.Bounded false), named when no shard count fits.
+	whale *PartitionValue
 }
 
 // shardCountNote is what engine asks of a shard count other than n's
@@ -70,6 +73,12 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 	for _, f := range as.Fixes {
 		switch f.Kind {
 		case "isolate":
+			if f.Key == "" {
+				// Proposed in words only (no row sample to say which
+				// values are hottest): tableWhaleFix.
+				skipped = append(skipped, "isolating "+f.Target+" (no row sample to re-simulate it)")
+				continue
+			}
 			key = f.Key
 			applied = append(applied, "isolate "+f.Target)
 		case "split":
@@ -295,6 +304,9 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 		return nil
 	}
 	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: applied, NotSimulated: skipped, engine: o.Engine.Name()}
+	if !as.Criteria.Bounded {
+		out.whale = as.Criteria.LargestOf
+	}
 	if as.Score.CapacityPer == "node" && o.Nodes != nil {
 		// A node's capacity: more nodes share the same slots' work.
 		out.Per, out.Nodes, out.ShardsNeeded = "node", o.Nodes.Count, o.Shards
@@ -397,6 +409,10 @@ func capacityText(cp *Capacity, n int) string {
 	}
 	head := fmt.Sprintf("Over capacity: %s %s units/s (busiest %s/s)", who, fmtF(cp.Capacity), fmtF(cp.Before.MaxShardWork))
 	with := "no fix applies"
+	if len(cp.NotSimulated) > 0 && cp.whale != nil {
+		// The whale's fixes are proposed, but none could be scored.
+		with = "no proposed fix could be re-simulated (" + strings.Join(cp.NotSimulated, "; ") + ")"
+	}
 	if len(cp.Applied) > 0 {
 		with = "with every proposed fix applied and re-simulated (" + strings.Join(cp.Applied, "; ") + ")"
 		switch {
@@ -408,6 +424,9 @@ func capacityText(cp *Capacity, n int) string {
 	}
 	if cp.ShardsNeeded > 0 {
 		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the fewest that do: %d leave a shard over it)%s.", head, with, cp.ShardsNeeded, cp.ShardsNeeded-1, shardCountNote(cp.engine, n, cp.ShardsNeeded))
+	}
+	if p := cp.whale; p != nil {
+		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's, the whale %s (%s %s), which every shard count keeps on one shard, or every shard's share of scatter-gather; cache the whale's reads, salt its writes, or move the scatter-gather operations off the serving shards.", head, with, p.Name(), pct(p.Share), p.Of())
 	}
 	return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's or every shard's share of scatter-gather; cache the hot reads, salt the hot writes, or move the scatter-gather operations off the serving shards.", head, with)
 }

@@ -44,10 +44,7 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Workload, o sim.Options) {
 	c := as.Score
 	n := o.Shards
-	if n < 4 || d.Default == nil || len(d.Tables) > 0 && !onlyReplicas(d) {
-		return
-	}
-	if _, ok := d.Default.(*shardkey.HashExpr); !ok {
+	if n < 4 {
 		return
 	}
 	// A whale: one value holds more than 1.5 shards' fair share of the
@@ -77,7 +74,16 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 		}
 		return ratio(x) > target
 	}
-	if len(c.TopValues) == 0 || c.TopValues[0].Share < 1.5/float64(n) || !over(c) {
+	if d.Default == nil || len(d.Tables) > 0 && !onlyReplicas(d) {
+		// Tables keyed by keys of their own: the design's largest
+		// partition, on whichever table it is.
+		a.tableWhaleFix(as, d, w, o, over)
+		return
+	}
+	if _, ok := d.Default.(*shardkey.HashExpr); !ok {
+		return
+	}
+	if len(c.TopValues) == 0 || !isWhale(c.TopValues[0].Share, n) || !over(c) {
 		return
 	}
 	// Isolate every value above 1.5 fair shares: a dedicated shard takes
@@ -86,7 +92,7 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	rest := strings.TrimPrefix(d.Text, d.Default.String())
 	bestK := 0
 	for _, tv := range c.TopValues {
-		if tv.Share >= 1.5/float64(n) && bestK < 8 && bestK < n/4 {
+		if isWhale(tv.Share, n) && bestK < 8 && bestK < n/4 {
 			bestK++
 		}
 	}
@@ -118,7 +124,7 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	cols := mainColumns(c)
 	vals := make([]string, 0, bestK)
 	for i := 0; i < bestK && i < len(c.TopValues); i++ {
-		vals = append(vals, fmt.Sprintf("%s (%s)", valueText(cols, c.TopValues[i].Value), pct(c.TopValues[i].Share)))
+		vals = append(vals, fmt.Sprintf("%s (%s %s)", valueText(cols, c.TopValues[i].Value), pct(c.TopValues[i].Share), mainMeasure(w, c)))
 	}
 	group := ""
 	if as.Root != nil {

@@ -267,3 +267,63 @@ func TestIdentifiesFromInserts(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsizedReplicaRanksAfter: the fresh-clone review's two designs,
+// equal on access (100% single-shard and local, 0% cross-shard
+// transactions, 1.00 unit per request, neither an isolation boundary):
+// hash(sku); orders:replicate with a busiest shard of 16.3/s, orders of
+// unknown size, and the design keyed by account with 17.4/s. Load alone
+// (17.4/16.3 = 1.067, beyond the 2% band) ranks the replicate first; a
+// copy of a table of unknown size on every shard is not a bounded
+// partition, so it goes after. With orders' size known (the field empty)
+// the load decides again.
+func TestUnsizedReplicaRanksAfter(t *testing.T) {
+	mk := func(after float64, unsized ...string) *Assessment {
+		return &Assessment{Viable: true, Score: &sim.Candidate{WorkPerS: 100, RequestsPerS: 100, Shards: 8},
+			Criteria:              Criteria{Local: 1, SingleShard: 1, WorkPerRequest: 1, Bounded: true, AfterFixes: after},
+			ReplicatedSizeUnknown: unsized}
+	}
+	repl, keyed := mk(16.3, "orders"), mk(17.4)
+	if first, decided := orderBanded(repl, keyed, 0.02); !decided || first {
+		t.Errorf("replicate of unknown size at 16.3/s against keyed at 17.4/s: decided %v, first %v; want decided, keyed first", decided, first)
+	}
+	if first, decided := orderBanded(keyed, repl, 0.02); !decided || !first {
+		t.Errorf("keyed against replicate of unknown size: decided %v, first %v; want decided, keyed first", decided, first)
+	}
+	if first, decided := orderBanded(mk(16.3), keyed, 0.02); !decided || !first {
+		t.Errorf("replicate of known size at 16.3/s against 17.4/s: decided %v, first %v; want it first on load", decided, first)
+	}
+	// The verdicts say it: first, and not first.
+	if got, want := verdict(repl, true), "recommended: 100% of interactive requests single-shard; but it copies orders, of unknown size, to every shard: confirm it is small"; got != want {
+		t.Errorf("verdict first:\n got %s\nwant %s", got, want)
+	}
+	if got, want := verdict(mk(16.3, "customer", "item"), true), "recommended: 100% of interactive requests single-shard; but it copies customer, item, of unknown size, to every shard: confirm they are small"; got != want {
+		t.Errorf("verdict first, two tables:\n got %s\nwant %s", got, want)
+	}
+	if got, want := verdict(repl, false), "possible, but it copies orders, of unknown size, to every shard"; got != want {
+		t.Errorf("verdict later:\n got %s\nwant %s", got, want)
+	}
+	if got, want := unsizedText([]string{"orders"}, 8), "orders: size unknown: replicating copies every row to every shard (8 copies); confirm it is small (row counts from --from DSN, or a row sample with --rows orders=FILE) before choosing this design"; got != want {
+		t.Errorf("unsizedText:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestSizeUnknown: a table is of unknown size when it has no sample rows
+// and no catalog estimate (a log with --schema): orders below; a row
+// sample of 100 or a catalog estimate of 250 gives a size.
+func TestSizeUnknown(t *testing.T) {
+	w := &shardkey.Workload{Tables: []*shardkey.Table{
+		{Name: "orders", Columns: []*shardkey.Column{{Name: "account_id", Type: shardkey.Int64}}},
+		{Name: "country", Columns: []*shardkey.Column{{Name: "id", Type: shardkey.Int64}}},
+		{Name: "item", Rows: 100, Columns: []*shardkey.Column{{Name: "id", Type: shardkey.Int64, Ints: make([]int64, 100)}}},
+	}}
+	w.Catalog = &shardkey.Catalog{Tables: []*shardkey.TableInfo{{Name: "country", RowEstimate: 250}}}
+	a := analyse(w, 8)
+	if !a.sizeUnknown[0] || a.sizeUnknown[1] || a.sizeUnknown[2] {
+		t.Errorf("size unknown: orders %v, country %v, item %v; want true, false, false", a.sizeUnknown[0], a.sizeUnknown[1], a.sizeUnknown[2])
+	}
+	a.w = w
+	if got := a.unsizedReplicas("orders:replicate; country:replicate; item:replicate"); len(got) != 1 || got[0] != "orders" {
+		t.Errorf("unsizedReplicas = %v; want [orders]", got)
+	}
+}

@@ -1,8 +1,11 @@
 package livedb
 
 import (
+	"cmp"
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -18,29 +21,295 @@ import (
 // foreign keys,
 // as --from reads them from a live database. The file is parsed by
 // PostgreSQL's own parser (pg_query_go) and, when that fails, by Vitess's
-// MySQL parser; other statements are ignored. Errors name the file and,
-// where the parser gives it, the line.
-func ReadSchema(file string) (*shardkey.Catalog, error) {
+// MySQL parser in its strict mode (ParseStrictDDL: its lenient Parse
+// returns what it read of a CREATE TABLE before a syntax error, columns
+// missing, and no error); other statements are ignored.
+//
+// A statement that shapes the catalog (CREATE TABLE, ALTER TABLE, CREATE
+// INDEX) and that neither parser reads is an error naming the file and the
+// statement's first line; any other statement neither reads (a trigger or
+// routine in mysqldump's DELIMITER blocks) is skipped with a warning.
+// psql meta-commands (pg_dump's \connect, \restrict) and the mysql
+// client's DELIMITER are read as those clients read them. The warnings, each "file:line: ...", are what
+// did not stop reading: a table created twice (the first definition is
+// kept, as the database would refuse the second) and a foreign key to a
+// table the file does not create.
+func ReadSchema(file string) (*shardkey.Catalog, []error, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	src := string(data)
 	cat := &shardkey.Catalog{Source: file}
-	pgErr := readPGSchema(src, cat)
+	b := &catBuilder{cat: cat, file: file, src: src}
+	pgErr := readPGSchema(b)
 	if pgErr == nil {
 		cat.Engine = "postgresql (schema file)"
-		return cat, nil
+		return cat, b.finish(), nil
 	}
 	cat.Tables = nil
-	myErr := readMySQLSchema(src, cat)
+	b = &catBuilder{cat: cat, file: file, src: src}
+	myErr := readMySQLSchema(b)
 	if myErr == nil {
 		cat.Engine = "mysql (schema file)"
-		return cat, nil
+		return cat, b.finish(), nil
 	}
-	return nil, fmt.Errorf("%s: not CREATE TABLE statements PostgreSQL or MySQL parses: %v (PostgreSQL); %v (MySQL)", file, pgErr, myErr)
+	if err := unreadable(file, src); err != nil {
+		return nil, nil, err
+	}
+	return nil, nil, fmt.Errorf("%s: not CREATE TABLE statements PostgreSQL or MySQL parses: %v (PostgreSQL); %v (MySQL)", file, pgErr, myErr)
 }
 
+// unreadable returns an error naming the first statement of src that
+// neither PostgreSQL's parser nor Vitess's strict MySQL parser reads, at
+// the statement's first line, or, when each is read by one of them but
+// not all by the same, the file's mixing of the dialects at the later of
+// the first statement each cannot read; nil otherwise (a file with no
+// CREATE TABLE).
+func unreadable(file, src string) error {
+	p, err := mysqlParser()
+	if err != nil {
+		return err
+	}
+	pieces, offs, err := splitScript(p, src)
+	if err != nil {
+		// The splitter fails on an unterminated quote or comment: the
+		// whole tail is the statement neither reads.
+		return shardkey.Errorf(file, 1, "", "neither PostgreSQL nor MySQL parses the file: %v", err)
+	}
+	myLine, pgLine := 0, 0 // the first statement only PostgreSQL reads, only MySQL reads
+	var myFirst, pgFirst error
+	for i, piece := range pieces {
+		_, myErr := p.ParseStrictDDL(piece)
+		_, pgErr := pg_query.Parse(blankMetaCommands(piece))
+		line := stmtLine(src, offs[i])
+		if myErr != nil && pgErr != nil && !definesTables(piece) {
+			continue // skipped with a warning by the reader
+		}
+		switch {
+		case myErr != nil && pgErr != nil:
+			return shardkey.Errorf(file, line, "", "statement neither PostgreSQL nor MySQL parses: %v (PostgreSQL); %v (MySQL)", pgErr, myErr)
+		case myErr != nil && myLine == 0:
+			myLine, myFirst = line, myErr
+		case pgErr != nil && pgLine == 0:
+			pgLine, pgFirst = line, pgErr
+		}
+	}
+	if myLine > 0 && pgLine > 0 {
+		// Each statement is one dialect's, but the file mixes them.
+		return shardkey.Errorf(file, max(myLine, pgLine), "", "the file mixes dialects: the statement at line %d only PostgreSQL parses (MySQL: %v), the one at line %d only MySQL (PostgreSQL: %v); write one dialect", myLine, myFirst, pgLine, pgFirst)
+	}
+	return nil
+}
+
+func mysqlParser() (*sqlparser.Parser, error) {
+	return sqlparser.New(sqlparser.Options{MySQLServerVersion: "8.0.40"})
+}
+
+// splitPieces splits src into statements at the semicolons MySQL's
+// tokenizer sees, with each piece's byte offset in src.
+func splitPieces(p *sqlparser.Parser, src string) ([]string, []int, error) {
+	all, err := p.SplitStatementToPieces(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	var pieces []string
+	var offs []int
+	at := 0
+	for _, piece := range all {
+		// Each piece is a substring of src, in order.
+		i := strings.Index(src[at:], piece)
+		if i < 0 {
+			i = 0
+		}
+		off := at + i
+		at = off + len(piece)
+		if strings.TrimSpace(piece) == "" {
+			continue
+		}
+		pieces = append(pieces, piece)
+		offs = append(offs, off)
+	}
+	return pieces, offs, nil
+}
+
+// splitScript splits a MySQL script into statements as the mysql client
+// does: at the semicolons MySQL's tokenizer sees, and, after a client
+// DELIMITER command (mysqldump writes "DELIMITER ;;" around triggers and
+// routines), at the delimiter it sets. The DELIMITER lines are the
+// client's, not statements. Offsets are bytes in src.
+func splitScript(p *sqlparser.Parser, src string) ([]string, []int, error) {
+	var pieces []string
+	var offs []int
+	delim := ";"
+	seg := 0 // start of the text under delim
+	flush := func(end int) error {
+		text := src[seg:end]
+		if delim == ";" {
+			ps, os, err := splitPieces(p, text)
+			if err != nil {
+				return err
+			}
+			for i := range ps {
+				pieces, offs = append(pieces, ps[i]), append(offs, seg+os[i])
+			}
+			return nil
+		}
+		at := 0
+		for at < len(text) {
+			j := strings.Index(text[at:], delim)
+			stop := len(text)
+			if j >= 0 {
+				stop = at + j
+			}
+			if piece := text[at:stop]; strings.TrimSpace(piece) != "" {
+				pieces, offs = append(pieces, piece), append(offs, seg+at)
+			}
+			if j < 0 {
+				break
+			}
+			at = stop + len(delim)
+		}
+		return nil
+	}
+	for off := 0; off < len(src); {
+		end := strings.IndexByte(src[off:], '\n')
+		next := len(src)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		if f := strings.Fields(src[off:next]); len(f) == 2 && strings.EqualFold(f[0], "DELIMITER") {
+			if err := flush(off); err != nil {
+				return nil, nil, err
+			}
+			delim, seg = f[1], next
+		}
+		off = next
+	}
+	if err := flush(len(src)); err != nil {
+		return nil, nil, err
+	}
+	return pieces, offs, nil
+}
+
+// blankMetaCommands returns src with each psql meta-command line (one
+// whose first non-blank character is a backslash: pg_dump writes
+// \connect, and \restrict since PostgreSQL 17.6) turned to spaces, so that
+// the server's parser reads the rest at the same offsets.
+func blankMetaCommands(src string) string {
+	if !strings.Contains(src, "\\") {
+		return src
+	}
+	b := []byte(src)
+	for off := 0; off < len(b); {
+		end := len(b)
+		if j := strings.IndexByte(src[off:], '\n'); j >= 0 {
+			end = off + j
+		}
+		if t := strings.TrimLeft(src[off:end], " \t"); strings.HasPrefix(t, "\\") {
+			for i := off; i < end; i++ {
+				b[i] = ' '
+			}
+		}
+		off = end + 1
+	}
+	return string(b)
+}
+
+// definesTables reports whether a statement is one that shapes the
+// catalog (CREATE [TEMPORARY] TABLE, ALTER TABLE, CREATE [UNIQUE] INDEX):
+// such a statement no parser reads is an error, since skipping it would
+// lose columns or keys; any other (a trigger, a routine, a view, a
+// client's SET) is skipped with a warning.
+func definesTables(stmt string) bool {
+	w := strings.Fields(strings.ToUpper(stripLeadingComments(stmt)))
+	if len(w) > 0 && w[0] == "CREATE" {
+		w = w[1:]
+		if len(w) > 0 && (w[0] == "TEMPORARY" || w[0] == "UNIQUE" || w[0] == "OR") {
+			w = w[1:]
+		}
+		return len(w) > 0 && (w[0] == "TABLE" || w[0] == "INDEX")
+	}
+	return len(w) > 1 && w[0] == "ALTER" && w[1] == "TABLE"
+}
+
+// stripLeadingComments returns stmt past its leading blanks and comments.
+func stripLeadingComments(stmt string) string {
+	for {
+		t := strings.TrimLeft(stmt, " \t\r\n\f")
+		switch {
+		case strings.HasPrefix(t, "--") || strings.HasPrefix(t, "#"):
+			j := strings.IndexByte(t, '\n')
+			if j < 0 {
+				return ""
+			}
+			stmt = t[j+1:]
+		case strings.HasPrefix(t, "/*") && !strings.HasPrefix(t, "/*!"):
+			j := strings.Index(t[2:], "*/")
+			if j < 0 {
+				return ""
+			}
+			stmt = t[j+4:]
+		default:
+			return t
+		}
+	}
+}
+
+var mysqlVersioned = regexp.MustCompile(`/\*!\d*|\*/`)
+
+// skipped warns that the statement at line, which defines no table, was
+// not read (err is the parser's).
+func (c *catBuilder) skipped(line int, stmt string, err error) {
+	// mysqldump wraps a trigger's words in versioned comments:
+	// /*!50003 CREATE*/ /*!50017 DEFINER=...*/ /*!50003 TRIGGER ...
+	first := strings.Fields(mysqlVersioned.ReplaceAllString(stripLeadingComments(stmt), " "))
+	if len(first) > 2 && strings.HasPrefix(strings.ToUpper(first[1]), "DEFINER=") {
+		first = append(first[:1], first[2:]...)
+	}
+	what := "statement"
+	if len(first) > 0 {
+		what = strings.ToUpper(first[0])
+		if len(first) > 1 {
+			what += " " + strings.ToUpper(first[1])
+		}
+		what += " statement"
+	}
+	c.warns = append(c.warns, shardkey.Errorf(c.file, line, "", "%s skipped: MySQL's parser does not read it (%v), and it defines no table", what, err))
+}
+
+// stmtLine returns the 1-based line of src on which the statement at byte
+// offset off begins: its first token, past blanks and comments (-- ...,
+// # ..., /* ... */).
+func stmtLine(src string, off int) int {
+	i := min(max(off, 0), len(src))
+	for i < len(src) {
+		switch {
+		case src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r' || src[i] == '\f':
+			i++
+		case strings.HasPrefix(src[i:], "--") || src[i] == '#':
+			j := strings.IndexByte(src[i:], '\n')
+			if j < 0 {
+				i = len(src)
+			} else {
+				i += j + 1
+			}
+		case strings.HasPrefix(src[i:], "/*") && !strings.HasPrefix(src[i:], "/*!"):
+			j := strings.Index(src[i+2:], "*/")
+			if j < 0 {
+				i = len(src)
+			} else {
+				i += j + 4
+			}
+		default:
+			return 1 + strings.Count(src[:i], "\n")
+		}
+	}
+	return 1 + strings.Count(src[:min(max(off, 0), len(src))], "\n")
+}
+
+// table returns the table named name, adding an empty one when the
+// catalog has none (an ALTER TABLE of a table not created before).
 func (c *catBuilder) table(name string) *shardkey.TableInfo {
 	if t := c.cat.Table(name); t != nil {
 		return t
@@ -50,7 +319,59 @@ func (c *catBuilder) table(name string) *shardkey.TableInfo {
 	return t
 }
 
-type catBuilder struct{ cat *shardkey.Catalog }
+// create returns the table a CREATE TABLE statement at line defines, or
+// nil when the file created it before: the first definition is kept (the
+// database would refuse the second) and a warning names both lines.
+func (c *catBuilder) create(name string, line int) *shardkey.TableInfo {
+	if first, ok := c.created[name]; ok {
+		c.warns = append(c.warns, shardkey.Errorf(c.file, line, "", "CREATE TABLE %s again (first at line %d): kept the first definition, ignored this one", name, first))
+		return nil
+	}
+	if c.created == nil {
+		c.created = map[string]int{}
+	}
+	c.created[name] = line
+	return c.table(name)
+}
+
+// foreignKey adds fk to t, declared by the statement at line.
+func (c *catBuilder) foreignKey(t *shardkey.TableInfo, fk shardkey.ForeignKey, line int) {
+	t.ForeignKeys = append(t.ForeignKeys, fk)
+	c.fks = append(c.fks, fkAt{t.Name, fk, line})
+}
+
+// finish returns the warnings, in line order: those found while reading
+// and one for each foreign key whose referenced table the file does not
+// create.
+func (c *catBuilder) finish() []error {
+	for _, f := range c.fks {
+		if _, ok := c.created[f.fk.RefTable]; !ok {
+			c.warns = append(c.warns, shardkey.Errorf(c.file, f.line, "", "foreign key %s(%s) references table %s, which the schema does not create: the reference is kept, but nothing is known of %s",
+				f.table, strings.Join(f.fk.Columns, ", "), f.fk.RefTable, f.fk.RefTable))
+		}
+	}
+	slices.SortStableFunc(c.warns, func(a, b error) int {
+		return cmp.Compare(a.(*shardkey.InputError).Line, b.(*shardkey.InputError).Line)
+	})
+	return c.warns
+}
+
+type fkAt struct {
+	table string
+	fk    shardkey.ForeignKey
+	line  int
+}
+
+// catBuilder fills cat from the statements of file (whose text is src),
+// keeping the warnings.
+type catBuilder struct {
+	cat     *shardkey.Catalog
+	file    string
+	src     string
+	created map[string]int // table name: line of its CREATE TABLE
+	fks     []fkAt
+	warns   []error
+}
 
 func pgNames(nodes []*pg_query.Node) []string {
 	var out []string
@@ -81,12 +402,13 @@ func pgTypeName(names []string) string {
 	return n
 }
 
-func readPGSchema(src string, cat *shardkey.Catalog) error {
-	tree, err := pg_query.Parse(src)
+func readPGSchema(b *catBuilder) error {
+	tree, err := pg_query.Parse(blankMetaCommands(b.src))
 	if err != nil {
 		return err
 	}
-	b := &catBuilder{cat}
+	cat := b.cat
+	line := 0
 	constraint := func(t *shardkey.TableInfo, col string, c *pg_query.Constraint) {
 		switch c.Contype {
 		case pg_query.ConstrType_CONSTR_PRIMARY:
@@ -109,14 +431,18 @@ func readPGSchema(src string, cat *shardkey.Catalog) error {
 			if col != "" {
 				fk.Columns = []string{col}
 			}
-			t.ForeignKeys = append(t.ForeignKeys, fk)
+			b.foreignKey(t, fk, line)
 		}
 	}
 	for _, raw := range tree.Stmts {
+		line = stmtLine(b.src, int(raw.StmtLocation))
 		switch {
 		case raw.Stmt.GetCreateStmt() != nil:
 			cs := raw.Stmt.GetCreateStmt()
-			t := b.table(cs.Relation.Relname)
+			t := b.create(cs.Relation.Relname, line)
+			if t == nil {
+				continue
+			}
 			for _, el := range cs.TableElts {
 				switch {
 				case el.GetColumnDef() != nil:
@@ -183,16 +509,16 @@ func readPGSchema(src string, cat *shardkey.Catalog) error {
 	return nil
 }
 
-func readMySQLSchema(src string, cat *shardkey.Catalog) error {
-	p, err := sqlparser.New(sqlparser.Options{MySQLServerVersion: "8.0.40"})
+func readMySQLSchema(b *catBuilder) error {
+	p, err := mysqlParser()
 	if err != nil {
 		return err
 	}
-	pieces, err := p.SplitStatementToPieces(src)
+	pieces, offs, err := splitScript(p, b.src)
 	if err != nil {
 		return err
 	}
-	b := &catBuilder{cat}
+	cat := b.cat
 	cols := func(cs sqlparser.Columns) []string {
 		var out []string
 		for _, c := range cs {
@@ -200,21 +526,25 @@ func readMySQLSchema(src string, cat *shardkey.Catalog) error {
 		}
 		return out
 	}
-	for _, piece := range pieces {
-		if strings.TrimSpace(piece) == "" {
-			continue
-		}
-		st, err := p.Parse(piece)
+	for i, piece := range pieces {
+		line := stmtLine(b.src, offs[i])
+		st, err := p.ParseStrictDDL(piece)
 		if err != nil {
-			line := 1 + strings.Count(src[:max(0, strings.Index(src, piece))], "\n")
-			return fmt.Errorf("line %d: %v", line, err)
+			if definesTables(piece) {
+				return fmt.Errorf("line %d: %v", line, err)
+			}
+			b.skipped(line, piece, err)
+			continue
 		}
 		switch s := st.(type) {
 		case *sqlparser.CreateTable:
 			if s.TableSpec == nil {
 				continue
 			}
-			t := b.table(s.Table.Name.String())
+			t := b.create(s.Table.Name.String(), line)
+			if t == nil {
+				continue
+			}
 			for _, cd := range s.TableSpec.Columns {
 				dt := strings.ToLower(cd.Type.Type)
 				ct := dt
@@ -230,7 +560,7 @@ func readMySQLSchema(src string, cat *shardkey.Catalog) error {
 						t.UniqueKeys = append(t.UniqueKeys, []string{cd.Name.String()})
 					}
 					if r := o.Reference; r != nil {
-						t.ForeignKeys = append(t.ForeignKeys, shardkey.ForeignKey{Columns: []string{cd.Name.String()}, RefTable: r.ReferencedTable.Name.String(), RefColumns: cols(r.ReferencedColumns)})
+						b.foreignKey(t, shardkey.ForeignKey{Columns: []string{cd.Name.String()}, RefTable: r.ReferencedTable.Name.String(), RefColumns: cols(r.ReferencedColumns)}, line)
 					}
 				}
 			}
@@ -251,7 +581,7 @@ func readMySQLSchema(src string, cat *shardkey.Catalog) error {
 			}
 			for _, c := range s.TableSpec.Constraints {
 				if fk, ok := c.Details.(*sqlparser.ForeignKeyDefinition); ok && fk.ReferenceDefinition != nil {
-					t.ForeignKeys = append(t.ForeignKeys, shardkey.ForeignKey{Columns: cols(fk.Source), RefTable: fk.ReferenceDefinition.ReferencedTable.Name.String(), RefColumns: cols(fk.ReferenceDefinition.ReferencedColumns)})
+					b.foreignKey(t, shardkey.ForeignKey{Columns: cols(fk.Source), RefTable: fk.ReferenceDefinition.ReferencedTable.Name.String(), RefColumns: cols(fk.ReferenceDefinition.ReferencedColumns)}, line)
 				}
 			}
 		case *sqlparser.AlterTable:
@@ -262,7 +592,7 @@ func readMySQLSchema(src string, cat *shardkey.Catalog) error {
 					continue
 				}
 				if fk, ok := ac.ConstraintDefinition.Details.(*sqlparser.ForeignKeyDefinition); ok && fk.ReferenceDefinition != nil {
-					t.ForeignKeys = append(t.ForeignKeys, shardkey.ForeignKey{Columns: cols(fk.Source), RefTable: fk.ReferenceDefinition.ReferencedTable.Name.String(), RefColumns: cols(fk.ReferenceDefinition.ReferencedColumns)})
+					b.foreignKey(t, shardkey.ForeignKey{Columns: cols(fk.Source), RefTable: fk.ReferenceDefinition.ReferencedTable.Name.String(), RefColumns: cols(fk.ReferenceDefinition.ReferencedColumns)}, line)
 				}
 			}
 		}

@@ -23,7 +23,7 @@ ALTER TABLE order_items ADD CONSTRAINT fk FOREIGN KEY (order_id) REFERENCES orde
 		if err := os.WriteFile(p, []byte(c.sql), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cat, err := ReadSchema(p)
+		cat, _, err := ReadSchema(p)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -52,7 +52,7 @@ ALTER TABLE order_items ADD CONSTRAINT fk FOREIGN KEY (order_id) REFERENCES orde
 	}
 	p := filepath.Join(t.TempDir(), "bad.sql")
 	os.WriteFile(p, []byte("CREATE TABLE ( nonsense"), 0o644)
-	if _, err := ReadSchema(p); err == nil {
+	if _, _, err := ReadSchema(p); err == nil {
 		t.Error("bad.sql: no error")
 	}
 }

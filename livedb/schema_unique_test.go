@@ -24,7 +24,7 @@ CREATE INDEX users_tenant ON users (tenant);`},
 		if err := os.WriteFile(p, []byte(c.sql), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cat, err := ReadSchema(p)
+		cat, _, err := ReadSchema(p)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -51,6 +51,10 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		if len(as.Expensive) > 0 {
 			fmt.Fprintln(w, "expensive under this key:")
 			for _, op := range as.Expensive {
+				if op.Broadcast {
+					fmt.Fprintf(w, "  %s: %s req/s each write all %.0f copies (broadcast write, a cross-shard commit), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, numfmt.Num(op.ExtraWork))
+					continue
+				}
 				fmt.Fprintf(w, "  %s: %s req/s ask %.1f %s each (%s scatter-gather), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), numfmt.Pct(op.Scatter), numfmt.Num(op.ExtraWork))
 			}
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
@@ -65,6 +69,9 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 			fmt.Fprintln(w, numfmt.Wrap(t, 88, "  "))
 		}
 		writeRangesTable(w, as.Score)
+		for _, wn := range as.OwnWarnings() {
+			fmt.Fprintln(w, numfmt.Wrap("warning: "+wn, 88, "  "))
+		}
 	}
 	if conf := adv.Confidence; conf != nil {
 		fmt.Fprintf(w, "\nHow sure: 95%% bootstrap intervals over %d resamples of the sample: ", conf.Replicates)
@@ -205,6 +212,12 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 			fmt.Fprintf(w, "\n%s\n", MarkdownText(t))
 		}
 		writeRangesMarkdown(w, as.Score)
+		if wns := as.OwnWarnings(); len(wns) > 0 {
+			fmt.Fprintln(w, "\nWarnings:")
+			for _, wn := range wns {
+				fmt.Fprintf(w, "- %s\n", MarkdownText(wn))
+			}
+		}
 	}
 	fmt.Fprintln(w, "\n## Which choice could still change in two years")
 	for _, s := range adv.Durable {
@@ -409,7 +422,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every {{.Unit}}; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
 {{if .Ranges}}<h3>Citus shard intervals</h3><p>Each shard's interval of the hash space, as pg_dist_shard lists it (<code>shardminvalue..shardmaxvalue</code>), beside its figures.</p><table><tr><th>shard</th><th>hash interval</th><th>work/s</th><th>load</th></tr>{{range .Ranges}}<tr><td class="n">{{.Shard}}</td><td><code>{{.Range}}</code></td><td class="n">{{num .Work}}</td><td class="n">{{.Load}}</td></tr>{{end}}</table>{{if .More}}<p>{{.More}} more shards (the 10 busiest are shown; JSON's <code>shard_hash_ranges</code> has every one).</p>{{end}}{{end}}
 {{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} {{.FanoutUnit}} each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
-{{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}{{with rangebounds .Score}}<p>{{.}}</p>{{end}}
+{{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}{{with rangebounds .Score}}<p>{{.}}</p>{{end}}{{with .OwnWarnings}}<h3>Warnings</h3><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{end}}
 {{with .Nodes}}<h2>Slots over nodes: <code>{{.Key}}</code></h2>
 <p>{{.R.Slots}} slots over {{.R.Nodes}} nodes ({{.R.Assignment}}); max/mean per node: work {{printf "%.2f" .R.NodeWorkRatio}}x, load {{if .R.LoadKnown}}{{printf "%.2f" .R.NodeLoadRatio}}x{{else}}unknown (no row weights){{end}}.{{if .PerCap}} Capacity {{num .R.Capacity}} units of work/s per node (its slots' work summed): {{len .R.OverCapacity}} of {{.R.Nodes}} nodes over it.{{end}}</p>

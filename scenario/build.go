@@ -64,13 +64,15 @@ func Build(s *Spec, variant string) (*shardkey.Workload, error) {
 	if variant != "" {
 		w.Name += "/" + variant
 	}
-	if w.Shards == 0 {
+	// An absent shards: takes the default; a written one (shards: 0 included)
+	// is checked, as --shards 0 is: 0 written is a mistake, not "default".
+	if w.Shards == 0 && s.line("shards") == 0 {
 		w.Shards = DefaultShards
 	}
 	if w.Shards < 1 || w.Shards > shardkey.MaxShards {
 		return nil, shardkey.Errorf(b.file, s.line("shards"), "shards", "%d: must be in 1..%d", s.Shards, shardkey.MaxShards)
 	}
-	if w.Nodes < 0 || w.Nodes > w.Shards {
+	if w.Nodes < 0 || w.Nodes > w.Shards || (w.Nodes == 0 && s.line("nodes") != 0) {
 		return nil, shardkey.Errorf(b.file, s.line("nodes"), "nodes", "%d: must be in 1..shards (%d), the nodes the shards are placed on", s.Nodes, w.Shards)
 	}
 	if w.Capacity < 0 || math.IsNaN(w.Capacity) || math.IsInf(w.Capacity, 0) {

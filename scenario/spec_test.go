@@ -160,3 +160,35 @@ func TestSpecNumberErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecZeroShards: shards: 0 written in a spec is an error naming the
+// file, the line and the field (as --shards 0 is a usage error), not the
+// default 8; shards left out still takes the default. nodes: 0 likewise,
+// and a variant that sets shards to 0 is named by its own line.
+func TestSpecZeroShards(t *testing.T) {
+	const tail = "tables:\n  - name: a\n    rows: 10\n    columns:\n      - {name: id, gen: sequential}\n" +
+		"operations:\n  - {name: r, table: a, kind: read, rate: 1, where: {id: 1}}\n"
+	for _, c := range []struct{ text, variant, want string }{
+		{"name: t\nshards: 0\n" + tail, "", "t.yaml:2: shards: 0: must be in 1..65536"},
+		{"name: t\ncapacity: 5\nshards: 0\n" + tail, "", "t.yaml:3: shards: 0: must be in 1..65536"},
+		{"name: t\nshards: 4\nnodes: 0\n" + tail, "", "t.yaml:3: nodes: 0: must be in 1..shards (4), the nodes the shards are placed on"},
+		{"name: t\n" + tail + "variants:\n  - name: v\n    set: {shards: 0}\n", "v", "t.yaml:11: variants.v.set.shards: 0: must be in 1..65536"},
+	} {
+		s, err := Parse([]byte(c.text), "t.yaml")
+		if err == nil {
+			_, err = Build(s, c.variant)
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: got %v\nwant %s", c.text, err, c.want)
+		}
+	}
+	// Left out: the default.
+	s, err := Parse([]byte("name: t\n"+tail), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Build(s, "")
+	if err != nil || w.Shards != DefaultShards || DefaultShards != 8 {
+		t.Errorf("shards left out: got %v, %v; want 8 shards", w, err)
+	}
+}

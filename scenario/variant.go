@@ -85,6 +85,9 @@ func (s *Spec) set(key string, n *yaml.Node) error {
 	switch key {
 	case "shards":
 		x, err := whole()
+		if err == nil && (x < 1 || x > shardkey.MaxShards) {
+			return fmt.Errorf("%d: must be in 1..%d", x, shardkey.MaxShards)
+		}
 		s.Shards = x
 		return err
 	case "capacity":

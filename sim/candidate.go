@@ -151,14 +151,27 @@ type Candidate struct {
 
 // OpScore is the score of one operation under a design.
 type OpScore struct {
-	Name            string  `json:"name"`
-	Table           string  `json:"table"`
-	Kind            string  `json:"kind"`
-	RequestsPerS    float64 `json:"requests_per_s"`
+	Name         string  `json:"name"`
+	Table        string  `json:"table"`
+	Kind         string  `json:"kind"`
+	RequestsPerS float64 `json:"requests_per_s"`
+	// MergedPerS is the rate of its reads that are no requests of their
+	// own: a join of its table with another on columns under one unique
+	// vindex, which vtgate merges into the route the other table's
+	// lookup picks (one query; counted in the other read's
+	// requests_per_s). Their work and fan-out count here. Omitted when
+	// none.
+	MergedPerS      float64 `json:"merged_per_s,omitempty"`
 	WorkPerS        float64 `json:"work_per_s"`
 	FanoutMean      float64 `json:"fanout_mean"`
 	FanoutP99       float64 `json:"fanout_p99"`
-	ScatterFraction float64 `json:"scatter_fraction"` // share (0..1) of its requests sent to every shard
+	ScatterFraction float64 `json:"scatter_fraction"` // share (0..1) of its requests sent to every shard to gather an answer
+	// Broadcast reports a write to a replicated (reference) table: each
+	// request writes every copy, on every shard, and commits on all of
+	// them (Citus: two-phase commit; Vitess: a reference table's writes
+	// go to every shard), so it is a broadcast write, not scatter-gather
+	// (ScatterFraction is then 0), and a cross-shard transaction.
+	Broadcast bool `json:"broadcast,omitempty"`
 	// SingleShardFraction is the share (0..1) of its requests that touch
 	// exactly one shard.
 	SingleShardFraction float64 `json:"single_shard_fraction"`
@@ -255,6 +268,14 @@ func (s *Scheme) Headline(p *Partial) *Candidate {
 	c.setNodeWork(false)
 	c.ShardLoad = p.ShardLoad()
 	c.LoadRatio, _, _ = ratio(c.ShardLoad)
+	if p.TxnCount == 0 && p.AutoTxnCount > 0 {
+		// No transaction recorded: each write is one (Partial.AutoTxnWeight).
+		if p.AutoTxnWeight > 0 {
+			c.CrossShardTxnFraction = p.AutoTxnCross / p.AutoTxnWeight
+		}
+		c.Transactions = p.AutoTxnCount
+		return c
+	}
 	if p.TxnWeight > 0 {
 		c.CrossShardTxnFraction = p.TxnCross / p.TxnWeight
 	}
@@ -280,16 +301,18 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		c.FanoutPer = "node"
 	}
 	var count int64
+	merged := 0.0 // instances/s in Hist that are no requests (OpPartial.Merged)
 	for i, op := range w.Ops {
 		o := &p.Ops[i]
 		c.RequestsPerS += o.Requests
+		merged += o.Merged
 		c.WorkPerS += o.Work
 		for f, x := range o.Hist {
 			hist[f] += x
 		}
 		count += o.Count
 		os := OpScore{Name: op.Name, Table: w.Tables[op.Table].Name, Kind: op.Kind.String(),
-			RequestsPerS: o.Requests, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency, keyless: o.Keyless}
+			RequestsPerS: o.Requests, MergedPerS: o.Merged, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency, keyless: o.Keyless}
 		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
 		os.slotFanout = os.FanoutMean
 		if nodeHist != nil {
@@ -298,11 +321,14 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 			}
 			os.FanoutMean, os.FanoutP99 = fanoutStats(o.NodeHist, o.Count)
 		}
+		os.Broadcast = op.Kind.IsWrite() && s.tables[op.Table].kind == kReplicate && s.N > 1
 		if o.Requests > 0 {
-			os.ScatterFraction = o.Scatter / o.Requests
-			if len(o.Hist) > 1 {
-				os.SingleShardFraction = o.Hist[1] / o.Requests
+			if !os.Broadcast {
+				os.ScatterFraction = o.Scatter / o.Requests
 			}
+		}
+		if all := o.Requests + o.Merged; all > 0 && len(o.Hist) > 1 {
+			os.SingleShardFraction = o.Hist[1] / all
 		}
 		c.Operations = append(c.Operations, os)
 	}
@@ -314,8 +340,8 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	if nodeHist != nil {
 		c.FanoutMean, c.FanoutP99 = fanoutStats(nodeHist, count)
 	}
-	if c.RequestsPerS > 0 && len(hist) > 1 {
-		c.SingleShardFraction = hist[1] / c.RequestsPerS
+	if all := c.RequestsPerS + merged; all > 0 && len(hist) > 1 {
+		c.SingleShardFraction = hist[1] / all
 	}
 	c.OverCapacity = overCapacity(c.CapacityWork(), w.Capacity)
 	main := -1

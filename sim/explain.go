@@ -48,6 +48,16 @@ type Route struct {
 	merge, mergeWhy string
 }
 
+// AtRunTime reports whether which shards, and how many, the statement
+// touches is known only at run time: a value of a bind parameter, a
+// subquery's result, a value the database assigns, a lookup row the
+// sample does not hold. Shards then lists only the shards already known
+// (none, often). A scatter or any-shard route is known whatever the
+// values.
+func (rt Route) AtRunTime() bool {
+	return !rt.Scatter && !rt.AnyShard && (rt.unknown || rt.multi || rt.extra > 0)
+}
+
 // Explain routes one statement (its kind and conditions on table ti) and
 // explains the decision. A statement whose shard depends on a value the
 // database assigns (an insert leaving out the key, a new id) has no shards

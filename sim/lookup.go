@@ -16,8 +16,10 @@ import (
 // lookup_internal.go). The cost model:
 //
 //   - A read, update or delete that the key leaves to every shard
-//     (scatter-gather) but that binds a lookup column with = or IN is
-//     routed through the lookup: one unit of work on the lookup table's
+//     (scatter-gather) but that binds a lookup column with = or IN, or
+//     that the key binds by an IN list but that binds a lookup column to
+//     one value (vtgate's opcodes Equal and EqualUnique beat IN; see
+//     viaLookups), is routed through the lookup: one unit of work on the lookup table's
 //     shard for each distinct shard its values hash to (the map query
 //     "select from, to from T where from in ::from"), then one on each
 //     shard holding a matching row: the shards of the sample's rows with
@@ -27,9 +29,10 @@ import (
 //     DestinationNone, but a sample is not the table), and for a
 //     non-unique one as many as the sample's values are on, on average
 //     (each at random); without a row sample a non-unique lookup is not
-//     used (its fan-out is unknown: scatter-gather, with a warning). A unique lookup is
-//     preferred to a non-unique one, as vtgate picks the vindex of least
-//     cost (lookup_unique 10, lookup 20).
+//     used (its fan-out is unknown: scatter-gather, with a warning). A
+//     lookup bound to one value is preferred to one bound to a list, and
+//     then a unique lookup to a non-unique one, as vtgate picks the
+//     vindex of least cost, opcode first (lookup_unique 10, lookup 20).
 //   - An insert into the owner table also writes the lookup row: one unit
 //     on the lookup table's shard of the value (lookup_internal.go's
 //     Create), usually another shard than the row's. A delete removes it:
@@ -115,6 +118,9 @@ type lkTouch struct {
 	extra int
 	// nvals is the number of values routed (for explanations).
 	nvals int
+	// over, for a read, says the key bound the statement too, by IN
+	// lists, and the lookup routes it instead (viaLookups).
+	over bool
 }
 
 // lkTouch.upd values.
@@ -496,18 +502,75 @@ func (r *router) addLookupShards(lt *lkTouch, vals []shardkey.Value) bool {
 	return true
 }
 
+// keyRank is the cost class of the route by tk's key under conds, on
+// viaRank's scale: 0 a key column bound to no value (IN ()), 1 every key
+// column bound to one value (Vitess's EqualUnique), 2 every key column
+// bound by = or IN with several values in all (IN; MultiEqual for
+// several columns), 3 a key column not bound by either (Scatter).
+func keyRank(tk *tableKey, conds []shardkey.Cond) int {
+	rank := 1
+	for _, c := range tk.cols {
+		cd := findCond(conds, c)
+		if cd == nil {
+			return 3
+		}
+		switch x := viaRank(cd); x {
+		case 3:
+			return 3
+		case 0:
+			rank = -1
+		default:
+			if rank > 0 {
+				rank = max(rank, x)
+			}
+		}
+	}
+	return max(rank, 0)
+}
+
 // viaLookups adds the lookups of table tk to tc, the statement's route by
-// the key: a scattering read, update or delete is routed through the
-// first lookup whose column it binds; inserts and deletes write the
+// the key: a read, update or delete is routed through the lookup whose
+// column it binds best, when that beats the key's own route, as vtgate
+// picks the vindex option of least cost (PickBestAvailableVindex,
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go; less and costFor
+// compare the opcodes first, EqualUnique < Equal < IN < MultiEqual <
+// Scatter (go/vt/vtgate/engine/routing.go), then uniqueness, then the
+// vindex's Cost(): hash 1, lookup_unique 10, lookup 20). So a key that
+// scatters yields to any lookup the statement binds by = or IN; a key
+// bound by an IN list (opcode IN) yields to a lookup bound to one value
+// (EqualUnique or Equal: planbuilder testdata filter_cases.json, "Route
+// with multiple route constraints, SelectEqual is the best constraint":
+// user.id in (1, 2) and user.name = 'aa' is a VindexLookup Equal on
+// name_user_map); a key bound to one value keeps its route. Among the
+// lookups, one bound to one value comes before one bound to a list, and
+// a unique one before a non-unique one. Inserts and deletes write the
 // lookup rows.
 func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds, sets []shardkey.Cond, tc touch) touch {
 	r.lks = r.lks[:0]
 	r.lset = r.lset[:0]
 	var one [1]shardkey.Value
-	if kind != shardkey.Insert && tc.kind == tAll {
+	// maxRank: the worst viaRank of a lookup condition that beats the
+	// key's route.
+	maxRank := -1
+	switch {
+	case kind == shardkey.Insert:
+	case tc.kind == tAll && !tc.keyed:
+		maxRank = 2 // Scatter: any lookup bound by = or IN
+	case tc.kind == tAll || tc.kind == tOne || tc.kind == tSet || tc.kind == tUniformN:
+		// A key bound by IN lists (tAll keyed: too many combinations to
+		// enumerate) yields to a lookup bound to one value.
+		if keyRank(tk, conds) == 2 {
+			maxRank = 1
+		}
+	}
+	over := tc.kind != tAll || tc.keyed // the lookup replaces a route by the key
+	for rank := 0; rank <= maxRank && len(r.lks) == 0; rank++ {
 		for _, lk := range tk.lookups {
 			cd := findCond(conds, lk.col)
-			if cd != nil && cd.IsNull {
+			if cd == nil || viaRank(cd) != rank {
+				continue
+			}
+			if cd.IsNull {
 				// col IS NULL: a NULL has no lookup row, and the rows
 				// holding it are anywhere; Vitess plans IS NULL on a
 				// lookup vindex as a Scatter (planIsExpr in
@@ -532,7 +595,7 @@ func (r *router) viaLookups(tk *tableKey, kind shardkey.Kind, conds, sets []shar
 			if !ok {
 				continue
 			}
-			lt := lkTouch{lk: lk}
+			lt := lkTouch{lk: lk, over: over}
 			if !r.addLookupShards(&lt, vals) {
 				continue
 			}
@@ -968,6 +1031,18 @@ func (s *Scheme) explainLookups(rt *Route, t *shardkey.Table, tk *tableKey, kind
 			}
 			if !lt.lk.spec.Unique && len(tc.set) > 1 {
 				target += " (a non-unique lookup names every matching row, on as many shards as hold them)"
+			}
+			rt.values = nil // routed by the lookup's values, not the key's
+			if lt.over {
+				// The key binds the statement too, by IN lists: vtgate
+				// prefers the lookup's one value (viaLookups).
+				op := "Equal"
+				if lt.lk.spec.Unique {
+					op = "EqualUnique"
+				}
+				rt.Reason = fmt.Sprintf("%s binds the key %s on %s to several values (Vitess opcode IN), but %s binds %s to one (opcode %s), which vtgate routes by instead, as it picks the vindex of least cost, opcode first (PickBestAvailableVindex, operators/sharded_routing.go): lookup %s -> keyspace id %s (%s), %s",
+					describeConds(t, tk.cols, conds, kind), tk.expr, t.Name, describeConds(t, []int{lt.lk.col}, conds, kind), vindex, op, col, where, table, target)
+				continue
 			}
 			rt.Reason = fmt.Sprintf("%s does not bind the key %s on %s, but binds %s: lookup %s -> keyspace id %s (%s), %s",
 				describeConds(t, []int{lt.lk.col}, conds, kind), tk.expr, t.Name, vindex, col, where, table, target)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -400,4 +401,132 @@ func TestLookupUpdateScore(t *testing.T) {
 	cn, _ := scoreLookup(t, w, "users:hash(user_id)")
 	check("no lookup work_per_s", cn.WorkPerS, 48)
 	check("no lookup cross_shard_txn_fraction", cn.CrossShardTxnFraction, 0)
+}
+
+// TestLookupBeatsKeyIN: vtgate routes by the vindex option of least cost,
+// opcode first (PickBestAvailableVindex and less,
+// go/vt/vtgate/planbuilder/operators/sharded_routing.go; the opcodes'
+// order EqualUnique < Equal < IN < Scatter, go/vt/vtgate/engine/routing.go),
+// so a key bound by an IN list yields to a lookup bound to one value:
+// planbuilder testdata filter_cases.json, "Route with multiple route
+// constraints, SelectEqual is the best constraint": "select id from user
+// where user.col = false and user.id in (1, 2) and user.name = 'aa'" is a
+// VindexLookup, Variant Equal, Vindex name_user_map (a non-unique lookup),
+// whose first input reads the lookup table ("select `name`, keyspace_id
+// from name_user_vdx where `name` in ::__vals", a Route by the values)
+// and whose second is the user route ByDestination. A key bound to one
+// value keeps its route ("... SelectEqualUnique is the best constraint":
+// user.id = 1 with user.name = 'aa' is Route EqualUnique user_index); an
+// IN on both keeps the key's (same opcode: the unique, cheaper hash,
+// cost 1, before lookup_unique, 10). Shards from lookupWorkload's table,
+// by hand.
+func TestLookupBeatsKeyIN(t *testing.T) {
+	w := lookupWorkload(t)
+	_, s := scoreLookup(t, w, "users:hash(user_id), lookup(phone), lookup(city, nonunique)")
+	i64 := func(v int64) shardkey.Value { return shardkey.Value{Type: shardkey.Int64, Int: v} }
+	eq := func(c int, v int64) shardkey.Cond { return shardkey.Cond{Col: c, Op: shardkey.Eq, Val: i64(v)} }
+	in := func(c int, vs ...int64) shardkey.Cond {
+		cd := shardkey.Cond{Col: c, Op: shardkey.In}
+		for _, v := range vs {
+			cd.List = append(cd.List, i64(v))
+		}
+		return cd
+	}
+	for _, tc := range []struct {
+		name          string
+		conds         []shardkey.Cond
+		shards, looks []int
+		route, reason string
+	}{
+		// user_id IN (A, B, C) AND phone = B's: EqualUnique on the
+		// lookup beats IN: phone sh(2) on lookup shard 2, then B's 1.
+		{"in+unique", []shardkey.Cond{in(0, 0, sh(1), sh(2)), eq(1, sh(2))}, []int{1}, []int{2}, RouteSingle, "(opcode EqualUnique), which vtgate routes by instead"},
+		// user_id IN (A, D) AND city = 7 (non-unique): Equal beats IN:
+		// city 7 on lookup shard 0, then A's and B's shards 0, 1.
+		{"in+nonunique", []shardkey.Cond{in(0, 0, sh(3)+7), eq(2, 7)}, []int{0, 1}, []int{0}, RouteMulti, "(opcode Equal), which vtgate routes by instead"},
+		// user_id = A AND phone = B's: the key's EqualUnique (hash, cost
+		// 1) beats the lookup's (cost 10): shard 0, no lookup read.
+		{"eq+unique", []shardkey.Cond{eq(0, 0), eq(1, sh(2))}, []int{0}, nil, RouteSingle, "binds every column of the key"},
+		// user_id IN (A, B) AND phone IN (C's, D's): both IN, the key's
+		// hash is unique and cheaper: shards 0, 1.
+		{"in+in", []shardkey.Cond{in(0, 0, sh(1)), in(1, sh(3), sh(3)+1)}, []int{0, 1}, nil, RouteMulti, "routes by the key"},
+		// No key condition; phone IN (A's, B's) (unique, IN) AND city =
+		// D's (non-unique, Equal): Equal beats IN: city sh(3) on
+		// lookup shard 3, then D's shard 3.
+		{"lookups", []shardkey.Cond{in(1, sh(1)+5, sh(2)), eq(2, sh(3))}, []int{3}, []int{3}, RouteSingle, "binds lookup(city, nonunique)"},
+	} {
+		rt, err := s.Explain(0, shardkey.Read, tc.conds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		route := s.routeKind(rt)
+		if !slices.Equal(rt.Shards, tc.shards) || len(rt.LookupShards)+len(tc.looks) > 0 && !slices.Equal(rt.LookupShards, tc.looks) || route != tc.route || !strings.Contains(rt.Reason, tc.reason) {
+			t.Errorf("%s: shards %v lookup %v route %s reason %q; want %v %v %s, reason with %q", tc.name, rt.Shards, rt.LookupShards, route, rt.Reason, tc.shards, tc.looks, tc.route, tc.reason)
+		}
+	}
+
+	// Scored: one request at 10/s, the lookup read (one unit on lookup
+	// shard 2) and B's row on shard 1: fan-out 1, 20 units/s; by the
+	// key's IN it was 3 shards, 30 units/s.
+	w.Ops = append(w.Ops, &shardkey.Operation{Name: "in_and_phone", Table: 0, Kind: shardkey.Read, Rate: 10,
+		Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{in(0, 0, sh(1), sh(2)), eq(1, sh(2))}}}})
+	c, _ := scoreLookup(t, w, "users:hash(user_id), lookup(phone), lookup(city, nonunique)")
+	for _, o := range c.Operations {
+		if o.Name != "in_and_phone" {
+			continue
+		}
+		if !near(o.FanoutMean, 1) || !near(o.WorkPerS, 20) || !near(o.LookupWorkPerS, 10) || !near(o.RequestsPerS, 10) {
+			t.Errorf("in_and_phone: fanout %v work %v lookup work %v requests %v; want 1 20 10 10", o.FanoutMean, o.WorkPerS, o.LookupWorkPerS, o.RequestsPerS)
+		}
+	}
+}
+
+// TestLookupMergedJoinIsOneRequest: SELECT ... FROM users u JOIN orders o
+// ON o.user_id = u.id WHERE u.phone = ?, under users:hash(id),
+// lookup(phone); orders:hash(user_id). vtgate routes users by the lookup
+// and, the joined columns being under one unique vindex, merges the join
+// into that route (tryMergeShardedRouting, operators/sharded_routing.go;
+// canMergeOnFilter, route_planning.go): one query. The orders read rides
+// in it: its rows' work and fan-out count (shard 2, user sh(2)'s, under
+// vitess-numeric v>>61), its request does not. By hand, at 4/s: users 4
+// requests, 4 x (lookup shard 3 + row shard 2) = 8 units; orders 0
+// requests (4/s merged), 4 units, fan-out 1; the design 4 requests/s,
+// all single-shard.
+func TestLookupMergedJoinIsOneRequest(t *testing.T) {
+	i64 := func(v int64) shardkey.Value { return shardkey.Value{Type: shardkey.Int64, Int: v} }
+	phone := []shardkey.Cond{{Col: 1, Op: shardkey.Eq, Val: i64(sh(3))}}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{
+		{Name: "users", Rows: 2, Columns: []*shardkey.Column{
+			{Name: "id", Type: shardkey.Int64, Ints: []int64{0, sh(2)}},
+			{Name: "phone", Type: shardkey.Int64, Ints: []int64{sh(1) + 5, sh(3)}}}},
+		{Name: "orders", Rows: 2, Columns: []*shardkey.Column{
+			{Name: "order_id", Type: shardkey.Int64, Ints: []int64{sh(5), sh(6)}},
+			{Name: "user_id", Type: shardkey.Int64, Ints: []int64{0, sh(2)}}}},
+	}, Ops: []*shardkey.Operation{
+		{Name: "users by phone", Table: 0, Kind: shardkey.Read, Rate: 4, Instances: []shardkey.Instance{{Weight: 1, Conds: phone}}},
+		{Name: "orders joined", Table: 1, Kind: shardkey.Read, Rate: 4, Instances: []shardkey.Instance{{Weight: 1,
+			Peers: []shardkey.Peer{{Col: 1, Table: 0, OtherCol: 0, Conds: phone}}}}},
+	}}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := scoreLookup(t, w, "users:hash(id), lookup(phone); orders:hash(user_id)")
+	check := func(what string, got, want float64) {
+		t.Helper()
+		if !near(got, want) {
+			t.Errorf("%s = %v; want %v", what, got, want)
+		}
+	}
+	u, o := c.Operations[0], c.Operations[1]
+	check("users requests", u.RequestsPerS, 4)
+	check("users work", u.WorkPerS, 8)
+	check("orders requests", o.RequestsPerS, 0)
+	check("orders merged", o.MergedPerS, 4)
+	check("orders work", o.WorkPerS, 4)
+	check("orders fanout", o.FanoutMean, 1)
+	check("orders single-shard", o.SingleShardFraction, 1)
+	check("requests_per_s", c.RequestsPerS, 4)
+	check("single_shard_fraction", c.SingleShardFraction, 1)
+	check("shard 2 work", c.ShardWork[2], 8)
+	check("shard 3 work", c.ShardWork[3], 4)
 }

@@ -54,6 +54,19 @@ type Partial struct {
 	// summed weight times the probability that a transaction crosses
 	// shards with its lookups' shards and not without them.
 	TxnCrossLookup float64
+	// AutoTxnWeight, AutoTxnCross and AutoTxnCount are TxnWeight,
+	// TxnCross and TxnCount over the write operation instances, each an
+	// autocommit write (a transaction of its own: README): they stand for
+	// the transactions when the workload records none (a spec without
+	// transactions, samples without --txns), so that a write every
+	// shard takes (a reference table's) counts as the cross-shard commit
+	// it is. A workload that records transactions has its autocommit
+	// writes among them already (a log) or its operations are its
+	// transactions' statements (a spec with transactions): these are
+	// then not used (Scheme.Headline).
+	AutoTxnWeight float64
+	AutoTxnCross  float64
+	AutoTxnCount  int64
 
 	// Lookups holds one partial per lookup of the scheme (lookup.go), by
 	// index; it grows as lookups are met.
@@ -62,11 +75,15 @@ type Partial struct {
 
 // OpPartial is the partial score of one operation.
 type OpPartial struct {
-	Requests float64   // requests/s
-	Work     float64   // units of work/s
-	Scatter  float64   // requests/s that touch every shard
-	Hist     []float64 // Hist[f]: requests/s of instances touching f shards, f in 0..N
-	Count    int64     // instances
+	Requests float64 // requests/s
+	// Merged is the rate (instances/s) of its reads that ride in another
+	// table's route (touch.merged): not in Requests, their fan-out in
+	// Hist all the same.
+	Merged  float64
+	Work    float64   // units of work/s
+	Scatter float64   // requests/s that touch every shard
+	Hist    []float64 // Hist[f]: requests/s of instances touching f shards, f in 0..N
+	Count   int64     // instances
 	// Lookup is the part of Work done on lookup tables (routing reads and
 	// lookup-row writes), units/s.
 	Lookup float64
@@ -126,6 +143,9 @@ func (p *Partial) mergeSums(q *Partial) {
 	p.TxnCount += q.TxnCount
 	p.TxnUnbound += q.TxnUnbound
 	p.TxnCrossLookup += q.TxnCrossLookup
+	p.AutoTxnWeight += q.AutoTxnWeight
+	p.AutoTxnCross += q.AutoTxnCross
+	p.AutoTxnCount += q.AutoTxnCount
 	p.growLookups(len(q.Lookups))
 	for i := range q.Lookups {
 		p.Lookups[i].merge(&q.Lookups[i])
@@ -134,6 +154,7 @@ func (p *Partial) mergeSums(q *Partial) {
 
 func (a *OpPartial) merge(b *OpPartial) {
 	a.Requests += b.Requests
+	a.Merged += b.Merged
 	a.Work += b.Work
 	a.Scatter += b.Scatter
 	a.Count += b.Count
@@ -173,6 +194,7 @@ func (p *Partial) reset() {
 	p.LoadUniform, p.Rows, p.NullRows, p.WorkAll, p.WorkUniform, p.WorkKeyless = 0, 0, 0, 0, 0, 0
 	p.TxnWeight, p.TxnCross, p.TxnCount, p.TxnUnbound = 0, 0, 0, 0
 	p.TxnCrossLookup = 0
+	p.AutoTxnWeight, p.AutoTxnCross, p.AutoTxnCount = 0, 0, 0
 	p.Lookups = p.Lookups[:0]
 	for i := range p.Ops {
 		h, nh := p.Ops[i].Hist, p.Ops[i].NodeHist
@@ -181,6 +203,27 @@ func (p *Partial) reset() {
 		p.Ops[i] = OpPartial{Hist: h, NodeHist: nh}
 	}
 	p.Ops = p.Ops[:0]
+}
+
+// addAutoTxn accounts one write operation instance of rate r that
+// touched t as an autocommit transaction (AutoTxnWeight): cross-shard
+// when it touches more than one shard (a reference table's write, on
+// every shard; an update by an IN list over several shards).
+func (p *Partial) addAutoTxn(t *touch, r float64) {
+	p.AutoTxnWeight += r
+	p.AutoTxnCount++
+	multi := false
+	switch t.kind {
+	case tAll:
+		multi = p.N > 1
+	case tSet:
+		multi = t.fanout(p.N) > 1
+	case tUniformN:
+		multi = p.N > 1 && (t.n < 0 || len(t.set)+t.n > 1)
+	}
+	if multi {
+		p.AutoTxnCross += r
+	}
 }
 
 // addTouch accounts one operation instance of rate r on op.
@@ -194,7 +237,13 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 		return
 	}
 	f := t.fanout(p.N)
-	o.Requests += r
+	if t.merged {
+		// One route with the other table's read, which counts the
+		// request (vtgate sends the join as one query).
+		o.Merged += r
+	} else {
+		o.Requests += r
+	}
 	o.Work += r * float64(f)
 	o.Hist[f] += r
 	o.Count++

@@ -59,6 +59,11 @@ type touch struct {
 	// enumerate (an IN cross product beyond maxCombos): counted at every
 	// shard, it is no keyless scatter (Partial.WorkKeyless).
 	keyed bool
+	// merged marks a read that rides in the route of another table's
+	// read of the same statement (a join Vitess merges into the route
+	// the other table's lookup picks: router.lookupMerged): its rows'
+	// work and fan-out count, but it is no request of its own.
+	merged bool
 }
 
 // fanout returns the number of shards the touch asks.

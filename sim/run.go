@@ -303,6 +303,7 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 		if len(in.Peers) > 0 && op.Kind == shardkey.Read && !hinted {
 			// Routed with a joined table's lookup (merge.go).
 			tc, _, _, ok, err = r.lookupMerged(op.Table, conds, in.Peers)
+			tc.merged = ok
 		}
 		if !ok && err == nil {
 			tc, err = r.stmt(op.Table, op.Kind, conds, in.Sets)
@@ -311,6 +312,9 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 			return shardkey.Errorf("", 0, op.Name, "instance %d: %v", i+1, err)
 		}
 		r.addTouch(p, oi, &tc, in.Weight*scale)
+		if op.Kind.IsWrite() {
+			p.addAutoTxn(&tc, in.Weight*scale)
+		}
 	}
 	return nil
 }

@@ -636,3 +636,53 @@ func TestRebalanceCitusFixedShards(t *testing.T) {
 		}
 	}
 }
+
+// TestBroadcastWriteIsCrossShardTxn: with no transaction recorded, each
+// write is an autocommit transaction (README). A write to a replicated
+// table writes every copy, a broadcast write (not scatter-gather) that
+// commits on every shard: t:replicate on 4 shards, 10 reads/s and 1
+// update/s of t, is 1 transaction/s, all cross-shard (1/1 = 100%); the
+// update's fan-out is 4, its scatter_fraction 0 and broadcast true. Under
+// hash(id) the same update binds id = 1: one shard, 0% of 1. Two tables,
+// t keyed by hash(id) written 3/s on one shard and u replicated written
+// 1/s: 1 of 4 transactions/s crosses, 25%. A workload that records its
+// transactions (a log, where each autocommit write is among them) is
+// scored on those alone: one single-shard transaction of weight 1, 0%.
+func TestBroadcastWriteIsCrossShardTxn(t *testing.T) {
+	eq := []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(1)}}
+	w := workload(16, func(int) float64 { return 1 })
+	w.Ops = []*shardkey.Operation{
+		{Name: "read", Table: 0, Kind: shardkey.Read, Rate: 10, Instances: []shardkey.Instance{{Weight: 1, Conds: eq}}},
+		{Name: "write", Table: 0, Kind: shardkey.Update, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: eq}}},
+	}
+	c, err := Score(w, "t:replicate", Options{Shards: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Transactions != 1 || c.CrossShardTxnFraction != 1 {
+		t.Errorf("t:replicate: %d transactions, %v cross-shard; want 1, 1", c.Transactions, c.CrossShardTxnFraction)
+	}
+	if o := c.Operations[1]; o.FanoutMean != 4 || o.ScatterFraction != 0 || !o.Broadcast {
+		t.Errorf("t:replicate write: fan-out %v, scatter %v, broadcast %v; want 4, 0, true", o.FanoutMean, o.ScatterFraction, o.Broadcast)
+	}
+	if o := c.Operations[0]; o.Broadcast || o.FanoutMean != 1 {
+		t.Errorf("t:replicate read: broadcast %v, fan-out %v; want false, 1", o.Broadcast, o.FanoutMean)
+	}
+	if c, _ = Score(w, "hash(id)", Options{Shards: 4}); c.Transactions != 1 || c.CrossShardTxnFraction != 0 || c.Operations[1].Broadcast {
+		t.Errorf("hash(id): %d transactions, %v cross-shard, broadcast %v; want 1, 0, false", c.Transactions, c.CrossShardTxnFraction, c.Operations[1].Broadcast)
+	}
+	// A second table, u, replicated and written 1/s; t written 3/s by id.
+	u := &shardkey.Table{Name: "u", Rows: 4, Columns: []*shardkey.Column{{Name: "code", Type: shardkey.Int64, Ints: []int64{1, 2, 3, 4}}}}
+	w2 := &shardkey.Workload{Tables: []*shardkey.Table{w.Tables[0], u}, Ops: []*shardkey.Operation{
+		{Name: "write t", Table: 0, Kind: shardkey.Update, Rate: 3, Instances: []shardkey.Instance{{Weight: 1, Conds: eq}}},
+		{Name: "write u", Table: 1, Kind: shardkey.Update, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: eq}}},
+	}}
+	if c, err = Score(w2, "t:hash(id); u:replicate", Options{Shards: 4}); err != nil || !close(c.CrossShardTxnFraction, 0.25) || c.Transactions != 2 {
+		t.Errorf("t 3/s keyed, u 1/s replicated: %v, %v cross-shard of %d transaction instances; want 0.25 of 2", err, c.CrossShardTxnFraction, c.Transactions)
+	}
+	// Transactions recorded: they alone count.
+	w.Txns = []shardkey.Txn{{Weight: 1, Stmts: []shardkey.Stmt{{Table: 0, Kind: shardkey.Read, Conds: eq}}}}
+	if c, _ = Score(w, "t:replicate", Options{Shards: 4}); c.Transactions != 1 || c.CrossShardTxnFraction != 0 {
+		t.Errorf("t:replicate with a recorded read-only transaction: %d, %v; want 1, 0", c.Transactions, c.CrossShardTxnFraction)
+	}
+}

@@ -92,6 +92,9 @@ func (b *StreamBatch) Instance(op, table int, kind shardkey.Kind, conds []shardk
 		p := b.parts[i]
 		p.growOps(op + 1)
 		r.addTouch(p, op, &tc, w)
+		if kind.IsWrite() {
+			p.addAutoTxn(&tc, w)
+		}
 	}
 	return nil
 }

@@ -44,6 +44,10 @@ type agg struct {
 	// seconds, when > 0, is the time rates are per (a window's length),
 	// instead of the span of the log's timestamps.
 	seconds float64
+	// window marks the aggregate of one window of ReadWindows: with
+	// seconds 0 the window is one instant, whose rates are unknown
+	// (watch shows them so) rather than counts.
+	window bool
 
 	infos    map[*access]*accInfo
 	ops      map[string]*opAgg

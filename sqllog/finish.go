@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shardkey/shardkey"
 )
@@ -43,6 +44,8 @@ func (a *agg) finish() error {
 		// export does not hold: rates are the call counts.
 	case a.hasTS && (a.maxTS > a.minTS || a.res >= 1e6):
 		span = logSpan(a.minTS, a.maxTS, a.res)
+	case a.window && a.stmts > 0:
+		a.warn(shardkey.Errorf(a.file, 0, "", "the window is one instant (every statement at one timestamp): it has no duration, so its rates are unknown; its shares and ratios are of the statements counted"))
 	case a.stmts > 0:
 		a.warn(shardkey.Errorf(a.file, 0, "", "the log has no time span (timestamps missing or all equal): rates are statement counts"))
 	}
@@ -589,10 +592,37 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 
 // litText is a literal as a statement writes it: a string quoted.
 func litText(l lit) string {
-	if l.kind == litStr {
+	if l.kind != litStr {
+		return l.s
+	}
+	plain := utf8.ValidString(l.s)
+	for i := 0; i < len(l.s) && plain; i++ {
+		plain = l.s[i] >= 0x20 && l.s[i] != 0x7f
+	}
+	if plain {
 		return "'" + strings.ReplaceAll(l.s, "'", "''") + "'"
 	}
-	return l.s
+	// Control characters or bytes that are no UTF-8 (the binary string
+	// of b'101' or X'04') would garble the reason's line: written as an
+	// escape string, E'\x05', as sim writes such values.
+	var b strings.Builder
+	b.WriteString("E'")
+	for i := 0; i < len(l.s); {
+		r, n := utf8.DecodeRuneInString(l.s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1 || r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, l.s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\'':
+			b.WriteString(`''`)
+		default:
+			b.WriteString(l.s[i : i+n])
+		}
+		i += n
+	}
+	b.WriteString("'")
+	return b.String()
 }
 
 // elemValues returns vals with each array value replaced by its elements

@@ -581,10 +581,34 @@ func myExpr(e sqlparser.Expr, sc *scope, acc *[]access, ctes cteSet) *xexpr {
 				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: string(b)}}}
 			}
 		case sqlparser.HexNum:
-			// 0x04: a number where a number is compared (Vitess's
-			// evalengine reads it as the integer for a numeric vindex).
-			if n, ok := new(big.Int).SetString(strings.TrimPrefix(strings.ToLower(x.Val), "0x"), 16); ok {
-				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litNum, s: n.String()}}}
+			// 0x616263: a binary string too, as X'616263' (MySQL's hex
+			// literals are binary strings, numbers only in a numeric
+			// expression). vtgate routes by it as by X'...': evalengine's
+			// translateLiteral makes a HexNum a VARBINARY of the bytes
+			// its digits spell, an odd count padded with a leading 0
+			// (NewLiteralBinaryFromHexNum, parseHexNumber in
+			// go/vt/vtgate/evalengine/api_literal.go), so 0x35 is the
+			// string "5" (hash: the keyspace id of 5, not of 53) and
+			// 0x616263 is 'abc'.
+			h := strings.TrimPrefix(strings.TrimPrefix(x.Val, "0x"), "0X")
+			if len(h)%2 == 1 {
+				h = "0" + h
+			}
+			if b, err := hex.DecodeString(h); err == nil {
+				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: string(b)}}}
+			}
+		case sqlparser.BitNum:
+			// b'101', 0b101 (the parser gives both as "0b101"): a bit-value
+			// literal is a binary string in MySQL, and vtgate routes by the
+			// VARBINARY of its value's big-endian bytes, leading zero bytes
+			// dropped (NewLiteralBinaryFromBit, parseBitNum: big.Int.Bytes,
+			// go/vt/vtgate/evalengine/api_literal.go): b'101' is "\x05",
+			// which Vitess's hash vindex cannot read as a number
+			// (DestinationNone: no shard), b'00110101' is "5", and
+			// b'011000010110001001100011' is 'abc'.
+			bits := strings.TrimPrefix(strings.TrimPrefix(x.Val, "0b"), "0B")
+			if n, ok := new(big.Int).SetString(bits, 2); ok && bits != "" {
+				return &xexpr{kind: xVal, val: arg{kind: argLit, lit: lit{kind: litStr, s: string(n.Bytes())}}}
 			}
 		}
 		return &xexpr{}

@@ -124,6 +124,7 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 			nw.Dialect = dialect.String()
 		}
 		a = newAgg(nw, name, o)
+		a.window = true
 		rs.p = newPipeline(ctx, dialect, o.Workers, a, cache)
 		rs.entries = 0
 	}

@@ -34,6 +34,11 @@ import (
 //	shardkey_top_key_share{design,key}                    a top key's share of requests
 //	shardkey_events_total{design,type}                    events raised
 //
+// When the last window is one instant (Report.Instant), its rates are
+// unknown and left out: shardkey_window_seconds and the _per_second
+// series are absent from the scrape (not NaN, not 0); its ratios and
+// shares are sent.
+//
 // It is safe for concurrent use (Update from the reader, Collect from
 // scrapes).
 type Metrics struct {
@@ -90,6 +95,16 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	g := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
+	// A figure the window cannot give (a rate of a window that is one
+	// instant) is left out of the scrape, not sent as NaN: Prometheus
+	// marks the series stale, a graph shows a gap and an alert on it
+	// holds no value, where a NaN would pass into sum() and avg() and
+	// turn the whole aggregate NaN. (Nor as 0, which reads as idle.)
+	gn := func(d *prometheus.Desc, v Num, labels ...string) {
+		if v.Known() {
+			g(d, float64(v), labels...)
+		}
+	}
 	ch <- prometheus.MustNewConstMetric(dWindows, prometheus.CounterValue, m.n)
 	for k, v := range m.events {
 		ch <- prometheus.MustNewConstMetric(dEvents, prometheus.CounterValue, v, k[0], k[1])
@@ -99,10 +114,10 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	g(dWindowEnd, float64(r.End.UnixNano())/1e9)
-	g(dWindowSecs, r.Seconds)
+	gn(dWindowSecs, r.Seconds)
 	for _, d := range r.Designs {
-		g(dRequests, d.RequestsPerS, d.Key)
-		g(dWork, d.WorkPerS, d.Key)
+		gn(dRequests, d.RequestsPerS, d.Key)
+		gn(dWork, d.WorkPerS, d.Key)
 		for i, x := range d.ShardWork {
 			g(dShardWork, x, d.Key, strconv.Itoa(i))
 		}
@@ -119,7 +134,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 			}
 			seen[s.Name] = true
 			g(dShapeScat, s.ScatterShare, d.Key, s.Name)
-			g(dShapeReq, s.RequestsPerS, d.Key, s.Name)
+			gn(dShapeReq, s.RequestsPerS, d.Key, s.Name)
 		}
 		for _, k := range d.TopKeys {
 			g(dTopKeyShare, k.Share, d.Key, k.Key)

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -180,27 +181,73 @@ type Span struct {
 // Report is one window: for each design its figures, and the events the
 // window raised. JSON names are documented in docs/watch.md.
 type Report struct {
-	Start      time.Time      `json:"start"`
-	End        time.Time      `json:"end"`
-	Seconds    float64        `json:"seconds"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Seconds is the time the rates are per; unknown (NaN, null in
+	// JSON) when the window is one instant (Instant).
+	Seconds    Num            `json:"seconds"`
 	Statements int            `json:"statements"`
 	Designs    []DesignWindow `json:"designs"`
 	Events     []Event        `json:"events"`
 	Warnings   []string       `json:"warnings,omitempty"`
+	// Instant reports that the window holds one instant: every
+	// statement at one timestamp, of a resolution finer than a second,
+	// so it has no duration and no rate can be computed. Its rates
+	// (Seconds, requests and work per second, per shard and node, per
+	// shape and top key) are then unknown: NaN, null in JSON (ShardWork
+	// and NodeWork nil). Its shares and ratios (work_ratio, scatter and
+	// top-key shares, fan-out) are of the statements counted, and its
+	// events are raised from those alone, as in any window.
+	Instant bool `json:"-"`
 }
+
+// Num is a figure that may be unknown: NaN then, and null in JSON.
+type Num float64
+
+// Known reports whether n is known (not NaN).
+func (n Num) Known() bool { return !math.IsNaN(float64(n)) }
+
+// MarshalJSON writes n as a JSON number (as encoding/json writes a
+// float64), or null when it is unknown.
+func (n Num) MarshalJSON() ([]byte, error) {
+	if !n.Known() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(n))
+}
+
+// UnmarshalJSON reads a JSON number, or null as unknown.
+func (n *Num) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = Num(math.NaN())
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*n = Num(f)
+	return nil
+}
+
+// unknown is an unknown Num.
+var unknown = Num(math.NaN())
 
 // DesignWindow is one design's figures in one window: the headline of
 // `score` on the window's slice of the log (sim.Candidate's names and
 // units: requests/s, units of work/s) plus statement shapes and top keys.
 type DesignWindow struct {
-	Key           string    `json:"key"`
-	Engine        string    `json:"engine"`
-	Shards        int       `json:"shards"`
-	RequestsPerS  float64   `json:"requests_per_s"`
-	WorkPerS      float64   `json:"work_per_s"`
+	Key    string `json:"key"`
+	Engine string `json:"engine"`
+	Shards int    `json:"shards"`
+	// RequestsPerS, WorkPerS, ShardWork, MaxShardWork and
+	// MeanShardWork are unknown (NaN; ShardWork nil) in an Instant
+	// window: null in JSON.
+	RequestsPerS  Num       `json:"requests_per_s"`
+	WorkPerS      Num       `json:"work_per_s"`
 	ShardWork     []float64 `json:"shard_work"`
-	MaxShardWork  float64   `json:"max_shard_work"`
-	MeanShardWork float64   `json:"mean_shard_work"`
+	MaxShardWork  Num       `json:"max_shard_work"`
+	MeanShardWork Num       `json:"mean_shard_work"`
 	WorkRatio     float64   `json:"work_ratio"`
 	// FanoutMean and FanoutP99 are the window's fan-out per request,
 	// rate-weighted, and its p99 (sim.Candidate's): shards asked, or
@@ -221,7 +268,7 @@ type DesignWindow struct {
 	// every shard.
 	ScatterShare float64 `json:"scatter_share"`
 	// NodeWork and NodeWorkRatio: with slots over nodes, units of work/s
-	// per node and their max/mean.
+	// per node (nil, so absent, in an Instant window) and their max/mean.
 	NodeWork      []float64 `json:"node_work,omitempty"`
 	NodeWorkRatio float64   `json:"node_work_ratio,omitempty"`
 	Shapes        []Shape   `json:"shapes"`
@@ -234,10 +281,10 @@ type DesignWindow struct {
 
 // Shape is one statement shape (a workload operation) in a window.
 type Shape struct {
-	Name         string  `json:"name"`
-	Table        string  `json:"table"`
-	Kind         string  `json:"kind"`
-	RequestsPerS float64 `json:"requests_per_s"`
+	Name         string `json:"name"`
+	Table        string `json:"table"`
+	Kind         string `json:"kind"`
+	RequestsPerS Num    `json:"requests_per_s"` // unknown in an Instant window
 	// FanoutMean and FanoutP99: the shape's fan-out per request and its
 	// p99, in shards or nodes as DesignWindow.FanoutPer says.
 	FanoutMean float64 `json:"fanout_mean"`
@@ -256,7 +303,7 @@ type Shape struct {
 // bound; they are equal unless the sketch evicted keys.
 type TopKey struct {
 	Key          string  `json:"key"`
-	RequestsPerS float64 `json:"requests_per_s"`
+	RequestsPerS Num     `json:"requests_per_s"` // unknown in an Instant window
 	Share        float64 `json:"share"`
 	ShareMin     float64 `json:"share_min"`
 }
@@ -294,7 +341,12 @@ type Event struct {
 // designs that never compiled. Errors are routing errors (a key the
 // partition function cannot place).
 func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
-	r := &Report{Start: sp.Start.UTC(), End: sp.End.UTC(), Seconds: sp.Seconds, Statements: sp.Statements, Designs: []DesignWindow{}, Events: []Event{}}
+	r := &Report{Start: sp.Start.UTC(), End: sp.End.UTC(), Seconds: Num(sp.Seconds), Statements: sp.Statements, Designs: []DesignWindow{}, Events: []Event{}}
+	if sp.Seconds <= 0 {
+		// One instant: the workload's rates are the statements' counts
+		// (sqllog.Window.Seconds), good for shares and ratios only.
+		r.Instant, r.Seconds = true, unknown
+	}
 	for _, e := range w.Warnings {
 		r.Warnings = append(r.Warnings, e.Error())
 	}
@@ -366,12 +418,12 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 			return nil, err
 		}
 		c := s.Report(p)
-		dw := DesignWindow{Key: c.Key, Engine: c.Engine, Shards: c.Shards, RequestsPerS: c.RequestsPerS, WorkPerS: c.WorkPerS,
-			ShardWork: c.ShardWork, MaxShardWork: c.MaxShardWork, MeanShardWork: c.MeanShardWork, WorkRatio: c.WorkRatio,
+		dw := DesignWindow{Key: c.Key, Engine: c.Engine, Shards: c.Shards, RequestsPerS: Num(c.RequestsPerS), WorkPerS: Num(c.WorkPerS),
+			ShardWork: c.ShardWork, MaxShardWork: Num(c.MaxShardWork), MeanShardWork: Num(c.MeanShardWork), WorkRatio: c.WorkRatio,
 			FanoutMean: c.FanoutMean, FanoutP99: c.FanoutP99, FanoutPer: c.FanoutPer, SingleShardFraction: c.SingleShardFraction,
 			CrossShardTxnFraction: c.CrossShardTxnFraction, Transactions: c.Transactions, Candidate: c}
 		for _, op := range c.Operations {
-			sh := Shape{Name: op.Name, Table: op.Table, Kind: op.Kind, RequestsPerS: op.RequestsPerS, FanoutMean: op.FanoutMean, FanoutP99: op.FanoutP99, ScatterFraction: op.ScatterFraction}
+			sh := Shape{Name: op.Name, Table: op.Table, Kind: op.Kind, RequestsPerS: Num(op.RequestsPerS), FanoutMean: op.FanoutMean, FanoutP99: op.FanoutP99, ScatterFraction: op.ScatterFraction}
 			if c.RequestsPerS > 0 {
 				sh.ScatterShare = op.RequestsPerS * op.ScatterFraction / c.RequestsPerS
 			}
@@ -399,6 +451,9 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 			}
 		}
 		r.Events = append(r.Events, wt.events(st, &dw, tk, first, sp.Seconds)...)
+		if r.Instant {
+			dw.unknownRates()
+		}
 		r.Designs = append(r.Designs, dw)
 	}
 	return r, nil
@@ -601,8 +656,21 @@ func inWindow(d *shardkey.Design, w *shardkey.Workload) *shardkey.Design {
 	return nd
 }
 
+// unknownRates makes dw's rates unknown (an Instant window), once its
+// events are raised from its counts.
+func (dw *DesignWindow) unknownRates() {
+	dw.RequestsPerS, dw.WorkPerS, dw.MaxShardWork, dw.MeanShardWork = unknown, unknown, unknown, unknown
+	dw.ShardWork, dw.NodeWork = nil, nil
+	for i := range dw.Shapes {
+		dw.Shapes[i].RequestsPerS = unknown
+	}
+	for i := range dw.TopKeys {
+		dw.TopKeys[i].RequestsPerS = unknown
+	}
+}
+
 func topKey(k Counter, total float64) TopKey {
-	t := TopKey{Key: k.Key, RequestsPerS: k.Count}
+	t := TopKey{Key: k.Key, RequestsPerS: Num(k.Count)}
 	if total > 0 {
 		t.Share = k.Count / total
 		t.ShareMin = (k.Count - k.Err) / total
@@ -721,7 +789,7 @@ func keyText(b []byte, vals []shardkey.Value) []byte {
 func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first bool, seconds float64) []Event {
 	th := wt.th
 	var out []Event
-	total := dw.RequestsPerS
+	total := float64(dw.RequestsPerS)
 	if total > 0 && tk != nil {
 		// hot_key: a key above its high threshold (by the sketch's lower
 		// bound, so an eviction's error never raises one) not already
@@ -768,7 +836,10 @@ func (wt *Watcher) events(st *designState, dw *DesignWindow, tk *TopK, first boo
 	}
 	if dw.WorkRatio > th.WorkRatio && !st.aboveWR {
 		msg := fmt.Sprintf("max/mean of per-shard work is %.2f (above %.3g): shard %d is the hottest", dw.WorkRatio, th.WorkRatio, argmax(dw.ShardWork))
-		if n := int(math.Round(dw.RequestsPerS * seconds)); seconds > 0 && n > 0 && dw.Shards > 1 {
+		if seconds <= 0 {
+			seconds = 1 // one instant: the rates are the counts
+		}
+		if n := int(math.Round(float64(dw.RequestsPerS) * seconds)); n > 0 && dw.Shards > 1 {
 			// The yardstick for noise: as many requests sent to shards
 			// at random (balls into bins).
 			msg += fmt.Sprintf("; %d requests sent to %d shards at random would give about %.2f", n, dw.Shards, sim.ExpectedMaxLoadRatio(n, dw.Shards))

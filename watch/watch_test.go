@@ -161,7 +161,7 @@ func TestWatcher_LaterTable(t *testing.T) {
 		}
 		// 3 reads of t (rate 3), then 3 of t and 5 of u: requests/s 3, 8.
 		want := []float64{3, 8}[i]
-		if len(rep.Designs) != 1 || !close(rep.Designs[0].RequestsPerS, want) {
+		if len(rep.Designs) != 1 || !close(float64(rep.Designs[0].RequestsPerS), want) {
 			t.Fatalf("window %d: designs %+v; want one at %v requests/s", i, rep.Designs, want)
 		}
 	}
@@ -355,7 +355,7 @@ func TestWatcher_RedisNodeFanout(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := r.Designs[0]
-		if d.FanoutPer != "node" || !near(d.FanoutMean, s.mean) || d.FanoutP99 != s.p99 || !near(d.WorkPerS, s.work) {
+		if d.FanoutPer != "node" || !near(d.FanoutMean, s.mean) || d.FanoutP99 != s.p99 || !near(float64(d.WorkPerS), s.work) {
 			t.Errorf("window %d: fan-out %v p99 %v per %q, work %v; want %v, %v per node, work %v", i+1, d.FanoutMean, d.FanoutP99, d.FanoutPer, d.WorkPerS, s.mean, s.p99, s.work)
 		}
 		for k, sh := range d.Shapes {

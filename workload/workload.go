@@ -79,6 +79,26 @@ func (in *Inputs) hasSamples() bool {
 	return len(in.Rows)+len(in.Queries)+len(in.Txns)+len(in.Logs) > 0 || in.From != ""
 }
 
+// sampleFlags names the sample flags in gives, in the order of the
+// usage text ("--log", "--rows and --from", "--rows, --log and --from"),
+// so that a message names the flags the user gave, not the ones they
+// did not.
+func (in *Inputs) sampleFlags() string {
+	var f []string
+	for _, x := range []struct {
+		flag string
+		n    int
+	}{{"--rows", len(in.Rows)}, {"--queries", len(in.Queries)}, {"--txns", len(in.Txns)}, {"--log", len(in.Logs)}, {"--from", len(in.From)}} {
+		if x.n > 0 {
+			f = append(f, x.flag)
+		}
+	}
+	if len(f) < 2 {
+		return strings.Join(f, "")
+	}
+	return strings.Join(f[:len(f)-1], ", ") + " and " + f[len(f)-1]
+}
+
 // Read reads in into a workload and returns it with the directory that
 // directory(col, FILE) paths of the spec's candidates are relative to
 // ("" for samples). Errors name the file, line and field; a combination
@@ -99,7 +119,7 @@ func Read(ctx context.Context, in Inputs) (*shardkey.Workload, string, error) {
 	case in.Schema != "" && !has:
 		return nil, "", usage("--schema describes the tables of --rows, --queries, --txns, --log or --from; give one of them too")
 	case in.SpecFile != "" && has:
-		return nil, "", usage("give either --workload or --rows/--queries/--txns, not both")
+		return nil, "", usage("give either --workload or %s, not both: a --workload spec is the whole workload", in.sampleFlags())
 	case in.SpecFile != "":
 		if err := CheckFiles(in); err != nil {
 			return nil, "", err
@@ -251,10 +271,11 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 		names = append(names, file)
 	}
 	if in.Schema != "" {
-		cat, err := livedb.ReadSchema(in.Schema)
+		cat, warns, err := livedb.ReadSchema(in.Schema)
 		if err != nil {
 			return nil, err
 		}
+		w.Warnings = append(w.Warnings, warns...)
 		livedb.MergeCatalog(w, cat)
 		names = append(names, in.Schema)
 	}

@@ -55,7 +55,11 @@ func TestRead_Usage(t *testing.T) {
 	}{
 		{workload.Inputs{}, "no workload"},
 		{workload.Inputs{Schema: "s.sql"}, "--schema describes the tables"},
-		{workload.Inputs{SpecFile: "x.yaml", Rows: []string{rows}}, "give either --workload"},
+		// The flags given are named, not --rows/--queries/--txns whatever was given.
+		{workload.Inputs{SpecFile: "x.yaml", Rows: []string{rows}}, "give either --workload or --rows, not both: a --workload spec is the whole workload"},
+		{workload.Inputs{SpecFile: "x.yaml", Logs: []string{rows}}, "give either --workload or --log, not both: a --workload spec is the whole workload"},
+		{workload.Inputs{SpecFile: "x.yaml", Rows: []string{rows}, From: "postgres://h/db"}, "give either --workload or --rows and --from, not both"},
+		{workload.Inputs{SpecFile: "x.yaml", Queries: []string{rows}, Txns: []string{rows}, Logs: []string{rows}}, "give either --workload or --queries, --txns and --log, not both"},
 		{workload.Inputs{Rows: []string{rows}, Variant: "v"}, "--variant applies to scenario specs"},
 		{workload.Inputs{Logs: []string{rows, rows}}, "given twice"},
 		{workload.Inputs{Logs: []string{filepath.Join(filepath.Dir(rows), "*.csv"), rows}}, "given twice"}, // through a glob

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/advisor"
 	"github.com/shardkey/shardkey/emit"
+	"github.com/shardkey/shardkey/livedb"
 	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/scenario"
@@ -183,6 +185,11 @@ Flags:
 		aopts.GrowTo, aopts.RowBytes = nf.growTo, nf.rowBytes
 	}
 	adv, err := advisor.Recommend(l.w, aopts)
+	if errors.Is(err, advisor.ErrNoCandidates) && len(l.w.Ops) == 0 && len(l.w.Txns) == 0 {
+		// Nothing to advise on is a missing input, not a fault of the
+		// input read: a usage error saying what to add.
+		return usageErr("%s", c.noStatements(len(l.w.Tables)))
+	}
 	if err != nil {
 		return err
 	}
@@ -374,4 +381,29 @@ func hashFallback(w *shardkey.Workload, d *shardkey.Design, opts sim.Options, en
 	}
 	return fmt.Sprintf("hash-distributed, the design is %s, which shardkey scores with --engine %s on %d shards at %s, against %s for the range placement",
 		h.Text, eng, opts.Shards, figures(hc), figures(rc)), nil
+}
+
+// noStatements says, for advise run on inputs that hold tables but no
+// statement (a --from database whose statement statistics are empty or
+// off, --rows alone), which inputs were read and what to add: the
+// statements (--log, --queries, --txns) or the keys to score (-k).
+func (c *common) noStatements(tables int) string {
+	var what string
+	n := fmt.Sprintf("%d tables", tables)
+	if tables == 1 {
+		n = "1 table"
+	}
+	switch {
+	case c.from != "":
+		stats := "pg_stat_statements holds none or is not installed"
+		if strings.HasPrefix(c.from, "mysql") || strings.HasPrefix(c.from, "mariadb") {
+			stats = "performance_schema's statement digests hold none or are off"
+		}
+		what = fmt.Sprintf("--from %s read %s but no statements on them (%s)", livedb.Redact(c.from), n, stats)
+	case len(c.rows) > 0:
+		what = fmt.Sprintf("--rows gave the rows of %s but no statements", n)
+	default:
+		what = "the inputs hold no statements"
+	}
+	return "no statements to advise on: " + what + "; add the workload's statements: --log FILE (the server's query log) or --queries FILE (and --txns FILE), or name the keys to score with -k"
 }

@@ -93,3 +93,30 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestAdviseNoStatements: advise on inputs that hold tables but no
+// statement has nothing to generate candidate keys from. That is a missing
+// input, so a usage error (exit 2, README "Exit status") saying what was
+// read and what to add, not exit 1 "no candidate keys". Here one row file
+// of one table, and a fresh PostgreSQL database of one table that no
+// statement has run on (its pg_stat_statements, if installed, names
+// none of its tables: the CREATE, INSERT and ANALYZE are not read as
+// the application's statements) [the --from case skips without a server].
+func TestAdviseNoStatements(t *testing.T) {
+	rows := writeFile(t, "accounts.csv", "id,region\n1,eu\n2,us\n")
+	add := "; add the workload's statements: --log FILE (the server's query log) or --queries FILE (and --txns FILE), or name the keys to score with -k"
+	code, _, errs := runCmd(t, "", "advise", "--rows", rows)
+	if want := "shardkey advise: no statements to advise on: --rows gave the rows of 1 table but no statements" + add + "\n"; code != 2 || errs != want {
+		t.Errorf("advise --rows: exit %d, %q; want exit 2, %q", code, errs, want)
+	}
+	// The flag is the way out: with -k it scores.
+	if code, _, errs := runCmd(t, "", "advise", "--rows", rows, "-k", "hash(id)"); code != 0 {
+		t.Errorf("advise --rows -k hash(id): exit %d, %s", code, errs)
+	}
+	dsn, _ := fromPG(t)
+	code, _, errs = runCmd(t, "", "advise", "--from", dsn)
+	want := "shardkey advise: no statements to advise on: --from " + dsn + " read 1 table but no statements on them (pg_stat_statements holds none or is not installed)" + add + "\n"
+	if code != 2 || !strings.HasSuffix(errs, want) {
+		t.Errorf("advise --from: exit %d, %q; want exit 2 and the last line %q", code, errs, want)
+	}
+}

@@ -119,9 +119,15 @@ Flags:
 			if err := workload.CheckFile("--schema", c.schema, c.schema); err != nil {
 				return err
 			}
-			cat, err := livedb.ReadSchema(c.schema)
+			cat, warns, err := livedb.ReadSchema(c.schema)
 			if err != nil {
 				return err
+			}
+			// Its warnings (a table created twice, a foreign key to a
+			// table it lacks) go to standard error and into the output.
+			for _, wn := range warns {
+				fmt.Fprintf(e.stderr, "warning: %v\n", wn)
+				inputWarns = append(inputWarns, wn.Error())
 			}
 			w.Catalog = cat
 		}
@@ -154,12 +160,23 @@ Flags:
 			fmt.Fprintf(e.stderr, "warning: %v\n", wn)
 			rt.Warnings = append(rt.Warnings, wn.Error())
 		}
+		// shards is null when the shards touched are known only at run
+		// time: a partial list (a subquery's table on shard 0, the
+		// outer read's shard unknown) or [] would read as the answer.
+		// known_shards then lists those already known (IN (5, $1):
+		// shard(5)'s).
+		shards, known := rt.Shards, []int(nil)
+		if rt.AtRunTime() {
+			shards, known = nil, rt.Shards
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false) // reasons quote SQL: keep > and < readable
 		return enc.Encode(struct {
+			Shards []int `json:"shards"` // in Route.Shards's place, which it shadows
 			sim.Route
-			Version string `json:"version"`
-		}{rt, buildinfo.Version()})
+			KnownShards []int  `json:"known_shards,omitempty"`
+			Version     string `json:"version"`
+		}{shards, rt, known, buildinfo.Version()})
 	}
 	fmt.Fprintf(e.stdout, "dialect: %s (%s)\n", st.Dialect, st.How)
 	fmt.Fprintf(e.stdout, "key:     %s, %d shards, engine %s\n", design.Text, scheme.N, scheme.Engine.Name())
@@ -176,6 +193,8 @@ Flags:
 		fmt.Fprintf(e.stdout, "shards:  several, known only at run time\n")
 	case len(rt.Shards) == 0:
 		fmt.Fprintf(e.stdout, "shards:  none listed\n")
+	case rt.AtRunTime():
+		fmt.Fprintf(e.stdout, "shards:  %s and those of values known only at run time\n", explain.JoinInts(rt.Shards))
 	default:
 		fmt.Fprintf(e.stdout, "shards:  %s\n", explain.JoinInts(rt.Shards))
 	}

@@ -6,14 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
+	"sync"
 
 	"github.com/shardkey/shardkey/internal/buildinfo"
+	vtlog "vitess.io/vitess/go/vt/log"
 
 	"github.com/shardkey/shardkey"
 )
@@ -99,6 +102,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = 1
 		}
 	}()
+	quietVitess()
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: &onceWarnings{w: stderr}}
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
 		fmt.Fprintf(stdout, "shardkey %s\n", buildinfo.Version())
@@ -218,6 +222,21 @@ func (e *env) warnings() []string {
 		return o.order
 	}
 	return nil
+}
+
+// quietVitess discards what Vitess's packages log (vitess.io/vitess/go/vt/log:
+// a structured record on standard error, glog-style lines when glog is
+// chosen), such as sqlparser's "ignoring error parsing DDL": its lines are
+// not the command's, and what matters of them reaches the user as the
+// command's own errors and warnings.
+func quietVitess() { quietVitessOnce.Do(quietVitessNow) }
+
+var quietVitessOnce sync.Once
+
+func quietVitessNow() {
+	vtlog.SwapLogger(slog.New(slog.DiscardHandler))
+	nop := func(string, ...slog.Attr) {}
+	vtlog.Debug, vtlog.Info, vtlog.Warn, vtlog.Error = nop, nop, nop, nop
 }
 
 // writeWarnings ends a table output with the warnings written to

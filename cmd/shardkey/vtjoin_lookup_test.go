@@ -43,7 +43,8 @@ func joinLookupVSchema(nonUnique bool) string {
 // shard 0xd2/32 = 6 of 8; the lookup row of 'w' is on the shard
 // unicode_loose_md5('w') gives. Each read's fan-out in score is 1.00 (it
 // was 8 for orders, a scatter). With orders keyed by its own order_id
-// the join does not merge: orders stays a scatter (fan-out 8).
+// the join does not merge: orders stays a scatter (fan-out 8). A merged
+// statement is one request (one route), not one per table.
 func TestJoinThroughLookupIsOneRoute(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -106,10 +107,24 @@ func TestJoinThroughLookupIsOneRoute(t *testing.T) {
 		if c.FanoutMean != 1 {
 			t.Errorf("non-unique %v: fan-out mean %.2f; want 1.00", nonUnique, c.FanoutMean)
 		}
+		// One route a statement, one request: the orders read rides in
+		// the users route (merged_per_s), not a request of its own.
+		users, merged := 0.0, 0.0
 		for _, o := range c.Operations {
 			if o.FanoutMean != 1 || o.ScatterFraction != 0 {
 				t.Errorf("non-unique %v: %s: fan-out %.2f, scatter %.2f; want 1.00 and 0", nonUnique, o.Name, o.FanoutMean, o.ScatterFraction)
 			}
+			if strings.HasPrefix(o.Name, "read orders") {
+				if o.RequestsPerS != 0 {
+					t.Errorf("non-unique %v: %s: %v requests/s; want 0 (one route with the users read)", nonUnique, o.Name, o.RequestsPerS)
+				}
+				merged += o.MergedPerS
+			} else {
+				users += o.RequestsPerS
+			}
+		}
+		if users == 0 || merged != users || c.RequestsPerS != users {
+			t.Errorf("non-unique %v: users %v requests/s, orders %v merged/s, design %v requests/s; want one request a statement", nonUnique, users, merged, c.RequestsPerS)
 		}
 	}
 

@@ -22,6 +22,7 @@ type htmlWindows struct {
 	w       io.Writer
 	title   string
 	times   []time.Time
+	instant int // windows of one instant: no rate, no per-shard work drawn
 	designs []string
 	per     map[string]*designSeries
 	events  []watch.Event
@@ -44,6 +45,9 @@ func (h *htmlWindows) Window(r *watch.Report) error {
 	}
 	i := len(h.times)
 	h.times = append(h.times, r.Start)
+	if r.Instant {
+		h.instant++
+	}
 	for _, d := range r.Designs {
 		s := h.per[d.Key]
 		if s == nil {
@@ -157,7 +161,16 @@ func (h *htmlWindows) Close(closing []string) error {
 			}
 			shardSeries = []series{{"max shard", mx}, {"mean", avg}, {"min shard", mn}}
 		}
-		hd.Charts = append(hd.Charts, lineChart("Work per shard (units/s)", h.times, shardSeries, marks, num))
+		// A window of one instant has no rate: no point (not 0), and the
+		// title says why.
+		title := "Work per shard (units/s)"
+		switch {
+		case h.instant == n:
+			title += ": unknown, every window is one instant (no duration, no rate)"
+		case h.instant > 0:
+			title += fmt.Sprintf("; no point for the %d window(s) of one instant (no duration, no rate)", h.instant)
+		}
+		hd.Charts = append(hd.Charts, lineChart(title, h.times, shardSeries, marks, num))
 		hd.Charts = append(hd.Charts, lineChart("Max/mean of per-shard work", h.times, []series{{"max/mean", pad(s.ratio)}}, marks, num))
 		keys := make([]string, 0, len(s.best))
 		for k := range s.best {

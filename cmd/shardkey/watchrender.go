@@ -56,8 +56,16 @@ func (t *tableWindows) Close(closing []string) error {
 	return nil
 }
 
+// numOr is x as num writes it, or "unknown".
+func numOr(x watch.Num) string {
+	if !x.Known() {
+		return "unknown"
+	}
+	return num(float64(x))
+}
+
 func (t *tableWindows) Window(r *watch.Report) error {
-	fmt.Fprintf(t.w, "%s - %s UTC  (%s s, %s statements)\n", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), num(r.Seconds), num(float64(r.Statements)))
+	fmt.Fprintf(t.w, "%s - %s UTC  (%s s, %s statements)\n", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), numOr(r.Seconds), num(float64(r.Statements)))
 	if len(r.Designs) > 0 {
 		tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
 		// Fan-out counts nodes when the designs' slots are on nodes under
@@ -76,7 +84,7 @@ func (t *tableWindows) Window(r *watch.Report) error {
 				}
 				keys = append(keys, fmt.Sprintf("%s %s", k.Key, pct(k.Share)))
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Key, num(d.RequestsPerS), num(d.WorkPerS), num(d.WorkRatio),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Key, numOr(d.RequestsPerS), numOr(d.WorkPerS), num(d.WorkRatio),
 				strconv.FormatFloat(d.FanoutMean, 'f', 2, 64), num(d.FanoutP99), pct(d.ScatterShare), pct(d.CrossShardTxnFraction), strings.Join(keys, ", "))
 		}
 		tw.Flush()
@@ -84,6 +92,9 @@ func (t *tableWindows) Window(r *watch.Report) error {
 			parts := make([]string, len(d.ShardWork))
 			for i, x := range d.ShardWork {
 				parts[i] = num(x)
+			}
+			if r.Instant {
+				parts = []string{"unknown (one instant: no rate)"}
 			}
 			fmt.Fprintf(t.w, "  %s work/s per shard: %s\n", d.Key, strings.Join(parts, " "))
 			if d.NodeWork != nil {
