@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/emit"
 	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/partition"
@@ -759,6 +760,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	as.Reasons = append(as.Reasons, a.replicaCosts(key, n)...)
 	as.Reasons = append(as.Reasons, a.lookupReasons(c)...)
 	as.Reasons = append(as.Reasons, a.mongoUnsharded(key, c)...)
+	as.Reasons = append(as.Reasons, a.citusForeignKeys(key)...)
 	if !cr.Bounded && cr.LargestOf != nil {
 		as.Reasons = append(as.Reasons, whaleReason(cr.LargestOf, n))
 	} else if cr.LargestUnknown && cr.LargestOf != nil {
@@ -805,6 +807,22 @@ func (a *analysis) written(ti int) bool {
 		}
 	}
 	return false
+}
+
+// citusForeignKeys says, under Citus, which declared foreign keys
+// (--schema, --from) design key cannot keep, why and the ways out: what
+// --emit citus warns about (emit.CitusForeignKeyProblems, Citus's rules
+// in foreign_constraint.c), so that a design is not recommended silently
+// over a schema Citus refuses to distribute as declared.
+func (a *analysis) citusForeignKeys(key string) []string {
+	if a.w.Catalog == nil || !(a.engine == "citus" || strings.HasPrefix(a.engine, "citus(")) {
+		return nil
+	}
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil
+	}
+	return emit.CitusForeignKeyProblems(a.w, d)
 }
 
 // mongoUnsharded says, under MongoDB, for each small read-mostly table

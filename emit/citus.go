@@ -10,10 +10,14 @@ import (
 )
 
 // Citus returns SQL that applies design d on Citus: SET citus.shard_count,
-// then per placed table (workload order) create_distributed_table on the
-// key's first column, co-located (colocate_with) with the first table
-// distributed by a column of the same type, create_reference_table for
-// TABLE:replicate, and isolate_tenant_to_new_shard(..., 'CASCADE') for
+// then create_reference_table for each TABLE:replicate, then
+// create_distributed_table on each other placed table's key's first
+// column, parents before the tables whose foreign keys reference them
+// (workload order otherwise), co-located (colocate_with) with its foreign
+// key's parent, or else the first table distributed by a column of the
+// same type; a warning before each statement Citus would fail on a
+// declared foreign key (citusFKProblem); and
+// isolate_tenant_to_new_shard(..., 'CASCADE') for
 // each isolated value, once per co-location group (CASCADE isolates it in
 // every co-located table). Citus distributes by one column and by hash
 // only, so compound keys use their first column and range keys are
@@ -46,11 +50,37 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 	}
 	groups := map[string]*group{} // by distribution column type
 	var order []string
-	var refs []string
-	for _, k := range p.keys {
+	roles := p.citusRoles()
+	// fkWarn writes a warning before the statement that fails on each
+	// foreign key of table name Citus rejects; colocated returns the
+	// distributed parent an accepted key co-locates name with, or "".
+	fkWarn := func(name string) (colocated string) {
+		for _, fk := range foreignKeys(w, name) {
+			msg, co := citusFKProblem(roles, name, fk)
+			if msg != "" {
+				fmt.Fprintf(&b, "-- WARNING: %s.\n", msg)
+				if p.o.Warn != nil {
+					p.o.Warn(msg)
+				}
+			}
+			if par := citusTable(roles, fk.RefTable); co && colocated == "" && par != name {
+				colocated = par
+			}
+		}
+		return colocated
+	}
+	keys := p.citusOrder()
+	if len(keys) > 0 && keys[0].kind == kindReplicate {
+		b.WriteString("-- Reference tables first (a copy on every node; writes touch every node): distributed tables' foreign keys may reference them.\n")
+	}
+	for i, k := range keys {
 		name := k.t.Name
 		if k.kind == kindReplicate {
-			refs = append(refs, name)
+			fkWarn(name)
+			fmt.Fprintf(&b, "SELECT create_reference_table(%s);\n", regclass(name))
+			if i+1 < len(keys) && keys[i+1].kind != kindReplicate {
+				b.WriteString("\n")
+			}
 			continue
 		}
 		col := k.cols[0]
@@ -77,14 +107,19 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 				p.o.Warn(msg)
 			}
 		}
+		parent := fkWarn(name)
 		typ := pgType(k.types[0])
 		g := groups[typ]
-		if g == nil {
+		switch {
+		case g == nil:
 			g = &group{first: name, seen: map[shardkey.Value]bool{}, col: col}
 			groups[typ] = g
 			order = append(order, typ)
 			fmt.Fprintf(&b, "SELECT create_distributed_table(%s, %s);\n", regclass(name), sqlString(col))
-		} else {
+		case parent != "":
+			// Its foreign key's parent: the same co-location group.
+			fmt.Fprintf(&b, "SELECT create_distributed_table(%s, %s, colocate_with => %s);\n", regclass(name), sqlString(col), regclass(parent))
+		default:
 			fmt.Fprintf(&b, "SELECT create_distributed_table(%s, %s, colocate_with => %s);\n", regclass(name), sqlString(col), regclass(g.first))
 		}
 		if k.isolate > 0 {
@@ -94,12 +129,6 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 					g.hot = append(g.hot, v)
 				}
 			}
-		}
-	}
-	if len(refs) > 0 {
-		b.WriteString("\n-- Reference tables: a copy on every node; writes touch every node.\n")
-		for _, r := range refs {
-			fmt.Fprintf(&b, "SELECT create_reference_table(%s);\n", regclass(r))
 		}
 	}
 	for _, typ := range order {

@@ -91,11 +91,13 @@ func TestCitus_TPCC(t *testing.T) {
 	got := strings.Join(pgCalls(t, sql), "\n")
 	want := strings.Join([]string{
 		"SET citus.shard_count = 32",
+		// Reference tables first: a distributed table's foreign key may
+		// reference one only once it exists (foreign_constraint.c).
+		"create_reference_table('item')",
 		"create_distributed_table('warehouse', 'w_id')",
 		"create_distributed_table('district', 'd_w_id', colocate_with => 'warehouse')",
 		"create_distributed_table('customer', 'c_w_id', colocate_with => 'warehouse')",
 		"create_distributed_table('stock', 's_w_id', colocate_with => 'warehouse')",
-		"create_reference_table('item')",
 		"isolate_tenant_to_new_shard('warehouse', 1, 'CASCADE')",
 	}, "\n")
 	if got != want {

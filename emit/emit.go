@@ -361,7 +361,8 @@ func (p *plan) rangeKeys() []string {
 // places design d's range keys in format's configuration when it cannot
 // place them by ranges and hash-distributes them instead: "citus" for
 // Citus; for the VSchema, the hash vindex's engine of the first range
-// key that is not an integer (numeric places integers by range); "" when
+// key that is not an integer, text or bytes (numeric places integers and
+// binary text and bytes by range); "" when
 // the format places every range key by range.
 func HashEngine(format string, w *shardkey.Workload, d *shardkey.Design) string {
 	p, err := newPlan(w, d, Options{})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/emit"
+	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -142,5 +143,107 @@ func TestRangeMismatchWarned(t *testing.T) {
 		if !strings.Contains(string(out), c.text) {
 			t.Errorf("%s %s: configuration lacks %q:\n%s", c.format, c.d.Text, c.text, out)
 		}
+	}
+}
+
+// TestVSchemaTextRangeBinaryVindex: a range key on a text column becomes
+// Vitess's binary vindex (go/vt/vtgate/vindexes/binary.go: the keyspace id
+// is the value's bytes unchanged, so byte order is keyspace-id order), with
+// shards named by the bounds' bytes in hex (written by hand below: "user3"
+// is 75 73 65 72 33), no warning and no hash fallback; and Vitess's own
+// binary vindex with its key ranges (go/vt/key) sends every user1..user9 to
+// the shard the scored design places it on.
+func TestVSchemaTextRangeBinaryVindex(t *testing.T) {
+	tb := &shardkey.Table{Name: "usertable", Rows: 9}
+	c := &shardkey.Column{Name: "ycsb_key", Type: shardkey.Text}
+	op := &shardkey.Operation{Name: "get", Table: 0, Kind: shardkey.Read, Rate: 9}
+	for i := 1; i <= 9; i++ {
+		v := shardkey.Value{Type: shardkey.Text, Str: "user" + string(rune('0'+i))}
+		c.Strs = append(c.Strs, v.Str)
+		tb.Weights = append(tb.Weights, 1)
+		op.Instances = append(op.Instances, shardkey.Instance{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: v}}})
+	}
+	tb.Columns = []*shardkey.Column{c}
+	w := &shardkey.Workload{Name: "ycsb-like", Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{op}, Shards: 3}
+	d := design(t, "range(ycsb_key, bounds=[user3, user6])")
+	if eng := emit.HashEngine("vschema", w, d); eng != "" {
+		t.Errorf("HashEngine = %q; want none (binary places the ranges)", eng)
+	}
+	var warned []string
+	config, notes, err := emit.VSchema(w, d, emit.Options{Engine: "vitess", Warn: func(s string) { warned = append(warned, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) > 0 {
+		t.Errorf("warnings for a placement Vitess reproduces: %q", warned)
+	}
+	ks := buildVSchema(t, config)
+	if typ, cols := primary(t, ks, "usertable"); typ != "binary" || strings.Join(cols, ",") != "ycsb_key" {
+		t.Errorf("primary vindex %s%v; want binary[ycsb_key]", typ, cols)
+	}
+	names := []string{"-7573657233", "7573657233-7573657236", "7573657236-"}
+	all := strings.Join(notes, "\n")
+	if !strings.Contains(all, "create these 3 shards, at the range bounds [user3, user6] the design was scored with: "+strings.Join(names, ", ")+".") {
+		t.Fatalf("notes lack the 3 shards %v:\n%s", names, all)
+	}
+	if strings.Contains(all, "no order-preserving") {
+		t.Errorf("notes still say Vitess has no order-preserving vindex:\n%s", all)
+	}
+	vt, err := partition.Lookup("vitess")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.Compile(w, d, sim.Options{Shards: 3, Engine: vt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 9; i++ {
+		v := "user" + string(rune('0'+i))
+		ksid := vitessKsid(t, "binary", sqltypes.NewVarChar(v))
+		vtShard := -1
+		for j, name := range names {
+			lo, hi, _ := strings.Cut(name, "-")
+			kr, err := key.ParseKeyRangeParts(lo, hi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, _ := key.ParseKeyRangeParts(ksid, "")
+			if key.KeyRangeContains(kr, id.Start) {
+				vtShard = j
+			}
+		}
+		// By hand: user1, user2 below user3: shard 0; user3..user5: 1;
+		// user6..user9: 2.
+		want := min(i/3, 2)
+		rt, err := s.Explain(0, shardkey.Read, []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.Value{Type: shardkey.Text, Str: v}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vtShard != want || !slices.Equal(rt.Shards, []int{want}) {
+			t.Errorf("%s (keyspace id %s): Vitess shard %d, scored %v; want %d", v, ksid, vtShard, rt.Shards, want)
+		}
+	}
+}
+
+// TestVSchemaBytesRangeBinaryVindex: bytes bounds are written in hex, and
+// binary's keyspace id of a byte string is the string itself, so
+// range(k, bounds=[0x40, 0x80]) makes Vitess's usual shards -40, 40-80,
+// 80- (hex keyspace-id prefixes, go/vt/key), no warning.
+func TestVSchemaBytesRangeBinaryVindex(t *testing.T) {
+	tb := &shardkey.Table{Name: "blobs", Rows: 1, Weights: []float64{1}, Columns: []*shardkey.Column{{Name: "k", Type: shardkey.Bytes, Strs: []string{"\x41"}}}}
+	w := &shardkey.Workload{Name: "blobs", Tables: []*shardkey.Table{tb}, Shards: 3}
+	var warned []string
+	config, notes, err := emit.VSchema(w, design(t, "range(k, bounds=[0x40, 0x80])"), emit.Options{Warn: func(s string) { warned = append(warned, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ, _ := primary(t, buildVSchema(t, config), "blobs"); typ != "binary" || len(warned) > 0 {
+		t.Errorf("vindex %s, warnings %q; want binary and none", typ, warned)
+	}
+	if all := strings.Join(notes, "\n"); !strings.Contains(all, "create these 3 shards, at the range bounds [0x40, 0x80] the design was scored with: -40, 40-80, 80-.") {
+		t.Errorf("notes lack the shards -40, 40-80, 80-:\n%s", all)
+	}
+	if got := vitessKsid(t, "binary", sqltypes.MakeTrusted(sqltypes.VarBinary, []byte{0x41})); got != "41" {
+		t.Errorf("binary(0x41) = %s; want 41", got)
 	}
 }

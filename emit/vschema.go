@@ -64,10 +64,10 @@ func vindexType(typ shardkey.Type, engine string) (vtype, note string) {
 // as one sharded keyspace: a vindex per function used, each placed table's
 // key column as its primary vindex, TABLE:replicate tables as reference
 // tables. Notes say what the JSON cannot: the shards to create (even
-// shards, or the boundaries of a numeric range key), the keyspace-id range
+// shards, or the boundaries of a numeric or binary range key), the keyspace-id range
 // of each isolated value and the reshard that gives it a shard of its own,
 // and every compromise (compound keys use a multicol vindex; range keys on
-// anything but integers, salt and directory keys fall back to a hash
+// anything but integers, text and bytes, salt and directory keys fall back to a hash
 // vindex). Tables the design does not place are left out (they belong in
 // an unsharded keyspace), with a note.
 func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte, notes []string, err error) {
@@ -81,6 +81,7 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 	ks := vsKeyspace{Sharded: true, Vindexes: map[string]vsVindex{}, Tables: map[string]vsTable{}}
 	var rangeShards []string // shard names of a numeric range key
 	var rangeBounds []string // and its bounds
+	var rangeVtype string    // and its vindex (numeric or binary)
 	var whales []vtWhale
 	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
 	for _, k := range p.keys {
@@ -135,14 +136,17 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 		vsLookups(&ks, d, k.t, o.Engine, o.Vindexes[k.t.Name], note)
 		switch k.kind {
 		case kindRange:
-			if vtypes[0] == "numeric" {
+			if vtypes[0] == "numeric" || vtypes[0] == "binary" {
 				s, n := p.numericShards(name, k)
+				if vtypes[0] == "binary" {
+					s, n = p.binaryShards(name, k)
+				}
 				if s != nil {
 					if rangeShards != nil && strings.Join(rangeShards, ",") != strings.Join(s, ",") {
 						note("%s", p.mismatch("%s: its range bounds differ from another table's; a keyspace has one set of shards, so its rows are not placed as scored", name))
 					}
 					if rangeShards == nil {
-						rangeShards, rangeBounds = s, k.bounds
+						rangeShards, rangeBounds, rangeVtype = s, k.bounds, vtypes[0]
 					}
 				}
 				if n != "" {
@@ -157,6 +161,22 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 				name, k.saltK-1, k.cols[0], valueList(k.hot), k.cols[0])
 		}
 		if k.isolate > 0 {
+			if vtypes[0] == "binary" {
+				// The keyspace id is the value's bytes: v alone is
+				// [v, v+0x00), the next byte string in byte order; under
+				// multicol, the first bytes of v and everything after.
+				for _, v := range k.hot {
+					ksid, hi := []byte(v.Str), append([]byte(v.Str), 0)
+					if n := multicolBytes(len(k.cols)); len(k.cols) > 1 && len(ksid) > n {
+						ksid = ksid[:n]
+						hi = vtSucc(ksid)
+					} else if len(k.cols) > 1 {
+						hi = vtSucc(ksid)
+					}
+					whales = append(whales, vtWhale{table: name, col: k.cols[0], v: v, lo: ksid, hi: hi})
+				}
+				continue
+			}
 			eng, err := partition.Lookup(shardkey.VindexEngine(vtypes[0]))
 			if err != nil {
 				return nil, nil, err
@@ -193,8 +213,13 @@ func VSchema(w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte
 		}
 		note("shards: %d even shards (%s)", p.shards, shortList(shards))
 	} else {
-		note("shards: create these %d shards, at the range bounds [%s] the design was scored with: %s. The numeric vindex's keyspace id of a value v is v as 8 bytes big-endian (vindexes/numeric.go), so shard LO-HI (hex keyspace ids, go/vt/key) holds the values LO <= v < HI and shard i holds the scored range i; create them before starting their tablets (vtctldclient CreateShard %s/%s, ...). Negative values have no keyspace id under numeric (DestinationNone)",
-			len(shards), strings.Join(rangeBounds, ", "), strings.Join(shards, ", "), p.keyspace, shards[0])
+		if rangeVtype == "binary" {
+			note("shards: create these %d shards, at the range bounds [%s] the design was scored with: %s. The binary vindex's keyspace id of a value is its bytes unchanged (vindexes/binary.go), so shard LO-HI (hex keyspace ids, go/vt/key) holds the values whose bytes b have LO <= b < HI in byte order and shard i holds the scored range i; create them before starting their tablets (vtctldclient CreateShard %s/%s, ...). Vitess orders by the bytes, not by the column's collation: values a case-insensitive collation calls equal but spelled differently ('A', 'a') may land on different shards",
+				len(shards), strings.Join(rangeBounds, ", "), strings.Join(shards, ", "), p.keyspace, shards[0])
+		} else {
+			note("shards: create these %d shards, at the range bounds [%s] the design was scored with: %s. The numeric vindex's keyspace id of a value v is v as 8 bytes big-endian (vindexes/numeric.go), so shard LO-HI (hex keyspace ids, go/vt/key) holds the values LO <= v < HI and shard i holds the scored range i; create them before starting their tablets (vtctldclient CreateShard %s/%s, ...). Negative values have no keyspace id under numeric (DestinationNone)",
+				len(shards), strings.Join(rangeBounds, ", "), strings.Join(shards, ", "), p.keyspace, shards[0])
+		}
 	}
 	notes = append(notes, vtIsolate(p.keyspace, shards, whales)...)
 	config, err = json.MarshalIndent(ks, "", "  ")
@@ -271,8 +296,15 @@ func rangeVindex(k *tableKey, typ shardkey.Type, engine string) (string, string)
 	if typ.IsInt() && typ != shardkey.Timestamp || typ == shardkey.Uint64 {
 		return "numeric", ""
 	}
+	if typ == shardkey.Text || typ == shardkey.Bytes {
+		// binary's keyspace id is the value's bytes unchanged
+		// (go/vt/vtgate/vindexes/binary.go, Map: id.ToBytes()), and a
+		// shard holds a keyspace-id range (go/vt/key), so byte order is
+		// shard order: the range placement, at the bounds' bytes.
+		return "binary", ""
+	}
 	vt, _ := vindexType(typ, "")
-	return vt, fmt.Sprintf("%s: Vitess has no order-preserving vindex for %s values (numeric maps non-negative integers only), so the table is hash-sharded on the column and range reads scatter; store it as an integer (say seconds or yyyymm) to use numeric", k.expr, typ)
+	return vt, fmt.Sprintf("%s: Vitess has no order-preserving vindex for %s values (numeric maps non-negative integers, binary text and bytes), so the table is hash-sharded on the column and range reads scatter; store it as an integer (say seconds or yyyymm) to use numeric", k.expr, typ)
 }
 
 // numericShards returns the shard names of a numeric range key's bounds,
@@ -294,6 +326,33 @@ func (p *plan) numericShards(table string, k *tableKey) ([]string, string) {
 		}
 		last = u
 		cur := hex.EncodeToString(binary.BigEndian.AppendUint64(nil, u))
+		names = append(names, prev+"-"+cur)
+		prev = cur
+	}
+	return append(names, prev+"-"), ""
+}
+
+// binaryShards returns the shard names of a text or bytes range key's
+// bounds under the binary vindex (keyspace id = the value's bytes): each
+// bound's bytes in hex, or nil and a note saying why there are none.
+func (p *plan) binaryShards(table string, k *tableKey) ([]string, string) {
+	if len(k.bounds) == 0 {
+		return nil, fmt.Sprintf("%s: %s: binary vindex, keyspace id = the value's bytes; the even shards emitted split by the first byte, not at the placement scored: create shards at the design's range boundaries instead: give them as range(%s, bounds=[...]) (shard names are the bounds' bytes in hex, e.g. -75736572, 75736572-)", table, k.expr, k.cols[0])
+	}
+	var names []string
+	prev := ""
+	var last []byte
+	for i, b := range k.bounds {
+		v, err := shardkey.ParseValue(b, k.types[0]) // as the design parsed it (quotes removed)
+		if err != nil {
+			return nil, fmt.Sprintf("%s: %s: bound %q: %v; no shard ranges", table, k.expr, b, err)
+		}
+		ksid := []byte(v.Str)
+		if len(ksid) == 0 || i > 0 && bytes.Compare(ksid, last) <= 0 {
+			return nil, fmt.Sprintf("%s: %s: bounds must be non-empty and ascend in byte order; no shard ranges", table, k.expr)
+		}
+		last = ksid
+		cur := hex.EncodeToString(ksid)
 		names = append(names, prev+"-"+cur)
 		prev = cur
 	}

@@ -173,7 +173,10 @@ func TestVSchema_Engines(t *testing.T) {
 	check("customer:hash(c_last)", "", "customer", "unicode_loose_md5", "")
 	check("customer:hash(c_last)", "vitess-unicode-loose-xxhash", "customer", "unicode_loose_xxhash", "")
 	check("customer:hash(c_last)", "vitess", "customer", "unicode_loose_md5", "the hash vindex maps integers only, not text")
-	check("customer:range(c_last)", "", "customer", "unicode_loose_md5", "Vitess has no order-preserving vindex for text")
+	// binary.go: the keyspace id is the value's bytes, an order-preserving
+	// vindex for text; floats have none (numeric takes integers only).
+	check("customer:range(c_last)", "", "customer", "binary", "binary vindex, keyspace id = the value's bytes")
+	check("history:range(h_amount)", "", "history", "xxhash", "Vitess has no order-preserving vindex for float")
 	check("history:hash(h_amount)", "", "history", "xxhash", "")
 }
 
