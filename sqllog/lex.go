@@ -163,25 +163,7 @@ func normalizeSpans(buf []byte, lits []lit, sql string, d Dialect, spans *[]litS
 			if d == MySQL && i+2 < len(sql) && (sql[i+2] == '!' || sql[i+2] == '+') {
 				break // executable comment or optimizer hint: keep as text
 			}
-			depth := 0
-			j := i
-			for j < len(sql) {
-				if j+1 < len(sql) && sql[j] == '/' && sql[j+1] == '*' {
-					depth++
-					j += 2
-					continue
-				}
-				if j+1 < len(sql) && sql[j] == '*' && sql[j+1] == '/' {
-					depth--
-					j += 2
-					if depth == 0 || d == MySQL {
-						break
-					}
-					continue
-				}
-				j++
-			}
-			i = j
+			i = skipBlockComment(sql, i, d)
 			space = true
 			continue
 		}
