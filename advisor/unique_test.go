@@ -30,6 +30,11 @@ func warehouses(rows int, unique string) *shardkey.Workload {
 	case "uk":
 		info.PrimaryKey = []string{"d_id", "w_id"}
 		info.UniqueKeys = [][]string{{"w_id"}}
+	case "pkdup":
+		// Declared unique, but the sample holds w_id 1 twice (a stale
+		// declaration): 2/rows is more than one row's share.
+		info.PrimaryKey = []string{"w_id"}
+		t.Columns[0].Ints[1] = 1
 	case "pk2":
 		info.PrimaryKey = []string{"w_id", "d_id"}
 	case "gen":
@@ -49,7 +54,8 @@ func warehouses(rows int, unique string) *shardkey.Workload {
 // 1/6 = 16.7% (bounded, the figure the top value's 1/n); 5 only at 1/5 =
 // 20% (over it: still unknown); 40 at 1/40, which the sample bounds by
 // itself, so no reason argues it. Without the declaration, or with w_id
-// only part of a two-column key, 8 rows give the Wilson interval of 1/8
+// only part of a two-column key, or with a sample that holds one w_id
+// twice (2/8 = 25%, more than one row's share), 8 rows give the Wilson interval of 1/8
 // of 8 rows, about 0.7% to 53%: unknown, as before.
 func TestUniqueKeyBounded(t *testing.T) {
 	for _, c := range []struct {
@@ -65,6 +71,7 @@ func TestUniqueKeyBounded(t *testing.T) {
 		{5, "pk", false, "1/5 = 20%"},
 		{40, "pk", true, ""},
 		{8, "pk2", false, ""},
+		{8, "pkdup", false, ""},
 		{8, "", false, ""},
 	} {
 		w := warehouses(c.rows, c.unique)
@@ -108,7 +115,7 @@ func TestUniqueKeyBounded(t *testing.T) {
 				t.Errorf("%s: reasons lack %q:\n%s", name, want, reasons)
 			}
 		default:
-			if !cr.LargestUnknown || p.Unique != nil || p.Observations != 8 {
+			if !cr.LargestUnknown || p.Unique != nil || p.Observations != 8 || p.Share != float64(1+btoi(c.unique == "pkdup"))/8 {
 				t.Errorf("%s: unknown %v of %+v; want unknown on the 8 rows' interval", name, cr.LargestUnknown, *p)
 			}
 			if strings.Contains(reasons, "is unique in") {
@@ -136,4 +143,11 @@ func TestUniqueKeyRowWeight(t *testing.T) {
 	if p == nil || p.Unique != nil || p.Measure != "row weight" {
 		t.Errorf("largest partition %+v; want the row weight's, no unique-key bound", p)
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

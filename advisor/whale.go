@@ -317,9 +317,11 @@ func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats, n i
 		}
 		p := &PartitionValue{Tables: []string{tk.Table}, Columns: tk.Columns, Value: tk.TopValues[0].Value,
 			Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: tk.TopValues}
-		if u := uniqueKeyOf(w, tk.Table, tk.Columns); u != nil && p.Measure == "rows" {
+		if u := uniqueKeyOf(w, tk.Table, tk.Columns); u != nil && p.Measure == "rows" && tk.Cardinality > 0 && p.Share <= 1/float64(tk.Cardinality)+1e-12 {
 			// Each value is one row: its share is 1/N of the table's N
-			// rows, N at least the distinct values sampled.
+			// rows, N at least the distinct values sampled. (A sample
+			// whose top value holds more than one row's share
+			// contradicts the declaration: the interval decides.)
 			consider(p.withUnique(u, tk.Cardinality))
 			continue
 		}
