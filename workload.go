@@ -158,6 +158,11 @@ type Table struct {
 	// existing one (auto-increment ids, insert timestamps), as declared by
 	// a generator or detected by a reader.
 	Monotonic map[string]bool
+	// Unique names columns each of whose values is one row of the table
+	// (of the whole table, not only of the sample), as declared by a
+	// generator: a spec's sequential and uuid columns. A catalog's
+	// primary and unique keys are in Catalog, not here.
+	Unique map[string]bool
 	// Traffic, when set, counts by column name the values every
 	// statement of a log bound to the column by equality (see
 	// ValueCounts): a log reader keeps only a sample of the statements as

@@ -765,6 +765,10 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, whaleReason(cr.LargestOf, n))
 	} else if cr.LargestUnknown && cr.LargestOf != nil {
 		as.Reasons = append(as.Reasons, unprovenReason(cr.LargestOf, n))
+	} else if p := cr.LargestOf; p != nil && len(p.Unique) > 0 && whaleVerdict(p.Share, p.Observations, n) != noWhale {
+		// Said only where the sample alone could not bound it (TPC-C's
+		// 8 warehouses): 20,000 sampled ids need no argument.
+		as.Reasons = append(as.Reasons, uniqueReason(p, n))
 	}
 	if c.WorkPerS > 0 {
 		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)

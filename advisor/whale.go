@@ -89,6 +89,13 @@ const (
 // figure decides, as isWhale.
 func whaleVerdict(share float64, n, shards int) int {
 	lo, hi := shareInterval(share, n)
+	return intervalVerdict(lo, hi, shards)
+}
+
+// intervalVerdict is the whale verdict of a share known to lie in
+// [lo, hi] on shards shards: a whale when lo is over the threshold, none
+// when hi is not, unproven in between.
+func intervalVerdict(lo, hi float64, shards int) int {
 	switch {
 	case isWhale(lo, shards):
 		return aWhale
@@ -134,13 +141,64 @@ type PartitionValue struct {
 	Observations int     `json:"observations,omitempty"`
 	ShareLow     float64 `json:"share_low,omitempty"`
 	ShareHigh    float64 `json:"share_high,omitempty"`
+	// Unique names the key columns when they hold a unique key of
+	// Tables[0] (its primary key or a declared unique key, or a spec's
+	// sequential or uuid column) and Measure is "rows": each key value is
+	// then exactly one row, so a value's share of the table's rows is 1/N
+	// of its N rows, and N is at least the Observations distinct values
+	// sampled. The share then lies in [0, 1/Observations] with no
+	// sampling uncertainty: ShareLow is 0 (omitted) and ShareHigh
+	// 1/Observations, not a confidence interval.
+	Unique []string `json:"unique_key,omitempty"`
 
 	top []sim.TopValue // the table's (group's) heaviest values, heaviest first
 }
 
 // verdict is whaleVerdict of p's share on n shards.
+// A unique key's value (Unique) is no whale when 1/Observations is
+// within the threshold, and unproven otherwise (the table may have no
+// more rows than were sampled, or many more).
 func (p *PartitionValue) verdict(n int) int {
+	if len(p.Unique) > 0 {
+		return intervalVerdict(0, p.ShareHigh, n)
+	}
 	return whaleVerdict(p.Share, p.Observations, n)
+}
+
+// withUnique marks p, a share of distinct key values' rows of one table
+// keyed by its unique key cols, as bounded by 1/distinct (Unique), and
+// returns p; p unchanged when distinct is 0.
+func (p *PartitionValue) withUnique(cols []string, distinct int) *PartitionValue {
+	if distinct > 0 {
+		p.Unique, p.Observations = cols, distinct
+		p.ShareLow, p.ShareHigh = 0, 1/float64(distinct)
+	}
+	return p
+}
+
+// uniqueKeyOf returns the columns of a unique key of table that are
+// among key columns cols, nil when none is: the table's declared primary
+// or unique key (--schema, --from; every column of it among cols), or a
+// column its generator makes unique (Table.Unique). A key holding a
+// unique key names at most one row per value.
+func uniqueKeyOf(w *shardkey.Workload, table string, cols []string) []string {
+	if w.Catalog != nil {
+		if info := w.Catalog.Table(table); info != nil {
+			for _, k := range append([][]string{info.PrimaryKey}, info.UniqueKeys...) {
+				if len(k) > 0 && !slices.ContainsFunc(k, func(c string) bool { return !slices.Contains(cols, c) }) {
+					return k
+				}
+			}
+		}
+	}
+	if ti := w.TableIndex(table); ti >= 0 {
+		for _, c := range cols {
+			if w.Tables[ti].Unique[c] {
+				return []string{c}
+			}
+		}
+	}
+	return nil
 }
 
 // withEvidence sets p's Observations to n and its interval, and returns p.
@@ -257,8 +315,17 @@ func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats, n i
 		if root && slices.Contains(rs.Tables, tk.Table) || len(tk.TopValues) == 0 {
 			continue
 		}
-		consider((&PartitionValue{Tables: []string{tk.Table}, Columns: tk.Columns, Value: tk.TopValues[0].Value,
-			Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: tk.TopValues}).withEvidence(keyObservations(tk.KeyStats)))
+		p := &PartitionValue{Tables: []string{tk.Table}, Columns: tk.Columns, Value: tk.TopValues[0].Value,
+			Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: tk.TopValues}
+		if u := uniqueKeyOf(w, tk.Table, tk.Columns); u != nil && p.Measure == "rows" && tk.Cardinality > 0 && p.Share <= 1/float64(tk.Cardinality)+1e-12 {
+			// Each value is one row: its share is 1/N of the table's N
+			// rows, N at least the distinct values sampled. (A sample
+			// whose top value holds more than one row's share
+			// contradicts the declaration: the interval decides.)
+			consider(p.withUnique(u, tk.Cardinality))
+			continue
+		}
+		consider(p.withEvidence(keyObservations(tk.KeyStats)))
 	}
 	return best
 }
@@ -297,10 +364,32 @@ func whaleReason(p *PartitionValue, n int) string {
 		p.Name(), pct(p.Share), p.Of(), fairShareText(n))
 }
 
+// uniqueReason says that the design's largest partition, a value of a
+// unique key (PartitionValue.Unique), is bounded because each value is
+// one row.
+func uniqueReason(p *PartitionValue, n int) string {
+	return fmt.Sprintf("the largest partition of the design is %s, %s %s, bounded: %s, so no value holds more than 1/%d = %.3g%% of its rows (%d distinct values sampled; the table has at least as many rows), within the whale threshold (%s)",
+		p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, fairShareText(n))
+}
+
+// uniqueText says that p's unique key makes each value one row: "w_id
+// is unique in warehouse: each value is one row".
+func uniqueText(p *PartitionValue) string {
+	k := p.Unique[0]
+	if len(p.Unique) > 1 {
+		k = "(" + strings.Join(p.Unique, ", ") + ")"
+	}
+	return fmt.Sprintf("%s is unique in %s: each value is one row", k, p.Tables[0])
+}
+
 // unprovenReason says that the design's largest partition is unknown:
 // its heaviest value's share rests on too few observations to show it a
 // whale or bounded (whaleVerdict).
 func unprovenReason(p *PartitionValue, n int) string {
+	if len(p.Unique) > 0 {
+		return fmt.Sprintf("the largest partition of the design is unknown: its heaviest value, %s, holds %s %s; %s, so no value holds more than 1/%d = %.3g%% of its rows (%d distinct values sampled; the table has at least as many rows), but that is over the whale threshold (%s): too few rows to call a value a whale or the key bounded",
+			p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, fairShareText(n))
+	}
 	what := plural(p.Observations, "sampled row", "sampled rows")
 	if p.Measure == "requests" {
 		what = plural(p.Observations, "statement", "statements") + " naming " + strings.Join(p.Columns, ", ")

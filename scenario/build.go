@@ -226,6 +226,14 @@ func (b *builder) table(ts *TableSpec) error {
 		if g.fresh() == shardkey.FreshNewest || g.kind == gTime {
 			t.Monotonic[c.Name] = true
 		}
+		if g.kind == gSequential || g.kind == gUUID {
+			// Each row draws a value of its own (an inherited column is
+			// the parent's, repeated per child row: not here).
+			if t.Unique == nil {
+				t.Unique = map[string]bool{}
+			}
+			t.Unique[c.Name] = true
+		}
 	}
 	b.gens[ti] = gens
 	// Rows.
