@@ -50,7 +50,7 @@ func (h *htmlWindows) Window(r *watch.Report) error {
 		h.instant++
 	}
 	if r.Partial {
-		h.partial = append(h.partial, fmt.Sprintf("%s (%s s of %s s)", r.Start.Format("2006-01-02 15:04:05"), numOr(r.Seconds), num(r.End.Sub(r.Start).Seconds())))
+		h.partial = append(h.partial, fmt.Sprintf("%s (%s)", r.Start.Format("2006-01-02 15:04:05"), partialSpan(r)))
 	}
 	for _, d := range r.Designs {
 		s := h.per[d.Key]

@@ -57,6 +57,16 @@ func (t *tableWindows) Close(closing []string) error {
 	return nil
 }
 
+// partialSpan is a partial window's span, "19.99 s of 20 s": the part
+// covered to the millisecond (19.99 s of a 20 s window is not "20.0").
+func partialSpan(r *watch.Report) string {
+	covered := "unknown"
+	if r.Seconds.Known() {
+		covered = strconv.FormatFloat(math.Round(float64(r.Seconds)*1000)/1000, 'f', -1, 64)
+	}
+	return covered + " s of " + num(r.End.Sub(r.Start).Seconds()) + " s"
+}
+
 // numOr is x as num writes it, or "unknown".
 func numOr(x watch.Num) string {
 	if !x.Known() {
@@ -70,10 +80,7 @@ func (t *tableWindows) Window(r *watch.Report) error {
 	if r.Partial {
 		// The log covers only part of the window: the rates are over it.
 		// To the millisecond: 19.99 s of a 20 s window is not "20.0".
-		span = strconv.FormatFloat(math.Round(float64(r.Seconds)*1000)/1000, 'f', -1, 64) + " s of " + num(r.End.Sub(r.Start).Seconds()) + " s, partial"
-		if !r.Seconds.Known() {
-			span = "unknown s of " + num(r.End.Sub(r.Start).Seconds()) + " s, partial"
-		}
+		span = partialSpan(r) + ", partial"
 	}
 	stmts := "statements"
 	if r.Statements == 1 {
