@@ -27,6 +27,13 @@ const DefaultCopyRate = 125 << 20
 // DefaultCopyRateSource says where DefaultCopyRate comes from.
 const DefaultCopyRateSource = "default: 125 MiB/s, the baseline throughput of an AWS EBS gp3 volume (AWS EBS User Guide); measure yours"
 
+// MinMongoReshardSeconds is the least a MongoDB reshardCollection lasts:
+// reshardingMinimumOperationDurationMillis, 5 x 60 x 1000 ms by default
+// (mongo src/mongo/db/s/resharding/resharding_server_parameters.idl:
+// "Controls the minimum duration of resharding operations"), however
+// little data it copies.
+const MinMongoReshardSeconds = 300
+
 // Options price a movement.
 type Options struct {
 	// RowBytes is the average row size in bytes; 0 estimates it from the
@@ -62,13 +69,31 @@ type Plan struct {
 	// LargestTarget is the target shard with the most bytes after, and
 	// CopySeconds the time to write it at CopyRate: the copy phase cannot
 	// end sooner, whatever runs in parallel.
-	LargestTarget  int      `json:"largest_target"`
-	CopyRate       float64  `json:"copy_rate_bytes_per_s"`
-	CopyRateSource string   `json:"copy_rate_source"`
-	CopySeconds    float64  `json:"copy_seconds"`
-	Engine         string   `json:"engine"`
-	Steps          []string `json:"steps"`
-	Warnings       []string `json:"warnings,omitempty"`
+	LargestTarget  int     `json:"largest_target"`
+	CopyRate       float64 `json:"copy_rate_bytes_per_s"`
+	CopyRateSource string  `json:"copy_rate_source"`
+	CopySeconds    float64 `json:"copy_seconds"`
+	Engine         string  `json:"engine"`
+	// RowsBasis says what the row figures count: "table" when they are
+	// scaled to the rewritten tables' sizes (the catalog's row estimate
+	// over the rows sampled, per table: Scaled), "sample" when the
+	// tables' sizes are not known (a spec, a --rows file): the rows are
+	// the sample's, and the bytes, the storage and the copy time of the
+	// real tables are unknown (null in JSON); RowsShare and CrossingShare
+	// still hold.
+	RowsBasis string `json:"rows_basis"`
+	// RowsShare is the share (0..1) of the sampled rows of every table
+	// that the re-key rewrites; CrossingShare the share of the rewritten
+	// rows that go to another shard. Both hold for the sample and the
+	// table alike.
+	RowsShare     float64 `json:"rows_share"`
+	CrossingShare float64 `json:"crossing_share"`
+	// MinSeconds is the engine's own least duration for the operation, 0
+	// when it has none: MongoDB's reshardCollection lasts at least
+	// reshardingMinimumOperationDurationMillis (MinMongoReshardSeconds).
+	MinSeconds float64  `json:"min_seconds,omitempty"`
+	Steps      []string `json:"steps"`
+	Warnings   []string `json:"warnings,omitempty"`
 }
 
 // New prices m for w's tables under o.
@@ -107,6 +132,8 @@ func New(w *shardkey.Workload, m *sim.Movement, o Options) *Plan {
 		}
 		return out
 	}
+	p.scaleToTables(w)
+	m = p.Movement
 	p.Bytes = m.Rows * p.RowBytes
 	p.BytesCrossing = m.RowsCrossing * p.RowBytes
 	p.SourceBytesOut = scale(m.SourceOut)
@@ -126,9 +153,76 @@ func New(w *shardkey.Workload, m *sim.Movement, o Options) *Plan {
 	case m.Rows == 0:
 		p.Warnings = append(p.Warnings, "no table's placement changes: nothing to copy")
 	}
+	if o.Engine == "mongodb" {
+		p.MinSeconds = MinMongoReshardSeconds
+	}
 	p.Steps = Steps(o.Engine, m, p)
 	return p
 }
+
+// scaleToTables scales p's row figures, the row sample's, to the
+// rewritten tables' sizes when the workload's catalog gives every one of
+// them (a row estimate and the rows sampled): each table's rows by its
+// estimate over its sample, the per-shard figures by the ratio of the
+// scaled total to the sampled one (exact when every table is sampled at
+// one rate, as --from samples them). Else RowsBasis is "sample". It sets
+// RowsShare and CrossingShare from the sample.
+func (p *Plan) scaleToTables(w *shardkey.Workload) {
+	m := p.Movement
+	all := 0.0
+	for _, t := range w.Tables {
+		all += float64(t.Rows)
+	}
+	if all > 0 && m.RowsKnown() {
+		p.RowsShare = m.Rows / all
+	}
+	if m.Rows > 0 {
+		p.CrossingShare = m.RowsCrossing / m.Rows
+	}
+	p.RowsBasis = "sample"
+	if w.Catalog == nil || !m.RowsKnown() {
+		return
+	}
+	factor := map[string]float64{}
+	for _, tm := range m.Tables {
+		if !tm.Rewritten {
+			continue
+		}
+		ti := w.Catalog.Table(tm.Table)
+		if ti == nil || ti.RowEstimate <= 0 || ti.SampleRows <= 0 {
+			return
+		}
+		factor[tm.Table] = ti.RowEstimate / float64(ti.SampleRows)
+	}
+	mm := *m
+	mm.Tables = append([]sim.TableMovement(nil), m.Tables...)
+	mm.Rows, mm.RowsCrossing = 0, 0
+	for i, tm := range mm.Tables {
+		if f, ok := factor[tm.Table]; ok {
+			mm.Tables[i].Rows, mm.Tables[i].RowsCrossing = tm.Rows*f, tm.RowsCrossing*f
+			mm.Rows += tm.Rows * f
+			mm.RowsCrossing += tm.RowsCrossing * f
+		}
+	}
+	r := 1.0
+	if m.Rows > 0 {
+		r = mm.Rows / m.Rows
+	}
+	sc := func(xs []float64) []float64 {
+		out := make([]float64, len(xs))
+		for i, x := range xs {
+			out[i] = x * r
+		}
+		return out
+	}
+	mm.SourceRows, mm.SourceOut, mm.TargetRows, mm.TargetIn = sc(m.SourceRows), sc(m.SourceOut), sc(m.TargetRows), sc(m.TargetIn)
+	p.Movement, p.RowsBasis = &mm, "table"
+}
+
+// SizeKnown reports whether p's rows, bytes and copy time are the real
+// tables': every rewritten table has a row sample and its size is known
+// (RowsBasis "table").
+func (p *Plan) SizeKnown() bool { return p.known() && p.RowsBasis == "table" }
 
 // MarshalJSON writes p with null for the figures its input cannot
 // support: rows, bytes, the per-shard rows and bytes, largest_target and
@@ -144,6 +238,11 @@ func (p Plan) MarshalJSON() ([]byte, error) {
 	null := jsonnull.Unless(p.Movement == nil || p.RowsKnown(), "rows", "rows_crossing", "source_rows", "source_out", "target_rows", "target_in",
 		"bytes", "bytes_crossing", "source_bytes_out", "target_bytes", "target_bytes_in", "largest_target", "copy_seconds")
 	null = append(null, jsonnull.Unless(p.RowBytes > 0, "row_bytes")...)
+	if p.known() && p.RowsBasis == "sample" {
+		// The sample's rows are labelled (rows_basis); the real tables'
+		// bytes and copy time are not known.
+		null = append(null, "bytes", "bytes_crossing", "source_bytes_out", "target_bytes", "target_bytes_in", "copy_seconds")
+	}
 	return jsonnull.Null(b, null...)
 }
 
@@ -156,6 +255,9 @@ func (p *Plan) known() bool { return p.Movement == nil || p.RowsKnown() }
 func (p *Plan) LargestBytes() string {
 	if !p.known() || len(p.TargetBytes) == 0 {
 		return "unknown bytes (no row sample)"
+	}
+	if !p.SizeKnown() {
+		return "unknown bytes (the tables' sizes are not known)"
 	}
 	return numfmt.Bytes(p.TargetBytes[p.LargestTarget])
 }
@@ -256,11 +358,14 @@ func Steps(engine string, m *sim.Movement, p *Plan) []string {
 		}
 	case engine == "mongodb":
 		per := "unknown bytes (no row sample)"
-		if p.known() && m.ToShards > 0 {
+		if p.known() && !p.SizeKnown() {
+			per = "unknown bytes (the tables' sizes are not known: a row sample's)"
+		}
+		if p.SizeKnown() && m.ToShards > 0 {
 			per = numfmt.Bytes(2 * p.Bytes / float64(m.ToShards))
 		}
 		return []string{
-			fmt.Sprintf("db.adminCommand({reshardCollection: \"DB.%s\", key: {%s}}) (MongoDB 5.0+): the clone phase copies every document to the recipient shards, indexes are built, the catch-up phase applies the writes made meanwhile, and the commit blocks writes for up to 2 seconds while it swaps the collections.", tables1(tables), strings.Join(mongoKey, ", ")),
+			fmt.Sprintf("db.adminCommand({reshardCollection: \"DB.%s\", key: {%s}}) (MongoDB 5.0+): the clone phase copies every document to the recipient shards, indexes are built, the catch-up phase applies the writes made meanwhile, and the commit blocks writes for up to 2 seconds while it swaps the collections. It lasts at least reshardingMinimumOperationDurationMillis, 5 minutes by default, however little it copies (MongoDB source, resharding_server_parameters.idl).", tables1(tables), strings.Join(mongoKey, ", ")),
 			fmt.Sprintf("Storage: each shard needs (collection size + index size) x 2 / shards free (MongoDB manual, \"Resharding for Adding and Removing Shards\"): %s per shard for the documents alone; add the indexes.", per),
 			"Also required there: an oplog window of at least 24 hours, I/O capacity below 50% and CPU load below 80%.",
 			"For one hot key without a re-key: a zone (sh.addShardToZone, sh.updateZoneKeyRange) pinning its range to a dedicated shard.",
@@ -281,6 +386,9 @@ func (p *Plan) bytesText() string {
 	if !p.known() {
 		return "unknown bytes (no row sample)"
 	}
+	if !p.SizeKnown() {
+		return "unknown bytes (the tables' sizes are not known)"
+	}
 	return numfmt.Bytes(p.Bytes)
 }
 
@@ -289,6 +397,9 @@ func (p *Plan) bytesText() string {
 func (p *Plan) copyText() string {
 	if !p.known() {
 		return "an unknown time (no row sample)"
+	}
+	if !p.SizeKnown() {
+		return "an unknown time (the tables' sizes are not known)"
 	}
 	return durationText(p.CopySeconds)
 }

@@ -29,10 +29,16 @@ type Window struct {
 	// statement and, when the log has ended (Final), its last window ends
 	// at its last statement plus the resolution of its timestamps (a
 	// statement stamped with the whole second t ran in [t, t+1s); see
-	// Resolution), but not past End. 0 when the window is one instant of
-	// a resolution finer than a second: rates are then statement counts
-	// (and a warning says so).
+	// Resolution), but not past End (both Partial). 0 when the whole log
+	// is one instant of a resolution finer than a second: rates are then
+	// statement counts (and a warning says so). A later window that holds
+	// one instant is not: it starts at Start.
 	Seconds float64
+	// Partial reports that the log covers only part of the window: it
+	// starts inside the log's first window, or ends inside its last one
+	// (Final); Seconds is then the part covered, shorter than End - Start.
+	// False for a log of one instant (Seconds 0).
+	Partial bool
 	// Resolution is the coarsest resolution of the window's statements'
 	// timestamps: 1s for whole seconds (MySQL and MariaDB logs,
 	// PostgreSQL's %t), 1ms for PostgreSQL's %m, %n, csvlog and jsonlog.
@@ -145,14 +151,20 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 			if to.After(cur.End) {
 				to = cur.End
 			}
-			if cur.Last.Equal(from) && cur.Resolution < time.Second {
-				to = from // one instant: no span (logSpan)
+			if first && cur.Last.Equal(cur.First) && cur.Resolution < time.Second {
+				// The whole log is one instant: no span (logSpan). A
+				// later window has a known start, its own: its span
+				// runs from there to the log's last timestamp plus
+				// the resolution.
+				to = from
 			}
 		}
 		cur.Seconds = to.Sub(from).Seconds()
 		if cur.Seconds <= 0 {
 			cur.Seconds = 0
 		}
+		// A log of one instant is that, not partial: it has no span.
+		cur.Partial = cur.Seconds > 0 && (from.After(cur.Start) || to.Before(cur.End))
 		a.seconds = cur.Seconds
 		for _, wn := range rs.warn {
 			a.warn(wn)

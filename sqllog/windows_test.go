@@ -170,3 +170,49 @@ func TestWindowTooShort(t *testing.T) {
 		t.Errorf("1s windows of a log of whole seconds: %d windows, want 3 (10:00:00, :03, :07)", len(ws))
 	}
 }
+
+// TestWindowPartialInstant: a window of 20 s in a longer log whose only
+// statement is at its start (every statement at one instant) is not one
+// instant of the whole log: its start is known. PostgreSQL %m stamps
+// 10:00:00.010, 10:00:10.000 and 10:00:20.000: the first window
+// [10:00:00, 10:00:20) runs from the first statement, 20 - 0.010 =
+// 19.99 s, partial (the log starts inside it); the last [10:00:20,
+// 10:00:40) from its start to the last stamp plus the resolution,
+// 0.001 s, partial (the log ends inside it), 1 statement / 0.001 s =
+// 1000/s. Before the fix the last was taken for one instant (0 s).
+// A log that is one instant stays one (0 s, not partial); a
+// window the log fills (whole seconds, 10:00:00 to 10:00:04 in a 5 s
+// window) is not partial.
+func TestWindowPartialInstant(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	log := ""
+	for _, ts := range []string{"00.010", "10.000", "20.000"} {
+		log += "2024-03-01 10:00:" + ts + " UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 1\n"
+	}
+	ws := readWindows(t, log, 20*time.Second)
+	if len(ws) != 2 {
+		t.Fatalf("%d windows, want 2", len(ws))
+	}
+	for i, want := range []struct {
+		seconds float64
+		stmts   int
+	}{{19.99, 2}, {0.001, 1}} {
+		if !near(ws[i].Seconds, want.seconds) || ws[i].Statements != want.stmts || !ws[i].Partial {
+			t.Errorf("window %d: %g s, %d statements, partial %v; want %g s, %d, partial", i, ws[i].Seconds, ws[i].Statements, ws[i].Partial, want.seconds, want.stmts)
+		}
+		if got := opsRate(ws[i].Workload); !near(got, float64(want.stmts)/want.seconds) || len(ws[i].Workload.Warnings) != 0 {
+			t.Errorf("window %d: %g statements/s, want %d/%g; warnings %v", i, got, want.stmts, want.seconds, ws[i].Workload.Warnings)
+		}
+	}
+	// The whole log one instant: no span, rates are counts, not partial.
+	ws = readWindows(t, "2024-03-01 10:00:05.000 UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 1\n", 20*time.Second)
+	if len(ws) != 1 || ws[0].Seconds != 0 || ws[0].Partial {
+		t.Errorf("one-instant log: %d windows, %g s; want 1 of 0 s", len(ws), ws[0].Seconds)
+	}
+	// Whole seconds 10:00:00..10:00:04 in [10:00:00, 10:00:05): the
+	// log covers the window, 5 s, not partial.
+	ws = readWindows(t, "240301 10:00:00\t     1 Query\tSELECT 1 FROM t\n240301 10:00:04\t     1 Query\tSELECT 1 FROM t\n", 5*time.Second)
+	if len(ws) != 1 || ws[0].Seconds != 5 || ws[0].Partial {
+		t.Errorf("a filled window: %d windows, %g s, partial %v; want 1 of 5 s, not partial", len(ws), ws[0].Seconds, ws[0].Partial)
+	}
+}

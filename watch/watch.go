@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -172,6 +173,10 @@ type Span struct {
 	Seconds float64
 	// Statements is the number of SQL statements the window read.
 	Statements int
+	// Partial says the input covers only part of the window (a log
+	// that starts or ends inside it): Seconds is that part, shorter than
+	// End - Start (sqllog.Window.Partial).
+	Partial bool
 	// NoValues says the workload's condition values are not the
 	// statements' own (statement statistics keep none; their parameters
 	// are drawn from the row sample): top keys and hot_key are unknown.
@@ -185,11 +190,15 @@ type Report struct {
 	End   time.Time `json:"end"`
 	// Seconds is the time the rates are per; unknown (NaN, null in
 	// JSON) when the window is one instant (Instant).
-	Seconds    Num            `json:"seconds"`
-	Statements int            `json:"statements"`
-	Designs    []DesignWindow `json:"designs"`
-	Events     []Event        `json:"events"`
-	Warnings   []string       `json:"warnings,omitempty"`
+	Seconds    Num `json:"seconds"`
+	Statements int `json:"statements"`
+	// Partial reports that the log covers only part of the window (it
+	// starts or ends inside it): Seconds is the part covered. A partial
+	// window with too few requests raises no event (see quiet).
+	Partial  bool           `json:"partial,omitempty"`
+	Designs  []DesignWindow `json:"designs"`
+	Events   []Event        `json:"events"`
+	Warnings []string       `json:"warnings,omitempty"`
 	// Instant reports that the window holds one instant: every
 	// statement at one timestamp, of a resolution finer than a second,
 	// so it has no duration and no rate can be computed. Its rates
@@ -341,7 +350,7 @@ type Event struct {
 // designs that never compiled. Errors are routing errors (a key the
 // partition function cannot place).
 func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
-	r := &Report{Start: sp.Start.UTC(), End: sp.End.UTC(), Seconds: Num(sp.Seconds), Statements: sp.Statements, Designs: []DesignWindow{}, Events: []Event{}}
+	r := &Report{Start: sp.Start.UTC(), End: sp.End.UTC(), Seconds: Num(sp.Seconds), Statements: sp.Statements, Partial: sp.Partial, Designs: []DesignWindow{}, Events: []Event{}}
 	if sp.Seconds <= 0 {
 		// One instant: the workload's rates are the statements' counts
 		// (sqllog.Window.Seconds), good for shares and ratios only.
@@ -450,7 +459,21 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 				dw.TopKeys = []TopKey{}
 			}
 		}
-		r.Events = append(r.Events, wt.events(st, &dw, tk, first, sp.Seconds)...)
+		if n := wt.quiet(sp, &dw); n >= 0 {
+			// Too few requests to tell a finding from chance: no
+			// event (the shapes are remembered as seen).
+			for _, sh := range dw.Shapes {
+				st.shapes[sh.Name] = true
+			}
+			why := fmt.Sprintf("fewer than 1 / %g = %g: one request alone would take over %.3g%% of them", wt.th.KeyHigh, math.Ceil(1/wt.th.KeyHigh), 100*wt.th.KeyHigh)
+			if !(wt.th.KeyHigh > 0 && float64(n)*wt.th.KeyHigh < 1) {
+				why = fmt.Sprintf("as many sent to %d shards at random would give a max/mean of about %.2f, above %.3g", dw.Shards, sim.ExpectedMaxLoadRatio(n, dw.Shards), wt.th.WorkRatio)
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf("design %s: partial window (the log covers %s s of its %s s) with %d request(s), too few to raise events (%s)",
+				dw.Key, strconv.FormatFloat(sp.Seconds, 'g', 3, 64), strconv.FormatFloat(sp.End.Sub(sp.Start).Seconds(), 'g', -1, 64), n, why))
+		} else {
+			r.Events = append(r.Events, wt.events(st, &dw, tk, first, sp.Seconds)...)
+		}
 		if r.Instant {
 			dw.unknownRates()
 		}
@@ -654,6 +677,29 @@ func inWindow(d *shardkey.Design, w *shardkey.Workload) *shardkey.Design {
 		return nil
 	}
 	return nd
+}
+
+// quiet returns the number of requests of design window dw when sp is a
+// partial window (the log covers part of it) with too few of them to
+// raise an event, else -1. Too few: one request alone would take more
+// than the hot-key threshold's share (n x KeyHigh < 1: under 20 requests
+// by default), or n requests sent to the design's shards at random would
+// give a max/mean above the work-ratio threshold (balls into bins:
+// sim.ExpectedMaxLoadRatio), so chance alone would raise hot_key or
+// work_ratio. A window the log covers whole is judged as it is.
+func (wt *Watcher) quiet(sp Span, dw *DesignWindow) int {
+	if !sp.Partial {
+		return -1
+	}
+	secs := sp.Seconds
+	if secs <= 0 {
+		secs = 1 // one instant: the rates are the counts
+	}
+	n := int(math.Round(float64(dw.RequestsPerS) * secs))
+	if wt.th.KeyHigh > 0 && float64(n)*wt.th.KeyHigh < 1 || dw.Shards > 1 && sim.ExpectedMaxLoadRatio(n, dw.Shards) > wt.th.WorkRatio {
+		return n
+	}
+	return -1
 }
 
 // unknownRates makes dw's rates unknown (an Instant window), once its

@@ -139,9 +139,14 @@ func renderReshard(w io.Writer, plans []*reshard.Plan, markdown bool) {
 			// is known, how much of them is not (never 0).
 			fmt.Fprintf(w, "\n-> %s: rows rewritten unknown, bytes unknown, copy time of the largest shard unknown (no row sample of %s: give --rows FILE or --from DSN)\n",
 				p.To, strings.Join(p.Unsampled, ", "))
+		} else if !p.SizeKnown() {
+			// The rows are a sample's: its shares hold for the table,
+			// its counts, bytes and copy time do not.
+			fmt.Fprintf(w, "\n-> %s: %s of the rows rewritten, %s of those to another shard (in the row sample: %s rows rewritten, %s of them moving); rows, bytes and copy time of the real tables unknown (their sizes are not known: give --from DSN to read them from the catalog)%s\n",
+				p.To, pct(p.RowsShare), pct(p.CrossingShare), num(p.Rows), num(p.RowsCrossing), minText(p))
 		} else {
-			fmt.Fprintf(w, "\n-> %s: %s rows rewritten (%s), %s of them (%s) to another shard; copying the largest shard (%d, %s) takes %s\n",
-				p.To, num(p.Rows), numfmt.Bytes(p.Bytes), num(p.RowsCrossing), numfmt.Bytes(p.BytesCrossing), p.LargestTarget, numfmt.Bytes(p.TargetBytes[p.LargestTarget]), secondsText(p.CopySeconds))
+			fmt.Fprintf(w, "\n-> %s: %s rows rewritten (%s), %s of them (%s) to another shard (scaled to the tables' sizes in the catalog); copying the largest shard (%d, %s) takes %s%s\n",
+				p.To, num(p.Rows), numfmt.Bytes(p.Bytes), num(p.RowsCrossing), numfmt.Bytes(p.BytesCrossing), p.LargestTarget, numfmt.Bytes(p.TargetBytes[p.LargestTarget]), secondsText(p.CopySeconds), minText(p))
 		}
 		var tabs []string
 		for _, t := range p.Tables {
@@ -157,7 +162,11 @@ func renderReshard(w io.Writer, plans []*reshard.Plan, markdown bool) {
 			continue
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "   shard\tholds now\tsends\treceives\tholds after\tbytes after\t")
+		if p.SizeKnown() {
+			fmt.Fprintln(tw, "   shard\tholds now\tsends\treceives\tholds after\tbytes after\t")
+		} else {
+			fmt.Fprintln(tw, "   shard\tsample rows now\tsends\treceives\tholds after\t")
+		}
 		n := max(len(p.SourceRows), len(p.TargetRows))
 		for k := range n {
 			cell := func(xs []float64) string {
@@ -169,6 +178,10 @@ func renderReshard(w io.Writer, plans []*reshard.Plan, markdown bool) {
 			after := "-"
 			if k < len(p.TargetBytes) {
 				after = numfmt.Bytes(p.TargetBytes[k])
+			}
+			if !p.SizeKnown() {
+				fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t\n", k, cell(p.SourceRows), cell(p.SourceOut), cell(p.TargetIn), cell(p.TargetRows))
+				continue
 			}
 			fmt.Fprintf(tw, "   %d\t%s\t%s\t%s\t%s\t%s\t\n", k, cell(p.SourceRows), cell(p.SourceOut), cell(p.TargetIn), cell(p.TargetRows), after)
 		}
@@ -186,6 +199,16 @@ func renderSteps(w io.Writer, p *reshard.Plan) {
 	for _, wn := range p.Warnings {
 		fmt.Fprintf(w, "   warning: %s\n", wn)
 	}
+}
+
+// minText is the engine's least duration for the operation, as a clause
+// ("" when it has none): MongoDB's reshardCollection lasts at least
+// reshardingMinimumOperationDurationMillis.
+func minText(p *reshard.Plan) string {
+	if p.MinSeconds <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; reshardCollection takes at least %s however little it copies (reshardingMinimumOperationDurationMillis, default %s ms)", secondsText(p.MinSeconds), num(1000*p.MinSeconds))
 }
 
 func secondsText(s float64) string {

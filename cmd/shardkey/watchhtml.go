@@ -22,7 +22,8 @@ type htmlWindows struct {
 	w       io.Writer
 	title   string
 	times   []time.Time
-	instant int // windows of one instant: no rate, no per-shard work drawn
+	instant int      // windows of one instant: no rate, no per-shard work drawn
+	partial []string // windows the log covers only part of: "start (s of length s)"
 	designs []string
 	per     map[string]*designSeries
 	events  []watch.Event
@@ -47,6 +48,9 @@ func (h *htmlWindows) Window(r *watch.Report) error {
 	h.times = append(h.times, r.Start)
 	if r.Instant {
 		h.instant++
+	}
+	if r.Partial {
+		h.partial = append(h.partial, fmt.Sprintf("%s (%s)", r.Start.Format("2006-01-02 15:04:05"), partialSpan(r)))
 	}
 	for _, d := range r.Designs {
 		s := h.per[d.Key]
@@ -103,9 +107,10 @@ func (h *htmlWindows) Close(closing []string) error {
 		Title    string
 		From, To string
 		Windows  int
+		Partial  []string
 		Designs  []htmlDesign
 		Warnings []string
-	}{Title: h.title, Windows: len(h.times), Warnings: h.warns}
+	}{Title: h.title, Windows: len(h.times), Partial: h.partial, Warnings: h.warns}
 	if len(h.times) > 0 {
 		page.From = h.times[0].Format("2006-01-02 15:04:05")
 		page.To = h.times[len(h.times)-1].Format("2006-01-02 15:04:05")
@@ -300,7 +305,8 @@ table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.25em 
 </style></head><body>
 <h1>shardkey watch: {{.Title}}</h1>
 <p>{{.Windows}} windows from {{.From}} to {{.To}} UTC. Red dashed lines mark events (hover for the message); each window's figures are those of <code>shardkey score</code> on that window's slice of the log.</p>
-{{range .Designs}}<h2>{{.Key}}</h2>
+{{if .Partial}}<p class="warn">Partial windows (the log covers only part of them; their rates are over that part): {{range $i, $p := .Partial}}{{if $i}}, {{end}}{{$p}}{{end}}.</p>
+{{end}}{{range .Designs}}<h2>{{.Key}}</h2>
 {{range .Charts}}{{.}}
 {{end}}{{if .Events}}<table><tr><th>#</th><th>window</th><th>event</th><th>what</th></tr>
 {{range .Events}}<tr><td>{{.N}}</td><td>{{.Time}}</td><td>{{.Type}}</td><td>{{.Message}}</td></tr>

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -56,6 +57,16 @@ func (t *tableWindows) Close(closing []string) error {
 	return nil
 }
 
+// partialSpan is a partial window's span, "19.99 s of 20 s": the part
+// covered to the millisecond (19.99 s of a 20 s window is not "20.0").
+func partialSpan(r *watch.Report) string {
+	covered := "unknown"
+	if r.Seconds.Known() {
+		covered = strconv.FormatFloat(math.Round(float64(r.Seconds)*1000)/1000, 'f', -1, 64)
+	}
+	return covered + " s of " + num(r.End.Sub(r.Start).Seconds()) + " s"
+}
+
 // numOr is x as num writes it, or "unknown".
 func numOr(x watch.Num) string {
 	if !x.Known() {
@@ -65,7 +76,17 @@ func numOr(x watch.Num) string {
 }
 
 func (t *tableWindows) Window(r *watch.Report) error {
-	fmt.Fprintf(t.w, "%s - %s UTC  (%s s, %s statements)\n", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), numOr(r.Seconds), num(float64(r.Statements)))
+	span := numOr(r.Seconds) + " s"
+	if r.Partial {
+		// The log covers only part of the window: the rates are over it.
+		// To the millisecond: 19.99 s of a 20 s window is not "20.0".
+		span = partialSpan(r) + ", partial"
+	}
+	stmts := "statements"
+	if r.Statements == 1 {
+		stmts = "statement"
+	}
+	fmt.Fprintf(t.w, "%s - %s UTC  (%s, %s %s)\n", r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), span, num(float64(r.Statements)), stmts)
 	if len(r.Designs) > 0 {
 		tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
 		// Fan-out counts nodes when the designs' slots are on nodes under
