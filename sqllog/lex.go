@@ -196,20 +196,7 @@ func normalizeSpans(buf []byte, lits []lit, sql string, d Dialect, spans *[]litS
 			prevWord, prevWordStart, prevIdent = "", -1, false
 			continue
 		case c == '"' || c == '`':
-			j := i + 1
-			for j < len(sql) {
-				if sql[j] == c {
-					if j+1 < len(sql) && sql[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			if j < len(sql) {
-				j++
-			}
+			j := skipQuoted(sql, i)
 			emitSpace()
 			out = append(out, sql[i:j]...)
 			i = j
