@@ -234,27 +234,7 @@ func definesTables(stmt string) bool {
 }
 
 // stripLeadingComments returns stmt past its leading blanks and comments.
-func stripLeadingComments(stmt string) string {
-	for {
-		t := strings.TrimLeft(stmt, " \t\r\n\f")
-		switch {
-		case strings.HasPrefix(t, "--") || strings.HasPrefix(t, "#"):
-			j := strings.IndexByte(t, '\n')
-			if j < 0 {
-				return ""
-			}
-			stmt = t[j+1:]
-		case strings.HasPrefix(t, "/*") && !strings.HasPrefix(t, "/*!"):
-			j := strings.Index(t[2:], "*/")
-			if j < 0 {
-				return ""
-			}
-			stmt = t[j+4:]
-		default:
-			return t
-		}
-	}
-}
+func stripLeadingComments(stmt string) string { return stmt[pastComments(stmt, 0):] }
 
 var mysqlVersioned = regexp.MustCompile(`/\*!\d*|\*/`)
 
@@ -282,7 +262,17 @@ func (c *catBuilder) skipped(line int, stmt string, err error) {
 // offset off begins: its first token, past blanks and comments (-- ...,
 // # ..., /* ... */).
 func stmtLine(src string, off int) int {
-	i := min(max(off, 0), len(src))
+	off = min(max(off, 0), len(src))
+	if i := pastComments(src, off); i < len(src) {
+		return 1 + strings.Count(src[:i], "\n")
+	}
+	return 1 + strings.Count(src[:off], "\n")
+}
+
+// pastComments returns the offset in src of the first token at or after
+// off, past blanks and comments (-- ..., # ..., /* ... */ but not MySQL's
+// versioned /*! ... */, which holds statement text); len(src) if none.
+func pastComments(src string, i int) int {
 	for i < len(src) {
 		switch {
 		case src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r' || src[i] == '\f':
@@ -290,22 +280,20 @@ func stmtLine(src string, off int) int {
 		case strings.HasPrefix(src[i:], "--") || src[i] == '#':
 			j := strings.IndexByte(src[i:], '\n')
 			if j < 0 {
-				i = len(src)
-			} else {
-				i += j + 1
+				return len(src)
 			}
+			i += j + 1
 		case strings.HasPrefix(src[i:], "/*") && !strings.HasPrefix(src[i:], "/*!"):
 			j := strings.Index(src[i+2:], "*/")
 			if j < 0 {
-				i = len(src)
-			} else {
-				i += j + 4
+				return len(src)
 			}
+			i += j + 4
 		default:
-			return 1 + strings.Count(src[:i], "\n")
+			return i
 		}
 	}
-	return 1 + strings.Count(src[:min(max(off, 0), len(src))], "\n")
+	return i
 }
 
 // table returns the table named name, adding an empty one when the
