@@ -259,6 +259,12 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o
 		}
 		return Fix{Kind: "replica", Target: op.Name,
 			Text: fmt.Sprintf("%s is batch work: let it scatter, better on a replica or a warehouse than on the serving shards (%s).", op.Name, cost)}, true
+	case wop.Kind == shardkey.Insert && op.Unsized >= 0.5:
+		// The statement computes its rows' key values (an INSERT ...
+		// SELECT): each row goes to its own value's shard under any
+		// key, which ones known only at run time; no key or index
+		// changes that, and the application supplies the key already.
+		return Fix{}, false
 	case wop.Kind == shardkey.Insert:
 		// The statements read give no value for the key: the router
 		// cannot place the row, and no read-side fix changes that.
