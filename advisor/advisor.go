@@ -115,6 +115,9 @@ type Advice struct {
 	InUse     string   `json:"in_use,omitempty"`
 	KeepInUse bool     `json:"keep_in_use,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
+	// Evidence is how many transactions and statements the ranking rests
+	// on, and which designs it cannot separate from the first.
+	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
 // Assessment is one candidate's verdict with its numbers.
@@ -157,8 +160,11 @@ type Assessment struct {
 	// growing. Such a design ranks after one equal on what the operations
 	// and transactions touch that replicates no table of unknown size
 	// (orderBanded), and its reasons, verdict and the warnings say so.
-	ReplicatedSizeUnknown []string       `json:"replicated_size_unknown,omitempty"`
-	Score                 *sim.Candidate `json:"score"`
+	ReplicatedSizeUnknown []string `json:"replicated_size_unknown,omitempty"`
+	// TiedWithFirst reports that the advice rests on too few transactions
+	// or statements to separate this design from the first (Evidence).
+	TiedWithFirst bool           `json:"tied_with_first,omitempty"`
+	Score         *sim.Candidate `json:"score"`
 
 	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
 	an       *analysis
@@ -513,9 +519,16 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
 	list = samePlacement(list, sopts)
 	list = keepInUse(list)
+	adv.Evidence = a.evidenceOf(list)
 	for i, as := range list {
 		as.Rank = i + 1
 		as.Verdict = verdict(as, i == 0)
+		switch {
+		case i == 0 && as.Viable && len(adv.Evidence.TiedWithFirst) > 0:
+			as.Verdict += fmt.Sprintf("; provisional: too few transactions and statements to separate it from %s", plural(len(adv.Evidence.TiedWithFirst), "1 other design", fmt.Sprintf("%d other designs", len(adv.Evidence.TiedWithFirst))))
+		case as.TiedWithFirst:
+			as.Verdict += "; tied with the first within the evidence"
+		}
 		if best := list[0]; i > 0 && as.Viable && as.movedOff-best.movedOff > 0.1*as.Score.RequestsPerS && as.Criteria.AfterFixes < best.Criteria.AfterFixes {
 			as.Verdict += fmt.Sprintf("; its %s/s after fixes takes %s requests/s (%s) to read models, which must still serve them: not a lighter load than %s's %s/s",
 				fmtF(as.Criteria.AfterFixes), fmtF(as.movedOff), strings.Join(as.movedOps, ", "), best.Key, fmtF(best.Criteria.AfterFixes))
@@ -1416,6 +1429,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		// first, with what brings them under.
 		out = append([]string{t}, out...)
 	}
+	if t := evidenceText(adv.Evidence); t != "" {
+		out = append(out, t)
+	}
 	if c.Transactions > 0 {
 		line := fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction))
 		least := best.Criteria.CrossShardTxn
@@ -1497,6 +1513,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			reason = fmt.Sprintf("its largest key value holds %s of its table, against %s", pct(as.Criteria.LargestPartition), pct(best.Criteria.LargestPartition))
 		case as.Score.LoadRatio > best.Score.LoadRatio*1.005:
 			reason = fmt.Sprintf("row load %.2fx the mean, against %.2fx", as.Score.LoadRatio, best.Score.LoadRatio)
+		}
+		if as.TiedWithFirst && decided {
+			reason = "tied within the evidence: " + reason
 		}
 		others = append(others, fmt.Sprintf("%s (%s)", as.Display(), reason))
 	}
