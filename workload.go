@@ -163,6 +163,13 @@ type Table struct {
 	// generator: a spec's sequential and uuid columns. A catalog's
 	// primary and unique keys are in Catalog, not here.
 	Unique map[string]bool
+	// PerValue names columns each of whose values holds exactly that many
+	// rows of the table (of the whole table), as a spec declares it: a
+	// column inherited from a parent in which it is unique (or itself
+	// PerValue k) by a fixed per_parent n holds n (n x k) rows per value
+	// (TPC-C's district: 10 rows for each w_id). Every value then has the
+	// same share of the table's rows.
+	PerValue map[string]int
 	// Traffic, when set, counts by column name the values every
 	// statement of a log bound to the column by equality (see
 	// ValueCounts): a log reader keeps only a sample of the statements as

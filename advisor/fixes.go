@@ -28,6 +28,7 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 		return
 	}
 	a.whaleFix(as, d, w, o)
+	a.whaleNote(as, o.Shards)
 	lk := map[string]*sim.Candidate{} // lookup designs scored, by key
 	for _, op := range as.Expensive {
 		if f, ok := a.scatterFix(op, as, w, o, lk); ok {
@@ -35,6 +36,55 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 		}
 	}
 	_ = c
+}
+
+// whaleNote names the design's largest partition when the evidence
+// shows it a whale (PartitionValue.verdict: the lower end of its share's
+// 95% interval over the threshold) and no fix above isolates, salts or
+// caches it: the advice must not show a whale in its figures and leave
+// it out of its headline and fixes. It says what the whale is on, how
+// sure that is, why no isolation was worked out (the busiest shard is
+// within what a perfect hash of this many keys gives, or the whale is
+// every value seen), and what to do as it grows.
+func (a *analysis) whaleNote(as *Assessment, n int) {
+	p := as.Criteria.LargestOf
+	if p == nil || n < 2 || p.verdict(n) != aWhale {
+		return
+	}
+	for _, f := range as.Fixes {
+		switch f.Kind {
+		case "isolate", "salt", "cache":
+			return
+		}
+	}
+	c := as.Score
+	sure := fmt.Sprintf("on %d %s; 95%% interval %s to %s, above the whale threshold of %.3g%%", p.Observations, evidenceUnit(p), pct(p.ShareLow), pct(p.ShareHigh), 100*whaleShares/float64(n))
+	if p.Observations == 0 {
+		sure = fmt.Sprintf("above the whale threshold of %.3g%%", 100*whaleShares/float64(n))
+	}
+	why := fmt.Sprintf("its shard is not yet the problem: the busiest shard does %.2fx the mean, within the %.2fx a perfect hash of this many equal keys gives, so isolating it would not lighten the busiest shard", c.WorkRatio, c.ExpectedWorkRatio())
+	if c.ExpectedWorkRatio() <= 0 || c.WorkRatio > c.ExpectedWorkRatio() {
+		why = "isolating it was not worked out here (no other value seen to keep off its shard, or no row sample to re-simulate with)"
+	}
+	as.Fixes = append(as.Fixes, Fix{Kind: "whale", Target: p.Name(),
+		Text: fmt.Sprintf("Whale: %s holds %s %s (%s): under this key one shard holds all of it, whatever the shard count. %s; as it grows, give it a shard of its own (a directory override, isolate(...)) or add a column to the key so that its rows can spread.",
+			p.Name(), pct(p.Share), p.Of(), sure, upperFirst(why))})
+}
+
+// evidenceUnit names what p's Observations count: sampled rows, or
+// statements naming the key.
+func evidenceUnit(p *PartitionValue) string {
+	if p.Measure == "requests" {
+		return plural(p.Observations, "statement", "statements") + " naming " + strings.Join(p.Columns, ", ")
+	}
+	return plural(p.Observations, "sampled row", "sampled rows")
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // whaleFix isolates the fewest hot key values that bring the busiest
@@ -259,6 +309,12 @@ func (a *analysis) scatterFix(op OpCost, as *Assessment, w *shardkey.Workload, o
 		}
 		return Fix{Kind: "replica", Target: op.Name,
 			Text: fmt.Sprintf("%s is batch work: let it scatter, better on a replica or a warehouse than on the serving shards (%s).", op.Name, cost)}, true
+	case wop.Kind == shardkey.Insert && op.Unsized >= 0.5:
+		// The statement computes its rows' key values (an INSERT ...
+		// SELECT): each row goes to its own value's shard under any
+		// key, which ones known only at run time; no key or index
+		// changes that, and the application supplies the key already.
+		return Fix{}, false
 	case wop.Kind == shardkey.Insert:
 		// The statements read give no value for the key: the router
 		// cannot place the row, and no read-side fix changes that.

@@ -116,14 +116,61 @@ func rootTraffic(w *shardkey.Workload, d *shardkey.Design, col string) ([]valueW
 	return out, total, order
 }
 
+// rootColumn returns the root column of design d over w: the one
+// column of its bare expression, or, for a design that gives each table
+// a key of its own (TPC-C's warehouse:range(w_id, ...); district:range(w_id);
+// ...), the one column every table it shards is keyed by alone; "" when
+// there is none. Warnings about the root (its monotonicity, its largest
+// entity group) then hold for every design keyed by it, whichever way
+// the design is written.
+func rootColumn(w *shardkey.Workload, d *shardkey.Design) string {
+	if d.Default != nil {
+		if len(d.Default.Columns()) != 1 {
+			return ""
+		}
+		return d.Default.Columns()[0]
+	}
+	col := ""
+	for _, t := range w.Tables {
+		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
+		if e == nil {
+			continue
+		}
+		if _, ok := e.(*shardkey.ReplicateExpr); ok {
+			continue
+		}
+		if len(e.Columns()) != 1 || col != "" && e.Columns()[0] != col {
+			return ""
+		}
+		col = e.Columns()[0]
+	}
+	return col
+}
+
+// rangeRoot reports whether design d keys the tables of its root column
+// col by range: new root values past the last boundary then all go to
+// the last range.
+func rangeRoot(w *shardkey.Workload, d *shardkey.Design, col string) bool {
+	for _, ti := range keyedBy(w, d, col) {
+		if isRange(d, w.Tables[ti].Name) {
+			return true
+		}
+	}
+	return false
+}
+
 // rootStats computes the root checklist of design key over w, when the
-// design keys two or more tables by one hash or range column.
+// design keys two or more tables by one hash or range column
+// (rootColumn).
 func rootStats(w *shardkey.Workload, key string) *RootStats {
 	d, err := shardkey.ParseDesign(key)
-	if err != nil || d.Default == nil || len(d.Default.Columns()) != 1 {
+	if err != nil {
 		return nil
 	}
-	col := d.Default.Columns()[0]
+	col := rootColumn(w, d)
+	if col == "" {
+		return nil
+	}
 	type agg struct {
 		w    float64
 		rows int
@@ -253,10 +300,13 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 // them, and each pass reads every row of those tables).
 func (a *analysis) rootStatsOf(key string) *RootStats {
 	d, err := shardkey.ParseDesign(key)
-	if err != nil || d.Default == nil || len(d.Default.Columns()) != 1 {
+	if err != nil {
 		return nil
 	}
-	col := d.Default.Columns()[0]
+	col := rootColumn(a.w, d)
+	if col == "" {
+		return nil
+	}
 	memo := col
 	for _, t := range a.w.Tables {
 		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
@@ -276,10 +326,15 @@ func (a *analysis) rootStatsOf(key string) *RootStats {
 	return rs
 }
 
-// rootText is the checklist in one sentence.
-func rootText(rs *RootStats) string {
+// rootText is the checklist in one sentence; byRange says the design
+// keys the root's tables by range, where a monotonic root sends every
+// new entity to the last range.
+func rootText(rs *RootStats, byRange bool) string {
 	mono := "not monotonic"
-	if rs.Monotonic {
+	switch {
+	case rs.Monotonic && byRange:
+		mono = fmt.Sprintf("monotonic: under this design's ranges every new entity (any %s past the last boundary) goes to the last range, so give each new one a boundary of its own as it is added, or hash it", rs.Column)
+	case rs.Monotonic:
 		mono = "monotonic: harmless under hash, but under range every new entity would go to the last range"
 	}
 	top := ""

@@ -150,6 +150,12 @@ type PartitionValue struct {
 	// sampling uncertainty: ShareLow is 0 (omitted) and ShareHigh
 	// 1/Observations, not a confidence interval.
 	Unique []string `json:"unique_key,omitempty"`
+	// PerValue, with Unique naming the key column, is the fixed number of
+	// rows each of its values holds in Tables[0] (shardkey.Table.PerValue:
+	// a spec's fixed per_parent under a parent the column is unique in):
+	// every value then has the same share, 1/N of N values, N at least
+	// the Observations distinct values sampled; bounded as Unique is.
+	PerValue int `json:"rows_per_value,omitempty"`
 
 	top []sim.TopValue // the table's (group's) heaviest values, heaviest first
 }
@@ -317,6 +323,13 @@ func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats, n i
 		}
 		p := &PartitionValue{Tables: []string{tk.Table}, Columns: tk.Columns, Value: tk.TopValues[0].Value,
 			Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: tk.TopValues}
+		if ti := w.TableIndex(tk.Table); ti >= 0 && len(tk.Columns) == 1 && w.Tables[ti].PerValue[tk.Columns[0]] > 0 && p.Measure == "rows" && tk.Cardinality > 0 && p.Share <= 1/float64(tk.Cardinality)+1e-12 {
+			// Each value holds the same number of rows: its share is
+			// 1/N of N values, N at least the distinct values sampled.
+			p.PerValue = w.Tables[ti].PerValue[tk.Columns[0]]
+			consider(p.withUnique(tk.Columns, tk.Cardinality))
+			continue
+		}
 		if u := uniqueKeyOf(w, tk.Table, tk.Columns); u != nil && p.Measure == "rows" && tk.Cardinality > 0 && p.Share <= 1/float64(tk.Cardinality)+1e-12 {
 			// Each value is one row: its share is 1/N of the table's N
 			// rows, N at least the distinct values sampled. (A sample
@@ -368,13 +381,25 @@ func whaleReason(p *PartitionValue, n int) string {
 // unique key (PartitionValue.Unique), is bounded because each value is
 // one row.
 func uniqueReason(p *PartitionValue, n int) string {
-	return fmt.Sprintf("the largest partition of the design is %s, %s %s, bounded: %s, so no value holds more than 1/%d = %.3g%% of its rows (%d distinct values sampled; the table has at least as many rows), within the whale threshold (%s)",
-		p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, fairShareText(n))
+	return fmt.Sprintf("the largest partition of the design is %s, %s %s, bounded: %s, so no value holds more than 1/%d = %.3g%% of its rows (%d distinct values sampled; the table has at least as many %s), within the whale threshold (%s)",
+		p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, atLeast(p), fairShareText(n))
+}
+
+// atLeast is what the table has at least as many of as the distinct
+// values sampled: rows for a unique key, values for fixed rows per value.
+func atLeast(p *PartitionValue) string {
+	if p.PerValue > 0 {
+		return "values"
+	}
+	return "rows"
 }
 
 // uniqueText says that p's unique key makes each value one row: "w_id
 // is unique in warehouse: each value is one row".
 func uniqueText(p *PartitionValue) string {
+	if p.PerValue > 0 {
+		return fmt.Sprintf("each %s value is exactly %d rows of %s (the workload's fixed rows per parent), so every value has the same share", p.Unique[0], p.PerValue, p.Tables[0])
+	}
 	k := p.Unique[0]
 	if len(p.Unique) > 1 {
 		k = "(" + strings.Join(p.Unique, ", ") + ")"
@@ -387,8 +412,8 @@ func uniqueText(p *PartitionValue) string {
 // whale or bounded (whaleVerdict).
 func unprovenReason(p *PartitionValue, n int) string {
 	if len(p.Unique) > 0 {
-		return fmt.Sprintf("the largest partition of the design is unknown: its heaviest value, %s, holds %s %s; %s, so no value holds more than 1/%d = %.3g%% of its rows (%d distinct values sampled; the table has at least as many rows), but that is over the whale threshold (%s): too few rows to call a value a whale or the key bounded",
-			p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, fairShareText(n))
+		return fmt.Sprintf("the largest partition of the design is unknown: its heaviest value, %s, holds %s %s; %s, so no value holds more than 1/%d = %.3g%% of its rows (%d distinct values sampled; the table has at least as many %s), but that is over the whale threshold (%s): too few rows to call a value a whale or the key bounded",
+			p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, atLeast(p), fairShareText(n))
 	}
 	what := plural(p.Observations, "sampled row", "sampled rows")
 	if p.Measure == "requests" {

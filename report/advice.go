@@ -55,7 +55,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 					fmt.Fprintf(w, "  %s: %s req/s each write all %.0f copies (broadcast write, a cross-shard commit), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, numfmt.Num(op.ExtraWork))
 					continue
 				}
-				fmt.Fprintf(w, "  %s: %s req/s ask %.1f %s each (%s scatter-gather), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), numfmt.Pct(op.Scatter), numfmt.Num(op.ExtraWork))
+				fmt.Fprintf(w, "  %s: %s req/s ask %.1f %s each (%s), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), op.RouteNote(), numfmt.Num(op.ExtraWork))
 			}
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
 			fmt.Fprintf(w, "expensive under this key: every operation asks one shard, but %s of transactions cross shards (each commits on several)\n", numfmt.Pct(as.Criteria.CrossShardTxn))
@@ -199,7 +199,11 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 		if len(as.Expensive) > 0 {
 			fmt.Fprintln(w, "\nExpensive under this key:")
 			for _, op := range as.Expensive {
-				fmt.Fprintf(w, "- %s: %s req/s ask %.1f %s each, +%s units/s\n", MarkdownText(op.Name), numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), numfmt.Num(op.ExtraWork))
+				note := ""
+				if op.Unsized >= 0.5 {
+					note = " (" + op.RouteNote() + ")"
+				}
+				fmt.Fprintf(w, "- %s: %s req/s ask %.1f %s each%s, +%s units/s\n", MarkdownText(op.Name), numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), MarkdownText(note), numfmt.Num(op.ExtraWork))
 			}
 		}
 		if len(as.Fixes) > 0 {
@@ -421,7 +425,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{with .Work}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}{{end}}
 {{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every {{.Unit}}; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
 {{if .Ranges}}<h3>Citus shard intervals</h3><p>Each shard's interval of the hash space, as pg_dist_shard lists it (<code>shardminvalue..shardmaxvalue</code>), beside its figures.</p><table><tr><th>shard</th><th>hash interval</th><th>work/s</th><th>load</th></tr>{{range .Ranges}}<tr><td class="n">{{.Shard}}</td><td><code>{{.Range}}</code></td><td class="n">{{num .Work}}</td><td class="n">{{.Load}}</td></tr>{{end}}</table>{{if .More}}<p>{{.More}} more shards (the 10 busiest are shown; JSON's <code>shard_hash_ranges</code> has every one).</p>{{end}}{{end}}
-{{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} {{.FanoutUnit}} each, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
+{{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} {{.FanoutUnit}} each{{if ge .Unsized 0.5}} ({{.RouteNote}}){{end}}, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
 {{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}{{with rangebounds .Score}}<p>{{.}}</p>{{end}}{{with .OwnWarnings}}<h3>Warnings</h3><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{end}}
 {{with .Nodes}}<h2>Slots over nodes: <code>{{.Key}}</code></h2>

@@ -277,6 +277,27 @@ func (b *builder) table(ts *TableSpec) error {
 			}
 		}
 		t.Rows = i
+		if lo == hi && lo > 0 {
+			// A fixed count per parent row: each value of a column
+			// unique in the parent (or of fixed rows per value there)
+			// is lo (lo x k) rows here.
+			for ci, g := range gens {
+				if !g.inherited {
+					continue
+				}
+				name := t.Columns[ci].Name
+				k := parent.PerValue[name]
+				if parent.Unique[name] {
+					k = 1
+				}
+				if k > 0 {
+					if t.PerValue == nil {
+						t.PerValue = map[string]int{}
+					}
+					t.PerValue[name] = lo * k
+				}
+			}
+		}
 		return nil
 	}
 	if ts.PerParent != "" {

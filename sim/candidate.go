@@ -170,6 +170,14 @@ type OpScore struct {
 	// ScatterFraction is the share (0..1) of its reads (requests and
 	// merged) sent to every shard to gather an answer.
 	ScatterFraction float64 `json:"scatter_fraction"`
+	// UnsizedFraction is the share (0..1) of its requests routed by the
+	// key's values that are known only at run time, their number too (a
+	// list bind variable; the rows an INSERT ... SELECT computes, each
+	// going to its own value's shard): which shards, and how many, is
+	// unknown, and they are counted at every shard, the most they can
+	// ask. The engine routes them by the key: no scatter-gather (not in
+	// ScatterFraction). Omitted when none.
+	UnsizedFraction float64 `json:"unsized_fraction,omitempty"`
 	// Broadcast reports a write to a replicated (reference) table: each
 	// request writes every copy, on every shard, and commits on all of
 	// them (Citus: two-phase commit; Vitess: a reference table's writes
@@ -334,6 +342,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		os.Broadcast = op.Kind.IsWrite() && s.tables[op.Table].kind == kReplicate && s.N > 1
 		if all := o.Requests + o.Merged; all > 0 && !os.Broadcast {
 			os.ScatterFraction = o.Scatter / all
+			os.UnsizedFraction = o.Unsized / all
 		}
 		switch sh := o.stmtHist(); {
 		case len(sh) < 2:

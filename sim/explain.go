@@ -253,6 +253,8 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 		rt.Shards = append(rt.Shards, tc.set...)
 		rt.multi = true
 		switch {
+		case tc.n < 0 && kind == shardkey.Insert:
+			rt.Reason = fmt.Sprintf("%s: each inserted row goes to the shard of its own value of the key %s, and the statement computes the values (an INSERT ... SELECT), so they are known only at run time: which shards, and how many, is unknown (at most all %d); not a scatter-gather", bound, key, s.N)
 		case tc.n < 0:
 			rt.Reason = fmt.Sprintf("%s binds the key %s to a list of values known only at run time, their number too (a list bind variable or array parameter): an IN route to the shards of its values, at most all %d shards, which ones known once the values are", bound, key, s.N)
 		case len(tc.set) > 0:

@@ -91,6 +91,11 @@ type OpPartial struct {
 	// Keyless is the part of Scatter (requests/s) that names no key
 	// (Partial.WorkKeyless).
 	Keyless float64
+	// Unsized is the rate (requests/s) of its instances routed by values
+	// known only at run time, their number too (tUniformN with n < 0: an
+	// IN list bind variable, the rows an INSERT ... SELECT computes):
+	// counted at every shard, their bound; no scatter.
+	Unsized float64
 	// NodeHist[k], when the scheme counts fan-out in nodes (slots on
 	// nodes under an engine whose client addresses nodes:
 	// Scheme.nodeFanout), is the requests/s of instances touching k
@@ -186,6 +191,7 @@ func (a *OpPartial) merge(b *OpPartial) {
 	a.Count += b.Count
 	a.Lookup += b.Lookup
 	a.Keyless += b.Keyless
+	a.Unsized += b.Unsized
 	a.Riders += b.Riders
 	if a.Stmt != nil || b.Stmt != nil {
 		if a.Stmt == nil {
@@ -367,6 +373,7 @@ func (p *Partial) addUnknown(o *OpPartial, t *touch, r float64) {
 	}
 	o.Count++
 	if t.n < 0 {
+		o.Unsized += r
 		o.Work += r * float64(S)
 		o.addHist(S, r, t)
 		p.WorkAll += r

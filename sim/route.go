@@ -333,8 +333,12 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 			}
 		default:
 			// A range on a hash key scatters; an insert's range holds
-			// the values of the rows an INSERT ... SELECT copies, which
-			// may land on every shard.
+			// the values of the rows an INSERT ... SELECT copies: each
+			// row goes to its own value's shard, the values (and so
+			// which shards, and how many) known only at run time.
+			if kind == shardkey.Insert {
+				return touch{kind: tUniformN, n: -1, set: r.set[:0]}, nil
+			}
 			return touch{kind: tAll}, nil
 		}
 	}
@@ -636,9 +640,11 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 		}
 		if cd.Op == shardkey.Range && (cd.Bounds == nil || !cd.Bounds.HasLo && !cd.Bounds.HasHi && !cd.Bounds.LoNow && !cd.Bounds.HiNow) {
 			// A range with no ends: the rows an INSERT ... SELECT copies
-			// may hold any value; a read so bound is not bound at all.
+			// may hold any value, each going to its own value's shard
+			// (which, and how many, known only at run time); a read so
+			// bound is not bound at all.
 			if kind == shardkey.Insert {
-				return touch{kind: tAll}, nil
+				return touch{kind: tUniformN, n: -1, set: r.set[:0]}, nil
 			}
 			break
 		}
