@@ -69,6 +69,9 @@ func (a *agg) finish() error {
 			sum += s.w
 		}
 		fv := int32(0)
+		if len(samples) > 0 {
+			o.Instances = make([]shardkey.Instance, 0, len(samples))
+		}
 		for _, s := range samples {
 			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Seq: s.seq, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s), Parts: a.parts(s, &fv), Rider: s.rider()})
 		}
@@ -80,6 +83,9 @@ func (a *agg) finish() error {
 		for _, stmts := range samples {
 			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(samples))}
 			fv := int32(0)
+			if len(stmts) > 0 {
+				tx.Stmts = make([]shardkey.Stmt, 0, len(stmts))
+			}
 			for _, s := range stmts {
 				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv), UseVindex: s.ai.op.use, IgnoreVindex: s.ai.op.ignore, Sets: a.sets(s)})
 			}
