@@ -568,8 +568,9 @@ func (a *agg) detachParts(ps []sample) []sample {
 	ps = slices.Clone(ps)
 	for k := range ps {
 		ps[k].vals = a.lim.detach(ps[k].vals)
+		peers := a.detachPeers(ps[k].peers())
 		ps[k].join = nil
-		if peers := a.detachPeers(ps[k].peers()); peers != nil {
+		if peers != nil {
 			ps[k].join = &sampleJoin{peers: peers}
 		}
 	}
