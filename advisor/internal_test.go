@@ -327,3 +327,61 @@ func TestSizeUnknown(t *testing.T) {
 		t.Errorf("unsizedReplicas = %v; want [orders]", got)
 	}
 }
+
+// TestReplicateReusesPrev: a bootstrap replicate drawn into the previous
+// one's memory has the weights a fresh one would: each row's, instance's
+// and transaction's weight times its own Poisson(1) draw, drawn rows
+// first, then instances, then transactions (one stream of draws over
+// every replicate); w is left as it was, and the second replicate's
+// instances are the first's slice, rewritten.
+func TestReplicateReusesPrev(t *testing.T) {
+	w := &shardkey.Workload{
+		Tables: []*shardkey.Table{{Name: "t", Rows: 3, Weights: []float64{1, 2, 3},
+			Columns: []*shardkey.Column{{Name: "id", Type: shardkey.Int64, Ints: []int64{1, 2, 3}}}}},
+		Ops: []*shardkey.Operation{{Name: "read t", Table: 0, Kind: shardkey.Read, Rate: 10,
+			Instances: []shardkey.Instance{{Weight: 1}, {Weight: 2}, {Weight: 3}, {Weight: 4}}}},
+		Txns: []shardkey.Txn{{Name: "x", Weight: 5}, {Name: "y", Weight: 6}},
+	}
+	const seed = 7
+	rng := rand.New(rand.NewPCG(seed, 0xb007))
+	first := replicate(w, rng, nil)
+	firstInst := &first.Ops[0].Instances[0]
+	second := replicate(w, rng, first)
+	if &second.Ops[0].Instances[0] != firstInst {
+		t.Errorf("second replicate's instances are a new slice; want the first's reused")
+	}
+	if second == first || second.Ops[0] == first.Ops[0] || second.Tables[0] == first.Tables[0] {
+		t.Errorf("second replicate shares the first's workload, operation or table; want new ones (sim.Cache keys on the workload)")
+	}
+	// The same draws by hand: the first replicate takes 3 + 4 + 2 of
+	// them, the second the next 9.
+	ref := rand.New(rand.NewPCG(seed, 0xb007))
+	for range 9 {
+		poisson1(ref)
+	}
+	for j, base := range []float64{1, 2, 3} {
+		if got, want := second.Tables[0].Weights[j], base*poisson1(ref); got != want {
+			t.Errorf("row %d weight %v; want %v", j, got, want)
+		}
+	}
+	for j, base := range []float64{1, 2, 3, 4} {
+		if got, want := second.Ops[0].Instances[j].Weight, base*poisson1(ref); got != want {
+			t.Errorf("instance %d weight %v; want %v", j, got, want)
+		}
+	}
+	for j, base := range []float64{5, 6} {
+		if got, want := second.Txns[j].Weight, base*poisson1(ref); got != want {
+			t.Errorf("transaction %d weight %v; want %v", j, got, want)
+		}
+	}
+	for j, want := range []float64{1, 2, 3, 4} {
+		if got := w.Ops[0].Instances[j].Weight; got != want {
+			t.Errorf("w's instance %d weight %v after replicating; want %v unchanged", j, got, want)
+		}
+	}
+	for j, want := range []float64{1, 2, 3} {
+		if got := w.Tables[0].Weights[j]; got != want {
+			t.Errorf("w's row %d weight %v after replicating; want %v unchanged", j, got, want)
+		}
+	}
+}

@@ -148,8 +148,11 @@ func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Option
 	if o.Cache == nil {
 		o.Cache = sim.NewCache()
 	}
+	var rep *shardkey.Workload
 	for i := 0; i < b; i++ {
-		rep := replicate(w, rng)
+		// Each replicate is done with before the next is drawn: the
+		// next reuses its weights' and instances' memory.
+		rep = replicate(w, rng, rep)
 		// Its statements are w's: read once for every replicate.
 		o.Cache.Reweighted(rep, w)
 		// Compiled per replicate: range bounds are the replicate's own
@@ -207,13 +210,21 @@ var poissonCum = func() (c [21]float64) {
 }()
 
 // replicate returns a copy of w with reweighted rows, instances and
-// transactions; values are shared, never modified.
-func replicate(w *shardkey.Workload, rng *rand.Rand) *shardkey.Workload {
+// transactions; values are shared, never modified. The copy is a new
+// workload (sim.Cache keys on it), but when prev, a replicate of w no
+// longer used, is given, its row weights and instances are overwritten
+// in place of new ones (a log's sample is hundreds of thousands of
+// instances a replicate).
+func replicate(w *shardkey.Workload, rng *rand.Rand, prev *shardkey.Workload) *shardkey.Workload {
 	r := *w
 	r.Tables = make([]*shardkey.Table, len(w.Tables))
 	for i, t := range w.Tables {
 		tc := *t
-		tc.Weights = make([]float64, t.Rows)
+		if prev != nil && len(prev.Tables[i].Weights) == t.Rows {
+			tc.Weights = prev.Tables[i].Weights
+		} else {
+			tc.Weights = make([]float64, t.Rows)
+		}
 		for j := range tc.Weights {
 			tc.Weights[j] = t.Weight(j) * poisson1(rng)
 		}
@@ -222,7 +233,11 @@ func replicate(w *shardkey.Workload, rng *rand.Rand) *shardkey.Workload {
 	r.Ops = make([]*shardkey.Operation, len(w.Ops))
 	for i, op := range w.Ops {
 		oc := *op
-		oc.Instances = make([]shardkey.Instance, len(op.Instances))
+		if prev != nil && len(prev.Ops[i].Instances) == len(op.Instances) {
+			oc.Instances = prev.Ops[i].Instances
+		} else {
+			oc.Instances = make([]shardkey.Instance, len(op.Instances))
+		}
 		total, sum := 0.0, 0.0
 		for j, in := range op.Instances {
 			in.Weight *= poisson1(rng)
@@ -235,7 +250,11 @@ func replicate(w *shardkey.Workload, rng *rand.Rand) *shardkey.Workload {
 		}
 		r.Ops[i] = &oc
 	}
-	r.Txns = make([]shardkey.Txn, len(w.Txns))
+	if prev != nil && len(prev.Txns) == len(w.Txns) {
+		r.Txns = prev.Txns
+	} else {
+		r.Txns = make([]shardkey.Txn, len(w.Txns))
+	}
 	for i, tx := range w.Txns {
 		tx.Weight *= poisson1(rng)
 		r.Txns[i] = tx

@@ -249,8 +249,8 @@ func (a *agg) opCapOf(op *opAgg) int {
 // peers', an array's elements each one.
 func sampleValues(sm *sample) int {
 	n := rvCount(sm.vals)
-	for i := range sm.peers {
-		n += rvCount(sm.peers[i].sib.vals)
+	for _, pe := range sm.peers() {
+		n += rvCount(pe.sib.vals)
 	}
 	return n
 }

@@ -89,6 +89,11 @@ type agg struct {
 	cum      map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
 	lim      limits                        // bounds on what is kept (bound.go)
 	stmtBuf  []sample                      // scratch for part
+	// joinBuf, peerBuf and partBuf: part's scratch for a statement's
+	// joins (sample.join).
+	joinBuf []sampleJoin
+	peerBuf []peerSample
+	partBuf []sample
 	// condChunk is what conds carves instances' conditions from.
 	condChunk []shardkey.Cond
 	// freeSessions are dropped sessions kept for their buffers.
@@ -149,16 +154,46 @@ type sample struct {
 	// seq is the instance's place in the log (shardkey.Instance.Seq),
 	// set when an operation's reservoir is offered it.
 	seq int64
+	// join holds what only an operation's instance of a statement of
+	// several tables has (its join peers, its parts, whether it rides):
+	// nil for every other instance and in transactions, so that the
+	// sample every statement is stays small (the reservoirs and the
+	// sessions' open transactions hold many).
+	join *sampleJoin
+}
+
+// sampleJoin is a sample's statement's other tables (sample.join).
+type sampleJoin struct {
 	// peers are the other tables of the statement joined to this one
 	// by an equality (access.peers) that bind a value: each with its
 	// own sample (for shardkey.Instance.Peers).
 	peers []peerSample
 	// parts, on the first table's read of a multi-table SELECT, are the
 	// statement's other tables' reads (shardkey.Instance.Parts); rider
-	// marks those others (shardkey.Instance.Rider). Operations' only.
+	// marks those others (shardkey.Instance.Rider).
 	parts []sample
 	rider bool
 }
+
+// peers returns the sample's join peers (sampleJoin.peers).
+func (s *sample) peers() []peerSample {
+	if s.join == nil {
+		return nil
+	}
+	return s.join.peers
+}
+
+// parts returns the sample's statement parts (sampleJoin.parts).
+func (s *sample) parts() []sample {
+	if s.join == nil {
+		return nil
+	}
+	return s.join.parts
+}
+
+// rider reports whether the sample rides in another table's read's
+// request (sampleJoin.rider).
+func (s *sample) rider() bool { return s.join != nil && s.join.rider }
 
 // peerSample is one join equality of a sample's statement with the
 // joined table's sample (its values its own copies once kept).
@@ -355,6 +390,13 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			}
 		}
 		stmt := a.stmtBuf[:0] // copied by whatever keeps it (session, txn)
+		// The statement's joins are built in scratch (joinBuf, peerBuf,
+		// partBuf), which offer copies for a sample it keeps: most are
+		// not kept.
+		if len(p.acc) > 1 && cap(a.joinBuf) < len(p.acc) {
+			a.joinBuf = make([]sampleJoin, len(p.acc))
+		}
+		peerBuf := a.peerBuf[:0]
 		for i := range p.acc {
 			if a.knownOnly && a.lookup(p.acc[i].table) < 0 {
 				continue
@@ -362,27 +404,43 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			ai := a.info(&p.acc[i])
 			sm := sample{ai: ai, acc: &p.acc[i], vals: vals[i], w: wt}
 			if len(p.acc[i].peers) > 0 && !a.knownOnly {
-				sm.peers = a.peerSamples(p, vals, i)
+				n := len(peerBuf)
+				peerBuf = a.peerSamples(peerBuf, p, vals, i)
+				if len(peerBuf) > n {
+					j := &a.joinBuf[len(stmt)]
+					*j = sampleJoin{peers: peerBuf[n:len(peerBuf):len(peerBuf)]}
+					sm.join = j
+				}
 			}
 			stmt = append(stmt, sm)
 		}
+		a.peerBuf = peerBuf
 		if lead := oneRequest(stmt); lead >= 0 {
 			// A SELECT of several tables is one request: its first
 			// table's read counts it, with the others' reads as its
 			// parts (their fan-out joins its own); the others ride.
-			parts := make([]sample, 0, len(stmt)-1)
+			parts := a.partBuf[:0]
 			for k := range stmt {
 				if k != lead && !stmt[k].acc.virtual && stmt[k].acc.lazy == nil {
-					parts = append(parts, stmt[k])
-					stmt[k].rider = true
+					parts = append(parts, stmt[k]) // its peers (its rider mark is not read)
+					if stmt[k].join == nil {
+						a.joinBuf[k] = sampleJoin{}
+						stmt[k].join = &a.joinBuf[k]
+					}
+					stmt[k].join.rider = true
 				}
 			}
-			stmt[lead].parts = parts
+			a.partBuf = parts
+			if stmt[lead].join == nil {
+				a.joinBuf[lead] = sampleJoin{}
+				stmt[lead].join = &a.joinBuf[lead]
+			}
+			stmt[lead].join.parts = parts
 		}
 		for k := range stmt {
 			a.offer(stmt[k].ai.op, stmt[k], wt)
 			// Operations' only: a transaction's statements route alone.
-			stmt[k].peers, stmt[k].parts, stmt[k].rider = nil, nil, false
+			stmt[k].join = nil
 		}
 		a.stmtBuf = stmt
 		if s := a.sessions[sid]; s != nil && (s.inTxn || s.autocommitOff) {
@@ -413,11 +471,10 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 	}
 }
 
-// peerSamples returns the join peers of access i of statement part p
-// (values vals) that bind = or IN on a column of their own other than
-// the joined one: those say which rows of theirs the join reaches.
-func (a *agg) peerSamples(p *part, vals [][]rv, i int) []peerSample {
-	var out []peerSample
+// peerSamples appends to out the join peers of access i of statement
+// part p (values vals) that bind = or IN on a column of their own other
+// than the joined one: those say which rows of theirs the join reaches.
+func (a *agg) peerSamples(out []peerSample, p *part, vals [][]rv, i int) []peerSample {
 	for _, pe := range p.acc[i].peers {
 		j := i + pe.off
 		if j < 0 || j >= len(p.acc) || j == i || p.acc[j].virtual || p.acc[j].lazy != nil {
@@ -456,16 +513,14 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	k := a.opCapOf(op)
 	if len(op.samples) < k {
 		sm.vals = a.lim.detach(sm.vals)
-		sm.peers = a.detachPeers(sm.peers)
-		sm.parts = a.detachParts(sm.parts)
+		sm.join = a.detachJoin(sm.join)
 		op.samples = append(op.samples, sm)
 		a.keptInstance()
 		return
 	}
 	if j := a.rng.Int64N(op.seen); j < int64(k) {
 		sm.vals = a.lim.detachInto(op.samples[j].vals, sm.vals)
-		sm.peers = a.detachPeers(sm.peers)
-		sm.parts = a.detachParts(sm.parts)
+		sm.join = a.detachJoin(sm.join)
 		op.samples[j] = sm
 	}
 }
@@ -495,6 +550,15 @@ func oneRequest(stmt []sample) int {
 	return lead
 }
 
+// detachJoin returns a kept sample's join of its own: the scratch it was
+// built in (agg.part) is reused, and the parser's values too.
+func (a *agg) detachJoin(j *sampleJoin) *sampleJoin {
+	if j == nil {
+		return nil
+	}
+	return &sampleJoin{peers: a.detachPeers(j.peers), parts: a.detachParts(j.parts), rider: j.rider}
+}
+
 // detachParts returns a kept sample's parts with values (and peers'
 // values) of their own, as detachPeers does for peers.
 func (a *agg) detachParts(ps []sample) []sample {
@@ -504,7 +568,11 @@ func (a *agg) detachParts(ps []sample) []sample {
 	ps = slices.Clone(ps)
 	for k := range ps {
 		ps[k].vals = a.lim.detach(ps[k].vals)
-		ps[k].peers = a.detachPeers(ps[k].peers)
+		peers := a.detachPeers(ps[k].peers())
+		ps[k].join = nil
+		if peers != nil {
+			ps[k].join = &sampleJoin{peers: peers}
+		}
 	}
 	return ps
 }

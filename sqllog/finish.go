@@ -69,8 +69,11 @@ func (a *agg) finish() error {
 			sum += s.w
 		}
 		fv := int32(0)
+		if len(samples) > 0 {
+			o.Instances = make([]shardkey.Instance, 0, len(samples))
+		}
 		for _, s := range samples {
-			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Seq: s.seq, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s), Parts: a.parts(s, &fv), Rider: s.rider})
+			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Seq: s.seq, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s), Parts: a.parts(s, &fv), Rider: s.rider()})
 		}
 		a.w.Ops = append(a.w.Ops, o)
 	}
@@ -80,6 +83,9 @@ func (a *agg) finish() error {
 		for _, stmts := range samples {
 			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(samples))}
 			fv := int32(0)
+			if len(stmts) > 0 {
+				tx.Stmts = make([]shardkey.Stmt, 0, len(stmts))
+			}
 			for _, s := range stmts {
 				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv), UseVindex: s.ai.op.use, IgnoreVindex: s.ai.op.ignore, Sets: a.sets(s)})
 			}
@@ -785,11 +791,12 @@ func noRows(t *shardkey.Table) []shardkey.Cond {
 
 // parts returns s's statement parts (shardkey.Instance.Parts).
 func (a *agg) parts(s sample, fv *int32) []shardkey.Part {
-	if len(s.parts) == 0 {
+	ps := s.parts()
+	if len(ps) == 0 {
 		return nil
 	}
-	out := make([]shardkey.Part, 0, len(s.parts))
-	for _, p := range s.parts {
+	out := make([]shardkey.Part, 0, len(ps))
+	for _, p := range ps {
 		out = append(out, shardkey.Part{Table: p.ai.op.table, Conds: a.conds(p, fv), Peers: a.peers(p)})
 	}
 	return out
@@ -801,7 +808,7 @@ func (a *agg) parts(s sample, fv *int32) []shardkey.Part {
 func (a *agg) peers(s sample) []shardkey.Peer {
 	var out []shardkey.Peer
 	t := a.w.Tables[s.ai.op.table]
-	for _, p := range s.peers {
+	for _, p := range s.peers() {
 		ot := p.sib.ai.op.table
 		col, ocol := t.ColumnIndex(p.eq.col), a.w.Tables[ot].ColumnIndex(p.eq.pcol)
 		if col < 0 || ocol < 0 {

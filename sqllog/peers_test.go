@@ -1,6 +1,8 @@
 package sqllog
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -69,4 +71,75 @@ func eq(conds []shardkey.Cond, col int) (shardkey.Cond, bool) {
 		}
 	}
 	return shardkey.Cond{}, false
+}
+
+// TestJoinPartsKeptApart: 300 statements SELECT ... FROM orders o JOIN
+// items i ON i.order_id = o.id WHERE o.customer = k AND i.sku = k + 1000,
+// k = 1..300, through reservoirs of 8 (most instances offered are
+// dropped, kept ones replace others). Each table binds a column other
+// than the joined one, so each read has the other as a join peer; the
+// orders read is the statement's one request with the items read as its
+// part. Every kept orders instance (customer = k) has its own items peer
+// and part (sku = k + 1000, the part with its orders peer customer = k),
+// and every kept items instance (sku = s) rides, with its orders peer
+// customer = s - 1000. A part or peer built in the reader's scratch and
+// kept without a copy of its own would show a later statement's values.
+func TestJoinPartsKeptApart(t *testing.T) {
+	var b strings.Builder
+	for k := 1; k <= 300; k++ {
+		fmt.Fprintf(&b, "2026-11-30 10:%02d:%02d.000 UTC [100] app@shop LOG:  statement: SELECT o.total FROM orders o JOIN items i ON i.order_id = o.id WHERE o.customer = %d AND i.sku = %d;\n", k/60, k%60, k, k+1000)
+	}
+	w := readText(t, b.String(), Options{Sample: 8})
+	orders, items := w.TableIndex("orders"), w.TableIndex("items")
+	if orders < 0 || items < 0 {
+		t.Fatalf("tables %v", w.Tables)
+	}
+	cust, sku := w.Tables[orders].ColumnIndex("customer"), w.Tables[items].ColumnIndex("sku")
+	peerVal := func(ps []shardkey.Peer, table, col int) int64 {
+		if len(ps) != 1 || ps[0].Table != table {
+			t.Helper()
+			t.Fatalf("peers %+v; want one, of table %d", ps, table)
+		}
+		c, ok := eq(ps[0].Conds, col)
+		if !ok {
+			t.Fatalf("peer conditions %+v; want column %d = ...", ps[0].Conds, col)
+		}
+		return c.Val.Int
+	}
+	leads, riders := 0, 0
+	for _, op := range w.Ops {
+		for _, in := range op.Instances {
+			switch op.Table {
+			case orders:
+				c, ok := eq(in.Conds, cust)
+				if !ok || in.Rider || len(in.Parts) != 1 || in.Parts[0].Table != items {
+					t.Fatalf("%s: conds %+v, rider %v, parts %+v; want customer = k, one items part", op.Name, in.Conds, in.Rider, in.Parts)
+				}
+				k := c.Val.Int
+				if got := peerVal(in.Peers, items, sku); got != k+1000 {
+					t.Errorf("orders customer = %d with peer sku = %d; want %d", k, got, k+1000)
+				}
+				pc, ok := eq(in.Parts[0].Conds, sku)
+				if !ok || pc.Val.Int != k+1000 {
+					t.Errorf("orders customer = %d with part sku = %v; want %d", k, pc.Val, k+1000)
+				}
+				if got := peerVal(in.Parts[0].Peers, orders, cust); got != k {
+					t.Errorf("orders customer = %d with its part's peer customer = %d; want %d", k, got, k)
+				}
+				leads++
+			case items:
+				c, ok := eq(in.Conds, sku)
+				if !ok || !in.Rider || len(in.Parts) != 0 {
+					t.Fatalf("%s: conds %+v, rider %v, parts %+v; want sku = k + 1000, a rider", op.Name, in.Conds, in.Rider, in.Parts)
+				}
+				if got := peerVal(in.Peers, orders, cust); got != c.Val.Int-1000 {
+					t.Errorf("items sku = %d with peer customer = %d; want %d", c.Val.Int, got, c.Val.Int-1000)
+				}
+				riders++
+			}
+		}
+	}
+	if leads != 8 || riders != 8 {
+		t.Errorf("%d orders and %d items instances kept; want 8 each (the reservoirs' size)", leads, riders)
+	}
 }

@@ -172,7 +172,9 @@ func (s *Statement) Bind(w *shardkey.Workload, types map[string]shardkey.Type) (
 			ai := a.info(&p.acc[i])
 			sm := sample{ai: ai, acc: &p.acc[i], vals: vals[i], w: 1}
 			if len(p.acc[i].peers) > 0 {
-				sm.peers = a.peerSamples(p, vals, i)
+				if peers := a.peerSamples(nil, p, vals, i); peers != nil {
+					sm.join = &sampleJoin{peers: peers}
+				}
 			}
 			a.offer(ai.op, sm, 1)
 			samples = append(samples, sm)
