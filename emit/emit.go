@@ -384,3 +384,49 @@ func HashEngine(format string, w *shardkey.Workload, d *shardkey.Design) string 
 	}
 	return ""
 }
+
+// formatEngines are, per format, the engine whose placement the
+// configuration gets (the --engine to score it with when none is given)
+// and the --engine names (without options) that place keys as that
+// system does.
+var formatEngines = map[string]struct {
+	engine string
+	places func(base string) bool
+	names  string // the engines places accepts, for a message
+}{
+	// create_distributed_table: worker_hash in uniform int32 intervals.
+	// PostgreSQL's own PARTITION BY HASH (postgres) hashes otherwise.
+	"citus": {"citus", func(b string) bool { return b == "citus" }, "citus"},
+	// Each table's primary vindex; the vitess-* engines are its types.
+	"vschema": {"vitess", func(b string) bool { return b == "vitess" || strings.HasPrefix(b, "vitess-") }, "vitess or a vitess-* engine"},
+	// sh.shardCollection: a hashed field by MongoDB's hash.
+	"mongodb": {"mongodb", func(b string) bool { return b == "mongodb" }, "mongodb"},
+	// A hash-sharded index's bucket expression.
+	"cockroachdb": {"cockroachdb", func(b string) bool { return b == "cockroachdb" }, "cockroachdb"},
+}
+
+// Engine returns the partition engine (a partition.Lookup name) of the
+// system whose configuration format writes: the placement the emitted
+// configuration gets, and so the --engine its figures are scored with;
+// "" for an unknown format.
+func Engine(format string) string { return formatEngines[format].engine }
+
+// EngineNames says which --engine names Places accepts for format
+// ("vitess or a vitess-* engine"); "" for an unknown format.
+func EngineNames(format string) string { return formatEngines[format].names }
+
+// Places reports whether engine (an --engine spec, options allowed:
+// "citus(shard_count=32)") places keys as the system whose configuration
+// format writes does, so that what was scored under it is what the
+// emitted configuration runs.
+func Places(format, engine string) bool {
+	f, ok := formatEngines[format]
+	if !ok {
+		return false
+	}
+	base := engine
+	if i := strings.IndexAny(base, "(:"); i >= 0 {
+		base = base[:i]
+	}
+	return f.places(strings.TrimSpace(base))
+}

@@ -29,6 +29,12 @@ type Options struct {
 	// inputs); without them it holds only what the statement shows, and
 	// the design's key columns are added to its tables.
 	Inputs bool
+	// Schema is the --schema file w's catalog was read from ("" for
+	// none). A table the statement touches that it does not declare, and
+	// that no other input has, is an error naming the table and the file:
+	// routed from the statement's columns alone, its verdict (one shard,
+	// say) would rest on a table the schema says does not exist.
+	Schema string
 }
 
 // KeyError is a design that cannot be compiled against the statement's
@@ -56,6 +62,27 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 	accs, err := st.Bind(w, types)
 	if err != nil {
 		return sim.Route{}, nil, fmt.Errorf("%s statement: %w", st.Dialect, err)
+	}
+	if o.Schema != "" && w.Catalog != nil {
+		var missing []string
+		for _, a := range accs {
+			name := w.Tables[a.Table].Name
+			if (a.Table >= known || !o.Inputs) && w.Catalog.Table(name) == nil && !slices.Contains(missing, name) {
+				missing = append(missing, name)
+			}
+		}
+		if len(missing) > 0 {
+			var declared []string
+			for _, t := range w.Catalog.Tables {
+				declared = append(declared, t.Name)
+			}
+			what := "table " + missing[0] + " is"
+			if len(missing) > 1 {
+				what = "tables " + strings.Join(missing, ", ") + " are"
+			}
+			return sim.Route{}, nil, fmt.Errorf("%s not in --schema %s (it declares %s)%s: check the name, or add its CREATE TABLE to the schema",
+				what, o.Schema, listTables(declared), inputsNote(o.Inputs))
+		}
 	}
 	var unknown []string
 	if o.Inputs {
@@ -469,4 +496,25 @@ func movedRows(rt *sim.Route, s *sim.Scheme, w *shardkey.Workload, d *shardkey.D
 		}
 	}
 	return nil
+}
+
+// listTables names tables for a message: all of them up to 10, else the
+// first 10 and how many more; "no table" for none.
+func listTables(names []string) string {
+	switch {
+	case len(names) == 0:
+		return "no table"
+	case len(names) > 10:
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:10], ", "), len(names)-10)
+	}
+	return strings.Join(names, ", ")
+}
+
+// inputsNote says, when other inputs were given, that they lack the
+// table too.
+func inputsNote(inputs bool) string {
+	if inputs {
+		return " nor in the other inputs"
+	}
+	return ""
 }

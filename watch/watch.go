@@ -129,6 +129,10 @@ type designState struct {
 	// the user, no range key, or not writable (see fixBounds).
 	bounded    *shardkey.Design
 	boundsDone bool
+	// said are the design's placement warnings already reported (a table
+	// it leaves unsharded, ...): each is said once, in the first window
+	// that gives it, not in every window.
+	said map[string]bool
 }
 
 // New returns a Watcher for o's designs. It fails when a design does not
@@ -417,6 +421,18 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 			continue
 		}
 		st.compiled = true
+		// What score and advise warn of the design on these tables (a
+		// table it leaves unsharded on shard 0, a range key without
+		// boundaries, ...), once per run.
+		for _, e := range s.Warnings {
+			if msg := e.Error(); !st.said[msg] {
+				if st.said == nil {
+					st.said = map[string]bool{}
+				}
+				st.said[msg] = true
+				r.Warnings = append(r.Warnings, msg)
+			}
+		}
 		if !st.boundsDone {
 			if msg := fixBounds(st, d, s, w); msg != "" {
 				r.Warnings = append(r.Warnings, msg)

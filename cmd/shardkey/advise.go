@@ -33,7 +33,7 @@ func runAdvise(e *env, args []string) error {
 	c.register(fs, true)
 	fs.Lookup("format").Usage = "output `format`: table, json, markdown or html"
 	sweep := fs.String("sweep", "4,8,16,32,64,128,256", "shard `counts` to score the recommended key at (\"\" for none); a key of few values adds the counts near --shards that divide them")
-	emitFmt := fs.String("emit", "", "also write the chosen design as the engine's own `configuration`: "+strings.Join(emit.Formats(), ", "))
+	emitFmt := fs.String("emit", "", "also write the chosen design as the engine's own `configuration`: "+strings.Join(emit.Formats(), ", ")+"; scored with that system's engine (citus, vitess, mongodb, cockroachdb: the default without --engine; another --engine is an error)")
 	boot := fs.Int("bootstrap", 20, "bootstrap `replicates` for 95% confidence intervals of the recommended key (0 for none)")
 	var rf reshardFlags // --current, --row-bytes, --copy-rate (reshard.go)
 	rf.register(fs)
@@ -47,10 +47,18 @@ explains the trade-off, and proposes (and re-simulates) the fixes for what
 the chosen key costs. With no input it advises on the built-in social
 scenario (shardkey demo social --print shows it).
 
+--emit FORMAT also writes the chosen design as that system's configuration
+(Citus DDL, a Vitess VSchema, MongoDB shardCollection calls, CockroachDB
+DDL). Its figures must be that system's, so the keys are scored with its
+engine: without --engine, citus, vitess, mongodb or cockroachdb (said in a
+warning); an --engine of another system is a usage error (citus accepts
+citus(...), vschema any vitess-* engine).
+
 Examples:
   shardkey advise
   shardkey advise --workload orders.yaml --format html > advice.html
   shardkey advise --log postgresql.log --from postgres://localhost/app
+  shardkey advise --log postgresql.log --emit citus > advice.txt
 
 Flags:
 `)
@@ -64,6 +72,25 @@ Flags:
 		return usageErr("unexpected argument %q", pos[1])
 	}
 	c.formats = []string{"table", "json", "markdown", "html"}
+	if *emitFmt != "" && !slices.Contains(emit.Formats(), *emitFmt) {
+		return usageErr("--emit %q: want one of %s", *emitFmt, strings.Join(emit.Formats(), ", "))
+	}
+	// What --emit writes places keys by its system's function: the
+	// figures must be that system's. An --engine of another system is a
+	// usage error; without --engine, the keys are scored with the
+	// system's engine (before validate, which checks -k under it).
+	emitEngine := ""
+	if *emitFmt != "" {
+		engineSet := false
+		fs.Visit(func(f *flag.Flag) { engineSet = engineSet || f.Name == "engine" })
+		if engineSet && !emit.Places(*emitFmt, c.engine) {
+			return usageErr("--emit %s with --engine %s: the configuration --emit %s writes places keys as --engine %s does, so figures scored under --engine %s would not be the emitted design's: give --engine %s (options allowed) or leave --engine out to score with %s",
+				*emitFmt, c.engine, *emitFmt, emit.Engine(*emitFmt), c.engine, emit.EngineNames(*emitFmt), emit.Engine(*emitFmt))
+		}
+		if !engineSet {
+			c.engine, emitEngine = emit.Engine(*emitFmt), emit.Engine(*emitFmt)
+		}
+	}
 	if err := c.validate(fs); err != nil {
 		return err
 	}
@@ -124,6 +151,18 @@ Flags:
 	if err != nil {
 		return err
 	}
+	if *emitFmt != "" {
+		// -k @vschema.json and --from a Citus coordinator set the engine
+		// themselves, when --engine is not given.
+		name := l.opts.Engine.Name()
+		if !emit.Places(*emitFmt, name) {
+			return usageErr("--emit %s: the keys are scored with engine %s, the placement of the design read from %s, but the configuration --emit %s writes places keys as --engine %s does: give --engine %s, or another --emit",
+				*emitFmt, name, designSource(&c), *emitFmt, emit.Engine(*emitFmt), emit.EngineNames(*emitFmt))
+		}
+		if emitEngine != "" && c.engine == emitEngine {
+			l.w.Warnings = append(l.w.Warnings, fmt.Errorf("--emit %s: no --engine given, so the keys are scored with --engine %s, the placement the emitted configuration gets", *emitFmt, emitEngine))
+		}
+	}
 	if c.fromCurrent {
 		rf.current = c.fromDesign
 	} else if rf.current != "" {
@@ -161,9 +200,6 @@ Flags:
 	}
 	if *boot < 0 || *boot > 1000 {
 		return usageErr("--bootstrap %d: want 0..1000", *boot)
-	}
-	if *emitFmt != "" && !slices.Contains(emit.Formats(), *emitFmt) {
-		return usageErr("--emit %q: want one of %s", *emitFmt, strings.Join(emit.Formats(), ", "))
 	}
 	for _, k := range c.keys {
 		d, err := shardkey.ParseDesign(k)
@@ -406,4 +442,14 @@ func (c *common) noStatements(tables int) string {
 		what = "the inputs hold no statements"
 	}
 	return "no statements to advise on: " + what + "; add the workload's statements: --log FILE (the server's query log) or --queries FILE (and --txns FILE), or name the keys to score with -k"
+}
+
+// designSource names where the engine the keys are scored with came from
+// when --engine was not given: the --from database's Citus metadata, or a
+// VSchema named with -k or --current.
+func designSource(c *common) string {
+	if c.from != "" {
+		return "--from " + livedb.Redact(c.from)
+	}
+	return "a VSchema (-k or --current @FILE)"
 }

@@ -31,7 +31,10 @@ func runExplain(e *env, args []string) error {
 Shows which shards one statement touches under KEY, and why, in the manner
 of vtexplain. Inputs (--workload, --rows, --log, ...) give the tables, their
 columns and types, and the row sample that range and isolate keys need;
-without inputs the statement's own tables and columns are used.
+without inputs the statement's own tables and columns are used. With
+--schema FILE.sql, a statement on a table the schema does not declare (and
+no other input has) is an error naming the table and the file (exit 1):
+a misspelt name is not routed as if it existed.
 
 --format json prints {"shards": [0-based indices], "scatter": bool,
 "reason": "...", "route": "single|multi|scatter|none|any_shard"} (and
@@ -141,7 +144,7 @@ Flags:
 	if err != nil {
 		return usageErr("-k: %v", err)
 	}
-	rt, scheme, err := explain.Statement(st, w, design, explain.Options{Sim: opts, Types: types, Inputs: c.hasInputs()})
+	rt, scheme, err := explain.Statement(st, w, design, explain.Options{Sim: opts, Types: types, Inputs: c.hasInputs(), Schema: c.schema})
 	var ke *explain.KeyError
 	if errors.As(err, &ke) {
 		return keyErr(ke.Err)

@@ -763,3 +763,41 @@ func TestExplain_LookupTableVindex(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainSchemaUnknownTable: under --schema, a statement on a table
+// the schema does not declare fails with exit 1, naming the table and the
+// schema file, and prints no route (it used to be routed from the
+// statement's own columns, single-shard on user_id = 4). A table another
+// input has (--rows comments=...) is not held against the schema; one in
+// neither is the same error, saying the other inputs lack it too. A CTE's
+// name and a schema-qualified or unquoted upper-case name of a declared
+// table are no unknown tables (PostgreSQL folds POSTS to posts).
+func TestExplainSchemaUnknownTable(t *testing.T) {
+	schema := writeFile(t, "blog.sql", "CREATE TABLE posts (post_id bigint PRIMARY KEY, user_id bigint, body text);\n")
+	comments := writeFile(t, "comments.csv", "comment_id,post_id,user_id\n1,1,4\n2,1,5\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string // in stderr when code is 1
+	}{
+		{[]string{"SELECT * FROM postz WHERE user_id = 4"}, 1, "table postz is not in --schema " + schema + " (it declares posts)"},
+		{[]string{"INSERT INTO postz (user_id) VALUES (4)"}, 1, "table postz is not in --schema"},
+		{[]string{"--format", "json", "SELECT * FROM posts p JOIN comments c ON c.post_id = p.post_id WHERE p.user_id = 4"}, 1, "table comments is not in --schema"},
+		{[]string{"--rows", "comments=" + comments, "SELECT * FROM comments WHERE user_id = 4"}, 0, ""},
+		{[]string{"--rows", "comments=" + comments, "SELECT * FROM likes WHERE user_id = 4"}, 1, "table likes is not in --schema " + schema + " (it declares posts) nor in the other inputs"},
+		{[]string{"SELECT * FROM posts WHERE user_id = 4"}, 0, ""},
+		{[]string{"SELECT * FROM POSTS WHERE user_id = 4"}, 0, ""},
+		{[]string{"SELECT * FROM public.posts WHERE user_id = 4"}, 0, ""},
+		{[]string{"WITH mine AS (SELECT * FROM posts WHERE user_id = 4) SELECT * FROM mine"}, 0, ""},
+	} {
+		args := append([]string{"explain", "--schema", schema, "-k", "hash(user_id)"}, c.args...)
+		code, out, errs := runCmd(t, "", args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d; want %d\n%s%s", c.args, code, c.code, out, errs)
+			continue
+		}
+		if c.code == 1 && (!strings.Contains(errs, c.want) || out != "") {
+			t.Errorf("%v: stdout %q, stderr %q; want no route and %q", c.args, out, errs, c.want)
+		}
+	}
+}

@@ -8,14 +8,20 @@ import (
 
 // TestAdviseHashOnlyEngine: Redis Cluster places every key by its hash
 // slot (CRC16 mod 16384, the cluster specification), Kafka a keyed record
-// by murmur2 mod the partition count: neither can run a range key, so
-// advise never recommends one and rejects every range candidate, saying
-// why, with or without slots over nodes.
+// by murmur2 mod the partition count, and Citus's create_distributed_table
+// makes shards only for a hash-distributed table (CreateCitusTable in
+// citusdata/citus commands/create_distributed_table.c calls
+// CreateHashDistributedTableShards for HASH_DISTRIBUTED alone): none can
+// run a range key, so advise never recommends one and rejects every range
+// candidate, saying why, with or without slots over nodes or engine
+// options.
 func TestAdviseHashOnlyEngine(t *testing.T) {
 	for _, args := range [][]string{
 		{"social", "--engine", "redis"},
 		{"social", "--engine", "redis", "--slots", "64", "--nodes", "4"},
 		{"social", "--engine", "kafka"},
+		{"social", "--engine", "citus"},
+		{"social", "--engine", "citus(shard_count=32)"},
 	} {
 		code, out, errs := runCmd(t, "", append([]string{"advise", "--format", "json"}, args...)...)
 		if code != 0 {
@@ -46,5 +52,45 @@ func TestAdviseHashOnlyEngine(t *testing.T) {
 		if ranges == 0 {
 			t.Errorf("advise %v: no range candidate to check in %s", args, out)
 		}
+	}
+}
+
+// TestAdviseTPCCCitusHash: TPC-C under --engine citus. Every transaction
+// of TPC-C but a remote payment or a remote stock line stays in one
+// warehouse, so the design Citus itself runs TPC-C with (its HammerDB
+// benchmarks) hash-distributes every table by its warehouse id column and
+// makes item, which no transaction writes, a reference table. Citus cannot
+// create a range-distributed table's shards (see TestAdviseHashOnlyEngine),
+// so the warehouse ranges that win under the generic engine are rejected
+// and the warehouse hash is recommended.
+func TestAdviseTPCCCitusHash(t *testing.T) {
+	code, out, errs := runCmd(t, "", "advise", "--workload", "../../scenario/benchmarks/tpcc.yaml", "--engine", "citus", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var adv struct {
+		Recommended string `json:"recommended"`
+		Candidates  []struct {
+			Key     string `json:"key"`
+			Verdict string `json:"verdict"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &adv); err != nil {
+		t.Fatal(err)
+	}
+	if want := "hash(w_id); item:replicate"; adv.Recommended != want {
+		t.Errorf("recommended %q; want %q", adv.Recommended, want)
+	}
+	ranges := 0
+	for _, c := range adv.Candidates {
+		if strings.Contains(c.Key, "range(") {
+			ranges++
+			if !strings.HasPrefix(c.Verdict, "rejected") || !strings.Contains(c.Verdict, "Citus") {
+				t.Errorf("%s: verdict %q; want rejected because Citus cannot range-distribute", c.Key, c.Verdict)
+			}
+		}
+	}
+	if ranges == 0 {
+		t.Errorf("no range candidate to check: %s", out)
 	}
 }
