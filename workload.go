@@ -54,6 +54,12 @@ type Workload struct {
 	// relates its tables. The advisor reads entity groups from them.
 	Joins []Join
 
+	// RolledBackTxns is the number of transactions a log showed ending in
+	// ROLLBACK (ROLLBACK TO SAVEPOINT ends none). They are not in Txns:
+	// a rolled-back transaction commits nothing, so it is no cross-shard
+	// commit; its statements are in Ops (they did their work).
+	RolledBackTxns float64
+
 	// Warnings are problems that did not stop reading (skipped lines,
 	// unparsable statements), each naming its file and line.
 	Warnings []error

@@ -41,6 +41,10 @@ type agg struct {
 	txnCuts       int    // open transactions counted in pieces of maxTxnStmts
 	txnCutLine    int    // where the first was cut
 	txnCutSession string // and its session
+	// rolledBack counts the transactions (with statements on tables)
+	// that ended in ROLLBACK; rolledBackLine is the first's ROLLBACK.
+	rolledBack     int
+	rolledBackLine int
 	// seconds, when > 0, is the time rates are per (a window's length),
 	// instead of the span of the log's timestamps.
 	seconds float64
@@ -48,6 +52,10 @@ type agg struct {
 	// seconds 0 the window is one instant, whose rates are unknown
 	// (watch shows them so) rather than counts.
 	window bool
+	// short, when > 0, is the seconds a partial window's log covers,
+	// under the minimum (seconds) for a window of length seconds (see
+	// minCovered): rates unknown.
+	short, length, minimum float64
 
 	infos    map[*access]*accInfo
 	infoArgs int // the arguments of the accesses in infos
@@ -320,7 +328,11 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 		s.last, s.lastSeq = e.ts, a.seq
 	case ctlCommit, ctlRollback:
 		if s := a.sessions[sid]; s != nil {
-			a.commit(s)
+			if p.ctl == ctlRollback {
+				a.rollback(s)
+			} else {
+				a.commit(s)
+			}
 			s.inTxn = false
 			if !s.autocommitOff {
 				a.drop(sid, s)
@@ -527,6 +539,23 @@ func (a *agg) commit(s *session) {
 		a.txn(s.stmts, 1)
 	}
 	s.stmts = s.stmts[:0] // txn copies what it keeps
+	s.vals = s.vals[:0]
+}
+
+// rollback ends s's transaction without committing it: its statements
+// did their work (each was counted among the operations as it ran), but
+// nothing committed, so it is no transaction of the workload (none of
+// cross_shard_txn_fraction's, which is of commits); rolledBack counts it.
+// ROLLBACK TO SAVEPOINT is not this: it parses as ctlIgnore (the
+// transaction goes on).
+func (a *agg) rollback(s *session) {
+	if len(s.stmts) > 0 {
+		if a.rolledBack == 0 {
+			a.rolledBackLine = a.line
+		}
+		a.rolledBack++
+	}
+	s.stmts = s.stmts[:0]
 	s.vals = s.vals[:0]
 }
 
