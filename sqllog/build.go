@@ -379,9 +379,10 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			stmt = append(stmt, sm)
 		}
 		if lead := oneRequest(stmt); lead >= 0 {
-			// A SELECT of several tables is one request: its first
-			// table's read counts it, with the others' reads as its
-			// parts (their fan-out joins its own); the others ride.
+			// A statement of several tables is one request: its
+			// write, or a SELECT's first table's read, counts it, with
+			// the others' reads as its parts (their fan-out joins its
+			// own); the others ride.
 			parts := make([]sample, 0, len(stmt)-1)
 			for k := range stmt {
 				if k != lead && !stmt[k].acc.virtual && stmt[k].acc.lazy == nil {
@@ -482,29 +483,42 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	}
 }
 
-// oneRequest returns the index in stmt of the read that counts a
-// multi-table SELECT's request (its first table's), or -1: fewer than
-// two table reads (derived tables and lazily built subqueries, read as
-// statements of their own, left out), or a statement that writes (its
-// parts stay requests of their own).
+// oneRequest returns the index in stmt of the access that counts a
+// multi-table statement's request, or -1. A statement that writes one
+// table and reads others (INSERT ... SELECT, UPDATE ... FROM, DELETE ...
+// USING, a write with subqueries) is one request at its write; a SELECT
+// of several tables one at its first table's read. -1: fewer than two
+// tables (derived tables and lazily built subqueries, read as
+// statements of their own, left out), or a statement that writes
+// several tables or writes through a lazily built access (each of its
+// accesses stays a request of its own).
 func oneRequest(stmt []sample) int {
-	lead, n := -1, 0
+	first, write, n := -1, -1, 0
 	for k := range stmt {
-		if stmt[k].ai.op.kind != shardkey.Read {
-			return -1
-		}
+		isWrite := stmt[k].ai.op.kind != shardkey.Read
 		if stmt[k].acc.virtual || stmt[k].acc.lazy != nil {
+			if isWrite {
+				return -1
+			}
 			continue
 		}
-		if lead < 0 {
-			lead = k
-		}
 		n++
+		switch {
+		case isWrite && write >= 0:
+			return -1
+		case isWrite:
+			write = k
+		case first < 0:
+			first = k
+		}
 	}
 	if n < 2 {
 		return -1
 	}
-	return lead
+	if write >= 0 {
+		return write
+	}
+	return first
 }
 
 // detachParts returns a kept sample's parts with values (and peers'

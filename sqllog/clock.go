@@ -18,7 +18,7 @@ const clockJitter = time.Second
 
 // maxClockSessions bounds the sessions whose latest timestamp clock
 // keeps: past it, it forgets them all (the log-wide check goes on).
-const maxClockSessions = 1 << 16
+const maxClockSessions = 1 << 12
 
 // clock finds timestamps that go backwards, in log order: within a
 // session (any step back), or behind the latest timestamp of the log so
