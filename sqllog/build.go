@@ -42,8 +42,10 @@ type agg struct {
 	txnCutLine    int    // where the first was cut
 	txnCutSession string // and its session
 	// rolledBack counts the transactions (with statements on tables)
-	// that ended in ROLLBACK; rolledBackLine is the first's ROLLBACK.
+	// that ended in ROLLBACK; rolledBackFile and rolledBackLine are
+	// where the first's ROLLBACK is (a file of a rotated set).
 	rolledBack     int
+	rolledBackFile string
 	rolledBackLine int
 	// seconds, when > 0, is the time rates are per (a window's length),
 	// instead of the span of the log's timestamps.
@@ -329,7 +331,7 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 	case ctlCommit, ctlRollback:
 		if s := a.sessions[sid]; s != nil {
 			if p.ctl == ctlRollback {
-				a.rollback(s)
+				a.rollback(s, e.file)
 			} else {
 				a.commit(s)
 			}
@@ -562,10 +564,10 @@ func (a *agg) commit(s *session) {
 // cross_shard_txn_fraction's, which is of commits); rolledBack counts it.
 // ROLLBACK TO SAVEPOINT is not this: it parses as ctlIgnore (the
 // transaction goes on).
-func (a *agg) rollback(s *session) {
+func (a *agg) rollback(s *session, file string) {
 	if len(s.stmts) > 0 {
 		if a.rolledBack == 0 {
-			a.rolledBackLine = a.line
+			a.rolledBackFile, a.rolledBackLine = file, a.line
 		}
 		a.rolledBack++
 	}

@@ -99,7 +99,7 @@ func (a *agg) finish() error {
 		if a.rolledBack == 1 {
 			what = "transaction ended"
 		}
-		a.warn(shardkey.Errorf(a.file, a.rolledBackLine, "", "%d %s in ROLLBACK (the first here): their statements count as requests and work, but they committed nothing, so cross_shard_txn_fraction (a share of commits) leaves them out", a.rolledBack, what))
+		a.warn(shardkey.Errorf(a.rolledBackFile, a.rolledBackLine, "", "%d %s in ROLLBACK (the first here): their statements count as requests and work, but they committed nothing, so cross_shard_txn_fraction (a share of commits) leaves them out", a.rolledBack, what))
 	}
 	a.limitWarnings()
 	if a.badN > 0 {
