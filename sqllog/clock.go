@@ -91,11 +91,11 @@ func (c *clock) warning() error {
 	if c.inSession {
 		where = "the previous statement of its session " + strconv.Quote(clip(c.session, 40))
 	}
-	what := "statements are"
+	what := "statements are stamped earlier than their"
 	if c.n == 1 {
-		what = "statement is"
+		what = "statement is stamped earlier than its"
 	}
-	err := shardkey.Errorf(c.file, c.line, "", "timestamps go backwards: this statement is stamped %v before %s; %d %s stamped earlier than their session's previous statement, or more than %v behind the log's latest (a clock set back, or rotated files read out of order?): spans, rates and time windows built on them may be off",
+	err := shardkey.Errorf(c.file, c.line, "", "timestamps go backwards: this statement is stamped %v before %s; %d %s session's previous statement, or more than %v behind the log's latest (a clock set back, or rotated files read out of order?): spans, rates and time windows built on them may be off",
 		time.Duration(c.back)*time.Microsecond, where, c.n, what, clockJitter)
 	c.n = 0
 	return err

@@ -95,11 +95,11 @@ func (a *agg) finish() error {
 	}
 	if a.rolledBack > 0 {
 		a.w.RolledBackTxns += float64(a.rolledBack)
-		what := "transactions ended"
+		msg := "%d transactions ended in ROLLBACK (the first here): their statements count as requests and work, but they committed nothing, so cross_shard_txn_fraction (a share of commits) leaves them out"
 		if a.rolledBack == 1 {
-			what = "transaction ended"
+			msg = "%d transaction ended in ROLLBACK here: its statements count as requests and work, but it committed nothing, so cross_shard_txn_fraction (a share of commits) leaves it out"
 		}
-		a.warn(shardkey.Errorf(a.rolledBackFile, a.rolledBackLine, "", "%d %s in ROLLBACK (the first here): their statements count as requests and work, but they committed nothing, so cross_shard_txn_fraction (a share of commits) leaves them out", a.rolledBack, what))
+		a.warn(shardkey.Errorf(a.rolledBackFile, a.rolledBackLine, "", msg, a.rolledBack))
 	}
 	a.limitWarnings()
 	if a.badN > 0 {
