@@ -54,6 +54,12 @@ type Workload struct {
 	// relates its tables. The advisor reads entity groups from them.
 	Joins []Join
 
+	// RolledBackTxns is the number of transactions a log showed ending in
+	// ROLLBACK (ROLLBACK TO SAVEPOINT ends none). They are not in Txns:
+	// a rolled-back transaction commits nothing, so it is no cross-shard
+	// commit; its statements are in Ops (they did their work).
+	RolledBackTxns float64
+
 	// Warnings are problems that did not stop reading (skipped lines,
 	// unparsable statements), each naming its file and line.
 	Warnings []error
@@ -458,17 +464,20 @@ type Instance struct {
 	// delete of the old value's lookup row and an insert of the new one's
 	// (sim, lookup.go).
 	Sets []Cond
-	// Parts, on the read that counts a multi-table SELECT's request (its
-	// first table's read: a join, a subquery the statement carries), are
+	// Parts, on the access that counts a multi-table statement's request
+	// (a SELECT's first table's read: a join, a subquery the statement
+	// carries; or the one write of a statement that also reads other
+	// tables: INSERT ... SELECT, UPDATE ... FROM, DELETE ... USING), are
 	// the statement's other tables' reads, each with the conditions and
 	// join peers it routes by (as its own instance's). The statement is
 	// one request, whatever the engine (a Citus router or multi-shard
 	// query, a Vitess route or join): its fan-out is the union of its
-	// parts' shards (sim). nil for other instances.
+	// own and its parts' shards (sim). nil for other instances.
 	Parts []Part
 	// Rider marks a read that is one of those other parts (in some
 	// instance's Parts): its work and its own fan-out count, but it is no
-	// request of its own (the statement's first read counts it).
+	// request of its own (the statement's first read, or its write,
+	// counts it).
 	Rider bool
 }
 

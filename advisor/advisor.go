@@ -112,9 +112,14 @@ type Advice struct {
 	// InUse is the design the database runs (Options.Current), scored
 	// among the candidates; KeepInUse reports that it is the
 	// recommendation (no candidate beats it beyond noise).
-	InUse     string   `json:"in_use,omitempty"`
-	KeepInUse bool     `json:"keep_in_use,omitempty"`
-	Warnings  []string `json:"warnings,omitempty"`
+	InUse     string `json:"in_use,omitempty"`
+	KeepInUse bool   `json:"keep_in_use,omitempty"`
+	// RolledBackTxns is the number of transactions the log showed ending
+	// in ROLLBACK (shardkey.Workload.RolledBackTxns): their statements
+	// are in the work, not among the transactions of the cross-shard
+	// share (of commits). Absent when none.
+	RolledBackTxns float64  `json:"rolled_back_txns,omitempty"`
+	Warnings       []string `json:"warnings,omitempty"`
 	// Evidence is how many transactions and statements the ranking rests
 	// on, and which designs it cannot separate from the first.
 	Evidence *Evidence `json:"evidence,omitempty"`
@@ -453,7 +458,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	// One cache for every scoring below: the workloads scored (w, and
 	// those the fixes and carried keys build) are not changed once scored.
 	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers, Nodes: o.Nodes, Vindexes: o.Vindexes, Cache: sim.NewCache()}
-	adv := &Advice{Workload: w.Name, Shards: o.Shards, Engine: o.Engine.Name(), Capacity: w.Capacity}
+	adv := &Advice{Workload: w.Name, Shards: o.Shards, Engine: o.Engine.Name(), Capacity: w.Capacity, RolledBackTxns: w.RolledBackTxns}
 	if o.Nodes != nil {
 		adv.Nodes = o.Nodes.Count
 	}

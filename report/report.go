@@ -31,6 +31,12 @@ type Score struct {
 	// given (then no shard is over capacity; null in JSON).
 	Capacity   float64          `json:"capacity"`
 	Candidates []*sim.Candidate `json:"candidates"`
+	// RolledBackTxns is the number of transactions the log showed ending
+	// in ROLLBACK (shardkey.Workload.RolledBackTxns): their statements
+	// are in the work, but they are not among the transactions of
+	// cross_shard_txn_fraction, which is a share of commits. Absent
+	// when none.
+	RolledBackTxns float64 `json:"rolled_back_txns,omitempty"`
 	// Warnings are the workload's non-fatal findings (a widened column
 	// type, a write without a key value, ...), as printed on stderr.
 	Warnings []string `json:"warnings,omitempty"`
@@ -55,7 +61,7 @@ func (r Score) MarshalJSON() ([]byte, error) {
 // candidates can serve any capacity.
 func NewScore(w *shardkey.Workload, engine string, cands []*sim.Candidate) *Score {
 	r := &Score{Version: buildinfo.Version(), Workload: w.Name, Description: w.Description,
-		Shards: w.Shards, Engine: engine, Capacity: w.Capacity, Candidates: make([]*sim.Candidate, 0, len(cands))}
+		Shards: w.Shards, Engine: engine, Capacity: w.Capacity, Candidates: make([]*sim.Candidate, 0, len(cands)), RolledBackTxns: w.RolledBackTxns}
 	for _, c := range cands {
 		r.Candidates = append(r.Candidates, c.WithCapacity(w.Capacity))
 	}

@@ -17,7 +17,10 @@ import (
 // statement's fan-out the union of every part's shards; each rider
 // counts its table's work (one unit a shard it asks: each table a
 // statement touches is scored on its own) and its own fan-out, but no
-// request (touch.merged).
+// request (touch.merged). A statement that writes one table and reads
+// others (INSERT ... SELECT, UPDATE ... FROM) is one request the same
+// way, its write in the first read's place: its work is its own shards',
+// its fan-out the union with its reads'.
 
 // union returns the distribution of the number of shards a statement
 // asks whose first read routes as own and whose other reads are parts:

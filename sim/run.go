@@ -311,13 +311,15 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 		if !ok && err == nil {
 			tc, err = r.stmt(op.Table, op.Kind, conds, in.Sets)
 		}
-		if err == nil && op.Kind == shardkey.Read {
+		if err == nil {
 			switch {
-			case in.Rider:
-				// Another table's read of the statement counts its
-				// request (join.go).
+			case in.Rider && op.Kind == shardkey.Read:
+				// Another table's access of the statement counts
+				// its request (join.go).
 				tc.merged = true
 			case len(in.Parts) > 0:
+				// A SELECT's first read, or the write of a statement
+				// that reads other tables (INSERT ... SELECT).
 				tc.union, err = r.union(&tc, in.Parts)
 			}
 		}

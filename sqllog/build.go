@@ -41,6 +41,12 @@ type agg struct {
 	txnCuts       int    // open transactions counted in pieces of maxTxnStmts
 	txnCutLine    int    // where the first was cut
 	txnCutSession string // and its session
+	// rolledBack counts the transactions (with statements on tables)
+	// that ended in ROLLBACK; rolledBackFile and rolledBackLine are
+	// where the first's ROLLBACK is (a file of a rotated set).
+	rolledBack     int
+	rolledBackFile string
+	rolledBackLine int
 	// seconds, when > 0, is the time rates are per (a window's length),
 	// instead of the span of the log's timestamps.
 	seconds float64
@@ -48,6 +54,10 @@ type agg struct {
 	// seconds 0 the window is one instant, whose rates are unknown
 	// (watch shows them so) rather than counts.
 	window bool
+	// short, when > 0, is the seconds a partial window's log covers,
+	// under the minimum (seconds) for a window of length seconds (see
+	// minCovered): rates unknown.
+	short, length, minimum float64
 
 	infos    map[*access]*accInfo
 	infoArgs int // the arguments of the accesses in infos
@@ -355,7 +365,11 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 		s.last, s.lastSeq = e.ts, a.seq
 	case ctlCommit, ctlRollback:
 		if s := a.sessions[sid]; s != nil {
-			a.commit(s)
+			if p.ctl == ctlRollback {
+				a.rollback(s, e.file)
+			} else {
+				a.commit(s)
+			}
 			s.inTxn = false
 			if !s.autocommitOff {
 				a.drop(sid, s)
@@ -416,9 +430,10 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 		}
 		a.peerBuf = peerBuf
 		if lead := oneRequest(stmt); lead >= 0 {
-			// A SELECT of several tables is one request: its first
-			// table's read counts it, with the others' reads as its
-			// parts (their fan-out joins its own); the others ride.
+			// A statement of several tables is one request: its
+			// write, or a SELECT's first table's read, counts it, with
+			// the others' reads as its parts (their fan-out joins its
+			// own); the others ride.
 			parts := a.partBuf[:0]
 			for k := range stmt {
 				if k != lead && !stmt[k].acc.virtual && stmt[k].acc.lazy == nil {
@@ -525,29 +540,42 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	}
 }
 
-// oneRequest returns the index in stmt of the read that counts a
-// multi-table SELECT's request (its first table's), or -1: fewer than
-// two table reads (derived tables and lazily built subqueries, read as
-// statements of their own, left out), or a statement that writes (its
-// parts stay requests of their own).
+// oneRequest returns the index in stmt of the access that counts a
+// multi-table statement's request, or -1. A statement that writes one
+// table and reads others (INSERT ... SELECT, UPDATE ... FROM, DELETE ...
+// USING, a write with subqueries) is one request at its write; a SELECT
+// of several tables one at its first table's read. -1: fewer than two
+// tables (derived tables and lazily built subqueries, read as
+// statements of their own, left out), or a statement that writes
+// several tables or writes through a lazily built access (each of its
+// accesses stays a request of its own).
 func oneRequest(stmt []sample) int {
-	lead, n := -1, 0
+	first, write, n := -1, -1, 0
 	for k := range stmt {
-		if stmt[k].ai.op.kind != shardkey.Read {
-			return -1
-		}
+		isWrite := stmt[k].ai.op.kind != shardkey.Read
 		if stmt[k].acc.virtual || stmt[k].acc.lazy != nil {
+			if isWrite {
+				return -1
+			}
 			continue
 		}
-		if lead < 0 {
-			lead = k
-		}
 		n++
+		switch {
+		case isWrite && write >= 0:
+			return -1
+		case isWrite:
+			write = k
+		case first < 0:
+			first = k
+		}
 	}
 	if n < 2 {
 		return -1
 	}
-	return lead
+	if write >= 0 {
+		return write
+	}
+	return first
 }
 
 // detachJoin returns a kept sample's join of its own: the scratch it was
@@ -595,6 +623,23 @@ func (a *agg) commit(s *session) {
 		a.txn(s.stmts, 1)
 	}
 	s.stmts = s.stmts[:0] // txn copies what it keeps
+	s.vals = s.vals[:0]
+}
+
+// rollback ends s's transaction without committing it: its statements
+// did their work (each was counted among the operations as it ran), but
+// nothing committed, so it is no transaction of the workload (none of
+// cross_shard_txn_fraction's, which is of commits); rolledBack counts it.
+// ROLLBACK TO SAVEPOINT is not this: it parses as ctlIgnore (the
+// transaction goes on).
+func (a *agg) rollback(s *session, file string) {
+	if len(s.stmts) > 0 {
+		if a.rolledBack == 0 {
+			a.rolledBackFile, a.rolledBackLine = file, a.line
+		}
+		a.rolledBack++
+	}
+	s.stmts = s.stmts[:0]
 	s.vals = s.vals[:0]
 }
 

@@ -82,9 +82,23 @@
 // A log whose statements all carry one instant of a resolution finer
 // than a second has no span: rates are then counts (with a warning).
 //
+// Timestamps should not go backwards: within a session statements run one
+// after another, and sessions' lines, written concurrently, are out of
+// order by little. A statement stamped earlier than its session's previous
+// one, or more than a second (plus the resolution) behind the latest
+// timestamp of the log so far, is counted, and one warning names the first
+// (file:line, session, how far back) and how many went back (a clock set
+// back, or rotated files read out of order): spans, rates and time windows
+// built on them may be off. ReadWindows warns per window of its own.
+//
 // Transactions: statements are grouped by session between BEGIN (or START
 // TRANSACTION) and COMMIT, END or ROLLBACK, or, after SET autocommit = 0,
-// until COMMIT (read-only blocks included); any other statement that writes
+// until COMMIT or ROLLBACK (read-only blocks included; AND CHAIN opens the
+// next at once; ROLLBACK TO SAVEPOINT ends nothing). A transaction ended by
+// ROLLBACK (or ABORT) is no transaction of the workload: its statements did
+// their work and count among the operations, but it committed nothing, so
+// it is no cross-shard commit; Workload.RolledBackTxns counts them, with a
+// warning at the first one's ROLLBACK. Any other statement that writes
 // is a transaction of its own, and any other read is an operation only
 // (its fan-out counts among the operations', not among transactions). A session
 // that ends (disconnection, Quit) or is still open at the end of the log

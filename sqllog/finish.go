@@ -37,6 +37,9 @@ func (a *agg) finish() error {
 	switch {
 	case a.seconds > 0:
 		span = a.seconds
+	case a.short > 0:
+		a.warn(shardkey.Errorf(a.file, 0, "", "the log covers only %s s of this window's %s s (less than %s s): a rate over so short a part is not supportable, so its rates are unknown; its shares and ratios are of the statements counted",
+			strconv.FormatFloat(a.short, 'f', -1, 64), strconv.FormatFloat(a.length, 'f', -1, 64), strconv.FormatFloat(a.minimum, 'f', -1, 64)))
 	case a.weighted && a.period > 0:
 		span = a.period // statement statistics read from a server
 	case a.weighted:
@@ -95,6 +98,14 @@ func (a *agg) finish() error {
 	a.fillRows()
 	if a.txnCuts > 0 {
 		a.warn(shardkey.Errorf(a.file, a.txnCutLine, "", "a transaction ran past %d statements without COMMIT (session %s; %d times in all): counted as transactions of %d statements each, so its cross-shard share is a lower bound", maxTxnStmts, clip(a.txnCutSession, 40), a.txnCuts, maxTxnStmts))
+	}
+	if a.rolledBack > 0 {
+		a.w.RolledBackTxns += float64(a.rolledBack)
+		msg := "%d transactions ended in ROLLBACK (the first here): their statements count as requests and work, but they committed nothing, so cross_shard_txn_fraction (a share of commits) leaves them out"
+		if a.rolledBack == 1 {
+			msg = "%d transaction ended in ROLLBACK here: its statements count as requests and work, but it committed nothing, so cross_shard_txn_fraction (a share of commits) leaves it out"
+		}
+		a.warn(shardkey.Errorf(a.rolledBackFile, a.rolledBackLine, "", msg, a.rolledBack))
 	}
 	a.limitWarnings()
 	if a.badN > 0 {

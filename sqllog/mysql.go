@@ -22,6 +22,9 @@ var mysqlParser = func() *sqlparser.Parser {
 func parseMySQL(text string) *template {
 	stmts, err := mysqlParser.ParseMultiple(text)
 	if err != nil {
+		if parts := myTxnWords(text); parts != nil {
+			return &template{text: text, parts: parts}
+		}
 		return &template{err: err, text: text}
 	}
 	t := &template{text: text}
@@ -29,6 +32,47 @@ func parseMySQL(text string) *template {
 		t.parts = append(t.parts, myPart(st))
 	}
 	return t
+}
+
+// myTxnWords returns the parts of a transaction statement in MySQL's
+// grammar that Vitess's parser refuses (BEGIN WORK; COMMIT or ROLLBACK
+// with WORK, AND [NO] CHAIN or [NO] RELEASE), nil for any other text.
+// AND CHAIN starts the next transaction at once: a BEGIN part follows.
+// RELEASE disconnects, which the log shows as the session's end.
+func myTxnWords(text string) []part {
+	w := strings.Fields(strings.ToUpper(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), ";"))))
+	if len(w) == 2 && w[0] == "BEGIN" && w[1] == "WORK" {
+		return []part{{ctl: ctlBegin}}
+	}
+	if len(w) == 0 || w[0] != "COMMIT" && w[0] != "ROLLBACK" {
+		return nil
+	}
+	end := part{ctl: ctlCommit}
+	if w[0] == "ROLLBACK" {
+		end.ctl = ctlRollback
+	}
+	w = w[1:]
+	if len(w) > 0 && w[0] == "WORK" {
+		w = w[1:]
+	}
+	chain := false
+	switch {
+	case len(w) >= 3 && w[0] == "AND" && w[1] == "NO" && w[2] == "CHAIN":
+		w = w[3:]
+	case len(w) >= 2 && w[0] == "AND" && w[1] == "CHAIN":
+		chain, w = true, w[2:]
+	}
+	switch {
+	case len(w) == 2 && w[0] == "NO" && w[1] == "RELEASE", len(w) == 1 && w[0] == "RELEASE":
+		w = nil
+	}
+	if len(w) != 0 {
+		return nil // ROLLBACK TO s, or not a transaction statement
+	}
+	if chain {
+		return []part{end, {ctl: ctlBegin}}
+	}
+	return []part{end}
 }
 
 func myPart(st sqlparser.Statement) part {

@@ -19,6 +19,11 @@ func parsePostgres(text string) *template {
 	t := &template{text: text}
 	for _, rs := range res.Stmts {
 		t.parts = append(t.parts, pgPart(rs.Stmt))
+		if ts := rs.Stmt.GetTransactionStmt(); ts != nil && ts.Chain {
+			// COMMIT or ROLLBACK AND CHAIN: the next transaction starts
+			// at once.
+			t.parts = append(t.parts, part{ctl: ctlBegin})
+		}
 	}
 	return t
 }

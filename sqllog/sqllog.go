@@ -332,6 +332,7 @@ type readState struct {
 	moreLine int
 	prep     *prepared // SQL-level prepared statements by session (prepare.go)
 	cuts     listCuts  // statements whose long IN lists were cut (longlist.go)
+	clock    clock     // timestamps going backwards (clock.go)
 	bound    *shardkey.BoundedReader
 	// cut, when set, sees every entry before it is queued (windows.go).
 	cut  func(e *entry) error
@@ -386,6 +387,7 @@ func (rs *readState) emit(e entry) error {
 			return err
 		}
 	}
+	rs.clock.see(&e) // after cut: a window's warning counts its own statements
 	// After cut: a statement opening a window (watch) is noted in it.
 	if sql, lists, longest := cutLists(e.sql, rs.p.dialect, MaxListValues); lists > 0 {
 		rs.cuts.note(e.file, e.line, sql, rs.p.dialect, lists, longest)
@@ -431,6 +433,9 @@ func (rs *readState) skip(line int, format string, args ...any) {
 // one for each shape of statement whose IN lists were cut (longlist.go).
 func (rs *readState) warnings() []error {
 	out := rs.warn
+	if err := rs.clock.warning(); err != nil {
+		out = append(out, err)
+	}
 	if rs.moreLine != 0 {
 		out = append(out, shardkey.Errorf(rs.file, rs.moreLine, "", "%d more lines skipped from here on, like those above (%d skipped in all)", rs.skipped-5, rs.skipped))
 	}

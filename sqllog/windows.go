@@ -36,9 +36,20 @@ type Window struct {
 	Seconds float64
 	// Partial reports that the log covers only part of the window: it
 	// starts inside the log's first window, or ends inside its last one
-	// (Final); Seconds is then the part covered, shorter than End - Start.
+	// (Final); Seconds is then the part covered, shorter than End -
+	// Start, or 0 when that part is too short for a rate (see Covered).
 	// False for a log of one instant (Seconds 0).
 	Partial bool
+	// Covered is the seconds of the window the log covers: Seconds,
+	// except in a partial window covering less than MinCovered (or
+	// MinCoveredShare of a window under 10 s), whose Seconds is 0: its
+	// rates are unknown (the workload says why in a warning), as a log
+	// of one instant's are. A rate over so short a part is not
+	// supportable: one statement in the last millisecond of a 10 s
+	// window is not 1,000 statements/s, and nor is it 0.1/s (the log may
+	// be cut there, or be the live end that --follow reads). Its shares
+	// and ratios stand.
+	Covered float64
 	// Resolution is the coarsest resolution of the window's statements'
 	// timestamps: 1s for whole seconds (MySQL and MariaDB logs,
 	// PostgreSQL's %t), 1ms for PostgreSQL's %m, %n, csvlog and jsonlog.
@@ -76,6 +87,21 @@ func windowStart(us int64, d time.Duration) time.Time {
 	n.Mul(q, dn)
 	sec, nsec := new(big.Int).DivMod(n, big.NewInt(1e9), new(big.Int))
 	return time.Unix(sec.Int64(), nsec.Int64()).UTC()
+}
+
+// A partial window has rates only when the log covers at least
+// MinCovered of it, or MinCoveredShare of it when that is shorter (a
+// window under 10 s): below that, Window.Seconds is 0 (rates unknown).
+const (
+	MinCovered      = time.Second
+	MinCoveredShare = 0.1
+)
+
+// minCovered is the least part of a window of length d a log must cover
+// for a partial window to have rates: MinCovered, or MinCoveredShare of
+// d when that is shorter.
+func minCovered(d time.Duration) time.Duration {
+	return min(MinCovered, time.Duration(MinCoveredShare*float64(d)))
 }
 
 // MinWindow is the shortest window ReadWindows accepts.
@@ -165,11 +191,19 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 		}
 		// A log of one instant is that, not partial: it has no span.
 		cur.Partial = cur.Seconds > 0 && (from.After(cur.Start) || to.Before(cur.End))
+		cur.Covered = cur.Seconds
+		if d := cur.End.Sub(cur.Start); cur.Partial && to.Sub(from) < minCovered(d) {
+			a.short, a.length, a.minimum = cur.Seconds, d.Seconds(), minCovered(d).Seconds()
+			cur.Seconds = 0
+		}
 		a.seconds = cur.Seconds
 		for _, wn := range rs.warn {
 			a.warn(wn)
 		}
 		rs.warn = nil
+		if err := rs.clock.warning(); err != nil {
+			a.warn(err)
+		}
 		for _, wn := range rs.cuts.warnings(name) {
 			a.warn(wn)
 		}

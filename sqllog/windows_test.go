@@ -178,8 +178,11 @@ func TestWindowTooShort(t *testing.T) {
 // [10:00:00, 10:00:20) runs from the first statement, 20 - 0.010 =
 // 19.99 s, partial (the log starts inside it); the last [10:00:20,
 // 10:00:40) from its start to the last stamp plus the resolution,
-// 0.001 s, partial (the log ends inside it), 1 statement / 0.001 s =
-// 1000/s. Before the fix the last was taken for one instant (0 s).
+// 0.001 s, partial (the log ends inside it). That is under MinCovered
+// (1 s; a tenth of 20 s is longer): no rate (1 statement / 0.001 s = 1000/s
+// is not supportable), Seconds 0 with Covered 0.001, rates the counts,
+// and a warning. Before the fix the last was taken for one instant (0
+// s).
 // A log that is one instant stays one (0 s, not partial); a
 // window the log fills (whole seconds, 10:00:00 to 10:00:04 in a 5 s
 // window) is not partial.
@@ -194,14 +197,45 @@ func TestWindowPartialInstant(t *testing.T) {
 		t.Fatalf("%d windows, want 2", len(ws))
 	}
 	for i, want := range []struct {
-		seconds float64
-		stmts   int
-	}{{19.99, 2}, {0.001, 1}} {
-		if !near(ws[i].Seconds, want.seconds) || ws[i].Statements != want.stmts || !ws[i].Partial {
-			t.Errorf("window %d: %g s, %d statements, partial %v; want %g s, %d, partial", i, ws[i].Seconds, ws[i].Statements, ws[i].Partial, want.seconds, want.stmts)
+		seconds, covered, rate float64
+		stmts                  int
+		warn                   string
+	}{
+		{19.99, 19.99, 2 / 19.99, 2, ""},
+		{0, 0.001, 1, 1, "the log covers only 0.001 s of this window's 20 s (less than 1 s)"},
+	} {
+		if !near(ws[i].Seconds, want.seconds) || !near(ws[i].Covered, want.covered) || ws[i].Statements != want.stmts || !ws[i].Partial {
+			t.Errorf("window %d: %g s (covered %g), %d statements, partial %v; want %g s (%g), %d, partial", i, ws[i].Seconds, ws[i].Covered, ws[i].Statements, ws[i].Partial, want.seconds, want.covered, want.stmts)
 		}
-		if got := opsRate(ws[i].Workload); !near(got, float64(want.stmts)/want.seconds) || len(ws[i].Workload.Warnings) != 0 {
-			t.Errorf("window %d: %g statements/s, want %d/%g; warnings %v", i, got, want.stmts, want.seconds, ws[i].Workload.Warnings)
+		wn := ws[i].Workload.Warnings
+		if got := opsRate(ws[i].Workload); !near(got, want.rate) || want.warn == "" && len(wn) != 0 || want.warn != "" && (len(wn) != 1 || !strings.Contains(wn[0].Error(), want.warn)) {
+			t.Errorf("window %d: %g statements/s, want %g; warnings %v, want %q", i, got, want.rate, wn, want.warn)
+		}
+	}
+	// At MinCovered exactly the rate stands: a last statement at
+	// 10:00:20.999 covers [10:00:20, 10:00:21), 1 s: 1 / 1 s.
+	ws = readWindows(t, strings.Replace(log, "10:00:20.000", "10:00:20.999", 1), 20*time.Second)
+	if len(ws) != 2 || !near(ws[1].Seconds, 1) || !ws[1].Partial || !near(opsRate(ws[1].Workload), 1) {
+		t.Errorf("1 s of the window covered: %d windows, last %g s, %g/s; want 2, 1 s, 1/s", len(ws), ws[1].Seconds, opsRate(ws[1].Workload))
+	}
+	// The first window the same: a log starting at 10:00:19.500 covers
+	// 0.5 s of [10:00:00, 10:00:20): under 1 s, no rate.
+	ws = readWindows(t, strings.Replace(log, "10:00:00.010", "10:00:19.500", 1), 20*time.Second)
+	if len(ws) != 2 || ws[0].Seconds != 0 || !near(ws[0].Covered, 0.5) || !ws[0].Partial {
+		t.Errorf("log starting 0.5 s before the first window's end: %d windows, first %g s (covered %g); want 0 (0.5)", len(ws), ws[0].Seconds, ws[0].Covered)
+	}
+	// A window under 10 s needs a tenth of itself: of 500 ms windows,
+	// the last [10:00:20.000, 10:00:20.500) covering 0.049 s (to
+	// 10:00:20.048 + 1 ms) is under 50 ms, no rate; 0.050 s is a rate,
+	// 1 / 0.05 = 20/s.
+	for _, c := range []struct {
+		last string
+		secs float64
+	}{{"10:00:20.048", 0}, {"10:00:20.049", 0.05}} {
+		ws = readWindows(t, strings.Replace(log, "10:00:20.000", c.last, 1), 500*time.Millisecond)
+		w := ws[len(ws)-1]
+		if !near(w.Seconds, c.secs) || !w.Partial || c.secs > 0 && !near(opsRate(w.Workload), 1/c.secs) {
+			t.Errorf("500 ms windows, last statement at %s: last window %g s (covered %g), %g/s; want %g s", c.last, w.Seconds, w.Covered, opsRate(w.Workload), c.secs)
 		}
 	}
 	// The whole log one instant: no span, rates are counts, not partial.

@@ -181,6 +181,11 @@ type Span struct {
 	// that starts or ends inside it): Seconds is that part, shorter than
 	// End - Start (sqllog.Window.Partial).
 	Partial bool
+	// Covered is the seconds of the window the input covers
+	// (sqllog.Window.Covered): Seconds, except in a partial window
+	// covering too little of it for a rate (sqllog.MinCovered), whose
+	// Seconds is 0.
+	Covered float64
 	// NoValues says the workload's condition values are not the
 	// statements' own (statement statistics keep none; their parameters
 	// are drawn from the row sample): top keys and hot_key are unknown.
@@ -197,15 +202,27 @@ type Report struct {
 	Seconds    Num `json:"seconds"`
 	Statements int `json:"statements"`
 	// Partial reports that the log covers only part of the window (it
-	// starts or ends inside it): Seconds is the part covered. A partial
-	// window with too few requests raises no event (see quiet).
-	Partial  bool           `json:"partial,omitempty"`
-	Designs  []DesignWindow `json:"designs"`
-	Events   []Event        `json:"events"`
-	Warnings []string       `json:"warnings,omitempty"`
+	// starts or ends inside it): Seconds is the part covered, unknown
+	// when that is under sqllog.MinCovered (Instant). A
+	// partial window with too few requests raises no event (see quiet).
+	Partial bool `json:"partial,omitempty"`
+	// CoveredSeconds, in a partial window whose rates are unknown (the
+	// log covers too little of it: Instant), is the part of it the log
+	// covers, in seconds; absent otherwise (Seconds is that part).
+	CoveredSeconds float64 `json:"covered_seconds,omitempty"`
+	// RolledBackTxns is the number of transactions of the window that
+	// ended in ROLLBACK: their statements are in its work, not among
+	// the transactions of cross_shard_txn_fraction (a share of
+	// commits). Absent when none.
+	RolledBackTxns float64        `json:"rolled_back_txns,omitempty"`
+	Designs        []DesignWindow `json:"designs"`
+	Events         []Event        `json:"events"`
+	Warnings       []string       `json:"warnings,omitempty"`
 	// Instant reports that the window holds one instant: every
 	// statement at one timestamp, of a resolution finer than a second,
-	// so it has no duration and no rate can be computed. Its rates
+	// so it has no duration and no rate can be computed; or that it is
+	// a partial window the log covers too little of for a rate (less
+	// than sqllog.MinCovered: Span.Seconds 0, Span.Covered not). Its rates
 	// (Seconds, requests and work per second, per shard and node, per
 	// shape and top key) are then unknown: NaN, null in JSON (ShardWork
 	// and NodeWork nil). Its shares and ratios (work_ratio, scatter and
@@ -354,9 +371,11 @@ type Event struct {
 // designs that never compiled. Errors are routing errors (a key the
 // partition function cannot place).
 func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
-	r := &Report{Start: sp.Start.UTC(), End: sp.End.UTC(), Seconds: Num(sp.Seconds), Statements: sp.Statements, Partial: sp.Partial, Designs: []DesignWindow{}, Events: []Event{}}
+	r := &Report{Start: sp.Start.UTC(), End: sp.End.UTC(), Seconds: Num(sp.Seconds), Statements: sp.Statements, Partial: sp.Partial, RolledBackTxns: w.RolledBackTxns, Designs: []DesignWindow{}, Events: []Event{}}
 	if sp.Seconds <= 0 {
-		// One instant: the workload's rates are the statements' counts
+		r.CoveredSeconds = sp.Covered
+		// One instant, or too short a part of a partial window: the
+		// workload's rates are the statements' counts
 		// (sqllog.Window.Seconds), good for shares and ratios only.
 		r.Instant, r.Seconds = true, unknown
 	}
@@ -486,7 +505,7 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 				why = fmt.Sprintf("as many sent to %d shards at random would give a max/mean of about %.2f, above %.3g", dw.Shards, sim.ExpectedMaxLoadRatio(n, dw.Shards), wt.th.WorkRatio)
 			}
 			r.Warnings = append(r.Warnings, fmt.Sprintf("design %s: partial window (the log covers %s s of its %s s) with %d request(s), too few to raise events (%s)",
-				dw.Key, strconv.FormatFloat(sp.Seconds, 'g', 3, 64), strconv.FormatFloat(sp.End.Sub(sp.Start).Seconds(), 'g', -1, 64), n, why))
+				dw.Key, strconv.FormatFloat(max(sp.Seconds, sp.Covered), 'g', 3, 64), strconv.FormatFloat(sp.End.Sub(sp.Start).Seconds(), 'g', -1, 64), n, why))
 		} else {
 			r.Events = append(r.Events, wt.events(st, &dw, tk, first, sp.Seconds)...)
 		}

@@ -108,3 +108,65 @@ CREATE TABLE order_items (order_id bigint REFERENCES orders(id), account_id bigi
 		}
 	}
 }
+
+// TestWriteReadsOnce: a write that reads other tables (INSERT ... SELECT,
+// UPDATE ... FROM) is one request, at its write, whose fan-out is the
+// union of its tables' shards, as a join is (TestJoinCountsOnce). The
+// same log of 1,000 statements over 9.991 s, r = 1000/9.991 per table,
+// under hash(account_id) on 8 shards (generic):
+//
+//   - INSERT INTO order_archive ... SELECT ... FROM orders WHERE
+//     account_id = ?: the row inserted has the account_id read, so both
+//     on the account's shard: r requests/s (was 2r), fan-out 1, 100%
+//     single-shard, work 2r; the orders read is no request (merged r).
+//   - UPDATE orders o SET total = 0 FROM order_items i WHERE i.order_id =
+//     o.id AND o.account_id = ?: order_items is bound by nothing, so
+//     every statement asks all 8 shards: r requests/s (was 2r), fan-out
+//     8, 0% single-shard, work r + 8r = 9r; the order_items read is no
+//     request (merged r), fan-out 8.
+func TestWriteReadsOnce(t *testing.T) {
+	dir := t.TempDir()
+	schema := filepath.Join(dir, "schema.sql")
+	if err := os.WriteFile(schema, []byte(`CREATE TABLE orders (id bigint PRIMARY KEY, account_id bigint, total numeric);
+CREATE TABLE order_archive (id bigint PRIMARY KEY, account_id bigint, total numeric);
+CREATE TABLE order_items (order_id bigint REFERENCES orders(id), account_id bigint, sku int, qty int, PRIMARY KEY (order_id, sku));
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := 1000 / 9.991
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6*math.Max(1, math.Abs(b)) }
+	for _, tc := range []struct {
+		name, sql, writeTable, readTable string
+		fanout, single, work, readFo     float64
+	}{
+		{"insert-select", "INSERT INTO order_archive (id, account_id, total) SELECT id, account_id, total FROM orders WHERE account_id = %d",
+			"order_archive", "orders", 1, 1, 2 * r, 1},
+		{"update-from", "UPDATE orders o SET total = 0 FROM order_items i WHERE i.order_id = o.id AND o.account_id = %d",
+			"orders", "order_items", 8, 0, 9 * r, 8},
+	} {
+		logf := joinLog(t, dir, tc.name+".log", tc.sql)
+		rep := runJSON(t, "score", "--log", logf, "--schema", schema, "-k", "hash(account_id)", "--shards", "8")
+		c := rep.Candidates[0]
+		if !near(c.RequestsPerS, r) || !near(c.FanoutMean, tc.fanout) || !near(c.SingleShardFraction, tc.single) || !near(c.WorkPerS, tc.work) {
+			t.Errorf("%s: requests %v, fan-out %v, single-shard %v, work %v; want %v, %v, %v, %v", tc.name, c.RequestsPerS, c.FanoutMean, c.SingleShardFraction, c.WorkPerS, r, tc.fanout, tc.single, tc.work)
+		}
+		seen := 0
+		for _, o := range c.Operations {
+			switch o.Table {
+			case tc.writeTable:
+				seen++
+				if !near(o.RequestsPerS, r) || o.MergedPerS != 0 || !near(o.SingleShardFraction, tc.single) {
+					t.Errorf("%s: %s: requests %v, merged %v, single-shard %v; want %v, 0, %v", tc.name, o.Name, o.RequestsPerS, o.MergedPerS, o.SingleShardFraction, r, tc.single)
+				}
+			case tc.readTable:
+				seen++
+				if o.RequestsPerS != 0 || !near(o.MergedPerS, r) || !near(o.FanoutMean, tc.readFo) {
+					t.Errorf("%s: %q: requests %v, merged %v, fan-out %v; want 0, %v, %v", tc.name, o.Name, o.RequestsPerS, o.MergedPerS, o.FanoutMean, r, tc.readFo)
+				}
+			}
+		}
+		if seen != 2 {
+			t.Errorf("%s: %d operations on %s and %s; want 2", tc.name, seen, tc.writeTable, tc.readTable)
+		}
+	}
+}

@@ -216,7 +216,7 @@ Flags:
 		if err := win.Workload.Validate(); err != nil {
 			return err
 		}
-		rep, err := wt.Add(watch.Span{Start: win.Start, End: win.End, Seconds: win.Seconds, Statements: win.Statements, Partial: win.Partial}, win.Workload)
+		rep, err := wt.Add(watch.Span{Start: win.Start, End: win.End, Seconds: win.Seconds, Statements: win.Statements, Partial: win.Partial, Covered: win.Covered}, win.Workload)
 		if err != nil {
 			return err
 		}

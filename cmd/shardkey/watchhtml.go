@@ -305,7 +305,7 @@ table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.25em 
 </style></head><body>
 <h1>shardkey watch: {{.Title}}</h1>
 <p>{{.Windows}} windows from {{.From}} to {{.To}} UTC. Red dashed lines mark events (hover for the message); each window's figures are those of <code>shardkey score</code> on that window's slice of the log.</p>
-{{if .Partial}}<p class="warn">Partial windows (the log covers only part of them; their rates are over that part): {{range $i, $p := .Partial}}{{if $i}}, {{end}}{{$p}}{{end}}.</p>
+{{if .Partial}}<p class="warn">Partial windows (the log covers only part of them; their rates are over that part, unknown where it is under both 1 s and a tenth of the window): {{range $i, $p := .Partial}}{{if $i}}, {{end}}{{$p}}{{end}}.</p>
 {{end}}{{range .Designs}}<h2>{{.Key}}</h2>
 {{range .Charts}}{{.}}
 {{end}}{{if .Events}}<table><tr><th>#</th><th>window</th><th>event</th><th>what</th></tr>

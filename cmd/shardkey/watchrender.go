@@ -61,8 +61,12 @@ func (t *tableWindows) Close(closing []string) error {
 // covered to the millisecond (19.99 s of a 20 s window is not "20.0").
 func partialSpan(r *watch.Report) string {
 	covered := "unknown"
+	x := r.CoveredSeconds // the part covered when too short for a rate
 	if r.Seconds.Known() {
-		covered = strconv.FormatFloat(math.Round(float64(r.Seconds)*1000)/1000, 'f', -1, 64)
+		x = float64(r.Seconds)
+	}
+	if x > 0 {
+		covered = strconv.FormatFloat(math.Round(x*1000)/1000, 'f', -1, 64)
 	}
 	return covered + " s of " + num(r.End.Sub(r.Start).Seconds()) + " s"
 }
@@ -116,6 +120,9 @@ func (t *tableWindows) Window(r *watch.Report) error {
 			}
 			if r.Instant {
 				parts = []string{"unknown (one instant: no rate)"}
+				if r.Partial {
+					parts = []string{"unknown (too short a part of the window for a rate)"}
+				}
 			}
 			fmt.Fprintf(t.w, "  %s work/s per shard: %s\n", d.Key, strings.Join(parts, " "))
 			if d.NodeWork != nil {
