@@ -102,8 +102,8 @@ func (b *StreamBatch) Touches() bool { return b.touches }
 func (b *StreamBatch) Touch(table int, conds []shardkey.Cond, pass int) {
 	for _, r := range b.routers {
 		tk := r.s.tables[table]
-		if !touchable(tk) {
-			continue
+		if !touchable(tk) || pass != 0 && tk.memo.byVal {
+			continue // nothing to touch (by value: all in pass 0)
 		}
 		if cap(b.key) < len(tk.cols) {
 			b.key = make([]shardkey.Value, len(tk.cols))
