@@ -537,7 +537,10 @@ func (b *Builder) stream(file string, txns bool) error {
 		st := p.st
 		clear(st.local)
 		bt.sb = b.Sink.NewBatch()
-		st.q.t = nil
+		// Nothing is left queued from a batch whose work a fault of
+		// its mapped bytes cut short (forEachBatch recovers it; the
+		// read fails, and this parser goes on to other batches).
+		st.q.t, st.q.items, st.q.stmts, st.q.conds = nil, st.q.items[:0], st.q.stmts[:0], st.q.conds[:0]
 		if t, ok := bt.sb.(toucher); ok && t.Touches() {
 			st.q.t = t
 		}
