@@ -390,6 +390,121 @@ type streamState struct {
 	cols  []string
 	key   []byte
 	local map[string]int
+	q     routeQueue
+}
+
+// toucher is a batch that can load, ahead of routing a statement, the
+// memory routing it will read (sim.StreamBatch: a costly engine's memo
+// tables, several MB, where each statement's lookup misses the cache).
+type toucher interface {
+	Touches() bool
+	Touch(table int, conds []shardkey.Cond, pass int)
+	Load()
+}
+
+// queueLen is the number of lines routed together (routeQueue): enough
+// for the cache misses of their lookups to overlap, few enough that what
+// is touched is still cached when routed.
+const queueLen = 16
+
+// routeQueue holds a few parsed lines whose routing is deferred: touched
+// together first (toucher), then routed in line order, so the result is
+// the one of routing each line as it is read. Errors name the line that
+// failed. Only lines read by the scanner (their text values are views of
+// the batch's bytes, valid until the batch is merged) with plain equality
+// conditions (no lists or bounds held in scratch) are queued.
+type routeQueue struct {
+	t     toucher
+	items []queuedLine
+	conds []shardkey.Cond
+	stmts []shardkey.Stmt
+}
+
+// queuedLine is one deferred line: a query (op, ti, kind; its conditions
+// conds[lo:hi]) or a transaction (its statements stmts[lo:hi]).
+type queuedLine struct {
+	line   int
+	txn    bool
+	op, ti int
+	kind   shardkey.Kind
+	w      float64
+	lo, hi int
+}
+
+// queueable reports whether conds can be copied and routed later.
+func queueable(conds []shardkey.Cond) bool {
+	for i := range conds {
+		c := &conds[i]
+		if c.Op != shardkey.Eq || c.Via != 0 || c.List != nil || c.Bounds != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// addQuery queues a query line.
+func (q *routeQueue) addQuery(line, op, ti int, kind shardkey.Kind, conds []shardkey.Cond, w float64) {
+	lo := len(q.conds)
+	q.conds = append(q.conds, conds...)
+	q.items = append(q.items, queuedLine{line: line, op: op, ti: ti, kind: kind, w: w, lo: lo, hi: len(q.conds)})
+}
+
+// addTxn queues a transaction line; a statement repeated (sharing its
+// predecessor's conditions) shares the copy too, as the router expects.
+func (q *routeQueue) addTxn(line int, stmts []shardkey.Stmt, w float64) {
+	lo := len(q.stmts)
+	for k, st := range stmts {
+		if k > 0 && len(st.Conds) > 0 && len(st.Conds) == len(stmts[k-1].Conds) && &st.Conds[0] == &stmts[k-1].Conds[0] {
+			st.Conds = q.stmts[len(q.stmts)-1].Conds
+		} else {
+			c := len(q.conds)
+			q.conds = append(q.conds, st.Conds...)
+			st.Conds = q.conds[c:len(q.conds):len(q.conds)]
+		}
+		q.stmts = append(q.stmts, st)
+	}
+	q.items = append(q.items, queuedLine{line: line, txn: true, w: w, lo: lo, hi: len(q.stmts)})
+}
+
+// flush touches the queued lines, then routes them in order into sb; it
+// returns the first error, with its line.
+func (q *routeQueue) flush(sb shardkey.Batch, file string) error {
+	if len(q.items) == 0 {
+		return nil
+	}
+	for pass := range 2 {
+		for i := range q.items {
+			it := &q.items[i]
+			if it.txn {
+				for k := it.lo; k < it.hi; k++ {
+					if c := q.stmts[k].Conds; k == it.lo || len(c) == 0 || &c[0] != &q.stmts[k-1].Conds[0] {
+						q.t.Touch(q.stmts[k].Table, c, pass)
+					}
+				}
+			} else {
+				q.t.Touch(it.ti, q.conds[it.lo:it.hi], pass)
+			}
+		}
+		q.t.Load()
+	}
+	var err error
+	for i := range q.items {
+		it := &q.items[i]
+		if it.txn {
+			if e := sb.Txn(q.stmts[it.lo:it.hi], it.w); e != nil {
+				err = shardkey.Errorf(file, it.line, "writes", "%v", e)
+				break
+			}
+		} else if e := sb.Instance(it.op, it.ti, it.kind, q.conds[it.lo:it.hi], it.w); e != nil {
+			err = shardkey.Errorf(file, it.line, "where", "%v", e)
+			break
+		}
+	}
+	q.items, q.stmts = q.items[:0], q.stmts[:0]
+	// The copies are overwritten from now on; the batch holds none (a
+	// router keeps no conditions between calls).
+	q.conds = q.conds[:0]
+	return err
 }
 
 // colsOf returns the columns of conds when the line's table is to be
@@ -422,16 +537,30 @@ func (b *Builder) stream(file string, txns bool) error {
 		st := p.st
 		clear(st.local)
 		bt.sb = b.Sink.NewBatch()
+		// Nothing is left queued from a batch whose work a fault of
+		// its mapped bytes cut short (forEachBatch recovers it; the
+		// read fails, and this parser goes on to other batches).
+		st.q.t, st.q.items, st.q.stmts, st.q.conds = nil, st.q.items[:0], st.q.stmts[:0], st.q.conds[:0]
+		if t, ok := bt.sb.(toucher); ok && t.Touches() {
+			st.q.t = t
+		}
 		first := max(bt.first, 1) // lines counted from the batch's first when not known
 		for i, l := range bt.lines {
 			if l == nil {
 				continue
 			}
 			if err := b.streamLine(p, bt, file, l, first+i, txns); err != nil {
+				// A queued line before this one fails first.
+				if qerr := st.q.flush(bt.sb, file); qerr != nil {
+					err = qerr
+				}
 				bt.err = err
 				return
 			}
 			bt.n++
+		}
+		if err := st.q.flush(bt.sb, file); err != nil {
+			bt.err = err
 		}
 	}
 	n := 0
@@ -500,7 +629,8 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 	if txns {
 		allowed = txnFields
 	}
-	if !scan(sc, data, txns) {
+	scanned := scan(sc, data, txns)
+	if !scanned {
 		jl := parseLine(p, data, line)
 		if err := lineErr(file, &jl, allowed...); err != nil {
 			return err
@@ -549,6 +679,18 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 			bt.ops = append(bt.ops, localOp{key: key, ti: ti, kind: kind, name: strings.Clone(sc.name), latency: strings.Clone(sc.latency), conds: lc})
 		}
 		bt.ops[op].rate += sc.weight
+		if q := &st.q; q.t != nil {
+			if scanned && queueable(conds) {
+				q.addQuery(line, op, ti, kind, conds, sc.weight)
+				if len(q.items) < queueLen {
+					return nil
+				}
+				return q.flush(bt.sb, file)
+			}
+			if err := q.flush(bt.sb, file); err != nil {
+				return err
+			}
+		}
 		if err := bt.sb.Instance(op, ti, kind, conds, sc.weight); err != nil {
 			return shardkey.Errorf(file, line, "where", "%v", err)
 		}
@@ -582,6 +724,22 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 		stmts = append(stmts, shardkey.Stmt{Table: ti, Kind: shardkey.Insert, Conds: c})
 	}
 	st.stmts = stmts
+	if q := &st.q; q.t != nil {
+		queue := scanned
+		for k := 0; queue && k < len(stmts); k++ {
+			queue = queueable(stmts[k].Conds)
+		}
+		if queue {
+			q.addTxn(line, stmts, sc.weight)
+			if len(q.items) < queueLen {
+				return nil
+			}
+			return q.flush(bt.sb, file)
+		}
+		if err := q.flush(bt.sb, file); err != nil {
+			return err
+		}
+	}
 	if err := bt.sb.Txn(stmts, sc.weight); err != nil {
 		return shardkey.Errorf(file, line, "writes", "%v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -431,13 +432,19 @@ var e2eKeys = []string{
 
 func compileAll(t *testing.T, w *shardkey.Workload, keys []string) []*sim.Scheme {
 	t.Helper()
+	return compileAllWith(t, w, keys, nil)
+}
+
+// compileAllWith compiles keys under engine eng (nil: the default).
+func compileAllWith(t *testing.T, w *shardkey.Workload, keys []string, eng partition.Engine) []*sim.Scheme {
+	t.Helper()
 	var out []*sim.Scheme
 	for _, k := range keys {
 		d, err := shardkey.ParseDesign(k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := sim.Compile(w, d, sim.Options{Shards: w.Shards})
+		s, err := sim.Compile(w, d, sim.Options{Shards: w.Shards, Engine: eng})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -460,6 +467,12 @@ func readBoth(t *testing.T, orders, lines, queries, txns string, keys []string) 
 // readBothFiles is readBoth for several query files, read in order.
 func readBothFiles(t *testing.T, orders, lines string, queries []string, txns string, keys []string) (mat, str []*sim.Candidate, wm, ws *shardkey.Workload) {
 	t.Helper()
+	return readBothWith(t, nil, orders, lines, queries, txns, keys)
+}
+
+// readBothWith is readBothFiles under engine eng (nil: the default).
+func readBothWith(t *testing.T, eng partition.Engine, orders, lines string, queries []string, txns string, keys []string) (mat, str []*sim.Candidate, wm, ws *shardkey.Workload) {
+	t.Helper()
 	wm = e2eWorkload(t, orders, lines)
 	bm := NewBuilder(wm, Options{})
 	ws = e2eWorkload(t, orders, lines)
@@ -467,7 +480,7 @@ func readBothFiles(t *testing.T, orders, lines string, queries []string, txns st
 	if !bs.Frozen() {
 		t.Fatal("row-sampled tables: want Frozen")
 	}
-	st := sim.NewStream(compileAll(t, ws, keys))
+	st := sim.NewStream(compileAllWith(t, ws, keys, eng))
 	bs.Sink = st
 	for _, b := range []*Builder{bm, bs} {
 		for _, q := range queries {
@@ -481,7 +494,7 @@ func readBothFiles(t *testing.T, orders, lines string, queries []string, txns st
 			}
 		}
 	}
-	for i, s := range compileAll(t, wm, keys) {
+	for i, s := range compileAllWith(t, wm, keys, eng) {
 		p, err := sim.Run(wm, s, 2)
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package partition
 import (
 	"crypto/md5"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"math/bits"
 	"strconv"
@@ -188,3 +189,46 @@ func BenchmarkPlace(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTextKey: seed 000's key text (blake2b's input) of an id and of
+// (id, month), by textKey and, as the baseline, by joining
+// Value.AppendText's forms (strconv.AppendInt).
+func BenchmarkTextKey(b *testing.B) {
+	const keys = 1024
+	var one, two [keys][]shardkey.Value
+	for i := range keys {
+		id := shardkey.IntValue(100001 + int64(i)*3917)
+		one[i] = []shardkey.Value{id}
+		two[i] = []shardkey.Value{id, shardkey.TextValue(fmt.Sprintf("2024-%02d", i%12+1))}
+	}
+	var buf [128]byte
+	for _, c := range []struct {
+		name string
+		keys *[keys][]shardkey.Value
+	}{{"id", &one}, {"id_month", &two}} {
+		b.Run(c.name+"/textKey", func(b *testing.B) {
+			n := 0
+			for i := 0; b.Loop(); i++ {
+				n += len(textKey(buf[:0], c.keys[i%keys], '|'))
+			}
+			sinkInt = n
+		})
+		b.Run(c.name+"/AppendText", func(b *testing.B) {
+			n := 0
+			for i := 0; b.Loop(); i++ {
+				out := buf[:0]
+				for j, v := range c.keys[i%keys] {
+					if j > 0 {
+						out = append(out, '|')
+					}
+					out = v.AppendText(out)
+				}
+				n += len(out)
+			}
+			sinkInt = n
+		})
+	}
+}
+
+// sinkInt keeps benchmark results live.
+var sinkInt int

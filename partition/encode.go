@@ -73,13 +73,23 @@ func asSQL(v shardkey.Value) shardkey.Value {
 func dateDays(ms int64) int64 { return floorDiv(ms, 86400000) }
 
 // textKey appends the parts' text forms joined by sep: seed 000's
-// "|".join(map(str, parts)).
+// "|".join(map(str, parts)). Integers are formatted by formatInt64, not
+// through Value.AppendText's strconv.AppendInt (the same text: seed 000's
+// blake2b hashes millions of ids; BenchmarkTextKey).
 func textKey(b []byte, key []shardkey.Value, sep byte) []byte {
 	for i, v := range key {
 		if i > 0 {
 			b = append(b, sep)
 		}
-		b = v.AppendText(b)
+		switch v.Type {
+		case shardkey.Int16, shardkey.Int32, shardkey.Int64:
+			var d [20]byte
+			b = append(b, formatInt64(&d, v.Int)...)
+		case shardkey.Text:
+			b = append(b, v.Str...)
+		default:
+			b = v.AppendText(b)
+		}
 	}
 	return b
 }

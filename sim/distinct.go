@@ -278,6 +278,16 @@ func packKeys(t *shardkey.Table, cols []int, rows []int) ([]uint64, bool) {
 // reports false when a column is of another type, sparse integers
 // (spanning more than four times the rows), or the product exceeds 2^62.
 func groupKey(t *shardkey.Table, cols []int) ([]int64, bool) {
+	ds, ok := tupleCodes(t, cols)
+	if !ok {
+		return nil, false
+	}
+	return packCodes(ds, t.Rows), true
+}
+
+// tupleCodes returns the dense codes of key columns cols of t (groupKey's
+// digits), or false as groupKey.
+func tupleCodes(t *shardkey.Table, cols []int) ([]ranked, bool) {
 	n := t.Rows
 	var ds []ranked
 	bits := 0.0
@@ -300,20 +310,57 @@ func groupKey(t *shardkey.Table, cols []int) ([]int64, bool) {
 		}
 		ds = append(ds, d)
 	}
+	return ds, true
+}
+
+// packCodes is groupKey's key of each of n rows from its columns' codes.
+func packCodes(ds []ranked, n int) []int64 {
 	keys := make([]int64, n)
 	if len(ds) == 2 { // the common compound: one pass, one write per row
 		a, b, sb := ds[0].codes, ds[1].codes, int64(ds[1].span)
 		for i := range keys {
 			keys[i] = int64(a[i])*sb + int64(b[i])
 		}
-		return keys, true
+		return keys
 	}
 	for _, d := range ds {
 		for i, k := range d.codes {
 			keys[i] = keys[i]*int64(d.span) + int64(k)
 		}
 	}
-	return keys, true
+	return keys
+}
+
+// groupTuples is groupInts over groupKey's keys (the same groups, in the
+// same order, their weights added in the same order), or false as
+// groupKey. When the key has two columns and the product of their
+// distinct counts is at most four times the rows (a customer and a
+// month), it groups the rows by direct addressing on the two codes as it
+// goes, without the key array (8 bytes a row) and the passes over it
+// that check its order and find its range.
+func groupTuples(t *shardkey.Table, cols []int, ws []float64) ([]group, bool) {
+	ds, ok := tupleCodes(t, cols)
+	if !ok {
+		return nil, false
+	}
+	n := t.Rows
+	if len(ds) != 2 || n == 0 || n >= 1<<31 || ds[0].span == 0 || ds[1].span > uint64(4*n)/ds[0].span {
+		return groupInts(packCodes(ds, n), ws), true
+	}
+	a, b, sb := ds[0].codes, ds[1].codes, ds[1].span
+	slot := make([]int32, ds[0].span*sb) // group number + 1; 0: not seen yet
+	gs := make([]group, 0, min(uint64(n), uint64(len(slot))))
+	for i := range n {
+		s := &slot[uint64(a[i])*sb+uint64(b[i])]
+		g := *s
+		if g == 0 {
+			gs = append(gs, group{row: int32(i)})
+			g = int32(len(gs))
+			*s = g
+		}
+		gs[g-1].w += rowWeight(ws, i)
+	}
+	return gs, true
 }
 
 // intCodes numbers the distinct values of integer column c of t by first

@@ -398,3 +398,67 @@ func TestKeyStatsRisingKey(t *testing.T) {
 		t.Errorf("%d bytes allocated for %d rows: per-row groups built", got, n)
 	}
 }
+
+// TestGroupTuples: grouping a two-column key directly on its columns'
+// codes gives a map's grouping of the tuples (the same groups in order of
+// first row, bit-identical sums of mixed-magnitude weights), whether the
+// product of distinct counts is small (direct addressing: 40 x 4 tuples
+// for 3,000 rows) or not (2,400 x 8 > 4 x 3,000: the key array's path),
+// with weights and without, and for three columns.
+func TestGroupTuples(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	const n = 3000
+	for _, ids := range []int{40, 2400} {
+		nt := 4 // distinct texts: 40 x 4 tuples, or 2,400 x 8
+		if ids > 40 {
+			nt = 8
+		}
+		tb := &shardkey.Table{Name: "t", Rows: n}
+		a := &shardkey.Column{Name: "a", Type: shardkey.Int64}
+		b := &shardkey.Column{Name: "b", Type: shardkey.Text}
+		c := &shardkey.Column{Name: "c", Type: shardkey.Int32}
+		seenA := map[int64]bool{}
+		for i := 0; i < n; i++ {
+			v := int64(r.IntN(ids)) * 3
+			if i < ids {
+				v = int64(i) * 3 // every id present: ids distinct values
+			}
+			seenA[v] = true
+			a.Ints = append(a.Ints, v)
+			b.Strs = append(b.Strs, []string{"2024-01", "2024-02", "x", "", "y", "z", "2024-03", "w"}[r.IntN(nt)])
+			c.Ints = append(c.Ints, int64(r.IntN(3)))
+		}
+		tb.Columns = []*shardkey.Column{a, b, c}
+		if len(seenA) != ids {
+			t.Fatalf("%d distinct ids; want %d", len(seenA), ids)
+		}
+		if ds, _ := tupleCodes(tb, []int{0, 1}); (ds[0].span*ds[1].span <= 4*n) != (ids == 40) {
+			t.Fatalf("ids %d: %d x %d tuples; want direct addressing only for 40 ids", ids, ds[0].span, ds[1].span)
+		}
+		for _, cols := range [][]int{{0, 1}, {1, 0}, {0, 1, 2}} {
+			// The tuples as keys for the map: a's value, b's text, c's.
+			keys := make([]uint64, n)
+			texts := map[string]uint64{}
+			for i := range n {
+				tx, ok := texts[b.Strs[i]]
+				if !ok {
+					tx = uint64(len(texts))
+					texts[b.Strs[i]] = tx
+				}
+				digit := map[int]uint64{0: uint64(a.Ints[i]), 1: tx, 2: uint64(c.Ints[i])}
+				for _, col := range cols {
+					keys[i] = keys[i]*1e5 + digit[col]
+				}
+			}
+			for _, ws := range [][]float64{nil, randomWeights(r, n)} {
+				got, ok := groupTuples(tb, cols, ws)
+				if !ok {
+					t.Fatalf("ids %d, cols %v: not grouped", ids, cols)
+				}
+				if want := wantGroups(keys, ws); !slices.Equal(got, want) {
+					t.Errorf("ids %d, cols %v, weights %v: %d groups, want %d (or their rows or sums differ)", ids, cols, ws != nil, len(got), len(want))
+				}
+			}
+		}
+	}
+}

@@ -275,6 +275,70 @@ func (m *memoEngine) known(key []shardkey.Value) (int, bool) {
 	return m.shardOf(slot)
 }
 
+// touches are the words of memo tables that routing some statements will
+// read (touchAt), to be loaded in one short loop (load).
+type touches struct {
+	sh  []*atomic.Uint32 // shard table words
+	num []*uint32        // value-to-number entries
+}
+
+// touchAt adds to at what known and shard will read for key (withShards)
+// that a load now can bring into the cache: in pass 0 the shard table's
+// word of a one-integer-column key (by value), or the value-to-number
+// entries of a compound key's integer columns; in pass 1 the shard
+// table's word of a compound key's slot (its numbers, loaded in pass 0,
+// now at hand). A caller routing many statements collects these for all
+// of them and loads them at once (load), so that their cache misses
+// overlap instead of each stalling the routing in turn. It computes and
+// stores nothing.
+func (m *memoEngine) touchAt(at *touches, key []shardkey.Value, pass int) {
+	if m.byVal {
+		if pass != 0 {
+			return
+		}
+		c := m.cols[0]
+		if len(key) != 1 || key[0].Type != c.typ {
+			return
+		}
+		if d := uint64(key[0].Int) - uint64(c.lo); d < uint64(len(c.num)) {
+			at.sh = append(at.sh, &m.sh[d>>2])
+		}
+		return
+	}
+	if len(key) != len(m.cols) {
+		return
+	}
+	if pass == 0 {
+		for j, c := range m.cols {
+			if c.num == nil || key[j].Type != c.typ {
+				continue
+			}
+			if d := uint64(key[j].Int) - uint64(c.lo); d < uint64(len(c.num)) {
+				at.num = append(at.num, &c.num[d])
+			}
+		}
+		return
+	}
+	if slot, ok := m.slot(key); ok {
+		at.sh = append(at.sh, &m.sh[slot>>2])
+	}
+}
+
+// load loads every word of at, returns their sum (for its caller to keep,
+// so that the loads are not dropped) and empties at. The loads do not
+// depend on one another: their cache misses overlap.
+func (at *touches) load() uint32 {
+	var sum uint32
+	for _, p := range at.sh {
+		sum += p.Load()
+	}
+	for _, p := range at.num {
+		sum += *p
+	}
+	at.sh, at.num = at.sh[:0], at.num[:0]
+	return sum
+}
+
 // shard returns the shard of key under the modulo layout (withShards),
 // or false when the table has no place for it.
 func (m *memoEngine) shard(key []shardkey.Value) (int, bool, error) {

@@ -262,3 +262,69 @@ func TestPrepareMemos(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoTouch: touchAt notes exactly the words that known then reads.
+// Rows: ids 10, 12, 10, 17 with months "a", "b", "a", "b". A key on id
+// alone is kept by value (index id - 10: 0, 2 and 7, words 0, 0 and 1 of
+// four shards each); on (id, month) by slot, id numbered by first
+// appearance (10 -> 0, 12 -> 1, 17 -> 2) times 2 months plus the month's
+// number ("a" 0, "b" 1): (17, "b") is slot 5, word 1, and pass 0 notes
+// id 17's entry of the value-to-number table (index 7).
+func TestMemoTouch(t *testing.T) {
+	tab := &shardkey.Table{Name: "t", Rows: 4, Columns: []*shardkey.Column{
+		{Name: "id", Type: shardkey.Int64, Ints: []int64{10, 12, 10, 17}},
+		{Name: "m", Type: shardkey.Text, Strs: []string{"a", "b", "a", "b"}},
+	}}
+	eng, err := partition.Lookup("blake2b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := memoize(eng, tab, []int{0}).(*memoEngine)
+	one.withShards(4)
+	if !one.byVal {
+		t.Fatal("one integer column: want the shard table by value")
+	}
+	var at touches
+	for _, v := range []int64{10, 12, 17, 9, 18} { // 9 and 18: outside the rows' span
+		one.touchAt(&at, []shardkey.Value{shardkey.IntValue(v)}, 0)
+		one.touchAt(&at, []shardkey.Value{shardkey.IntValue(v)}, 1) // nothing in pass 1
+	}
+	if len(at.sh) != 3 || at.sh[0] != &one.sh[0] || at.sh[1] != &one.sh[0] || at.sh[2] != &one.sh[1] || len(at.num) != 0 {
+		t.Errorf("by value: noted %d shard words, %d numbers; want words 0, 0, 1", len(at.sh), len(at.num))
+	}
+	at.load()
+	if len(at.sh)+len(at.num) != 0 {
+		t.Error("load does not empty the list")
+	}
+
+	two := memoize(eng, tab, []int{0, 1}).(*memoEngine)
+	two.withShards(4)
+	if two.byVal || two.cols[0].span != 3 || two.cols[1].span != 2 {
+		t.Fatal("two columns: want slots of 3 ids x 2 months")
+	}
+	key := []shardkey.Value{shardkey.IntValue(17), shardkey.TextValue("b")}
+	two.touchAt(&at, key, 0)
+	if len(at.sh) != 0 || len(at.num) != 1 || at.num[0] != &two.cols[0].num[7] {
+		t.Errorf("pass 0: noted %d shard words, %d numbers; want id 17's number (index 7)", len(at.sh), len(at.num))
+	}
+	at.load()
+	two.touchAt(&at, key, 1)
+	if len(at.sh) != 1 || at.sh[0] != &two.sh[1] || len(at.num) != 0 {
+		t.Errorf("pass 1: noted %d shard words, %d numbers; want slot 5's word 1", len(at.sh), len(at.num))
+	}
+	at.load()
+	// A key the rows lack notes nothing in pass 1.
+	two.touchAt(&at, []shardkey.Value{shardkey.IntValue(11), shardkey.TextValue("b")}, 1)
+	two.touchAt(&at, []shardkey.Value{shardkey.IntValue(17), shardkey.TextValue("c")}, 1)
+	if len(at.sh)+len(at.num) != 0 {
+		t.Errorf("keys the rows lack: noted %d words", len(at.sh)+len(at.num))
+	}
+	// What was noted is what known reads: after a fill, the shard known
+	// holds is the engine's.
+	two.whole.Store(true)
+	sh, ok := two.known(key)
+	p, _ := eng.Point(key)
+	if !ok || sh != int(p%4) {
+		t.Errorf("known: %d, %v; want %d", sh, ok, p%4)
+	}
+}

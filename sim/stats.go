@@ -127,8 +127,8 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		} else {
 			aggs = groupInts(c.Ints, ws)
 		}
-	} else if keys, ok := groupKey(t, cols); ok {
-		aggs = groupInts(keys, ws)
+	} else if gs, ok := groupTuples(t, cols, ws); ok {
+		aggs = gs
 	} else {
 		keys := make([]uint64, t.Rows)
 		key := make([]shardkey.Value, len(cols))

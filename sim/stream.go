@@ -56,6 +56,12 @@ func NewStream(schemes []*Scheme) *Stream {
 type StreamBatch struct {
 	routers []*router
 	parts   []*Partial
+	// touches says some scheme routes through a memo's shard table
+	// (Touch has work to do); sink keeps Touch's loads.
+	touches bool
+	at      touches
+	key     []shardkey.Value
+	sink    uint32
 }
 
 // NewBatch returns an empty batch (shardkey.Sink).
@@ -67,9 +73,59 @@ func (st *Stream) NewBatch() shardkey.Batch {
 	for i, s := range st.Schemes {
 		b.routers[i] = newRouter(s)
 		b.parts[i] = NewPartial(s.N, 0)
+		for _, tk := range s.tables {
+			if touchable(tk) {
+				b.touches = true
+			}
+		}
 	}
 	return b
 }
+
+// touchable reports whether statements on tk's table are routed through
+// its memo's shard table (stmtKey's memoised path).
+func touchable(tk *tableKey) bool {
+	return tk != nil && tk.memo != nil && tk.memo.sh != nil && tk.kind == kHash && tk.iso == nil && tk.salted == nil
+}
+
+// Touches reports whether Touch has work to do: some scheme's key is a
+// costly engine's, memoised in a table too big for the cache to hold.
+func (b *StreamBatch) Touches() bool { return b.touches }
+
+// Touch notes, under every scheme, the memo table entries that routing a
+// statement with conds on table will read (pass 0, then after Load pass
+// 1: a compound key's slot needs its columns' numbers), without routing
+// it; Load then loads all those noted. Called for a few statements before
+// they are routed (Instance, Txn), they let the statements' cache misses
+// overlap: a statement routed by itself waits for each miss in turn.
+// They change nothing; the result is the same without them.
+func (b *StreamBatch) Touch(table int, conds []shardkey.Cond, pass int) {
+	for _, r := range b.routers {
+		tk := r.s.tables[table]
+		if !touchable(tk) || pass != 0 && tk.memo.byVal {
+			continue // nothing to touch (by value: all in pass 0)
+		}
+		if cap(b.key) < len(tk.cols) {
+			b.key = make([]shardkey.Value, len(tk.cols))
+		}
+		key := b.key[:len(tk.cols)]
+		all := true
+		for j, c := range tk.cols {
+			cd := findCond(conds, c)
+			if cd == nil || cd.Op != shardkey.Eq || cd.Fresh != shardkey.NotFresh {
+				all = false
+				break
+			}
+			key[j] = cd.Val
+		}
+		if all {
+			tk.memo.touchAt(&b.at, key, pass)
+		}
+	}
+}
+
+// Load loads the entries Touch noted (see Touch).
+func (b *StreamBatch) Load() { b.sink += b.at.load() }
 
 // Merge adds batch b into the stream's totals; ops maps b's operation
 // numbers to workload operations (shardkey.Sink). b is reset and reused.
