@@ -79,8 +79,17 @@ func TestHeapBounded(t *testing.T) {
 			}
 			return f.Name()
 		}
-		hs, ps, ts, _ := liveHeap(t, gen(3<<20), o)
-		hb, pb, tb, rb := liveHeap(t, gen(30<<20), o)
+		small, big := gen(3<<20), gen(30<<20)
+		hs, ps, ts, _ := liveHeap(t, small, o)
+		hb, pb, tb, rb := liveHeap(t, big, o)
+		// The heap between batches includes the batches in flight, whose
+		// number varies with the scheduling of the parsers (more when the
+		// machine is loaded), by a few hundred kB either way: each log is
+		// read a second time and the smaller 90th percentile kept, so that
+		// a busy moment of one read is not taken for growth.
+		_, ps2, _, _ := liveHeap(t, small, o)
+		_, pb2, _, _ := liveHeap(t, big, o)
+		ps, pb = min(ps, ps2), min(pb, pb2)
 		t.Logf("%s: live heap at the end of the log, 90th percentile while reading: %.2f MB, %.2f MB reading 3 MB; %.2f MB, %.2f MB reading 30 MB", format, float64(hs)/(1<<20), float64(ps)/(1<<20), float64(hb)/(1<<20), float64(pb)/(1<<20))
 		if float64(hb) > 1.1*float64(hs) {
 			t.Errorf("%s: live heap at the end of the log grew from %d to %d bytes (%.0f%%) for a log ten times larger", format, hs, hb, 100*(float64(hb)/float64(hs)-1))
