@@ -107,8 +107,8 @@ type router struct {
 	fkey  []byte
 	// mvConds is move's scratch: the moved row's key conditions.
 	mvConds []shardkey.Cond
-	bbuf  []byte            // byBucket's scratch
-	bone  [1]shardkey.Value // byVals' scratch
+	bbuf    []byte            // byBucket's scratch
+	bone    [1]shardkey.Value // byVals' scratch
 	// unbound counts the transactions' inserts that gave no key value
 	// (see touch.unbound), until the caller takes it.
 	unbound int64

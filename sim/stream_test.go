@@ -553,14 +553,14 @@ func TestPartialMerge(t *testing.T) {
 		for f := range h {
 			h[f] = o.Hist[f] * float64(times)
 		}
-		return OpPartial{o.Requests * float64(times), o.Merged * float64(times), o.Work * float64(times), o.Scatter * float64(times), h, o.Count * int64(times), o.Lookup * float64(times), o.Keyless * float64(times), o.Unsized * float64(times), nil, nil, o.Riders * int64(times)}
+		return OpPartial{o.Requests * float64(times), o.Merged * float64(times), o.Work * float64(times), o.Scatter * float64(times), h, o.Count * int64(times), o.Lookup * float64(times), o.Keyless * float64(times), o.Unsized * float64(times), nil, nil, o.Riders * int64(times), o.Moves * float64(times), o.MoveCross * float64(times)}
 	}
 	sum := func(x, y OpPartial) OpPartial {
 		h := make([]float64, len(x.Hist))
 		for f := range h {
 			h[f] = x.Hist[f] + y.Hist[f]
 		}
-		return OpPartial{x.Requests + y.Requests, x.Merged + y.Merged, x.Work + y.Work, x.Scatter + y.Scatter, h, x.Count + y.Count, x.Lookup + y.Lookup, x.Keyless + y.Keyless, x.Unsized + y.Unsized, nil, nil, x.Riders + y.Riders}
+		return OpPartial{x.Requests + y.Requests, x.Merged + y.Merged, x.Work + y.Work, x.Scatter + y.Scatter, h, x.Count + y.Count, x.Lookup + y.Lookup, x.Keyless + y.Keyless, x.Unsized + y.Unsized, nil, nil, x.Riders + y.Riders, x.Moves + y.Moves, x.MoveCross + y.MoveCross}
 	}
 	empty := OpPartial{Hist: make([]float64, n+1)}
 
