@@ -109,5 +109,4 @@ func TestKeyMoveReasons(t *testing.T) {
 	}
 }
 
-
 func closeTo(a, b float64) bool { return a-b < 1e-9*(1+b) && b-a < 1e-9*(1+b) }
