@@ -47,9 +47,16 @@ func keyMoveEngine(engine string) (refuses bool, why string) {
 		// document moves to the new value's shard.
 		return false, "MongoDB (4.2 and later) moves the document to its new shard only when the update runs in a transaction or as a retryable write through mongos and its filter has an equality on the full shard key; otherwise it is refused"
 	case engine == "cockroachdb", engine == "yugabyte":
-		// Both are distributed SQL with transactional primary key
-		// updates: the row is deleted at its old key and written at the
-		// new one in one distributed transaction.
+		// YugabyteDB YSQL: yugabyte/yugabyte-db#659, "[YSQL] Support
+		// updating primary key columns" (commit 3f3bf49c): an UPDATE of a
+		// primary key column is a "replace", deleting the row and
+		// inserting a new one (YBCExecuteUpdateReplace, executor/
+		// ybModifyTable.h). CockroachDB stores the row under its primary
+		// key in the KV layer, so a changed key is a delete of the old
+		// KV pairs and a write of the new in the statement's
+		// transaction; its 2015 sql/update.go still refused ("primary
+		// key column ... cannot be updated"), current versions do not
+		// (not confirmed here from its source: an assumption).
 		name := map[string]string{"cockroachdb": "CockroachDB", "yugabyte": "YugabyteDB"}[engine]
 		return false, name + " moves the row: a delete at the old key and a write at the new one, in one distributed transaction"
 	case engine == "postgres":
