@@ -95,7 +95,7 @@ func streamWorkload(t *testing.T, st *Stream, w *shardkey.Workload, size int, se
 			}
 			in := &op.Instances[it.i]
 			conds := append([]shardkey.Cond(nil), in.Conds...)
-			if f.err = f.b.Instance(l, op.Table, op.Kind, conds, in.Weight*scale[it.op]); f.err != nil {
+			if f.err = f.b.Instance(l, op.Table, op.Kind, conds, in.Sets, in.Weight*scale[it.op]); f.err != nil {
 				return f
 			}
 			for k := range conds {
@@ -496,7 +496,7 @@ func TestStreamBatchError(t *testing.T) {
 	st := NewStream([]*Scheme{s})
 	b := st.NewBatch()
 	conds := []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(5)}}
-	if err := b.Instance(0, 0, shardkey.Read, conds, 1); err == nil {
+	if err := b.Instance(0, 0, shardkey.Read, conds, nil, 1); err == nil {
 		t.Error("Instance: no error for a key the engine cannot place")
 	}
 	if err := b.Txn([]shardkey.Stmt{{Table: 0, Kind: shardkey.Insert, Conds: conds}}, 1); err == nil {
