@@ -27,7 +27,8 @@ type Batch interface {
 	// Instance is one execution of operation op (a batch-local number)
 	// on table (an index in Workload.Tables) with weight w (its requests/s
 	// share; the operation's rate is the sum of its instances' weights).
-	Instance(op, table int, kind Kind, conds []Cond, w float64) error
+	// sets are an update's SET columns (Instance.Sets), nil if none.
+	Instance(op, table int, kind Kind, conds, sets []Cond, w float64) error
 	// Txn is one transaction of weight w.
 	Txn(stmts []Stmt, w float64) error
 }

@@ -760,6 +760,8 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 	}
 	as.RangeFit = rangeFitOf(c, key, n)
+	// Updates that assign the key: rows that move, or are refused.
+	a.keyMoves(as, c)
 	// Last, so that it is the reason given: an engine that places keys
 	// only by hash cannot run a range key at all.
 	if why := partition.HashOnly(a.engine); why != "" {

@@ -11,6 +11,8 @@
 // Query lines are {"where": {"col": value, ...}, "weight": w} with optional
 // "table", "kind" (read, insert, update, delete) and "name"; a value is a
 // scalar (equality), {"in": [...]}, or a range {"gte"|"gt": a, "lte"|"lt": b}.
+// An update may give "set": {"col": value, ...}, the values its SET clause
+// assigns (shardkey.Instance.Sets): one that assigns the key moves the row.
 // Lines of the same shape (table, kind, columns and comparisons) form one
 // operation whose rate is the sum of their weights (default 1 each).
 //

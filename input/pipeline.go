@@ -75,6 +75,7 @@ type jline struct {
 	err    error
 	fields []string  // top-level keys, for unknown-field checks
 	where  []jcond   // queries: the where clause
+	set    []jcond   // queries: an update's new values ("set")
 	writes [][]jcond // transactions
 	lineMeta
 	// Resolved off the consumer's path when the tables are fixed (see
@@ -467,6 +468,14 @@ func parseLine(p *lineParser, b []byte, line int) jline {
 		case "where":
 			jl.hasWhr = true
 			jl.where, jl.err = parseWhere(p, x, "where", jl.err)
+		case "set":
+			// An update's new values (shardkey.Instance.Sets).
+			jl.set, jl.err = parseWhere(p, x, "set", jl.err)
+			for _, c := range jl.set {
+				if c.op != shardkey.Eq && jl.err == nil && (c.x == nil || c.x.err == nil) {
+					jl.err = fieldErr{"set." + c.col, `"set" gives the new values; {"in": [...]} and ranges belong in "where"`}
+				}
+			}
 		case "writes":
 			jl.hasWr = true
 			arr, err := x.Array()

@@ -84,7 +84,7 @@ func condsText(conds []shardkey.Cond) string {
 	return strings.Join(s, ",")
 }
 
-func (b *recBatch) Instance(op, table int, kind shardkey.Kind, conds []shardkey.Cond, w float64) error {
+func (b *recBatch) Instance(op, table int, kind shardkey.Kind, conds, sets []shardkey.Cond, w float64) error {
 	*b.calls = append(*b.calls, fmt.Sprintf("q%g %s", w, condsText(conds)))
 	if w == b.fail {
 		return errors.New("cannot place")

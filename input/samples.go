@@ -353,7 +353,16 @@ func (b *Builder) ReadQueries(file string) error {
 		if jl.latency != "" && jl.latency != "batch" && jl.latency != "interactive" {
 			return shardkey.Errorf(file, jl.line, "latency", `want "interactive" or "batch"`)
 		}
-		b.addInstance(ti, kind, jl.name, jl.latency, conds, jl.weight)
+		var sets []shardkey.Cond
+		if len(jl.set) > 0 {
+			if kind != shardkey.Update {
+				return shardkey.Errorf(file, jl.line, "set", `only an update ("kind": "update") sets values`)
+			}
+			if sets, err = b.resolveAll(file, jl.line, ti, jl.set); err != nil {
+				return err
+			}
+		}
+		b.addInstance(ti, kind, jl.name, jl.latency, conds, sets, jl.weight)
 		n++
 		return nil
 	})
@@ -367,7 +376,7 @@ func (b *Builder) ReadQueries(file string) error {
 }
 
 // addInstance adds one instance to the operation of its shape.
-func (b *Builder) addInstance(ti int, kind shardkey.Kind, name, latency string, conds []shardkey.Cond, w float64) {
+func (b *Builder) addInstance(ti int, kind shardkey.Kind, name, latency string, conds, sets []shardkey.Cond, w float64) {
 	t := b.W.Tables[ti]
 	b.key = appendShapeKey(b.key[:0], ti, kind, name, conds)
 	op := b.shapes[string(b.key)]
@@ -381,7 +390,7 @@ func (b *Builder) addInstance(ti int, kind shardkey.Kind, name, latency string, 
 		b.W.Ops = append(b.W.Ops, op)
 	}
 	op.Rate += w
-	op.Instances = append(op.Instances, shardkey.Instance{Weight: w, Conds: conds})
+	op.Instances = append(op.Instances, shardkey.Instance{Weight: w, Conds: conds, Sets: sets})
 }
 
 // appendShapeKey encodes what makes two statements the same operation.

@@ -24,7 +24,8 @@ import (
 // line's bytes.
 type scanned struct {
 	conds  []jcond
-	groups []span // each group's conditions in conds
+	groups []span  // each group's conditions in conds
+	set    []jcond // an update's new values (a line parseLine read)
 	lineMeta
 }
 
@@ -40,6 +41,7 @@ type span struct{ lo, hi int }
 func (s *scanned) reset() {
 	s.conds = s.conds[:0]
 	s.groups = s.groups[:0]
+	s.set = s.set[:0]
 	m := &s.lineMeta // every field (TestScannedReset)
 	m.hasWhr, m.hasWr, m.hasWt, m.hasTbl, m.weight = false, false, false, false, 1
 	if m.table != "" {
@@ -321,6 +323,7 @@ func scan(s *scanned, b []byte, txns bool) bool {
 func (s *scanned) fromJline(jl *jline) {
 	s.reset()
 	s.lineMeta = jl.lineMeta
+	s.set = append(s.set, jl.set...)
 	if jl.hasWhr {
 		s.conds = append(s.conds, jl.where...)
 		s.groups = append(s.groups, span{0, len(s.conds)})
@@ -495,7 +498,7 @@ func (q *routeQueue) flush(sb shardkey.Batch, file string) error {
 				err = shardkey.Errorf(file, it.line, "writes", "%v", e)
 				break
 			}
-		} else if e := sb.Instance(it.op, it.ti, it.kind, q.conds[it.lo:it.hi], it.w); e != nil {
+		} else if e := sb.Instance(it.op, it.ti, it.kind, q.conds[it.lo:it.hi], nil, it.w); e != nil {
 			err = shardkey.Errorf(file, it.line, "where", "%v", e)
 			break
 		}
@@ -617,7 +620,7 @@ func (b *Builder) stream(file string, txns bool) error {
 
 // The fields a query line and a transaction line may have.
 var (
-	queryFields = []string{"where", "weight", "table", "kind", "name", "latency"}
+	queryFields = []string{"where", "set", "weight", "table", "kind", "name", "latency"}
 	txnFields   = []string{"writes", "weight", "table", "name"}
 )
 
@@ -678,9 +681,18 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 			// Copies: the consumer must not read the line's bytes.
 			bt.ops = append(bt.ops, localOp{key: key, ti: ti, kind: kind, name: strings.Clone(sc.name), latency: strings.Clone(sc.latency), conds: lc})
 		}
+		var sets []shardkey.Cond
+		if len(sc.set) > 0 {
+			if kind != shardkey.Update {
+				return shardkey.Errorf(file, line, "set", `only an update ("kind": "update") sets values`)
+			}
+			if sets, err = b.resolveAll(file, line, ti, sc.set); err != nil {
+				return err
+			}
+		}
 		bt.ops[op].rate += sc.weight
 		if q := &st.q; q.t != nil {
-			if scanned && queueable(conds) {
+			if scanned && sets == nil && queueable(conds) {
 				q.addQuery(line, op, ti, kind, conds, sc.weight)
 				if len(q.items) < queueLen {
 					return nil
@@ -691,7 +703,7 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 				return err
 			}
 		}
-		if err := bt.sb.Instance(op, ti, kind, conds, sc.weight); err != nil {
+		if err := bt.sb.Instance(op, ti, kind, conds, sets, sc.weight); err != nil {
 			return shardkey.Errorf(file, line, "where", "%v", err)
 		}
 		return nil

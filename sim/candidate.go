@@ -193,7 +193,14 @@ type OpScore struct {
 	// LookupWorkPerS is the part of work_per_s done on lookup tables
 	// (routing reads, lookup-row writes).
 	LookupWorkPerS float64 `json:"lookup_work_per_s,omitempty"`
-	Latency        string  `json:"latency,omitempty"`
+	// KeyMovesPerS is the rate of its updates that assign the table's key
+	// under the design, each moving its row to the new key's shard (a
+	// delete and an insert; one more unit of work, in work_per_s);
+	// KeyMoveCrossFraction the share (0..1) of them expected to land on
+	// another shard than the old row's. Omitted when none.
+	KeyMovesPerS         float64 `json:"key_moves_per_s,omitempty"`
+	KeyMoveCrossFraction float64 `json:"key_move_cross_fraction,omitempty"`
+	Latency              string  `json:"latency,omitempty"`
 	// NodeWorkPerS, with slots over nodes (OnNodes) under an engine whose
 	// router sends a keyless scatter once to each node (ScatterPerNode:
 	// redis), is the operation's units of work/s counted on the nodes:
@@ -331,6 +338,9 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		nodeCount += o.Count
 		os := OpScore{Name: op.Name, Table: w.Tables[op.Table].Name, Kind: op.Kind.String(),
 			RequestsPerS: o.Requests, MergedPerS: o.Merged, WorkPerS: o.Work, LookupWorkPerS: o.Lookup, Latency: op.Latency, keyless: o.Keyless}
+		if o.Moves > 0 {
+			os.KeyMovesPerS, os.KeyMoveCrossFraction = o.Moves, o.MoveCross/o.Moves
+		}
 		os.FanoutMean, os.FanoutP99 = fanoutStats(o.Hist, o.Count)
 		os.slotFanout = os.FanoutMean
 		if nodeHist != nil {

@@ -109,6 +109,12 @@ type OpPartial struct {
 	Stmt []float64
 	// Riders counts the instances in Count that are merged (no request).
 	Riders int64
+	// Moves is the rate (requests/s) of its instances that assign the
+	// table's key and move their row (move.go), each one more unit of
+	// work (in Work); MoveCross the part of it expected to land on a
+	// shard other than the old row's.
+	Moves     float64
+	MoveCross float64
 }
 
 // stmtHist returns o's per-statement histogram (OpPartial.Stmt).
@@ -193,6 +199,8 @@ func (a *OpPartial) merge(b *OpPartial) {
 	a.Keyless += b.Keyless
 	a.Unsized += b.Unsized
 	a.Riders += b.Riders
+	a.Moves += b.Moves
+	a.MoveCross += b.MoveCross
 	if a.Stmt != nil || b.Stmt != nil {
 		if a.Stmt == nil {
 			a.Stmt = slices.Clone(a.Hist)
@@ -262,8 +270,13 @@ func (p *Partial) addAutoTxn(t *touch, r float64) {
 	case tUniformN:
 		multi = p.N > 1 && (t.n < 0 || len(t.set)+t.n > 1)
 	}
-	if multi {
+	switch {
+	case multi:
 		p.AutoTxnCross += r
+	case t.mv != mvNone:
+		// A key-changing update: a delete on the old shard and an
+		// insert on the new one (move.go).
+		p.AutoTxnCross += r * moveCross(t, p.N)
 	}
 }
 
@@ -279,6 +292,9 @@ func (p *Partial) addTouch(op int, t *touch, r float64) {
 	for f, x := range t.union {
 		// The statement's fan-out: the union of its tables' shards.
 		o.Stmt[f] += r * x
+	}
+	if t.mv != mvNone {
+		p.addMove(o, t, r)
 	}
 	if t.kind == tUniformN {
 		p.addUnknown(o, t, r)

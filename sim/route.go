@@ -69,6 +69,10 @@ type touch struct {
 	// shards the whole statement asks (union[f]: the probability of f):
 	// its per-statement fan-out (OpPartial.Stmt). nil otherwise.
 	union []float64
+	// mv says an UPDATE assigns the table's key and moves its row
+	// (move.go): to shard mvOne (mvOne), or one at random (mvAny).
+	mv    uint8
+	mvOne int
 }
 
 // fanout returns the number of shards the touch asks.
@@ -101,8 +105,10 @@ type router struct {
 	idx   []int
 	combo []shardkey.Value
 	fkey  []byte
-	bbuf  []byte            // byBucket's scratch
-	bone  [1]shardkey.Value // byVals' scratch
+	// mvConds is move's scratch: the moved row's key conditions.
+	mvConds []shardkey.Cond
+	bbuf    []byte            // byBucket's scratch
+	bone    [1]shardkey.Value // byVals' scratch
 	// unbound counts the transactions' inserts that gave no key value
 	// (see touch.unbound), until the caller takes it.
 	unbound int64
@@ -233,11 +239,24 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds, sets []shardkey.Cond) (
 		}
 		conds = c
 	}
+	var mv uint8
+	var mvOne int
+	if kind == shardkey.Update && len(sets) > 0 {
+		// First: it routes the new row with the same scratch.
+		var err error
+		if mv, mvOne, err = r.move(ti, conds, sets); err != nil {
+			return touch{}, err
+		}
+	}
 	tc, err := r.stmtKey(ti, kind, conds)
-	if err != nil || r.s.tables[ti].lookups == nil {
+	if err != nil {
 		return tc, err
 	}
-	return r.viaLookups(r.s.tables[ti], kind, conds, sets, tc), nil
+	if r.s.tables[ti].lookups != nil {
+		tc = r.viaLookups(r.s.tables[ti], kind, conds, sets, tc)
+	}
+	tc.mv, tc.mvOne = mv, mvOne
+	return tc, nil
 }
 
 // stmtKey routes one statement by the table's key alone.

@@ -439,6 +439,12 @@ func (r *router) singleProb(tx *shardkey.Txn, lookups bool) (float64, error) {
 				vars = append(vars, rv{})
 			}
 		}
+		switch tc.mv {
+		case mvOne: // a key-changing update's new row (move.go)
+			addC(tc.mvOne)
+		case mvAny:
+			vars = append(vars, rv{})
+		}
 		switch tc.kind {
 		case tOne:
 			addC(tc.one)

@@ -139,9 +139,9 @@ func (st *Stream) Merge(b shardkey.Batch, ops []int) {
 }
 
 // Instance routes one operation instance under every scheme.
-func (b *StreamBatch) Instance(op, table int, kind shardkey.Kind, conds []shardkey.Cond, w float64) error {
+func (b *StreamBatch) Instance(op, table int, kind shardkey.Kind, conds, sets []shardkey.Cond, w float64) error {
 	for i, r := range b.routers {
-		tc, err := r.stmt(table, kind, conds, nil)
+		tc, err := r.stmt(table, kind, conds, sets)
 		if err != nil {
 			return err
 		}

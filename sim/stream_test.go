@@ -95,7 +95,7 @@ func streamWorkload(t *testing.T, st *Stream, w *shardkey.Workload, size int, se
 			}
 			in := &op.Instances[it.i]
 			conds := append([]shardkey.Cond(nil), in.Conds...)
-			if f.err = f.b.Instance(l, op.Table, op.Kind, conds, in.Weight*scale[it.op]); f.err != nil {
+			if f.err = f.b.Instance(l, op.Table, op.Kind, conds, in.Sets, in.Weight*scale[it.op]); f.err != nil {
 				return f
 			}
 			for k := range conds {
@@ -496,7 +496,7 @@ func TestStreamBatchError(t *testing.T) {
 	st := NewStream([]*Scheme{s})
 	b := st.NewBatch()
 	conds := []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(5)}}
-	if err := b.Instance(0, 0, shardkey.Read, conds, 1); err == nil {
+	if err := b.Instance(0, 0, shardkey.Read, conds, nil, 1); err == nil {
 		t.Error("Instance: no error for a key the engine cannot place")
 	}
 	if err := b.Txn([]shardkey.Stmt{{Table: 0, Kind: shardkey.Insert, Conds: conds}}, 1); err == nil {
@@ -553,14 +553,14 @@ func TestPartialMerge(t *testing.T) {
 		for f := range h {
 			h[f] = o.Hist[f] * float64(times)
 		}
-		return OpPartial{o.Requests * float64(times), o.Merged * float64(times), o.Work * float64(times), o.Scatter * float64(times), h, o.Count * int64(times), o.Lookup * float64(times), o.Keyless * float64(times), o.Unsized * float64(times), nil, nil, o.Riders * int64(times)}
+		return OpPartial{o.Requests * float64(times), o.Merged * float64(times), o.Work * float64(times), o.Scatter * float64(times), h, o.Count * int64(times), o.Lookup * float64(times), o.Keyless * float64(times), o.Unsized * float64(times), nil, nil, o.Riders * int64(times), o.Moves * float64(times), o.MoveCross * float64(times)}
 	}
 	sum := func(x, y OpPartial) OpPartial {
 		h := make([]float64, len(x.Hist))
 		for f := range h {
 			h[f] = x.Hist[f] + y.Hist[f]
 		}
-		return OpPartial{x.Requests + y.Requests, x.Merged + y.Merged, x.Work + y.Work, x.Scatter + y.Scatter, h, x.Count + y.Count, x.Lookup + y.Lookup, x.Keyless + y.Keyless, x.Unsized + y.Unsized, nil, nil, x.Riders + y.Riders}
+		return OpPartial{x.Requests + y.Requests, x.Merged + y.Merged, x.Work + y.Work, x.Scatter + y.Scatter, h, x.Count + y.Count, x.Lookup + y.Lookup, x.Keyless + y.Keyless, x.Unsized + y.Unsized, nil, nil, x.Riders + y.Riders, x.Moves + y.Moves, x.MoveCross + y.MoveCross}
 	}
 	empty := OpPartial{Hist: make([]float64, n+1)}
 
