@@ -604,13 +604,8 @@ func (s *litSlab) reset() {
 		s.used = append(s.used, s.cur)
 		s.cur = nil
 	}
-	// Only what the last use took is kept, and one chunk more (as
-	// chunks.reset): what is kept follows the recent batches, not the
-	// largest ever seen.
-	if n := len(s.spare); n > 0 {
-		s.used = append(s.used, s.spare[n-1])
-		s.spare = s.spare[:n-1]
-	}
+	// Only what the last use took is kept: what is kept follows the
+	// recent batches, not the largest ever seen.
 	clear(s.spare)
 	s.spare, s.used = s.used, s.spare[:0]
 }

@@ -743,16 +743,13 @@ func (c *chunks[T]) takeDirty(n, minChunk int) []T {
 	return out
 }
 
-// reset makes the chunks the last use took free for reuse, keeps one
-// more (a batch a chunk larger than the last then allocates nothing:
-// without it, a chunk dropped after one batch was made again for a later
-// one, 59 MB a GB of csvlog) and drops the rest (so that what is kept
-// follows the recent batches, not the largest ever seen).
+// reset makes the chunks the last use took free for reuse and drops the
+// rest (so that what is kept follows the recent batches, not the largest
+// ever seen).
 func (c *chunks[T]) reset() {
 	if c.cur != nil {
-		keep := min(c.i+2, len(c.list))
-		clear(c.list[keep:])
-		c.list = c.list[:keep]
+		clear(c.list[c.i+1:])
+		c.list = c.list[:c.i+1]
 	}
 	c.i = 0
 	c.cur = nil
