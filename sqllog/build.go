@@ -256,12 +256,8 @@ func newAgg(w *shardkey.Workload, file string, o Options) *agg {
 
 func (a *agg) warn(err error) { a.w.Warnings = append(a.w.Warnings, err) }
 
-// add processes one batch of entries and their parses. The values of a
-// part bound here (a lazy one) are taken from mem, the batch's memory,
-// when it is not nil: like the values the workers bound, nothing the
-// aggregator keeps points into them, and mem is reused only once the
-// batch is aggregated and counted.
-func (a *agg) add(entries []entry, results []result, mem *batchMem) error {
+// add processes one batch of entries and their parses.
+func (a *agg) add(entries []entry, results []result) error {
 	for i := range entries {
 		e := &entries[i]
 		a.seq++
@@ -311,11 +307,7 @@ func (a *agg) add(entries []entry, results []result, mem *batchMem) error {
 			p, vals := &r.t.parts[k], r.vals[k]
 			if p.lazy {
 				p = a.resolvePart(p, r.t.text, e.line)
-				if mem != nil {
-					vals = p.bindInto(mem.sl.accs(len(p.acc)), r.slots, r.params, &mem.rvs)
-				} else {
-					vals = p.bind(r.slots, r.params)
-				}
+				vals = p.bind(r.slots, r.params)
 			}
 			a.part(e, p, vals, wt)
 		}

@@ -547,7 +547,7 @@ func newPipeline(ctx context.Context, d Dialect, workers int, a *agg, c *cache) 
 		for j := range p.order {
 			<-j.ready
 			if aggErr == nil {
-				aggErr = a.add(j.entries, j.results, j.mem)
+				aggErr = a.add(j.entries, j.results)
 			}
 			// The batch's memory takes the values to count with it
 			// and gives its last batch's (counted) buffer back.
