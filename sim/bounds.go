@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/shardkey/shardkey"
 )
@@ -86,8 +87,10 @@ func (s *Scheme) computeBounds() error {
 			if src := s.cache.reweightedFrom(s.w); src != nil {
 				// A replicate: src's plan, its own weights.
 				p := cached(s.cache, src, "plan"+what, func() *trafficPlan { return newTrafficPlan(src, rangeTables, s.tables, width) })
+				buf := weighPool.Get().(*weighScratch)
+				defer weighPool.Put(buf) // all is read only below, never kept
 				var ok bool
-				if all, total, ok = p.weigh(s.w); !ok {
+				if all, total, ok = p.weighInto(s.w, buf); !ok {
 					all, total = trafficKeys(s.w, rangeTables, s.tables, width)
 				}
 			} else {
@@ -403,6 +406,7 @@ type trafficPlan struct {
 	keys   [][]shardkey.Value // each group's tuple
 	byKey  []int32            // the groups in key order
 	counts []int              // tuples per group
+	at     []int              // each group's first place in key order
 }
 
 // planAdd is a tuple's source: instance at of operation op (op < 0:
@@ -425,19 +429,43 @@ func newTrafficPlan(src *shardkey.Workload, tables []int, tks []*tableKey, width
 		p.keys = append(p.keys, gr.k)
 		p.counts = append(p.counts, len(gr.ws))
 	}
+	p.at = make([]int, len(p.counts))
+	n := 0
+	for _, gi := range p.byKey {
+		p.at[gi] = n
+		n += p.counts[gi]
+	}
 	return p
 }
 
-// weigh returns trafficKeys of w from p, or false when w's statements are
-// not p's source's: other operations, instances or transactions, or other
-// conditions (the same slices), or an operation whose weights sum to 0 in
-// one and not the other.
+// weighScratch is weigh's memory, reused from one replicate to the next
+// (weighPool): the result's tuples and the operations' sums.
+type weighScratch struct {
+	all  []keyWeight
+	sums []float64
+	next []int
+}
+
+var weighPool = sync.Pool{New: func() any { return new(weighScratch) }}
+
+// weigh is weighInto in memory of its own.
 func (p *trafficPlan) weigh(w *shardkey.Workload) ([]keyWeight, float64, bool) {
+	return p.weighInto(w, new(weighScratch))
+}
+
+// weighInto returns trafficKeys of w from p, or false when w's statements
+// are not p's source's: other operations, instances or transactions, or
+// other conditions (the same slices), or an operation whose weights sum to
+// 0 in one and not the other. The tuples returned are buf's memory, good
+// until buf is used again.
+func (p *trafficPlan) weighInto(w *shardkey.Workload, buf *weighScratch) ([]keyWeight, float64, bool) {
 	if p == nil || len(w.Ops) != len(p.src.Ops) || len(w.Txns) != len(p.src.Txns) {
 		return nil, 0, false
 	}
 	sameSlice := func(a, b []shardkey.Cond) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
-	sums := make([]float64, len(w.Ops))
+	sums := grown(buf.sums, len(w.Ops))
+	clear(sums)
+	buf.sums = sums
 	hasOps := false
 	for i, op := range w.Ops {
 		so := p.src.Ops[i]
@@ -476,13 +504,15 @@ func (p *trafficPlan) weigh(w *shardkey.Workload) ([]keyWeight, float64, bool) {
 			}
 		}
 	}
-	// Each group's weights in order of addition, as keyGroups keeps them.
-	start := make([]int, len(p.counts)+1)
-	for i, n := range p.counts {
-		start[i+1] = start[i] + n
+	// The groups in key order, each group's weights in order of addition,
+	// as keyGroups gives them: a tuple goes to its group's next place.
+	if len(p.adds) == 0 {
+		return nil, 0, true
 	}
-	ws := make([]float64, len(p.adds))
-	next := slices.Clone(start[:len(p.counts)])
+	next := append(buf.next[:0], p.at...)
+	buf.next = next
+	all := grown(buf.all, len(p.adds))
+	buf.all = all
 	total := 0.0
 	for k, a := range p.adds {
 		var wt float64
@@ -497,19 +527,18 @@ func (p *trafficPlan) weigh(w *shardkey.Workload) ([]keyWeight, float64, bool) {
 		}
 		total += wt
 		gi := p.seq[k]
-		ws[next[gi]] = wt
+		all[next[gi]] = keyWeight{k: p.keys[gi], w: wt}
 		next[gi]++
 	}
-	var all []keyWeight
-	if len(p.adds) > 0 {
-		all = make([]keyWeight, 0, len(p.adds))
-	}
-	for _, gi := range p.byKey {
-		for _, wt := range ws[start[gi]:start[gi+1]] {
-			all = append(all, keyWeight{k: p.keys[gi], w: wt})
-		}
-	}
 	return all, total, true
+}
+
+// grown returns s at length n, reusing its memory when it has room.
+func grown[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // trafficWeights is trafficKeys' result, as Cache keeps it.
