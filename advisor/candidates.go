@@ -35,6 +35,7 @@ type entity struct {
 // analysis is what candidate generation learns from the workload.
 type analysis struct {
 	w        *shardkey.Workload
+	hot      []hotRow // rows most write transactions write (hotRows)
 	use      map[colRef]*usage
 	pairs    map[[2]colRef]float64 // same-op equality pairs within a table -> rate
 	entities []*entity
@@ -117,7 +118,7 @@ func (a *analysis) index(w *shardkey.Workload) *opIndex {
 }
 
 func analyse(w *shardkey.Workload, shards int) *analysis {
-	a := &analysis{w: w, shards: shards, use: map[colRef]*usage{}, pairs: map[[2]colRef]float64{}, small: map[int]bool{}}
+	a := &analysis{w: w, shards: shards, use: map[colRef]*usage{}, pairs: map[[2]colRef]float64{}, small: map[int]bool{}, hot: hotRows(w)}
 	u := func(r colRef) *usage {
 		if a.use[r] == nil {
 			a.use[r] = &usage{}

@@ -28,6 +28,7 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 		return
 	}
 	a.whaleFix(as, d, w, o)
+	a.hotRowFix(as, w, o)
 	a.whaleNote(as, o.Shards)
 	lk := map[string]*sim.Candidate{} // lookup designs scored, by key
 	for _, op := range as.Expensive {
@@ -55,6 +56,12 @@ func (a *analysis) whaleNote(as *Assessment, n int) {
 		switch f.Kind {
 		case "isolate", "salt", "cache":
 			return
+		case "hot-row":
+			if len(p.Tables) == 1 && strings.HasPrefix(f.Target, p.Tables[0]+" where ") {
+				// The hot-row fix says what this one value is and
+				// how to remove it.
+				return
+			}
 		}
 	}
 	c := as.Score
