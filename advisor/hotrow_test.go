@@ -18,11 +18,16 @@ import (
 // counters where name = 'invoices', UPDATE the tenant; each followed by a
 // read of the tenant's invoices.
 func counterLog(n int) string {
+	return counterLogOf(n, func(k int) int { return 1 + k%3 })
+}
+
+// counterLogOf is counterLog with the k-th transaction for tenant(k).
+func counterLogOf(n int, tenant func(int) int) string {
 	var b strings.Builder
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for k := range n {
 		st := t0.Add(time.Duration(k)*time.Second).Format("2006-01-02 15:04:05") + ".000 UTC [10] app@db LOG:  statement: "
-		ten := 1 + k%3
+		ten := tenant(k)
 		b.WriteString(st + "BEGIN;\n")
 		fmt.Fprintf(&b, "%sINSERT INTO invoices (id, tenant_id, amount) VALUES (%d, %d, 10);\n", st, 100+k, ten)
 		b.WriteString(st + "UPDATE counters SET n = n + 1 WHERE name = 'invoices';\n")
@@ -100,5 +105,57 @@ func TestHotRowFix(t *testing.T) {
 	a.whaleNote(as, 8)
 	if len(as.Fixes) != 1 {
 		t.Errorf("whale note added beside the hot-row fix: %+v", as.Fixes[1:])
+	}
+}
+
+// TestOtherWhales: 40 transactions, every other one for tenant 7, the
+// rest each for its own tenant (101, 103, ...): under invoices:
+// hash(tenant_id); tenants:hash(id), tenant 7 is 20 of the 40 statements
+// naming id on tenants and 40 of the 80 naming tenant_id on invoices
+// (insert and read each): 50%, whose 95% interval on 40 statements
+// (about 35%..65%) is above the whale threshold on 8 shards, 1.5/8 =
+// 18.75%. The largest partition is counters' one value (100%), a hot
+// row: tenant 7 must still be named, once for both tables.
+func TestOtherWhales(t *testing.T) {
+	w := &shardkey.Workload{}
+	log := counterLogOf(40, func(k int) int {
+		if k%2 == 0 {
+			return 7
+		}
+		return 100 + k
+	})
+	if err := sqllog.Read(context.Background(), w, strings.NewReader(log), "counters.log", sqllog.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	key := "counters:hash(name); invoices:hash(tenant_id); tenants:hash(id)"
+	o := sim.Options{Shards: 8}
+	c, err := sim.Score(w, key, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := &Assessment{Viable: true, Key: key, Score: c}
+	as.Criteria.LargestOf = largestPartition(w, c, nil, 8)
+	if p := as.Criteria.LargestOf; p == nil || p.Name() != "counters.name = invoices" {
+		t.Fatalf("largest partition = %+v; want counters.name = invoices", p)
+	}
+	a := &analysis{w: w, hot: hotRows(w)}
+	a.hotRowFix(as, w, o)
+	a.whaleNote(as, 8)
+	var whales []Fix
+	for _, f := range as.Fixes {
+		if f.Kind == "whale" {
+			whales = append(whales, f)
+		}
+	}
+	if len(whales) != 1 {
+		t.Fatalf("whale fixes = %+v; want one, for tenant 7", whales)
+	}
+	if got := whales[0].Target; got != "invoices.tenant_id = 7, tenants.id = 7" && got != "tenants.id = 7, invoices.tenant_id = 7" {
+		t.Errorf("target = %q", got)
+	}
+	for _, want := range []string{"50% of the requests naming tenant_id on invoices", "50% of the requests naming id on tenants", "(a directory override, isolate(...))"} {
+		if !strings.Contains(whales[0].Text, want) {
+			t.Errorf("text lacks %q: %s", want, whales[0].Text)
+		}
 	}
 }
