@@ -159,3 +159,36 @@ func TestOtherWhales(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnValueEntityCandidate: without a schema, the name id puts
+// invoices.id and tenants.id in one class, and invoices.tenant_id joins
+// it by carrying tenants.id's value in every transaction (12 of 12). The
+// reads by invoices.id make id the more bound column of invoices, so the
+// class's design keys invoices by id; a candidate must still key
+// invoices by tenant_id with tenants by id, the design under which a
+// transaction's invoice and tenant rows are on one shard.
+func TestTxnValueEntityCandidate(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(counterLog(12))
+	for k := range 30 {
+		fmt.Fprintf(&b, "2026-12-01 01:00:%02d.000 UTC [11] app@db LOG:  statement: SELECT * FROM invoices WHERE id = %d;\n", k, 100+k%12)
+	}
+	w := &shardkey.Workload{}
+	if err := sqllog.Read(context.Background(), w, strings.NewReader(b.String()), "counters.log", sqllog.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	a := analyse(w, 8)
+	cands, why := a.candidates()
+	found := ""
+	for _, c := range cands {
+		if strings.Contains(c, "invoices:hash(tenant_id)") && strings.Contains(c, "tenants:hash(id)") {
+			found = c
+		}
+	}
+	if found == "" {
+		t.Fatalf("no candidate keys invoices by tenant_id and tenants by id: %q", cands)
+	}
+	if !strings.Contains(why[found], "invoices.tenant_id holds the values of tenants.id") {
+		t.Errorf("why %q = %q", found, why[found])
+	}
+}
