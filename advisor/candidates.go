@@ -34,8 +34,8 @@ type entity struct {
 
 // analysis is what candidate generation learns from the workload.
 type analysis struct {
-	w        *shardkey.Workload
-	hot      []hotRow // rows most write transactions write (hotRows)
+	w   *shardkey.Workload
+	hot []hotRow // rows most write transactions write (hotRows)
 	// txnEqual: a column's partner in another table whose statements
 	// carry the same value in (nearly) every transaction both are in.
 	txnEqual map[colRef]colRef
