@@ -352,7 +352,7 @@ func (o OpCost) FanoutUnit() string {
 // Fix is one remedy, with numbers before and after where it was
 // re-simulated.
 type Fix struct {
-	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, shard-count (a count that divides a low-cardinality key's values evenly), flag
+	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, hot-row (one row most write transactions write: a global counter), cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, shard-count (a count that divides a low-cardinality key's values evenly), flag
 	Target string `json:"target"` // the operation or key value it treats
 	Text   string `json:"text"`
 	Key    string `json:"key,omitempty"` // the re-simulated key
@@ -1457,6 +1457,11 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 			// Writes to a reference table commit on every shard: that,
 			// not the transactions' rows, is what crosses.
 			line += fmt.Sprintf(" Each write to a reference table (%s) is a broadcast write: it commits on every shard.", strings.Join(bc, ", "))
+		} else if hot := hotRowFixes(best); least > 0.5 && len(hot) > 0 {
+			// A hot row, not unrelated entities, is what crosses: no key
+			// and no commit protocol removes it (the hot-row fix below).
+			line += fmt.Sprintf(" No candidate keeps most of them on one shard (the best leaves %s crossing): a hot row (%s) is written by most write transactions, and whatever the key it is on one shard; not a case for two-phase commit or a saga but for removing the row (the hot-row fix below).",
+				pct(least), strings.Join(hot, "; "))
 		} else if least > 0.5 {
 			// No candidate keeps them local: the transactions themselves
 			// join unrelated entities.
@@ -1530,6 +1535,17 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		out = append(out, "Not "+strings.Join(others, ", nor ")+".")
 	}
 	_ = w
+	return out
+}
+
+// hotRowFixes are the targets of as's hot-row fixes.
+func hotRowFixes(as *Assessment) []string {
+	var out []string
+	for _, f := range as.Fixes {
+		if f.Kind == "hot-row" {
+			out = append(out, f.Target)
+		}
+	}
 	return out
 }
 

@@ -34,7 +34,11 @@ type entity struct {
 
 // analysis is what candidate generation learns from the workload.
 type analysis struct {
-	w        *shardkey.Workload
+	w   *shardkey.Workload
+	hot []hotRow // rows most write transactions write (hotRows)
+	// txnEqual: a column's partner in another table whose statements
+	// carry the same value in (nearly) every transaction both are in.
+	txnEqual map[colRef]colRef
 	use      map[colRef]*usage
 	pairs    map[[2]colRef]float64 // same-op equality pairs within a table -> rate
 	entities []*entity
@@ -117,7 +121,7 @@ func (a *analysis) index(w *shardkey.Workload) *opIndex {
 }
 
 func analyse(w *shardkey.Workload, shards int) *analysis {
-	a := &analysis{w: w, shards: shards, use: map[colRef]*usage{}, pairs: map[[2]colRef]float64{}, small: map[int]bool{}}
+	a := &analysis{w: w, shards: shards, use: map[colRef]*usage{}, pairs: map[[2]colRef]float64{}, small: map[int]bool{}, hot: hotRows(w)}
 	u := func(r colRef) *usage {
 		if a.use[r] == nil {
 			a.use[r] = &usage{}
@@ -371,9 +375,17 @@ func (a *analysis) findEntities() []*entity {
 			}
 		}
 	}
+	a.txnEqual = map[colRef]colRef{}
 	for k, n := range together {
 		if n >= 5 && equal[k]*10 >= n*9 {
 			union(k[0], k[1])
+			for j, r := range k {
+				// One partner per column, the first by table and column.
+				o := k[1-j]
+				if p, ok := a.txnEqual[r]; !ok || o.table < p.table || o.table == p.table && o.col < p.col {
+					a.txnEqual[r] = o
+				}
+			}
 		}
 	}
 	groups := map[colRef][]colRef{}
@@ -534,6 +546,9 @@ func (a *analysis) candidates() ([]string, map[string]string) {
 		if rk := a.entityDesignRepl(e, "hash", true); rk != a.entityDesign(e, "hash") {
 			add(rk, why+"; its small read-mostly parents as reference tables")
 		}
+		for _, alt := range a.entityAlternatives(e) {
+			add(a.entityDesignPick(e, "hash", true, alt.pick), alt.why)
+		}
 		if lk, lwhy, ok := a.lookupDesign(key); ok {
 			add(lk, lwhy)
 		}
@@ -626,6 +641,12 @@ func (a *analysis) entityDesign(e *entity, fn string) string {
 // reference tables instead of keyed by the entity: each is read on any
 // shard, as before foreign keys joined it to the entity.
 func (a *analysis) entityDesignRepl(e *entity, fn string, parents bool) string {
+	return a.entityDesignPick(e, fn, parents, nil)
+}
+
+// entityDesignPick is entityDesignRepl with, for the tables in pick, the
+// entity's column pick gives instead of the most bound one.
+func (a *analysis) entityDesignPick(e *entity, fn string, parents bool, pick map[int]int) string {
 	w := a.w
 	repl := map[int]bool{}
 	if parents && !a.noReference {
@@ -651,6 +672,9 @@ func (a *analysis) entityDesignRepl(e *entity, fn string, parents bool) string {
 			}
 		}
 		colOf[r.table] = r.col
+	}
+	for ti, ci := range pick {
+		colOf[ti] = ci
 	}
 	// One bare expression when every keyed table calls the column the same.
 	sameName := true
@@ -951,4 +975,52 @@ func (a *analysis) compound(k [2]colRef) string {
 		x, y = y, x
 	}
 	return fmt.Sprintf(`{%s: 1, %s: "hashed"}`, x, y)
+}
+
+type entityAlt struct {
+	pick map[int]int
+	why  string
+}
+
+// entityAlternatives are other choices of column for tables with two
+// columns of entity e (invoices.id and invoices.tenant_id, both in the
+// class of tenants.id: the one by name, the other by the same values in
+// transactions), where entityDesign keeps only the most bound: each other
+// column of such a table that holds another table's key values in the
+// transactions (same values, txnEqual), at most two. Without a schema
+// the name "id" joins every table's own id into one class, and the
+// column carrying a parent's values (tenant_id) would never key its
+// table.
+func (a *analysis) entityAlternatives(e *entity) []entityAlt {
+	w := a.w
+	colOf := map[int]int{}
+	multi := map[int][]int{}
+	for _, r := range e.cols {
+		multi[r.table] = append(multi[r.table], r.col)
+		if prev, ok := colOf[r.table]; !ok || a.rate(r) > a.rate(colRef{r.table, prev}) {
+			colOf[r.table] = r.col
+		}
+	}
+	var out []entityAlt
+	for ti := range w.Tables {
+		cols := multi[ti]
+		if len(cols) < 2 {
+			continue
+		}
+		for _, ci := range cols {
+			if ci == colOf[ti] || len(out) >= 2 {
+				continue
+			}
+			other, ok := a.txnEqual[colRef{ti, ci}]
+			if !ok {
+				continue
+			}
+			pick := map[int]int{ti: ci}
+			// The other table by its own column too (tenants by id).
+			pick[other.table] = other.col
+			out = append(out, entityAlt{pick, fmt.Sprintf("%s.%s holds the values of %s.%s in the same transactions",
+				w.Tables[ti].Name, w.Tables[ti].Columns[ci].Name, w.Tables[other.table].Name, w.Tables[other.table].Columns[other.col].Name)})
+		}
+	}
+	return out
 }

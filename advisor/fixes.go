@@ -28,6 +28,7 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 		return
 	}
 	a.whaleFix(as, d, w, o)
+	a.hotRowFix(as, w, o)
 	a.whaleNote(as, o.Shards)
 	lk := map[string]*sim.Candidate{} // lookup designs scored, by key
 	for _, op := range as.Expensive {
@@ -47,8 +48,7 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 // within what a perfect hash of this many keys gives, or the whale is
 // every value seen), and what to do as it grows.
 func (a *analysis) whaleNote(as *Assessment, n int) {
-	p := as.Criteria.LargestOf
-	if p == nil || n < 2 || p.verdict(n) != aWhale {
+	if n < 2 {
 		return
 	}
 	for _, f := range as.Fixes {
@@ -57,18 +57,95 @@ func (a *analysis) whaleNote(as *Assessment, n int) {
 			return
 		}
 	}
-	c := as.Score
-	sure := fmt.Sprintf("on %d %s; 95%% interval %s to %s, above the whale threshold of %.3g%%", p.Observations, evidenceUnit(p), pct(p.ShareLow), pct(p.ShareHigh), 100*whaleShares/float64(n))
+	p := as.Criteria.LargestOf
+	if p != nil && p.verdict(n) == aWhale && !hotRowCovers(as, p.Tables) {
+		as.Fixes = append(as.Fixes, Fix{Kind: "whale", Target: p.Name(),
+			Text: fmt.Sprintf("Whale: %s holds %s %s (%s): under this key one shard holds all of it, whatever the shard count. %s; as it grows, give it a shard of its own (a directory override, isolate(...)) or add a column to the key so that its rows can spread.",
+				p.Name(), pct(p.Share), p.Of(), whaleSure(p, n), upperFirst(whaleWhy(as.Score)))})
+	}
+	a.otherWhales(as, p, n)
+}
+
+// otherWhales names the whales of the design's other sharded tables,
+// besides its largest partition p (which may be a hot row's table, or a
+// lookup table's): each table's own key's heaviest value the evidence
+// shows a whale, the tables sharing one value (invoices.tenant_id = 7,
+// tenants.id = 7) in one note, so that the busy tables' whale is not
+// hidden behind a smaller table's 100%.
+func (a *analysis) otherWhales(as *Assessment, p *PartitionValue, n int) {
+	if as.Score == nil || a.w == nil {
+		return
+	}
+	var order []string
+	by := map[string][]*PartitionValue{}
+	for _, tk := range as.Score.Tables {
+		if len(tk.TopValues) == 0 || p != nil && slices.Contains(p.Tables, tk.Table) || hotRowCovers(as, []string{tk.Table}) {
+			continue
+		}
+		q := tablePartition(a.w, tk)
+		if q.verdict(n) != aWhale {
+			continue
+		}
+		if by[q.Value] == nil {
+			order = append(order, q.Value)
+		}
+		by[q.Value] = append(by[q.Value], q)
+	}
+	for _, v := range order {
+		qs := by[v]
+		slices.SortStableFunc(qs, func(x, y *PartitionValue) int {
+			switch {
+			case x.Share > y.Share:
+				return -1
+			case x.Share < y.Share:
+				return 1
+			}
+			return 0
+		})
+		var names, holds []string
+		for _, q := range qs {
+			names = append(names, q.Name())
+			holds = append(holds, fmt.Sprintf("%s %s (%s)", pct(q.Share), q.Of(), whaleSure(q, n)))
+		}
+		verb, one := "holds", "one shard holds all of it"
+		if len(qs) > 1 {
+			verb, one = "hold", "one shard holds all of each"
+		}
+		as.Fixes = append(as.Fixes, Fix{Kind: "whale", Target: strings.Join(names, ", "),
+			Text: fmt.Sprintf("Whale: %s %s %s: under this key %s, whatever the shard count. %s; as it grows, give it a shard of its own (a directory override, isolate(...)) or add a column to the key so that its rows can spread.",
+				strings.Join(names, " and "), verb, strings.Join(holds, "; "), one, upperFirst(whaleWhy(as.Score)))})
+	}
+}
+
+// whaleSure says how sure p's whale verdict is.
+func whaleSure(p *PartitionValue, n int) string {
 	if p.Observations == 0 {
-		sure = fmt.Sprintf("above the whale threshold of %.3g%%", 100*whaleShares/float64(n))
+		return fmt.Sprintf("above the whale threshold of %.3g%%", 100*whaleShares/float64(n))
 	}
-	why := fmt.Sprintf("its shard is not yet the problem: the busiest shard does %.2fx the mean, within the %.2fx a perfect hash of this many equal keys gives, so isolating it would not lighten the busiest shard", c.WorkRatio, c.ExpectedWorkRatio())
+	return fmt.Sprintf("on %d %s; 95%% interval %s to %s, above the whale threshold of %.3g%%", p.Observations, evidenceUnit(p), pct(p.ShareLow), pct(p.ShareHigh), 100*whaleShares/float64(n))
+}
+
+// whaleWhy says why no isolation of a whale was worked out under c.
+func whaleWhy(c *sim.Candidate) string {
 	if c.ExpectedWorkRatio() <= 0 || c.WorkRatio > c.ExpectedWorkRatio() {
-		why = "isolating it was not worked out here (no other value seen to keep off its shard, or no row sample to re-simulate with)"
+		return "isolating it was not worked out here (no other value seen to keep off its shard, or no row sample to re-simulate with)"
 	}
-	as.Fixes = append(as.Fixes, Fix{Kind: "whale", Target: p.Name(),
-		Text: fmt.Sprintf("Whale: %s holds %s %s (%s): under this key one shard holds all of it, whatever the shard count. %s; as it grows, give it a shard of its own (a directory override, isolate(...)) or add a column to the key so that its rows can spread.",
-			p.Name(), pct(p.Share), p.Of(), sure, upperFirst(why))})
+	return fmt.Sprintf("its shard is not yet the problem: the busiest shard does %.2fx the mean, within the %.2fx a perfect hash of this many equal keys gives, so isolating it would not lighten the busiest shard", c.WorkRatio, c.ExpectedWorkRatio())
+}
+
+// hotRowCovers reports whether a hot-row fix of as is on one of tables
+// (and a single table): the hot-row fix says what its one value is and
+// how to remove it.
+func hotRowCovers(as *Assessment, tables []string) bool {
+	if len(tables) != 1 {
+		return false
+	}
+	for _, f := range as.Fixes {
+		if f.Kind == "hot-row" && strings.HasPrefix(f.Target, tables[0]+" where ") {
+			return true
+		}
+	}
+	return false
 }
 
 // evidenceUnit names what p's Observations count: sampled rows, or

@@ -321,26 +321,31 @@ func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats, n i
 		if root && slices.Contains(rs.Tables, tk.Table) || len(tk.TopValues) == 0 {
 			continue
 		}
-		p := &PartitionValue{Tables: []string{tk.Table}, Columns: tk.Columns, Value: tk.TopValues[0].Value,
-			Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: tk.TopValues}
-		if ti := w.TableIndex(tk.Table); ti >= 0 && len(tk.Columns) == 1 && w.Tables[ti].PerValue[tk.Columns[0]] > 0 && p.Measure == "rows" && tk.Cardinality > 0 && p.Share <= 1/float64(tk.Cardinality)+1e-12 {
-			// Each value holds the same number of rows: its share is
-			// 1/N of N values, N at least the distinct values sampled.
-			p.PerValue = w.Tables[ti].PerValue[tk.Columns[0]]
-			consider(p.withUnique(tk.Columns, tk.Cardinality))
-			continue
-		}
-		if u := uniqueKeyOf(w, tk.Table, tk.Columns); u != nil && p.Measure == "rows" && tk.Cardinality > 0 && p.Share <= 1/float64(tk.Cardinality)+1e-12 {
-			// Each value is one row: its share is 1/N of the table's N
-			// rows, N at least the distinct values sampled. (A sample
-			// whose top value holds more than one row's share
-			// contradicts the declaration: the interval decides.)
-			consider(p.withUnique(u, tk.Cardinality))
-			continue
-		}
-		consider(p.withEvidence(keyObservations(tk.KeyStats)))
+		consider(tablePartition(w, tk))
 	}
 	return best
+}
+
+// tablePartition is the largest partition of one sharded table's own
+// key tk (its heaviest value), with its evidence, bounded when the key is
+// unique (withUnique). tk has TopValues.
+func tablePartition(w *shardkey.Workload, tk sim.TableKey) *PartitionValue {
+	p := &PartitionValue{Tables: []string{tk.Table}, Columns: tk.Columns, Value: tk.TopValues[0].Value,
+		Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: tk.TopValues}
+	if ti := w.TableIndex(tk.Table); ti >= 0 && len(tk.Columns) == 1 && w.Tables[ti].PerValue[tk.Columns[0]] > 0 && p.Measure == "rows" && tk.Cardinality > 0 && p.Share <= 1/float64(tk.Cardinality)+1e-12 {
+		// Each value holds the same number of rows: its share is
+		// 1/N of N values, N at least the distinct values sampled.
+		p.PerValue = w.Tables[ti].PerValue[tk.Columns[0]]
+		return p.withUnique(tk.Columns, tk.Cardinality)
+	}
+	if u := uniqueKeyOf(w, tk.Table, tk.Columns); u != nil && p.Measure == "rows" && tk.Cardinality > 0 && p.Share <= 1/float64(tk.Cardinality)+1e-12 {
+		// Each value is one row: its share is 1/N of the table's N
+		// rows, N at least the distinct values sampled. (A sample
+		// whose top value holds more than one row's share
+		// contradicts the declaration: the interval decides.)
+		return p.withUnique(u, tk.Cardinality)
+	}
+	return p.withEvidence(keyObservations(tk.KeyStats))
 }
 
 func isMain(c *sim.Candidate, tk sim.TableKey) bool {
