@@ -194,6 +194,18 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s has none of the key's columns and stays unsharded on shard 0", d.Text, w.Tables[ti].Name))
 		}
 	}
+	// An engine that places keys only by hash cannot run a range key:
+	// the figures are still computed (as shardkey's own ranges), but the
+	// design is not one that engine can be set up with (advise rejects
+	// it for the same reason).
+	if why := partition.HashOnly(s.Engine.Name()); why != "" {
+		for ti, tk := range s.tables {
+			if tk.kind == kRange {
+				s.Warnings = append(s.Warnings, fmt.Errorf("key %q: engine %s cannot range-partition table %s: %s; the figures are those of shardkey's own ranges, which this engine cannot run", d.Text, s.Engine.Name(), w.Tables[ti].Name, why))
+				break
+			}
+		}
+	}
 	s.shareHot()
 	if err := s.computeBounds(); err != nil {
 		return nil, err
