@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -555,7 +556,12 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		// The file the key names is the user's input: an input error.
+		// A file that does not exist is a usage error (exit 2), as a
+		// missing file of a flag is; one that cannot be read is the
+		// user's input: an input error.
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &shardkey.UsageError{Msg: fmt.Sprintf("directory file %s does not exist", path)}
+		}
 		return nil, shardkey.Errorf(path, 0, "", "directory: %v", errors.Unwrap(err))
 	}
 	defer f.Close()
