@@ -66,6 +66,9 @@ type Scheme struct {
 	w        *shardkey.Workload
 	// Warnings are findings about the design that do not stop scoring.
 	Warnings []error
+	// unsharded are the tables with none of the key's columns, left
+	// unsharded on shard 0 (Candidate.Unsharded).
+	unsharded []string
 	// boundsFromTraffic: range boundaries were taken from the values the
 	// statements bind (no row sample).
 	boundsFromTraffic bool
@@ -193,6 +196,7 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	for ti, tk := range s.tables {
 		if tk.kind == kUnplaced && tk.expr == nil && len(w.Tables) > 1 {
 			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s has none of the key's columns and stays unsharded on shard 0", d.Text, w.Tables[ti].Name))
+			s.unsharded = append(s.unsharded, w.Tables[ti].Name)
 		}
 	}
 	// An engine that places keys only by hash cannot run a range key:
