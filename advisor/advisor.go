@@ -199,10 +199,11 @@ func (as *Assessment) OwnWarnings() []string {
 }
 
 // candidateWarnings are the candidates' own warnings for the advice's
-// list, in rank order, each once: as written when it names its key (key
+// list, in rank order, each once, of the candidates said(index, as)
+// chooses and any that every candidate has: as written when it names its key (key
 // "...": ...) or holds for every candidate (no operations to measure),
 // else after "candidate KEY: ".
-func candidateWarnings(list []*Assessment) []string {
+func candidateWarnings(list []*Assessment, said func(int, *Assessment) bool) []string {
 	count := map[string]int{}
 	for _, as := range list {
 		for _, wn := range slices.Compact(slices.Sorted(slices.Values(as.OwnWarnings()))) {
@@ -210,8 +211,11 @@ func candidateWarnings(list []*Assessment) []string {
 		}
 	}
 	var out []string
-	for _, as := range list {
+	for i, as := range list {
 		for _, wn := range as.OwnWarnings() {
+			if count[wn] < len(list) && !said(i, as) {
+				continue
+			}
 			if !strings.HasPrefix(wn, "key ") && count[wn] < len(list) {
 				wn = "candidate " + as.Display() + ": " + wn
 			}
@@ -552,7 +556,14 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	adv.KeepInUse = list[0].InUse
 	adv.Candidates = list
-	for _, wn := range candidateWarnings(list) {
+	// The advice's warnings (standard error) carry the candidates' own
+	// warnings only for the designs the user must act on: the
+	// recommended one, the one in use, and those named with -k. A
+	// generated candidate's are in its own block and JSON's
+	// score.warnings, and a table it leaves on shard 0 in its verdict.
+	for _, wn := range candidateWarnings(list, func(i int, as *Assessment) bool {
+		return i == 0 || as.InUse || len(o.Keys) > 0
+	}) {
 		if !slices.Contains(adv.Warnings, wn) {
 			adv.Warnings = append(adv.Warnings, wn)
 		}
@@ -1251,6 +1262,17 @@ func closeRel(a, b, tol float64) bool {
 }
 
 func verdict(as *Assessment, first bool) string {
+	v := verdictOf(as, first)
+	// A table the design leaves on shard 0 is said in the verdict: the
+	// warning of a generated candidate stays in its own block, which the
+	// table and Markdown show for the first three only.
+	if u := as.Score.Unsharded; len(u) > 0 && as.Score.Shards > 1 {
+		v += "; leaves " + strings.Join(u, ", ") + " unsharded on shard 0"
+	}
+	return v
+}
+
+func verdictOf(as *Assessment, first bool) string {
 	v := verdictText(as, first)
 	if !as.Viable {
 		return v

@@ -181,11 +181,11 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	for _, s := range adv.Summary {
 		fmt.Fprintf(w, "%s\n\n", MarkdownText(s))
 	}
-	fmt.Fprintf(w, "| rank | key | single-shard | cross-shard txns | boundary | largest partition | %s (units/s) | %s | verdict |\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
-	fmt.Fprintln(w, "|---:|---|---:|---:|---|---:|---:|---:|---|")
+	fmt.Fprintf(w, "| rank | key | local | single-shard | cross-shard txns | boundary | largest partition | %s (units/s) | %s | verdict |\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---|---:|---:|---:|---|")
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, MarkdownCell(as.Display()), numfmt.Pct(cr.SingleShard), txnPct(as),
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, MarkdownCell(as.Display()), numfmt.Pct(cr.Local), numfmt.Pct(cr.SingleShard), txnPct(as),
 			yesNo(cr.Boundary), largest(as), numfmt.Num(cr.MaxShardWork), numfmt.Num(cr.AfterFixes), MarkdownCell(MarkdownText(as.Verdict)))
 	}
 	for i, as := range adv.Candidates {
@@ -417,8 +417,8 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <h1>Shard key advice: {{.A.Workload}}</h1>
 <p>{{places .A}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
-<table><tr><th>rank</th><th>key</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>{{busiest .A "busiest"}} (units/s)</th><th>{{busiest .A "after fixes"}}</th><th>verdict</th></tr>
-{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
+<table><tr><th>rank</th><th>key</th><th>local</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>{{busiest .A "busiest"}} (units/s)</th><th>{{busiest .A "after fixes"}}</th><th>verdict</th></tr>
+{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.Local}}</td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>
 {{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>

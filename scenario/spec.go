@@ -74,6 +74,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -270,6 +271,24 @@ func (v *VariantSpec) UnmarshalYAML(n *yaml.Node) error {
 func Parse(data []byte, file string) (*Spec, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, shardkey.Errorf(file, 1, "", "empty scenario file")
+	}
+	// The YAML decoder says only "invalid leading UTF-8 octet" of bytes
+	// that are not UTF-8 (a binary file, a Latin-1 file): name the line
+	// and byte where they start.
+	if !utf8.Valid(data) {
+		line, off := 1, 0
+		for i := 0; i < len(data); {
+			r, n := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && n <= 1 {
+				off = i
+				break
+			}
+			if data[i] == '\n' {
+				line++
+			}
+			i += n
+		}
+		return nil, shardkey.Errorf(file, line, "", "not UTF-8 text (byte offset %d is not UTF-8), so not a YAML scenario file", off)
 	}
 	// The numbers first, so that a value a field cannot hold is named
 	// by its field ("shards: ..."), not by the decoder's Go type.

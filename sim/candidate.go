@@ -147,6 +147,10 @@ type Candidate struct {
 	// (LookupWarning): they read the same under every candidate with
 	// that lookup, so that advice can say each once.
 	LookupWarnings []string `json:"-"`
+	// Unsharded are the tables the design leaves unsharded on shard 0
+	// (none of the key's columns; each also has a Warning), in the
+	// workload's order.
+	Unsharded []string `json:"-"`
 }
 
 // OpScore is the score of one operation under a design.
@@ -444,6 +448,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		}
 	}
 	c.Warnings = append(c.Warnings, hidden...)
+	c.Unsharded = s.unsharded
 	if p.NullRows > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d row(s) have a NULL key that %s cannot place (the database would refuse them); their weight is spread over every shard", p.NullRows, s.Engine.Name()))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,6 +66,9 @@ type Scheme struct {
 	w        *shardkey.Workload
 	// Warnings are findings about the design that do not stop scoring.
 	Warnings []error
+	// unsharded are the tables with none of the key's columns, left
+	// unsharded on shard 0 (Candidate.Unsharded).
+	unsharded []string
 	// boundsFromTraffic: range boundaries were taken from the values the
 	// statements bind (no row sample).
 	boundsFromTraffic bool
@@ -192,6 +196,19 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	for ti, tk := range s.tables {
 		if tk.kind == kUnplaced && tk.expr == nil && len(w.Tables) > 1 {
 			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s has none of the key's columns and stays unsharded on shard 0", d.Text, w.Tables[ti].Name))
+			s.unsharded = append(s.unsharded, w.Tables[ti].Name)
+		}
+	}
+	// An engine that places keys only by hash cannot run a range key:
+	// the figures are still computed (as shardkey's own ranges), but the
+	// design is not one that engine can be set up with (advise rejects
+	// it for the same reason).
+	if why := partition.HashOnly(s.Engine.Name()); why != "" {
+		for ti, tk := range s.tables {
+			if tk.kind == kRange {
+				s.Warnings = append(s.Warnings, fmt.Errorf("key %q: engine %s cannot range-partition table %s: %s; the figures are those of shardkey's own ranges, which this engine cannot run", d.Text, s.Engine.Name(), w.Tables[ti].Name, why))
+				break
+			}
 		}
 	}
 	s.shareHot()
@@ -543,7 +560,12 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		// The file the key names is the user's input: an input error.
+		// A file that does not exist is a usage error (exit 2), as a
+		// missing file of a flag is; one that cannot be read is the
+		// user's input: an input error.
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &shardkey.UsageError{Msg: fmt.Sprintf("directory file %s does not exist", path)}
+		}
 		return nil, shardkey.Errorf(path, 0, "", "directory: %v", errors.Unwrap(err))
 	}
 	defer f.Close()

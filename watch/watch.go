@@ -452,11 +452,6 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 				r.Warnings = append(r.Warnings, msg)
 			}
 		}
-		if !st.boundsDone {
-			if msg := fixBounds(st, d, s, w); msg != "" {
-				r.Warnings = append(r.Warnings, msg)
-			}
-		}
 		p, err := sim.Run(w, s, wt.o.Sim.Workers)
 		if err != nil {
 			return nil, err
@@ -509,6 +504,25 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 		} else {
 			r.Events = append(r.Events, wt.events(st, &dw, tk, first, sp.Seconds)...)
 		}
+		if !st.boundsDone {
+			// Boundaries are fixed from the first window that meets
+			// the minimums for rates (not Instant) and events (not
+			// quiet); one before it is scored with boundaries fitted
+			// to its own values, said to be provisional.
+			short := ""
+			if r.Instant {
+				short = fmt.Sprintf("the log covers %s s of it, too little for rates", strconv.FormatFloat(sp.Covered, 'g', 3, 64))
+			} else if n := wt.quiet(sp, &dw); n >= 0 {
+				short = fmt.Sprintf("a partial window with %d request(s), too few to raise events", n)
+			}
+			if msg := fixBounds(st, d, s, w, short); msg != "" && !st.said[msg] {
+				if st.said == nil {
+					st.said = map[string]bool{}
+				}
+				st.said[msg] = true
+				r.Warnings = append(r.Warnings, msg)
+			}
+		}
 		if r.Instant {
 			dw.unknownRates()
 		}
@@ -527,7 +541,12 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 // boundaries show: every new key past the last boundary, on one shard.
 // Boundaries the user gave are kept as they are. It returns what to tell
 // the user ("" for nothing).
-func fixBounds(st *designState, d *shardkey.Design, s *sim.Scheme, w *shardkey.Workload) string {
+//
+// short, when not "", says why window w is too short to fix them from
+// (a partial window too short for rates or with too few requests): they
+// are left to a later window, and this one's, fitted to its own values,
+// are said to be provisional.
+func fixBounds(st *designState, d *shardkey.Design, s *sim.Scheme, w *shardkey.Workload, short string) string {
 	ranged, given := false, false
 	exprs := []shardkey.Expr{d.Default}
 	for _, e := range d.Tables {
@@ -555,6 +574,8 @@ func fixBounds(st *designState, d *shardkey.Design, s *sim.Scheme, w *shardkey.W
 		return fmt.Sprintf("design %s: its range boundaries cannot be fixed (%s): each window fits its own to its values, which hides a key growing with time (its new values all past the last boundary)", d.Text, why)
 	case len(rb) == 0:
 		return "" // no boundaries yet (nothing to take quantiles from)
+	case short != "":
+		return fmt.Sprintf("design %s: range boundaries provisional in this window (%s): it is scored with boundaries fitted to its own values, bounds=[%s]; they are fixed from the first window with enough of the log and requests, and kept for the windows after it", d.Text, short, strings.Join(rb[0].Bounds, ", "))
 	}
 	fixed := d.WithBounds(rb[0].Bounds)
 	fixed.Text = d.Text // reported, and a metric's label, as the user wrote it

@@ -51,7 +51,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"score", "--from", "notadsn", "-k", "hash(a)"}, 2, "--from: DSN notadsn: want postgres://... or mysql://..."},
 		{[]string{"advise", "--column-type", "user_id=nosuch"}, 2, `unknown type "nosuch"`},
 		{[]string{"advise", "--column-type", "user_id=int64"}, 2, "--column-type applies to files and databases read"},
-		{[]string{"score", "--rows", rows, "-k", "directory(user_id, " + filepath.Join(t.TempDir(), "nope.csv") + ")"}, 1, "nope.csv: directory: no such file"},
+		{[]string{"score", "--rows", rows, "-k", "directory(user_id, " + filepath.Join(t.TempDir(), "nope.csv") + ")"}, 2, "nope.csv does not exist"},
 		{[]string{"advise", "--from", "oracle://u:secret@h/db"}, 2, "want postgres://"},
 		{[]string{"demo", "social", "--variant", "nosuch"}, 2, `no variant "nosuch"`},
 		{[]string{"score", "--rows", rows, "-k", "hash(user_id)"}, 0, "hash(user_id)"},

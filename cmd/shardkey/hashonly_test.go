@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -92,5 +95,48 @@ func TestAdviseTPCCCitusHash(t *testing.T) {
 	}
 	if ranges == 0 {
 		t.Errorf("no range candidate to check: %s", out)
+	}
+}
+
+// TestScoreWatchHashOnlyEngine: score and watch run the designs they are
+// given, but a range key under an engine that places keys only by hash
+// (Citus: create_distributed_table makes shards only for hash
+// distribution) is not a design that engine can be set up with, so both
+// warn, giving the engine's reason, on standard error and in the
+// document, as advise rejects it; a hash key gets no such warning.
+func TestScoreWatchHashOnlyEngine(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 120; i++ {
+		fmt.Fprintf(&b, "2026-11-30 23:%02d:%02d UTC [100]: [%d-1] user=t,db=p,app=psql,client=127.0.0.1 6b.1 LOG:  duration: 0.5 ms  statement: SELECT name FROM users WHERE id = %d;\n", 5+i/2/60, i/2%60, i+1, i*7%100+1)
+	}
+	log := filepath.Join(t.TempDir(), "small.log")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const reason = "Citus's create_distributed_table makes shards only for hash distribution"
+	for _, cmd := range [][]string{
+		{"score", "--log", log, "--engine", "citus"},
+		{"watch", "--log", log, "--engine", "citus", "--window", "30s"},
+	} {
+		formats := []string{"table", "json", "markdown"}
+		if cmd[0] == "watch" {
+			formats = []string{"table", "json", "html"}
+		}
+		for _, format := range formats {
+			for _, key := range []string{"range(id)", "hash(id)"} {
+				args := append(append([]string{}, cmd...), "--format", format, "-k", key)
+				code, out, errs := runCmd(t, "", args...)
+				if code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errs)
+				}
+				want := strings.HasPrefix(key, "range")
+				if got := strings.Contains(errs, "cannot range-partition table users: "+reason); got != want {
+					t.Errorf("%v: warning on standard error %v, want %v: %s", args, got, want, errs)
+				}
+				if got := strings.Contains(out, "cannot range-partition table users"); got != want {
+					t.Errorf("%v: warning in the %s output %v, want %v", args, format, got, want)
+				}
+			}
+		}
 	}
 }

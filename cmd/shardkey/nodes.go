@@ -51,10 +51,11 @@ func (n *nodeFlags) fromWorkload(w *shardkey.Workload) {
 
 // validate checks the flags and makes --slots the shard count.
 func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
-	growSet, slotsSet := false, false
+	growSet, slotsSet, nodesSet := false, false, false
 	fs.Visit(func(f *flag.Flag) {
 		growSet = growSet || f.Name == "grow-to"
 		slotsSet = slotsSet || f.Name == "slots"
+		nodesSet = nodesSet || f.Name == "nodes"
 	})
 	if slotsSet && (n.slots < 1 || n.slots > shardkey.MaxShards) {
 		return usageErr("--slots %d: must be in 1..%d (with --nodes)", n.slots, shardkey.MaxShards)
@@ -68,6 +69,8 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 	switch {
 	case n.slots == 0:
 		return usageErr("--nodes %d needs --slots: the logical shards placed on the nodes", n.nodes)
+	case n.nodes == 0 && nodesSet:
+		return usageErr("--nodes 0: must be at least 1 (the nodes the --slots %d are placed on)", n.slots)
 	case n.nodes == 0:
 		return usageErr("--slots %d needs --nodes: the nodes the slots are placed on", n.slots)
 	case n.slots < 1 || n.slots > shardkey.MaxShards:

@@ -69,7 +69,7 @@ CREATE TABLE inventory (sku int PRIMARY KEY, qty int);
 	}
 	c := adv.Candidates[repl]
 	if !slices.Equal(c.ReplicatedSizeUnknown, []string{"orders"}) || c.Criteria.SingleShard != 1 ||
-		c.Verdict != "possible, but it copies orders, of unknown size, to every shard" || len(c.Reasons) == 0 || c.Reasons[0] != caution {
+		c.Verdict != "possible, but it copies orders, of unknown size, to every shard; leaves accounts unsharded on shard 0" || len(c.Reasons) == 0 || c.Reasons[0] != caution {
 		t.Errorf("the replicating design: %+v\nwant replicated_size_unknown [orders], 100%% single-shard, the verdict and first reason %q", c, caution)
 	}
 	// Named alone, it is the advice, with the caution as a warning.
@@ -85,7 +85,7 @@ CREATE TABLE inventory (sku int PRIMARY KEY, qty int);
 	if !slices.Contains(adv.Warnings, want) || !strings.Contains(errs, "warning: "+want+"\n") {
 		t.Errorf("advise -k: warnings %q, stderr %q; want %q in both", adv.Warnings, errs, want)
 	}
-	if v := adv.Candidates[0].Verdict; !strings.HasSuffix(v, "; but it copies orders, of unknown size, to every shard: confirm it is small") {
+	if v := adv.Candidates[0].Verdict; !strings.HasSuffix(v, "; but it copies orders, of unknown size, to every shard: confirm it is small; leaves accounts unsharded on shard 0") {
 		t.Errorf("advise -k: verdict %q", v)
 	}
 }
