@@ -719,11 +719,19 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 					col, col, b, b, col, b, col, col)})
 			break
 		}
-		if tk.Cardinality > 0 && tk.Cardinality < n && n > 1 && tk.Rows >= 4*n {
+		// Slots (Citus shards, Redis hash slots, logical shards) are
+		// logical: a slot left empty costs nothing. What fewer values
+		// than units leaves idle is machines, so with slots on nodes
+		// the values are counted against the nodes.
+		units, unit := n, "shards"
+		if a.nodes > 0 {
+			units, unit = a.nodes, "nodes"
+		}
+		if tk.Cardinality > 0 && tk.Cardinality < units && units > 1 && tk.Rows >= 4*units {
 			as.Viable = false
-			as.Rejection = fmt.Sprintf("%s has only %d distinct values for %d shards", strings.Join(tk.Columns, ", "), tk.Cardinality, n)
-			as.Reasons = append(as.Reasons, fmt.Sprintf("%s has only %d distinct values for %d shards: low cardinality leaves shards empty, whatever the function",
-				strings.Join(tk.Columns, ", "), tk.Cardinality, n))
+			as.Rejection = fmt.Sprintf("%s has only %d distinct values for %d %s", strings.Join(tk.Columns, ", "), tk.Cardinality, units, unit)
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s has only %d distinct values for %d %s: low cardinality leaves %s empty, whatever the function",
+				strings.Join(tk.Columns, ", "), tk.Cardinality, units, unit, unit))
 			break
 		}
 	}
