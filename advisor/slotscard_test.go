@@ -104,4 +104,23 @@ func TestTPCCOnSlots(t *testing.T) {
 	if adv.Recommended != "hash(w_id); item:replicate" {
 		t.Errorf("tpcc on 32 slots over 4 nodes: recommended %q; want hash(w_id); item:replicate", adv.Recommended)
 	}
+	// The whale threshold is a node's: each of the 8 warehouses holds
+	// about 1/8 = 12.5% of the group's rows, under 1.5/4 = 37.5% on 4
+	// nodes (bounded, no whale fix), over 1.5/32 = 4.69% on 32 shards.
+	best := adv.Candidates[0]
+	if !best.Criteria.Bounded {
+		t.Errorf("tpcc on 32 slots over 4 nodes: largest partition %.3f not bounded; want bounded under 1.5/4 nodes", best.Criteria.LargestPartition)
+	}
+	for _, f := range best.Fixes {
+		if f.Kind == "whale" || f.Kind == "isolate" {
+			t.Errorf("tpcc on 32 slots over 4 nodes: whale fix %q; want none", f.Text)
+		}
+	}
+	adv32, err := advisor.Recommend(w, advisor.Options{Shards: 32, Engine: eng, Keys: []string{"hash(w_id); item:replicate"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adv32.Candidates[0].Criteria.Bounded {
+		t.Errorf("tpcc hash(w_id) on 32 shards: bounded; want a whale (12.5%% > 1.5/32 = 4.69%%)")
+	}
 }
