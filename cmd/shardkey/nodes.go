@@ -10,7 +10,6 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/numfmt"
-	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/sim"
 	"github.com/shardkey/shardkey/workload"
@@ -81,8 +80,6 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 		return usageErr("--grow-to %d: must be more than --nodes (%d) and at most --slots (%d): a node holds at least one slot", n.growTo, n.nodes, n.slots)
 	case c.shards != 0 && c.shards != n.slots:
 		return usageErr("--shards %d and --slots %d: with --slots the design's shards are its slots; give one", c.shards, n.slots)
-	case engineBase(c.engine) == "redis" && n.slots != partition.RedisSlots:
-		return usageErr("--slots %d with --engine redis: Redis Cluster has a fixed %d hash slots (CLUSTER_SLOTS in cluster.h); give --slots %d, --nodes the masters", n.slots, partition.RedisSlots, partition.RedisSlots)
 	}
 	if n.growTo == 0 {
 		n.growTo = min(n.nodes+1, n.slots)
@@ -92,15 +89,6 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 }
 
 func (n *nodeFlags) on() bool { return n.slots > 0 }
-
-// engineBase is an --engine spec's name without its options:
-// "citus(shard_count=32)" is citus.
-func engineBase(spec string) string {
-	if i := strings.IndexAny(spec, "(:"); i >= 0 {
-		spec = spec[:i]
-	}
-	return strings.TrimSpace(spec)
-}
 
 // nodesFor is common.nodesFor for these flags: the placement they (or
 // w's spec, when no flag gives one) name, nil when neither does.
