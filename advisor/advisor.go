@@ -655,13 +655,16 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	// A value is a whale, or the key bounded, only on the evidence of
 	// enough rows or statements (whaleVerdict); in between the figure is
 	// unknown, LargestOf saying which value and on how many.
-	if p := largestPartition(a.w, c, as.Root, n); p != nil {
+	// The whale threshold is against the machines: with slots on
+	// nodes, a node's fair share (whaleUnits).
+	wn, wunit := a.whaleUnits(n)
+	if p := largestPartition(a.w, c, as.Root, wn); p != nil {
 		cr.LargestPartition, cr.LargestOf = p.Share, p
 	}
 	cr.LargestUnknown = as.Root == nil && cr.LargestOf == nil
 	cr.Bounded = true
 	if p := cr.LargestOf; p != nil {
-		switch p.verdict(n) {
+		switch p.verdict(wn) {
 		case aWhale:
 			cr.Bounded = false
 		case unproven:
@@ -730,11 +733,19 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 					col, col, b, b, col, b, col, col)})
 			break
 		}
-		if tk.Cardinality > 0 && tk.Cardinality < n && n > 1 && tk.Rows >= 4*n {
+		// Slots (Citus shards, Redis hash slots, logical shards) are
+		// logical: a slot left empty costs nothing. What fewer values
+		// than units leaves idle is machines, so with slots on nodes
+		// the values are counted against the nodes.
+		units, unit := n, "shards"
+		if a.nodes > 0 {
+			units, unit = a.nodes, "nodes"
+		}
+		if tk.Cardinality > 0 && tk.Cardinality < units && units > 1 && tk.Rows >= 4*units {
 			as.Viable = false
-			as.Rejection = fmt.Sprintf("%s has only %d distinct values for %d shards", strings.Join(tk.Columns, ", "), tk.Cardinality, n)
-			as.Reasons = append(as.Reasons, fmt.Sprintf("%s has only %d distinct values for %d shards: low cardinality leaves shards empty, whatever the function",
-				strings.Join(tk.Columns, ", "), tk.Cardinality, n))
+			as.Rejection = fmt.Sprintf("%s has only %d distinct values for %d %s", strings.Join(tk.Columns, ", "), tk.Cardinality, units, unit)
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s has only %d distinct values for %d %s: low cardinality leaves %s empty, whatever the function",
+				strings.Join(tk.Columns, ", "), tk.Cardinality, units, unit, unit))
 			break
 		}
 	}
@@ -809,13 +820,13 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	as.Reasons = append(as.Reasons, a.mongoUnsharded(key, c)...)
 	as.Reasons = append(as.Reasons, a.citusForeignKeys(key)...)
 	if !cr.Bounded && cr.LargestOf != nil {
-		as.Reasons = append(as.Reasons, whaleReason(cr.LargestOf, n))
+		as.Reasons = append(as.Reasons, whaleReason(cr.LargestOf, wn, wunit))
 	} else if cr.LargestUnknown && cr.LargestOf != nil {
-		as.Reasons = append(as.Reasons, unprovenReason(cr.LargestOf, n))
-	} else if p := cr.LargestOf; p != nil && len(p.Unique) > 0 && whaleVerdict(p.Share, p.Observations, n) != noWhale {
+		as.Reasons = append(as.Reasons, unprovenReason(cr.LargestOf, wn, wunit))
+	} else if p := cr.LargestOf; p != nil && len(p.Unique) > 0 && whaleVerdict(p.Share, p.Observations, wn) != noWhale {
 		// Said only where the sample alone could not bound it (TPC-C's
 		// 8 warehouses): 20,000 sampled ids need no argument.
-		as.Reasons = append(as.Reasons, uniqueReason(p, n))
+		as.Reasons = append(as.Reasons, uniqueReason(p, wn, wunit))
 	}
 	if c.WorkPerS > 0 {
 		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)

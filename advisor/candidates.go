@@ -910,6 +910,18 @@ func (a *analysis) servers() int {
 	return a.shards
 }
 
+// whaleUnits returns the count the whale threshold (whaleShares fair
+// shares) is taken against, and its name: the nodes when shards are
+// slots on nodes (a slot is logical: a value holding 0.5% of the rows is
+// no whale on 3 Redis nodes, though it is 80 slots' fair share), else
+// the n shards.
+func (a *analysis) whaleUnits(n int) (int, string) {
+	if a.nodes > 0 {
+		return a.nodes, "node"
+	}
+	return n, "shard"
+}
+
 // integerEntity reports whether every column of e is an integer column.
 func (a *analysis) integerEntity(e *entity) bool {
 	for _, r := range e.cols {

@@ -29,7 +29,8 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 	}
 	a.whaleFix(as, d, w, o)
 	a.hotRowFix(as, w, o)
-	a.whaleNote(as, o.Shards)
+	wn, _ := a.whaleUnits(o.Shards)
+	a.whaleNote(as, wn)
 	lk := map[string]*sim.Candidate{} // lookup designs scored, by key
 	for _, op := range as.Expensive {
 		if f, ok := a.scatterFix(op, as, w, o, lk); ok {
@@ -211,7 +212,8 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 		return
 	}
 	obs := mainObservations(c)
-	if len(c.TopValues) == 0 || whaleVerdict(c.TopValues[0].Share, obs, n) != aWhale || !over(c) {
+	wn, _ := a.whaleUnits(n) // the threshold is a node's share with slots on nodes
+	if len(c.TopValues) == 0 || whaleVerdict(c.TopValues[0].Share, obs, wn) != aWhale || !over(c) {
 		return
 	}
 	// Isolate every value above 1.5 fair shares: a dedicated shard takes
@@ -220,7 +222,7 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	rest := strings.TrimPrefix(d.Text, d.Default.String())
 	bestK := 0
 	for _, tv := range c.TopValues {
-		if whaleVerdict(tv.Share, obs, n) == aWhale && bestK < 8 && bestK < n/4 {
+		if whaleVerdict(tv.Share, obs, wn) == aWhale && bestK < 8 && bestK < n/4 {
 			bestK++
 		}
 	}

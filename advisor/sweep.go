@@ -99,7 +99,13 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 				exp = c.ExpectedWorkRatio()
 			}
 		}
-		out = append(out, SweepRow{Shards: n, Per: per, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: c.LoadRatio,
+		load := c.LoadRatio
+		if per == "node" && c.LoadKnown() {
+			// A row per node count: the rows' load over the nodes, not
+			// over the fixed slots (which no node count changes).
+			load = sim.MaxOverMean(o.Nodes.Sum(c.ShardLoad))
+		}
+		out = append(out, SweepRow{Shards: n, Per: per, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: load,
 			Expected: exp, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0})
 	}
 	return out, nil

@@ -109,9 +109,11 @@ func intervalVerdict(lo, hi float64, shards int) int {
 // words: "one shard's fair share is 1/8 = 12.5%; a whale holds more than
 // 1.5 times it, 18.8%". Three significant digits, so that 1/8 does not
 // print as 12% beside a value of 13%.
-func fairShareText(n int) string {
+// unit is what n counts: "shard", or "node" when slots are on nodes
+// (the threshold is then against the machines, whaleUnits).
+func fairShareText(n int, unit string) string {
 	f := 100 / float64(n)
-	return fmt.Sprintf("one shard's fair share is 1/%d = %.3g%%; a whale holds more than %.1f times it, %.3g%%", n, f, whaleShares, whaleShares*f)
+	return fmt.Sprintf("one %s's fair share is 1/%d = %.3g%%; a whale holds more than %.1f times it, %.3g%%", unit, n, f, whaleShares, whaleShares*f)
 }
 
 // PartitionValue is the largest partition of a design: the key value
@@ -377,17 +379,17 @@ func mainMeasure(w *shardkey.Workload, c *sim.Candidate) string {
 
 // whaleReason says which value is the design's largest partition and
 // why it is a whale.
-func whaleReason(p *PartitionValue, n int) string {
+func whaleReason(p *PartitionValue, n int, unit string) string {
 	return fmt.Sprintf("the largest partition of the design is %s: it holds %s %s, a whale (%s); whatever the shard count, one shard holds all of it",
-		p.Name(), pct(p.Share), p.Of(), fairShareText(n))
+		p.Name(), pct(p.Share), p.Of(), fairShareText(n, unit))
 }
 
 // uniqueReason says that the design's largest partition, a value of a
 // unique key (PartitionValue.Unique), is bounded because each value is
 // one row.
-func uniqueReason(p *PartitionValue, n int) string {
+func uniqueReason(p *PartitionValue, n int, unit string) string {
 	return fmt.Sprintf("the largest partition of the design is %s, %s %s, bounded: %s, so no value holds more than 1/%d = %.3g%% of its rows (%d distinct values sampled; the table has at least as many %s), within the whale threshold (%s)",
-		p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, atLeast(p), fairShareText(n))
+		p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, atLeast(p), fairShareText(n, unit))
 }
 
 // atLeast is what the table has at least as many of as the distinct
@@ -415,17 +417,17 @@ func uniqueText(p *PartitionValue) string {
 // unprovenReason says that the design's largest partition is unknown:
 // its heaviest value's share rests on too few observations to show it a
 // whale or bounded (whaleVerdict).
-func unprovenReason(p *PartitionValue, n int) string {
+func unprovenReason(p *PartitionValue, n int, unit string) string {
 	if len(p.Unique) > 0 {
 		return fmt.Sprintf("the largest partition of the design is unknown: its heaviest value, %s, holds %s %s; %s, so no value holds more than 1/%d = %.3g%% of its rows (%d distinct values sampled; the table has at least as many %s), but that is over the whale threshold (%s): too few rows to call a value a whale or the key bounded",
-			p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, atLeast(p), fairShareText(n))
+			p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, atLeast(p), fairShareText(n, unit))
 	}
 	what := plural(p.Observations, "sampled row", "sampled rows")
 	if p.Measure == "requests" {
 		what = plural(p.Observations, "statement", "statements") + " naming " + strings.Join(p.Columns, ", ")
 	}
 	return fmt.Sprintf("the largest partition of the design is unknown: its heaviest value, %s, holds %s %s, but that rests on %d %s; the share's 95%% interval, %s to %s, straddles the whale threshold (%s): too few to call it a whale or the key bounded",
-		p.Name(), pct(p.Share), p.Of(), p.Observations, what, pct(p.ShareLow), pct(p.ShareHigh), fairShareText(n))
+		p.Name(), pct(p.Share), p.Of(), p.Observations, what, pct(p.ShareLow), pct(p.ShareHigh), fairShareText(n, unit))
 }
 
 // replaceExpr returns design d's text with the key of the tables in
@@ -479,7 +481,8 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	c := as.Score
 	n := o.Shards
 	p := as.Criteria.LargestOf
-	if p == nil || p.verdict(n) != aWhale || !over(c) {
+	wn, _ := a.whaleUnits(n) // the threshold is a node's share with slots on nodes
+	if p == nil || p.verdict(wn) != aWhale || !over(c) {
 		return
 	}
 	// The expression the whale's table is keyed by, and the tables keyed
@@ -508,7 +511,7 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	k := 0
 	var vals []string
 	for _, tv := range p.top {
-		if whaleVerdict(tv.Share, p.Observations, n) == aWhale && k < 8 && k < n/4 {
+		if whaleVerdict(tv.Share, p.Observations, wn) == aWhale && k < 8 && k < n/4 {
 			k++
 			vals = append(vals, fmt.Sprintf("%s (%s %s)", valueText(p.Columns, tv.Value), pct(tv.Share), p.Of()))
 		}

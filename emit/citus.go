@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 )
 
 // Citus returns SQL that applies design d on Citus: SET citus.shard_count,
@@ -31,8 +32,15 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 	if err := p.noMongoHashed("Citus"); err != nil {
 		return "", err
 	}
+	// With citus(shard_count=S) the design was scored on S shards placed
+	// round-robin over the p.shards nodes: the configuration makes those
+	// S shards, not one per node.
+	count, on := p.shards, ""
+	if s := partition.CitusShards(o.Engine); s > 0 {
+		count, on = s, fmt.Sprintf(" over %d worker nodes (engine %s)", p.shards, o.Engine)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "-- shardkey design %q for workload %s on Citus, %d shards.\n", d.Text, w.Name, p.shards)
+	fmt.Fprintf(&b, "-- shardkey design %q for workload %s on Citus, %d shards%s.\n", d.Text, w.Name, count, on)
 	if rk := p.rangeKeys(); len(rk) > 0 {
 		// create_distributed_table takes 'hash' or 'append' (Citus's
 		// documented distribution methods); range shards need their
@@ -41,7 +49,7 @@ func Citus(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error) 
 		msg := p.mismatch("Citus distributes by hash (create_distributed_table), not by ranges, so this configuration hash-distributes the range-keyed tables (%s) by their key's first column: the placement Citus gets is not the range placement shardkey scored", strings.Join(rk, ", "))
 		fmt.Fprintf(&b, "-- WARNING: %s.\n", msg)
 	}
-	fmt.Fprintf(&b, "SET citus.shard_count = %d;\n\n", p.shards)
+	fmt.Fprintf(&b, "SET citus.shard_count = %d;\n\n", count)
 	type group struct {
 		first string
 		hot   []shardkey.Value

@@ -159,3 +159,30 @@ func TestCitus_UniqueKeysWithoutDistributionColumn(t *testing.T) {
 	}
 	pgCalls(t, sql) // still SQL PostgreSQL parses
 }
+
+// TestCitus_ShardCountOption: scored with citus(shard_count=32) on 8
+// nodes (--shards 8), the design was placed on 32 shards round-robin
+// over 8 workers, so the configuration sets citus.shard_count to 32, not
+// to the 8 of --shards, and its header says 32 shards over 8 nodes.
+// Without the option, --shards is the shard count (one per node).
+func TestCitus_ShardCountOption(t *testing.T) {
+	for _, c := range []struct {
+		engine string
+		want   string
+		header string
+	}{
+		{"citus(shard_count=32)", "SET citus.shard_count = 32", "on Citus, 32 shards over 8 worker nodes"},
+		{"citus", "SET citus.shard_count = 8", "on Citus, 8 shards."},
+	} {
+		sql, err := emit.Citus(orders(t), design(t, "hash(customer_id)"), emit.Options{Shards: 8, Engine: c.engine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls := pgCalls(t, sql); len(calls) == 0 || calls[0] != c.want {
+			t.Errorf("engine %s: calls %q; want first %q", c.engine, calls, c.want)
+		}
+		if !strings.Contains(sql, c.header) {
+			t.Errorf("engine %s: header not %q:\n%s", c.engine, c.header, sql)
+		}
+	}
+}

@@ -106,6 +106,24 @@ func (c Citus) Name() string {
 	return specName("citus", fmt.Sprintf("shard_count=%d", c.shardCount))
 }
 
+// ShardCount returns the engine's fixed shard count (the option
+// shard_count, or the shards split_points make), 0 when the shard count
+// is Layout's n (one shard per node, --shards).
+func (c Citus) ShardCount() int { return c.shardCount }
+
+// CitusShards returns the shard count of engine spec when it is a Citus
+// engine with a fixed one (citus(shard_count=S), split_points), else 0.
+func CitusShards(spec string) int {
+	e, err := Lookup(spec)
+	if err != nil {
+		return 0
+	}
+	if c, ok := e.(Citus); ok {
+		return c.ShardCount()
+	}
+	return 0
+}
+
 // CitusEngine returns the engine spec that places rows in the shard
 // intervals ranges, as pg_dist_shard lists a hash-distributed table's
 // shards (shardminvalue, shardmaxvalue; inclusive int32 bounds, in any

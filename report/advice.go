@@ -11,6 +11,7 @@ import (
 
 	"github.com/shardkey/shardkey/advisor"
 	"github.com/shardkey/shardkey/internal/numfmt"
+	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -147,6 +148,11 @@ func placesText(adv *advisor.Advice) string {
 			n = "1 node"
 		}
 		return strconv.Itoa(adv.Shards) + " slots over " + n
+	}
+	if s := partition.CitusShards(adv.Engine); s > 0 {
+		// citus(shard_count=S): S shards placed round-robin on the
+		// --shards nodes, the figures per node.
+		return fmt.Sprintf("%s over %d nodes", shardsText(s), adv.Shards)
 	}
 	return shardsText(adv.Shards)
 }

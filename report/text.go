@@ -67,7 +67,9 @@ func (r *Score) WriteTable(w io.Writer) error {
 			fmt.Fprintln(w, l)
 		}
 		keyLine(w, c)
-		if len(c.Rebalance) > 0 {
+		// Redis Cluster's 16384 slots are fixed: it grows by a node, the
+		// slots migrating (the nodes report), never by a slot.
+		if len(c.Rebalance) > 0 && !(c.Nodes != nil && c.Engine == "redis") {
 			var parts []string
 			for _, m := range c.Rebalance {
 				p := fmt.Sprintf("%s %s of keys (%s of load)", m.Placement, numfmt.Pct(m.KeysMoved), numfmt.Pct(m.LoadMoved))
@@ -499,6 +501,11 @@ func orDash(c *sim.Candidate) (fan, p99, workRatio, load string) {
 	}
 	if c.LoadRatio > 0 {
 		load = numfmt.Ratio(c.LoadRatio)
+	}
+	// Where the busiest and x mean columns are the nodes' (WorkPer node):
+	// so is the load ratio (a slot's, beside them, reads as a hot node).
+	if n := c.Nodes; c.WorkPer == "node" && n != nil && n.LoadKnown && n.NodeLoadRatio > 0 {
+		load = numfmt.Ratio(n.NodeLoadRatio)
 	}
 	return
 }

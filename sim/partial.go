@@ -534,6 +534,12 @@ func fanoutStats(hist []float64, count int64) (mean, p99 float64) {
 // and max and mean; ratio is 0 when the mean is 0. The mean is the exact
 // mean correctly rounded, as Python's statistics.mean computes it (seed
 // 000), not a rounded running sum divided.
+// MaxOverMean is ratio's max/mean of xs (0 when the mean is 0).
+func MaxOverMean(xs []float64) float64 {
+	r, _, _ := ratio(xs)
+	return r
+}
+
 func ratio(xs []float64) (r, max, mean float64) {
 	for _, x := range xs {
 		if x > max {

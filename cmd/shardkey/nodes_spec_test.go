@@ -149,14 +149,14 @@ func TestCapacityPerNode(t *testing.T) {
 		t.Errorf("score json: %+v; want capacity per node, nodes 0 and 1 over it at 400 units/s each", c)
 	}
 
-	code, out, errs = runCmd(t, "", "advise", "--workload", file)
+	code, out, errs = runCmd(t, "", "advise", "--workload", file, "-k", "hash(id)")
 	if code != 0 {
 		t.Fatalf("advise: exit %d: %s", code, errs)
 	}
 	if want := "Over capacity: 2 of 2 nodes exceed 300 units/s, a node's work being its slots' summed\n(busiest node 400/s)"; !strings.Contains(out, want) {
 		t.Errorf("advise: no headline %q in\n%s", want, out)
 	}
-	code, out, errs = runCmd(t, "", "advise", "--workload", file, "--format", "json")
+	code, out, errs = runCmd(t, "", "advise", "--workload", file, "-k", "hash(id)", "--format", "json")
 	if code != 0 {
 		t.Fatalf("advise json: exit %d: %s", code, errs)
 	}
@@ -176,7 +176,7 @@ func TestCapacityPerNode(t *testing.T) {
 	if cc := ad.CapacityCheck; cc.Per != "node" || cc.Nodes != 2 || cc.Before.OverCapacity != 2 || cc.Before.MaxNodeWork != 400 {
 		t.Errorf("advise json capacity_check: %+v; want per node, 2 of 2 nodes over, busiest node 400", cc)
 	}
-	code, out, errs = runCmd(t, "", "advise", "--workload", file, "--format", "html")
+	code, out, errs = runCmd(t, "", "advise", "--workload", file, "-k", "hash(id)", "--format", "html")
 	if code != 0 {
 		t.Fatalf("advise html: exit %d: %s", code, errs)
 	}
