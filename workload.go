@@ -60,6 +60,16 @@ type Workload struct {
 	// commit; its statements are in Ops (they did their work).
 	RolledBackTxns float64
 
+	// RatesRelative reports that the operations' rates are counts over
+	// an unknown span (a pg_stat_statements export: calls, no period):
+	// only their shares and ratios hold; absolute rates and capacity
+	// verdicts are unknown.
+	RatesRelative bool
+	// TxnsUnknown reports that the input does not say which statements
+	// ran together (a pg_stat_statements export): Txns is empty, and the
+	// cross-shard share of transactions is unknown, not 0.
+	TxnsUnknown bool
+
 	// Warnings are problems that did not stop reading (skipped lines,
 	// unparsable statements), each naming its file and line.
 	Warnings []error

@@ -118,8 +118,15 @@ type Advice struct {
 	// in ROLLBACK (shardkey.Workload.RolledBackTxns): their statements
 	// are in the work, not among the transactions of the cross-shard
 	// share (of commits). Absent when none.
-	RolledBackTxns float64  `json:"rolled_back_txns,omitempty"`
-	Warnings       []string `json:"warnings,omitempty"`
+	RolledBackTxns float64 `json:"rolled_back_txns,omitempty"`
+	// RatesRelative: the rates are counts over an unknown span
+	// (shardkey.Workload.RatesRelative): the per-second figures are
+	// shares of what was counted, not requests/s, and capacity verdicts
+	// are unknown. TxnsUnknown: which statements ran together is unknown,
+	// so the cross-shard share of transactions is too (not 0).
+	RatesRelative bool     `json:"rates_relative,omitempty"`
+	TxnsUnknown   bool     `json:"transactions_unknown,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
 	// Evidence is how many transactions and statements the ranking rests
 	// on, and which designs it cannot separate from the first.
 	Evidence *Evidence `json:"evidence,omitempty"`
@@ -256,6 +263,9 @@ type Criteria struct {
 	// commits together: a BEGIN...COMMIT block, a --txns line or an
 	// autocommit write; an autocommit read is an operation only.
 	CrossShardTxn float64 `json:"cross_shard_txn_fraction"`
+	// txnsUnknown: which statements ran together is unknown
+	// (shardkey.Workload.TxnsUnknown): CrossShardTxn is written null.
+	txnsUnknown bool
 	// WorkPerRequest is interactive units of work per interactive
 	// request (1 when every request asks one shard): what the requests
 	// that are not single-shard cost.
@@ -309,7 +319,9 @@ func (c Criteria) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jsonnull.Null(b, jsonnull.Unless(c.Expected > 0, "expected_max_load_ratio")...)
+	null := jsonnull.Unless(c.Expected > 0, "expected_max_load_ratio")
+	null = append(null, jsonnull.Unless(!c.txnsUnknown, "cross_shard_txn_fraction")...)
+	return jsonnull.Null(b, null...)
 }
 
 // OpCost is an operation that costs more than one shard per request.
@@ -412,6 +424,15 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	if o.Engine == nil {
 		o.Engine = partition.Generic{}
 	}
+	var relWarn string
+	if w.RatesRelative && w.Capacity > 0 {
+		// Counts over an unknown span are no work per second: a capacity
+		// in units/s has nothing to be compared with.
+		w2 := *w
+		w2.Capacity = 0
+		w = &w2
+		relWarn = "capacity given, but the rates are counts over an unknown span (shares, not requests/s): whether a shard is over capacity is unknown"
+	}
 	a := analyse(w, o.Shards)
 	a.mongo = o.Engine.Name() == "mongodb"
 	a.noReference = a.mongo || o.Engine.Name() == "redis"
@@ -462,7 +483,10 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	// One cache for every scoring below: the workloads scored (w, and
 	// those the fixes and carried keys build) are not changed once scored.
 	sopts := sim.Options{Shards: o.Shards, Engine: o.Engine, Dir: o.Dir, Workers: o.Workers, Nodes: o.Nodes, Vindexes: o.Vindexes, Cache: sim.NewCache()}
-	adv := &Advice{Workload: w.Name, Shards: o.Shards, Engine: o.Engine.Name(), Capacity: w.Capacity, RolledBackTxns: w.RolledBackTxns}
+	adv := &Advice{Workload: w.Name, Shards: o.Shards, Engine: o.Engine.Name(), Capacity: w.Capacity, RolledBackTxns: w.RolledBackTxns, RatesRelative: w.RatesRelative, TxnsUnknown: w.TxnsUnknown}
+	if relWarn != "" {
+		adv.Warnings = append(adv.Warnings, relWarn)
+	}
 	if o.Nodes != nil {
 		adv.Nodes = o.Nodes.Count
 	}
@@ -534,7 +558,11 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		as.Verdict = verdict(as, i == 0)
 		switch {
 		case i == 0 && as.Viable && len(adv.Evidence.TiedWithFirst) > 0:
-			as.Verdict += fmt.Sprintf("; provisional: too few transactions and statements to separate it from %s", plural(len(adv.Evidence.TiedWithFirst), "1 other design", fmt.Sprintf("%d other designs", len(adv.Evidence.TiedWithFirst))))
+			few := "transactions and statements"
+			if adv.TxnsUnknown {
+				few = "statements"
+			}
+			as.Verdict += fmt.Sprintf("; provisional: too few %s to separate it from %s", few, plural(len(adv.Evidence.TiedWithFirst), "1 other design", fmt.Sprintf("%d other designs", len(adv.Evidence.TiedWithFirst))))
 		case as.TiedWithFirst:
 			as.Verdict += "; tied with the first within the evidence"
 		}
@@ -641,6 +669,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		cr.WorkPerRequest = c.FanoutMean
 	}
 	cr.CrossShardTxn = c.CrossShardTxnFraction
+	cr.txnsUnknown = c.TxnsUnknown()
 	cr.Local = cr.SingleShard
 	if inter > 0 && a.txnStmts > 0 {
 		cr.Local = math.Max(0, cr.SingleShard-cr.CrossShardTxn*a.txnStmts/inter)
@@ -828,8 +857,11 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		// 8 warehouses): 20,000 sampled ids need no argument.
 		as.Reasons = append(as.Reasons, uniqueReason(p, wn, wunit))
 	}
-	if c.WorkPerS > 0 {
-		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %.2fx", fmtF(c.MaxShardWork), c.WorkRatio, c.ExpectedMaxLoadRatio)
+	if rel := a.w.RatesRelative; c.WorkPerS > 0 {
+		r := fmt.Sprintf("busiest shard %s units/s, %.2fx the mean; a perfect hash of this many equal keys gives %s", fmtF(c.MaxShardWork), c.WorkRatio, perfectText(c.ExpectedMaxLoadRatio))
+		if rel {
+			r = fmt.Sprintf("busiest shard %.2fx the mean shard's work (absolute rates unknown: the input has counts, no time span); a perfect hash of this many equal keys gives %s", c.WorkRatio, perfectText(c.ExpectedMaxLoadRatio))
+		}
 		if c.WorkPer == "node" {
 			// The figures are the nodes' (sim.Candidate.WorkPer), and so
 			// is the perfect-hash ratio they are read against.
@@ -844,7 +876,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 		as.Reasons = append(as.Reasons, r)
 	} else if c.LoadRatio > 0 {
-		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %.2fx", c.LoadRatio, c.ExpectedMaxLoadRatio))
+		as.Reasons = append(as.Reasons, fmt.Sprintf("busiest shard holds %.2fx the mean row load; a perfect hash of this many equal keys gives %s", c.LoadRatio, perfectText(c.ExpectedMaxLoadRatio)))
 	}
 	if as.Viable && as.fitted() {
 		as.Reasons = append(as.Reasons, as.RangeFit.reason(c))
@@ -1420,12 +1452,25 @@ func busiestUnit(c *sim.Candidate) string {
 	return "shard"
 }
 
+// perfectText is a perfect hash's ratio, "unknown" when it could not be
+// computed (0: the number of keys is unknown).
+func perfectText(x float64) string {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return "an unknown ratio (the number of keys is unknown)"
+	}
+	return fmt.Sprintf("%.2fx", x)
+}
+
 // summary writes the plain-language answer.
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
 	c := best.Score
 	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (work ratio %.2fx: its work over the mean shard's).",
 		best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)}
+	if adv.RatesRelative {
+		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s units of work per request on %s, the busiest shard doing %.2fx the mean shard's work. The input holds counts with no time span: absolute rates (requests/s, units/s) and capacity are unknown; the figures in units/s below are shares of the counts, not rates.",
+			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.WorkPerS/c.RequestsPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), c.WorkRatio)
+	}
 	if n := c.Nodes; n != nil && len(n.NodeWork) > 0 {
 		busiest := 0.0
 		for _, x := range n.NodeWork {

@@ -53,6 +53,18 @@ func (a *analysis) evidenceOf(list []*Assessment) *Evidence {
 	if !ev.Low || !best.Viable {
 		return ev
 	}
+	// A range design whose boundaries were fitted to the sample, tied
+	// within the evidence with its hash twin (the same design with hash
+	// for range), goes after it: boundaries fitted value by value to a
+	// few statements on monotonic or unknown future values are the
+	// riskier one-way door, and nothing measured prefers them.
+	if i := hashTwin(list); i > 0 && !best.InUse && evidenceTie(best, list[i], ev.Statements) {
+		twin := list[i]
+		copy(list[1:i+1], list[:i])
+		list[0] = twin
+		best = twin
+		ev.Transactions = best.Score.Transactions
+	}
 	for _, as := range list[1:] {
 		if evidenceTie(best, as, ev.Statements) {
 			as.TiedWithFirst = true
@@ -60,6 +72,26 @@ func (a *analysis) evidenceOf(list []*Assessment) *Evidence {
 		}
 	}
 	return ev
+}
+
+// hashTwin returns the index in list of the hash twin of list[0] when
+// list[0] is a range design fitted to the sample (Assessment.fitted):
+// the design whose key is list[0]'s with every range( read as hash(;
+// -1 when there is none.
+func hashTwin(list []*Assessment) int {
+	if len(list) < 2 || !list[0].fitted() {
+		return -1
+	}
+	twin := strings.ReplaceAll(list[0].Key, "range(", "hash(")
+	if twin == list[0].Key {
+		return -1
+	}
+	for i, as := range list[1:] {
+		if as.Key == twin && as.Viable {
+			return i + 1
+		}
+	}
+	return -1
 }
 
 // clearShareGap reports whether two shares (0..1) of n observations

@@ -32,6 +32,9 @@ type SweepRow struct {
 	// capacity was given: over_capacity is then null.
 	LoadKnown     bool `json:"-"`
 	CapacityKnown bool `json:"-"`
+	// TxnsUnknown: which statements ran together is unknown
+	// (shardkey.Workload.TxnsUnknown): cross_shard_txn_fraction is null.
+	TxnsUnknown bool `json:"-"`
 }
 
 // MarshalJSON writes r with load_ratio null when the row load is unknown,
@@ -54,6 +57,7 @@ func (r SweepRow) MarshalJSON() ([]byte, error) {
 	}
 	null := jsonnull.Unless(r.CapacityKnown, "over_capacity")
 	null = append(null, jsonnull.Unless(r.Expected > 0, "expected_max_load_ratio")...)
+	null = append(null, jsonnull.Unless(!r.TxnsUnknown, "cross_shard_txn_fraction")...)
 	return jsonnull.Null(b, null...)
 }
 
@@ -106,7 +110,7 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 			load = sim.MaxOverMean(o.Nodes.Sum(c.ShardLoad))
 		}
 		out = append(out, SweepRow{Shards: n, Per: per, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: load,
-			Expected: exp, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0})
+			Expected: exp, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0, TxnsUnknown: c.TxnsUnknown()})
 	}
 	return out, nil
 }

@@ -166,11 +166,35 @@ type PartitionValue struct {
 // A unique key's value (Unique) is no whale when 1/Observations is
 // within the threshold, and unproven otherwise (the table may have no
 // more rows than were sampled, or many more).
+//
+// On the requests basis (no row sample), when the statements name only
+// one value (oneValue) the spread is unknown: unproven, however many
+// statements named it. A log of two transactions naming one warehouse
+// shows that warehouse, not that the key has no other values.
 func (p *PartitionValue) verdict(n int) int {
 	if len(p.Unique) > 0 {
 		return intervalVerdict(0, p.ShareHigh, n)
 	}
+	if p.fewValues(n) {
+		return unproven
+	}
 	return whaleVerdict(p.Share, p.Observations, n)
+}
+
+// fewValues reports that p rests on statements (Measure "requests")
+// that name too few distinct values of the key to tell a whale from an
+// even spread: one value, or d values so few that an even spread over
+// them alone (1/d each) would be over the whale threshold on n shards.
+// Statements cluster in sessions and transactions (a TPC-C log of two
+// transactions names one warehouse in all of them), so their count is
+// no count of independent draws of the key. sim lists at most 10 top
+// values, so d < 10 is the number of distinct values named.
+func (p *PartitionValue) fewValues(n int) bool {
+	if p.Measure != "requests" {
+		return false
+	}
+	d := len(p.top)
+	return p.Share >= 1 || d == 1 || (d > 0 && d < 10 && isWhale(1/float64(d), n))
 }
 
 // withUnique marks p, a share of distinct key values' rows of one table
@@ -421,6 +445,14 @@ func unprovenReason(p *PartitionValue, n int, unit string) string {
 	if len(p.Unique) > 0 {
 		return fmt.Sprintf("the largest partition of the design is unknown: its heaviest value, %s, holds %s %s; %s, so no value holds more than 1/%d = %.3g%% of its rows (%d distinct values sampled; the table has at least as many %s), but that is over the whale threshold (%s): too few rows to call a value a whale or the key bounded",
 			p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, atLeast(p), fairShareText(n, unit))
+	}
+	if p.fewValues(n) {
+		if d := len(p.top); d > 1 && p.Share < 1 {
+			return fmt.Sprintf("the largest partition of the design is unknown: its heaviest value, %s, holds %s %s, but the statements name only %d values of %s: an even spread over them alone would give each 1/%d, over the whale threshold (%s), so spread unknown; a whale is not shown",
+				p.Name(), pct(p.Share), p.Of(), d, strings.Join(p.Columns, ", "), d, fairShareText(n, unit))
+		}
+		return fmt.Sprintf("the largest partition of the design is unknown: only one value seen: spread unknown (%s, named by %s naming %s; how the key's values spread is unknown, so no whale is shown)",
+			p.Name(), plural(p.Observations, "the one statement", fmt.Sprintf("all %d statements", p.Observations)), strings.Join(p.Columns, ", "))
 	}
 	what := plural(p.Observations, "sampled row", "sampled rows")
 	if p.Measure == "requests" {

@@ -110,7 +110,11 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 			if r.Expected > 0 {
 				exp = fmt.Sprintf("%.2fx", r.Expected)
 			}
-			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%s\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, exp, r.FanoutMean, numfmt.Pct(r.CrossShardTxn), r.OverCapacity)
+			txn := numfmt.Pct(r.CrossShardTxn)
+			if r.TxnsUnknown {
+				txn = "-"
+			}
+			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%s\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, exp, r.FanoutMean, txn, r.OverCapacity)
 		}
 		tw.Flush()
 		fmt.Fprintln(w, numfmt.Wrap(ratiosLegend, 88, ""))

@@ -133,6 +133,9 @@ type Candidate struct {
 	// keyUnknown: nothing measured the main key's values (KeyStats.Unknown);
 	// monoUnknown: nothing orders them. Their figures are null in JSON.
 	keyUnknown, monoUnknown bool
+	// txnsUnknown: which statements ran together is unknown
+	// (shardkey.Workload.TxnsUnknown): cross_shard_txn_fraction is null.
+	txnsUnknown bool
 
 	// Rebalance says what fraction of keys and of load moves when shards
 	// are added, under each placement of the hash points.
@@ -294,6 +297,12 @@ func (s *Scheme) Headline(p *Partial) *Candidate {
 	c.setNodeWork(false)
 	c.ShardLoad = p.ShardLoad()
 	c.LoadRatio, _, _ = ratio(c.ShardLoad)
+	if s.w.TxnsUnknown {
+		c.txnsUnknown = true
+		// Which statements ran together is unknown (a pg_stat_statements
+		// export): no transaction is scored, not each write as one.
+		return c
+	}
 	if p.TxnCount == 0 && p.AutoTxnCount > 0 {
 		// No transaction recorded: each write is one (Partial.AutoTxnWeight).
 		if p.AutoTxnWeight > 0 {
@@ -934,8 +943,13 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 	null = append(null, jsonnull.Unless(!c.keyUnknown, "cardinality", "top_values", "entropy")...)
 	null = append(null, jsonnull.Unless(!c.keyUnknown && !c.monoUnknown, "monotonicity", "monotonic")...)
 	null = append(null, jsonnull.Unless(c.ExpectedMaxLoadRatio > 0, "expected_max_load_ratio")...)
+	null = append(null, jsonnull.Unless(!c.txnsUnknown, "cross_shard_txn_fraction")...)
 	return jsonnull.Null(b, null...)
 }
+
+// TxnsUnknown reports that which statements ran together is unknown
+// (shardkey.Workload.TxnsUnknown): no cross-shard share was measured.
+func (c *Candidate) TxnsUnknown() bool { return c.txnsUnknown }
 
 // MarshalJSON writes k with null for the figures nothing measured (see
 // KeyStats.Unknown; Candidate.MarshalJSON): cardinality, top_values,

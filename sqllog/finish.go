@@ -44,7 +44,10 @@ func (a *agg) finish() error {
 		span = a.period // statement statistics read from a server
 	case a.weighted:
 		// pg_stat_statements: calls over the statistics period, which the
-		// export does not hold: rates are the call counts.
+		// export does not hold: rates are the call counts, so only their
+		// shares hold; nor does it say which statements ran together.
+		a.w.RatesRelative, a.w.TxnsUnknown = true, true
+		a.warn(shardkey.Errorf(a.file, 0, "", "a pg_stat_statements export holds call counts, with no time span and no transactions: absolute rates and capacity verdicts are unknown (the figures are shares of the calls counted), and so is which statements ran together (no cross-shard transaction share)"))
 	case a.hasTS && (a.maxTS > a.minTS || a.res >= 1e6):
 		span = logSpan(a.minTS, a.maxTS, a.res)
 	case a.window && a.stmts > 0:
@@ -81,6 +84,9 @@ func (a *agg) finish() error {
 		a.w.Ops = append(a.w.Ops, o)
 	}
 	for _, t := range a.txnList {
+		if a.w.TxnsUnknown {
+			break // statements of one call each, not transactions
+		}
 		rate := t.count / span
 		samples := a.expandTxn(t)
 		for _, stmts := range samples {

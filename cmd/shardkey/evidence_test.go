@@ -14,8 +14,9 @@ import (
 // customer_id = 5, and IN (5, 6, 7), a third of one: (1 + 1 + 1 + 1/3)/4
 // = 10/12 = 83%. On n = 4 the 95% interval (Wilson's with Newcombe's
 // continuity correction, worked below from the formula) has its lower end
-// over 1.5/8 = 18.75%: a whale, which the headline and the fixes must
-// name, in text, JSON and Markdown alike. And the ranking rests on a few
+// over 1.5/8 = 18.75%, yet the statements name only 3 customers, and an
+// even spread over 3 is over the threshold too: no whale is claimed, in
+// text, JSON and Markdown alike. And the ranking rests on a few
 // transactions: the headline says so and names the designs it cannot
 // separate from the first.
 func TestAdviseSmallLogSaysSo(t *testing.T) {
@@ -56,20 +57,22 @@ func TestAdviseSmallLogSaysSo(t *testing.T) {
 	if !strings.Contains(sum, "too few to separate designs") || !strings.Contains(doc.Candidates[0].Verdict, "provisional") || !doc.Candidates[1].Tied {
 		t.Errorf("summary %q, verdict %q, second tied %v; want the ranking called provisional", sum, doc.Candidates[0].Verdict, doc.Candidates[1].Tied)
 	}
-	whale := false
+	// But the 4 statements name only 3 customers: an even spread over
+	// them alone (1/3 each) is over 18.75% too, so the interval cannot
+	// tell a whale from an even spread: spread unknown, no whale claimed.
 	for _, f := range doc.Candidates[0].Fixes {
-		if f.Kind == "whale" && f.Target == "orders.customer_id = 5" && strings.Contains(f.Text, "83%") && strings.Contains(f.Text, "on 4 statements") {
-			whale = true
+		if f.Kind == "whale" {
+			t.Errorf("a whale fix on 3 values named by 4 statements: %+v", f)
 		}
 	}
-	if !whale || !strings.Contains(sum, "Whale: orders.customer_id = 5 holds 83%") {
-		t.Errorf("the whale orders.customer_id = 5 is not in the fixes %+v or the headline %q", doc.Candidates[0].Fixes, sum)
+	if strings.Contains(sum, "Whale:") {
+		t.Errorf("the headline claims a whale: %q", sum)
 	}
 	for _, format := range []string{"table", "markdown"} {
 		code, out, _ := runCmd(t, "", "advise", "--log", log, "--format", format)
 		flat := strings.Join(strings.Fields(out), " ")
-		if code != 0 || !strings.Contains(flat, "Whale: orders.customer_id = 5 holds 83%") || !strings.Contains(flat, "too few to separate designs") {
-			t.Errorf("%s: the whale or the provisional ranking is missing:\n%s", format, out)
+		if code != 0 || strings.Contains(flat, "Whale:") || !strings.Contains(flat, "the statements name only 3 values of customer_id") || !strings.Contains(flat, "too few to separate designs") {
+			t.Errorf("%s: a whale claimed, or the spread-unknown reason or the provisional ranking missing:\n%s", format, out)
 		}
 	}
 }
