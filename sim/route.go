@@ -295,16 +295,7 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 		// shard the memo holds (every value of the rows): that shard, as
 		// the enumeration below would find it through home, without it.
 		key := r.combo[:len(tk.cols)]
-		all := true
-		for j, c := range tk.cols {
-			cd := findCond(conds, c)
-			if cd == nil || cd.Op != shardkey.Eq || cd.Fresh != shardkey.NotFresh {
-				all = false
-				break
-			}
-			key[j] = cd.Val
-		}
-		if all {
+		if eqKey(key, tk.cols, conds) {
 			if sh, ok := tk.memo.known(key); ok {
 				return touch{kind: tOne, one: sh}, nil
 			}
@@ -921,4 +912,18 @@ func (r *router) addTouch(p *Partial, op int, t *touch, w float64) {
 		r.nodeStamp = 1
 	}
 	p.nodeTouch(op, t, w, m, r.nodeSeen, r.nodeStamp)
+}
+
+// eqKey fills key with the values conds binds to cols, one each by
+// equality to a value known before the statement runs (not a fresh one),
+// and reports whether every column had one; key has len(cols).
+func eqKey(key []shardkey.Value, cols []int, conds []shardkey.Cond) bool {
+	for j, c := range cols {
+		cd := findCond(conds, c)
+		if cd == nil || cd.Op != shardkey.Eq || cd.Fresh != shardkey.NotFresh {
+			return false
+		}
+		key[j] = cd.Val
+	}
+	return true
 }

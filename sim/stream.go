@@ -108,17 +108,7 @@ func (b *StreamBatch) Touch(table int, conds []shardkey.Cond, pass int) {
 		if cap(b.key) < len(tk.cols) {
 			b.key = make([]shardkey.Value, len(tk.cols))
 		}
-		key := b.key[:len(tk.cols)]
-		all := true
-		for j, c := range tk.cols {
-			cd := findCond(conds, c)
-			if cd == nil || cd.Op != shardkey.Eq || cd.Fresh != shardkey.NotFresh {
-				all = false
-				break
-			}
-			key[j] = cd.Val
-		}
-		if all {
+		if key := b.key[:len(tk.cols)]; eqKey(key, tk.cols, conds) {
 			tk.memo.touchAt(&b.at, key, pass)
 		}
 	}
