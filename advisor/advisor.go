@@ -1274,10 +1274,16 @@ func clearTxnGap(x, y *Assessment) bool {
 	if n1 == 0 || n2 == 0 {
 		return false
 	}
-	p1, p2 := x.Criteria.CrossShardTxn, y.Criteria.CrossShardTxn
+	return proportionsDiffer(x.Criteria.CrossShardTxn, y.Criteria.CrossShardTxn, n1, n2)
+}
+
+// proportionsDiffer reports whether two shares (0..1), over n1 and n2 (>
+// 0) observations, differ by at least half a point and by more than twice
+// the standard error of their difference, sqrt(p1(1-p1)/n1 +
+// p2(1-p2)/n2).
+func proportionsDiffer(p1, p2, n1, n2 float64) bool {
 	d := math.Abs(p1 - p2)
-	se := math.Sqrt(p1*(1-p1)/n1 + p2*(1-p2)/n2)
-	return d >= 0.005 && d > 2*se
+	return d >= 0.005 && d > 2*math.Sqrt(p1*(1-p1)/n1+p2*(1-p2)/n2)
 }
 
 // costlierOp is as's first expensive operation that costs more under it

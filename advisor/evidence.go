@@ -101,9 +101,7 @@ func clearShareGap(p1, p2 float64, n int) bool {
 	if n <= 0 {
 		return math.Abs(p1-p2) >= 0.005
 	}
-	d := math.Abs(p1 - p2)
-	se := math.Sqrt(p1*(1-p1)/float64(n) + p2*(1-p2)/float64(n))
-	return d >= 0.005 && d > 2*se
+	return proportionsDiffer(p1, p2, float64(n), float64(n))
 }
 
 // evidenceTie reports whether, on few observations (stmts logged
