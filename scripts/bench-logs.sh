@@ -23,8 +23,17 @@
 # The 1% check: the first 1% of each log (cut at a line end) is advised
 # twice, as a user runs it and with SHARDKEY_LOG_UNBOUNDED=1 (the memory
 # budgets of sqllog/bound.go lifted: every sampled instance and
-# transaction kept, no idle session closed); the two JSON outputs must be
-# identical. The script exits 1 when they differ.
+# transaction kept, no idle session closed). Byte-identical outputs are
+# reported as such; they are possible only when that 1% fits the default
+# budgets (docs/performance.md, "Eighth session: the machine, and the 1%
+# check": at 10 GB it does not, and keeping it would break the 512 MB
+# bound). Otherwise the check passes when the bounded run gives the same
+# recommended design and the same ranking, counted the same statements,
+# and the unbounded run's work ratio, busiest shard's work and
+# cross-shard transaction fraction lie inside the bounded run's 95%
+# bootstrap intervals (the decision recorded in docs/performance.md,
+# "Twelfth session: the 1% check decided"). The script exits 1 when the
+# check fails.
 set -euo pipefail
 
 pgsize=200M mysize=50M keep=0
@@ -81,14 +90,38 @@ check1pct() {
   mb=$(awk -v s="$(stat -c %s "$part")" 'BEGIN { printf "%.1f", s / 1e6 }')
   if [ -s "$tmp/$name-1pct.json" ] && cmp -s "$tmp/$name-1pct.json" "$tmp/$name-1pct-full.json"; then
     echo "  first 1% ($mb MB): output identical to the unbounded run"
-  else
-    echo "  first 1% ($mb MB): output DIFFERS from the unbounded run:"
-    python3 - "$tmp/$name-1pct.json" "$tmp/$name-1pct-full.json" <<'PY' || diff "$tmp/$name-1pct.json" "$tmp/$name-1pct-full.json" | head -n 20
+    return
+  fi
+  if [ ! -s "$tmp/$name-1pct.json" ] || [ ! -s "$tmp/$name-1pct-full.json" ]; then
+    echo "  first 1% ($mb MB): a run failed:"
+    tail -n 3 "$tmp/$name-1pct.err" "$tmp/$name-1pct-full.err" | sed 's/^/    /'
+    status=1
+    return
+  fi
+  echo "  first 1% ($mb MB): output not byte-identical to the unbounded run (the 1% exceeds the sample budgets):"
+  python3 - "$tmp/$name-1pct.json" "$tmp/$name-1pct-full.json" <<'PY' || status=1
 import json, sys
 b, u = (json.load(open(f)) for f in sys.argv[1:3])
-print("    recommended key: %s" % ("the same" if b.get("recommended") == u.get("recommended") else "DIFFERENT"))
+ok = True
+def check(name, good, detail=""):
+    global ok
+    ok = ok and good
+    print("    %-44s %s%s" % (name, "same" if good else "DIFFERENT", detail))
+check("recommended design", b.get("recommended") == u.get("recommended"))
 rank = lambda r: [c.get("key") for c in r.get("candidates", [])]
-print("    candidate ranking: %s" % ("the same" if rank(b) == rank(u) else "DIFFERENT"))
+check("candidate ranking", rank(b) == rank(u))
+ev = lambda r: (r.get("evidence") or {}).get("statements")
+check("statements counted", ev(b) == ev(u), " (%s against %s)" % (ev(b), ev(u)))
+conf = b.get("confidence") or {}
+top = (u.get("candidates") or [{}])[0].get("score") or {}
+for field in ("work_ratio", "max_shard_work", "cross_shard_txn_fraction"):
+    ci, v = conf.get(field), top.get(field)
+    if not ci or v is None:
+        print("    %-44s no interval or no figure: not compared" % field)
+        continue
+    inside = ci["lo"] <= v <= ci["hi"]
+    ok = ok and inside
+    print("    %-44s unbounded %.6g %s the bounded run's 95%% interval [%.6g, %.6g]" % (field, v, "inside" if inside else "OUTSIDE", ci["lo"], ci["hi"]))
 diffs = []
 def walk(x, y, path):
     if isinstance(x, dict) and isinstance(y, dict):
@@ -104,15 +137,9 @@ diffs.sort(reverse=True)
 print("    %d numbers differ; the largest differences (relative, or absolute below 1):" % len(diffs))
 for d, p, x, y in diffs[:5]:
     print("      %s: %r (bounded) vs %r (unbounded), %.1f%%" % (p, x, y, 100 * d))
-ci = (b.get("confidence") or {}).get("work_ratio")
-wr = ((u.get("candidates") or [{}])[0].get("score") or {}).get("work_ratio")
-if ci and wr is not None:
-    print("    unbounded work ratio %.3f %s the bounded run's interval [%.3f, %.3f]" % (wr, "inside" if ci["lo"] <= wr <= ci["hi"] else "OUTSIDE", ci["lo"], ci["hi"]))
-for w in b.get("warnings", []):
-    print("    bounded run's warning: %s" % w)
+print("    1%% check: %s" % ("passed (same advice, figures within the stated intervals)" if ok else "FAILED"))
+sys.exit(0 if ok else 1)
 PY
-    status=1
-  fi
 }
 
 need=$(( $(bytes "$pgsize") + $(bytes "$mysize") ))
