@@ -200,11 +200,27 @@ type SaltExpr struct {
 // statement that binds the tenant and Split goes to one of the Over
 // shards; one that binds the tenant alone asks all of them (the read
 // fan-out of tenant-wide reads); an insert goes to its Split value's.
+//
+// Overs, when set (the syntax over=[K1, K2, ...]), gives the i-th
+// heaviest value Overs[i] shards instead: a whale twice another's size
+// needs about twice its shards, and one count for all of them wastes
+// shards on the smaller ones; an entry of 1 isolates its value on one
+// dedicated shard, unsplit. Over is then Overs[0].
 type IsolateExpr struct {
 	Inner Expr
 	Top   int
 	Split string
 	Over  int
+	Overs []int
+}
+
+// OverOf returns the shards the i-th heaviest isolated value is split
+// over (0-based): Overs[i] when a list was given, else Over.
+func (e *IsolateExpr) OverOf(i int) int {
+	if i < len(e.Overs) {
+		return e.Overs[i]
+	}
+	return e.Over
 }
 
 // DirectoryExpr maps values of Col to shards with the map in File (CSV
@@ -248,6 +264,13 @@ func (e *SaltExpr) String() string {
 	return fmt.Sprintf("salt(%s, %d, top=%d)", e.Inner, e.K, e.Top)
 }
 func (e *IsolateExpr) String() string {
+	if e.Split != "" && len(e.Overs) > 0 {
+		ks := make([]string, len(e.Overs))
+		for i, k := range e.Overs {
+			ks[i] = strconv.Itoa(k)
+		}
+		return fmt.Sprintf("isolate(%s, top=%d, split=%s, over=[%s])", e.Inner, e.Top, QuoteName(e.Split), strings.Join(ks, ", "))
+	}
 	if e.Split != "" {
 		return fmt.Sprintf("isolate(%s, top=%d, split=%s, over=%d)", e.Inner, e.Top, QuoteName(e.Split), e.Over)
 	}
@@ -715,6 +738,7 @@ func (p *parser) expr() Expr {
 		inner := p.expr()
 		top := p.opt("top", 1)
 		split, over := "", 0
+		var overs []int
 		if p.space(); p.err == nil && p.peek() == ',' {
 			p.pos++
 			if id := p.ident(); id != "split" || !p.expect('=') {
@@ -724,7 +748,7 @@ func (p *parser) expr() Expr {
 			} else if split = p.ident(); split == "" {
 				p.fail("isolate split= needs a column")
 			}
-			over = p.opt("over", 0)
+			over, overs = p.overs()
 			if p.err == nil && over == 0 {
 				p.fail("isolate split= needs over=K, the shards to split each value over")
 			}
@@ -733,13 +757,22 @@ func (p *parser) expr() Expr {
 		if p.err == nil && top < 1 {
 			p.fail(fmt.Sprintf("isolate top=%d: must be at least 1", top))
 		}
-		if p.err == nil && split != "" && (over < 2 || over > MaxShards) {
+		if p.err == nil && split != "" && overs == nil && (over < 2 || over > MaxShards) {
 			p.fail(fmt.Sprintf("isolate over=%d: must be in 2..%d", over, MaxShards))
+		}
+		for _, k := range overs {
+			// In a list, 1 isolates that value on one shard unsplit.
+			if p.err == nil && (k < 1 || k > MaxShards) {
+				p.fail(fmt.Sprintf("isolate over=[...] entry %d: must be in 1..%d", k, MaxShards))
+			}
+		}
+		if p.err == nil && overs != nil && len(overs) != top {
+			p.fail(fmt.Sprintf("isolate over=[...] gives %d shard counts for top=%d values: give one per value", len(overs), top))
 		}
 		if p.err == nil && split != "" && inner != nil && slices.Contains(inner.Columns(), split) {
 			p.fail(fmt.Sprintf("isolate split=%s: a key column; split= names the next column after the key", split))
 		}
-		return &IsolateExpr{Inner: inner, Top: top, Split: split, Over: over}
+		return &IsolateExpr{Inner: inner, Top: top, Split: split, Over: over, Overs: overs}
 	case "directory":
 		col, _ := p.name()
 		if col == "" {
@@ -932,6 +965,43 @@ func (p *parser) opt(name string, def int) int {
 		return def
 	}
 	return p.int()
+}
+
+// overs reads isolate's ", over=K" or ", over=[K1, K2, ...]": one shard
+// count for every split value, or one for each in order of weight. For
+// a list, over is its first entry and overs the list.
+func (p *parser) overs() (over int, overs []int) {
+	p.space()
+	if p.peek() != ',' {
+		return 0, nil
+	}
+	p.pos++
+	if id := p.ident(); id != "over" {
+		p.fail("expected over=N")
+		return 0, nil
+	}
+	if !p.expect('=') {
+		return 0, nil
+	}
+	if p.space(); p.peek() != '[' {
+		return p.int(), nil
+	}
+	for _, v := range p.list() {
+		k, err := strconv.Atoi(v)
+		if err != nil {
+			p.fail(fmt.Sprintf("isolate over=[...]: %q is not a whole number of shards", v))
+			return 0, nil
+		}
+		overs = append(overs, k)
+	}
+	if p.err == nil && len(overs) == 0 {
+		p.fail("isolate over=[]: give one shard count per value")
+		return 0, nil
+	}
+	if len(overs) == 0 {
+		return 0, nil
+	}
+	return overs[0], overs
 }
 
 // list reads "[v, v, ...]" of raw texts (quotes stripped).

@@ -42,6 +42,9 @@ func TestParseDesign(t *testing.T) {
 	check("salt( hash(workspace_id) , 9 , top=2 , by = page_id )", "salt(hash(workspace_id), 9, top=2, by=page_id)", nil)
 	check("isolate(hash(customer_id), top=3)", "isolate(hash(customer_id), top=3)", nil)
 	check("isolate(hash(workspace_id), top=1, split=page_id, over=11)", "isolate(hash(workspace_id), top=1, split=page_id, over=11)", nil)
+	check("isolate(hash(workspace_id), top=3, split=page_id, over=[12, 5, 3])", "isolate(hash(workspace_id), top=3, split=page_id, over=[12, 5, 3])", nil)
+	check("isolate( hash(workspace_id) , top=2 , split=page_id , over=[ 4 ,2 ] )", "isolate(hash(workspace_id), top=2, split=page_id, over=[4, 2])", nil)
+	check("isolate(hash(workspace_id), top=3, split=page_id, over=[4, 1, 1])", "isolate(hash(workspace_id), top=3, split=page_id, over=[4, 1, 1])", nil)
 	check("directory(user_id, dir.csv)", "directory(user_id, dir.csv)", nil)
 	check("warehouse:range(w_id); item:replicate", "", map[string]string{"warehouse": "range(w_id)", "item": "replicate"})
 	check("hash(customer_id); item:replicate", "hash(customer_id)", map[string]string{"item": "replicate"})
@@ -69,6 +72,10 @@ func TestParseDesignErrors(t *testing.T) {
 		{"isolate(hash(a), top=1, split=b, over=1)", "over=1: must be in 2.."},
 		{"isolate(hash(a), top=1, split=a, over=4)", "split=a: a key column"},
 		{"isolate(hash(a), top=1, over=4)", "expected split=column"},
+		{"isolate(hash(a), top=2, split=b, over=[4])", "gives 1 shard counts for top=2 values"},
+		{"isolate(hash(a), top=2, split=b, over=[4, 0])", "entry 0: must be in 1.."},
+		{"isolate(hash(a), top=1, split=b, over=[x])", `"x" is not a whole number`},
+		{"isolate(hash(a), top=1, split=b, over=[])", "over=[]: give one shard count per value"},
 		{"a:hash(x); a:hash(y)", "two keys"},
 		{"hash(a); hash(b)", "at most one expression without a table"},
 		{"replicate", ""}, // a bare column called replicate is hash(replicate)

@@ -208,7 +208,7 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 			}
 		}
 		if tk.saltBy >= 0 && findCond(conds, tk.saltBy) != nil && splitHot(tk, conds) {
-			rt.Reason += fmt.Sprintf(" (a split hot value: %s picks 1 of its %d shards)", t.Columns[tk.saltBy].Name, tk.saltK)
+			rt.Reason += fmt.Sprintf(" (a split hot value: %s picks 1 of its %d shards)", t.Columns[tk.saltBy].Name, tk.bucketsHolding(tc.one))
 		}
 	case tSet:
 		rt.Shards = append(rt.Shards, tc.set...)
@@ -223,7 +223,7 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 				rt.Reason = fmt.Sprintf("%s overlaps %d of the %d %ss of the key %s", bound, len(tc.set), s.N, rangeWord(tk), key)
 			}
 			if tc.salted {
-				rt.Reason += fmt.Sprintf(" (a salted hot value is read from all %d of its buckets)", tk.saltK)
+				rt.Reason += fmt.Sprintf(" (a salted hot value is read from all %d of its buckets)", tk.bucketsHolding(tc.set[0]))
 			}
 		}
 	case tAll:

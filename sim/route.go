@@ -176,7 +176,7 @@ func (r *router) isSalted(tk *tableKey, key []shardkey.Value) bool {
 // and the K-1 shards after it, so K <= N buckets sit on K distinct shards.
 func (r *router) buckets(tk *tableKey, home int) []int {
 	r.set = r.set[:0]
-	for b := 0; b < tk.saltK; b++ {
+	for b := range tk.bucketsAt(home) {
 		r.set = append(r.set, (home+b)%r.s.N)
 	}
 	return r.set
@@ -422,7 +422,7 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 				if tk.saltBy >= 0 && kind == shardkey.Insert {
 					byFresh = r.byFreshKey(tk, h, conds)
 				}
-				for b := 0; b < tk.saltK; b++ {
+				for b := range tk.bucketsAt(h) {
 					sh := (h + b) % r.s.N
 					if !r.mark[sh] {
 						r.mark[sh] = true
@@ -500,7 +500,7 @@ func (r *router) unknownList(tk *tableKey, conds []shardkey.Cond) (touch, error)
 			return touch{}, err
 		}
 		if r.isSalted(tk, r.one[:1]) {
-			for b := 0; b < tk.saltK; b++ {
+			for b := range tk.bucketsAt(h) {
 				if sh := (h + b) % r.s.N; !r.mark[sh] {
 					r.mark[sh] = true
 					r.tmp = append(r.tmp, sh)
@@ -687,7 +687,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 	}
 	uniformSpan, salted := false, false
 	addBuckets := func(home int) { // a salted value's K buckets
-		for b := 0; b < tk.saltK; b++ {
+		for b := range tk.bucketsAt(home) {
 			sh := (home + b) % r.s.N
 			add(sh, sh)
 		}

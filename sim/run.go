@@ -241,8 +241,9 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 				continue
 			}
 			ids[i] = -1
-			share := wt / float64(tk.saltK)
-			for b := 0; b < tk.saltK; b++ {
+			k := tk.bucketsAt(home)
+			share := wt / float64(k)
+			for b := range k {
 				p.Load[(home+b)%n] += share
 			}
 			continue

@@ -44,7 +44,7 @@ func byBucket(v shardkey.Value, k int, buf []byte) (int, []byte) {
 // column holds v: bucket b of the K on shards home..home+K-1 (mod N).
 func (r *router) byShard(tk *tableKey, home int, v shardkey.Value) int {
 	var b int
-	b, r.bbuf = byBucket(v, tk.saltK, r.bbuf)
+	b, r.bbuf = byBucket(v, tk.bucketsAt(home), r.bbuf)
 	return (home + b) % r.s.N
 }
 

@@ -124,3 +124,105 @@ func TestSaltByErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitOvers: isolate(hash(ws), top=2, split=page, over=[4, 2]) on 10
+// shards gives the heaviest tenant (600 rows) the 4 shards 4..7 and the
+// next (300 rows) the 2 shards 8..9, the rest (10 tenants of 10 rows)
+// hashing over the 4 shards 0..3 that remain: each value's own count,
+// consecutive after the base shards in order of weight, as the design
+// documents. A read of a tenant alone asks its own 4 or 2 shards; a read
+// with its page one. A single count for both would need 8 shards for 2.
+func TestSplitOvers(t *testing.T) {
+	const n = 10
+	tb := &shardkey.Table{Name: "pages"}
+	ws := &shardkey.Column{Name: "ws", Type: shardkey.Int64}
+	page := &shardkey.Column{Name: "page", Type: shardkey.Int64}
+	add := func(tenant int64, rows int) {
+		for range rows {
+			ws.Ints = append(ws.Ints, tenant)
+			page.Ints = append(page.Ints, int64(len(page.Ints)))
+		}
+	}
+	add(1, 600)
+	add(2, 300)
+	add(3, 20)
+	for tenant := int64(4); tenant <= 12; tenant++ {
+		add(tenant, 10)
+	}
+	tb.Rows = len(ws.Ints)
+	tb.Columns = []*shardkey.Column{ws, page}
+	eq := func(col int, v int64) shardkey.Cond {
+		return shardkey.Cond{Col: col, Op: shardkey.Eq, Val: shardkey.IntValue(v)}
+	}
+	const key = "isolate(hash(ws), top=2, split=page, over=[4, 2])"
+	score := func(conds []shardkey.Cond) *Candidate {
+		t.Helper()
+		op := &shardkey.Operation{Name: "read", Kind: shardkey.Read, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: conds}}}
+		w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{op}, Shards: n}
+		c, err := Score(w, key, Options{Shards: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for _, c := range []struct {
+		conds []shardkey.Cond
+		fan   float64
+	}{
+		{[]shardkey.Cond{eq(0, 1)}, 4},
+		{[]shardkey.Cond{eq(0, 2)}, 2},
+		{[]shardkey.Cond{eq(0, 1), eq(1, 7)}, 1},
+		{[]shardkey.Cond{eq(0, 2), eq(1, 700)}, 1},
+		{[]shardkey.Cond{eq(0, 5)}, 1},
+	} {
+		if got := score(c.conds).FanoutMean; got != c.fan {
+			t.Errorf("read %v: fan-out %v; want %v", c.conds, got, c.fan)
+		}
+	}
+	load := score([]shardkey.Cond{eq(0, 1)}).ShardLoad
+	sum := func(lo, hi int) (s float64) {
+		for sh := lo; sh <= hi; sh++ {
+			s += load[sh]
+		}
+		return s
+	}
+	if a, b, c := sum(0, 3), sum(4, 7), sum(8, 9); a != 110 || b != 600 || c != 300 {
+		t.Errorf("rows on shards 0-3, 4-7, 8-9: %v, %v, %v; want 110, 600, 300", a, b, c)
+	}
+	// Each of the whale's 4 shards near 150 (binomial(600, 1/4): sd 10.6;
+	// 110..190 is 3.8 sd), each of the next tenant's 2 near 150
+	// (binomial(300, 1/2): sd 8.7; 3.8 sd is 117..183).
+	for sh := 4; sh <= 9; sh++ {
+		if load[sh] < 110 || load[sh] > 190 {
+			t.Errorf("shard %d holds %v rows; want about 150", sh, load[sh])
+		}
+	}
+	// An entry of 1 isolates the third tenant (20 rows) on shard 9 alone:
+	// 4 + 2 + 1 dedicated shards, the tail's 90 rows on shards 0..2.
+	op := &shardkey.Operation{Name: "read", Kind: shardkey.Read, Rate: 1, Instances: []shardkey.Instance{{Weight: 1, Conds: []shardkey.Cond{eq(0, 3)}}}}
+	c3, err := Score(&shardkey.Workload{Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{op}, Shards: n}, "isolate(hash(ws), top=3, split=page, over=[4, 2, 1])", Options{Shards: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load = c3.ShardLoad
+	if a, b, c, d := sum(0, 2), sum(3, 6), sum(7, 8), sum(9, 9); a != 90 || b != 600 || c != 300 || d != 20 || c3.FanoutMean != 1 {
+		t.Errorf("over=[4, 2, 1]: rows on shards 0-2, 3-6, 7-8, 9: %v, %v, %v, %v, tenant 3 read fan-out %v; want 90, 600, 300, 20 and 1", a, b, c, d, c3.FanoutMean)
+	}
+	// explain names each value's own count.
+	d, _ := shardkey.ParseDesign(key)
+	sc, err := Compile(&shardkey.Workload{Tables: []*shardkey.Table{tb}, Shards: n}, d, Options{Shards: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tenant, want := range map[int64]string{1: "picks 1 of its 4 shards", 2: "picks 1 of its 2 shards"} {
+		rt, err := sc.Explain(0, shardkey.Read, []shardkey.Cond{eq(0, tenant), eq(1, 7)})
+		if err != nil || !contains(rt.Reason, want) {
+			t.Errorf("explain tenant %d with its page: %+v, %v; want %q", tenant, rt, err, want)
+		}
+	}
+	// 4 + 2 dedicated shards need more than 6.
+	w := &shardkey.Workload{Tables: []*shardkey.Table{tb}, Shards: 6}
+	if _, err := Score(w, key, Options{Shards: 6}); err == nil || !contains(err.Error(), "over 6 shards in all needs more than 6 shards, have 6") {
+		t.Errorf("Score on 6 shards: %v; want the shards-in-all error", err)
+	}
+}

@@ -112,9 +112,14 @@ type tableKey struct {
 	iso    map[string]int  // hot key encoding -> dedicated shard
 	// isoTop and saltTop are the expressions' top=N (shareHot).
 	isoTop, saltTop int
-	// isoStride is isolate split='s over=K: the i-th isolated value's
-	// shards are base+i*K .. base+i*K+K-1; 0 for a plain isolate.
-	isoStride int
+	// isoOff is isolate's placement of its values: the i-th isolated
+	// value's shards start at base+isoOff[i] (i for a plain isolate;
+	// the sum of the earlier values' over= counts for a split).
+	isoOff []int
+	// splitK, for isolate split=, is the number of shards of the split
+	// value homed at each shard (indexed by shard, 0 elsewhere): over=K
+	// or its entry of over=[K1, K2, ...]. nil otherwise; see bucketsAt.
+	splitK []int
 	// isoKeys are the isolated key tuples with their shards, for range
 	// keys: a span of the range that holds one also asks its shard.
 	isoKeys []isoKey
@@ -302,10 +307,17 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			return nil, fmt.Errorf("isolate top=%d: at most %d", m.Top, maxHot)
 		}
 		if m.Split != "" {
-			// Each value over its own m.Over dedicated shards, the salt
-			// machinery with by= (saltby.go) placing rows among them.
-			if m.Top*m.Over >= s.N {
-				return nil, fmt.Errorf("isolating %d values over %d shards each needs more than %d shards, have %d", m.Top, m.Over, m.Top*m.Over, s.N)
+			// Each value over its own m.OverOf(i) dedicated shards, the
+			// salt machinery with by= (saltby.go) placing rows among them.
+			total := 0
+			for i := range m.Top {
+				total += m.OverOf(i)
+			}
+			if total >= s.N {
+				if len(m.Overs) == 0 {
+					return nil, fmt.Errorf("isolating %d values over %d shards each needs more than %d shards, have %d", m.Top, m.Over, total, s.N)
+				}
+				return nil, fmt.Errorf("isolating %d values over %d shards in all needs more than %d shards, have %d", m.Top, total, total, s.N)
 			}
 			if tk.saltBy = t.ColumnIndex(m.Split); tk.saltBy < 0 {
 				return nil, fmt.Errorf("isolate split=%s: no column %q (columns: %s); give this table its own key", m.Split, m.Split, strings.Join(t.ColumnNames(), ", "))
@@ -313,17 +325,32 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			if _, ok := inner.(*shardkey.HashExpr); !ok {
 				return nil, fmt.Errorf("isolate split=%s: only over a hash key, not %s", m.Split, inner)
 			}
-			tk.isoStride = m.Over
 			tk.saltK, tk.saltTop = m.Over, m.Top
 			tk.salted = map[string]bool{}
 		} else if m.Top >= s.N {
 			return nil, fmt.Errorf("isolating %d values needs more than %d shards", m.Top, s.N)
 		}
-		tk.base = s.N - m.Top*max(tk.isoStride, 1)
+		tk.isoOff = make([]int, m.Top)
+		used := 0
+		for i := range m.Top {
+			tk.isoOff[i] = used
+			if m.Split != "" {
+				used += m.OverOf(i)
+			} else {
+				used++
+			}
+		}
+		tk.base = s.N - used
+		if m.Split != "" {
+			tk.splitK = make([]int, s.N)
+			for i := range m.Top {
+				tk.splitK[tk.base+tk.isoOff[i]] = m.OverOf(i)
+			}
+		}
 		tk.isoTop = m.Top
 		tk.iso = map[string]int{}
 		for i, k := range hottest(t, tk.cols, m.Top) {
-			tk.iso[k] = tk.base + i*max(tk.isoStride, 1)
+			tk.iso[k] = tk.base + tk.isoOff[i]
 			if tk.salted != nil {
 				tk.salted[k] = true
 			}
@@ -339,7 +366,11 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			return nil, fmt.Errorf("isolating %d values needs more than %d shards", m.Top, s.N)
 		}
 		tk.isoTop = m.Top
+		tk.isoOff = make([]int, m.Top)
 		tk.iso = map[string]int{}
+		for i := range tk.isoOff {
+			tk.isoOff[i] = i
+		}
 		for i, k := range hottest(t, tk.cols, m.Top) {
 			tk.iso[k] = tk.base + i
 		}
@@ -694,7 +725,7 @@ func (s *Scheme) shareHot() {
 				top := tk.isoTop
 				tk.iso = map[string]int{}
 				for i := 0; i < top && i < len(list); i++ {
-					tk.iso[list[i].k] = tk.base + i*max(tk.isoStride, 1)
+					tk.iso[list[i].k] = tk.base + tk.isoOff[i]
 				}
 				if tk.kind == kRange {
 					tk.isoKeys = isoTuples(t, tk.cols, tk.iso)
@@ -728,6 +759,27 @@ func hottest(t *shardkey.Table, cols []int, top int) []string {
 		list = list[:top]
 	}
 	return list
+}
+
+// bucketsAt returns the shards a salted or split hot value homed at
+// shard home spreads over: isolate split='s count for that value, else
+// salt's K.
+func (tk *tableKey) bucketsAt(home int) int {
+	if tk.splitK != nil && home >= 0 && home < len(tk.splitK) && tk.splitK[home] > 0 {
+		return tk.splitK[home]
+	}
+	return tk.saltK
+}
+
+// bucketsHolding returns the shards of the split value whose shards
+// include shard sh (isolate split=), else salt's K.
+func (tk *tableKey) bucketsHolding(sh int) int {
+	for home, k := range tk.splitK {
+		if k > 0 && home <= sh && sh < home+k {
+			return k
+		}
+	}
+	return tk.saltK
 }
 
 // maxHot bounds salt's and isolate's top=N.
