@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -394,6 +395,27 @@ func fewestShards(n int, c *sim.Candidate, score func(int) (*sim.Candidate, erro
 	return hi
 }
 
+// packingNote says, when the whales are split and hashing the other
+// values still needs far more shards than their work does, that the gap
+// is values colliding under hash: no placement fits on fewer than the
+// work after fixes over one shard's capacity (the work does not fall
+// with more shards: a scatter asks them all), and a directory placing
+// the values by their load can close much of the gap where hash cannot.
+func packingNote(cp *Capacity) string {
+	split := false
+	for _, a := range cp.Applied {
+		split = split || strings.HasPrefix(a, "split ")
+	}
+	if !split || cp.After == nil || cp.Capacity <= 0 {
+		return ""
+	}
+	least := int(math.Ceil(cp.After.WorkPerS / cp.Capacity))
+	if least <= 0 || 2*cp.ShardsNeeded < 3*least {
+		return ""
+	}
+	return fmt.Sprintf("; no placement fits on fewer than %d (%s units/s of work after fixes at %s a shard): the rest of the %d is values colliding under hash, which a directory placing values by their load (a Vitess lookup vindex, Citus's tenant isolation with the rebalancer, MongoDB zones) narrows", least, fmtF(cp.After.WorkPerS), fmtF(cp.Capacity), cp.ShardsNeeded)
+}
+
 // capacityText is the headline about capacity: first in the summary.
 func capacityText(cp *Capacity, n int) string {
 	if cp == nil || cp.Before.OverCapacity == 0 {
@@ -423,7 +445,7 @@ func capacityText(cp *Capacity, n int) string {
 		}
 	}
 	if cp.ShardsNeeded > 0 {
-		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the fewest that do: %d leave a shard over it)%s.", head, with, cp.ShardsNeeded, cp.ShardsNeeded-1, shardCountNote(cp.engine, n, cp.ShardsNeeded))
+		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the fewest that do: %d leave a shard over it)%s%s.", head, with, cp.ShardsNeeded, cp.ShardsNeeded-1, shardCountNote(cp.engine, n, cp.ShardsNeeded), packingNote(cp))
 	}
 	if p := cp.whale; p != nil {
 		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's, the whale %s (%s %s), which every shard count keeps on one shard, or every shard's share of scatter-gather; cache the whale's reads, salt its writes, or move the scatter-gather operations off the serving shards.", head, with, p.Name(), pct(p.Share), p.Of())
