@@ -180,7 +180,7 @@ func vtDESPoint(u uint64) uint64 {
 // keyspaceID appends the ksid of key to b.
 func (v Vitess) keyspaceID(b []byte, key []shardkey.Value) ([]byte, error) {
 	if len(key) != 1 {
-		return nil, fmt.Errorf("%s: a vindex maps one column, not %d", v.Name(), len(key))
+		return nil, fmt.Errorf("%s: a vindex maps one column, not %d (a key of several columns is Vitess's multicol vindex: --engine vitess-multicol)", v.Name(), len(key))
 	}
 	x := asSQL(key[0])
 	switch v.kind {
