@@ -839,7 +839,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, "every table of the entity group carries the key: exports, deletes and moves of one entity are single-shard")
 	}
 	if as.Root != nil {
-		as.Reasons = append(as.Reasons, rootText(as.Root, rangeRoot(a.w, d, as.Root.Column)))
+		as.Reasons = append(as.Reasons, rootText(as.Root, rangeRoot(d, as.Root)))
 	}
 	if as.ReplicatedSizeUnknown = a.unsizedReplicas(key); len(as.ReplicatedSizeUnknown) > 0 && n > 1 {
 		as.Reasons = append([]string{unsizedText(as.ReplicatedSizeUnknown, n)}, as.Reasons...)
