@@ -55,9 +55,11 @@ type Workload struct {
 	Joins []Join
 
 	// RolledBackTxns is the number of transactions a log showed ending in
-	// ROLLBACK (ROLLBACK TO SAVEPOINT ends none). They are not in Txns:
-	// a rolled-back transaction commits nothing, so it is no cross-shard
-	// commit; its statements are in Ops (they did their work).
+	// ROLLBACK (ROLLBACK TO SAVEPOINT ends none). A sample of them is in
+	// Txns, marked Txn.RolledBack: a rolled-back transaction commits
+	// nothing, so it is no commit of cross_shard_txn_fraction, but one
+	// that spans shards cost their coordination all the same (summed
+	// apart); its statements are in Ops (they did their work).
 	RolledBackTxns float64
 
 	// RatesRelative reports that the operations' rates are counts over
@@ -651,7 +653,20 @@ type Txn struct {
 	Name   string
 	Weight float64
 	Stmts  []Stmt
+	// RolledBack marks a transaction a log showed ending in ROLLBACK: it
+	// committed nothing, but under a design where it spans shards it
+	// still cost the coordination (a two-phase commit's prepare then
+	// abort, or at least locks held on several shards until the
+	// rollback). The simulator sums such transactions apart from the
+	// committed ones (sim.Candidate.RolledBackCrossShardFraction); what
+	// reads the transactions as the workload's commits skips them
+	// (Committed).
+	RolledBack bool
 }
+
+// Committed reports whether tx is a committed transaction of the
+// workload (not one that rolled back: Txn.RolledBack).
+func (tx *Txn) Committed() bool { return !tx.RolledBack }
 
 // Stmt is one statement of a transaction.
 type Stmt struct {

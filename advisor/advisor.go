@@ -839,7 +839,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		as.Reasons = append(as.Reasons, "every table of the entity group carries the key: exports, deletes and moves of one entity are single-shard")
 	}
 	if as.Root != nil {
-		as.Reasons = append(as.Reasons, rootText(as.Root, rangeRoot(a.w, d, as.Root.Column)))
+		as.Reasons = append(as.Reasons, rootText(as.Root, rangeRoot(d, as.Root)))
 	}
 	if as.ReplicatedSizeUnknown = a.unsizedReplicas(key); len(as.ReplicatedSizeUnknown) > 0 && n > 1 {
 		as.Reasons = append([]string{unsizedText(as.ReplicatedSizeUnknown, n)}, as.Reasons...)
@@ -894,6 +894,9 @@ func (a *analysis) written(ti int) bool {
 		}
 	}
 	for _, tx := range a.w.Txns {
+		if !tx.Committed() {
+			continue
+		}
 		for _, st := range tx.Stmts {
 			if st.Table == ti && st.Kind.IsWrite() {
 				return true
@@ -1021,6 +1024,9 @@ func (a *analysis) replicaCosts(key string, n int) []string {
 		reads, writes := a.tableRates(ti)
 		txnWrites := 0
 		for _, tx := range a.w.Txns {
+			if !tx.Committed() {
+				continue
+			}
 			for _, st := range tx.Stmts {
 				if st.Table == ti && st.Kind.IsWrite() {
 					txnWrites++
@@ -1525,6 +1531,11 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	}
 	if c.Transactions > 0 {
 		line := fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction))
+		if rb := c.RolledBackText(adv.RolledBackTxns); rb != "" {
+			// Rolled-back transactions are no commits, but those that
+			// spanned shards cost the coordination all the same.
+			line = fmt.Sprintf("%s of committed transactions cross shards, and %s.", pct(c.CrossShardTxnFraction), rb)
+		}
 		least := best.Criteria.CrossShardTxn
 		for _, as := range adv.Candidates {
 			if as.Viable && as.Score.Transactions > 0 {
@@ -1639,6 +1650,9 @@ func hotRowFixes(as *Assessment) []string {
 func txnShape(w *shardkey.Workload) string {
 	best := -1
 	for i := range w.Txns {
+		if !w.Txns[i].Committed() {
+			continue
+		}
 		if best < 0 || w.Txns[i].Weight > w.Txns[best].Weight {
 			best = i
 		}

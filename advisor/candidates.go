@@ -110,6 +110,9 @@ func (a *analysis) index(w *shardkey.Workload) *opIndex {
 		}
 	}
 	for _, tx := range w.Txns {
+		if !tx.Committed() {
+			continue
+		}
 		for _, st := range tx.Stmts {
 			if st.Kind.IsWrite() {
 				ix.txnWrites[st.Table] = true
@@ -167,6 +170,9 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 		// the candidates (what keeps a transaction on one shard).
 		a.fromTxns = true
 		for _, tx := range w.Txns {
+			if !tx.Committed() {
+				continue
+			}
 			for _, st := range tx.Stmts {
 				for _, c := range st.Conds {
 					if c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh {
@@ -201,6 +207,9 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 	// workload is never one: every write would cost a unit on every shard.
 	txnWrites := map[int]bool{}
 	for _, tx := range w.Txns {
+		if !tx.Committed() {
+			continue
+		}
 		for _, st := range tx.Stmts {
 			if st.Kind.IsWrite() {
 				txnWrites[st.Table] = true
@@ -244,7 +253,9 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 		}
 	}
 	for i := range w.Txns {
-		a.txnStmts += w.Txns[i].Weight * float64(len(w.Txns[i].Stmts))
+		if w.Txns[i].Committed() {
+			a.txnStmts += w.Txns[i].Weight * float64(len(w.Txns[i].Stmts))
+		}
 	}
 	a.entities = a.findEntities()
 	a.links = a.findLinks()
@@ -341,6 +352,9 @@ func (a *analysis) findEntities() []*entity {
 	var vals []cv
 	for i := 0; i < len(w.Txns); i += step {
 		tx := &w.Txns[i]
+		if !tx.Committed() {
+			continue
+		}
 		vals = vals[:0]
 		for _, st := range tx.Stmts {
 		conds:
@@ -965,6 +979,9 @@ func (a *analysis) entityCard(e *entity) int {
 		}
 	}
 	for i := 0; i < len(a.w.Txns) && len(seen) <= 1<<16; i++ {
+		if !a.w.Txns[i].Committed() {
+			continue
+		}
 		for _, st := range a.w.Txns[i].Stmts {
 			in(st.Table, st.Conds)
 		}

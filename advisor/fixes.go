@@ -611,6 +611,9 @@ func insertsOrDeletes(w *shardkey.Workload, ti int) bool {
 		}
 	}
 	for _, tx := range w.Txns {
+		if !tx.Committed() {
+			continue
+		}
 		for _, st := range tx.Stmts {
 			if st.Table == ti && (st.Kind == shardkey.Insert || st.Kind == shardkey.Delete) {
 				return true

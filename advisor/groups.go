@@ -143,6 +143,9 @@ func (a *analysis) stmtsOf(ti int) []*shardkey.Stmt {
 		a.byTable = make([][]*shardkey.Stmt, len(a.w.Tables))
 		for i := range a.w.Txns {
 			tx := &a.w.Txns[i]
+			if !tx.Committed() {
+				continue
+			}
 			for k := range tx.Stmts {
 				if st := &tx.Stmts[k]; st.Table >= 0 && st.Table < len(a.byTable) {
 					a.byTable[st.Table] = append(a.byTable[st.Table], st)

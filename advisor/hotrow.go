@@ -50,6 +50,9 @@ func hotRows(w *shardkey.Workload) []hotRow {
 	}
 	by := map[int]*acc{}
 	for _, tx := range w.Txns {
+		if !tx.Committed() {
+			continue // a hot row's contention is between commits
+		}
 		writes := false
 		touched := map[int]bool{}
 		for _, st := range tx.Stmts {
@@ -221,6 +224,9 @@ func hotEntityColumn(w *shardkey.Workload, c *sim.Candidate, hot int) string {
 		}
 		ti := w.TableIndex(tk.Table)
 		for _, tx := range w.Txns {
+			if !tx.Committed() {
+				continue
+			}
 			for _, s := range tx.Stmts {
 				if s.Table == ti && s.Kind != shardkey.Read {
 					count[tk.Columns[0]]++

@@ -19,6 +19,11 @@ import (
 type RootStats struct {
 	Column string   `json:"column"`
 	Tables []string `json:"tables"`
+	// Columns, when the tables name the root differently (go-tpc's TPC-C:
+	// w_id, d_w_id, c_w_id, ...), is each table's root column, in the
+	// order of Tables; Column is then the name the others extend (w_id)
+	// or the entity's most used. Absent when every table names it Column.
+	Columns []string `json:"columns,omitempty"`
 	// Basis says what the figures count: "rows" (the row samples' weights).
 	Basis string `json:"basis"`
 	// Cardinality is the number of distinct root values over the tables.
@@ -67,16 +72,15 @@ type valueWeight struct {
 }
 
 // rootTraffic returns the root values that operations on the tables
-// design d keys by col bind by equality, heaviest first, each weighted
-// by its share of its operation's rate, their total, and the number of
-// instances naming one.
-func rootTraffic(w *shardkey.Workload, d *shardkey.Design, col string) ([]valueWeight, float64, int) {
+// of root rk bind by equality on its column, heaviest first, each
+// weighted by its share of its operation's rate, their total, and the
+// number of instances naming one.
+func rootTraffic(w *shardkey.Workload, rk *rootKey) ([]valueWeight, float64, int) {
 	m := map[shardkey.Value]*valueWeight{}
 	total := 0.0
 	order := 0
-	for _, ti := range keyedBy(w, d, col) {
-		t := w.Tables[ti]
-		ci := t.ColumnIndex(col)
+	for k, ti := range rk.tables {
+		ci := rk.cols[k]
 		for _, op := range w.Ops {
 			if op.Table != ti || len(op.Instances) == 0 {
 				continue
@@ -116,22 +120,43 @@ func rootTraffic(w *shardkey.Workload, d *shardkey.Design, col string) ([]valueW
 	return out, total, order
 }
 
-// rootColumn returns the root column of design d over w: the one
-// column of its bare expression, or, for a design that gives each table
-// a key of its own (TPC-C's warehouse:range(w_id, ...); district:range(w_id);
-// ...), the one column every table it shards is keyed by alone; "" when
-// there is none. Warnings about the root (its monotonicity, its largest
-// entity group) then hold for every design keyed by it, whichever way
-// the design is written.
-func rootColumn(w *shardkey.Workload, d *shardkey.Design) string {
+// rootKey is the root entity of a design: the column that names it
+// (name), and the tables the design keys by it alone (tables, indices in
+// w.Tables, in order) with each one's column of it (cols, column
+// indices), which may be named differently per table.
+type rootKey struct {
+	name   string
+	tables []int
+	cols   []int
+}
+
+// rootOf returns the root entity of design d over w: the one column of
+// its bare expression, or, for a design that gives each table a key of
+// its own (TPC-C's warehouse:range(w_id, ...); district:range(w_id);
+// ...), the one column every table it shards is keyed by alone; nil when
+// there is none. The tables may name that column differently (go-tpc's
+// TPC-C keys district by d_w_id, customer by c_w_id, ...): the columns
+// are then one root when one entity class of the advisor (classes:
+// columns tied by name, declared foreign keys, join equalities or the
+// values transactions carry, findEntities) holds them all. Warnings
+// about the root (its monotonicity, its largest entity group) then hold
+// for every design keyed by it, whichever way the design is written.
+func rootOf(w *shardkey.Workload, d *shardkey.Design, classes []*entity) *rootKey {
 	if d.Default != nil {
 		if len(d.Default.Columns()) != 1 {
-			return ""
+			return nil
 		}
-		return d.Default.Columns()[0]
+		col := d.Default.Columns()[0]
+		rk := &rootKey{name: col}
+		for _, ti := range keyedBy(w, d, col) {
+			rk.tables = append(rk.tables, ti)
+			rk.cols = append(rk.cols, w.Tables[ti].ColumnIndex(col))
+		}
+		return rk
 	}
-	col := ""
-	for _, t := range w.Tables {
+	rk := &rootKey{}
+	same := true
+	for ti, t := range w.Tables {
 		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
 		if e == nil {
 			continue
@@ -139,20 +164,96 @@ func rootColumn(w *shardkey.Workload, d *shardkey.Design) string {
 		if _, ok := e.(*shardkey.ReplicateExpr); ok {
 			continue
 		}
-		if len(e.Columns()) != 1 || col != "" && e.Columns()[0] != col {
-			return ""
+		if len(e.Columns()) != 1 {
+			return nil
 		}
-		col = e.Columns()[0]
+		ci := t.ColumnIndex(e.Columns()[0])
+		if ci < 0 {
+			return nil
+		}
+		if len(rk.tables) > 0 && t.Columns[ci].Name != w.Tables[rk.tables[0]].Columns[rk.cols[0]].Name {
+			same = false
+		}
+		rk.tables = append(rk.tables, ti)
+		rk.cols = append(rk.cols, ci)
 	}
-	return col
+	if len(rk.tables) == 0 {
+		return nil
+	}
+	if same {
+		rk.name = w.Tables[rk.tables[0]].Columns[rk.cols[0]].Name
+		return rk
+	}
+	// Named differently: one entity class must hold every column. Two
+	// tables keyed by a column named id are keyed by their own ids (the
+	// Rails and Django convention: users.id, orders.id), two entities
+	// that a class joining them by name alone does not make one root.
+	ids := 0
+	for k, ti := range rk.tables {
+		if strings.EqualFold(w.Tables[ti].Columns[rk.cols[k]].Name, "id") {
+			ids++
+		}
+	}
+	if ids > 1 {
+		return nil
+	}
+	var class *entity
+	for _, e := range classes {
+		all := true
+		for k, ti := range rk.tables {
+			all = all && slices.Contains(e.cols, colRef{ti, rk.cols[k]})
+		}
+		if all {
+			class = e
+			break
+		}
+	}
+	if class == nil {
+		return nil
+	}
+	rk.name = rootName(w, rk, class)
+	return rk
 }
 
-// rangeRoot reports whether design d keys the tables of its root column
-// col by range: new root values past the last boundary then all go to
+// rootName names a root whose tables name its column differently: the
+// name every other extends by a prefix (w_id of d_w_id, c_w_id,
+// h_c_w_id), else the class's most used column's name when one of the
+// tables uses it, else the first table's.
+func rootName(w *shardkey.Workload, rk *rootKey, class *entity) string {
+	names := make([]string, len(rk.tables))
+	for k, ti := range rk.tables {
+		names[k] = w.Tables[ti].Columns[rk.cols[k]].Name
+	}
+	for _, n := range names {
+		ok := true
+		for _, o := range names {
+			ok = ok && (o == n || strings.HasSuffix(o, "_"+n))
+		}
+		if ok {
+			return n
+		}
+	}
+	if slices.Contains(names, class.name) {
+		return class.name
+	}
+	return names[0]
+}
+
+// colOf returns rk's column of table ti (a column index), or -1 when
+// rk does not key ti.
+func (rk *rootKey) colOf(ti int) int {
+	if k := slices.Index(rk.tables, ti); k >= 0 {
+		return rk.cols[k]
+	}
+	return -1
+}
+
+// rangeRoot reports whether design d keys the tables of its root (those
+// of rs) by range: new root values past the last boundary then all go to
 // the last range.
-func rangeRoot(w *shardkey.Workload, d *shardkey.Design, col string) bool {
-	for _, ti := range keyedBy(w, d, col) {
-		if isRange(d, w.Tables[ti].Name) {
+func rangeRoot(d *shardkey.Design, rs *RootStats) bool {
+	for _, t := range rs.Tables {
+		if isRange(d, t) {
 			return true
 		}
 	}
@@ -160,17 +261,18 @@ func rangeRoot(w *shardkey.Workload, d *shardkey.Design, col string) bool {
 }
 
 // rootStats computes the root checklist of design key over w, when the
-// design keys two or more tables by one hash or range column
-// (rootColumn).
-func rootStats(w *shardkey.Workload, key string) *RootStats {
+// design keys two or more tables by one hash or range column, or by
+// columns of one entity class (rootOf, over classes).
+func rootStats(w *shardkey.Workload, key string, classes []*entity) *RootStats {
 	d, err := shardkey.ParseDesign(key)
 	if err != nil {
 		return nil
 	}
-	col := rootColumn(w, d)
-	if col == "" {
+	rk := rootOf(w, d, classes)
+	if rk == nil {
 		return nil
 	}
+	col := rk.name
 	type agg struct {
 		w    float64
 		rows int
@@ -182,13 +284,18 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 	total := 0.0
 	order := 0
 	monoTable := -1
-	for _, ti := range keyedBy(w, d, col) {
+	named := func(ti int) {
+		// The table's name, and its column's when the tables differ.
+		rs.Tables = append(rs.Tables, w.Tables[ti].Name)
+		rs.Columns = append(rs.Columns, w.Tables[ti].Columns[rk.colOf(ti)].Name)
+	}
+	for k, ti := range rk.tables {
 		t := w.Tables[ti]
-		ci := t.ColumnIndex(col)
+		ci := rk.cols[k]
 		if ci < 0 || t.Rows == 0 {
 			continue
 		}
-		rs.Tables = append(rs.Tables, t.Name)
+		named(ti)
 		if monoTable < 0 || t.Rows > w.Tables[monoTable].Rows {
 			monoTable = ti
 		}
@@ -210,27 +317,20 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 		}
 	}
 	rs.observed = order
-	traffic, ttotal, named := rootTraffic(w, d, col)
+	traffic, ttotal, naming := rootTraffic(w, rk)
 	if total == 0 {
 		// No rows (a log): the requests that name each root value, over
 		// every table of the group.
 		rs.Basis = "traffic"
-		rs.Tables = rs.Tables[:0]
-		for _, t := range w.Tables {
-			e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
-			if e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
-				continue
-			}
-			if _, ok := e.(*shardkey.ReplicateExpr); ok {
-				continue
-			}
-			rs.Tables = append(rs.Tables, t.Name)
+		rs.Tables, rs.Columns = rs.Tables[:0], rs.Columns[:0]
+		for _, ti := range rk.tables {
+			named(ti)
 		}
 		for _, x := range traffic {
 			m[x.v.Canonical()] = &agg{w: x.w, row: x.first, text: x.v.String()}
 		}
 		total = ttotal
-		rs.observed = named
+		rs.observed = naming
 		if total == 0 || len(rs.Tables) < 2 {
 			return nil
 		}
@@ -249,21 +349,27 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 		return nil
 	}
 	// The table the column identifies holds the entities themselves.
+	colIn := func(ti int) int {
+		if ci := rk.colOf(ti); ci >= 0 {
+			return ci
+		}
+		return w.Tables[ti].ColumnIndex(col)
+	}
 	for ti, t := range w.Tables {
-		ci := t.ColumnIndex(col)
+		ci := colIn(ti)
 		if ci >= 0 && t.Rows >= 20 && sim.ComputeKeyStats(t, []int{ci}).Cardinality == t.Rows {
 			monoTable = ti
 			break
 		}
 	}
 	if monoTable >= 0 {
-		ks := sim.ComputeKeyStats(w.Tables[monoTable], []int{w.Tables[monoTable].ColumnIndex(col)})
+		ks := sim.ComputeKeyStats(w.Tables[monoTable], []int{colIn(monoTable)})
 		rs.Monotonicity, rs.Monotonic = ks.Monotonicity, ks.Monotonic
 	} else {
 		// Inserted values in log order, in the table with the most.
 		best := -1.0
 		for ti, t := range w.Tables {
-			if ci := t.ColumnIndex(col); ci >= 0 && slices.Contains(rs.Tables, t.Name) {
+			if ci := rk.colOf(ti); ci >= 0 && slices.Contains(rs.Tables, t.Name) {
 				ks := sim.TrafficKeyStats(w, ti, []int{ci})
 				if x := float64(ks.Cardinality); x > best && !ks.MonotonicityUnknown || best < 0 {
 					best = x
@@ -292,6 +398,9 @@ func rootStats(w *shardkey.Workload, key string) *RootStats {
 	if len(all) > 0 {
 		rs.LargestGroupRows = all[0].rows
 	}
+	if !slices.ContainsFunc(rs.Columns, func(c string) bool { return c != col }) {
+		rs.Columns = nil // one name: Column says it
+	}
 	return rs
 }
 
@@ -303,17 +412,13 @@ func (a *analysis) rootStatsOf(key string) *RootStats {
 	if err != nil {
 		return nil
 	}
-	col := rootColumn(a.w, d)
-	if col == "" {
+	rk := rootOf(a.w, d, a.classes)
+	if rk == nil {
 		return nil
 	}
-	memo := col
-	for _, t := range a.w.Tables {
-		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
-		if _, ok := e.(*shardkey.ReplicateExpr); ok || e == nil || len(e.Columns()) != 1 || e.Columns()[0] != col {
-			continue
-		}
-		memo += "\x00" + t.Name
+	memo := rk.name
+	for k, ti := range rk.tables {
+		memo += fmt.Sprintf("\x00%d.%d", ti, rk.cols[k])
 	}
 	if a.roots == nil {
 		a.roots = map[string]*RootStats{}
@@ -321,7 +426,7 @@ func (a *analysis) rootStatsOf(key string) *RootStats {
 	if rs, ok := a.roots[memo]; ok {
 		return rs
 	}
-	rs := rootStats(a.w, key)
+	rs := rootStats(a.w, key, a.classes)
 	a.roots[memo] = rs
 	return rs
 }
@@ -358,8 +463,17 @@ func rootText(rs *RootStats, byRange bool) string {
 	if rs.MonotonicityUnknown {
 		mono = "monotonicity unknown (too few inserted values)"
 	}
+	tables := slices.Clone(rs.Tables)
+	if len(rs.Columns) == len(tables) {
+		// Each table's own name for the root's column.
+		for i, c := range rs.Columns {
+			if c != rs.Column {
+				tables[i] += " (" + c + ")"
+			}
+		}
+	}
 	return fmt.Sprintf("root entity %s over %s%s: %s distinct values%s; %s",
-		rs.Column, strings.Join(rs.Tables, ", "), basis, numfmt.Commas(int64(rs.Cardinality)), top, mono)
+		rs.Column, strings.Join(tables, ", "), basis, numfmt.Commas(int64(rs.Cardinality)), top, mono)
 }
 
 // keyedBy returns the tables (indices in w.Tables) that design d keys by

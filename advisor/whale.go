@@ -160,6 +160,12 @@ type PartitionValue struct {
 	PerValue int `json:"rows_per_value,omitempty"`
 
 	top []sim.TopValue // the table's (group's) heaviest values, heaviest first
+	// distinct, when > 0, is how many distinct values the share is over
+	// (a root group's cardinality), which top, cut at a few, need not
+	// show; tableCols, for a root group whose tables name its column
+	// differently (RootStats.Columns), is each table's, as Tables.
+	distinct  int
+	tableCols []string
 }
 
 // verdict is whaleVerdict of p's share on n shards.
@@ -193,8 +199,17 @@ func (p *PartitionValue) fewValues(n int) bool {
 	if p.Measure != "requests" {
 		return false
 	}
-	d := len(p.top)
+	d := p.namedValues()
 	return p.Share >= 1 || d == 1 || (d > 0 && d < 10 && isWhale(1/float64(d), n))
+}
+
+// namedValues is how many distinct values p's share is over: its
+// distinct count when known, else its top values (sim lists at most 10).
+func (p *PartitionValue) namedValues() int {
+	if p.distinct > 0 {
+		return p.distinct
+	}
+	return len(p.top)
 }
 
 // withUnique marks p, a share of distinct key values' rows of one table
@@ -258,6 +273,14 @@ func (p *PartitionValue) Name() string {
 // Of says what Share is a share of, after "holds 40% ": "of the rows of
 // orders", "of the requests naming account_id on orders" (no row sample).
 func (p *PartitionValue) Of() string {
+	if p.Measure == "requests" && len(p.tableCols) == len(p.Tables) && len(p.Tables) > 0 {
+		// A root group's tables name its column each their own way.
+		named := make([]string, len(p.Tables))
+		for i, t := range p.Tables {
+			named[i] = t + "." + p.tableCols[i]
+		}
+		return "of the requests naming " + strings.Join(named, ", ")
+	}
 	return measureText(p.Measure, p.Tables, p.Columns)
 }
 
@@ -329,7 +352,7 @@ func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats, n i
 			m = "requests"
 		}
 		consider((&PartitionValue{Tables: rs.Tables, Columns: []string{rs.Column}, Value: rs.TopValues[0].Value,
-			Share: rs.TopValues[0].Share, Measure: m, Group: true, top: rs.TopValues}).withEvidence(rs.observed))
+			Share: rs.TopValues[0].Share, Measure: m, Group: true, top: rs.TopValues, distinct: rs.Cardinality, tableCols: rs.Columns}).withEvidence(rs.observed))
 	}
 	tks := slices.Clone(c.Tables)
 	// The main table first: c.TopValues are its.
@@ -447,7 +470,7 @@ func unprovenReason(p *PartitionValue, n int, unit string) string {
 			p.Name(), pct(p.Share), p.Of(), uniqueText(p), p.Observations, 100*p.ShareHigh, p.Observations, atLeast(p), fairShareText(n, unit))
 	}
 	if p.fewValues(n) {
-		if d := len(p.top); d > 1 && p.Share < 1 {
+		if d := p.namedValues(); d > 1 && p.Share < 1 {
 			return fmt.Sprintf("the largest partition of the design is unknown: its heaviest value, %s, holds %s %s, but the statements name only %d values of %s: an even spread over them alone would give each 1/%d, over the whale threshold (%s), so spread unknown; a whale is not shown",
 				p.Name(), pct(p.Share), p.Of(), d, strings.Join(p.Columns, ", "), d, fairShareText(n, unit))
 		}

@@ -375,3 +375,21 @@ func TestRankUnknownLargest(t *testing.T) {
 		t.Errorf("bounded against a whale: first %v decided %v; want true true", first, decided)
 	}
 }
+
+// TestRootFewValuesDistinct: a root group's share on the requests basis
+// rests on its distinct values named (RootStats.Cardinality), not on the
+// five top values it lists. On 8 shards the whale threshold is 1.5/8 =
+// 18.75%: an even spread over 5 values (20% each) would be over it, so
+// five values alone are too few to tell; over 10 values (10% each) it is
+// under, so ten values are enough to judge (go-tpc's 10 warehouses).
+func TestRootFewValuesDistinct(t *testing.T) {
+	top := []sim.TopValue{{Value: "4", Share: 0.12}, {Value: "1", Share: 0.11}, {Value: "2", Share: 0.1}, {Value: "3", Share: 0.1}, {Value: "5", Share: 0.1}}
+	p := &PartitionValue{Measure: "requests", Share: 0.12, Group: true, top: top}
+	if !p.fewValues(8) {
+		t.Errorf("5 values named: fewValues false; want true (1/5 = 20%% > 18.75%%)")
+	}
+	p.distinct = 10
+	if p.fewValues(8) {
+		t.Errorf("10 distinct values named (5 listed): fewValues true; want false (1/10 = 10%% < 18.75%%)")
+	}
+}

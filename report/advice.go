@@ -29,11 +29,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintf(tw, "rank\tkey\tlocal\tsingle-shard\tcross-shard txns\tboundary\tlargest partition\t%s\t%s\tverdict\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		txn := "-"
-		if as.Score.Transactions > 0 {
-			txn = numfmt.Pct(cr.CrossShardTxn)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), numfmt.Pct(cr.Local), numfmt.Pct(cr.SingleShard), txn, yesNo(cr.Boundary),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), numfmt.Pct(cr.Local), numfmt.Pct(cr.SingleShard), txnPct(as), yesNo(cr.Boundary),
 			largest(as), numfmt.Num(cr.MaxShardWork), numfmt.Num(cr.AfterFixes), as.Verdict)
 	}
 	tw.Flush()
@@ -170,12 +166,17 @@ func shardsText(n int) string {
 }
 
 // txnPct is the cross-shard transaction share, or "-" when the workload
-// has no transactions.
+// has no transactions, with the rolled-back transactions' share after it
+// when some rolled back (sim.Candidate.TxnCell).
 func txnPct(as *advisor.Assessment) string {
-	if as.Score.Transactions == 0 {
-		return "-"
+	rb := ""
+	if f := as.Score.RolledBackCrossShardFraction; f != nil {
+		rb = " (rolled back " + numfmt.Pct(*f) + ")"
 	}
-	return numfmt.Pct(as.Criteria.CrossShardTxn)
+	if as.Score.Transactions == 0 {
+		return "-" + rb
+	}
+	return numfmt.Pct(as.Criteria.CrossShardTxn) + rb
 }
 
 func yesNo(b bool) string {

@@ -48,10 +48,7 @@ func (r *Score) WriteTable(w io.Writer) error {
 	fmt.Fprintf(tw, "rank\tkey\t%s\tx mean\twork\t%s\tp99\tcross-shard txns\tload ratio\tover capacity\n", busiestUnit(c0), fanoutHead(c0, "fan-out"))
 	ranked := r.Ranked()
 	for i, c := range ranked {
-		txn := "-"
-		if c.Transactions > 0 {
-			txn = numfmt.Pct(c.CrossShardTxnFraction)
-		}
+		txn := c.TxnCell()
 		fan, p99, workRatio, load := orDash(c)
 		fmt.Fprintf(tw, "%d\t%s\t%s/s\t%s\t%s/s\t%s\t%s\t%s\t%s\t%s\n", i+1, c.Key, numfmt.Num(c.MaxShardWork), workRatio,
 			numfmt.Num(c.WorkPerS), fan, p99, txn, load, overText(r.Capacity, c))
@@ -63,6 +60,9 @@ func (r *Score) WriteTable(w io.Writer) error {
 		bars(w, c, r.Capacity)
 		writeRangesTable(w, c)
 		ops(w, c)
+		if t := rolledBackLine(c, r.RolledBackTxns); t != "" {
+			fmt.Fprintln(w, numfmt.Wrap(t, 88, ""))
+		}
 		for _, l := range LookupLines(c) {
 			fmt.Fprintln(w, l)
 		}
@@ -392,10 +392,7 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	ranked := r.Ranked()
 	for i, c := range ranked {
-		txn := "-"
-		if c.Transactions > 0 {
-			txn = numfmt.Pct(c.CrossShardTxnFraction)
-		}
+		txn := c.TxnCell()
 		fan, p99, workRatio, load := orDash(c)
 		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, MarkdownCell(c.Key), numfmt.Num(c.MaxShardWork), workRatio,
 			numfmt.Num(c.WorkPerS), fan, p99, txn, load, overText(r.Capacity, c))
@@ -420,6 +417,9 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(w, "\nPer-shard work (units/s): %s.\n", joinNums(c.ShardWork))
 		}
 		writeRangesMarkdown(w, c)
+		if t := rolledBackLine(c, r.RolledBackTxns); t != "" {
+			fmt.Fprintf(w, "\n%s\n", MarkdownText(t))
+		}
 		if ls := LookupLines(c); len(ls) > 0 {
 			fmt.Fprintln(w)
 			for _, l := range ls {
@@ -527,4 +527,18 @@ func joinNums(xs []float64) string {
 		parts[i] = numfmt.Num(x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// rolledBackLine is the sentence on c's transactions that rolled back
+// (sim.Candidate.RolledBackText), of n in the log; "" when none did.
+func rolledBackLine(c *sim.Candidate, n float64) string {
+	t := c.RolledBackText(n)
+	if t == "" {
+		return ""
+	}
+	committed := "no committed transaction was seen"
+	if c.Transactions > 0 {
+		committed = numfmt.Pct(c.CrossShardTxnFraction) + " of committed transactions cross shards"
+	}
+	return "cross-shard transactions: " + committed + "; " + t + "."
 }

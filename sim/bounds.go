@@ -375,6 +375,9 @@ func trafficGroups(w *shardkey.Workload, tables []int, tks []*tableKey, width in
 	}
 	if !hasOps {
 		for k, tx := range w.Txns {
+			if !tx.Committed() {
+				continue
+			}
 			for _, st := range tx.Stmts {
 				if in[st.Table] {
 					from = planAdd{op: -1, at: int32(k)}

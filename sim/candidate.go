@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/jsonnull"
+	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/partition"
 )
 
@@ -93,6 +95,19 @@ type Candidate struct {
 	// touch more than one shard; Transactions is how many were scored.
 	CrossShardTxnFraction float64 `json:"cross_shard_txn_fraction"`
 	Transactions          int64   `json:"transactions"`
+	// RolledBackCrossShardFraction is the share (0..1) of the
+	// transactions that rolled back (shardkey.Txn.RolledBack, left out of
+	// cross_shard_txn_fraction, a share of commits) that touched more than
+	// one shard before rolling back: each cost a distributed
+	// transaction's coordination (two-phase commit's prepare then abort,
+	// or locks held on several shards until the rollback) for nothing.
+	// AllCrossShardTxnFraction is the share of all transactions,
+	// committed and rolled back, that crossed shards. Both are null when
+	// no transaction rolled back (nothing to measure, not 0);
+	// RolledBackTransactions is how many rolled-back ones were scored.
+	RolledBackCrossShardFraction *float64 `json:"rolled_back_cross_shard_fraction"`
+	AllCrossShardTxnFraction     *float64 `json:"all_cross_shard_txn_fraction"`
+	RolledBackTransactions       int64    `json:"rolled_back_transactions,omitempty"`
 	// LookupCrossShardTxnFraction, for a design with lookups and
 	// transactions, is the part (0..1 of all transactions) of
 	// cross_shard_txn_fraction due to lookup rows: transactions that
@@ -297,6 +312,12 @@ func (s *Scheme) Headline(p *Partial) *Candidate {
 	c.setNodeWork(false)
 	c.ShardLoad = p.ShardLoad()
 	c.LoadRatio, _, _ = ratio(c.ShardLoad)
+	if p.RolledBackCount > 0 && p.RolledBackWeight > 0 {
+		rb := p.RolledBackCross / p.RolledBackWeight
+		all := (p.TxnCross + p.RolledBackCross) / (p.TxnWeight + p.RolledBackWeight)
+		c.RolledBackCrossShardFraction, c.AllCrossShardTxnFraction = &rb, &all
+		c.RolledBackTransactions = p.RolledBackCount
+	}
 	if s.w.TxnsUnknown {
 		c.txnsUnknown = true
 		// Which statements ran together is unknown (a pg_stat_statements
@@ -1001,4 +1022,49 @@ func fixedShardsNote(l partition.Layout, nodes int) string {
 		return fmt.Sprintf("%d nodes, %d shards: the shards keep their hash intervals, whole shards move", nodes, s)
 	}
 	return fmt.Sprintf("%d nodes, %d shards: no more shards than nodes, so a new node gets no shard; set citus.shard_count well above the node count", nodes, s)
+}
+
+// RolledBackText is the clause on the transactions that rolled back,
+// for a report's line on cross-shard transactions: of the n the log
+// showed (shardkey.Workload.RolledBackTxns; 0: the scored count), how
+// many crossed shards before rolling back and what share of all
+// transactions, committed and rolled back, crossed. "" when none rolled
+// back. The count crossed is the share times n: a whole number when
+// every rolled-back transaction was scored, else "about" one.
+func (c *Candidate) RolledBackText(n float64) string {
+	if c.RolledBackCrossShardFraction == nil {
+		return ""
+	}
+	if n <= 0 {
+		n = float64(c.RolledBackTransactions)
+	}
+	f := *c.RolledBackCrossShardFraction
+	x := f * n
+	count := fmt.Sprintf("%.0f", math.Round(x))
+	if math.Abs(x-math.Round(x)) > 1e-6 {
+		count = "about " + count
+	}
+	s := fmt.Sprintf("%s of %.0f rolled-back transactions (%s) crossed shards before rolling back", count, n, numfmt.Pct(f))
+	if c.AllCrossShardTxnFraction != nil {
+		s += fmt.Sprintf(", so %s of all transactions, committed and rolled back, crossed", numfmt.Pct(*c.AllCrossShardTxnFraction))
+	}
+	return s
+}
+
+// TxnCell is a report table's cross-shard transactions cell: the share
+// of committed transactions that cross shards, with the rolled-back
+// transactions' share after it when some rolled back; "-" without
+// transactions.
+func (c *Candidate) TxnCell() string {
+	if c.Transactions == 0 {
+		if c.RolledBackCrossShardFraction != nil {
+			return "- (rolled back " + numfmt.Pct(*c.RolledBackCrossShardFraction) + ")"
+		}
+		return "-"
+	}
+	s := numfmt.Pct(c.CrossShardTxnFraction)
+	if c.RolledBackCrossShardFraction != nil {
+		s += " (rolled back " + numfmt.Pct(*c.RolledBackCrossShardFraction) + ")"
+	}
+	return s
 }

@@ -55,6 +55,14 @@ type Partial struct {
 	// summed weight times the probability that a transaction crosses
 	// shards with its lookups' shards and not without them.
 	TxnCrossLookup float64
+	// RolledBackWeight, RolledBackCross and RolledBackCount are TxnWeight,
+	// TxnCross and TxnCount over the transactions that rolled back
+	// (shardkey.Txn.RolledBack), which those leave out: a rolled-back
+	// transaction that spanned shards cost their coordination (prepare
+	// and abort, locks on each) though it committed nothing.
+	RolledBackWeight float64
+	RolledBackCross  float64
+	RolledBackCount  int64
 	// AutoTxnWeight, AutoTxnCross and AutoTxnCount are TxnWeight,
 	// TxnCross and TxnCount over the write operation instances, each an
 	// autocommit write (a transaction of its own: README): they stand for
@@ -180,6 +188,9 @@ func (p *Partial) mergeSums(q *Partial) {
 	p.TxnCount += q.TxnCount
 	p.TxnUnbound += q.TxnUnbound
 	p.TxnCrossLookup += q.TxnCrossLookup
+	p.RolledBackWeight += q.RolledBackWeight
+	p.RolledBackCross += q.RolledBackCross
+	p.RolledBackCount += q.RolledBackCount
 	p.AutoTxnWeight += q.AutoTxnWeight
 	p.AutoTxnCross += q.AutoTxnCross
 	p.AutoTxnCount += q.AutoTxnCount
@@ -243,6 +254,7 @@ func (p *Partial) reset() {
 	p.LoadUniform, p.Rows, p.NullRows, p.WorkAll, p.WorkUniform, p.WorkKeyless = 0, 0, 0, 0, 0, 0
 	p.TxnWeight, p.TxnCross, p.TxnCount, p.TxnUnbound = 0, 0, 0, 0
 	p.TxnCrossLookup = 0
+	p.RolledBackWeight, p.RolledBackCross, p.RolledBackCount = 0, 0, 0
 	p.AutoTxnWeight, p.AutoTxnCross, p.AutoTxnCount = 0, 0, 0
 	p.Lookups = p.Lookups[:0]
 	for i := range p.Ops {

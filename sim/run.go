@@ -347,12 +347,20 @@ func (r *router) txns(p *Partial, txns []shardkey.Txn) error {
 
 // txn accounts one transaction into p: its weight, and its weight times
 // the probability that it crosses shards (and the part of that due to
-// lookup rows).
+// lookup rows). A rolled-back transaction goes into the sums of its own
+// (Partial.RolledBackWeight).
 func (r *router) txn(p *Partial, tx *shardkey.Txn) error {
 	r.sawLookup = false
 	single, err := r.singleProb(tx, true)
 	if err != nil {
 		return shardkey.Errorf("", 0, tx.Name, "transaction: %v", err)
+	}
+	if tx.RolledBack {
+		p.RolledBackWeight += tx.Weight
+		p.RolledBackCross += tx.Weight * (1 - single)
+		p.RolledBackCount++
+		r.unbound = 0
+		return nil
 	}
 	p.TxnWeight += tx.Weight
 	p.TxnCross += tx.Weight * (1 - single)

@@ -361,6 +361,9 @@ func stmtsByTable(w *shardkey.Workload) [][]txnStmt {
 	by := make([][]txnStmt, len(w.Tables))
 	for i := range w.Txns {
 		tx := &w.Txns[i]
+		if !tx.Committed() {
+			continue // its statements are among the operations' already, or in no transaction of the workload
+		}
 		for k := range tx.Stmts {
 			st := &tx.Stmts[k]
 			if st.Table >= 0 && st.Table < len(by) {
@@ -515,6 +518,9 @@ func trafficKeyStats(w *shardkey.Workload, ti int, cols []int, byTable [][]txnSt
 	} else {
 		for i := range w.Txns {
 			tx := &w.Txns[i]
+			if !tx.Committed() {
+				continue
+			}
 			for k := range tx.Stmts {
 				if tx.Stmts[k].Table == ti {
 					stmt(&tx.Stmts[k], tx.Weight)

@@ -213,10 +213,14 @@ type peerSample struct {
 }
 
 type txnAgg struct {
-	name    string
-	count   float64
-	seen    int64
-	samples [][]sample
+	name string
+	// rolledBack: the transactions of this shape ended in ROLLBACK
+	// (shardkey.Txn.RolledBack); a shape's committed and rolled-back
+	// transactions are two aggregates.
+	rolledBack bool
+	count      float64
+	seen       int64
+	samples    [][]sample
 }
 
 type session struct {
@@ -479,7 +483,7 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 		// read is an operation (its fan-out counts), not a transaction.
 		for _, sm := range stmt {
 			if sm.ai.op.kind.IsWrite() {
-				a.txn(stmt, wt)
+				a.txn(stmt, wt, false)
 				break
 			}
 		}
@@ -620,7 +624,7 @@ func (a *agg) detachPeers(ps []peerSample) []peerSample {
 
 func (a *agg) commit(s *session) {
 	if len(s.stmts) > 0 {
-		a.txn(s.stmts, 1)
+		a.txn(s.stmts, 1, false)
 	}
 	s.stmts = s.stmts[:0] // txn copies what it keeps
 	s.vals = s.vals[:0]
@@ -628,16 +632,18 @@ func (a *agg) commit(s *session) {
 
 // rollback ends s's transaction without committing it: its statements
 // did their work (each was counted among the operations as it ran), but
-// nothing committed, so it is no transaction of the workload (none of
-// cross_shard_txn_fraction's, which is of commits); rolledBack counts it.
-// ROLLBACK TO SAVEPOINT is not this: it parses as ctlIgnore (the
-// transaction goes on).
+// nothing committed, so it is no commit of cross_shard_txn_fraction's;
+// it is kept, marked rolled back, in the transactions' bounded sample
+// (txn), since one that spans shards cost their coordination all the
+// same, and rolledBack counts it. ROLLBACK TO SAVEPOINT is not this: it
+// parses as ctlIgnore (the transaction goes on).
 func (a *agg) rollback(s *session, file string) {
 	if len(s.stmts) > 0 {
 		if a.rolledBack == 0 {
 			a.rolledBackFile, a.rolledBackLine = file, a.line
 		}
 		a.rolledBack++
+		a.txn(s.stmts, 1, true)
 	}
 	s.stmts = s.stmts[:0]
 	s.vals = s.vals[:0]
@@ -650,9 +656,13 @@ func (a *agg) endSession(id string) {
 	}
 }
 
-// txn counts one transaction of the given statements.
-func (a *agg) txn(stmts []sample, wt float64) {
+// txn counts one transaction of the given statements, rolled back or
+// committed.
+func (a *agg) txn(stmts []sample, wt float64, rolledBack bool) {
 	key := a.opIDKey[:0]
+	if rolledBack {
+		key = append(key, 'R')
+	}
 	for _, s := range stmts {
 		key = strconv.AppendInt(key, int64(s.ai.op.id), 10)
 		key = append(key, ',')
@@ -668,7 +678,7 @@ func (a *agg) txn(stmts []sample, wt float64) {
 			}
 			names = append(names, s.ai.op.name)
 		}
-		t = &txnAgg{name: strings.Join(names, "; ")}
+		t = &txnAgg{name: strings.Join(names, "; "), rolledBack: rolledBack}
 		a.txns[string(key)] = t
 		a.txnList = append(a.txnList, t)
 	}

@@ -95,10 +95,14 @@
 // TRANSACTION) and COMMIT, END or ROLLBACK, or, after SET autocommit = 0,
 // until COMMIT or ROLLBACK (read-only blocks included; AND CHAIN opens the
 // next at once; ROLLBACK TO SAVEPOINT ends nothing). A transaction ended by
-// ROLLBACK (or ABORT) is no transaction of the workload: its statements did
-// their work and count among the operations, but it committed nothing, so
-// it is no cross-shard commit; Workload.RolledBackTxns counts them, with a
-// warning at the first one's ROLLBACK. Any other statement that writes
+// ROLLBACK (or ABORT) is no committed transaction of the workload: its
+// statements did their work and count among the operations, but it
+// committed nothing, so it is no cross-shard commit. It is kept in the
+// transactions' bounded sample all the same, marked Txn.RolledBack (one
+// that spanned shards cost their coordination, a prepare and abort or
+// locks held on each): the simulator sums those apart
+// (rolled_back_cross_shard_fraction). Workload.RolledBackTxns counts them,
+// with a warning at the first one's ROLLBACK. Any other statement that writes
 // is a transaction of its own, and any other read is an operation only
 // (its fan-out counts among the operations', not among transactions). A session
 // that ends (disconnection, Quit) or is still open at the end of the log

@@ -90,7 +90,7 @@ func (a *agg) finish() error {
 		rate := t.count / span
 		samples := a.expandTxn(t)
 		for _, stmts := range samples {
-			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(samples))}
+			tx := shardkey.Txn{Name: t.name, Weight: rate / float64(len(samples)), RolledBack: t.rolledBack}
 			fv := int32(0)
 			if len(stmts) > 0 {
 				tx.Stmts = make([]shardkey.Stmt, 0, len(stmts))
@@ -107,9 +107,9 @@ func (a *agg) finish() error {
 	}
 	if a.rolledBack > 0 {
 		a.w.RolledBackTxns += float64(a.rolledBack)
-		msg := "%d transactions ended in ROLLBACK (the first here): their statements count as requests and work, but they committed nothing, so cross_shard_txn_fraction (a share of commits) leaves them out"
+		msg := "%d transactions ended in ROLLBACK (the first here): their statements count as requests and work, but they committed nothing, so cross_shard_txn_fraction (a share of commits) leaves them out; the share of them that crossed shards before rolling back (a distributed transaction's prepare and abort, or locks held on several shards) is rolled_back_cross_shard_fraction"
 		if a.rolledBack == 1 {
-			msg = "%d transaction ended in ROLLBACK here: its statements count as requests and work, but it committed nothing, so cross_shard_txn_fraction (a share of commits) leaves it out"
+			msg = "%d transaction ended in ROLLBACK here: its statements count as requests and work, but it committed nothing, so cross_shard_txn_fraction (a share of commits) leaves it out; whether it crossed shards before rolling back (a distributed transaction's prepare and abort, or locks held on several shards) is rolled_back_cross_shard_fraction"
 		}
 		a.warn(shardkey.Errorf(a.rolledBackFile, a.rolledBackLine, "", msg, a.rolledBack))
 	}

@@ -211,8 +211,9 @@ func TestTransactionsInterleaved(t *testing.T) {
 		// 1.001 s (logSpan). 1/1.001 = 0.999, 2/1.001 = 1.998.
 		"txn w=0.999: update accounts {id=7} | update accounts {id=9}",
 		// Session 202's insert was rolled back: work (an operation),
-		// not a transaction.
+		// not a committed transaction, kept as a rolled-back one.
 		`op "insert accounts" rate=0.999 n=1`,
+		"rollback w=0.999: insert accounts {id=8 owner=o'brien}",
 		"1 transaction ended in ROLLBACK",
 		"{id=-3}", // an autocommit read: an operation, not a transaction
 		`op "update accounts where id = ?" rate=1.998 n=2`,
@@ -223,8 +224,8 @@ func TestTransactionsInterleaved(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, sum)
 		}
 	}
-	if len(w.Txns) != 1 || w.RolledBackTxns != 1 {
-		t.Errorf("%d transactions, %g rolled back; want 1 (the reads are autocommit, 202's insert rolled back), 1\n%s", len(w.Txns), w.RolledBackTxns, sum)
+	if len(w.Txns) != 2 || countCommitted(w.Txns) != 1 || w.RolledBackTxns != 1 {
+		t.Errorf("%d transactions, %d committed, %g rolled back; want 2, 1 (the reads are autocommit, 202's insert rolled back), 1\n%s", len(w.Txns), countCommitted(w.Txns), w.RolledBackTxns, sum)
 	}
 }
 

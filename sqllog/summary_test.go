@@ -33,7 +33,11 @@ func summary(w *shardkey.Workload) string {
 			t := w.Tables[s.Table]
 			st = append(st, fmt.Sprintf("%s %s %s", s.Kind, t.Name, condsText(t, s.Conds)))
 		}
-		fmt.Fprintf(&sb, "txn w=%.4g: %s\n", tx.Weight, strings.Join(st, " | "))
+		what := "txn"
+		if tx.RolledBack {
+			what = "rollback" // no "txn w=": not a committed transaction
+		}
+		fmt.Fprintf(&sb, "%s w=%.4g: %s\n", what, tx.Weight, strings.Join(st, " | "))
 	}
 	for _, e := range w.Warnings {
 		fmt.Fprintf(&sb, "warning: %v\n", e)
