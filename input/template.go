@@ -187,7 +187,7 @@ func (t *lineTmpl) txn(b []byte, conds *[]shardkey.Cond, stmts []shardkey.Stmt, 
 // learn makes templates from line b, which scan read into sc and
 // streamLine resolved without error (table ti of each group: tis).
 func (b *Builder) learn(t *lineTmpl, data []byte, txns bool) {
-	if t.failed >= maxTmplFails {
+	if !lineTemplates || t.failed >= maxTmplFails {
 		return
 	}
 	if !b.learnLine(t, data, txns) {

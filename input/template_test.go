@@ -419,3 +419,88 @@ func FuzzTemplates(f *testing.F) {
 		}
 	})
 }
+
+// nopSink takes every statement and keeps nothing.
+type nopSink struct{}
+type nopBatch struct{}
+
+func (nopSink) NewBatch() shardkey.Batch    { return nopBatch{} }
+func (nopSink) Merge(shardkey.Batch, []int) {}
+func (nopBatch) Instance(int, int, shardkey.Kind, []shardkey.Cond, []shardkey.Cond, float64) error {
+	return nil
+}
+func (nopBatch) Txn([]shardkey.Stmt, float64) error { return nil }
+
+// BenchmarkStreamStatements reads seed 000's statement lines (as its
+// gen.py writes them: 20,000 queries of four shapes, 10,000 transactions
+// of 3 to 5 writes, repeated) into a sink that keeps nothing, with line
+// templates (template) and with the scanner alone (scanner), side by side.
+func BenchmarkStreamStatements(b *testing.B) {
+	dir := b.TempDir()
+	var rows, q, tx strings.Builder
+	rows.WriteString("customer_id,order_id,order_month,weight\n")
+	for i := range 5000 {
+		fmt.Fprintf(&rows, "%d,%d,2024-%02d,1\n", i%997, 100000+i, 1+i%12)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	month := func() string { return fmt.Sprintf("202%d-%02d", 3+rng.IntN(2), 1+rng.IntN(12)) }
+	for range 20000 {
+		switch rng.IntN(4) {
+		case 0:
+			fmt.Fprintf(&q, `{"where": {"customer_id": %d, "order_month": "%s"}}`+"\n", rng.IntN(1000000), month())
+		case 1:
+			fmt.Fprintf(&q, `{"where": {"order_month": "%s"}}`+"\n", month())
+		case 2:
+			fmt.Fprintf(&q, `{"where": {"customer_id": %d}}`+"\n", rng.IntN(1000000))
+		default:
+			fmt.Fprintf(&q, `{"where": {"order_id": %d}}`+"\n", 100000+rng.IntN(4000000))
+		}
+	}
+	order := 4100000
+	for range 10000 {
+		c, n := rng.IntN(1000000), 3+rng.IntN(3)
+		tx.WriteString(`{"writes": [`)
+		for k := range n {
+			if k > 0 {
+				tx.WriteString(", ")
+				if rng.IntN(3) == 0 {
+					order++
+				}
+			}
+			fmt.Fprintf(&tx, `{"customer_id": %d, "order_id": %d, "order_month": "%s"}`, c, order, "2024-07")
+		}
+		tx.WriteString("]}\n")
+		order++
+	}
+	files := map[string]string{"rows.csv": rows.String(), "q.jsonl": q.String(), "t.jsonl": tx.String()}
+	for name, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tb, err := ReadRows(filepath.Join(dir, "rows.csv"), "orders", Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		on   bool
+	}{{"template", true}, {"scanner", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer func(on bool) { lineTemplates = on }(lineTemplates)
+			lineTemplates = c.on
+			b.SetBytes(int64(q.Len() + tx.Len()))
+			for b.Loop() {
+				w := &shardkey.Workload{Shards: 64, Tables: []*shardkey.Table{tb}}
+				bd := NewBuilder(w, Options{})
+				bd.Sink = nopSink{}
+				if err := bd.ReadQueries(filepath.Join(dir, "q.jsonl")); err != nil {
+					b.Fatal(err)
+				}
+				if err := bd.ReadTxns(filepath.Join(dir, "t.jsonl")); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
