@@ -24,8 +24,9 @@ import (
 // Only lines with one field are templates: "where" for a query, "writes"
 // for a transaction (its writes each matched against the object
 // templates, a write that repeats the previous one's bytes shared as
-// scan shares it). The line's kind is then a read, its weight 1, its
-// table the one its columns pick.
+// scan shares it). A query's kind is then a read and a transaction's
+// writes inserts, the weight 1, the table of each object the one its
+// columns pick.
 
 // objTmpl is the template of one JSON object of conditions.
 type objTmpl struct {
@@ -96,11 +97,10 @@ func (o *objTmpl) match(b []byte, i int, conds []shardkey.Cond) (int, bool) {
 			c.Val, i = shardkey.IntValue(v), j
 		}
 	}
-	if lit := o.lits[n]; !hasAt(b, i, lit) {
+	if !hasAt(b, i, o.lits[n]) {
 		return 0, false
-	} else {
-		return i + len(lit), true
 	}
+	return i + len(o.lits[n]), true
 }
 
 // object matches the object at b[i] against t's object templates into
@@ -184,8 +184,8 @@ func (t *lineTmpl) txn(b []byte, conds *[]shardkey.Cond, stmts []shardkey.Stmt, 
 	return stmts, true
 }
 
-// learn makes templates from line b, which scan read into sc and
-// streamLine resolved without error (table ti of each group: tis).
+// learn makes templates from line data, which scan read and streamLine
+// resolved and routed without error (learnLine checks its shape again).
 func (b *Builder) learn(t *lineTmpl, data []byte, txns bool) {
 	if !lineTemplates || t.failed >= maxTmplFails {
 		return
