@@ -117,30 +117,40 @@ func scanScalar(v *scalar, b []byte, i int) (int, bool) {
 			return i + 4, true
 		}
 	case c == '-' || c >= '0' && c <= '9':
-		j := i
-		if c == '-' {
-			j++
+		n, j, ok := scanInt(b, i)
+		if ok {
+			v.isInt, v.i = true, n
 		}
-		start := j
-		var n int64
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			n = n*10 + int64(b[j]-'0')
-			j++
-		}
-		d := j - start
-		if d == 0 || d > 18 || d > 1 && b[start] == '0' {
-			return 0, false
-		}
-		if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
-			return 0, false
-		}
-		if c == '-' {
-			n = -n
-		}
-		v.isInt, v.i = true, n
-		return j, true
+		return j, ok
 	}
 	return 0, false
+}
+
+// scanInt reads an integer of at most 18 digits, without fraction or
+// exponent, at b[i] and returns it and the index after it.
+func scanInt(b []byte, i int) (int64, int, bool) {
+	j := i
+	neg := j < len(b) && b[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	var n int64
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		n = n*10 + int64(b[j]-'0')
+		j++
+	}
+	d := j - start
+	if d == 0 || d > 18 || d > 1 && b[start] == '0' {
+		return 0, 0, false
+	}
+	if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+		return 0, 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, j, true
 }
 
 // scanObject reads {"col": scalar, ...} at b[i] into s.conds as one group,
@@ -394,6 +404,11 @@ type streamState struct {
 	key   []byte
 	local map[string]int
 	q     routeQueue
+	// tm are the file's line templates (template.go); gen numbers the
+	// batch being read, for their operations.
+	tm    lineTmpl
+	gen   uint64
+	spans []span
 }
 
 // toucher is a batch that can load, ahead of routing a statement, the
@@ -539,6 +554,7 @@ func (b *Builder) stream(file string, txns bool) error {
 		}
 		st := p.st
 		clear(st.local)
+		st.gen++
 		bt.sb = b.Sink.NewBatch()
 		// Nothing is left queued from a batch whose work a fault of
 		// its mapped bytes cut short (forEachBatch recovers it; the
@@ -627,6 +643,22 @@ var (
 // streamLine parses, checks, resolves and routes one line.
 func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte, line int, txns bool) error {
 	st := p.st
+	if !txns {
+		if o, conds, ok := st.tm.query(data, &st.conds); ok {
+			// A line of a known template (template.go): a read of
+			// weight 1, its operation found once a batch.
+			op := o.op
+			if o.gen != st.gen {
+				op = st.localOp(bt, o.ti, shardkey.Read, "", "", conds)
+				o.gen, o.op = st.gen, op
+			}
+			bt.ops[op].rate++
+			return st.routeQuery(bt, file, line, op, o.ti, shardkey.Read, conds, nil, 1, true)
+		}
+	} else if stmts, ok := st.tm.txn(data, &st.conds, st.stmts, &st.spans); ok {
+		st.stmts = stmts
+		return st.routeTxn(bt, file, line, stmts, 1, true)
+	}
 	sc := &st.sc
 	allowed := queryFields
 	if txns {
@@ -668,19 +700,7 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 		if sc.latency != "" && sc.latency != "batch" && sc.latency != "interactive" {
 			return shardkey.Errorf(file, line, "latency", `want "interactive" or "batch"`)
 		}
-		st.key = appendShapeKey(st.key[:0], ti, kind, sc.name, conds)
-		op, ok := st.local[string(st.key)]
-		if !ok {
-			op = len(bt.ops)
-			key := string(st.key)
-			st.local[key] = op
-			lc := make([]shardkey.Cond, len(conds))
-			for k, c := range conds {
-				lc[k] = shardkey.Cond{Col: c.Col, Op: c.Op}
-			}
-			// Copies: the consumer must not read the line's bytes.
-			bt.ops = append(bt.ops, localOp{key: key, ti: ti, kind: kind, name: strings.Clone(sc.name), latency: strings.Clone(sc.latency), conds: lc})
-		}
+		op := st.localOp(bt, ti, kind, sc.name, sc.latency, conds)
 		var sets []shardkey.Cond
 		if len(sc.set) > 0 {
 			if kind != shardkey.Update {
@@ -691,20 +711,11 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 			}
 		}
 		bt.ops[op].rate += sc.weight
-		if q := &st.q; q.t != nil {
-			if scanned && sets == nil && queueable(conds) {
-				q.addQuery(line, op, ti, kind, conds, sc.weight)
-				if len(q.items) < queueLen {
-					return nil
-				}
-				return q.flush(bt.sb, file)
-			}
-			if err := q.flush(bt.sb, file); err != nil {
-				return err
-			}
+		if err := st.routeQuery(bt, file, line, op, ti, kind, conds, sets, sc.weight, scanned); err != nil {
+			return err
 		}
-		if err := bt.sb.Instance(op, ti, kind, conds, sets, sc.weight); err != nil {
-			return shardkey.Errorf(file, line, "where", "%v", err)
+		if scanned {
+			b.learn(&st.tm, data, txns)
 		}
 		return nil
 	}
@@ -736,13 +747,42 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 		stmts = append(stmts, shardkey.Stmt{Table: ti, Kind: shardkey.Insert, Conds: c})
 	}
 	st.stmts = stmts
-	if q := &st.q; q.t != nil {
-		queue := scanned
-		for k := 0; queue && k < len(stmts); k++ {
-			queue = queueable(stmts[k].Conds)
+	if err := st.routeTxn(bt, file, line, stmts, sc.weight, scanned); err != nil {
+		return err
+	}
+	if scanned {
+		b.learn(&st.tm, data, txns)
+	}
+	return nil
+}
+
+// localOp returns the batch's number of the operation of a query (table
+// ti, kind, name, latency, its conditions' columns and operators),
+// adding it to the batch on first use.
+func (st *streamState) localOp(bt *batch, ti int, kind shardkey.Kind, name, latency string, conds []shardkey.Cond) int {
+	st.key = appendShapeKey(st.key[:0], ti, kind, name, conds)
+	op, ok := st.local[string(st.key)]
+	if !ok {
+		op = len(bt.ops)
+		key := string(st.key)
+		st.local[key] = op
+		lc := make([]shardkey.Cond, len(conds))
+		for k, c := range conds {
+			lc[k] = shardkey.Cond{Col: c.Col, Op: c.Op}
 		}
-		if queue {
-			q.addTxn(line, stmts, sc.weight)
+		// Copies: the consumer must not read the line's bytes.
+		bt.ops = append(bt.ops, localOp{key: key, ti: ti, kind: kind, name: strings.Clone(name), latency: strings.Clone(latency), conds: lc})
+	}
+	return op
+}
+
+// routeQuery routes a query line (operation op) into the batch, or
+// queues it (routeQueue) when it was read by scan or a template
+// (scanned: its values are views of the batch's bytes).
+func (st *streamState) routeQuery(bt *batch, file string, line, op, ti int, kind shardkey.Kind, conds, sets []shardkey.Cond, w float64, scanned bool) error {
+	if q := &st.q; q.t != nil {
+		if scanned && sets == nil && queueable(conds) {
+			q.addQuery(line, op, ti, kind, conds, w)
 			if len(q.items) < queueLen {
 				return nil
 			}
@@ -752,7 +792,32 @@ func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte,
 			return err
 		}
 	}
-	if err := bt.sb.Txn(stmts, sc.weight); err != nil {
+	if err := bt.sb.Instance(op, ti, kind, conds, sets, w); err != nil {
+		return shardkey.Errorf(file, line, "where", "%v", err)
+	}
+	return nil
+}
+
+// routeTxn routes a transaction line into the batch, or queues it (see
+// routeQuery).
+func (st *streamState) routeTxn(bt *batch, file string, line int, stmts []shardkey.Stmt, w float64, scanned bool) error {
+	if q := &st.q; q.t != nil {
+		queue := scanned
+		for k := 0; queue && k < len(stmts); k++ {
+			queue = queueable(stmts[k].Conds)
+		}
+		if queue {
+			q.addTxn(line, stmts, w)
+			if len(q.items) < queueLen {
+				return nil
+			}
+			return q.flush(bt.sb, file)
+		}
+		if err := q.flush(bt.sb, file); err != nil {
+			return err
+		}
+	}
+	if err := bt.sb.Txn(stmts, w); err != nil {
 		return shardkey.Errorf(file, line, "writes", "%v", err)
 	}
 	return nil

@@ -259,6 +259,120 @@ func (r *router) stmt(ti int, kind shardkey.Kind, conds, sets []shardkey.Cond) (
 	return tc, nil
 }
 
+// stmtTo routes one statement as stmt does, into *tc. A statement that
+// binds every column of its table's hash key to one known value, with no
+// lookups, merged route or moving update to consider, is routed by
+// keyShard alone: a statement of the common shape costs no touch built
+// and copied out through stmtKey and stmt (136 bytes, twice, read back
+// wider than it was written: store-forwarding stalls).
+func (r *router) stmtTo(tc *touch, ti int, kind shardkey.Kind, conds, sets []shardkey.Cond) error {
+	tk := r.s.tables[ti]
+	if plain(tk, kind, conds, sets) {
+		if sh, ok := r.keyShard(tk, conds); ok {
+			*tc = touch{kind: tOne, one: sh}
+			return nil
+		}
+		if k, ok := keyMissing(tk, kind, conds); ok {
+			*tc = touch{kind: k, unbound: k == tUniform}
+			return nil
+		}
+	}
+	var err error
+	*tc, err = r.stmt(ti, kind, conds, sets)
+	return err
+}
+
+// plainShard returns the shard of a statement stmt routes to one shard
+// (tOne) by its table's hash key alone: no lookups on the table, no
+// merged route (Via), no UPDATE that may move its row; ok false when
+// stmt must decide.
+func (r *router) plainShard(ti int, kind shardkey.Kind, conds, sets []shardkey.Cond) (int, bool) {
+	tk := r.s.tables[ti]
+	if !plain(tk, kind, conds, sets) {
+		return 0, false
+	}
+	return r.keyShard(tk, conds)
+}
+
+// plainRoutes enables the shortcuts of plain and keyShard (stmtTo,
+// singleProb, stmtKey); tests turn it off to compare them with stmtKey's
+// enumeration of the key's values, the general path.
+var plainRoutes = true
+
+// plain reports whether stmt routes a statement on tk by stmtKey alone:
+// no lookups on the table, no merged route (Via), no UPDATE that may
+// move its row.
+func plain(tk *tableKey, kind shardkey.Kind, conds, sets []shardkey.Cond) bool {
+	return plainRoutes && tk.lookups == nil && (kind != shardkey.Update || len(sets) == 0) && !hasVia(conds)
+}
+
+// keyMissing returns what stmtKey's enumeration returns for a statement
+// on a hash or directory key that leaves a key column without a
+// condition, every column before it bound by equality: tAll, or for an
+// insert tUniform (unbound: the row gets the column's default). ok false
+// for anything else (stmtKey decides).
+func keyMissing(tk *tableKey, kind shardkey.Kind, conds []shardkey.Cond) (touchKind, bool) {
+	if tk.kind != kHash && tk.kind != kDirectory {
+		return 0, false
+	}
+	for _, c := range tk.cols {
+		cd := findCond(conds, c)
+		if cd == nil {
+			if kind == shardkey.Insert {
+				return tUniform, true
+			}
+			return tAll, true
+		}
+		if cd.Op != shardkey.Eq {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// keyShard returns the shard of a statement on a table placed by hash
+// (no isolated or salted values) that binds every key column to one
+// known value by equality: what stmtKey's enumeration of the key's
+// values finds for it (one combination, home), or the same through the
+// fast ways to it (one Int64 column's point, the memo's table). ok false
+// for anything else, and when home fails (a NULL the engine cannot
+// place): stmtKey decides.
+func (r *router) keyShard(tk *tableKey, conds []shardkey.Cond) (int, bool) {
+	if !plainRoutes || tk.kind != kHash || tk.iso != nil || tk.salted != nil {
+		return 0, false
+	}
+	if tk.fast != nil {
+		// One Int64 column bound to one value: the allocation-free path
+		// rows take (home, without building a key).
+		if cd := findCond(conds, tk.cols[0]); cd != nil && cd.Op == shardkey.Eq && cd.Fresh == shardkey.NotFresh && cd.Val.Type == shardkey.Int64 {
+			pt := tk.fast.PointInt64(cd.Val.Int)
+			if tk.modN > 0 {
+				return int(pt % tk.modN), true
+			}
+			return tk.layout.Shard(pt), true
+		}
+	}
+	if cap(r.combo) < len(tk.cols) {
+		r.combo = make([]shardkey.Value, len(tk.cols))
+	}
+	key := r.combo[:len(tk.cols)]
+	if !eqKey(key, tk.cols, conds) {
+		return 0, false
+	}
+	if tk.memo != nil && tk.memo.sh != nil {
+		// A memoised key whose shard the memo holds (every value of
+		// the rows): that shard, as home would find it, without it.
+		if sh, ok := tk.memo.known(key); ok {
+			return sh, true
+		}
+	}
+	h, err := r.home(tk, key)
+	if err != nil {
+		return 0, false
+	}
+	return h, true
+}
+
 // stmtKey routes one statement by the table's key alone.
 func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (touch, error) {
 	tk := r.s.tables[ti]
@@ -273,33 +387,14 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 	case kRange:
 		return r.rangeStmt(tk, kind, conds)
 	}
-	if tk.fast != nil && tk.kind == kHash && tk.iso == nil && tk.salted == nil {
-		// One Int64 column bound to one value: the allocation-free path
-		// rows take (home, without building a key).
-		if cd := findCond(conds, tk.cols[0]); cd != nil && cd.Op == shardkey.Eq && cd.Fresh == shardkey.NotFresh && cd.Val.Type == shardkey.Int64 {
-			pt := tk.fast.PointInt64(cd.Val.Int)
-			if tk.modN > 0 {
-				return touch{kind: tOne, one: int(pt % tk.modN)}, nil
-			}
-			return touch{kind: tOne, one: tk.layout.Shard(pt)}, nil
-		}
+	if sh, ok := r.keyShard(tk, conds); ok {
+		return touch{kind: tOne, one: sh}, nil
 	}
 	if cap(r.vals) < len(tk.cols) {
 		r.vals = make([][]shardkey.Value, len(tk.cols))
 		r.one = make([]shardkey.Value, len(tk.cols))
 		r.idx = make([]int, len(tk.cols))
 		r.combo = make([]shardkey.Value, len(tk.cols))
-	}
-	if tk.memo != nil && tk.memo.sh != nil && tk.kind == kHash && tk.iso == nil && tk.salted == nil {
-		// A memoised key with every column bound to one known value whose
-		// shard the memo holds (every value of the rows): that shard, as
-		// the enumeration below would find it through home, without it.
-		key := r.combo[:len(tk.cols)]
-		if eqKey(key, tk.cols, conds) {
-			if sh, ok := tk.memo.known(key); ok {
-				return touch{kind: tOne, one: sh}, nil
-			}
-		}
 	}
 	// Hash and directory keys: every key column must be bound by Eq or IN.
 	combos := 1

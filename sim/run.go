@@ -418,7 +418,20 @@ func (r *router) singleProb(tx *shardkey.Txn, lookups bool) (float64, error) {
 			continue // the same write again lands where it did
 		}
 		conds := st.Conds
-		if len(st.UseVindex) > 0 || len(st.IgnoreVindex) > 0 {
+		hinted := len(st.UseVindex) > 0 || len(st.IgnoreVindex) > 0
+		if !hinted {
+			if sh, ok := r.plainShard(st.Table, st.Kind, conds, st.Sets); ok {
+				// One shard, by the key alone (stmt's tOne without
+				// lookups, move or union): as the tOne case below.
+				settled = true
+				addC(sh)
+				if len(concrete) > 1 {
+					return 0, nil
+				}
+				continue
+			}
+		}
+		if hinted {
 			conds, _, _ = r.s.hinted(Access{Table: st.Table, Kind: st.Kind, UseVindex: st.UseVindex, IgnoreVindex: st.IgnoreVindex}, conds) // see instances
 		}
 		tc, err := r.stmt(st.Table, st.Kind, conds, st.Sets)

@@ -130,9 +130,9 @@ func (st *Stream) Merge(b shardkey.Batch, ops []int) {
 
 // Instance routes one operation instance under every scheme.
 func (b *StreamBatch) Instance(op, table int, kind shardkey.Kind, conds, sets []shardkey.Cond, w float64) error {
+	var tc touch
 	for i, r := range b.routers {
-		tc, err := r.stmt(table, kind, conds, sets)
-		if err != nil {
+		if err := r.stmtTo(&tc, table, kind, conds, sets); err != nil {
 			return err
 		}
 		p := b.parts[i]
