@@ -497,6 +497,12 @@ func textRanks(t *shardkey.Table, c int) ranked {
 // (digits that are the same in every key are skipped), and returns the
 // sorted slice (a, or a buffer of the same length).
 func radixSort[T any](a []T, key func(*T) uint64) []T {
+	return radixSortBuf(a, nil, key)
+}
+
+// radixSortBuf is radixSort with buf, when at least as long as a, as its
+// buffer.
+func radixSortBuf[T any](a, buf []T, key func(*T) uint64) []T {
 	n := len(a)
 	if n < 2 {
 		return a
@@ -510,6 +516,9 @@ func radixSort[T any](a []T, key func(*T) uint64) []T {
 		}
 	}
 	var b []T
+	if len(buf) >= n {
+		b = buf[:n]
+	}
 	for d := 0; d < 8; d++ {
 		c := &counts[d]
 		if c[byte(k0>>(8*d))] == n {
