@@ -215,9 +215,16 @@ func (r *router) rows(p *Partial, t *shardkey.Table, ti, lo, hi int, ids []int32
 		// hashes the canonical encoding: encode each row from its
 		// columns, no values built, no error possible.
 		buf := r.buf[:0]
-		for i := lo; i < hi; i++ {
-			buf = partition.AppendCanonicalRow(buf[:0], tk.keyCol, i)
-			ids[i] = int32(tk.canon.PointCanonical(buf) % tk.modN)
+		if n := tk.modN; n&(n-1) == 0 { // p % n is p & (n-1)
+			for i := lo; i < hi; i++ {
+				buf = partition.AppendCanonicalRow(buf[:0], tk.keyCol, i)
+				ids[i] = int32(tk.canon.PointCanonical(buf) & (n - 1))
+			}
+		} else {
+			for i := lo; i < hi; i++ {
+				buf = partition.AppendCanonicalRow(buf[:0], tk.keyCol, i)
+				ids[i] = int32(tk.canon.PointCanonical(buf) % n)
+			}
 		}
 		r.buf = buf
 		return nil
@@ -315,6 +322,12 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 func routeIDsInt64(e partition.Int64Pointer, keys []int64, n uint64, ids []int32) {
 	ids = ids[:len(keys)]
 	if _, ok := e.(partition.Generic); ok {
+		if n&(n-1) == 0 { // a power of two: p % n is p & (n-1), without a division
+			for i, k := range keys {
+				ids[i] = int32(partition.Generic{}.PointInt64(k) & (n - 1))
+			}
+			return
+		}
 		for i, k := range keys {
 			ids[i] = int32(partition.Generic{}.PointInt64(k) % n)
 		}
