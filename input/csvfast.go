@@ -135,7 +135,10 @@ type csvChunk struct {
 type csvCols struct {
 	cols    []*shardkey.Column // by field; nil for the weight
 	weights []float64
-	total   int        // rows the slices have room for
+	total   int // rows the slices have room for
+	// numSafe: the separator is no byte of a decimal, so fastRow reads
+	// a weight without first finding its field's end.
+	numSafe bool
 	mu      sync.Mutex // guards creating a column's Nulls
 }
 
@@ -239,7 +242,8 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options, mapped boo
 		c.start = total
 		total += c.lines
 	}
-	cc := &csvCols{cols: make([]*shardkey.Column, len(header)), total: total}
+	cc := &csvCols{cols: make([]*shardkey.Column, len(header)), total: total,
+		numSafe: !strings.ContainsRune("0123456789.eE+-", rune(sep))}
 	for i, h := range header {
 		if i == weightCol {
 			cc.weights = make([]float64, total)
@@ -479,6 +483,19 @@ func fastRow(l []byte, row int, cc *csvCols, sep byte, weightCol int, own func(i
 				return false
 			}
 			p++
+		}
+		if i == weightCol && cc.numSafe {
+			// The weight is read where it starts; the byte after it
+			// must be the next field's separator (checked above at the
+			// next field) or the line's end (checked at the end), so
+			// a field with more after the number is refused.
+			w, n, ok := exactFloatPrefix(view(l[p:]))
+			if !ok || checkWeight(w) != nil {
+				return false
+			}
+			cc.weights[row] = w
+			p += n
+			continue
 		}
 		if i == weightCol || col.Type == shardkey.Text {
 			end := len(l)

@@ -163,6 +163,21 @@ func csvCases() []csvCase {
 		{name: "int64 forced 19 digits", content: "a,s\n1,x\n1234567890123456789,y\n", types: map[string]shardkey.Type{"a": shardkey.Int64}},
 		{name: "weight 17 digits and bad", content: "a,weight\n1,0.12345678901234567\n2,-1\n"},
 		{name: "weight spaces", content: "a,weight\n1, 0.5\n2,0.5 \n"},
+		// The weight is read where it starts (exactFloatPrefix): a field
+		// with more after the number, in the middle of the line or last,
+		// is left to the slow path, which reports it or reads it.
+		{name: "weight first, junk after the number", content: "weight,a\n1.5,1\n2.5x,2\n"},
+		{name: "weight middle, junk after the number", content: "a,weight,s\n1,1.5,x\n2,2.5e,y\n3,2.5e+,z\n"},
+		{name: "weight middle, exponent then junk", content: "a,weight,s\n1,1e5,x\n2,1e5e5,y\n"},
+		{name: "weight last, junk after the number", content: "a,weight\n1,1.5\n2,2.5.5\n"},
+		{name: "weight last, a second number", content: "a,weight\n1,1.5\n2,2.5-3\n"},
+		{name: "weight last, text after", content: "a,weight\n1,1.5\n2,1.5 kg\n"},
+		{name: "weight middle, empty", content: "a,weight,s\n1,1,x\n2,,y\n"},
+		{name: "weight middle, 20 digits", content: "a,weight,s\n1,1,x\n2,12345678901234567890,y\n"},
+		{name: "weight middle, 19 digits then junk", content: "a,weight,s\n1,1,x\n2,1234567890123456789q,y\n"},
+		{name: "weight middle, infinity", content: "a,weight,s\n1,1,x\n2,1e400,y\n"},
+		{name: "weight middle, exact forms", content: "a,weight,s\n1,2.871580110239838e-07,x\n2,4.3231893968012104e-07,y\n3,-0,z\n4,.5,w\n5,5.,v\n6,1E+2,u\n"},
+		{name: "tsv weight middle, junk", content: "a\tweight\ts\n1\t1.5\tx\n2\t1.5,5\ty\n", tsv: true},
 	}
 }
 
