@@ -42,7 +42,7 @@ func TestExactFloat(t *testing.T) {
 		{" 1", false}, {"1 ", false}, {"0x10", false}, {"inf", false}, {"NaN", false}, {"1_0", false},
 		{"0.30000000000000004", true}, {"1.5e-7", true}, {"123456789012345.6", true},
 		{"4.3231893968012104e-07", true}, {"1.7976931348623157e308", false},
-		{"00000000000000000000001", true}, // leading zeros are not significant digits
+		{"00000000000000000000001", true},                                     // leading zeros are not significant digits
 		{"000.000123", true}, {"-0.0", true}, {"0.1000000000000000000", true}, // 19 significant digits
 		{"0.10000000000000000000", false}, {"1000000000000000000.5", false}, // 21 and 20: trailing zeros count
 	} {
