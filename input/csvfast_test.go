@@ -519,3 +519,43 @@ func TestCSVMappedTruncated(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVMappedQuoted: a mapped file holding a '"' anywhere (its header,
+// a header that split at every comma would repeat a name, the first
+// body line, a middle chunk, its last byte) is not taken by
+// readCSVMapped (false, no error, whatever else the fast reader would
+// have said of it), and ReadRows reads it as encoding/csv does.
+func TestCSVMappedQuoted(t *testing.T) {
+	body := lines(3000, func(i int) string { return fmt.Sprintf("%d,x%d", i, i%7) })
+	for _, c := range []struct{ name, content string }{
+		{"header", "\"a\",b\n" + body},
+		{"header split would repeat a name", "\"a,a\",b\n1,2\n"},
+		{"first line", "a,b\n\"1\",y\n" + body},
+		{"middle", "a,b\n" + body + "5,\"q\"\n" + body},
+		{"last byte", "a,b\n" + body + "5,\"q\""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, n := range []int{1, 100, 4 << 20} {
+				setChunkSize(t, n)
+				path := filepath.Join(t.TempDir(), "q.csv")
+				if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tb, ok, err := readCSVMapped(f, path, "t", ',', Options{})
+				f.Close()
+				if ok || tb != nil || err != nil {
+					t.Fatalf("chunk size %d: readCSVMapped took a quoted file: %v, %v", n, ok, err)
+				}
+				got, gerr := ReadRows(path, "t", Options{})
+				want, werr := readCSVRows(strings.NewReader(c.content), path, "t", Options{})
+				if d := sameRead(got, gerr, want, werr); d != "" {
+					t.Fatalf("chunk size %d: ReadRows and encoding/csv differ: %s", n, d)
+				}
+			}
+		})
+	}
+}
