@@ -57,3 +57,28 @@ func TestRowsModulo(t *testing.T) {
 		}
 	}
 }
+
+// TestFreeList: values come back last in, first out, from any goroutine,
+// and at most freeListMax are kept.
+func TestFreeList(t *testing.T) {
+	var l freeList[int]
+	if _, ok := l.get(); ok {
+		t.Fatal("a value from an empty list")
+	}
+	done := make(chan bool)
+	go func() {
+		for i := 1; i <= freeListMax+2; i++ {
+			l.put(i)
+		}
+		done <- true
+	}()
+	<-done
+	for want := freeListMax; want >= 1; want-- {
+		if v, ok := l.get(); !ok || v != want {
+			t.Fatalf("get = %d, %v; want %d", v, ok, want)
+		}
+	}
+	if v, ok := l.get(); ok {
+		t.Errorf("get = %d after %d values; want none (at most %d kept)", v, freeListMax, freeListMax)
+	}
+}

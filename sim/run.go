@@ -162,11 +162,15 @@ func putIDs(s []int32) {
 // freeList keeps values for reuse, like a sync.Pool that the garbage
 // collector does not empty and whose values any goroutine gets back
 // (a sync.Pool's value put on one processor is not seen from another
-// until a collection, and score runs without one).
+// until a collection, and score runs without one). It keeps at most
+// freeListMax values, so a long-lived process holds a bounded amount.
 type freeList[T any] struct {
 	mu   sync.Mutex
 	free []T
 }
+
+// freeListMax bounds the values a freeList keeps.
+const freeListMax = 4
 
 // get returns a value put earlier, or false.
 func (l *freeList[T]) get() (T, bool) {
@@ -182,10 +186,13 @@ func (l *freeList[T]) get() (T, bool) {
 	return v, false
 }
 
-// put keeps v for a later get.
+// put keeps v for a later get, unless freeListMax values are kept
+// already.
 func (l *freeList[T]) put(v T) {
 	l.mu.Lock()
-	l.free = append(l.free, v)
+	if len(l.free) < freeListMax {
+		l.free = append(l.free, v)
+	}
 	l.mu.Unlock()
 }
 
