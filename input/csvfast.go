@@ -8,7 +8,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 
@@ -90,43 +89,31 @@ func readCSVMapped(f *os.File, file, name string, sep byte, o Options) (t *shard
 			t, ok, err = nil, true, mappedFault(file, e)
 		}
 	}()
-	const piece = 8 << 20
-	n := (len(data) + piece - 1) / piece
-	quotes := make([]bool, n)
-	var ferr error
-	var mu sync.Mutex
-	parallel(n, func(i int) {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() {
-			if e := recover(); e != nil {
-				err := mappedFault(file, e)
-				mu.Lock()
-				ferr = cmp.Or(ferr, err)
-				mu.Unlock()
-			}
-		}()
-		quotes[i] = bytes.IndexByte(data[i*piece:min((i+1)*piece, len(data))], '"') >= 0
-	})
-	if ferr != nil {
-		return nil, true, ferr
-	}
-	if slices.Contains(quotes, true) {
+	// readCSVFast looks for a '"' as it counts each chunk's lines, in
+	// the same pass over the mapping.
+	t, err = readCSVFast(data, file, name, sep, o, true)
+	if err == errQuoted {
 		return nil, false, nil
 	}
-	t, err = readCSVFast(data, file, name, sep, o, true)
 	return t, true, err
 }
+
+// errQuoted is readCSVFast's report, for a mapped file, that the file
+// holds a '"' (readCSVMapped then leaves it to the reader of quoted
+// files).
+var errQuoted = errors.New("the file holds a quote")
 
 // errShrunk says a file ended before the size it had when it was opened.
 var errShrunk = errors.New("the file changed (was truncated?) while it was being read; read it again")
 
 // csvChunk is one chunk's parsed rows.
 type csvChunk struct {
-	off, end int // byte range in the file
-	start    int // index of its first row in the table
-	lines    int // lines in it: the most rows it can have
-	rows     int // rows parsed (lines less empty ones)
-	errOff   int // offset of the line with the first error
+	off, end int  // byte range in the file
+	start    int  // index of its first row in the table
+	lines    int  // lines in it: the most rows it can have
+	rows     int  // rows parsed (lines less empty ones)
+	errOff   int  // offset of the line with the first error
+	quoted   bool // a '"' in it (looked for in a mapped file only)
 	err      func(line int) error
 }
 
@@ -135,7 +122,10 @@ type csvChunk struct {
 type csvCols struct {
 	cols    []*shardkey.Column // by field; nil for the weight
 	weights []float64
-	total   int        // rows the slices have room for
+	total   int // rows the slices have room for
+	// numSafe: the separator is no byte of a decimal, so fastRow reads
+	// a weight without first finding its field's end.
+	numSafe bool
 	mu      sync.Mutex // guards creating a column's Nulls
 }
 
@@ -187,25 +177,13 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options, mapped boo
 	for i, h := range header {
 		header[i] = strings.Clone(h) // names outlive the file's bytes
 	}
-	t := &shardkey.Table{Name: name}
-	weightCol, err := csvHeader(file, line, header)
-	if err != nil {
-		return nil, err
-	}
 	bodyOff, bodyLine := off, line+1
-	// Types from the first InferRows records.
-	var sample [][]string
-	var lines []int
-	for p, ln := off, line+1; p < len(data) && len(sample) < InferRows; ln++ {
-		l, next := csvLine(data, p)
-		p = next
-		if len(l) > 0 {
-			sample = append(sample, splitFields(nil, l, sep))
-			lines = append(lines, ln)
-		}
+	// A mapped file is checked for a '"' (errQuoted) before anything
+	// can fail: the part before the body here, the body as its lines
+	// are counted.
+	if mapped && bytes.IndexByte(data[:bodyOff], '"') >= 0 {
+		return nil, errQuoted
 	}
-	types := csvTypes(file, header, weightCol, name, o, sample, lines)
-
 	// Chunks of about csvChunkSize bytes, ending at line ends, parsed in
 	// parallel.
 	chunkSize := csvChunkSize
@@ -227,19 +205,47 @@ func readCSVFast(data []byte, file, name string, sep byte, o Options, mapped boo
 	// after parsing).
 	if err := inParallel(len(chunks), func(i int) {
 		c := chunks[i]
-		c.lines = bytes.Count(data[c.off:c.end], []byte{'\n'})
+		b := data[c.off:c.end]
+		if mapped {
+			c.quoted = bytes.IndexByte(b, '"') >= 0
+		}
+		c.lines = bytes.Count(b, []byte{'\n'})
 		if c.end == len(data) && c.end > c.off && data[c.end-1] != '\n' {
 			c.lines++
 		}
 	}); err != nil {
 		return nil, err
 	}
+	for _, c := range chunks {
+		if c.quoted {
+			return nil, errQuoted
+		}
+	}
+	t := &shardkey.Table{Name: name}
+	weightCol, err := csvHeader(file, line, header)
+	if err != nil {
+		return nil, err
+	}
+	// Types from the first InferRows records.
+	var sample [][]string
+	var lines []int
+	for p, ln := off, line+1; p < len(data) && len(sample) < InferRows; ln++ {
+		l, next := csvLine(data, p)
+		p = next
+		if len(l) > 0 {
+			sample = append(sample, splitFields(nil, l, sep))
+			lines = append(lines, ln)
+		}
+	}
+	types := csvTypes(file, header, weightCol, name, o, sample, lines)
+
 	total := 0
 	for _, c := range chunks {
 		c.start = total
 		total += c.lines
 	}
-	cc := &csvCols{cols: make([]*shardkey.Column, len(header)), total: total}
+	cc := &csvCols{cols: make([]*shardkey.Column, len(header)), total: total,
+		numSafe: !strings.ContainsRune("0123456789.eE+-", rune(sep))}
 	for i, h := range header {
 		if i == weightCol {
 			cc.weights = make([]float64, total)
@@ -479,6 +485,19 @@ func fastRow(l []byte, row int, cc *csvCols, sep byte, weightCol int, own func(i
 				return false
 			}
 			p++
+		}
+		if i == weightCol && cc.numSafe {
+			// The weight is read where it starts; the byte after it
+			// must be the next field's separator (checked above at the
+			// next field) or the line's end (checked at the end), so
+			// a field with more after the number is refused.
+			w, n, ok := exactFloatPrefix(view(l[p:]))
+			if !ok || checkWeight(w) != nil {
+				return false
+			}
+			cc.weights[row] = w
+			p += n
+			continue
 		}
 		if i == weightCol || col.Type == shardkey.Text {
 			end := len(l)

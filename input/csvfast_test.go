@@ -163,6 +163,21 @@ func csvCases() []csvCase {
 		{name: "int64 forced 19 digits", content: "a,s\n1,x\n1234567890123456789,y\n", types: map[string]shardkey.Type{"a": shardkey.Int64}},
 		{name: "weight 17 digits and bad", content: "a,weight\n1,0.12345678901234567\n2,-1\n"},
 		{name: "weight spaces", content: "a,weight\n1, 0.5\n2,0.5 \n"},
+		// The weight is read where it starts (exactFloatPrefix): a field
+		// with more after the number, in the middle of the line or last,
+		// is left to the slow path, which reports it or reads it.
+		{name: "weight first, junk after the number", content: "weight,a\n1.5,1\n2.5x,2\n"},
+		{name: "weight middle, junk after the number", content: "a,weight,s\n1,1.5,x\n2,2.5e,y\n3,2.5e+,z\n"},
+		{name: "weight middle, exponent then junk", content: "a,weight,s\n1,1e5,x\n2,1e5e5,y\n"},
+		{name: "weight last, junk after the number", content: "a,weight\n1,1.5\n2,2.5.5\n"},
+		{name: "weight last, a second number", content: "a,weight\n1,1.5\n2,2.5-3\n"},
+		{name: "weight last, text after", content: "a,weight\n1,1.5\n2,1.5 kg\n"},
+		{name: "weight middle, empty", content: "a,weight,s\n1,1,x\n2,,y\n"},
+		{name: "weight middle, 20 digits", content: "a,weight,s\n1,1,x\n2,12345678901234567890,y\n"},
+		{name: "weight middle, 19 digits then junk", content: "a,weight,s\n1,1,x\n2,1234567890123456789q,y\n"},
+		{name: "weight middle, infinity", content: "a,weight,s\n1,1,x\n2,1e400,y\n"},
+		{name: "weight middle, exact forms", content: "a,weight,s\n1,2.871580110239838e-07,x\n2,4.3231893968012104e-07,y\n3,-0,z\n4,.5,w\n5,5.,v\n6,1E+2,u\n"},
+		{name: "tsv weight middle, junk", content: "a\tweight\ts\n1\t1.5\tx\n2\t1.5,5\ty\n", tsv: true},
 	}
 }
 
@@ -502,5 +517,45 @@ func TestCSVMappedTruncated(t *testing.T) {
 		if !ok || err == nil || !strings.Contains(err.Error(), path+": the file changed") {
 			t.Errorf("truncated to %d bytes: taken %v, error %v; want one saying %s changed while being read", keep, ok, err, path)
 		}
+	}
+}
+
+// TestCSVMappedQuoted: a mapped file holding a '"' anywhere (its header,
+// a header that split at every comma would repeat a name, the first
+// body line, a middle chunk, its last byte) is not taken by
+// readCSVMapped (false, no error, whatever else the fast reader would
+// have said of it), and ReadRows reads it as encoding/csv does.
+func TestCSVMappedQuoted(t *testing.T) {
+	body := lines(3000, func(i int) string { return fmt.Sprintf("%d,x%d", i, i%7) })
+	for _, c := range []struct{ name, content string }{
+		{"header", "\"a\",b\n" + body},
+		{"header split would repeat a name", "\"a,a\",b\n1,2\n"},
+		{"first line", "a,b\n\"1\",y\n" + body},
+		{"middle", "a,b\n" + body + "5,\"q\"\n" + body},
+		{"last byte", "a,b\n" + body + "5,\"q\""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, n := range []int{1, 100, 4 << 20} {
+				setChunkSize(t, n)
+				path := filepath.Join(t.TempDir(), "q.csv")
+				if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tb, ok, err := readCSVMapped(f, path, "t", ',', Options{})
+				f.Close()
+				if ok || tb != nil || err != nil {
+					t.Fatalf("chunk size %d: readCSVMapped took a quoted file: %v, %v", n, ok, err)
+				}
+				got, gerr := ReadRows(path, "t", Options{})
+				want, werr := readCSVRows(strings.NewReader(c.content), path, "t", Options{})
+				if d := sameRead(got, gerr, want, werr); d != "" {
+					t.Fatalf("chunk size %d: ReadRows and encoding/csv differ: %s", n, d)
+				}
+			}
+		})
 	}
 }

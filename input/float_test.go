@@ -42,7 +42,9 @@ func TestExactFloat(t *testing.T) {
 		{" 1", false}, {"1 ", false}, {"0x10", false}, {"inf", false}, {"NaN", false}, {"1_0", false},
 		{"0.30000000000000004", true}, {"1.5e-7", true}, {"123456789012345.6", true},
 		{"4.3231893968012104e-07", true}, {"1.7976931348623157e308", false},
-		{"00000000000000000000001", true}, // leading zeros are not significant digits
+		{"00000000000000000000001", true},                                     // leading zeros are not significant digits
+		{"000.000123", true}, {"-0.0", true}, {"0.1000000000000000000", true}, // 19 significant digits
+		{"0.10000000000000000000", false}, {"1000000000000000000.5", false}, // 21 and 20: trailing zeros count
 	} {
 		if got := checkExactFloat(t, c.s); got != c.ok {
 			t.Errorf("exactFloat(%q) ok = %v; want %v", c.s, got, c.ok)
@@ -95,4 +97,50 @@ func FuzzExactFloat(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkExactFloat(t, s) })
+}
+
+// TestExactFloatPrefix: a number followed by a byte no decimal continues
+// with (a separator, a letter, a space) is read as strconv.ParseFloat
+// reads the number alone, and its length is the number's; a number that
+// a following byte continues ('.', a digit, 'e') is read greedily, and
+// exactFloat of the whole text agrees whenever the length is all of it.
+func TestExactFloatPrefix(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 100000; i++ {
+		w := r.Float64() * math.Pow(10, float64(r.IntN(30)-20))
+		num := strconv.FormatFloat(w, "gfe"[r.IntN(3)], r.IntN(18)-1, 64)
+		want, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tail := range []string{"", ",", "\t7", ";x", " kg", "x", "\n"} {
+			f, n, ok := exactFloatPrefix(num + tail)
+			if ok && (n != len(num) || math.Float64bits(f) != math.Float64bits(want)) {
+				t.Fatalf("exactFloatPrefix(%q) = %v, %d; want %v, %d", num+tail, f, n, want, len(num))
+			}
+			if g, gok := exactFloat(num); ok != gok || ok && math.Float64bits(g) != math.Float64bits(f) {
+				t.Fatalf("exactFloatPrefix(%q) ok %v, exactFloat(%q) ok %v", num+tail, ok, num, gok)
+			}
+		}
+	}
+	for _, c := range []struct {
+		s  string
+		n  int
+		ok bool
+	}{
+		{"1.5.5", 3, true}, {"2.5-3", 3, true}, {"1e5e5", 3, true}, {"12,3", 2, true},
+		{"1e,", 0, false}, {"1e+,", 0, false}, {"-,", 0, false}, {".,", 0, false}, {",1", 0, false},
+		{"12345678901234567890,", 0, false}, {"1e28,", 0, false}, {"5.,", 2, true}, {".5x", 2, true},
+	} {
+		f, n, ok := exactFloatPrefix(c.s)
+		if ok != c.ok || ok && n != c.n {
+			t.Errorf("exactFloatPrefix(%q) = %v, %d, %v; want length %d, %v", c.s, f, n, ok, c.n, c.ok)
+			continue
+		}
+		if ok {
+			if want, _ := strconv.ParseFloat(c.s[:n], 64); f != want {
+				t.Errorf("exactFloatPrefix(%q) = %v; want %v", c.s, f, want)
+			}
+		}
+	}
 }

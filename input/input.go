@@ -209,39 +209,66 @@ var pow5 = func() (p [28]uint64) {
 // (Python's repr, with up to 17 digits; Go's %v) take this path, at a
 // fraction of strconv's cost.
 func exactFloat(s string) (float64, bool) {
+	f, n, ok := exactFloatPrefix(s)
+	return f, ok && n == len(s)
+}
+
+// exactFloatPrefix reads a plain decimal at the start of s as exactFloat
+// does, greedily (digits, then a '.' and digits, then an 'e' or 'E', a
+// sign and digits), and returns its value and length; it reports false
+// where exactFloat would for that prefix (no digits, an 'e' without
+// exponent digits, more than 19 significant digits, a scale past
+// 10^27). When the length is len(s), the result is exactFloat(s). It
+// lets a caller read a number and find the end of its field in one pass
+// (fastRow: the byte after the number must be the separator or the
+// line's end).
+func exactFloatPrefix(s string) (float64, int, bool) {
 	i, neg := 0, false
 	if len(s) > 0 && s[0] == '-' {
 		neg, i = true, 1
 	}
+	// Significant digits are those from the first nonzero one on: the
+	// zeros before it (in the integer part, or after the point when the
+	// integer part is zero) are skipped first, so the loops that build m
+	// only accumulate. Past 19 significant digits m has wrapped, and the
+	// number is refused.
 	var m uint64
-	digits, frac, exp := 0, 0, 0
+	frac, exp := 0, 0
 	start := i
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		if m != 0 || s[i] != '0' {
-			digits++
+	for i < len(s) && s[i] == '0' {
+		i++
+	}
+	sig := i
+	for ; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			break
 		}
-		m = m*10 + uint64(s[i]-'0')
-		if digits > 19 {
-			return 0, false
-		}
+		m = m*10 + uint64(d)
 	}
 	intDigits := i - start
+	digits := i - sig
 	if i < len(s) && s[i] == '.' {
 		i++
 		fs := i
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if m != 0 || s[i] != '0' {
-				digits++
-			}
-			m = m*10 + uint64(s[i]-'0')
-			if digits > 19 {
-				return 0, false
+		if digits == 0 {
+			for i < len(s) && s[i] == '0' {
+				i++
 			}
 		}
+		fsig := i
+		for ; i < len(s); i++ {
+			d := s[i] - '0'
+			if d > 9 {
+				break
+			}
+			m = m*10 + uint64(d)
+		}
+		digits += i - fsig
 		frac = i - fs
 	}
-	if intDigits+frac == 0 {
-		return 0, false
+	if intDigits+frac == 0 || digits > 19 {
+		return 0, 0, false
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
@@ -254,18 +281,15 @@ func exactFloat(s string) (float64, bool) {
 		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 			exp = exp*10 + int(s[i]-'0')
 			if exp > 1000 {
-				return 0, false
+				return 0, 0, false
 			}
 		}
 		if i == es {
-			return 0, false
+			return 0, 0, false
 		}
 		if eneg {
 			exp = -exp
 		}
-	}
-	if i != len(s) {
-		return 0, false
 	}
 	e := exp - frac
 	f := float64(m)
@@ -279,12 +303,12 @@ func exactFloat(s string) (float64, bool) {
 	case e > -len(pow5) && e < len(pow5):
 		f = exactScaled(m, e)
 	default:
-		return 0, false
+		return 0, 0, false
 	}
 	if neg {
 		f = -f
 	}
-	return f, true
+	return f, i, true
 }
 
 // exactScaled returns m*10^e rounded to the nearest float64, ties to even,

@@ -698,10 +698,24 @@ func pointsBy(t *shardkey.Table, tk *tableKey, name string, weight func(int) flo
 		if c := t.Columns[tk.cols[0]]; tk.fast != nil && c.Nulls == nil {
 			ints = c.Ints
 		}
+		// A memoised engine's points over this table's key columns are
+		// in its table by the row's slot, from the columns' codes (after
+		// the rows' fill, every row's), without the row's values built
+		// and looked up again (memoEngine.Point).
+		m, _ := tk.eng.(*memoEngine)
+		if m != nil && (m.t != t || len(m.cols) != len(tk.cols)) {
+			m = nil
+		}
 		for i := 0; i < t.Rows; i += step {
 			if ints != nil {
 				pts = append(pts, pointWeight{tk.fast.PointInt64(ints[i]), weight(i)})
 				continue
+			}
+			if m != nil {
+				if p := m.pts[m.rowSlot(i)].Load(); p != 0 {
+					pts = append(pts, pointWeight{p, weight(i)})
+					continue
+				}
 			}
 			if tk.canon != nil { // from the columns' bytes, as rows are routed
 				buf = partition.AppendCanonicalRow(buf[:0], tk.keyCol, i)

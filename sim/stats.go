@@ -220,23 +220,32 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 	if n > monotonicSample {
 		step = (n + monotonicSample - 1) / monotonicSample
 	}
-	idx := make([]int, 0, (n+step-1)/step)
+	// The sample's arrays are reused between calls (score computes
+	// each candidate's statistics in turn): fresh memory for each
+	// would be page faults, several MB a key.
+	sc, ok := spearmanPool.get()
+	if !ok {
+		sc = new(spearmanScratch)
+	}
+	defer spearmanPool.put(sc)
+	idx := sc.idx[:0]
 	for i := 0; i < n; i += step {
 		idx = append(idx, i)
 	}
+	sc.idx = idx
 	m := len(idx)
 	if m < 3 {
 		return 0
 	}
-	order := make([]int, m)
+	order := regrown(&sc.order, m)
 	for i := range order {
 		order[i] = i
 	}
-	rank := make([]float64, m)
+	rank := regrown(&sc.rank, m)
 	// Keys that order as unsigned integers are ranked by a radix sort.
 	var ukeys []uint64
 	if c := t.Columns[cols[0]]; len(cols) == 1 && c.Ints != nil && c.Nulls == nil && len(c.Ints) == n {
-		ukeys = make([]uint64, m)
+		ukeys = regrown(&sc.ukeys, m)
 		for i, r := range idx {
 			ukeys[i] = uint64(c.Ints[r])
 			if c.Type != shardkey.Uint64 {
@@ -247,15 +256,11 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 		ukeys = packed
 	}
 	if ukeys != nil {
-		type pair struct {
-			k uint64
-			i int32
-		}
-		ps := make([]pair, m)
+		ps := regrown(&sc.ps, m)
 		for i, k := range ukeys {
-			ps[i] = pair{k, int32(i)}
+			ps[i] = rankPair{k, int32(i)}
 		}
-		ps = radixSort(ps, func(p *pair) uint64 { return p.k })
+		ps = radixSortBuf(ps, regrown(&sc.buf, m), func(p *rankPair) uint64 { return p.k })
 		for x, p := range ps {
 			order[x] = int(p.i)
 		}
@@ -273,6 +278,28 @@ func spearman(t *shardkey.Table, cols []int) float64 {
 	sort.SliceStable(order, func(a, b int) bool { return cmpTuple(keys[order[a]], keys[order[b]]) < 0 })
 	assignRanks(rank, order, func(a, b int) bool { return cmpTuple(keys[a], keys[b]) == 0 })
 	return pearsonRank(rank)
+}
+
+// rankPair is a sampled key and its position, as spearman sorts them.
+type rankPair struct {
+	k uint64
+	i int32
+}
+
+// spearmanScratch holds spearman's arrays between calls.
+type spearmanScratch struct {
+	idx, order []int
+	rank       []float64
+	ukeys      []uint64
+	ps, buf    []rankPair
+}
+
+var spearmanPool freeList[*spearmanScratch]
+
+// regrown is grown keeping the slice in *s for the next call.
+func regrown[T any](s *[]T, n int) []T {
+	*s = grown(*s, n)
+	return *s
 }
 
 // assignRanks gives each position its rank in sorted order, ties the mean
