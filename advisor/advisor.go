@@ -1563,6 +1563,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	if l := mongoBalancerNote(adv, best); l != "" {
 		out = append(out, l)
 	}
+	if l := cassandraReplicaNote(adv.Engine); l != "" {
+		out = append(out, l)
+	}
 	var others []string
 	for _, as := range adv.Candidates[1:] {
 		if len(others) >= 2 {

@@ -81,6 +81,11 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			}
 			key = f.Key
 			applied = append(applied, "isolate "+f.Target)
+		case "bucket":
+			// Cassandra's bucketing of the whales (bucketFix), in place
+			// of an isolation.
+			key = f.Key
+			applied = append(applied, "bucket "+f.Target)
 		case "split":
 			// The split replaces the isolation (proposed after it).
 			key = f.Key

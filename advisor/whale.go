@@ -568,6 +568,21 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	}
 	iso := fmt.Sprintf("isolate(%s, top=%d)", e, k)
 	key, ok := replaceExpr(d, tables, iso)
+	if cassandraTerms(a.engine) && !rowless && ok {
+		// No directory in Cassandra: bucket the whales instead.
+		data := slices.Clone(p.Tables)
+		for _, t := range tables {
+			if !slices.Contains(data, t) {
+				data = append(data, t)
+			}
+		}
+		if len(tables) > 1 {
+			where = fmt.Sprintf("in every table keyed by %s (%s)", e, strings.Join(tables, ", "))
+		}
+		a.bucketFix(as, w, o, bucketSpec{e: e, vals: vals, share: p.top[0].Share, of: p.Of(), where: where, tables: data,
+			design: tablesDesign(d, tables)}, wn)
+		return
+	}
 	if rowless || !ok {
 		// Proposed, not re-simulated: not in "after fixes".
 		as.Fixes = append(as.Fixes, Fix{Kind: "isolate", Target: strings.Join(vals, ", "),
