@@ -182,6 +182,11 @@ type Assessment struct {
 	an       *analysis
 	capacity *Capacity
 	jumbo    string // a MongoDB jumbo chunk the key makes (jumboReasons), "" for none
+	// jumboVerdict is the jumbo chunk in a few words, for the verdict;
+	// jumboKey the collection, field and suffix of the compound shard
+	// key that lets it split (jumboFix), empty for none.
+	jumboVerdict string
+	jumboKey     [3]string
 	// movedOff is the requests/s the after-fixes figure takes off the
 	// serving shards into read models (afterFixes), movedOps their
 	// operations: traffic a read model still serves, so a lower busiest
@@ -1317,6 +1322,9 @@ func verdict(as *Assessment, first bool) string {
 	// table and Markdown show for the first three only.
 	if u := as.Score.Unsharded; len(u) > 0 && as.Score.Shards > 1 {
 		v += "; leaves " + strings.Join(u, ", ") + " unsharded on shard 0"
+	}
+	if as.Viable && as.jumboVerdict != "" {
+		v += "; but " + as.jumboVerdict
 	}
 	return v
 }

@@ -167,6 +167,8 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			skipped = append(skipped, "a cache for "+f.Target+" (its hit rate is not in the workload)")
 		case "write-by-key", "key-on-insert":
 			skipped = append(skipped, "writing "+f.Target+" by key (which keys it touches is not in the workload)")
+		case "compound-key":
+			skipped = append(skipped, "a compound shard key for "+f.Target+" (another design: compare it)")
 		case "range-key":
 			skipped = append(skipped, "a range key for "+f.Target+" (another design: compare it)")
 		case "shard-count":

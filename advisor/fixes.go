@@ -28,6 +28,7 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 		return
 	}
 	a.whaleFix(as, d, w, o)
+	a.jumboFix(as, d, w, o)
 	a.hotRowFix(as, w, o)
 	wn, _ := a.whaleUnits(o.Shards)
 	a.whaleNote(as, wn)
