@@ -232,7 +232,7 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 	if best.MaxShardWork >= c.MaxShardWork*(1-1e-9) && kSize <= 1 {
 		// Bucketing would not lighten the busiest node, and no
 		// partition needs it for its size: named, not proposed.
-		as.Fixes = append(as.Fixes, Fix{Kind: "whale", Target: strings.Join(vals, ", "),
+		as.Fixes = append(as.Fixes, Fix{Kind: "bucket", Target: strings.Join(vals, ", "),
 			Text: fmt.Sprintf("Whales: %s %s. %s; bucketing it (a bucket column in the partition key, PRIMARY KEY ((%s, bucket), ...), its rows over K = %d buckets) would not lighten the busiest node (re-simulated, the best way: %s/s -> %s/s, %s): its reads would then query every bucket (+%s units/s in all). Cache its reads, or serve them from more replicas (a higher replication factor with reads at consistency level ONE); bucket it when its partition nears Cassandra's large-partition warning of 100 MiB%s.",
 				what, spec.where, why, col, k, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), bestKey, fmtF(fanout), strings.TrimPrefix(size, ";"))})
 		return false

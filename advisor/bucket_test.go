@@ -13,21 +13,28 @@ import (
 // and 100 inserts/s by tenant, each tenant's share of them its share of
 // the rows.
 func bucketEvents(catalogRows float64) *shardkey.Workload {
+	return bucketEventsN(400, catalogRows)
+}
+
+// bucketEventsN is bucketEvents with tenant 1 holding whale of the 1,000
+// rows, tenants 100.. one each of the others.
+func bucketEventsN(whale int, catalogRows float64) *shardkey.Workload {
 	t := &shardkey.Table{Name: "events", Rows: 1000, Columns: []*shardkey.Column{{Name: "tenant_id", Type: shardkey.Int64}}}
-	for r := 0; r < 400; r++ {
+	for r := 0; r < whale; r++ {
 		t.Columns[0].Ints = append(t.Columns[0].Ints, 1)
 	}
-	for v := 100; v < 700; v++ {
+	last := 100 + 1000 - whale
+	for v := 100; v < last; v++ {
 		t.Columns[0].Ints = append(t.Columns[0].Ints, int64(v))
 	}
 	eq := func(v int64) []shardkey.Cond {
 		return []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(v)}}
 	}
 	read := &shardkey.Operation{Name: "a tenant's events", Table: 0, Kind: shardkey.Read, Rate: 100,
-		Instances: []shardkey.Instance{{Weight: 400, Conds: eq(1)}}}
+		Instances: []shardkey.Instance{{Weight: float64(whale), Conds: eq(1)}}}
 	ins := &shardkey.Operation{Name: "add an event", Table: 0, Kind: shardkey.Insert, Rate: 100,
-		Instances: []shardkey.Instance{{Weight: 400, Conds: eq(1)}}}
-	for v := 100; v < 700; v++ {
+		Instances: []shardkey.Instance{{Weight: float64(whale), Conds: eq(1)}}}
+	for v := 100; v < last; v++ {
 		read.Instances = append(read.Instances, shardkey.Instance{Weight: 1, Conds: eq(int64(v))})
 		ins.Instances = append(ins.Instances, shardkey.Instance{Weight: 1, Conds: eq(int64(v))})
 	}
@@ -93,6 +100,72 @@ func TestCassandraBucket(t *testing.T) {
 		}
 		if d := strings.Join(adv.Durable, "\n"); strings.Contains(d, "directory override") {
 			t.Errorf("rows %g: durable choices name a directory override under Cassandra: %s", c.rows, d)
+		}
+	}
+}
+
+// TestCassandraBucketNotLighter: with reads alone (no inserts), tenant
+// 1's 40 reads/s (40% of 100) are its node's; bucketed over K = 4 each
+// read queries 4 partitions, so each of 4 nodes still serves 40/s of it
+// and the work in all grows by 3 * 40 = 120 units/s: no lighter busiest
+// node, and its partition (~14 KiB) is far under 100 MiB. Bucketing is
+// named with that cost, not proposed as a fix (no Key, not in "after
+// fixes"), and the whale is not named a second time.
+func TestCassandraBucketNotLighter(t *testing.T) {
+	w := bucketEvents(0)
+	w.Ops = w.Ops[:1]
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	adv, err := Recommend(w, Options{Shards: 8, Engine: partition.Cassandra{}, Keys: []string{"hash(tenant_id)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := adv.Candidates[0]
+	var named []string
+	for _, f := range as.Fixes {
+		if strings.Contains(f.Text, "tenant_id = 1") {
+			named = append(named, f.Kind)
+			if f.Kind != "bucket" || f.Key != "" || !strings.Contains(f.Text, "would not lighten the busiest node") || !strings.Contains(f.Text, "(+120 units/s in all)") {
+				t.Errorf("fix %s %q: %s; want bucketing named, not proposed, +120 units/s", f.Kind, f.Key, f.Text)
+			}
+		}
+	}
+	if len(named) != 1 {
+		t.Errorf("tenant 1 named by fixes %v; want once", named)
+	}
+}
+
+// TestCassandraWhaleNote: on 3 nodes (too few for a whale fix, which
+// needs 4) tenant 1's 700 of 1,000 rows, 70%, are over the whale
+// threshold 1.5/3 = 50%: the whale is named, and what to do as it grows
+// is, under Cassandra, bucketing (a bucket column in the partition key),
+// not a directory override, which the generic engine still names.
+func TestCassandraWhaleNote(t *testing.T) {
+	for _, c := range []struct {
+		eng       partition.Engine
+		want, not string
+	}{
+		{partition.Cassandra{}, "as it grows, bucket it: add a bucket column to the partition key (PRIMARY KEY ((key, bucket), ...))", "directory override"},
+		{partition.Generic{}, "as it grows, give it a shard of its own (a directory override, isolate(...))", "bucket column"},
+	} {
+		w := bucketEventsN(700, 0)
+		if err := w.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		adv, err := Recommend(w, Options{Shards: 3, Engine: c.eng, Keys: []string{"hash(tenant_id)"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text []string
+		for _, f := range adv.Candidates[0].Fixes {
+			if f.Kind == "whale" {
+				text = append(text, f.Text)
+			}
+		}
+		all := strings.Join(text, "\n")
+		if !strings.Contains(all, "events.tenant_id = 1 holds 70% of the rows of events") || !strings.Contains(all, c.want) || strings.Contains(all, c.not) {
+			t.Errorf("%s: whale notes %q; want tenant 1 at 70%% and %q, not %q", c.eng.Name(), text, c.want, c.not)
 		}
 	}
 }

@@ -83,7 +83,12 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			applied = append(applied, "isolate "+f.Target)
 		case "bucket":
 			// Cassandra's bucketing of the whales (bucketFix), in place
-			// of an isolation.
+			// of an isolation; named only (no Key) when it would not
+			// lighten the busiest node or no rows re-simulate it.
+			if f.Key == "" {
+				skipped = append(skipped, "bucketing "+f.Target+" (named, not re-simulated as a fix)")
+				continue
+			}
 			key = f.Key
 			applied = append(applied, "bucket "+f.Target)
 		case "split":

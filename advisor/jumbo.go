@@ -291,6 +291,15 @@ func (a *analysis) jumboShare(as *Assessment, d *shardkey.Design) {
 	s := fmt.Sprintf("jumbo chunk: %s holds %s %s%s, more than one %s's fair share (1/%d = %.3g%%). MongoDB splits chunks only between shard key values, so all of its documents stay in one chunk, jumbo once it outgrows chunkSize (128 MiB by default since MongoDB 6.0), that is once %s holds more than 128 MiB / %.3g%% = %s; the balancer can neither split nor move a jumbo chunk (MongoDB manual, \"Jumbo Chunks\"), so one shard holds all of it whatever the shard count",
 		p.Name(), pct(p.Share), p.Of(), sure, unit, n, 100/float64(n), t.Name, 100*p.Share, numfmt.Bytes(MongoChunkBytes/p.Share))
 	st := a.jumbo(ti, col)
+	if st.known && st.value == p.Value {
+		// Its documents' size now, under a chunk (else jumboText
+		// named it).
+		now := fmt.Sprintf("~%s in BSON in the sample, a lower bound (the table's row count is unknown)", numfmt.Bytes(st.bytes))
+		if st.scale > 1 {
+			now = fmt.Sprintf("~%s in BSON in the table (the sample's scaled to the database's row estimate)", numfmt.Bytes(st.total()))
+		}
+		s += fmt.Sprintf("; its documents weigh %s now", now)
+	}
 	suf := ""
 	if st.known {
 		suf = a.jumboSuffix(ti, col, st)
