@@ -373,7 +373,7 @@ func (o OpCost) FanoutUnit() string {
 // Fix is one remedy, with numbers before and after where it was
 // re-simulated.
 type Fix struct {
-	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, hot-row (one row most write transactions write: a global counter), cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, shard-count (a count that divides a low-cardinality key's values evenly), flag
+	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, hot-row (one row most write transactions write: a global counter), cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, shard-count (a count that divides a low-cardinality key's values evenly), bucket (Cassandra: a whale's rows over K partitions by a bucket column in the partition key), compound-key (MongoDB: a suffix that lets a jumbo chunk split), flag
 	Target string `json:"target"` // the operation or key value it treats
 	Text   string `json:"text"`
 	Key    string `json:"key,omitempty"` // the re-simulated key
