@@ -182,6 +182,11 @@ type Assessment struct {
 	an       *analysis
 	capacity *Capacity
 	jumbo    string // a MongoDB jumbo chunk the key makes (jumboReasons), "" for none
+	// jumboVerdict is the jumbo chunk in a few words, for the verdict;
+	// jumboKey the collection, field and suffix of the compound shard
+	// key that lets it split (jumboFix), empty for none.
+	jumboVerdict string
+	jumboKey     [3]string
 	// movedOff is the requests/s the after-fixes figure takes off the
 	// serving shards into read models (afterFixes), movedOps their
 	// operations: traffic a read model still serves, so a lower busiest
@@ -368,7 +373,7 @@ func (o OpCost) FanoutUnit() string {
 // Fix is one remedy, with numbers before and after where it was
 // re-simulated.
 type Fix struct {
-	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, hot-row (one row most write transactions write: a global counter), cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, shard-count (a count that divides a low-cardinality key's values evenly), flag
+	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, hot-row (one row most write transactions write: a global counter), cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, shard-count (a count that divides a low-cardinality key's values evenly), bucket (Cassandra: a whale's rows over K partitions by a bucket column in the partition key), compound-key (MongoDB: a suffix that lets a jumbo chunk split), flag
 	Target string `json:"target"` // the operation or key value it treats
 	Text   string `json:"text"`
 	Key    string `json:"key,omitempty"` // the re-simulated key
@@ -1324,6 +1329,9 @@ func verdict(as *Assessment, first bool) string {
 	if u := as.Score.Unsharded; len(u) > 0 && as.Score.Shards > 1 {
 		v += "; leaves " + strings.Join(u, ", ") + " unsharded on shard 0"
 	}
+	if as.Viable && as.jumboVerdict != "" {
+		v += "; but " + as.jumboVerdict
+	}
 	return v
 }
 
@@ -1572,6 +1580,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		out = append(out, f.Text)
 	}
 	if l := mongoBalancerNote(adv, best); l != "" {
+		out = append(out, l)
+	}
+	if l := cassandraReplicaNote(adv.Engine); l != "" {
 		out = append(out, l)
 	}
 	var others []string

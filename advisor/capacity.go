@@ -82,6 +82,16 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			}
 			key = f.Key
 			applied = append(applied, "isolate "+f.Target)
+		case "bucket":
+			// Cassandra's bucketing of the whales (bucketFix), in place
+			// of an isolation; named only (no Key) when it would not
+			// lighten the busiest node or no rows re-simulate it.
+			if f.Key == "" {
+				skipped = append(skipped, "bucketing "+f.Target+" (named, not re-simulated as a fix)")
+				continue
+			}
+			key = f.Key
+			applied = append(applied, "bucket "+f.Target)
 		case "split":
 			// The split replaces the isolation (proposed after it).
 			key = f.Key
@@ -163,6 +173,8 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			skipped = append(skipped, "a cache for "+f.Target+" (its hit rate is not in the workload)")
 		case "write-by-key", "key-on-insert":
 			skipped = append(skipped, "writing "+f.Target+" by key (which keys it touches is not in the workload)")
+		case "compound-key":
+			skipped = append(skipped, "a compound shard key for "+f.Target+" (another design: compare it)")
 		case "range-key":
 			skipped = append(skipped, "a range key for "+f.Target+" (another design: compare it)")
 		case "shard-count":

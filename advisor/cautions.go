@@ -34,10 +34,17 @@ func smallSample(best *Assessment) []string {
 }
 
 // durable answers which choices can still change in two years.
+// Under Cassandra there is no directory to override: a whale is
+// bucketed, and a bucket column added to a partition key later is a new
+// table and a copy of every row (a primary key cannot be altered).
 func durable(best *Assessment) []string {
+	easy := "Easy to change later: the shard count (start with many logical shards per node and move slots), directory overrides for whales, secondary indexes and read models, caches and replicas."
+	if best.an != nil && cassandraTerms(best.an.engine) {
+		easy = "Easy to change later: the node count (vnodes: num_tokens per node), a whale's bucket count if the partition key has a bucket column from the start (adding one later is a new table and a copy of every row: Cassandra cannot alter a primary key), secondary indexes and read models, caches and the replication factor."
+	}
 	return []string{
 		fmt.Sprintf("Hard to change: the key %s itself. Re-keying moves every row (dual writes, backfill, compare, switch reads), weeks on a large table.", best.Key),
-		"Easy to change later: the shard count (start with many logical shards per node and move slots), directory overrides for whales, secondary indexes and read models, caches and replicas.",
+		easy,
 	}
 }
 

@@ -28,6 +28,7 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 		return
 	}
 	a.whaleFix(as, d, w, o)
+	a.jumboFix(as, d, w, o)
 	a.hotRowFix(as, w, o)
 	wn, _ := a.whaleUnits(o.Shards)
 	a.whaleNote(as, wn)
@@ -54,15 +55,15 @@ func (a *analysis) whaleNote(as *Assessment, n int) {
 	}
 	for _, f := range as.Fixes {
 		switch f.Kind {
-		case "isolate", "salt", "cache":
+		case "isolate", "salt", "cache", "bucket":
 			return
 		}
 	}
 	p := as.Criteria.LargestOf
 	if p != nil && p.verdict(n) == aWhale && !hotRowCovers(as, p.Tables) {
 		as.Fixes = append(as.Fixes, Fix{Kind: "whale", Target: p.Name(),
-			Text: fmt.Sprintf("Whale: %s holds %s %s (%s): under this key one shard holds all of it, whatever the shard count. %s; as it grows, give it a shard of its own (a directory override, isolate(...)) or add a column to the key so that its rows can spread.",
-				p.Name(), pct(p.Share), p.Of(), whaleSure(p, n), upperFirst(whaleWhy(as.Score)))})
+			Text: fmt.Sprintf("Whale: %s holds %s %s (%s): under this key one shard holds all of it, whatever the shard count. %s; %s.",
+				p.Name(), pct(p.Share), p.Of(), whaleSure(p, n), upperFirst(whaleWhy(as.Score)), a.whaleGrowText())})
 	}
 	a.otherWhales(as, p, n)
 }
@@ -113,8 +114,8 @@ func (a *analysis) otherWhales(as *Assessment, p *PartitionValue, n int) {
 			verb, one = "hold", "one shard holds all of each"
 		}
 		as.Fixes = append(as.Fixes, Fix{Kind: "whale", Target: strings.Join(names, ", "),
-			Text: fmt.Sprintf("Whale: %s %s %s: under this key %s, whatever the shard count. %s; as it grows, give it a shard of its own (a directory override, isolate(...)) or add a column to the key so that its rows can spread.",
-				strings.Join(names, " and "), verb, strings.Join(holds, "; "), one, upperFirst(whaleWhy(as.Score)))})
+			Text: fmt.Sprintf("Whale: %s %s %s: under this key %s, whatever the shard count. %s; %s.",
+				strings.Join(names, " and "), verb, strings.Join(holds, "; "), one, upperFirst(whaleWhy(as.Score)), a.whaleGrowText())})
 	}
 }
 
@@ -227,6 +228,27 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 		}
 	}
 	if bestK == 0 {
+		return
+	}
+	if cassandraTerms(a.engine) {
+		// No directory in Cassandra: bucket the whales instead (their
+		// reads then ask every bucket; no split or salt on top).
+		vals := make([]string, 0, bestK)
+		for _, tv := range c.TopValues[:bestK] {
+			vals = append(vals, fmt.Sprintf("%s (%s %s)", valueText(mainColumns(c), tv.Value), pct(tv.Share), mainMeasure(w, c)))
+		}
+		var tables []string
+		for _, tk := range c.Tables {
+			if tk.Key == d.Default.String() {
+				tables = append(tables, tk.Table)
+			}
+		}
+		where := "in " + strings.Join(tables, ", ")
+		if as.Root != nil {
+			where = fmt.Sprintf("in every table of its entity group (%s)", strings.Join(as.Root.Tables, ", "))
+		}
+		a.bucketFix(as, w, o, bucketSpec{e: d.Default, vals: vals, share: c.TopValues[0].Share, of: mainMeasure(w, c), where: where, tables: tables,
+			design: defaultDesign(tables, rest)}, wn)
 		return
 	}
 	key := fmt.Sprintf("isolate(%s, top=%d)%s", d.Default, bestK, rest)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/numfmt"
+	"github.com/shardkey/shardkey/sim"
 )
 
 // MongoDB jumbo chunks.
@@ -212,17 +213,7 @@ func (a *analysis) jumboReasons(as *Assessment) {
 		return
 	}
 	for ti, t := range a.w.Tables {
-		var col string
-		switch e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil }).(type) {
-		case *shardkey.HashExpr:
-			if len(e.Cols) == 1 {
-				col = e.Cols[0]
-			}
-		case *shardkey.RangeExpr:
-			if len(e.Cols) == 1 {
-				col = e.Cols[0]
-			}
-		}
+		col := oneFieldKey(d, t)
 		if col == "" {
 			continue
 		}
@@ -230,9 +221,150 @@ func (a *analysis) jumboReasons(as *Assessment) {
 			as.Reasons = append(as.Reasons, s)
 			if as.jumbo == "" && !strings.HasPrefix(s, "jumbo chunks: unknown") {
 				as.jumbo = s
+				st := a.jumbo(ti, col)
+				as.jumboVerdict = fmt.Sprintf("%s %s of %s would be a jumbo chunk (~%s of documents, over the 128 MiB chunkSize: the balancer cannot split or move it)", col, st.value, t.Name, numfmt.Bytes(st.total()))
+				if suf := a.jumboSuffix(ti, col, st); suf != "" {
+					as.jumboKey = [3]string{t.Name, col, suf}
+				}
 			}
 		}
 	}
+	a.jumboShare(as, d)
+}
+
+// oneFieldKey returns the one field design d keys table t by ({a:
+// "hashed"}, {a: 1}, hash(a), range(a)), "" for a key of several fields
+// or none.
+func oneFieldKey(d *shardkey.Design, t *shardkey.Table) string {
+	switch e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil }).(type) {
+	case *shardkey.HashExpr:
+		if len(e.Cols) == 1 {
+			return e.Cols[0]
+		}
+	case *shardkey.RangeExpr:
+		if len(e.Cols) == 1 {
+			return e.Cols[0]
+		}
+	}
+	return ""
+}
+
+// jumboShare adds to as, under MongoDB, the jumbo chunk of the design's
+// largest partition when it is one value of a one-field shard key and
+// holds more than one shard's fair share (1/n) of its collection, the
+// lower end of its share's 95% interval over it: MongoDB splits chunks
+// only between shard key values (a chunk's bounds are shard key values),
+// so all of that value's documents stay in one chunk, which is jumbo once
+// it outgrows chunkSize, 128 MiB by default since MongoDB 6.0 (MongoDB
+// manual, "Jumbo Chunks"): that is once the collection holds more than
+// 128 MiB / share. The balancer can neither split nor move it. The
+// sentence names the fixes MongoDB users apply: a compound shard key
+// with a higher-cardinality suffix, or hashed sharding on a
+// higher-cardinality field. A jumbo chunk already named from the
+// documents' sizes (jumboText) is not named twice.
+func (a *analysis) jumboShare(as *Assessment, d *shardkey.Design) {
+	p := as.Criteria.LargestOf
+	if p == nil || as.Score == nil || len(p.Columns) != 1 || len(p.Tables) == 0 || as.jumbo != "" {
+		return
+	}
+	n, unit := a.whaleUnits(as.Score.Shards)
+	if n < 2 {
+		return
+	}
+	low := p.Share
+	if p.Observations > 0 {
+		low = p.ShareLow
+	}
+	if low <= 1/float64(n) {
+		return
+	}
+	col := p.Columns[0]
+	ti := a.w.TableIndex(p.Tables[0])
+	if ti < 0 || oneFieldKey(d, a.w.Tables[ti]) != col {
+		return
+	}
+	t := a.w.Tables[ti]
+	sure := ""
+	if p.Observations > 0 {
+		sure = fmt.Sprintf(" (95%% interval %s to %s)", pct(p.ShareLow), pct(p.ShareHigh))
+	}
+	s := fmt.Sprintf("jumbo chunk: %s holds %s %s%s, more than one %s's fair share (1/%d = %.3g%%). MongoDB splits chunks only between shard key values, so all of its documents stay in one chunk, jumbo once it outgrows chunkSize (128 MiB by default since MongoDB 6.0), that is once %s holds more than 128 MiB / %.3g%% = %s; the balancer can neither split nor move a jumbo chunk (MongoDB manual, \"Jumbo Chunks\"), so one shard holds all of it whatever the shard count",
+		p.Name(), pct(p.Share), p.Of(), sure, unit, n, 100/float64(n), t.Name, 100*p.Share, numfmt.Bytes(MongoChunkBytes/p.Share))
+	st := a.jumbo(ti, col)
+	if st.known && st.value == p.Value {
+		// Its documents' size now, under a chunk (else jumboText
+		// named it).
+		now := fmt.Sprintf("~%s in BSON in the sample, a lower bound (the table's row count is unknown)", numfmt.Bytes(st.bytes))
+		if st.scale > 1 {
+			now = fmt.Sprintf("~%s in BSON in the table (the sample's scaled to the database's row estimate)", numfmt.Bytes(st.total()))
+		}
+		s += fmt.Sprintf("; its documents weigh %s now", now)
+	}
+	suf := ""
+	if st.known {
+		suf = a.jumboSuffix(ti, col, st)
+	} else if col != "_id" && t.Column("_id") != nil {
+		suf = "_id"
+	}
+	if suf != "" {
+		s += fmt.Sprintf(". A compound shard key with a higher-cardinality suffix, {%s: 1, %s: 1} or %s, lets its chunk split by %s while an equality on %s still targets its chunks; or shard by a hashed higher-cardinality field ({%s: \"hashed\"}), whose reads by %s then ask every shard",
+			shardkey.QuoteName(col), shardkey.QuoteName(suf), mongoCompound(col, suf), suf, col, shardkey.QuoteName(suf), col)
+		as.jumboKey = [3]string{t.Name, col, suf}
+	} else {
+		s += fmt.Sprintf(". A compound shard key with a higher-cardinality suffix ({%s: 1, <field>: 1}) lets its chunk split, or shard by a hashed higher-cardinality field", shardkey.QuoteName(col))
+	}
+	as.Reasons = append(as.Reasons, s)
+	as.jumbo = s
+	as.jumboVerdict = fmt.Sprintf("%s would be a jumbo chunk (%s %s in one chunk the balancer cannot split or move)", p.Name(), pct(p.Share), p.Of())
+}
+
+// jumboFix re-simulates, under MongoDB, the compound shard key that lets
+// the jumbo chunk of as split (as.jumboKey: {col: 1, suffix: "hashed"}
+// on the jumbo's collection in place of its one-field key) and states
+// what it changes: the busiest shard's work, the work in all (reads by
+// col alone may then ask more than one shard), the largest partition.
+func (a *analysis) jumboFix(as *Assessment, d *shardkey.Design, w *shardkey.Workload, o sim.Options) {
+	jk := as.jumboKey
+	if !a.mongo || jk[0] == "" {
+		return
+	}
+	comp := mongoCompound(jk[1], jk[2])
+	var key string
+	var ok bool
+	switch _, own := d.Tables[jk[0]]; {
+	case own:
+		key, ok = replaceExpr(d, []string{jk[0]}, comp)
+	case d.Default != nil && strings.HasPrefix(d.Text, d.Default.String()):
+		// The bare expression, first in the design's text (a MongoDB
+		// key's braces hold a colon, which replaceExpr reads as a
+		// table's entry).
+		key, ok = comp+strings.TrimPrefix(d.Text, d.Default.String()), true
+	}
+	if !ok {
+		return
+	}
+	x, err := sim.Score(w, key, o)
+	if err != nil {
+		return
+	}
+	c := as.Score
+	largest := ""
+	share := func(y *sim.Candidate) (float64, string, bool) {
+		for _, tk := range y.Tables {
+			if tk.Table == jk[0] && len(tk.TopValues) > 0 {
+				return tk.TopValues[0].Share, measureText(keyMeasure(w, tk.KeyStats), []string{tk.Table}, tk.Columns), true
+			}
+		}
+		return 0, "", false
+	}
+	if s0, _, ok0 := share(c); ok0 {
+		if s1, of, ok1 := share(x); ok1 {
+			largest = fmt.Sprintf("; the largest partition of %s goes from %s to %s %s", jk[0], pct(s0), pct(s1), of)
+		}
+	}
+	as.Fixes = append(as.Fixes, Fix{Kind: "compound-key", Target: jk[0], Key: key, Before: nums(c), After: nums(x),
+		Text: fmt.Sprintf("Jumbo chunk: shard %s by %s instead (a compound shard key: %s first, so an equality on it still targets its chunks, then the hash of %s, so a value's documents split over chunks the balancer can move): re-simulated, the busiest shard's work goes from %s/s to %s/s and the work in all from %s/s to %s/s (a read by %s alone asks each shard holding its chunks)%s. Another design: compare it, and choose the shard key before sharding (refineCollectionShardKey can add a suffix to a sharded collection's key later; reshardCollection rewrites it).",
+			jk[0], comp, jk[1], jk[2], fmtF(c.MaxShardWork), fmtF(x.MaxShardWork), fmtF(c.WorkPerS), fmtF(x.WorkPerS), jk[1], largest)})
 }
 
 // jumboCandidates proposes, under MongoDB, {col: 1, SUFFIX: "hashed"} for

@@ -128,3 +128,32 @@ func (a *analysis) lookupReasons(c *sim.Candidate) []string {
 	}
 	return out
 }
+
+// WithLookupFixes returns design key with the lookups of the
+// global-index fixes among fixes added to their tables (addLookup), and
+// those lookups as "table: lookup(col)": the design the "after fixes"
+// figures assume, for a configuration (a Vitess VSchema's lookup
+// vindexes) that must route as they do. key is returned unchanged when
+// no fix adds a lookup.
+func WithLookupFixes(w *shardkey.Workload, key string, fixes []Fix) (string, []string) {
+	var added []string
+	for _, f := range fixes {
+		if f.Kind != "global-index" || f.Key == "" {
+			continue
+		}
+		fd, err := shardkey.ParseDesign(f.Key)
+		if err != nil {
+			continue
+		}
+		for _, t := range w.Tables {
+			has := func(c string) bool { return t.Column(c) != nil }
+			for _, l := range fd.LookupsFor(t.Name, has) {
+				if k, ok := addLookup(w, key, t.Name, l); ok && k != key {
+					key = k
+					added = append(added, t.Name+": "+l.String())
+				}
+			}
+		}
+	}
+	return key, added
+}

@@ -591,6 +591,30 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	}
 	iso := fmt.Sprintf("isolate(%s, top=%d)", e, k)
 	key, ok := replaceExpr(d, tables, iso)
+	if cassandraTerms(a.engine) && !rowless && ok {
+		// No directory in Cassandra: bucket the whales instead.
+		data := slices.Clone(p.Tables)
+		for _, t := range tables {
+			if !slices.Contains(data, t) {
+				data = append(data, t)
+			}
+		}
+		if len(tables) > 1 {
+			where = fmt.Sprintf("in every table keyed by %s (%s)", e, strings.Join(tables, ", "))
+		}
+		a.bucketFix(as, w, o, bucketSpec{e: e, vals: vals, share: p.top[0].Share, of: p.Of(), where: where, tables: data,
+			design: tablesDesign(d, tables)}, wn)
+		return
+	}
+	if (rowless || !ok) && cassandraTerms(a.engine) {
+		// Cassandra has no directory: bucketing, in words (no rows to
+		// re-simulate it with): not in "after fixes".
+		as.Fixes = append(as.Fixes, Fix{Kind: "bucket", Target: strings.Join(vals, ", "),
+			Text: fmt.Sprintf("Whales: bucket %s %s: Cassandra places a partition by the Murmur3 token of its whole partition key and has no directory, so no node can be given to one value; add a bucket column to the partition key, PRIMARY KEY ((%s, bucket), ...), and write a whale's rows over K buckets, K at least its share times the %d nodes and enough to keep each partition under Cassandra's large-partition warning of 100 MiB (cassandra.yaml compaction_large_partition_warning_threshold_mb); every read of it then queries all K partitions. Not re-simulated: the bucketing needs a row sample of %s (give --rows) to say which values are hottest.",
+				what, where, strings.Join(e.Columns(), ", "), wn, strings.Join(p.Tables, ", "))})
+		a.hotValueFix(as, p, w, "")
+		return
+	}
 	if rowless || !ok {
 		// Proposed, not re-simulated: not in "after fixes".
 		as.Fixes = append(as.Fixes, Fix{Kind: "isolate", Target: strings.Join(vals, ", "),

@@ -348,13 +348,22 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 			key = f.Key
 		}
 	}
-	d, err := shardkey.ParseDesign(key)
-	if err != nil {
-		return nil, err
-	}
 	w := l.w
 	if cw := adv.Candidates[0].Workload(); cw != nil {
 		w = cw // with the columns the design carries into child tables
+	}
+	var lookupNotes []string
+	if format == "vschema" {
+		// The lookup vindexes the global-index fixes re-simulated: "after
+		// fixes" routes through them, so the VSchema must have them.
+		var added []string
+		if key, added = advisor.WithLookupFixes(w, key, adv.Candidates[0].Fixes); len(added) > 0 {
+			lookupNotes = append(lookupNotes, fmt.Sprintf("lookup vindexes of the proposed fixes (%s): in this VSchema because the \"after fixes\" figures route through them", strings.Join(added, "; ")))
+		}
+	}
+	d, err := shardkey.ParseDesign(key)
+	if err != nil {
+		return nil, err
 	}
 	// A range design is emitted with the boundaries it was scored with
 	// (computed from the sample at this shard count), written in as
@@ -385,6 +394,7 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	if err != nil {
 		return nil, fmt.Errorf("--emit %s: %w", format, err)
 	}
+	notes = append(notes, lookupNotes...)
 	return &engineConfig{Format: format, Key: key, Config: string(out), Notes: notes, Warnings: warnings}, nil
 }
 

@@ -387,3 +387,44 @@ func TestMongoNoReferenceCollections(t *testing.T) {
 		t.Error("advise does not say why members is sharded rather than replicated")
 	}
 }
+
+// TestMongoJumboShare: user 7 holds 622 of the 3,000 orders
+// (testdata/mongo/whale-orders.jsonl: 20.7%), over one shard's fair share
+// on 8 shards (1/8 = 12.5%) but not on 4 (25%). MongoDB splits chunks only
+// between shard key values, so under {user_id: "hashed"} its documents
+// are one chunk, jumbo once it outgrows the 128 MiB chunkSize (MongoDB
+// 6.0's default), which happens once orders holds more than 128 MiB /
+// (622/3000) = 617.36 MiB. On 8 shards the verdict, the candidate's block
+// and the warnings say so and name the compound shard key with _id as
+// suffix, re-simulated as a fix; on 4 shards no jumbo chunk is named
+// from the share.
+func TestMongoJumboShare(t *testing.T) {
+	run := func(shards string) (string, string) {
+		code, out, errs := runCmd(t, "", "advise", "--rows", "orders=testdata/mongo/whale-orders.jsonl", "--queries", "testdata/mongo/whale-queries.jsonl",
+			"--engine", "mongodb", "--shards", shards, "--bootstrap", "0", "--sweep", "", "-k", `{user_id: "hashed"}`)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		return out, errs
+	}
+	out, errs := run("8")
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		`== 1. {user_id: "hashed"}: recommended: 89% of interactive requests single-shard; but orders.user_id = 7 would be a jumbo chunk (21% of the rows of orders in one chunk the balancer cannot split or move) ==`,
+		"more than one shard's fair share (1/8 = 12.5%)",
+		"once orders holds more than 128 MiB / 20.7% = 617.4 MiB",
+		`{user_id: 1, _id: 1} or {user_id: 1, _id: "hashed"}`,
+		`fix (compound-key): Jumbo chunk: shard orders by {user_id: 1, _id: "hashed"} instead`,
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("8 shards: the advice lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "jumbo chunk: orders.user_id = 7") {
+		t.Errorf("8 shards: no jumbo chunk warning on stderr: %s", errs)
+	}
+	out, _ = run("4")
+	if strings.Contains(out, "would be a jumbo chunk") || strings.Contains(out, "compound-key") {
+		t.Errorf("4 shards: 20.7%% is under the fair share 25%%, yet a jumbo chunk is named:\n%s", out)
+	}
+}
