@@ -407,6 +407,22 @@ func fewestShards(n int, c *sim.Candidate, score func(int) (*sim.Candidate, erro
 	return hi
 }
 
+// spreadApplied says how the applied fixes spread the whales over more
+// than one shard ("split", "bucketed", "salted"), "" when none does.
+func spreadApplied(applied []string) string {
+	for _, a := range applied {
+		switch {
+		case strings.HasPrefix(a, "split "):
+			return "split"
+		case strings.HasPrefix(a, "bucket "):
+			return "bucketed"
+		case strings.HasPrefix(a, "salt "):
+			return "salted"
+		}
+	}
+	return ""
+}
+
 // packingNote says, when the whales are split and hashing the other
 // values still needs far more shards than their work does, that the gap
 // is values colliding under hash: no placement fits on fewer than the
@@ -458,6 +474,15 @@ func capacityText(cp *Capacity, n int) string {
 	}
 	if cp.ShardsNeeded > 0 {
 		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the fewest that do: %d leave a shard over it)%s%s.", head, with, cp.ShardsNeeded, cp.ShardsNeeded-1, shardCountNote(cp.engine, n, cp.ShardsNeeded), packingNote(cp))
+	}
+	if spread := spreadApplied(cp.Applied); spread != "" {
+		// The whale is no longer on one shard: what stays on the busiest
+		// is heavy values sharing it, or scatter-gather.
+		remedy := "spread the whales further or place the heavy values by a directory"
+		if strings.HasPrefix(cp.engine, "cassandra") {
+			remedy = "raise the whales' bucket counts (more, lighter partitions)" // no directory in Cassandra
+		}
+		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it (as re-simulated): with the whales %s, what remains on the busiest shard is heavy values sharing it (the whales' own shards or buckets and the values hashed beside them) or every shard's share of scatter-gather; %s, cache the hot reads, or move the scatter-gather operations off the serving shards.", head, with, spread, remedy)
 	}
 	if p := cp.whale; p != nil {
 		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's, the whale %s (%s %s), which every shard count keeps on one shard, or every shard's share of scatter-gather; cache the whale's reads, salt its writes, or move the scatter-gather operations off the serving shards.", head, with, p.Name(), pct(p.Share), p.Of())

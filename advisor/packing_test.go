@@ -27,3 +27,24 @@ func TestPackingNote(t *testing.T) {
 		t.Error("87 shards against a bound of 58 (1.5 times): want the note")
 	}
 }
+
+// TestCapacityTextSpreadWhale: once the whale is bucketed, split or
+// salted by an applied fix, the headline no longer says that every shard
+// count keeps it on one shard (the fix just spread it); under Cassandra
+// the remedy is more buckets, not a directory it does not have.
+func TestCapacityTextSpreadWhale(t *testing.T) {
+	whale := &PartitionValue{Share: 0.16}
+	for _, c := range []struct {
+		engine, applied, want, not string
+	}{
+		{"cassandra", "bucket workspace_id = 1", "with the whales bucketed", "directory"},
+		{"generic", "split the 10 heaviest values of workspace_id", "with the whales split", "every shard count keeps on one shard"},
+		{"generic", "isolate workspace_id = 1", "every shard count keeps on one shard", "with the whales"},
+	} {
+		cp := &Capacity{Capacity: 800, Applied: []string{c.applied}, Before: &Nums{OverCapacity: 9, MaxShardWork: 8520}, After: &Nums{OverCapacity: 18, MaxShardWork: 2589}, engine: c.engine, whale: whale}
+		got := capacityText(cp, 64)
+		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("%s, %s: %q; want %q and not %q", c.engine, c.applied, got, c.want, c.not)
+		}
+	}
+}
