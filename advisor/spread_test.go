@@ -205,3 +205,74 @@ candidates: [hash(g)]
 		t.Errorf("citus(shard_count=32) on 4 nodes: summary %q; want the 32 Citus shards over 4 nodes and the busiest node", sum)
 	}
 }
+
+// TestSweepPerNode: with slots on nodes a sweep row per node count gives
+// the nodes' figures, as its load ratio is the nodes': 8 values of g,
+// 125 reads/s each, on Citus's 32 shards placed round-robin on 4 nodes
+// (shard i on node i mod 4, CreateShardsWithRoundRobinPolicy): the
+// busiest node does 125/s times the most values on one node (where the
+// values hash is Citus's own, partition.Citus), and the perfect hash of
+// 8 values over 4 nodes is E[max]/2, E[max] = 3623/1024 (counted by
+// exhaustion of the 4^8 placements), 1.769x; not the busiest slot's
+// work, which no node count changes.
+func TestSweepPerNode(t *testing.T) {
+	spec, err := scenario.Parse([]byte(`name: groups
+shards: 8
+seed: 1
+tables:
+  - name: items
+    rows: 4000
+    columns:
+      - {name: id, gen: sequential}
+      - {name: g, gen: uniform, distinct: 8}
+operations:
+  - {name: read by group, table: items, rate: 1000, where: {g: "?"}}
+candidates: [hash(g)]
+`), "groups.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := scenario.Build(spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := partition.Lookup("citus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := eng.Layout(32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := w.Table("items")
+	seen := map[shardkey.Value]bool{}
+	perNode := make([]int, 4)
+	for r := 0; r < tb.Rows; r++ {
+		v := tb.Columns[tb.ColumnIndex("g")].Value(r).Canonical()
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		p, err := eng.Point([]shardkey.Value{v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		perNode[l.Shard(p)%4]++
+	}
+	most := 0
+	for _, m := range perNode {
+		most = max(most, m)
+	}
+	nodes, err := sim.NewNodes(32, 4, "round-robin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := advisor.Sweep(w, "hash(g)", []int{4}, sim.Options{Shards: 32, Engine: eng, Nodes: nodes})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("sweep: %v, %d rows", err, len(rows))
+	}
+	r := rows[0]
+	if r.Per != "node" || !nearRel(r.MaxShardWork, 125*float64(most), 0.05) || !nearRel(r.WorkRatio, float64(most)/2, 0.05) || math.Abs(r.Expected-3623.0/2048) > 1e-6 {
+		t.Errorf("sweep row at 4 nodes %+v; want per node, busiest about %d x 125/s, work ratio about %d/2, perfect hash 3623/2048", r, most, most)
+	}
+}
