@@ -196,7 +196,7 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 	}
 	text := fmt.Sprintf("Few values, hash collisions: %s has %d distinct values for %d %s, and %s, so the busiest %s does %s/s, %.2fx the mean, though no value is a whale (%s). Place the values explicitly instead: %s Re-simulated with %s (%s; %s %s): busiest %s %s/s -> %s/s, %.2fx -> %.2fx the mean.",
 		col, k, units, unitsName, cause, unit, fmtF(busiest(c)), ratio(c), expect,
-		a.spreadRemedy(as, w, col, vals, unit),
+		a.spreadRemedy(as, w, col, vals, unit, k <= units),
 		placed, key, col, strings.Join(shown, ", "), unit, fmtF(busiest(c)), fmtF(busiest(x)), ratio(c), ratio(x))
 	if c.Transactions > 0 && math.Abs(x.CrossShardTxnFraction-c.CrossShardTxnFraction) >= 0.005 {
 		// Values that shared a shard kept their transactions local.
@@ -259,8 +259,15 @@ func engineBase(name string) string {
 
 // spreadRemedy says, in the engine's terms, how to place each of the few
 // values of col on a shard (node) of its own.
-func (a *analysis) spreadRemedy(as *Assessment, w *shardkey.Workload, col string, vals []shardkey.Value, unit string) string {
+//
+// own says each value gets a shard (node) of its own (no more values than
+// units); otherwise the values are spread evenly over them.
+func (a *analysis) spreadRemedy(as *Assessment, w *shardkey.Workload, col string, vals []shardkey.Value, unit string, own bool) string {
 	e := engineBase(a.engine)
+	whose := "a " + unit + " of its own"
+	if !own {
+		whose = "the " + unit + "s, spread evenly"
+	}
 	switch {
 	case e == "citus":
 		table := ""
@@ -276,13 +283,21 @@ func (a *analysis) spreadRemedy(as *Assessment, w *shardkey.Workload, col string
 		}
 		return fmt.Sprintf("under Citus, isolate_tenant_to_new_shard('%s', %s, 'CASCADE') for each value (tenant isolation, a Citus UDF; CASCADE isolates the co-located tables' rows of the value too), then spread those shards evenly over the nodes with citus_rebalance_start(rebalance_strategy := 'by_disk_size') or citus_move_shard_placement (by_shard_count counts the near-empty shards isolation leaves as much as a value's); or pick a shard_count and node count under which these values hash apart, until a value is added.", table, sqlLiteral(vals[0]))
 	case strings.HasPrefix(e, "vitess"):
-		return "under Vitess a keyspace's shards are keyspace-id ranges of any width: reshard with range boundaries cut between these values' keyspace ids so that each has a shard of its own, or place the values with a custom vindex (a map from " + col + " to a keyspace id of your choosing) instead of the hash vindex."
+		return "under Vitess a keyspace's shards are keyspace-id ranges of any width: reshard with range boundaries cut between these values' keyspace ids so that each has a shard of its own (or the values spread evenly), or place the values with a custom vindex (a map from " + col + " to a keyspace id of your choosing) instead of the hash vindex."
 	case e == "redis":
-		return "under Redis Cluster hash tags cannot spread so few values (each value's keys share one slot): move each value's slot to a master of its own (CLUSTER SETSLOT slot NODE id, or redis-cli --cluster reshard); redis-cli --cluster rebalance evens slot counts, not these slots' traffic."
+		move := "move each value's slot to a master of its own"
+		if !own {
+			move = "spread the values' slots evenly over the masters"
+		}
+		return "under Redis Cluster hash tags cannot spread so few values (each value's keys share one slot): " + move + " (CLUSTER SETSLOT slot NODE id, or redis-cli --cluster reshard); redis-cli --cluster rebalance evens slot counts, not these slots' traffic."
 	case e == "mongodb":
-		return "under MongoDB move each value's chunk to a shard of its own (moveRange; moveChunk before 6.0) and pin it with zones (sh.addShardToZone, sh.updateZoneKeyRange over the value's range of the shard key); the balancer evens data size, not these values' traffic."
+		move := "move each value's chunk to a shard of its own"
+		if !own {
+			move = "spread the values' chunks evenly over the shards"
+		}
+		return "under MongoDB " + move + " (moveRange; moveChunk before 6.0) and pin them there with zones (sh.addShardToZone, sh.updateZoneKeyRange over each value's range of the shard key); the balancer evens data size, not these values' traffic."
 	}
-	return fmt.Sprintf("a directory override in front of the hash, a map from each value of %s to a %s of its own (directory(%s, FILE), lines value,%s).", col, unit, shardkey.QuoteName(col), unit)
+	return fmt.Sprintf("a directory override in front of the hash, a map from each value of %s to %s (directory(%s, FILE), lines value,%s).", col, whose, shardkey.QuoteName(col), unit)
 }
 
 // sqlLiteral writes v as a SQL literal: numbers bare, text quoted.
