@@ -302,6 +302,24 @@ type Criteria struct {
 	Expected     float64 `json:"expected_max_load_ratio"`
 	MaxShardWork float64 `json:"max_shard_work"`
 	AfterFixes   float64 `json:"max_shard_work_after_fixes"`
+	// txnAfterFixes, when txnAfterSet, is the share of transactions that
+	// cross shards once a fix that moves key values between shards is
+	// applied (place-values: values that shared a shard no longer do),
+	// which the ranking weighs beside AfterFixes instead of
+	// CrossShardTxn: a collision that makes a busiest shard also keeps
+	// some transactions local, and the fix undoes both.
+	txnAfterFixes float64
+	txnAfterSet   bool
+}
+
+// txnRanked is the cross-shard transaction share the ranking weighs: the
+// one after fixes when a fix moved values (Criteria.txnAfterFixes), else
+// CrossShardTxn.
+func (c *Criteria) txnRanked() float64 {
+	if c.txnAfterSet {
+		return c.txnAfterFixes
+	}
+	return c.CrossShardTxn
 }
 
 // MarshalJSON writes c with largest_partition_share and bounded null when
@@ -373,7 +391,7 @@ func (o OpCost) FanoutUnit() string {
 // Fix is one remedy, with numbers before and after where it was
 // re-simulated.
 type Fix struct {
-	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, hot-row (one row most write transactions write: a global counter), cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, shard-count (a count that divides a low-cardinality key's values evenly), bucket (Cassandra: a whale's rows over K partitions by a bucket column in the partition key), compound-key (MongoDB: a suffix that lets a jumbo chunk split), flag
+	Kind   string `json:"kind"`   // isolate, split (a whale over K dedicated shards by a second key level), salt, hot-row (one row most write transactions write: a global counter), cache, global-index (a lookup table), projection, shard-encoded-id, read-model, replica, bucket-prefix, shard-count (a count that divides a low-cardinality key's values evenly), bucket (Cassandra: a whale's rows over K partitions by a bucket column in the partition key), compound-key (MongoDB: a suffix that lets a jumbo chunk split), place-values (each of a hash key's few values on a shard of its own: a directory placement), flag
 	Target string `json:"target"` // the operation or key value it treats
 	Text   string `json:"text"`
 	Key    string `json:"key,omitempty"` // the re-simulated key
@@ -1244,7 +1262,7 @@ func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
 	// because three warehouses share a shard that then does 2.4 times
 	// the mean).
 	if clearTxnGap(x, y) && closeRel(a.AfterFixes, b.AfterFixes, 0.25) {
-		return a.CrossShardTxn < b.CrossShardTxn, true
+		return a.txnRanked() < b.txnRanked(), true
 	}
 	if !closeRel(a.AfterFixes, b.AfterFixes, loadTol) && movedFair(a.AfterFixes < b.AfterFixes) {
 		return a.AfterFixes < b.AfterFixes, true
@@ -1285,7 +1303,7 @@ func clearTxnGap(x, y *Assessment) bool {
 	if n1 == 0 || n2 == 0 {
 		return false
 	}
-	return proportionsDiffer(x.Criteria.CrossShardTxn, y.Criteria.CrossShardTxn, n1, n2)
+	return proportionsDiffer(x.Criteria.txnRanked(), y.Criteria.txnRanked(), n1, n2)
 }
 
 // proportionsDiffer reports whether two shares (0..1), over n1 and n2 (>
@@ -1465,11 +1483,25 @@ func scatters(adv *Advice) bool {
 // busiestUnit names what c's MaxShardWork is the work of: "node" when
 // work is counted on the nodes (sim.Candidate.WorkPer: slots on nodes
 // under redis), else "shard".
+//
+// Under citus(shard_count=S) the engine places S Citus shards on the
+// nodes and each figure (ShardWork, MaxShardWork) is a node's
+// (partition.Citus: Shard returns the node), so the unit is "node".
 func busiestUnit(c *sim.Candidate) string {
-	if c.WorkPer == "node" {
+	if c.WorkPer == "node" || partition.CitusShards(c.Engine) > 0 {
 		return "node"
 	}
 	return "shard"
+}
+
+// hasFix reports whether as has a fix of the given kind.
+func hasFix(as *Assessment, kind string) bool {
+	for _, f := range as.Fixes {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // perfectText is a perfect hash's ratio, "unknown" when it could not be
@@ -1490,6 +1522,12 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	if adv.RatesRelative {
 		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s units of work per request on %s, the busiest shard doing %.2fx the mean shard's work. The input holds counts with no time span: absolute rates (requests/s, units/s) and capacity are unknown; the figures in units/s below are shares of the counts, not rates.",
 			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.WorkPerS/c.RequestsPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), c.WorkRatio)
+	}
+	if s := partition.CitusShards(adv.Engine); s > 0 && !adv.RatesRelative {
+		// citus(shard_count=S): S Citus shards placed on the nodes; the
+		// figures are the nodes' (partition.Citus).
+		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d Citus shards over %s, the busiest node doing %s/s (work ratio %.2fx: its work over the mean node's).",
+			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), s, plural(adv.Shards, "1 node", fmt.Sprintf("%d nodes", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)
 	}
 	if n := c.Nodes; n != nil && len(n.NodeWork) > 0 {
 		busiest := 0.0
@@ -1595,6 +1633,10 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		_, accessDecided := orderAccess(best, as)
 		switch {
 		case !as.Viable:
+		case hasFix(as, "place-values") && as.Score.MaxShardWork > best.Criteria.AfterFixes*1.005 && as.Criteria.AfterFixes <= best.Criteria.AfterFixes*1.005:
+			// Equal only after its place-values fix: say what the hash
+			// does and what the fix keeps.
+			reason = fmt.Sprintf("as the hash places its few values its busiest %s does %s/s, against %s/s; placed one by one (its fix) it matches this design, with a map of every value to keep up as values are added", busiestUnit(as.Score), fmtF(as.Score.MaxShardWork), fmtF(best.Criteria.AfterFixes))
 		case !decided && as.Viable:
 			reason = "equal on every measure here: either would do"
 		case !accessDecided && len(as.ReplicatedSizeUnknown) > 0 && len(best.ReplicatedSizeUnknown) == 0 && as.Score.Shards > 1:

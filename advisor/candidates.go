@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 )
 
 // colRef names one column of one table.
@@ -63,6 +64,9 @@ type analysis struct {
 	// see servers.
 	nodes int
 	ix    *opIndex // see index
+	// dirs are the value placements spreadFix proposed, by the name its
+	// directory(col, NAME) key gives (sim.Options.Directories).
+	dirs map[string]map[shardkey.Value]int
 	// byTable holds the transactions' statements on each table, in
 	// order (see stmtsOf).
 	byTable [][]*shardkey.Stmt
@@ -932,6 +936,11 @@ func (a *analysis) servers() int {
 func (a *analysis) whaleUnits(n int) (int, string) {
 	if a.nodes > 0 {
 		return a.nodes, "node"
+	}
+	if partition.CitusShards(a.engine) > 0 {
+		// citus(shard_count=S): the n units are nodes, each holding
+		// several Citus shards.
+		return n, "node"
 	}
 	return n, "shard"
 }

@@ -70,6 +70,7 @@ func shardCountNote(engine string, n, need int) string {
 func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload, string, *sim.Candidate, []string, []string) {
 	w := as.w
 	key := as.Key
+	o.Directories = a.dirs
 	var applied, skipped []string
 	for _, f := range as.Fixes {
 		switch f.Kind {
@@ -92,6 +93,10 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			}
 			key = f.Key
 			applied = append(applied, "bucket "+f.Target)
+		case "place-values":
+			// Each of few values on a shard of its own (spreadFix).
+			key = f.Key
+			applied = append(applied, "place each value of "+f.Target+" on its own "+busiestUnit(as.Score))
 		case "split":
 			// The split replaces the isolation (proposed after it).
 			key = f.Key

@@ -30,6 +30,7 @@ func (a *analysis) fixes(as *Assessment, w *shardkey.Workload, o sim.Options) {
 	a.whaleFix(as, d, w, o)
 	a.jumboFix(as, d, w, o)
 	a.hotRowFix(as, w, o)
+	a.spreadFix(as, d, w, o)
 	wn, _ := a.whaleUnits(o.Shards)
 	a.whaleNote(as, wn)
 	lk := map[string]*sim.Candidate{} // lookup designs scored, by key
@@ -695,21 +696,22 @@ func addLookup(w *shardkey.Workload, key, table string, l shardkey.Lookup) (stri
 }
 
 // evenCounts says how evenly card values of equal traffic can sit on n
-// shards: ranges put ceil(card/n) values on the busiest shard, that over
-// card/n times the mean, and shard counts near n that divide card (within
-// n/2..2n) put the same number on every shard.
-func evenCounts(card, n int) string {
+// units (shards, or nodes with slots on nodes: unit names them): ranges
+// put ceil(card/n) values on the busiest, that over card/n times the
+// mean, and counts near n that divide card (within n/2..2n) put the same
+// number on every one.
+func evenCounts(card, n int, unit string) string {
 	if card%n == 0 {
-		return fmt.Sprintf("ranges of %d %s each place values of equal traffic evenly on %d shards", card/n, plural(card/n, "value", "values"), n)
+		return fmt.Sprintf("ranges of %d %s each place values of equal traffic evenly on %d %ss", card/n, plural(card/n, "value", "values"), n, unit)
 	}
 	busiest := (card + n - 1) / n
-	s := fmt.Sprintf("even ranges put %d values on the busiest shard, %.2fx the mean if the values carry equal traffic", busiest, float64(busiest)*float64(n)/float64(card))
+	s := fmt.Sprintf("even ranges put %d values on the busiest %s, %.2fx the mean if the values carry equal traffic", busiest, unit, float64(busiest)*float64(n)/float64(card))
 	var div []string
 	for _, d := range evenShards(card, n) {
 		div = append(div, strconv.Itoa(d))
 	}
 	if len(div) > 0 {
-		s += fmt.Sprintf("; %s shards would divide the %d values evenly", joinOr(div), card)
+		s += fmt.Sprintf("; %s %ss would divide the %d values evenly", joinOr(div), unit, card)
 	}
 	return s
 }
@@ -725,8 +727,14 @@ func joinOr(w []string) string {
 // flags notes properties of the chosen key worth knowing: low cardinality,
 // ids whose low bits are patterned so that modulo placement of the raw id
 // (rather than of its hash) would be skewed.
+//
+// With slots on nodes the low-cardinality flags count nodes, as the
+// low-cardinality rejection does (a slot is logical: the work lands on
+// the nodes), and say so; the modulo flag places the raw id on the n
+// slots.
 func (a *analysis) flags(best *Assessment, n int) []string {
 	var out []string
+	units, unit := a.whaleUnits(n)
 	// Low-cardinality keys, one flag per (cardinality, basis): the tables
 	// of an entity group carry the root key under their own column names
 	// (TPC-C's w_id, c_w_id, d_w_id, ...), so the flag names each table's
@@ -743,7 +751,7 @@ func (a *analysis) flags(best *Assessment, n int) []string {
 	cols := map[lowKey][]string{}
 	var lowOrder []lowKey
 	for _, tk := range best.Score.Tables {
-		if tk.Cardinality > 0 && tk.Cardinality < 10*n {
+		if tk.Cardinality > 0 && tk.Cardinality < 10*units {
 			k := lowKey{tk.Cardinality, tk.Basis == "traffic" && tk.Database == nil, tk.Rows > 0 && tk.Cardinality == tk.Rows}
 			if low[k] == nil {
 				lowOrder = append(lowOrder, k)
@@ -763,9 +771,9 @@ func (a *analysis) flags(best *Assessment, n int) []string {
 		var head string
 		if len(cols[k]) == 1 {
 			if k.traffic {
-				head = fmt.Sprintf("%s of %s for %d shards (%s)", values, cols[k][0], n, strings.Join(low[k], ", "))
+				head = fmt.Sprintf("%s of %s for %d %ss (%s)", values, cols[k][0], units, unit, strings.Join(low[k], ", "))
 			} else {
-				head = fmt.Sprintf("%s has %s for %d shards (%s)", cols[k][0], values, n, strings.Join(low[k], ", "))
+				head = fmt.Sprintf("%s has %s for %d %ss (%s)", cols[k][0], values, units, unit, strings.Join(low[k], ", "))
 			}
 		} else {
 			var named []string
@@ -777,21 +785,21 @@ func (a *analysis) flags(best *Assessment, n int) []string {
 					}
 				}
 			}
-			head = fmt.Sprintf("%s for %d shards in the key of %s", values, n, strings.Join(named, "; "))
+			head = fmt.Sprintf("%s for %d %ss in the key of %s", values, units, unit, strings.Join(named, "; "))
 		}
 		if_ := ""
 		if k.traffic {
 			if_ = "if the " + plural(len(low[k]), "table holds", "tables hold") + " no more, "
 		}
 		if k.unique {
-			out = append(out, fmt.Sprintf("%s: fewer than 10 per shard leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly (a value per row: the count grows with the table)", head))
+			out = append(out, fmt.Sprintf("%s: fewer than 10 per %s leaves a hash placement lumpy; ranges with one value each, or more values, spread evenly (a value per row: the count grows with the table)", head, unit))
 			continue
 		}
-		if k.card < n {
-			out = append(out, fmt.Sprintf("%s: fewer values than shards; %sat least %d of the %d shards hold none of these rows, and no shard count spreads them further: one value's rows and traffic stay on one shard unless the key gains a column (a compound key, or salting)", head, if_, n-k.card, n))
+		if k.card < units {
+			out = append(out, fmt.Sprintf("%s: fewer values than %ss; %sat least %d of the %d %ss hold none of these rows, and no shard count spreads them further: one value's rows and traffic stay on one %s unless the key gains a column (a compound key, or salting)", head, unit, if_, units-k.card, units, unit, unit))
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: fewer than 10 per shard leaves a hash placement lumpy; %s; %sno more than %d shards can ever be used: past %d the busiest shard still carries one value's whole traffic", head, evenCounts(k.card, n), if_, k.card, k.card))
+		out = append(out, fmt.Sprintf("%s: fewer than 10 per %s leaves a hash placement lumpy; %s; %sno more than %d %ss can ever be used: past %d the busiest %s still carries one value's whole traffic", head, unit, evenCounts(k.card, units, unit), if_, k.card, unit, k.card, unit))
 	}
 	// Integer ids used as lookup keys whose low bits are patterned.
 	for r, us := range a.use {

@@ -176,7 +176,7 @@ func TestEvenCounts(t *testing.T) {
 		{16, 8, "ranges of 2 values each place values of equal traffic evenly on 8 shards"},
 		{13, 4, "even ranges put 4 values on the busiest shard, 1.23x the mean if the values carry equal traffic"},
 	} {
-		if got := evenCounts(c.card, c.n); got != c.want {
+		if got := evenCounts(c.card, c.n, "shard"); got != c.want {
 			t.Errorf("evenCounts(%d, %d) = %q; want %q", c.card, c.n, got, c.want)
 		}
 	}

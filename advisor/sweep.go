@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/shardkey/shardkey"
@@ -94,13 +95,19 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 			continue
 		}
 		exp := c.ExpectedMaxLoadRatio
+		busiest, ratio := c.MaxShardWork, c.WorkRatio
 		if per == "node" {
-			// Over the nodes when the work ratio is the nodes' (redis);
-			// otherwise a ratio over the slots, no yardstick for the
-			// nodes: unknown.
+			// A row per node count: the work the nodes do, as the load
+			// ratio below is the nodes' (a slot's work is the same at
+			// any node count). Redis counts it so already (WorkPer
+			// "node"); under Citus each node's is its slots' summed
+			// (Candidate.CapacityWork). The perfect hash is of the
+			// key's values over the nodes.
+			nw := c.CapacityWork()
+			busiest, ratio = slices.Max(nw), sim.MaxOverMean(nw)
 			exp = 0
-			if c.WorkPer == "node" {
-				exp = c.ExpectedWorkRatio()
+			if c.ExpectedMaxLoadRatio > 0 {
+				exp = sim.ExpectedMaxLoadRatio(c.Cardinality, o.Nodes.Count)
 			}
 		}
 		load := c.LoadRatio
@@ -109,7 +116,7 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 			// over the fixed slots (which no node count changes).
 			load = sim.MaxOverMean(o.Nodes.Sum(c.ShardLoad))
 		}
-		out = append(out, SweepRow{Shards: n, Per: per, MaxShardWork: c.MaxShardWork, WorkRatio: c.WorkRatio, LoadRatio: load,
+		out = append(out, SweepRow{Shards: n, Per: per, MaxShardWork: busiest, WorkRatio: ratio, LoadRatio: load,
 			Expected: exp, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0, TxnsUnknown: c.TxnsUnknown()})
 	}
 	return out, nil

@@ -74,8 +74,11 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		fmt.Fprintf(w, "\nHow sure: 95%% bootstrap intervals over %d resamples of the sample: ", conf.Replicates)
 		if adv.Candidates[0].Score.RequestsPerS > 0 {
 			unit := "shard"
-			if adv.Candidates[0].Score.WorkPer == "node" {
+			switch {
+			case adv.Candidates[0].Score.WorkPer == "node":
 				unit = "node"
+			case adv.Nodes > 0:
+				unit = "slot" // slots over nodes, work counted per slot
 			}
 			fmt.Fprintf(w, "work ratio %.2f-%.2fx, busiest %s %s-%s units/s, ", conf.WorkRatio.Lo, conf.WorkRatio.Hi, unit, numfmt.Num(conf.MaxShardWork.Lo), numfmt.Num(conf.MaxShardWork.Hi))
 		}
@@ -91,8 +94,12 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	}
 	if len(adv.Sweep) > 0 {
 		unit := "shard"
-		if adv.Sweep[0].Per == "node" {
-			unit = "node" // slots over nodes: the node count varies
+		perNode := adv.Sweep[0].Per == "node" || adv.Nodes == 0 && partition.CitusShards(adv.Engine) > 0
+		if perNode {
+			// Slots over nodes: the node count varies; under
+			// citus(shard_count=S) the count swept is the nodes' too,
+			// the S Citus shards placed on them.
+			unit = "node"
 		}
 		fmt.Fprintf(w, "\n%s as the %s count grows:\n", adv.Recommended, unit)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -113,7 +120,13 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%s\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, exp, r.FanoutMean, txn, r.OverCapacity)
 		}
 		tw.Flush()
-		fmt.Fprintln(w, numfmt.Wrap(ratiosLegend, 88, ""))
+		legend := ratiosLegend
+		if perNode {
+			// Every figure of a row per node count is the nodes'
+			// (advisor.Sweep, partition.Citus).
+			legend = strings.NewReplacer("shard's", "node's", "a shard holds", "a node holds").Replace(legend)
+		}
+		fmt.Fprintln(w, numfmt.Wrap(legend, 88, ""))
 	}
 	fmt.Fprintln(w, "\nWhich choice could still change in two years:")
 	for _, s := range adv.Durable {
@@ -459,8 +472,9 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 // slots over nodes, saying the figure is a slot's (the nodes report and
 // the capacity line give a node's).
 func busiestHeader(adv *advisor.Advice, name string) string {
-	if len(adv.Candidates) > 0 && adv.Candidates[0].Score.WorkPer == "node" {
-		// Work counted per node (sim.Candidate.WorkPer: redis).
+	if len(adv.Candidates) > 0 && adv.Candidates[0].Score.WorkPer == "node" || adv.Nodes == 0 && partition.CitusShards(adv.Engine) > 0 {
+		// Work counted per node (sim.Candidate.WorkPer: redis; or
+		// citus(shard_count=S), whose figures are the nodes').
 		if name == "busiest" {
 			return "busiest node"
 		}

@@ -41,6 +41,12 @@ type Options struct {
 	// Cache, when set, keeps what depends on the workload's statements
 	// alone across calls (see Cache); nil recomputes it each time.
 	Cache *Cache
+	// Directories are directory maps held in memory, by the FILE name a
+	// design's directory(col, FILE) gives: a name found here is not read
+	// from disk. Keys are canonical values (shardkey.Value.Canonical),
+	// values shards 0..Shards-1. The advisor scores the placements it
+	// proposes (one key value per shard) this way; nil for none.
+	Directories map[string]map[shardkey.Value]int
 }
 
 type keyKind uint8
@@ -425,6 +431,15 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		return tk, nil // bounds are design-wide: computeBounds
 	case *shardkey.DirectoryExpr:
 		tk.kind = kDirectory
+		if dir, ok := o.Directories[m.File]; ok {
+			for v, sh := range dir {
+				if sh < 0 || sh >= s.N {
+					return nil, fmt.Errorf("directory %s: %s on shard %d, out of range 0..%d", m.File, v, sh, s.N-1)
+				}
+			}
+			tk.dir = dir
+			break
+		}
 		dir, err := readDirectory(m.File, o.Dir, t.Columns[tk.cols[0]].Type, s.N)
 		if err != nil {
 			return nil, err

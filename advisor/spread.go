@@ -1,0 +1,318 @@
+package advisor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/sim"
+)
+
+// spreadFix proposes, for a hash design whose key has few distinct
+// values (fewer than 10 per shard, or per node with slots on nodes),
+// placing each value on a shard of its own, or the values evenly, when
+// the busiest shard is over its fair share because values collide under
+// the hash (two on one shard, none on another), not because one value is
+// a whale (whaleFix and whaleNote speak of those). With k values hashed
+// uniformly onto n shards a shard holds no value with probability
+// (1-1/n)^k, so n(1-1/n)^k shards are expected empty and the busiest is
+// expected at sim.ExpectedMaxLoadRatio(k, n) times the mean (8 values on
+// 8 shards: 2.75 empty, 2.60x); no hash function avoids that, a directory
+// placement does. The values are placed greedily, heaviest first, each on
+// the least loaded unit (Graham's longest-processing-time rule; each its
+// own when k <= n), and the design re-simulated with that map as a
+// directory over the hash, named in-memory (sim.Options.Directories). The
+// remedy is named in the engine's terms (spreadRemedy). It is proposed
+// only when the re-simulated busiest unit is clearly lighter (under 0.9
+// times), and it counts in "after fixes".
+func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Workload, o sim.Options) {
+	c := as.Score
+	for _, f := range as.Fixes {
+		switch f.Kind {
+		case "isolate", "split", "salt", "hot-row":
+			return // a whale or a hot row is what loads the busiest shard
+		}
+	}
+	h, ok := d.Default.(*shardkey.HashExpr)
+	if !ok || len(h.Cols) != 1 || h.Vindex != "" || len(d.Tables) > 0 && !onlyReplicas(d) || len(d.Lookups) > 0 {
+		return
+	}
+	col := h.Cols[0]
+	units, unit := a.whaleUnits(o.Shards)
+	if units < 2 {
+		return
+	}
+	// The values and their weight over every table the bare hash places:
+	// the rows' weights (shares of requests), or rows where none are given.
+	load := map[shardkey.Value]float64{}
+	var vals []shardkey.Value
+	for _, t := range w.Tables {
+		ci := t.ColumnIndex(col)
+		if _, own := d.Tables[t.Name]; own || ci < 0 || t.Rows == 0 {
+			continue
+		}
+		for r := 0; r < t.Rows; r++ {
+			v := t.Columns[ci].Value(r)
+			if v.IsNull() {
+				continue
+			}
+			v = v.Canonical()
+			if _, seen := load[v]; !seen {
+				vals = append(vals, v)
+			}
+			load[v] += t.Weight(r)
+			if len(vals) >= 10*units {
+				return // not few values: a hash spreads them
+			}
+		}
+	}
+	k := len(vals)
+	if k < 2 {
+		return
+	}
+	if len(c.TopValues) > 0 && whaleVerdict(c.TopValues[0].Share, mainObservations(c), units) == aWhale {
+		return // a whale's own unit: no placement makes it lighter
+	}
+	busiest := func(x *sim.Candidate) float64 {
+		if o.Nodes != nil {
+			return slices.Max(x.CapacityWork())
+		}
+		return x.MaxShardWork
+	}
+	ratio := func(x *sim.Candidate) float64 {
+		if o.Nodes != nil {
+			return nodeRatio(x.CapacityWork())
+		}
+		return x.WorkRatio
+	}
+	// Where the hash puts each value today.
+	eng := o.Engine
+	if eng == nil {
+		eng = partition.Generic{}
+	}
+	layout, err := eng.Layout(o.Shards)
+	if err != nil {
+		return
+	}
+	onUnit := make([]int, units)
+	for _, v := range vals {
+		p, err := eng.Point([]shardkey.Value{v})
+		if err != nil {
+			return
+		}
+		u := layout.Shard(p)
+		if o.Nodes != nil {
+			u = o.Nodes.Node[u]
+		}
+		onUnit[u]++
+	}
+	// Heaviest first (ties in value order), each on the least loaded unit
+	// (the lowest-numbered on a tie).
+	slices.SortStableFunc(vals, func(x, y shardkey.Value) int {
+		if load[x] != load[y] {
+			if load[x] > load[y] {
+				return -1
+			}
+			return 1
+		}
+		return shardkey.Compare(x, y)
+	})
+	unitLoad := make([]float64, units)
+	perUnit := make([]int, units)
+	dir := map[shardkey.Value]int{}
+	for _, v := range vals {
+		u := 0
+		for j := range unitLoad {
+			if unitLoad[j] < unitLoad[u] || unitLoad[j] == unitLoad[u] && perUnit[j] < perUnit[u] {
+				u = j
+			}
+		}
+		unitLoad[u] += load[v]
+		perUnit[u]++
+		sh := u
+		if o.Nodes != nil {
+			sh = nthSlot(o.Nodes.Node, u, perUnit[u]-1) // a slot of its own on the node
+		}
+		dir[v] = sh
+	}
+	name := col + "-placement.csv"
+	if a.dirs == nil {
+		a.dirs = map[string]map[shardkey.Value]int{}
+	}
+	a.dirs[name] = dir
+	o.Directories = a.dirs
+	rest := strings.TrimPrefix(d.Text, d.Default.String())
+	key := fmt.Sprintf("directory(%s, %s)%s", shardkey.QuoteName(col), name, rest)
+	x, err := sim.Score(w, key, o)
+	if err != nil || busiest(x) >= 0.9*busiest(c) {
+		delete(a.dirs, name)
+		return
+	}
+	// The cause: how the hash placed the values.
+	var two, none []string
+	most := 0
+	for u, m := range onUnit {
+		most = max(most, m)
+		if m == 0 {
+			none = append(none, strconv.Itoa(u))
+		}
+	}
+	for u, m := range onUnit {
+		if m == most && m > 1 {
+			two = append(two, strconv.Itoa(u))
+		}
+	}
+	if len(two) == 0 {
+		delete(a.dirs, name)
+		return // no two values share a unit: the load is the values' own
+	}
+	unitsName := unit + "s"
+	cause := fmt.Sprintf("%s puts %d values on %s %s", a.hashName(), most, plural(len(two), unit, "each of "+unitsName), joinAnd(two))
+	if len(none) > 0 {
+		cause += fmt.Sprintf(" and none on %s %s", plural(len(none), unit, unitsName), joinAnd(none))
+	}
+	empty := float64(units) * math.Pow(1-1/float64(units), float64(k))
+	expect := fmt.Sprintf("a uniform hash of %d values onto %d %s leaves %d x (1 - 1/%d)^%d = %s of them empty on average, its busiest expected at %.2fx the mean", k, units, unitsName, units, units, k, fmtF(empty), sim.ExpectedMaxLoadRatio(k, units))
+	placed := fmt.Sprintf("each value on a %s of its own", unit)
+	if k > units {
+		placed = fmt.Sprintf("the values spread at most %d to a %s, heaviest first on the least loaded", (k+units-1)/units, unit)
+	}
+	slices.SortFunc(vals, shardkey.Compare)
+	var shown []string
+	for i, v := range vals {
+		if i == 12 {
+			shown = append(shown, "...")
+			break
+		}
+		to := fmt.Sprintf("%s %d", unit, dir[v])
+		if o.Nodes != nil {
+			to = fmt.Sprintf("node %d (slot %d)", o.Nodes.Node[dir[v]], dir[v])
+		}
+		shown = append(shown, fmt.Sprintf("%s -> %s", v, to))
+	}
+	text := fmt.Sprintf("Few values, hash collisions: %s has %d distinct values for %d %s, and %s, so the busiest %s does %s/s, %.2fx the mean, though no value is a whale (%s). Place the values explicitly instead: %s Re-simulated with %s (%s; %s %s): busiest %s %s/s -> %s/s, %.2fx -> %.2fx the mean.",
+		col, k, units, unitsName, cause, unit, fmtF(busiest(c)), ratio(c), expect,
+		a.spreadRemedy(as, w, col, vals, unit, k <= units),
+		placed, key, col, strings.Join(shown, ", "), unit, fmtF(busiest(c)), fmtF(busiest(x)), ratio(c), ratio(x))
+	if c.Transactions > 0 && math.Abs(x.CrossShardTxnFraction-c.CrossShardTxnFraction) >= 0.005 {
+		// Values that shared a shard kept their transactions local.
+		text += fmt.Sprintf(" Cross-shard transactions %s -> %s: the values that shared a %s no longer do.", pct(c.CrossShardTxnFraction), pct(x.CrossShardTxnFraction), unit)
+	}
+	as.Criteria.txnAfterFixes, as.Criteria.txnAfterSet = x.CrossShardTxnFraction, true
+	as.Fixes = append(as.Fixes, Fix{Kind: "place-values", Target: col, Key: key, Before: nums(c), After: nums(x), Text: text})
+	as.Criteria.AfterFixes = x.MaxShardWork
+}
+
+// nthSlot returns the i-th slot (from 0, wrapping) that node[] puts on
+// node u.
+func nthSlot(node []int, u, i int) int {
+	var on []int
+	for s, n := range node {
+		if n == u {
+			on = append(on, s)
+		}
+	}
+	return on[i%len(on)]
+}
+
+// nodeRatio returns max/mean of per-node work.
+func nodeRatio(xs []float64) float64 {
+	total, mx := 0.0, 0.0
+	for _, x := range xs {
+		total += x
+		mx = math.Max(mx, x)
+	}
+	if total == 0 {
+		return 0
+	}
+	return mx / (total / float64(len(xs)))
+}
+
+// hashName names the engine's hash placement.
+func (a *analysis) hashName() string {
+	switch e := engineBase(a.engine); {
+	case e == "citus":
+		return "Citus's hash (the distribution column's PostgreSQL hash function, then the shard's hash interval in pg_dist_shard)"
+	case strings.HasPrefix(e, "vitess"):
+		return "Vitess's hash vindex (the keyspace id's shard range)"
+	case e == "redis":
+		return "Redis Cluster's CRC16 hash slot (and the slot's master)"
+	case e == "mongodb":
+		return "MongoDB's hashed shard key (the chunk's range of hashed values)"
+	case e == "" || e == "generic":
+		return "the hash"
+	default:
+		return e + "'s hash"
+	}
+}
+
+func engineBase(name string) string {
+	if i := strings.IndexAny(name, "(:"); i >= 0 {
+		name = name[:i]
+	}
+	return strings.TrimSpace(name)
+}
+
+// spreadRemedy says, in the engine's terms, how to place each of the few
+// values of col on a shard (node) of its own.
+//
+// own says each value gets a shard (node) of its own (no more values than
+// units); otherwise the values are spread evenly over them.
+func (a *analysis) spreadRemedy(as *Assessment, w *shardkey.Workload, col string, vals []shardkey.Value, unit string, own bool) string {
+	e := engineBase(a.engine)
+	whose := "a " + unit + " of its own"
+	if !own {
+		whose = "the " + unit + "s, spread evenly"
+	}
+	switch {
+	case e == "citus":
+		table := ""
+		if as.Root != nil && len(as.Root.Tables) > 0 {
+			table = as.Root.Tables[0]
+		} else {
+			for _, t := range w.Tables {
+				if t.ColumnIndex(col) >= 0 {
+					table = t.Name
+					break
+				}
+			}
+		}
+		return fmt.Sprintf("under Citus, isolate_tenant_to_new_shard('%s', %s, 'CASCADE') for each value (tenant isolation, a Citus UDF; CASCADE isolates the co-located tables' rows of the value too), then spread those shards evenly over the nodes with citus_rebalance_start(rebalance_strategy := 'by_disk_size') or citus_move_shard_placement (by_shard_count counts the near-empty shards isolation leaves as much as a value's); or pick a shard_count and node count under which these values hash apart, until a value is added.", table, sqlLiteral(vals[0]))
+	case strings.HasPrefix(e, "vitess"):
+		return "under Vitess a keyspace's shards are keyspace-id ranges of any width: reshard with range boundaries cut between these values' keyspace ids so that each has a shard of its own (or the values spread evenly), or place the values with a custom vindex (a map from " + col + " to a keyspace id of your choosing) instead of the hash vindex."
+	case e == "redis":
+		move := "move each value's slot to a master of its own"
+		if !own {
+			move = "spread the values' slots evenly over the masters"
+		}
+		return "under Redis Cluster hash tags cannot spread so few values (each value's keys share one slot): " + move + " (CLUSTER SETSLOT slot NODE id, or redis-cli --cluster reshard); redis-cli --cluster rebalance evens slot counts, not these slots' traffic."
+	case e == "mongodb":
+		move := "move each value's chunk to a shard of its own"
+		if !own {
+			move = "spread the values' chunks evenly over the shards"
+		}
+		return "under MongoDB " + move + " (moveRange; moveChunk before 6.0) and pin them there with zones (sh.addShardToZone, sh.updateZoneKeyRange over each value's range of the shard key); the balancer evens data size, not these values' traffic."
+	}
+	return fmt.Sprintf("a directory override in front of the hash, a map from each value of %s to %s (directory(%s, FILE), lines value,%s).", col, whose, shardkey.QuoteName(col), unit)
+}
+
+// sqlLiteral writes v as a SQL literal: numbers bare, text quoted.
+func sqlLiteral(v shardkey.Value) string {
+	s := v.String()
+	if v.Type.IsInt() {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// joinAnd joins words as "a", "a and b", "a, b and c".
+func joinAnd(w []string) string {
+	if len(w) < 2 {
+		return strings.Join(w, "")
+	}
+	return strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
+}
