@@ -893,18 +893,7 @@ func moduloSkew(t *shardkey.Table, ci, n int) float64 {
 		mod[m] += t.Weight(i)
 		hashed[partition.Generic{}.PointInt64(v)%uint64(n)] += t.Weight(i)
 	}
-	ratio := func(xs []float64) float64 {
-		total, mx := 0.0, 0.0
-		for _, x := range xs {
-			total += x
-			mx = math.Max(mx, x)
-		}
-		if total == 0 {
-			return 0
-		}
-		return mx / (total / float64(len(xs)))
-	}
-	if r, h := ratio(mod), ratio(hashed); r > 1.5*h {
+	if r, h := maxMeanRatio(mod), maxMeanRatio(hashed); r > 1.5*h {
 		return r
 	}
 	return 0

@@ -85,7 +85,7 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 	}
 	ratio := func(x *sim.Candidate) float64 {
 		if o.Nodes != nil {
-			return nodeRatio(x.CapacityWork())
+			return maxMeanRatio(x.CapacityWork())
 		}
 		return x.WorkRatio
 	}
@@ -219,8 +219,9 @@ func nthSlot(node []int, u, i int) int {
 	return on[i%len(on)]
 }
 
-// nodeRatio returns max/mean of per-node work.
-func nodeRatio(xs []float64) float64 {
+// maxMeanRatio returns max/mean of xs (per-node or per-shard work or
+// weight); 0 when they sum to 0.
+func maxMeanRatio(xs []float64) float64 {
 	total, mx := 0.0, 0.0
 	for _, x := range xs {
 		total += x
