@@ -749,7 +749,7 @@ func (p *parser) expr() Expr {
 				p.fail("isolate split= needs a column")
 			}
 			over, overs = p.overs()
-			if p.err == nil && over == 0 {
+			if p.err == nil && over == 0 && overs == nil {
 				p.fail("isolate split= needs over=K, the shards to split each value over")
 			}
 		}

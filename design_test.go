@@ -74,6 +74,7 @@ func TestParseDesignErrors(t *testing.T) {
 		{"isolate(hash(a), top=1, over=4)", "expected split=column"},
 		{"isolate(hash(a), top=2, split=b, over=[4])", "gives 1 shard counts for top=2 values"},
 		{"isolate(hash(a), top=2, split=b, over=[4, 0])", "entry 0: must be in 1.."},
+		{"isolate(hash(a), top=1, split=b, over=[0])", "entry 0: must be in 1.."},
 		{"isolate(hash(a), top=1, split=b, over=[x])", `"x" is not a whole number`},
 		{"isolate(hash(a), top=1, split=b, over=[])", "over=[]: give one shard count per value"},
 		{"a:hash(x); a:hash(y)", "two keys"},

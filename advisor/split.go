@@ -43,6 +43,12 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if w.Capacity <= 0 || len(c.TopValues) == 0 || n < 4 || c.CapacityPer == "node" {
 		return false
 	}
+	if a.engine == "citus" || strings.HasPrefix(a.engine, "citus(") {
+		// Citus distributes a table by one column and isolates a tenant
+		// to one shard at most (isolate_tenant_to_new_shard): no second
+		// level to split a value over. Its whale stays isolated.
+		return false
+	}
 	h, ok := d.Default.(*shardkey.HashExpr)
 	if !ok || len(h.Cols) != 1 {
 		return false
@@ -81,10 +87,13 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// shard's capacity would collide under hash (any two on one shard
 	// exceed it): each goes on a dedicated shard of its own (an entry of
 	// 1), or more if its re-simulated shard is over capacity.
+	ranOut := false // every value the statistics rank was taken
 	if len(whales) == overCap {
+		ranOut = true
 		for _, tv := range c.TopValues[len(whales):] {
 			work, wide, _ := a.whaleWork(w, key, tv.Share)
 			if work <= w.Capacity/2 || wide >= w.Capacity {
+				ranOut = false
 				break
 			}
 			whales = append(whales, whale{work: work, wide: wide, k0: 1, k: 1})
@@ -241,6 +250,9 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	iso := ""
 	if len(isolated) > 0 {
 		iso = fmt.Sprintf(" The next %s each do%s over half a shard's capacity, so any two hashed to one shard exceed it: %s isolated on a dedicated shard of %s own (the 1s in over=).", plural(len(isolated), "value", fmt.Sprintf("%d values", len(isolated))), plural(len(isolated), "es", ""), strings.Join(isolated, ", "), plural(len(isolated), "its", "their"))
+		if ranOut && len(whales) == len(c.TopValues) {
+			iso += fmt.Sprintf(" The key statistics rank the %d heaviest values only: lighter ones past them may also do over half a shard, and isolating them too (a longer over= list) could lower the busiest shard further.", len(c.TopValues))
+		}
 	}
 	f.Target = fmt.Sprintf("the %d heaviest values of %s (%s to %s)", len(targets), key, targets[0], targets[len(targets)-1])
 	f.Text = fmt.Sprintf("%s larger than a shard: %s %s one shard's capacity of %s, so no dedicated shard can hold %s: split %s over dedicated shards of its own by a second key level, %s (%s; Citus's tenant isolation stops at one shard, Vitess's multicol vindex over the compound key does this), %d shards in all. Each value's K is the fewest that bring each of its shards under capacity: at least (its work - its tenant-wide reads) / (%s - its tenant-wide reads), then as re-simulated (the hash of the second key does not split rows evenly): %s.%s A read by both keys asks one of its value's shards; each tenant-wide read asks all of them (+%s units/s); %s of transactions cross shards under the split. Busiest shard: %s/s -> %s/s, %d -> %d shards over capacity.%s",

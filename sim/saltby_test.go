@@ -226,3 +226,26 @@ func TestSplitOvers(t *testing.T) {
 		t.Errorf("Score on 6 shards: %v; want the shards-in-all error", err)
 	}
 }
+
+// TestSplitCountsColocated: two tables that split the same key's values
+// over different counts would hash the other values over different base
+// shards (over=[2, 2] leaves 10 - 4 = 6 of 10, over=[3, 3] leaves 4), so a
+// cold tenant's rows would sit on different shards in each table: an
+// error naming both tables; the same counts are accepted.
+func TestSplitCountsColocated(t *testing.T) {
+	mk := func(name, second string) *shardkey.Table {
+		tb := &shardkey.Table{Name: name, Rows: 4}
+		ws := &shardkey.Column{Name: "ws", Type: shardkey.Int64, Ints: []int64{1, 1, 2, 3}}
+		x := &shardkey.Column{Name: second, Type: shardkey.Int64, Ints: []int64{1, 2, 3, 4}}
+		tb.Columns = []*shardkey.Column{ws, x}
+		return tb
+	}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{mk("pages", "page"), mk("members", "user")}, Shards: 10}
+	_, err := Score(w, "isolate(hash(ws), top=2, split=page, over=[2, 2]); members:isolate(hash(ws), top=2, split=user, over=[3, 3])", Options{Shards: 10})
+	if err == nil || !contains(err.Error(), "tables pages and members split the values of hash(ws) over different shard counts") {
+		t.Errorf("different counts: %v; want the co-location error", err)
+	}
+	if _, err := Score(w, "isolate(hash(ws), top=2, split=page, over=[3, 2]); members:isolate(hash(ws), top=2, split=user, over=[3, 2])", Options{Shards: 10}); err != nil {
+		t.Errorf("the same counts: %v", err)
+	}
+}

@@ -184,11 +184,29 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 		}
 	}
 	placed := 0
+	type splitAt struct{ table, counts string }
+	splits := map[string]splitAt{} // isolate split='s inner key -> its first table's top= and over=
 	for ti, t := range w.Tables {
 		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
 		if e == nil {
 			s.tables[ti] = &tableKey{kind: kUnplaced}
 			continue
+		}
+		if m, ok := e.(*shardkey.IsolateExpr); ok && m.Split != "" {
+			// Tables that isolate the same key's values must give them the
+			// same shard counts: the counts set how many shards the other
+			// values hash over, and different bases would place one
+			// tenant's rows on different shards in each table.
+			counts := fmt.Sprintf("top=%d, over=", m.Top)
+			for i := range m.Top {
+				counts += fmt.Sprintf("%d,", m.OverOf(i))
+			}
+			in := m.Inner.String()
+			if prev, ok := splits[in]; !ok {
+				splits[in] = splitAt{t.Name, counts}
+			} else if prev.counts != counts {
+				return nil, fmt.Errorf("key %q: tables %s and %s split the values of %s over different shard counts (%s against %s): the other values would hash over different shards in each, no longer co-located; give every table the same top= and over=", d.Text, prev.table, t.Name, in, strings.TrimSuffix(prev.counts, ","), strings.TrimSuffix(counts, ","))
+			}
 		}
 		tk, err := s.compileExpr(t, e, o)
 		if err != nil {
@@ -321,7 +339,11 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			}
 			if total >= s.N {
 				if len(m.Overs) == 0 {
-					return nil, fmt.Errorf("isolating %d values over %d shards each needs more than %d shards, have %d", m.Top, m.Over, total, s.N)
+					values := "values"
+					if m.Top == 1 {
+						values = "value"
+					}
+					return nil, fmt.Errorf("isolating %d %s over %d shards each needs more than %d shards, have %d", m.Top, values, m.Over, total, s.N)
 				}
 				return nil, fmt.Errorf("isolating %d values over %d shards in all needs more than %d shards, have %d", m.Top, total, total, s.N)
 			}
