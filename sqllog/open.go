@@ -383,7 +383,7 @@ func firstTime(s *source, o Options) (int64, bool, error) {
 		return 0, false, fmt.Errorf("%s: %w", s.name, err)
 	}
 	s.setHead(head)
-	format, err := formatOf(br, s.name, o.Format)
+	format, err := formatOf(br, s.name, o.Format, compressionOf(dec))
 	if err != nil {
 		return 0, false, err
 	}
@@ -434,9 +434,19 @@ func (d *decodeErr) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// compressionOf names the compression dec decodes ("gzip", "zstd"), ""
+// for a plain stream.
+func compressionOf(dec io.Reader) string {
+	if d, ok := dec.(*decodeErr); ok {
+		return d.what
+	}
+	return ""
+}
+
 // formatOf returns the canonical name of the given format, or the one
-// detected from the first bytes of br.
-func formatOf(br *bufio.Reader, name, format string) (string, error) {
+// detected from the first bytes of br. compressed names the compression
+// br's bytes were decoded from, "" for none.
+func formatOf(br *bufio.Reader, name, format, compressed string) (string, error) {
 	if format != "" {
 		f, ok := formatAliases[strings.ToLower(format)]
 		if !ok {
@@ -456,6 +466,9 @@ func formatOf(br *bufio.Reader, name, format string) (string, error) {
 		// Compressed files are recognised by their first bytes, not by
 		// their names (decompress): one named .gz or .zst that reaches
 		// here does not start as its name says.
+		if compressed != "" {
+			return "", shardkey.Errorf(name, 1, "", "%s data, decompressed, but not a log of a known format: want a PostgreSQL log (stderr, csvlog, jsonlog), a pg_stat_statements CSV export, or a MySQL/MariaDB general or slow log (or name it with --log-format)", compressed)
+		}
 		switch ext := strings.ToLower(filepath.Ext(name)); ext {
 		case ".gz", ".gzip":
 			return "", shardkey.Errorf(name, 1, "", "not gzip data (named %s, but it does not start with gzip's magic number 1f 8b), nor a log of a known format", ext)

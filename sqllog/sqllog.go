@@ -156,7 +156,7 @@ func readSources(ctx context.Context, w *shardkey.Workload, name string, srcs []
 			defer closeDec()
 			bound := &shardkey.BoundedReader{R: dec, File: s.name, What: "log", MaxLine: shardkey.MaxLineBytes}
 			br := bufio.NewReaderSize(bound, 1<<20)
-			f, err := formatOf(br, s.name, o.Format)
+			f, err := formatOf(br, s.name, o.Format, compressionOf(dec))
 			if err != nil {
 				return err
 			}

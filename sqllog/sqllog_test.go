@@ -341,6 +341,9 @@ func TestBadFiles(t *testing.T) {
 		{"empty.log", "", "testdata/bad/empty.log:1: empty log"},
 		// Named .gz, but plain text of no known format.
 		{"not-gzip.log.gz", "", "testdata/bad/not-gzip.log.gz:1: not gzip data (named .gz, but it does not start with gzip's magic number 1f 8b), nor a log of a known format"},
+		// Real gzip (it starts with 1f 8b and decompresses), of text no
+		// known format reads: the message says so, not "not gzip data".
+		{"gzip-not-a-log.log.gz", "", "testdata/bad/gzip-not-a-log.log.gz:1: gzip data, decompressed, but not a log of a known format"},
 		{"stderr-no-statements.log", "", "testdata/bad/stderr-no-statements.log:2: no statements found in this stderr log"},
 		// None of its statements parses: an error with the first ones'
 		// places and errors (pg_query's message), not a workload of no

@@ -134,7 +134,7 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 		return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be at least %v (log timestamps are at best in microseconds, PostgreSQL's in milliseconds)", d, MinWindow)}
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
-	format, err := formatOf(br, name, o.Format)
+	format, err := formatOf(br, name, o.Format, compressionOf(r))
 	dialect := dialectOf(format)
 	if err != nil {
 		return err
