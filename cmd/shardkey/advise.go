@@ -226,6 +226,13 @@ Flags:
 		// input read: a usage error saying what to add.
 		return usageErr("%s", c.noStatements(len(l.w.Tables)))
 	}
+	if errors.Is(err, advisor.ErrNoCandidates) && allZeroRates(l.w) {
+		ops := fmt.Sprintf("every one of the %d operations has", len(l.w.Ops))
+		if len(l.w.Ops) == 1 {
+			ops = "its one operation has"
+		}
+		return usageErr("no statements to advise on: %s rate 0 (requests/s) and no transaction has a rate; give their rates, or name the keys to score with -k", ops)
+	}
 	if err != nil {
 		return err
 	}
@@ -427,6 +434,26 @@ func hashFallback(w *shardkey.Workload, d *shardkey.Design, opts sim.Options, en
 	}
 	return fmt.Sprintf("hash-distributed, the design is %s, which shardkey scores with --engine %s on %d shards at %s, against %s for the range placement",
 		h.Text, eng, opts.Shards, figures(hc), figures(rc)), nil
+}
+
+// allZeroRates reports whether w has operations, all of rate 0, and no
+// transaction of positive weight: statements that ask nothing of any
+// shard, so nothing to advise on.
+func allZeroRates(w *shardkey.Workload) bool {
+	if len(w.Ops) == 0 {
+		return false
+	}
+	for _, op := range w.Ops {
+		if op.Rate > 0 {
+			return false
+		}
+	}
+	for _, t := range w.Txns {
+		if t.Weight > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // noStatements says, for advise run on inputs that hold tables but no

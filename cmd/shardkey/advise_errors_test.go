@@ -120,3 +120,27 @@ func TestAdviseNoStatements(t *testing.T) {
 		t.Errorf("advise --from: exit %d, %q; want exit 2 and the last line %q", code, errs, want)
 	}
 }
+
+// TestAdviseZeroRates: a spec whose operations all have rate 0 asks
+// nothing of any shard: nothing to advise on, the same usage error (exit
+// 2, README "Exit status") as inputs without statements, not exit 1 "no
+// operation filters on a column" (they do filter; they never run).
+func TestAdviseZeroRates(t *testing.T) {
+	spec := writeFile(t, "zero.yaml", `name: zero
+shards: 4
+tables:
+  - name: users
+    rows: 100
+    columns:
+      - {name: id, gen: sequential}
+operations:
+  - name: get user
+    table: users
+    rate: 0
+    where: {id: "?"}
+`)
+	code, _, errs := runCmd(t, "", "advise", "--workload", spec)
+	if want := "shardkey advise: no statements to advise on: its one operation has rate 0 (requests/s) and no transaction has a rate; give their rates, or name the keys to score with -k\n"; code != 2 || errs != want {
+		t.Errorf("advise on zero rates: exit %d, %q; want exit 2, %q", code, errs, want)
+	}
+}
