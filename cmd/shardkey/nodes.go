@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/numfmt"
+	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/reshard"
 	"github.com/shardkey/shardkey/sim"
 	"github.com/shardkey/shardkey/workload"
@@ -51,12 +52,23 @@ func (n *nodeFlags) fromWorkload(w *shardkey.Workload) {
 
 // validate checks the flags and makes --slots the shard count.
 func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
-	growSet, slotsSet, nodesSet := false, false, false
+	growSet, slotsSet, nodesSet, mapSet := false, false, false, false
 	fs.Visit(func(f *flag.Flag) {
 		growSet = growSet || f.Name == "grow-to"
 		slotsSet = slotsSet || f.Name == "slots"
 		nodesSet = nodesSet || f.Name == "nodes"
+		mapSet = mapSet || f.Name == "slot-map"
 	})
+	citus := c.engine == "citus" || strings.HasPrefix(c.engine, "citus(")
+	if s := partition.CitusShards(c.engine); s > 0 && slotsSet && n.slots != s {
+		return usageErr("--engine %s makes %d shards and --slots %d says %d: give one (with citus(shard_count=S), --shards counts the nodes)", c.engine, s, n.slots, n.slots)
+	}
+	if citus && !mapSet {
+		// Citus places a new table's shards on the workers in turn
+		// (operations/create_shards.c, CreateShardsWithRoundRobinPolicy),
+		// as citus(shard_count=S) does over --shards nodes.
+		n.slotMap = "round-robin"
+	}
 	if slotsSet && (n.slots < 1 || n.slots > shardkey.MaxShards) {
 		return usageErr("--slots %d: must be in 1..%d (with --nodes)", n.slots, shardkey.MaxShards)
 	}
