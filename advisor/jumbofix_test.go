@@ -171,3 +171,66 @@ func TestMongoJumboFixNotWorse(t *testing.T) {
 		t.Errorf("viable %v, reasons %q; want the compound key's cost, 50/s to 100/s", as.Viable, as.Reasons)
 	}
 }
+
+// withIDs gives every document of w's tables an _id (an ObjectId, row i
+// of table k: bytes k and i), and makes "load page" find its page by
+// workspace_id and _id instead of page_id.
+func withIDs(t *testing.T, w *shardkey.Workload) *shardkey.Workload {
+	t.Helper()
+	row := map[int64]int{} // page_id -> row of pages
+	for k, tb := range w.Tables {
+		c := &shardkey.Column{Name: "_id", Type: shardkey.ObjectID}
+		for i := 0; i < tb.Rows; i++ {
+			b := make([]byte, 12)
+			b[7], b[10], b[11] = byte(k), byte(i>>8), byte(i)
+			c.Strs = append(c.Strs, string(b))
+		}
+		tb.Columns = append(tb.Columns, c)
+	}
+	pages := w.Tables[0]
+	for i := 0; i < pages.Rows; i++ {
+		row[pages.Columns[1].Ints[i]] = i
+	}
+	id := pages.ColumnIndex("_id")
+	for i := range w.Ops[0].Instances {
+		c := &w.Ops[0].Instances[i].Conds[1]
+		c.Col, c.Val = id, shardkey.Value{Type: shardkey.ObjectID, Str: pages.Columns[id].Strs[row[c.Val.Int]]}
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestMongoJumboFixIDSuffix: with _id in every collection the jumbo's
+// suffix is _id (jumboSuffix), and each collection's _id is its own, so
+// only pages takes {workspace_id: 1, _id: "hashed"}: members, which has
+// an _id too, keeps {workspace_id: "hashed"}. The loads now name each
+// page by workspace_id and _id, an equality on every field of the
+// compound key: the figures are TestMongoJumboFixKeepsOtherKeys's, 192/s
+// before; after, 65 and 63 of workspace 1's pages (the 130 documents in
+// (workspace_id, hash(_id)) order, 65 to a chunk, workspace 1's first)
+// and members' 64/s on hash(1)'s shard 1: 127/s.
+func TestMongoJumboFixIDSuffix(t *testing.T) {
+	loads := map[int64]float64{}
+	for p := int64(1); p <= 128; p++ {
+		loads[p] = 1
+	}
+	as := jumboHashed(t, withIDs(t, jumboPages(t, []int64{2, 3}, loads, map[int64]float64{1: 64})))
+	var fix *advisor.Fix
+	for i := range as.Fixes {
+		if as.Fixes[i].Kind == "compound-key" {
+			fix = &as.Fixes[i]
+		}
+	}
+	if fix == nil {
+		t.Fatalf("no compound-key fix (viable %v); reasons %q", as.Viable, as.Reasons)
+	}
+	const want = `{workspace_id: 1, _id: "hashed"}; members:{workspace_id: "hashed"}`
+	if fix.Key != want {
+		t.Errorf("fix key %s; want %s (members keeps its key)", fix.Key, want)
+	}
+	if math.Abs(fix.Before.MaxShardWork-192) > 1e-6 || math.Abs(fix.After.MaxShardWork-127) > 1e-6 {
+		t.Errorf("busiest shard %.6g -> %.6g; want 192 -> 127", fix.Before.MaxShardWork, fix.After.MaxShardWork)
+	}
+}
