@@ -323,6 +323,10 @@ func (a *analysis) jumboShare(as *Assessment, d *shardkey.Design) {
 // on the jumbo's collection in place of its one-field key) and states
 // what it changes: the busiest shard's work, the work in all (reads by
 // col alone may then ask more than one shard), the largest partition.
+// Every other collection keeps its key (see below). A compound key whose
+// busiest shard re-simulates busier than the candidate's is not a fix:
+// the reasons say what it would cost (a ranged prefix puts the small
+// values' documents together on the ranges after the large one's).
 func (a *analysis) jumboFix(as *Assessment, d *shardkey.Design, w *shardkey.Workload, o sim.Options) {
 	jk := as.jumboKey
 	if !a.mongo || jk[0] == "" {
