@@ -323,6 +323,10 @@ func (a *analysis) jumboShare(as *Assessment, d *shardkey.Design) {
 // on the jumbo's collection in place of its one-field key) and states
 // what it changes: the busiest shard's work, the work in all (reads by
 // col alone may then ask more than one shard), the largest partition.
+// Every other collection keeps its key (see below). A compound key whose
+// busiest shard re-simulates busier than the candidate's is not a fix:
+// the reasons say what it would cost (a ranged prefix puts the small
+// values' documents together on the ranges after the large one's).
 func (a *analysis) jumboFix(as *Assessment, d *shardkey.Design, w *shardkey.Workload, o sim.Options) {
 	jk := as.jumboKey
 	if !a.mongo || jk[0] == "" {
@@ -331,14 +335,34 @@ func (a *analysis) jumboFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	comp := mongoCompound(jk[1], jk[2])
 	var key string
 	var ok bool
+	on := []string{jk[0]} // the collections the compound key keys
 	switch _, own := d.Tables[jk[0]]; {
 	case own:
 		key, ok = replaceExpr(d, []string{jk[0]}, comp)
 	case d.Default != nil && strings.HasPrefix(d.Text, d.Default.String()):
 		// The bare expression, first in the design's text (a MongoDB
 		// key's braces hold a colon, which replaceExpr reads as a
-		// table's entry).
+		// table's entry), becomes the compound key: it keys the jumbo's
+		// collection and every other the bare expression keys that has
+		// the suffix too (its documents split alike and stay with the
+		// jumbo's of the same col and suffix). Each other collection
+		// the bare expression keys keeps it as an entry of its own: one
+		// without the suffix (the compound key would leave it
+		// unsharded, on the primary shard), and under an _id suffix
+		// every one (each collection's _id is its own, not a value the
+		// collections share).
 		key, ok = comp+strings.TrimPrefix(d.Text, d.Default.String()), true
+		for _, t := range a.w.Tables {
+			has := func(c string) bool { return t.Column(c) != nil }
+			if _, own := d.Tables[t.Name]; own || t.Name == jk[0] || d.For(t.Name, has) == nil {
+				continue
+			}
+			if jk[2] == "_id" || !has(jk[2]) {
+				key += "; " + shardkey.QuoteName(t.Name) + ":" + d.Default.String()
+			} else {
+				on = append(on, t.Name)
+			}
+		}
 	}
 	if !ok {
 		return
@@ -348,6 +372,13 @@ func (a *analysis) jumboFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 		return
 	}
 	c := as.Score
+	if x.MaxShardWork > c.MaxShardWork {
+		// A remedy that loads the busiest shard more is no remedy: say
+		// what it would cost instead of proposing it.
+		as.Reasons = append(as.Reasons, fmt.Sprintf("a compound shard key against the jumbo chunk, %s on %s, would let its documents split but loads the busiest shard more: re-simulated (%s), the busiest shard's work would go from %s/s to %s/s and the work in all from %s/s to %s/s (a read by %s alone asks each shard holding its chunks), so it is not proposed as a fix",
+			comp, strings.Join(on, " and "), key, fmtF(c.MaxShardWork), fmtF(x.MaxShardWork), fmtF(c.WorkPerS), fmtF(x.WorkPerS), jk[1]))
+		return
+	}
 	largest := ""
 	share := func(y *sim.Candidate) (float64, string, bool) {
 		for _, tk := range y.Tables {
@@ -364,7 +395,7 @@ func (a *analysis) jumboFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	}
 	as.Fixes = append(as.Fixes, Fix{Kind: "compound-key", Target: jk[0], Key: key, Before: nums(c), After: nums(x),
 		Text: fmt.Sprintf("Jumbo chunk: shard %s by %s instead (a compound shard key: %s first, so an equality on it still targets its chunks, then the hash of %s, so a value's documents split over chunks the balancer can move): re-simulated, the busiest shard's work goes from %s/s to %s/s and the work in all from %s/s to %s/s (a read by %s alone asks each shard holding its chunks)%s. Another design: compare it, and choose the shard key before sharding (refineCollectionShardKey can add a suffix to a sharded collection's key later; reshardCollection rewrites it).",
-			jk[0], comp, jk[1], jk[2], fmtF(c.MaxShardWork), fmtF(x.MaxShardWork), fmtF(c.WorkPerS), fmtF(x.WorkPerS), jk[1], largest)})
+			strings.Join(on, " and "), comp, jk[1], jk[2], fmtF(c.MaxShardWork), fmtF(x.MaxShardWork), fmtF(c.WorkPerS), fmtF(x.WorkPerS), jk[1], largest)})
 }
 
 // jumboCandidates proposes, under MongoDB, {col: 1, SUFFIX: "hashed"} for
