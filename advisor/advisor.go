@@ -181,7 +181,8 @@ type Assessment struct {
 	w        *shardkey.Workload // the workload scored: a copy with carried columns, or the input
 	an       *analysis
 	capacity *Capacity
-	jumbo    string // a MongoDB jumbo chunk the key makes (jumboReasons), "" for none
+	after    *AfterFixes // what Criteria.AfterFixes is of (capacityCheck)
+	jumbo    string      // a MongoDB jumbo chunk the key makes (jumboReasons), "" for none
 	// jumboVerdict is the jumbo chunk in a few words, for the verdict;
 	// jumboKey the collection, field and suffix of the compound shard
 	// key that lets it split (jumboFix), empty for none.

@@ -59,6 +59,25 @@ func shardCountNote(engine string, n, need int) string {
 	return fmt.Sprintf("; Elasticsearch's _split takes an existing index of %d shards only to a multiple of %d: %d shards is a new index and a reindex", n, n, need)
 }
 
+// AfterFixes is what a candidate's "after fixes" figure (Criteria.AfterFixes)
+// is of: the design the fixes lead to, the fixes re-simulated, and the
+// figures.
+type AfterFixes struct {
+	Key     string
+	Applied []AppliedFix
+	Nums    *Nums
+}
+
+// AppliedFix is one fix the "after fixes" figure applies: its Fix.Kind
+// and what was applied (Capacity.Applied's text).
+type AppliedFix struct {
+	Kind, Text string
+}
+
+// AfterFixesOf returns what the candidate's "after fixes" figure is of,
+// nil when it was not re-simulated.
+func (as *Assessment) AfterFixesOf() *AfterFixes { return as.after }
+
 // afterFixes applies every fix proposed for as to a copy of its workload
 // and design and scores the result: isolation and salting through the
 // design; a replica, a read model or a warehouse takes its operation off
@@ -67,11 +86,12 @@ func shardCountNote(engine string, n, need int) string {
 // written with every insert and delete of its table); a projection a copy
 // of the table keyed by the column, read instead and written with it;
 // a shard-encoded id routes a lookup to the row's shard.
-func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload, string, *sim.Candidate, []string, []string) {
+func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload, string, *sim.Candidate, []AppliedFix, []string) {
 	w := as.w
 	key := as.Key
 	o.Directories = a.dirs
-	var applied, skipped []string
+	var applied []AppliedFix
+	var skipped []string
 	for _, f := range as.Fixes {
 		switch f.Kind {
 		case "isolate":
@@ -82,7 +102,7 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 				continue
 			}
 			key = f.Key
-			applied = append(applied, "isolate "+f.Target)
+			applied = append(applied, AppliedFix{f.Kind, "isolate " + f.Target})
 		case "bucket":
 			// Cassandra's bucketing of the whales (bucketFix), in place
 			// of an isolation; named only (no Key) when it would not
@@ -92,16 +112,16 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 				continue
 			}
 			key = f.Key
-			applied = append(applied, "bucket "+f.Target)
+			applied = append(applied, AppliedFix{f.Kind, "bucket " + f.Target})
 		case "place-values":
 			// Each of few values on a shard of its own (spreadFix).
 			key = f.Key
-			applied = append(applied, "place each value of "+f.Target+" on its own "+busiestUnit(as.Score))
+			applied = append(applied, AppliedFix{f.Kind, "place each value of " + f.Target + " on its own " + busiestUnit(as.Score)})
 		case "split":
 			// The split replaces the isolation (proposed after it).
 			key = f.Key
-			applied = slices.DeleteFunc(applied, func(s string) bool { return strings.HasPrefix(s, "isolate ") })
-			applied = append(applied, fmt.Sprintf("split %s (%s)", f.Target, f.Key))
+			applied = slices.DeleteFunc(applied, func(x AppliedFix) bool { return x.Kind == "isolate" })
+			applied = append(applied, AppliedFix{f.Kind, fmt.Sprintf("split %s (%s)", f.Target, f.Key)})
 		}
 	}
 	for _, f := range as.Fixes {
@@ -112,7 +132,7 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 					if s, ok := sd.Default.(*shardkey.SaltExpr); ok {
 						rest := strings.TrimPrefix(d.Text, d.Default.String())
 						key = fmt.Sprintf("salt(%s, %d, top=%d)%s", d.Default, s.K, s.Top, rest)
-						applied = append(applied, "salt "+f.Target)
+						applied = append(applied, AppliedFix{f.Kind, "salt " + f.Target})
 					}
 				}
 			}
@@ -144,7 +164,7 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 				as.movedOps = append(as.movedOps, f.Target)
 			}
 			dw.Ops = append(dw.Ops[:i:i], dw.Ops[i+1:]...)
-			applied = append(applied, fmt.Sprintf("%s off the serving shards", f.Target))
+			applied = append(applied, AppliedFix{f.Kind, fmt.Sprintf("%s off the serving shards", f.Target)})
 		case "global-index":
 			// The lookup table the fix re-simulated, added to the
 			// design as it stands after the other fixes.
@@ -156,7 +176,7 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			for _, l := range fd.LookupsFor(t.Name, func(c string) bool { return t.Column(c) != nil }) {
 				if k, ok := addLookup(&dw, key, t.Name, l); ok && k != key {
 					key = k
-					applied = append(applied, fmt.Sprintf("%s through %s on %s", f.Target, l, t.Name))
+					applied = append(applied, AppliedFix{f.Kind, fmt.Sprintf("%s through %s on %s", f.Target, l, t.Name)})
 				}
 			}
 		case "projection":
@@ -165,14 +185,14 @@ func (a *analysis) afterFixes(as *Assessment, o sim.Options) (*shardkey.Workload
 			}
 			if k, ok := addIndexTable(&dw, i); ok {
 				key += "; " + k
-				applied = append(applied, fmt.Sprintf("%s from the projection %s", f.Target, k))
+				applied = append(applied, AppliedFix{f.Kind, fmt.Sprintf("%s from the projection %s", f.Target, k)})
 			}
 		case "shard-encoded-id":
 			if i < 0 || d == nil {
 				continue
 			}
 			if encodeShard(&dw, i, d) {
-				applied = append(applied, f.Target+" by its shard-encoded id")
+				applied = append(applied, AppliedFix{f.Kind, f.Target + " by its shard-encoded id"})
 			}
 		case "cache":
 			skipped = append(skipped, "a cache for "+f.Target+" (its hit rate is not in the workload)")
@@ -317,11 +337,16 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 		return nil
 	}
 	as.Criteria.AfterFixes = c.MaxShardWork
+	as.after = &AfterFixes{Key: key, Applied: applied, Nums: nums(c)}
+	texts := make([]string, len(applied))
+	for i, x := range applied {
+		texts[i] = x.Text
+	}
 	capacity := as.w.Capacity
 	if capacity <= 0 {
 		return nil
 	}
-	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: applied, NotSimulated: skipped, engine: o.Engine.Name()}
+	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: texts, NotSimulated: skipped, engine: o.Engine.Name()}
 	if !as.Criteria.Bounded {
 		out.whale = as.Criteria.LargestOf
 	}

@@ -92,6 +92,9 @@ func mongoNotation(adv *Advice, named []string) {
 		if as.capacity != nil {
 			add(as.capacity.AfterKey)
 		}
+		if as.after != nil {
+			add(as.after.Key)
+		}
 	}
 	if len(pairs) == 0 {
 		return
@@ -129,6 +132,7 @@ func mongoNotation(adv *Advice, named []string) {
 	all(adv.Flags)
 	all(adv.Warnings)
 	seen := map[*Capacity]bool{}
+	seenAfter := map[*AfterFixes]bool{}
 	for _, as := range adv.Candidates {
 		generated := !slices.Contains(named, as.Key)
 		s(&as.Key)
@@ -150,6 +154,13 @@ func mongoNotation(adv *Advice, named []string) {
 			s(&c.AfterKey)
 			all(c.Applied)
 			all(c.NotSimulated)
+		}
+		if a := as.after; a != nil && !seenAfter[a] {
+			seenAfter[a] = true
+			s(&a.Key)
+			for i := range a.Applied {
+				s(&a.Applied[i].Text)
+			}
 		}
 		if as.Score != nil && !slices.Contains(named, as.Score.Key) {
 			c := *as.Score // the score may be shared: rewrite a copy

@@ -48,6 +48,11 @@ type Options struct {
 	// range keys hash-distributed (as the engine will place them where it
 	// cannot place ranges); it is added to those warnings.
 	HashFallback string
+	// Notes, when set, are written at the head of the configuration,
+	// after its first line, one comment line each, "WARNING: " before
+	// (-- for SQL, // for the mongo shell's JavaScript), or, for the
+	// VSchema (JSON has no comments), returned first among its notes.
+	Notes []string
 }
 
 // ErrUnknownFormat is returned by Emit for a format not in Formats.
@@ -62,18 +67,39 @@ func Formats() []string { return []string{"citus", "cockroachdb", "mongodb", "vs
 func Emit(format string, w *shardkey.Workload, d *shardkey.Design, o Options) (config []byte, notes []string, err error) {
 	switch format {
 	case "vschema":
-		return VSchema(w, d, o)
+		b, notes, err := VSchema(w, d, o)
+		return b, append(append([]string(nil), o.Notes...), notes...), err
 	case "citus":
 		s, err := Citus(w, d, o)
-		return []byte(s), lookupNotes(w, d, "Citus"), err
+		return headNotes(s, "--", o.Notes), lookupNotes(w, d, "Citus"), err
 	case "mongodb":
 		s, err := MongoDB(w, d, o)
-		return []byte(s), lookupNotes(w, d, "MongoDB"), err
+		return headNotes(s, "//", o.Notes), lookupNotes(w, d, "MongoDB"), err
 	case "cockroachdb":
 		s, err := CockroachDB(w, d, o)
-		return []byte(s), lookupNotes(w, d, "CockroachDB"), err
+		return headNotes(s, "--", o.Notes), lookupNotes(w, d, "CockroachDB"), err
 	}
 	return nil, nil, fmt.Errorf("%w %q (want %s)", ErrUnknownFormat, format, strings.Join(Formats(), ", "))
+}
+
+// headNotes writes notes into configuration s after its first line (the
+// "shardkey design ..." comment), each a comment line: the comment marker
+// com, then "WARNING: ".
+func headNotes(s, com string, notes []string) []byte {
+	if len(notes) == 0 {
+		return []byte(s)
+	}
+	i := strings.IndexByte(s, '\n') + 1
+	if i == 0 {
+		s, i = s+"\n", len(s)+1
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for _, n := range notes {
+		fmt.Fprintf(&b, "%s WARNING: %s\n", com, strings.ReplaceAll(n, "\n", "\n"+com+" "))
+	}
+	b.WriteString(s[i:])
+	return []byte(b.String())
 }
 
 // lookupNotes says, for a system without lookup vindexes, what each

@@ -350,9 +350,14 @@ type engineConfig struct {
 // advice isolates some values, as format's configuration.
 func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, error) {
 	key := adv.Recommended
+	// The fix kinds the configuration carries: an isolation (its key is
+	// what is written), and in a VSchema the global-index fixes' lookup
+	// vindexes.
+	carried := map[string]bool{}
 	for _, f := range adv.Candidates[0].Fixes {
 		if f.Kind == "isolate" && f.Key != "" {
 			key = f.Key
+			carried["isolate"] = true
 		}
 	}
 	w := l.w
@@ -364,6 +369,7 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 		// The lookup vindexes the global-index fixes re-simulated: "after
 		// fixes" routes through them, so the VSchema must have them.
 		var added []string
+		carried["global-index"] = true
 		if key, added = advisor.WithLookupFixes(w, key, adv.Candidates[0].Fixes); len(added) > 0 {
 			lookupNotes = append(lookupNotes, fmt.Sprintf("lookup vindexes of the proposed fixes (%s): in this VSchema because the \"after fixes\" figures route through them", strings.Join(added, "; ")))
 		}
@@ -381,6 +387,7 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	if err != nil {
 		return nil, fmt.Errorf("--emit %s: %w", format, err)
 	}
+	emitted := key
 	if bd, _, _ := s.BoundedDesign(); bd != nil {
 		d, key = bd, bd.Text
 	}
@@ -397,12 +404,56 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	if best := adv.Candidates[0]; !best.Viable {
 		eo.Warn(fmt.Sprintf("no viable design: this configures %s, the best of the rejected candidates (rejected: %s)", best.Key, best.Rejection))
 	}
+	if note, err := unfixedNote(adv.Candidates[0], carried, emitted, w, d, opts); err != nil {
+		return nil, fmt.Errorf("--emit %s: %w", format, err)
+	} else if note != "" {
+		eo.Notes = append(eo.Notes, note)
+		eo.Warn(note)
+	}
 	out, notes, err := emit.Emit(format, w, d, eo)
 	if err != nil {
 		return nil, fmt.Errorf("--emit %s: %w", format, err)
 	}
 	notes = append(notes, lookupNotes...)
 	return &engineConfig{Format: format, Key: key, Config: string(out), Notes: notes, Warnings: warnings}, nil
+}
+
+// unfixedNote says, when the configuration's design (key, as written
+// before range boundaries are filled in; d with them) is not the design
+// the recommended candidate best's "after fixes" figures are of
+// (advisor.AfterFixes.Key), which of the fixes those figures apply the
+// configuration leaves out (those of a kind not in carried) and what d
+// scores, on w with opts as the advice scored it, against the after-fixes
+// figures: the emitted file alone does not reach them. "" when the
+// designs are the same, or when it leaves out no fix (the same design
+// written otherwise).
+func unfixedNote(best *advisor.Assessment, carried map[string]bool, key string, w *shardkey.Workload, d *shardkey.Design, opts sim.Options) (string, error) {
+	af := best.AfterFixesOf()
+	if af == nil || af.Key == key {
+		return "", nil
+	}
+	var left []string
+	for _, a := range af.Applied {
+		if !carried[a.Kind] {
+			left = append(left, a.Text)
+		}
+	}
+	if len(left) == 0 {
+		// The same design written another way ({w_id: "hashed"} for
+		// hash(w_id) under MongoDB's engine).
+		return "", nil
+	}
+	c, err := sim.Score(w, d.Text, opts)
+	if err != nil {
+		return "", err
+	}
+	what := "this configuration leaves out fixes the advice's \"after fixes\" figures apply: " + strings.Join(left, "; ")
+	after := ""
+	if !strings.Contains(strings.Join(left, "; "), af.Key) {
+		after = " (" + af.Key + ")"
+	}
+	return fmt.Sprintf("%s; as written (%s) it scores busiest shard %s/s, work ratio %s, not the %s/s, %s after fixes%s",
+		what, d.Text, numfmt.Num(c.MaxShardWork), numfmt.Ratio(c.WorkRatio), numfmt.Num(af.Nums.MaxShardWork), numfmt.Ratio(af.Nums.WorkRatio), after), nil
 }
 
 // hashFallback scores design d (range keys, bounds written in) and d with
