@@ -624,9 +624,6 @@ func parseCond(p *lineParser, col string, v *fastjson.Value) jcond {
 			if err != nil {
 				return fail(col+".in", "want a JSON list")
 			}
-			if len(items) == 0 {
-				return fail(col+".in", "an empty list matches no row (SQL has no IN ()): give at least one value")
-			}
 			c.op = shardkey.In
 			x := c.ext()
 			x.vals = make([]scalar, 0, len(items))
