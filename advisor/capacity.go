@@ -39,6 +39,8 @@ type Capacity struct {
 	NodesNeeded  int    `json:"nodes_needed,omitempty"`
 
 	engine string // the placement engine's name, for shardCountNote
+	// kinds are the Fix.Kind of each of Applied, in order.
+	kinds []string
 	// whale is the design's largest partition when it is a whale
 	// (Criteria.Bounded false), named when no shard count fits.
 	whale *PartitionValue
@@ -339,14 +341,15 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 	as.Criteria.AfterFixes = c.MaxShardWork
 	as.after = &AfterFixes{Key: key, Applied: applied, Nums: nums(c)}
 	texts := make([]string, len(applied))
+	kinds := make([]string, len(applied))
 	for i, x := range applied {
-		texts[i] = x.Text
+		texts[i], kinds[i] = x.Text, x.Kind
 	}
 	capacity := as.w.Capacity
 	if capacity <= 0 {
 		return nil
 	}
-	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: texts, NotSimulated: skipped, engine: o.Engine.Name()}
+	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: texts, NotSimulated: skipped, engine: o.Engine.Name(), kinds: kinds}
 	if !as.Criteria.Bounded {
 		out.whale = as.Criteria.LargestOf
 	}
@@ -437,16 +440,17 @@ func fewestShards(n int, c *sim.Candidate, score func(int) (*sim.Candidate, erro
 	return hi
 }
 
-// spreadApplied says how the applied fixes spread the whales over more
-// than one shard ("split", "bucketed", "salted"), "" when none does.
-func spreadApplied(applied []string) string {
-	for _, a := range applied {
-		switch {
-		case strings.HasPrefix(a, "split "):
+// spreadApplied says how the applied fixes (their kinds) spread the
+// whales over more than one shard ("split", "bucketed", "salted"), ""
+// when none does.
+func spreadApplied(kinds []string) string {
+	for _, k := range kinds {
+		switch k {
+		case "split":
 			return "split"
-		case strings.HasPrefix(a, "bucket "):
+		case "bucket":
 			return "bucketed"
-		case strings.HasPrefix(a, "salt "):
+		case "salt":
 			return "salted"
 		}
 	}
@@ -460,11 +464,7 @@ func spreadApplied(applied []string) string {
 // with more shards: a scatter asks them all), and a directory placing
 // the values by their load can close much of the gap where hash cannot.
 func packingNote(cp *Capacity) string {
-	split := false
-	for _, a := range cp.Applied {
-		split = split || strings.HasPrefix(a, "split ")
-	}
-	if !split || cp.After == nil || cp.Capacity <= 0 {
+	if !slices.Contains(cp.kinds, "split") || cp.After == nil || cp.Capacity <= 0 {
 		return ""
 	}
 	least := int(math.Ceil(cp.After.WorkPerS / cp.Capacity))
@@ -505,7 +505,7 @@ func capacityText(cp *Capacity, n int) string {
 	if cp.ShardsNeeded > 0 {
 		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the fewest that do: %d leave a shard over it)%s%s.", head, with, cp.ShardsNeeded, cp.ShardsNeeded-1, shardCountNote(cp.engine, n, cp.ShardsNeeded), packingNote(cp))
 	}
-	if spread := spreadApplied(cp.Applied); spread != "" {
+	if spread := spreadApplied(cp.kinds); spread != "" {
 		// The whale is no longer on one shard: what stays on the busiest
 		// is heavy values sharing it, or scatter-gather.
 		remedy := "spread the whales further or place the heavy values by a directory"

@@ -12,7 +12,7 @@ import (
 // (86 < 87), nothing is said.
 func TestPackingNote(t *testing.T) {
 	cp := func(applied string, need int) *Capacity {
-		return &Capacity{Capacity: 800, Applied: []string{applied}, After: &Nums{WorkPerS: 45714}, ShardsNeeded: need}
+		return &Capacity{Capacity: 800, Applied: []string{applied}, kinds: []string{strings.Fields(applied)[0]}, After: &Nums{WorkPerS: 45714}, ShardsNeeded: need}
 	}
 	if got := packingNote(cp("split the 10 heaviest values of workspace_id", 146)); !strings.Contains(got, "no placement fits on fewer than 58 (45,714 units/s") || !strings.Contains(got, "the rest of the 146 is values colliding under hash") {
 		t.Errorf("packingNote = %q; want the bound 58 and the 146", got)
@@ -41,7 +41,7 @@ func TestCapacityTextSpreadWhale(t *testing.T) {
 		{"generic", "split the 10 heaviest values of workspace_id", "with the whales split", "every shard count keeps on one shard"},
 		{"generic", "isolate workspace_id = 1", "every shard count keeps on one shard", "with the whales"},
 	} {
-		cp := &Capacity{Capacity: 800, Applied: []string{c.applied}, Before: &Nums{OverCapacity: 9, MaxShardWork: 8520}, After: &Nums{OverCapacity: 18, MaxShardWork: 2589}, engine: c.engine, whale: whale}
+		cp := &Capacity{Capacity: 800, Applied: []string{c.applied}, kinds: []string{strings.Fields(c.applied)[0]}, Before: &Nums{OverCapacity: 9, MaxShardWork: 8520}, After: &Nums{OverCapacity: 18, MaxShardWork: 2589}, engine: c.engine, whale: whale}
 		got := capacityText(cp, 64)
 		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
 			t.Errorf("%s, %s: %q; want %q and not %q", c.engine, c.applied, got, c.want, c.not)
