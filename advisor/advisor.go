@@ -936,7 +936,7 @@ func (a *analysis) written(ti int) bool {
 // in foreign_constraint.c), so that a design is not recommended silently
 // over a schema Citus refuses to distribute as declared.
 func (a *analysis) citusForeignKeys(key string) []string {
-	if a.w.Catalog == nil || !(a.engine == "citus" || strings.HasPrefix(a.engine, "citus(")) {
+	if a.w.Catalog == nil || !partition.IsCitus(a.engine) {
 		return nil
 	}
 	d, err := shardkey.ParseDesign(key)

@@ -10,6 +10,7 @@ import (
 	"github.com/shardkey/shardkey/internal/jsonnull"
 	"github.com/shardkey/shardkey/internal/numfmt"
 	"github.com/shardkey/shardkey/internal/sqlident"
+	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -592,7 +593,7 @@ func sourceDialect(w *shardkey.Workload) string {
 // does to a unique index without it.
 func uniqueNote(engine string) string {
 	switch {
-	case engine == "citus" || strings.HasPrefix(engine, "citus("):
+	case partition.IsCitus(engine):
 		return "Citus requires the distribution column in unique constraints"
 	case engine == "postgres":
 		return "PostgreSQL requires the partition key in a partitioned table's unique constraints"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shardkey/shardkey"
+	"github.com/shardkey/shardkey/partition"
 	"github.com/shardkey/shardkey/sim"
 )
 
@@ -43,7 +44,7 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if w.Capacity <= 0 || len(c.TopValues) == 0 || n < 4 || c.CapacityPer == "node" {
 		return false
 	}
-	if a.engine == "citus" || strings.HasPrefix(a.engine, "citus(") {
+	if partition.IsCitus(a.engine) {
 		// Citus distributes a table by one column and isolates a tenant
 		// to one shard at most (isolate_tenant_to_new_shard): no second
 		// level to split a value over. Its whale stays isolated.

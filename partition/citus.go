@@ -111,6 +111,13 @@ func (c Citus) Name() string {
 // is Layout's n (one shard per node, --shards).
 func (c Citus) ShardCount() int { return c.shardCount }
 
+// IsCitus reports whether engine (an Engine's Name or an --engine spec)
+// is Citus's placement, with or without options: "citus",
+// "citus(shard_count=32)".
+func IsCitus(engine string) bool {
+	return engine == "citus" || strings.HasPrefix(engine, "citus(")
+}
+
 // CitusShards returns the shard count of engine spec when it is a Citus
 // engine with a fixed one (citus(shard_count=S), split_points), else 0.
 func CitusShards(spec string) int {

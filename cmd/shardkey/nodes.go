@@ -59,7 +59,7 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 		nodesSet = nodesSet || f.Name == "nodes"
 		mapSet = mapSet || f.Name == "slot-map"
 	})
-	citus := c.engine == "citus" || strings.HasPrefix(c.engine, "citus(")
+	citus := partition.IsCitus(c.engine)
 	if s := partition.CitusShards(c.engine); s > 0 && slotsSet && n.slots != s {
 		return usageErr("--engine %s makes %d shards and --slots %d says %d: give one (with citus(shard_count=S), --shards counts the nodes)", c.engine, s, n.slots, n.slots)
 	}
