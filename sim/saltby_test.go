@@ -249,3 +249,43 @@ func TestSplitCountsColocated(t *testing.T) {
 		t.Errorf("the same counts: %v", err)
 	}
 }
+
+// TestSplitUnsplitWarned: one table splitting a key's hot values over
+// dedicated shards (over=[2, 2] on 10 shards: the others hash over 6)
+// and another hashing the same key over all 10 place a cold value on
+// different shards: a warning naming both tables; the same split in
+// both, none.
+func TestSplitUnsplitWarned(t *testing.T) {
+	mk := func(name, second string) *shardkey.Table {
+		return &shardkey.Table{Name: name, Rows: 4, Columns: []*shardkey.Column{
+			{Name: "ws", Type: shardkey.Int64, Ints: []int64{1, 1, 2, 3}},
+			{Name: second, Type: shardkey.Int64, Ints: []int64{1, 2, 3, 4}}}}
+	}
+	w := &shardkey.Workload{Tables: []*shardkey.Table{mk("pages", "page"), mk("members", "user")}, Shards: 10}
+	warned := func(key string) bool {
+		t.Helper()
+		d, err := shardkey.ParseDesign(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := Compile(w, d, Options{Shards: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range sc.Warnings {
+			if contains(e.Error(), "table pages splits the hot values of hash(ws) over dedicated shards (isolate split=) and table members does not") {
+				return true
+			}
+		}
+		return false
+	}
+	if !warned("isolate(hash(ws), top=2, split=page, over=[2, 2]); members:hash(ws)") {
+		t.Error("split pages, hashed members: no co-location warning")
+	}
+	if !warned("isolate(hash(ws), top=2, split=page, over=[2, 2]); members:isolate(hash(ws), top=2)") {
+		t.Error("split pages, isolated members: no co-location warning")
+	}
+	if warned("isolate(hash(ws), top=2, split=page, over=[2, 2]); members:isolate(hash(ws), top=2, split=user, over=[2, 2])") {
+		t.Error("the same split in both: warned")
+	}
+}

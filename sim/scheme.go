@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -186,11 +188,22 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	placed := 0
 	type splitAt struct{ table, counts string }
 	splits := map[string]splitAt{} // isolate split='s inner key -> its first table's top= and over=
+	unsplit := map[string]string{} // a hash key (bare or isolated unsplit) -> its first table
 	for ti, t := range w.Tables {
 		e := d.For(t.Name, func(c string) bool { return t.Column(c) != nil })
 		if e == nil {
 			s.tables[ti] = &tableKey{kind: kUnplaced}
 			continue
+		}
+		switch m := e.(type) {
+		case *shardkey.HashExpr:
+			if _, ok := unsplit[m.String()]; !ok {
+				unsplit[m.String()] = t.Name
+			}
+		case *shardkey.IsolateExpr:
+			if _, ok := unsplit[m.Inner.String()]; !ok && m.Split == "" {
+				unsplit[m.Inner.String()] = t.Name
+			}
 		}
 		if m, ok := e.(*shardkey.IsolateExpr); ok && m.Split != "" {
 			// Tables that isolate the same key's values must give them the
@@ -214,6 +227,17 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 		}
 		s.tables[ti] = tk
 		placed++
+	}
+	for _, in := range slices.Sorted(maps.Keys(splits)) {
+		sp := splits[in]
+		if other, ok := unsplit[in]; ok {
+			// One table splits the key's hot values over dedicated shards,
+			// another does not: the other values hash over fewer shards
+			// in the first, so a value's rows sit on different shards in
+			// each (not co-located), which joins and transactions on the
+			// key then pay.
+			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s splits the hot values of %s over dedicated shards (isolate split=) and table %s does not: the other values hash over different shards in each, no longer co-located; give %s the same isolate(%s, %s, split=..., over=...)", d.Text, sp.table, in, other, other, in, strings.TrimSuffix(strings.SplitN(sp.counts, ", over=", 2)[0], ",")))
+		}
 	}
 	if placed == 0 {
 		var cols []string
