@@ -31,6 +31,7 @@ import (
 //	shardkey_shape_scatter_share{design,shape}            a statement shape's scatter-gathers over all requests
 //	shardkey_shape_requests_per_second{design,shape}      a shape's requests/s
 //	shardkey_cross_shard_txn_ratio{design}                share of transactions touching more than one shard
+//	shardkey_rolled_back_cross_shard_txn_ratio{design}    the same share of rolled-back transactions (absent when none)
 //	shardkey_top_key_share{design,key}                    a top key's share of requests
 //	shardkey_events_total{design,type}                    events raised
 //
@@ -77,13 +78,14 @@ var (
 	dShapeScat   = prometheus.NewDesc("shardkey_shape_scatter_share", "Share (0..1) of the last window's requests that are this shape's scatter-gathers.", []string{"design", "shape"}, nil)
 	dShapeReq    = prometheus.NewDesc("shardkey_shape_requests_per_second", "Requests per second of this statement shape in the last window.", []string{"design", "shape"}, nil)
 	dCross       = prometheus.NewDesc("shardkey_cross_shard_txn_ratio", "Share (0..1) of the last window's transactions that touch more than one shard.", []string{"design"}, nil)
+	dCrossRB     = prometheus.NewDesc("shardkey_rolled_back_cross_shard_txn_ratio", "Share (0..1) of the last window's rolled-back transactions that touched more than one shard before rolling back (absent when the window has none).", []string{"design"}, nil)
 	dTopKeyShare = prometheus.NewDesc("shardkey_top_key_share", "Share (0..1) of the last window's requests that bind the design's key to this value (the top keys only).", []string{"design", "key"}, nil)
 	dEvents      = prometheus.NewDesc("shardkey_events_total", "Events raised (hot_key, work_ratio, new_scatter_shape, scatter_rise).", []string{"design", "type"}, nil)
 )
 
 // Describe sends the descriptors of every metric (prometheus.Collector).
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{dWindowEnd, dWindowSecs, dWindows, dRequests, dWork, dShardWork, dNodeWork, dRatio, dScatter, dShapeScat, dShapeReq, dCross, dTopKeyShare, dEvents} {
+	for _, d := range []*prometheus.Desc{dWindowEnd, dWindowSecs, dWindows, dRequests, dWork, dShardWork, dNodeWork, dRatio, dScatter, dShapeScat, dShapeReq, dCross, dCrossRB, dTopKeyShare, dEvents} {
 		ch <- d
 	}
 }
@@ -127,6 +129,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		g(dRatio, d.WorkRatio, d.Key)
 		g(dScatter, d.ScatterShare, d.Key)
 		g(dCross, d.CrossShardTxnFraction, d.Key)
+		if d.RolledBackCrossShardFraction != nil {
+			g(dCrossRB, *d.RolledBackCrossShardFraction, d.Key)
+		}
 		seen := map[string]bool{}
 		for _, s := range d.Shapes {
 			if seen[s.Name] { // two operations never share a name; be safe

@@ -294,6 +294,16 @@ type DesignWindow struct {
 	SingleShardFraction   float64 `json:"single_shard_fraction"`
 	CrossShardTxnFraction float64 `json:"cross_shard_txn_fraction"`
 	Transactions          int64   `json:"transactions"`
+	// RolledBackCrossShardFraction is the share (0..1) of the window's
+	// transactions that ended in ROLLBACK that touched more than one
+	// shard before rolling back (they took their locks and, on a
+	// distributed database, their prepare round on every shard they
+	// touched), and AllCrossShardTxnFraction that share over all its
+	// transactions, committed and rolled back, as in score
+	// (sim.Candidate's fields of the same names). Absent when the
+	// window has no rolled-back transaction.
+	RolledBackCrossShardFraction *float64 `json:"rolled_back_cross_shard_fraction,omitempty"`
+	AllCrossShardTxnFraction     *float64 `json:"all_cross_shard_txn_fraction,omitempty"`
 	// ScatterShare is the share (0..1) of the window's requests sent to
 	// every shard.
 	ScatterShare float64 `json:"scatter_share"`
@@ -460,7 +470,8 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 		dw := DesignWindow{Key: c.Key, Engine: c.Engine, Shards: c.Shards, RequestsPerS: Num(c.RequestsPerS), WorkPerS: Num(c.WorkPerS),
 			ShardWork: c.ShardWork, MaxShardWork: Num(c.MaxShardWork), MeanShardWork: Num(c.MeanShardWork), WorkRatio: c.WorkRatio,
 			FanoutMean: c.FanoutMean, FanoutP99: c.FanoutP99, FanoutPer: c.FanoutPer, SingleShardFraction: c.SingleShardFraction,
-			CrossShardTxnFraction: c.CrossShardTxnFraction, Transactions: c.Transactions, Candidate: c}
+			CrossShardTxnFraction: c.CrossShardTxnFraction, Transactions: c.Transactions, Candidate: c,
+			RolledBackCrossShardFraction: c.RolledBackCrossShardFraction, AllCrossShardTxnFraction: c.AllCrossShardTxnFraction}
 		for _, op := range c.Operations {
 			sh := Shape{Name: op.Name, Table: op.Table, Kind: op.Kind, RequestsPerS: Num(op.RequestsPerS), FanoutMean: op.FanoutMean, FanoutP99: op.FanoutP99, ScatterFraction: op.ScatterFraction}
 			if c.RequestsPerS > 0 {

@@ -89,3 +89,69 @@ func TestRolledBackCrossShard(t *testing.T) {
 		t.Errorf("pg-stderr.log: want null rolled-back shares, no rolled_back_transactions, in\n%s", out)
 	}
 }
+
+// TestWatchRolledBackCrossShard: watch keeps the rolled-back
+// transactions apart per window, as score does for the whole log. With
+// --window 2s the log's nine transactions fall into two windows (by
+// hand, from sqllog/testdata/pg-rollback.log under range(id,
+// bounds=[100]) on 2 shards, ids below 100 on shard 0):
+//
+//	[10:00:00, 10:00:02)  committed {1, 2} one, {1, 150} CROSS, {120, 130} one
+//	                      rolled back {3, 200} CROSS, {4, 6} one
+//	[10:00:02, 10:00:04)  committed {5} one
+//	                      rolled back {101, 50} CROSS, {110, 111} one, {7} one
+//
+// Window 1: 1 of 3 committed cross (1/3), 1 of 2 rolled back (1/2), 2 of
+// 5 in all (2/5). Window 2: 0 of 1 committed, 1 of 3 rolled back (1/3),
+// 1 of 4 in all (1/4).
+func TestWatchRolledBackCrossShard(t *testing.T) {
+	log := "../../sqllog/testdata/pg-rollback.log"
+	args := []string{"watch", "--log", log, "--window", "2s", "--shards", "2", "-k", "range(id, bounds=[100])"}
+	code, out, errs := runCmd(t, "", append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("watch: exit %d: %s", code, errs)
+	}
+	type design struct {
+		Cross      float64  `json:"cross_shard_txn_fraction"`
+		RolledBack *float64 `json:"rolled_back_cross_shard_fraction"`
+		All        *float64 `json:"all_cross_shard_txn_fraction"`
+	}
+	var got []design
+	var rbn []float64
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var w struct {
+			RolledBackTxns float64  `json:"rolled_back_txns"`
+			Designs        []design `json:"designs"`
+		}
+		if err := json.Unmarshal([]byte(line), &w); err != nil {
+			t.Fatalf("%v\n%s", err, line)
+		}
+		if len(w.Designs) != 1 {
+			t.Fatalf("%d designs in %s", len(w.Designs), line)
+		}
+		got = append(got, w.Designs[0])
+		rbn = append(rbn, w.RolledBackTxns)
+	}
+	want := []struct{ cross, rb, all, n float64 }{{1.0 / 3, 0.5, 0.4, 2}, {0, 1.0 / 3, 0.25, 3}}
+	if len(got) != len(want) {
+		t.Fatalf("%d windows; want %d:\n%s", len(got), len(want), out)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	for i, w := range want {
+		g := got[i]
+		if !near(g.Cross, w.cross) || g.RolledBack == nil || !near(*g.RolledBack, w.rb) || g.All == nil || !near(*g.All, w.all) || rbn[i] != w.n {
+			t.Errorf("window %d: cross %g, rolled back %v, all %v, rolled_back_txns %g; want %g, %g, %g, %g", i+1, g.Cross, g.RolledBack, g.All, rbn[i], w.cross, w.rb, w.all, w.n)
+		}
+	}
+	code, out, errs = runCmd(t, "", args...)
+	if code != 0 {
+		t.Fatalf("watch: exit %d: %s", code, errs)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, s := range []string{"33% (rolled back 50%)", "1 of 2 rolled-back transactions (50%) crossed shards before rolling back, so 40% of all transactions",
+		"0% (rolled back 33%)", "1 of 3 rolled-back transactions (33%) crossed shards before rolling back, so 25% of all transactions"} {
+		if !strings.Contains(flat, s) {
+			t.Errorf("watch table: no %q in\n%s", s, out)
+		}
+	}
+}

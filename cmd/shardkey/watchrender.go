@@ -109,8 +109,12 @@ func (t *tableWindows) Window(r *watch.Report) error {
 				}
 				keys = append(keys, fmt.Sprintf("%s %s", k.Key, pct(k.Share)))
 			}
+			cross := pct(d.CrossShardTxnFraction)
+			if d.RolledBackCrossShardFraction != nil { // as advise's cell: "25% (rolled back 40%)"
+				cross += " (rolled back " + pct(*d.RolledBackCrossShardFraction) + ")"
+			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Key, numOr(d.RequestsPerS), numOr(d.WorkPerS), num(d.WorkRatio),
-				strconv.FormatFloat(d.FanoutMean, 'f', 2, 64), num(d.FanoutP99), pct(d.ScatterShare), pct(d.CrossShardTxnFraction), strings.Join(keys, ", "))
+				strconv.FormatFloat(d.FanoutMean, 'f', 2, 64), num(d.FanoutP99), pct(d.ScatterShare), cross, strings.Join(keys, ", "))
 		}
 		tw.Flush()
 		for _, d := range r.Designs {
@@ -125,6 +129,11 @@ func (t *tableWindows) Window(r *watch.Report) error {
 				}
 			}
 			fmt.Fprintf(t.w, "  %s work/s per shard: %s\n", d.Key, strings.Join(parts, " "))
+			if d.Candidate != nil {
+				if rb := d.Candidate.RolledBackText(r.RolledBackTxns); rb != "" {
+					fmt.Fprintf(t.w, "  %s: %s\n", d.Key, rb)
+				}
+			}
 			if d.NodeWork != nil {
 				parts = parts[:0]
 				for _, x := range d.NodeWork {
