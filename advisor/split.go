@@ -3,6 +3,7 @@ package advisor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,8 +66,12 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	}
 	var whales []whale
 	var group []string
+	// The values the statistics rank, heaviest first: the ten a report
+	// lists and those after them (sim.KeyStats.MoreValues), so that an
+	// eleventh value over half a shard is placed too.
+	ranked := slices.Concat(c.TopValues, c.MoreValues)
 	overCap := 0 // values that alone exceed a shard, split or not
-	for i, tv := range c.TopValues {
+	for i, tv := range ranked {
 		work, wide, g := a.whaleWork(w, key, tv.Share)
 		if work <= w.Capacity || len(g) == 0 {
 			break
@@ -91,7 +96,7 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	ranOut := false // every value the statistics rank was taken
 	if len(whales) == overCap {
 		ranOut = true
-		for _, tv := range c.TopValues[len(whales):] {
+		for _, tv := range ranked[len(whales):] {
 			work, wide, _ := a.whaleWork(w, key, tv.Share)
 			if work <= w.Capacity/2 || wide >= w.Capacity {
 				ranOut = false
@@ -220,7 +225,7 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	f := Fix{Kind: "split", Key: design(whales), Before: nums(c), After: nums(best)}
 	if len(whales) == 1 {
 		x := whales[0]
-		hv := valueText(cols, c.TopValues[0].Value)
+		hv := valueText(cols, ranked[0].Value)
 		f.Target = hv
 		f.Text = fmt.Sprintf("Whale larger than a shard: %s's ~%s units/s exceed one shard's capacity of %s, so no dedicated shard can hold it: split it over K = %d dedicated shards by a second key level, %s (%s; Citus's tenant isolation stops at one shard, Vitess's multicol vindex over the compound key does this). K is the fewest that bring each of its shards under capacity: at least (%s - %s) / (%s - %s) = %.2f by its work, %s tenant-wide reads/s of which ask all K, and %d as re-simulated (the hash of the second key does not split its rows evenly; its busiest shard %s/s). A read by both keys asks one of its shards; each tenant-wide read asks all %d (+%s units/s); %s of transactions cross shards under the split. Busiest shard: %s/s -> %s/s, %d -> %d shards over capacity.%s",
 			hv, fmtF(x.work), fmtF(w.Capacity), x.k, strings.Join(pairs, ", "), design(whales),
@@ -232,7 +237,7 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	var names, each, isolated, targets []string
 	off := n - total(whales)
 	for i, x := range whales {
-		hv := valueText(cols, c.TopValues[i].Value)
+		hv := valueText(cols, ranked[i].Value)
 		targets = append(targets, hv)
 		if x.k == 1 {
 			isolated = append(isolated, fmt.Sprintf("%s (~%s/s)", hv, fmtF(x.work)))
@@ -251,8 +256,8 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	iso := ""
 	if len(isolated) > 0 {
 		iso = fmt.Sprintf(" The next %s each do%s over half a shard's capacity, so any two hashed to one shard exceed it: %s isolated on a dedicated shard of %s own (the 1s in over=).", plural(len(isolated), "value", fmt.Sprintf("%d values", len(isolated))), plural(len(isolated), "es", ""), strings.Join(isolated, ", "), plural(len(isolated), "its", "their"))
-		if ranOut && len(whales) == len(c.TopValues) {
-			iso += fmt.Sprintf(" The key statistics rank the %d heaviest values only: lighter ones past them may also do over half a shard, and isolating them too (a longer over= list) could lower the busiest shard further.", len(c.TopValues))
+		if ranOut && len(whales) == len(ranked) {
+			iso += fmt.Sprintf(" The key statistics rank the %d heaviest values only: lighter ones past them may also do over half a shard, and isolating them too (a longer over= list) could lower the busiest shard further.", len(ranked))
 		}
 	}
 	f.Target = fmt.Sprintf("the %d heaviest values of %s (%s to %s)", len(targets), key, targets[0], targets[len(targets)-1])

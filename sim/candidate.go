@@ -138,8 +138,11 @@ type Candidate struct {
 
 	// Key characteristics of the main table's key (the keyed table with
 	// the most rows); Tables has them for every keyed table.
-	Cardinality          int        `json:"cardinality"`
-	TopValues            []TopValue `json:"top_values"`
+	Cardinality int        `json:"cardinality"`
+	TopValues   []TopValue `json:"top_values"`
+	// MoreValues are the main key's values ranked after TopValues
+	// (KeyStats.MoreValues); not in JSON.
+	MoreValues           []TopValue `json:"-"`
 	Monotonicity         float64    `json:"monotonicity"`
 	Monotonic            bool       `json:"monotonic"`
 	Entropy              float64    `json:"entropy"`
@@ -452,6 +455,7 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		if better {
 			main = ti
 			c.Cardinality, c.TopValues, c.Monotonicity, c.Monotonic, c.Entropy = ks.Cardinality, ks.TopValues, ks.Monotonicity, ks.Monotonic, ks.Entropy
+			c.MoreValues = ks.MoreValues
 			c.ExpectedMaxLoadRatio = tkr.ExpectedMaxLoadRatio
 			c.keyUnknown, c.monoUnknown = ks.Unknown(), ks.MonotonicityUnknown
 		}

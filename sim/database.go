@@ -73,6 +73,7 @@ func (s *Scheme) databaseStats(ks KeyStats, t *shardkey.Table, tk *tableKey) Key
 	ks.Estimated = m.Sampled != ""
 	d.Sample = m.Sampled
 	ks.TopValues = make([]TopValue, 0, len(m.Top))
+	ks.MoreValues = nil
 	for _, v := range m.Top {
 		share := 0.0
 		if m.Rows > 0 {

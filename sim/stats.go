@@ -26,6 +26,12 @@ type KeyStats struct {
 	// TopValues are the heaviest key values with their share (0..1) of the
 	// table's row weight, heaviest first (at most 10).
 	TopValues []TopValue `json:"top_values"`
+	// MoreValues are the values ranked after TopValues, heaviest first,
+	// up to RankedValues in all: the advisor's fixes for values over a
+	// shard's capacity look past the ten a report lists (a workload
+	// with ten whales has an eleventh). Not in JSON; empty when the
+	// figures came from the database (its top list is TopValues).
+	MoreValues []TopValue `json:"-"`
 	// Monotonicity is Spearman's rank correlation (-1..1) of key order
 	// with insert (row) order; |r| >= 0.7 is reported as monotonic, the
 	// threshold MongoDB's shard-key analyzer uses.
@@ -71,6 +77,7 @@ type KeyStats struct {
 func (ks KeyStats) clone() KeyStats {
 	ks.Columns = slices.Clone(ks.Columns)
 	ks.TopValues = slices.Clone(ks.TopValues)
+	ks.MoreValues = slices.Clone(ks.MoreValues)
 	return ks
 }
 
@@ -153,13 +160,13 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 				ks.Entropy -= p * math.Log2(p)
 			}
 		}
-		if len(top) < 10 || heavier(a.w, a.row, top[len(top)-1].w, top[len(top)-1].row) {
+		if len(top) < RankedValues || heavier(a.w, a.row, top[len(top)-1].w, top[len(top)-1].row) {
 			pos := sort.Search(len(top), func(j int) bool { return heavier(a.w, a.row, top[j].w, top[j].row) })
 			top = append(top, group{})
 			copy(top[pos+1:], top[pos:])
 			top[pos] = a
-			if len(top) > 10 {
-				top = top[:10]
+			if len(top) > RankedValues {
+				top = top[:RankedValues]
 			}
 		}
 	}
@@ -182,6 +189,7 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		}
 		ks.TopValues = append(ks.TopValues, TopValue{Value: tupleText(key), Share: a.w / total})
 	}
+	ks.splitRanked()
 	ks.Monotonicity = spearman(t, cols)
 	ks.Monotonic = math.Abs(ks.Monotonicity) >= 0.7
 	if ks.Entropy < 0 {
@@ -610,19 +618,20 @@ func trafficFromCounts(ks *KeyStats, vc *shardkey.ValueCounts) {
 		if p := wt / total; p > 0 {
 			ks.Entropy -= p * math.Log2(p)
 		}
-		if len(top) < 10 || wt > vc.Weights[top[len(top)-1]] {
+		if len(top) < RankedValues || wt > vc.Weights[top[len(top)-1]] {
 			pos := sort.Search(len(top), func(j int) bool { return wt > vc.Weights[top[j]] })
 			top = append(top, 0)
 			copy(top[pos+1:], top[pos:])
 			top[pos] = i
-			if len(top) > 10 {
-				top = top[:10]
+			if len(top) > RankedValues {
+				top = top[:RankedValues]
 			}
 		}
 	}
 	for _, i := range top {
 		ks.TopValues = append(ks.TopValues, TopValue{Value: vc.Values[i].String(), Share: vc.Weights[i] / total})
 	}
+	ks.splitRanked()
 	if len(vc.Sketch) > 0 {
 		ks.Entropy += tailEntropy(total-counted, total, vc.Sketch)
 		ks.EntropyEstimated = true
@@ -705,10 +714,28 @@ func trafficFromMap(ks *KeyStats, m map[shardkey.Value]*trafficAgg, total float6
 		ks.EntropyEstimated = true
 	}
 	for i, x := range all {
-		if i >= 10 {
+		if i >= RankedValues {
 			break
 		}
 		ks.TopValues = append(ks.TopValues, TopValue{Value: x.v.String(), Share: x.w / total})
+	}
+	ks.splitRanked()
+}
+
+// ListedValues is how many of the heaviest key values KeyStats.TopValues
+// lists (a report's top_values); RankedValues how many are ranked in all,
+// the rest in KeyStats.MoreValues.
+const (
+	ListedValues = 10
+	RankedValues = 64
+)
+
+// splitRanked moves the values ranked past ListedValues from TopValues
+// to MoreValues.
+func (ks *KeyStats) splitRanked() {
+	if len(ks.TopValues) > ListedValues {
+		ks.MoreValues = slices.Clone(ks.TopValues[ListedValues:])
+		ks.TopValues = slices.Clip(ks.TopValues[:ListedValues])
 	}
 }
 
