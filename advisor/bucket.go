@@ -271,7 +271,7 @@ func (a *analysis) whaleGrowText() string {
 	if cassandraTerms(a.engine) {
 		return "as it grows, bucket it: add a bucket column to the partition key (PRIMARY KEY ((key, bucket), ...)) so that its rows spread over several partitions, each read of it then querying every bucket (Cassandra places a partition by the Murmur3 token of its whole key: no node can be given to one value)"
 	}
-	return "as it grows, give it a shard of its own (a directory override, isolate(...)) or add a column to the key so that its rows can spread"
+	return "as it grows, give it a shard of its own (" + a.isolateShort() + ") or add a column to the key so that its rows can spread"
 }
 
 // cassandraReplicaNote, under Cassandra, states what the per-node

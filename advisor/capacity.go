@@ -471,7 +471,7 @@ func packingNote(cp *Capacity) string {
 	if least <= 0 || 2*cp.ShardsNeeded < 3*least {
 		return ""
 	}
-	return fmt.Sprintf("; no placement fits on fewer than %d (%s units/s of work after fixes at %s a shard): the rest of the %d is values colliding under hash, which a directory placing values by their load (a Vitess lookup vindex, Citus's tenant isolation with the rebalancer, MongoDB zones) narrows", least, fmtF(cp.After.WorkPerS), fmtF(cp.Capacity), cp.ShardsNeeded)
+	return fmt.Sprintf("; no placement fits on fewer than %d (%s units/s of work after fixes at %s a shard): the rest of the %d is values colliding under hash, which a directory placing values by their load (%s) narrows", least, fmtF(cp.After.WorkPerS), fmtF(cp.Capacity), cp.ShardsNeeded, (&analysis{engine: cp.engine}).packingHow())
 }
 
 // capacityText is the headline about capacity: first in the summary.

@@ -618,8 +618,8 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	if rowless || !ok {
 		// Proposed, not re-simulated: not in "after fixes".
 		as.Fixes = append(as.Fixes, Fix{Kind: "isolate", Target: strings.Join(vals, ", "),
-			Text: fmt.Sprintf("Whales: isolate %s %s on %s with a directory override (%s in place of %s); not re-simulated: the isolation needs a row sample of %s (give --rows) to say which values are hottest. A whale's own shard keeps its share: no function can split one key value.",
-				what, where, plural(k, "a dedicated shard", "dedicated shards"), iso, e, strings.Join(p.Tables, ", "))})
+			Text: fmt.Sprintf("Whales: isolate %s %s on %s with %s (in shardkey's notation %s in place of %s); not re-simulated: the isolation needs a row sample of %s (give --rows) to say which values are hottest. A whale's own shard keeps its share: no function can split one key value.",
+				what, where, plural(k, "a dedicated shard", "dedicated shards"), a.isolateHow(p.Tables[0], strings.Join(e.Columns(), ", "), p.top[0].Value), iso, e, strings.Join(p.Tables, ", "))})
 		a.hotValueFix(as, p, w, "")
 		return
 	}
@@ -650,8 +650,8 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 		effect = fmt.Sprintf("the busiest %s is the whale's own, which no function can make lighter; isolation keeps every other value off it", busiestUnit(c))
 	}
 	as.Fixes = append(as.Fixes, Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s %s on %s with a directory override (%s): the work ratio goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s; %s. A whale's own shard keeps its share: no function can split one key value.",
-			what, where, plural(k, "a dedicated shard", "dedicated shards"), key, c.WorkRatio, best.WorkRatio, busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)})
+		Text: fmt.Sprintf("Whales: isolate %s %s on %s with %s (re-simulated as %s): the work ratio goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s; %s. A whale's own shard keeps its share: no function can split one key value.",
+			what, where, plural(k, "a dedicated shard", "dedicated shards"), a.isolateHow(p.Tables[0], strings.Join(e.Columns(), ", "), p.top[0].Value), key, c.WorkRatio, best.WorkRatio, busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)})
 	as.Criteria.AfterFixes = best.MaxShardWork
 	a.hotValueFix(as, p, w, key)
 }
@@ -680,8 +680,8 @@ func (a *analysis) hotValueFix(as *Assessment, p *PartitionValue, w *shardkey.Wo
 		return
 	}
 	hv := p.Name()
-	replicas := int(math.Ceil(reads / (w.Capacity / 2)))
+	_, rep := a.replicasFor(reads, writes, w.Capacity)
 	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(p.Columns, p.Value),
-		Text: fmt.Sprintf("Hot value: %s's ~%s requests/s (%s reads/s, %s writes/s: its %s share of the operations on %s) are more than the %s units/s one shard can do: cache its reads in front of the shard, or serve them from %d read replicas; salting its writes over K buckets would spread them, but each of its reads would then ask K shards.",
-			hv, fmtF(writes+reads), fmtF(reads), fmtF(writes), pct(p.Share), strings.Join(p.Tables, ", "), fmtF(w.Capacity), replicas)})
+		Text: fmt.Sprintf("Hot value: %s's ~%s requests/s (%s reads/s, %s writes/s: its %s share of the operations on %s) are more than the %s units/s one shard can do: cache its reads in front of the shard, or %s; salting its writes over K buckets would spread them, but each of its reads would then ask K shards.",
+			hv, fmtF(writes+reads), fmtF(reads), fmtF(writes), pct(p.Share), strings.Join(p.Tables, ", "), fmtF(w.Capacity), rep)})
 }
