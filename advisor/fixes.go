@@ -249,7 +249,9 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 			where = fmt.Sprintf("in every table of its entity group (%s)", strings.Join(as.Root.Tables, ", "))
 		}
 		a.bucketFix(as, w, o, bucketSpec{e: d.Default, vals: vals, share: c.TopValues[0].Share, of: mainMeasure(w, c), where: where, tables: tables,
-			design: defaultDesign(tables, rest)}, wn)
+			design: defaultDesign(tables, rest), top: c.TopValues, name: func(tv sim.TopValue) string {
+				return fmt.Sprintf("%s (%s %s)", valueText(mainColumns(c), tv.Value), pct(tv.Share), mainMeasure(w, c))
+			}}, wn)
 		return
 	}
 	key := fmt.Sprintf("isolate(%s, top=%d)%s", d.Default, bestK, rest)

@@ -603,7 +603,9 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 			where = fmt.Sprintf("in every table keyed by %s (%s)", e, strings.Join(tables, ", "))
 		}
 		a.bucketFix(as, w, o, bucketSpec{e: e, vals: vals, share: p.top[0].Share, of: p.Of(), where: where, tables: data,
-			design: tablesDesign(d, tables)}, wn)
+			design: tablesDesign(d, tables), top: p.top, name: func(tv sim.TopValue) string {
+				return fmt.Sprintf("%s (%s %s)", valueText(p.Columns, tv.Value), pct(tv.Share), p.Of())
+			}}, wn)
 		return
 	}
 	if (rowless || !ok) && cassandraTerms(a.engine) {
