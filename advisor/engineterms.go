@@ -198,3 +198,22 @@ func (a *analysis) packingHow() string {
 	}
 	return "a Vitess lookup vindex, Citus's tenant isolation with the rebalancer, MongoDB zones"
 }
+
+// monotonicHow says, after the bucket-prefix fix for a monotonic key col
+// (range(bucket, col) with b buckets), what it is in the engine's
+// system; "" where the system has nothing of its own to name.
+func (a *analysis) monotonicHow(col string, b int) string {
+	switch engineFamily(a.engine) {
+	case "cockroachdb":
+		return fmt.Sprintf(" In CockroachDB the bucket prefix is a hash-sharded index: PRIMARY KEY (%s) USING HASH WITH (bucket_count = %d).", col, b)
+	case "mongodb":
+		return fmt.Sprintf(" In MongoDB: a hashed shard key {%s: \"hashed\"} spreads inserts (a range query on %s then asks every shard), or a compound key led by an entity, {entity: 1, %s: 1}.", col, col, col)
+	case "cassandra":
+		return fmt.Sprintf(" In Cassandra: the bucket in the partition key, PRIMARY KEY ((bucket), %s), or a time bucket with the entity, PRIMARY KEY ((entity, day), %s).", col, col)
+	case "yugabyte":
+		return fmt.Sprintf(" In YugabyteDB: PRIMARY KEY ((bucket) HASH, %s ASC), or %s HASH alone if scans by it are rare.", col, col)
+	case "citus":
+		return fmt.Sprintf(" In Citus: distribute by an entity column (create_distributed_table hashes it) and range-partition each table by %s with PostgreSQL partitions (create_time_partitions).", col)
+	}
+	return ""
+}
