@@ -79,7 +79,7 @@ func (a *analysis) isolateHow(table, col, v string) string {
 	case "postgres":
 		return fmt.Sprintf("PostgreSQL partitions: PARTITION BY LIST (%s) with a partition FOR VALUES IN (%s) for each value and the DEFAULT partition itself PARTITION BY HASH (%s)", col, literal(v), col)
 	}
-	return "a directory override (a value-to-shard map consulted before the hash; in Citus isolate_tenant_to_new_shard, in Vitess a lookup vindex or resharded keyspace-id ranges, in MongoDB zones with sh.updateZoneKeyRange)"
+	return "a directory override, a value-to-shard map consulted before the hash (in Citus isolate_tenant_to_new_shard, in Vitess a lookup vindex or resharded keyspace-id ranges, in MongoDB zones with sh.updateZoneKeyRange)"
 }
 
 // isolateShort is isolateHow in a few words, for what to do as a whale
@@ -133,29 +133,30 @@ func (a *analysis) splitHow(col, by string) string {
 	return fmt.Sprintf("the compound key (%s, %s) for these values alone: in Vitess a multicol vindex, in MongoDB a compound shard key with zones, in Cassandra a bucket column; Citus's tenant isolation stops at one shard", col, by)
 }
 
-// replicaHow names the read copies of a shard in the engine's system.
+// replicaHow names the read copies of a shard in the engine's system:
+// "read replicas (...)", the parenthesis saying what they are there.
 func (a *analysis) replicaHow() string {
 	switch engineFamily(a.engine) {
 	case "citus":
-		return "Citus read replicas: PostgreSQL streaming standbys of the worker registered with citus_add_secondary_node, read through a coordinator with citus.use_secondary_nodes = 'always'"
+		return "read replicas (Citus: PostgreSQL streaming standbys of the worker registered with citus_add_secondary_node, read through a coordinator with citus.use_secondary_nodes = 'always')"
 	case "vitess":
-		return "Vitess replica tablets of the shard, read with @replica (USE keyspace@replica)"
+		return "read replicas (Vitess: replica tablets of the shard, read with @replica, USE keyspace@replica)"
 	case "mongodb":
-		return "MongoDB secondaries of the shard's replica set, read with readPreference secondary or nearest (possibly stale)"
+		return "read replicas (MongoDB: secondaries of the shard's replica set, read with readPreference secondary or nearest, possibly stale)"
 	case "cassandra":
-		return "Cassandra replicas: a higher replication factor, reads at consistency level ONE"
+		return "read replicas (Cassandra: a higher replication factor, reads at consistency level ONE)"
 	case "redis":
-		return "Redis Cluster replicas of the master, read after READONLY on the client's connection (possibly stale)"
+		return "read replicas (Redis Cluster: replicas of the master, read after READONLY on the client's connection, possibly stale)"
 	case "cockroachdb":
-		return "CockroachDB follower reads from the range's other replicas (AS OF SYSTEM TIME follower_read_timestamp(), slightly stale), more of them by num_replicas in the zone configuration"
+		return "read replicas (CockroachDB: follower reads from the range's other replicas, AS OF SYSTEM TIME follower_read_timestamp(), slightly stale; more of them by num_replicas in the zone configuration)"
 	case "yugabyte":
-		return "YugabyteDB follower reads (yb_read_from_followers in read-only transactions) or a read replica cluster"
+		return "read replicas (YugabyteDB: follower reads, yb_read_from_followers in read-only transactions, or a read replica cluster)"
 	case "kafka":
-		return "Kafka follower replicas consumers fetch from (KIP-392: replica.selector.class on the brokers, client.rack on the consumers)"
+		return "read replicas (Kafka: follower replicas consumers fetch from, KIP-392: replica.selector.class on the brokers, client.rack on the consumers)"
 	case "elasticsearch":
-		return "Elasticsearch replica shards (index.number_of_replicas), any copy serving a search"
+		return "read replicas (Elasticsearch: replica shards, index.number_of_replicas, any copy serving a search)"
 	case "postgres":
-		return "PostgreSQL streaming standbys (hot_standby) taking the reads"
+		return "read replicas (PostgreSQL: streaming standbys with hot_standby taking the reads)"
 	}
 	return "read replicas (copies of the shard that apply its writes and serve reads: a PostgreSQL standby, a MongoDB secondary, a Vitess replica tablet)"
 }
@@ -166,17 +167,20 @@ func (a *analysis) replicaHow() string {
 // writes left for reads, and ceil(reads / (capacity - writes)) of them
 // serve all the reads (the primary keeps the writes). When the writes
 // alone reach capacity no number of replicas helps (each would be as busy
-// as the primary with the writes alone): n is 0 and the text says so. The
-// text is a clause: "serve them from N read replicas (...)".
+// as the primary with the writes alone): n is 0 and the text says so.
+// The text is a clause with its connector, to follow "cache its reads in
+// front of the shard": ", or serve them from N read replicas (...): ..."
+// or "; read replicas (...) cannot help: ...".
 func (a *analysis) replicasFor(reads, writes, capacity float64) (n int, text string) {
 	how := a.replicaHow()
 	if writes >= capacity {
-		return 0, fmt.Sprintf("read replicas cannot help: every replica applies all of its ~%s writes/s, which alone reach the %s units/s one shard can do (%s)", fmtF(writes), fmtF(capacity), how)
+		return 0, fmt.Sprintf("; %s cannot help: each applies all of its ~%s writes/s, which alone reach the %s units/s one shard can do", how, fmtF(writes), fmtF(capacity))
 	}
 	n = int(math.Ceil(reads/(capacity-writes) - 1e-9))
 	n = max(n, 1)
-	return n, fmt.Sprintf("serve them from %d read replicas (%s): each replica applies all ~%s writes/s, leaving %s - %s = %s units/s for reads, so ceil(%s / %s) = %d serve its ~%s reads/s with the primary keeping the writes",
-		n, how, fmtF(writes), fmtF(capacity), fmtF(writes), fmtF(capacity-writes), fmtF(reads), fmtF(capacity-writes), n, fmtF(reads))
+	how = strings.Replace(how, "read replicas", fmt.Sprintf("%d read replicas", n), 1)
+	return n, fmt.Sprintf(", or serve them from %s: each applies all ~%s writes/s, leaving %s - %s = %s units/s for reads, so ceil(%s / %s) = %d serve its ~%s reads/s, the primary keeping the writes",
+		how, fmtF(writes), fmtF(capacity), fmtF(writes), fmtF(capacity-writes), fmtF(reads), fmtF(capacity-writes), n, fmtF(reads))
 }
 
 // packingHow names, for the capacity headline, a directory that places

@@ -78,8 +78,8 @@ func TestReplicasFor(t *testing.T) {
 	}{
 		{400, 4, 3, "serve them from 3 read replicas"},
 		{100, 150, 2, "ceil(100 / 50.0) = 2"},
-		{100, 200, 0, "read replicas cannot help"},
-		{100, 250, 0, "read replicas cannot help"},
+		{100, 200, 0, "cannot help: each applies all of its ~200 writes/s"},
+		{100, 250, 0, "cannot help: each applies all of its ~250 writes/s"},
 	} {
 		n, text := a.replicasFor(c.reads, c.writes, 200)
 		if n != c.want || !strings.Contains(text, c.text) {

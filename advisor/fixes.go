@@ -306,7 +306,7 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	}
 	how := a.isolateHow(isoTable, strings.Join(cols, ", "), c.TopValues[0].Value)
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s%s on %s with %s (re-simulated as %s): the %s goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s%s; %s. A whale's own shard keeps its share: no function can split one key value.",
+		Text: fmt.Sprintf("Whales: isolate %s%s on %s with %s, re-simulated as %s: the %s goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s%s; %s. A whale's own shard keeps its share: no function can split one key value.",
 			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), how, key, ratioText(c, w), ratio(c), ratio(best), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), workRatios, effect)}
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
@@ -347,7 +347,7 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if y, err := sim.Score(w, both, o); err != nil || y.MaxShardWork >= best.MaxShardWork*0.98 {
 		_, rep := a.replicasFor(reads, writes, w.Capacity)
 		as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(cols, hot.Value),
-			Text: fmt.Sprintf("Hot value: %s's ~%s requests/s (%s reads/s, %s writes/s) are more than one shard can serve, and salting it over %d buckets would not lower the busiest shard (its reads would then ask every bucket): cache its reads in front of the shard, or %s.", valueText(cols, hot.Value), fmtF(writes+reads), fmtF(reads), fmtF(writes), k, rep)})
+			Text: fmt.Sprintf("Hot value: %s's ~%s requests/s (%s reads/s, %s writes/s) are more than one shard can serve, and salting it over %d buckets would not lower the busiest shard (its reads would then ask every bucket): cache its reads in front of the shard%s.", valueText(cols, hot.Value), fmtF(writes+reads), fmtF(reads), fmtF(writes), k, rep)})
 		return
 	}
 	need := "its writes alone fit in one shard, so salt only if they grow"
@@ -363,7 +363,7 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// replicas are per bucket.
 	_, rep := a.replicasFor(reads, writes/float64(k), w.Capacity)
 	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: hv,
-		Text: fmt.Sprintf("Hot reads: %s's ~%s reads/s are more than one shard should serve; cache its results in front of the shard, or, for each of the %d salt buckets (each applying 1/%d of its writes and serving every read), %s. Salting does not help reads: it makes each read ask every bucket.", hv, fmtF(reads), k, k, rep)})
+		Text: fmt.Sprintf("Hot reads: %s's ~%s reads/s are more than one shard should serve; cache its results in front of the shard%s (for each of the %d salt buckets, each applying 1/%d of its writes and serving every read). Salting does not help reads: it makes each read ask every bucket.", hv, fmtF(reads), rep, k, k)})
 }
 
 func onlyReplicas(d *shardkey.Design) bool {
