@@ -87,3 +87,35 @@ func TestReplicasFor(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinedAndLookupTerms: the advice for a join on a carried column
+// names the rule of the engine in use only (Citus's co-located
+// distribution column, Vitess's vindex column), both with their systems
+// under an engine of neither; and a Citus engine with options is Citus
+// for the lookup's wording too.
+func TestJoinedAndLookupTerms(t *testing.T) {
+	c := Carry{Table: "order_items", Column: "tenant_id", Joined: []JoinedRead{{Operation: "an order's items", Parent: "orders", Rate: 10}}}
+	for _, x := range []struct {
+		engine    string
+		want, not []string
+	}{
+		{"citus", []string{"Citus keeps a join on one shard only when it is on the distribution column"}, []string{"Vitess"}},
+		{"vitess-xxhash", []string{"Vitess merges a join's routes"}, []string{"Citus"}},
+		{"generic", []string{"Citus: the distribution column", "Vitess: the same vindex column"}, nil},
+	} {
+		got := joinedText(c, "postgresql", x.engine)
+		for _, s := range x.want {
+			if !strings.Contains(got, s) {
+				t.Errorf("%s: joined text lacks %q: %s", x.engine, s, got)
+			}
+		}
+		for _, s := range x.not {
+			if strings.Contains(got, s) {
+				t.Errorf("%s: joined text names %q, another system: %s", x.engine, s, got)
+			}
+		}
+	}
+	if got := lookupSystem("citus(shard_count=32)", "email"); !strings.HasPrefix(got, "Citus's indexes are local to each shard") {
+		t.Errorf("lookupSystem(citus(shard_count=32)) = %q; want Citus's wording", got)
+	}
+}
