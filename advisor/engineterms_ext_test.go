@@ -74,3 +74,46 @@ func TestSplitTermsPerEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestMonotonicTermsPerEngine: range(created_at) on the social scenario
+// is monotonic (seed 001), and its bucket-prefix fix says what a bucket
+// prefix is in the engine's system: CockroachDB's hash-sharded index,
+// MongoDB's hashed shard key; the generic engine names none.
+func TestMonotonicTermsPerEngine(t *testing.T) {
+	s, err := scenario.Builtin("social")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ engine, want string }{
+		{"cockroachdb", "PRIMARY KEY (created_at) USING HASH WITH (bucket_count = "},
+		{"mongodb", `a hashed shard key {created_at: "hashed"}`},
+		{"generic", ""},
+	} {
+		w, err := scenario.Build(s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, err := partition.Lookup(c.engine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		adv, err := advisor.Recommend(w, advisor.Options{Shards: w.Shards, Engine: eng, Keys: []string{"range(created_at)"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := ""
+		for _, as := range adv.Candidates {
+			for _, f := range as.Fixes {
+				if f.Kind == "bucket-prefix" {
+					text = f.Text
+				}
+			}
+		}
+		if text == "" {
+			t.Fatalf("%s: no bucket-prefix fix", c.engine)
+		}
+		if c.want != "" && !strings.Contains(text, c.want) || c.want == "" && (strings.Contains(text, "CockroachDB") || strings.Contains(text, "MongoDB")) {
+			t.Errorf("%s: bucket-prefix fix %q; want %q", c.engine, text, c.want)
+		}
+	}
+}
