@@ -512,7 +512,13 @@ func capacityText(cp *Capacity, n int) string {
 		if strings.HasPrefix(cp.engine, "cassandra") {
 			remedy = "raise the whales' bucket counts (more, lighter partitions)" // no directory in Cassandra
 		}
-		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it (as re-simulated): with the whales %s, what remains on the busiest shard is heavy values sharing it (the whales' own shards or buckets and the values hashed beside them) or every shard's share of scatter-gather; %s, cache the hot reads, or move the scatter-gather operations off the serving shards.", head, with, spread, remedy)
+		asIs := "(as re-simulated)"
+		if spread == "bucketed" {
+			// The bucket count K was chosen for this node count; more
+			// nodes with the same K are what was re-simulated.
+			asIs = "at these bucket counts (as re-simulated: more nodes may take more buckets, re-run the advice with --shards)"
+		}
+		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it %s: with the whales %s, what remains on the busiest shard is heavy values sharing it (the whales' own shards or buckets and the values hashed beside them) or every shard's share of scatter-gather; %s, cache the hot reads, or move the scatter-gather operations off the serving shards.", head, with, asIs, spread, remedy)
 	}
 	if p := cp.whale; p != nil {
 		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's, the whale %s (%s %s), which every shard count keeps on one shard, or every shard's share of scatter-gather; cache the whale's reads, salt its writes, or move the scatter-gather operations off the serving shards.", head, with, p.Name(), pct(p.Share), p.Of())
