@@ -71,9 +71,9 @@ func (a *analysis) isolateHow(table, col, v string) string {
 	case "cockroachdb":
 		return fmt.Sprintf("CockroachDB ranges: ALTER TABLE %s SPLIT AT VALUES at the value's first key and at the next value's, so that its rows are ranges of their own, which the allocator's load-based rebalancing moves off the busy nodes (to pin them, PARTITION BY LIST (%s) with a zone configuration per partition: ALTER PARTITION ... CONFIGURE ZONE USING constraints)", table, col)
 	case "yugabyte":
-		return fmt.Sprintf("YugabyteDB tablets: split the value's tablet at its yb_hash_code (yb-admin split_tablet; automatic tablet splitting does it by size) until its hash code is a tablet of its own, which the load balancer places (a tablet cannot split below one hash code)")
+		return "YugabyteDB tablets: split the value's tablet at its yb_hash_code (yb-admin split_tablet; automatic tablet splitting does it by size) until its hash code is a tablet of its own, which the load balancer places (a tablet cannot split below one hash code)"
 	case "kafka":
-		return fmt.Sprintf("a Kafka custom partitioner (partitioner.class, an org.apache.kafka.clients.producer.Partitioner) sending each value's records to a partition of its own and hashing the other keys over the rest")
+		return "a Kafka custom partitioner (partitioner.class, an org.apache.kafka.clients.producer.Partitioner) sending each value's records to a partition of its own and hashing the other keys over the rest"
 	case "elasticsearch":
 		return fmt.Sprintf("Elasticsearch: an index of its own for each value, reached through a filtered alias per value (routing by %s stays for the rest)", col)
 	case "postgres":
@@ -126,7 +126,7 @@ func (a *analysis) splitHow(col, by string) string {
 	case "kafka":
 		return fmt.Sprintf("in Kafka, the value's records keyed by (%s, %s) so that the default partitioner hashes them over several partitions, ordering then holding per %s, not per %s", col, by, by, col)
 	case "elasticsearch":
-		return fmt.Sprintf("in Elasticsearch, the value's documents in an index of its own with index.routing_partition_size = K (set at index creation), each routing value then going to K shards picked by the document _id")
+		return "in Elasticsearch, the value's documents in an index of its own with index.routing_partition_size = K (set at index creation), each routing value then going to K shards picked by the document _id"
 	case "postgres":
 		return fmt.Sprintf("in PostgreSQL, the value's LIST partition itself PARTITION BY HASH (%s) into K partitions (multi-level partitioning)", by)
 	}
