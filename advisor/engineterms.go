@@ -65,7 +65,7 @@ func (a *analysis) isolateHow(table, col, v string) string {
 	case "vitess":
 		return fmt.Sprintf("Vitess shards: a Reshard workflow with keyspace-id range boundaries cut just below and above each value's keyspace id (the hash vindex of %s = %s), so that its range is a shard of its own", col, v)
 	case "mongodb":
-		return fmt.Sprintf("MongoDB zones: a zone per value with a shard of its own, sh.addShardToZone(shard, zone), and sh.updateZoneKeyRange(namespace, min, max, zone) over the value's range of the shard key (for a hashed %s, from NumberLong(convertShardKeyToHashed(%s)) to that plus one); the balancer then moves its chunk there", col, v)
+		return fmt.Sprintf("MongoDB zones: a zone per value with a shard of its own, sh.addShardToZone(shard, zone), and sh.updateZoneKeyRange(namespace, min, max, zone) over the value's range of the shard key (for a hashed %s, from convertShardKeyToHashed(%s), a NumberLong, to that plus one); the balancer then moves its chunk there", col, v)
 	case "redis":
 		return fmt.Sprintf("Redis Cluster slots: move each value's hash slot (CLUSTER KEYSLOT of its key or {%s} hash tag) to a master of its own, CLUSTER SETSLOT slot NODE node-id or redis-cli --cluster reshard; the slot's few other keys move with it", v)
 	case "cockroachdb":
