@@ -782,8 +782,8 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 			col := strings.Join(tk.Columns, ", ")
 			b := min(n, 16)
 			as.Fixes = append(as.Fixes, Fix{Kind: "bucket-prefix", Target: col,
-				Text: fmt.Sprintf("Monotonic key %s: prefix it with a small hash bucket, range(bucket, %s) with %d buckets, so inserts spread over %d ranges while a scan by %s reads %d ranges in parallel; or lead with an entity, range(entity, %s), so each entity's history stays ordered and new rows come from many entities, at the price of scans by %s alone across entities asking every shard; or keep the hot tail for a write-ahead stream and range-partition only history.",
-					col, col, b, b, col, b, col, col)})
+				Text: fmt.Sprintf("Monotonic key %s: prefix it with a small hash bucket, range(bucket, %s) with %d buckets, so inserts spread over %d ranges while a scan by %s reads %d ranges in parallel; or lead with an entity, range(entity, %s), so each entity's history stays ordered and new rows come from many entities, at the price of scans by %s alone across entities asking every shard; or keep the hot tail for a write-ahead stream and range-partition only history.%s",
+					col, col, b, b, col, b, col, col, a.monotonicHow(col, b))})
 			break
 		}
 		// Slots (Citus shards, Redis hash slots, logical shards) are

@@ -50,6 +50,75 @@ type bucketSpec struct {
 	of     string
 	where  string
 	tables []string
+	// top is every value the statistics rank, heaviest first, and name
+	// writes one as vals does: with a capacity, the values to bucket are
+	// chosen from them by their work (bucketByCapacity).
+	top  []sim.TopValue
+	name func(sim.TopValue) string
+}
+
+// bucketWhale is a value bucketing spreads, with the figures its bucket
+// count follows: its work W (requests/s on the tables that carry the key
+// column, its share of each operation's rate), and R, the part of it one
+// bucket still carries whatever K: reads of the whole value, which query
+// every bucket (with by=, the reads that bind the key alone; without, all
+// of its reads).
+type bucketWhale struct {
+	name    string
+	work, r float64
+	k       int // ceil((W - R) / (C - R)); 0 when W <= C
+}
+
+// bucketByCapacity chooses, under a capacity C, the values to bucket and
+// their bucket count by the split fix's rule (splitFix): a bucket of a
+// value with work W, R of it reads that query every bucket, does
+// (W - R) / K + R, under C when K >= (W - R) / (C - R). Values are taken
+// heaviest first while each does over half of C (two of them on one node
+// exceed it, and Murmur3 places each partition by its own token, so two
+// may share a node) and its whole-value reads R stay under C (no bucket
+// count helps those). by says whether a row's bucket is the hash of the
+// next key (salt by=), which decides R. It returns the values and K, the
+// largest of their counts (one count for every whale: salt(EXPR, K,
+// top=M)); no values when the heaviest is not over C or no count helps.
+func (a *analysis) bucketByCapacity(w *shardkey.Workload, spec bucketSpec, col string, by bool) ([]bucketWhale, int) {
+	c := w.Capacity
+	var out []bucketWhale
+	k := 0
+	for _, tv := range spec.top {
+		work, wide, _ := a.whaleWork(w, col, tv.Share)
+		r := wide
+		if !by {
+			r = work - a.bucketWrites(w, col, tv.Share)
+		}
+		if work <= c/2 || r >= c {
+			break
+		}
+		x := bucketWhale{name: spec.name(tv), work: work, r: r}
+		if work > c {
+			x.k = int(math.Ceil((work-r)/(c-r) - 1e-9))
+			k = max(k, x.k)
+		}
+		out = append(out, x)
+	}
+	if k == 0 {
+		return nil, 0
+	}
+	return out, max(k, 2)
+}
+
+// bucketWrites is the writes/s of a value with the given share on the
+// tables that carry col (whaleWork's writes).
+func (a *analysis) bucketWrites(w *shardkey.Workload, col string, share float64) float64 {
+	writes := 0.0
+	for _, op := range w.Ops {
+		if op.Table < 0 || op.Table >= len(w.Tables) || w.Tables[op.Table].ColumnIndex(col) < 0 {
+			continue
+		}
+		if op.Kind.IsWrite() {
+			writes += op.Rate * share
+		}
+	}
+	return writes
 }
 
 // defaultDesign is bucketSpec.design for tables placed by design d's
@@ -141,20 +210,27 @@ func (a *analysis) widestPartition(tables []string, col string) (bytes float64, 
 
 // bucketFix proposes, under Cassandra, bucketing the whale values of
 // spec, re-simulated as salt(e, K, top=M) in place of e for the M
-// heaviest values. K is the fewest buckets that keep each of the
-// heaviest value's buckets within one node's fair share of what its
-// share is of (ceil(share * n)), and, when the rows give sizes, each
+// heaviest values. With a per-node capacity, the values and K follow
+// their work (bucketByCapacity, the split fix's rule): every value doing
+// over half a node's capacity, K = ceil((W - R) / (C - R)) for the
+// heaviest, then raised one at a time, at most 8 more, while the
+// re-simulation leaves a node over capacity (each bucket is a partition
+// of its own token, so buckets land beside other partitions); the design
+// with the fewest nodes over capacity, then the lightest busiest node, is
+// proposed. Without a capacity, K is the fewest buckets that keep each of
+// the heaviest value's buckets within one node's fair share of what its
+// share is of (ceil(share * n)), and M = 1..len(vals) the lightest
+// busiest node. Either way, when the rows give sizes, K keeps each
 // partition under Cassandra's 100 MiB large-partition warning; at least
 // 2, at most the n nodes (a salt over more buckets than nodes is not
 // simulated). A row's bucket is either any of the K (a read of the value
 // queries all K), or, when the reads of each table bind a column with
 // the key (nextKeys: page_id for a tenant's pages), the hash of that
 // column modulo K (salt by=: a read that binds it queries one bucket,
-// one of the whole value all K). Of M = 1..len(vals) and the two ways,
-// the design with the lightest busiest node is proposed. When none
-// lightens it, and no partition outgrows the size bound, bucketing is
-// named with what it would cost, not proposed. It reports whether it
-// proposed one.
+// one of the whole value all K). When no design lightens the busiest
+// node, and no partition outgrows the size bound, bucketing is named
+// with what it would cost, not proposed. It reports whether it proposed
+// one.
 func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options, spec bucketSpec, n int) bool {
 	c := as.Score
 	if len(spec.vals) == 0 || n < 2 {
@@ -176,14 +252,8 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 				size += "within Cassandra's large-partition warning of 100 MiB (cassandra.yaml compaction_large_partition_warning_threshold_mb), so the size bound asks no more buckets"
 			} else {
 				size += fmt.Sprintf("so K >= %d keeps each under Cassandra's large-partition warning of 100 MiB (cassandra.yaml compaction_large_partition_warning_threshold_mb)", kSize)
-				k = max(k, kSize)
 			}
 		}
-	}
-	capped := ""
-	if k > n {
-		capped = fmt.Sprintf(" (capped at the %d nodes for the re-simulation: more buckets than nodes still bound each partition's size, not a node's load)", n)
-		k = n
 	}
 	var by map[string]string
 	if len(cols) == 1 {
@@ -195,37 +265,123 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 		}
 		return by[t]
 	}
+	keyOf := func(k, m int, useBy bool) (string, bool) {
+		return spec.design(func(t string) string {
+			if useBy {
+				return fmt.Sprintf("salt(%s, %d, top=%d, by=%s)", spec.e, k, m, shardkey.QuoteName(byOf(t)))
+			}
+			return fmt.Sprintf("salt(%s, %d, top=%d)", spec.e, k, m)
+		})
+	}
+	// better reports whether x beats y: with a capacity, fewer nodes
+	// over it, then a lighter busiest node; without, a lighter busiest
+	// node.
+	better := func(x, y *sim.Candidate) bool {
+		if y == nil {
+			return true
+		}
+		if w.Capacity > 0 && len(x.OverCapacity) != len(y.OverCapacity) {
+			return len(x.OverCapacity) < len(y.OverCapacity)
+		}
+		return x.MaxShardWork < y.MaxShardWork*(1-1e-9)
+	}
 	var best *sim.Candidate
 	var bestKey string
 	bestM, bestBy := 0, false
-	for _, useBy := range []bool{false, true} {
-		if useBy && by == nil {
-			continue
-		}
-		for m := 1; m <= len(spec.vals); m++ {
-			key, ok := spec.design(func(t string) string {
-				if useBy {
-					return fmt.Sprintf("salt(%s, %d, top=%d, by=%s)", spec.e, k, m, shardkey.QuoteName(byOf(t)))
-				}
-				return fmt.Sprintf("salt(%s, %d, top=%d)", spec.e, k, m)
-			})
+	capped := ""
+	kWhy := ""
+	var capWhales []bucketWhale
+	if w.Capacity > 0 && len(cols) == 1 && spec.name != nil {
+		// By capacity: the values and K0 of each way (by= or not), the
+		// better at K0, then its K raised while a node stays over.
+		k0 := 0
+		for _, useBy := range []bool{false, true} {
+			if useBy && by == nil {
+				continue
+			}
+			ws, kc := a.bucketByCapacity(w, spec, cols[0], useBy)
+			if kc == 0 {
+				continue
+			}
+			kk := min(max(kc, kSize), n)
+			key, ok := keyOf(kk, len(ws), useBy)
 			if !ok {
 				continue
 			}
-			x, err := sim.Score(w, key, o)
-			if err != nil {
-				continue
-			}
-			if best == nil || x.MaxShardWork < best.MaxShardWork*(1-1e-9) {
-				best, bestKey, bestM, bestBy = x, key, m, useBy
+			if x, err := sim.Score(w, key, o); err == nil && better(x, best) {
+				best, bestKey, bestM, bestBy, capWhales, k, k0 = x, key, len(ws), useBy, ws, kk, kk
 			}
 		}
+		if best != nil {
+			for kk := k0 + 1; kk <= min(k0+8, n) && len(best.OverCapacity) > 0; kk++ {
+				key, ok := keyOf(kk, bestM, bestBy)
+				if !ok {
+					break
+				}
+				if x, err := sim.Score(w, key, o); err == nil && better(x, best) {
+					best, bestKey, k = x, key, kk
+				}
+			}
+			var each []string
+			for _, x := range capWhales {
+				if x.k > 0 {
+					each = append(each, fmt.Sprintf("%s: (%s - %s) / (%s - %s) = %.2f, so %d", x.name, fmtF(x.work), fmtF(x.r), fmtF(w.Capacity), fmtF(x.r), (x.work-x.r)/(w.Capacity-x.r), x.k))
+				}
+			}
+			light := len(capWhales) - len(each)
+			kWhy = fmt.Sprintf("K follows the whales' work, as a split's does: a bucket of a value doing W units/s, R of them reads of the whole value (each queries every bucket), does (W - R) / K + R, under the %s units/s one node can do when K >= (W - R) / (%s - R): %s", fmtF(w.Capacity), fmtF(w.Capacity), strings.Join(each, "; "))
+			if light > 0 {
+				kWhy += fmt.Sprintf("; the next %s, each over half a node's capacity but under it, %s bucketed too, since two of them on one node exceed it", plural(light, "value", fmt.Sprintf("%d values", light)), plural(light, "is", "are"))
+			}
+			kWhy += fmt.Sprintf(". One count serves every whale, the largest (%d)", k0)
+			if k0 < max(each0(capWhales), kSize) {
+				kWhy += fmt.Sprintf(", capped at the %d nodes (more buckets than nodes still bound each partition's size, not a node's load)", n)
+			}
+			if k > k0 {
+				kWhy += fmt.Sprintf(", raised to %d as re-simulated (each bucket is a partition placed by its own Murmur3 token, so buckets share nodes with other partitions)", k)
+			}
+			kWhy += size
+		}
+	}
+	if best == nil {
+		if kSize > 1 {
+			k = max(k, kSize)
+		}
+		if k > n {
+			capped = fmt.Sprintf(" (capped at the %d nodes for the re-simulation: more buckets than nodes still bound each partition's size, not a node's load)", n)
+			k = n
+		}
+		for _, useBy := range []bool{false, true} {
+			if useBy && by == nil {
+				continue
+			}
+			for m := 1; m <= len(spec.vals); m++ {
+				key, ok := keyOf(k, m, useBy)
+				if !ok {
+					continue
+				}
+				x, err := sim.Score(w, key, o)
+				if err != nil {
+					continue
+				}
+				if best == nil || x.MaxShardWork < best.MaxShardWork*(1-1e-9) {
+					best, bestKey, bestM, bestBy = x, key, m, useBy
+				}
+			}
+		}
+		kWhy = fmt.Sprintf("K is the fewest that keep each bucket within one node's fair share (%s %s / %d = %s, at most 1/%d = %s)%s", pct(spec.share), spec.of, k, pct(spec.share/float64(k)), n, fmt.Sprintf("%.3g%%", 100/float64(n)), size)
 	}
 	if best == nil {
 		return false
 	}
 	col := strings.Join(cols, ", ")
-	vals := spec.vals[:bestM]
+	vals := spec.vals[:min(bestM, len(spec.vals))]
+	if capWhales != nil {
+		vals = nil
+		for _, x := range capWhales {
+			vals = append(vals, x.name)
+		}
+	}
 	what := plural(bestM, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestM)) + ", " + strings.Join(vals, ", ")
 	why := "Cassandra places a partition by the Murmur3 token of its whole partition key and has no directory, so no node can be given to one value"
 	fanout := math.Max(best.WorkPerS-c.WorkPerS, 0)
@@ -247,12 +403,25 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 		rowBucket = "a whale's rows over K = %d buckets, a row's bucket the hash of the column its reads bind with the key modulo K (" + strings.Join(pairs, ", ") + ")"
 		reads = fmt.Sprintf("a read that binds that column queries one bucket, a read of the whole value all %d", k)
 	}
+	over := ""
+	if w.Capacity > 0 {
+		over = fmt.Sprintf(", %d -> %d nodes over capacity", len(c.OverCapacity), len(best.OverCapacity))
+	}
 	as.Fixes = append(as.Fixes, Fix{Kind: "bucket", Target: strings.Join(vals, ", "), Key: bestKey, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: bucket %s %s. %s: add a bucket column to the partition key, PRIMARY KEY ((%s, bucket), ...), and write "+rowBucket+", every other value keeping bucket 0 (the application keeps each whale's bucket count, in a small table it reads first) (%s)%s. K is the fewest that keep each bucket within one node's fair share (%s %s / %d = %s, at most 1/%d = %s)%s; %s (+%s units/s of work in all, re-simulated). The %s goes from %.2fx to %.2fx the mean and the busiest node's work from %s/s to %s/s. The re-simulation puts a value's K buckets on K distinct nodes; their Murmur3 tokens are independent, so a few may share a node.",
-			what, spec.where, why, col, k, bestKey, capped, pct(spec.share), spec.of, k, pct(spec.share/float64(k)), n, fmt.Sprintf("%.3g%%", 100/float64(n)), size, reads, fmtF(fanout),
-			ratioText(c, w), ratioOf(c), ratioOf(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork))})
+		Text: fmt.Sprintf("Whales: bucket %s %s. %s: add a bucket column to the partition key, PRIMARY KEY ((%s, bucket), ...), and write "+rowBucket+", every other value keeping bucket 0 (the application keeps each whale's bucket count, in a small table it reads first) (%s)%s. %s; %s (+%s units/s of work in all, re-simulated). The %s goes from %.2fx to %.2fx the mean and the busiest node's work from %s/s to %s/s%s. The re-simulation puts a value's K buckets on K distinct nodes; their Murmur3 tokens are independent, so a few may share a node.",
+			what, spec.where, why, col, k, bestKey, capped, kWhy, reads, fmtF(fanout),
+			ratioText(c, w), ratioOf(c), ratioOf(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), over)})
 	as.Criteria.AfterFixes = best.MaxShardWork
 	return true
+}
+
+// each0 is the largest bucket count of ws.
+func each0(ws []bucketWhale) int {
+	m := 0
+	for _, x := range ws {
+		m = max(m, x.k)
+	}
+	return m
 }
 
 // ratioOf is the rows' load ratio of x, or, without rows, its work
@@ -271,7 +440,7 @@ func (a *analysis) whaleGrowText() string {
 	if cassandraTerms(a.engine) {
 		return "as it grows, bucket it: add a bucket column to the partition key (PRIMARY KEY ((key, bucket), ...)) so that its rows spread over several partitions, each read of it then querying every bucket (Cassandra places a partition by the Murmur3 token of its whole key: no node can be given to one value)"
 	}
-	return "as it grows, give it a shard of its own (a directory override, isolate(...)) or add a column to the key so that its rows can spread"
+	return "as it grows, give it a shard of its own (" + a.isolateShort() + ") or add a column to the key so that its rows can spread"
 }
 
 // cassandraReplicaNote, under Cassandra, states what the per-node

@@ -471,7 +471,7 @@ func packingNote(cp *Capacity) string {
 	if least <= 0 || 2*cp.ShardsNeeded < 3*least {
 		return ""
 	}
-	return fmt.Sprintf("; no placement fits on fewer than %d (%s units/s of work after fixes at %s a shard): the rest of the %d is values colliding under hash, which a directory placing values by their load (a Vitess lookup vindex, Citus's tenant isolation with the rebalancer, MongoDB zones) narrows", least, fmtF(cp.After.WorkPerS), fmtF(cp.Capacity), cp.ShardsNeeded)
+	return fmt.Sprintf("; no placement fits on fewer than %d (%s units/s of work after fixes at %s a shard): the rest of the %d is values colliding under hash, which a directory placing values by their load (%s) narrows", least, fmtF(cp.After.WorkPerS), fmtF(cp.Capacity), cp.ShardsNeeded, (&analysis{engine: cp.engine}).packingHow())
 }
 
 // capacityText is the headline about capacity: first in the summary.
@@ -512,7 +512,13 @@ func capacityText(cp *Capacity, n int) string {
 		if strings.HasPrefix(cp.engine, "cassandra") {
 			remedy = "raise the whales' bucket counts (more, lighter partitions)" // no directory in Cassandra
 		}
-		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it (as re-simulated): with the whales %s, what remains on the busiest shard is heavy values sharing it (the whales' own shards or buckets and the values hashed beside them) or every shard's share of scatter-gather; %s, cache the hot reads, or move the scatter-gather operations off the serving shards.", head, with, spread, remedy)
+		asIs := "(as re-simulated)"
+		if spread == "bucketed" {
+			// The bucket count K was chosen for this node count; more
+			// nodes with the same K are what was re-simulated.
+			asIs = "at these bucket counts (as re-simulated: more nodes may take more buckets, re-run the advice with --shards)"
+		}
+		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it %s: with the whales %s, what remains on the busiest shard is heavy values sharing it (the whales' own shards or buckets and the values hashed beside them) or every shard's share of scatter-gather; %s, cache the hot reads, or move the scatter-gather operations off the serving shards.", head, with, asIs, spread, remedy)
 	}
 	if p := cp.whale; p != nil {
 		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's, the whale %s (%s %s), which every shard count keeps on one shard, or every shard's share of scatter-gather; cache the whale's reads, salt its writes, or move the scatter-gather operations off the serving shards.", head, with, p.Name(), pct(p.Share), p.Of())

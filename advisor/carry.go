@@ -764,8 +764,15 @@ func joinedText(c Carry, dialect, engine string) string {
 		ops = append(ops, j.Operation)
 		rate += j.Rate
 	}
-	return fmt.Sprintf(" Its reads joined to %s by the reference (%s: %s requests/s) are scored on the %s value's shard, as a join of co-located tables runs: write each join with the carried column on both sides, ON ... AND %s.%s = %s.%s, since Citus keeps a join on one shard only when it is on the distribution column and Vitess merges a join's routes only on the same vindex column (joined by the reference alone, each asks every shard).",
-		parent, strings.Join(ops, ", "), fmtF(rate), c.Column, q(c.Table), q(c.Column), q(parent), q(c.Column))
+	since := "since sharded SQL systems keep a join on one shard only when it is on the key (Citus: the distribution column of co-located tables; Vitess: the same vindex column, whose routes it merges)"
+	switch engineFamily(engine) {
+	case "citus":
+		since = "since Citus keeps a join on one shard only when it is on the distribution column of co-located tables"
+	case "vitess":
+		since = "since Vitess merges a join's routes into one only on the same vindex column"
+	}
+	return fmt.Sprintf(" Its reads joined to %s by the reference (%s: %s requests/s) are scored on the %s value's shard, as a join of co-located tables runs: write each join with the carried column on both sides, ON ... AND %s.%s = %s.%s, %s (joined by the reference alone, each asks every shard).",
+		parent, strings.Join(ops, ", "), fmtF(rate), c.Column, q(c.Table), q(c.Column), q(parent), q(c.Column), since)
 }
 
 func tableList(cs []Carry) string {

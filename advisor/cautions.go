@@ -39,6 +39,9 @@ func smallSample(best *Assessment) []string {
 // table and a copy of every row (a primary key cannot be altered).
 func durable(best *Assessment) []string {
 	easy := "Easy to change later: the shard count (start with many logical shards per node and move slots), directory overrides for whales, secondary indexes and read models, caches and replicas."
+	if best.an != nil && engineFamily(best.an.engine) != "" && !cassandraTerms(best.an.engine) {
+		easy = fmt.Sprintf("Easy to change later: the shard count (start with many logical shards per node and move slots), a whale's own shard (%s), secondary indexes and read models, caches and replicas.", best.an.isolateShort())
+	}
 	if best.an != nil && cassandraTerms(best.an.engine) {
 		easy = "Easy to change later: the node count (vnodes: num_tokens per node), a whale's bucket count if the partition key has a bucket column from the start (adding one later is a new table and a copy of every row: Cassandra cannot alter a primary key), secondary indexes and read models, caches and the replication factor."
 	}

@@ -249,7 +249,9 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 			where = fmt.Sprintf("in every table of its entity group (%s)", strings.Join(as.Root.Tables, ", "))
 		}
 		a.bucketFix(as, w, o, bucketSpec{e: d.Default, vals: vals, share: c.TopValues[0].Share, of: mainMeasure(w, c), where: where, tables: tables,
-			design: defaultDesign(tables, rest)}, wn)
+			design: defaultDesign(tables, rest), top: slices.Concat(c.TopValues, c.MoreValues), name: func(tv sim.TopValue) string {
+				return fmt.Sprintf("%s (%s %s)", valueText(mainColumns(c), tv.Value), pct(tv.Share), mainMeasure(w, c))
+			}}, wn)
 		return
 	}
 	key := fmt.Sprintf("isolate(%s, top=%d)%s", d.Default, bestK, rest)
@@ -291,9 +293,21 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	if ratioName(c) == "load" {
 		workRatios = fmt.Sprintf(" (work ratio %.2fx -> %.2fx)", c.WorkRatio, best.WorkRatio)
 	}
+	isoTable := ""
+	if as.Root != nil && len(as.Root.Tables) > 0 {
+		isoTable = as.Root.Tables[0]
+	} else {
+		for _, tk := range c.Tables {
+			if tk.Key == d.Default.String() {
+				isoTable = tk.Table
+				break
+			}
+		}
+	}
+	how := a.isolateHow(isoTable, strings.Join(cols, ", "), c.TopValues[0].Value)
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s%s on %s with a directory override (%s): the %s goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s%s; %s. A whale's own shard keeps its share: no function can split one key value.",
-			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), key, ratioText(c, w), ratio(c), ratio(best), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), workRatios, effect)}
+		Text: fmt.Sprintf("Whales: isolate %s%s on %s with %s, re-simulated as %s: the %s goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s%s; %s. A whale's own shard keeps its share: no function can split one key value.",
+			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), how, key, ratioText(c, w), ratio(c), ratio(best), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), workRatios, effect)}
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	if a.splitFix(as, d, w, o, rest) {
@@ -331,9 +345,9 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// cost more than the spread writes save).
 	both := fmt.Sprintf("salt(%s, %d, top=1)%s", baseOf(key), k, rest)
 	if y, err := sim.Score(w, both, o); err != nil || y.MaxShardWork >= best.MaxShardWork*0.98 {
-		replicas := int(math.Ceil(reads / (w.Capacity / 2)))
+		_, rep := a.replicasFor(reads, writes, w.Capacity)
 		as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(cols, hot.Value),
-			Text: fmt.Sprintf("Hot value: %s's ~%s requests/s are more than one shard can serve, and salting it over %d buckets would not lower the busiest shard (its reads would then ask every bucket): cache its reads in front of the shard, or serve them from %d read replicas.", valueText(cols, hot.Value), fmtF(writes+reads), k, replicas)})
+			Text: fmt.Sprintf("Hot value: %s's ~%s requests/s (%s reads/s, %s writes/s) are more than one shard can serve, and salting it over %d buckets would not lower the busiest shard (its reads would then ask every bucket): cache its reads in front of the shard%s.", valueText(cols, hot.Value), fmtF(writes+reads), fmtF(reads), fmtF(writes), k, rep)})
 		return
 	}
 	need := "its writes alone fit in one shard, so salt only if they grow"
@@ -344,9 +358,12 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	as.Fixes = append(as.Fixes, Fix{Kind: "salt", Target: hv, Key: skey, Before: nums(c), After: nums(x),
 		Text: fmt.Sprintf("Hot writes: salting %s over K = %d buckets (%s) spreads its ~%s writes/s; K is the number of buckets, the fewest that keep each bucket's writes under half a shard's capacity of %s units/s (%s); every one of its ~%s reads/s then asks %d shards (+%s units/s). Busiest shard: %s/s -> %s/s.",
 			hv, k, skey, fmtF(writes), fmtF(w.Capacity), need, fmtF(reads), k, fmtF(reads*float64(k-1)), fmtF(c.MaxShardWork), fmtF(x.MaxShardWork))})
-	replicas := int(math.Ceil(reads / (w.Capacity / 2)))
+	// Salted, each of its K buckets' shards applies writes/K of its writes
+	// and serves every one of its reads (each asks every bucket): the
+	// replicas are per bucket.
+	_, rep := a.replicasFor(reads, writes/float64(k), w.Capacity)
 	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: hv,
-		Text: fmt.Sprintf("Hot reads: %s's ~%s reads/s are more than one shard should serve; cache its results in front of the shard, or serve them from %d read replicas. Salting does not help reads: it makes each read ask every bucket.", hv, fmtF(reads), replicas)})
+		Text: fmt.Sprintf("Hot reads: %s's ~%s reads/s are more than one shard should serve; cache its results in front of the shard%s (for each of the %d salt buckets, each applying 1/%d of its writes and serving every read). Salting does not help reads: it makes each read ask every bucket.", hv, fmtF(reads), rep, k, k)})
 }
 
 func onlyReplicas(d *shardkey.Design) bool {

@@ -36,7 +36,7 @@ func lookupKind(engine, col, vindex string) string {
 // col, "" when nothing is worth saying (generic placement functions, and
 // systems with no secondary indexes of their own to compare with).
 func lookupSystem(engine, col string) string {
-	switch engine {
+	switch engineFamily(engine) { // citus(shard_count=...) is Citus too
 	case "redis":
 		return fmt.Sprintf("Redis Cluster has no secondary indexes: the application keeps a key per %s value holding the row's key", col)
 	case "mongodb":

@@ -298,6 +298,12 @@ func (a *analysis) spreadRemedy(as *Assessment, w *shardkey.Workload, col string
 		}
 		return "under MongoDB " + move + " (moveRange; moveChunk before 6.0) and pin them there with zones (sh.addShardToZone, sh.updateZoneKeyRange over each value's range of the shard key); the balancer evens data size, not these values' traffic."
 	}
+	switch engineFamily(a.engine) {
+	case "cockroachdb", "yugabyte", "kafka", "elasticsearch", "postgres":
+		return fmt.Sprintf("%s for each value, so that each has %s (re-simulated as a directory override in front of the hash: directory(%s, FILE), lines value,%s).", a.isolateShort(), whose, shardkey.QuoteName(col), unit)
+	case "cassandra":
+		return fmt.Sprintf("under Cassandra no node can be given to a value (a partition's node is the owner of its Murmur3 token): add a bucket column to the partition key so that each value's rows spread over several partitions (re-simulated as a directory override in front of the hash: directory(%s, FILE), lines value,%s).", shardkey.QuoteName(col), unit)
+	}
 	return fmt.Sprintf("a directory override in front of the hash, a map from each value of %s to %s (directory(%s, FILE), lines value,%s).", col, whose, shardkey.QuoteName(col), unit)
 }
 

@@ -380,7 +380,7 @@ func largestPartition(w *shardkey.Workload, c *sim.Candidate, rs *RootStats, n i
 // unique (withUnique). tk has TopValues.
 func tablePartition(w *shardkey.Workload, tk sim.TableKey) *PartitionValue {
 	p := &PartitionValue{Tables: []string{tk.Table}, Columns: tk.Columns, Value: tk.TopValues[0].Value,
-		Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: tk.TopValues}
+		Share: tk.TopValues[0].Share, Measure: keyMeasure(w, tk.KeyStats), top: slices.Concat(tk.TopValues, tk.MoreValues)}
 	if ti := w.TableIndex(tk.Table); ti >= 0 && len(tk.Columns) == 1 && w.Tables[ti].PerValue[tk.Columns[0]] > 0 && p.Measure == "rows" && tk.Cardinality > 0 && p.Share <= 1/float64(tk.Cardinality)+1e-12 {
 		// Each value holds the same number of rows: its share is
 		// 1/N of N values, N at least the distinct values sampled.
@@ -603,7 +603,9 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 			where = fmt.Sprintf("in every table keyed by %s (%s)", e, strings.Join(tables, ", "))
 		}
 		a.bucketFix(as, w, o, bucketSpec{e: e, vals: vals, share: p.top[0].Share, of: p.Of(), where: where, tables: data,
-			design: tablesDesign(d, tables)}, wn)
+			design: tablesDesign(d, tables), top: p.top, name: func(tv sim.TopValue) string {
+				return fmt.Sprintf("%s (%s %s)", valueText(p.Columns, tv.Value), pct(tv.Share), p.Of())
+			}}, wn)
 		return
 	}
 	if (rowless || !ok) && cassandraTerms(a.engine) {
@@ -618,8 +620,8 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	if rowless || !ok {
 		// Proposed, not re-simulated: not in "after fixes".
 		as.Fixes = append(as.Fixes, Fix{Kind: "isolate", Target: strings.Join(vals, ", "),
-			Text: fmt.Sprintf("Whales: isolate %s %s on %s with a directory override (%s in place of %s); not re-simulated: the isolation needs a row sample of %s (give --rows) to say which values are hottest. A whale's own shard keeps its share: no function can split one key value.",
-				what, where, plural(k, "a dedicated shard", "dedicated shards"), iso, e, strings.Join(p.Tables, ", "))})
+			Text: fmt.Sprintf("Whales: isolate %s %s on %s with %s, in shardkey's notation %s in place of %s; not re-simulated: the isolation needs a row sample of %s (give --rows) to say which values are hottest. A whale's own shard keeps its share: no function can split one key value.",
+				what, where, plural(k, "a dedicated shard", "dedicated shards"), a.isolateHow(p.Tables[0], strings.Join(e.Columns(), ", "), p.top[0].Value), iso, e, strings.Join(p.Tables, ", "))})
 		a.hotValueFix(as, p, w, "")
 		return
 	}
@@ -650,8 +652,8 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 		effect = fmt.Sprintf("the busiest %s is the whale's own, which no function can make lighter; isolation keeps every other value off it", busiestUnit(c))
 	}
 	as.Fixes = append(as.Fixes, Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: isolate %s %s on %s with a directory override (%s): the work ratio goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s; %s. A whale's own shard keeps its share: no function can split one key value.",
-			what, where, plural(k, "a dedicated shard", "dedicated shards"), key, c.WorkRatio, best.WorkRatio, busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)})
+		Text: fmt.Sprintf("Whales: isolate %s %s on %s with %s, re-simulated as %s: the work ratio goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s; %s. A whale's own shard keeps its share: no function can split one key value.",
+			what, where, plural(k, "a dedicated shard", "dedicated shards"), a.isolateHow(p.Tables[0], strings.Join(e.Columns(), ", "), p.top[0].Value), key, c.WorkRatio, best.WorkRatio, busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)})
 	as.Criteria.AfterFixes = best.MaxShardWork
 	a.hotValueFix(as, p, w, key)
 }
@@ -680,8 +682,8 @@ func (a *analysis) hotValueFix(as *Assessment, p *PartitionValue, w *shardkey.Wo
 		return
 	}
 	hv := p.Name()
-	replicas := int(math.Ceil(reads / (w.Capacity / 2)))
+	_, rep := a.replicasFor(reads, writes, w.Capacity)
 	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(p.Columns, p.Value),
-		Text: fmt.Sprintf("Hot value: %s's ~%s requests/s (%s reads/s, %s writes/s: its %s share of the operations on %s) are more than the %s units/s one shard can do: cache its reads in front of the shard, or serve them from %d read replicas; salting its writes over K buckets would spread them, but each of its reads would then ask K shards.",
-			hv, fmtF(writes+reads), fmtF(reads), fmtF(writes), pct(p.Share), strings.Join(p.Tables, ", "), fmtF(w.Capacity), replicas)})
+		Text: fmt.Sprintf("Hot value: %s's ~%s requests/s (%s reads/s, %s writes/s: its %s share of the operations on %s) are more than the %s units/s one shard can do: cache its reads in front of the shard%s; salting its writes over K buckets would spread them, but each of its reads would then ask K shards.",
+			hv, fmtF(writes+reads), fmtF(reads), fmtF(writes), pct(p.Share), strings.Join(p.Tables, ", "), fmtF(w.Capacity), rep)})
 }
