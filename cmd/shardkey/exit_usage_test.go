@@ -44,3 +44,29 @@ func TestUsageErrorsNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectoryGivenAsFile: a directory where a flag wants a file is a
+// usage error (exit 2, as for a file that does not exist: README's exit
+// status) naming the flag and the path, before anything is read; it was
+// exit 1 with "read DIR: is a directory", naming no flag. --log takes a
+// directory (rotated files read in time order): an empty one is still
+// the reader's input error.
+func TestDirectoryGivenAsFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"advise", "--workload", dir}, 2, "shardkey advise: --workload " + dir + ": is a directory; give a file\n"},
+		{[]string{"score", "--workload", dir, "-k", "hash(a)"}, 2, "shardkey score: --workload " + dir + ": is a directory; give a file\n"},
+		{[]string{"advise", "--queries", dir}, 2, "shardkey advise: --queries " + dir + ": is a directory; give a file\n"},
+		{[]string{"advise", "--rows", "t=" + dir}, 2, "shardkey advise: --rows t=" + dir + ": is a directory; give a file\n"},
+		{[]string{"advise", "--log", dir}, 1, "no log files in this directory"},
+	} {
+		code, _, errs := runCmd(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
