@@ -28,6 +28,10 @@ func TestUsageErrorsNamed(t *testing.T) {
 		{[]string{"score", "-k", "directory(user_id, /nonexistent.csv)"}, 2, []string{"/nonexistent.csv", "does not exist"}},
 		{[]string{"score", "--slots", "16384", "--nodes", "0", "-k", "hash(user_id)"}, 2, []string{"--nodes 0: must be at least 1"}},
 		{[]string{"advise", "--workload", bin}, 1, []string{bin + ":2:", "not UTF-8", "byte offset 8", "YAML"}},
+		// citus(shard_count=S) gives the slots; --shards then counts
+		// the nodes, as --nodes does (advise.txtar: --nodes alone runs).
+		{[]string{"score", "--engine", "citus(shard_count=32)", "--nodes", "4", "--shards", "4", "-k", "hash(user_id)"}, 2, []string{"--shards 4 and --nodes 4 with --engine citus(shard_count=32): both count the nodes"}},
+		{[]string{"score", "--engine", "citus", "--nodes", "4", "-k", "hash(user_id)"}, 2, []string{"--nodes 4 needs the shards placed on the nodes: give them with --engine 'citus(shard_count=S)' or --slots S"}},
 	} {
 		args := tc.args
 		if args[0] == "score" {

@@ -63,6 +63,14 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 	if s := partition.CitusShards(c.engine); s > 0 && slotsSet && n.slots != s {
 		return usageErr("--engine %s makes %d shards and --slots %d says %d: give one (with citus(shard_count=S), --shards counts the nodes)", c.engine, s, n.slots, n.slots)
 	}
+	if s := partition.CitusShards(c.engine); s > 0 && !slotsSet && nodesSet {
+		// The engine's option gives the shards the nodes hold: --nodes M
+		// places its S shards, as --slots S --nodes M does.
+		if c.shards != 0 {
+			return usageErr("--shards %d and --nodes %d with --engine %s: both count the nodes its %d shards are placed on; give one (--nodes adds the per-node report and growth)", c.shards, n.nodes, c.engine, s)
+		}
+		n.slots = s
+	}
 	if citus && !mapSet {
 		// Citus places a new table's shards on the workers in turn
 		// (operations/create_shards.c, CreateShardsWithRoundRobinPolicy),
@@ -79,6 +87,8 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 		return nil
 	}
 	switch {
+	case n.slots == 0 && citus:
+		return usageErr("--nodes %d needs the shards placed on the nodes: give them with --engine 'citus(shard_count=S)' or --slots S", n.nodes)
 	case n.slots == 0:
 		return usageErr("--nodes %d needs --slots: the logical shards placed on the nodes", n.nodes)
 	case n.nodes == 0 && nodesSet:
