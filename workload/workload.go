@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -151,6 +152,9 @@ func Read(ctx context.Context, in Inputs) (*shardkey.Workload, string, error) {
 func CheckFiles(in Inputs) error {
 	if in.SpecFile != "" {
 		if err := CheckFile("--workload", in.SpecFile, in.SpecFile); err != nil {
+			if _, serr := os.Stat(in.SpecFile); errors.Is(serr, fs.ErrNotExist) && slices.Contains(scenario.Builtins(), in.SpecFile) {
+				return usage("--workload %s: no such file; the built-in scenario %s is named without --workload (shardkey advise %s, shardkey score %s -k KEY)", in.SpecFile, in.SpecFile, in.SpecFile, in.SpecFile)
+			}
 			return err
 		}
 	}

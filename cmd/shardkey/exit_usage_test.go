@@ -74,3 +74,24 @@ func TestDirectoryGivenAsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreBuiltinName: score takes a built-in scenario's name as advise
+// does (exit 0; score.txtar compares its report with the spec file's); a
+// name that is none, and --workload NAME, are usage errors (exit 2)
+// saying how to name one.
+func TestScoreBuiltinName(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"score", "workspace", "-k", "hash(workspace_id)"}, 0, ""},
+		{[]string{"score", "nosuch", "-k", "hash(workspace_id)"}, 2, "a built-in scenario is one of chat, orders, social, workspace"},
+		{[]string{"advise", "--workload", "workspace"}, 2, "the built-in scenario workspace is named without --workload"},
+	} {
+		code, _, errs := runCmd(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}

@@ -226,6 +226,12 @@ func (c *common) readVSchema(fs *flag.FlagSet, flagName, k string) (string, erro
 	return vs.Design, nil
 }
 
+// noInput reports whether the flags name no input (a --workload spec,
+// samples, logs, a database or a schema).
+func (c *common) noInput() bool {
+	return c.workload == "" && len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) == 0 && c.from == "" && c.schema == ""
+}
+
 // loaded is a workload ready to score.
 type loaded struct {
 	w       *shardkey.Workload
