@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,5 +94,49 @@ func TestScoreBuiltinName(t *testing.T) {
 		if code != tc.code || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
 		}
+	}
+}
+
+// TestRedisSlotsFixed: Redis Cluster has 16384 hash slots in every
+// cluster (a key's slot is CRC16(key) mod 16384, cluster.c keyHashSlot),
+// so --slots with --engine redis is 16384 or a usage error (exit 2) saying
+// so, for score, advise and watch; --nodes alone places the 16384 slots
+// on that many masters (as --slots 16384 --nodes 3 does); a spec's
+// shards: 64 with nodes: 4 under redis is the spec's error (exit 1).
+func TestRedisSlotsFixed(t *testing.T) {
+	social := "../../scenario/builtin/social.yaml"
+	log := "../../watch/testdata/pgbench-celebrity.log.gz"
+	spec := writeFile(t, "s.yaml", func() string {
+		b, err := os.ReadFile(social)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Replace(string(b), "\nshards: 8\n", "\nshards: 64\nnodes: 4\n", 1)
+	}())
+	const why = "Redis Cluster always has 16384 hash slots (a key's slot is CRC16(key) mod 16384, cluster.c keyHashSlot)"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"advise", "social", "--engine", "redis", "--slots", "100", "--nodes", "3"}, 2, "--slots 100 with --engine redis: " + why + "; give --slots 16384, and the masters with --nodes"},
+		{[]string{"score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--slots", "64", "--nodes", "4"}, 2, "--slots 64 with --engine redis: " + why},
+		{[]string{"score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--slots", "64"}, 2, "--slots 64 with --engine redis"},
+		{[]string{"watch", "--log", log, "-k", "hash(aid)", "--engine", "redis", "--slots", "8", "--nodes", "2"}, 2, "--slots 8 with --engine redis: " + why},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--engine", "redis"}, 1, "shards: 64 with nodes: 4 under --engine redis: " + why},
+		{[]string{"score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--nodes", "3", "--shards", "3"}, 2, "--shards 3 and --nodes 3 with --engine redis: both count the masters"},
+		{[]string{"score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--slots", "16384", "--nodes", "3"}, 0, ""},
+	} {
+		code, _, errs := runCmd(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+	// --nodes 3 alone is --slots 16384 --nodes 3.
+	a := runJSON(t, "score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--nodes", "3")
+	b := runJSON(t, "score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--slots", "16384", "--nodes", "3")
+	if a.Shards != 16384 || b.Shards != 16384 || a.Candidates[0].Nodes == nil || b.Candidates[0].Nodes == nil ||
+		fmt.Sprint(a.Candidates[0].Nodes.NodeWork) != fmt.Sprint(b.Candidates[0].Nodes.NodeWork) {
+		t.Errorf("redis --nodes 3: shards %d, nodes %+v; want 16384 and --slots 16384 --nodes 3's %+v", a.Shards, a.Candidates[0].Nodes, b.Candidates[0].Nodes)
 	}
 }
