@@ -127,9 +127,28 @@ type Advice struct {
 	RatesRelative bool     `json:"rates_relative,omitempty"`
 	TxnsUnknown   bool     `json:"transactions_unknown,omitempty"`
 	Warnings      []string `json:"warnings,omitempty"`
+	// Skipped are the candidates advise generated itself that could not
+	// be scored (a two-column key under an engine that distributes a
+	// table by one column): not warnings, since the user asked for none
+	// of them; the reports list them once, under the ranking. A key the
+	// user named (-k, a spec's candidates, the design in use) that cannot
+	// be scored stays a warning or an error.
+	Skipped []SkippedCandidate `json:"skipped_candidates,omitempty"`
 	// Evidence is how many transactions and statements the ranking rests
 	// on, and which designs it cannot separate from the first.
 	Evidence *Evidence `json:"evidence,omitempty"`
+}
+
+// SkippedCandidate is a generated candidate that could not be scored,
+// and why (the scoring error without the key it names).
+type SkippedCandidate struct {
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
+// skip records generated candidate key as not scored for err.
+func (adv *Advice) skip(key string, err error) {
+	adv.Skipped = append(adv.Skipped, SkippedCandidate{Key: key, Reason: strings.TrimPrefix(err.Error(), fmt.Sprintf("key %q: ", key))})
 }
 
 // Assessment is one candidate's verdict with its numbers.
@@ -537,7 +556,12 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			if len(o.Keys) > 0 && k != o.Current {
 				return nil, err
 			}
-			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
+			if k == o.Current || containsKey(w.Candidates, k) {
+				// Named by the user: the design in use, or the spec's.
+				adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
+			} else {
+				adv.skip(k, err)
+			}
 			continue
 		}
 		for _, lw := range c.LookupWarnings {
