@@ -1106,12 +1106,14 @@ func busiestShare(c *sim.Candidate) float64 {
 }
 
 // hotUnit returns the share (0..1) of all work that c's busiest unit
-// does, how many units there are and what they are: nodes when c counts
-// work on nodes (sim.Candidate.WorkPer "node": Redis Cluster's 16384
-// slots over its masters, where the node is what saturates and a slot's
-// share says nothing), shards otherwise.
+// does, how many units there are and what they are: nodes when c's
+// shards are slots on nodes (sim.Candidate.CapacityPer "node": --slots
+// over --nodes, Redis Cluster's 16384 slots over its masters, Citus's
+// shards over its workers), where the node is what saturates and a
+// slot's share of all work says nothing (32 slots over 4 nodes: a slot
+// doing 17% is under the node's fair 25%); shards otherwise.
 func hotUnit(c *sim.Candidate) (share float64, units int, unit string) {
-	if c.WorkPer != "node" {
+	if c.CapacityPer != "node" {
 		return busiestShare(c), c.Shards, "shard"
 	}
 	w := c.CapacityWork()
