@@ -29,7 +29,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintf(tw, "rank\tkey\tlocal\tsingle-shard\tcross-shard txns\tboundary\tlargest partition\t%s\t%s\tverdict\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), numfmt.Pct(cr.Local), numfmt.Pct(cr.SingleShard), txnPct(as), yesNo(cr.Boundary),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), singlePct(cr, cr.Local), singlePct(cr, cr.SingleShard), txnPct(as), yesNo(cr.Boundary),
 			largest(as), numfmt.Num(cr.MaxShardWork), numfmt.Num(cr.AfterFixes), as.Verdict)
 	}
 	tw.Flush()
@@ -62,6 +62,8 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 			}
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
 			fmt.Fprintf(w, "expensive under this key: every operation asks one shard, but %s of transactions cross shards (each commits on several)\n", numfmt.Pct(as.Criteria.CrossShardTxn))
+		} else if as.Score.RequestsPerS > 0 && as.Score.NoShardPerS > 0 {
+			fmt.Fprintf(w, "expensive under this key: nothing; no operation asks more than one shard (%s requests/s ask none)\n", numfmt.Num(as.Score.NoShardPerS))
 		} else if as.Score.RequestsPerS > 0 {
 			fmt.Fprintln(w, "expensive under this key: nothing; every operation asks one shard")
 		}
@@ -215,7 +217,7 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---|---:|---:|---:|---|")
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, MarkdownCell(as.Display()), numfmt.Pct(cr.Local), numfmt.Pct(cr.SingleShard), txnPct(as),
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, MarkdownCell(as.Display()), singlePct(cr, cr.Local), singlePct(cr, cr.SingleShard), txnPct(as),
 			yesNo(cr.Boundary), largest(as), numfmt.Num(cr.MaxShardWork), numfmt.Num(cr.AfterFixes), MarkdownCell(MarkdownText(as.Verdict)))
 	}
 	if head, lines := skippedText(adv); head != "" {
@@ -440,7 +442,7 @@ func nodesHTML(adv *advisor.Advice) *nodesView {
 	return v
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText, "skipped": skippedView}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText, "skipped": skippedView, "spct": singlePct}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -454,7 +456,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <p>{{places .A}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>local</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>{{busiest .A "busiest"}} (units/s)</th><th>{{busiest .A "after fixes"}}</th><th>verdict</th></tr>
-{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.Local}}</td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
+{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{spct .Criteria .Criteria.Local}}</td><td class="n">{{spct .Criteria .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>{{with skipped .A}}
 <p>{{.Head}}</p><ul>{{range .Lines}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
@@ -556,4 +558,14 @@ func skippedView(adv *advisor.Advice) *struct {
 		Head  string
 		Lines []string
 	}{head, lines}
+}
+
+// singlePct is x, a single-shard or local share of cr, as a percentage,
+// or "unknown" when no interactive request asks a shard (each an empty
+// IN list: advisor.Criteria.SingleKnown).
+func singlePct(cr advisor.Criteria, x float64) string {
+	if !cr.SingleKnown() {
+		return "unknown"
+	}
+	return numfmt.Pct(x)
 }
