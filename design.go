@@ -736,7 +736,9 @@ func (p *parser) expr() Expr {
 		return &SaltExpr{Inner: inner, K: k, Top: top, By: by}
 	case "isolate":
 		inner := p.expr()
+		p.overWithoutSplit()
 		top := p.opt("top", 1)
+		p.overWithoutSplit()
 		split, over := "", 0
 		var overs []int
 		if p.space(); p.err == nil && p.peek() == ',' {
@@ -965,6 +967,27 @@ func (p *parser) opt(name string, def int) int {
 		return def
 	}
 	return p.int()
+}
+
+// overWithoutSplit fails, at the option's first letter, when the next
+// option of an isolate(...) is over= where split= must come first: over=
+// gives the shard counts each value of split= is spread over, so it means
+// nothing alone ("expected split=column" said only what was missing).
+// It reads nothing.
+func (p *parser) overWithoutSplit() {
+	if p.space(); p.err != nil || p.peek() != ',' {
+		return
+	}
+	save := p.pos
+	p.pos++
+	p.space()
+	at := p.pos
+	id := p.ident()
+	p.pos = save
+	if id == "over" {
+		p.pos = at
+		p.fail("isolate over= without split=: over= lists the shard counts that split= spreads each hot value over, so it needs split=COLUMN before it, as in isolate(EXPR, top=N, split=COLUMN, over=K)")
+	}
 }
 
 // overs reads isolate's ", over=K" or ", over=[K1, K2, ...]": one shard

@@ -71,7 +71,11 @@ func TestParseDesignErrors(t *testing.T) {
 		{"isolate(hash(a), top=1, split=b)", "needs over=K"},
 		{"isolate(hash(a), top=1, split=b, over=1)", "over=1: must be in 2.."},
 		{"isolate(hash(a), top=1, split=a, over=4)", "split=a: a key column"},
-		{"isolate(hash(a), top=1, over=4)", "expected split=column"},
+		// over= gives split='s shard counts: alone, it says so, at the
+		// 1-based offset of "over" (25 and 18).
+		{"isolate(hash(a), top=1, over=4)", "at 25: isolate over= without split=: over= lists the shard counts that split= spreads each hot value over, so it needs split=COLUMN before it"},
+		{"isolate(hash(a), over=4)", "at 18: isolate over= without split="},
+		{"isolate(hash(a), top=1, by=b)", "expected split=column"},
 		{"isolate(hash(a), top=2, split=b, over=[4])", "gives 1 shard counts for top=2 values"},
 		{"isolate(hash(a), top=2, split=b, over=[4, 0])", "entry 0: must be in 1.."},
 		{"isolate(hash(a), top=1, split=b, over=[0])", "entry 0: must be in 1.."},

@@ -127,9 +127,28 @@ type Advice struct {
 	RatesRelative bool     `json:"rates_relative,omitempty"`
 	TxnsUnknown   bool     `json:"transactions_unknown,omitempty"`
 	Warnings      []string `json:"warnings,omitempty"`
+	// Skipped are the candidates advise generated itself that could not
+	// be scored (a two-column key under an engine that distributes a
+	// table by one column): not warnings, since the user asked for none
+	// of them; the reports list them once, under the ranking. A key the
+	// user named (-k, a spec's candidates, the design in use) that cannot
+	// be scored stays a warning or an error.
+	Skipped []SkippedCandidate `json:"skipped_candidates,omitempty"`
 	// Evidence is how many transactions and statements the ranking rests
 	// on, and which designs it cannot separate from the first.
 	Evidence *Evidence `json:"evidence,omitempty"`
+}
+
+// SkippedCandidate is a generated candidate that could not be scored,
+// and why (the scoring error without the key it names).
+type SkippedCandidate struct {
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
+// skip records generated candidate key as not scored for err.
+func (adv *Advice) skip(key string, err error) {
+	adv.Skipped = append(adv.Skipped, SkippedCandidate{Key: key, Reason: strings.TrimPrefix(err.Error(), fmt.Sprintf("key %q: ", key))})
 }
 
 // Assessment is one candidate's verdict with its numbers.
@@ -272,6 +291,10 @@ type Criteria struct {
 	// txnsUnknown: which statements ran together is unknown
 	// (shardkey.Workload.TxnsUnknown): CrossShardTxn is written null.
 	txnsUnknown bool
+	// singleUnknown: there are interactive requests but none asks a
+	// shard (each an empty IN list, sim.Candidate.NoShardPerS):
+	// SingleShard and Local are written null, said "unknown".
+	singleUnknown bool
 	// WorkPerRequest is interactive units of work per interactive
 	// request (1 when every request asks one shard): what the requests
 	// that are not single-shard cost.
@@ -345,7 +368,31 @@ func (c Criteria) MarshalJSON() ([]byte, error) {
 	}
 	null := jsonnull.Unless(c.Expected > 0, "expected_max_load_ratio")
 	null = append(null, jsonnull.Unless(!c.txnsUnknown, "cross_shard_txn_fraction")...)
+	null = append(null, jsonnull.Unless(!c.singleUnknown, "single_shard_fraction", "local_fraction")...)
 	return jsonnull.Null(b, null...)
+}
+
+// SingleKnown reports whether SingleShard and Local measure anything:
+// false when there are interactive requests and none asks a shard (each
+// an empty IN list); they are then "unknown", not 0.
+func (c Criteria) SingleKnown() bool { return !c.singleUnknown }
+
+// singleClause is "X of interactive requests go to a single shard", or
+// what stands in for it when no interactive request asks a shard.
+func singleClause(c Criteria) string {
+	if c.singleUnknown {
+		return "No interactive request asks a shard"
+	}
+	return pct(c.SingleShard) + " of interactive requests go to a single shard"
+}
+
+// workRatioClause is "work ratio R: its work over the mean UNIT's", or
+// "work ratio unknown" when no shard does any work (the mean is 0).
+func workRatioClause(c *sim.Candidate, unit string) string {
+	if !c.WorkRatioKnown() {
+		return "work ratio unknown: no " + unit + " does any work"
+	}
+	return fmt.Sprintf("work ratio %.2fx: its work over the mean %s's", c.WorkRatio, unit)
 }
 
 // OpCost is an operation that costs more than one shard per request.
@@ -537,7 +584,12 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			if len(o.Keys) > 0 && k != o.Current {
 				return nil, err
 			}
-			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
+			if k == o.Current || containsKey(w.Candidates, k) {
+				// Named by the user: the design in use, or the spec's.
+				adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
+			} else {
+				adv.skip(k, err)
+			}
 			continue
 		}
 		for _, lw := range c.LookupWarnings {
@@ -662,12 +714,15 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessment {
 	as := &Assessment{Key: key, Origin: origin, Score: c, Viable: true}
 	cr := &as.Criteria
-	var inter, single, interWork float64
+	var inter, single, interWork, none float64
 	for _, op := range c.Operations {
 		if op.Latency != "batch" {
 			inter += op.RequestsPerS
 			interWork += op.WorkPerS
-			single += op.RequestsPerS * op.SingleShardFraction
+			// Requests that ask no shard (an empty IN list) are left
+			// out: neither single-shard nor fanned out.
+			none += op.NoShardPerS
+			single += (op.RequestsPerS - op.NoShardPerS) * op.SingleShardFraction
 		}
 		// Costlier than one unit per request: counted in slots, as work
 		// is (a command across two slots of one node is two).
@@ -685,18 +740,24 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 	}
 	sort.SliceStable(as.Expensive, func(i, j int) bool { return as.Expensive[i].ExtraWork > as.Expensive[j].ExtraWork })
-	if inter > 0 {
-		cr.SingleShard = single / inter
-		cr.WorkPerRequest = interWork / inter
-	} else {
+	asking := inter - none // interactive requests that ask a shard
+	switch {
+	case asking > 0:
+		cr.SingleShard = single / asking
+		cr.WorkPerRequest = interWork / asking
+	case inter > 0:
+		// Every interactive request asks no shard: no share of them
+		// is single-shard, nor is it 0.
+		cr.singleUnknown = true
+	default:
 		cr.SingleShard = c.SingleShardFraction
 		cr.WorkPerRequest = c.FanoutMean
 	}
 	cr.CrossShardTxn = c.CrossShardTxnFraction
 	cr.txnsUnknown = c.TxnsUnknown()
 	cr.Local = cr.SingleShard
-	if inter > 0 && a.txnStmts > 0 {
-		cr.Local = math.Max(0, cr.SingleShard-cr.CrossShardTxn*a.txnStmts/inter)
+	if asking > 0 && a.txnStmts > 0 {
+		cr.Local = math.Max(0, cr.SingleShard-cr.CrossShardTxn*a.txnStmts/asking)
 	}
 	cr.WorkRatio, cr.Expected, cr.MaxShardWork, cr.AfterFixes = c.WorkRatio, c.ExpectedWorkRatio(), c.MaxShardWork, c.MaxShardWork
 	if rs := a.rootStatsOf(key); rs != nil {
@@ -850,6 +911,14 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 		}
 	}
 	switch {
+	case c.RequestsPerS > 0 && cr.singleUnknown:
+		as.Reasons = append(as.Reasons, c.NoShardNote())
+	case c.RequestsPerS > 0 && c.NoShardPerS > 0:
+		as.Reasons = append(as.Reasons, fmt.Sprintf("%s of interactive requests that ask a shard are single-shard; %s units of work per request that asks one (fan-out mean %.2f over all requests, those that ask none counted as 0)",
+			pct(cr.SingleShard), fmtF(c.WorkPerS/(c.RequestsPerS-c.NoShardPerS)), c.FanoutMean), c.NoShardNote())
+		if c.Transactions > 0 {
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s of transactions cross shards, so %s of requests are single-shard and commit locally", pct(cr.CrossShardTxn), pct(cr.Local)))
+		}
 	case c.RequestsPerS > 0:
 		as.Reasons = append(as.Reasons, fmt.Sprintf("%s of interactive requests are single-shard; %s units of work per request (fan-out mean %.2f)",
 			pct(cr.SingleShard), fmtF(c.WorkPerS/c.RequestsPerS), c.FanoutMean))
@@ -1082,12 +1151,14 @@ func busiestShare(c *sim.Candidate) float64 {
 }
 
 // hotUnit returns the share (0..1) of all work that c's busiest unit
-// does, how many units there are and what they are: nodes when c counts
-// work on nodes (sim.Candidate.WorkPer "node": Redis Cluster's 16384
-// slots over its masters, where the node is what saturates and a slot's
-// share says nothing), shards otherwise.
+// does, how many units there are and what they are: nodes when c's
+// shards are slots on nodes (sim.Candidate.CapacityPer "node": --slots
+// over --nodes, Redis Cluster's 16384 slots over its masters, Citus's
+// shards over its workers), where the node is what saturates and a
+// slot's share of all work says nothing (32 slots over 4 nodes: a slot
+// doing 17% is under the node's fair 25%); shards otherwise.
 func hotUnit(c *sim.Candidate) (share float64, units int, unit string) {
-	if c.WorkPer != "node" {
+	if c.CapacityPer != "node" {
 		return busiestShare(c), c.Shards, "shard"
 	}
 	w := c.CapacityWork()
@@ -1427,6 +1498,8 @@ func verdictText(as *Assessment, first bool) string {
 		return fmt.Sprintf("recommended: row load %.2fx the mean (no queries or transactions to weigh)", as.Score.LoadRatio)
 	case first && as.Score.Transactions > 0:
 		return fmt.Sprintf("recommended: %s of interactive requests single-shard and local, %s cross-shard transactions", pct(cr.Local), pct(cr.CrossShardTxn))
+	case first && cr.singleUnknown:
+		return "recommended: no interactive request asks a shard (each matches no rows)"
 	case first:
 		return fmt.Sprintf("recommended: %s of interactive requests single-shard", pct(cr.SingleShard))
 	}
@@ -1518,8 +1591,8 @@ func perfectText(x float64) string {
 func summary(adv *Advice, w *shardkey.Workload) []string {
 	best := adv.Candidates[0]
 	c := best.Score
-	out := []string{fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (work ratio %.2fx: its work over the mean shard's).",
-		best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)}
+	out := []string{fmt.Sprintf("Shard by %s. %s; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (%s).",
+		best.Display(), singleClause(best.Criteria), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), workRatioClause(c, "shard"))}
 	if adv.RatesRelative {
 		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s units of work per request on %s, the busiest shard doing %.2fx the mean shard's work. The input holds counts with no time span: absolute rates (requests/s, units/s) and capacity are unknown; the figures in units/s below are shares of the counts, not rates.",
 			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.WorkPerS/c.RequestsPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), c.WorkRatio)
@@ -1527,24 +1600,27 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	if s := partition.CitusShards(adv.Engine); s > 0 && !adv.RatesRelative {
 		// citus(shard_count=S): S Citus shards placed on the nodes; the
 		// figures are the nodes' (partition.Citus).
-		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d Citus shards over %s, the busiest node doing %s/s (work ratio %.2fx: its work over the mean node's).",
-			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), s, plural(adv.Shards, "1 node", fmt.Sprintf("%d nodes", adv.Shards)), fmtF(c.MaxShardWork), c.WorkRatio)
+		out[0] = fmt.Sprintf("Shard by %s. %s; %s requests/s cost %s units of work/s on %d Citus shards over %s, the busiest node doing %s/s (%s).",
+			best.Display(), singleClause(best.Criteria), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), s, plural(adv.Shards, "1 node", fmt.Sprintf("%d nodes", adv.Shards)), fmtF(c.MaxShardWork), workRatioClause(c, "node"))
 	}
 	if n := c.Nodes; n != nil && len(n.NodeWork) > 0 {
 		busiest := 0.0
 		for _, x := range n.NodeWork {
 			busiest = max(busiest, x)
 		}
-		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d slots over %d nodes, the busiest slot doing %s/s (%.2fx the mean slot) and the busiest node %s/s (%.2fx the mean node).",
-			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), n.Slots, n.Nodes, fmtF(c.MaxShardWork), c.WorkRatio, fmtF(busiest), n.NodeWorkRatio)
+		out[0] = fmt.Sprintf("Shard by %s. %s; %s requests/s cost %s units of work/s on %d slots over %d nodes, the busiest slot doing %s/s (%.2fx the mean slot) and the busiest node %s/s (%.2fx the mean node).",
+			best.Display(), singleClause(best.Criteria), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), n.Slots, n.Nodes, fmtF(c.MaxShardWork), c.WorkRatio, fmtF(busiest), n.NodeWorkRatio)
 		if c.WorkPer == "node" {
 			// Work and its ratio are the nodes' (sim.Candidate.WorkPer).
-			out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s requests/s cost %s units of work/s on %d slots over %d nodes, the busiest node doing %s/s (%.2fx the mean node).",
-				best.Display(), pct(best.Criteria.SingleShard), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), n.Slots, n.Nodes, fmtF(busiest), n.NodeWorkRatio)
+			out[0] = fmt.Sprintf("Shard by %s. %s; %s requests/s cost %s units of work/s on %d slots over %d nodes, the busiest node doing %s/s (%.2fx the mean node).",
+				best.Display(), singleClause(best.Criteria), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), n.Slots, n.Nodes, fmtF(busiest), n.NodeWorkRatio)
 		}
 		if l := sim.ScatterCaveat(adv.Engine, n.Slots, n.Nodes, scatters(adv)); l != "" {
 			out = append(out, l)
 		}
+	}
+	if t := c.NoShardNote(); t != "" {
+		out = append(out, t+".")
 	}
 	if c.RequestsPerS == 0 {
 		// No queries: say what the choice rests on instead of 0s.

@@ -675,7 +675,7 @@ func (a *analysis) carriedCandidates(list []*Assessment, o sim.Options, adv *Adv
 		key := da.complete(da.entityDesign(de, "hash"))
 		c, err := sim.Score(dw, key, o)
 		if err != nil {
-			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s with %s skipped: %v", key, carryText(carries), err))
+			adv.skip(key, fmt.Errorf("with %s: %w", carryText(carries), err))
 			continue
 		}
 		origin := fmt.Sprintf("%s is the root of an entity group: %s reach it through their parents (%s)", e.name, tableList(carries), carryPathText(carries))

@@ -173,3 +173,74 @@ func TestHotShardPerNode(t *testing.T) {
 		t.Errorf("whale: rejected %q; want viable (the whale is 30%%, the limit twice it)", as.Rejection)
 	}
 }
+
+// slotsOn builds carts whose ids land perSlot[k] on slot k of 8 under
+// vitess-numeric (the keyspace id is the uint64 value itself; 8 even
+// keyspace-id ranges: slot = id >> 61): id (k<<61) | j, j = 1..perSlot[k],
+// each read by equality once a second.
+func slotsOn(t *testing.T, perSlot []int) *shardkey.Workload {
+	t.Helper()
+	tb := &shardkey.Table{Name: "carts", Columns: []*shardkey.Column{{Name: "cart_id", Type: shardkey.Uint64}}}
+	var reads []shardkey.Instance
+	for k, n := range perSlot {
+		for j := 1; j <= n; j++ {
+			id := int64(uint64(k)<<61 | uint64(j)) // a Uint64's 64 bits
+			tb.Columns[0].Ints = append(tb.Columns[0].Ints, id)
+			tb.Weights = append(tb.Weights, 1)
+			tb.Rows++
+			reads = append(reads, shardkey.Instance{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.Value{Type: shardkey.Uint64, Int: id}}}})
+		}
+	}
+	w := &shardkey.Workload{Name: "carts", Tables: []*shardkey.Table{tb}, Ops: []*shardkey.Operation{
+		{Name: "get cart", Table: 0, Kind: shardkey.Read, Rate: float64(len(reads)), Instances: reads}}}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestHotNodeUnderSlots: with slots over nodes (--slots 8 --nodes 4,
+// contiguous: node k holds slots 2k and 2k+1) under any engine the node
+// is what saturates, so the hot-spot rejection weighs the busiest node's
+// share against the nodes' limit, and quotes it; a slot's share was
+// weighed against the slots' limit (3/8 = 37.5%) and quoted. By hand:
+//   - 45 ids on slot 0, 10 on each other slot (115): slot 0 does 45/115
+//     = 39%, above 37.5%, but node 0 (slots 0 and 1) 55/115 = 47.8%,
+//     under the nodes' min(50%, 3/4) = 50% (1.5 times a perfect hash's
+//     busiest share of 115 equal keys over 4 nodes is below it, twice the
+//     largest key's 0.9% too): viable (it was "one shard does 39%").
+//   - 60 on slot 0, 30 on slot 1, 10 on each other (150): node 0 does
+//     90/150 = 60%, above 50%: rejected, "one node does 60% of all work"
+//     (it was "one shard does 40%", slot 0's 60/150).
+func TestHotNodeUnderSlots(t *testing.T) {
+	eng, err := partition.Lookup("vitess-numeric")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sim.NewNodes(8, 4, "contiguous")
+	if err != nil {
+		t.Fatal(err)
+	}
+	advise := func(w *shardkey.Workload) *advisor.Assessment {
+		t.Helper()
+		adv, err := advisor.Recommend(w, advisor.Options{Shards: 8, Engine: eng, Nodes: m, Keys: []string{"hash(cart_id)"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return adv.Candidates[0]
+	}
+	as := advise(slotsOn(t, []int{45, 10, 10, 10, 10, 10, 10, 10}))
+	if got := as.Score.ShardWork[0]; got != 45 {
+		t.Fatalf("slot 0 work %v; want 45 (the ids' slots by hand)", got)
+	}
+	if !as.Viable {
+		t.Errorf("node 0 at 47.8%%: rejected %q; want viable", as.Rejection)
+	}
+	as = advise(slotsOn(t, []int{60, 30, 10, 10, 10, 10, 10, 10}))
+	if as.Viable || as.Rejection != "one node does 60% of all work" {
+		t.Errorf("node 0 at 60%%: viable %v, rejection %q; want \"one node does 60%% of all work\"", as.Viable, as.Rejection)
+	}
+	if !strings.Contains(strings.Join(as.Reasons, "\n"), "hot node: one node does 60% of all work (4 nodes, a fair share 25%), above the limit of 50%") {
+		t.Errorf("node 0 at 60%%: reasons %q", as.Reasons)
+	}
+}

@@ -29,13 +29,19 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintf(tw, "rank\tkey\tlocal\tsingle-shard\tcross-shard txns\tboundary\tlargest partition\t%s\t%s\tverdict\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), numfmt.Pct(cr.Local), numfmt.Pct(cr.SingleShard), txnPct(as), yesNo(cr.Boundary),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), singlePct(cr, cr.Local), singlePct(cr, cr.SingleShard), txnPct(as), yesNo(cr.Boundary),
 			largest(as), numfmt.Num(cr.MaxShardWork), numfmt.Num(cr.AfterFixes), as.Verdict)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nRanked by what matters most for a shard key, in order: the dominant operations single-shard and transactions on")
 	fmt.Fprintln(w, "one shard; the key matches an isolation boundary; partitions bounded; load acceptable after fixes.")
 	fmt.Fprintln(w, "Work is units/s: one operation on one shard is one unit.")
+	if head, lines := skippedText(adv); head != "" {
+		fmt.Fprintln(w, numfmt.Wrap(head, 88, ""))
+		for _, l := range lines {
+			fmt.Fprintln(w, numfmt.Wrap("- "+l, 88, "  "))
+		}
+	}
 	for i, as := range adv.Candidates {
 		if i >= 3 {
 			break
@@ -56,6 +62,8 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 			}
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
 			fmt.Fprintf(w, "expensive under this key: every operation asks one shard, but %s of transactions cross shards (each commits on several)\n", numfmt.Pct(as.Criteria.CrossShardTxn))
+		} else if as.Score.RequestsPerS > 0 && as.Score.NoShardPerS > 0 {
+			fmt.Fprintf(w, "expensive under this key: nothing; no operation asks more than one shard (%s requests/s ask none)\n", numfmt.Num(as.Score.NoShardPerS))
 		} else if as.Score.RequestsPerS > 0 {
 			fmt.Fprintln(w, "expensive under this key: nothing; every operation asks one shard")
 		}
@@ -209,8 +217,14 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---|---:|---:|---:|---|")
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, MarkdownCell(as.Display()), numfmt.Pct(cr.Local), numfmt.Pct(cr.SingleShard), txnPct(as),
+		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, MarkdownCell(as.Display()), singlePct(cr, cr.Local), singlePct(cr, cr.SingleShard), txnPct(as),
 			yesNo(cr.Boundary), largest(as), numfmt.Num(cr.MaxShardWork), numfmt.Num(cr.AfterFixes), MarkdownCell(MarkdownText(as.Verdict)))
+	}
+	if head, lines := skippedText(adv); head != "" {
+		fmt.Fprintf(w, "\n%s\n\n", MarkdownText(head))
+		for _, l := range lines {
+			fmt.Fprintf(w, "- %s\n", MarkdownText(l))
+		}
 	}
 	for i, as := range adv.Candidates {
 		if i >= 3 {
@@ -428,7 +442,7 @@ func nodesHTML(adv *advisor.Advice) *nodesView {
 	return v
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText, "skipped": skippedView, "spct": singlePct}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -442,8 +456,9 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <p>{{places .A}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>local</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>{{busiest .A "busiest"}} (units/s)</th><th>{{busiest .A "after fixes"}}</th><th>verdict</th></tr>
-{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{pct .Criteria.Local}}</td><td class="n">{{pct .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
-{{end}}</table>
+{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{spct .Criteria .Criteria.Local}}</td><td class="n">{{spct .Criteria .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
+{{end}}</table>{{with skipped .A}}
+<p>{{.Head}}</p><ul>{{range .Lines}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
 {{with .Work}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}{{end}}
@@ -508,4 +523,49 @@ func rangeBoundsText(c *sim.Candidate) string {
 	}
 	return fmt.Sprintf("range boundaries at %s: %s split at [%s] (range shard i holds [bound i-1, bound i)); -k '%s' places exactly so again",
 		shardsText(c.Shards), strings.Join(cols, ", "), strings.Join(c.RangeBounds[0].Bounds, ", "), c.KeyWithBounds)
+}
+
+// skippedText is the note under the ranking on the candidates advise
+// generated but could not score (advisor.Advice.Skipped), said once
+// there rather than as warnings: a heading and one line a candidate; ""
+// without any.
+func skippedText(adv *advisor.Advice) (string, []string) {
+	if len(adv.Skipped) == 0 {
+		return "", nil
+	}
+	n := "1 candidate"
+	if len(adv.Skipped) > 1 {
+		n = fmt.Sprintf("%d candidates", len(adv.Skipped))
+	}
+	head := fmt.Sprintf("Not scored under engine %s: %s that advise generated from the workload (none named by you):", adv.Engine, n)
+	var lines []string
+	for _, s := range adv.Skipped {
+		lines = append(lines, s.Key+": "+s.Reason)
+	}
+	return head, lines
+}
+
+// skippedView is skippedText for the HTML page (nil without any).
+func skippedView(adv *advisor.Advice) *struct {
+	Head  string
+	Lines []string
+} {
+	head, lines := skippedText(adv)
+	if head == "" {
+		return nil
+	}
+	return &struct {
+		Head  string
+		Lines []string
+	}{head, lines}
+}
+
+// singlePct is x, a single-shard or local share of cr, as a percentage,
+// or "unknown" when no interactive request asks a shard (each an empty
+// IN list: advisor.Criteria.SingleKnown).
+func singlePct(cr advisor.Criteria, x float64) string {
+	if !cr.SingleKnown() {
+		return "unknown"
+	}
+	return numfmt.Pct(x)
 }

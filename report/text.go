@@ -60,6 +60,9 @@ func (r *Score) WriteTable(w io.Writer) error {
 		bars(w, c, r.Capacity)
 		writeRangesTable(w, c)
 		ops(w, c)
+		if t := c.NoShardNote(); t != "" {
+			fmt.Fprintln(w, numfmt.Wrap(t, 88, ""))
+		}
 		if t := rolledBackLine(c, r.RolledBackTxns); t != "" {
 			fmt.Fprintln(w, numfmt.Wrap(t, 88, ""))
 		}

@@ -88,8 +88,16 @@ type Candidate struct {
 	// stays per slot. Absent otherwise: they count shards.
 	WorkPer string `json:"work_per,omitempty"`
 	// SingleShardFraction is the share (0..1) of requests that touch
-	// exactly one shard.
+	// exactly one shard, among the requests that ask a shard at all:
+	// NoShardPerS are left out. Null when no request asks a shard.
 	SingleShardFraction float64 `json:"single_shard_fraction"`
+	// NoShardPerS is the rate (requests/s) of requests that ask no shard:
+	// their key predicate matches no row whatever the data (an empty IN
+	// list, {"in": []}, PostgreSQL's = ANY('{}'), IN (NULL)), so the
+	// router sends them nowhere. They are in requests_per_s and
+	// fanout_mean (a fan-out of 0) but not in single_shard_fraction.
+	// Omitted when none.
+	NoShardPerS float64 `json:"no_shard_per_s,omitempty"`
 
 	// CrossShardTxnFraction is the share (0..1) of transactions that
 	// touch more than one shard; Transactions is how many were scored.
@@ -213,8 +221,13 @@ type OpScore struct {
 	// statement asks exactly one shard (a multi-table SELECT counted at
 	// its first table's read, over the union of its tables' shards); of
 	// its own reads' when all of them ride in other reads' requests
-	// (merged_per_s).
+	// (merged_per_s). Requests that ask no shard (NoShardPerS) are left
+	// out; null when all of them ask none.
 	SingleShardFraction float64 `json:"single_shard_fraction"`
+	// NoShardPerS is the rate (requests/s) of its requests that ask no
+	// shard (an empty IN list: see Candidate.NoShardPerS). Omitted when
+	// none.
+	NoShardPerS float64 `json:"no_shard_per_s,omitempty"`
 	// LookupWorkPerS is the part of work_per_s done on lookup tables
 	// (routing reads, lookup-row writes).
 	LookupWorkPerS float64 `json:"lookup_work_per_s,omitempty"`
@@ -394,8 +407,12 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		switch sh := o.stmtHist(); {
 		case len(sh) < 2:
 		case o.Requests > 0:
-			// Its requests' statements that ask one shard.
-			os.SingleShardFraction = sh[1] / o.Requests
+			// Its requests' statements that ask one shard, of those
+			// that ask any.
+			os.NoShardPerS = min(sh[0], o.Requests)
+			if asking := o.Requests - os.NoShardPerS; asking > 0 {
+				os.SingleShardFraction = sh[1] / asking
+			}
 		case o.Merged > 0:
 			// All its reads ride in other reads' requests: its own
 			// part's.
@@ -412,7 +429,12 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		c.FanoutMean, c.FanoutP99 = fanoutStats(nodeHist, nodeCount)
 	}
 	if c.RequestsPerS > 0 && len(hist) > 1 {
-		c.SingleShardFraction = hist[1] / c.RequestsPerS
+		// Of the requests that ask a shard: one that asks none (an
+		// empty IN list) is neither single-shard nor fanned out.
+		c.NoShardPerS = min(hist[0], c.RequestsPerS)
+		if asking := c.RequestsPerS - c.NoShardPerS; asking > 0 {
+			c.SingleShardFraction = hist[1] / asking
+		}
 	}
 	c.OverCapacity = overCapacity(c.CapacityWork(), w.Capacity)
 	main := -1
@@ -983,7 +1005,38 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 	null = append(null, jsonnull.Unless(!c.keyUnknown && !c.monoUnknown, "monotonicity", "monotonic")...)
 	null = append(null, jsonnull.Unless(c.ExpectedMaxLoadRatio > 0, "expected_max_load_ratio")...)
 	null = append(null, jsonnull.Unless(!c.txnsUnknown, "cross_shard_txn_fraction")...)
+	null = append(null, jsonnull.Unless(c.SingleShardKnown(), "single_shard_fraction")...)
+	null = append(null, jsonnull.Unless(c.WorkRatioKnown(), "work_ratio")...)
 	return jsonnull.Null(b, null...)
+}
+
+// SingleShardKnown reports whether SingleShardFraction measures
+// anything: false when there are requests and none of them asks a shard
+// (all NoShardPerS), so that no share of them can be single-shard.
+func (c *Candidate) SingleShardKnown() bool {
+	return !(c.RequestsPerS > 0 && c.NoShardPerS >= c.RequestsPerS)
+}
+
+// NoShardNote says, apart from the shares, how many requests ask no
+// shard (NoShardPerS: a key predicate that matches no row, an empty IN
+// list); "" when none do.
+func (c *Candidate) NoShardNote() string {
+	if c.NoShardPerS <= 0 {
+		return ""
+	}
+	what := "left out of the single-shard share"
+	if !c.SingleShardKnown() {
+		what = "every request does, so no shard does any work, and the single-shard share and the work ratio are unknown"
+	}
+	return fmt.Sprintf("%s requests/s match no rows and ask no shard (an empty IN list: {\"in\": []}, = ANY('{}')): %s", numfmt.Num(c.NoShardPerS), what)
+}
+
+// WorkRatioKnown reports whether WorkRatio (max/mean of the shards'
+// work) can be computed: false when there are requests but no shard
+// does any work (every one asks no shard), where the mean is 0 and the
+// ratio undefined, not 0.
+func (c *Candidate) WorkRatioKnown() bool {
+	return !(c.RequestsPerS > 0 && c.WorkPerS == 0)
 }
 
 // TxnsUnknown reports that which statements ran together is unknown
@@ -1085,4 +1138,16 @@ func (c *Candidate) TxnCell() string {
 		s += " (rolled back " + numfmt.Pct(*c.RolledBackCrossShardFraction) + ")"
 	}
 	return s
+}
+
+// MarshalJSON writes o with single_shard_fraction null when it has
+// requests and none of them asks a shard (all no_shard_per_s): no share
+// of them can be single-shard.
+func (o OpScore) MarshalJSON() ([]byte, error) {
+	type plain OpScore
+	b, err := marshalNoEscape(plain(o))
+	if err != nil {
+		return nil, err
+	}
+	return jsonnull.Null(b, jsonnull.Unless(!(o.RequestsPerS > 0 && o.NoShardPerS >= o.RequestsPerS), "single_shard_fraction")...)
 }

@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -151,6 +152,9 @@ func Read(ctx context.Context, in Inputs) (*shardkey.Workload, string, error) {
 func CheckFiles(in Inputs) error {
 	if in.SpecFile != "" {
 		if err := CheckFile("--workload", in.SpecFile, in.SpecFile); err != nil {
+			if _, serr := os.Stat(in.SpecFile); errors.Is(serr, fs.ErrNotExist) && slices.Contains(scenario.Builtins(), in.SpecFile) {
+				return usage("--workload %s: no such file; the built-in scenario %s is named without --workload (shardkey advise %s, shardkey score %s -k KEY)", in.SpecFile, in.SpecFile, in.SpecFile, in.SpecFile)
+			}
 			return err
 		}
 	}
@@ -185,8 +189,24 @@ func CheckFiles(in Inputs) error {
 }
 
 // CheckFile returns a usage error naming flag and arg (the flag's value,
-// which names file) when file cannot be opened for reading, else nil.
+// which names file) when file cannot be opened for reading or is a
+// directory ("--workload specs: is a directory; give a file"), else nil.
 func CheckFile(flag, arg, file string) error {
+	if err := checkOpen(flag, arg, file); err != nil {
+		return err
+	}
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		// As input.openInput says it, but before anything is read and
+		// naming the flag: os.Open opens a directory, and its first
+		// read would fail with "read specs: is a directory".
+		return usage("%s %s: is a directory; give a file", flag, arg)
+	}
+	return nil
+}
+
+// checkOpen returns a usage error naming flag and arg when file cannot be
+// opened for reading, else nil.
+func checkOpen(flag, arg, file string) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return usage("%s %s: %v", flag, arg, pathErr(err))
@@ -212,7 +232,8 @@ func CheckLog(flag, arg string) error {
 		}
 		return nil
 	}
-	return CheckFile(flag, arg, arg)
+	// A --log directory is read whole (its rotated files in time order).
+	return checkOpen(flag, arg, arg)
 }
 
 // pathErr drops the operation and path of an *fs.PathError (the message

@@ -102,7 +102,7 @@ Flags:
 	}
 	nf.rowBytes = rf.rowBytes // one --row-bytes prices growth and reshards alike
 	var spec *scenario.Spec
-	noInput := c.workload == "" && len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) == 0 && c.from == "" && c.schema == ""
+	noInput := c.noInput()
 	if len(pos) == 1 && !noInput {
 		return usageErr("give a built-in scenario name or inputs, not both")
 	}

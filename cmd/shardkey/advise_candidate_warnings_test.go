@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,5 +74,65 @@ func TestAdvise_CandidateWarnings(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestAdviseGeneratedSkippedNotWarned: under Citus a table is distributed
+// by one column (create_distributed_table takes one), so the two-column
+// keys advise generates for TPC-C's stock (w_id, s_i_id) and district
+// (w_id, d_id) cannot be scored. The user asked for neither: they are no
+// warning (stderr, the closing list, JSON warnings) but one note under the
+// ranking, and skipped_candidates in JSON. A candidate the workload names
+// (orders' hash(customer_id, order_month)) that cannot be scored is the
+// user's input, and stays a warning.
+func TestAdviseGeneratedSkippedNotWarned(t *testing.T) {
+	tpcc := "../../scenario/benchmarks/tpcc.yaml"
+	keys := []string{
+		"hash(w_id, s_i_id); customer:hash(w_id); district:hash(w_id); item:replicate; order_line:hash(w_id); warehouse:hash(w_id)",
+		"hash(w_id, d_id); item:replicate; stock:hash(w_id); warehouse:hash(w_id)",
+	}
+	code, out, errs := runCmd(t, "", "advise", "--workload", tpcc, "--engine", "citus", "--sweep", "", "--bootstrap", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if strings.Contains(errs, "skipped") || strings.Contains(out, "skipped") {
+		t.Errorf("a generated candidate is warned about:\nstderr: %s\nstdout: %s", errs, out)
+	}
+	const head = "Not scored under engine citus: 2 candidates that advise generated from the workload (none named by you):"
+	if strings.Count(flat, head) != 1 {
+		t.Errorf("want the note %q once under the ranking:\n%s", head, out)
+	}
+	for _, k := range keys {
+		if !strings.Contains(flat, "- "+k+": ") {
+			t.Errorf("the note lacks %s", k)
+		}
+	}
+	code, out, errs = runCmd(t, "", "advise", "--workload", tpcc, "--engine", "citus", "--sweep", "", "--bootstrap", "0", "--format", "json")
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var adv struct {
+		Warnings []string `json:"warnings"`
+		Skipped  []struct {
+			Key    string `json:"key"`
+			Reason string `json:"reason"`
+		} `json:"skipped_candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &adv); err != nil {
+		t.Fatal(err)
+	}
+	for _, wn := range adv.Warnings {
+		if strings.Contains(wn, "skipped") {
+			t.Errorf("json warning %q", wn)
+		}
+	}
+	if len(adv.Skipped) != 2 || adv.Skipped[0].Key != keys[0] || adv.Skipped[1].Key != keys[1] ||
+		adv.Skipped[0].Reason != "table stock: engine citus cannot place a key of (w_id int64, s_i_id int64): citus: a table is distributed by one column, not 2" {
+		t.Errorf("skipped_candidates %+v; want the two keys, stock's reason first", adv.Skipped)
+	}
+	_, _, errs = runCmd(t, "", "advise", "orders", "--engine", "citus", "--sweep", "", "--bootstrap", "0")
+	if !strings.Contains(errs, "warning: candidate hash(customer_id, order_month) skipped: ") {
+		t.Errorf("orders' own candidate hash(customer_id, order_month) is not warned about under citus: %s", errs)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,10 @@ func TestUsageErrorsNamed(t *testing.T) {
 		{[]string{"score", "-k", "directory(user_id, /nonexistent.csv)"}, 2, []string{"/nonexistent.csv", "does not exist"}},
 		{[]string{"score", "--slots", "16384", "--nodes", "0", "-k", "hash(user_id)"}, 2, []string{"--nodes 0: must be at least 1"}},
 		{[]string{"advise", "--workload", bin}, 1, []string{bin + ":2:", "not UTF-8", "byte offset 8", "YAML"}},
+		// citus(shard_count=S) gives the slots; --shards then counts
+		// the nodes, as --nodes does (advise.txtar: --nodes alone runs).
+		{[]string{"score", "--engine", "citus(shard_count=32)", "--nodes", "4", "--shards", "4", "-k", "hash(user_id)"}, 2, []string{"--shards 4 and --nodes 4 with --engine citus(shard_count=32): both count the nodes"}},
+		{[]string{"score", "--engine", "citus", "--nodes", "4", "-k", "hash(user_id)"}, 2, []string{"--nodes 4 needs the shards placed on the nodes: give them with --engine 'citus(shard_count=S)' or --slots S"}},
 	} {
 		args := tc.args
 		if args[0] == "score" {
@@ -42,5 +47,96 @@ func TestUsageErrorsNamed(t *testing.T) {
 				t.Errorf("%v: %q does not say %q", args, errs, w)
 			}
 		}
+	}
+}
+
+// TestDirectoryGivenAsFile: a directory where a flag wants a file is a
+// usage error (exit 2, as for a file that does not exist: README's exit
+// status) naming the flag and the path, before anything is read; it was
+// exit 1 with "read DIR: is a directory", naming no flag. --log takes a
+// directory (rotated files read in time order): an empty one is still
+// the reader's input error.
+func TestDirectoryGivenAsFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"advise", "--workload", dir}, 2, "shardkey advise: --workload " + dir + ": is a directory; give a file\n"},
+		{[]string{"score", "--workload", dir, "-k", "hash(a)"}, 2, "shardkey score: --workload " + dir + ": is a directory; give a file\n"},
+		{[]string{"advise", "--queries", dir}, 2, "shardkey advise: --queries " + dir + ": is a directory; give a file\n"},
+		{[]string{"advise", "--rows", "t=" + dir}, 2, "shardkey advise: --rows t=" + dir + ": is a directory; give a file\n"},
+		{[]string{"advise", "--log", dir}, 1, "no log files in this directory"},
+	} {
+		code, _, errs := runCmd(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// TestScoreBuiltinName: score takes a built-in scenario's name as advise
+// does (exit 0; score.txtar compares its report with the spec file's); a
+// name that is none, and --workload NAME, are usage errors (exit 2)
+// saying how to name one.
+func TestScoreBuiltinName(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"score", "workspace", "-k", "hash(workspace_id)"}, 0, ""},
+		{[]string{"score", "nosuch", "-k", "hash(workspace_id)"}, 2, "a built-in scenario is one of chat, orders, social, workspace"},
+		{[]string{"advise", "--workload", "workspace"}, 2, "the built-in scenario workspace is named without --workload"},
+	} {
+		code, _, errs := runCmd(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// TestRedisSlotsFixed: Redis Cluster has 16384 hash slots in every
+// cluster (a key's slot is CRC16(key) mod 16384, cluster.c keyHashSlot),
+// so --slots with --engine redis is 16384 or a usage error (exit 2) saying
+// so, for score, advise and watch; --nodes alone places the 16384 slots
+// on that many masters (as --slots 16384 --nodes 3 does); a spec's
+// shards: 64 with nodes: 4 under redis is the spec's error (exit 1).
+func TestRedisSlotsFixed(t *testing.T) {
+	social := "../../scenario/builtin/social.yaml"
+	log := "../../watch/testdata/pgbench-celebrity.log.gz"
+	spec := writeFile(t, "s.yaml", func() string {
+		b, err := os.ReadFile(social)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Replace(string(b), "\nshards: 8\n", "\nshards: 64\nnodes: 4\n", 1)
+	}())
+	const why = "Redis Cluster always has 16384 hash slots (a key's slot is CRC16(key) mod 16384, cluster.c keyHashSlot)"
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"advise", "social", "--engine", "redis", "--slots", "100", "--nodes", "3"}, 2, "--slots 100 with --engine redis: " + why + "; give --slots 16384, and the masters with --nodes"},
+		{[]string{"score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--slots", "64", "--nodes", "4"}, 2, "--slots 64 with --engine redis: " + why},
+		{[]string{"score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--slots", "64"}, 2, "--slots 64 with --engine redis"},
+		{[]string{"watch", "--log", log, "-k", "hash(aid)", "--engine", "redis", "--slots", "8", "--nodes", "2"}, 2, "--slots 8 with --engine redis: " + why},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--engine", "redis"}, 1, "shards: 64 with nodes: 4 under --engine redis: " + why},
+		{[]string{"score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--nodes", "3", "--shards", "3"}, 2, "--shards 3 and --nodes 3 with --engine redis: both count the masters"},
+		{[]string{"score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--slots", "16384", "--nodes", "3"}, 0, ""},
+	} {
+		code, _, errs := runCmd(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+	// --nodes 3 alone is --slots 16384 --nodes 3.
+	a := runJSON(t, "score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--nodes", "3")
+	b := runJSON(t, "score", "--workload", social, "-k", "hash(user_id)", "--engine", "redis", "--slots", "16384", "--nodes", "3")
+	if a.Shards != 16384 || b.Shards != 16384 || a.Candidates[0].Nodes == nil || b.Candidates[0].Nodes == nil ||
+		fmt.Sprint(a.Candidates[0].Nodes.NodeWork) != fmt.Sprint(b.Candidates[0].Nodes.NodeWork) {
+		t.Errorf("redis --nodes 3: shards %d, nodes %+v; want 16384 and --slots 16384 --nodes 3's %+v", a.Shards, a.Candidates[0].Nodes, b.Candidates[0].Nodes)
 	}
 }

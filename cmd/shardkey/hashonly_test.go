@@ -21,7 +21,7 @@ import (
 func TestAdviseHashOnlyEngine(t *testing.T) {
 	for _, args := range [][]string{
 		{"social", "--engine", "redis"},
-		{"social", "--engine", "redis", "--slots", "64", "--nodes", "4"},
+		{"social", "--engine", "redis", "--slots", "16384", "--nodes", "4"},
 		{"social", "--engine", "kafka"},
 		{"social", "--engine", "citus"},
 		{"social", "--engine", "citus(shard_count=32)"},

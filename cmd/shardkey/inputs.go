@@ -226,6 +226,12 @@ func (c *common) readVSchema(fs *flag.FlagSet, flagName, k string) (string, erro
 	return vs.Design, nil
 }
 
+// noInput reports whether the flags name no input (a --workload spec,
+// samples, logs, a database or a schema).
+func (c *common) noInput() bool {
+	return c.workload == "" && len(c.rows)+len(c.queries)+len(c.txns)+len(c.logs) == 0 && c.from == "" && c.schema == ""
+}
+
 // loaded is a workload ready to score.
 type loaded struct {
 	w       *shardkey.Workload
@@ -332,7 +338,12 @@ func (c *common) nodes(w *shardkey.Workload) (*sim.Nodes, error) {
 	if c.nodesFor == nil {
 		return nil, nil
 	}
-	return c.nodesFor(w)
+	m, err := c.nodesFor(w)
+	if err == nil && m != nil && w.Nodes > 0 && w.Shards != partition.RedisSlots && isRedis(c.engine) {
+		// A spec's nodes: M makes its shards slots (nodeFlags.fromWorkload).
+		return nil, fmt.Errorf("%s: shards: %d with nodes: %d under --engine redis: Redis Cluster always has %d hash slots (a key's slot is CRC16(key) mod %d, cluster.c keyHashSlot); give shards: %d, or --slots %d --nodes %d", w.Name, w.Shards, w.Nodes, partition.RedisSlots, partition.RedisSlots, partition.RedisSlots, partition.RedisSlots, w.Nodes)
+	}
+	return m, err
 }
 
 // applyFrom puts the design the --from database runs (its Citus

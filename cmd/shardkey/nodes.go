@@ -63,6 +63,28 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 	if s := partition.CitusShards(c.engine); s > 0 && slotsSet && n.slots != s {
 		return usageErr("--engine %s makes %d shards and --slots %d says %d: give one (with citus(shard_count=S), --shards counts the nodes)", c.engine, s, n.slots, n.slots)
 	}
+	if s := partition.CitusShards(c.engine); s > 0 && !slotsSet && nodesSet {
+		// The engine's option gives the shards the nodes hold: --nodes M
+		// places its S shards, as --slots S --nodes M does.
+		if c.shards != 0 {
+			return usageErr("--shards %d and --nodes %d with --engine %s: both count the nodes its %d shards are placed on; give one (--nodes adds the per-node report and growth)", c.shards, n.nodes, c.engine, s)
+		}
+		n.slots = s
+	}
+	redis := isRedis(c.engine)
+	if redis && !slotsSet && nodesSet {
+		// Redis Cluster has its 16384 slots whatever the nodes:
+		// --nodes M alone places them on M masters.
+		if c.shards != 0 {
+			return usageErr("--shards %d and --nodes %d with --engine redis: both count the masters its %d hash slots are placed on; give one (--nodes adds the per-node report and growth)", c.shards, n.nodes, partition.RedisSlots)
+		}
+		n.slots = partition.RedisSlots
+	}
+	if redis && slotsSet {
+		if err := checkRedisSlots(n.slots); err != nil {
+			return err
+		}
+	}
 	if citus && !mapSet {
 		// Citus places a new table's shards on the workers in turn
 		// (operations/create_shards.c, CreateShardsWithRoundRobinPolicy),
@@ -79,6 +101,8 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 		return nil
 	}
 	switch {
+	case n.slots == 0 && citus:
+		return usageErr("--nodes %d needs the shards placed on the nodes: give them with --engine 'citus(shard_count=S)' or --slots S", n.nodes)
 	case n.slots == 0:
 		return usageErr("--nodes %d needs --slots: the logical shards placed on the nodes", n.nodes)
 	case n.nodes == 0 && nodesSet:
@@ -104,6 +128,24 @@ func (n *nodeFlags) validate(c *common, fs *flag.FlagSet) error {
 }
 
 func (n *nodeFlags) on() bool { return n.slots > 0 }
+
+// isRedis reports whether engine (an --engine spec) is Redis Cluster's
+// placement.
+func isRedis(engine string) bool {
+	e, err := partition.Lookup(engine)
+	return err == nil && e.Name() == "redis"
+}
+
+// checkRedisSlots refuses a --slots other than Redis Cluster's: a key's
+// slot is CRC16(key) mod 16384 in every cluster (cluster.c keyHashSlot,
+// CLUSTER_SLOTS in cluster.h), so no other count describes one; the
+// nodes (--nodes, the masters) are what a cluster chooses.
+func checkRedisSlots(slots int) error {
+	if slots == partition.RedisSlots {
+		return nil
+	}
+	return usageErr("--slots %d with --engine redis: Redis Cluster always has %d hash slots (a key's slot is CRC16(key) mod %d, cluster.c keyHashSlot); give --slots %d, and the masters with --nodes", slots, partition.RedisSlots, partition.RedisSlots, partition.RedisSlots)
+}
 
 // nodesFor is common.nodesFor for these flags: the placement they (or
 // w's spec, when no flag gives one) name, nil when neither does.

@@ -227,12 +227,13 @@ func TestScore_SlotLabels(t *testing.T) {
 
 // TestScatterCaveatSlots: with 64 slots over 4 nodes (64 >= 4 x 4) the
 // output states how a scatter's work is counted per engine: under redis
-// the node work counts a keyless command once per node, as Redis Cluster
-// sends it to each master (command tip request_policy:all_shards), 4
-// units, not 64; Citus runs one task per shard placement, as counted per
-// slot; the generic engine gets the per-slot model and the per-node bound
-// (64/4 = 16x). With 8 slots over 4 nodes (8 < 16) no line. The social
-// spec's "latest posts from everyone" names no key, so it asks every slot.
+// (always 16384 slots, here over 4 masters) the node work counts a
+// keyless command once per node, as Redis Cluster sends it to each master
+// (command tip request_policy:all_shards), 4 units, not 16384; Citus runs
+// one task per shard placement, as counted per slot; the generic engine
+// gets the per-slot model and the per-node bound (64/4 = 16x). With 8
+// slots over 4 nodes (8 < 16) no line. The social spec's "latest posts
+// from everyone" names no key, so it asks every slot.
 func TestScatterCaveatSlots(t *testing.T) {
 	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
 	const perSlot = "Scatter work is counted one unit per slot asked"
@@ -240,8 +241,8 @@ func TestScatterCaveatSlots(t *testing.T) {
 		args        []string
 		model, want string
 	}{
-		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis"}, "Work is counted on the nodes", "(command tip request_policy:all_shards), 4 units, not 64"},
-		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "redis", "--format", "markdown"}, "Work is counted on the nodes", "split it by slot even when one node holds them"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "16384", "--nodes", "4", "--engine", "redis"}, "Work is counted on the nodes", "(command tip request_policy:all_shards), 4 units, not 16384"},
+		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "16384", "--nodes", "4", "--engine", "redis", "--format", "markdown"}, "Work is counted on the nodes", "split it by slot even when one node holds them"},
 		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", "citus"}, perSlot, "one task per shard placement"},
 		{[]string{"advise", "--workload", spec, "--slots", "64", "--nodes", "4", "--bootstrap", "0"}, perSlot, "does 4 units for it, up to 16x less"},
 		{[]string{"score", "--workload", spec, "-k", "hash(user_id)", "--slots", "8", "--nodes", "4"}, "", ""},
@@ -263,25 +264,27 @@ func TestScatterCaveatSlots(t *testing.T) {
 	}
 }
 
-// TestRedisNodeWork: the social spec under redis, hash(user_id), 64 slots
-// over 4 nodes. Its rates: 1,000 posts/s written and 4,000 user reads/s,
-// one slot each, and 200/s "latest posts from everyone", which names no
-// key. Per slot the keyless read asks all 64 slots: 1,000 + 4,000 +
-// 64 x 200 = 17,800 units/s. Redis Cluster sends it once to each of the 4
-// masters, so the nodes do 1,000 + 4,000 + 4 x 200 = 5,800 units/s, and
-// the read's own node work is 800/s; work_per_s is that 5,800 (work is counted on the nodes). Under citus (one task per shard) the
-// nodes do the per-slot 17,800.
+// TestRedisNodeWork: the social spec, hash(user_id), under redis on its
+// 16384 slots over 4 masters and under citus on 64 shards over 4 nodes.
+// Its rates: 1,000 posts/s written and 4,000 user reads/s, one slot each,
+// and 200/s "latest posts from everyone", which names no key. Redis
+// Cluster sends the keyless read once to each of the 4 masters, so the
+// nodes do 1,000 + 4,000 + 4 x 200 = 5,800 units/s whatever the slot
+// count (per slot it would be 1,000 + 4,000 + 16384 x 200), and the
+// read's own node work is 800/s; work_per_s is that 5,800 (work is
+// counted on the nodes). Under citus (one task per shard) the nodes do
+// the per-slot 1,000 + 4,000 + 64 x 200 = 17,800, the read 12,800.
 func TestRedisNodeWork(t *testing.T) {
 	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
 	for _, c := range []struct {
-		engine, per     string
-		nodes, keyless  float64
-		keylessNodeWork bool
+		engine, slots, per string
+		nodes, keyless     float64
+		keylessNodeWork    bool
 	}{
-		{"redis", "node", 5800, 800, true},
-		{"citus", "slot", 17800, 12800, false},
+		{"redis", "16384", "node", 5800, 800, true},
+		{"citus", "64", "slot", 17800, 12800, false},
 	} {
-		r := runJSON(t, "score", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", c.engine)
+		r := runJSON(t, "score", "--workload", spec, "-k", "hash(user_id)", "--slots", c.slots, "--nodes", "4", "--engine", c.engine)
 		cand := r.Candidates[0]
 		// work_per_s is the nodes' where the engine counts work on them
 		// (redis: 5,800), the slots' otherwise (citus: 17,800).
@@ -308,16 +311,18 @@ func TestRedisNodeWork(t *testing.T) {
 	}
 }
 
-// TestAdviseRedisExtraWork: the social spec under redis, hash(user_id),
-// 64 slots over 4 nodes. "latest posts from everyone" (200/s) names no
-// key: Redis Cluster sends it once to each of the 4 masters, so its work
-// on the nodes is 4 x 200 = 800/s and the extra work beyond one node a
-// request 800 - 200 = 600/s, not 64 x 200 - 200 = 12,600 as per slot.
-// Under citus (one task per shard) it stays 12,600.
+// TestAdviseRedisExtraWork: the social spec, hash(user_id), under redis
+// on its 16384 slots over 4 masters. "latest posts from everyone"
+// (200/s) names no key: Redis Cluster sends it once to each of the 4
+// masters, so its work on the nodes is 4 x 200 = 800/s and the extra work
+// beyond one node a request 800 - 200 = 600/s, not 16384 x 200 - 200 as
+// per slot. Under citus on 64 shards over 4 nodes (one task per shard) it
+// is the per-slot 64 x 200 - 200 = 12,600.
 func TestAdviseRedisExtraWork(t *testing.T) {
 	spec := writeFile(t, "social.yaml", func() string { _, s, _ := runCmd(t, "", "demo", "social", "--print"); return s }())
 	for engine, want := range map[string]float64{"redis": 600, "citus": 12600} {
-		code, out, errs := runCmd(t, "", "advise", "--workload", spec, "-k", "hash(user_id)", "--slots", "64", "--nodes", "4", "--engine", engine, "--bootstrap", "0", "--format", "json")
+		slots := map[string]string{"redis": "16384", "citus": "64"}[engine]
+		code, out, errs := runCmd(t, "", "advise", "--workload", spec, "-k", "hash(user_id)", "--slots", slots, "--nodes", "4", "--engine", engine, "--bootstrap", "0", "--format", "json")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", engine, code, errs)
 		}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey/internal/gctune"
@@ -20,13 +21,14 @@ func runScore(e *env, args []string) error {
 	var nf nodeFlags
 	nf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: shardkey score [inputs] -k KEY [-k KEY ...] [flags]
+		fmt.Fprint(fs.Output(), `Usage: shardkey score [inputs | SCENARIO] -k KEY [-k KEY ...] [flags]
 
 Scores the keys you name against a workload: per-shard work and load,
 fan-out per operation, cross-shard transactions, key characteristics.
 
 Examples:
   shardkey score --workload social.yaml -k 'hash(user_id)' -k 'range(created_at)'
+  shardkey score workspace -k 'hash(workspace_id)'
   shardkey score --rows rows.csv --queries queries.jsonl --txns txns.jsonl \
       --engine blake2b --shards 64 -k 'hash(customer_id)' --format json
   shardkey score --rows users.csv -k 'hash(user_id)' --slots 64 --nodes 4
@@ -39,8 +41,8 @@ Flags:
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr("unexpected argument %q (keys go after -k)", pos[0])
+	if len(pos) > 1 {
+		return usageErr("unexpected argument %q (keys go after -k)", pos[1])
 	}
 	if err := c.validate(fs); err != nil {
 		return err
@@ -48,11 +50,17 @@ Flags:
 	if err := nf.validate(&c, fs); err != nil {
 		return err
 	}
+	// A built-in scenario by name, as advise takes it: score workspace
+	// -k 'hash(workspace_id)' (its own candidates without -k).
+	spec, err := builtinArg(&c, pos, "keys go after -k")
+	if err != nil {
+		return err
+	}
 	c.nodesFor = nf.nodesFor
 	// load may defer garbage collection (gctune.Defer); the settings
 	// return with the command, for callers that run on (tests).
 	defer gctune.Restore()
-	l, err := c.load(e, nil)
+	l, err := c.load(e, spec)
 	if err != nil {
 		return err
 	}
@@ -166,4 +174,31 @@ func variantHint(w io.Writer, name string, s *scenario.Spec) {
 		fmt.Fprintf(w, "shardkey demo %s --variant %s", name, v.Name)
 	}
 	fmt.Fprintln(w)
+}
+
+// builtinArg returns the built-in scenario the one positional argument
+// names (scenario.Builtins), nil without one; with other inputs given as
+// well, or a name that is no built-in, a usage error (hint says what
+// else a stray argument may have been meant as).
+func builtinArg(c *common, pos []string, hint string) (*scenario.Spec, error) {
+	if len(pos) == 0 {
+		return nil, nil
+	}
+	names := strings.Join(scenario.Builtins(), ", ")
+	if !slices.Contains(scenario.Builtins(), pos[0]) {
+		return nil, usageErr("unexpected argument %q (%s; a built-in scenario is one of %s)", pos[0], hint, names)
+	}
+	if !c.noInput() {
+		return nil, usageErr("give a built-in scenario name or inputs, not both")
+	}
+	spec, err := scenario.Builtin(pos[0])
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if c.variant != "" {
+		if _, err := spec.Variant(c.variant); err != nil {
+			return nil, usageErr("--variant: %v", err)
+		}
+	}
+	return spec, nil
 }

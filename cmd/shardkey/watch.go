@@ -144,6 +144,8 @@ Flags:
 		switch {
 		case shardsSet && c.shards != c.slots:
 			return usageErr("--shards %d and --slots %d: with --slots the design's shards are its slots; give one", c.shards, c.slots)
+		case eng.Name() == "redis" && c.slots != partition.RedisSlots:
+			return checkRedisSlots(c.slots)
 		case c.slots < 1 || c.slots > 1<<16:
 			return usageErr("--slots %d: must be in 1..65536 (with --nodes)", c.slots)
 		case c.nodes < 1 || c.nodes > c.slots:
