@@ -132,6 +132,7 @@ func (c *jcond) ext() *jcondExt {
 // consume in order. It stops at the first error consume returns.
 func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, line int) jline, consume func(*jline) error) error {
 	work := func(p *lineParser, b *batch) {
+		b.split(p.lines)
 		b.out = make([]jline, 0, len(b.lines))
 		for i, l := range b.lines {
 			if l == nil {
@@ -139,6 +140,7 @@ func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, l
 			}
 			b.out = append(b.out, parse(p, l, b.first+i))
 		}
+		p.lines, b.lines = b.lines[:0], nil
 	}
 	return forEachBatch(file, r, false, work, func(b *batch) error {
 		for i := range b.out {
@@ -151,8 +153,9 @@ func forEachLine(file string, r io.Reader, parse func(p *lineParser, b []byte, l
 }
 
 // forEachBatch reads file's lines in batches, runs work on each batch in
-// parallel (GOMAXPROCS goroutines, each with its own lineParser), and
-// hands the batches to consume in file order. It stops at the first error
+// parallel (GOMAXPROCS goroutines, each with its own lineParser; work
+// cuts the batch into lines, split, or walks them itself, and sets
+// nlines), and hands the batches to consume in file order. It stops at the first error
 // consume returns. The bytes of a batch's lines are never modified once
 // read, so work may keep views of them as long as the batch lives; with
 // recycle set, nothing may refer to them once consume has returned (nor
@@ -224,9 +227,7 @@ func forEachBatch(file string, r io.Reader, recycle bool, work func(p *lineParse
 							b.fault = mappedFault(file, e)
 						}
 					}()
-					b.split(p.lines)
 					work(p, b)
-					p.lines, b.lines = b.lines[:0], nil
 				}()
 			}
 		}()

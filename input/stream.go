@@ -1,6 +1,7 @@
 package input
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -564,11 +565,32 @@ func (b *Builder) stream(file string, txns bool) error {
 			st.q.t = t
 		}
 		first := max(bt.first, 1) // lines counted from the batch's first when not known
-		for i, l := range bt.lines {
-			if l == nil {
-				continue
+		// The batch's lines as split cuts them (each to its newline,
+		// trimmed; blank ones counted), walked without cutting them
+		// first: a line of a known template is matched where it starts
+		// and ends at its newline (streamTemplate), so the common line
+		// is read once rather than searched for its end and trimmed
+		// before.
+		data := bt.buf
+		i := 0
+		for ; len(data) > 0; i++ {
+			n, ok, err := b.streamTemplate(p, bt, file, data, first+i, txns)
+			if !ok {
+				l := data
+				if k := bytes.IndexByte(data, '\n'); k >= 0 {
+					l, data = data[:k], data[k+1:]
+				} else {
+					data = nil
+				}
+				l = bytes.TrimSpace(l)
+				if len(l) == 0 {
+					continue
+				}
+				err = b.streamLine(p, bt, file, l[:len(l):len(l)], first+i, txns)
+			} else if data = data[n:]; len(data) > 0 {
+				data = data[1:] // the newline
 			}
-			if err := b.streamLine(p, bt, file, l, first+i, txns); err != nil {
+			if err != nil {
 				// A queued line before this one fails first.
 				if qerr := st.q.flush(bt.sb, file); qerr != nil {
 					err = qerr
@@ -578,6 +600,7 @@ func (b *Builder) stream(file string, txns bool) error {
 			}
 			bt.n++
 		}
+		bt.nlines = i
 		if err := st.q.flush(bt.sb, file); err != nil {
 			bt.err = err
 		}
@@ -640,25 +663,35 @@ var (
 	txnFields   = []string{"writes", "weight", "table", "name"}
 )
 
-// streamLine parses, checks, resolves and routes one line.
-func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte, line int, txns bool) error {
+// streamTemplate reads and routes the line at the start of data when it
+// is of a known template (template.go) and ends at a newline or at the
+// end of data: ok true, with the line's length and its routing error.
+func (b *Builder) streamTemplate(p *lineParser, bt *batch, file string, data []byte, line int, txns bool) (int, bool, error) {
 	st := p.st
 	if !txns {
-		if o, conds, ok := st.tm.query(data, &st.conds); ok {
-			// A line of a known template (template.go): a read of
-			// weight 1, its operation found once a batch.
+		if o, conds, n, ok := st.tm.query(data, &st.conds); ok {
+			// A read of weight 1, its operation found once a batch.
 			op := o.op
 			if o.gen != st.gen {
 				op = st.localOp(bt, o.ti, shardkey.Read, "", "", conds)
 				o.gen, o.op = st.gen, op
 			}
 			bt.ops[op].rate++
-			return st.routeQuery(bt, file, line, op, o.ti, shardkey.Read, conds, nil, 1, true)
+			return n, true, st.routeQuery(bt, file, line, op, o.ti, shardkey.Read, conds, nil, 1, true)
 		}
-	} else if stmts, ok := st.tm.txn(data, &st.conds, st.stmts, &st.spans); ok {
+	} else if stmts, n, ok := st.tm.txn(data, &st.conds, st.stmts, &st.spans); ok {
 		st.stmts = stmts
-		return st.routeTxn(bt, file, line, stmts, 1, true)
+		return n, true, st.routeTxn(bt, file, line, stmts, 1, true)
 	}
+	return 0, false, nil
+}
+
+// streamLine parses, checks, resolves and routes one line.
+func (b *Builder) streamLine(p *lineParser, bt *batch, file string, data []byte, line int, txns bool) error {
+	if _, ok, err := b.streamTemplate(p, bt, file, data, line, txns); ok {
+		return err
+	}
+	st := p.st
 	sc := &st.sc
 	allowed := queryFields
 	if txns {

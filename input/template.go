@@ -121,24 +121,44 @@ func (t *lineTmpl) object(b []byte, i int, conds *[]shardkey.Cond, lo int) (*obj
 	return nil, 0, false
 }
 
-// query matches a query line: its template and conditions.
-func (t *lineTmpl) query(b []byte, conds *[]shardkey.Cond) (*objTmpl, []shardkey.Cond, bool) {
-	if !lineTemplates || len(t.objs) == 0 || !hasAt(b, 0, t.pre) {
-		return nil, nil, false
+// lineEnd returns the index after t.post at b[j] when the line ends
+// there: at the end of b or at a newline (b may run on past the line:
+// stream walks a batch's bytes without cutting them into lines first).
+// What follows a template line must be its end: a space or a carriage
+// return after it fails, and the line goes the general way, which trims
+// it (and may match it then).
+func (t *lineTmpl) lineEnd(b []byte, j int) (int, bool) {
+	e := j + len(t.post)
+	if !hasAt(b, j, t.post) || e < len(b) && b[e] != '\n' {
+		return 0, false
 	}
-	o, j, ok := t.object(b, len(t.pre), conds, 0)
-	if !ok || len(b)-j != len(t.post) || !hasAt(b, j, t.post) {
-		return nil, nil, false
-	}
-	return o, (*conds)[:len(o.conds)], true
+	return e, true
 }
 
-// txn matches a transaction line into stmts (inserts; a write that
-// repeats the previous one's bytes shares its conditions, as scan and
-// streamLine share them), its conditions in *conds.
-func (t *lineTmpl) txn(b []byte, conds *[]shardkey.Cond, stmts []shardkey.Stmt, spans *[]span) ([]shardkey.Stmt, bool) {
+// query matches a query line at the start of b: its template, conditions
+// and length (see lineEnd).
+func (t *lineTmpl) query(b []byte, conds *[]shardkey.Cond) (*objTmpl, []shardkey.Cond, int, bool) {
 	if !lineTemplates || len(t.objs) == 0 || !hasAt(b, 0, t.pre) {
-		return nil, false
+		return nil, nil, 0, false
+	}
+	o, j, ok := t.object(b, len(t.pre), conds, 0)
+	if !ok {
+		return nil, nil, 0, false
+	}
+	e, ok := t.lineEnd(b, j)
+	if !ok {
+		return nil, nil, 0, false
+	}
+	return o, (*conds)[:len(o.conds)], e, true
+}
+
+// txn matches a transaction line at the start of b into stmts (inserts;
+// a write that repeats the previous one's bytes shares its conditions, as
+// scan and streamLine share them), its conditions in *conds, and returns
+// the line's length (see lineEnd).
+func (t *lineTmpl) txn(b []byte, conds *[]shardkey.Cond, stmts []shardkey.Stmt, spans *[]span) ([]shardkey.Stmt, int, bool) {
+	if !lineTemplates || len(t.objs) == 0 || !hasAt(b, 0, t.pre) {
+		return nil, 0, false
 	}
 	i := len(t.pre)
 	sp := (*spans)[:0]
@@ -157,7 +177,7 @@ func (t *lineTmpl) txn(b []byte, conds *[]shardkey.Cond, stmts []shardkey.Stmt, 
 			o, j, ok := t.object(b, i, conds, lo)
 			if !ok {
 				*spans = sp
-				return nil, false
+				return nil, 0, false
 			}
 			sp = append(sp, span{lo, lo + len(o.conds)})
 			stmts = append(stmts, shardkey.Stmt{Table: o.ti, Kind: shardkey.Insert})
@@ -171,8 +191,9 @@ func (t *lineTmpl) txn(b []byte, conds *[]shardkey.Cond, stmts []shardkey.Stmt, 
 		break
 	}
 	*spans = sp
-	if len(b)-i != len(t.post) || !hasAt(b, i, t.post) {
-		return nil, false
+	e, ok := t.lineEnd(b, i)
+	if !ok {
+		return nil, 0, false
 	}
 	// The conditions are all in place now (*conds no longer moves).
 	for k := range stmts {
@@ -181,7 +202,7 @@ func (t *lineTmpl) txn(b []byte, conds *[]shardkey.Cond, stmts []shardkey.Stmt, 
 			stmts[k].Conds = stmts[k-1].Conds
 		}
 	}
-	return stmts, true
+	return stmts, e, true
 }
 
 // learn makes templates from line data, which scan read and streamLine

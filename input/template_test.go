@@ -367,6 +367,74 @@ func TestTemplatesErrors(t *testing.T) {
 	}
 }
 
+// TestTemplatesLineEnds: the reader walks a batch's bytes without
+// cutting them into lines first, a template line ending at its newline; a
+// line with anything after its template (spaces, a tab, the carriage
+// return of a CRLF file), blank lines, lines of spaces, a line with a
+// leading space and a last line without a newline stream as the general
+// path streams them (templates off), and an error after them names the
+// same line (blank ones counted: the 62nd here).
+func TestTemplatesLineEnds(t *testing.T) {
+	dir := t.TempDir()
+	orders, lines := e2eRows(t, dir)
+	for _, txns := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(7, 8))
+		var sb strings.Builder
+		n := 0
+		add := func(s string) {
+			sb.WriteString(s)
+			n++
+		}
+		for range 20 {
+			add(templateLine(rng, txns, false) + "\n")
+		}
+		for _, tail := range []string{"  \n", "\t\n", "\r\n", "\n", " \r\n"} {
+			add(templateLine(rng, txns, false) + tail)
+			add("\n")
+			add("   \n")
+			add(" " + templateLine(rng, txns, false) + "\n")
+			add(templateLine(rng, txns, false) + "\r\n")
+			add(templateLine(rng, txns, false) + "\n")
+		}
+		for range 10 {
+			add(templateLine(rng, txns, false) + "\n")
+		}
+		last := templateLine(rng, txns, false)
+		file := filepath.Join(dir, "ends.jsonl")
+		for _, end := range []string{"", "\n", "\r\n", "  "} {
+			if err := os.WriteFile(file, []byte(sb.String()+last+end), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want, werr := streamRec(t, orders, lines, file, txns, false)
+			got, gerr := streamRec(t, orders, lines, file, txns, true)
+			if werr != nil || gerr != nil {
+				t.Fatalf("txns %v, end %q: errors %v and %v", txns, end, werr, gerr)
+			}
+			if got != want {
+				t.Errorf("txns %v, end %q: with templates:\n%s\nwithout:\n%s", txns, end, firstDiff(got, want), firstDiff(want, got))
+			}
+			// Every line but the blank ones is one event (with the
+			// operations' summary lines after them).
+			if k := strings.Count(want, "\n"); k < n+1-10 {
+				t.Errorf("txns %v, end %q: %d events for %d lines", txns, end, k, n+1)
+			}
+		}
+		bad := `{"where": {"line_id": 5, "nosuch": 1}}`
+		if txns {
+			bad = `{"writes": [{"nosuch": 1}]}`
+		}
+		if err := os.WriteFile(file, []byte(sb.String()+last+"\r\n"+bad+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, werr := streamRec(t, orders, lines, file, txns, false)
+		_, gerr := streamRec(t, orders, lines, file, txns, true)
+		at := fmt.Sprintf("ends.jsonl:%d:", n+2)
+		if werr == nil || !strings.Contains(werr.Error(), at) || fmt.Sprint(werr) != fmt.Sprint(gerr) {
+			t.Errorf("txns %v: want an error at %s; with templates %v; without %v", txns, at, gerr, werr)
+		}
+	}
+}
+
 // firstDiff returns a's lines from the first that b lacks.
 func firstDiff(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")

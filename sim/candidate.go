@@ -488,7 +488,11 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 	if c.Tables == nil {
 		c.Tables = []TableKey{}
 	}
-	c.Rebalance = s.rebalance()
+	if s.movesSet {
+		c.Rebalance = slices.Clone(s.moves)
+	} else {
+		c.Rebalance = s.rebalance()
+	}
 	if len(s.lookups) > 0 {
 		c.Lookups = s.lookupScores(p)
 		if p.TxnWeight > 0 {
@@ -545,7 +549,8 @@ func (s *Scheme) hashRanges() [][][2]int32 {
 }
 
 // prefetch computes what Report will need of the row samples alone (key
-// statistics, hash points), so it can overlap with reading the rest.
+// statistics, hash points, growth figures), so it can overlap with
+// reading the rest.
 func (s *Scheme) prefetch() {
 	for ti, tk := range s.tables {
 		if tk.kind == kUnplaced || tk.kind == kReplicate {
@@ -556,6 +561,11 @@ func (s *Scheme) prefetch() {
 			hashPoints(s.w.Tables[ti], tk)
 		}
 	}
+	// The growth figures too (the hash points on the rings and layouts
+	// of N and N+1 shards): else they were computed by Report, after the
+	// last statement, when the schemes' reports (three for two cores,
+	// at seed 000) leave a core idle part of the time.
+	s.moves, s.movesSet = s.rebalance(), true
 }
 
 // cachedKeyStats memoises key statistics per table and column list: they

@@ -95,6 +95,10 @@ type Scheme struct {
 	lookups []*lookupKey
 	// cache is Options.Cache.
 	cache *Cache
+	// moves, when movesSet, is rebalance's result, computed ahead by
+	// prefetch (it depends on the row samples alone).
+	moves    []Move
+	movesSet bool
 }
 
 // tableKey is one table's compiled key.

@@ -149,17 +149,40 @@ func ComputeKeyStats(t *shardkey.Table, cols []int) KeyStats {
 		aggs = groupKeys(keys, ws)
 	}
 	key := make([]shardkey.Value, len(cols))
-	// Entropy in one pass; the top 10 by partial selection (heaviest
-	// first, ties by first row), not a sort of every distinct value.
-	var top []group
-	visit := func(a group) {
-		if total > 0 && a.w > 0 {
-			// p can round to 0 beside much heavier values (1e-200 next to
-			// 1e200): its term is 0 then, not 0 * -Inf.
-			if p := a.w / total; p > 0 {
-				ks.Entropy -= p * math.Log2(p)
+	// Entropy in one pass over the values in order, two at a time
+	// (entropyPair); the top RankedValues by partial selection (heaviest first,
+	// ties by first row), not a sort of every distinct value.
+	if total > 0 {
+		switch {
+		case own && ws != nil:
+			ws := ws[:t.Rows]
+			i := 0
+			for ; i+1 < len(ws); i += 2 {
+				ks.Entropy = entropyPair(ks.Entropy, ws[i], ws[i+1], total)
+			}
+			if i < len(ws) {
+				ks.Entropy = entropyOne(ks.Entropy, ws[i], total)
+			}
+		case own:
+			// Every row weighs 1: the same logarithm each time.
+			if p := 1 / total; p > 0 {
+				l := math.Log2(p)
+				for range t.Rows {
+					ks.Entropy -= p * l
+				}
+			}
+		default:
+			i := 0
+			for ; i+1 < len(aggs); i += 2 {
+				ks.Entropy = entropyPair(ks.Entropy, aggs[i].w, aggs[i+1].w, total)
+			}
+			if i < len(aggs) {
+				ks.Entropy = entropyOne(ks.Entropy, aggs[i].w, total)
 			}
 		}
+	}
+	var top []group
+	visit := func(a group) {
 		if len(top) < RankedValues || heavier(a.w, a.row, top[len(top)-1].w, top[len(top)-1].row) {
 			pos := sort.Search(len(top), func(j int) bool { return heavier(a.w, a.row, top[j].w, top[j].row) })
 			top = append(top, group{})

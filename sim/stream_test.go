@@ -483,6 +483,37 @@ func TestStreamTotalAddsRunsSamples(t *testing.T) {
 	}
 }
 
+// TestStreamPrefetchesMoves: a stream computes each scheme's growth
+// figures with its row-sample work, in the background (prefetch), not
+// in Report after the last statement; Report's are those rebalance
+// computes, in a slice of the candidate's own.
+func TestStreamPrefetchesMoves(t *testing.T) {
+	w := exactWorkload()
+	designs := []string{"hash(id)", "t: range(id, bounds=[100, 200, 250]); r: replicate"}
+	st := NewStream(compileKeys(t, withoutSamples(w), designs, 8))
+	streamWorkload(t, st, w, 300, 9)
+	for i, s := range st.Schemes {
+		q, err := st.Total(i, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.movesSet {
+			t.Fatalf("%s: growth figures not computed ahead", designs[i])
+		}
+		c := s.Report(q)
+		want := s.rebalance()
+		if !reflect.DeepEqual(c.Rebalance, want) {
+			t.Errorf("%s: Report's growth figures %+v, rebalance's %+v", designs[i], c.Rebalance, want)
+		}
+		if len(c.Rebalance) > 0 {
+			c.Rebalance[0].KeysMoved = -1
+			if s.moves[0].KeysMoved == -1 {
+				t.Errorf("%s: the candidate's growth figures are the scheme's slice", designs[i])
+			}
+		}
+	}
+}
+
 // TestStreamBatchError: a key the engine cannot place is the batch's
 // error, from Instance and from Txn.
 func TestStreamBatchError(t *testing.T) {
