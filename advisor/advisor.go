@@ -1697,6 +1697,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	if l := mongoBalancerNote(adv, best); l != "" {
 		out = append(out, l)
 	}
+	if l := mongoColocationNote(adv.Engine, best, w); l != "" {
+		out = append(out, l)
+	}
 	if l := cassandraReplicaNote(adv.Engine); l != "" {
 		out = append(out, l)
 	}
@@ -1827,6 +1830,79 @@ func computedRows(conds []shardkey.Cond) bool {
 		}
 	}
 	return false
+}
+
+// mongoColocationNote, under MongoDB, says what the single-shard figures
+// of transactions spanning collections keyed alike rest on: the
+// simulator places the same key range of every collection on the same
+// shard, but MongoDB places and balances each collection's chunks on its
+// own (a chunk is a range of one collection; the balancer migrates each
+// collection's ranges independently: MongoDB manual, "Sharded Cluster
+// Balancer", "Data Partitioning with Chunks"). Only zones hold the same
+// ranges of several collections on the same shards ("Manage Shard
+// Zones": sh.addShardToZone, sh.updateZoneKeyRange per namespace). ""
+// when the engine is not MongoDB or no committed transaction touches two
+// collections the design keys by the same shard key.
+func mongoColocationNote(engine string, best *Assessment, w *shardkey.Workload) string {
+	if engine != "mongodb" || best == nil || best.Score == nil {
+		return ""
+	}
+	keyOf := map[string]string{}
+	for _, tk := range best.Score.Tables {
+		if tk.Key != "" {
+			keyOf[tk.Table] = tk.Key
+		}
+	}
+	var spanning, total float64
+	pairs := map[string]bool{}
+	for i := range w.Txns {
+		tx := &w.Txns[i]
+		if !tx.Committed() {
+			continue
+		}
+		total += tx.Weight
+		seen := map[string]bool{}
+		var names []string
+		for _, st := range tx.Stmts {
+			if st.Table < 0 || st.Table >= len(w.Tables) {
+				continue
+			}
+			name := w.Tables[st.Table].Name
+			if _, ok := keyOf[name]; ok && !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+		alike := false
+		for a := 0; a < len(names); a++ {
+			for b := a + 1; b < len(names); b++ {
+				if keyOf[names[a]] == keyOf[names[b]] {
+					alike = true
+					x, y := names[a], names[b]
+					if y < x {
+						x, y = y, x
+					}
+					pairs[x+" and "+y] = true
+				}
+			}
+		}
+		if alike {
+			spanning += tx.Weight
+		}
+	}
+	if spanning == 0 || total == 0 {
+		return ""
+	}
+	list := make([]string, 0, len(pairs))
+	for p := range pairs {
+		list = append(list, p)
+	}
+	sort.Strings(list)
+	if len(list) > 3 {
+		list = append(list[:3], "others")
+	}
+	return fmt.Sprintf("Co-location across collections: %s of transactions write or read %s, collections keyed alike, and are counted on one shard when their key values are, as if each collection kept the same key ranges on the same shards. MongoDB places and balances each collection's chunks on its own (the balancer migrates one collection's ranges without the other's), so that holds only under zones: one zone per shard over the same key ranges of every such collection (sh.addShardToZone, then sh.updateZoneKeyRange on each namespace with the same bounds). Without them, expect those transactions to cross shards as the balancer moves ranges (a distributed transaction, two-phase commit through mongos).",
+		pct(spanning/total), strings.Join(list, "; "))
 }
 
 // mongoBalancerNote, under MongoDB, says what its balancer balances when
