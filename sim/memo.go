@@ -194,7 +194,7 @@ func (m *memoEngine) rowSlot(i int) uint64 {
 // its own when the engine offers it (partition.PointerMaker: no pool per
 // key), else the engine's.
 func (m *memoEngine) pointer() partition.Pointer {
-	if pm, ok := m.Engine.(partition.PointerMaker); ok {
+	if pm, ok := m.Engine.(partition.PointerMaker); ok && !noPointer {
 		return pm.NewPointer()
 	}
 	return m.Engine
@@ -481,6 +481,10 @@ func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engi
 
 // noMemo turns memos off (for benchmarks' side-by-side baseline).
 var noMemo bool
+
+// noPointer makes a fill call the engine's Point, not a pointer of its
+// own (for BenchmarkMemoFill's side-by-side baseline).
+var noPointer bool
 
 // memoColumn numbers the distinct values of key column c of t (nil when
 // it has NULLs, another type, or too many distinct values), memoised per
