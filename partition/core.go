@@ -76,30 +76,82 @@ func (b Blake2b) Hash(key []shardkey.Value) (Hash, error) {
 
 func (Blake2b) Point(key []shardkey.Value) (uint64, error) {
 	st := blakePool.Get().(*blakeState)
-	st.h.Reset()
-	st.h.Write(textKey(st.buf[:0], key, '|'))
-	p := binary.BigEndian.Uint64(st.h.Sum(st.sum[:0]))
+	p, err := st.Point(key)
 	blakePool.Put(st)
-	return p, nil
+	return p, err
 }
+
+// NewPointer returns Point with a hasher of its own, for one goroutine's
+// run of many keys (a memo's fill): no pool taken and returned per key.
+// The pointer also has PointInt64, for one Int64 (Int16, Int32) column.
+func (Blake2b) NewPointer() Pointer { return newBlakeState() }
 
 // blakeState is an 8-byte-digest BLAKE2b hasher with its scratch: building
 // a hasher per key costs more than hashing it, and buffers of its own keep
 // the key's text and the digest off the heap (a stack buffer passed to the
-// hash.Hash interface escapes).
+// hash.Hash interface escapes). Not safe for concurrent use.
 type blakeState struct {
 	h   hash.Hash
 	buf [128]byte
 	sum [8]byte
+	// PointInt64's last value and its decimal text, dec[at:] (at 0: none
+	// yet): a fill walks a column's values upwards, so the next value's
+	// text is mostly the last one's plus a small difference.
+	last int64
+	at   int
+	dec  [20]byte
 }
 
-var blakePool = sync.Pool{New: func() any {
+var (
+	_ Pointer      = (*blakeState)(nil)
+	_ Int64Pointer = (*blakeState)(nil)
+)
+
+func newBlakeState() *blakeState {
 	h, err := blake2b.New(8, nil)
 	if err != nil {
 		panic(err) // size 8 with no key is always valid
 	}
 	return &blakeState{h: h}
-}}
+}
+
+var blakePool = sync.Pool{New: func() any { return newBlakeState() }}
+
+// Point is Blake2b's Point of key.
+func (st *blakeState) Point(key []shardkey.Value) (uint64, error) {
+	return st.sum64(textKey(st.buf[:0], key, '|')), nil
+}
+
+// PointInt64 is Blake2b's Point of one Int64 column holding v: its
+// decimal text's hash. A value from 0 to 99 above the last one (both not
+// negative) is written by adding the difference to the last text's
+// digits, a carry or two, rather than formatted afresh (formatInt64's
+// division per two digits).
+func (st *blakeState) PointInt64(v int64) uint64 {
+	if c := uint64(v) - uint64(st.last); st.at > 0 && st.last >= 0 && v >= 0 && c < 100 {
+		for i := len(st.dec) - 1; c > 0; i-- {
+			x := c
+			if i >= st.at {
+				x += uint64(st.dec[i] - '0')
+			} else {
+				st.at = i // a new leading digit: 999 + 1
+			}
+			st.dec[i] = byte('0' + x%10)
+			c = x / 10
+		}
+	} else {
+		st.at = len(st.dec) - len(formatInt64(&st.dec, v))
+	}
+	st.last = v
+	return st.sum64(st.dec[st.at:])
+}
+
+// sum64 is the big-endian number of text's 8-byte BLAKE2b digest.
+func (st *blakeState) sum64(text []byte) uint64 {
+	st.h.Reset()
+	st.h.Write(text)
+	return binary.BigEndian.Uint64(st.h.Sum(st.sum[:0]))
+}
 
 func (Blake2b) Layout(n int) (Layout, error) { return NewModulo(n) }
 

@@ -69,6 +69,20 @@ type Int64Pointer interface {
 	PointInt64(v int64) uint64
 }
 
+// PointerMaker is implemented by engines whose Point takes scratch from a
+// pool for each key (a hasher, buffers): NewPointer returns a Pointer
+// with scratch of its own, for one goroutine's run of many keys (a memo's
+// fill), whose Point equals the engine's for every key.
+type PointerMaker interface {
+	NewPointer() Pointer
+}
+
+// Pointer is an engine's Point with scratch of its own (PointerMaker):
+// not safe for concurrent use. It may also be an Int64Pointer.
+type Pointer interface {
+	Point(key []shardkey.Value) (uint64, error)
+}
+
 // CanonicalPointer is implemented by engines whose point of any key is a
 // function of the key's canonical encoding alone (AppendCanonicalRow) and
 // that place every key, so that rows can be routed from their columns'

@@ -188,3 +188,55 @@ func BenchmarkExactMean(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMemoFill: the blake2b memo's fill of seed 000's shape, 2 M
+// order ids rising by 1 to 3 (by value) and (customer, month) pairs of
+// 100,000 customers and 24 months (by slot), through a hasher per fill
+// worker (pointer: partition.PointerMaker, PointInt64 for the ids) and,
+// side by side, through the engine's Point (engine: a pooled hasher and
+// the key's text per value, the former fill). cpu-ms/op is the fill's CPU
+// time (getrusage), which a loaded machine inflates less than wall time.
+func BenchmarkMemoFill(b *testing.B) {
+	const n = 2_000_000
+	rng := rand.New(rand.NewPCG(9, 10))
+	tab := &shardkey.Table{Name: "orders", Rows: n}
+	ord := &shardkey.Column{Name: "order_id", Type: shardkey.Int64, Ints: make([]int64, n)}
+	cust := &shardkey.Column{Name: "customer_id", Type: shardkey.Int64, Ints: make([]int64, n)}
+	month := &shardkey.Column{Name: "order_month", Type: shardkey.Text, Strs: make([]string, n)}
+	id := int64(100000)
+	for i := range n {
+		id += 1 + rng.Int64N(3)
+		ord.Ints[i] = id
+		cust.Ints[i] = 1 + rng.Int64N(1_000_000)/10*10
+		month.Strs[i] = fmt.Sprintf("%d-%02d", 2023+i*2/n, 1+rng.IntN(12))
+	}
+	tab.Columns = []*shardkey.Column{ord, cust, month}
+	eng, err := partition.Lookup("blake2b")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		cols []int
+	}{{"order_id", []int{0}}, {"customer_month", []int{1, 2}}} {
+		for _, mode := range []string{"engine", "pointer"} {
+			b.Run(c.name+"/"+mode, func(b *testing.B) {
+				noPointer = mode == "engine"
+				defer func() { noPointer = false }()
+				var cpu float64 // the fills' CPU time (both workers)
+				for b.Loop() {
+					b.StopTimer()
+					me := memoize(eng, tab, c.cols).(*memoEngine)
+					me.withShards(64)
+					b.StartTimer()
+					c0 := cpuSeconds()
+					me.fill()
+					cpu += cpuSeconds() - c0
+				}
+				if cpu >= 0 {
+					b.ReportMetric(cpu*1e3/float64(b.N), "cpu-ms/op")
+				}
+			})
+		}
+	}
+}

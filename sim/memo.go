@@ -130,15 +130,16 @@ func (m *memoEngine) fill() {
 		for range min(runtime.GOMAXPROCS(0), (n+fillChunk-1)/fillChunk) {
 			wg.Go(func() {
 				key := make([]shardkey.Value, len(m.cols))
+				pt := m.pointer()
 				for {
 					lo := int(next.Add(fillChunk)) - fillChunk
 					if lo >= n {
 						return
 					}
 					if m.byVal {
-						m.fillValues(lo, min(lo+fillChunk, n), key)
+						m.fillValues(pt, lo, min(lo+fillChunk, n), key)
 					} else {
-						m.fillSlots(held, vals, lo, min(lo+fillChunk, n), key)
+						m.fillSlots(pt, held, vals, lo, min(lo+fillChunk, n), key)
 					}
 				}
 			})
@@ -189,11 +190,33 @@ func (m *memoEngine) rowSlot(i int) uint64 {
 	return slot
 }
 
+// pointer returns the engine's Point for one fill worker: with scratch of
+// its own when the engine offers it (partition.PointerMaker: no pool per
+// key), else the engine's.
+func (m *memoEngine) pointer() partition.Pointer {
+	if pm, ok := m.Engine.(partition.PointerMaker); ok && !noPointer {
+		return pm.NewPointer()
+	}
+	return m.Engine
+}
+
 // fillValues fills the shards of values lo+d for d in lo..hi-1 of a byVal
-// memo's integer column that the rows hold.
-func (m *memoEngine) fillValues(lo, hi int, key []shardkey.Value) {
+// memo's integer column that the rows hold, points by pt (pointer). The
+// shard bytes of a table word are gathered and or'ed into it at once (a
+// word's four values lie in one range: fillChunk is a multiple of 4).
+func (m *memoEngine) fillValues(pt partition.Pointer, lo, hi int, key []shardkey.Value) {
 	c := m.cols[0]
+	var ip partition.Int64Pointer
+	switch c.typ {
+	case shardkey.Int16, shardkey.Int32, shardkey.Int64:
+		ip, _ = pt.(partition.Int64Pointer) // one integer's text: PointInt64
+	}
+	var word uint32 // shard bytes of word d>>2 not yet stored
 	for d := lo; d < hi; d++ {
+		if word != 0 && d&3 == 0 {
+			m.sh[(d-1)>>2].Or(word)
+			word = 0
+		}
 		k := c.num[d]
 		if k == 0 {
 			continue
@@ -201,21 +224,37 @@ func (m *memoEngine) fillValues(lo, hi int, key []shardkey.Value) {
 		if _, ok := m.shardOf(uint64(d)); ok {
 			continue // a statement's, before the fill
 		}
-		key[0] = shardkey.Value{Type: c.typ, Int: int64(uint64(c.lo) + uint64(d))}
-		p, err := m.Engine.Point(key)
-		if err != nil {
-			continue
+		v := int64(uint64(c.lo) + uint64(d))
+		var p uint64
+		if ip != nil {
+			p = ip.PointInt64(v)
+		} else {
+			key[0] = shardkey.Value{Type: c.typ, Int: v}
+			var err error
+			if p, err = pt.Point(key); err != nil {
+				continue
+			}
 		}
 		m.pts[k-1].Store(p)
-		m.setShard(uint64(d), int(p%m.modN))
+		word |= uint32(p%m.modN+1) << (d & 3 * 8)
+	}
+	if word != 0 {
+		m.sh[(hi-1)>>2].Or(word)
 	}
 }
 
 // fillSlots fills the points and shards of slots lo..hi-1 that some row
 // holds (held), their key values from each column's values by number
 // (vals): small tables, where a row's values sit anywhere in the sample.
-func (m *memoEngine) fillSlots(held []bool, vals []codeValues, lo, hi int, key []shardkey.Value) {
+// Points by pt (pointer); the shard bytes of a table word are or'ed into
+// it at once, as fillValues does.
+func (m *memoEngine) fillSlots(pt partition.Pointer, held []bool, vals []codeValues, lo, hi int, key []shardkey.Value) {
+	var word uint32 // shard bytes of word s>>2 not yet stored
 	for s := lo; s < hi; s++ {
+		if word != 0 && s&3 == 0 {
+			m.sh[(s-1)>>2].Or(word)
+			word = 0
+		}
 		if !held[s] {
 			continue
 		}
@@ -228,12 +267,15 @@ func (m *memoEngine) fillSlots(held []bool, vals []codeValues, lo, hi int, key [
 			key[j] = c.value(vals[j], rest%c.span)
 			rest /= c.span
 		}
-		p, err := m.Engine.Point(key)
+		p, err := pt.Point(key)
 		if err != nil {
 			continue
 		}
 		m.pts[s].Store(p)
-		m.setShard(uint64(s), int(p%m.modN))
+		word |= uint32(p%m.modN+1) << (s & 3 * 8)
+	}
+	if word != 0 {
+		m.sh[(hi-1)>>2].Or(word)
 	}
 }
 
@@ -440,6 +482,10 @@ func memoize(eng partition.Engine, t *shardkey.Table, cols []int) partition.Engi
 // noMemo turns memos off (for benchmarks' side-by-side baseline).
 var noMemo bool
 
+// noPointer makes a fill call the engine's Point, not a pointer of its
+// own (for BenchmarkMemoFill's side-by-side baseline).
+var noPointer bool
+
 // memoColumn numbers the distinct values of key column c of t (nil when
 // it has NULLs, another type, or too many distinct values), memoised per
 // table and column. Integer columns reuse the key statistics' codes
@@ -537,6 +583,12 @@ func (m *memoEngine) rows(t *shardkey.Table, cols []int, lo, hi int, modN uint64
 			if ints != nil {
 				at = uint64(ints[i]) - uint64(m.cols[0].lo)
 			}
+			if m.sh != nil {
+				if s, ok := m.shardOf(at); ok {
+					ids[i] = int32(s) // filled: the common case, inline
+					continue
+				}
+			}
 			s, err := shard(uint64(a[i]), at, i)
 			if err != nil {
 				return shardkey.Errorf("", 0, t.Name, "row %d: %v", i+1, err)
@@ -548,6 +600,12 @@ func (m *memoEngine) rows(t *shardkey.Table, cols []int, lo, hi int, modN uint64
 			slot := uint64(0)
 			for _, c := range m.cols {
 				slot = slot*c.span + uint64(c.codes[i])
+			}
+			if m.sh != nil {
+				if s, ok := m.shardOf(slot); ok {
+					ids[i] = int32(s)
+					continue
+				}
 			}
 			s, err := shard(slot, slot, i)
 			if err != nil {

@@ -187,6 +187,71 @@ func TestMemoFill(t *testing.T) {
 	}
 }
 
+// TestMemoFillPointer: a fill through the engine's own pointer (blake2b's
+// NewPointer, a hasher per fill worker; PointInt64 for an integer column)
+// and the shard bytes gathered four to a table word leave every row's
+// point and shard equal to the engine's Point and its point mod 7. Keys
+// over one Int64 column (by value, over several fill chunks: values
+// -1000 to 60,000), one Int32 and one Timestamp column (by value: not
+// an Int64's text, Value.AppendText's), and (integer, text) (by slot).
+func TestMemoFillPointer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	n := 50000
+	tab := &shardkey.Table{Name: "t", Rows: n}
+	id := &shardkey.Column{Name: "id", Type: shardkey.Int64, Ints: make([]int64, n)}
+	small := &shardkey.Column{Name: "small", Type: shardkey.Int32, Ints: make([]int64, n)}
+	ts := &shardkey.Column{Name: "ts", Type: shardkey.Timestamp, Ints: make([]int64, n)}
+	m := &shardkey.Column{Name: "m", Type: shardkey.Text, Strs: make([]string, n)}
+	for i := range n {
+		id.Ints[i] = int64(rng.IntN(61000)) - 1000
+		small.Ints[i] = int64(rng.IntN(3000)) - 1500
+		ts.Ints[i] = 1_700_000_000_000_000 + int64(rng.IntN(40000))
+		m.Strs[i] = fmt.Sprint("2024-", rng.IntN(12))
+	}
+	tab.Columns = []*shardkey.Column{id, small, ts, m}
+	eng, err := partition.Lookup("blake2b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := eng.(partition.PointerMaker); !ok {
+		t.Fatal("blake2b has no pointer of its own: this test checks nothing")
+	}
+	for _, cols := range [][]int{{0}, {1}, {2}, {1, 3}} {
+		key := func(i int) []shardkey.Value {
+			k := make([]shardkey.Value, len(cols))
+			for j, c := range cols {
+				k[j] = tab.Columns[c].Value(i)
+			}
+			return k
+		}
+		me, ok := memoize(eng, tab, cols).(*memoEngine)
+		if !ok {
+			t.Fatalf("cols %v: no memo", cols)
+		}
+		me.withShards(7)
+		if len(cols) == 1 && !me.byVal || len(cols) > 1 && me.byVal {
+			t.Fatalf("cols %v: by value %v", cols, me.byVal)
+		}
+		me.whole.Store(true)
+		me.fill()
+		for i := range n {
+			want, _ := eng.Point(key(i))
+			slot, ok := me.slot(key(i))
+			at := slot
+			if me.byVal {
+				at = uint64(tab.Columns[cols[0]].Ints[i]) - uint64(me.cols[0].lo)
+			}
+			s, known := me.shardOf(at)
+			if !ok || !known || s != int(want%7) {
+				t.Fatalf("cols %v, row %d (%v): shard %d (known %v), engine's point mod 7 is %d", cols, i, key(i), s, known, want%7)
+			}
+			if p := me.pts[slot].Load(); p != want {
+				t.Fatalf("cols %v, row %d (%v): point %d, engine's %d", cols, i, key(i), p, want)
+			}
+		}
+	}
+}
+
 // TestPrepareMemos: PrepareMemos numbers every key column a costly
 // engine's memo will number, for COL and TABLE.COL names, so that
 // memoize finds each column done (the very numbering it would compute:
