@@ -559,19 +559,19 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	if len(list) == 0 {
 		return nil, fmt.Errorf("no candidate could be scored")
 	}
-	// Fixes for the most promising viable candidates, then the final
-	// order (the whale fix changes the load criterion).
+	// Fixes for every candidate, then the final order: the fixes change
+	// the load criterion (the busiest shard after fixes), and a figure
+	// "after fixes" that applied none would rank and read as the
+	// unfixed one. The fewest shards that fit (a search of re-scores) is
+	// worked out for the recommended design only (shardsNeeded). The
+	// order before the fixes stays the tie-break of the final (stable)
+	// sort: of two designs equal after fixes, the one that needs none to
+	// get there goes first (range(w_id) before hash(w_id) with its values
+	// placed one by one).
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
-	fixed := 0
 	for _, as := range list {
-		// The design in use always gets its fixes: it is weighed against
-		// the best candidates after theirs.
-		if fixed >= 3 && !as.InUse {
-			continue
-		}
 		as.an.fixes(as, as.w, sopts)
 		as.capacity = as.an.capacityCheck(as, sopts)
-		fixed++
 	}
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
 	list = samePlacement(list, sopts)
@@ -622,6 +622,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	a.compareCarried(list)
 	adv.Recommended = list[0].Key
+	shardsNeeded(list[0].capacity)
 	adv.CapacityCheck = list[0].capacity
 	adv.Warnings = append(adv.Warnings, smallSample(list[0])...)
 	if u := list[0].ReplicatedSizeUnknown; len(u) > 0 && o.Shards > 1 {
