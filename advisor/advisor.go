@@ -402,6 +402,21 @@ type Fix struct {
 	Shards int   `json:"shards,omitempty"`
 	Before *Nums `json:"before,omitempty"`
 	After  *Nums `json:"after,omitempty"`
+	// DirectoryFile and Placement, for a place-values fix, are the
+	// directory file Key names (directory(col, FILE)) and its map, every
+	// value with the shard (slot, with slots over nodes) it is placed on,
+	// in value order: what the file holds (WriteDirectory writes it, in
+	// the value,shard lines directory() reads).
+	DirectoryFile string   `json:"directory_file,omitempty"`
+	Placement     []Placed `json:"placement,omitempty"`
+}
+
+// Placed is one value of a directory placement and where it goes.
+type Placed struct {
+	Value string `json:"value"` // as the directory file writes it
+	Shard int    `json:"shard"` // 0-based; the slot with slots over nodes
+	// Node is the slot's node with slots over nodes, else omitted.
+	Node *int `json:"node,omitempty"`
 }
 
 // Nums are the headline numbers of a simulation.

@@ -339,6 +339,7 @@ func encodeShard(w *shardkey.Workload, i int, d *shardkey.Design) bool {
 // NodesNeeded: a search over shard or node counts, each a re-score) is
 // left to shardsNeeded, asked of the recommended design only.
 func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
+	o.Directories = a.dirs // a place-values fix's map, for the search too
 	dw, key, c, applied, skipped := a.afterFixes(as, o)
 	if c == nil {
 		return nil
