@@ -41,10 +41,19 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 		}
 	}
 	h, ok := d.Default.(*shardkey.HashExpr)
-	if !ok || len(h.Cols) != 1 || h.Vindex != "" || len(d.Tables) > 0 && !onlyReplicas(d) || len(d.Lookups) > 0 {
+	if !ok || len(h.Cols) != 1 || h.Vindex != "" || len(d.Lookups) > 0 || !strings.HasPrefix(d.Text, d.Default.String()) {
 		return
 	}
 	col := h.Cols[0]
+	// Tables with keys of their own keep them (TPC-C's item:hash(i_id)
+	// under Redis Cluster, which has no reference tables), unless a key
+	// places col too: hashed there and placed by the map here, one value
+	// would land on two shards (no longer co-located).
+	for _, e := range d.Tables {
+		if _, ok := e.(*shardkey.ReplicateExpr); !ok && slices.Contains(e.Columns(), col) {
+			return
+		}
+	}
 	units, unit := a.whaleUnits(o.Shards)
 	if units < 2 {
 		return
