@@ -114,6 +114,11 @@ type Advice struct {
 	// recommendation (no candidate beats it beyond noise).
 	InUse     string `json:"in_use,omitempty"`
 	KeepInUse bool   `json:"keep_in_use,omitempty"`
+	// CapacityFirst reports that the ranking put a design that fits the
+	// capacity after its fixes before one, ahead of it on what the
+	// operations and transactions touch, that no shard count brings
+	// under it (its verdict says which).
+	CapacityFirst bool `json:"capacity_first,omitempty"`
 	// RolledBackTxns is the number of transactions the log showed ending
 	// in ROLLBACK (shardkey.Workload.RolledBackTxns): their statements
 	// are in the work, not among the transactions of the cross-shard
@@ -195,6 +200,12 @@ type Assessment struct {
 	// and the verdict says so.
 	movedOff float64
 	movedOps []string
+	// fitsAfter: the workload has a capacity and no shard (node) is over
+	// it after the design's fixes; neverFits: no shard (node) count
+	// brings the design under it after its fixes (shardsNeeded found
+	// none), judged only when some viable design fits (judgeFit). A
+	// design that fits ranks before one that never does (orderBanded).
+	fitsAfter, neverFits bool
 }
 
 // OwnWarnings are the candidate's own warnings (Score.Warnings: a table
@@ -588,6 +599,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		as.an.fixes(as, as.w, sopts)
 		as.capacity = as.an.capacityCheck(as, sopts)
 	}
+	judgeFit(list)
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
 	list = samePlacement(list, sopts)
 	list = keepInUse(list)
@@ -604,6 +616,18 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			as.Verdict += fmt.Sprintf("; provisional: too few %s to separate it from %s", few, plural(len(adv.Evidence.TiedWithFirst), "1 other design", fmt.Sprintf("%d other designs", len(adv.Evidence.TiedWithFirst))))
 		case as.TiedWithFirst:
 			as.Verdict += "; tied with the first within the evidence"
+		}
+		if as.fitsAfter {
+			// Ranked by the capacity over a design ahead on what the
+			// operations and transactions touch: said, not hidden.
+			for _, o := range list[i+1:] {
+				if ahead, _ := orderAccess(o, as); o.neverFits && ahead {
+					adv.CapacityFirst = true
+					as.Verdict += fmt.Sprintf("; ranked before %s, ahead of it on what the operations and transactions touch, because it fits the capacity after its fixes (busiest %s %s/s, %s/s a %s) and no %s count brings %s under it (busiest %s/s after its fixes)",
+						o.Display(), busiestUnit(as.Score), fmtF(as.capacity.After.busiest(as.capacity)), fmtF(as.capacity.Capacity), busiestUnit(as.Score), busiestUnit(as.Score), o.Display(), fmtF(o.capacity.After.busiest(o.capacity)))
+					break
+				}
+			}
 		}
 		if best := list[0]; i > 0 && as.Viable && as.movedOff-best.movedOff > 0.1*as.Score.RequestsPerS && as.Criteria.AfterFixes < best.Criteria.AfterFixes {
 			as.Verdict += fmt.Sprintf("; its %s/s after fixes takes %s requests/s (%s) to read models, which must still serve them: not a lighter load than %s's %s/s",
@@ -1236,6 +1260,17 @@ func order(x, y *Assessment) (xFirst, beyondNoise bool) {
 // when every one is within its band. loadTol is the relative band of the
 // busiest shard's work after fixes (0.02 for the ranking).
 func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
+	// A design that fits the capacity after its fixes goes before one
+	// that no shard count brings under it (judgeFit): the other cannot
+	// serve the workload as simulated, whatever it keeps single-shard.
+	if x.Viable && y.Viable {
+		switch {
+		case x.fitsAfter && y.neverFits:
+			return true, true
+		case y.fitsAfter && x.neverFits:
+			return false, true
+		}
+	}
 	if first, decided := orderAccess(x, y); decided {
 		return first, true
 	}
@@ -1650,6 +1685,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		_, accessDecided := orderAccess(best, as)
 		switch {
 		case !as.Viable:
+		case best.fitsAfter && as.neverFits:
+			reason = fmt.Sprintf("no %s count brings it under the capacity of %s/s after its fixes (busiest %s/s), where this design fits (%s/s)",
+				busiestUnit(as.Score), fmtF(as.capacity.Capacity), fmtF(as.capacity.After.busiest(as.capacity)), fmtF(best.capacity.After.busiest(best.capacity)))
 		case hasFix(as, "place-values") && as.Score.MaxShardWork > best.Criteria.AfterFixes*1.005 && as.Criteria.AfterFixes <= best.Criteria.AfterFixes*1.005:
 			// Equal only after its place-values fix: say what the hash
 			// does and what the fix keeps.

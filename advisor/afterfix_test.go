@@ -1,9 +1,13 @@
 package advisor_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey/advisor"
+	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/scenario"
 )
 
 // TestAfterFixesEveryCandidate: "after fixes" is re-simulated for every
@@ -57,5 +61,52 @@ func TestAfterFixesEveryCandidate(t *testing.T) {
 		if c.Viable && c.AfterFixesOf() == nil {
 			t.Errorf("%s (rank %d): after fixes not re-simulated", c.Key, c.Rank)
 		}
+	}
+}
+
+// TestFitsBeforeNeverFits: the built-in workspace under Citus. Citus's
+// tenant isolation stops at one shard, so hash(workspace_id) cannot split
+// its whale: workspace_id = 1 alone sends about 16% of the 43,900
+// requests/s (~6,895/s, the workload's own zipf share 1/H(5000, 1.1)),
+// 8.6 times the 800/s a shard can do, and no shard count brings it under
+// capacity. hash(page_id); members:replicate asks one shard for 98% of the
+// requests and, with its projection for "search a workspace" (work
+// 44,000/s, a mean of 687.5/s a shard: TestAfterFixesEveryCandidate's
+// arithmetic), fits: its busiest shard after fixes is under 800/s. It
+// must rank first, its verdict saying why, and hash(workspace_id)'s
+// "Not" reason say that no shard count fits it. Before, only the first
+// three were fixed and access came first: hash(workspace_id) was
+// recommended at 6,891/s after fixes.
+func TestFitsBeforeNeverFits(t *testing.T) {
+	s, err := scenario.Builtin("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := scenario.Build(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := partition.Lookup("citus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv, err := advisor.Recommend(w, advisor.Options{Shards: w.Shards, Engine: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := adv.Candidates[0]
+	if best.Key != "hash(page_id); members:replicate" {
+		t.Fatalf("recommended %s; want hash(page_id); members:replicate, the design that fits after its fixes", best.Key)
+	}
+	if got := best.Criteria.AfterFixes; got < 687.5 || got > 800 {
+		t.Errorf("busiest shard after fixes %.1f/s; want between the mean 687.5/s and the capacity 800/s", got)
+	}
+	if !adv.CapacityFirst || !strings.Contains(best.Verdict, "ranked before hash(workspace_id)") || !strings.Contains(best.Verdict, "no shard count brings hash(workspace_id) under it") {
+		t.Errorf("capacity_first %v, verdict %q; want it to say why it ranks before hash(workspace_id)", adv.CapacityFirst, best.Verdict)
+	}
+	if !slices.ContainsFunc(adv.Summary, func(l string) bool {
+		return strings.Contains(l, "Not hash(workspace_id) (no shard count brings it under the capacity of 800/s after its fixes")
+	}) {
+		t.Errorf("summary does not say why not hash(workspace_id): %q", adv.Summary)
 	}
 }

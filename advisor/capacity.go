@@ -366,6 +366,41 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 	return out
 }
 
+// judgeFit sets fitsAfter on each viable design of list with no shard
+// (node) over capacity after its fixes and, when some does, neverFits on
+// each viable design that no shard (node) count brings under it
+// (shardsNeeded: a search, run only then).
+func judgeFit(list []*Assessment) {
+	some := false
+	for _, as := range list {
+		if cp := as.capacity; as.Viable && cp != nil && cp.After != nil && cp.After.OverCapacity == 0 {
+			as.fitsAfter, some = true, true
+		}
+	}
+	if !some {
+		return
+	}
+	for _, as := range list {
+		if cp := as.capacity; as.Viable && !as.fitsAfter && cp != nil && cp.After != nil {
+			shardsNeeded(cp)
+			if cp.Per == "node" {
+				as.neverFits = cp.NodesNeeded == 0
+			} else {
+				as.neverFits = cp.ShardsNeeded == 0
+			}
+		}
+	}
+}
+
+// busiest is n's busiest unit's work, the node's when cp's capacity is a
+// node's.
+func (n *Nums) busiest(cp *Capacity) float64 {
+	if cp != nil && cp.Per == "node" {
+		return n.MaxNodeWork
+	}
+	return n.MaxShardWork
+}
+
 // needSearch is what shardsNeeded searches from: the design after fixes,
 // its workload, its score and the options it was scored with.
 type needSearch struct {
