@@ -464,7 +464,9 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 			// Without rows, the key with the most traffic speaks for the design.
 			better = ks.Cardinality > c.Cardinality
 		}
-		if main >= 0 {
+		if main >= 0 && t.Rows > 0 && w.Tables[main].Rows > 0 && !ks.Unknown() && !c.keyUnknown {
+			// Both keys measured on rows: else the largest table's (or
+			// the rowless rule above), whose values are known.
 			if r, m := exprReq[tk.expr.String()], exprReq[s.tables[main].expr.String()]; r != m {
 				better = r > m
 			}
