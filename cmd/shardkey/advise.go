@@ -378,7 +378,7 @@ func writeDirectories(e *env, dir string, adv *advisor.Advice) error {
 			}
 			written[f.DirectoryFile] = f.Placement
 			rescore := strings.Replace(f.Key, f.DirectoryFile, path, 1)
-			fmt.Fprintf(e.stderr, "wrote %s: the map of %s's %s fix (%s); re-score it with shardkey score -k '%s'\n", path, as.Key, f.Kind, f.Key, rescore)
+			fmt.Fprintf(e.stderr, "wrote %s: the map of %s's %s fix (%s); re-score it with the same inputs, --engine and --shards (or --slots and --nodes): shardkey score -k '%s'\n", path, as.Key, f.Kind, f.Key, rescore)
 		}
 	}
 	if len(written) == 0 {
