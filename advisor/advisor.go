@@ -114,6 +114,11 @@ type Advice struct {
 	// recommendation (no candidate beats it beyond noise).
 	InUse     string `json:"in_use,omitempty"`
 	KeepInUse bool   `json:"keep_in_use,omitempty"`
+	// CapacityFirst reports that the ranking put a design that fits the
+	// capacity after its fixes before one, ahead of it on what the
+	// operations and transactions touch, that no shard count brings
+	// under it (its verdict says which).
+	CapacityFirst bool `json:"capacity_first,omitempty"`
 	// RolledBackTxns is the number of transactions the log showed ending
 	// in ROLLBACK (shardkey.Workload.RolledBackTxns): their statements
 	// are in the work, not among the transactions of the cross-shard
@@ -214,6 +219,12 @@ type Assessment struct {
 	// and the verdict says so.
 	movedOff float64
 	movedOps []string
+	// fitsAfter: the workload has a capacity and no shard (node) is over
+	// it after the design's fixes; neverFits: no shard (node) count
+	// brings the design under it after its fixes (shardsNeeded found
+	// none), judged only when some viable design fits (judgeFit). A
+	// design that fits ranks before one that never does (orderBanded).
+	fitsAfter, neverFits bool
 }
 
 // OwnWarnings are the candidate's own warnings (Score.Warnings: a table
@@ -449,6 +460,21 @@ type Fix struct {
 	Shards int   `json:"shards,omitempty"`
 	Before *Nums `json:"before,omitempty"`
 	After  *Nums `json:"after,omitempty"`
+	// DirectoryFile and Placement, for a place-values fix, are the
+	// directory file Key names (directory(col, FILE)) and its map, every
+	// value with the shard (slot, with slots over nodes) it is placed on,
+	// in value order: what the file holds (WriteDirectory writes it, in
+	// the value,shard lines directory() reads).
+	DirectoryFile string   `json:"directory_file,omitempty"`
+	Placement     []Placed `json:"placement,omitempty"`
+}
+
+// Placed is one value of a directory placement and where it goes.
+type Placed struct {
+	Value string `json:"value"` // as the directory file writes it
+	Shard int    `json:"shard"` // 0-based; the slot with slots over nodes
+	// Node is the slot's node with slots over nodes, else omitted.
+	Node *int `json:"node,omitempty"`
 }
 
 // Nums are the headline numbers of a simulation.
@@ -611,20 +637,21 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	if len(list) == 0 {
 		return nil, fmt.Errorf("no candidate could be scored")
 	}
-	// Fixes for the most promising viable candidates, then the final
-	// order (the whale fix changes the load criterion).
+	// Fixes for every candidate, then the final order: the fixes change
+	// the load criterion (the busiest shard after fixes), and a figure
+	// "after fixes" that applied none would rank and read as the
+	// unfixed one. The fewest shards that fit (a search of re-scores) is
+	// worked out for the recommended design only (shardsNeeded). The
+	// order before the fixes stays the tie-break of the final (stable)
+	// sort: of two designs equal after fixes, the one that needs none to
+	// get there goes first (range(w_id) before hash(w_id) with its values
+	// placed one by one).
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
-	fixed := 0
 	for _, as := range list {
-		// The design in use always gets its fixes: it is weighed against
-		// the best candidates after theirs.
-		if fixed >= 3 && !as.InUse {
-			continue
-		}
 		as.an.fixes(as, as.w, sopts)
 		as.capacity = as.an.capacityCheck(as, sopts)
-		fixed++
 	}
+	judgeFit(list)
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
 	list = samePlacement(list, sopts)
 	list = keepInUse(list)
@@ -641,6 +668,18 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			as.Verdict += fmt.Sprintf("; provisional: too few %s to separate it from %s", few, plural(len(adv.Evidence.TiedWithFirst), "1 other design", fmt.Sprintf("%d other designs", len(adv.Evidence.TiedWithFirst))))
 		case as.TiedWithFirst:
 			as.Verdict += "; tied with the first within the evidence"
+		}
+		if as.fitsAfter {
+			// Ranked by the capacity over a design ahead on what the
+			// operations and transactions touch: said, not hidden.
+			for _, o := range list[i+1:] {
+				if ahead, _ := orderAccess(o, as); o.neverFits && ahead {
+					adv.CapacityFirst = true
+					as.Verdict += fmt.Sprintf("; ranked before %s, ahead of it on what the operations and transactions touch, because it fits the capacity after its fixes (busiest %s %s/s, %s/s a %s) and no %s count brings %s under it (busiest %s/s after its fixes)",
+						o.Display(), busiestUnit(as.Score), fmtF(as.capacity.After.busiest(as.capacity)), fmtF(as.capacity.Capacity), busiestUnit(as.Score), busiestUnit(as.Score), o.Display(), fmtF(o.capacity.After.busiest(o.capacity)))
+					break
+				}
+			}
 		}
 		if best := list[0]; i > 0 && as.Viable && as.movedOff-best.movedOff > 0.1*as.Score.RequestsPerS && as.Criteria.AfterFixes < best.Criteria.AfterFixes {
 			as.Verdict += fmt.Sprintf("; its %s/s after fixes takes %s requests/s (%s) to read models, which must still serve them: not a lighter load than %s's %s/s",
@@ -674,6 +713,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	}
 	a.compareCarried(list)
 	adv.Recommended = list[0].Key
+	shardsNeeded(list[0].capacity)
 	adv.CapacityCheck = list[0].capacity
 	adv.Warnings = append(adv.Warnings, smallSample(list[0])...)
 	if u := list[0].ReplicatedSizeUnknown; len(u) > 0 && o.Shards > 1 {
@@ -1291,6 +1331,17 @@ func order(x, y *Assessment) (xFirst, beyondNoise bool) {
 // when every one is within its band. loadTol is the relative band of the
 // busiest shard's work after fixes (0.02 for the ranking).
 func orderBanded(x, y *Assessment, loadTol float64) (xFirst, decided bool) {
+	// A design that fits the capacity after its fixes goes before one
+	// that no shard count brings under it (judgeFit): the other cannot
+	// serve the workload as simulated, whatever it keeps single-shard.
+	if x.Viable && y.Viable {
+		switch {
+		case x.fitsAfter && y.neverFits:
+			return true, true
+		case y.fitsAfter && x.neverFits:
+			return false, true
+		}
+	}
 	if first, decided := orderAccess(x, y); decided {
 		return first, true
 	}
@@ -1713,6 +1764,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		_, accessDecided := orderAccess(best, as)
 		switch {
 		case !as.Viable:
+		case best.fitsAfter && as.neverFits:
+			reason = fmt.Sprintf("no %s count brings it under the capacity of %s/s after its fixes (busiest %s/s), where this design fits (%s/s)",
+				busiestUnit(as.Score), fmtF(as.capacity.Capacity), fmtF(as.capacity.After.busiest(as.capacity)), fmtF(best.capacity.After.busiest(best.capacity)))
 		case hasFix(as, "place-values") && as.Score.MaxShardWork > best.Criteria.AfterFixes*1.005 && as.Criteria.AfterFixes <= best.Criteria.AfterFixes*1.005:
 			// Equal only after its place-values fix: say what the hash
 			// does and what the fix keeps.

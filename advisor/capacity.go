@@ -44,6 +44,8 @@ type Capacity struct {
 	// whale is the design's largest partition when it is a whale
 	// (Criteria.Bounded false), named when no shard count fits.
 	whale *PartitionValue
+	// search, until shardsNeeded runs, is what it searches from.
+	search *needSearch
 }
 
 // shardCountNote is what engine asks of a shard count other than n's
@@ -332,8 +334,12 @@ func encodeShard(w *shardkey.Workload, i int, d *shardkey.Design) bool {
 }
 
 // capacityCheck fills as's after-fixes figure and, when the workload has
-// a capacity, what it takes to bring every shard under it.
+// a capacity, the design's figures against it before and after its
+// fixes. What it takes to bring every shard under it (ShardsNeeded,
+// NodesNeeded: a search over shard or node counts, each a re-score) is
+// left to shardsNeeded, asked of the recommended design only.
 func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
+	o.Directories = a.dirs // a place-values fix's map, for the search too
 	dw, key, c, applied, skipped := a.afterFixes(as, o)
 	if c == nil {
 		return nil
@@ -349,22 +355,83 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 	if capacity <= 0 {
 		return nil
 	}
-	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: texts, NotSimulated: skipped, engine: o.Engine.Name(), kinds: kinds}
+	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: texts, NotSimulated: skipped, engine: o.Engine.Name(), kinds: kinds,
+		search: &needSearch{w: dw, key: key, c: c, o: o}}
 	if !as.Criteria.Bounded {
 		out.whale = as.Criteria.LargestOf
 	}
 	if as.Score.CapacityPer == "node" && o.Nodes != nil {
+		out.Per, out.Nodes = "node", o.Nodes.Count
+	}
+	return out
+}
+
+// judgeFit sets fitsAfter on each viable design of list with no shard
+// (node) over capacity after its fixes and, when some does, neverFits on
+// each viable design that no shard (node) count brings under it
+// (shardsNeeded: a search, run only then).
+func judgeFit(list []*Assessment) {
+	some := false
+	for _, as := range list {
+		if cp := as.capacity; as.Viable && cp != nil && cp.After != nil && cp.After.OverCapacity == 0 {
+			as.fitsAfter, some = true, true
+		}
+	}
+	if !some {
+		return
+	}
+	for _, as := range list {
+		if cp := as.capacity; as.Viable && !as.fitsAfter && cp != nil && cp.After != nil {
+			shardsNeeded(cp)
+			if cp.Per == "node" {
+				as.neverFits = cp.NodesNeeded == 0
+			} else {
+				as.neverFits = cp.ShardsNeeded == 0
+			}
+		}
+	}
+}
+
+// busiest is n's busiest unit's work, the node's when cp's capacity is a
+// node's.
+func (n *Nums) busiest(cp *Capacity) float64 {
+	if cp != nil && cp.Per == "node" {
+		return n.MaxNodeWork
+	}
+	return n.MaxShardWork
+}
+
+// needSearch is what shardsNeeded searches from: the design after fixes,
+// its workload, its score and the options it was scored with.
+type needSearch struct {
+	w   *shardkey.Workload
+	key string
+	c   *sim.Candidate
+	o   sim.Options
+}
+
+// shardsNeeded fills cp's ShardsNeeded (and, with slots over nodes,
+// NodesNeeded): the fewest shards (nodes) that leave none over capacity
+// with every fix applied. Once per Capacity; nil cp is a no-op.
+func shardsNeeded(cp *Capacity) {
+	if cp == nil || cp.search == nil {
+		return
+	}
+	s := cp.search
+	cp.search = nil
+	c, o := s.c, s.o
+	if c.CapacityPer == "node" && o.Nodes != nil {
 		// A node's capacity: more nodes share the same slots' work.
-		out.Per, out.Nodes, out.ShardsNeeded = "node", o.Nodes.Count, o.Shards
+		cp.ShardsNeeded = o.Shards
 		if len(c.OverCapacity) == 0 {
-			out.NodesNeeded = o.Nodes.Count
-			return out
+			cp.NodesNeeded = o.Nodes.Count
+			return
 		}
 		if c.NodeWorkFloor() > c.Capacity*(1+1e-12) {
 			// The busiest slot alone is over a node's capacity: no
 			// node count fits (each of up to o.Shards nodes tried
 			// would cost a pass over every slot).
-			return out
+			return
 		}
 		how := o.Nodes.How
 		if how != "round-robin" {
@@ -376,22 +443,21 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 				break
 			}
 			if len(c.OnNodes(m).OverCapacity) == 0 {
-				out.NodesNeeded = n
+				cp.NodesNeeded = n
 				break
 			}
 		}
-		return out
+		return
 	}
 	if len(c.OverCapacity) == 0 {
-		out.ShardsNeeded = o.Shards
-		return out
+		cp.ShardsNeeded = o.Shards
+		return
 	}
-	out.ShardsNeeded = fewestShards(o.Shards, c, func(n int) (*sim.Candidate, error) {
+	cp.ShardsNeeded = fewestShards(o.Shards, c, func(n int) (*sim.Candidate, error) {
 		oo := o
 		oo.Shards = n
-		return sim.Score(dw, key, oo)
+		return sim.Score(s.w, s.key, oo)
 	})
-	return out
 }
 
 // fewestShards returns the fewest shards, more than n (up to

@@ -1,7 +1,10 @@
 package advisor
 
 import (
+	"encoding/csv"
 	"fmt"
+	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -38,10 +41,19 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 		}
 	}
 	h, ok := d.Default.(*shardkey.HashExpr)
-	if !ok || len(h.Cols) != 1 || h.Vindex != "" || len(d.Tables) > 0 && !onlyReplicas(d) || len(d.Lookups) > 0 {
+	if !ok || len(h.Cols) != 1 || h.Vindex != "" || len(d.Lookups) > 0 || !strings.HasPrefix(d.Text, d.Default.String()) {
 		return
 	}
 	col := h.Cols[0]
+	// Tables with keys of their own keep them (TPC-C's item:hash(i_id)
+	// under Redis Cluster, which has no reference tables), unless a key
+	// places col too: hashed there and placed by the map here, one value
+	// would land on two shards (no longer co-located).
+	for _, e := range d.Tables {
+		if _, ok := e.(*shardkey.ReplicateExpr); !ok && slices.Contains(e.Columns(), col) {
+			return
+		}
+	}
 	units, unit := a.whaleUnits(o.Shards)
 	if units < 2 {
 		return
@@ -139,17 +151,18 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 		}
 		dir[v] = sh
 	}
-	name := col + "-placement.csv"
-	if a.dirs == nil {
-		a.dirs = map[string]map[shardkey.Value]int{}
+	name, fresh := a.dirName(col, dir)
+	drop := func() {
+		if fresh {
+			delete(a.dirs, name)
+		}
 	}
-	a.dirs[name] = dir
 	o.Directories = a.dirs
 	rest := strings.TrimPrefix(d.Text, d.Default.String())
 	key := fmt.Sprintf("directory(%s, %s)%s", shardkey.QuoteName(col), name, rest)
 	x, err := sim.Score(w, key, o)
 	if err != nil || busiest(x) >= 0.9*busiest(c) {
-		delete(a.dirs, name)
+		drop()
 		return
 	}
 	// The cause: how the hash placed the values.
@@ -167,7 +180,7 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 		}
 	}
 	if len(two) == 0 {
-		delete(a.dirs, name)
+		drop()
 		return // no two values share a unit: the load is the values' own
 	}
 	unitsName := unit + "s"
@@ -183,10 +196,18 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 	}
 	slices.SortFunc(vals, shardkey.Compare)
 	var shown []string
+	placement := make([]Placed, len(vals))
 	for i, v := range vals {
+		placement[i] = Placed{Value: v.String(), Shard: dir[v]}
+		if o.Nodes != nil {
+			nd := o.Nodes.Node[dir[v]]
+			placement[i].Node = &nd
+		}
 		if i == 12 {
-			shown = append(shown, "...")
-			break
+			shown = append(shown, fmt.Sprintf("... (all %d in the fix's placement in JSON and in the file %s, which --write-directories writes)", len(vals), name))
+		}
+		if i >= 12 {
+			continue
 		}
 		to := fmt.Sprintf("%s %d", unit, dir[v])
 		if o.Nodes != nil {
@@ -203,8 +224,53 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 		text += fmt.Sprintf(" Cross-shard transactions %s -> %s: the values that shared a %s no longer do.", pct(c.CrossShardTxnFraction), pct(x.CrossShardTxnFraction), unit)
 	}
 	as.Criteria.txnAfterFixes, as.Criteria.txnAfterSet = x.CrossShardTxnFraction, true
-	as.Fixes = append(as.Fixes, Fix{Kind: "place-values", Target: col, Key: key, Before: nums(c), After: nums(x), Text: text})
+	as.Fixes = append(as.Fixes, Fix{Kind: "place-values", Target: col, Key: key, Before: nums(c), After: nums(x), Text: text,
+		DirectoryFile: name, Placement: placement})
 	as.Criteria.AfterFixes = x.MaxShardWork
+}
+
+// dirName returns the name of the in-memory directory file (a.dirs) that
+// holds dir, the placement of col's values, adding it as
+// COL-placement.csv, or COL-placement-2.csv, -3, ... when another
+// candidate's different map of col holds that name: each design's key
+// names its own map (the figures are re-scored from it later, and each
+// is written as a file of that name). fresh reports whether the name was
+// added here (else another fix holds the same map under it).
+func (a *analysis) dirName(col string, dir map[shardkey.Value]int) (name string, fresh bool) {
+	if a.dirs == nil {
+		a.dirs = map[string]map[shardkey.Value]int{}
+	}
+	for i := 1; ; i++ {
+		name = col + "-placement.csv"
+		if i > 1 {
+			name = fmt.Sprintf("%s-placement-%d.csv", col, i)
+		}
+		have, ok := a.dirs[name]
+		if !ok {
+			a.dirs[name] = dir
+			return name, true
+		}
+		if maps.Equal(have, dir) {
+			return name, false
+		}
+	}
+}
+
+// WriteDirectory writes placement as a directory file in the format
+// directory(col, FILE) reads (sim: "value,shard" lines, CSV-quoted where
+// needed), under the header "col,shard".
+func WriteDirectory(wr io.Writer, col string, placement []Placed) error {
+	cw := csv.NewWriter(wr)
+	if err := cw.Write([]string{col, "shard"}); err != nil {
+		return err
+	}
+	for _, p := range placement {
+		if err := cw.Write([]string{p.Value, strconv.Itoa(p.Shard)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // nthSlot returns the i-th slot (from 0, wrapping) that node[] puts on

@@ -186,7 +186,9 @@ func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Option
 		}
 		c := s.Headline(p)
 		wr = append(wr, c.WorkRatio)
-		lr = append(lr, c.LoadRatio)
+		// Per node where the work is (Redis slots over nodes), as the
+		// advice's other figures are.
+		lr = append(lr, c.UnitLoadRatio())
 		mx = append(mx, c.MaxShardWork)
 		cx = append(cx, c.CrossShardTxnFraction)
 	}

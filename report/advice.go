@@ -35,6 +35,9 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	tw.Flush()
 	fmt.Fprintln(w, "\nRanked by what matters most for a shard key, in order: the dominant operations single-shard and transactions on")
 	fmt.Fprintln(w, "one shard; the key matches an isolation boundary; partitions bounded; load acceptable after fixes.")
+	if adv.CapacityFirst {
+		fmt.Fprintln(w, "First of all, a design that fits the capacity after its fixes goes before one that no shard count brings under it.")
+	}
 	fmt.Fprintln(w, "Work is units/s: one operation on one shard is one unit.")
 	if head, lines := skippedText(adv); head != "" {
 		fmt.Fprintln(w, numfmt.Wrap(head, 88, ""))

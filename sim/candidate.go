@@ -144,8 +144,9 @@ type Candidate struct {
 	// and to every node once under ScatterPerNode.
 	keyless float64
 
-	// Key characteristics of the main table's key (the keyed table with
-	// the most rows); Tables has them for every keyed table.
+	// Key characteristics of the main table's key (of the key expression
+	// whose tables the operations name most, its table with the most
+	// rows); Tables has them for every keyed table.
 	Cardinality int        `json:"cardinality"`
 	TopValues   []TopValue `json:"top_values"`
 	// MoreValues are the main key's values ranked after TopValues
@@ -437,6 +438,20 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		}
 	}
 	c.OverCapacity = overCapacity(c.CapacityWork(), w.Capacity)
+	// The main key speaks for the design (Cardinality, TopValues, the
+	// perfect-hash yardstick ExpectedMaxLoadRatio): the key expression
+	// whose tables the most requests name (hash(w_id) over TPC-C's
+	// warehouse tables, not item:hash(i_id) of the largest table, which
+	// only new-order's item reads ask), the largest of its tables; with
+	// no rates, or a tie, the largest table's, as before.
+	exprReq := map[string]float64{}
+	for _, op := range w.Ops {
+		if op.Table >= 0 && op.Table < len(s.tables) {
+			if tk := s.tables[op.Table]; tk.kind != kUnplaced && tk.kind != kReplicate {
+				exprReq[tk.expr.String()] += op.Rate
+			}
+		}
+	}
 	main := -1
 	var hidden []string // warnings of range keys whose fitted boundaries hide a hot tail
 	for ti, tk := range s.tables {
@@ -473,6 +488,13 @@ func (s *Scheme) Report(p *Partial) *Candidate {
 		if main >= 0 && t.Rows == 0 && w.Tables[main].Rows == 0 {
 			// Without rows, the key with the most traffic speaks for the design.
 			better = ks.Cardinality > c.Cardinality
+		}
+		if main >= 0 && t.Rows > 0 && w.Tables[main].Rows > 0 && !ks.Unknown() && !c.keyUnknown {
+			// Both keys measured on rows: else the largest table's (or
+			// the rowless rule above), whose values are known.
+			if r, m := exprReq[tk.expr.String()], exprReq[s.tables[main].expr.String()]; r != m {
+				better = r > m
+			}
 		}
 		if better {
 			main = ti
@@ -915,6 +937,18 @@ func (c *Candidate) ExpectedWorkRatio() float64 {
 		return ExpectedMaxLoadRatio(c.Cardinality, c.nodes.Count)
 	}
 	return c.ExpectedMaxLoadRatio
+}
+
+// UnitLoadRatio returns the row load ratio (max/mean of the row weight)
+// over the units work_ratio is counted on: the nodes when WorkPer is
+// "node" (slots over nodes under Redis: each node's slots' load summed),
+// else the shards (LoadRatio itself).
+func (c *Candidate) UnitLoadRatio() float64 {
+	if c.WorkPer == "node" && c.nodes != nil && len(c.nodes.Node) == len(c.ShardLoad) {
+		r, _, _ := ratio(c.nodes.Sum(c.ShardLoad))
+		return r
+	}
+	return c.LoadRatio
 }
 
 // CapacityWork returns the work (units/s) of each unit capacity is judged

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +36,7 @@ func runAdvise(e *env, args []string) error {
 	fs.Lookup("format").Usage = "output `format`: table, json, markdown or html"
 	sweep := fs.String("sweep", "4,8,16,32,64,128,256", "shard `counts` to score the recommended key at (\"\" for none); a key of few values adds the counts near --shards that divide them")
 	emitFmt := fs.String("emit", "", "also write the chosen design as the engine's own `configuration`: "+strings.Join(emit.Formats(), ", ")+"; scored with that system's engine (citus, vitess, mongodb, cockroachdb: the default without --engine; another --engine is an error)")
+	dirsOut := fs.String("write-directories", "", "write the directory files the proposed designs name (directory(col, FILE): a place-values fix's map of each value to its shard, lines value,shard) into `dir`, so that shardkey score -k 'directory(col, DIR/FILE)' re-scores them")
 	boot := fs.Int("bootstrap", 20, "bootstrap `replicates` for 95% confidence intervals of the recommended key (0 for none)")
 	var rf reshardFlags // --current, --row-bytes, --copy-rate (reshard.go)
 	rf.register(fs)
@@ -53,6 +56,12 @@ DDL). Its figures must be that system's, so the keys are scored with its
 engine: without --engine, citus, vitess, mongodb or cockroachdb (said in a
 warning); an --engine of another system is a usage error (citus accepts
 citus(...), vschema any vitess-* engine).
+
+--write-directories DIR writes the directory files the proposed designs
+name: a fix that places a hash key's few values one by one is the design
+directory(col, COL-placement.csv), and the file is its map (value,shard
+lines, the format directory() reads; also the fix's "placement" in JSON).
+Re-score it with shardkey score -k 'directory(col, DIR/COL-placement.csv)'.
 
 Examples:
   shardkey advise
@@ -245,6 +254,11 @@ Flags:
 	if err != nil {
 		return err
 	}
+	if *dirsOut != "" {
+		if err := writeDirectories(e, *dirsOut, adv); err != nil {
+			return err
+		}
+	}
 	var cfg *engineConfig
 	if *emitFmt != "" {
 		if cfg, err = emitConfig(*emitFmt, l, adv); err != nil {
@@ -333,6 +347,58 @@ Flags:
 		}
 	}
 	return nil
+}
+
+// writeDirectories writes into dir the directory file of every proposed
+// fix that names one (advisor.Fix.DirectoryFile, its Placement), each
+// once, and says on standard error what it wrote and how to re-score it.
+func writeDirectories(e *env, dir string, adv *advisor.Advice) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageErr("--write-directories: %v", err)
+	}
+	written := map[string][]advisor.Placed{}
+	for _, as := range adv.Candidates {
+		for _, f := range as.Fixes {
+			if f.DirectoryFile == "" || len(f.Placement) == 0 {
+				continue
+			}
+			path := filepath.Join(dir, f.DirectoryFile)
+			if prev, ok := written[f.DirectoryFile]; ok {
+				if !samePlacement(prev, f.Placement) {
+					return fmt.Errorf("--write-directories: two different maps named %s (%s's fix and another's)", f.DirectoryFile, as.Key)
+				}
+				continue
+			}
+			var b bytes.Buffer
+			if err := advisor.WriteDirectory(&b, f.Target, f.Placement); err != nil {
+				return err
+			}
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				return fmt.Errorf("--write-directories: %w", err)
+			}
+			written[f.DirectoryFile] = f.Placement
+			rescore := strings.Replace(f.Key, f.DirectoryFile, path, 1)
+			fmt.Fprintf(e.stderr, "wrote %s: the map of %s's %s fix (%s); re-score it with the same inputs, --engine and --shards (or --slots and --nodes): shardkey score -k '%s'\n", path, as.Key, f.Kind, f.Key, rescore)
+		}
+	}
+	if len(written) == 0 {
+		fmt.Fprintf(e.stderr, "--write-directories: no proposed design names a directory file; nothing written to %s\n", dir)
+	}
+	return nil
+}
+
+// samePlacement reports whether a and b place the same values on the
+// same shards.
+func samePlacement(a, b []advisor.Placed) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Value != b[i].Value || a[i].Shard != b[i].Shard {
+			return false
+		}
+	}
+	return true
 }
 
 // engineConfig is the chosen design in an engine's own configuration.
