@@ -29,8 +29,12 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	fmt.Fprintf(tw, "rank\tkey\tlocal\tsingle-shard\tcross-shard txns\tboundary\tlargest partition\t%s\t%s\tverdict\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s/s\t%s\n", as.Rank, as.Display(), singlePct(cr, cr.Local), singlePct(cr, cr.SingleShard), txnPct(as), yesNo(cr.Boundary),
-			largest(as), numfmt.Num(cr.MaxShardWork), numfmt.Num(cr.AfterFixes), as.Verdict)
+		after := afterCell(cr)
+		if after != "-" {
+			after += "/s"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s/s\t%s\t%s\n", as.Rank, as.Display(), singlePct(cr, cr.Local), singlePct(cr, cr.SingleShard), txnPct(as), yesNo(cr.Boundary),
+			largest(as), numfmt.Num(cr.MaxShardWork), after, as.Verdict)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nRanked by what matters most for a shard key, in order: the dominant operations single-shard and transactions on")
@@ -39,6 +43,9 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		fmt.Fprintln(w, "First of all, a design that fits the capacity after its fixes goes before one that no shard count brings under it.")
 	}
 	fmt.Fprintln(w, "Work is units/s: one operation on one shard is one unit.")
+	if l := notSimulatedNote(adv); l != "" {
+		fmt.Fprintln(w, numfmt.Wrap(l, 88, ""))
+	}
 	if head, lines := skippedText(adv); head != "" {
 		fmt.Fprintln(w, numfmt.Wrap(head, 88, ""))
 		for _, l := range lines {
@@ -221,7 +228,10 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
 		fmt.Fprintf(w, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", as.Rank, MarkdownCell(as.Display()), singlePct(cr, cr.Local), singlePct(cr, cr.SingleShard), txnPct(as),
-			yesNo(cr.Boundary), largest(as), numfmt.Num(cr.MaxShardWork), numfmt.Num(cr.AfterFixes), MarkdownCell(MarkdownText(as.Verdict)))
+			yesNo(cr.Boundary), largest(as), numfmt.Num(cr.MaxShardWork), afterCell(cr), MarkdownCell(MarkdownText(as.Verdict)))
+	}
+	if l := notSimulatedNote(adv); l != "" {
+		fmt.Fprintf(w, "\n%s\n", MarkdownText(l))
 	}
 	if head, lines := skippedText(adv); head != "" {
 		fmt.Fprintf(w, "\n%s\n\n", MarkdownText(head))
@@ -445,7 +455,7 @@ func nodesHTML(adv *advisor.Advice) *nodesView {
 	return v
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText, "skipped": skippedView, "spct": singlePct}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText, "skipped": skippedView, "spct": singlePct, "after": afterCell, "notsim": notSimulatedNote}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -459,8 +469,8 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <p>{{places .A}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>local</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>{{busiest .A "busiest"}} (units/s)</th><th>{{busiest .A "after fixes"}}</th><th>verdict</th></tr>
-{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{spct .Criteria .Criteria.Local}}</td><td class="n">{{spct .Criteria .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{num .Criteria.AfterFixes}}</td><td>{{.Verdict}}</td></tr>
-{{end}}</table>{{with skipped .A}}
+{{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{spct .Criteria .Criteria.Local}}</td><td class="n">{{spct .Criteria .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{after .Criteria}}</td><td>{{.Verdict}}</td></tr>
+{{end}}</table>{{with notsim .A}}<p>{{.}}</p>{{end}}{{with skipped .A}}
 <p>{{.Head}}</p><ul>{{range .Lines}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{range .Cands}}<h2>{{.Rank}}. <code>{{.Display}}</code></h2><p>{{.Verdict}}</p>
 <ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
@@ -571,4 +581,26 @@ func singlePct(cr advisor.Criteria, x float64) string {
 		return "unknown"
 	}
 	return numfmt.Pct(x)
+}
+
+// afterCell is the "after fixes" cell: the busiest shard's work once the
+// candidate's fixes are re-simulated, or "-" when none was simulated for
+// it (advisor.Criteria.AfterFixesNotSimulated: a workload without a
+// capacity re-simulates the leading candidates' fixes only).
+func afterCell(cr advisor.Criteria) string {
+	if cr.AfterFixesNotSimulated {
+		return "-"
+	}
+	return numfmt.Num(cr.AfterFixes)
+}
+
+// notSimulatedNote says what an "after fixes" cell of "-" means, when a
+// candidate has one; "" otherwise.
+func notSimulatedNote(adv *advisor.Advice) string {
+	for _, as := range adv.Candidates {
+		if as.Criteria.AfterFixesNotSimulated {
+			return "After fixes \"-\": not simulated. Without a capacity the fixes of the three leading candidates (and of the design in use) are re-simulated; give --capacity to have every candidate's."
+		}
+	}
+	return ""
 }
