@@ -686,7 +686,7 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			for _, o := range list[i+1:] {
 				if ahead, _ := orderAccess(o, as); o.neverFits && ahead {
 					adv.CapacityFirst = true
-					as.Verdict += fmt.Sprintf("; ranked before %s, ahead of it on what the operations and transactions touch, because it fits the capacity after its fixes (busiest %s %s/s, %s/s a %s) and no %s count brings %s under it (busiest %s/s after its fixes)",
+					as.Verdict += fmt.Sprintf("; ranked before %s, though that one is ahead on what the operations and transactions touch, because this one fits the capacity after its fixes with room to spare (busiest %s %s/s, %s/s a %s) and no %s count brings %s under it (busiest %s/s after its fixes)",
 						o.Display(), busiestUnit(as.Score), fmtF(as.capacity.After.busiest(as.capacity)), fmtF(as.capacity.Capacity), busiestUnit(as.Score), busiestUnit(as.Score), o.Display(), fmtF(o.capacity.After.busiest(o.capacity)))
 					break
 				}

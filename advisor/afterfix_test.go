@@ -1,7 +1,6 @@
 package advisor_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -72,17 +71,20 @@ func TestAfterFixesEveryCandidate(t *testing.T) {
 // capacity. hash(page_id); members:replicate asks one shard for 98% of the
 // requests and, with its projection for "search a workspace" (work
 // 44,000/s, a mean of 687.5/s a shard: TestAfterFixesEveryCandidate's
-// arithmetic), fits: its busiest shard after fixes is under 800/s. It
-// must rank first, its verdict saying why, and hash(workspace_id)'s
-// "Not" reason say that no shard count fits it. Before, only the first
-// three were fixed and access came first: hash(workspace_id) was
-// recommended at 6,891/s after fixes.
+// arithmetic), has a busiest shard after fixes between that mean and
+// about 900/s (792/s under Citus's hash, 884/s under the default
+// engine's: the hash placement alone moves it by about 10%).
+//
+// At the workload's 800/s that busiest shard is within 10% of the
+// capacity (fitMargin): not a fit to leave the tenant key for, so
+// hash(workspace_id) stays first (100% single-shard against 98%). At
+// 1,000/s a shard, 900/s is 10% under it: hash(page_id);
+// members:replicate fits with room to spare while the whale still
+// exceeds any shard (6,895 > 1,000), so it ranks first, its verdict
+// saying why (though the other is ahead on access) and that no shard
+// count fits hash(workspace_id).
 func TestFitsBeforeNeverFits(t *testing.T) {
 	s, err := scenario.Builtin("workspace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := scenario.Build(s, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,23 +92,31 @@ func TestFitsBeforeNeverFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	adv, err := advisor.Recommend(w, advisor.Options{Shards: w.Shards, Engine: eng})
-	if err != nil {
-		t.Fatal(err)
-	}
-	best := adv.Candidates[0]
-	if best.Key != "hash(page_id); members:replicate" {
-		t.Fatalf("recommended %s; want hash(page_id); members:replicate, the design that fits after its fixes", best.Key)
-	}
-	if got := best.Criteria.AfterFixes; got < 687.5 || got > 800 {
-		t.Errorf("busiest shard after fixes %.1f/s; want between the mean 687.5/s and the capacity 800/s", got)
-	}
-	if !adv.CapacityFirst || !strings.Contains(best.Verdict, "ranked before hash(workspace_id)") || !strings.Contains(best.Verdict, "no shard count brings hash(workspace_id) under it") {
-		t.Errorf("capacity_first %v, verdict %q; want it to say why it ranks before hash(workspace_id)", adv.CapacityFirst, best.Verdict)
-	}
-	if !slices.ContainsFunc(adv.Summary, func(l string) bool {
-		return strings.Contains(l, "Not hash(workspace_id) (no shard count brings it under the capacity of 800/s after its fixes")
-	}) {
-		t.Errorf("summary does not say why not hash(workspace_id): %q", adv.Summary)
+	for _, capacity := range []float64{800, 1000} {
+		w, err := scenario.Build(s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Capacity = capacity
+		adv, err := advisor.Recommend(w, advisor.Options{Shards: w.Shards, Engine: eng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := adv.Candidates[0]
+		if capacity == 800 {
+			if best.Key != "hash(workspace_id)" || adv.CapacityFirst {
+				t.Errorf("capacity 800: recommended %s (capacity_first %v); want hash(workspace_id): the other design's fit is within 10%% of the capacity", best.Key, adv.CapacityFirst)
+			}
+			continue
+		}
+		if best.Key != "hash(page_id); members:replicate" {
+			t.Fatalf("capacity 1,000: recommended %s; want hash(page_id); members:replicate, the design that fits after its fixes", best.Key)
+		}
+		if got := best.Criteria.AfterFixes; got < 687.5 || got > 900 {
+			t.Errorf("busiest shard after fixes %.1f/s; want between the mean 687.5/s and 900/s", got)
+		}
+		if !adv.CapacityFirst || !strings.Contains(best.Verdict, "ranked before hash(workspace_id), though that one is ahead on what the operations and transactions touch") || !strings.Contains(best.Verdict, "no shard count brings hash(workspace_id) under it") {
+			t.Errorf("capacity_first %v, verdict %q; want it to say why it ranks before hash(workspace_id)", adv.CapacityFirst, best.Verdict)
+		}
 	}
 }
