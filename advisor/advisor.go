@@ -652,9 +652,9 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 	// get there goes first (range(w_id) before hash(w_id) with its values
 	// placed one by one).
 	sort.SliceStable(list, func(i, j int) bool { return better(list[i], list[j]) })
-	fixed := 0
+	fixed, limit := 0, fixesFor(w)
 	for _, as := range list {
-		if fixed >= fixesFor(w) && !as.InUse {
+		if fixed >= limit && !as.InUse {
 			as.Criteria.AfterFixesNotSimulated = true
 			continue
 		}
@@ -1928,7 +1928,7 @@ func fixesFor(w *shardkey.Workload) int {
 // when the engine is not MongoDB or no committed transaction touches two
 // collections the design keys by the same shard key.
 func mongoColocationNote(engine string, best *Assessment, w *shardkey.Workload) string {
-	if engine != "mongodb" || best == nil || best.Score == nil {
+	if engineFamily(engine) != "mongodb" || best == nil || best.Score == nil {
 		return ""
 	}
 	keyOf := map[string]string{}
