@@ -109,6 +109,18 @@ func TestFitsBeforeNeverFits(t *testing.T) {
 			}
 			continue
 		}
+		// hash(block_id); pages:hash(page_id); members:hash(user_id) puts a
+		// page and its blocks apart, so every transaction (a page's blocks
+		// written together) crosses shards, against none under
+		// hash(workspace_id): whether or not it fits, the capacity does not
+		// rank it first (capacityTxnSlack).
+		pos := map[string]int{}
+		for i, c := range adv.Candidates {
+			pos[c.Key] = i
+		}
+		if b, ok := pos["hash(block_id); pages:hash(page_id); members:hash(user_id)"]; ok && b < pos["hash(workspace_id)"] {
+			t.Errorf("capacity 1,000: hash(block_id) design (100%% of transactions cross shards) ranks %d, before hash(workspace_id) at %d", b+1, pos["hash(workspace_id)"]+1)
+		}
 		if best.Key != "hash(page_id); members:replicate" {
 			t.Fatalf("capacity 1,000: recommended %s; want hash(page_id); members:replicate, the design that fits after its fixes", best.Key)
 		}
