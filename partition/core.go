@@ -100,6 +100,8 @@ type blakeState struct {
 	last int64
 	at   int
 	dec  [20]byte
+	// lanes are Point4's and PointInt64x4's four messages.
+	lanes blakeLanes
 }
 
 var (
@@ -128,6 +130,12 @@ func (st *blakeState) Point(key []shardkey.Value) (uint64, error) {
 // digits, a carry or two, rather than formatted afresh (formatInt64's
 // division per two digits).
 func (st *blakeState) PointInt64(v int64) uint64 {
+	return st.sum64(st.int64Text(v))
+}
+
+// int64Text returns v's decimal text, by the step from the last value's
+// when it is 0 to 99 above it (PointInt64), in st's scratch.
+func (st *blakeState) int64Text(v int64) []byte {
 	if c := uint64(v) - uint64(st.last); st.at > 0 && st.last >= 0 && v >= 0 && c < 100 {
 		for i := len(st.dec) - 1; c > 0; i-- {
 			x := c
@@ -143,7 +151,7 @@ func (st *blakeState) PointInt64(v int64) uint64 {
 		st.at = len(st.dec) - len(formatInt64(&st.dec, v))
 	}
 	st.last = v
-	return st.sum64(st.dec[st.at:])
+	return st.dec[st.at:]
 }
 
 // sum64 is the big-endian number of text's 8-byte BLAKE2b digest.

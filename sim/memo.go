@@ -131,15 +131,16 @@ func (m *memoEngine) fill() {
 			wg.Go(func() {
 				key := make([]shardkey.Value, len(m.cols))
 				pt := m.pointer()
+				var sc fillScratch
 				for {
 					lo := int(next.Add(fillChunk)) - fillChunk
 					if lo >= n {
 						return
 					}
 					if m.byVal {
-						m.fillValues(pt, lo, min(lo+fillChunk, n), key)
+						m.fillValues(pt, lo, min(lo+fillChunk, n), key, &sc)
 					} else {
-						m.fillSlots(pt, held, vals, lo, min(lo+fillChunk, n), key)
+						m.fillSlots(pt, held, vals, lo, min(lo+fillChunk, n), key, &sc)
 					}
 				}
 			})
@@ -200,31 +201,56 @@ func (m *memoEngine) pointer() partition.Pointer {
 	return m.Engine
 }
 
+// fillScratch is a fill worker's scratch: the indexes still to point in
+// its chunk and their points.
+type fillScratch struct {
+	at  []int
+	pts []uint64
+}
+
 // fillValues fills the shards of values lo+d for d in lo..hi-1 of a byVal
-// memo's integer column that the rows hold, points by pt (pointer). The
-// shard bytes of a table word are gathered and or'ed into it at once (a
-// word's four values lie in one range: fillChunk is a multiple of 4).
-func (m *memoEngine) fillValues(pt partition.Pointer, lo, hi int, key []shardkey.Value) {
+// memo's integer column that the rows hold, points by pt (pointer): four
+// at a time when it is a partition.Int64Pointer4 (BLAKE2b's four lanes),
+// else by PointInt64 or Point one by one. The shard bytes of a table word
+// are gathered and or'ed into it at once (a word's four values lie in one
+// range: fillChunk is a multiple of 4).
+func (m *memoEngine) fillValues(pt partition.Pointer, lo, hi int, key []shardkey.Value, sc *fillScratch) {
 	c := m.cols[0]
 	var ip partition.Int64Pointer
+	var ip4 partition.Int64Pointer4
 	switch c.typ {
 	case shardkey.Int16, shardkey.Int32, shardkey.Int64:
 		ip, _ = pt.(partition.Int64Pointer) // one integer's text: PointInt64
+		ip4, _ = pt.(partition.Int64Pointer4)
 	}
-	var word uint32 // shard bytes of word d>>2 not yet stored
+	// The values to point: held by a row, not yet known (a statement's,
+	// before the fill).
+	at := sc.at[:0]
 	for d := lo; d < hi; d++ {
-		if word != 0 && d&3 == 0 {
-			m.sh[(d-1)>>2].Or(word)
-			word = 0
-		}
-		k := c.num[d]
-		if k == 0 {
+		if c.num[d] == 0 {
 			continue
 		}
 		if _, ok := m.shardOf(uint64(d)); ok {
-			continue // a statement's, before the fill
+			continue
 		}
-		v := int64(uint64(c.lo) + uint64(d))
+		at = append(at, d)
+	}
+	sc.at = at
+	pts := sc.pts[:0]
+	i := 0
+	if ip4 != nil && ip != nil {
+		var vs [4]int64
+		var ps [4]uint64
+		for ; i+4 <= len(at); i += 4 {
+			for l := range vs {
+				vs[l] = int64(uint64(c.lo) + uint64(at[i+l]))
+			}
+			ip4.PointInt64x4(&vs, &ps)
+			pts = append(pts, ps[:]...)
+		}
+	}
+	for ; i < len(at); i++ {
+		v := int64(uint64(c.lo) + uint64(at[i]))
 		var p uint64
 		if ip != nil {
 			p = ip.PointInt64(v)
@@ -232,50 +258,115 @@ func (m *memoEngine) fillValues(pt partition.Pointer, lo, hi int, key []shardkey
 			key[0] = shardkey.Value{Type: c.typ, Int: v}
 			var err error
 			if p, err = pt.Point(key); err != nil {
-				continue
+				p = 0 // unknown: its caller computes it and reports the error
 			}
 		}
-		m.pts[k-1].Store(p)
+		pts = append(pts, p)
+	}
+	sc.pts = pts
+	var word uint32 // shard bytes of word w not yet stored
+	w := -1
+	for i, d := range at {
+		p := pts[i]
+		if p == 0 && ip == nil {
+			continue // failed, or 0: computed when asked, as pointAt does
+		}
+		if d>>2 != w {
+			if word != 0 {
+				m.sh[w].Or(word)
+			}
+			word, w = 0, d>>2
+		}
+		m.pts[c.num[d]-1].Store(p)
 		word |= uint32(p%m.modN+1) << (d & 3 * 8)
 	}
 	if word != 0 {
-		m.sh[(hi-1)>>2].Or(word)
+		m.sh[w].Or(word)
 	}
 }
 
 // fillSlots fills the points and shards of slots lo..hi-1 that some row
 // holds (held), their key values from each column's values by number
 // (vals): small tables, where a row's values sit anywhere in the sample.
-// Points by pt (pointer); the shard bytes of a table word are or'ed into
-// it at once, as fillValues does.
-func (m *memoEngine) fillSlots(pt partition.Pointer, held []bool, vals []codeValues, lo, hi int, key []shardkey.Value) {
-	var word uint32 // shard bytes of word s>>2 not yet stored
+// Points by pt (pointer), four at a time when it is a partition.Pointer4;
+// the shard bytes of a table word are or'ed into it at once, as
+// fillValues does.
+func (m *memoEngine) fillSlots(pt partition.Pointer, held []bool, vals []codeValues, lo, hi int, key []shardkey.Value, sc *fillScratch) {
+	at := sc.at[:0]
 	for s := lo; s < hi; s++ {
-		if word != 0 && s&3 == 0 {
-			m.sh[(s-1)>>2].Or(word)
-			word = 0
-		}
 		if !held[s] {
 			continue
 		}
 		if _, ok := m.shardOf(uint64(s)); ok {
 			continue // a statement's, before the fill
 		}
+		at = append(at, s)
+	}
+	sc.at = at
+	keyOf := func(key []shardkey.Value, s int) {
 		rest := uint64(s)
 		for j := len(m.cols) - 1; j >= 0; j-- {
 			c := m.cols[j]
 			key[j] = c.value(vals[j], rest%c.span)
 			rest /= c.span
 		}
+	}
+	pts := sc.pts[:0]
+	var ok []bool // nil unless a point failed
+	i := 0
+	if p4, is := pt.(partition.Pointer4); is {
+		var keys [4][]shardkey.Value
+		for l := range keys {
+			keys[l] = make([]shardkey.Value, len(m.cols))
+		}
+		var ps [4]uint64
+		for ; i+4 <= len(at); i += 4 {
+			for l := range keys {
+				keyOf(keys[l], at[i+l])
+			}
+			if p4.Point4(&keys, &ps) != nil {
+				break // one by one below, each error its own
+			}
+			pts = append(pts, ps[:]...)
+		}
+	}
+	for ; i < len(at); i++ {
+		keyOf(key, at[i])
 		p, err := pt.Point(key)
 		if err != nil {
+			if len(ok) == 0 {
+				ok = make([]bool, len(at))
+				for j := range i {
+					ok[j] = true
+				}
+			}
+			pts = append(pts, 0)
 			continue
+		}
+		if len(ok) > 0 {
+			ok[i] = true
+		}
+		pts = append(pts, p)
+	}
+	sc.pts = pts
+	var word uint32 // shard bytes of word w not yet stored
+	w := -1
+	for i, s := range at {
+		if len(ok) > 0 && !ok[i] {
+			continue
+		}
+		p := pts[i]
+		if s>>2 != w {
+			if word != 0 {
+				m.sh[w].Or(word)
+			}
+			word, w = 0, s>>2
 		}
 		m.pts[s].Store(p)
 		word |= uint32(p%m.modN+1) << (s & 3 * 8)
 	}
 	if word != 0 {
-		m.sh[(hi-1)>>2].Or(word)
+		m.sh[w].Or(word)
 	}
 }
 
