@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -77,7 +78,8 @@ func TestCassandraBuckets(t *testing.T) {
 // TestSaltPerValue: salt(hash(a), [3, 1], top=2) under the default
 // engine: value 1's rows over 3 consecutive shards (a third on each, a
 // read of it asks 3), value 2's on its home alone (one bucket: a read
-// asks 1), as salt(hash(a), 3, top=1) places value 1.
+// asks 1), as salt(hash(a), 3, top=1) places value 1; explain says a
+// read of value 1 asks its 3 buckets, not the largest count's.
 func TestSaltPerValue(t *testing.T) {
 	const n = 8
 	tb := &shardkey.Table{Name: "events"}
@@ -102,6 +104,16 @@ func TestSaltPerValue(t *testing.T) {
 		}
 		if got.FanoutMean != c.fan {
 			t.Errorf("a read of value %d asks %v shards; want %v", c.v, got.FanoutMean, c.fan)
+		}
+		// explain names the value's own count.
+		d, _ := shardkey.ParseDesign("salt(hash(a), [3, 1], top=2)")
+		sc, err := Compile(w, d, Options{Shards: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := sc.Explain(0, shardkey.Read, read.Instances[0].Conds)
+		if want := fmt.Sprintf("read from all %d of its buckets", int(c.fan)); err != nil || !contains(rt.Reason, want) {
+			t.Errorf("explain a = %d: %q, %v; want %q", c.v, rt.Reason, err, want)
 		}
 		hashed, err := Score(w, "hash(a)", Options{Shards: n})
 		if err != nil {
