@@ -17,8 +17,9 @@ import (
 // lightens the busiest node (8,520/s on one node holding workspace 1) but
 // on 64 nodes that do 686/s on average of the 800 they can, the whales'
 // buckets, placed by their own tokens, push more nodes over than the 9
-// the whales held: the advice must say so in plain words, with the
-// nodes still over, busiest first (score's busiest node and its work).
+// the whales held: the advice must say so in plain words, in the
+// headline and in the fix, with the nodes still over, busiest first
+// (score's busiest node and its work).
 // One count for every whale (the design the advice printed before,
 // salt(hash(workspace_id), 12, top=14, ...)) leaves at least as many
 // nodes over, as score places it: its small whales' whole-value reads
@@ -29,6 +30,7 @@ func TestCassandraBucketOverCapacity(t *testing.T) {
 		t.Fatalf("advise: exit %d: %s", code, errs)
 	}
 	var adv struct {
+		Summary    []string `json:"summary"`
 		Candidates []struct {
 			Key   string `json:"key"`
 			Fixes []struct {
@@ -80,6 +82,9 @@ func TestCassandraBucketOverCapacity(t *testing.T) {
 		t.Errorf("busiest node %g/s bucketed, %g/s before: not lighter", fixed.MaxShardWork, unfixed.MaxShardWork)
 	}
 	if after > before {
+		if want := fmt.Sprintf("%d do, more than the %d before", after, before); !strings.Contains(strings.Join(adv.Summary, " "), want) {
+			t.Errorf("the headline does not say the fixes leave more nodes over (%q):\n%s", want, strings.Join(adv.Summary, "\n"))
+		}
 		if want := fmt.Sprintf("leaves more nodes over capacity (%d, not %d)", after, before); !strings.Contains(text, want) {
 			t.Errorf("more nodes over (%d, not %d) without saying so (%q):\n%s", after, before, want, text)
 		}
