@@ -392,8 +392,8 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 		// Bucketing would not lighten the busiest node, and no
 		// partition needs it for its size: named, not proposed.
 		as.Fixes = append(as.Fixes, Fix{Kind: "bucket", Target: strings.Join(vals, ", "),
-			Text: fmt.Sprintf("Whales: %s %s. %s; bucketing it (a bucket column in the partition key, PRIMARY KEY ((%s, bucket), ...), its rows over K = %d buckets) would not lighten the busiest node (re-simulated, the best way: %s/s -> %s/s, %s): its reads would then query every bucket (+%s units/s in all). Cache its reads, or serve them from more replicas (a higher replication factor with reads at consistency level ONE); bucket it when its partition nears Cassandra's large-partition warning of 100 MiB%s.",
-				what, spec.where, why, col, k, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), bestKey, fmtF(fanout), strings.TrimPrefix(size, ";"))})
+			Text: fmt.Sprintf("Whales: %s %s. %s; bucketing it (a bucket column in the partition key, PRIMARY KEY ((%s, bucket), ...), its rows over %s) would not lighten the busiest node (re-simulated, the best way: %s/s -> %s/s, %s): its reads would then query every bucket (+%s units/s in all). Cache its reads, or serve them from more replicas (a higher replication factor with reads at consistency level ONE); bucket it when its partition nears Cassandra's large-partition warning of 100 MiB%s.",
+				what, spec.where, why, col, namedK(k, bestKs), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), bestKey, fmtF(fanout), strings.TrimPrefix(size, ";"))})
 		return false
 	}
 	kText := fmt.Sprintf("K = %d buckets", k)
@@ -426,6 +426,19 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 			ratioText(c, w), ratioOf(c), ratioOf(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), over, bucketWorseText(c, best, w.Capacity, heaviestBucket(capWhales, bestKs)))})
 	as.Criteria.AfterFixes = best.MaxShardWork
 	return true
+}
+
+// namedK is the bucket counts of a design not proposed: K = k, or with
+// a count per value, each of them.
+func namedK(k int, ks []int) string {
+	if ks == nil {
+		return fmt.Sprintf("K = %d buckets", k)
+	}
+	parts := make([]string, len(ks))
+	for i, x := range ks {
+		parts[i] = strconv.Itoa(x)
+	}
+	return "each value's own K buckets, " + strings.Join(parts, ", ") + ", heaviest first"
 }
 
 // bucketPlacementText states how the re-simulation places buckets
