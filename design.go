@@ -20,6 +20,7 @@ import (
 //	range({a: 1, b: "hashed"}, bounds=[v, ...])  the same with given bounds
 //	salt(EXPR, K[, top=N])               the N (default 1) hottest values split over K buckets
 //	salt(EXPR, K, top=N, by=col)         the same, a row's bucket the hash of col (a hash suffix)
+//	salt(EXPR, [K1, ..., KN][, top=N][, by=col])  a bucket count for each of the N hottest values
 //	isolate(EXPR[, top=N])               the N (default 1) hottest values on dedicated shards
 //	isolate(EXPR, top=N, split=col, over=K)  each of them split over K dedicated shards by
 //	                                     the hash of col (a whale larger than a shard)
@@ -180,10 +181,29 @@ type RangeExpr struct {
 // (workspace_id, page_id) for the whale alone: the tenant's prefix maps
 // to K shards and the second column picks one of them. By is not a key
 // column: Columns does not list it.
+//
+// Ks, when set (the syntax salt(EXPR, [K1, K2, ...], ...)), gives the
+// i-th heaviest value Ks[i] buckets instead, heaviest first, as isolate's
+// over=[...] does for shards: a whale twice another's work needs about
+// twice its buckets, and one count for all of them makes every smaller
+// whale's whole-value reads query buckets it does not need (Cassandra
+// bucketing, where the application keeps each whale's count in a table
+// of its own). An entry of 1 leaves its value in one bucket. K is then
+// the largest entry and Top len(Ks).
 type SaltExpr struct {
 	Inner  Expr
 	K, Top int
 	By     string
+	Ks     []int
+}
+
+// KOf returns the buckets of the i-th heaviest salted value (0-based):
+// Ks[i] when a list was given, else K.
+func (e *SaltExpr) KOf(i int) int {
+	if i < len(e.Ks) {
+		return e.Ks[i]
+	}
+	return e.K
 }
 
 // IsolateExpr gives each of the Top hottest key values of Inner a shard of
@@ -258,10 +278,18 @@ func (e *RangeExpr) String() string {
 	return s + ")"
 }
 func (e *SaltExpr) String() string {
-	if e.By != "" {
-		return fmt.Sprintf("salt(%s, %d, top=%d, by=%s)", e.Inner, e.K, e.Top, QuoteName(e.By))
+	k := strconv.Itoa(e.K)
+	if len(e.Ks) > 0 {
+		ks := make([]string, len(e.Ks))
+		for i, x := range e.Ks {
+			ks[i] = strconv.Itoa(x)
+		}
+		k = "[" + strings.Join(ks, ", ") + "]"
 	}
-	return fmt.Sprintf("salt(%s, %d, top=%d)", e.Inner, e.K, e.Top)
+	if e.By != "" {
+		return fmt.Sprintf("salt(%s, %s, top=%d, by=%s)", e.Inner, k, e.Top, QuoteName(e.By))
+	}
+	return fmt.Sprintf("salt(%s, %s, top=%d)", e.Inner, k, e.Top)
 }
 func (e *IsolateExpr) String() string {
 	if e.Split != "" && len(e.Overs) > 0 {
@@ -710,8 +738,33 @@ func (p *parser) expr() Expr {
 	case "salt":
 		inner := p.expr()
 		p.expect(',')
-		k := p.int()
-		top := p.opt("top", 1)
+		var ks []int
+		k := 0
+		if p.space(); p.peek() == '[' {
+			at := p.pos
+			for _, v := range p.list() {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					p.pos = at
+					p.fail(fmt.Sprintf("salt [...]: %q is not a whole number of buckets", v))
+					break
+				}
+				if n < 1 || n > MaxShards {
+					p.pos = at
+					p.fail(fmt.Sprintf("salt [...] entry %d: must be in 1..%d", n, MaxShards))
+					break
+				}
+				ks = append(ks, n)
+				k = max(k, n)
+			}
+			if p.err == nil && len(ks) == 0 {
+				p.pos = at
+				p.fail("salt []: give one bucket count per value, heaviest first")
+			}
+		} else {
+			k = p.int()
+		}
+		top := p.opt("top", max(1, len(ks)))
 		by := ""
 		if p.space(); p.err == nil && p.peek() == ',' {
 			p.pos++
@@ -730,10 +783,13 @@ func (p *parser) expr() Expr {
 		if p.err == nil && top < 1 {
 			p.fail(fmt.Sprintf("salt top=%d: must be at least 1", top))
 		}
+		if p.err == nil && ks != nil && len(ks) != top {
+			p.fail(fmt.Sprintf("salt [...] gives %d bucket counts for top=%d values: give one per value", len(ks), top))
+		}
 		if p.err == nil && by != "" && inner != nil && slices.Contains(inner.Columns(), by) {
 			p.fail(fmt.Sprintf("salt by=%s: a key column; by= names the next column after the key", by))
 		}
-		return &SaltExpr{Inner: inner, K: k, Top: top, By: by}
+		return &SaltExpr{Inner: inner, K: k, Top: top, By: by, Ks: ks}
 	case "isolate":
 		inner := p.expr()
 		p.overWithoutSplit()

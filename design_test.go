@@ -40,6 +40,9 @@ func TestParseDesign(t *testing.T) {
 	check("salt(hash(user_id), 4)", "salt(hash(user_id), 4, top=1)", nil)
 	check("salt(hash(workspace_id), 9, top=2, by=page_id)", "salt(hash(workspace_id), 9, top=2, by=page_id)", nil)
 	check("salt( hash(workspace_id) , 9 , top=2 , by = page_id )", "salt(hash(workspace_id), 9, top=2, by=page_id)", nil)
+	check("salt(hash(workspace_id), [11, 5, 3], top=3, by=page_id)", "salt(hash(workspace_id), [11, 5, 3], top=3, by=page_id)", nil)
+	check("salt(hash(workspace_id), [4, 2])", "salt(hash(workspace_id), [4, 2], top=2)", nil)
+	check("salt(hash(workspace_id), [ 4 ,1 ] , top=2)", "salt(hash(workspace_id), [4, 1], top=2)", nil)
 	check("isolate(hash(customer_id), top=3)", "isolate(hash(customer_id), top=3)", nil)
 	check("isolate(hash(workspace_id), top=1, split=page_id, over=11)", "isolate(hash(workspace_id), top=1, split=page_id, over=11)", nil)
 	check("isolate(hash(workspace_id), top=3, split=page_id, over=[12, 5, 3])", "isolate(hash(workspace_id), top=3, split=page_id, over=[12, 5, 3])", nil)
@@ -67,6 +70,10 @@ func TestParseDesignErrors(t *testing.T) {
 		{"salt(hash(a), 4, top=1, by=)", "by= needs a column"},
 		{"salt(hash(a), 4, top=1, on=b)", "expected by=column"},
 		{"salt(hash(a), 4, by=b)", "expected top=N"},
+		{"salt(hash(a), [4, 2], top=3)", "gives 2 bucket counts for top=3 values"},
+		{"salt(hash(a), [4, 0], top=2)", "entry 0: must be in 1.."},
+		{"salt(hash(a), [4, x], top=2)", `"x" is not a whole number of buckets`},
+		{"salt(hash(a), [], top=1)", "salt []: give one bucket count per value"},
 		{"isolate(hash(a), top=0)", "top=0"},
 		{"isolate(hash(a), top=1, split=b)", "needs over=K"},
 		{"isolate(hash(a), top=1, split=b, over=1)", "over=1: must be in 2.."},

@@ -3,6 +3,9 @@ package advisor
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/shardkey/shardkey"
@@ -66,44 +69,37 @@ type bucketSpec struct {
 type bucketWhale struct {
 	name    string
 	work, r float64
-	k       int // ceil((W - R) / (C - R)); 0 when W <= C
+	share   float64 // of the rows, as spec.top ranks it
+	k       int     // ceil((W - R) / (C - R))
 }
 
 // bucketByCapacity chooses, under a capacity C, the values to bucket and
-// their bucket count by the split fix's rule (splitFix): a bucket of a
-// value with work W, R of it reads that query every bucket, does
+// each one's bucket count by the split fix's rule (splitFix): a bucket of
+// a value with work W, R of it reads that query every bucket, does
 // (W - R) / K + R, under C when K >= (W - R) / (C - R). Values are taken
-// heaviest first while each does over half of C (two of them on one node
-// exceed it, and Murmur3 places each partition by its own token, so two
-// may share a node) and its whole-value reads R stay under C (no bucket
+// heaviest first while each does over C (a value under it fits one node
+// and keeps bucket 0) and its whole-value reads R stay under C (no bucket
 // count helps those). by says whether a row's bucket is the hash of the
-// next key (salt by=), which decides R. It returns the values and K, the
-// largest of their counts (one count for every whale: salt(EXPR, K,
-// top=M)); no values when the heaviest is not over C or no count helps.
-func (a *analysis) bucketByCapacity(w *shardkey.Workload, spec bucketSpec, col string, by bool) ([]bucketWhale, int) {
+// next key (salt by=), which decides R. Each value keeps its own K (the
+// application keeps each whale's bucket count): one count for all of them
+// would make every smaller whale's whole-value reads query buckets it
+// does not need. None when the heaviest is not over C.
+func (a *analysis) bucketByCapacity(w *shardkey.Workload, spec bucketSpec, col string, by bool) []bucketWhale {
 	c := w.Capacity
 	var out []bucketWhale
-	k := 0
 	for _, tv := range spec.top {
 		work, wide, _ := a.whaleWork(w, col, tv.Share)
 		r := wide
 		if !by {
 			r = work - a.bucketWrites(w, col, tv.Share)
 		}
-		if work <= c/2 || r >= c {
+		if work <= c || r >= c {
 			break
 		}
-		x := bucketWhale{name: spec.name(tv), work: work, r: r}
-		if work > c {
-			x.k = int(math.Ceil((work-r)/(c-r) - 1e-9))
-			k = max(k, x.k)
-		}
-		out = append(out, x)
+		out = append(out, bucketWhale{name: spec.name(tv), work: work, r: r, share: tv.Share,
+			k: int(math.Ceil((work-r)/(c-r) - 1e-9))})
 	}
-	if k == 0 {
-		return nil, 0
-	}
-	return out, max(k, 2)
+	return out
 }
 
 // bucketWrites is the writes/s of a value with the given share on the
@@ -209,28 +205,29 @@ func (a *analysis) widestPartition(tables []string, col string) (bytes float64, 
 }
 
 // bucketFix proposes, under Cassandra, bucketing the whale values of
-// spec, re-simulated as salt(e, K, top=M) in place of e for the M
-// heaviest values. With a per-node capacity, the values and K follow
+// spec, re-simulated as salt(e, ...) in place of e for the M heaviest
+// values. With a per-node capacity, the values and their counts follow
 // their work (bucketByCapacity, the split fix's rule): every value doing
-// over half a node's capacity, K = ceil((W - R) / (C - R)) for the
-// heaviest, then raised one at a time, at most 8 more, while the
-// re-simulation leaves a node over capacity (each bucket is a partition
-// of its own token, so buckets land beside other partitions); the design
-// with the fewest nodes over capacity, then the lightest busiest node, is
-// proposed. Without a capacity, K is the fewest buckets that keep each of
+// over a node's capacity gets its own K = ceil((W - R) / (C - R)), raised
+// to what keeps its partitions under Cassandra's 100 MiB large-partition
+// warning, salt(e, [K1, ..., KM], top=M), every other value keeping
+// bucket 0. Without a capacity, K is the fewest buckets that keep each of
 // the heaviest value's buckets within one node's fair share of what its
-// share is of (ceil(share * n)), and M = 1..len(vals) the lightest
-// busiest node. Either way, when the rows give sizes, K keeps each
-// partition under Cassandra's 100 MiB large-partition warning; at least
-// 2, at most the n nodes (a salt over more buckets than nodes is not
-// simulated). A row's bucket is either any of the K (a read of the value
-// queries all K), or, when the reads of each table bind a column with
-// the key (nextKeys: page_id for a tenant's pages), the hash of that
+// share is of (ceil(share * n)), one count for M = 1..len(vals) values,
+// the lightest busiest node, raised to the size bound. Either way at
+// least 2, at most the n nodes (a salt over more buckets than nodes is
+// not simulated). A row's bucket is either any of the K (a read of the
+// value queries all K), or, when the reads of each table bind a column
+// with the key (nextKeys: page_id for a tenant's pages), the hash of that
 // column modulo K (salt by=: a read that binds it queries one bucket,
-// one of the whole value all K). When no design lightens the busiest
-// node, and no partition outgrows the size bound, bucketing is named
-// with what it would cost, not proposed. It reports whether it proposed
-// one.
+// one of the whole value all K); the better of the two is proposed. The
+// re-simulation places each bucket as Cassandra does (package sim:
+// the node owning the Murmur3 token of the composite partition key
+// (value, bucket), every other value at (value, 0)). When no design
+// lightens the busiest node, and no partition outgrows the size bound,
+// bucketing is named with what it would cost, not proposed; when one
+// lightens the busiest node but leaves more nodes over capacity, the text
+// says so and why. It reports whether it proposed one.
 func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options, spec bucketSpec, n int) bool {
 	c := as.Score
 	if len(spec.vals) == 0 || n < 2 {
@@ -239,9 +236,11 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 	kShare := int(math.Ceil(spec.share*float64(n) - 1e-9))
 	k := max(kShare, 2)
 	size, kSize := "", 0
+	widest := 0.0
 	cols := spec.e.Columns()
 	if len(cols) == 1 {
 		if b, table, rows, scaled := a.widestPartition(spec.tables, cols[0]); b > 0 {
+			widest = b
 			kSize = int(math.Ceil(b / cassandraPartitionBytes))
 			est := fmt.Sprintf("%s sampled rows of ~%.0f bytes each, a lower bound: the table's row count is unknown", fmtF(float64(rows)), reshard.EstimateRowBytes(w.Table(table)))
 			if scaled {
@@ -265,12 +264,22 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 		}
 		return by[t]
 	}
-	keyOf := func(k, m int, useBy bool) (string, bool) {
+	// keyOf writes the design: one count k for m values, or, with ks,
+	// a count for each of len(ks) values.
+	keyOf := func(k, m int, ks []int, useBy bool) (string, bool) {
+		kt := strconv.Itoa(k)
+		if ks != nil {
+			parts := make([]string, len(ks))
+			for i, x := range ks {
+				parts[i] = strconv.Itoa(x)
+			}
+			kt, m = "["+strings.Join(parts, ", ")+"]", len(ks)
+		}
 		return spec.design(func(t string) string {
 			if useBy {
-				return fmt.Sprintf("salt(%s, %d, top=%d, by=%s)", spec.e, k, m, shardkey.QuoteName(byOf(t)))
+				return fmt.Sprintf("salt(%s, %s, top=%d, by=%s)", spec.e, kt, m, shardkey.QuoteName(byOf(t)))
 			}
-			return fmt.Sprintf("salt(%s, %d, top=%d)", spec.e, k, m)
+			return fmt.Sprintf("salt(%s, %s, top=%d)", spec.e, kt, m)
 		})
 	}
 	// better reports whether x beats y: with a capacity, fewer nodes
@@ -291,56 +300,50 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 	capped := ""
 	kWhy := ""
 	var capWhales []bucketWhale
+	var bestKs []int
 	if w.Capacity > 0 && len(cols) == 1 && spec.name != nil {
-		// By capacity: the values and K0 of each way (by= or not), the
-		// better at K0, then its K raised while a node stays over.
-		k0 := 0
+		// By capacity: each way's (by= or not) values and counts, the
+		// better as re-simulated.
 		for _, useBy := range []bool{false, true} {
 			if useBy && by == nil {
 				continue
 			}
-			ws, kc := a.bucketByCapacity(w, spec, cols[0], useBy)
-			if kc == 0 {
+			ws := a.bucketByCapacity(w, spec, cols[0], useBy)
+			if len(ws) == 0 {
 				continue
 			}
-			kk := min(max(kc, kSize), n)
-			key, ok := keyOf(kk, len(ws), useBy)
+			ks := make([]int, len(ws))
+			for i, x := range ws {
+				ks[i] = min(max(x.k, bucketSizeK(widest, x.share/ws[0].share), 2), n)
+			}
+			key, ok := keyOf(0, 0, ks, useBy)
 			if !ok {
 				continue
 			}
 			if x, err := sim.Score(w, key, o); err == nil && better(x, best) {
-				best, bestKey, bestM, bestBy, capWhales, k, k0 = x, key, len(ws), useBy, ws, kk, kk
+				best, bestKey, bestM, bestBy, capWhales, bestKs = x, key, len(ws), useBy, ws, ks
 			}
 		}
 		if best != nil {
-			for kk := k0 + 1; kk <= min(k0+8, n) && len(best.OverCapacity) > 0; kk++ {
-				key, ok := keyOf(kk, bestM, bestBy)
-				if !ok {
-					break
-				}
-				if x, err := sim.Score(w, key, o); err == nil && better(x, best) {
-					best, bestKey, k = x, key, kk
-				}
-			}
+			k = slices.Max(bestKs)
 			var each []string
-			for _, x := range capWhales {
-				if x.k > 0 {
-					each = append(each, fmt.Sprintf("%s: (%s - %s) / (%s - %s) = %.2f, so %d", x.name, fmtF(x.work), fmtF(x.r), fmtF(w.Capacity), fmtF(x.r), (x.work-x.r)/(w.Capacity-x.r), x.k))
+			for i, x := range capWhales {
+				e := fmt.Sprintf("%s: (%s - %s) / (%s - %s) = %.2f, so %d", x.name, fmtF(x.work), fmtF(x.r), fmtF(w.Capacity), fmtF(x.r), (x.work-x.r)/(w.Capacity-x.r), x.k)
+				switch {
+				case bestKs[i] > x.k && bestKs[i] == n:
+					e += fmt.Sprintf(", capped at the %d nodes", n)
+				case bestKs[i] > x.k:
+					e += fmt.Sprintf(", %d for the size bound", bestKs[i])
+				case bestKs[i] < x.k:
+					e += fmt.Sprintf(", capped at the %d nodes (more buckets than nodes still bound each partition's size, not a node's load)", n)
 				}
+				each = append(each, e)
 			}
-			light := len(capWhales) - len(each)
-			kWhy = fmt.Sprintf("K follows the whales' work, as a split's does: a bucket of a value doing W units/s, R of them reads of the whole value (each queries every bucket), does (W - R) / K + R, under the %s units/s one node can do when K >= (W - R) / (%s - R): %s", fmtF(w.Capacity), fmtF(w.Capacity), strings.Join(each, "; "))
-			if light > 0 {
-				kWhy += fmt.Sprintf("; the next %s, each over half a node's capacity but under it, %s bucketed too, since two of them on one node exceed it", plural(light, "value", fmt.Sprintf("%d values", light)), plural(light, "is", "are"))
-			}
-			kWhy += fmt.Sprintf(". One count serves every whale, the largest (%d)", k0)
-			if k0 < max(each0(capWhales), kSize) {
-				kWhy += fmt.Sprintf(", capped at the %d nodes (more buckets than nodes still bound each partition's size, not a node's load)", n)
-			}
-			if k > k0 {
-				kWhy += fmt.Sprintf(", raised to %d as re-simulated (each bucket is a partition placed by its own Murmur3 token, so buckets share nodes with other partitions)", k)
-			}
+			kWhy = fmt.Sprintf("Each whale gets its own K, as a split's shards: a bucket of a value doing W units/s, R of them reads of the whole value (each queries every bucket), does (W - R) / K + R, under the %s units/s one node can do when K >= (W - R) / (%s - R): %s; the next values each do under %s units/s and keep bucket 0, so their reads stay on one partition", fmtF(w.Capacity), fmtF(w.Capacity), strings.Join(each, "; "), fmtF(w.Capacity))
 			kWhy += size
+			if kSize > 1 {
+				kWhy += " (each whale's share of it: its rows over the widest's)"
+			}
 		}
 	}
 	if best == nil {
@@ -356,7 +359,7 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 				continue
 			}
 			for m := 1; m <= len(spec.vals); m++ {
-				key, ok := keyOf(k, m, useBy)
+				key, ok := keyOf(k, m, nil, useBy)
 				if !ok {
 					continue
 				}
@@ -389,39 +392,125 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 		// Bucketing would not lighten the busiest node, and no
 		// partition needs it for its size: named, not proposed.
 		as.Fixes = append(as.Fixes, Fix{Kind: "bucket", Target: strings.Join(vals, ", "),
-			Text: fmt.Sprintf("Whales: %s %s. %s; bucketing it (a bucket column in the partition key, PRIMARY KEY ((%s, bucket), ...), its rows over K = %d buckets) would not lighten the busiest node (re-simulated, the best way: %s/s -> %s/s, %s): its reads would then query every bucket (+%s units/s in all). Cache its reads, or serve them from more replicas (a higher replication factor with reads at consistency level ONE); bucket it when its partition nears Cassandra's large-partition warning of 100 MiB%s.",
-				what, spec.where, why, col, k, fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), bestKey, fmtF(fanout), strings.TrimPrefix(size, ";"))})
+			Text: fmt.Sprintf("Whales: %s %s. %s; bucketing it (a bucket column in the partition key, PRIMARY KEY ((%s, bucket), ...), its rows over %s) would not lighten the busiest node (re-simulated, the best way: %s/s -> %s/s, %s): its reads would then query every bucket (+%s units/s in all). Cache its reads, or serve them from more replicas (a higher replication factor with reads at consistency level ONE); bucket it when its partition nears Cassandra's large-partition warning of 100 MiB%s.",
+				what, spec.where, why, col, namedK(k, bestKs), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), bestKey, fmtF(fanout), strings.TrimPrefix(size, ";"))})
 		return false
 	}
-	rowBucket := "a whale's rows over K = %d buckets, any bucket for a row (round-robin or random)"
+	kText := fmt.Sprintf("K = %d buckets", k)
+	if bestKs != nil {
+		kText = "its own K buckets (K below)"
+	}
+	rowBucket := "a whale's rows over " + kText + ", any bucket for a row (round-robin or random)"
 	reads := fmt.Sprintf("every read of a whale value then queries all %d of its partitions", k)
+	if bestKs != nil {
+		reads = "every read of a whale value then queries all of its K partitions"
+	}
 	if bestBy {
 		var pairs []string
 		for _, t := range spec.tables {
 			pairs = append(pairs, fmt.Sprintf("%s by %s", t, by[t]))
 		}
-		rowBucket = "a whale's rows over K = %d buckets, a row's bucket the hash of the column its reads bind with the key modulo K (" + strings.Join(pairs, ", ") + ")"
+		rowBucket = "a whale's rows over " + kText + ", a row's bucket the hash of the column its reads bind with the key modulo K (" + strings.Join(pairs, ", ") + ")"
 		reads = fmt.Sprintf("a read that binds that column queries one bucket, a read of the whole value all %d", k)
+		if bestKs != nil {
+			reads = "a read that binds that column queries one bucket, a read of the whole value all of its K"
+		}
 	}
 	over := ""
 	if w.Capacity > 0 {
 		over = fmt.Sprintf(", %d -> %d nodes over capacity", len(c.OverCapacity), len(best.OverCapacity))
 	}
 	as.Fixes = append(as.Fixes, Fix{Kind: "bucket", Target: strings.Join(vals, ", "), Key: bestKey, Before: nums(c), After: nums(best),
-		Text: fmt.Sprintf("Whales: bucket %s %s. %s: add a bucket column to the partition key, PRIMARY KEY ((%s, bucket), ...), and write "+rowBucket+", every other value keeping bucket 0 (the application keeps each whale's bucket count, in a small table it reads first) (%s)%s. %s; %s (+%s units/s of work in all, re-simulated). The %s goes from %.2fx to %.2fx the mean and the busiest node's work from %s/s to %s/s%s. The re-simulation puts a value's K buckets on K distinct nodes; their Murmur3 tokens are independent, so a few may share a node.",
-			what, spec.where, why, col, k, bestKey, capped, kWhy, reads, fmtF(fanout),
-			ratioText(c, w), ratioOf(c), ratioOf(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), over)})
+		Text: fmt.Sprintf("Whales: bucket %s %s. %s: add a bucket column to the partition key, PRIMARY KEY ((%s, bucket), ...), and write "+rowBucket+", every other value keeping bucket 0 (the application keeps each whale's bucket count, in a small table it reads first) (%s)%s. %s; %s (+%s units/s of work in all, re-simulated). %s The %s goes from %.2fx to %.2fx the mean and the busiest node's work from %s/s to %s/s%s.%s",
+			what, spec.where, why, col, bestKey, capped, kWhy, reads, fmtF(fanout), bucketPlacementText,
+			ratioText(c, w), ratioOf(c), ratioOf(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), over, bucketWorseText(c, best, w.Capacity, heaviestBucket(capWhales, bestKs)))})
 	as.Criteria.AfterFixes = best.MaxShardWork
 	return true
 }
 
-// each0 is the largest bucket count of ws.
-func each0(ws []bucketWhale) int {
-	m := 0
-	for _, x := range ws {
-		m = max(m, x.k)
+// namedK is the bucket counts of a design not proposed: K = k, or with
+// a count per value, each of them.
+func namedK(k int, ks []int) string {
+	if ks == nil {
+		return fmt.Sprintf("K = %d buckets", k)
+	}
+	parts := make([]string, len(ks))
+	for i, x := range ks {
+		parts[i] = strconv.Itoa(x)
+	}
+	return "each value's own K buckets, " + strings.Join(parts, ", ") + ", heaviest first"
+}
+
+// bucketPlacementText states how the re-simulation places buckets
+// (package sim, bucket.go).
+const bucketPlacementText = "The re-simulation places each bucket as Cassandra does: bucket b of a value on the node owning the Murmur3 token of the composite partition key (value, b) (CompositeType bytes, the bucket a CQL int), and every other value by the token of (value, 0), so the bucket column re-places every partition, not only the whales', and two buckets of one whale may share a node (a whole-value read then counts one unit there)."
+
+// heaviestBucket is the work of the heaviest bucket of ws over ks,
+// (W - R) / K + R; 0 without counts per value.
+func heaviestBucket(ws []bucketWhale, ks []int) float64 {
+	m := 0.0
+	for i, x := range ws {
+		if i < len(ks) {
+			m = max(m, (x.work-x.r)/float64(ks[i])+x.r)
+		}
 	}
 	return m
+}
+
+// bucketSizeK is the buckets that keep a value's partitions under
+// Cassandra's large-partition warning when the widest partition holds
+// widest bytes and the value rel times its rows; 0 without sizes.
+func bucketSizeK(widest, rel float64) int {
+	if widest <= 0 {
+		return 0
+	}
+	return int(math.Ceil(widest*rel/cassandraPartitionBytes - 1e-9))
+}
+
+// bucketWorseText says plainly, with a capacity, what bucketing leaves
+// worse than before (more nodes over, a heavier busiest node) and why,
+// and which nodes stay over and why; "" when it leaves nothing worse
+// and no node over.
+// heaviest is the work of the heaviest bucket, (W - R) / K + R.
+func bucketWorseText(before, after *sim.Candidate, capacity, heaviest float64) string {
+	if capacity <= 0 {
+		return ""
+	}
+	var s string
+	if after.MaxShardWork > before.MaxShardWork*(1+1e-9) {
+		s += fmt.Sprintf(" Bucketing makes the busiest node heavier (%s/s -> %s/s).", fmtF(before.MaxShardWork), fmtF(after.MaxShardWork))
+	}
+	if len(after.OverCapacity) > len(before.OverCapacity) {
+		s += fmt.Sprintf(" It lightens the busiest node but leaves more nodes over capacity (%d, not %d): the whales' work, held by the few nodes their tokens chose, spreads with their buckets over nodes that already do %s/s on average (%.0f%% of the %s units/s one can do, %s/s after the reads' fan-out), and a bucket pushes the node it lands on over.",
+			len(after.OverCapacity), len(before.OverCapacity), fmtF(before.MeanShardWork), 100*before.MeanShardWork/capacity, fmtF(capacity), fmtF(after.MeanShardWork))
+	}
+	if len(after.OverCapacity) > 0 {
+		nodes := slices.Clone(after.OverCapacity)
+		sort.Slice(nodes, func(i, j int) bool {
+			wi, wj := after.ShardWork[nodes[i]], after.ShardWork[nodes[j]]
+			if wi != wj {
+				return wi > wj
+			}
+			return nodes[i] < nodes[j]
+		})
+		var list []string
+		for i, sh := range nodes {
+			if i == 5 {
+				list = append(list, fmt.Sprintf("%d more from %s/s down", len(nodes)-5, fmtF(after.ShardWork[sh])))
+				break
+			}
+			list = append(list, fmt.Sprintf("node %d %s/s", sh, fmtF(after.ShardWork[sh])))
+		}
+		upTo := ""
+		if heaviest > 0 {
+			upTo = fmt.Sprintf(", up to %s/s", fmtF(heaviest))
+		}
+		s += fmt.Sprintf(" Still over: %s: on each, the partitions its tokens drew add up past the capacity (a whale's bucket%s, beside other values' partitions, or two buckets whose tokens fell on one node).", strings.Join(list, ", "), upTo)
+		if after.MeanShardWork >= 0.8*capacity {
+			s += fmt.Sprintf(" With the mean node at %.0f%% of the capacity, hashed partitions leave nodes over whatever the bucket counts: the cluster needs more nodes (re-run the advice with --shards, which re-derives the counts for them).", 100*after.MeanShardWork/capacity)
+		}
+	}
+	return s
 }
 
 // ratioOf is the rows' load ratio of x, or, without rows, its work

@@ -574,6 +574,9 @@ func capacityText(cp *Capacity, n int) string {
 		switch {
 		case cp.After.OverCapacity == 0:
 			return fmt.Sprintf("%s. %s, every shard is under it: busiest %s/s.", head, upper(with), fmtF(cp.After.MaxShardWork))
+		case cp.After.OverCapacity > over:
+			// Said plainly: the fixes leave more shards over than none.
+			with += fmt.Sprintf(", %d %s, more than the %d before (busiest %s/s)", cp.After.OverCapacity, plural(cp.After.OverCapacity, "does", "do"), over, fmtF(cp.After.MaxShardWork))
 		default:
 			with += fmt.Sprintf(", %d still %s (busiest %s/s)", cp.After.OverCapacity, plural(cp.After.OverCapacity, "does", "do"), fmtF(cp.After.MaxShardWork))
 		}
@@ -587,6 +590,12 @@ func capacityText(cp *Capacity, n int) string {
 		remedy := "spread the whales further or place the heavy values by a directory"
 		if strings.HasPrefix(cp.engine, "cassandra") {
 			remedy = "raise the whales' bucket counts (more, lighter partitions)" // no directory in Cassandra
+			if mean := cp.After.WorkPerS / float64(n); n > 0 && mean >= 0.8*cp.Capacity {
+				// Near the capacity on average, hashed partitions leave
+				// nodes over whatever the counts: more buckets only add
+				// whole-value reads.
+				remedy = fmt.Sprintf("add nodes (the mean node does %s/s after fixes, %.0f%% of the capacity: too near it for hashed partitions to stay under whatever the bucket counts)", fmtF(mean), 100*mean/cp.Capacity)
+			}
 		}
 		asIs := "(as re-simulated)"
 		if spread == "bucketed" {

@@ -208,7 +208,11 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 			}
 		}
 		if tk.saltBy >= 0 && findCond(conds, tk.saltBy) != nil && splitHot(tk, conds) {
-			rt.Reason += fmt.Sprintf(" (a split hot value: %s picks 1 of its %d shards)", t.Columns[tk.saltBy].Name, tk.bucketsHolding(tc.one))
+			unit := "shards"
+			if tk.composite {
+				unit = "buckets, each a partition placed by its own token"
+			}
+			rt.Reason += fmt.Sprintf(" (a split hot value: %s picks 1 of its %d %s)", t.Columns[tk.saltBy].Name, hotBuckets(tk, conds, tc.one), unit)
 		}
 	case tSet:
 		rt.Shards = append(rt.Shards, tc.set...)
@@ -223,7 +227,7 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 				rt.Reason = fmt.Sprintf("%s overlaps %d of the %d %ss of the key %s", bound, len(tc.set), s.N, rangeWord(tk), key)
 			}
 			if tc.salted {
-				rt.Reason += fmt.Sprintf(" (a salted hot value is read from all %d of its buckets)", tk.bucketsHolding(tc.set[0]))
+				rt.Reason += fmt.Sprintf(" (a salted hot value is read from all %d of its buckets)", hotBuckets(tk, conds, tc.set[0]))
 			}
 		}
 	case tAll:
@@ -404,6 +408,24 @@ func runTimeSource(cols []int, conds []shardkey.Cond, plural bool) string {
 // keyValues returns the distinct key tuples conds bind the key columns
 // cols to, as text (the cross product of each column's values, at most
 // maxCombos of them), or nil when some column is not bound by = or IN.
+// hotBuckets returns the buckets of the salted value conds bind tk's
+// key to by equality (its own count under salt(EXPR, [K1, ...])), else
+// the count of the split value holding shard sh (bucketsHolding).
+func hotBuckets(tk *tableKey, conds []shardkey.Cond, sh int) int {
+	key := make([]shardkey.Value, 0, len(tk.cols))
+	for _, c := range tk.cols {
+		cd := findCond(conds, c)
+		if cd == nil || cd.Op != shardkey.Eq || cd.Fresh != shardkey.NotFresh {
+			return tk.bucketsHolding(sh)
+		}
+		key = append(key, cd.Val)
+	}
+	if b, ok := tk.bshard[string(keyString(nil, key))]; ok {
+		return len(b)
+	}
+	return tk.bucketsHolding(sh)
+}
+
 // splitHot reports whether conds bind tk's key by equality to one of its
 // salted (split) hot values.
 func splitHot(tk *tableKey, conds []shardkey.Cond) bool {

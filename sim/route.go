@@ -172,13 +172,12 @@ func (r *router) isSalted(tk *tableKey, key []shardkey.Value) bool {
 	return tk.salted[string(r.buf)]
 }
 
-// buckets returns the shards of a salted value's K buckets: the home shard
-// and the K-1 shards after it, so K <= N buckets sit on K distinct shards.
-func (r *router) buckets(tk *tableKey, home int) []int {
-	r.set = r.set[:0]
-	for b := range tk.bucketsAt(home) {
-		r.set = append(r.set, (home+b)%r.s.N)
-	}
+// buckets returns the shards of a salted value's buckets (bucketsOf) in
+// r.set: under most engines the home shard and the K-1 shards after it,
+// so K <= N buckets sit on K distinct shards; under Cassandra each
+// bucket's token's node.
+func (r *router) buckets(tk *tableKey, key []shardkey.Value, home int) []int {
+	r.set = append(r.set[:0], r.bucketsOf(tk, key, home)...)
 	return r.set
 }
 
@@ -216,9 +215,9 @@ func (r *router) row(tk *tableKey, t *shardkey.Table, i int) (touch, error) {
 	}
 	if r.isSalted(tk, r.key) {
 		if tk.saltBy >= 0 {
-			return touch{kind: tOne, one: r.byShard(tk, h, t.Columns[tk.saltBy].Value(i))}, nil
+			return touch{kind: tOne, one: r.byShard(tk, r.key, h, t.Columns[tk.saltBy].Value(i))}, nil
 		}
-		return touch{kind: tUniformOf, set: r.buckets(tk, h)}, nil
+		return touch{kind: tUniformOf, set: r.buckets(tk, r.key, h)}, nil
 	}
 	return touch{kind: tOne, one: h}, nil
 }
@@ -507,7 +506,7 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 			if by, ok := r.byVals(tk, conds); ok {
 				// salt by=: the bound by values' buckets only.
 				for _, v := range by {
-					if sh := r.byShard(tk, h, v); !r.mark[sh] {
+					if sh := r.byShard(tk, key, h, v); !r.mark[sh] {
 						r.mark[sh] = true
 						r.tmp = append(r.tmp, sh)
 					}
@@ -517,8 +516,7 @@ func (r *router) stmtKey(ti int, kind shardkey.Kind, conds []shardkey.Cond) (tou
 				if tk.saltBy >= 0 && kind == shardkey.Insert {
 					byFresh = r.byFreshKey(tk, h, conds)
 				}
-				for b := range tk.bucketsAt(h) {
-					sh := (h + b) % r.s.N
+				for _, sh := range r.bucketsOf(tk, key, h) {
 					if !r.mark[sh] {
 						r.mark[sh] = true
 						r.tmp = append(r.tmp, sh)
@@ -595,8 +593,8 @@ func (r *router) unknownList(tk *tableKey, conds []shardkey.Cond) (touch, error)
 			return touch{}, err
 		}
 		if r.isSalted(tk, r.one[:1]) {
-			for b := range tk.bucketsAt(h) {
-				if sh := (h + b) % r.s.N; !r.mark[sh] {
+			for _, sh := range r.bucketsOf(tk, r.one[:1], h) {
+				if !r.mark[sh] {
 					r.mark[sh] = true
 					r.tmp = append(r.tmp, sh)
 				}
@@ -781,9 +779,8 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 		}
 	}
 	uniformSpan, salted := false, false
-	addBuckets := func(home int) { // a salted value's K buckets
-		for b := range tk.bucketsAt(home) {
-			sh := (home + b) % r.s.N
+	addBuckets := func(key []shardkey.Value, home int) { // a salted value's buckets
+		for _, sh := range r.bucketsOf(tk, key, home) {
 			add(sh, sh)
 		}
 	}
@@ -797,7 +794,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 			}
 			if r.isSalted(tk, p) {
 				salted = true
-				addBuckets(sh)
+				addBuckets(p, sh)
 			} else {
 				add(sh, sh)
 			}
@@ -868,7 +865,7 @@ func (r *router) rangeStmt(tk *tableKey, kind shardkey.Kind, conds []shardkey.Co
 					if err != nil {
 						return touch{}, err
 					}
-					addBuckets(sh)
+					addBuckets(sk.key, sh)
 					salted = true
 				}
 			}

@@ -265,13 +265,12 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 	ints := t.Columns[tk.cols[0]].Ints
 	typ := t.Columns[tk.cols[0]].Type
 	var one [1]shardkey.Value
-	n := r.s.N
 	for i := lo; i < hi; i++ {
 		v := ints[i]
 		wt := t.Weight(i)
 		if sh, ok := tk.isoInt[v]; ok {
 			if tk.saltBy >= 0 && tk.saltedInt[v] { // isolate split=: its K shards
-				sh = r.byShard(tk, sh, t.Columns[tk.saltBy].Value(i))
+				sh = r.byShardInt(tk, v, typ, sh, t.Columns[tk.saltBy].Value(i))
 			}
 			ids[i] = int32(sh)
 			continue
@@ -308,14 +307,18 @@ func (r *router) rowsInt(p *Partial, tk *tableKey, t *shardkey.Table, lo, hi int
 		}
 		if tk.saltedInt[v] {
 			if tk.saltBy >= 0 {
-				ids[i] = int32(r.byShard(tk, home, t.Columns[tk.saltBy].Value(i)))
+				ids[i] = int32(r.byShardInt(tk, v, typ, home, t.Columns[tk.saltBy].Value(i)))
 				continue
 			}
 			ids[i] = -1
-			k := tk.bucketsAt(home)
-			share := wt / float64(k)
-			for b := range k {
-				p.Load[(home+b)%n] += share
+			sh, ok := tk.bshardInt[v]
+			if !ok {
+				one[0] = shardkey.Value{Type: typ, Int: v}
+				sh = r.bucketsOf(tk, one[:], home)
+			}
+			share := wt / float64(len(sh))
+			for _, s := range sh {
+				p.Load[s] += share
 			}
 			continue
 		}

@@ -40,12 +40,26 @@ func byBucket(v shardkey.Value, k int, buf []byte) (int, []byte) {
 	return int(x % uint64(k)), buf
 }
 
-// byShard returns the shard of a hot row of home shard home whose by
-// column holds v: bucket b of the K on shards home..home+K-1 (mod N).
-func (r *router) byShard(tk *tableKey, home int, v shardkey.Value) int {
+// byShard returns the shard of a row of hot key value key, homed at
+// shard home, whose by column holds v: the shard of its bucket b
+// (bucketsOf: home+b mod N, or under Cassandra the node of (key, b)'s
+// token).
+func (r *router) byShard(tk *tableKey, key []shardkey.Value, home int, v shardkey.Value) int {
+	sh := r.bucketsOf(tk, key, home)
 	var b int
-	b, r.bbuf = byBucket(v, tk.bucketsAt(home), r.bbuf)
-	return (home + b) % r.s.N
+	b, r.bbuf = byBucket(v, len(sh), r.bbuf)
+	return sh[b]
+}
+
+// byShardInt is byShard for a key of one integer column holding k.
+func (r *router) byShardInt(tk *tableKey, k int64, typ shardkey.Type, home int, v shardkey.Value) int {
+	sh, ok := tk.bshardInt[k]
+	if !ok {
+		sh = r.bucketsOf(tk, []shardkey.Value{{Type: typ, Int: k}}, home)
+	}
+	var b int
+	b, r.bbuf = byBucket(v, len(sh), r.bbuf)
+	return sh[b]
 }
 
 // byVals returns the values a statement binds to tk's by column, known

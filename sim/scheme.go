@@ -121,7 +121,26 @@ type tableKey struct {
 	// for none.
 	saltBy int
 	salted map[string]bool // hot key encodings that are salted
-	iso    map[string]int  // hot key encoding -> dedicated shard
+	// saltKs is salt's per-value bucket counts (salt(EXPR, [K1, ...])),
+	// heaviest first; nil for one count. saltKOf maps each salted value's
+	// encoding to its count when saltKs is set (setBuckets).
+	saltKs  []int
+	saltKOf map[string]int
+	// saltOrder is the salted encodings, heaviest first.
+	saltOrder []string
+	// composite: a salt key under Cassandra, whose partition key is
+	// (key columns..., bucket): every row, salted or not, is placed by
+	// the Murmur3 token of the composite key, bucket 0 for a value not
+	// salted (cassandraBucketed), and bucket b of a salted value by the
+	// token of (value, b). cellEng is the unwrapped engine.
+	composite bool
+	cellEng   partition.Engine
+	// bshard maps each salted encoding to the shard of each of its
+	// buckets (bucket b at index b); bshardInt the same by integer key.
+	// Filled once the scheme is compiled (setBuckets); read-only after.
+	bshard    map[string][]int
+	bshardInt map[int64][]int
+	iso       map[string]int // hot key encoding -> dedicated shard
 	// isoTop and saltTop are the expressions' top=N (shareHot).
 	isoTop, saltTop int
 	// isoOff is isolate's placement of its values: the i-th isolated
@@ -272,6 +291,9 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	if err := s.computeBounds(); err != nil {
 		return nil, err
 	}
+	if err := s.setBuckets(); err != nil {
+		return nil, err
+	}
 	if s.boundsFromTraffic {
 		s.Warnings = append(s.Warnings, fmt.Errorf("key %q: no row sample: the range boundaries split the values the statements bind into equal shares of the traffic", d.Text))
 	}
@@ -325,6 +347,14 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		tk.cols = append(tk.cols, i)
 		tk.newest = append(tk.newest, newestTime(t.Columns[i]))
 	}
+	if m, ok := e.(*shardkey.SaltExpr); ok && strings.HasPrefix(eng.Name(), "cassandra") {
+		if h, ok := m.Inner.(*shardkey.HashExpr); ok && h.Vindex == "" {
+			// Cassandra bucketing: the bucket column joins the partition
+			// key of every row of the table.
+			tk.composite, tk.cellEng = true, eng
+			eng = cassandraBucketed{eng}
+		}
+	}
 	tk.eng = memoize(eng, t, tk.cols)
 	inner := e
 	switch m := e.(type) {
@@ -341,6 +371,7 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 		}
 		tk.saltK = m.K
 		tk.saltTop = m.Top
+		tk.saltKs = m.Ks
 		if m.By != "" {
 			if tk.saltBy = t.ColumnIndex(m.By); tk.saltBy < 0 {
 				return nil, fmt.Errorf("salt by=%s: no column %q (columns: %s); give this table its own key", m.By, m.By, strings.Join(t.ColumnNames(), ", "))
@@ -350,7 +381,8 @@ func (s *Scheme) compileExpr(t *shardkey.Table, e shardkey.Expr, o Options) (*ta
 			}
 		}
 		tk.salted = map[string]bool{}
-		for _, k := range hottest(t, tk.cols, m.Top) {
+		tk.saltOrder = slices.Clone(hottest(t, tk.cols, m.Top))
+		for _, k := range tk.saltOrder {
 			tk.salted[k] = true
 		}
 	case *shardkey.IsolateExpr:
@@ -799,8 +831,10 @@ func (s *Scheme) shareHot() {
 			if tk.salted != nil {
 				top := tk.saltTop
 				tk.salted = map[string]bool{}
+				tk.saltOrder = nil
 				for i := 0; i < top && i < len(list); i++ {
 					tk.salted[list[i].k] = true
+					tk.saltOrder = append(tk.saltOrder, list[i].k)
 				}
 				if tk.kind == kRange {
 					keys := map[string]int{}
