@@ -472,6 +472,13 @@ type Fix struct {
 	// the value,shard lines directory() reads).
 	DirectoryFile string   `json:"directory_file,omitempty"`
 	Placement     []Placed `json:"placement,omitempty"`
+	// raises, when the fix raises the shards (nodes) over capacity or the
+	// busiest shard (node), says what, as raised does; its Text then says
+	// so, with the reason (noteRaise).
+	raises, raiseWhy string
+	// replicas, for a cache fix, is the read replicas it proposes beside
+	// the cache (replicasFor), 0 when none.
+	replicas int
 }
 
 // Placed is one value of a directory placement and where it goes.
@@ -1494,6 +1501,14 @@ func verdict(as *Assessment, first bool) string {
 	if as.Viable && as.jumboVerdict != "" {
 		v += "; but " + as.jumboVerdict
 	}
+	if as.Viable {
+		if r := fixesRaise(as); r != "" {
+			v += "; " + r
+		}
+		if t := thinFitText(as.capacity); t != "" {
+			v += "; " + t
+		}
+	}
 	return v
 }
 
@@ -1554,6 +1569,9 @@ func overCapacityText(as *Assessment) string {
 	who := fmt.Sprintf("%d of %d %ss over", over, units, unit)
 	if units == 1 {
 		who = "the only " + unit
+	}
+	if cp := as.capacity; cp != nil && len(cp.uncounted) > 0 {
+		who += "; " + uncountedText(cp)
 	}
 	return fmt.Sprintf("over capacity%s: busiest %s %s/s, %.2fx the %s/s one %s can do (%s)",
 		when, unit, fmtF(busiest), busiest/c.Capacity, fmtF(c.Capacity), unit, who)
@@ -1831,6 +1849,9 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 		}
 		if as.TiedWithFirst && decided {
 			reason = "tied within the evidence: " + reason
+		}
+		if t := thinFitText(as.capacity); t != "" && as.Viable {
+			reason += "; it " + t
 		}
 		others = append(others, fmt.Sprintf("%s (%s)", as.Display(), reason))
 	}

@@ -37,6 +37,14 @@ type Capacity struct {
 	Per          string `json:"per,omitempty"`
 	Nodes        int    `json:"nodes,omitempty"`
 	NodesNeeded  int    `json:"nodes_needed,omitempty"`
+	// ThinFit reports that no shard (node) is over capacity after the
+	// fixes but the busiest is within fitMargin of it: a fit the hash
+	// placement's own variation can undo. ShardsForMargin is then the
+	// fewest shards (searched as ShardsNeeded is, with capacity
+	// (1-fitMargin) in place of capacity) that leave that much to spare,
+	// 0 when not searched (a node's capacity) or none does.
+	ThinFit         bool `json:"thin_fit,omitempty"`
+	ShardsForMargin int  `json:"shards_for_margin,omitempty"`
 
 	engine string // the placement engine's name, for shardCountNote
 	// kinds are the Fix.Kind of each of Applied, in order.
@@ -46,6 +54,16 @@ type Capacity struct {
 	whale *PartitionValue
 	// search, until shardsNeeded runs, is what it searches from.
 	search *needSearch
+	// raise is what the fixes together raise (raised: "the shards over
+	// capacity from 11 to 12"), "" when nothing; raiseWhy the reasons the
+	// raising fixes give (Fix.raiseWhy).
+	raise    string
+	raiseWhy []string
+	// uncounted are the caches (or read replicas) the fixes propose,
+	// "the cache for workspace_id = 1", which After does not count: a
+	// cache's hit rate is not in the workload, and replicas are copies
+	// beside the shards.
+	uncounted []string
 }
 
 // shardCountNote is what engine asks of a shard count other than n's
@@ -363,6 +381,19 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 	if as.Score.CapacityPer == "node" && o.Nodes != nil {
 		out.Per, out.Nodes = "node", o.Nodes.Count
 	}
+	out.raise = raised(out.Before, out.After, capacityUnitOf(out))
+	for _, f := range as.Fixes {
+		if f.Kind == "cache" {
+			what := "the cache for " + f.Target
+			if f.replicas > 0 {
+				what = fmt.Sprintf("the cache or %d read replicas for %s", f.replicas, f.Target)
+			}
+			out.uncounted = append(out.uncounted, what)
+		}
+		if f.raiseWhy != "" && !slices.Contains(out.raiseWhy, f.raiseWhy) {
+			out.raiseWhy = append(out.raiseWhy, f.raiseWhy)
+		}
+	}
 	return out
 }
 
@@ -383,8 +414,24 @@ const fitMargin = 0.10
 func judgeFit(list []*Assessment) {
 	some := false
 	for _, as := range list {
-		if cp := as.capacity; as.Viable && cp != nil && cp.After != nil && cp.After.OverCapacity == 0 && cp.After.busiest(cp) <= (1-fitMargin)*cp.Capacity {
+		cp := as.capacity
+		if !as.Viable || cp == nil || cp.After == nil || cp.After.OverCapacity > 0 {
+			continue
+		}
+		if cp.After.busiest(cp) <= (1-fitMargin)*cp.Capacity {
 			as.fitsAfter, some = true, true
+			continue
+		}
+		cp.ThinFit = true
+		if cp.Per != "node" && cp.search != nil {
+			s := cp.search
+			o := s.o
+			margin := (1 - fitMargin) * cp.Capacity
+			cp.ShardsForMargin = fewestShards(o.Shards, s.c, func(x *sim.Candidate) bool { return x.MaxShardWork <= margin }, func(n int) (*sim.Candidate, error) {
+				oo := o
+				oo.Shards = n
+				return sim.Score(s.w, s.key, oo)
+			})
 		}
 	}
 	if !some {
@@ -463,7 +510,7 @@ func shardsNeeded(cp *Capacity) {
 		cp.ShardsNeeded = o.Shards
 		return
 	}
-	cp.ShardsNeeded = fewestShards(o.Shards, c, func(n int) (*sim.Candidate, error) {
+	cp.ShardsNeeded = fewestShards(o.Shards, c, noneOver, func(n int) (*sim.Candidate, error) {
 		oo := o
 		oo.Shards = n
 		return sim.Score(s.w, s.key, oo)
@@ -471,8 +518,9 @@ func shardsNeeded(cp *Capacity) {
 }
 
 // fewestShards returns the fewest shards, more than n (up to
-// shardkey.MaxShards), under which score leaves no shard over capacity;
-// 0 when none does. c is the design scored on n shards, over capacity.
+// shardkey.MaxShards), under which score's design fits (no shard over
+// capacity, or what fits says); 0 when none does. c is the design scored
+// on n shards, not fitting.
 // Every engine here takes any shard count (Citus's shard_count, Vitess's
 // keyspace-id ranges (GenerateShardRanges), MongoDB's shards and chunks,
 // Cassandra's nodes, Redis masters, Kafka partitions, Elasticsearch's
@@ -483,8 +531,7 @@ func shardsNeeded(cp *Capacity) {
 // boundary bisection reaches: a lower count that the doubling passed over
 // is not tried). Doubling stops once the busiest shard no longer falls
 // (one key value's work, or scatter-gather on every shard).
-func fewestShards(n int, c *sim.Candidate, score func(int) (*sim.Candidate, error)) int {
-	fits := func(x *sim.Candidate) bool { return len(x.OverCapacity) == 0 }
+func fewestShards(n int, c *sim.Candidate, fits func(*sim.Candidate) bool, score func(int) (*sim.Candidate, error)) int {
 	lo, hi := n, 0
 	for m := n * 2; ; m *= 2 {
 		m = min(m, shardkey.MaxShards)
@@ -551,10 +598,25 @@ func packingNote(cp *Capacity) string {
 }
 
 // capacityText is the headline about capacity: first in the summary.
+// When the fixes raise the shards (nodes) over capacity or the busiest,
+// it ends by saying so and why.
 func capacityText(cp *Capacity, n int) string {
 	if cp == nil || cp.Before.OverCapacity == 0 {
 		return ""
 	}
+	s := capacityHead(cp, n)
+	if cp.raise != "" {
+		s += " Its fixes raise " + cp.raise
+		if len(cp.raiseWhy) > 0 {
+			s += ": " + strings.Join(cp.raiseWhy, "; ")
+		}
+		s += "."
+	}
+	return s
+}
+
+// capacityHead is capacityText without what the fixes raise.
+func capacityHead(cp *Capacity, n int) string {
 	over := cp.Before.OverCapacity
 	if cp.Per == "node" {
 		return nodesCapacityText(cp)
@@ -573,12 +635,17 @@ func capacityText(cp *Capacity, n int) string {
 		with = "with every proposed fix applied and re-simulated (" + strings.Join(cp.Applied, "; ") + ")"
 		switch {
 		case cp.After.OverCapacity == 0:
-			return fmt.Sprintf("%s. %s, every shard is under it: busiest %s/s.", head, upper(with), fmtF(cp.After.MaxShardWork))
-		case cp.After.OverCapacity > over:
-			// Said plainly: the fixes leave more shards over than none.
-			with += fmt.Sprintf(", %d %s, more than the %d before (busiest %s/s)", cp.After.OverCapacity, plural(cp.After.OverCapacity, "does", "do"), over, fmtF(cp.After.MaxShardWork))
+			return fmt.Sprintf("%s. %s, every shard is under it: busiest %s/s%s.", head, upper(with), fmtF(cp.After.MaxShardWork), thinNote(cp))
 		default:
-			with += fmt.Sprintf(", %d still %s (busiest %s/s)", cp.After.OverCapacity, plural(cp.After.OverCapacity, "does", "do"), fmtF(cp.After.MaxShardWork))
+			still := "still "
+			if cp.After.OverCapacity > over {
+				still = ""
+			}
+			uncounted := ""
+			if len(cp.uncounted) > 0 {
+				uncounted = "; " + uncountedText(cp)
+			}
+			with += fmt.Sprintf(", %d %s%s (busiest %s/s%s)", cp.After.OverCapacity, still, plural(cp.After.OverCapacity, "does", "do"), fmtF(cp.After.MaxShardWork), uncounted)
 		}
 	}
 	if cp.ShardsNeeded > 0 {
@@ -624,9 +691,13 @@ func nodesCapacityText(cp *Capacity) string {
 	if len(cp.Applied) > 0 {
 		with = "with every proposed fix applied and re-simulated (" + strings.Join(cp.Applied, "; ") + ")"
 		if cp.After.OverCapacity == 0 {
-			return fmt.Sprintf("%s. %s, every node is under it: busiest node %s/s.", head, upper(with), fmtF(cp.After.MaxNodeWork))
+			return fmt.Sprintf("%s. %s, every node is under it: busiest node %s/s%s.", head, upper(with), fmtF(cp.After.MaxNodeWork), thinNote(cp))
 		}
-		with += fmt.Sprintf(", %d still %s (busiest node %s/s)", cp.After.OverCapacity, plural(cp.After.OverCapacity, "does", "do"), fmtF(cp.After.MaxNodeWork))
+		still := "still "
+		if cp.After.OverCapacity > over {
+			still = ""
+		}
+		with += fmt.Sprintf(", %d %s%s (busiest node %s/s)", cp.After.OverCapacity, still, plural(cp.After.OverCapacity, "does", "do"), fmtF(cp.After.MaxNodeWork))
 	}
 	if cp.NodesNeeded > 0 {
 		return fmt.Sprintf("%s; %s. %d nodes bring every node under it (the %d slots spread over more nodes).", head, with, cp.NodesNeeded, cp.ShardsNeeded)
@@ -640,3 +711,6 @@ func upper(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// noneOver reports whether x leaves no shard (node) over capacity.
+func noneOver(x *sim.Candidate) bool { return len(x.OverCapacity) == 0 }

@@ -161,6 +161,12 @@ func (a *analysis) replicaHow() string {
 	return "read replicas (copies of the shard that apply its writes and serve reads: a PostgreSQL standby, a MongoDB secondary, a Vitess replica tablet)"
 }
 
+// maxReplicas is the most read replicas of one shard that replicasFor
+// proposes: past a handful, each standby's apply work, the primary's
+// WAL senders (or oplog readers) and the failover set to manage make
+// replicas the wrong tool, and a cache or a read model is the fix.
+const maxReplicas = 5
+
 // replicasFor says how many read replicas serve a value's reads reads/s
 // when it also takes writes writes/s and one shard (copy) does capacity
 // units/s: every replica applies every write, so each has capacity -
@@ -170,7 +176,9 @@ func (a *analysis) replicaHow() string {
 // as the primary with the writes alone): n is 0 and the text says so.
 // The text is a clause with its connector, to follow "cache its reads in
 // front of the shard": ", or serve them from N read replicas (...): ..."
-// or "; read replicas (...) cannot help: ...".
+// or "; read replicas (...) cannot help: ...". More than maxReplicas
+// are not proposed: the text leads with a read model then, and says
+// how many replicas it would take.
 func (a *analysis) replicasFor(reads, writes, capacity float64) (n int, text string) {
 	how := a.replicaHow()
 	if writes >= capacity {
@@ -178,6 +186,10 @@ func (a *analysis) replicasFor(reads, writes, capacity float64) (n int, text str
 	}
 	n = int(math.Ceil(reads/(capacity-writes) - 1e-9))
 	n = max(n, 1)
+	if n > maxReplicas {
+		return n, fmt.Sprintf(", or serve them from a read model fed asynchronously (a table keyed for them, off the serving shards); read replicas cannot practically carry them: each applies all ~%s writes/s, leaving %s - %s = %s units/s for reads, so ceil(%s / %s) = %d would be needed, more than the %d copies of one shard it is practical to run",
+			fmtF(writes), fmtF(capacity), fmtF(writes), fmtF(capacity-writes), fmtF(reads), fmtF(capacity-writes), n, maxReplicas)
+	}
 	how = strings.Replace(how, "read replicas", fmt.Sprintf("%d read replicas", n), 1)
 	return n, fmt.Sprintf(", or serve them from %s: each applies all ~%s writes/s, leaving %s - %s = %s units/s for reads, so ceil(%s / %s) = %d serve its ~%s reads/s, the primary keeping the writes",
 		how, fmtF(writes), fmtF(capacity), fmtF(writes), fmtF(capacity-writes), fmtF(reads), fmtF(capacity-writes), n, fmtF(reads))

@@ -119,3 +119,30 @@ func TestJoinedAndLookupTerms(t *testing.T) {
 		t.Errorf("lookupSystem(citus(shard_count=32)) = %q; want Citus's wording", got)
 	}
 }
+
+// TestReplicasPractical: ceil(reads / (capacity - writes)) replicas are
+// proposed up to 5; past that the text says replicas cannot practically
+// carry the reads and offers a read model. By hand, at 200 a shard:
+// 1,000 reads/s, no writes: ceil(1000 / 200) = 5, proposed; 1,001:
+// ceil(1001 / 200) = 6, not; the workspace's whale under Citus, 6,408
+// reads/s and 487 writes/s at 800: ceil(6408 / 313) = 21, not.
+func TestReplicasPractical(t *testing.T) {
+	a := &analysis{engine: "citus"}
+	for _, c := range []struct {
+		reads, writes, capacity float64
+		want                    int
+		has, not                string
+	}{
+		{1000, 0, 200, 5, "serve them from 5 read replicas", "cannot practically"},
+		{1001, 0, 200, 6, "read replicas cannot practically carry them: each applies all ~0.00 writes/s, leaving 200 - 0.00 = 200 units/s for reads, so ceil(1,001 / 200) = 6 would be needed", "6 read replicas"},
+		{6408, 487, 800, 21, "ceil(6,408 / 313) = 21 would be needed, more than the 5 copies", "21 read replicas"},
+	} {
+		n, text := a.replicasFor(c.reads, c.writes, c.capacity)
+		if n != c.want || !strings.Contains(text, c.has) || strings.Contains(text, c.not) {
+			t.Errorf("replicasFor(%v, %v, %v) = %d, %q; want %d, with %q, without %q", c.reads, c.writes, c.capacity, n, text, c.want, c.has, c.not)
+		}
+		if n > 5 && !strings.HasPrefix(text, ", or serve them from a read model") {
+			t.Errorf("replicasFor(%v, %v, %v) = %q; want it to lead with a read model", c.reads, c.writes, c.capacity, text)
+		}
+	}
+}

@@ -28,17 +28,17 @@ func TestFewestShards(t *testing.T) {
 	}
 	hot := func(m int) float64 { return 400 + 11100/float64(m) }
 	score, tried := fake(hot)
-	if got := fewestShards(32, &sim.Candidate{MaxShardWork: hot(32), OverCapacity: []int{0}}, score); got != 111 {
+	if got := fewestShards(32, &sim.Candidate{MaxShardWork: hot(32), OverCapacity: []int{0}}, noneOver, score); got != 111 {
 		t.Errorf("fewest shards %d (tried %v); want 111", got, *tried)
 	}
 	whale := func(int) float64 { return 600 }
 	score, tried = fake(whale)
-	if got := fewestShards(32, &sim.Candidate{MaxShardWork: 600, OverCapacity: []int{0}}, score); got != 0 {
+	if got := fewestShards(32, &sim.Candidate{MaxShardWork: 600, OverCapacity: []int{0}}, noneOver, score); got != 0 {
 		t.Errorf("one value over capacity: fewest shards %d (tried %v); want 0", got, *tried)
 	}
 	// Near the limit: the doubling stops at shardkey.MaxShards.
 	score, _ = fake(func(m int) float64 { return 500 * 40000 / float64(m) })
-	if got := fewestShards(1000, &sim.Candidate{MaxShardWork: 20000, OverCapacity: []int{0}}, score); got != 40000 {
+	if got := fewestShards(1000, &sim.Candidate{MaxShardWork: 20000, OverCapacity: []int{0}}, noneOver, score); got != 40000 {
 		t.Errorf("fewest shards %d; want 40,000 (500 x 40,000 / m <= 500 from m = 40,000 <= %d)", got, shardkey.MaxShards)
 	}
 }

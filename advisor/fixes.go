@@ -308,6 +308,7 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
 		Text: fmt.Sprintf("Whales: isolate %s%s on %s with %s, re-simulated as %s: the %s goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s%s; %s. A whale's own shard keeps its share: no function can split one key value.",
 			plural(bestK, "the heaviest value", fmt.Sprintf("the %d heaviest values", bestK))+", "+strings.Join(vals, ", "), group, plural(bestK, "a dedicated shard", "dedicated shards"), how, key, ratioText(c, w), ratio(c), ratio(best), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), workRatios, effect)}
+	f.noteRaise(capacityUnit(c), isolationWhy(best, n, bestK))
 	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	if a.splitFix(as, d, w, o, rest) {
@@ -345,8 +346,8 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// cost more than the spread writes save).
 	both := fmt.Sprintf("salt(%s, %d, top=1)%s", baseOf(key), k, rest)
 	if y, err := sim.Score(w, both, o); err != nil || y.MaxShardWork >= best.MaxShardWork*0.98 {
-		_, rep := a.replicasFor(reads, writes, w.Capacity)
-		as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(cols, hot.Value),
+		nrep, rep := a.replicasFor(reads, writes, w.Capacity)
+		as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(cols, hot.Value), replicas: proposed(nrep),
 			Text: fmt.Sprintf("Hot value: %s's ~%s requests/s (%s reads/s, %s writes/s) are more than one shard can serve, and salting it over %d buckets would not lower the busiest shard (its reads would then ask every bucket): cache its reads in front of the shard%s.", valueText(cols, hot.Value), fmtF(writes+reads), fmtF(reads), fmtF(writes), k, rep)})
 		return
 	}
@@ -361,8 +362,8 @@ func (a *analysis) whaleFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 	// Salted, each of its K buckets' shards applies writes/K of its writes
 	// and serves every one of its reads (each asks every bucket): the
 	// replicas are per bucket.
-	_, rep := a.replicasFor(reads, writes/float64(k), w.Capacity)
-	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: hv,
+	nrep, rep := a.replicasFor(reads, writes/float64(k), w.Capacity)
+	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: hv, replicas: proposed(nrep),
 		Text: fmt.Sprintf("Hot reads: %s's ~%s reads/s are more than one shard should serve; cache its results in front of the shard%s (for each of the %d salt buckets, each applying 1/%d of its writes and serving every read). Salting does not help reads: it makes each read ask every bucket.", hv, fmtF(reads), rep, k, k)})
 }
 
@@ -597,9 +598,11 @@ func (a *analysis) lookupFix(op OpCost, as *Assessment, w *shardkey.Workload, o 
 				pct(c.CrossShardTxnFraction), pct(after.CrossShardTxnFraction), pct(*after.LookupCrossShardTxnFraction), lookupApart)
 		}
 	}
-	return Fix{Kind: "global-index", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
+	f := Fix{Kind: "global-index", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
 		Text: fmt.Sprintf("%s looks up by %s: a lookup table sharded by %s that maps each %s to the key (%s; design %q) routes it instead of asking every shard: %s. Work %s/s -> %s/s, busiest %s %s/s -> %s/s. Its cost: %s%s. A local index keeps writes local but lookups still scatter (%s).",
-			op.Name, col, col, col, lookupKind(a.engine, col, l.VindexType()), key, route, fmtF(c.WorkPerS), fmtF(after.WorkPerS), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), writes, txn, cost)}, true
+			op.Name, col, col, col, lookupKind(a.engine, col, l.VindexType()), key, route, fmtF(c.WorkPerS), fmtF(after.WorkPerS), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), writes, txn, cost)}
+	f.noteRaise(capacityUnit(c), concentrateWhy(col))
+	return f, true
 }
 
 // projectionFix proposes a per-col projection for op, whose rows by col
@@ -637,9 +640,11 @@ func (a *analysis) projectionFix(op OpCost, as *Assessment, w *shardkey.Workload
 	if t.Rows == 0 {
 		spread = fmt.Sprintf("without a row sample of %s how many shards one %s's rows are on is unknown (a non-unique lookup is scored as asking every shard)", t.Name, col)
 	}
-	return Fix{Kind: "projection", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
+	f := Fix{Kind: "projection", Target: op.Name, Key: key, Before: nums(c), After: nums(after),
 		Text: fmt.Sprintf("%s looks up by %s, and %s: a lookup table (lookup(%s, nonunique)) would still ask %.2f %s per request (re-simulated: work %s/s -> %s/s). Keep a per-%s projection instead: a copy of the %s rows it reads, sharded by %s (%s), so each request asks one shard: work %s/s -> %s/s, busiest %s %s/s -> %s/s. Its cost: %s (%s).",
-			op.Name, col, spread, col, fanout, lookupAfter.FanoutUnit(), fmtF(c.WorkPerS), fmtF(lookupAfter.WorkPerS), col, t.Name, col, entry, fmtF(c.WorkPerS), fmtF(after.WorkPerS), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), wc, cost)}, true
+			op.Name, col, spread, col, fanout, lookupAfter.FanoutUnit(), fmtF(c.WorkPerS), fmtF(lookupAfter.WorkPerS), col, t.Name, col, entry, fmtF(c.WorkPerS), fmtF(after.WorkPerS), busiestUnit(c), fmtF(c.MaxShardWork), fmtF(after.MaxShardWork), wc, cost)}
+	f.noteRaise(capacityUnit(c), concentrateWhy(col))
+	return f, true
 }
 
 // insertsOrDeletes reports whether the workload inserts or deletes rows of

@@ -231,6 +231,7 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 			hv, fmtF(x.work), fmtF(w.Capacity), x.k, strings.Join(pairs, ", "), design(whales), a.splitHow(key, def),
 			fmtF(x.work), fmtF(x.wide), fmtF(w.Capacity), fmtF(x.wide), (x.work-x.wide)/(w.Capacity-x.wide), fmtF(x.wide), x.k, fmtF(maxOf(best.ShardWork[n-x.k:])),
 			x.k, fmtF(wideAll), pct(best.CrossShardTxnFraction), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), len(c.OverCapacity), len(best.OverCapacity), more)
+		f.noteRaise(capacityUnit(c), dedicatedWhy(best, n, x.k))
 		as.Fixes = append(as.Fixes, f)
 		return true
 	}
@@ -265,6 +266,7 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 		plural(len(names), "Whale", "Whales"), strings.Join(names, ", "), plural(len(names), "exceeds", "each exceed"), fmtF(w.Capacity), plural(len(names), "it", "one"), plural(len(names), "it", "each"), strings.Join(pairs, ", "), design(whales), a.splitHow(key, def), total(whales),
 		fmtF(w.Capacity), strings.Join(each, "; "), iso,
 		fmtF(wideAll), pct(best.CrossShardTxnFraction), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), len(c.OverCapacity), len(best.OverCapacity), more)
+	f.noteRaise(capacityUnit(c), dedicatedWhy(best, n, total(whales)))
 	as.Fixes = append(as.Fixes, f)
 	return true
 }

@@ -651,9 +651,11 @@ func (a *analysis) tableWhaleFix(as *Assessment, d *shardkey.Design, w *shardkey
 	if best.MaxShardWork >= c.MaxShardWork*0.99 {
 		effect = fmt.Sprintf("the busiest %s is the whale's own, which no function can make lighter; isolation keeps every other value off it", busiestUnit(c))
 	}
-	as.Fixes = append(as.Fixes, Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
+	f := Fix{Kind: "isolate", Target: strings.Join(vals, ", "), Key: key, Before: nums(c), After: nums(best),
 		Text: fmt.Sprintf("Whales: isolate %s %s on %s with %s, re-simulated as %s: the work ratio goes from %.2fx to %.2fx the mean and the busiest %s's work from %s/s to %s/s; %s. A whale's own shard keeps its share: no function can split one key value.",
-			what, where, plural(k, "a dedicated shard", "dedicated shards"), a.isolateHow(p.Tables[0], strings.Join(e.Columns(), ", "), p.top[0].Value), key, c.WorkRatio, best.WorkRatio, busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)})
+			what, where, plural(k, "a dedicated shard", "dedicated shards"), a.isolateHow(p.Tables[0], strings.Join(e.Columns(), ", "), p.top[0].Value), key, c.WorkRatio, best.WorkRatio, busiestUnit(c), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), effect)}
+	f.noteRaise(capacityUnit(c), isolationWhy(best, n, k))
+	as.Fixes = append(as.Fixes, f)
 	as.Criteria.AfterFixes = best.MaxShardWork
 	a.hotValueFix(as, p, w, key)
 }
@@ -682,8 +684,8 @@ func (a *analysis) hotValueFix(as *Assessment, p *PartitionValue, w *shardkey.Wo
 		return
 	}
 	hv := p.Name()
-	_, rep := a.replicasFor(reads, writes, w.Capacity)
-	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(p.Columns, p.Value),
+	nrep, rep := a.replicasFor(reads, writes, w.Capacity)
+	as.Fixes = append(as.Fixes, Fix{Kind: "cache", Target: valueText(p.Columns, p.Value), replicas: proposed(nrep),
 		Text: fmt.Sprintf("Hot value: %s's ~%s requests/s (%s reads/s, %s writes/s: its %s share of the operations on %s) are more than the %s units/s one shard can do: cache its reads in front of the shard%s; salting its writes over K buckets would spread them, but each of its reads would then ask K shards.",
 			hv, fmtF(writes+reads), fmtF(reads), fmtF(writes), pct(p.Share), strings.Join(p.Tables, ", "), fmtF(w.Capacity), rep)})
 }

@@ -82,7 +82,7 @@ func TestCassandraBucketOverCapacity(t *testing.T) {
 		t.Errorf("busiest node %g/s bucketed, %g/s before: not lighter", fixed.MaxShardWork, unfixed.MaxShardWork)
 	}
 	if after > before {
-		if want := fmt.Sprintf("%d do, more than the %d before", after, before); !strings.Contains(strings.Join(adv.Summary, " "), want) {
+		if want := fmt.Sprintf("Its fixes raise the shards over capacity from %d to %d", before, after); !strings.Contains(strings.Join(adv.Summary, " "), want) {
 			t.Errorf("the headline does not say the fixes leave more nodes over (%q):\n%s", want, strings.Join(adv.Summary, "\n"))
 		}
 		if want := fmt.Sprintf("leaves more nodes over capacity (%d, not %d)", after, before); !strings.Contains(text, want) {
