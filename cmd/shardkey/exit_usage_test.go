@@ -27,6 +27,10 @@ func TestUsageErrorsNamed(t *testing.T) {
 		want []string
 	}{
 		{[]string{"score", "-k", "directory(user_id, /nonexistent.csv)"}, 2, []string{"/nonexistent.csv", "does not exist"}},
+		// A directory where the key names its file: exit 2 as for one
+		// that does not exist, naming the key and the path (it was exit
+		// 1 with "DIR:1: read DIR: is a directory", a line the path has not).
+		{[]string{"score", "-k", "directory(user_id, " + dir + ")"}, 2, []string{"shardkey score: -k: key \"directory(user_id, " + dir + ")\": table posts: directory file " + dir + " is a directory; give a file of value,shard lines\n"}},
 		{[]string{"score", "--slots", "16384", "--nodes", "0", "-k", "hash(user_id)"}, 2, []string{"--nodes 0: must be at least 1"}},
 		{[]string{"advise", "--workload", bin}, 1, []string{bin + ":2:", "not UTF-8", "byte offset 8", "YAML"}},
 		// citus(shard_count=S) gives the slots; --shards then counts
