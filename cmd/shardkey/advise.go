@@ -242,6 +242,11 @@ Flags:
 		}
 		return usageErr("no statements to advise on: %s rate 0 (requests/s) and no transaction has a rate; give their rates, or name the keys to score with -k", ops)
 	}
+	if errors.Is(err, advisor.ErrNoCandidates) {
+		// No statement filters on a column: nothing to draw keys from,
+		// a missing input as above (README's exit status 2).
+		return usageErr("%v", err)
+	}
 	if err != nil {
 		return err
 	}

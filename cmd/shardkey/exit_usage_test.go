@@ -144,3 +144,17 @@ func TestRedisSlotsFixed(t *testing.T) {
 		t.Errorf("redis --nodes 3: shards %d, nodes %+v; want 16384 and --slots 16384 --nodes 3's %+v", a.Shards, a.Candidates[0].Nodes, b.Candidates[0].Nodes)
 	}
 }
+
+// TestNoCandidatesUsage: a log whose statements filter on no column (a
+// count of a whole table) gives advise nothing to draw keys from: README's
+// exit status counts that a usage error (exit 2, "add --log or --queries,
+// or name keys with -k"), as it is for a log with no statements; it was
+// exit 1.
+func TestNoCandidatesUsage(t *testing.T) {
+	log := writeFile(t, "scan.log", "2026-12-01 10:00:00.000 UTC [1001] app@shop LOG:  statement: SELECT count(*) FROM orders;\n"+
+		"2026-12-01 10:00:01.000 UTC [1002] app@shop LOG:  statement: SELECT count(*) FROM orders;\n")
+	code, _, errs := runCmd(t, "", "advise", "--log", log)
+	if want := "shardkey advise: no candidate keys: no operation filters on a column by equality or range; name keys with -k\n"; code != 2 || errs != want {
+		t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, errs, want)
+	}
+}
