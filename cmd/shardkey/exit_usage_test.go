@@ -58,10 +58,17 @@ func TestUsageErrorsNamed(t *testing.T) {
 // usage error (exit 2, as for a file that does not exist: README's exit
 // status) naming the flag and the path, before anything is read; it was
 // exit 1 with "read DIR: is a directory", naming no flag. --log takes a
-// directory (rotated files read in time order): an empty one is still
-// the reader's input error.
+// directory (rotated files read in time order): an empty one (or one of
+// dot files and subdirectories only) holds no log, a usage error naming
+// it (exit 2; it was exit 1, the reader's "no log files").
 func TestDirectoryGivenAsFile(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".hidden.log"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -71,7 +78,9 @@ func TestDirectoryGivenAsFile(t *testing.T) {
 		{[]string{"score", "--workload", dir, "-k", "hash(a)"}, 2, "shardkey score: --workload " + dir + ": is a directory; give a file\n"},
 		{[]string{"advise", "--queries", dir}, 2, "shardkey advise: --queries " + dir + ": is a directory; give a file\n"},
 		{[]string{"advise", "--rows", "t=" + dir}, 2, "shardkey advise: --rows t=" + dir + ": is a directory; give a file\n"},
-		{[]string{"advise", "--log", dir}, 1, "no log files in this directory"},
+		{[]string{"advise", "--log", dir}, 2, "shardkey advise: --log " + dir + ": a directory with no log files in it"},
+		{[]string{"score", "--log", dir, "-k", "hash(a)"}, 2, "shardkey score: --log " + dir + ": a directory with no log files in it"},
+		{[]string{"watch", "--log", dir, "-k", "hash(a)"}, 2, "shardkey watch: --log " + dir + ": a directory with no log files in it"},
 	} {
 		code, _, errs := runCmd(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
