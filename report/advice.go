@@ -202,7 +202,7 @@ func shardsText(n int) string {
 func txnPct(as *advisor.Assessment) string {
 	rb := ""
 	if f := as.Score.RolledBackCrossShardFraction; f != nil {
-		rb = " (rolled back " + numfmt.Pct(*f) + ")"
+		rb = sim.RolledBackNote(*f)
 	}
 	if as.Score.Transactions == 0 {
 		return "-" + rb

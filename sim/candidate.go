@@ -1168,20 +1168,28 @@ func (c *Candidate) RolledBackText(n float64) string {
 
 // TxnCell is a report table's cross-shard transactions cell: the share
 // of committed transactions that cross shards, with the rolled-back
-// transactions' share after it when some rolled back; "-" without
-// transactions.
+// transactions' share after it when some rolled back (RolledBackNote);
+// "-" without transactions.
 func (c *Candidate) TxnCell() string {
 	if c.Transactions == 0 {
 		if c.RolledBackCrossShardFraction != nil {
-			return "- (rolled back " + numfmt.Pct(*c.RolledBackCrossShardFraction) + ")"
+			return "-" + RolledBackNote(*c.RolledBackCrossShardFraction)
 		}
 		return "-"
 	}
 	s := numfmt.Pct(c.CrossShardTxnFraction)
 	if c.RolledBackCrossShardFraction != nil {
-		s += " (rolled back " + numfmt.Pct(*c.RolledBackCrossShardFraction) + ")"
+		s += RolledBackNote(*c.RolledBackCrossShardFraction)
 	}
 	return s
+}
+
+// RolledBackNote is what a cross-shard transactions cell adds when some
+// transactions rolled back: f, the share of them that crossed shards, as
+// " (of rolled-back: 50% crossed)". Not "(rolled back 50%)", which read
+// as the share of transactions that rolled back.
+func RolledBackNote(f float64) string {
+	return " (of rolled-back: " + numfmt.Pct(f) + " crossed)"
 }
 
 // MarshalJSON writes o with single_shard_fraction null when it has
