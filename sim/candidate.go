@@ -1072,7 +1072,11 @@ func (c *Candidate) NoShardNote() string {
 	if !c.SingleShardKnown() {
 		what = "every request does, so no shard does any work, and the single-shard share and the work ratio are unknown"
 	}
-	return fmt.Sprintf("%s requests/s match no rows and ask no shard (an empty IN list: {\"in\": []}, = ANY('{}')): %s", numfmt.Num(c.NoShardPerS), what)
+	verbs := "match no rows and ask"
+	if numfmt.Num(c.NoShardPerS) == "1" {
+		verbs = "matches no rows and asks"
+	}
+	return fmt.Sprintf("%s %s no shard (an empty IN list: {\"in\": []}, = ANY('{}')): %s", numfmt.Count(c.NoShardPerS, "request/s", "requests/s"), verbs, what)
 }
 
 // WorkRatioKnown reports whether WorkRatio (max/mean of the shards'
