@@ -156,6 +156,7 @@ func ReadWindowsFile(ctx context.Context, file string, o Options, d time.Duratio
 	return readWindowSources(ctx, file, srcs, warns, o, d, newW, fn, true)
 }
 
+// windowTooShort is the usage error of a window shorter than MinWindow.
 func windowTooShort(d time.Duration) error {
 	return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be at least %v (log timestamps are at best in microseconds, PostgreSQL's in milliseconds)", d, MinWindow)}
 }

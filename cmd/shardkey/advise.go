@@ -460,7 +460,7 @@ func rescoreArgs(fs *flag.FlagSet, c *common, pos []string, l *loaded) []string 
 	for _, name := range []string{"slots", "nodes", "slot-map"} {
 		if set[name] {
 			add(name, fs.Lookup(name).Value.String())
-			placed = true
+			placed = placed || name != "slot-map"
 		}
 	}
 	if !placed {
