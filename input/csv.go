@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shardkey/shardkey"
 )
@@ -147,6 +148,22 @@ func csvHeader(file string, line int, header []string) (int, error) {
 		header[i] = h
 		if h == "" {
 			return 0, shardkey.Errorf(file, line, fmt.Sprintf("column %d", i+1), "empty column name in header")
+		}
+		// A name no column could have (a binary file, a Latin-1 or
+		// UTF-16 export): said here, not as a key naming no column.
+		if k := strings.IndexByte(h, 0); k >= 0 {
+			return 0, shardkey.Errorf(file, line, fmt.Sprintf("column %d", i+1), "column name in header holds a NUL byte (byte %d of the name): not a text header (a binary or UTF-16 file?)", k+1)
+		}
+		if !utf8.ValidString(h) {
+			k := 0
+			for k < len(h) {
+				r, n := utf8.DecodeRuneInString(h[k:])
+				if r == utf8.RuneError && n <= 1 {
+					break
+				}
+				k += n
+			}
+			return 0, shardkey.Errorf(file, line, fmt.Sprintf("column %d", i+1), "column name in header is not UTF-8 (byte %d of the name, 0x%02x): save the file as UTF-8", k+1, h[k])
 		}
 		if seen[h] {
 			return 0, shardkey.Errorf(file, line, h, "column named twice in header")

@@ -67,6 +67,12 @@ func TestBadInput(t *testing.T) {
 		{"NaN weight", rows("n.csv", "a,weight\n1,NaN\n"), "n.csv:2: weight: weight is NaN"},
 		{"negative weight", rows("w.csv", "a,weight\n1,-2\n"), "w.csv:2: weight: weight -2 is negative"},
 		{"duplicate column", rows("d.csv", "a,a\n1,2\n"), "d.csv:1: a: column named twice"},
+		// A header no column could have: file, line 1, the column's
+		// position, and the byte of the name (b\x00c: byte 2; caf\xe9, a
+		// Latin-1 é: byte 4).
+		{"NUL in header", rows("z.csv", "a,b\x00c\n1,2\n"), "z.csv:1: column 2: column name in header holds a NUL byte (byte 2 of the name)"},
+		{"Latin-1 header", rows("l.csv", "id,caf\xe9\n1,2\n"), "l.csv:1: column 2: column name in header is not UTF-8 (byte 4 of the name, 0xe9)"},
+		{"Latin-1 TSV header", rows("l.tsv", "caf\xe9\tid\n1\t2\n"), "l.tsv:1: column 1: column name in header is not UTF-8 (byte 4 of the name, 0xe9)"},
 		{"empty jsonl", rows("e.jsonl", "\n\n"), "e.jsonl:1: empty file"},
 		{"bad json", rows("b.jsonl", "{\"a\": 1}\n{\"a\": \n"), "b.jsonl:2: invalid JSON"},
 		{"json not object", rows("a.jsonl", "[1,2]\n"), "a.jsonl:1: want a JSON object"},

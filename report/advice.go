@@ -65,15 +65,15 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 			fmt.Fprintln(w, "expensive under this key:")
 			for _, op := range as.Expensive {
 				if op.Broadcast {
-					fmt.Fprintf(w, "  %s: %s req/s each write all %.0f copies (broadcast write, a cross-shard commit), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, numfmt.Num(op.ExtraWork))
+					fmt.Fprintf(w, "  %s: %s req/s each write all %.0f copies (broadcast write, a cross-shard commit), +%s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, numfmt.Count(op.ExtraWork, "unit/s", "units/s"))
 					continue
 				}
-				fmt.Fprintf(w, "  %s: %s req/s ask %.1f %s each (%s), +%s units/s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), op.RouteNote(), numfmt.Num(op.ExtraWork))
+				fmt.Fprintf(w, "  %s: %s req/s ask %.1f %s each (%s), +%s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), op.RouteNote(), numfmt.Count(op.ExtraWork, "unit/s", "units/s"))
 			}
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
 			fmt.Fprintf(w, "expensive under this key: every operation asks one shard, but %s of transactions cross shards (each commits on several)\n", numfmt.Pct(as.Criteria.CrossShardTxn))
 		} else if as.Score.RequestsPerS > 0 && as.Score.NoShardPerS > 0 {
-			fmt.Fprintf(w, "expensive under this key: nothing; no operation asks more than one shard (%s requests/s ask none)\n", numfmt.Num(as.Score.NoShardPerS))
+			fmt.Fprintf(w, "expensive under this key: nothing; no operation asks more than one shard (%s none)\n", numfmt.Count(as.Score.NoShardPerS, "request/s asks", "requests/s ask"))
 		} else if as.Score.RequestsPerS > 0 {
 			fmt.Fprintln(w, "expensive under this key: nothing; every operation asks one shard")
 		}
@@ -202,7 +202,7 @@ func shardsText(n int) string {
 func txnPct(as *advisor.Assessment) string {
 	rb := ""
 	if f := as.Score.RolledBackCrossShardFraction; f != nil {
-		rb = " (rolled back " + numfmt.Pct(*f) + ")"
+		rb = sim.RolledBackNote(*f)
 	}
 	if as.Score.Transactions == 0 {
 		return "-" + rb
@@ -254,7 +254,7 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 				if op.Unsized >= 0.5 {
 					note = " (" + op.RouteNote() + ")"
 				}
-				fmt.Fprintf(w, "- %s: %s req/s ask %.1f %s each%s, +%s units/s\n", MarkdownText(op.Name), numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), MarkdownText(note), numfmt.Num(op.ExtraWork))
+				fmt.Fprintf(w, "- %s: %s req/s ask %.1f %s each%s, +%s\n", MarkdownText(op.Name), numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), MarkdownText(note), numfmt.Count(op.ExtraWork, "unit/s", "units/s"))
 			}
 		}
 		if len(as.Fixes) > 0 {
@@ -366,9 +366,9 @@ func WriteAdviceHTML(w io.Writer, adv *advisor.Advice) error {
 				break // no operations: no chart
 			}
 			h := x / scale * plot
-			lab := fmt.Sprintf("%s %d: %s units/s", unit, s, numfmt.Num(x))
+			lab := fmt.Sprintf("%s %d: %s", unit, s, numfmt.Count(x, "unit/s", "units/s"))
 			if s < len(c.ShardHashRanges) && unit == "shard" {
-				lab = fmt.Sprintf("shard %d (hash %s): %s units/s", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Num(x))
+				lab = fmt.Sprintf("shard %d (hash %s): %s", s, HashRangesText(c.ShardHashRanges[s]), numfmt.Count(x, "unit/s", "units/s"))
 			}
 			wk.Bars = append(wk.Bars, bar{X: float64(s) * bw, Y: base - h, W: math.Max(bw-1, 0.5), H: h,
 				Over: capacity > 0 && x > capacity, Label: lab})
@@ -455,7 +455,7 @@ func nodesHTML(adv *advisor.Advice) *nodesView {
 	return v
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText, "skipped": skippedView, "spct": singlePct, "after": afterCell, "notsim": notSimulatedNote}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "count": numfmt.Count, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText, "skipped": skippedView, "spct": singlePct, "after": afterCell, "notsim": notSimulatedNote}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -466,7 +466,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}code{background:#f3f4f6;
 svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;paint-order:stroke;stroke:#fafafa;stroke-width:3px}.mean{stroke:#888;stroke-dasharray:2 2}figcaption{font-size:13px;color:#555}.legend{margin:.2rem 0;columns:2}
 </style></head><body>
 <h1>Shard key advice: {{.A.Workload}}</h1>
-<p>{{places .A}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{num .A.Capacity}} units of work/s per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
+<p>{{places .A}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{count .A.Capacity "unit of work/s" "units of work/s"}} per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
 <table><tr><th>rank</th><th>key</th><th>local</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>{{busiest .A "busiest"}} (units/s)</th><th>{{busiest .A "after fixes"}}</th><th>verdict</th></tr>
 {{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{spct .Criteria .Criteria.Local}}</td><td class="n">{{spct .Criteria .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{after .Criteria}}</td><td>{{.Verdict}}</td></tr>
@@ -477,7 +477,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{with .Work}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="{{if .Over}}over{{else}}bar{{end}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{if .MeanY}}<line class="mean" x1="0" x2="{{.Width}}" y1="{{.MeanY}}" y2="{{.MeanY}}"><title>mean</title></line>{{end}}{{if .HasCap}}<line class="cap" x1="0" x2="{{.Width}}" y1="{{.CapY}}" y2="{{.CapY}}"><title>capacity</title></line>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; grey line: the mean{{if .HasCap}}; dashed line: capacity; red: over capacity{{end}}</figcaption></figure>{{end}}{{end}}
 {{with .Fanout}}{{if .Bars}}<figure><svg viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>{{end}}{{range .Labels}}<text x="{{.X}}" y="{{.Y}}" text-anchor="{{.Anchor}}">{{.Text}}</text>{{end}}</svg><figcaption>{{.Title}}; full height = every {{.Unit}}; the bars are the operations:<ol class="legend">{{range .Legend}}<li>{{.}}</li>{{end}}</ol></figcaption></figure>{{end}}{{end}}
 {{if .Ranges}}<h3>Citus shard intervals</h3><p>Each shard's interval of the hash space, as pg_dist_shard lists it (<code>shardminvalue..shardmaxvalue</code>), beside its figures.</p><table><tr><th>shard</th><th>hash interval</th><th>work/s</th><th>load</th></tr>{{range .Ranges}}<tr><td class="n">{{.Shard}}</td><td><code>{{.Range}}</code></td><td class="n">{{num .Work}}</td><td class="n">{{.Load}}</td></tr>{{end}}</table>{{if .More}}<p>{{.More}} more shards (the 10 busiest are shown; JSON's <code>shard_hash_ranges</code> has every one).</p>{{end}}{{end}}
-{{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} {{.FanoutUnit}} each{{if ge .Unsized 0.5}} ({{.RouteNote}}){{end}}, +{{num .ExtraWork}} units/s</li>{{end}}</ul>{{end}}
+{{if .Expensive}}<h3>Expensive under this key</h3><ul>{{range .Expensive}}<li>{{.Name}}: {{num .Rate}} req/s ask {{printf "%.1f" .FanoutMean}} {{.FanoutUnit}} each{{if ge .Unsized 0.5}} ({{.RouteNote}}){{end}}, +{{count .ExtraWork "unit/s" "units/s"}}</li>{{end}}</ul>{{end}}
 {{range .Fixes}}<div class="fix"><b>{{.Kind}}</b>: {{.Text}}</div>{{end}}{{with rangebounds .Score}}<p>{{.}}</p>{{end}}{{with .OwnWarnings}}<h3>Warnings</h3><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{end}}
 {{with .Nodes}}<h2>Slots over nodes: <code>{{.Key}}</code></h2>

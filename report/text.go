@@ -35,12 +35,12 @@ func (r *Score) WriteTable(w io.Writer) error {
 	c0 := r.Candidates[0]
 	capText := "capacity not given"
 	if r.Capacity > 0 {
-		capText = "capacity " + numfmt.Num(r.Capacity) + " units of work/s per shard"
+		capText = "capacity " + numfmt.Count(r.Capacity, "unit of work/s", "units of work/s") + " per shard"
 		if c0.CapacityPer == "node" {
-			capText = "capacity " + numfmt.Num(r.Capacity) + " units of work/s per node (its slots' work summed)"
+			capText = "capacity " + numfmt.Count(r.Capacity, "unit of work/s", "units of work/s") + " per node (its slots' work summed)"
 		}
 	}
-	fmt.Fprintf(w, "%s requests/s on %s, %s, engine %s\n\n", numfmt.Num(c0.RequestsPerS), placedOn(r.Shards, c0), capText, r.Engine)
+	fmt.Fprintf(w, "%s on %s, %s, engine %s\n\n", numfmt.Count(c0.RequestsPerS, "request/s", "requests/s"), placedOn(r.Shards, c0), capText, r.Engine)
 	if l := r.scatterCaveat(); l != "" {
 		fmt.Fprintf(w, "%s\n\n", numfmt.Wrap(l, 88, ""))
 	}
@@ -379,13 +379,13 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 	if r.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", MarkdownText(r.Description))
 	}
-	fmt.Fprintf(w, "%s requests/s on %s, engine `%s`", numfmt.Num(r.Candidates[0].RequestsPerS), placedOn(r.Shards, r.Candidates[0]), r.Engine)
+	fmt.Fprintf(w, "%s on %s, engine `%s`", numfmt.Count(r.Candidates[0].RequestsPerS, "request/s", "requests/s"), placedOn(r.Shards, r.Candidates[0]), r.Engine)
 	if r.Capacity > 0 {
 		per := "shard"
 		if r.Candidates[0].CapacityPer == "node" {
 			per = "node (its slots' work summed)"
 		}
-		fmt.Fprintf(w, ", capacity %s units of work/s per %s", numfmt.Num(r.Capacity), per)
+		fmt.Fprintf(w, ", capacity %s per %s", numfmt.Count(r.Capacity, "unit of work/s", "units of work/s"), per)
 	}
 	fmt.Fprint(w, ".\n\n")
 	if l := r.scatterCaveat(); l != "" {

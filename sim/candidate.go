@@ -1072,7 +1072,11 @@ func (c *Candidate) NoShardNote() string {
 	if !c.SingleShardKnown() {
 		what = "every request does, so no shard does any work, and the single-shard share and the work ratio are unknown"
 	}
-	return fmt.Sprintf("%s requests/s match no rows and ask no shard (an empty IN list: {\"in\": []}, = ANY('{}')): %s", numfmt.Num(c.NoShardPerS), what)
+	verbs := "match no rows and ask"
+	if numfmt.Num(c.NoShardPerS) == "1" {
+		verbs = "matches no rows and asks"
+	}
+	return fmt.Sprintf("%s %s no shard (an empty IN list: {\"in\": []}, = ANY('{}')): %s", numfmt.Count(c.NoShardPerS, "request/s", "requests/s"), verbs, what)
 }
 
 // WorkRatioKnown reports whether WorkRatio (max/mean of the shards'
@@ -1168,20 +1172,28 @@ func (c *Candidate) RolledBackText(n float64) string {
 
 // TxnCell is a report table's cross-shard transactions cell: the share
 // of committed transactions that cross shards, with the rolled-back
-// transactions' share after it when some rolled back; "-" without
-// transactions.
+// transactions' share after it when some rolled back (RolledBackNote);
+// "-" without transactions.
 func (c *Candidate) TxnCell() string {
 	if c.Transactions == 0 {
 		if c.RolledBackCrossShardFraction != nil {
-			return "- (rolled back " + numfmt.Pct(*c.RolledBackCrossShardFraction) + ")"
+			return "-" + RolledBackNote(*c.RolledBackCrossShardFraction)
 		}
 		return "-"
 	}
 	s := numfmt.Pct(c.CrossShardTxnFraction)
 	if c.RolledBackCrossShardFraction != nil {
-		s += " (rolled back " + numfmt.Pct(*c.RolledBackCrossShardFraction) + ")"
+		s += RolledBackNote(*c.RolledBackCrossShardFraction)
 	}
 	return s
+}
+
+// RolledBackNote is what a cross-shard transactions cell adds when some
+// transactions rolled back: f, the share of them that crossed shards, as
+// " (of rolled-back: 50% crossed)". Not "(rolled back 50%)", which read
+// as the share of transactions that rolled back.
+func RolledBackNote(f float64) string {
+	return " (of rolled-back: " + numfmt.Pct(f) + " crossed)"
 }
 
 // MarshalJSON writes o with single_shard_fraction null when it has

@@ -697,6 +697,12 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 		return nil, shardkey.Errorf(path, 0, "", "directory: %v", errors.Unwrap(err))
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		// As a flag's file that is a directory (workload.CheckFile): a
+		// usage error, before a read fails with "is a directory" at a
+		// line 1 the file does not have.
+		return nil, &shardkey.UsageError{Msg: fmt.Sprintf("directory file %s is a directory; give a file of value,shard lines", path)}
+	}
 	// Bounded: a directory lists exceptions, not every key.
 	r := csv.NewReader(&shardkey.BoundedReader{R: f, File: file, What: "a directory file", Max: shardkey.MaxDirectoryBytes, MaxLine: 1 << 20})
 	r.FieldsPerRecord = -1

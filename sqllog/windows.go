@@ -130,11 +130,74 @@ var ErrNoTimestamps = errors.New("the log's statements carry no timestamps: wind
 // than MinWindow, or than the resolution of the log's first timestamp (1s
 // windows at least for a log of whole seconds), is a usage error.
 func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d time.Duration, newW func() *shardkey.Workload, fn func(*Window) error) error {
+	return readWindowSources(ctx, name, []source{{name: name, r: r, size: -1}}, nil, o, d, newW, fn, false)
+}
+
+// ReadWindowsFile is ReadWindows for a --log value as ReadFile takes it:
+// a path, "-" for Options.Stdin, a directory or a glob pattern, whose
+// files are one log read in time order (see ordered), decompressed
+// whatever their names. A file left out as a copy of another is said in
+// the first window's warnings.
+func ReadWindowsFile(ctx context.Context, file string, o Options, d time.Duration, newW func() *shardkey.Workload, fn func(*Window) error) error {
 	if d < MinWindow {
-		return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be at least %v (log timestamps are at best in microseconds, PostgreSQL's in milliseconds)", d, MinWindow)}
+		return windowTooShort(d)
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
-	format, err := formatOf(br, name, o.Format, compressionOf(r))
+	srcs, err := sources(file, o.Stdin)
+	if err != nil {
+		return err
+	}
+	srcs, warns, err := ordered(srcs, o)
+	if err != nil {
+		return err
+	}
+	if file == "-" {
+		file = stdinName
+	}
+	return readWindowSources(ctx, file, srcs, warns, o, d, newW, fn, true)
+}
+
+// windowTooShort is the usage error of a window shorter than MinWindow.
+func windowTooShort(d time.Duration) error {
+	return &shardkey.UsageError{Msg: fmt.Sprintf("window length %v: must be at least %v (log timestamps are at best in microseconds, PostgreSQL's in milliseconds)", d, MinWindow)}
+}
+
+// readWindowSources reads the files of one log, in order, as one stream cut
+// into windows (ReadWindows); warns go into the first window's warnings.
+// decompressed: each file is decompressed as ReadFile's are.
+func readWindowSources(ctx context.Context, name string, srcs []source, warns []error, o Options, d time.Duration, newW func() *shardkey.Workload, fn func(*Window) error, decompressed bool) error {
+	if d < MinWindow {
+		return windowTooShort(d)
+	}
+	// next opens the next file of the log: its reader and its format.
+	var closeCur func()
+	defer func() {
+		if closeCur != nil {
+			closeCur()
+		}
+	}()
+	next := func(s *source) (*bufio.Reader, string, error) {
+		if closeCur != nil {
+			closeCur()
+			closeCur = nil
+		}
+		raw, err := s.open()
+		if err != nil {
+			return nil, "", err
+		}
+		var dec io.Reader = raw
+		closeDec := func() {}
+		if decompressed {
+			if dec, closeDec, err = decompress(bufio.NewReaderSize(raw, 64<<10), s.name); err != nil {
+				raw.Close()
+				return nil, "", err
+			}
+		}
+		closeCur = func() { closeDec(); raw.Close() }
+		br := bufio.NewReaderSize(dec, 1<<20)
+		f, err := formatOf(br, s.name, o.Format, compressionOf(dec))
+		return br, f, err
+	}
+	br, format, err := next(&srcs[0])
 	dialect := dialectOf(format)
 	if err != nil {
 		return err
@@ -143,7 +206,7 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 		return fmt.Errorf("%s: %w", name, ErrNoTimestamps)
 	}
 	cache := &cache{}
-	rs := &readState{file: name}
+	rs := &readState{file: srcs[0].name, warn: warns}
 	var (
 		cur      *Window
 		a        *agg
@@ -253,6 +316,24 @@ func ReadWindows(ctx context.Context, r io.Reader, name string, o Options, d tim
 		return nil
 	}
 	open()
+	// The files of a rotated set are one stream: sessions, transactions
+	// and windows go on from one file to the next.
+	for i := 1; i < len(srcs); i++ {
+		if err := readFormat(format, br, rs); err != nil {
+			rs.p.close()
+			return err
+		}
+		s := &srcs[i]
+		var f string
+		if br, f, err = next(s); err == nil && f != format {
+			err = shardkey.Errorf(s.name, 1, "", "a %s log, but %s is a %s log: one --log reads one log (give a pattern that names one format, e.g. '*.csv')", f, srcs[0].name, format)
+		}
+		if err != nil {
+			rs.p.close()
+			return err
+		}
+		rs.file, rs.line = s.name, 0
+	}
 	if err := readBody(br, format, rs); err != nil {
 		return err
 	}

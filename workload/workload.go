@@ -217,7 +217,8 @@ func checkOpen(flag, arg, file string) error {
 
 // CheckLog is CheckFile for a --log value: "-" (standard input) passes; a
 // value naming no file that holds *, ? or [ is a pattern, which must be
-// well formed and match at least one file (as sqllog reads it).
+// well formed and match at least one file (as sqllog reads it); a
+// directory must hold a log file.
 func CheckLog(flag, arg string) error {
 	if arg == "-" {
 		return nil
@@ -233,7 +234,31 @@ func CheckLog(flag, arg string) error {
 		return nil
 	}
 	// A --log directory is read whole (its rotated files in time order).
-	return checkOpen(flag, arg, arg)
+	if err := checkOpen(flag, arg, arg); err != nil {
+		return err
+	}
+	if st, err := os.Stat(arg); err == nil && st.IsDir() && !hasLogFile(arg) {
+		return usage("%s %s: a directory with no log files in it (a --log directory is read as one rotated log: its regular files, names starting with a dot left out)", flag, arg)
+	}
+	return nil
+}
+
+// hasLogFile reports whether directory dir holds a file sqllog reads as
+// part of its log: a regular file whose name does not start with a dot.
+func hasLogFile(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return true // the reader says what is wrong
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // pathErr drops the operation and path of an *fs.PathError (the message

@@ -28,7 +28,7 @@ import (
 	"github.com/shardkey/shardkey/sim"
 )
 
-func runAdvise(e *env, args []string) error {
+func runAdvise(e *env, args []string) (err error) {
 	fs := flag.NewFlagSet("advise", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	var c common
@@ -61,7 +61,9 @@ citus(...), vschema any vitess-* engine).
 name: a fix that places a hash key's few values one by one is the design
 directory(col, COL-placement.csv), and the file is its map (value,shard
 lines, the format directory() reads; also the fix's "placement" in JSON).
-Re-score it with shardkey score -k 'directory(col, DIR/COL-placement.csv)'.
+It prints the command that re-scores each: shardkey score with the same
+inputs, --engine and --shards (or --slots and --nodes), and
+-k 'directory(col, DIR/COL-placement.csv)'.
 
 Examples:
   shardkey advise
@@ -160,6 +162,14 @@ Flags:
 	if err != nil {
 		return err
 	}
+	// A pg_stat_statements export's figures are counts: said so, not
+	// per second (countsOnly), after every other write of the command.
+	flush := countsOnly(e, l.w)
+	defer func() {
+		if ferr := flush(); err == nil {
+			err = ferr
+		}
+	}()
 	if *emitFmt != "" {
 		// -k @vschema.json and --from a Citus coordinator set the engine
 		// themselves, when --engine is not given.
@@ -242,6 +252,11 @@ Flags:
 		}
 		return usageErr("no statements to advise on: %s rate 0 (requests/s) and no transaction has a rate; give their rates, or name the keys to score with -k", ops)
 	}
+	if errors.Is(err, advisor.ErrNoCandidates) {
+		// No statement filters on a column: nothing to draw keys from,
+		// a missing input as above (README's exit status 2).
+		return usageErr("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -255,7 +270,7 @@ Flags:
 		return err
 	}
 	if *dirsOut != "" {
-		if err := writeDirectories(e, *dirsOut, adv); err != nil {
+		if err := writeDirectories(e, *dirsOut, adv, rescoreArgs(fs, &c, pos, l)); err != nil {
 			return err
 		}
 	}
@@ -351,8 +366,9 @@ Flags:
 
 // writeDirectories writes into dir the directory file of every proposed
 // fix that names one (advisor.Fix.DirectoryFile, its Placement), each
-// once, and says on standard error what it wrote and how to re-score it.
-func writeDirectories(e *env, dir string, adv *advisor.Advice) error {
+// once, and says on standard error what it wrote and the command that
+// re-scores it: shardkey score, rescore (rescoreArgs), -k the design.
+func writeDirectories(e *env, dir string, adv *advisor.Advice, rescore []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageErr("--write-directories: %v", err)
 	}
@@ -377,14 +393,94 @@ func writeDirectories(e *env, dir string, adv *advisor.Advice) error {
 				return fmt.Errorf("--write-directories: %w", err)
 			}
 			written[f.DirectoryFile] = f.Placement
-			rescore := strings.Replace(f.Key, f.DirectoryFile, path, 1)
-			fmt.Fprintf(e.stderr, "wrote %s: the map of %s's %s fix (%s); re-score it with the same inputs, --engine and --shards (or --slots and --nodes): shardkey score -k '%s'\n", path, as.Key, f.Kind, f.Key, rescore)
+			key := strings.Replace(f.Key, f.DirectoryFile, path, 1)
+			cmd := append(append([]string{"shardkey", "score"}, rescore...), "-k", key)
+			for i, a := range cmd {
+				cmd[i] = shellQuote(a)
+			}
+			fmt.Fprintf(e.stderr, "wrote %s: the map of %s's %s fix (%s); re-score it with: %s\n", path, as.Key, f.Kind, f.Key, strings.Join(cmd, " "))
 		}
 	}
 	if len(written) == 0 {
 		fmt.Fprintf(e.stderr, "--write-directories: no proposed design names a directory file; nothing written to %s\n", dir)
 	}
 	return nil
+}
+
+// rescoreArgs are the arguments of shardkey score that score a design
+// as the advice did: its inputs, --engine, and --shards (or the
+// placement flags given: --slots, --nodes, --slot-map), --capacity and
+// --seed when given. A --from DSN is redacted (its password is the
+// user's to add).
+func rescoreArgs(fs *flag.FlagSet, c *common, pos []string, l *loaded) []string {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var args []string
+	add := func(name, v string) { args = append(args, "--"+name, v) }
+	if c.noInput() {
+		name := "social"
+		if len(pos) == 1 {
+			name = pos[0]
+		}
+		args = append(args, name)
+	}
+	if c.workload != "" {
+		add("workload", c.workload)
+	}
+	if c.variant != "" {
+		add("variant", c.variant)
+	}
+	for _, in := range []struct {
+		name string
+		vs   []string
+	}{{"rows", c.rows}, {"queries", c.queries}, {"txns", c.txns}, {"log", c.logs}} {
+		for _, v := range in.vs {
+			add(in.name, v)
+		}
+	}
+	if c.logFormat != "" {
+		add("log-format", c.logFormat)
+	}
+	if c.from != "" {
+		add("from", livedb.Redact(c.from))
+	}
+	for _, name := range []string{"sample-rows", "stats"} {
+		if set[name] {
+			add(name, fs.Lookup(name).Value.String())
+		}
+	}
+	if c.schema != "" {
+		add("schema", c.schema)
+	}
+	for _, t := range c.colTypes {
+		add("column-type", t)
+	}
+	add("engine", c.engine)
+	placed := false
+	for _, name := range []string{"slots", "nodes", "slot-map"} {
+		if set[name] {
+			add(name, fs.Lookup(name).Value.String())
+			placed = placed || name != "slot-map"
+		}
+	}
+	if !placed {
+		add("shards", strconv.Itoa(l.w.Shards))
+	}
+	for _, name := range []string{"capacity", "seed"} {
+		if set[name] {
+			add(name, fs.Lookup(name).Value.String())
+		}
+	}
+	return args
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and _@%+=:,./-.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // samePlacement reports whether a and b place the same values on the

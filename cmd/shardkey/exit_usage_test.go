@@ -27,6 +27,10 @@ func TestUsageErrorsNamed(t *testing.T) {
 		want []string
 	}{
 		{[]string{"score", "-k", "directory(user_id, /nonexistent.csv)"}, 2, []string{"/nonexistent.csv", "does not exist"}},
+		// A directory where the key names its file: exit 2 as for one
+		// that does not exist, naming the key and the path (it was exit
+		// 1 with "DIR:1: read DIR: is a directory", a line the path has not).
+		{[]string{"score", "-k", "directory(user_id, " + dir + ")"}, 2, []string{"shardkey score: -k: key \"directory(user_id, " + dir + ")\": table posts: directory file " + dir + " is a directory; give a file of value,shard lines\n"}},
 		{[]string{"score", "--slots", "16384", "--nodes", "0", "-k", "hash(user_id)"}, 2, []string{"--nodes 0: must be at least 1"}},
 		{[]string{"advise", "--workload", bin}, 1, []string{bin + ":2:", "not UTF-8", "byte offset 8", "YAML"}},
 		// citus(shard_count=S) gives the slots; --shards then counts
@@ -54,10 +58,17 @@ func TestUsageErrorsNamed(t *testing.T) {
 // usage error (exit 2, as for a file that does not exist: README's exit
 // status) naming the flag and the path, before anything is read; it was
 // exit 1 with "read DIR: is a directory", naming no flag. --log takes a
-// directory (rotated files read in time order): an empty one is still
-// the reader's input error.
+// directory (rotated files read in time order): an empty one (or one of
+// dot files and subdirectories only) holds no log, a usage error naming
+// it (exit 2; it was exit 1, the reader's "no log files").
 func TestDirectoryGivenAsFile(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".hidden.log"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -67,7 +78,9 @@ func TestDirectoryGivenAsFile(t *testing.T) {
 		{[]string{"score", "--workload", dir, "-k", "hash(a)"}, 2, "shardkey score: --workload " + dir + ": is a directory; give a file\n"},
 		{[]string{"advise", "--queries", dir}, 2, "shardkey advise: --queries " + dir + ": is a directory; give a file\n"},
 		{[]string{"advise", "--rows", "t=" + dir}, 2, "shardkey advise: --rows t=" + dir + ": is a directory; give a file\n"},
-		{[]string{"advise", "--log", dir}, 1, "no log files in this directory"},
+		{[]string{"advise", "--log", dir}, 2, "shardkey advise: --log " + dir + ": a directory with no log files in it"},
+		{[]string{"score", "--log", dir, "-k", "hash(a)"}, 2, "shardkey score: --log " + dir + ": a directory with no log files in it"},
+		{[]string{"watch", "--log", dir, "-k", "hash(a)"}, 2, "shardkey watch: --log " + dir + ": a directory with no log files in it"},
 	} {
 		code, _, errs := runCmd(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
@@ -138,5 +151,19 @@ func TestRedisSlotsFixed(t *testing.T) {
 	if a.Shards != 16384 || b.Shards != 16384 || a.Candidates[0].Nodes == nil || b.Candidates[0].Nodes == nil ||
 		fmt.Sprint(a.Candidates[0].Nodes.NodeWork) != fmt.Sprint(b.Candidates[0].Nodes.NodeWork) {
 		t.Errorf("redis --nodes 3: shards %d, nodes %+v; want 16384 and --slots 16384 --nodes 3's %+v", a.Shards, a.Candidates[0].Nodes, b.Candidates[0].Nodes)
+	}
+}
+
+// TestNoCandidatesUsage: a log whose statements filter on no column (a
+// count of a whole table) gives advise nothing to draw keys from: README's
+// exit status counts that a usage error (exit 2, "add --log or --queries,
+// or name keys with -k"), as it is for a log with no statements; it was
+// exit 1.
+func TestNoCandidatesUsage(t *testing.T) {
+	log := writeFile(t, "scan.log", "2026-12-01 10:00:00.000 UTC [1001] app@shop LOG:  statement: SELECT count(*) FROM orders;\n"+
+		"2026-12-01 10:00:01.000 UTC [1002] app@shop LOG:  statement: SELECT count(*) FROM orders;\n")
+	code, _, errs := runCmd(t, "", "advise", "--log", log)
+	if want := "shardkey advise: no candidate keys: no operation filters on a column by equality or range; name keys with -k\n"; code != 2 || errs != want {
+		t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, errs, want)
 	}
 }

@@ -244,7 +244,7 @@ func renderNodes(w io.Writer, cands []*sim.Candidate) {
 		}
 		tw.Flush()
 		if r.Capacity > 0 {
-			fmt.Fprintf(w, "capacity %s units of work/s per node (its slots' work summed): %d of %d nodes over it (marked !)\n", num(r.Capacity), len(r.OverCapacity), r.Nodes)
+			fmt.Fprintf(w, "capacity %s per node (its slots' work summed): %d of %d nodes over it (marked !)\n", numfmt.Count(r.Capacity, "unit of work/s", "units of work/s"), len(r.OverCapacity), r.Nodes)
 		}
 		wr, lr := "-", "-" // nothing to measure them on: no work, no row weight
 		if c.WorkPerS > 0 {

@@ -89,3 +89,21 @@ func orNull(x *float64) string {
 	}
 	return strconv.FormatFloat(*x, 'g', -1, 64)
 }
+
+// TestOneRequestSingular: a count of one is printed singular with its
+// unit: a log of 2 statements 2 s apart (10:00:00.000 to 10:00:01.999,
+// plus the 1 ms resolution: 2 s) is 1 request/s, and score's head says
+// "1 request/s on 8 shards", not "1 requests/s".
+func TestOneRequestSingular(t *testing.T) {
+	log := writeFile(t, "two.log", "2026-12-01 10:00:00.000 UTC [1001] app@shop LOG:  statement: SELECT id FROM orders WHERE account_id = 1;\n"+
+		"2026-12-01 10:00:01.999 UTC [1002] app@shop LOG:  statement: SELECT id FROM orders WHERE account_id = 2;\n")
+	for _, f := range []string{"table", "markdown"} {
+		code, out, errs := runCmd(t, "", "score", "--log", log, "-k", "hash(account_id)", "--format", f)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if !strings.Contains(out, "1 request/s on 8 shards") || strings.Contains(out, "1 requests/s") {
+			t.Errorf("--format %s: want \"1 request/s on 8 shards\" in\n%s", f, out)
+		}
+	}
+}

@@ -67,8 +67,8 @@ func TestRolledBackCrossShard(t *testing.T) {
 		if got := strings.Join(strings.Fields(out), " "); !strings.Contains(got, want) {
 			t.Errorf("advise --format %s: no %q in\n%s", f, want, out)
 		}
-		if f != "json" && !strings.Contains(out, "25% (rolled back 40%)") {
-			t.Errorf("advise --format %s: no cross-shard cell %q in\n%s", f, "25% (rolled back 40%)", out)
+		if f != "json" && !strings.Contains(out, "25% (of rolled-back: 40% crossed)") {
+			t.Errorf("advise --format %s: no cross-shard cell %q in\n%s", f, "25% (of rolled-back: 40% crossed)", out)
 		}
 	}
 	code, out, errs = runCmd(t, "", "score", "--log", log, "--shards", "2", "-k", key)
@@ -77,6 +77,13 @@ func TestRolledBackCrossShard(t *testing.T) {
 	}
 	if got := strings.Join(strings.Fields(out), " "); !strings.Contains(got, "cross-shard transactions: 25% of committed transactions cross shards; 2 of 5 rolled-back transactions (40%) crossed shards before rolling back, so 33% of all transactions, committed and rolled back, crossed.") {
 		t.Errorf("score: no rolled-back line in\n%s", out)
+	}
+	// Score's table and Markdown cells read as advise's.
+	for _, f := range []string{"table", "markdown"} {
+		code, out, errs = runCmd(t, "", "score", "--log", log, "--shards", "2", "-k", key, "--format", f)
+		if code != 0 || !strings.Contains(out, "25% (of rolled-back: 40% crossed)") {
+			t.Errorf("score --format %s: exit %d, no cross-shard cell %q in\n%s%s", f, code, "25% (of rolled-back: 40% crossed)", out, errs)
+		}
 	}
 
 	// A log without ROLLBACK: the rolled-back shares are null (nothing
@@ -148,8 +155,8 @@ func TestWatchRolledBackCrossShard(t *testing.T) {
 		t.Fatalf("watch: exit %d: %s", code, errs)
 	}
 	flat := strings.Join(strings.Fields(out), " ")
-	for _, s := range []string{"33% (rolled back 50%)", "1 of 2 rolled-back transactions (50%) crossed shards before rolling back, so 40% of all transactions",
-		"0% (rolled back 33%)", "1 of 3 rolled-back transactions (33%) crossed shards before rolling back, so 25% of all transactions"} {
+	for _, s := range []string{"33% (of rolled-back: 50% crossed)", "1 of 2 rolled-back transactions (50%) crossed shards before rolling back, so 40% of all transactions",
+		"0% (of rolled-back: 33% crossed)", "1 of 3 rolled-back transactions (33%) crossed shards before rolling back, so 25% of all transactions"} {
 		if !strings.Contains(flat, s) {
 			t.Errorf("watch table: no %q in\n%s", s, out)
 		}

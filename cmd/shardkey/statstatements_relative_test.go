@@ -82,3 +82,49 @@ func TestAdviseStatStatementsRelative(t *testing.T) {
 		}
 	}
 }
+
+// TestStatStatementsCounts: the pg_stat_statements reader takes each
+// statement's calls as its rate over a span of 1 (sqllog's finish: the
+// export has no period), so the figures are counts: advise and score say
+// so and print no per-second unit ("/s", "per second") in any format,
+// JSON keeping its pinned field names (requests_per_s). A log with
+// timestamps (pg-stderr.log) keeps its rates per second. Hand-counted
+// from the export: 44 calls of statements on tables (transaction
+// control, DDL, pg_sleep and "select $1" left out), its two-row INSERT
+// INTO posts 2 requests: score's head says "45 requests on 8 shards".
+func TestStatStatementsCounts(t *testing.T) {
+	log := "../../sqllog/testdata/pg-stat-statements.csv"
+	perS := regexp.MustCompile(`[0-9a-z]/s\b|per second`)
+	for _, args := range [][]string{
+		{"advise", "--log", log},
+		{"advise", "--log", log, "--format", "markdown"},
+		{"advise", "--log", log, "--format", "html"},
+		{"advise", "--log", log, "--format", "json"},
+		{"score", "--log", log, "-k", "hash(user_id)"},
+		{"score", "--log", log, "-k", "hash(user_id)", "--format", "markdown"},
+		{"score", "--log", log, "-k", "hash(user_id)", "--format", "json"},
+	} {
+		code, out, errs := runCmd(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if m := perS.FindAllString(out, 5); m != nil {
+			t.Errorf("%v: per-second units %q in the output of counts", args, m)
+		}
+		if args[len(args)-1] == "json" && !strings.Contains(out, `"requests_per_s"`) {
+			t.Errorf("%v: no requests_per_s field", args)
+		}
+	}
+	_, out, _ := runCmd(t, "", "score", "--log", log, "-k", "hash(user_id)")
+	if !strings.Contains(out, "\n45 requests on 8 shards,") {
+		t.Errorf("score: want the head \"45 requests on 8 shards\" in\n%s", out)
+	}
+	_, out, _ = runCmd(t, "", "advise", "--log", log)
+	if want := "the figures below are counts (requests: the calls counted; units of work: the shards they asked), not rates."; !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+		t.Errorf("advise: no %q in\n%s", want, out)
+	}
+	_, out, _ = runCmd(t, "", "score", "--log", "../../sqllog/testdata/pg-stderr.log", "-k", "hash(user_id)")
+	if !strings.Contains(out, " requests/s on 8 shards,") {
+		t.Errorf("score pg-stderr.log: a log with timestamps has rates per second:\n%s", out)
+	}
+}

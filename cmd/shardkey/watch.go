@@ -1,12 +1,10 @@
 package main
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"net/http"
@@ -49,7 +47,7 @@ func runWatch(e *env, args []string) error {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	c := watchCmd{th: watch.DefaultThresholds}
-	fs.Var((*onceFlag)(&c.logFile), "log", "query log `file` (PostgreSQL stderr, csvlog or jsonlog; MySQL/MariaDB general or slow log; .gz read as gzip; - for standard input)")
+	fs.Var((*onceFlag)(&c.logFile), "log", "query log `file` (PostgreSQL stderr, csvlog or jsonlog; MySQL/MariaDB general or slow log; .gz or .zst; a directory or glob of rotated files, read in time order; - for standard input)")
 	fs.StringVar(&c.logFormat, "log-format", "", "log `format` (default: detected)")
 	fs.Var(&c.keys, "k", "`design` to watch, e.g. 'hash(user_id)'; repeatable")
 	fs.Var(&c.keys, "key", "same as -k")
@@ -123,10 +121,14 @@ Flags:
 	}
 	if c.logFile != "" && c.logFile != "-" && !c.follow {
 		// A missing or unreadable log is a usage error naming --log (exit
-		// 2); --follow waits for a file that does not exist yet.
-		if err := workload.CheckFile("--log", c.logFile, c.logFile); err != nil {
+		// 2), as advise's; a directory or glob is a rotated set, read in
+		// time order. --follow waits for a file that does not exist yet.
+		if err := workload.CheckLog("--log", c.logFile); err != nil {
 			return err
 		}
+	}
+	if st, err := os.Stat(c.logFile); c.follow && err == nil && st.IsDir() {
+		return usageErr("--follow needs a plain log file that the server writes (not the directory %s)", c.logFile)
 	}
 	switch c.format {
 	case "table", "json", "html":
@@ -193,28 +195,30 @@ Flags:
 		stopServer = nil
 		return err
 	}
-	var r io.Reader
 	name := c.logFile
-	readCtx := e.ctx
-	if c.follow {
-		fl := sqllog.Follow(e.ctx, c.logFile)
-		defer fl.Close()
-		r = fl
-		// Ctrl-C ends the following; what was read is still scored and
-		// the last window printed.
-		readCtx = context.WithoutCancel(e.ctx)
-	} else {
-		var closeLog func()
-		if r, name, closeLog, err = openLog(e, c.logFile); err != nil {
-			return err
-		}
-		defer closeLog()
+	if name == "-" {
+		name = "standard input"
 	}
 	if c.format == "html" {
 		out = newWindowWriter(e.stdout, c.format, name)
 	}
 	newW := func() *shardkey.Workload { return &shardkey.Workload{Seed: c.seed} }
-	err = sqllog.ReadWindows(readCtx, r, name, sqllog.Options{Format: c.logFormat}, c.window, newW, func(win *sqllog.Window) error {
+	// The log is read as advise reads it (sqllog.ReadWindowsFile: a file,
+	// .gz or .zst, a directory or glob of rotated files in time order, -
+	// for standard input), or followed as it grows.
+	read := func(o sqllog.Options, fn func(*sqllog.Window) error) error {
+		return sqllog.ReadWindowsFile(e.ctx, c.logFile, o, c.window, newW, fn)
+	}
+	if c.follow {
+		fl := sqllog.Follow(e.ctx, c.logFile)
+		defer fl.Close()
+		// Ctrl-C ends the following; what was read is still scored and
+		// the last window printed.
+		read = func(o sqllog.Options, fn func(*sqllog.Window) error) error {
+			return sqllog.ReadWindows(context.WithoutCancel(e.ctx), fl, name, o, c.window, newW, fn)
+		}
+	}
+	err = read(sqllog.Options{Format: c.logFormat, Stdin: e.stdin}, func(win *sqllog.Window) error {
 		if err := win.Workload.Validate(); err != nil {
 			return err
 		}
@@ -359,27 +363,6 @@ func pollWatch(e *env, c *watchCmd, wt *watch.Watcher, metrics *watch.Metrics, o
 			return err
 		}
 	}
-}
-
-// openLog opens a log file (gzip when its name ends in .gz), or standard
-// input for "-".
-func openLog(e *env, file string) (io.Reader, string, func(), error) {
-	if file == "-" {
-		return e.stdin, "standard input", func() {}, nil
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	if !strings.HasSuffix(file, ".gz") {
-		return f, file, func() { f.Close() }, nil
-	}
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, "", nil, fmt.Errorf("%s: named .gz, but not gzip data: %w", file, err)
-	}
-	return z, file, func() { z.Close(); f.Close() }, nil
 }
 
 // onceFlag is a string flag that may be given once: watch reads one log,

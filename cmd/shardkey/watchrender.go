@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/shardkey/shardkey/sim"
 	"github.com/shardkey/shardkey/watch"
 )
 
@@ -110,8 +111,8 @@ func (t *tableWindows) Window(r *watch.Report) error {
 				keys = append(keys, fmt.Sprintf("%s %s", k.Key, pct(k.Share)))
 			}
 			cross := pct(d.CrossShardTxnFraction)
-			if d.RolledBackCrossShardFraction != nil { // as advise's cell: "25% (rolled back 40%)"
-				cross += " (rolled back " + pct(*d.RolledBackCrossShardFraction) + ")"
+			if d.RolledBackCrossShardFraction != nil { // as advise's cell: "25% (of rolled-back: 40% crossed)"
+				cross += sim.RolledBackNote(*d.RolledBackCrossShardFraction)
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Key, numOr(d.RequestsPerS), numOr(d.WorkPerS), num(d.WorkRatio),
 				strconv.FormatFloat(d.FanoutMean, 'f', 2, 64), num(d.FanoutP99), pct(d.ScatterShare), cross, strings.Join(keys, ", "))

@@ -121,3 +121,81 @@ func TestWriteDirectoriesRoundTrip(t *testing.T) {
 		t.Fatalf("no place-values fix for %s", adv.Candidates[0].Key)
 	}
 }
+
+// TestWriteDirectoriesCommand: the re-score command --write-directories
+// prints, run as printed, succeeds and gives the fix's figures: it names
+// the advice's inputs, --engine and --shards (or --slots and --nodes), not
+// the bare "shardkey score -k ..." it printed, which had no workload to
+// score (and under another engine or shard count would have scored
+// another placement). TPC-C under Citus, on 8 shards and on 16 slots over
+// 4 nodes: each fix's after figures are the command's score.
+func TestWriteDirectoriesCommand(t *testing.T) {
+	wl := "../../scenario/benchmarks/tpcc.yaml"
+	for _, extra := range [][]string{nil, {"--slots", "16", "--nodes", "4"}} {
+		dir := t.TempDir()
+		args := append([]string{"advise", "--workload", wl, "--engine", "citus", "--format", "json",
+			"--bootstrap", "0", "--sweep", "", "--write-directories", dir}, extra...)
+		code, out, errs := runCmd(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var adv struct {
+			Candidates []struct {
+				Fixes []struct {
+					Key   string `json:"key"`
+					After struct {
+						MaxShardWork float64 `json:"max_shard_work"`
+						WorkPerS     float64 `json:"work_per_s"`
+					} `json:"after"`
+				} `json:"fixes"`
+			} `json:"candidates"`
+		}
+		if err := json.Unmarshal([]byte(out), &adv); err != nil {
+			t.Fatal(err)
+		}
+		after := map[string][2]float64{}
+		for _, c := range adv.Candidates {
+			for _, f := range c.Fixes {
+				after[f.Key] = [2]float64{f.After.MaxShardWork, f.After.WorkPerS}
+			}
+		}
+		n := 0
+		for _, line := range strings.Split(errs, "\n") {
+			_, cmd, ok := strings.Cut(line, "; re-score it with: ")
+			if !ok {
+				continue
+			}
+			n++
+			words := shellWords(cmd) // doc_test.go's
+			if len(words) < 3 || words[0] != "shardkey" || words[1] != "score" {
+				t.Fatalf("printed command %q: want shardkey score ...", cmd)
+			}
+			code, sout, serrs := runCmd(t, "", append(words[1:], "--format", "json")...)
+			if code != 0 {
+				t.Fatalf("%v: printed command %q: exit %d: %s", extra, cmd, code, serrs)
+			}
+			var sc struct {
+				Candidates []struct {
+					MaxShardWork float64 `json:"max_shard_work"`
+					WorkPerS     float64 `json:"work_per_s"`
+				} `json:"candidates"`
+			}
+			if err := json.Unmarshal([]byte(sout), &sc); err != nil {
+				t.Fatal(err)
+			}
+			// The fix's key names the file as written, relative to DIR.
+			_, fixKey, _ := strings.Cut(line, "fix (")
+			fixKey, _, _ = strings.Cut(fixKey, "); re-score it with: ")
+			want, ok := after[fixKey]
+			if !ok {
+				t.Fatalf("no fix %q in the advice", fixKey)
+			}
+			if got := sc.Candidates[0]; got.MaxShardWork != want[0] || got.WorkPerS != want[1] {
+				t.Errorf("%v: %q: busiest %v/s, work %v/s; the fix's %v/s, %v/s", extra, cmd, got.MaxShardWork, got.WorkPerS, want[0], want[1])
+			}
+		}
+		if n == 0 {
+			t.Fatalf("%v: no re-score command printed:\n%s", extra, errs)
+		}
+	}
+}

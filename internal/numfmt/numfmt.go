@@ -76,6 +76,17 @@ func Num(x float64) string {
 	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
+// Count formats x as Num does, followed by its unit: one when the
+// number reads "1" ("1 request/s", "+1 unit/s"), else many ("5,200
+// requests/s", "1.50 units/s").
+func Count(x float64, one, many string) string {
+	n := Num(x)
+	if n == "1" {
+		return n + " " + one
+	}
+	return n + " " + many
+}
+
 // Ratio formats a max/mean ratio: two decimals and "x".
 func Ratio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) + "x" }
 
