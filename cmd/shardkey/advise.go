@@ -28,7 +28,7 @@ import (
 	"github.com/shardkey/shardkey/sim"
 )
 
-func runAdvise(e *env, args []string) (err error) {
+func runAdvise(e *env, args []string) error {
 	fs := flag.NewFlagSet("advise", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	var c common
@@ -162,14 +162,6 @@ Flags:
 	if err != nil {
 		return err
 	}
-	// A pg_stat_statements export's figures are counts: said so, not
-	// per second (countsOnly), after every other write of the command.
-	flush := countsOnly(e, l.w)
-	defer func() {
-		if ferr := flush(); err == nil {
-			err = ferr
-		}
-	}()
 	if *emitFmt != "" {
 		// -k @vschema.json and --from a Citus coordinator set the engine
 		// themselves, when --engine is not given.

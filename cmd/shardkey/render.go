@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
-	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/numfmt"
 	skreport "github.com/shardkey/shardkey/report"
 	"github.com/shardkey/shardkey/sim"
@@ -63,51 +60,6 @@ func render(w, werr io.Writer, format string, r *report) error {
 		}
 	}
 	return usageErr("--format %q: want %s", format, orList(formatNames(scoreFormats)))
-}
-
-// countsOnly, for a workload whose rates are counts over an unknown span
-// (shardkey.Workload.RatesRelative: a pg_stat_statements export, whose
-// reader takes each statement's calls as its rate over a span of 1), has
-// the command's standard output say counts, not rates per second: the
-// reports write "/s" throughout, and what the input supports is the
-// counts (countUnits). It buffers standard output and returns the
-// function that writes it, to run when the command's output is done.
-// JSON keeps its pinned field names (requests_per_s, ...).
-func countsOnly(e *env, w *shardkey.Workload) func() error {
-	if !w.RatesRelative {
-		return func() error { return nil }
-	}
-	out, buf := e.stdout, &bytes.Buffer{}
-	e.stdout = buf
-	return func() error {
-		e.stdout = out
-		_, err := out.Write(countUnits(buf.Bytes()))
-		return err
-	}
-}
-
-// perSecond matches a per-second unit after a number or a noun (9.56/s,
-// requests/s, units of work/s), with the blanks padding a table cell
-// after it; perSecondWords matches " per second".
-var (
-	perSecond      = regexp.MustCompile(`(\d|\b(?:requests|units of work|units|work|writes|reads|req|rows|statements|calls|inserts))/s\b( {2,})?`)
-	perSecondWords = regexp.MustCompile(` per second\b`)
-)
-
-// countUnits drops the per-second units of b: "9.56/s" is "9.56",
-// "requests/s" "requests", "units of work per second" "units of work". A
-// table cell keeps its width (the two bytes go to its padding), so the
-// columns stay aligned.
-func countUnits(b []byte) []byte {
-	b = perSecond.ReplaceAllFunc(b, func(m []byte) []byte {
-		i := bytes.Index(m, []byte("/s"))
-		out := append([]byte{}, m[:i]...)
-		if pad := m[i+2:]; len(pad) > 0 {
-			out = append(append(out, pad...), "  "...)
-		}
-		return out
-	})
-	return perSecondWords.ReplaceAll(b, nil)
 }
 
 // orList joins names as "a, b or c".

@@ -11,7 +11,7 @@ import (
 	"github.com/shardkey/shardkey/scenario"
 )
 
-func runScore(e *env, args []string) (err error) {
+func runScore(e *env, args []string) error {
 	fs := flag.NewFlagSet("score", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	var c common
@@ -64,14 +64,6 @@ Flags:
 	if err != nil {
 		return err
 	}
-	// A pg_stat_statements export's figures are counts: said so, not
-	// per second (countsOnly), after every other write of the command.
-	flush := countsOnly(e, l.w)
-	defer func() {
-		if ferr := flush(); err == nil {
-			err = ferr
-		}
-	}()
 	cands, err := scoreAll(l)
 	if err != nil {
 		return err
