@@ -1684,7 +1684,7 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	out := []string{fmt.Sprintf("Shard by %s. %s; %s requests/s cost %s units of work/s on %s, the busiest shard doing %s/s (%s).",
 		best.Display(), singleClause(best.Criteria), fmtF(c.RequestsPerS), fmtF(c.WorkPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), fmtF(c.MaxShardWork), workRatioClause(c, "shard"))}
 	if adv.RatesRelative {
-		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s units of work per request on %s, the busiest shard doing %.2fx the mean shard's work. The input holds counts with no time span: absolute rates (requests/s, units/s) and capacity are unknown; the figures in units/s below are shares of the counts, not rates.",
+		out[0] = fmt.Sprintf("Shard by %s. %s of interactive requests go to a single shard; %s units of work per request on %s, the busiest shard doing %.2fx the mean shard's work. The input holds counts with no time span: absolute rates and capacity are unknown; the figures printed per second below (requests/s, units/s) are the calls counted over the export's whole period, not rates per second: compare them with one another, not with a capacity.",
 			best.Display(), pct(best.Criteria.SingleShard), fmtF(c.WorkPerS/c.RequestsPerS), plural(adv.Shards, "1 shard", fmt.Sprintf("%d shards", adv.Shards)), c.WorkRatio)
 	}
 	if s := partition.CitusShards(adv.Engine); s > 0 && !adv.RatesRelative {

@@ -47,7 +47,7 @@ func (a *agg) finish() error {
 		// export does not hold: rates are the call counts, so only their
 		// shares hold; nor does it say which statements ran together.
 		a.w.RatesRelative, a.w.TxnsUnknown = true, true
-		a.warn(shardkey.Errorf(a.file, 0, "", "a pg_stat_statements export holds call counts, with no time span and no transactions: absolute rates and capacity verdicts are unknown (the figures are shares of the calls counted), and so is which statements ran together (no cross-shard transaction share)"))
+		a.warn(shardkey.Errorf(a.file, 0, "", "a pg_stat_statements export holds call counts, with no time span and no transactions: absolute rates and capacity verdicts are unknown (the figures printed per second are the calls counted over the export's whole period, not rates), and so is which statements ran together (no cross-shard transaction share)"))
 	case a.hasTS && (a.maxTS > a.minTS || a.res >= 1e6):
 		span = logSpan(a.minTS, a.maxTS, a.res)
 	case a.window && a.stmts > 0:
