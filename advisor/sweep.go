@@ -178,17 +178,9 @@ func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Option
 	if o.Cache == nil {
 		o.Cache = sim.NewCache()
 	}
-	var est sim.Candidate // the sample's own numbers
-	{
-		s, err := sim.Compile(w, d, o)
-		if err != nil {
-			return nil, err
-		}
-		p, err := sim.Run(w, s, o.Workers)
-		if err != nil {
-			return nil, err
-		}
-		est = *s.Headline(p)
+	est, err := headline(w, d, o) // the sample's own numbers
+	if err != nil {
+		return nil, err
 	}
 	var rep *shardkey.Workload
 	for i := 0; i < b; i++ {
@@ -201,15 +193,10 @@ func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Option
 		// quantiles. Only the headline numbers are needed, not key
 		// statistics (which a replicate's reweighted tables would
 		// recompute).
-		s, err := sim.Compile(rep, d, o)
+		c, err := headline(rep, d, o)
 		if err != nil {
 			return nil, err
 		}
-		p, err := sim.Run(rep, s, o.Workers)
-		if err != nil {
-			return nil, err
-		}
-		c := s.Headline(p)
 		wr = append(wr, c.WorkRatio)
 		// Per node where the work is (Redis slots over nodes), as the
 		// advice's other figures are.
@@ -222,6 +209,19 @@ func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Option
 		LoadRatio:     interval(lr, est.UnitLoadRatio(), 1, math.Inf(1)),
 		MaxShardWork:  interval(mx, est.MaxShardWork, 0, math.Inf(1)),
 		CrossShardTxn: interval(cx, 0, 0, 1)}, nil
+}
+
+// headline scores design d on w: the headline numbers only.
+func headline(w *shardkey.Workload, d *shardkey.Design, o sim.Options) (*sim.Candidate, error) {
+	s, err := sim.Compile(w, d, o)
+	if err != nil {
+		return nil, err
+	}
+	p, err := sim.Run(w, s, o.Workers)
+	if err != nil {
+		return nil, err
+	}
+	return s.Headline(p), nil
 }
 
 // interval returns the 2.5% and 97.5% quantiles of replicates xs moved by
