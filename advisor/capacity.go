@@ -649,7 +649,7 @@ func capacityHead(cp *Capacity, n int) string {
 		}
 	}
 	if cp.ShardsNeeded > 0 {
-		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (the fewest that do: %d leave a shard over it)%s%s.", head, with, cp.ShardsNeeded, cp.ShardsNeeded-1, shardCountNote(cp.engine, n, cp.ShardsNeeded), packingNote(cp))
+		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (%d leave a shard over it; hash placement is not monotone in the shard count, so the search can pass over a smaller count that fits: try --shards)%s%s.", head, with, cp.ShardsNeeded, cp.ShardsNeeded-1, shardCountNote(cp.engine, n, cp.ShardsNeeded), packingNote(cp))
 	}
 	if spread := spreadApplied(cp.kinds); spread != "" {
 		// The whale is no longer on one shard: what stays on the busiest

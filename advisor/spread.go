@@ -111,12 +111,14 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 		return
 	}
 	onUnit := make([]int, units)
+	home := map[shardkey.Value]int{} // each value's own slot (with nodes)
 	for _, v := range vals {
 		p, err := eng.Point([]shardkey.Value{v})
 		if err != nil {
 			return
 		}
 		u := layout.Shard(p)
+		home[v] = u
 		if o.Nodes != nil {
 			u = o.Nodes.Node[u]
 		}
@@ -209,11 +211,15 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 		if i >= 12 {
 			continue
 		}
-		to := fmt.Sprintf("%s %d", unit, dir[v])
 		if o.Nodes != nil {
-			to = fmt.Sprintf("node %d (slot %d)", o.Nodes.Node[dir[v]], dir[v])
+			// The value's own slot is moved to the node (a slot is
+			// where the key hashes; no command puts a key in another):
+			// the re-simulation stands for it with a free slot of that
+			// node, dir[v], the one the directory file names.
+			shown = append(shown, fmt.Sprintf("%s (slot %d) -> node %d", v, home[v], o.Nodes.Node[dir[v]]))
+			continue
 		}
-		shown = append(shown, fmt.Sprintf("%s -> %s", v, to))
+		shown = append(shown, fmt.Sprintf("%s -> %s %d", v, unit, dir[v]))
 	}
 	text := fmt.Sprintf("Few values, hash collisions: %s has %d distinct values for %d %s, and %s, so the busiest %s does %s/s, %.2fx the mean, though no value is a whale (%s). Place the values explicitly instead: %s Re-simulated with %s (%s; %s %s): busiest %s %s/s -> %s/s, %.2fx -> %.2fx the mean.",
 		col, k, units, unitsName, cause, unit, fmtF(busiest(c)), ratio(c), expect,
