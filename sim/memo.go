@@ -249,6 +249,7 @@ func (m *memoEngine) fillValues(pt partition.Pointer, lo, hi int, key []shardkey
 			pts = append(pts, ps[:]...)
 		}
 	}
+	var failed []bool
 	for ; i < len(at); i++ {
 		v := int64(uint64(c.lo) + uint64(at[i]))
 		var p uint64
@@ -258,27 +259,49 @@ func (m *memoEngine) fillValues(pt partition.Pointer, lo, hi int, key []shardkey
 			key[0] = shardkey.Value{Type: c.typ, Int: v}
 			var err error
 			if p, err = pt.Point(key); err != nil {
-				p = 0 // unknown: its caller computes it and reports the error
+				failed = markFailed(failed, len(at), i)
 			}
 		}
 		pts = append(pts, p)
 	}
 	sc.pts = pts
+	m.store(at, pts, failed, c.num)
+}
+
+// markFailed marks point i of n failed in failed (nil until one fails).
+func markFailed(failed []bool, n, i int) []bool {
+	if failed == nil {
+		failed = make([]bool, n)
+	}
+	failed[i] = true
+	return failed
+}
+
+// store records pts, the points of the shard table's indexes at (but those
+// failed marks: unknown, computed and reported by whoever asks), each in
+// the points table at its number (num: an index's value number + 1, a
+// byVal memo's; nil: at the index itself, a slot), and ors the shard
+// bytes of each table word into it once.
+func (m *memoEngine) store(at []int, pts []uint64, failed []bool, num []uint32) {
 	var word uint32 // shard bytes of word w not yet stored
 	w := -1
-	for i, d := range at {
-		p := pts[i]
-		if p == 0 && ip == nil {
-			continue // failed, or 0: computed when asked, as pointAt does
+	for i, x := range at {
+		if failed != nil && failed[i] {
+			continue
 		}
-		if d>>2 != w {
+		p := pts[i]
+		if x>>2 != w {
 			if word != 0 {
 				m.sh[w].Or(word)
 			}
-			word, w = 0, d>>2
+			word, w = 0, x>>2
 		}
-		m.pts[c.num[d]-1].Store(p)
-		word |= uint32(p%m.modN+1) << (d & 3 * 8)
+		if num != nil {
+			m.pts[num[x]-1].Store(p)
+		} else {
+			m.pts[x].Store(p)
+		}
+		word |= uint32(p%m.modN+1) << (x & 3 * 8)
 	}
 	if word != 0 {
 		m.sh[w].Or(word)
@@ -312,7 +335,7 @@ func (m *memoEngine) fillSlots(pt partition.Pointer, held []bool, vals []codeVal
 		}
 	}
 	pts := sc.pts[:0]
-	var ok []bool // nil unless a point failed
+	var failed []bool
 	i := 0
 	if p4, is := pt.(partition.Pointer4); is {
 		var keys [4][]shardkey.Value
@@ -334,40 +357,12 @@ func (m *memoEngine) fillSlots(pt partition.Pointer, held []bool, vals []codeVal
 		keyOf(key, at[i])
 		p, err := pt.Point(key)
 		if err != nil {
-			if len(ok) == 0 {
-				ok = make([]bool, len(at))
-				for j := range i {
-					ok[j] = true
-				}
-			}
-			pts = append(pts, 0)
-			continue
-		}
-		if len(ok) > 0 {
-			ok[i] = true
+			failed = markFailed(failed, len(at), i)
 		}
 		pts = append(pts, p)
 	}
 	sc.pts = pts
-	var word uint32 // shard bytes of word w not yet stored
-	w := -1
-	for i, s := range at {
-		if len(ok) > 0 && !ok[i] {
-			continue
-		}
-		p := pts[i]
-		if s>>2 != w {
-			if word != 0 {
-				m.sh[w].Or(word)
-			}
-			word, w = 0, s>>2
-		}
-		m.pts[s].Store(p)
-		word |= uint32(p%m.modN+1) << (s & 3 * 8)
-	}
-	if word != 0 {
-		m.sh[w].Or(word)
-	}
+	m.store(at, pts, failed, nil)
 }
 
 // shardOf returns the known shard at index i of the shard table
