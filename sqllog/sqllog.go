@@ -71,19 +71,30 @@ var formatAliases = map[string]string{
 // transactions continuing from file to file. Files compressed with gzip or
 // zstd are decompressed, whatever their names.
 func ReadFile(ctx context.Context, w *shardkey.Workload, file string, o Options) error {
-	srcs, err := sources(file, o.Stdin)
-	if err != nil {
-		return err
-	}
-	srcs, warns, err := ordered(srcs, o)
+	name, srcs, warns, err := fileSources(file, o)
 	if err != nil {
 		return err
 	}
 	w.Warnings = append(w.Warnings, warns...)
+	return readSources(ctx, w, name, srcs, o)
+}
+
+// fileSources opens a --log value (ReadFile's file) as the sources of one
+// log in time order, with the name its messages use (stdinName for "-")
+// and the warnings of files left out (ordered).
+func fileSources(file string, o Options) (string, []source, []error, error) {
+	srcs, err := sources(file, o.Stdin)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	srcs, warns, err := ordered(srcs, o)
+	if err != nil {
+		return "", nil, nil, err
+	}
 	if file == "-" {
 		file = stdinName
 	}
-	return readSources(ctx, w, file, srcs, o)
+	return file, srcs, warns, nil
 }
 
 // Read is ReadFile for an open reader (plain or compressed); name is used

@@ -142,18 +142,11 @@ func ReadWindowsFile(ctx context.Context, file string, o Options, d time.Duratio
 	if d < MinWindow {
 		return windowTooShort(d)
 	}
-	srcs, err := sources(file, o.Stdin)
+	name, srcs, warns, err := fileSources(file, o)
 	if err != nil {
 		return err
 	}
-	srcs, warns, err := ordered(srcs, o)
-	if err != nil {
-		return err
-	}
-	if file == "-" {
-		file = stdinName
-	}
-	return readWindowSources(ctx, file, srcs, warns, o, d, newW, fn, true)
+	return readWindowSources(ctx, name, srcs, warns, o, d, newW, fn, true)
 }
 
 // windowTooShort is the usage error of a window shorter than MinWindow.
