@@ -707,3 +707,45 @@ type Access struct {
 	// Instance (a read merged with a joined table's lookup route).
 	Peers []Peer
 }
+
+// Arena keeps the statements and conditions of many transactions in a
+// few large blocks, each slice handed out with its capacity equal to its
+// length (an append copies it away). A reader building transactions one
+// by one into an Arena lays them out in memory in order, so that a pass
+// over Workload.Txns (one per candidate key) reads memory sequentially
+// rather than chasing one small allocation per statement; it also
+// allocates far less. The zero Arena is ready to use.
+type Arena struct {
+	conds []Cond
+	stmts []Stmt
+}
+
+// arenaBlock is the length of a block (conditions or statements): a block
+// of conditions is 2 MiB.
+const arenaBlock = 1 << 14
+
+// Conds returns a copy of cs in the arena.
+func (a *Arena) Conds(cs []Cond) []Cond {
+	if len(cs) == 0 {
+		return nil
+	}
+	if cap(a.conds)-len(a.conds) < len(cs) {
+		a.conds = make([]Cond, 0, max(arenaBlock, len(cs)))
+	}
+	i := len(a.conds)
+	a.conds = append(a.conds, cs...)
+	return a.conds[i:len(a.conds):len(a.conds)]
+}
+
+// Stmts returns a copy of ss in the arena.
+func (a *Arena) Stmts(ss []Stmt) []Stmt {
+	if len(ss) == 0 {
+		return nil
+	}
+	if cap(a.stmts)-len(a.stmts) < len(ss) {
+		a.stmts = make([]Stmt, 0, max(arenaBlock, len(ss)))
+	}
+	i := len(a.stmts)
+	a.stmts = append(a.stmts, ss...)
+	return a.stmts[i:len(a.stmts):len(a.stmts)]
+}

@@ -30,6 +30,7 @@ type builder struct {
 	rng    *mrand.Rand
 	tspecs []*TableSpec
 	maxes  map[[2]int]shardkey.Value // memoised column maxima
+	arena  shardkey.Arena            // the transactions' statements and conditions, in order
 }
 
 // max returns the largest value of column ci of table ti.

@@ -115,10 +115,15 @@ func (b *builder) txn(ts *TxnSpec) error {
 		steps = append(steps, step{ti, kind, wh, lo, hi, remote, st.Vary, prob})
 	}
 	k := b.s.ParamSamples
+	bound := map[string]shardkey.Cond{}
+	boundBy := map[string]int{} // table whose fresh id a name was bound to
+	var stmts []shardkey.Stmt
+	var conds []shardkey.Cond
 	for n := 0; n < k; n++ {
 		tx := shardkey.Txn{Name: ts.Name, Weight: ts.Rate / float64(k)}
-		bound := map[string]shardkey.Cond{}
-		boundBy := map[string]int{} // table whose fresh id a name was bound to
+		clear(bound)
+		clear(boundBy)
+		stmts = stmts[:0]
 		var freshVar int32
 		var remote map[int]float64
 		draw := func(ti, ci int) shardkey.Cond {
@@ -165,7 +170,7 @@ func (b *builder) txn(ts *TxnSpec) error {
 				for _, col := range st.vary {
 					delete(bound, col)
 				}
-				var conds []shardkey.Cond
+				conds = conds[:0]
 				if st.kind == shardkey.Insert {
 					var own []shardkey.Cond
 					for ci, g := range b.gens[st.ti] {
@@ -214,7 +219,7 @@ func (b *builder) txn(ts *TxnSpec) error {
 					}
 				}
 				sortConds(conds)
-				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: st.ti, Kind: st.kind, Conds: conds})
+				stmts = append(stmts, shardkey.Stmt{Table: st.ti, Kind: st.kind, Conds: b.arena.Conds(conds)})
 			}
 			for _, col := range st.vary {
 				delete(bound, col)
@@ -223,6 +228,7 @@ func (b *builder) txn(ts *TxnSpec) error {
 				}
 			}
 		}
+		tx.Stmts = b.arena.Stmts(stmts)
 		b.w.Txns = append(b.w.Txns, tx)
 	}
 	return nil
