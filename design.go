@@ -16,8 +16,11 @@ import (
 //	                                     the engine (a VSchema's primary vindex; see HashExpr)
 //	range(col[, col ...][, bounds=[v, ...]])  contiguous ranges; boundaries at
 //	                                     equal-weight quantiles unless given
+//	range(a, b, bounds=[(v1, v2), ...])  composite split points (tuples), compared
+//	                                     column by column (see RangeExpr.Tuple)
 //	{a: 1, b: "hashed"}                  a MongoDB shard key pattern (see RangeExpr)
-//	range({a: 1, b: "hashed"}, bounds=[v, ...])  the same with given bounds
+//	range({a: 1, b: "hashed"}, bounds=[v, ...])  the same with given bounds; tuples
+//	                                     (a, hashed value of b) split inside one a
 //	salt(EXPR, K[, top=N])               the N (default 1) hottest values split over K buckets
 //	salt(EXPR, K, top=N, by=col)         the same, a row's bucket the hash of col (a hash suffix)
 //	salt(EXPR, [K1, ..., KN][, top=N][, by=col])  a bucket count for each of the N hottest values
@@ -154,6 +157,15 @@ func KeyVindex(e Expr) string {
 // N-1 split points' texts for the first column; shard i holds keys in
 // [Bounds[i-1], Bounds[i]).
 //
+// Tuple marks composite split points, written bounds=[(v1, v2), ...]:
+// each of Bounds is then a tuple's text as TupleText writes it (one value
+// for each of the key's leading columns, every tuple as long; split with
+// TupleParts), compared with a key's columns in order, as MongoDB
+// compares a compound shard key against a chunk's bounds and CockroachDB
+// a primary key against SPLIT AT VALUES (v1, v2). A value for a MongoDB
+// pattern's hashed field is MongoDB's hashed value (a 64-bit integer,
+// convertShardKeyToHashed), by which its chunks are ordered.
+//
 // Mongo marks a MongoDB shard key pattern, written {a: 1, b: "hashed"}
 // (src/mongo/db/s/shardkey_pattern.cpp): fields ascending (1) except at
 // most one "hashed" (MongoDB 4.4+ compound hashed keys), named by Hashed
@@ -164,6 +176,7 @@ func KeyVindex(e Expr) string {
 type RangeExpr struct {
 	Cols   []string
 	Bounds []string
+	Tuple  bool
 	Mongo  bool
 	Hashed string
 }
@@ -698,7 +711,7 @@ func (p *parser) expr() Expr {
 					p.fail("expected bounds=[...]")
 					return nil
 				}
-				e.Bounds = p.list()
+				p.bounds(e)
 			}
 			p.expect(')')
 			return e
@@ -712,7 +725,7 @@ func (p *parser) expr() Expr {
 			p.space()
 			if id == "bounds" && !q && p.peek() == '=' {
 				p.pos++
-				e.Bounds = p.list()
+				p.bounds(e)
 			} else {
 				if id == "" {
 					p.fail("expected a column name")
@@ -733,6 +746,9 @@ func (p *parser) expr() Expr {
 		p.expect(')')
 		if len(e.Cols) == 0 && p.err == nil {
 			p.fail("range needs at least one column")
+		}
+		if e.Tuple && p.err == nil && len(TupleParts(e.Bounds[0])) > len(e.Cols) {
+			p.fail(fmt.Sprintf("bounds=[...]: a tuple of %d values for a key of %d columns", len(TupleParts(e.Bounds[0])), len(e.Cols)))
 		}
 		return e
 	case "salt":
@@ -1081,6 +1097,90 @@ func (p *parser) overs() (over int, overs []int) {
 		return 0, nil
 	}
 	return overs[0], overs
+}
+
+// bounds reads bounds=[...]'s list into e: values (Bounds), or, when the
+// first entry is a tuple, tuples (v1, v2, ...) of one length (Tuple set,
+// each entry as TupleText writes it).
+func (p *parser) bounds(e *RangeExpr) {
+	at := p.pos
+	if p.space(); !p.expect('[') {
+		return
+	}
+	if p.space(); p.peek() != '(' {
+		p.pos = at
+		e.Bounds = p.list()
+		return
+	}
+	e.Tuple = true
+	width := 0
+	for {
+		p.space()
+		if p.peek() != '(' {
+			p.fail("bounds=[...]: expected a tuple (v1, v2, ...): when the first split point is a tuple, every one is")
+			return
+		}
+		p.pos++
+		var parts []string
+		for {
+			p.space()
+			v, ok := p.value(")")
+			if !ok {
+				return
+			}
+			parts = append(parts, v)
+			p.space()
+			if p.peek() == ',' {
+				p.pos++
+				continue
+			}
+			if !p.expect(')') {
+				return
+			}
+			break
+		}
+		if width == 0 {
+			width = len(parts)
+		} else if len(parts) != width {
+			p.fail(fmt.Sprintf("bounds=[...]: a tuple of %d values after tuples of %d: every split point has one value for each of the same leading columns", len(parts), width))
+			return
+		}
+		e.Bounds = append(e.Bounds, TupleText(parts))
+		p.space()
+		if p.peek() == ',' {
+			p.pos++
+			continue
+		}
+		p.expect(']')
+		return
+	}
+}
+
+// value reads one value of a list: a quoted text (quotes stripped) or the
+// raw text up to a comma or a character of ends (spaces trimmed).
+func (p *parser) value(ends string) (string, bool) {
+	start := p.pos
+	if q := p.peek(); q == '"' || q == '\'' {
+		p.pos++
+		for !p.eof() && p.src[p.pos] != q {
+			p.pos++
+		}
+		if p.eof() {
+			p.fail("unterminated string")
+			return "", false
+		}
+		p.pos++
+		return p.src[start+1 : p.pos-1], true
+	}
+	for !p.eof() && p.src[p.pos] != ',' && !strings.ContainsRune(ends, rune(p.src[p.pos])) {
+		p.pos++
+	}
+	v := strings.TrimSpace(p.src[start:p.pos])
+	if v == "" {
+		p.fail("expected a value")
+		return "", false
+	}
+	return v, true
 }
 
 // list reads "[v, v, ...]" of raw texts (quotes stripped).

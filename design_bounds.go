@@ -31,22 +31,33 @@ func (d *Design) String() string {
 // range boundaries (sim's computeBounds). A MongoDB pattern whose first
 // field is hashed is a hash key and gets none. d is not changed.
 func (d *Design) WithBounds(bounds []string) *Design {
-	out := &Design{Default: exprWithBounds(d.Default, bounds), Tables: make(map[string]Expr, len(d.Tables)),
+	return d.withBounds(bounds, false)
+}
+
+// WithTupleBounds is WithBounds with composite split points: each of
+// tuples is a tuple's text as TupleText writes it (RangeExpr.Tuple).
+func (d *Design) WithTupleBounds(tuples []string) *Design {
+	return d.withBounds(tuples, true)
+}
+
+func (d *Design) withBounds(bounds []string, tuple bool) *Design {
+	out := &Design{Default: exprWithBounds(d.Default, bounds, tuple), Tables: make(map[string]Expr, len(d.Tables)),
 		Order: append([]string(nil), d.Order...), Lookups: d.Lookups}
 	for t, e := range d.Tables {
-		out.Tables[t] = exprWithBounds(e, bounds)
+		out.Tables[t] = exprWithBounds(e, bounds, tuple)
 	}
 	out.Text = out.String()
 	return out
 }
 
-func exprWithBounds(e Expr, bounds []string) Expr {
+func exprWithBounds(e Expr, bounds []string, tuple bool) Expr {
 	return mapRange(e, func(x *RangeExpr) Expr {
 		if x.Hashed != "" && x.Hashed == x.Cols[0] {
 			return x // {a: "hashed"}: a hash key, no boundaries
 		}
 		c := *x
 		c.Bounds = append([]string(nil), bounds...)
+		c.Tuple = tuple
 		return &c
 	})
 }
@@ -94,6 +105,62 @@ func BoundText(v Value, typ Type) (text string, ok bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// TupleText writes a composite split point, one value text for each
+// leading key column, as bounds=[(v1, v2), ...] reads it: "(v1, v2)",
+// a value quoted when it holds a character the syntax reads (, ( ) [ ] or
+// a quote, or spaces at an end, or is empty). A value holding both quote
+// characters cannot be written: such a key's bounds are not writable
+// (callers check with TupleParts).
+func TupleText(parts []string) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, v := range parts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if strings.ContainsAny(v, ",()[]\"'") || strings.TrimSpace(v) != v || v == "" {
+			q := `"`
+			if strings.Contains(v, `"`) {
+				q = `'`
+			}
+			v = q + v + q
+		}
+		b.WriteString(v)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// TupleParts returns the value texts of a split point TupleText wrote
+// (quotes stripped); nil when text is not a tuple.
+func TupleParts(text string) []string {
+	p := &parser{src: text}
+	if !p.expect('(') {
+		return nil
+	}
+	var out []string
+	for {
+		p.space()
+		v, ok := p.value(")")
+		if !ok {
+			return nil
+		}
+		out = append(out, v)
+		p.space()
+		if p.peek() == ',' {
+			p.pos++
+			continue
+		}
+		if !p.expect(')') {
+			return nil
+		}
+		if p.space(); !p.eof() {
+			return nil
+		}
+		return out
+	}
 }
 
 // WithRangesHashed returns a copy of d in which every range key (also

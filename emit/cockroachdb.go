@@ -83,12 +83,16 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 			}
 			if len(k.bounds) > 0 {
 				var vals []string
-				for _, bound := range k.bounds {
-					v, err := shardkey.ParseValue(bound, k.types[0])
+				for i := range k.bounds {
+					bv, err := k.boundValues(i)
 					if err != nil {
-						return "", fmt.Errorf("table %s: range bound %q: %w", name, bound, err)
+						return "", fmt.Errorf("table %s: %w", name, err)
 					}
-					vals = append(vals, "("+crdbLiteral(v)+")")
+					lits := make([]string, len(bv))
+					for j, v := range bv {
+						lits[j] = crdbLiteral(v)
+					}
+					vals = append(vals, "("+strings.Join(lits, ", ")+")")
 				}
 				fmt.Fprintf(&b, "-- The ranges shardkey scored: split at its %s, range i holding [bound i-1, bound i).\n", plural(len(k.bounds), "split point"))
 				b.WriteString("-- CockroachDB's allocator, not this file, puts each range on a node (balancing range count and load),\n")

@@ -134,6 +134,9 @@ type tableKey struct {
 	cols   []string
 	types  []shardkey.Type
 	bounds []string // range split points (Options.Bounds or the design's)
+	// tuple says bounds are composite split points, "(v1, v2)"
+	// (shardkey.RangeExpr.Tuple).
+	tuple bool
 	// isolate and salt: top counts (0 when absent), salt buckets, and the
 	// hot values of cols[0].
 	isolate, saltTop, saltK int
@@ -212,7 +215,7 @@ func (p *plan) resolve(t *shardkey.Table, e shardkey.Expr) (*tableKey, error) {
 			k.kind = kindHash
 		case *shardkey.RangeExpr:
 			k.kind = kindRange
-			k.bounds = x.Bounds
+			k.bounds, k.tuple = x.Bounds, x.Tuple
 			k.mongoHashed = x.Hashed
 			if len(x.Cols) == 1 && x.Hashed == x.Cols[0] {
 				// {a: "hashed"}: MongoDB's hashed sharding of a, placed
@@ -240,6 +243,7 @@ func (p *plan) resolve(t *shardkey.Table, e shardkey.Expr) (*tableKey, error) {
 	}
 	if b, ok := p.o.Bounds[t.Name]; ok {
 		k.bounds = b
+		k.tuple = len(b) > 0 && shardkey.TupleParts(b[0]) != nil
 	}
 	if top := max(k.isolate, k.saltTop); top > 0 {
 		if hot, ok := p.o.Hot[t.Name]; ok {
@@ -249,6 +253,32 @@ func (p *plan) resolve(t *shardkey.Table, e shardkey.Expr) (*tableKey, error) {
 		}
 	}
 	return k, nil
+}
+
+// boundValues returns split point i of a range key: its values, one for
+// each leading key column (one for a split point of the first column
+// alone), each parsed under its column's type; the value of a MongoDB
+// pattern's hashed field is its hashed value, an Int64.
+func (k *tableKey) boundValues(i int) ([]shardkey.Value, error) {
+	parts := []string{k.bounds[i]}
+	if k.tuple {
+		if parts = shardkey.TupleParts(k.bounds[i]); len(parts) == 0 || len(parts) > len(k.cols) {
+			return nil, fmt.Errorf("range bound %q: want a tuple of at most %d values", k.bounds[i], len(k.cols))
+		}
+	}
+	vals := make([]shardkey.Value, len(parts))
+	for j, part := range parts {
+		typ := k.types[j]
+		if k.cols[j] == k.mongoHashed && j > 0 {
+			typ = shardkey.Int64
+		}
+		v, err := shardkey.ParseValue(part, typ)
+		if err != nil {
+			return nil, fmt.Errorf("range bound %q: %w", k.bounds[i], err)
+		}
+		vals[j] = v
+	}
+	return vals, nil
 }
 
 // hottest returns the top values of column ci by summed row weight, ties

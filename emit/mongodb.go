@@ -86,27 +86,37 @@ func MongoDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, error
 			// the bounds, then move each chunk (its bounds: the first
 			// field's, MinKey for the rest) to the i-th shard listShards
 			// returns, sorted, as the isolate zones below number them.
-			lits := []string{"MinKey"}
-			for _, bound := range k.bounds {
-				v, err := shardkey.ParseValue(bound, k.types[0])
+			// A composite split point (a tuple) gives a value for each
+			// leading field, a hashed field's as its hashed value,
+			// NumberLong (a split inside one value of the first field:
+			// a large tenant's documents over several chunks).
+			lits := [][]string{minKeys(len(k.cols))}
+			for i := range k.bounds {
+				bv, err := k.boundValues(i)
 				if err != nil {
-					return "", fmt.Errorf("table %s: range bound %q: %w", name, bound, err)
+					return "", fmt.Errorf("table %s: %w", name, err)
 				}
-				lits = append(lits, mongoLiteral(v))
-				fmt.Fprintf(&b, "sh.splitAt(%s, { %s })\n", ns, keyDoc(k.cols, append([]string{mongoLiteral(v)}, minKeys(len(k.cols)-1)...)))
+				doc := make([]string, 0, len(k.cols))
+				for j, v := range bv {
+					if j > 0 && k.cols[j] == k.mongoHashed {
+						doc = append(doc, numberLong(v.Int))
+					} else {
+						doc = append(doc, mongoLiteral(v))
+					}
+				}
+				doc = append(doc, minKeys(len(k.cols)-len(doc))...)
+				lits = append(lits, doc)
+				fmt.Fprintf(&b, "sh.splitAt(%s, { %s })\n", ns, keyDoc(k.cols, doc))
 			}
-			lits = append(lits, "MaxKey")
+			lits = append(lits, maxKeys(len(k.cols)))
 			fmt.Fprintf(&b, "// %s: chunk i (from split point i-1 to split point i) on the i-th shard, as scored. The balancer\n", name)
 			fmt.Fprintf(&b, "// (by data size, MongoDB >= 6.0.3) may move chunks later: sh.disableBalancing(%s) keeps this layout.\n", ns)
 			b.WriteString("{\n")
 			b.WriteString("  const shardIds = db.adminCommand({ listShards: 1 }).shards.map(s => s._id).sort();\n")
 			fmt.Fprintf(&b, "  if (shardIds.length < %d) throw new Error(\"the scored layout of %s needs %d shards\");\n", len(k.bounds)+1, name, len(k.bounds)+1)
 			for i := 0; i+1 < len(lits); i++ {
-				lo := "{ " + keyDoc(k.cols, append([]string{lits[i]}, minKeys(len(k.cols)-1)...)) + " }"
-				hi := "{ " + keyDoc(k.cols, append([]string{lits[i+1]}, minKeys(len(k.cols)-1)...)) + " }"
-				if i+2 == len(lits) {
-					hi = "{ " + keyDoc(k.cols, append([]string{"MaxKey"}, maxKeys(len(k.cols)-1)...)) + " }"
-				}
+				lo := "{ " + keyDoc(k.cols, lits[i]) + " }"
+				hi := "{ " + keyDoc(k.cols, lits[i+1]) + " }"
 				fmt.Fprintf(&b, "  db.adminCommand({ moveChunk: %s, bounds: [%s, %s], to: shardIds[%d] })\n", ns, lo, hi, i)
 			}
 			b.WriteString("}\n")

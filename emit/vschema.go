@@ -307,9 +307,18 @@ func rangeVindex(k *tableKey, typ shardkey.Type, engine string) (string, string)
 	return vt, fmt.Sprintf("%s: Vitess has no order-preserving vindex for %s values (numeric maps non-negative integers, binary text and bytes), so the table is hash-sharded on the column and range reads scatter; store it as an integer (say seconds or yyyymm) to use numeric", k.expr, typ)
 }
 
+// tupleShardsNote says why composite split points make no Vitess shard
+// ranges: a range vindex maps one column to a keyspace id.
+func tupleShardsNote(table string, k *tableKey) string {
+	return fmt.Sprintf("%s: %s: its split points are tuples of %s, which a Vitess range vindex (one column's value as the keyspace id) cannot cut; no shard ranges", table, k.expr, strings.Join(k.cols, ", "))
+}
+
 // numericShards returns the shard names of a numeric range key's bounds,
 // or nil and a note saying why there are none.
 func (p *plan) numericShards(table string, k *tableKey) ([]string, string) {
+	if k.tuple {
+		return nil, tupleShardsNote(table, k)
+	}
 	if len(k.bounds) == 0 {
 		return nil, fmt.Sprintf("%s: %s: numeric vindex, keyspace id = the value as 8 bytes big-endian; the even shards emitted put every value below 2^48 in the first shard, not the placement scored: create shards at the design's range boundaries instead: give them as range(%s, bounds=[...]) (shard names are the bounds in 16 hex digits, e.g. -00000000000003e8, 00000000000003e8-)", table, k.expr, k.cols[0])
 	}
@@ -336,6 +345,9 @@ func (p *plan) numericShards(table string, k *tableKey) ([]string, string) {
 // bounds under the binary vindex (keyspace id = the value's bytes): each
 // bound's bytes in hex, or nil and a note saying why there are none.
 func (p *plan) binaryShards(table string, k *tableKey) ([]string, string) {
+	if k.tuple {
+		return nil, tupleShardsNote(table, k)
+	}
 	if len(k.bounds) == 0 {
 		return nil, fmt.Sprintf("%s: %s: binary vindex, keyspace id = the value's bytes; the even shards emitted split by the first byte, not at the placement scored: create shards at the design's range boundaries instead: give them as range(%s, bounds=[...]) (shard names are the bounds' bytes in hex, e.g. -75736572, 75736572-)", table, k.expr, k.cols[0])
 	}

@@ -34,6 +34,13 @@ type MongoPattern struct {
 	// increasing: chunk i holds a in [Bounds[i-1], Bounds[i]) (split
 	// points {a: Bounds[i], <rest>: MinKey}).
 	Bounds []shardkey.Value
+	// TupleBounds, when set (in place of Bounds), are composite split
+	// points, increasing: each a value for each of the leading fields as
+	// ShardKey stores them (the hashed field's hashed value), the split
+	// point {a: v1, b: v2, <rest>: MinKey}; chunk i holds the keys from
+	// TupleBounds[i-1] up to TupleBounds[i], compared field by field as
+	// MongoDB compares shard keys with chunk bounds.
+	TupleBounds [][]shardkey.Value
 }
 
 // ShardKey returns key (one Value per field, in pattern order) as MongoDB
@@ -66,6 +73,18 @@ func (p MongoPattern) Chunk(sk []shardkey.Value, n int) (chunk int, ok bool, err
 	if p.Hashed == 0 {
 		return MongoDB{}.layoutShard(sk[0].Int, n), true, nil
 	}
+	if len(p.TupleBounds) > 0 {
+		if len(p.TupleBounds) > n-1 {
+			return 0, false, fmt.Errorf("mongodb: %d split points make %d chunks, more than the %d shards", len(p.TupleBounds), len(p.TupleBounds)+1, n)
+		}
+		for _, b := range p.TupleBounds {
+			if cmpPrefix(sk, b) < 0 {
+				break
+			}
+			chunk++
+		}
+		return chunk, true, nil
+	}
 	if len(p.Bounds) == 0 {
 		return 0, n == 1, nil
 	}
@@ -79,6 +98,21 @@ func (p MongoPattern) Chunk(sk []shardkey.Value, n int) (chunk int, ok bool, err
 		chunk++
 	}
 	return chunk, true, nil
+}
+
+// cmpPrefix compares shard key sk with split point b (b's fields, the
+// rest MinKey, below any value): field by field over b's fields, and sk
+// at or above b when they are equal.
+func cmpPrefix(sk, b []shardkey.Value) int {
+	for i := range b {
+		if i >= len(sk) {
+			return -1
+		}
+		if c := shardkey.Compare(sk[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // layoutShard is the initial chunk of hashed value h among n (see Layout).

@@ -46,7 +46,16 @@ func (s *Scheme) computeBounds() error {
 		if len(given.Bounds) > base-1 {
 			return fmt.Errorf("key %q: %d bounds make %d ranges, more than the %d shards", s.Design.Text, len(given.Bounds), len(given.Bounds)+1, base)
 		}
+		if given.Tuple {
+			var err error
+			if bounds, err = s.tupleBounds(given, rangeTables, width); err != nil {
+				return err
+			}
+		}
 		for _, txt := range given.Bounds {
+			if given.Tuple {
+				break
+			}
 			v, err := shardkey.ParseValue(txt, typ)
 			if err != nil {
 				return fmt.Errorf("key %q: bounds: %w", s.Design.Text, err)
@@ -233,6 +242,44 @@ func (s *Scheme) rangeValueTexts() [][]string {
 		}
 	}
 	return out
+}
+
+// tupleBounds reads a range key's composite split points
+// (RangeExpr.Tuple): value j of each tuple under the type of column j of
+// the key (of the first range-keyed table; for a MongoDB pattern's hashed
+// field a 64-bit integer, its hashed value), no more values than the
+// narrowest range key has columns (width), each tuple above the one
+// before in the key's order (column by column).
+func (s *Scheme) tupleBounds(given *shardkey.RangeExpr, rangeTables []int, width int) ([][]shardkey.Value, error) {
+	ti := rangeTables[0]
+	tk, t := s.tables[ti], s.w.Tables[ti]
+	var bounds [][]shardkey.Value
+	for _, txt := range given.Bounds {
+		parts := shardkey.TupleParts(txt)
+		if len(parts) == 0 {
+			return nil, fmt.Errorf("key %q: bounds: %s is not a tuple (v1, v2, ...)", s.Design.Text, txt)
+		}
+		if len(parts) > width {
+			return nil, fmt.Errorf("key %q: bounds: %s has %d values, the key %d columns", s.Design.Text, txt, len(parts), width)
+		}
+		b := make([]shardkey.Value, len(parts))
+		for j, part := range parts {
+			typ := t.Columns[tk.cols[j]].Type
+			if tk.mongoHashed == j+1 {
+				typ = shardkey.Int64 // MongoDB's hashed value of the field
+			}
+			v, err := shardkey.ParseValue(part, typ)
+			if err != nil {
+				return nil, fmt.Errorf("key %q: bounds: %s: value %d (%s): %w", s.Design.Text, txt, j+1, t.Columns[tk.cols[j]].Name, err)
+			}
+			b[j] = v.Canonical()
+		}
+		if n := len(bounds); n > 0 && cmpTuple(bounds[n-1], b) >= 0 {
+			return nil, fmt.Errorf("key %q: bounds must increase: %s after %s", s.Design.Text, txt, given.Bounds[n-1])
+		}
+		bounds = append(bounds, b)
+	}
+	return bounds, nil
 }
 
 // mongoHashedRange reports whether a range-keyed table orders its key by
@@ -740,6 +787,10 @@ type RangeBound struct {
 	// range shard i holds the keys in [Bounds[i-1], Bounds[i]) (the first
 	// from the lowest value, the last to the highest).
 	Bounds []string `json:"bounds"`
+	// Tuple says Bounds are composite split points, each a tuple's text
+	// "(v1, v2)" (shardkey.TupleText; the value of a MongoDB pattern's
+	// hashed field is its hashed value).
+	Tuple bool `json:"tuple,omitempty"`
 	// Key is the table's key with the bounds written in,
 	// range(w_id, bounds=[2, 3, ...]).
 	Key string `json:"key"`
@@ -765,19 +816,45 @@ func (s *Scheme) BoundedDesign() (*shardkey.Design, []RangeBound, string) {
 	if first < 0 {
 		return nil, nil, ""
 	}
-	typ := s.w.Tables[first].Columns[s.tables[first].cols[0]].Type
+	ftk := s.tables[first]
+	typeOf := func(j int) shardkey.Type {
+		if ftk.mongoHashed == j+1 {
+			return shardkey.Int64 // MongoDB's hashed value of the field
+		}
+		return s.w.Tables[first].Columns[ftk.cols[j]].Type
+	}
+	tuple := false
+	for _, b := range bounds {
+		tuple = tuple || len(b) != 1
+	}
 	texts := make([]string, len(bounds))
 	for i, b := range bounds {
-		if len(b) != 1 {
-			return nil, nil, fmt.Sprintf("the range boundaries are %d-column tuples, which bounds=[...] (split points of the first column) cannot write", len(b))
+		parts := make([]string, len(b))
+		for j, v := range b {
+			t, ok := shardkey.BoundText(v, typeOf(j))
+			if !ok {
+				return nil, nil, fmt.Sprintf("range boundary %s has no text that reads back as itself in bounds=[...]", v)
+			}
+			parts[j] = t
 		}
-		t, ok := shardkey.BoundText(b[0], typ)
-		if !ok {
-			return nil, nil, fmt.Sprintf("range boundary %s has no text that reads back as itself in bounds=[...]", b[0])
+		if !tuple {
+			texts[i] = parts[0]
+			continue
 		}
-		texts[i] = t
+		for j := range parts {
+			parts[j] = b[j].String()
+		}
+		texts[i] = shardkey.TupleText(parts)
+		if back := shardkey.TupleParts(texts[i]); len(back) != len(parts) || !slices.Equal(back, parts) {
+			return nil, nil, fmt.Sprintf("range boundary %s has no text that reads back as itself in bounds=[...]", texts[i])
+		}
 	}
-	d := s.Design.WithBounds(texts)
+	var d *shardkey.Design
+	if tuple {
+		d = s.Design.WithTupleBounds(texts)
+	} else {
+		d = s.Design.WithBounds(texts)
+	}
 	var rb []RangeBound
 	for ti, tk := range s.tables {
 		if tk.kind != kRange {
@@ -792,7 +869,7 @@ func (s *Scheme) BoundedDesign() (*shardkey.Design, []RangeBound, string) {
 		for _, c := range tk.cols {
 			cols = append(cols, t.Columns[c].Name)
 		}
-		rb = append(rb, RangeBound{Table: t.Name, Columns: cols, Bounds: texts, Key: e.String()})
+		rb = append(rb, RangeBound{Table: t.Name, Columns: cols, Bounds: texts, Tuple: tuple, Key: e.String()})
 	}
 	return d, rb, ""
 }

@@ -92,8 +92,7 @@ func TestRangeBoundsDesignWide(t *testing.T) {
 }
 
 // TestRangeBoundsText: text boundaries that hold the list's own
-// characters are quoted; composite keys' tuple boundaries are not
-// written, and the note says why.
+// characters are quoted, also inside a composite key's tuples.
 func TestRangeBoundsText(t *testing.T) {
 	tb := &shardkey.Table{Name: "t", Rows: 4}
 	name := &shardkey.Column{Name: "name", Type: shardkey.Text}
@@ -123,7 +122,16 @@ func TestRangeBoundsText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.KeyWithBounds != "" || !strings.Contains(c.RangeBoundsNote, "2-column tuples") {
-		t.Errorf("composite: key %q note %q; want none and a note on tuples", c.KeyWithBounds, c.RangeBoundsNote)
+	// One row a shard: the split points are rows 1, 2 and 3's (name, n2)
+	// tuples, the texts quoted as above.
+	if want := `range(name, n2, bounds=[("b, c", 1), ("d]", 2), (e, 3)])`; c.KeyWithBounds != want {
+		t.Fatalf("composite: key %q (note %q); want %q", c.KeyWithBounds, c.RangeBoundsNote, want)
+	}
+	again, err = Score(w, c.KeyWithBounds, Options{Shards: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again.ShardLoad, []float64{1, 1, 1, 1}) {
+		t.Errorf("composite rescored: load %v; want one row a shard", again.ShardLoad)
 	}
 }

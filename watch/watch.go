@@ -589,6 +589,9 @@ func fixBounds(st *designState, d *shardkey.Design, s *sim.Scheme, w *shardkey.W
 		return fmt.Sprintf("design %s: range boundaries provisional in this window (%s): it is scored with boundaries fitted to its own values, bounds=[%s]; they are fixed from the first window with enough of the log and requests, and kept for the windows after it", d.Text, short, strings.Join(rb[0].Bounds, ", "))
 	}
 	fixed := d.WithBounds(rb[0].Bounds)
+	if rb[0].Tuple {
+		fixed = d.WithTupleBounds(rb[0].Bounds)
+	}
 	fixed.Text = d.Text // reported, and a metric's label, as the user wrote it
 	st.bounded, st.boundsDone = fixed, true
 	return fmt.Sprintf("design %s: range boundaries fixed from this window's values, bounds=[%s], and kept for the windows after it (refitted each window they would hide a hot tail: keys past the last boundary)", d.Text, strings.Join(rb[0].Bounds, ", "))

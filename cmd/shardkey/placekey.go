@@ -35,6 +35,36 @@ func mongoPattern(k string, types []shardkey.Type) (partition.MongoPattern, erro
 	if len(re.Bounds) > 0 && p.Hashed == 0 {
 		return p, usageErr("-k %s: a hashed prefix's chunks are MongoDB's even split of the hash space: bounds=[...] split a ranged first field", re)
 	}
+	if re.Tuple {
+		for _, txt := range re.Bounds {
+			parts := shardkey.TupleParts(txt)
+			if len(parts) == 0 || len(parts) > len(p.Fields) {
+				return p, usageErr("-k %s: bounds: %s: want a tuple of at most %d values", re, txt, len(p.Fields))
+			}
+			b := make([]shardkey.Value, len(parts))
+			for j, part := range parts {
+				t := shardkey.Text
+				switch {
+				case j == p.Hashed:
+					t = shardkey.Int64 // the field's hashed value
+				case len(types) > 0:
+					t = types[j]
+				case shardkey.InferType([]string{part}) == shardkey.Int64:
+					t = shardkey.Int64
+				}
+				v, err := shardkey.ParseValue(part, t)
+				if err != nil {
+					return p, usageErr("-k %s: bounds: %s: value %d (%s): %v", re, txt, j+1, p.Fields[j], err)
+				}
+				b[j] = v
+			}
+			if n := len(p.TupleBounds); n > 0 && cmpValues(p.TupleBounds[n-1], b) >= 0 {
+				return p, usageErr("-k %s: bounds must increase: %s after %s", re, txt, re.Bounds[n-1])
+			}
+			p.TupleBounds = append(p.TupleBounds, b)
+		}
+		return p, nil
+	}
 	for _, b := range re.Bounds {
 		t := shardkey.Text
 		if len(types) > 0 {
@@ -52,6 +82,17 @@ func mongoPattern(k string, types []shardkey.Type) (partition.MongoPattern, erro
 		p.Bounds = append(p.Bounds, v)
 	}
 	return p, nil
+}
+
+// cmpValues compares two tuples field by field, a shorter one first when
+// it is the other's prefix.
+func cmpValues(a, b []shardkey.Value) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := shardkey.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
 }
 
 // patternKey parses one value of place -k: a JSON array of one value per
