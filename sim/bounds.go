@@ -67,20 +67,26 @@ func (s *Scheme) computeBounds() error {
 		}
 	} else {
 		var all []keyWeight
+		var lists [][]keyWeight
 		total := 0.0
 		for _, ti := range rangeTables {
 			kws, err := hashedSortedKeys(s.w.Tables[ti], s.tables[ti].cols[:width], s.tables[ti].mongoHashed)
 			if err != nil {
 				return fmt.Errorf("key %q: table %s: %w", s.Design.Text, s.w.Tables[ti].Name, err)
 			}
-			if len(rangeTables) == 1 {
-				all = kws // memoised and read-only: no copy
-			} else {
-				all = append(all, kws...)
+			if len(kws) > 0 {
+				lists = append(lists, kws) // memoised and read-only: not changed
 			}
 			for _, x := range kws {
 				total += x.w
 			}
+		}
+		switch len(lists) {
+		case 0:
+		case 1:
+			all = lists[0]
+		default:
+			all = mergeKeyWeights(lists)
 		}
 		if len(all) == 0 {
 			// No rows (a log): the values the statements bind, each
@@ -110,9 +116,6 @@ func (s *Scheme) computeBounds() error {
 				all, total = tw.all, tw.total
 			}
 			s.boundsFromTraffic = len(all) > 0
-		} else if len(rangeTables) > 1 {
-			all = append([]keyWeight(nil), all...)
-			sortKeyWeights(all)
 		}
 		if total == 0 {
 			all = append([]keyWeight(nil), all...)
@@ -737,6 +740,29 @@ func (g *keyGroups) sorted() []keyWeight {
 // times slower on a log's keys: few distinct values, so the blocks'
 // insertion sort finds them mostly in order, and the positions' sort
 // compares through an indirection.)
+// mergeKeyWeights merges lists each sorted as sortKeyWeights sorts into a
+// new list: the stable sort of their concatenation (ties in list order,
+// then in each list's order), in linear time per list.
+func mergeKeyWeights(lists [][]keyWeight) []keyWeight {
+	out := lists[0]
+	for _, l := range lists[1:] {
+		m := make([]keyWeight, 0, len(out)+len(l))
+		i, j := 0, 0
+		for i < len(out) && j < len(l) {
+			if cmpTuple(l[j].k, out[i].k) < 0 {
+				m = append(m, l[j])
+				j++
+			} else {
+				m = append(m, out[i])
+				i++
+			}
+		}
+		m = append(append(m, out[i:]...), l[j:]...)
+		out = m
+	}
+	return out
+}
+
 func sortKeyWeights(all []keyWeight) {
 	slices.SortStableFunc(all, func(a, b keyWeight) int { return cmpTuple(a.k, b.k) })
 }
@@ -747,20 +773,12 @@ type keyWeight struct {
 }
 
 // sortedKeys returns t's rows' key tuples (canonical values of cols) with
-// their weights, sorted by key. Memoised per table and columns.
+// their weights, sorted by key, ties in row order. Memoised per table and
+// columns; the order itself per columns (sortedOrder), so a table that
+// shares another's columns with other weights only weighs it.
 func sortedKeys(t *shardkey.Table, cols []int) []keyWeight {
 	return memo(t, fmt.Sprint("sorted", cols), func() []keyWeight {
-		all := make([]keyWeight, t.Rows)
-		flat := make([]shardkey.Value, t.Rows*len(cols))
-		for i := 0; i < t.Rows; i++ {
-			k := flat[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
-			for j, c := range cols {
-				k[j] = t.Columns[c].Value(i).Canonical()
-			}
-			all[i] = keyWeight{k, t.Weight(i)}
-		}
-		sortKeyWeights(all)
-		return all
+		return sortedOrder(t, cols, 0).weighed(t)
 	})
 }
 

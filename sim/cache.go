@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 	"weak"
 
@@ -127,4 +129,119 @@ func (c *Cache) reweightedFrom(rep *shardkey.Workload) *shardkey.Workload {
 	defer c.mu.Unlock()
 	w, _ := c.m[cacheKey{weak.Make(rep), "reweighted"}].(*shardkey.Workload)
 	return w
+}
+
+// A table's rows sorted by a key's values depend on its columns alone,
+// not its weights: a bootstrap replicate (a copy of the table with
+// resampled weights, sharing its columns) sorts as its source does.
+// keyOrder memoises the order by the columns, so that each replicate only
+// weighs it (sortedKeys, hashedSortedKeys): advise's bootstrap of a
+// MongoDB compound hashed key re-hashed and re-sorted every row of every
+// replicate.
+
+type orderKey struct {
+	first  weak.Pointer[shardkey.Column]
+	rows   int
+	hashed int
+	n      int // columns
+}
+
+// keyOrder is the rows of a table sorted by their key tuples: keys[i]
+// is row rows[i]'s tuple, ties in row order; err a row's value MongoDB
+// cannot hash.
+type keyOrder struct {
+	keys [][]shardkey.Value
+	rows []int32
+	err  error
+	cols []weak.Pointer[shardkey.Column] // the key's columns, checked on a hit
+}
+
+var orderTable = struct {
+	sync.Mutex
+	m map[orderKey]*keyOrder
+}{m: map[orderKey]*keyOrder{}}
+
+// sortedOrder returns t's rows sorted by columns cols (canonical values;
+// column hashed-1 by MongoDB's hashed value when hashed > 0), memoised by
+// the columns themselves.
+func sortedOrder(t *shardkey.Table, cols []int, hashed int) *keyOrder {
+	k := orderKey{weak.Make(t.Columns[cols[0]]), t.Rows, hashed, len(cols)}
+	same := func(o *keyOrder) bool {
+		for j, c := range cols {
+			if o.cols[j].Value() != t.Columns[c] {
+				return false
+			}
+		}
+		return true
+	}
+	orderTable.Lock()
+	o, ok := orderTable.m[k]
+	orderTable.Unlock()
+	if ok && same(o) {
+		return o
+	}
+	o = computeOrder(t, cols, hashed)
+	orderTable.Lock()
+	if len(orderTable.m) >= memoMax {
+		for mk := range orderTable.m {
+			if mk.first.Value() == nil {
+				delete(orderTable.m, mk)
+			}
+		}
+		if len(orderTable.m) >= memoMax {
+			orderTable.m = map[orderKey]*keyOrder{}
+		}
+	}
+	orderTable.m[k] = o
+	orderTable.Unlock()
+	return o
+}
+
+func computeOrder(t *shardkey.Table, cols []int, hashed int) *keyOrder {
+	o := &keyOrder{keys: make([][]shardkey.Value, t.Rows), rows: make([]int32, t.Rows)}
+	for _, c := range cols {
+		o.cols = append(o.cols, weak.Make(t.Columns[c]))
+	}
+	flat := make([]shardkey.Value, t.Rows*len(cols))
+	for i := 0; i < t.Rows; i++ {
+		k := flat[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
+		for j, c := range cols {
+			if j == hashed-1 {
+				v, err := mongoHashedValue(t.Columns[c].Value(i))
+				if err != nil {
+					o.err = fmt.Errorf("row %d: column %s: %w", i+1, t.Columns[c].Name, err)
+					return o
+				}
+				k[j] = v
+				continue
+			}
+			k[j] = t.Columns[c].Value(i).Canonical()
+		}
+		o.keys[i] = k
+		o.rows[i] = int32(i)
+	}
+	// Sorted by key, ties by row: the order a stable sort of the rows
+	// gives, reached by an unstable (faster) sort.
+	idx := o.rows
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmpTuple(o.keys[a], o.keys[b]); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	keys := make([][]shardkey.Value, t.Rows)
+	for i, r := range idx {
+		keys[i] = o.keys[r]
+	}
+	o.keys = keys
+	return o
+}
+
+// weighed returns o's keys with t's weights, in o's order.
+func (o *keyOrder) weighed(t *shardkey.Table) []keyWeight {
+	all := make([]keyWeight, len(o.keys))
+	for i, k := range o.keys {
+		all[i] = keyWeight{k, t.Weight(int(o.rows[i]))}
+	}
+	return all
 }

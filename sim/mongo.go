@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
@@ -102,24 +101,11 @@ func hashedSortedKeys(t *shardkey.Table, cols []int, hashed int) ([]keyWeight, e
 		err error
 	}
 	r := memo(t, fmt.Sprint("sorted-mongo-hashed", cols, hashed), func() result {
-		all := make([]keyWeight, t.Rows)
-		flat := make([]shardkey.Value, t.Rows*len(cols))
-		for i := 0; i < t.Rows; i++ {
-			k := flat[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
-			for j, c := range cols {
-				k[j] = t.Columns[c].Value(i).Canonical()
-				if j == hashed-1 {
-					v, err := mongoHashedValue(t.Columns[c].Value(i))
-					if err != nil {
-						return result{err: fmt.Errorf("row %d: column %s: %w", i+1, t.Columns[c].Name, err)}
-					}
-					k[j] = v
-				}
-			}
-			all[i] = keyWeight{k, t.Weight(i)}
+		o := sortedOrder(t, cols, hashed)
+		if o.err != nil {
+			return result{err: o.err}
 		}
-		sort.SliceStable(all, func(i, j int) bool { return cmpTuple(all[i].k, all[j].k) < 0 })
-		return result{kws: all}
+		return result{kws: o.weighed(t)}
 	})
 	return r.kws, r.err
 }
