@@ -245,3 +245,60 @@ func (o *keyOrder) weighed(t *shardkey.Table) []keyWeight {
 	}
 	return all
 }
+
+// hashedColumn is MongoDB's hashed value of every row of a column, by
+// row (ok false when a row's value cannot be hashed: the rows are then
+// hashed one by one, and the error reported where it is met).
+type hashedColumn struct {
+	col    weak.Pointer[shardkey.Column]
+	hashes []int64
+	ok     bool
+}
+
+var hashedTable = struct {
+	sync.Mutex
+	m map[weak.Pointer[shardkey.Column]]*hashedColumn
+}{m: map[weak.Pointer[shardkey.Column]]*hashedColumn{}}
+
+// mongoHashes returns MongoDB's hashed values of the first rows rows of
+// column c, memoised by the column (every candidate, shard count and
+// bootstrap replicate routes the same rows), or nil when a value cannot
+// be hashed.
+func mongoHashes(c *shardkey.Column, rows int) []int64 {
+	k := weak.Make(c)
+	hashedTable.Lock()
+	h, ok := hashedTable.m[k]
+	hashedTable.Unlock()
+	if ok && len(h.hashes) >= rows {
+		if !h.ok {
+			return nil
+		}
+		return h.hashes[:rows]
+	}
+	h = &hashedColumn{col: k, hashes: make([]int64, rows), ok: true}
+	for i := range rows {
+		v, err := mongoHashedValue(c.Value(i))
+		if err != nil {
+			h.ok, h.hashes = false, nil
+			break
+		}
+		h.hashes[i] = v.Int
+	}
+	hashedTable.Lock()
+	if len(hashedTable.m) >= memoMax {
+		for mk := range hashedTable.m {
+			if mk.Value() == nil {
+				delete(hashedTable.m, mk)
+			}
+		}
+		if len(hashedTable.m) >= memoMax {
+			hashedTable.m = map[weak.Pointer[shardkey.Column]]*hashedColumn{}
+		}
+	}
+	hashedTable.m[k] = h
+	hashedTable.Unlock()
+	if !h.ok {
+		return nil
+	}
+	return h.hashes
+}

@@ -93,12 +93,16 @@ func (t *touch) fanout(n int) int {
 // router routes statements under a Scheme. It holds scratch space, so a
 // router is used by one goroutine.
 type router struct {
-	s    *Scheme
-	key  []shardkey.Value
-	buf  []byte
-	set  []int
-	mark []bool
-	tmp  []int
+	s   *Scheme
+	key []shardkey.Value
+	// mhCol's rows' MongoDB hashed values (mongoHashes), for row: the
+	// column last asked for, nil hashes when a value cannot be hashed.
+	mhCol *shardkey.Column
+	mh    []int64
+	buf   []byte
+	set   []int
+	mark  []bool
+	tmp   []int
 	// scratch for stmt
 	vals  [][]shardkey.Value
 	one   []shardkey.Value
@@ -197,11 +201,18 @@ func (r *router) row(tk *tableKey, t *shardkey.Table, i int) (touch, error) {
 	}
 	if tk.mongoHashed > 0 {
 		j := tk.mongoHashed - 1
-		v, err := mongoHashedValue(r.key[j])
-		if err != nil {
-			return touch{}, err
+		if c := t.Columns[tk.cols[j]]; c != r.mhCol {
+			r.mhCol, r.mh = c, mongoHashes(c, t.Rows)
 		}
-		r.key[j] = v
+		if r.mh != nil {
+			r.key[j] = shardkey.IntValue(r.mh[i])
+		} else {
+			v, err := mongoHashedValue(r.key[j])
+			if err != nil {
+				return touch{}, err
+			}
+			r.key[j] = v
+		}
 	}
 	h, err := r.home(tk, r.key)
 	if err != nil {
