@@ -147,6 +147,8 @@ func thinFitText(cp *Capacity) string {
 		spare(1-b/cp.Capacity), unit, fmtF(b), fmtF(cp.Capacity))
 	if cp.ShardsForMargin > 0 {
 		s += fmt.Sprintf("; %s to spare at %d shards", spare(fitMargin), cp.ShardsForMargin)
+	} else if m := marginText(cp); m != "" {
+		s += "; " + strings.TrimPrefix(m, ", and ")
 	}
 	return s
 }
@@ -185,6 +187,8 @@ func thinNote(cp *Capacity) string {
 	s := fmt.Sprintf(", %s to spare, within the hash placement's own variation", spare(1-cp.After.busiest(cp)/cp.Capacity))
 	if cp.ShardsForMargin > 0 {
 		s += fmt.Sprintf(" (%s at %d shards)", spare(fitMargin), cp.ShardsForMargin)
+	} else if m := marginText(cp); m != "" {
+		s += " (" + strings.TrimPrefix(m, ", and ") + ")"
 	}
 	return s
 }
