@@ -135,3 +135,24 @@ func TestShardCountNote(t *testing.T) {
 		t.Errorf("elasticsearch 3 -> 6: %q", n)
 	}
 }
+
+// TestNeededTextSaysRange: the headline claims "the fewest that do" only
+// when every count from the requests' lower bound was re-scored; a
+// bounded search names the counts it did not try, and a count under the
+// shard count advised for is said to be fewer.
+func TestNeededTextSaysRange(t *testing.T) {
+	cp := &Capacity{Capacity: 500, ShardsNeeded: 400, NeededBusiest: 300,
+		NeedSearch: &ShardSearch{Least: 100, RequestsPerS: 49800, From: 400 - maxScan, To: 400, Upto: 512}}
+	got := neededText(cp, 256)
+	if strings.Contains(got, "the fewest that do") || !strings.Contains(got, "from 100 (49,800 requests/s at 500 a shard") || !strings.Contains(got, "to 271 was not searched") {
+		t.Errorf("bounded search: %q; want no claim of the fewest, and the counts 100 to 271 said not searched", got)
+	}
+	cp.NeedSearch.From = 100
+	if got := neededText(cp, 256); !strings.Contains(got, "the fewest that do: every count from 100") || strings.Contains(got, "not searched") || strings.Contains(got, "to spare") {
+		t.Errorf("full search, 40%% to spare: %q", got)
+	}
+	cp.NeededBusiest, cp.ShardsForMargin = 490, 420
+	if got := neededText(cp, 512); !strings.Contains(got, "400 shards, fewer than these 512,") || !strings.Contains(got, "on 400 the busiest does 490/s, 2% to spare") || !strings.Contains(got, "10% to spare at 420 shards") {
+		t.Errorf("thin fit under the count advised for: %q", got)
+	}
+}
