@@ -38,10 +38,10 @@ type ShardSearch struct {
 
 // maxScan bounds the counts shardCounts.fewest re-scores one by one
 // below the fitting count it found. One re-score of the built-in
-// workspace's design after its fixes (358,000 rows, 26,384 statement
-// instances) took about 30 ms of CPU on this project's 2-core machines,
-// so a full scan costs at most about 4 s there; most searches scan far
-// fewer (workspace at 64 shards: 47).
+// workspace's design after its fixes (26,384 statement instances over
+// 358,000 rows) took about 15 ms of CPU on this project's 2-core
+// machines, so a full scan costs at most about 2 s there; most searches
+// scan far fewer (workspace at 64 shards: 47).
 const maxScan = 128
 
 // shardCounts re-scores one design, with its fixes, at other shard
@@ -159,9 +159,10 @@ func (s *shardCounts) fewest(capacity float64, fits func(*sim.Candidate) bool) (
 }
 
 // rescorer returns what re-scores design key on w at a shard count with
-// o's other options: the headline figures (per-shard work, the busiest)
-// and the shards over the workload's capacity, all a search for a count
-// that fits reads.
+// o's other options: the work figures alone (per-shard work, the busiest,
+// the shards over the workload's capacity), all a search for a count that
+// fits reads. Only the operations are routed (sim.RunWork): the
+// candidate's load and transaction figures are zero, not the design's.
 func rescorer(w *shardkey.Workload, key string, o sim.Options) func(int) (*sim.Candidate, error) {
 	d, err := shardkey.ParseDesign(key)
 	return func(m int) (*sim.Candidate, error) {
@@ -170,12 +171,16 @@ func rescorer(w *shardkey.Workload, key string, o sim.Options) func(int) (*sim.C
 		}
 		oo := o
 		oo.Shards = m
-		x, err := headline(w, d, oo)
+		s, err := sim.Compile(w, d, oo)
 		if err != nil {
 			return nil, err
 		}
-		// Headline leaves OverCapacity unset: recomputed for the
+		p, err := sim.RunWork(w, s, oo.Workers)
+		if err != nil {
+			return nil, err
+		}
+		// Headline leaves OverCapacity unset: computed for the
 		// workload's capacity.
-		return x.WithCapacity(0).WithCapacity(w.Capacity), nil
+		return s.Headline(p).WithCapacity(0).WithCapacity(w.Capacity), nil
 	}
 }
