@@ -62,6 +62,7 @@ type Capacity struct {
 	MarginSearch    *ShardSearch `json:"margin_search,omitempty"`
 
 	engine string // the placement engine's name, for shardCountNote
+	shards int    // the shard count advised for
 	// kinds are the Fix.Kind of each of Applied, in order.
 	kinds []string
 	// whale is the design's largest partition when it is a whale
@@ -388,7 +389,7 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 	if capacity <= 0 {
 		return nil
 	}
-	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: texts, NotSimulated: skipped, engine: o.Engine.Name(), kinds: kinds,
+	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: texts, NotSimulated: skipped, engine: o.Engine.Name(), shards: o.Shards, kinds: kinds,
 		search: &needSearch{w: dw, key: key, c: c, o: o}}
 	if !as.Criteria.Bounded {
 		out.whale = as.Criteria.LargestOf
@@ -686,6 +687,8 @@ func neededText(cp *Capacity, n int) string {
 		switch {
 		case ss.From >= need:
 			s += fmt.Sprintf(", the fewest that can (%s)", least)
+		case ss.From == need-1 && ss.From <= ss.Least:
+			s += fmt.Sprintf(", the fewest that do: %d (%s) leaves a shard over", ss.From, least)
 		case ss.From <= ss.Least:
 			s += fmt.Sprintf(", the fewest that do: every count from %d (%s) to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count)", ss.From, least, need-1)
 		default:
@@ -693,26 +696,37 @@ func neededText(cp *Capacity, n int) string {
 		}
 	}
 	if b := cp.NeededBusiest; b > (1-fitMargin)*cp.Capacity {
-		s += fmt.Sprintf("; on %d the busiest does %s/s, %s to spare, within the hash placement's own variation%s", need, fmtF(b), spare(1-b/cp.Capacity), marginText(cp))
+		s += fmt.Sprintf("; on %d the busiest does %s/s, %s to spare, within the hash placement's own variation%s", need, fmtF(b), spare(1-b/cp.Capacity), marginText(cp, need))
 	}
 	return s
 }
 
-// marginText is what a thin fit's word ends with: ", and 10% to spare at
-// 130 shards", ", and no count up to 256 leaves 10% to spare (...)", or
-// "" when the margin was not searched for.
-func marginText(cp *Capacity) string {
+// marginText is what a thin fit's word on than shards ends with: ", and
+// 10% to spare at 130 shards", ", and no count up to 256 leaves 10% to
+// spare: ...", or "" when the margin was not searched for.
+func marginText(cp *Capacity, than int) string {
 	if cp.ShardsForMargin > 0 {
-		return fmt.Sprintf(", and %s to spare at %d shards", spare(fitMargin), cp.ShardsForMargin)
+		return fmt.Sprintf(", and %s to spare at %d shards%s", spare(fitMargin), cp.ShardsForMargin, fewerNote(cp.ShardsForMargin, than))
 	}
 	if ss := cp.MarginSearch; ss != nil {
 		why := "one key value's work or every shard's share of scatter-gather"
 		if spreadApplied(cp.kinds) != "" {
 			why = "a whale's own shards or buckets, whose counts, not the shard count, set their work; one key value's work; or every shard's share of scatter-gather"
 		}
-		return fmt.Sprintf(", and no count up to %d leaves %s to spare: the busiest stops falling there (%s)", ss.Upto, spare(fitMargin), why)
+		return fmt.Sprintf(", and no count up to %d leaves %s to spare: the busiest stops falling by then (%s)", ss.Upto, spare(fitMargin), why)
 	}
 	return ""
+}
+
+// fewerNote is what a count m that leaves more to spare than the count
+// of the figure beside it (than) says of being fewer: " (fewer than 32:
+// hash placement is not monotone in the shard count)", "" when m is more
+// or than is not known (0).
+func fewerNote(m, than int) string {
+	if than <= 0 || m >= than {
+		return ""
+	}
+	return fmt.Sprintf(" (fewer than %d: hash placement is not monotone in the shard count)", than)
 }
 
 // nodesCapacityText is capacityText when the capacity is a node's (slots

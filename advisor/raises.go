@@ -145,9 +145,7 @@ func thinFitText(cp *Capacity) string {
 	b := cp.After.busiest(cp)
 	s := fmt.Sprintf("fits after its fixes with %s to spare (busiest %s %s/s of %s/s), within the hash placement's own variation",
 		spare(1-b/cp.Capacity), unit, fmtF(b), fmtF(cp.Capacity))
-	if cp.ShardsForMargin > 0 {
-		s += fmt.Sprintf("; %s to spare at %d shards", spare(fitMargin), cp.ShardsForMargin)
-	} else if m := marginText(cp); m != "" {
+	if m := marginText(cp, cp.shards); m != "" {
 		s += "; " + strings.TrimPrefix(m, ", and ")
 	}
 	return s
@@ -186,8 +184,12 @@ func thinNote(cp *Capacity) string {
 	}
 	s := fmt.Sprintf(", %s to spare, within the hash placement's own variation", spare(1-cp.After.busiest(cp)/cp.Capacity))
 	if cp.ShardsForMargin > 0 {
-		s += fmt.Sprintf(" (%s at %d shards)", spare(fitMargin), cp.ShardsForMargin)
-	} else if m := marginText(cp); m != "" {
+		fewer := ""
+		if cp.shards > cp.ShardsForMargin {
+			fewer = fmt.Sprintf(", fewer than %d: hash placement is not monotone in the shard count", cp.shards)
+		}
+		s += fmt.Sprintf(" (%s at %d shards%s)", spare(fitMargin), cp.ShardsForMargin, fewer)
+	} else if m := marginText(cp, cp.shards); m != "" {
 		s += " (" + strings.TrimPrefix(m, ", and ") + ")"
 	}
 	return s
