@@ -448,14 +448,31 @@ func judgeFit(list []*Assessment) {
 	}
 	for _, as := range list {
 		if cp := as.capacity; as.Viable && !as.fitsAfter && cp != nil && cp.After != nil {
-			shardsNeeded(cp)
 			if cp.Per == "node" {
+				shardsNeeded(cp)
 				as.neverFits = cp.NodesNeeded == 0
 			} else {
-				as.neverFits = cp.ShardsNeeded == 0
+				as.neverFits = !fitsSomewhere(cp)
 			}
 		}
 	}
+}
+
+// fitsSomewhere reports whether some shard count leaves no shard over
+// cp's capacity with every fix applied: the doubling of the search for
+// the fewest (shardCounts.double), not its scan of every count below,
+// which only the recommended design's headline needs (shardsNeeded) and
+// which reuses the counts scored here.
+func fitsSomewhere(cp *Capacity) bool {
+	s := cp.search
+	if s == nil {
+		return cp.ShardsNeeded > 0
+	}
+	if len(s.c.OverCapacity) == 0 {
+		return true
+	}
+	_, hi, _ := s.counts().double(noneOver)
+	return hi > 0
 }
 
 // busiest is n's busiest unit's work, the node's when cp's capacity is a

@@ -115,26 +115,10 @@ func (s *shardCounts) fewest(capacity float64, fits func(*sim.Candidate) bool) (
 	ss := &ShardSearch{Upto: s.n}
 	ss.Least, ss.RequestsPerS = s.least(capacity)
 	defer func() { ss.Scored = s.scored - before }()
-	lo, hi := s.n, 0
-	if fits(s.c) {
-		hi = s.n
-	}
-	c := s.c
-	for m := s.n * 2; hi == 0; m *= 2 {
-		m = min(m, shardkey.MaxShards)
-		x := s.at(m)
-		ss.Upto = max(ss.Upto, m)
-		if x == nil {
-			return 0, ss
-		}
-		if fits(x) {
-			hi = m
-			break
-		}
-		if m == shardkey.MaxShards || x.MaxShardWork >= c.MaxShardWork*0.97 && m >= s.n*4 {
-			return 0, ss
-		}
-		lo, c = m, x
+	lo, hi, upto := s.double(fits)
+	ss.Upto = upto
+	if hi == 0 {
+		return 0, ss
 	}
 	from := min(ss.Least, hi)
 	if hi-from > maxScan {
@@ -156,6 +140,36 @@ func (s *shardCounts) fewest(capacity float64, fits func(*sim.Candidate) bool) (
 		}
 	}
 	return hi, ss
+}
+
+// double doubles the shard count from n (n itself when fits holds there)
+// until fits holds of the design, and returns that count hi, the last
+// count before it that did not fit, lo, and the largest count scored;
+// hi is 0 when none fits: the doubling reached shardkey.MaxShards, a
+// count the design cannot be placed on, or a count of at least 4n where
+// the busiest shard fell by under 3% from the count before (one key
+// value's work, a whale's own shards, or scatter-gather on every shard).
+func (s *shardCounts) double(fits func(*sim.Candidate) bool) (lo, hi, upto int) {
+	lo, upto = s.n, s.n
+	if fits(s.c) {
+		return lo, s.n, upto
+	}
+	c := s.c
+	for m := s.n * 2; ; m *= 2 {
+		m = min(m, shardkey.MaxShards)
+		x := s.at(m)
+		upto = max(upto, m)
+		if x == nil {
+			return lo, 0, upto
+		}
+		if fits(x) {
+			return lo, m, upto
+		}
+		if m == shardkey.MaxShards || x.MaxShardWork >= c.MaxShardWork*0.97 && m >= s.n*4 {
+			return lo, 0, upto
+		}
+		lo, c = m, x
+	}
 }
 
 // rescorer returns what re-scores design key on w at a shard count with
