@@ -736,14 +736,14 @@ func marginText(cp *Capacity, than int) string {
 }
 
 // fewerNote is what a count m that leaves more to spare than the count
-// of the figure beside it (than) says of being fewer: " (fewer than 32:
-// hash placement is not monotone in the shard count)", "" when m is more
+// of the figure beside it (than) says of being fewer: ", fewer than 32:
+// hash placement is not monotone in the shard count", "" when m is more
 // or than is not known (0).
 func fewerNote(m, than int) string {
 	if than <= 0 || m >= than {
 		return ""
 	}
-	return fmt.Sprintf(" (fewer than %d: hash placement is not monotone in the shard count)", than)
+	return fmt.Sprintf(", fewer than %d: hash placement is not monotone in the shard count", than)
 }
 
 // nodesCapacityText is capacityText when the capacity is a node's (slots

@@ -184,11 +184,7 @@ func thinNote(cp *Capacity) string {
 	}
 	s := fmt.Sprintf(", %s to spare, within the hash placement's own variation", spare(1-cp.After.busiest(cp)/cp.Capacity))
 	if cp.ShardsForMargin > 0 {
-		fewer := ""
-		if cp.shards > cp.ShardsForMargin {
-			fewer = fmt.Sprintf(", fewer than %d: hash placement is not monotone in the shard count", cp.shards)
-		}
-		s += fmt.Sprintf(" (%s at %d shards%s)", spare(fitMargin), cp.ShardsForMargin, fewer)
+		s += fmt.Sprintf(" (%s at %d shards%s)", spare(fitMargin), cp.ShardsForMargin, fewerNote(cp.ShardsForMargin, cp.shards))
 	} else if m := marginText(cp, cp.shards); m != "" {
 		s += " (" + strings.TrimPrefix(m, ", and ") + ")"
 	}
