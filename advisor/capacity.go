@@ -498,7 +498,11 @@ type needSearch struct {
 // counts returns the shard counts of s's design, made on first use.
 func (s *needSearch) counts() *shardCounts {
 	if s.sc == nil {
-		s.sc = newShardCounts(s.o.Shards, s.c, rescorer(s.w, s.key, s.o))
+		k := 0
+		for _, op := range s.w.Ops {
+			k += len(op.Instances)
+		}
+		s.sc = newShardCounts(s.o.Shards, s.c, rescorer(s.w, s.key, s.o), k)
 	}
 	return s.sc
 }
@@ -702,14 +706,19 @@ func neededText(cp *Capacity, n int) string {
 	if ss := cp.NeedSearch; ss != nil {
 		least := fmt.Sprintf("%s requests/s at %s a shard, each request a unit of work on at least one shard: no fewer can fit", fmtF(ss.RequestsPerS), fmtF(cp.Capacity))
 		switch {
-		case ss.From >= need:
+		case ss.From > ss.Least:
+			// A bounded search: the counts below From were not tried.
+			below := fmt.Sprintf("every count from %d to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count); ", ss.From, need-1)
+			if need == ss.From {
+				below = ""
+			}
+			s += fmt.Sprintf(", the fewest of the counts from %d to %d searched: %sthe counts from %d (%s) to %d were not tried (a bounded search: one count at a time from %d)", ss.From, ss.To, below, ss.Least, least, ss.From-1, ss.From)
+		case need == ss.From:
 			s += fmt.Sprintf(", the fewest that can (%s)", least)
-		case ss.From == need-1 && ss.From <= ss.Least:
+		case need-1 == ss.From:
 			s += fmt.Sprintf(", the fewest that do: %d (%s) leaves a shard over", ss.From, least)
-		case ss.From <= ss.Least:
-			s += fmt.Sprintf(", the fewest that do: every count from %d (%s) to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count)", ss.From, least, need-1)
 		default:
-			s += fmt.Sprintf(", the fewest of the counts from %d: every count from %d to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count); from %d (%s) to %d was not searched (a search bounded to %d counts)", ss.From, ss.From, need-1, ss.Least, least, ss.From-1, maxScan)
+			s += fmt.Sprintf(", the fewest that do: every count from %d (%s) to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count)", ss.From, least, need-1)
 		}
 	}
 	if b := cp.NeededBusiest; b > (1-fitMargin)*cp.Capacity {

@@ -24,7 +24,7 @@ func fakeCounts(n int, busiest func(m int) float64) (*shardCounts, *[]int) {
 	}
 	c, _ := score(n)
 	tried = nil
-	return newShardCounts(n, c, score), &tried
+	return newShardCounts(n, c, score, 0), &tried
 }
 
 // TestFewestShards: a design whose busiest shard on m shards does
@@ -109,7 +109,7 @@ func TestFewestShardsVitessNumeric(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ss := newShardCounts(n, c, score).fewest(100, noneOver)
+		got, ss := newShardCounts(n, c, score, 2).fewest(100, noneOver)
 		if got != 5 || ss.Least != 2 {
 			t.Errorf("from %d shards: fewest %d (searched %+v); want 5, least 2", n, got, *ss)
 		}
@@ -144,7 +144,7 @@ func TestNeededTextSaysRange(t *testing.T) {
 	cp := &Capacity{Capacity: 500, ShardsNeeded: 400, NeededBusiest: 300,
 		NeedSearch: &ShardSearch{Least: 100, RequestsPerS: 49800, From: 400 - maxScan, To: 400, Upto: 512}}
 	got := neededText(cp, 256)
-	if strings.Contains(got, "the fewest that do") || !strings.Contains(got, "from 100 (49,800 requests/s at 500 a shard") || !strings.Contains(got, "to 271 was not searched") {
+	if strings.Contains(got, "the fewest that do") || !strings.Contains(got, "from 100 (49,800 requests/s at 500 a shard") || !strings.Contains(got, "to 271 were not tried") {
 		t.Errorf("bounded search: %q; want no claim of the fewest, and the counts 100 to 271 said not searched", got)
 	}
 	cp.NeedSearch.From = 100

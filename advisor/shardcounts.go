@@ -23,8 +23,9 @@ type ShardSearch struct {
 	// From and To are the counts the search re-scored one by one: every
 	// count from From up to its answer (to To, the fitting count the
 	// doubling found, when it found one). From is Least unless the
-	// counts between were more than maxScan; the counts from Least to
-	// From-1 were then not tried. Both 0 when no count was found to fit.
+	// counts between were more than the search's bound (maxScan,
+	// scanBudget); the counts from Least to From-1 were then not tried.
+	// Both 0 when no count was found to fit.
 	From int `json:"from"`
 	To   int `json:"to"`
 	// Upto is the largest count scored: the last of the doubling from
@@ -36,13 +37,20 @@ type ShardSearch struct {
 	Scored int `json:"scored"`
 }
 
-// maxScan bounds the counts shardCounts.fewest re-scores one by one
-// below the fitting count it found. One re-score of the built-in
-// workspace's design after its fixes (26,384 statement instances over
-// 358,000 rows) took about 15 ms of CPU on this project's 2-core
-// machines, so a full scan costs at most about 2 s there; most searches
-// scan far fewer (workspace at 64 shards: 47).
-const maxScan = 128
+// maxScan and scanBudget bound the counts shardCounts.fewest re-scores
+// one by one below the fitting count it found: as many as scanBudget
+// statement instances routed allow (each count routes every instance of
+// the operations once), and at least maxScan. One re-score of the
+// built-in workspace's design after its fixes (26,384 instances) took
+// about 9 ms on this project's loaded 2-core machine, so the budget
+// (about 159 such re-scores) is about 1.5 s there; seed 000's samples
+// (2,000 queries) may scan 2,097 counts at about 0.4 ms each. Most
+// searches scan far fewer (workspace at 64 shards: 47). The bound is in
+// instances, not time, so that the advice is the same on any machine.
+const (
+	maxScan    = 128
+	scanBudget = 1 << 22
+)
 
 // shardCounts re-scores one design, with its fixes, at other shard
 // counts, each count at most once: a search for the fewest that fit,
@@ -55,12 +63,20 @@ type shardCounts struct {
 	// placed on (more isolated values than shards).
 	seen   map[int]*sim.Candidate
 	scored int
+	// scan is how many counts fewest may re-score one by one (maxScan,
+	// scanBudget).
+	scan int
 }
 
 // newShardCounts returns the counts of the design scored as c on n
-// shards, score re-scoring it on another count.
-func newShardCounts(n int, c *sim.Candidate, score func(int) (*sim.Candidate, error)) *shardCounts {
-	return &shardCounts{n: n, c: c, score: score, seen: map[int]*sim.Candidate{n: c}}
+// shards, score re-scoring it on another count by routing instances
+// statement instances (0 when unknown: maxScan counts are scanned).
+func newShardCounts(n int, c *sim.Candidate, score func(int) (*sim.Candidate, error), instances int) *shardCounts {
+	scan := maxScan
+	if instances > 0 {
+		scan = max(maxScan, scanBudget/instances)
+	}
+	return &shardCounts{n: n, c: c, score: score, seen: map[int]*sim.Candidate{n: c}, scan: scan}
 }
 
 // at returns the design scored on m shards, nil when it cannot be placed
@@ -100,10 +116,11 @@ func (s *shardCounts) least(capacity float64) (int, float64) {
 // value's work, a whale's own shards, or scatter-gather on every shard:
 // none fits then); then it re-scores every count from least (no count
 // under it can fit) up, and the first that fits is the answer, whatever
-// n was. When more than maxScan counts lie between, it bisects between
-// the doubling's last count that did not fit and the first that did to
-// a fitting count b with b-1 not fitting, and scans the maxScan counts
-// below b: the answer is then the fewest of those (From > Least).
+// n was. When more counts lie between than its bound allows (s.scan:
+// maxScan, scanBudget), it bisects between the doubling's last count
+// that did not fit and the first that did to a fitting count b with b-1
+// not fitting, and scans that many counts below b: the answer is then
+// the fewest of those (From > Least).
 //
 // Every engine here takes any shard count (Citus's shard_count, Vitess's
 // keyspace-id ranges (GenerateShardRanges), MongoDB's shards and chunks,
@@ -121,7 +138,7 @@ func (s *shardCounts) fewest(capacity float64, fits func(*sim.Candidate) bool) (
 		return 0, ss
 	}
 	from := min(ss.Least, hi)
-	if hi-from > maxScan {
+	if hi-from > s.scan {
 		lo = max(lo, from-1)
 		for hi-lo > 1 {
 			mid := lo + (hi-lo)/2
@@ -131,7 +148,7 @@ func (s *shardCounts) fewest(capacity float64, fits func(*sim.Candidate) bool) (
 				lo = mid
 			}
 		}
-		from = max(from, hi-maxScan)
+		from = max(from, hi-s.scan)
 	}
 	ss.From, ss.To = from, hi
 	for m := from; m < hi; m++ {
