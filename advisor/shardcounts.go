@@ -59,8 +59,9 @@ type shardCounts struct {
 	n     int // the shard count advised for
 	c     *sim.Candidate
 	score func(int) (*sim.Candidate, error)
-	// seen holds each count scored; nil for a count the design cannot be
-	// placed on (more isolated values than shards).
+	// seen holds each count scored (its shard count, capacity, busiest
+	// shard and shards over capacity only); nil for a count the design
+	// cannot be placed on (more isolated values than shards).
 	seen   map[int]*sim.Candidate
 	scored int
 	// scan is how many counts fewest may re-score one by one (maxScan,
@@ -88,6 +89,10 @@ func (s *shardCounts) at(m int) *sim.Candidate {
 	x, err := s.score(m)
 	if err != nil {
 		x = nil
+	} else {
+		// Only what a search reads is kept: a scan of thousands of
+		// counts would otherwise hold thousands of per-shard arrays.
+		x = &sim.Candidate{Shards: x.Shards, Capacity: x.Capacity, MaxShardWork: x.MaxShardWork, OverCapacity: x.OverCapacity}
 	}
 	s.seen[m] = x
 	s.scored++
@@ -110,7 +115,7 @@ func (s *shardCounts) least(capacity float64) (int, float64) {
 // ShardSearch returned), and 0 when it found none.
 //
 // Hash placement is not monotone in the shard count (workspace's design
-// after its fixes fits on 101 shards and not on 102 to 105), so no
+// after its fixes fits on 101 and 103 shards, not on 102 or 104), so no
 // bisection finds the fewest. The search first doubles from n until a
 // count fits, stopping when the busiest shard no longer falls (one key
 // value's work, a whale's own shards, or scatter-gather on every shard:
