@@ -85,11 +85,21 @@ type Capacity struct {
 // shardCountNote is what engine asks of a shard count other than n's
 // multiples: an Elasticsearch index grows in place only by _split, to a
 // multiple of its shard count that divides its number_of_routing_shards
-// (Split index API); any other count is a new index and a reindex.
-// The other engines take any count as it is.
+// (Split index API), and shrinks only by _shrink, to a factor of its
+// shard count, the index read-only and a copy of every shard on one node
+// first (Shrink index API); any other count is a new index and a
+// reindex. The other engines take any count as it is.
 func shardCountNote(engine string, n, need int) string {
-	if !strings.HasPrefix(engine, "elasticsearch") {
+	if !strings.HasPrefix(engine, "elasticsearch") || need == n {
 		return ""
+	}
+	if need < n {
+		// The fewest that fit can be under n: placement is not
+		// monotone in the count.
+		if n%need == 0 {
+			return fmt.Sprintf("; Elasticsearch shrinks an existing index of %d shards into %d with _shrink (%d is a factor of %d), the index read-only and a copy of every shard on one node first", n, need, need, n)
+		}
+		return fmt.Sprintf("; Elasticsearch's _shrink takes an existing index of %d shards only to a factor of %d: %d shards is a new index and a reindex", n, n, need)
 	}
 	if need%n == 0 {
 		return fmt.Sprintf("; Elasticsearch splits an existing index of %d shards into %d with _split when its number_of_routing_shards is a multiple of %d, else reindex", n, need, need)

@@ -134,6 +134,15 @@ func TestShardCountNote(t *testing.T) {
 	if n := shardCountNote("elasticsearch", 3, 6); !strings.Contains(n, "_split") {
 		t.Errorf("elasticsearch 3 -> 6: %q", n)
 	}
+	// Fewer shards (the fewest that fit can be under the count in use):
+	// _shrink, only to a factor (Shrink index API: 8 shards into 4, 2 or
+	// 1).
+	if n := shardCountNote("elasticsearch", 8, 4); !strings.Contains(n, "_shrink") || strings.Contains(n, "reindex") {
+		t.Errorf("elasticsearch 8 -> 4: %q; want _shrink", n)
+	}
+	if n := shardCountNote("elasticsearch", 110, 101); !strings.Contains(n, "only to a factor of 110") || !strings.Contains(n, "reindex") {
+		t.Errorf("elasticsearch 110 -> 101: %q; want a reindex", n)
+	}
 }
 
 // TestNeededTextSaysRange: the headline claims "the fewest that do" only
