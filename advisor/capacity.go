@@ -24,10 +24,17 @@ type Capacity struct {
 	// those it cannot (a cache's hit rate is not in the workload).
 	Applied      []string `json:"applied"`
 	NotSimulated []string `json:"not_simulated,omitempty"`
-	// ShardsNeeded is the fewest shards (any count, not only powers of
-	// two: see fewestShards; up to 65,536) that leave no shard over
-	// capacity with every fix applied, one fewer leaving a shard over;
-	// 0 when none does (one key value alone exceeds a shard).
+	// ShardsNeeded is, when the design leaves a shard over capacity
+	// with every fix applied on its shard count, the fewest shards (any
+	// count, not only powers of two; up to 65,536) that leave none over,
+	// of the counts NeedSearch says were searched (see
+	// shardCounts.fewest: every count from NeedSearch.From up, each
+	// re-scored, so one fewer leaves a shard over or is under
+	// NeedSearch.Least, where no placement fits); it can be fewer than
+	// the shard count advised for, hash placement not being monotone in
+	// the count. It is that shard count itself when nothing is over
+	// there (no other count searched), and 0 when no count fits (one
+	// key value alone exceeds a shard).
 	// With slots over nodes (Per "node") the capacity is a node's:
 	// Nodes is the node count, and NodesNeeded the fewest nodes (the
 	// slots spread as they are now, contiguous or round-robin; up to one
@@ -37,16 +44,25 @@ type Capacity struct {
 	Per          string `json:"per,omitempty"`
 	Nodes        int    `json:"nodes,omitempty"`
 	NodesNeeded  int    `json:"nodes_needed,omitempty"`
+	// NeedSearch is how ShardsNeeded was searched; nil when it was not
+	// (nothing over capacity on the shard count, or a node's capacity).
+	NeedSearch *ShardSearch `json:"need_search,omitempty"`
+	// NeededBusiest is the busiest shard's work (units/s) with every fix
+	// applied on ShardsNeeded shards, when they were searched for.
+	NeededBusiest float64 `json:"needed_busiest,omitempty"`
 	// ThinFit reports that no shard (node) is over capacity after the
 	// fixes but the busiest is within fitMargin of it: a fit the hash
-	// placement's own variation can undo. ShardsForMargin is then the
-	// fewest shards (searched as ShardsNeeded is, with capacity
-	// (1-fitMargin) in place of capacity) that leave that much to spare,
+	// placement's own variation can undo. ShardsForMargin is then, and
+	// also when the ShardsNeeded found is such a thin fit, the fewest
+	// shards (searched as ShardsNeeded is, with capacity (1-fitMargin)
+	// in place of capacity: MarginSearch) that leave that much to spare,
 	// 0 when not searched (a node's capacity) or none does.
-	ThinFit         bool `json:"thin_fit,omitempty"`
-	ShardsForMargin int  `json:"shards_for_margin,omitempty"`
+	ThinFit         bool         `json:"thin_fit,omitempty"`
+	ShardsForMargin int          `json:"shards_for_margin,omitempty"`
+	MarginSearch    *ShardSearch `json:"margin_search,omitempty"`
 
 	engine string // the placement engine's name, for shardCountNote
+	shards int    // the shard count advised for
 	// kinds are the Fix.Kind of each of Applied, in order.
 	kinds []string
 	// whale is the design's largest partition when it is a whale
@@ -69,11 +85,21 @@ type Capacity struct {
 // shardCountNote is what engine asks of a shard count other than n's
 // multiples: an Elasticsearch index grows in place only by _split, to a
 // multiple of its shard count that divides its number_of_routing_shards
-// (Split index API); any other count is a new index and a reindex.
-// The other engines take any count as it is.
+// (Split index API), and shrinks only by _shrink, to a factor of its
+// shard count, the index read-only and a copy of every shard on one node
+// first (Shrink index API); any other count is a new index and a
+// reindex. The other engines take any count as it is.
 func shardCountNote(engine string, n, need int) string {
-	if !strings.HasPrefix(engine, "elasticsearch") {
+	if !strings.HasPrefix(engine, "elasticsearch") || need == n {
 		return ""
+	}
+	if need < n {
+		// The fewest that fit can be under n: placement is not
+		// monotone in the count.
+		if n%need == 0 {
+			return fmt.Sprintf("; Elasticsearch shrinks an existing index of %d shards into %d with _shrink (%d is a factor of %d), the index read-only and a copy of every shard on one node first", n, need, need, n)
+		}
+		return fmt.Sprintf("; Elasticsearch's _shrink takes an existing index of %d shards only to a factor of %d: %d shards is a new index and a reindex", n, n, need)
 	}
 	if need%n == 0 {
 		return fmt.Sprintf("; Elasticsearch splits an existing index of %d shards into %d with _split when its number_of_routing_shards is a multiple of %d, else reindex", n, need, need)
@@ -373,7 +399,7 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 	if capacity <= 0 {
 		return nil
 	}
-	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: texts, NotSimulated: skipped, engine: o.Engine.Name(), kinds: kinds,
+	out := &Capacity{Capacity: capacity, Before: nums(as.Score), After: nums(c), AfterKey: key, Applied: texts, NotSimulated: skipped, engine: o.Engine.Name(), shards: o.Shards, kinds: kinds,
 		search: &needSearch{w: dw, key: key, c: c, o: o}}
 	if !as.Criteria.Bounded {
 		out.whale = as.Criteria.LargestOf
@@ -424,14 +450,7 @@ func judgeFit(list []*Assessment) {
 		}
 		cp.ThinFit = true
 		if cp.Per != "node" && cp.search != nil {
-			s := cp.search
-			o := s.o
-			margin := (1 - fitMargin) * cp.Capacity
-			cp.ShardsForMargin = fewestShards(o.Shards, s.c, func(x *sim.Candidate) bool { return x.MaxShardWork <= margin }, func(n int) (*sim.Candidate, error) {
-				oo := o
-				oo.Shards = n
-				return sim.Score(s.w, s.key, oo)
-			})
+			forMargin(cp, cp.search.counts())
 		}
 	}
 	if !some {
@@ -439,14 +458,31 @@ func judgeFit(list []*Assessment) {
 	}
 	for _, as := range list {
 		if cp := as.capacity; as.Viable && !as.fitsAfter && cp != nil && cp.After != nil {
-			shardsNeeded(cp)
 			if cp.Per == "node" {
+				shardsNeeded(cp)
 				as.neverFits = cp.NodesNeeded == 0
 			} else {
-				as.neverFits = cp.ShardsNeeded == 0
+				as.neverFits = !fitsSomewhere(cp)
 			}
 		}
 	}
+}
+
+// fitsSomewhere reports whether some shard count leaves no shard over
+// cp's capacity with every fix applied: the doubling of the search for
+// the fewest (shardCounts.double), not its scan of every count below,
+// which only the recommended design's headline needs (shardsNeeded) and
+// which reuses the counts scored here.
+func fitsSomewhere(cp *Capacity) bool {
+	s := cp.search
+	if s == nil {
+		return cp.ShardsNeeded > 0
+	}
+	if len(s.c.OverCapacity) == 0 {
+		return true
+	}
+	_, hi, _ := s.counts().double(noneOver)
+	return hi > 0
 }
 
 // busiest is n's busiest unit's work, the node's when cp's capacity is a
@@ -459,12 +495,36 @@ func (n *Nums) busiest(cp *Capacity) float64 {
 }
 
 // needSearch is what shardsNeeded searches from: the design after fixes,
-// its workload, its score and the options it was scored with.
+// its workload, its score and the options it was scored with; sc, once
+// made, the counts scored.
 type needSearch struct {
 	w   *shardkey.Workload
 	key string
 	c   *sim.Candidate
 	o   sim.Options
+	sc  *shardCounts
+}
+
+// counts returns the shard counts of s's design, made on first use.
+func (s *needSearch) counts() *shardCounts {
+	if s.sc == nil {
+		k := 0
+		for _, op := range s.w.Ops {
+			k += len(op.Instances)
+		}
+		s.sc = newShardCounts(s.o.Shards, s.c, rescorer(s.w, s.key, s.o), k)
+	}
+	return s.sc
+}
+
+// forMargin sets cp's ShardsForMargin and MarginSearch: the fewest shards
+// of sc leaving no shard over capacity and the busiest with fitMargin to
+// spare.
+func forMargin(cp *Capacity, sc *shardCounts) {
+	margin := (1 - fitMargin) * cp.Capacity
+	cp.ShardsForMargin, cp.MarginSearch = sc.fewest(margin, func(x *sim.Candidate) bool {
+		return len(x.OverCapacity) == 0 && x.MaxShardWork <= margin*(1+1e-12)
+	})
 }
 
 // shardsNeeded fills cp's ShardsNeeded (and, with slots over nodes,
@@ -510,57 +570,16 @@ func shardsNeeded(cp *Capacity) {
 		cp.ShardsNeeded = o.Shards
 		return
 	}
-	cp.ShardsNeeded = fewestShards(o.Shards, c, noneOver, func(n int) (*sim.Candidate, error) {
-		oo := o
-		oo.Shards = n
-		return sim.Score(s.w, s.key, oo)
-	})
-}
-
-// fewestShards returns the fewest shards, more than n (up to
-// shardkey.MaxShards), under which score's design fits (no shard over
-// capacity, or what fits says); 0 when none does. c is the design scored
-// on n shards, not fitting.
-// Every engine here takes any shard count (Citus's shard_count, Vitess's
-// keyspace-id ranges (GenerateShardRanges), MongoDB's shards and chunks,
-// Cassandra's nodes, Redis masters, Kafka partitions, Elasticsearch's
-// number_of_shards for a new index, ...), so the count is not held to
-// powers of two: doubling from n finds a count that fits, then bisection
-// between the last that did not and it finds the fewest that fits with
-// one fewer over capacity (hash placement is noisy, so that is the
-// boundary bisection reaches: a lower count that the doubling passed over
-// is not tried). Doubling stops once the busiest shard no longer falls
-// (one key value's work, or scatter-gather on every shard).
-func fewestShards(n int, c *sim.Candidate, fits func(*sim.Candidate) bool, score func(int) (*sim.Candidate, error)) int {
-	lo, hi := n, 0
-	for m := n * 2; ; m *= 2 {
-		m = min(m, shardkey.MaxShards)
-		x, err := score(m)
-		if err != nil {
-			return 0
-		}
-		if fits(x) {
-			hi = m
-			break
-		}
-		if m == shardkey.MaxShards || x.MaxShardWork >= c.MaxShardWork*0.97 && m >= n*4 {
-			return 0
-		}
-		lo, c = m, x
+	sc := s.counts()
+	cp.ShardsNeeded, cp.NeedSearch = sc.fewest(cp.Capacity, noneOver)
+	if cp.ShardsNeeded == 0 {
+		return
 	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		x, err := score(mid)
-		if err != nil {
-			return 0
-		}
-		if fits(x) {
-			hi = mid
-		} else {
-			lo = mid
-		}
+	cp.NeededBusiest = sc.at(cp.ShardsNeeded).MaxShardWork
+	if cp.NeededBusiest > (1-fitMargin)*cp.Capacity {
+		// A thin fit: the count that leaves fitMargin to spare.
+		forMargin(cp, sc)
 	}
-	return hi
 }
 
 // spreadApplied says how the applied fixes (their kinds) spread the
@@ -649,7 +668,7 @@ func capacityHead(cp *Capacity, n int) string {
 		}
 	}
 	if cp.ShardsNeeded > 0 {
-		return fmt.Sprintf("%s; %s. %d shards bring every shard under it (%d leave a shard over it; hash placement is not monotone in the shard count, so the search can pass over a smaller count that fits: try --shards)%s%s.", head, with, cp.ShardsNeeded, cp.ShardsNeeded-1, shardCountNote(cp.engine, n, cp.ShardsNeeded), packingNote(cp))
+		return fmt.Sprintf("%s; %s. %s%s%s.", head, with, neededText(cp, n), shardCountNote(cp.engine, n, cp.ShardsNeeded), packingNote(cp))
 	}
 	if spread := spreadApplied(cp.kinds); spread != "" {
 		// The whale is no longer on one shard: what stays on the busiest
@@ -676,6 +695,74 @@ func capacityHead(cp *Capacity, n int) string {
 		return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's, the whale %s (%s %s), which every shard count keeps on one shard, or every shard's share of scatter-gather; cache the whale's reads, salt its writes, or move the scatter-gather operations off the serving shards.", head, with, p.Name(), pct(p.Share), p.Of())
 	}
 	return fmt.Sprintf("%s; %s, and adding shards does not bring the busiest under it: its work is one key value's or every shard's share of scatter-gather; cache the hot reads, salt the hot writes, or move the scatter-gather operations off the serving shards.", head, with)
+}
+
+// neededText says how many shards bring every shard under cp's capacity
+// with the fixes applied (advised for n), of which counts searched, and,
+// when that count's fit is thin, how thin and what count leaves
+// fitMargin to spare: "101 shards bring every shard under it, the fewest
+// that do: every count from 55 (43,900 requests/s at 800 a shard, each
+// request a unit of work on at least one shard: no fewer can fit) to
+// 100, each re-scored, leaves a shard over (hash placement is not
+// monotone in the shard count); on 101 the busiest does 782/s, 2% to
+// spare, within the hash placement's own variation, and no count up to
+// 256 leaves 10% to spare: ...".
+func neededText(cp *Capacity, n int) string {
+	need := cp.ShardsNeeded
+	s := fmt.Sprintf("%d shards bring every shard under it", need)
+	if need < n {
+		s = fmt.Sprintf("%d shards, fewer than these %d, bring every shard under it", need, n)
+	}
+	if ss := cp.NeedSearch; ss != nil {
+		least := fmt.Sprintf("%s requests/s at %s a shard, each request a unit of work on at least one shard: no fewer can fit", fmtF(ss.RequestsPerS), fmtF(cp.Capacity))
+		switch {
+		case ss.From > ss.Least:
+			// A bounded search: the counts below From were not tried.
+			below := fmt.Sprintf("every count from %d to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count); ", ss.From, need-1)
+			if need == ss.From {
+				below = ""
+			}
+			s += fmt.Sprintf(", the fewest of the counts from %d to %d searched: %sthe counts from %d (%s) to %d were not tried (a bounded search: one count at a time from %d)", ss.From, ss.To, below, ss.Least, least, ss.From-1, ss.From)
+		case need == ss.From:
+			s += fmt.Sprintf(", the fewest that can (%s)", least)
+		case need-1 == ss.From:
+			s += fmt.Sprintf(", the fewest that do: %d (%s) leaves a shard over", ss.From, least)
+		default:
+			s += fmt.Sprintf(", the fewest that do: every count from %d (%s) to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count)", ss.From, least, need-1)
+		}
+	}
+	if b := cp.NeededBusiest; b > (1-fitMargin)*cp.Capacity {
+		s += fmt.Sprintf("; on %d the busiest does %s/s, %s to spare, within the hash placement's own variation%s", need, fmtF(b), spare(1-b/cp.Capacity), marginText(cp, need))
+	}
+	return s
+}
+
+// marginText is what a thin fit's word on than shards ends with: ", and
+// 10% to spare at 130 shards", ", and no count up to 256 leaves 10% to
+// spare: ...", or "" when the margin was not searched for.
+func marginText(cp *Capacity, than int) string {
+	if cp.ShardsForMargin > 0 {
+		return fmt.Sprintf(", and %s to spare at %d shards%s", spare(fitMargin), cp.ShardsForMargin, fewerNote(cp.ShardsForMargin, than))
+	}
+	if ss := cp.MarginSearch; ss != nil {
+		why := "one key value's work or every shard's share of scatter-gather"
+		if spreadApplied(cp.kinds) != "" {
+			why = "a whale's own shards or buckets, whose counts, not the shard count, set their work; one key value's work; or every shard's share of scatter-gather"
+		}
+		return fmt.Sprintf(", and no count up to %d leaves %s to spare: the busiest stops falling by then (%s)", ss.Upto, spare(fitMargin), why)
+	}
+	return ""
+}
+
+// fewerNote is what a count m that leaves more to spare than the count
+// of the figure beside it (than) says of being fewer: ", fewer than 32:
+// hash placement is not monotone in the shard count", "" when m is more
+// or than is not known (0).
+func fewerNote(m, than int) string {
+	if than <= 0 || m >= than {
+		return ""
+	}
+	return fmt.Sprintf(", fewer than %d: hash placement is not monotone in the shard count", than)
 }
 
 // nodesCapacityText is capacityText when the capacity is a node's (slots

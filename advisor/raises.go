@@ -145,8 +145,8 @@ func thinFitText(cp *Capacity) string {
 	b := cp.After.busiest(cp)
 	s := fmt.Sprintf("fits after its fixes with %s to spare (busiest %s %s/s of %s/s), within the hash placement's own variation",
 		spare(1-b/cp.Capacity), unit, fmtF(b), fmtF(cp.Capacity))
-	if cp.ShardsForMargin > 0 {
-		s += fmt.Sprintf("; %s to spare at %d shards", spare(fitMargin), cp.ShardsForMargin)
+	if m := marginText(cp, cp.shards); m != "" {
+		s += "; " + strings.TrimPrefix(m, ", and ")
 	}
 	return s
 }
@@ -184,7 +184,9 @@ func thinNote(cp *Capacity) string {
 	}
 	s := fmt.Sprintf(", %s to spare, within the hash placement's own variation", spare(1-cp.After.busiest(cp)/cp.Capacity))
 	if cp.ShardsForMargin > 0 {
-		s += fmt.Sprintf(" (%s at %d shards)", spare(fitMargin), cp.ShardsForMargin)
+		s += fmt.Sprintf(" (%s at %d shards%s)", spare(fitMargin), cp.ShardsForMargin, fewerNote(cp.ShardsForMargin, cp.shards))
+	} else if m := marginText(cp, cp.shards); m != "" {
+		s += " (" + strings.TrimPrefix(m, ", and ") + ")"
 	}
 	return s
 }

@@ -766,6 +766,28 @@ func keyString(b []byte, key []shardkey.Value) []byte {
 	return b
 }
 
+// rowWeightsByKey returns the summed row weight of each key tuple of t's
+// columns cols, by keyString. It depends on neither the shard count nor
+// the engine, so it is memoised by table: a search over shard counts
+// (the advisor's fewest shards that fit) re-compiles one design at each
+// count, and this pass over every row was most of a compile's time (the
+// workspace scenario's 358,000 rows).
+func rowWeightsByKey(t *shardkey.Table, cols []int) map[string]float64 {
+	return memo(t, fmt.Sprint("rowweights", cols), func() map[string]float64 {
+		agg := map[string]float64{}
+		key := make([]shardkey.Value, len(cols))
+		var buf []byte
+		for r := 0; r < t.Rows; r++ {
+			for j, c := range cols {
+				key[j] = t.Columns[c].Value(r)
+			}
+			buf = keyString(buf[:0], key)
+			agg[string(buf)] += t.Weight(r)
+		}
+		return agg
+	})
+}
+
 // shareHot makes isolate's and salt's hot values design-wide, as range
 // boundaries are: when several tables are keyed by the same number of
 // columns with isolated (or salted) values, the hottest values are those
@@ -795,16 +817,8 @@ func (s *Scheme) shareHot() {
 			continue
 		}
 		for _, ti := range g.tables {
-			t := s.w.Tables[ti]
-			cols := s.tables[ti].cols
-			key := make([]shardkey.Value, len(cols))
-			var buf []byte
-			for r := 0; r < t.Rows; r++ {
-				for j, c := range cols {
-					key[j] = t.Columns[c].Value(r)
-				}
-				buf = keyString(buf[:0], key)
-				g.agg[string(buf)] += t.Weight(r)
+			for k, x := range rowWeightsByKey(s.w.Tables[ti], s.tables[ti].cols) {
+				g.agg[k] += x
 			}
 		}
 		type kw struct {

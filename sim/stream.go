@@ -44,7 +44,7 @@ func NewStream(schemes []*Scheme) *Stream {
 	go func() {
 		defer st.rowsDone.Done()
 		for i, s := range schemes {
-			st.rows[i], st.rowsErr[i] = run(s.w, s, 0, true, false)
+			st.rows[i], st.rowsErr[i] = run(s.w, s, 0, true, false, false)
 			s.prefetch()
 		}
 	}()
@@ -165,7 +165,7 @@ func (st *Stream) Total(i int, workers int) (*Partial, error) {
 	if st.rowsErr[i] != nil {
 		return nil, st.rowsErr[i]
 	}
-	held, err := run(s.w, s, workers, false, true)
+	held, err := run(s.w, s, workers, false, true, true)
 	if err != nil {
 		return nil, err
 	}
