@@ -83,7 +83,10 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 		if wide >= w.Capacity || len(whales) < i {
 			continue // its tenant-wide reads alone exceed a shard on every one of its shards
 		}
-		k0 := max(int(math.Ceil((work-wide)/(w.Capacity-wide))), 2)
+		k0 := max(int(math.Ceil((work-wide)/(splitTarget(w.Capacity)-wide))), 2)
+		if wide >= splitTarget(w.Capacity) {
+			k0 = max(int(math.Ceil((work-wide)/(w.Capacity-wide))), 2)
+		}
 		whales = append(whales, whale{work: work, wide: wide, k0: k0, k: k0})
 	}
 	if len(whales) == 0 {
@@ -174,7 +177,7 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 			off := n - total(whales)
 			var hot []int // the values with a shard over capacity
 			for i := range whales {
-				if y := maxOf(x.ShardWork[off : off+whales[i].k]); y > w.Capacity {
+				if y := maxOf(x.ShardWork[off : off+whales[i].k]); y > w.Capacity || whales[i].k > 1 && y > splitTarget(w.Capacity) && whales[i].wide < splitTarget(w.Capacity) {
 					hot = append(hot, i)
 					if whales[i].k == 1 {
 						whales[i].alone = y
@@ -227,9 +230,9 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 		x := whales[0]
 		hv := valueText(cols, ranked[0].Value)
 		f.Target = hv
-		f.Text = fmt.Sprintf("Whale larger than a shard: %s's ~%s units/s exceed one shard's capacity of %s, so no dedicated shard can hold it: split it over K = %d dedicated shards by a second key level, %s (%s; %s). K is the fewest that bring each of its shards under capacity: at least (%s - %s) / (%s - %s) = %.2f by its work, %s tenant-wide reads/s of which ask all K, and %d as re-simulated (the hash of the second key does not split its rows evenly; its busiest shard %s/s). A read by both keys asks one of its shards; each tenant-wide read asks all %d (+%s units/s); %s of transactions cross shards under the split. Busiest shard: %s/s -> %s/s, %d -> %d shards over capacity.%s",
+		f.Text = fmt.Sprintf("Whale larger than a shard: %s's ~%s units/s exceed one shard's capacity of %s, so no dedicated shard can hold it: split it over K = %d dedicated shards by a second key level, %s (%s; %s). K is the fewest that leave each of its shards 10%% under capacity (%s/s: the second key's hash splits its rows unevenly, and a fit closer than that is the hash's luck): at least (%s - %s) / (%s - %s) = %.2f by its work, %s tenant-wide reads/s of which ask all K, and %d as re-simulated (its busiest shard %s/s). A read by both keys asks one of its shards; each tenant-wide read asks all %d (+%s units/s); %s of transactions cross shards under the split. Busiest shard: %s/s -> %s/s, %d -> %d shards over capacity.%s",
 			hv, fmtF(x.work), fmtF(w.Capacity), x.k, strings.Join(pairs, ", "), design(whales), a.splitHow(key, def),
-			fmtF(x.work), fmtF(x.wide), fmtF(w.Capacity), fmtF(x.wide), (x.work-x.wide)/(w.Capacity-x.wide), fmtF(x.wide), x.k, fmtF(maxOf(best.ShardWork[n-x.k:])),
+			fmtF(splitTarget(w.Capacity)), fmtF(x.work), fmtF(x.wide), fmtF(splitTarget(w.Capacity)), fmtF(x.wide), (x.work-x.wide)/(splitTarget(w.Capacity)-x.wide), fmtF(x.wide), x.k, fmtF(maxOf(best.ShardWork[n-x.k:])),
 			x.k, fmtF(wideAll), pct(best.CrossShardTxnFraction), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), len(c.OverCapacity), len(best.OverCapacity), more)
 		f.noteRaise(capacityUnit(c), dedicatedWhy(best, n, x.k))
 		as.Fixes = append(as.Fixes, f)
@@ -250,7 +253,7 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 			each = append(each, fmt.Sprintf("%s over %d: its one shard did %s/s, its busiest of %d %s/s", hv, x.k, fmtF(x.alone), x.k, fmtF(maxOf(best.ShardWork[off:off+x.k]))))
 		} else {
 			names = append(names, fmt.Sprintf("%s (~%s/s)", hv, fmtF(x.work)))
-			each = append(each, fmt.Sprintf("%s over %d: at least (%s - %s) / (%s - %s) = %.2f, its busiest shard %s/s", hv, x.k, fmtF(x.work), fmtF(x.wide), fmtF(w.Capacity), fmtF(x.wide), (x.work-x.wide)/(w.Capacity-x.wide), fmtF(maxOf(best.ShardWork[off:off+x.k]))))
+			each = append(each, fmt.Sprintf("%s over %d: at least (%s - %s) / (%s - %s) = %.2f, its busiest shard %s/s", hv, x.k, fmtF(x.work), fmtF(x.wide), fmtF(splitTarget(w.Capacity)), fmtF(x.wide), (x.work-x.wide)/(splitTarget(w.Capacity)-x.wide), fmtF(maxOf(best.ShardWork[off:off+x.k]))))
 		}
 		off += x.k
 	}
@@ -262,9 +265,9 @@ func (a *analysis) splitFix(as *Assessment, d *shardkey.Design, w *shardkey.Work
 		}
 	}
 	f.Target = fmt.Sprintf("the %d heaviest values of %s (%s to %s)", len(targets), key, targets[0], targets[len(targets)-1])
-	f.Text = fmt.Sprintf("%s larger than a shard: %s %s one shard's capacity of %s, so no dedicated shard can hold %s: split %s over dedicated shards of its own by a second key level, %s (%s; %s), %d shards in all. Each value's K is the fewest that bring each of its shards under capacity: at least (its work - its tenant-wide reads) / (%s - its tenant-wide reads), then as re-simulated (the hash of the second key does not split rows evenly): %s.%s A read by both keys asks one of its value's shards; each tenant-wide read asks all of them (+%s units/s); %s of transactions cross shards under the split. Busiest shard: %s/s -> %s/s, %d -> %d shards over capacity.%s",
+	f.Text = fmt.Sprintf("%s larger than a shard: %s %s one shard's capacity of %s, so no dedicated shard can hold %s: split %s over dedicated shards of its own by a second key level, %s (%s; %s), %d shards in all. Each split value's K is the fewest that leave each of its shards 10%% under capacity (%s/s: the hash of the second key does not split rows evenly, and a fit closer than that is its luck): at least (its work - its tenant-wide reads) / (%s - its tenant-wide reads), then as re-simulated: %s.%s A read by both keys asks one of its value's shards; each tenant-wide read asks all of them (+%s units/s); %s of transactions cross shards under the split. Busiest shard: %s/s -> %s/s, %d -> %d shards over capacity.%s",
 		plural(len(names), "Whale", "Whales"), strings.Join(names, ", "), plural(len(names), "exceeds", "each exceed"), fmtF(w.Capacity), plural(len(names), "it", "one"), plural(len(names), "it", "each"), strings.Join(pairs, ", "), design(whales), a.splitHow(key, def), total(whales),
-		fmtF(w.Capacity), strings.Join(each, "; "), iso,
+		fmtF(splitTarget(w.Capacity)), fmtF(splitTarget(w.Capacity)), strings.Join(each, "; "), iso,
 		fmtF(wideAll), pct(best.CrossShardTxnFraction), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), len(c.OverCapacity), len(best.OverCapacity), more)
 	f.noteRaise(capacityUnit(c), dedicatedWhy(best, n, total(whales)))
 	as.Fixes = append(as.Fixes, f)
@@ -375,3 +378,11 @@ func maxOf(xs []float64) float64 {
 	}
 	return m
 }
+
+// splitTarget is the work a shard of a split whale is sized to: the
+// capacity less fitMargin, since the second key's hash splits the whale's
+// rows unevenly over its K shards and a closer fit is that hash's luck
+// (the thin fit capacity's headline warns of). A whale whose tenant-wide
+// reads alone reach it is sized to the capacity (a larger K cannot lower
+// reads that ask all K).
+func splitTarget(capacity float64) float64 { return capacity * (1 - fitMargin) }

@@ -674,14 +674,32 @@ func (r *router) singleProb(tx *shardkey.Txn, lookups bool) (float64, error) {
 		}
 		return total, nil
 	}
+	// Every shard in all the sets has the same probability, the product
+	// of 1/|set| over the sets and 1/n over the rest: the sum is their
+	// count over that product's inverse, exactly 1 when every draw lands
+	// on one shard's set of one (a sum of K terms 1/K is not 1 in
+	// floating point for K = 14, and read as a cross-shard share of
+	// 6e-17).
 	cand := slices.Clone(first)
 	slices.Sort(cand)
+	count := 0
 	for i, s := range cand {
-		if s >= 0 && s < n && (i == 0 || s != cand[i-1]) {
-			total += prob(s)
+		if s >= 0 && s < n && (i == 0 || s != cand[i-1]) && prob(s) > 0 {
+			count++
 		}
 	}
-	return total, nil
+	if count == 0 {
+		return 0, nil
+	}
+	den := 1.0
+	for _, v := range vars {
+		if v.set == nil {
+			den *= float64(n)
+		} else {
+			den *= float64(len(v.set))
+		}
+	}
+	return float64(count) / den, nil
 }
 
 // keyHash hashes a key tuple for distinct counting.
