@@ -232,6 +232,9 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 			strings.TrimPrefix(rest, "; "), unit, fmtF(busiest(y)), ratio(y), col)
 	}
 	txnAfter := x.CrossShardTxnFraction
+	if o.Nodes != nil {
+		txnAfter = c.CrossShardTxnFraction // see below: moved slots keep their keys
+	}
 	switch {
 	case c.Transactions == 0 || math.Abs(x.CrossShardTxnFraction-c.CrossShardTxnFraction) < 0.005:
 	case o.Nodes != nil:
@@ -243,7 +246,6 @@ func (a *analysis) spreadFix(as *Assessment, d *shardkey.Design, w *shardkey.Wor
 		// that share the value's slot (TPC-C's stock:hash(w_id) beside
 		// hash(d_id): w_id 1 and d_id 1 are both in slot 9842): the
 		// share it counts is not what the move does.
-		txnAfter = c.CrossShardTxnFraction
 		text += fmt.Sprintf(" Cross-slot transactions stay at %s%s: a moved slot keeps its keys, so no transaction's keys change slot (the re-simulation's stand-in slots, which move %s's keys apart from the rest of their slots, count %s).",
 			pct(c.CrossShardTxnFraction), a.crossSlotNote(), col, pct(x.CrossShardTxnFraction))
 	default:
