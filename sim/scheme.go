@@ -681,9 +681,11 @@ func (tk *tableKey) setIntKeys(t *shardkey.Table) {
 }
 
 // readDirectory reads "value,shard" lines (an optional header whose second
-// field is not a number is skipped). Lines starting with '#' before the
-// first record are comments (advisor.WriteDirectory says there what the
-// shard column is); a '#' further down is a value's.
+// field is not a number is skipped). Lines before the first record that
+// start with '#' and a space (or are '#' alone) are comments
+// (advisor.WriteDirectory says there what the shard column is); a value
+// may still start with '#' ("#redis,3"), and further down a '#' is
+// always a value's.
 func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Value]int, error) {
 	path := file
 	if dir != "" && !filepath.IsAbs(path) {
@@ -710,9 +712,9 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 	br := bufio.NewReader(&shardkey.BoundedReader{R: f, File: file, What: "a directory file", Max: shardkey.MaxDirectoryBytes, MaxLine: 1 << 20})
 	first := 1 // the first record's line, after the leading comments
 	for {
-		b, err := br.Peek(1)
-		if err != nil || b[0] != '#' {
-			break
+		b, _ := br.Peek(2)
+		if len(b) == 0 || b[0] != '#' || len(b) == 2 && b[1] != ' ' && b[1] != '\t' && b[1] != '\n' && b[1] != '\r' {
+			break // a value may start with '#' ("#redis,3"): a comment is "# ..."
 		}
 		if _, err := br.ReadString('\n'); err != nil {
 			if ie := (*shardkey.InputError)(nil); errors.As(err, &ie) {
