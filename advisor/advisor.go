@@ -484,9 +484,18 @@ type Fix struct {
 // Placed is one value of a directory placement and where it goes.
 type Placed struct {
 	Value string `json:"value"` // as the directory file writes it
-	Shard int    `json:"shard"` // 0-based; the slot with slots over nodes
-	// Node is the slot's node with slots over nodes, else omitted.
+	// Shard is the 0-based shard the directory maps the value to. With
+	// slots over nodes it is a slot of the target node that the
+	// re-simulation stands in with (the directory file's shard column),
+	// not where the value's keys hash: Slot is that.
+	Shard int `json:"shard"`
+	// Node is the target node with slots over nodes, else omitted.
 	Node *int `json:"node,omitempty"`
+	// Slot, with slots over nodes, is the value's own slot: where the
+	// engine hashes its keys (under redis CLUSTER KEYSLOT, CRC16 of the
+	// key mod 16384: w_id 1 is in slot 9842), the slot to move to Node
+	// (CLUSTER SETSLOT Slot NODE id). Omitted without nodes.
+	Slot *int `json:"slot,omitempty"`
 }
 
 // Nums are the headline numbers of a simulation.

@@ -26,7 +26,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "rank\tkey\tlocal\tsingle-shard\tcross-shard txns\tboundary\tlargest partition\t%s\t%s\tverdict\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
+	fmt.Fprintf(tw, "rank\tkey\tlocal\t%s\t%s\tboundary\tlargest partition\t%s\t%s\tverdict\n", slotHeader(adv, "single-shard"), slotHeader(adv, "cross-shard txns"), busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
 		after := afterCell(cr)
@@ -121,7 +121,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		}
 		fmt.Fprintf(w, "\n%s as the %s count grows:\n", adv.Recommended, unit)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, unit+"s\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\tcross-shard txns\tover capacity")
+		fmt.Fprintln(tw, unit+"s\tbusiest\twork ratio\tload ratio\tperfect-hash ratio\tfan-out\t"+slotHeader(adv, "cross-shard txns")+"\tover capacity")
 		for _, r := range adv.Sweep {
 			load := "-"
 			if r.LoadRatio > 0 {
@@ -223,7 +223,7 @@ func WriteAdviceMarkdown(w io.Writer, adv *advisor.Advice) error {
 	for _, s := range adv.Summary {
 		fmt.Fprintf(w, "%s\n\n", MarkdownText(s))
 	}
-	fmt.Fprintf(w, "| rank | key | local | single-shard | cross-shard txns | boundary | largest partition | %s (units/s) | %s | verdict |\n", busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
+	fmt.Fprintf(w, "| rank | key | local | %s | %s | boundary | largest partition | %s (units/s) | %s | verdict |\n", slotHeader(adv, "single-shard"), slotHeader(adv, "cross-shard txns"), busiestHeader(adv, "busiest"), busiestHeader(adv, "after fixes"))
 	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---|---:|---:|---:|---|")
 	for _, as := range adv.Candidates {
 		cr := as.Criteria
@@ -455,7 +455,7 @@ func nodesHTML(adv *advisor.Advice) *nodesView {
 	return v
 }
 
-var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "count": numfmt.Count, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "rangebounds": rangeBoundsText, "skipped": skippedView, "spct": singlePct, "after": afterCell, "notsim": notSimulatedNote}).Parse(`<!doctype html>
+var adviceTmpl = template.Must(template.New("advice").Funcs(template.FuncMap{"pct": numfmt.Pct, "num": numfmt.Num, "count": numfmt.Count, "yesno": yesNo, "txnpct": txnPct, "shards": shardsText, "places": placesText, "largest": largest, "busiest": busiestHeader, "slotcol": slotHeader, "rangebounds": rangeBoundsText, "skipped": skippedView, "spct": singlePct, "after": afterCell, "notsim": notSimulatedNote}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shard key advice: {{.A.Workload}}</title>
 <style>
@@ -468,7 +468,7 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 <h1>Shard key advice: {{.A.Workload}}</h1>
 <p>{{places .A}}, engine <code>{{.A.Engine}}</code>{{if .A.Capacity}}, capacity {{count .A.Capacity "unit of work/s" "units of work/s"}} per {{if and .Nodes .Nodes.PerCap}}node (its slots' work summed){{else}}shard{{end}}{{end}}.</p>
 {{range .A.Summary}}<p>{{.}}</p>{{end}}
-<table><tr><th>rank</th><th>key</th><th>local</th><th>single-shard</th><th>cross-shard txns</th><th>boundary</th><th>largest partition</th><th>{{busiest .A "busiest"}} (units/s)</th><th>{{busiest .A "after fixes"}}</th><th>verdict</th></tr>
+<table><tr><th>rank</th><th>key</th><th>local</th><th>{{slotcol .A "single-shard"}}</th><th>{{slotcol .A "cross-shard txns"}}</th><th>boundary</th><th>largest partition</th><th>{{busiest .A "busiest"}} (units/s)</th><th>{{busiest .A "after fixes"}}</th><th>verdict</th></tr>
 {{range .A.Candidates}}<tr><td class="n">{{.Rank}}</td><td><code>{{.Display}}</code></td><td class="n">{{spct .Criteria .Criteria.Local}}</td><td class="n">{{spct .Criteria .Criteria.SingleShard}}</td><td class="n">{{txnpct .}}</td><td>{{yesno .Criteria.Boundary}}</td><td class="n">{{largest .}}</td><td class="n">{{num .Criteria.MaxShardWork}}</td><td class="n">{{after .Criteria}}</td><td>{{.Verdict}}</td></tr>
 {{end}}</table>{{with notsim .A}}<p>{{.}}</p>{{end}}{{with skipped .A}}
 <p>{{.Head}}</p><ul>{{range .Lines}}<li>{{.}}</li>{{end}}</ul>{{end}}
@@ -495,6 +495,18 @@ svg{width:100%;height:auto;background:#fafafa}svg text{font-size:11px;fill:#333;
 {{if .A.Warnings}}<h2>Warnings</h2><ul>{{range .A.Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body></html>
 `))
+
+// slotHeader names a column that counts slots with slots over nodes
+// ("single-shard", "cross-shard txns"): as it is, or "single-slot",
+// "cross-slot txns" (sim.Candidate: single_shard_fraction and
+// cross_shard_txn_fraction count slots, as Redis Cluster's CROSSSLOT
+// does, not nodes).
+func slotHeader(adv *advisor.Advice, name string) string {
+	if adv.Nodes > 0 {
+		return strings.Replace(name, "-shard", "-slot", 1)
+	}
+	return name
+}
 
 // busiestHeader names a column of per-shard work: as it is, or, with
 // slots over nodes, saying the figure is a slot's (the nodes report and

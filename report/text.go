@@ -45,7 +45,7 @@ func (r *Score) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n\n", numfmt.Wrap(l, 88, ""))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "rank\tkey\t%s\tx mean\twork\t%s\tp99\tcross-shard txns\tload ratio\tover capacity\n", busiestUnit(c0), fanoutHead(c0, "fan-out"))
+	fmt.Fprintf(tw, "rank\tkey\t%s\tx mean\twork\t%s\tp99\t%s\t%s\tover capacity\n", busiestUnit(c0), fanoutHead(c0, "fan-out"), txnHead(c0), loadHead(c0))
 	ranked := r.Ranked()
 	for i, c := range ranked {
 		txn := c.TxnCell()
@@ -141,6 +141,30 @@ func fanoutHead(c *sim.Candidate, head string) string {
 		return head + " (nodes)"
 	}
 	return head
+}
+
+// loadHead is the load ratio column's head: "load ratio", with "(nodes)"
+// when it is the nodes' (orDash: where work is counted per node, WorkPer
+// "node"), "(slots)" when the shards are slots on nodes otherwise.
+func loadHead(c *sim.Candidate) string {
+	switch {
+	case c.WorkPer == "node":
+		return "load ratio (nodes)"
+	case slotNodes(c) > 0:
+		return "load ratio (slots)"
+	}
+	return "load ratio"
+}
+
+// txnHead is the cross-shard transactions column's head: with slots on
+// nodes it counts slots, "cross-slot txns" (a transaction on two slots of
+// one node still spans two; Redis Cluster refuses a MULTI/EXEC across
+// slots with CROSSSLOT).
+func txnHead(c *sim.Candidate) string {
+	if slotNodes(c) > 0 {
+		return "cross-slot txns"
+	}
+	return "cross-shard txns"
 }
 
 // busiestUnit is the score table's column of the busiest placement unit:
@@ -299,8 +323,14 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 			if t.EntropyEstimated {
 				eabout = "about "
 			}
-			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample: rows unknown): %s%s distinct values in the statements%s, entropy %s%.1f bits, %s; %s equally busy values hashed to %d shards give a busiest shard %s the mean\n",
-				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, eabout, t.Entropy, mono, numfmt.Commas(int64(t.Cardinality)), c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+			busy := fmt.Sprintf("hashed to %d shards give a busiest shard %s the mean", c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+			if n := slotNodes(c); n > 0 && c.WorkPer == "node" {
+				busy = fmt.Sprintf("hashed to %d slots over %d nodes give a busiest node %s the mean node (a busiest slot %s the mean slot)", c.Shards, n, numfmt.Ratio(sim.ExpectedMaxLoadRatio(t.Cardinality, n)), numfmt.Ratio(t.ExpectedMaxLoadRatio))
+			} else if n > 0 {
+				busy = fmt.Sprintf("hashed to %d slots give a busiest slot %s the mean slot", c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+			}
+			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample: rows unknown): %s%s distinct values in the statements%s, entropy %s%.1f bits, %s; %s equally busy values %s\n",
+				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, eabout, t.Entropy, mono, numfmt.Commas(int64(t.Cardinality)), busy)
 			continue
 		}
 		top := ""
@@ -326,12 +356,31 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 				entropy = "entropy unknown (no row sampled)"
 			}
 		}
-		fmt.Fprintf(w, "key %s on %s: %s%s distinct values%s, %s, %s (r = %.2f); a perfect hash of this many equal keys gives %s\n",
-			strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, entropy, mono, t.Monotonicity, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+		fmt.Fprintf(w, "key %s on %s: %s%s distinct values%s, %s, %s (r = %.2f); %s\n",
+			strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, entropy, mono, t.Monotonicity, perfectHashText(c, t))
 		if d := t.Database; d != nil {
 			databaseLine(w, t)
 		}
 	}
+}
+
+// perfectHashText is the key line's yardstick: the max/mean a perfect
+// hash of t's distinct values, as equal keys, leaves (balls into bins,
+// sim.ExpectedMaxLoadRatio), over the units c's headline counts. With
+// slots on nodes and work counted per node (WorkPer "node": redis) that
+// is the nodes, with the slots' figure beside it, labelled: 8 keys over
+// 16384 slots give a busiest slot about 2,051 times the mean slot, which
+// says nothing of the 8 nodes (2.60x). With slots on nodes otherwise the
+// headline is the slots', and the figure says so.
+func perfectHashText(c *sim.Candidate, t sim.TableKey) string {
+	n := slotNodes(c)
+	switch {
+	case n > 0 && c.WorkPer == "node":
+		return fmt.Sprintf("a perfect hash of this many equal keys over %d nodes gives %s (over the %d slots: %s)", n, numfmt.Ratio(sim.ExpectedMaxLoadRatio(t.Cardinality, n)), c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+	case n > 0:
+		return fmt.Sprintf("a perfect hash of this many equal keys over %d slots gives %s", c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+	}
+	return "a perfect hash of this many equal keys gives " + numfmt.Ratio(t.ExpectedMaxLoadRatio)
 }
 
 // databaseLine says which of a key's figures were computed inside the
@@ -391,7 +440,7 @@ func (r *Score) WriteMarkdown(w io.Writer) error {
 	if l := r.scatterCaveat(); l != "" {
 		fmt.Fprintf(w, "%s\n\n", MarkdownText(l))
 	}
-	fmt.Fprintf(w, "| rank | key | %s (units/s) | x mean | work/s | %s | p99 | cross-shard txns | load ratio | over capacity |\n", busiestUnit(r.Candidates[0]), fanoutHead(r.Candidates[0], "fan-out mean"))
+	fmt.Fprintf(w, "| rank | key | %s (units/s) | x mean | work/s | %s | p99 | %s | %s | over capacity |\n", busiestUnit(r.Candidates[0]), fanoutHead(r.Candidates[0], "fan-out mean"), txnHead(r.Candidates[0]), loadHead(r.Candidates[0]))
 	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	ranked := r.Ranked()
 	for i, c := range ranked {

@@ -36,8 +36,22 @@ type Candidate struct {
 	// max/mean. When no row weighs anything (no row sample: a workload of
 	// statements only, a Citus coordinator's empty shells) the load is
 	// unknown: both are then zero here and null in JSON (see MarshalJSON).
+	//
+	// Both are per shard here. In JSON, when WorkPer is "node" (slots on
+	// nodes under redis), load_ratio is the nodes' (UnitLoadRatio: the
+	// busiest node's row load over the mean node's, each node's slots
+	// summed), as work_ratio is, and LoadPer says "node"; the slots'
+	// max/mean is then slot_load_ratio. shard_load stays per slot.
 	ShardLoad []float64 `json:"shard_load"`
 	LoadRatio float64   `json:"load_ratio"`
+	// LoadPer is "node" in JSON when load_ratio and
+	// expected_max_load_ratio (the candidate's and each table's) are the
+	// nodes' (WorkPer "node"); SlotLoadRatio and
+	// SlotExpectedMaxLoadRatio then carry the per-slot figures. Set by
+	// MarshalJSON only; absent otherwise (they count shards).
+	LoadPer                  string   `json:"load_per,omitempty"`
+	SlotLoadRatio            *float64 `json:"slot_load_ratio,omitempty"`
+	SlotExpectedMaxLoadRatio *float64 `json:"slot_expected_max_load_ratio,omitempty"`
 
 	// ShardHashRanges, when the design's hash keys are placed by the citus
 	// engine, gives each shard's intervals of the int32 hash space, as
@@ -280,8 +294,14 @@ func (c *Candidate) FanoutUnit() string {
 // TableKey is one table's key under a design, with its characteristics.
 type TableKey struct {
 	KeyStats
-	Key                  string  `json:"key"`
-	ExpectedMaxLoadRatio float64 `json:"expected_max_load_ratio"`
+	Key string `json:"key"`
+	// ExpectedMaxLoadRatio is the balls-into-bins E[max]/mean of the
+	// key's Cardinality equal keys over the design's shards. In JSON,
+	// under a candidate whose work is counted per node (WorkPer "node"),
+	// it is over the nodes, and SlotExpectedMaxLoadRatio (set by
+	// Candidate.MarshalJSON only) is over the slots.
+	ExpectedMaxLoadRatio     float64  `json:"expected_max_load_ratio"`
+	SlotExpectedMaxLoadRatio *float64 `json:"slot_expected_max_load_ratio,omitempty"`
 }
 
 // Move is the data movement of one growth step.
@@ -1036,8 +1056,16 @@ func (c *Candidate) LoadKnown() bool {
 //     monotonicity and monotonic when nothing orders its values
 //     (MonotonicityUnknown);
 //   - expected_max_load_ratio when there is no key value to place (0).
+//
+// With work counted per node (WorkPer "node": slots on nodes under
+// redis) load_ratio and expected_max_load_ratio, the candidate's and
+// each table's, are written per node too (load_per "node"), beside
+// work_ratio, so that no figure of the headline is a slot's: the slots'
+// are slot_load_ratio and slot_expected_max_load_ratio (16384 slots
+// holding 8 keys have a max/mean of 2048 whatever the nodes do).
 func (c Candidate) MarshalJSON() ([]byte, error) {
 	type plain Candidate
+	c.perNodeJSON()
 	b, err := marshalNoEscape(plain(c))
 	if err != nil {
 		return nil, err
@@ -1052,6 +1080,34 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 	null = append(null, jsonnull.Unless(c.SingleShardKnown(), "single_shard_fraction")...)
 	null = append(null, jsonnull.Unless(c.WorkRatioKnown(), "work_ratio")...)
 	return jsonnull.Null(b, null...)
+}
+
+// perNodeJSON makes c's load figures the nodes' for JSON when its work
+// is (see MarshalJSON); c is a copy. Otherwise it leaves c unchanged.
+func (c *Candidate) perNodeJSON() {
+	if c.WorkPer != "node" || c.nodes == nil || len(c.nodes.Node) != len(c.ShardLoad) {
+		return
+	}
+	c.LoadPer = "node"
+	if c.LoadKnown() {
+		slot := c.LoadRatio
+		c.SlotLoadRatio = &slot
+		c.LoadRatio = c.UnitLoadRatio()
+	}
+	if c.ExpectedMaxLoadRatio > 0 {
+		slot := c.ExpectedMaxLoadRatio
+		c.SlotExpectedMaxLoadRatio = &slot
+		c.ExpectedMaxLoadRatio = ExpectedMaxLoadRatio(c.Cardinality, c.nodes.Count)
+	}
+	c.Tables = slices.Clone(c.Tables)
+	for i := range c.Tables {
+		t := &c.Tables[i]
+		if t.ExpectedMaxLoadRatio > 0 {
+			slot := t.ExpectedMaxLoadRatio
+			t.SlotExpectedMaxLoadRatio = &slot
+			t.ExpectedMaxLoadRatio = ExpectedMaxLoadRatio(t.Cardinality, c.nodes.Count)
+		}
+	}
 }
 
 // SingleShardKnown reports whether SingleShardFraction measures

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -680,7 +681,11 @@ func (tk *tableKey) setIntKeys(t *shardkey.Table) {
 }
 
 // readDirectory reads "value,shard" lines (an optional header whose second
-// field is not a number is skipped).
+// field is not a number is skipped). Lines before the first record that
+// start with '#' and a space (or are '#' alone) are comments
+// (advisor.WriteDirectory says there what the shard column is); a value
+// may still start with '#' ("#redis,3"), and further down a '#' is
+// always a value's.
 func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Value]int, error) {
 	path := file
 	if dir != "" && !filepath.IsAbs(path) {
@@ -704,12 +709,29 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 		return nil, &shardkey.UsageError{Msg: fmt.Sprintf("directory file %s is a directory; give a file of value,shard lines", path)}
 	}
 	// Bounded: a directory lists exceptions, not every key.
-	r := csv.NewReader(&shardkey.BoundedReader{R: f, File: file, What: "a directory file", Max: shardkey.MaxDirectoryBytes, MaxLine: 1 << 20})
+	br := bufio.NewReader(&shardkey.BoundedReader{R: f, File: file, What: "a directory file", Max: shardkey.MaxDirectoryBytes, MaxLine: 1 << 20})
+	first := 1 // the first record's line, after the leading comments
+	for {
+		b, _ := br.Peek(2)
+		if len(b) == 0 || b[0] != '#' || len(b) == 2 && b[1] != ' ' && b[1] != '\t' && b[1] != '\n' && b[1] != '\r' {
+			break // a value may start with '#' ("#redis,3"): a comment is "# ..."
+		}
+		if _, err := br.ReadString('\n'); err != nil {
+			if ie := (*shardkey.InputError)(nil); errors.As(err, &ie) {
+				return nil, ie
+			}
+			if err != io.EOF {
+				return nil, shardkey.Errorf(file, first, "", "%v", err)
+			}
+		}
+		first++
+	}
+	r := csv.NewReader(br)
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	out := map[shardkey.Value]int{}
 	seenAt := map[shardkey.Value]int{}
-	for line := 1; ; line++ {
+	for line := first; ; line++ {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
@@ -728,7 +750,7 @@ func readDirectory(file, dir string, typ shardkey.Type, n int) (map[shardkey.Val
 		}
 		sh, err := strconv.Atoi(strings.TrimSpace(rec[1]))
 		if err != nil {
-			if line == 1 {
+			if line == first {
 				continue // header
 			}
 			return nil, shardkey.Errorf(file, line, "shard", "%q is not a shard number", rec[1])

@@ -248,7 +248,9 @@ func renderNodes(w io.Writer, cands []*sim.Candidate) {
 		}
 		wr, lr := "-", "-" // nothing to measure them on: no work, no row weight
 		if c.WorkPerS > 0 {
-			wr = ratioText(c.WorkRatio)
+			// The slots' own: work_ratio is the nodes' where work is
+			// counted per node (sim.Candidate.WorkPer).
+			wr = ratioText(sim.MaxOverMean(c.ShardWork))
 		}
 		if c.LoadRatio > 0 {
 			lr = ratioText(c.LoadRatio)
