@@ -37,6 +37,11 @@ func TestUsageErrorsNamed(t *testing.T) {
 		// the nodes, as --nodes does (advise.txtar: --nodes alone runs).
 		{[]string{"score", "--engine", "citus(shard_count=32)", "--nodes", "4", "--shards", "4", "-k", "hash(user_id)"}, 2, []string{"--shards 4 and --nodes 4 with --engine citus(shard_count=32): both count the nodes"}},
 		{[]string{"score", "--engine", "citus", "--nodes", "4", "-k", "hash(user_id)"}, 2, []string{"--nodes 4 needs the shards placed on the nodes: give them with --engine 'citus(shard_count=S)' or --slots S"}},
+		// --capacity 0 silently dropped social.yaml's capacity of 1,000
+		// (no "over capacity" anywhere); a shard that can do no work is
+		// no capacity: a usage error, as a negative one was.
+		{[]string{"score", "--capacity", "0", "-k", "hash(user_id)"}, 2, []string{"--capacity 0: must be a finite number > 0 (units of work/s one shard can do)"}},
+		{[]string{"score", "--capacity", "-5", "-k", "hash(user_id)"}, 2, []string{"--capacity -5: must be a finite number > 0"}},
 	} {
 		args := tc.args
 		if args[0] == "score" {
