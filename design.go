@@ -698,7 +698,7 @@ func (p *parser) expr() Expr {
 					p.fail("expected bounds=[...]")
 					return nil
 				}
-				e.Bounds = p.list()
+				e.Bounds = p.bounds()
 			}
 			p.expect(')')
 			return e
@@ -712,7 +712,7 @@ func (p *parser) expr() Expr {
 			p.space()
 			if id == "bounds" && !q && p.peek() == '=' {
 				p.pos++
-				e.Bounds = p.list()
+				e.Bounds = p.bounds()
 			} else {
 				if id == "" {
 					p.fail("expected a column name")
@@ -1085,17 +1085,26 @@ func (p *parser) overs() (over int, overs []int) {
 
 // list reads "[v, v, ...]" of raw texts (quotes stripped).
 func (p *parser) list() []string {
+	out, _ := p.listAt()
+	return out
+}
+
+// listAt is list also returning where each entry starts in the source
+// (a byte offset, for an error that points at the entry).
+func (p *parser) listAt() ([]string, []int) {
 	if !p.expect('[') {
-		return nil
+		return nil, nil
 	}
 	var out []string
+	var at []int
 	for {
 		p.space()
 		if p.peek() == ']' {
 			p.pos++
-			return out
+			return out, at
 		}
 		start := p.pos
+		at = append(at, start)
 		if q := p.peek(); q == '"' || q == '\'' {
 			p.pos++
 			for !p.eof() && p.src[p.pos] != q {
@@ -1103,7 +1112,7 @@ func (p *parser) list() []string {
 			}
 			if p.eof() {
 				p.fail("unterminated string")
-				return nil
+				return nil, nil
 			}
 			out = append(out, p.src[start+1:p.pos])
 			p.pos++
@@ -1120,9 +1129,22 @@ func (p *parser) list() []string {
 		}
 		if p.peek() != ']' {
 			p.fail(`expected "," or "]"`)
-			return nil
+			return nil, nil
 		}
 	}
+}
+
+// bounds reads the list of bounds=[...] of a range key: an empty one
+// is an error, not "no bounds" (the sample's quantiles then stood in for
+// it while the key echoed bounds=[]).
+func (p *parser) bounds() []string {
+	at := p.pos
+	b := p.list()
+	if p.err == nil && len(b) == 0 {
+		p.pos = at
+		p.fail("range bounds=[] gives no boundary: give the split points between shards (N-1 of them for N shards), or leave bounds= out for boundaries at equal-weight quantiles of the sample")
+	}
+	return b
 }
 
 // mongoString writes a MongoDB shard key pattern as MongoDB does, with

@@ -60,6 +60,10 @@ func TestParseDesignErrors(t *testing.T) {
 		{"hash()", "expected a column name"},
 		{"hash(a, b, a)", "column a named twice"},
 		{"range(a, a)", "column a named twice"},
+		// bounds=[] was read as no bounds: the sample's quantiles were
+		// used while the key echoed bounds=[].
+		{"range(user_id, bounds=[])", "at 23: range bounds=[] gives no boundary"},
+		{"range({a: 1}, bounds=[ ])", "at 22: range bounds=[] gives no boundary"},
 		{"hash(a) hash(b)", `expected ";"`},
 		{"md5(a)", `unknown function "md5"`},
 		{"lookup(email)", "at 1: lookup(col) follows a table's key, after a comma, as in hash(user_id), lookup(email)"},
