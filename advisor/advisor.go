@@ -624,7 +624,11 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			}
 			if k == o.Current || containsKey(w.Candidates, k) {
 				// Named by the user: the design in use, or the spec's.
-				adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
+				msg := fmt.Sprintf("candidate %s skipped: %v", k, err)
+				if l := w.CandidateLines[k]; l > 0 && k != o.Current {
+					msg = shardkey.Errorf(w.Source, l, "candidates", "%s", msg).Error()
+				}
+				adv.Warnings = append(adv.Warnings, msg)
 			} else {
 				adv.skip(k, err)
 			}

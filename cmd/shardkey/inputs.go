@@ -465,7 +465,10 @@ func compileKeys(w *shardkey.Workload, keys []string, o sim.Options, fromFlags b
 			if fromFlags {
 				return nil, keyErr(err)
 			}
-			return nil, fmt.Errorf("%s: candidates: %w", w.Source, err)
+			// A candidate of the spec: bad input at its line (as a spec
+			// candidate whose lookup names no column is), the column it
+			// names in err.
+			return nil, shardkey.Errorf(w.Source, w.CandidateLines[k], "candidates", "%w", err)
 		}
 	}
 	return schemes, nil
