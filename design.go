@@ -742,16 +742,17 @@ func (p *parser) expr() Expr {
 		k := 0
 		if p.space(); p.peek() == '[' {
 			at := p.pos
-			for _, v := range p.list() {
+			vals, where := p.listAt()
+			for i, v := range vals {
 				n, err := strconv.Atoi(v)
 				if err != nil {
-					p.pos = at
-					p.fail(fmt.Sprintf("salt [...]: %q is not a whole number of buckets", v))
+					p.pos = where[i]
+					p.fail(fmt.Sprintf("salt [...] entry %d, %q: not a whole number of buckets", i+1, v))
 					break
 				}
 				if n < 1 || n > MaxShards {
-					p.pos = at
-					p.fail(fmt.Sprintf("salt [...] entry %d: must be in 1..%d", n, MaxShards))
+					p.pos = where[i]
+					p.fail(fmt.Sprintf("salt [...] entry %d, %d buckets: must be in 1..%d", i+1, n, MaxShards))
 					break
 				}
 				ks = append(ks, n)
@@ -817,12 +818,6 @@ func (p *parser) expr() Expr {
 		}
 		if p.err == nil && split != "" && overs == nil && (over < 2 || over > MaxShards) {
 			p.fail(fmt.Sprintf("isolate over=%d: must be in 2..%d", over, MaxShards))
-		}
-		for _, k := range overs {
-			// In a list, 1 isolates that value on one shard unsplit.
-			if p.err == nil && (k < 1 || k > MaxShards) {
-				p.fail(fmt.Sprintf("isolate over=[...] entry %d: must be in 1..%d", k, MaxShards))
-			}
 		}
 		if p.err == nil && overs != nil && len(overs) != top {
 			p.fail(fmt.Sprintf("isolate over=[...] gives %d shard counts for top=%d values: give one per value", len(overs), top))
@@ -1065,10 +1060,18 @@ func (p *parser) overs() (over int, overs []int) {
 	if p.space(); p.peek() != '[' {
 		return p.int(), nil
 	}
-	for _, v := range p.list() {
+	vals, where := p.listAt()
+	for i, v := range vals {
 		k, err := strconv.Atoi(v)
 		if err != nil {
-			p.fail(fmt.Sprintf("isolate over=[...]: %q is not a whole number of shards", v))
+			p.pos = where[i]
+			p.fail(fmt.Sprintf("isolate over=[...] entry %d, %q: not a whole number of shards", i+1, v))
+			return 0, nil
+		}
+		// In a list, 1 isolates that value on one shard unsplit.
+		if k < 1 || k > MaxShards {
+			p.pos = where[i]
+			p.fail(fmt.Sprintf("isolate over=[...] entry %d, %d shards: must be in 1..%d", i+1, k, MaxShards))
 			return 0, nil
 		}
 		overs = append(overs, k)
