@@ -102,6 +102,10 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		}
 		if conf.LoadRatio.Hi > 0 {
 			fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
+		} else if sampledRows(adv.Candidates[0].Score) {
+			// Rows were sampled, but their weights are all 0: no share
+			// of requests to compare shards by.
+			fmt.Fprint(w, "load ratio unknown (the sampled rows' weights are all 0)")
 		} else {
 			fmt.Fprint(w, "load ratio unknown (no row sample)")
 		}
@@ -603,4 +607,14 @@ func notSimulatedNote(adv *advisor.Advice) string {
 		}
 	}
 	return ""
+}
+
+// sampledRows reports whether a table of candidate c has sample rows.
+func sampledRows(c *sim.Candidate) bool {
+	for _, t := range c.Tables {
+		if t.Rows > 0 {
+			return true
+		}
+	}
+	return false
 }

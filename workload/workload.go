@@ -342,6 +342,11 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t.Rows > 0 && t.Weights != nil && !slices.ContainsFunc(t.Weights[:t.Rows], func(w float64) bool { return w != 0 }) {
+			// Not "no row sample": the rows are there, their shares of
+			// requests are not (sim's key statistics then count rows).
+			w.Warnings = append(w.Warnings, shardkey.Errorf(file, 0, "weight", "every row's weight is 0, so the rows give no share of requests: shard_load and load_ratio are unknown, and key statistics count each row once; leave the weight column out to weigh rows equally"))
+		}
 		w.Tables = append(w.Tables, t)
 		names = append(names, file)
 	}
