@@ -139,7 +139,20 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 			if r.TxnsUnknown {
 				txn = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%s\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, exp, r.FanoutMean, txn, r.OverCapacity)
+			// No requests (no operation) or no work: no ratio or
+			// fan-out to show, not 0.
+			ratio, fan := "-", "-"
+			if !r.NoWork {
+				ratio = fmt.Sprintf("%.2fx", r.WorkRatio)
+			}
+			if !r.NoRequests {
+				fan = fmt.Sprintf("%.2f", r.FanoutMean)
+			}
+			over := "-" // no capacity to be over (null in JSON)
+			if r.CapacityKnown {
+				over = strconv.Itoa(r.OverCapacity)
+			}
+			fmt.Fprintf(tw, "%d\t%s/s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Shards, numfmt.Num(r.MaxShardWork), ratio, load, exp, fan, txn, over)
 		}
 		tw.Flush()
 		legend := ratiosLegend
