@@ -89,7 +89,7 @@ func (b *BoundedReader) Read(p []byte) (int, error) {
 	}
 	switch {
 	case b.MaxLine > 0 && b.sinceLine > b.MaxLine:
-		b.err = Errorf(b.File, b.line+1, "", "line longer than %s (a binary or NUL-filled file?)", sizeText(int64(b.MaxLine)))
+		b.err = LineTooLong(b.File, b.line+1, b.MaxLine)
 	case b.Max > 0 && b.n > b.Max:
 		b.err = Errorf(b.File, b.line+1, "", "%s larger than %s, the most read", what, sizeText(b.Max))
 	case b.MaxRecord > 0 && b.sinceRecord > b.MaxRecord:
@@ -105,6 +105,13 @@ func (b *BoundedReader) Read(p []byte) (int, error) {
 // record is read; with a buffered reader in between, the bound holds up
 // to the buffer's size).
 func (b *BoundedReader) ResetRecord() { b.sinceRecord = 0 }
+
+// LineTooLong is the error of a line of file (at line, 1-based) longer
+// than max bytes: one message for every reader of lines, the size in
+// MiB or KiB when exact (sizeText).
+func LineTooLong(file string, line, max int) error {
+	return Errorf(file, line, "", "line longer than %s (a binary or NUL-filled file?)", sizeText(int64(max)))
+}
 
 // sizeText prints a byte count in MiB or KiB when exact.
 func sizeText(n int64) string {

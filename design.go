@@ -758,16 +758,17 @@ func (p *parser) expr() Expr {
 		k := 0
 		if p.space(); p.peek() == '[' {
 			at := p.pos
-			for _, v := range p.list() {
+			vals, where := p.listAt()
+			for i, v := range vals {
 				n, err := strconv.Atoi(v)
 				if err != nil {
-					p.pos = at
-					p.fail(fmt.Sprintf("salt [...]: %q is not a whole number of buckets", v))
+					p.pos = where[i]
+					p.fail(fmt.Sprintf("salt [...] entry %d, %q: not a whole number of buckets", i+1, v))
 					break
 				}
 				if n < 1 || n > MaxShards {
-					p.pos = at
-					p.fail(fmt.Sprintf("salt [...] entry %d: must be in 1..%d", n, MaxShards))
+					p.pos = where[i]
+					p.fail(fmt.Sprintf("salt [...] entry %d, %d buckets: must be in 1..%d", i+1, n, MaxShards))
 					break
 				}
 				ks = append(ks, n)
@@ -833,12 +834,6 @@ func (p *parser) expr() Expr {
 		}
 		if p.err == nil && split != "" && overs == nil && (over < 2 || over > MaxShards) {
 			p.fail(fmt.Sprintf("isolate over=%d: must be in 2..%d", over, MaxShards))
-		}
-		for _, k := range overs {
-			// In a list, 1 isolates that value on one shard unsplit.
-			if p.err == nil && (k < 1 || k > MaxShards) {
-				p.fail(fmt.Sprintf("isolate over=[...] entry %d: must be in 1..%d", k, MaxShards))
-			}
 		}
 		if p.err == nil && overs != nil && len(overs) != top {
 			p.fail(fmt.Sprintf("isolate over=[...] gives %d shard counts for top=%d values: give one per value", len(overs), top))
@@ -1081,10 +1076,18 @@ func (p *parser) overs() (over int, overs []int) {
 	if p.space(); p.peek() != '[' {
 		return p.int(), nil
 	}
-	for _, v := range p.list() {
+	vals, where := p.listAt()
+	for i, v := range vals {
 		k, err := strconv.Atoi(v)
 		if err != nil {
-			p.fail(fmt.Sprintf("isolate over=[...]: %q is not a whole number of shards", v))
+			p.pos = where[i]
+			p.fail(fmt.Sprintf("isolate over=[...] entry %d, %q: not a whole number of shards", i+1, v))
+			return 0, nil
+		}
+		// In a list, 1 isolates that value on one shard unsplit.
+		if k < 1 || k > MaxShards {
+			p.pos = where[i]
+			p.fail(fmt.Sprintf("isolate over=[...] entry %d, %d shards: must be in 1..%d", i+1, k, MaxShards))
 			return 0, nil
 		}
 		overs = append(overs, k)
@@ -1101,7 +1104,9 @@ func (p *parser) overs() (over int, overs []int) {
 
 // bounds reads bounds=[...]'s list into e: values (Bounds), or, when the
 // first entry is a tuple, tuples (v1, v2, ...) of one length (Tuple set,
-// each entry as TupleText writes it).
+// each entry as TupleText writes it). An empty list is an error, not "no
+// bounds" (the sample's quantiles then stood in for it while the key
+// echoed bounds=[]).
 func (p *parser) bounds(e *RangeExpr) {
 	at := p.pos
 	if p.space(); !p.expect('[') {
@@ -1109,7 +1114,13 @@ func (p *parser) bounds(e *RangeExpr) {
 	}
 	if p.space(); p.peek() != '(' {
 		p.pos = at
+		p.space()
+		at = p.pos
 		e.Bounds = p.list()
+		if p.err == nil && len(e.Bounds) == 0 {
+			p.pos = at
+			p.fail("range bounds=[] gives no boundary: give the split points between shards (N-1 of them for N shards), or leave bounds= out for boundaries at equal-weight quantiles of the sample")
+		}
 		return
 	}
 	e.Tuple = true
@@ -1185,17 +1196,26 @@ func (p *parser) value(ends string) (string, bool) {
 
 // list reads "[v, v, ...]" of raw texts (quotes stripped).
 func (p *parser) list() []string {
+	out, _ := p.listAt()
+	return out
+}
+
+// listAt is list also returning where each entry starts in the source
+// (a byte offset, for an error that points at the entry).
+func (p *parser) listAt() ([]string, []int) {
 	if !p.expect('[') {
-		return nil
+		return nil, nil
 	}
 	var out []string
+	var at []int
 	for {
 		p.space()
 		if p.peek() == ']' {
 			p.pos++
-			return out
+			return out, at
 		}
 		start := p.pos
+		at = append(at, start)
 		if q := p.peek(); q == '"' || q == '\'' {
 			p.pos++
 			for !p.eof() && p.src[p.pos] != q {
@@ -1203,7 +1223,7 @@ func (p *parser) list() []string {
 			}
 			if p.eof() {
 				p.fail("unterminated string")
-				return nil
+				return nil, nil
 			}
 			out = append(out, p.src[start+1:p.pos])
 			p.pos++
@@ -1220,7 +1240,7 @@ func (p *parser) list() []string {
 		}
 		if p.peek() != ']' {
 			p.fail(`expected "," or "]"`)
-			return nil
+			return nil, nil
 		}
 	}
 }

@@ -60,6 +60,10 @@ func TestParseDesignErrors(t *testing.T) {
 		{"hash()", "expected a column name"},
 		{"hash(a, b, a)", "column a named twice"},
 		{"range(a, a)", "column a named twice"},
+		// bounds=[] was read as no bounds: the sample's quantiles were
+		// used while the key echoed bounds=[].
+		{"range(user_id, bounds=[])", "at 23: range bounds=[] gives no boundary"},
+		{"range({a: 1}, bounds=[ ])", "at 22: range bounds=[] gives no boundary"},
 		{"hash(a) hash(b)", `expected ";"`},
 		{"md5(a)", `unknown function "md5"`},
 		{"lookup(email)", "at 1: lookup(col) follows a table's key, after a comma, as in hash(user_id), lookup(email)"},
@@ -71,8 +75,13 @@ func TestParseDesignErrors(t *testing.T) {
 		{"salt(hash(a), 4, top=1, on=b)", "expected by=column"},
 		{"salt(hash(a), 4, by=b)", "expected top=N"},
 		{"salt(hash(a), [4, 2], top=3)", "gives 2 bucket counts for top=3 values"},
-		{"salt(hash(a), [4, 0], top=2)", "entry 0: must be in 1.."},
-		{"salt(hash(a), [4, x], top=2)", `"x" is not a whole number of buckets`},
+		// A bad entry of a list is pointed at (1-based offset 19, the
+		// "x" or "0"; it was 15, the "[") and counted from 1 (it said
+		// "entry 0" of the value 0).
+		{"salt(hash(a), [4, 0], top=2)", "at 19: salt [...] entry 2, 0 buckets: must be in 1.."},
+		{"salt(hash(a), [4, x], top=2)", `at 19: salt [...] entry 2, "x": not a whole number of buckets`},
+		{"salt(x, [3, a], top=2)", `at 13: salt [...] entry 2, "a": not a whole number of buckets`},
+		{"salt(hash(a), [0, 4], top=2)", "at 16: salt [...] entry 1, 0 buckets: must be in 1.."},
 		{"salt(hash(a), [], top=1)", "salt []: give one bucket count per value"},
 		{"isolate(hash(a), top=0)", "top=0"},
 		{"isolate(hash(a), top=1, split=b)", "needs over=K"},
@@ -84,9 +93,9 @@ func TestParseDesignErrors(t *testing.T) {
 		{"isolate(hash(a), over=4)", "at 18: isolate over= without split="},
 		{"isolate(hash(a), top=1, by=b)", "expected split=column"},
 		{"isolate(hash(a), top=2, split=b, over=[4])", "gives 1 shard counts for top=2 values"},
-		{"isolate(hash(a), top=2, split=b, over=[4, 0])", "entry 0: must be in 1.."},
-		{"isolate(hash(a), top=1, split=b, over=[0])", "entry 0: must be in 1.."},
-		{"isolate(hash(a), top=1, split=b, over=[x])", `"x" is not a whole number`},
+		{"isolate(hash(a), top=2, split=b, over=[4, 0])", "at 43: isolate over=[...] entry 2, 0 shards: must be in 1.."},
+		{"isolate(hash(a), top=1, split=b, over=[0])", "at 40: isolate over=[...] entry 1, 0 shards: must be in 1.."},
+		{"isolate(hash(a), top=1, split=b, over=[x])", `at 40: isolate over=[...] entry 1, "x": not a whole number`},
 		{"isolate(hash(a), top=1, split=b, over=[])", "over=[]: give one shard count per value"},
 		{"a:hash(x); a:hash(y)", "two keys"},
 		{"hash(a); hash(b)", "at most one expression without a table"},

@@ -24,6 +24,10 @@ type Workload struct {
 	// Candidates are key expressions or designs (see ParseDesign) to score
 	// when the user names none.
 	Candidates []string
+	// CandidateLines holds the line of each of Candidates in Source, by
+	// its text (a scenario spec's candidates: list), for messages about
+	// a candidate found when it is scored; absent when not known.
+	CandidateLines map[string]int
 	// Shards is the number of shards (>= 1); 0 means the command's default.
 	Shards int
 	// Nodes, when > 0, is the number of nodes the Shards are placed on as

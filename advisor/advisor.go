@@ -306,6 +306,11 @@ type Criteria struct {
 	// shard (each an empty IN list, sim.Candidate.NoShardPerS):
 	// SingleShard and Local are written null, said "unknown".
 	singleUnknown bool
+	// noRequests, noTxns, noWork: the workload has no request (no
+	// operation), no transaction, or no shard does any work: the
+	// shares, work_per_request, cross_shard_txn_fraction and work_ratio
+	// they would divide by are written null, not 0.
+	noRequests, noTxns, noWork bool
 	// WorkPerRequest is interactive units of work per interactive
 	// request (1 when every request asks one shard): what the requests
 	// that are not single-shard cost.
@@ -383,15 +388,18 @@ func (c Criteria) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	null := jsonnull.Unless(c.Expected > 0, "expected_max_load_ratio")
-	null = append(null, jsonnull.Unless(!c.txnsUnknown, "cross_shard_txn_fraction")...)
-	null = append(null, jsonnull.Unless(!c.singleUnknown, "single_shard_fraction", "local_fraction")...)
+	null = append(null, jsonnull.Unless(!c.txnsUnknown && !c.noTxns, "cross_shard_txn_fraction")...)
+	null = append(null, jsonnull.Unless(c.SingleKnown(), "single_shard_fraction", "local_fraction")...)
+	null = append(null, jsonnull.Unless(!c.noRequests, "work_per_request")...)
+	null = append(null, jsonnull.Unless(!c.noWork, "work_ratio")...)
 	return jsonnull.Null(b, null...)
 }
 
 // SingleKnown reports whether SingleShard and Local measure anything:
 // false when there are interactive requests and none asks a shard (each
-// an empty IN list); they are then "unknown", not 0.
-func (c Criteria) SingleKnown() bool { return !c.singleUnknown }
+// an empty IN list), or no request at all (a workload of no operations);
+// they are then "unknown", not 0.
+func (c Criteria) SingleKnown() bool { return !c.singleUnknown && !c.noRequests }
 
 // singleClause is "X of interactive requests go to a single shard", or
 // what stands in for it when no interactive request asks a shard.
@@ -633,7 +641,11 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 			}
 			if k == o.Current || containsKey(w.Candidates, k) {
 				// Named by the user: the design in use, or the spec's.
-				adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s skipped: %v", k, err))
+				msg := fmt.Sprintf("candidate %s skipped: %v", k, err)
+				if l := w.CandidateLines[k]; l > 0 && k != o.Current {
+					msg = shardkey.Errorf(w.Source, l, "candidates", "%s", msg).Error()
+				}
+				adv.Warnings = append(adv.Warnings, msg)
 			} else {
 				adv.skip(k, err)
 			}
@@ -827,6 +839,7 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 	}
 	cr.CrossShardTxn = c.CrossShardTxnFraction
 	cr.txnsUnknown = c.TxnsUnknown()
+	cr.noRequests, cr.noTxns, cr.noWork = c.RequestsPerS == 0, c.Transactions == 0, !c.WorkRatioKnown()
 	cr.Local = cr.SingleShard
 	if asking > 0 && a.txnStmts > 0 {
 		cr.Local = math.Max(0, cr.SingleShard-cr.CrossShardTxn*a.txnStmts/asking)

@@ -34,13 +34,21 @@ type SweepRow struct {
 	LoadKnown     bool `json:"-"`
 	CapacityKnown bool `json:"-"`
 	// TxnsUnknown: which statements ran together is unknown
-	// (shardkey.Workload.TxnsUnknown): cross_shard_txn_fraction is null.
+	// (shardkey.Workload.TxnsUnknown), or there is no transaction:
+	// cross_shard_txn_fraction is null.
 	TxnsUnknown bool `json:"-"`
+	// NoRequests: the workload has no request, NoWork no shard any
+	// work: fanout_mean, and work_ratio with either, are null (said
+	// "-"), not 0.
+	NoRequests bool `json:"-"`
+	NoWork     bool `json:"-"`
 }
 
 // MarshalJSON writes r with load_ratio null when the row load is unknown,
 // over_capacity null when no capacity was given, expected_max_load_ratio
-// null when no key value is known to place (0).
+// null when no key value is known to place (0), cross_shard_txn_fraction
+// null without transactions (or with which ran together unknown),
+// fanout_mean without requests and work_ratio without work.
 func (r SweepRow) MarshalJSON() ([]byte, error) {
 	type plain SweepRow
 	var b []byte
@@ -59,6 +67,8 @@ func (r SweepRow) MarshalJSON() ([]byte, error) {
 	null := jsonnull.Unless(r.CapacityKnown, "over_capacity")
 	null = append(null, jsonnull.Unless(r.Expected > 0, "expected_max_load_ratio")...)
 	null = append(null, jsonnull.Unless(!r.TxnsUnknown, "cross_shard_txn_fraction")...)
+	null = append(null, jsonnull.Unless(!r.NoRequests, "fanout_mean")...)
+	null = append(null, jsonnull.Unless(!r.NoWork, "work_ratio")...)
 	return jsonnull.Null(b, null...)
 }
 
@@ -117,7 +127,8 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 			load = sim.MaxOverMean(o.Nodes.Sum(c.ShardLoad))
 		}
 		out = append(out, SweepRow{Shards: n, Per: per, MaxShardWork: busiest, WorkRatio: ratio, LoadRatio: load,
-			Expected: exp, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0, TxnsUnknown: c.TxnsUnknown()})
+			Expected: exp, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0, TxnsUnknown: c.TxnsUnknown() || c.Transactions == 0,
+			NoRequests: c.RequestsPerS == 0, NoWork: !(busiest > 0)})
 	}
 	return out, nil
 }

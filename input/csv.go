@@ -132,7 +132,7 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 		l.since += n
 	}
 	if l.since > l.max {
-		return n, fmt.Errorf("a line longer than %d bytes", l.max)
+		return n, shardkey.LineTooLong("", 0, l.max)
 	}
 	return n, err
 }
@@ -224,6 +224,13 @@ func csvErr(file string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return shardkey.Errorf(file, pe.Line, fmt.Sprintf("column %d", pe.Column), "%v", pe.Err)
+	}
+	var ie *shardkey.InputError
+	if errors.As(err, &ie) {
+		if ie.File != "" {
+			return err // it names its file (and line) already
+		}
+		return shardkey.Errorf(file, ie.Line, ie.Field, "%w", ie.Err)
 	}
 	return shardkey.Errorf(file, 0, "", "%v", err)
 }

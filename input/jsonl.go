@@ -50,7 +50,7 @@ func (lr *lineReader) next() ([]byte, bool) {
 func (lr *lineReader) err() error {
 	if err := lr.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return shardkey.Errorf(lr.file, lr.line+1, "", "line longer than %d MiB", maxLine>>20)
+			return shardkey.LineTooLong(lr.file, lr.line+1, maxLine)
 		}
 		return shardkey.Errorf(lr.file, lr.line+1, "", "%v", err)
 	}

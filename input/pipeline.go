@@ -311,7 +311,7 @@ func readMapped(file string, data []byte, jobs, order chan<- *batch, stop <-chan
 		}
 		if bytes.IndexByte(data[:min(end, maxLine+1)], '\n') < 0 && end > maxLine {
 			line := 1 + bytes.Count(all[:len(all)-len(data)], []byte{'\n'})
-			return shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
+			return shardkey.LineTooLong(file, line, maxLine)
 		}
 		block := data[:end:end]
 		data = data[end:]
@@ -348,7 +348,7 @@ func readBlocks(file string, r io.Reader, free <-chan []byte, jobs, order chan<-
 		for end < 0 && !eof {
 			if len(buf) == cap(buf) {
 				if len(buf) > maxLine {
-					readErr <- shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
+					readErr <- shardkey.LineTooLong(file, line, maxLine)
 					return
 				}
 				buf = append(buf, 0)[:len(buf)] // grow: one line is longer than a block
@@ -362,7 +362,7 @@ func readBlocks(file string, r io.Reader, free <-chan []byte, jobs, order chan<-
 				buf = buf[:len(buf)+n]
 			}
 			if end < 0 && len(buf) > maxLine { // buf is one unfinished line
-				readErr <- shardkey.Errorf(file, line, "", "line longer than %d bytes", maxLine)
+				readErr <- shardkey.LineTooLong(file, line, maxLine)
 				return
 			}
 			if err == io.EOF {

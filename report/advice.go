@@ -102,6 +102,10 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		}
 		if conf.LoadRatio.Hi > 0 {
 			fmt.Fprintf(w, "load ratio %.2f-%.2fx", conf.LoadRatio.Lo, conf.LoadRatio.Hi)
+		} else if sampledRows(adv.Candidates[0].Score) {
+			// Rows were sampled, but their weights are all 0: no share
+			// of requests to compare shards by.
+			fmt.Fprint(w, "load ratio unknown (the sampled rows' weights are all 0)")
 		} else {
 			fmt.Fprint(w, "load ratio unknown (no row sample)")
 		}
@@ -135,7 +139,20 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 			if r.TxnsUnknown {
 				txn = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%s/s\t%.2fx\t%s\t%s\t%.2f\t%s\t%d\n", r.Shards, numfmt.Num(r.MaxShardWork), r.WorkRatio, load, exp, r.FanoutMean, txn, r.OverCapacity)
+			// No requests (no operation) or no work: no ratio or
+			// fan-out to show, not 0.
+			ratio, fan := "-", "-"
+			if !r.NoWork {
+				ratio = fmt.Sprintf("%.2fx", r.WorkRatio)
+			}
+			if !r.NoRequests {
+				fan = fmt.Sprintf("%.2f", r.FanoutMean)
+			}
+			over := "-" // no capacity to be over (null in JSON)
+			if r.CapacityKnown {
+				over = strconv.Itoa(r.OverCapacity)
+			}
+			fmt.Fprintf(tw, "%d\t%s/s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Shards, numfmt.Num(r.MaxShardWork), ratio, load, exp, fan, txn, over)
 		}
 		tw.Flush()
 		legend := ratiosLegend
@@ -615,4 +632,14 @@ func notSimulatedNote(adv *advisor.Advice) string {
 		}
 	}
 	return ""
+}
+
+// sampledRows reports whether a table of candidate c has sample rows.
+func sampledRows(c *sim.Candidate) bool {
+	for _, t := range c.Tables {
+		if t.Rows > 0 {
+			return true
+		}
+	}
+	return false
 }

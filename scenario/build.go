@@ -105,6 +105,12 @@ func Build(s *Spec, variant string) (*shardkey.Workload, error) {
 		}
 	}
 	for _, c := range w.Candidates {
+		if l := s.line("candidates:" + c); l > 0 {
+			if w.CandidateLines == nil {
+				w.CandidateLines = map[string]int{}
+			}
+			w.CandidateLines[c] = l
+		}
 		d, err := shardkey.ParseDesign(c)
 		if err == nil {
 			err = lookupColumns(w, d)

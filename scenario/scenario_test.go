@@ -98,6 +98,14 @@ func TestBadSpecs(t *testing.T) {
 		{"name: x\ntables:\n  - name: t\n    rowz: 5\n", "x.yaml:4: field rowz not found"},
 		{"name: x\ntables:\n  - name: t\n    columns:\n      - {name: a, gen: uniform, distinc: 5}\n", "x.yaml:5: field distinc not found"},
 		{"name: x\n", "x.yaml: tables: a scenario needs at least one table"},
+		// A NUL (or another control character YAML 1.2 section 5.1
+		// excludes) is named by line and column: the decoder said only
+		// "control characters are not allowed". Line 3, after "tables:"
+		// (7 characters): column 8; the 5-character "é" line counts
+		// characters, not bytes; tab and CR are allowed.
+		{"name: x\nshards: 4\ntables:\x00\n", "x.yaml:3: a control character, U+0000, at column 8: YAML allows none in a file"},
+		{"name: x\ndescription: \"é\x07\"\n", "x.yaml:2: a control character, U+0007, at column 16: YAML allows none"},
+		{"name: x\r\ndescription:\t\"a\"\r\n", "x.yaml: tables: a scenario needs at least one table"},
 		{base + "shards: -1\n", "x.yaml:7: shards: -1"},
 		// Top-level fields' errors carry their line; a fraction where a
 		// whole number goes is an error (the YAML decoder truncated 2.5

@@ -290,6 +290,9 @@ func Parse(data []byte, file string) (*Spec, error) {
 		}
 		return nil, shardkey.Errorf(file, line, "", "not UTF-8 text (byte offset %d is not UTF-8), so not a YAML scenario file", off)
 	}
+	if line, col, r, ok := notYAMLChar(data); ok {
+		return nil, shardkey.Errorf(file, line, "", "a control character, %U, at column %d: YAML allows none in a file (a binary file, or text with NUL bytes in it?)", r, col)
+	}
 	// The numbers first, so that a value a field cannot hold is named
 	// by its field ("shards: ..."), not by the decoder's Go type.
 	var root yaml.Node
@@ -315,6 +318,27 @@ func Parse(data []byte, file string) (*Spec, error) {
 		s.lines = fieldLines(root.Content[0])
 	}
 	return s, nil
+}
+
+// notYAMLChar finds the first character of UTF-8 data that YAML 1.2
+// does not allow in a stream (its c-printable, section 5.1: tab, LF, CR,
+// 0x20-0x7E, NEL, 0xA0-0xD7FF, 0xE000-0xFFFD, 0x10000-0x10FFFF; go-yaml's
+// reader checks the same set and says only "control characters are not
+// allowed"), and returns its line and column (1-based, in characters).
+func notYAMLChar(data []byte) (line, col int, r rune, ok bool) {
+	line, col = 1, 0
+	for _, r := range string(data) {
+		col++
+		switch {
+		case r == '\n':
+			line, col = line+1, 0
+		case r == '\t' || r == '\r' || r >= 0x20 && r <= 0x7e || r == 0x85 ||
+			r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff:
+		default:
+			return line, col, r, true
+		}
+	}
+	return 0, 0, 0, false
 }
 
 // fieldLines returns the line of each top-level field's value of a spec

@@ -1055,7 +1055,12 @@ func (c *Candidate) LoadKnown() bool {
 //     sample, no statement binding it, no database figure), and
 //     monotonicity and monotonic when nothing orders its values
 //     (MonotonicityUnknown);
-//   - expected_max_load_ratio when there is no key value to place (0).
+//   - expected_max_load_ratio when there is no key value to place (0);
+//   - cross_shard_txn_fraction when which statements ran together is
+//     unknown or there is no transaction; single_shard_fraction,
+//     work_ratio, fanout_mean and fanout_p99 when there is no request
+//     (or no work: SingleShardKnown, WorkRatioKnown): a workload of no
+//     operations has no share, ratio or fan-out, not 0.
 //
 // With work counted per node (WorkPer "node": slots on nodes under
 // redis) load_ratio and expected_max_load_ratio, the candidate's and
@@ -1076,9 +1081,10 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 	null = append(null, jsonnull.Unless(!c.keyUnknown, "cardinality", "top_values", "entropy")...)
 	null = append(null, jsonnull.Unless(!c.keyUnknown && !c.monoUnknown, "monotonicity", "monotonic")...)
 	null = append(null, jsonnull.Unless(c.ExpectedMaxLoadRatio > 0, "expected_max_load_ratio")...)
-	null = append(null, jsonnull.Unless(!c.txnsUnknown, "cross_shard_txn_fraction")...)
+	null = append(null, jsonnull.Unless(!c.txnsUnknown && c.Transactions > 0, "cross_shard_txn_fraction")...)
 	null = append(null, jsonnull.Unless(c.SingleShardKnown(), "single_shard_fraction")...)
 	null = append(null, jsonnull.Unless(c.WorkRatioKnown(), "work_ratio")...)
+	null = append(null, jsonnull.Unless(c.RequestsPerS > 0, "fanout_mean", "fanout_p99")...)
 	return jsonnull.Null(b, null...)
 }
 
@@ -1111,10 +1117,11 @@ func (c *Candidate) perNodeJSON() {
 }
 
 // SingleShardKnown reports whether SingleShardFraction measures
-// anything: false when there are requests and none of them asks a shard
-// (all NoShardPerS), so that no share of them can be single-shard.
+// anything: false when there are no requests (a workload of no
+// operations), or when none of them asks a shard (all NoShardPerS), so
+// that no share of them can be single-shard.
 func (c *Candidate) SingleShardKnown() bool {
-	return !(c.RequestsPerS > 0 && c.NoShardPerS >= c.RequestsPerS)
+	return c.RequestsPerS > 0 && c.NoShardPerS < c.RequestsPerS
 }
 
 // NoShardNote says, apart from the shares, how many requests ask no
@@ -1136,11 +1143,11 @@ func (c *Candidate) NoShardNote() string {
 }
 
 // WorkRatioKnown reports whether WorkRatio (max/mean of the shards'
-// work) can be computed: false when there are requests but no shard
-// does any work (every one asks no shard), where the mean is 0 and the
-// ratio undefined, not 0.
+// work) can be computed: false when no shard does any work (no
+// operations, or every request asks no shard), where the mean is 0 and
+// the ratio undefined, not 0.
 func (c *Candidate) WorkRatioKnown() bool {
-	return !(c.RequestsPerS > 0 && c.WorkPerS == 0)
+	return c.WorkPerS > 0
 }
 
 // TxnsUnknown reports that which statements ran together is unknown

@@ -74,6 +74,14 @@ type agg struct {
 	stmts        float64
 	system       float64               // statements left out: only PostgreSQL system catalogs
 	joins        map[[4]string]float64 // table, column, other table, other column -> statements
+	// gap is the longest stretch (microseconds) with no statement between
+	// two in log order, gapFile and gapLine the statement after it;
+	// idle is the sum of such stretches of idleGap or more, idleN their
+	// number (see spanWarnings).
+	gap, idle int64
+	idleN     int
+	gapFile   string
+	gapLine   int
 
 	seq     int64 // entries read
 	bad     map[string]*badShape
@@ -290,6 +298,16 @@ func (a *agg) add(entries []entry, results []result) error {
 		if e.hasTS {
 			if !a.hasTS || e.ts < a.minTS {
 				a.minTS = e.ts
+			}
+			if a.hasTS && e.ts > a.maxTS {
+				d := e.ts - a.maxTS
+				if d > a.gap {
+					a.gap, a.gapFile, a.gapLine = d, e.file, e.line
+				}
+				if d >= idleGap.Microseconds() {
+					a.idle += d
+					a.idleN++
+				}
 			}
 			if !a.hasTS || e.ts > a.maxTS {
 				a.maxTS = e.ts

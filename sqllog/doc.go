@@ -81,6 +81,12 @@
 // seconds spans 5 s, not 4), milliseconds for %m, %n, csvlog and jsonlog.
 // A log whose statements all carry one instant of a resolution finer
 // than a second has no span: rates are then counts (with a warning).
+// A span under MinCovered (1 s, the least part of a window watch takes a
+// rate over) is warned of: its rates are an extrapolation; so is a span
+// mostly idle (stretches of a minute or more with no statement, over
+// half of it: rotated files years apart), whose rates average the busy
+// stretches with the idle ones; the warning names the span used and the
+// statement after the longest stretch.
 //
 // Timestamps should not go backwards: within a session statements run one
 // after another, and sessions' lines, written concurrently, are out of

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/shardkey/shardkey"
@@ -26,6 +27,48 @@ func logSpan(first, last int64, res int32) float64 {
 		return 0
 	}
 	return float64(last-first+int64(res)) / 1e6
+}
+
+// idleGap is the shortest stretch with no statement that spanWarnings
+// counts as idle time: sessions' statements a few seconds apart are a
+// quiet workload, a minute with none a pause (or a log missing).
+const idleGap = time.Minute
+
+// spanWarnings warns when the log's span (seconds), the denominator of
+// every rate Read gives, cannot support them: under MinCovered, the
+// least part of a window watch takes a rate over (a rate over less is
+// an extrapolation from a moment), or mostly idle (stretches of idleGap
+// or more with no statement over half the span, one stretch or several
+// between bursts of 10 statements or more on average: rotated files
+// years apart, a log paused for hours): the rates then average the busy
+// stretches with the idle ones, and say neither's rate. A workload of a statement
+// a minute has stretches as long, one per statement: it is quiet, not
+// idle, and its rate is right.
+func (a *agg) spanWarnings(span float64) {
+	secs := fmtSpan(int64(math.Round(span * 1e6)))
+	if span < MinCovered.Seconds() {
+		a.warn(shardkey.Errorf(a.file, 0, "", "the log spans only %s (first statement to last; under %s, the least watch takes a rate over): its rates are the statements counted over %s, an extrapolation that is unreliable, and so are capacity verdicts; shares and ratios are of the statements counted: capture a longer log for rates",
+			secs, fmtSpan(MinCovered.Microseconds()), secs))
+	}
+	half := span / 2 * 1e6
+	if a.idle == 0 || float64(a.gap) <= half && (float64(a.idle) <= half || a.stmts < 10*float64(a.idleN)) {
+		return
+	}
+	first, last := time.UnixMicro(a.minTS).UTC(), time.UnixMicro(a.maxTS).UTC()
+	a.warn(shardkey.Errorf(a.gapFile, a.gapLine, "", "the log's statements span %s (%s to %s), the time every rate is over, but %s of it had no statement (stretches of %s or more; the longest, %s, ends at this statement): the rates average the busy stretches with the idle time, below what the database served while busy; read the busy stretches on their own, or with shardkey watch",
+		secs, first.Format(time.RFC3339), last.Format(time.RFC3339), fmtSpan(a.idle), fmtSpan(idleGap.Microseconds()), fmtSpan(a.gap)))
+}
+
+// fmtSpan writes us microseconds for a warning: seconds under a minute
+// (0.784 s), a duration under 48 hours (2h30m0s), else days.
+func fmtSpan(us int64) string {
+	switch {
+	case us < 60e6:
+		return strconv.FormatFloat(float64(us)/1e6, 'f', -1, 64) + " s"
+	case us < 48*3600e6:
+		return (time.Duration(us) * time.Microsecond).Round(time.Second).String()
+	}
+	return strconv.FormatFloat(float64(us)/86400e6, 'f', 1, 64) + " days"
 }
 
 // finish turns what was aggregated into the workload: column types, the
@@ -50,6 +93,7 @@ func (a *agg) finish() error {
 		a.warn(shardkey.Errorf(a.file, 0, "", "a pg_stat_statements export holds call counts, with no time span and no transactions: absolute rates and capacity verdicts are unknown (the figures printed per second are the calls counted over the export's whole period, not rates), and so is which statements ran together (no cross-shard transaction share)"))
 	case a.hasTS && (a.maxTS > a.minTS || a.res >= 1e6):
 		span = logSpan(a.minTS, a.maxTS, a.res)
+		a.spanWarnings(span)
 	case a.window && a.stmts > 0:
 		a.warn(shardkey.Errorf(a.file, 0, "", "the window is one instant (every statement at one timestamp): it has no duration, so its rates are unknown; its shares and ratios are of the statements counted"))
 	case a.stmts > 0:

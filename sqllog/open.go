@@ -124,19 +124,45 @@ func sources(spec string, stdin io.Reader) ([]source, error) {
 		}
 	}
 	var out []source
+	empty := 0
 	for _, n := range names {
 		fi, err := os.Stat(n)
 		if err != nil {
-			return nil, err
+			return nil, entryErr(n, err)
 		}
-		if fi.Mode().IsRegular() {
+		switch {
+		case !fi.Mode().IsRegular():
+		case fi.Size() == 0:
+			// A file of the set that holds nothing (one just rotated in)
+			// adds nothing: passed over, not "empty log".
+			empty++
+		default:
 			out = append(out, source{name: n, size: fi.Size()})
 		}
+	}
+	if len(out) == 0 && empty > 0 {
+		return nil, &shardkey.UsageError{Msg: fmt.Sprintf("%s: its %d log file(s) are all empty: no statement to read", spec, empty)}
 	}
 	if len(out) == 0 {
 		return nil, shardkey.Errorf(spec, 0, "", "no log files in this directory")
 	}
 	return out, nil
+}
+
+// entryErr is the error of an entry of a --log directory or pattern that
+// os.Stat failed on: a symbolic link whose target is gone (a usage error
+// naming the link and its target, as for a file that does not exist),
+// else the error naming the entry.
+func entryErr(name string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if li, lerr := os.Lstat(name); lerr == nil && li.Mode()&os.ModeSymlink != 0 {
+		target, _ := os.Readlink(name)
+		return &shardkey.UsageError{Msg: fmt.Sprintf("%s: a symbolic link to %s, which cannot be opened (%v): a --log directory or pattern is read whole; remove the link or restore its file", name, target, err)}
+	}
+	return shardkey.Errorf(name, 0, "", "%v", err)
 }
 
 // ordered sorts the files of a rotated set into time order: by the
@@ -461,7 +487,9 @@ func formatOf(br *bufio.Reader, name, format, compressed string) (string, error)
 	format = detect(head)
 	if format == "" {
 		if len(bytes.TrimSpace(head)) == 0 {
-			return "", shardkey.Errorf(name, 1, "", "empty log")
+			// As a --log directory with no log file in it: nothing to
+			// read is a usage error (exit 2), not bad input.
+			return "", &shardkey.UsageError{Msg: fmt.Sprintf("%s: an empty log (no lines but blank ones): no statement to read", name)}
 		}
 		// Compressed files are recognised by their first bytes, not by
 		// their names (decompress): one named .gz or .zst that reaches

@@ -338,7 +338,9 @@ func TestBadFiles(t *testing.T) {
 		{"unknown-format.log", "stderr", "testdata/bad/unknown-format.log:1: no PostgreSQL log lines found"},
 		{"unknown-format.log", "mysql-general", "testdata/bad/unknown-format.log:1: no general log entries found"},
 		{"unknown-format.log", "mysql-slow", "testdata/bad/unknown-format.log:1: no slow log entries found"},
-		{"empty.log", "", "testdata/bad/empty.log:1: empty log"},
+		// Nothing to read is a usage error (exit 2), as a --log
+		// directory with no file is (it was exit 1, "empty log").
+		{"empty.log", "", "testdata/bad/empty.log: an empty log (no lines but blank ones): no statement to read"},
 		// Named .gz, but plain text of no known format.
 		{"not-gzip.log.gz", "", "testdata/bad/not-gzip.log.gz:1: not gzip data (named .gz, but it does not start with gzip's magic number 1f 8b), nor a log of a known format"},
 		// Real gzip (it starts with 1f 8b and decompresses), of text no

@@ -237,28 +237,57 @@ func CheckLog(flag, arg string) error {
 	if err := checkOpen(flag, arg, arg); err != nil {
 		return err
 	}
-	if st, err := os.Stat(arg); err == nil && st.IsDir() && !hasLogFile(arg) {
+	st, err := os.Stat(arg)
+	if err != nil {
+		return nil
+	}
+	if st.Mode().IsRegular() && st.Size() == 0 {
+		return usage("%s %s: an empty file: no statement to read", flag, arg)
+	}
+	if !st.IsDir() {
+		return nil
+	}
+	files, empty, dangling, target := logFiles(arg)
+	switch {
+	case dangling != "":
+		return usage("%s %s: %s is a symbolic link to %s, which does not exist (a --log directory is read whole as one rotated log: remove the link or restore its file)", flag, arg, dangling, target)
+	case files == 0 && empty > 0:
+		return usage("%s %s: a directory whose %d log file(s) are all empty: no statement to read", flag, arg, empty)
+	case files == 0:
 		return usage("%s %s: a directory with no log files in it (a --log directory is read as one rotated log: its regular files, names starting with a dot left out)", flag, arg)
 	}
 	return nil
 }
 
-// hasLogFile reports whether directory dir holds a file sqllog reads as
-// part of its log: a regular file whose name does not start with a dot.
-func hasLogFile(dir string) bool {
+// logFiles counts the files of directory dir sqllog reads as part of
+// its log (regular files whose names do not start with a dot) that hold
+// something (files) and that are empty, and names the first entry that
+// is a symbolic link to nothing (dangling) with its target.
+func logFiles(dir string) (files, empty int, dangling, target string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return true // the reader says what is wrong
+		return 1, 0, "", "" // the reader says what is wrong
 	}
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && fi.Mode().IsRegular() {
-			return true
+		name := filepath.Join(dir, e.Name())
+		fi, err := os.Stat(name)
+		switch {
+		case err != nil && e.Type()&fs.ModeSymlink != 0 && errors.Is(err, fs.ErrNotExist):
+			if dangling == "" {
+				dangling = name
+				target, _ = os.Readlink(name)
+			}
+		case err != nil || !fi.Mode().IsRegular():
+		case fi.Size() == 0:
+			empty++
+		default:
+			files++
 		}
 	}
-	return false
+	return files, empty, dangling, target
 }
 
 // pathErr drops the operation and path of an *fs.PathError (the message
@@ -312,6 +341,11 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 		t, err := input.ReadRows(file, name, opts)
 		if err != nil {
 			return nil, err
+		}
+		if t.Rows > 0 && t.Weights != nil && !slices.ContainsFunc(t.Weights[:t.Rows], func(w float64) bool { return w != 0 }) {
+			// Not "no row sample": the rows are there, their shares of
+			// requests are not (sim's key statistics then count rows).
+			w.Warnings = append(w.Warnings, shardkey.Errorf(file, 0, "weight", "every row's weight is 0, so the rows give no share of requests: shard_load and load_ratio are unknown, and key statistics count each row once; leave the weight column out to weigh rows equally"))
 		}
 		w.Tables = append(w.Tables, t)
 		names = append(names, file)

@@ -360,10 +360,10 @@ Flags:
 // fix that names one (advisor.Fix.DirectoryFile, its Placement), each
 // once, and says on standard error what it wrote and the command that
 // re-scores it: shardkey score, rescore (rescoreArgs), -k the design.
+//
+// dir is made only when there is a file to write: with none, nothing is
+// made (an empty directory was left behind) and standard error says so.
 func writeDirectories(e *env, dir string, adv *advisor.Advice, rescore []string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageErr("--write-directories: %v", err)
-	}
 	written := map[string][]advisor.Placed{}
 	for _, as := range adv.Candidates {
 		for _, f := range as.Fixes {
@@ -381,6 +381,11 @@ func writeDirectories(e *env, dir string, adv *advisor.Advice, rescore []string)
 			if err := advisor.WriteDirectory(&b, f.Target, f.Placement); err != nil {
 				return err
 			}
+			if len(written) == 0 {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return usageErr("--write-directories: %v", err)
+				}
+			}
 			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 				return fmt.Errorf("--write-directories: %w", err)
 			}
@@ -394,7 +399,11 @@ func writeDirectories(e *env, dir string, adv *advisor.Advice, rescore []string)
 		}
 	}
 	if len(written) == 0 {
-		fmt.Fprintf(e.stderr, "--write-directories: no proposed design names a directory file; nothing written to %s\n", dir)
+		made := "left as it is"
+		if _, err := os.Stat(dir); err != nil {
+			made = "not created"
+		}
+		fmt.Fprintf(e.stderr, "--write-directories: no proposed design names a directory file: nothing written, %s %s\n", dir, made)
 	}
 	return nil
 }

@@ -35,6 +35,7 @@ candidates:
   - "hash(user_id), lookup(nosuch)"
   - "hash(user_id), lookup(email)"
 `)
+	nocol := writeFile(t, "users.yaml", strings.Replace(readFile(t, spec), `"hash(user_id), lookup(nosuch)"`, "hash(nosuch)", 1))
 	for _, c := range []struct {
 		name string
 		args []string
@@ -57,6 +58,14 @@ candidates:
 		// A spec's bad lookup candidate: the file, line and field.
 		{"spec-lookup", []string{"advise", "--workload", spec}, 1,
 			`users.yaml:20: candidates: key "hash(user_id), lookup(nosuch)": lookup(nosuch): no table hash(user_id) places has a column "nosuch"`},
+		// A spec's candidate naming no column of any table: score said
+		// "users.yaml: candidates: ..." with no line; now the line (20)
+		// and the column, bad input as the lookup above; advise skips it
+		// with a warning at the same place.
+		{"spec-column-score", []string{"score", "--workload", nocol}, 1,
+			`users.yaml:20: candidates: key "hash(nosuch)": no table has column(s) nosuch`},
+		{"spec-column-advise", []string{"advise", "--workload", nocol, "--bootstrap", "0", "--sweep", ""}, 0,
+			`/users.yaml:20: candidates: candidate hash(nosuch) skipped: key "hash(nosuch)": no table has column(s) nosuch`},
 	} {
 		code, _, errs := runCmd(t, "", c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) || strings.Contains(errs, "unknown function") || strings.Contains(errs, "no candidate could be scored") {

@@ -37,6 +37,11 @@ func TestUsageErrorsNamed(t *testing.T) {
 		// the nodes, as --nodes does (advise.txtar: --nodes alone runs).
 		{[]string{"score", "--engine", "citus(shard_count=32)", "--nodes", "4", "--shards", "4", "-k", "hash(user_id)"}, 2, []string{"--shards 4 and --nodes 4 with --engine citus(shard_count=32): both count the nodes"}},
 		{[]string{"score", "--engine", "citus", "--nodes", "4", "-k", "hash(user_id)"}, 2, []string{"--nodes 4 needs the shards placed on the nodes: give them with --engine 'citus(shard_count=S)' or --slots S"}},
+		// --capacity 0 silently dropped social.yaml's capacity of 1,000
+		// (no "over capacity" anywhere); a shard that can do no work is
+		// no capacity: a usage error, as a negative one was.
+		{[]string{"score", "--capacity", "0", "-k", "hash(user_id)"}, 2, []string{"--capacity 0: must be a finite number > 0 (units of work/s one shard can do)"}},
+		{[]string{"score", "--capacity", "-5", "-k", "hash(user_id)"}, 2, []string{"--capacity -5: must be a finite number > 0"}},
 	} {
 		args := tc.args
 		if args[0] == "score" {
@@ -83,6 +88,58 @@ func TestDirectoryGivenAsFile(t *testing.T) {
 		{[]string{"watch", "--log", dir, "-k", "hash(a)"}, 2, "shardkey watch: --log " + dir + ": a directory with no log files in it"},
 	} {
 		code, _, errs := runCmd(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// TestEmptyLogs: a --log that holds nothing to read is a usage error
+// (exit 2) whether it is an empty file (it was exit 1, "FILE:1: empty
+// log"), standard input with nothing on it, or a directory whose files
+// are all empty, as a directory with no file is; an empty file beside a
+// log in a directory (one just rotated in) is passed over. A symbolic
+// link to nothing in a directory is named with its target (it was exit 1
+// with "stat DIR/a.log: no such file or directory"), as a --log file
+// that does not exist is (exit 2).
+func TestEmptyLogs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stmt := "2024-03-01 00:00:00.000 UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 1\n"
+	empty := write("empty.log", "")
+	write("allempty/a.log", "")
+	write("allempty/b.log", "")
+	write("mixed/a.log", stmt)
+	write("mixed/b.log", "")
+	write("dangle/b.log", stmt)
+	link := filepath.Join(dir, "dangle", "a.log")
+	if err := os.Symlink(filepath.Join(dir, "gone.log"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+		code  int
+		want  string
+	}{
+		{[]string{"advise", "--log", empty}, "", 2, "shardkey advise: --log " + empty + ": an empty file: no statement to read\n"},
+		{[]string{"advise", "--log", "-"}, "\n", 2, "shardkey advise: standard input: an empty log (no lines but blank ones): no statement to read\n"},
+		{[]string{"advise", "--log", filepath.Join(dir, "allempty")}, "", 2, "shardkey advise: --log " + dir + "/allempty: a directory whose 2 log file(s) are all empty: no statement to read\n"},
+		{[]string{"advise", "--log", filepath.Join(dir, "allempty", "*")}, "", 2, "shardkey advise: " + dir + "/allempty/*: its 2 log file(s) are all empty: no statement to read\n"},
+		{[]string{"score", "--log", filepath.Join(dir, "mixed"), "-k", "hash(id)"}, "", 0, ""},
+		{[]string{"advise", "--log", filepath.Join(dir, "dangle")}, "", 2, "shardkey advise: --log " + dir + "/dangle: " + link + " is a symbolic link to " + dir + "/gone.log, which does not exist"},
+		{[]string{"advise", "--log", filepath.Join(dir, "dangle", "*.log")}, "", 2, "shardkey advise: " + link + ": a symbolic link to " + dir + "/gone.log, which cannot be opened (no such file or directory)"},
+	} {
+		code, _, errs := runCmd(t, tc.stdin, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,5 +73,23 @@ func TestMissingInputFile(t *testing.T) {
 	// The same missing file for -k @FILE, for comparison: exit 2 as well.
 	if code, _, errs := runCmd(t, "", "score", "--log", pgbench, "-k", "@"+missing); code != 2 || !strings.Contains(errs, missing) {
 		t.Errorf("-k @missing: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestEndlessLineMessage: a file of one endless line (/dev/zero) gives
+// one message whichever flag reads it: the file and line once (--rows
+// said "/dev/zero: /dev/zero:1: ...") and the bound in MiB, as
+// shardkey.MaxLineBytes is documented (--queries and --txns said
+// "67108864 bytes"). 64 MiB = 64 << 20 = 67108864.
+func TestEndlessLineMessage(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	want := "shardkey advise: /dev/zero:1: line longer than 64 MiB (a binary or NUL-filled file?)\n"
+	for _, flag := range []string{"--rows", "--queries", "--txns"} {
+		code, _, errs := runCmd(t, "", "advise", flag, "/dev/zero")
+		if code != 1 || errs != want {
+			t.Errorf("%s /dev/zero: exit %d, stderr %q; want exit 1 and %q", flag, code, errs, want)
+		}
 	}
 }

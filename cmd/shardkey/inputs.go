@@ -98,7 +98,7 @@ func (c *common) register(fs *flag.FlagSet, withInputs bool) {
 	fs.Var(&c.keys, "k", "key `expression` or design to score, e.g. 'hash(user_id)'; @vschema.json for a Vitess VSchema's, @from for the one the --from database runs (Citus); repeatable")
 	fs.Var(&c.keys, "key", "same as -k")
 	fs.IntVar(&c.shards, "shards", 0, "number of `shards` (default: the workload's, else 8)")
-	fs.Float64Var(&c.capacity, "capacity", -1, "per-shard `capacity` in units of work/s; the workload's when not given")
+	fs.Float64Var(&c.capacity, "capacity", -1, "per-shard `capacity` in units of work/s, > 0; the workload's when not given")
 	fs.Lookup("capacity").DefValue = "0" // -1 only marks "not given": help shows no default
 	fs.StringVar(&c.engine, "engine", "generic", "placement `engine` of hash keys: "+strings.Join(partition.Names(), ", "))
 	fs.StringVar(&c.format, "format", "table", "output `format`: table, json or markdown")
@@ -168,8 +168,11 @@ func (c *common) validate(fs *flag.FlagSet) error {
 	}
 	capSet := false
 	fs.Visit(func(f *flag.Flag) { capSet = capSet || f.Name == "capacity" })
-	if capSet && (math.IsNaN(c.capacity) || math.IsInf(c.capacity, 0) || c.capacity < 0) {
-		return usageErr("--capacity %v: must be a finite number >= 0 (units of work/s per shard; 0 for none)", c.capacity)
+	// 0 is refused, not read as "none": it dropped a workload's own
+	// capacity and every verdict against it without a word, and a shard
+	// that can do no work is no capacity to plan against.
+	if capSet && (math.IsNaN(c.capacity) || math.IsInf(c.capacity, 0) || c.capacity <= 0) {
+		return usageErr("--capacity %v: must be a finite number > 0 (units of work/s one shard can do); leave it out for the workload's own, if it gives one", c.capacity)
 	}
 	return nil
 }
@@ -462,7 +465,10 @@ func compileKeys(w *shardkey.Workload, keys []string, o sim.Options, fromFlags b
 			if fromFlags {
 				return nil, keyErr(err)
 			}
-			return nil, fmt.Errorf("%s: candidates: %w", w.Source, err)
+			// A candidate of the spec: bad input at its line (as a spec
+			// candidate whose lookup names no column is), the column it
+			// names in err.
+			return nil, shardkey.Errorf(w.Source, w.CandidateLines[k], "candidates", "%w", err)
 		}
 	}
 	return schemes, nil

@@ -199,3 +199,20 @@ func TestWriteDirectoriesCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteDirectoriesNothing: when no proposed design names a directory
+// file (social: no place-values fix), --write-directories makes nothing
+// (it left an empty directory behind) and says so on standard error.
+func TestWriteDirectoriesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "maps")
+	code, _, errs := runCmd(t, "", "advise", "social", "--bootstrap", "0", "--sweep", "", "--write-directories", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s: %v; want it not created", dir, err)
+	}
+	if want := "--write-directories: no proposed design names a directory file: nothing written, " + dir + " not created\n"; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q; want %q", errs, want)
+	}
+}
