@@ -60,10 +60,10 @@ candidates:
 			`users.yaml:20: candidates: key "hash(user_id), lookup(nosuch)": lookup(nosuch): no table hash(user_id) places has a column "nosuch"`},
 		// A spec's candidate naming no column of any table: score said
 		// "users.yaml: candidates: ..." with no line; now the line (20)
-		// and the column, bad input as the lookup above; advise skips it
-		// with a warning at the same place.
-		{"spec-column-score", []string{"score", "--workload", nocol}, 1,
-			`users.yaml:20: candidates: key "hash(nosuch)": no table has column(s) nosuch`},
+		// and the column, and, as advise does, it is skipped with that
+		// warning while the spec's other candidates are scored.
+		{"spec-column-score", []string{"score", "--workload", nocol}, 0,
+			`users.yaml:20: candidates: key "hash(nosuch)": no table has column(s) nosuch (tables: users(user_id, email)); this candidate is skipped, the others scored`},
 		{"spec-column-advise", []string{"advise", "--workload", nocol, "--bootstrap", "0", "--sweep", ""}, 0,
 			`/users.yaml:20: candidates: candidate hash(nosuch) skipped: key "hash(nosuch)": no table has column(s) nosuch`},
 	} {

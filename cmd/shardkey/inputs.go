@@ -246,6 +246,8 @@ type loaded struct {
 	// st, when set, holds the keys' compiled schemes and what was routed
 	// while the samples were read (see common.stream).
 	st *sim.Stream
+	// schemes, when set, are keys compiled (dropUnplaceable), in order.
+	schemes []*sim.Scheme
 }
 
 // load reads the inputs the flags name (or the given spec) into a
@@ -334,6 +336,42 @@ func (c *common) load(e *env, spec *scenario.Spec) (*loaded, error) {
 		return nil, err
 	}
 	return &loaded{w: w, keys: keys, keysDir: dir, keysFromFlags: len(c.keys) > 0, st: st, opts: sim.Options{Shards: w.Shards, Engine: eng, Dir: dir, Workers: c.workers, Vindexes: c.vindexes, Nodes: nodes}}, nil
+}
+
+// dropUnplaceable compiles the workload's own candidates (a spec's
+// candidates:, scored when no -k is given) and leaves out, with a warning
+// naming the spec's line, those the engine cannot place (a reference
+// table under Redis Cluster, a two-column key under Citus), as advise
+// does: the spec names candidates for any engine, and scoring it under
+// one should score what that engine can place. It fails as compileKeys
+// does when none compiles (the first one's error), and keeps the schemes
+// it compiled for scoreAll.
+func (l *loaded) dropUnplaceable(e *env) error {
+	if l.keysFromFlags || l.st != nil || len(l.keys) == 0 {
+		return nil
+	}
+	var keys []string
+	var schemes []*sim.Scheme
+	var errs []error
+	for _, k := range l.keys {
+		s, err := compileKeys(l.w, []string{k}, l.opts, false)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		keys = append(keys, k)
+		schemes = append(schemes, s[0])
+	}
+	if len(keys) == 0 {
+		return errs[0] // none to score: the first one's error, as without the others
+	}
+	for _, err := range errs {
+		werr := fmt.Errorf("%w; this candidate is skipped, the others scored", err)
+		fmt.Fprintf(e.stderr, "warning: %v\n", werr)
+		l.w.Warnings = append(l.w.Warnings, werr) // into every format (report.NewScore)
+	}
+	l.keys, l.schemes = keys, schemes
+	return nil
 }
 
 // nodes returns the slots' placement on nodes for w (nodesFor), or nil.
@@ -495,6 +533,8 @@ func scoreAll(l *loaded) ([]*sim.Candidate, error) {
 	var schemes []*sim.Scheme
 	if l.st != nil {
 		schemes = l.st.Schemes
+	} else if l.schemes != nil {
+		schemes = l.schemes
 	} else {
 		var err error
 		if schemes, err = compileKeys(l.w, l.keys, l.opts, l.keysFromFlags); err != nil {

@@ -64,6 +64,9 @@ Flags:
 	if err != nil {
 		return err
 	}
+	if err := l.dropUnplaceable(e); err != nil {
+		return err
+	}
 	cands, err := scoreAll(l)
 	if err != nil {
 		return err
@@ -138,6 +141,9 @@ Flags:
 	c.nodesFor = nf.nodesFor
 	l, err := c.load(e, spec)
 	if err != nil {
+		return err
+	}
+	if err := l.dropUnplaceable(e); err != nil {
 		return err
 	}
 	cands, err := scoreAll(l)
