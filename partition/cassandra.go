@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 
 	"github.com/shardkey/shardkey"
 )
@@ -41,7 +43,14 @@ import (
 type Cassandra struct {
 	numTokens int
 	seed      int
+	// allocRF is the token allocation: 0 the default (cassandraDefaultAlloc),
+	// -1 random (allocate=random), >= 2 the allocation algorithm for that
+	// local replication factor (allocate=rfN).
+	allocRF int
 }
+
+// cassandraDefaultAlloc is the allocation when no allocate option is given.
+const cassandraDefaultAlloc = 3
 
 var (
 	_ Engine       = Cassandra{}
@@ -61,7 +70,32 @@ func newCassandra(o Options) (Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Cassandra{numTokens: nt, seed: seed}, nil
+	rf, err := parseCassandraAlloc(o.String("allocate", ""))
+	if err != nil {
+		return nil, err
+	}
+	return Cassandra{numTokens: nt, seed: seed, allocRF: rf}, nil
+}
+
+// parseCassandraAlloc parses the allocate option: "random" (no
+// allocate_tokens_* in cassandra.yaml) or "rfN" (allocate_tokens_for_local_replication_factor: N,
+// N in 2..64); "" is the default.
+func parseCassandraAlloc(s string) (int, error) {
+	switch {
+	case s == "":
+		return cassandraDefaultAlloc, nil
+	case s == "random":
+		return -1, nil
+	case strings.HasPrefix(s, "rf"):
+		n, err := strconv.Atoi(s[2:])
+		if err == nil && n >= 2 && n <= 64 {
+			return n, nil
+		}
+		if err == nil && n == 1 {
+			return 0, fmt.Errorf("cassandra: allocate=rf1 (NoReplicationTokenAllocator) is not simulated; use rf2..rf64 or random")
+		}
+	}
+	return 0, fmt.Errorf("cassandra: allocate=%q: want random or rfN (allocate_tokens_for_local_replication_factor N, 2..64)", s)
 }
 
 // NewCassandra returns the Cassandra engine with numTokens vnodes per node
@@ -81,12 +115,30 @@ func (c Cassandra) params() (numTokens, seed int) {
 	return c.numTokens, c.seed
 }
 
+// allocation returns the local replication factor the token allocation
+// algorithm runs for, or -1 for random tokens.
+func (c Cassandra) allocation() int {
+	if c.allocRF == 0 {
+		return cassandraDefaultAlloc
+	}
+	return c.allocRF
+}
+
 func (c Cassandra) Name() string {
 	nt, seed := c.params()
-	if nt == 16 && seed == 1 {
+	rf := c.allocation()
+	if nt == 16 && seed == 1 && rf == cassandraDefaultAlloc {
 		return "cassandra"
 	}
-	return specName("cassandra", fmt.Sprintf("num_tokens=%d", nt), fmt.Sprintf("seed=%d", seed))
+	kv := []string{fmt.Sprintf("num_tokens=%d", nt), fmt.Sprintf("seed=%d", seed)}
+	if rf != cassandraDefaultAlloc {
+		if rf < 0 {
+			kv = append(kv, "allocate=random")
+		} else {
+			kv = append(kv, fmt.Sprintf("allocate=rf%d", rf))
+		}
+	}
+	return specName("cassandra", kv...)
 }
 
 func (c Cassandra) Hash(key []shardkey.Value) (Hash, error) {
@@ -288,15 +340,28 @@ func fmix64(k uint64) uint64 {
 	return k
 }
 
-// Layout returns a ring of n nodes with num_tokens random tokens each.
+// Layout returns a ring of n nodes with num_tokens tokens each, allocated as
+// nodes 0..n-1 joining one at a time would get them.
 func (c Cassandra) Layout(n int) (Layout, error) {
 	if err := checkShards(n); err != nil {
 		return nil, err
 	}
 	nt, seed := c.params()
 	tokens := make([][]uint64, n)
-	for node := range tokens {
-		tokens[node] = cassandraNodeTokens(seed, node, nt)
+	if rf := c.allocation(); rf > 0 {
+		if n > cassandraAllocMaxNodes {
+			return nil, fmt.Errorf("cassandra: %d nodes: the token allocation algorithm (allocate=rf%d, Cassandra 4.0+'s default) is simulated for at most %d nodes (each join costs time proportional to the ring's token count); use cassandra(allocate=random) for random tokens", n, rf, cassandraAllocMaxNodes)
+		}
+		for node, ts := range cassandraAllocTokens(nt, rf, seed, n) {
+			tokens[node] = make([]uint64, len(ts))
+			for i, t := range ts {
+				tokens[node][i] = uint64(t) ^ 1<<63
+			}
+		}
+	} else {
+		for node := range tokens {
+			tokens[node] = cassandraNodeTokens(seed, node, nt)
+		}
 	}
 	return NewTokenRing(n, func(node, i int) uint64 { return tokens[node][i] }, nt), nil
 }
