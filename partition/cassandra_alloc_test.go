@@ -252,10 +252,7 @@ func TestCassandraAlloc_Tokens(t *testing.T) {
 // others keep theirs and keys move only to it, and its replicated ownership
 // is within Cassandra's bound.
 func TestCassandraAlloc_Grow(t *testing.T) {
-	e := Cassandra{}
-	if e.allocation() != 3 {
-		t.Fatalf("default allocation rf %d; want 3 (cassandra.yaml of 4.0+)", e.allocation())
-	}
+	e := mustLookup(t, "cassandra(allocate=rf3)").(Cassandra)
 	for n := 3; n <= 24; n++ {
 		old := mustLayout(t, e, n).(*TokenRing)
 		gl, err := e.Grow(old, n+1)
@@ -288,8 +285,8 @@ func TestCassandraAlloc_Grow(t *testing.T) {
 
 func TestCassandraAlloc_Options(t *testing.T) {
 	for spec, want := range map[string]string{
-		"cassandra(allocate=rf3)":    "cassandra",
-		"cassandra(allocate=random)": "cassandra(num_tokens=16, seed=1, allocate=random)",
+		"cassandra(allocate=random)": "cassandra",
+		"cassandra(allocate=rf3)":    "cassandra(num_tokens=16, seed=1, allocate=rf3)",
 		"cassandra(allocate=rf5)":    "cassandra(num_tokens=16, seed=1, allocate=rf5)",
 	} {
 		if got := mustLookup(t, spec).Name(); got != want {
@@ -301,7 +298,7 @@ func TestCassandraAlloc_Options(t *testing.T) {
 			t.Errorf("%s: no error", bad)
 		}
 	}
-	if _, err := mustLookup(t, "cassandra").Layout(cassandraAllocMaxNodes + 1); err == nil || !strings.Contains(err.Error(), "allocate=random") {
+	if _, err := mustLookup(t, "cassandra(allocate=rf3)").Layout(cassandraAllocMaxNodes + 1); err == nil || !strings.Contains(err.Error(), "allocate=random") {
 		t.Errorf("Layout(%d): error %v; want one naming allocate=random", cassandraAllocMaxNodes+1, err)
 	}
 	if _, err := mustLookup(t, "cassandra(allocate=random)").Layout(cassandraAllocMaxNodes + 1); err != nil {
