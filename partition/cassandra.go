@@ -361,8 +361,8 @@ func (c Cassandra) Layout(n int) (Layout, error) {
 	nt, seed := c.params()
 	tokens := make([][]uint64, n)
 	if rf := c.allocation(); rf > 0 {
-		if n > cassandraAllocMaxNodes {
-			return nil, fmt.Errorf("cassandra: %d nodes: the token allocation algorithm (allocate=rf%d, Cassandra 4.0+'s shipped configuration) is simulated for at most %d nodes (each join costs time proportional to the ring's token count); use cassandra(allocate=random) for random tokens", n, rf, cassandraAllocMaxNodes)
+		if m := cassandraAllocMaxNodes(nt); n > m {
+			return nil, fmt.Errorf("cassandra: %d nodes: the token allocation algorithm (allocate=rf%d, Cassandra 4.0+'s shipped configuration) is simulated for at most %d nodes of num_tokens=%d (each join costs time proportional to the ring's token count); use cassandra(allocate=random) for random tokens", n, rf, m, nt)
 		}
 		for node, ts := range cassandraAllocTokens(nt, rf, seed, n) {
 			tokens[node] = make([]uint64, len(ts))

@@ -40,10 +40,14 @@ import (
 // cross-datacenter clash adjustment (adjustForCrossDatacenterClashes; one DC
 // has no other DC to clash with), removing or replacing nodes.
 
-// cassandraAllocMaxNodes is the largest ring the allocation is simulated for:
-// 1,024 nodes of 16 tokens take seconds, and the cost grows with the square of
-// the node count.
-const cassandraAllocMaxNodes = 1024
+// cassandraAllocMaxNodes is the largest ring of nodes with numTokens tokens
+// the allocation is simulated for: each join walks every token of the ring,
+// so a ring of n nodes costs about n*n*numTokens/2 steps, and 1,024 nodes of
+// 16 tokens (2^24 for n*n*numTokens) already take seconds. 1,024 nodes of 16
+// tokens, 256 of 256, 4,096 of 1.
+func cassandraAllocMaxNodes(numTokens int) int {
+	return int(math.Sqrt(float64(1<<24) / float64(numTokens)))
+}
 
 // cassandraAllocCache holds, per (num_tokens, RF, seed), the tokens of the
 // nodes allocated so far: node i's tokens depend only on nodes 0..i-1, so a

@@ -298,10 +298,15 @@ func TestCassandraAlloc_Options(t *testing.T) {
 			t.Errorf("%s: no error", bad)
 		}
 	}
-	if _, err := mustLookup(t, "cassandra(allocate=rf3)").Layout(cassandraAllocMaxNodes + 1); err == nil || !strings.Contains(err.Error(), "allocate=random") {
-		t.Errorf("Layout(%d): error %v; want one naming allocate=random", cassandraAllocMaxNodes+1, err)
+	for nt, max := range map[int]int{16: 1024, 256: 256, 1: 4096} {
+		if got := cassandraAllocMaxNodes(nt); got != max {
+			t.Errorf("num_tokens=%d: at most %d nodes; want %d (n*n*num_tokens <= 2^24)", nt, got, max)
+		}
 	}
-	if _, err := mustLookup(t, "cassandra(allocate=random)").Layout(cassandraAllocMaxNodes + 1); err != nil {
+	if _, err := mustLookup(t, "cassandra(num_tokens=256, allocate=rf3)").Layout(257); err == nil || !strings.Contains(err.Error(), "allocate=random") {
+		t.Errorf("Layout(257): error %v; want one naming allocate=random", err)
+	}
+	if _, err := mustLookup(t, "cassandra(allocate=random)").Layout(1025); err != nil {
 		t.Error(err)
 	}
 }
