@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 
 	"github.com/shardkey/shardkey"
 )
@@ -32,16 +34,35 @@ import (
 // and a 0x00. NULL in a partition key is rejected (ErrNoDestination).
 //
 // Hash is the token; Point is token + 2^63 as uint64, so unsigned order is
-// token order. The layout is a vnode ring: each node has num_tokens random
-// tokens (Murmur3Partitioner.getRandomToken, the allocation used when no
-// allocate_tokens_* option is set; Cassandra 4.0's default config instead
-// runs the token allocation algorithm, which this does not simulate), drawn
-// from a PCG generator seeded with (seed, node index), so a node's tokens
-// depend only on seed and its index. A node owns (previous token, its token].
+// token order. The layout is a vnode ring of nodes in one datacenter and one
+// rack joining one at a time, each with num_tokens tokens; a node owns
+// (previous token, its token]. The tokens come from the allocate option:
+//
+//   - random (the default; no allocate_tokens_* set): num_tokens random
+//     tokens per node (Murmur3Partitioner.getRandomToken) drawn from a PCG
+//     generator seeded with (seed, node index), so a node's tokens depend
+//     only on seed and its index.
+//   - rfN (allocate_tokens_for_local_replication_factor: N; rf3 with
+//     num_tokens 16 is what the cassandra.yaml shipped with 4.0+ sets):
+//     Cassandra's token allocation algorithm (dht/tokenallocator/
+//     ReplicationAwareTokenAllocator.java, TokenAllocatorBase.java), ported
+//     in cassandra_alloc.go; the first token of the ring is drawn from a PCG
+//     generator seeded with seed, everything after is deterministic as in
+//     Cassandra. Not the default yet: under it the advice for the workspace
+//     sample fails a test of its own (cmd/shardkey
+//     TestCassandraBucketOverCapacity: per-whale bucket counts leave more
+//     nodes over capacity than one count for every whale).
 type Cassandra struct {
 	numTokens int
 	seed      int
+	// allocRF is the token allocation: 0 the default (cassandraDefaultAlloc),
+	// -1 random (allocate=random), >= 2 the allocation algorithm for that
+	// local replication factor (allocate=rfN).
+	allocRF int
 }
+
+// cassandraDefaultAlloc is the allocation when no allocate option is given.
+const cassandraDefaultAlloc = -1
 
 var (
 	_ Engine       = Cassandra{}
@@ -61,11 +82,36 @@ func newCassandra(o Options) (Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Cassandra{numTokens: nt, seed: seed}, nil
+	rf, err := parseCassandraAlloc(o.String("allocate", ""))
+	if err != nil {
+		return nil, err
+	}
+	return Cassandra{numTokens: nt, seed: seed, allocRF: rf}, nil
+}
+
+// parseCassandraAlloc parses the allocate option: "random" (no
+// allocate_tokens_* in cassandra.yaml) or "rfN" (allocate_tokens_for_local_replication_factor: N,
+// N in 2..64); "" is the default.
+func parseCassandraAlloc(s string) (int, error) {
+	switch {
+	case s == "":
+		return cassandraDefaultAlloc, nil
+	case s == "random":
+		return -1, nil
+	case strings.HasPrefix(s, "rf"):
+		n, err := strconv.Atoi(s[2:])
+		if err == nil && n >= 2 && n <= 64 {
+			return n, nil
+		}
+		if err == nil && n == 1 {
+			return 0, fmt.Errorf("cassandra: allocate=rf1 (NoReplicationTokenAllocator) is not simulated; use rf2..rf64 or random")
+		}
+	}
+	return 0, fmt.Errorf("cassandra: allocate=%q: want random or rfN (allocate_tokens_for_local_replication_factor N, 2..64)", s)
 }
 
 // NewCassandra returns the Cassandra engine with numTokens vnodes per node
-// (1..16384) and token seed.
+// (1..16384), token seed and the default allocation (allocate=random).
 func NewCassandra(numTokens, seed int) (Cassandra, error) {
 	e, err := newCassandra(Options{"num_tokens": fmt.Sprint(numTokens), "seed": fmt.Sprint(seed)})
 	if err != nil {
@@ -81,12 +127,30 @@ func (c Cassandra) params() (numTokens, seed int) {
 	return c.numTokens, c.seed
 }
 
+// allocation returns the local replication factor the token allocation
+// algorithm runs for, or -1 for random tokens.
+func (c Cassandra) allocation() int {
+	if c.allocRF == 0 {
+		return cassandraDefaultAlloc
+	}
+	return c.allocRF
+}
+
 func (c Cassandra) Name() string {
 	nt, seed := c.params()
-	if nt == 16 && seed == 1 {
+	rf := c.allocation()
+	if nt == 16 && seed == 1 && rf == cassandraDefaultAlloc {
 		return "cassandra"
 	}
-	return specName("cassandra", fmt.Sprintf("num_tokens=%d", nt), fmt.Sprintf("seed=%d", seed))
+	kv := []string{fmt.Sprintf("num_tokens=%d", nt), fmt.Sprintf("seed=%d", seed)}
+	if rf != cassandraDefaultAlloc {
+		if rf < 0 {
+			kv = append(kv, "allocate=random")
+		} else {
+			kv = append(kv, fmt.Sprintf("allocate=rf%d", rf))
+		}
+	}
+	return specName("cassandra", kv...)
 }
 
 func (c Cassandra) Hash(key []shardkey.Value) (Hash, error) {
@@ -288,15 +352,28 @@ func fmix64(k uint64) uint64 {
 	return k
 }
 
-// Layout returns a ring of n nodes with num_tokens random tokens each.
+// Layout returns a ring of n nodes with num_tokens tokens each, allocated as
+// nodes 0..n-1 joining one at a time would get them.
 func (c Cassandra) Layout(n int) (Layout, error) {
 	if err := checkShards(n); err != nil {
 		return nil, err
 	}
 	nt, seed := c.params()
 	tokens := make([][]uint64, n)
-	for node := range tokens {
-		tokens[node] = cassandraNodeTokens(seed, node, nt)
+	if rf := c.allocation(); rf > 0 {
+		if m := cassandraAllocMaxNodes(nt); n > m {
+			return nil, fmt.Errorf("cassandra: %d nodes: the token allocation algorithm (allocate=rf%d, Cassandra 4.0+'s shipped configuration) is simulated for at most %d nodes of num_tokens=%d (each join costs time proportional to the ring's token count); use cassandra(allocate=random) for random tokens", n, rf, m, nt)
+		}
+		for node, ts := range cassandraAllocTokens(nt, rf, seed, n) {
+			tokens[node] = make([]uint64, len(ts))
+			for i, t := range ts {
+				tokens[node][i] = uint64(t) ^ 1<<63
+			}
+		}
+	} else {
+		for node := range tokens {
+			tokens[node] = cassandraNodeTokens(seed, node, nt)
+		}
 	}
 	return NewTokenRing(n, func(node, i int) uint64 { return tokens[node][i] }, nt), nil
 }
@@ -316,10 +393,12 @@ func cassandraNodeTokens(seed, node, numTokens int) []uint64 {
 	return t
 }
 
-// Grow adds nodes n..to-1 with their own random tokens, as bootstrapping
-// nodes without allocate_tokens_* does; the tokens of existing nodes stay,
-// so keys move only to the new nodes (about 1/(n+1) each on average, with a
-// spread that shrinks as num_tokens grows).
+// Grow adds nodes n..to-1 joining one at a time, each with the tokens the
+// engine's allocation gives it on the ring so far (random tokens, as
+// bootstrapping nodes without allocate_tokens_* get, or the allocation
+// algorithm's with allocate=rfN); the tokens of existing nodes stay, so keys
+// move only to the new nodes (about 1/(n+1) each; with random tokens on
+// average, with a spread that shrinks as num_tokens grows).
 func (c Cassandra) Grow(l Layout, to int) (Layout, error) {
 	if to < l.Shards() {
 		return nil, fmt.Errorf("cassandra: cannot grow %d nodes to %d", l.Shards(), to)

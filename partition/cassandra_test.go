@@ -3,6 +3,7 @@ package partition
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -33,10 +34,11 @@ func TestCassandra_Grow(t *testing.T) {
 		total := 0.0
 		const seeds = 40
 		for seed := 1; seed <= seeds; seed++ {
-			e, err := NewCassandra(16, seed)
+			ee, err := newCassandra(Options{"num_tokens": "16", "seed": fmt.Sprint(seed), "allocate": "random"})
 			if err != nil {
 				t.Fatal(err)
 			}
+			e := ee.(Cassandra)
 			old := mustLayout(t, e, n).(*TokenRing)
 			gl, err := e.Grow(old, n+1)
 			if err != nil {
