@@ -301,6 +301,8 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 	kWhy := ""
 	var capWhales []bucketWhale
 	var bestKs []int
+	var single *bucketSingle // the one count that beat the whales' own, if it did
+	var pw *sim.Candidate    // the best of the whales' own counts
 	if w.Capacity > 0 && len(cols) == 1 && spec.name != nil {
 		// By capacity: each way's (by= or not) values and counts, the
 		// better as re-simulated.
@@ -320,11 +322,34 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 			if !ok {
 				continue
 			}
-			if x, err := sim.Score(w, key, o); err == nil && better(x, best) {
+			x, err := sim.Score(w, key, o)
+			if err == nil && better(x, pw) {
+				pw = x
+			}
+			if err == nil && better(x, best) {
 				best, bestKey, bestM, bestBy, capWhales, bestKs = x, key, len(ws), useBy, ws, ks
+				single = nil
+			}
+			// One count for every whale, the heaviest's: fewer nodes
+			// over can come of it where the whales' own counts put
+			// buckets on loaded nodes (token placement is the hash's,
+			// not the load's); the better as re-simulated is proposed.
+			if len(ks) > 1 {
+				key1, ok := keyOf(slices.Max(ks), len(ws), nil, useBy)
+				if x, err := sim.Score(w, key1, o); ok && err == nil && better(x, best) {
+					single = &bucketSingle{perWhale: pw, k: slices.Max(ks)}
+					best, bestKey, bestM, bestBy, capWhales, bestKs = x, key1, len(ws), useBy, ws, ks
+				}
 			}
 		}
-		if best != nil {
+		if best != nil && single != nil {
+			k = single.k
+			kWhy = fmt.Sprintf("K = %d for every whale, the heaviest's count by capacity (a bucket of a value doing W units/s, R of them reads of the whole value, does (W - R) / K + R: %s: (%s - %s) / (%s - %s) = %.2f): re-simulated, it leaves %d nodes over capacity (busiest %s/s) where a count of each whale's own (%s) leaves %d (busiest %s/s): the buckets' tokens, not their count, decide which nodes they load",
+				k, capWhales[0].name, fmtF(capWhales[0].work), fmtF(capWhales[0].r), fmtF(w.Capacity), fmtF(capWhales[0].r), (capWhales[0].work-capWhales[0].r)/(w.Capacity-capWhales[0].r),
+				len(best.OverCapacity), fmtF(best.MaxShardWork), intsText(bestKs), len(single.perWhale.OverCapacity), fmtF(single.perWhale.MaxShardWork))
+			kWhy += size
+			bestKs = nil // one count: the texts of one K
+		} else if best != nil {
 			k = slices.Max(bestKs)
 			var each []string
 			for i, x := range capWhales {
@@ -423,7 +448,7 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 	as.Fixes = append(as.Fixes, Fix{Kind: "bucket", Target: strings.Join(vals, ", "), Key: bestKey, Before: nums(c), After: nums(best),
 		Text: fmt.Sprintf("Whales: bucket %s %s. %s: add a bucket column to the partition key, PRIMARY KEY ((%s, bucket), ...), and write "+rowBucket+", every other value keeping bucket 0 (the application keeps each whale's bucket count, in a small table it reads first) (%s)%s. %s; %s (+%s units/s of work in all, re-simulated). %s The %s goes from %.2fx to %.2fx the mean and the busiest node's work from %s/s to %s/s%s.%s",
 			what, spec.where, why, col, bestKey, capped, kWhy, reads, fmtF(fanout), bucketPlacementText,
-			ratioText(c, w), ratioOf(c), ratioOf(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), over, bucketWorseText(c, best, w.Capacity, heaviestBucket(capWhales, bestKs)))})
+			ratioText(c, w), ratioOf(c), ratioOf(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), over, bucketWorseText(c, best, w.Capacity, heaviestBucket(capWhales, eachK(bestKs, k, len(capWhales)))))})
 	as.Criteria.AfterFixes = best.MaxShardWork
 	return true
 }
@@ -544,4 +569,34 @@ func cassandraReplicaNote(engine string) string {
 		return ""
 	}
 	return "Replication is not modelled: the per-node figures count each partition on the owner of its token only. Cassandra keeps every partition on RF replicas (the keyspace's replication factor: the token's owner and the next RF-1 nodes on the ring), so each write costs RF replica writes on RF nodes and each read as many replicas as its consistency level asks (ONE: 1; QUORUM or LOCAL_QUORUM at RF = 3: 2); a hot partition loads RF nodes, not one."
+}
+
+// bucketSingle is one bucket count for every whale when it re-simulates
+// better than each whale's own count (bucketFix): perWhale is the latter's
+// score, for the text.
+type bucketSingle struct {
+	perWhale *sim.Candidate
+	k        int
+}
+
+// intsText writes counts as a design's list does, [12, 5, 3].
+func intsText(ks []int) string {
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = strconv.Itoa(k)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// eachK is the bucket count of each of m whales: ks, or k for each when
+// one count is given (ks nil).
+func eachK(ks []int, k, m int) []int {
+	if ks != nil {
+		return ks
+	}
+	out := make([]int, m)
+	for i := range out {
+		out[i] = k
+	}
+	return out
 }

@@ -700,13 +700,13 @@ func capacityHead(cp *Capacity, n int) string {
 // neededText says how many shards bring every shard under cp's capacity
 // with the fixes applied (advised for n), of which counts searched, and,
 // when that count's fit is thin, how thin and what count leaves
-// fitMargin to spare: "101 shards bring every shard under it, the fewest
+// fitMargin to spare: "105 shards bring every shard under it, the fewest
 // that do: every count from 55 (43,900 requests/s at 800 a shard, each
 // request a unit of work on at least one shard: no fewer can fit) to
-// 100, each re-scored, leaves a shard over (hash placement is not
-// monotone in the shard count); on 101 the busiest does 782/s, 2% to
-// spare, within the hash placement's own variation, and no count up to
-// 256 leaves 10% to spare: ...".
+// 104, each re-scored, leaves a shard over (hash placement is not
+// monotone in the shard count) (of the 8 counts above it, 2 also fit:
+// ...); on 105 the busiest does 779/s, 3% to spare, within the hash
+// placement's own variation, and 10% to spare at 116 shards (...)".
 func neededText(cp *Capacity, n int) string {
 	need := cp.ShardsNeeded
 	s := fmt.Sprintf("%d shards bring every shard under it", need)
@@ -731,6 +731,7 @@ func neededText(cp *Capacity, n int) string {
 			s += fmt.Sprintf(", the fewest that do: every count from %d (%s) to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count)", ss.From, least, need-1)
 		}
 	}
+	s += aboveText(cp.NeedSearch, "fit")
 	if b := cp.NeededBusiest; b > (1-fitMargin)*cp.Capacity {
 		s += fmt.Sprintf("; on %d the busiest does %s/s, %s to spare, within the hash placement's own variation%s", need, fmtF(b), spare(1-b/cp.Capacity), marginText(cp, need))
 	}
@@ -742,7 +743,7 @@ func neededText(cp *Capacity, n int) string {
 // spare: ...", or "" when the margin was not searched for.
 func marginText(cp *Capacity, than int) string {
 	if cp.ShardsForMargin > 0 {
-		return fmt.Sprintf(", and %s to spare at %d shards%s", spare(fitMargin), cp.ShardsForMargin, fewerNote(cp.ShardsForMargin, than))
+		return fmt.Sprintf(", and %s to spare at %d shards%s%s", spare(fitMargin), cp.ShardsForMargin, fewerNote(cp.ShardsForMargin, than), marginAbove(cp))
 	}
 	if ss := cp.MarginSearch; ss != nil {
 		why := "one key value's work or every shard's share of scatter-gather"
@@ -752,6 +753,16 @@ func marginText(cp *Capacity, than int) string {
 		return fmt.Sprintf(", and no count up to %d leaves %s to spare: the busiest stops falling by then (%s)", ss.Upto, spare(fitMargin), why)
 	}
 	return ""
+}
+
+// marginAbove is what the margin count's neighbours say (aboveText), short
+// when the needed count's already said it.
+func marginAbove(cp *Capacity) string {
+	what := fmt.Sprintf("leave %s", spare(fitMargin))
+	if aboveText(cp.NeedSearch, "fit") != "" {
+		return aboveShort(cp.MarginSearch, what)
+	}
+	return aboveText(cp.MarginSearch, what)
 }
 
 // fewerNote is what a count m that leaves more to spare than the count

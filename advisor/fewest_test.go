@@ -71,6 +71,19 @@ func TestFewestShardsNotMonotone(t *testing.T) {
 		if got != 5 || ss.From != 1 {
 			t.Errorf("from %d shards: fewest %d (searched %+v, tried %v); want 5, every count from 1", n, got, *ss, *tried)
 		}
+		// The 8 counts above 5, 6 to 13: 6, 8 and 9 leave a shard over,
+		// 7 and 10 to 13 fit: 5 of 8, said in the headline.
+		if ss.Above != 8 || ss.AboveFit != 5 {
+			t.Errorf("from %d shards: counts above checked %d, fitting %d; want 8, 5", n, ss.Above, ss.AboveFit)
+		}
+		if want := " (of the 8 counts above it, 5 also fit: hash placement varies with the count; check the count you choose with score --shards)"; aboveText(ss, "fit") != want {
+			t.Errorf("aboveText %q; want %q", aboveText(ss, "fit"), want)
+		}
+	}
+	// Every count from 10 up fits: the counts above 10 say nothing.
+	sc, _ := fakeCounts(10, func(m int) float64 { return map[bool]float64{true: 300, false: 600}[m >= 10] })
+	if got, ss := sc.fewest(500, noneOver); got != 10 || ss.Above != 8 || ss.AboveFit != 8 || aboveText(ss, "fit") != "" {
+		t.Errorf("from 10 shards, every count from 10 fitting: fewest %d, above %d/%d, text %q; want 10, 8 of 8, no text", got, ss.AboveFit, ss.Above, aboveText(ss, "fit"))
 	}
 }
 

@@ -1,6 +1,7 @@
 package advisor
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/shardkey/shardkey"
@@ -35,7 +36,19 @@ type ShardSearch struct {
 	// the design with its fixes), counts scored by an earlier search of
 	// the same design not counted again.
 	Scored int `json:"scored"`
+	// Above is how many counts just above the answer were re-scored
+	// (up to aboveCheck), and AboveFit how many of them also fit: hash
+	// placement varies with the count, so an answer whose neighbours do
+	// not fit holds by the luck of that one count (workspace's 10% to
+	// spare at 116, where 117 and 118 leave shards over). 0 and 0 when
+	// no count was found.
+	Above    int `json:"above"`
+	AboveFit int `json:"above_fit"`
 }
+
+// aboveCheck is how many counts above a search's answer are re-scored to
+// say whether the answer holds only at that count (ShardSearch.Above).
+const aboveCheck = 8
 
 // maxScan and scanBudget bound the counts shardCounts.fewest re-scores
 // one by one below the fitting count it found: as many as scanBudget
@@ -115,7 +128,7 @@ func (s *shardCounts) least(capacity float64) (int, float64) {
 // ShardSearch returned), and 0 when it found none.
 //
 // Hash placement is not monotone in the shard count (workspace's design
-// after its fixes fits on 101 and 103 shards, not on 102 or 104), so no
+// after its fixes fits on 105 and 107 shards, not on 104 or 106), so no
 // bisection finds the fewest. The search first doubles from n until a
 // count fits, stopping when the busiest shard no longer falls (one key
 // value's work, a whale's own shards, or scatter-gather on every shard:
@@ -156,12 +169,40 @@ func (s *shardCounts) fewest(capacity float64, fits func(*sim.Candidate) bool) (
 		from = max(from, hi-s.scan)
 	}
 	ss.From, ss.To = from, hi
+	answer := hi
 	for m := from; m < hi; m++ {
 		if x := s.at(m); x != nil && fits(x) {
-			return m, ss
+			answer = m
+			break
 		}
 	}
-	return hi, ss
+	for m := answer + 1; m <= min(answer+aboveCheck, shardkey.MaxShards); m++ {
+		ss.Above++
+		if x := s.at(m); x != nil && fits(x) {
+			ss.AboveFit++
+		}
+	}
+	return answer, ss
+}
+
+// aboveText says, when some of the counts just above a search's answer
+// do not fit, how many do: " (of the 8 counts above it, 3 also fit: hash
+// placement varies with the count; check the count you choose with score
+// --shards)"; "" when all do or none was checked.
+func aboveText(ss *ShardSearch, what string) string {
+	if ss == nil || ss.Above == 0 || ss.AboveFit == ss.Above {
+		return ""
+	}
+	return fmt.Sprintf(" (of the %d counts above it, %d also %s: hash placement varies with the count; check the count you choose with score --shards)", ss.Above, ss.AboveFit, what)
+}
+
+// aboveShort is aboveText after it has been said once: " (of the 8
+// counts above it, 3 also leave 10%)".
+func aboveShort(ss *ShardSearch, what string) string {
+	if ss == nil || ss.Above == 0 || ss.AboveFit == ss.Above {
+		return ""
+	}
+	return fmt.Sprintf(" (of the %d counts above it, %d also %s)", ss.Above, ss.AboveFit, what)
 }
 
 // double doubles the shard count from n (n itself when fits holds there)

@@ -38,12 +38,13 @@ import (
 // rack joining one at a time, each with num_tokens tokens; a node owns
 // (previous token, its token]. The tokens come from the allocate option:
 //
-//   - random (the default; no allocate_tokens_* set): num_tokens random
+//   - random (no allocate_tokens_* set, 3.x's configuration): num_tokens random
 //     tokens per node (Murmur3Partitioner.getRandomToken) drawn from a PCG
 //     generator seeded with (seed, node index), so a node's tokens depend
 //     only on seed and its index.
-//   - rfN (allocate_tokens_for_local_replication_factor: N; rf3 with
-//     num_tokens 16 is what the cassandra.yaml shipped with 4.0+ sets):
+//   - rfN (allocate_tokens_for_local_replication_factor: N; rf3, the
+//     default, with num_tokens 16 is what the cassandra.yaml shipped with
+//     4.0+ sets):
 //     Cassandra's token allocation algorithm (dht/tokenallocator/
 //     ReplicationAwareTokenAllocator.java, TokenAllocatorBase.java), ported
 //     in cassandra_alloc.go; the first token of the ring is drawn from a PCG
@@ -62,7 +63,7 @@ type Cassandra struct {
 }
 
 // cassandraDefaultAlloc is the allocation when no allocate option is given.
-const cassandraDefaultAlloc = -1
+const cassandraDefaultAlloc = 3
 
 var (
 	_ Engine       = Cassandra{}
@@ -111,7 +112,7 @@ func parseCassandraAlloc(s string) (int, error) {
 }
 
 // NewCassandra returns the Cassandra engine with numTokens vnodes per node
-// (1..16384), token seed and the default allocation (allocate=random).
+// (1..16384), token seed and the default allocation (allocate=rf3).
 func NewCassandra(numTokens, seed int) (Cassandra, error) {
 	e, err := newCassandra(Options{"num_tokens": fmt.Sprint(numTokens), "seed": fmt.Sprint(seed)})
 	if err != nil {

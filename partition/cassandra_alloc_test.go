@@ -285,8 +285,8 @@ func TestCassandraAlloc_Grow(t *testing.T) {
 
 func TestCassandraAlloc_Options(t *testing.T) {
 	for spec, want := range map[string]string{
-		"cassandra(allocate=random)": "cassandra",
-		"cassandra(allocate=rf3)":    "cassandra(num_tokens=16, seed=1, allocate=rf3)",
+		"cassandra(allocate=random)": "cassandra(num_tokens=16, seed=1, allocate=random)",
+		"cassandra(allocate=rf3)":    "cassandra", // the default, as cassandra.yaml of 4.0+ ships
 		"cassandra(allocate=rf5)":    "cassandra(num_tokens=16, seed=1, allocate=rf5)",
 	} {
 		if got := mustLookup(t, spec).Name(); got != want {

@@ -54,7 +54,7 @@ var engines = []entry{
 	// Real systems' partition functions.
 	{name: "redis", doc: "Redis Cluster: CRC16/XMODEM of the key or its {hash tag} mod 16384 slots, redis-cli slot ranges",
 		new: func(Options) (Engine, error) { return Redis{}, nil }},
-	{name: "cassandra", doc: "Cassandra Murmur3Partitioner token (signed-tail quirk) on a vnode ring (options num_tokens, default 16; seed, default 1; allocate=random, the default, or rfN, Cassandra's token allocation algorithm for local RF N, rf3 being 4.0+'s shipped cassandra.yaml)",
+	{name: "cassandra", doc: "Cassandra Murmur3Partitioner token (signed-tail quirk) on a vnode ring (options num_tokens, default 16; seed, default 1; allocate=rf3, the default, 4.0+'s shipped cassandra.yaml, or another rfN, Cassandra's token allocation algorithm for local RF N, or random, random tokens as without allocate_tokens_*)",
 		new: newCassandra, opts: []string{"num_tokens", "seed", "allocate"}},
 	{name: "mongodb", doc: "MongoDB hashed shard key: MD5-based int64 of the BSON value, initial chunks of calculateHashedSplitPoints",
 		new: func(Options) (Engine, error) { return MongoDB{}, nil }},
