@@ -567,6 +567,17 @@ func emitConfig(format string, l *loaded, adv *advisor.Advice) (*engineConfig, e
 	if best := adv.Candidates[0]; !best.Viable {
 		eo.Warn(fmt.Sprintf("no viable design: this configures %s, the best of the rejected candidates (rejected: %s)", best.Key, best.Rejection))
 	}
+	if cp := adv.CapacityCheck; cp != nil && cp.After != nil && cp.After.OverCapacity > 0 && cp.Per != "node" {
+		// The configuration is written for the shard count advised for,
+		// on which the design leaves shards over capacity even with its
+		// fixes (fresh-clone review: a MongoDB layout pinned to 64 shards
+		// where the advice needs 75, without a word).
+		more := "no shard count brings every shard under it (see the advice's headline)"
+		if cp.ShardsNeeded > adv.Shards {
+			more = fmt.Sprintf("%d shards bring every shard under it: re-run with --shards %d for that configuration", cp.ShardsNeeded, cp.ShardsNeeded)
+		}
+		eo.Warn(fmt.Sprintf("this configures %d shards, on which %d stay over the capacity of %s units/s with every proposed fix applied; %s", adv.Shards, cp.After.OverCapacity, numfmt.Num(cp.Capacity), more))
+	}
 	if note, err := unfixedNote(adv.Candidates[0], carried, emitted, w, d, opts); err != nil {
 		return nil, fmt.Errorf("--emit %s: %w", format, err)
 	} else if note != "" {
