@@ -1135,8 +1135,13 @@ func (p *parser) bounds(e *RangeExpr) {
 		var parts []string
 		for {
 			p.space()
+			quoted := p.peek() == '"' || p.peek() == '\''
 			v, ok := p.value(")")
 			if !ok {
+				return
+			}
+			if !quoted && strings.ContainsAny(v, " \t\r\n") {
+				p.fail(fmt.Sprintf("bounds=[...]: %q in a tuple: separate its values with commas, (v1, v2), or quote a text holding spaces", v))
 				return
 			}
 			parts = append(parts, v)

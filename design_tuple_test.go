@@ -49,6 +49,7 @@ func TestParseTupleBounds(t *testing.T) {
 		{`range(a, b, bounds=[(1, 2)`, `expected ']'`},
 		{`range(a, b, bounds=[(1, )])`, "expected a value"},
 		{`range(a, b, bounds=[(1, 'x)])`, "unterminated string"},
+		{`range(a, b, bounds=[(10 0), (20 0)])`, `"10 0" in a tuple: separate its values with commas`},
 	} {
 		if _, err := shardkey.ParseExpr(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseExpr(%s): error %v; want %q", c.in, err, c.want)

@@ -52,6 +52,11 @@ func (s *Scheme) computeBounds() error {
 				return err
 			}
 		}
+		if n := len(given.Bounds); n < base-1 {
+			// Given bounds cut n+1 ranges: the other shards hold none
+			// (a range key's shard i is its range i).
+			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: %d split points make %d ranges on %d shards: %d shards hold no range", s.Design.Text, n, n+1, base, base-n-1))
+		}
 		for _, txt := range given.Bounds {
 			if given.Tuple {
 				break

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shardkey/shardkey"
@@ -37,6 +38,24 @@ func TestTupleBoundsPlace(t *testing.T) {
 	}
 	if want := []float64{2, 3, 2}; !slices.Equal(c.ShardLoad, want) {
 		t.Errorf("shard rows %v; want %v", c.ShardLoad, want)
+	}
+	for _, wn := range c.Warnings {
+		if strings.Contains(wn, "ranges on") {
+			t.Errorf("3 ranges on 3 shards: warning %q", wn)
+		}
+	}
+	// The same 2 split points on 5 shards cut 3 ranges: 2 shards hold
+	// none, said.
+	c5, err := Score(w, "range(a, b, bounds=[(1, 5), (2, 0)])", Options{Shards: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := false
+	for _, wn := range c5.Warnings {
+		said = said || strings.Contains(wn, "2 split points make 3 ranges on 5 shards: 2 shards hold no range")
+	}
+	if !said {
+		t.Errorf("3 ranges on 5 shards: warnings %q; want the 2 empty shards said", c5.Warnings)
 	}
 	for _, bad := range []string{
 		"range(a, b, bounds=[(2, 0), (1, 5)])", // not increasing
