@@ -931,16 +931,7 @@ func hottestN(t *shardkey.Table, cols []int, top int) []string {
 		k string
 		w float64
 	}
-	agg := map[string]float64{}
-	key := make([]shardkey.Value, len(cols))
-	var buf []byte
-	for r := 0; r < t.Rows; r++ {
-		for j, c := range cols {
-			key[j] = t.Columns[c].Value(r)
-		}
-		buf = keyString(buf[:0], key)
-		agg[string(buf)] += t.Weight(r)
-	}
+	agg := rowWeightsByKey(t, cols) // memoised, read only
 	list := make([]kw, 0, len(agg))
 	for k, w := range agg {
 		list = append(list, kw{k, w})
