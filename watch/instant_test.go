@@ -103,3 +103,31 @@ func TestWatcher_Instant(t *testing.T) {
 		}
 	}
 }
+
+// TestWatcher_InstantTooFew: one statement at one instant (a one-line
+// log) is too few requests to tell a finding from chance, as a partial
+// window with as few is: one request is all of a shard's work (max/mean
+// 2.00 on 2 shards) and all of its key's share, so events would be
+// chance; none is raised and a warning says why (fresh-clone review:
+// watch raised work_ratio 8.00 from one statement).
+func TestWatcher_InstantTooFew(t *testing.T) {
+	wt, err := New(Options{Designs: []string{"range(id, bounds=[10])"}, Sim: sim.Options{Shards: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 30, 23, 5, 0, 0, time.UTC)
+	r, err := wt.Add(Span{Start: t0, End: t0.Add(time.Minute), Seconds: 0, Statements: 1}, window([]int64{7}, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Events) != 0 {
+		t.Errorf("events %+v from one request; want none", r.Events)
+	}
+	said := false
+	for _, w := range r.Warnings {
+		said = said || strings.Contains(w, "one instant (every statement of the window at one time) with 1 request(s), too few to raise events")
+	}
+	if !said {
+		t.Errorf("warnings %q; want the one instant said too few", r.Warnings)
+	}
+}

@@ -204,7 +204,8 @@ type Report struct {
 	// Partial reports that the log covers only part of the window (it
 	// starts or ends inside it): Seconds is the part covered, unknown
 	// when that is under sqllog.MinCovered (Instant). A
-	// partial window with too few requests raises no event (see quiet).
+	// partial window (or one instant) with too few requests raises no
+	// event (see quiet).
 	Partial bool `json:"partial,omitempty"`
 	// CoveredSeconds, in a partial window whose rates are unknown (the
 	// log covers too little of it: Instant), is the part of it the log
@@ -510,8 +511,12 @@ func (wt *Watcher) Add(sp Span, w *shardkey.Workload) (*Report, error) {
 			if !(wt.th.KeyHigh > 0 && float64(n)*wt.th.KeyHigh < 1) {
 				why = fmt.Sprintf("as many sent to %d shards at random would give a max/mean of about %.2f, above %.3g", dw.Shards, sim.ExpectedMaxLoadRatio(n, dw.Shards), wt.th.WorkRatio)
 			}
-			r.Warnings = append(r.Warnings, fmt.Sprintf("design %s: partial window (the log covers %s s of its %s s) with %d request(s), too few to raise events (%s)",
-				dw.Key, strconv.FormatFloat(max(sp.Seconds, sp.Covered), 'g', 3, 64), strconv.FormatFloat(sp.End.Sub(sp.Start).Seconds(), 'g', -1, 64), n, why))
+			if sp.Partial {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("design %s: partial window (the log covers %s s of its %s s) with %d request(s), too few to raise events (%s)",
+					dw.Key, strconv.FormatFloat(max(sp.Seconds, sp.Covered), 'g', 3, 64), strconv.FormatFloat(sp.End.Sub(sp.Start).Seconds(), 'g', -1, 64), n, why))
+			} else {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("design %s: one instant (every statement of the window at one time) with %d request(s), too few to raise events (%s)", dw.Key, n, why))
+			}
 		} else {
 			r.Events = append(r.Events, wt.events(st, &dw, tk, first, sp.Seconds)...)
 		}
@@ -750,7 +755,8 @@ func inWindow(d *shardkey.Design, w *shardkey.Workload) *shardkey.Design {
 }
 
 // quiet returns the number of requests of design window dw when sp is a
-// partial window (the log covers part of it) with too few of them to
+// partial window (the log covers part of it) or one instant (every
+// statement at one time: a one-statement log) with too few of them to
 // raise an event, else -1. Too few: one request alone would take more
 // than the hot-key threshold's share (n x KeyHigh < 1: under 20 requests
 // by default), or n requests sent to the design's shards at random would
@@ -758,8 +764,8 @@ func inWindow(d *shardkey.Design, w *shardkey.Workload) *shardkey.Design {
 // sim.ExpectedMaxLoadRatio), so chance alone would raise hot_key or
 // work_ratio. A window the log covers whole is judged as it is.
 func (wt *Watcher) quiet(sp Span, dw *DesignWindow) int {
-	if !sp.Partial {
-		return -1
+	if !sp.Partial && sp.Seconds > 0 {
+		return -1 // a whole window: its requests are the workload's
 	}
 	secs := sp.Seconds
 	if secs <= 0 {
