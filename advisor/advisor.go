@@ -1766,6 +1766,11 @@ func summary(adv *Advice, w *shardkey.Workload) []string {
 	}
 	if c.Transactions > 0 {
 		line := fmt.Sprintf("%s of transactions cross shards.", pct(c.CrossShardTxnFraction))
+		if engineBase(adv.Engine) == "redis" && c.CrossShardTxnFraction > 0 {
+			// Counted per slot: Redis Cluster refuses them as one
+			// MULTI/EXEC, rather than committing them on several nodes.
+			line = fmt.Sprintf("%s of transactions span several hash slots, which Redis Cluster refuses as one MULTI/EXEC (CROSSSLOT): they run as separate commands, not atomically, unless their keys share a hash tag {...}.", pct(c.CrossShardTxnFraction))
+		}
 		if rb := c.RolledBackText(adv.RolledBackTxns); rb != "" {
 			// Rolled-back transactions are no commits, but those that
 			// spanned shards cost the coordination all the same.

@@ -70,6 +70,8 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 				}
 				fmt.Fprintf(w, "  %s: %s req/s ask %.1f %s each (%s), +%s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), op.RouteNote(), numfmt.Count(op.ExtraWork, "unit/s", "units/s"))
 			}
+		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 && isRedis(adv.Engine) {
+			fmt.Fprintf(w, "expensive under this key: every operation asks one slot, but %s of transactions span several slots (Redis Cluster refuses such a MULTI/EXEC: CROSSSLOT)\n", numfmt.Pct(as.Criteria.CrossShardTxn))
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
 			fmt.Fprintf(w, "expensive under this key: every operation asks one shard, but %s of transactions cross shards (each commits on several)\n", numfmt.Pct(as.Criteria.CrossShardTxn))
 		} else if as.Score.RequestsPerS > 0 && as.Score.NoShardPerS > 0 {
@@ -642,4 +644,14 @@ func sampledRows(c *sim.Candidate) bool {
 		}
 	}
 	return false
+}
+
+// isRedis reports whether engine is Redis Cluster's ("redis", with or
+// without options), whose transactions span slots (CROSSSLOT) rather than
+// commit on several shards.
+func isRedis(engine string) bool {
+	if i := strings.IndexAny(engine, "(:"); i >= 0 {
+		engine = engine[:i]
+	}
+	return strings.TrimSpace(engine) == "redis"
 }
