@@ -131,6 +131,9 @@ func placedOn(shards int, c *sim.Candidate) string {
 	if n := slotNodes(c); n > 0 {
 		return fmt.Sprintf("%d slots over %d nodes", shards, n)
 	}
+	if shards == 1 {
+		return "1 shard"
+	}
 	return fmt.Sprintf("%d shards", shards)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shardkey/shardkey/explain"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/partition"
+	"github.com/shardkey/shardkey/scenario"
 	"github.com/shardkey/shardkey/sim"
 	"github.com/shardkey/shardkey/sqllog"
 	"github.com/shardkey/shardkey/workload"
@@ -26,7 +28,7 @@ func runExplain(e *env, args []string) error {
 	fs.Lookup("format").Usage = "output `format`: table or json"
 	dialect := fs.String("dialect", "", "SQL `dialect`: mysql or postgresql (default: detected from the statement)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: shardkey explain [inputs] -k KEY [--dialect mysql|postgresql] "SQL"
+		fmt.Fprint(fs.Output(), `Usage: shardkey explain [inputs | chat|orders|social|workspace] -k KEY [--dialect mysql|postgresql] "SQL"
 
 Shows which shards one statement touches under KEY, and why, in the manner
 of vtexplain. Inputs (--workload, --rows, --log, ...) give the tables, their
@@ -66,8 +68,17 @@ Flags:
 	if len(pos) == 0 {
 		return usageErr("give the SQL statement to explain, e.g. shardkey explain -k 'hash(user_id)' \"SELECT * FROM posts WHERE user_id = 42\"")
 	}
+	var spec *scenario.Spec
+	if len(pos) == 2 && slices.Contains(scenario.Builtins(), pos[0]) {
+		// explain NAME -k KEY "SQL": a built-in scenario's tables, as
+		// score NAME and advise NAME take it.
+		if spec, err = builtinArg(&c, pos[:1], "the statement goes last"); err != nil {
+			return err
+		}
+		pos = pos[1:]
+	}
 	if len(pos) > 1 {
-		return usageErr("give the statement as one argument, quoted (got %d arguments): shardkey explain -k KEY \"SELECT ...\"", len(pos))
+		return usageErr("give the statement as one argument, quoted (got %d arguments): shardkey explain [NAME] -k KEY \"SELECT ...\" (NAME a built-in scenario: %s)", len(pos), strings.Join(scenario.Builtins(), ", "))
 	}
 	sql := pos[0]
 	if len(c.keys) != 1 {
@@ -98,8 +109,8 @@ Flags:
 	var w *shardkey.Workload
 	var opts sim.Options
 	var inputWarns []string
-	if c.hasInputs() {
-		l, err := c.load(e, nil)
+	if c.hasInputs() || spec != nil {
+		l, err := c.load(e, spec)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestExplainBuiltin: explain takes a built-in scenario's name before the
+// statement, as score and advise do (fresh-clone review: "got 2
+// arguments"); its tables and shard count are the scenario's (social: 8
+// shards). user_id 1 is on the shard place gives it under the same
+// engine and count, asked on its own.
+func TestExplainBuiltin(t *testing.T) {
+	code, out, errs := runCmd(t, "", "explain", "social", "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id = 1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, pl, errs := runCmd(t, "", "place", "--shards", "8", "1")
+	if code != 0 {
+		t.Fatalf("place: exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(pl), "\n")
+	f := strings.Fields(lines[len(lines)-1])
+	shard := f[len(f)-1]
+	if !strings.Contains(out, "8 shards") || !strings.Contains(out, "single-shard, shard "+shard) {
+		t.Errorf("explain social: want 8 shards and single-shard, shard %s (place's):\n%s", shard, out)
+	}
+	if code, _, errs := runCmd(t, "", "explain", "nosuch", "-k", "hash(user_id)", "SELECT 1"); code != 2 || !strings.Contains(errs, "NAME a built-in scenario: chat, orders, social, workspace") {
+		t.Errorf("explain nosuch: exit %d %q; want a usage error naming the built-ins", code, errs)
+	}
+}
