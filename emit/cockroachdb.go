@@ -54,7 +54,21 @@ func CockroachDB(w *shardkey.Workload, d *shardkey.Design, o Options) (string, e
 	}
 	n := p.shards
 	var b strings.Builder
-	fmt.Fprintf(&b, "-- shardkey design %q for workload %s on CockroachDB, %d buckets.\n", d.Text, w.Name, n)
+	hashed, ranged := false, false
+	for _, k := range p.keys {
+		hashed = hashed || k.kind == kindHash || k.kind == kindDirectory
+		ranged = ranged || k.kind == kindRange
+	}
+	// A hash-sharded key's n is its bucket_count; a range key's the ranges
+	// its split points cut (CockroachDB's own unit for both is a range).
+	count := fmt.Sprintf("%d buckets", n)
+	switch {
+	case ranged && hashed:
+		count = fmt.Sprintf("%d buckets (hash keys), %d ranges (range keys)", n, n)
+	case ranged:
+		count = fmt.Sprintf("%d ranges", n)
+	}
+	fmt.Fprintf(&b, "-- shardkey design %q for workload %s on CockroachDB, %s.\n", d.Text, w.Name, count)
 	b.WriteString("-- New primary-key columns must be NOT NULL (ALTER TABLE ... ALTER COLUMN ... SET NOT NULL);\n")
 	b.WriteString("-- ALTER PRIMARY KEY rewrites the table and keeps the old primary key as a unique index.\n")
 	for _, k := range p.keys {

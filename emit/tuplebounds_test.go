@@ -58,3 +58,21 @@ func TestCockroachDB_TupleBounds(t *testing.T) {
 		t.Errorf("no %q in\n%s", w, script)
 	}
 }
+
+// TestCockroachDB_HeaderUnit: the header counts a range design's ranges,
+// not buckets (a bucket is a hash-sharded index's; fresh-clone review),
+// and a hash design's buckets.
+func TestCockroachDB_HeaderUnit(t *testing.T) {
+	for d, want := range map[string]string{
+		"orders:range(order_id, bounds=[100, 200])": "on CockroachDB, 3 ranges.",
+		"orders:hash(order_id)":                     "on CockroachDB, 3 buckets.",
+	} {
+		script, err := emit.CockroachDB(orders(t), design(t, d), emit.Options{Shards: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(script, want) {
+			t.Errorf("%s: header lacks %q:\n%s", d, want, strings.SplitN(script, "\n", 2)[0])
+		}
+	}
+}

@@ -1,4 +1,4 @@
--- shardkey design "orders:hash(customer_id, order_month); order_line:range(order_id, bounds=[5000, 10000])" for workload orders on CockroachDB, 3 buckets.
+-- shardkey design "orders:hash(customer_id, order_month); order_line:range(order_id, bounds=[5000, 10000])" for workload orders on CockroachDB, 3 buckets (hash keys), 3 ranges (range keys).
 -- New primary-key columns must be NOT NULL (ALTER TABLE ... ALTER COLUMN ... SET NOT NULL);
 -- ALTER PRIMARY KEY rewrites the table and keeps the old primary key as a unique index.
 

@@ -1,4 +1,4 @@
--- shardkey design "orders:salt(hash(customer_id), 4, top=2); order_line:range(order_month)" for workload orders on CockroachDB, 64 buckets.
+-- shardkey design "orders:salt(hash(customer_id), 4, top=2); order_line:range(order_month)" for workload orders on CockroachDB, 64 buckets (hash keys), 64 ranges (range keys).
 -- New primary-key columns must be NOT NULL (ALTER TABLE ... ALTER COLUMN ... SET NOT NULL);
 -- ALTER PRIMARY KEY rewrites the table and keeps the old primary key as a unique index.
 
