@@ -156,10 +156,41 @@ type keyOrder struct {
 	cols []weak.Pointer[shardkey.Column] // the key's columns, checked on a hit
 }
 
-var orderTable = struct {
-	sync.Mutex
-	m map[orderKey]*keyOrder
-}{m: map[orderKey]*keyOrder{}}
+// columnMemo holds results memoised by key columns, keyed by K, whose
+// entries are swept once their columns are freed (alive false), as
+// memoTable's are once their table is.
+type columnMemo[K comparable, V any] struct {
+	mu    sync.Mutex
+	m     map[K]V
+	alive func(K) bool
+}
+
+func (c *columnMemo[K, V]) get(k K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+// put stores v for k, first sweeping entries whose columns are freed
+// when memoMax are held (and dropping all if none was).
+func (c *columnMemo[K, V]) put(k K, v V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= memoMax {
+		for mk := range c.m {
+			if !c.alive(mk) {
+				delete(c.m, mk)
+			}
+		}
+		if c.m == nil || len(c.m) >= memoMax {
+			c.m = map[K]V{}
+		}
+	}
+	c.m[k] = v
+}
+
+var orderTable = columnMemo[orderKey, *keyOrder]{alive: func(k orderKey) bool { return k.first.Value() != nil }}
 
 // sortedOrder returns t's rows sorted by columns cols (canonical values;
 // column hashed-1 by MongoDB's hashed value when hashed > 0), memoised by
@@ -174,26 +205,11 @@ func sortedOrder(t *shardkey.Table, cols []int, hashed int) *keyOrder {
 		}
 		return true
 	}
-	orderTable.Lock()
-	o, ok := orderTable.m[k]
-	orderTable.Unlock()
-	if ok && same(o) {
+	if o, ok := orderTable.get(k); ok && same(o) {
 		return o
 	}
-	o = computeOrder(t, cols, hashed)
-	orderTable.Lock()
-	if len(orderTable.m) >= memoMax {
-		for mk := range orderTable.m {
-			if mk.first.Value() == nil {
-				delete(orderTable.m, mk)
-			}
-		}
-		if len(orderTable.m) >= memoMax {
-			orderTable.m = map[orderKey]*keyOrder{}
-		}
-	}
-	orderTable.m[k] = o
-	orderTable.Unlock()
+	o := computeOrder(t, cols, hashed)
+	orderTable.put(k, o)
 	return o
 }
 
@@ -202,11 +218,19 @@ func computeOrder(t *shardkey.Table, cols []int, hashed int) *keyOrder {
 	for _, c := range cols {
 		o.cols = append(o.cols, weak.Make(t.Columns[c]))
 	}
+	var hs []int64 // the hashed column's values, shared with routing (mongoHashes)
+	if hashed > 0 {
+		hs = mongoHashes(t.Columns[cols[hashed-1]], t.Rows)
+	}
 	flat := make([]shardkey.Value, t.Rows*len(cols))
 	for i := 0; i < t.Rows; i++ {
 		k := flat[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
 		for j, c := range cols {
 			if j == hashed-1 {
+				if hs != nil {
+					k[j] = shardkey.IntValue(hs[i])
+					continue
+				}
 				v, err := mongoHashedValue(t.Columns[c].Value(i))
 				if err != nil {
 					o.err = fmt.Errorf("row %d: column %s: %w", i+1, t.Columns[c].Name, err)
@@ -246,19 +270,15 @@ func (o *keyOrder) weighed(t *shardkey.Table) []keyWeight {
 	return all
 }
 
-// hashedColumn is MongoDB's hashed value of every row of a column, by
-// row (ok false when a row's value cannot be hashed: the rows are then
-// hashed one by one, and the error reported where it is met).
+// hashedColumn is MongoDB's hashed value of each of the first rows rows
+// of a column (hashes nil when one of them cannot be hashed: the rows are
+// then hashed one by one, and the error reported where it is met).
 type hashedColumn struct {
-	col    weak.Pointer[shardkey.Column]
+	rows   int
 	hashes []int64
-	ok     bool
 }
 
-var hashedTable = struct {
-	sync.Mutex
-	m map[weak.Pointer[shardkey.Column]]*hashedColumn
-}{m: map[weak.Pointer[shardkey.Column]]*hashedColumn{}}
+var hashedTable = columnMemo[weak.Pointer[shardkey.Column], *hashedColumn]{alive: func(k weak.Pointer[shardkey.Column]) bool { return k.Value() != nil }}
 
 // mongoHashes returns MongoDB's hashed values of the first rows rows of
 // column c, memoised by the column (every candidate, shard count and
@@ -266,39 +286,21 @@ var hashedTable = struct {
 // be hashed.
 func mongoHashes(c *shardkey.Column, rows int) []int64 {
 	k := weak.Make(c)
-	hashedTable.Lock()
-	h, ok := hashedTable.m[k]
-	hashedTable.Unlock()
-	if ok && len(h.hashes) >= rows {
-		if !h.ok {
+	if h, ok := hashedTable.get(k); ok && h.rows >= rows {
+		if h.hashes == nil {
 			return nil
 		}
 		return h.hashes[:rows]
 	}
-	h = &hashedColumn{col: k, hashes: make([]int64, rows), ok: true}
+	h := &hashedColumn{rows: rows, hashes: make([]int64, rows)}
 	for i := range rows {
 		v, err := mongoHashedValue(c.Value(i))
 		if err != nil {
-			h.ok, h.hashes = false, nil
+			h.hashes = nil
 			break
 		}
 		h.hashes[i] = v.Int
 	}
-	hashedTable.Lock()
-	if len(hashedTable.m) >= memoMax {
-		for mk := range hashedTable.m {
-			if mk.Value() == nil {
-				delete(hashedTable.m, mk)
-			}
-		}
-		if len(hashedTable.m) >= memoMax {
-			hashedTable.m = map[weak.Pointer[shardkey.Column]]*hashedColumn{}
-		}
-	}
-	hashedTable.m[k] = h
-	hashedTable.Unlock()
-	if !h.ok {
-		return nil
-	}
+	hashedTable.put(k, h)
 	return h.hashes
 }
