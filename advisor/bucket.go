@@ -269,11 +269,7 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 	keyOf := func(k, m int, ks []int, useBy bool) (string, bool) {
 		kt := strconv.Itoa(k)
 		if ks != nil {
-			parts := make([]string, len(ks))
-			for i, x := range ks {
-				parts[i] = strconv.Itoa(x)
-			}
-			kt, m = "["+strings.Join(parts, ", ")+"]", len(ks)
+			kt, m = intsText(ks), len(ks)
 		}
 		return spec.design(func(t string) string {
 			if useBy {
