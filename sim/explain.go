@@ -224,7 +224,11 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 		} else {
 			rt.Reason = fmt.Sprintf("%s routes by the key %s to %d of %d shards", bound, key, len(tc.set), s.N)
 			if tk.kind == kRange {
-				rt.Reason = fmt.Sprintf("%s overlaps %d of the %d %ss of the key %s", bound, len(tc.set), s.N, rangeWord(tk), key)
+				ranges := s.N
+				if len(tk.bounds) > 0 {
+					ranges = len(tk.bounds) + 1 // the ranges its split points cut (fewer than the shards when fewer are given)
+				}
+				rt.Reason = fmt.Sprintf("%s overlaps %d of the %d %ss of the key %s", bound, len(tc.set), ranges, rangeWord(tk), key)
 			}
 			if tc.salted {
 				rt.Reason += fmt.Sprintf(" (a salted hot value is read from all %d of its buckets)", hotBuckets(tk, conds, tc.set[0]))

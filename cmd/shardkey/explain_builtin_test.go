@@ -29,3 +29,16 @@ func TestExplainBuiltin(t *testing.T) {
 		t.Errorf("explain nosuch: exit %d %q; want a usage error naming the built-ins", code, errs)
 	}
 }
+
+// TestExplainRangesCounted: two split points cut 3 ranges, whatever the
+// shard count (8 for social): user_id > 150 overlaps [100, 200) and
+// [200, ...), 2 of the 3 (fresh-clone review: "2 of the 8 ranges").
+func TestExplainRangesCounted(t *testing.T) {
+	code, out, errs := runCmd(t, "", "explain", "social", "-k", "range(user_id, bounds=[100, 200])", "SELECT * FROM posts WHERE user_id > 150")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "overlaps 2 of the 3 ranges") {
+		t.Errorf("explain: want 2 of the 3 ranges:\n%s", out)
+	}
+}
