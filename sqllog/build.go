@@ -328,7 +328,7 @@ func (a *agg) add(entries []entry, results []result) error {
 				if len(a.bad) >= 1000 {
 					continue
 				}
-				b = &badShape{text: r.t.text, sql: clip(e.sql, 80), file: e.file, line: e.line, err: r.t.err}
+				b = &badShape{text: r.t.text, sql: strings.Clone(clip(e.sql, 80)), file: e.file, line: e.line, err: r.t.err}
 				a.bad[r.t.text] = b
 				a.badList = append(a.badList, b)
 			}
@@ -425,6 +425,12 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 				a.joins[[4]string{p.acc[i].table, j[0], j[1], j[2]}] += wt
 			}
 		}
+		// The scratch holds the last statement's values: let them go,
+		// so that no stale value holds its text (textArena) alive.
+		clear(a.stmtBuf)
+		clear(a.peerBuf)
+		clear(a.partBuf)
+		clear(a.joinBuf)
 		stmt := a.stmtBuf[:0] // copied by whatever keeps it (session, txn)
 		// The statement's joins are built in scratch (joinBuf, peerBuf,
 		// partBuf), which offer copies for a sample it keeps: most are
@@ -644,7 +650,11 @@ func (a *agg) commit(s *session) {
 	if len(s.stmts) > 0 {
 		a.txn(s.stmts, 1, false)
 	}
-	s.stmts = s.stmts[:0] // txn copies what it keeps
+	// txn copies what it keeps; the buffers are reused, their values
+	// cleared so that none holds its statement's text (textArena) alive.
+	clear(s.stmts)
+	clear(s.vals)
+	s.stmts = s.stmts[:0]
 	s.vals = s.vals[:0]
 }
 
@@ -663,6 +673,8 @@ func (a *agg) rollback(s *session, file string) {
 		a.rolledBack++
 		a.txn(s.stmts, 1, true)
 	}
+	clear(s.stmts) // as commit does
+	clear(s.vals)
 	s.stmts = s.stmts[:0]
 	s.vals = s.vals[:0]
 }

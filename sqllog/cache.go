@@ -124,8 +124,9 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte, slab *litSlab, fx *fa
 		if t := c.load(sql); t != nil {
 			return t, nil, buf
 		}
-		t := parse(sql)
-		c.store(sql, t)
+		own := strings.Clone(sql) // kept by the cache (textArena)
+		t := parse(own)
+		c.store(own, t)
 		return t, nil, buf
 	}
 	var lits []lit
@@ -174,19 +175,21 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte, slab *litSlab, fx *fa
 		if c.raw.Add(1) > maxRaw {
 			return t.folded, lits, buf
 		}
-		rt := parse(sql)
+		own := strings.Clone(sql)
+		rt := parse(own)
 		if rt.err != nil {
 			return t.folded, lits, buf
 		}
-		c.store(sql, rt)
+		c.store(own, rt)
 		return rt, nil, buf
 	}
 	if t == rawTemplate {
 		if rt := c.load(sql); rt != nil {
 			return rt, nil, buf
 		}
-		rt := parse(sql)
-		c.store(sql, rt)
+		own := strings.Clone(sql)
+		rt := parse(own)
+		c.store(own, rt)
 		return rt, nil, buf
 	}
 	return t, lits, buf

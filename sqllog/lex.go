@@ -597,6 +597,16 @@ func (s *litSlab) took(l []lit) []lit {
 	return l[:len(l):len(l)]
 }
 
+// clearAll zeroes every literal of the chunks handed out since the last
+// reset, keeping the chunks (the spare ones were cleared when last
+// handed out).
+func (s *litSlab) clearAll() {
+	clear(s.cur[:cap(s.cur)])
+	for _, ch := range s.used {
+		clear(ch[:cap(ch)])
+	}
+}
+
 // reset makes every chunk free for reuse: the literals handed out must no
 // longer be used.
 func (s *litSlab) reset() {

@@ -142,7 +142,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 		}
 		inCur = false
 		if cont {
-			cur.sql, cont = string(sql), false
+			cur.sql, cont = rs.text.string(sql), false
 		}
 		return rs.emit(cur)
 	}
@@ -192,7 +192,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 		other = h.cmd != "Query" && h.cmd != "Execute"
 		switch h.cmd {
 		case "Query", "Execute":
-			cur, inCur = entry{line: lr.n, ts: ts, hasTS: hasTS, res: res, session: s, sql: string(h.arg)}, true
+			cur, inCur = entry{line: lr.n, ts: ts, hasTS: hasTS, res: res, session: s, sql: rs.text.string(h.arg)}, true
 		case "Connect", "Quit", "Change user", "Reset connection":
 			if err := rs.emit(entry{line: lr.n, ts: ts, hasTS: hasTS, res: res, session: s, end: true}); err != nil {
 				return err
@@ -239,7 +239,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 		inStmt = false
 		s := cur
 		if cont {
-			s, cont = string(sql), false
+			s, cont = rs.text.string(sql), false
 		}
 		s = strings.TrimSpace(s)
 		if s == "" {
@@ -316,7 +316,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 					continue
 				}
 				startLine = lr.n
-				cur, inStmt = string(line), true
+				cur, inStmt = rs.text.string(line), true
 				continue
 			}
 			if !cont {

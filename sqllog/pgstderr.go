@@ -90,7 +90,7 @@ func addPG[T pgText](pm *pgMessages, m pgMsg, msg, detail T) error {
 		if pm.hasPending && pm.pending.session == m.session {
 			switch {
 			case hasPrefixT(msg, "parameters: ") && !pm.pending.hasParams:
-				pm.pending.params, pm.pending.hasParams = string(msg), true
+				pm.pending.params, pm.pending.hasParams = textOf(&pm.rs.text, msg), true
 			case hasPrefixT(msg, "prepare: "):
 				pm.pending.prepare = string(msg[len("prepare: "):])
 			}
@@ -129,7 +129,7 @@ func addPG[T pgText](pm *pgMessages, m pgMsg, msg, detail T) error {
 	default:
 		return nil
 	}
-	sql := string(sqlT)
+	sql := textOf(&pm.rs.text, sqlT)
 	if strings.TrimSpace(sql) == "" {
 		return nil
 	}
@@ -137,7 +137,7 @@ func addPG[T pgText](pm *pgMessages, m pgMsg, msg, detail T) error {
 	e := &pm.pending
 	switch {
 	case hasPrefixT(detail, "parameters: "):
-		e.params, e.hasParams = string(detail), true
+		e.params, e.hasParams = textOf(&pm.rs.text, detail), true
 	case hasPrefixT(detail, "prepare: "):
 		e.prepare = string(detail[len("prepare: "):])
 	}

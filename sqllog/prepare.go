@@ -153,7 +153,8 @@ func (ps *prepared) rewrite(e entry) entry {
 		if ps.sessions[e.session] == nil {
 			ps.sessions[e.session] = map[string]string{}
 		}
-		ps.sessions[e.session][prepName(s[m[2]:m[3]])] = body
+		// Kept past the entry's batch: copies of their own (textArena).
+		ps.sessions[e.session][strings.Clone(prepName(s[m[2]:m[3]]))] = strings.Clone(body)
 		e.sql = ""
 	case "DIS":
 		if discardRe.MatchString(s) {

@@ -348,6 +348,8 @@ type readState struct {
 	// cut, when set, sees every entry before it is queued (windows.go).
 	cut  func(e *entry) error
 	cutE entry // the entry cut sees
+	// text holds the statements' text the reader hands on (arena.go).
+	text textArena
 	// probe: only find the first timestamp (firstTime), then stop.
 	probe    bool
 	firstTS  int64
@@ -679,8 +681,13 @@ func (p *pipeline) mem(n int) *batchMem {
 }
 
 // release hands a batch's memory back for reuse once it is aggregated.
+// The memory is cleared first: kept for a later batch, its values would
+// otherwise hold their statements' text (textArena) alive.
 func (p *pipeline) release(j *job) {
 	if j.mem != nil {
+		clear(j.mem.results)
+		j.mem.rvs.clearAll()
+		j.mem.ls.clearAll()
 		select {
 		case p.free <- j.mem:
 		default:
@@ -762,6 +769,14 @@ func (c *chunks[T]) takeDirty(n, minChunk int) []T {
 // reset makes the chunks the last use took free for reuse and drops the
 // rest (so that what is kept follows the recent batches, not the largest
 // ever seen).
+// clearAll zeroes every element of every chunk (what any earlier use
+// wrote), keeping the chunks.
+func (c *chunks[T]) clearAll() {
+	for _, ch := range c.list {
+		clear(ch[:cap(ch)])
+	}
+}
+
 func (c *chunks[T]) reset() {
 	if c.cur != nil {
 		clear(c.list[c.i+1:])

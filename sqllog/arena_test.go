@@ -1,0 +1,104 @@
+package sqllog
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/shardkey/shardkey"
+)
+
+// TestTextArena: a string from the arena keeps its bytes when the
+// caller's buffer is reused, shares a chunk with its neighbours, and a
+// text longer than arenaMax is a string of its own.
+func TestTextArena(t *testing.T) {
+	var a textArena
+	buf := make([]byte, 0, 64)
+	var got []string
+	for i := range 20000 {
+		buf = fmt.Appendf(buf[:0], "SELECT * FROM t WHERE id = %d", i)
+		got = append(got, a.string(buf))
+	}
+	for i, s := range got {
+		if want := fmt.Sprintf("SELECT * FROM t WHERE id = %d", i); s != want {
+			t.Fatalf("string %d = %q; want %q", i, s, want)
+		}
+	}
+	// 20,000 strings of 28 to 32 bytes fill 2 or 3 chunks of 256 kB.
+	chunks := map[uintptr]bool{}
+	for _, s := range got {
+		chunks[uintptr(unsafe.Pointer(unsafe.StringData(s)))/arenaChunk] = true
+	}
+	if len(chunks) > 4 {
+		t.Errorf("%d strings took %d chunk-sized spans; want at most 4", len(got), len(chunks))
+	}
+	long := strings.Repeat("x", arenaMax+1)
+	before := len(a.cur)
+	if s := a.string([]byte(long)); s != long || len(a.cur) != before {
+		t.Errorf("a text of %d bytes went into the chunk (%d -> %d bytes used)", len(long), before, len(a.cur))
+	}
+	if s := a.string(nil); s != "" {
+		t.Errorf("empty text: %q", s)
+	}
+}
+
+// TestArenaNotHeld: what the reader keeps while it reads (prepared
+// statements' bodies, the parse cache's keys and raw templates, the
+// excerpts of statements that do not parse) holds no chunk of the
+// statements' text: once the log is read, the chunks still held are the
+// one being filled and those of the last batches, whose memory the
+// pipeline's buffers recycle (bounded whatever the log's length: here
+// about 3 of the 18). Without the copies (strings.Clone) where those are
+// kept, each PREPARE below (its name, a map key, and its body) held its
+// chunk alive: all 18.
+func TestArenaNotHeld(t *testing.T) {
+	const heldMax = 4
+	var made, freed atomic.Int64
+	testHookArenaChunk = func(c []byte) {
+		made.Add(1)
+		runtime.AddCleanup(unsafe.SliceData(c[:1]), func(*atomic.Int64) { freed.Add(1) }, &freed)
+	}
+	defer func() { testHookArenaChunk = nil }()
+	var live int64 = -1
+	testHookDrained = func() {
+		for range 50 {
+			runtime.GC()
+			if made.Load()-freed.Load() <= heldMax {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		live = made.Load() - freed.Load()
+	}
+	defer func() { testHookDrained = nil }()
+	var b strings.Builder
+	for i := range 60000 {
+		s := 100 + i%50
+		fmt.Fprintf(&b, "2024-03-01 10:00:%02d.%03d UTC [%d] app@db LOG:  statement: ", i/1000%60, i%1000, s)
+		switch i % 1000 {
+		case 0:
+			fmt.Fprintf(&b, "PREPARE q%d (bigint) AS SELECT * FROM users WHERE id = $1\n", i)
+		case 1:
+			fmt.Fprintf(&b, "SET application_name = 'worker %d'\n", i)
+		case 2:
+			fmt.Fprintf(&b, "SELEC broken_%d FROM\n", i)
+		default:
+			fmt.Fprintf(&b, "SELECT name, email, created_at FROM users WHERE id = %d AND tenant = %d\n", i, i%7)
+		}
+	}
+	w := &shardkey.Workload{}
+	if err := Read(context.Background(), w, strings.NewReader(b.String()), "test.log", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if made.Load() < 15 {
+		t.Fatalf("the log's text took %d chunks; the test needs at least 15", made.Load())
+	}
+	if live < 0 || live > heldMax {
+		t.Errorf("after reading, %d of the %d chunks of statement text are still held; want at most %d", live, made.Load(), heldMax)
+	}
+}
