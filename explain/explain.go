@@ -85,6 +85,7 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 		}
 	}
 	var unknown []string
+	var inputsHave string
 	if o.Inputs {
 		// A table none of the inputs has: its columns and types are the
 		// statement's own guess, and it holds no rows (a misspelt name,
@@ -92,6 +93,11 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 		for _, t := range w.Tables[known:] {
 			unknown = append(unknown, t.Name)
 		}
+		var have []string
+		for _, t := range w.Tables[:known] {
+			have = append(have, t.Name)
+		}
+		inputsHave = listTables(have)
 	}
 	if st.Dialect == sqllog.MySQL {
 		foldKeyColumns(design, w)
@@ -174,7 +180,11 @@ func Statement(st *sqllog.Statement, w *shardkey.Workload, design *shardkey.Desi
 		rt.Warnings = append(rt.Warnings, fmt.Sprintf("%s: Vitess refuses the statement: can not use multiple vindex hints for table %s (VT09020); the route shown applies every hint as written", tn, tn))
 	}
 	if len(unknown) > 0 {
-		rt.Warnings = append(rt.Warnings, fmt.Sprintf("table(s) %s are in none of the inputs: routed with the columns and types the statement shows (check the name, or give the input that has them)", strings.Join(unknown, ", ")))
+		what := "table " + unknown[0] + " is"
+		if len(unknown) > 1 {
+			what = "tables " + strings.Join(unknown, ", ") + " are"
+		}
+		rt.Warnings = append(rt.Warnings, fmt.Sprintf("%s not in the workload %s (its tables: %s): routed with the columns and types the statement shows, holding no rows (check the name, or give the input that has them)", what, w.Name, inputsHave))
 	}
 	return rt, scheme, nil
 }

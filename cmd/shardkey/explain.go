@@ -155,7 +155,7 @@ Flags:
 	if err != nil {
 		return usageErr("-k: %v", err)
 	}
-	rt, scheme, err := explain.Statement(st, w, design, explain.Options{Sim: opts, Types: types, Inputs: c.hasInputs(), Schema: c.schema})
+	rt, scheme, err := explain.Statement(st, w, design, explain.Options{Sim: opts, Types: types, Inputs: c.hasInputs() || spec != nil, Schema: c.schema})
 	var ke *explain.KeyError
 	if errors.As(err, &ke) {
 		return keyErr(ke.Err)

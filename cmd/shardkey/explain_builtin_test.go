@@ -42,3 +42,21 @@ func TestExplainRangesCounted(t *testing.T) {
 		t.Errorf("explain: want 2 of the 3 ranges:\n%s", out)
 	}
 }
+
+// TestExplainBuiltinUnknownTable: a table the built-in scenario does not
+// have (a typo) is said so, naming the scenario's tables, as for a
+// workload read from inputs (fresh-clone review: posts misspelt was
+// routed to shard 0 with only the design's warning).
+func TestExplainBuiltinUnknownTable(t *testing.T) {
+	code, out, errs := runCmd(t, "", "explain", "social", "-k", "hash(user_id)", "SELECT * FROM postz WHERE user_id = 1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := "table postz is not in the workload social (its tables: posts)"
+	if !strings.Contains(out, want) || !strings.Contains(errs, "warning: "+want) {
+		t.Errorf("explain social on postz: want %q on stdout and stderr:\n%s\n%s", want, out, errs)
+	}
+	if _, out, _ := runCmd(t, "", "explain", "social", "-k", "hash(user_id)", "SELECT * FROM posts WHERE user_id = 1"); strings.Contains(out, "not in the workload") {
+		t.Errorf("posts (in the scenario) warned:\n%s", out)
+	}
+}
