@@ -748,7 +748,11 @@ func (p *parser) expr() Expr {
 			p.fail("range needs at least one column")
 		}
 		if e.Tuple && p.err == nil && len(TupleParts(e.Bounds[0])) > len(e.Cols) {
-			p.fail(fmt.Sprintf("bounds=[...]: a tuple of %d values for a key of %d columns", len(TupleParts(e.Bounds[0])), len(e.Cols)))
+			cols := fmt.Sprintf("%d columns", len(e.Cols))
+			if len(e.Cols) == 1 {
+				cols = "1 column"
+			}
+			p.fail(fmt.Sprintf("bounds=[...]: a tuple of %d values for a key of %s: a split point has at most one value per column", len(TupleParts(e.Bounds[0])), cols))
 		}
 		return e
 	case "salt":
@@ -1116,7 +1120,15 @@ func (p *parser) bounds(e *RangeExpr) {
 		p.pos = at
 		p.space()
 		at = p.pos
-		e.Bounds = p.list()
+		var starts []int
+		e.Bounds, starts = p.listAt()
+		for _, st := range starts {
+			if p.err == nil && st < len(p.src) && p.src[st] == '(' {
+				p.pos = st
+				p.fail("bounds=[...]: a tuple after single values: when the first split point is a single value, every one is (for a key of several columns, write every split point as a tuple (v1, v2, ...))")
+				return
+			}
+		}
 		if p.err == nil && len(e.Bounds) == 0 {
 			p.pos = at
 			p.fail("range bounds=[] gives no boundary: give the split points between shards (N-1 of them for N shards), or leave bounds= out for boundaries at equal-weight quantiles of the sample")
@@ -1158,7 +1170,11 @@ func (p *parser) bounds(e *RangeExpr) {
 		if width == 0 {
 			width = len(parts)
 		} else if len(parts) != width {
-			p.fail(fmt.Sprintf("bounds=[...]: a tuple of %d values after tuples of %d: every split point has one value for each of the same leading columns", len(parts), width))
+			vals := "values"
+			if len(parts) == 1 {
+				vals = "value"
+			}
+			p.fail(fmt.Sprintf("bounds=[...]: a tuple of %d %s after tuples of %d: every split point has one value for each of the same leading columns", len(parts), vals, width))
 			return
 		}
 		e.Bounds = append(e.Bounds, TupleText(parts))

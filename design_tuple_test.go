@@ -43,9 +43,10 @@ func TestParseTupleBounds(t *testing.T) {
 		t.Errorf("TupleParts(7) = %q; want nil (not a tuple)", got)
 	}
 	for _, c := range []struct{ in, want string }{
-		{`range(a, bounds=[(1, 2)])`, "a tuple of 2 values for a key of 1 columns"},
+		{`range(a, bounds=[(1, 2)])`, "a tuple of 2 values for a key of 1 column: a split point has at most one value per column"},
+		{`range(a, b, bounds=[200, (100, 5)])`, "at 26: bounds=[...]: a tuple after single values"},
 		{`range(a, b, bounds=[(1, 2), 3])`, "expected a tuple (v1, v2, ...)"},
-		{`range(a, b, bounds=[(1, 2), (3)])`, "a tuple of 1 values after tuples of 2"},
+		{`range(a, b, bounds=[(1, 2), (3)])`, "a tuple of 1 value after tuples of 2"},
 		{`range(a, b, bounds=[(1, 2)`, `expected ']'`},
 		{`range(a, b, bounds=[(1, )])`, "expected a value"},
 		{`range(a, b, bounds=[(1, 'x)])`, "unterminated string"},
