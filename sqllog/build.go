@@ -344,6 +344,13 @@ func (a *agg) add(entries []entry, results []result) error {
 			a.part(e, p, vals, wt)
 		}
 	}
+	// part's scratch holds values of this batch's statements: cleared
+	// once a batch, so that no stale value holds its statement's text
+	// (textArena) alive once the batch is released.
+	clear(a.stmtBuf[:cap(a.stmtBuf)])
+	clear(a.peerBuf[:cap(a.peerBuf)])
+	clear(a.partBuf[:cap(a.partBuf)])
+	clear(a.joinBuf[:cap(a.joinBuf)])
 	if testHookAdd != nil {
 		testHookAdd()
 	}
@@ -425,12 +432,6 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 				a.joins[[4]string{p.acc[i].table, j[0], j[1], j[2]}] += wt
 			}
 		}
-		// The scratch holds the last statement's values: let them go,
-		// so that no stale value holds its text (textArena) alive.
-		clear(a.stmtBuf)
-		clear(a.peerBuf)
-		clear(a.partBuf)
-		clear(a.joinBuf)
 		stmt := a.stmtBuf[:0] // copied by whatever keeps it (session, txn)
 		// The statement's joins are built in scratch (joinBuf, peerBuf,
 		// partBuf), which offer copies for a sample it keeps: most are
