@@ -461,6 +461,14 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 		// several whales, the heaviest's for all (the search re-simulates
 		// both, as above).
 		ws, useBy := capWhales, bestBy
+		// The heaviest value kept at bucket 0, for the capacity check's
+		// word on what keeps a node over.
+		var next bucketWhale
+		if len(spec.top) > len(ws) {
+			tv := spec.top[len(ws)]
+			next.name, next.share = spec.name(tv), tv.Share
+			next.work, next.r, _ = a.whaleWork(w, cols[0], tv.Share)
+		}
 		at = func(n int) []bucketVariant {
 			if n < 2 {
 				return nil
@@ -471,11 +479,11 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 			}
 			var out []bucketVariant
 			if key, ok := keyOf(0, 0, ks, useBy); ok {
-				out = append(out, bucketVariant{key: key, ks: ks, whales: ws})
+				out = append(out, bucketVariant{key: key, ks: ks, whales: ws, next: next})
 			}
 			if m := slices.Max(ks); m != slices.Min(ks) {
 				if key, ok := keyOf(m, len(ks), nil, useBy); ok {
-					out = append(out, bucketVariant{key: key, ks: eachK(nil, m, len(ks)), whales: ws})
+					out = append(out, bucketVariant{key: key, ks: eachK(nil, m, len(ks)), whales: ws, next: next})
 				}
 			}
 			return out
@@ -620,10 +628,13 @@ func cassandraReplicaNote(engine string) string {
 
 // bucketVariant is a bucket fix's design re-derived for a node count:
 // key, the design, and ks, each whale's bucket count, heaviest first.
+// whales are the values bucketed (bucketByCapacity) and next the
+// heaviest value kept at bucket 0 (its name "" when there is none).
 type bucketVariant struct {
 	key    string
 	ks     []int
 	whales []bucketWhale
+	next   bucketWhale
 }
 
 // bucketSingle is one bucket count for every whale when it re-simulates

@@ -82,7 +82,7 @@ func bucketNodes(cp *Capacity, s *needSearch) {
 		}
 		need.Upto = m
 		if len(v.whales) > 0 {
-			cp.bucketWhales = v.whales
+			cp.bucketWhales, cp.bucketNext = v.whales, v.next
 		}
 		if cp.LightestShards == 0 || x.MaxShardWork < cp.LightestBusiest*(1-1e-9) {
 			cp.LightestShards, cp.LightestBusiest, cp.LightestBuckets, cp.lightestMean = m, x.MaxShardWork, v.ks, x.MeanShardWork
@@ -166,7 +166,13 @@ func bucketNodesText(cp *Capacity) string {
 	// and B buckets placed by token on n nodes put B(B-1)/(2n) pairs on
 	// shared nodes (the birthday problem); which of the two loads a
 	// given node is the re-simulation's, not said here.
-	s += fmt.Sprintf(": over the %s units/s, beside the mean node's %s/s, what keeps it there is the whales' buckets: each is sized to do up to %s/s if the hash of the column its rows are bucketed by shares the value's work evenly over them, which it need not (a bucket takes the work of the rows that hash to it), and %d buckets placed by token over %d nodes put about %.1f pairs on one node (B(B - 1) / 2N). More buckets a whale (each of its whole-value reads then asks more partitions), caching the whales' hot reads, or a search past %d nodes (score --shards) is what remains",
-		fmtF(cp.Capacity), fmtF(cp.lightestMean), fmtF(heaviest), buckets, cp.LightestShards, float64(buckets*(buckets-1))/(2*n), cp.NeedSearch.Upto)
+	s += fmt.Sprintf(": over the %s units/s, beside the mean node's %s/s, what keeps it there is heavy partitions sharing a node. A whale's bucket is sized to do up to %s/s if the hash of the column its rows are bucketed by shares the value's work evenly over them, which it need not (a bucket takes the work of the rows that hash to it), and %d buckets placed by token over %d nodes put about %.1f pairs on one node (B(B - 1) / 2N)",
+		fmtF(cp.Capacity), fmtF(cp.lightestMean), fmtF(heaviest), buckets, cp.LightestShards, float64(buckets*(buckets-1))/(2*n))
+	if x := cp.bucketNext; x.name != "" && x.work+cp.lightestMean > cp.Capacity {
+		// A value under the capacity alone, over it beside the mean
+		// node's share of the rest: bucket 0 needs a node nearly empty.
+		s += fmt.Sprintf("; and the heaviest value kept at bucket 0, %s, does %s/s, so the node its token falls on is over unless the rest of its work is under %s/s, %s of the mean node's", x.name, fmtF(x.work), fmtF(cp.Capacity-x.work), pct((cp.Capacity-x.work)/cp.lightestMean))
+	}
+	s += fmt.Sprintf(". More buckets a whale (each of its whole-value reads then asks more partitions), bucketing the next values too, caching the hot reads, or a search past %d nodes (score --shards) is what remains", cp.NeedSearch.Upto)
 	return s
 }

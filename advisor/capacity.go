@@ -83,6 +83,7 @@ type Capacity struct {
 	// sized to, and lightestMean the mean node's work on LightestShards
 	// (units/s), for the text.
 	bucketWhales []bucketWhale
+	bucketNext   bucketWhale
 	lightestMean float64
 	// buckets, until shardsNeeded runs, re-derives the bucket fix for a
 	// node count (Fix.bucketsAt) with what the other fixes add to its
