@@ -587,7 +587,7 @@ func bucketWorseText(before, after *sim.Candidate, capacity, heaviest float64) s
 		}
 		s += fmt.Sprintf(" Still over: %s: on each, the partitions its tokens drew add up past the capacity (a whale's bucket%s, beside other values' partitions, or two buckets whose tokens fell on one node).", strings.Join(list, ", "), upTo)
 		if after.MeanShardWork >= 0.8*capacity {
-			s += fmt.Sprintf(" With the mean node at %.0f%% of the capacity, hashed partitions leave nodes over whatever the bucket counts on this many nodes (the capacity check searches the node count, each with the bucket counts re-derived for it).", 100*after.MeanShardWork/capacity)
+			s += fmt.Sprintf(" With the mean node at %.0f%% of the capacity, hashed partitions leave nodes over whatever the bucket counts on this many nodes (the capacity check searches the node count for the recommended design, each count with its bucket counts re-derived).", 100*after.MeanShardWork/capacity)
 		}
 	}
 	return s

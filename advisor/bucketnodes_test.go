@@ -110,3 +110,72 @@ func TestCassandraBucketNodes(t *testing.T) {
 		t.Errorf("headline does not name the lightest count searched:\n%s", sum)
 	}
 }
+
+// TestCassandraBucketNodesFit: the same search where a count fits. At
+// 5,000 units/s a node only workspace_id = 1 is a whale: W = 15.7% of
+// 43,900.01 = 6,895/s, R = 15.7% of 800.01 = 126/s (whale figures of
+// TestCassandraBucketByCapacity), so K = ceil((6,895 - 126) / (4,500 -
+// 126)) = ceil(1.55) = 2, each bucket sized to 4,500 (10% under 5,000);
+// one whale leaves one design a count. The search starts at
+// ceil(43,900.01 / 5,000) = 9 nodes. The count it names, re-scored on its
+// own with the printed design, has no node over and the count below it
+// has one; the count for 10% to spare, re-scored, has its busiest at most
+// 4,500/s and the one below it not.
+func TestCassandraBucketNodesFit(t *testing.T) {
+	s, err := scenario.Builtin("workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := scenario.Build(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Capacity = 5000
+	adv, err := advisor.Recommend(w, advisor.Options{Shards: w.Shards, Engine: partition.Cassandra{}, Keys: []string{"hash(workspace_id)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := adv.CapacityCheck
+	if cp == nil || !cp.BucketsRederived || cp.NeedSearch == nil {
+		t.Fatalf("no node search with the bucket counts re-derived: %+v", cp)
+	}
+	const key = "salt(hash(workspace_id), [2], top=1, by=page_id); members:salt(hash(workspace_id), [2], top=1, by=user_id)"
+	if cp.NeedSearch.From != 9 {
+		t.Errorf("search from %d; want 9", cp.NeedSearch.From)
+	}
+	need := cp.ShardsNeeded
+	if need == 0 || cp.NeededKey != key || fmt.Sprint(cp.NeededBuckets) != "[2]" {
+		t.Fatalf("needed %d nodes with %q %v; want a count with %q [2]", need, cp.NeededKey, cp.NeededBuckets, key)
+	}
+	score := func(n int) (int, float64) {
+		x, err := sim.Score(w, key, sim.Options{Shards: n, Engine: partition.Cassandra{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(x.OverCapacity), x.MaxShardWork
+	}
+	if o, b := score(need); o != 0 || math.Abs(b-cp.NeededBusiest) > 1e-6*b {
+		t.Errorf("%d nodes re-scored: %d over, busiest %.1f; the search said none, %.1f", need, o, b, cp.NeededBusiest)
+	}
+	for n := max(9, need-3); n < need; n++ {
+		if o, _ := score(n); o == 0 {
+			t.Errorf("%d nodes fit too; the search said %d is the fewest", n, need)
+		}
+	}
+	sum := adv.Summary[0]
+	want := fmt.Sprintf("%d nodes, with the whales bucketed K = [2], bring every node under it: busiest ", need)
+	if !strings.Contains(sum, want) || strings.Contains(sum, "does not bring the busiest under") || strings.Contains(sum, "add nodes") {
+		t.Errorf("headline does not state one plan (%q):\n%s", want, sum)
+	}
+	if m := cp.ShardsForMargin; m > need {
+		if o, b := score(m); o != 0 || b > 4500 || math.Abs(b-cp.MarginBusiest) > 1e-6*b {
+			t.Errorf("%d nodes re-scored: %d over, busiest %.1f; the search said 10%% to spare at %.1f", m, o, b, cp.MarginBusiest)
+		}
+		if o, b := score(m - 1); o == 0 && b <= 4500 {
+			t.Errorf("%d nodes leave 10%% to spare too (busiest %.1f); the search said %d", m-1, b, m)
+		}
+		if !strings.Contains(sum, fmt.Sprintf("10%% to spare takes %d nodes, K = [2]", m)) {
+			t.Errorf("headline does not give the count for 10%% to spare:\n%s", sum)
+		}
+	}
+}
