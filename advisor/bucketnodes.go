@@ -72,10 +72,11 @@ func bucketNodes(cp *Capacity, s *needSearch) {
 		return best, bv, best != nil
 	}
 	margin := (1 - fitMargin) * cp.Capacity
-	need := &ShardSearch{Least: least, RequestsPerS: req, From: least, Upto: least - 1}
+	// A bucket needs two nodes at least (a salt over one is not placed).
+	from := max(least, 2)
+	need := &ShardSearch{Least: least, RequestsPerS: req, From: from, Upto: from}
 	cp.NeedSearch = need
-	m := least
-	for ; m <= shardkey.MaxShards; m++ {
+	for m := from; m <= shardkey.MaxShards; m++ {
 		x, v, ok := at(m)
 		if !ok {
 			break
