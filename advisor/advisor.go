@@ -487,6 +487,9 @@ type Fix struct {
 	// replicas, for a cache fix, is the read replicas it proposes beside
 	// the cache (replicasFor), 0 when none.
 	replicas int
+	// bucketsAt, for a bucket fix sized by capacity, re-derives its
+	// design for another node count (bucketFix); nil otherwise.
+	bucketsAt func(n int) []bucketVariant
 }
 
 // Placed is one value of a directory placement and where it goes.

@@ -70,13 +70,19 @@ type bucketWhale struct {
 	name    string
 	work, r float64
 	share   float64 // of the rows, as spec.top ranks it
-	k       int     // ceil((W - R) / (C - R))
+	// target is the work T a bucket is sized to: splitTarget(C), 10%
+	// under the capacity C (token placement, like the split's hash,
+	// does not share a value's work evenly over its buckets), or C when
+	// R alone reaches that.
+	target float64
+	k      int // ceil((W - R) / (T - R))
 }
 
 // bucketByCapacity chooses, under a capacity C, the values to bucket and
 // each one's bucket count by the split fix's rule (splitFix): a bucket of
 // a value with work W, R of it reads that query every bucket, does
-// (W - R) / K + R, under C when K >= (W - R) / (C - R). Values are taken
+// (W - R) / K + R, at most T = splitTarget(C) (10% under C) when
+// K >= (W - R) / (T - R) (T = C when R alone reaches 0.9 C). Values are taken
 // heaviest first while each does over C (a value under it fits one node
 // and keeps bucket 0) and its whole-value reads R stay under C (no bucket
 // count helps those). by says whether a row's bucket is the hash of the
@@ -96,8 +102,12 @@ func (a *analysis) bucketByCapacity(w *shardkey.Workload, spec bucketSpec, col s
 		if work <= c || r >= c {
 			break
 		}
-		out = append(out, bucketWhale{name: spec.name(tv), work: work, r: r, share: tv.Share,
-			k: int(math.Ceil((work-r)/(c-r) - 1e-9))})
+		t := splitTarget(c)
+		if r >= t {
+			t = c // a larger K cannot lower reads that ask all K
+		}
+		out = append(out, bucketWhale{name: spec.name(tv), work: work, r: r, share: tv.Share, target: t,
+			k: int(math.Ceil((work-r)/(t-r) - 1e-9))})
 	}
 	return out
 }
@@ -340,8 +350,8 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 		}
 		if best != nil && single != nil {
 			k = single.k
-			kWhy = fmt.Sprintf("K = %d for every whale, the heaviest's count by capacity (a bucket of a value doing W units/s, R of them reads of the whole value, does (W - R) / K + R: %s: (%s - %s) / (%s - %s) = %.2f): re-simulated, it leaves %d nodes over capacity (busiest %s/s) where a count of each whale's own (%s) leaves %d (busiest %s/s): the buckets' tokens, not their count, decide which nodes they load",
-				k, capWhales[0].name, fmtF(capWhales[0].work), fmtF(capWhales[0].r), fmtF(w.Capacity), fmtF(capWhales[0].r), (capWhales[0].work-capWhales[0].r)/(w.Capacity-capWhales[0].r),
+			kWhy = fmt.Sprintf("K = %d for every whale, the heaviest's count by capacity (a bucket of a value doing W units/s, R of them reads of the whole value, does (W - R) / K + R, sized to %s units/s%s: %s: (%s - %s) / (%s - %s) = %.2f): re-simulated, it leaves %d nodes over capacity (busiest %s/s) where a count of each whale's own (%s) leaves %d (busiest %s/s): the buckets' tokens, not their count, decide which nodes they load",
+				k, fmtF(capWhales[0].target), targetWhy(capWhales[0].target, w.Capacity), capWhales[0].name, fmtF(capWhales[0].work), fmtF(capWhales[0].r), fmtF(capWhales[0].target), fmtF(capWhales[0].r), (capWhales[0].work-capWhales[0].r)/(capWhales[0].target-capWhales[0].r),
 				len(best.OverCapacity), fmtF(best.MaxShardWork), intsText(bestKs), len(single.perWhale.OverCapacity), fmtF(single.perWhale.MaxShardWork))
 			kWhy += size
 			bestKs = nil // one count: the texts of one K
@@ -349,7 +359,10 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 			k = slices.Max(bestKs)
 			var each []string
 			for i, x := range capWhales {
-				e := fmt.Sprintf("%s: (%s - %s) / (%s - %s) = %.2f, so %d", x.name, fmtF(x.work), fmtF(x.r), fmtF(w.Capacity), fmtF(x.r), (x.work-x.r)/(w.Capacity-x.r), x.k)
+				e := fmt.Sprintf("%s: (%s - %s) / (%s - %s) = %.2f, so %d", x.name, fmtF(x.work), fmtF(x.r), fmtF(x.target), fmtF(x.r), (x.work-x.r)/(x.target-x.r), x.k)
+				if x.target >= w.Capacity {
+					e += fmt.Sprintf(" (sized to the capacity: its whole-value reads alone reach %s)", fmtF(splitTarget(w.Capacity)))
+				}
 				switch {
 				case bestKs[i] > x.k && bestKs[i] == n:
 					e += fmt.Sprintf(", capped at the %d nodes", n)
@@ -360,7 +373,7 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 				}
 				each = append(each, e)
 			}
-			kWhy = fmt.Sprintf("Each whale gets its own K, as a split's shards: a bucket of a value doing W units/s, R of them reads of the whole value (each queries every bucket), does (W - R) / K + R, under the %s units/s one node can do when K >= (W - R) / (%s - R): %s; the next values each do under %s units/s and keep bucket 0, so their reads stay on one partition", fmtF(w.Capacity), fmtF(w.Capacity), strings.Join(each, "; "), fmtF(w.Capacity))
+			kWhy = fmt.Sprintf("Each whale gets its own K, as a split's shards: a bucket of a value doing W units/s, R of them reads of the whole value (each queries every bucket), does (W - R) / K + R, at most the %s units/s a bucket is sized to (%s) when K >= (W - R) / (%s - R): %s; the next values each do under the %s units/s one node can do and keep bucket 0, so their reads stay on one partition", fmtF(splitTarget(w.Capacity)), targetWhy(splitTarget(w.Capacity), w.Capacity)[2:], fmtF(splitTarget(w.Capacity)), strings.Join(each, "; "), fmtF(w.Capacity))
 			kWhy += size
 			if kSize > 1 {
 				kWhy += " (each whale's share of it: its rows over the widest's)"
@@ -441,12 +454,58 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 	if w.Capacity > 0 {
 		over = fmt.Sprintf(", %d -> %d nodes over capacity", len(c.OverCapacity), len(best.OverCapacity))
 	}
-	as.Fixes = append(as.Fixes, Fix{Kind: "bucket", Target: strings.Join(vals, ", "), Key: bestKey, Before: nums(c), After: nums(best),
+	var at func(int) []bucketVariant
+	if capWhales != nil {
+		// The same whales and way (by= or not) on another node count,
+		// each count capped at it: each whale's own count and, for
+		// several whales, the heaviest's for all (the search re-simulates
+		// both, as above).
+		ws, useBy := capWhales, bestBy
+		// The heaviest value kept at bucket 0, for the capacity check's
+		// word on what keeps a node over.
+		var next bucketWhale
+		if len(spec.top) > len(ws) {
+			tv := spec.top[len(ws)]
+			next.name, next.share = spec.name(tv), tv.Share
+			next.work, next.r, _ = a.whaleWork(w, cols[0], tv.Share)
+		}
+		at = func(n int) []bucketVariant {
+			if n < 2 {
+				return nil
+			}
+			ks := make([]int, len(ws))
+			for i, x := range ws {
+				ks[i] = min(max(x.k, bucketSizeK(widest, x.share/ws[0].share), 2), n)
+			}
+			var out []bucketVariant
+			if key, ok := keyOf(0, 0, ks, useBy); ok {
+				out = append(out, bucketVariant{key: key, ks: ks, whales: ws, next: next})
+			}
+			if m := slices.Max(ks); m != slices.Min(ks) {
+				if key, ok := keyOf(m, len(ks), nil, useBy); ok {
+					out = append(out, bucketVariant{key: key, ks: eachK(nil, m, len(ks)), whales: ws, next: next})
+				}
+			}
+			return out
+		}
+	}
+	as.Fixes = append(as.Fixes, Fix{Kind: "bucket", Target: strings.Join(vals, ", "), Key: bestKey, Before: nums(c), After: nums(best), bucketsAt: at,
 		Text: fmt.Sprintf("Whales: bucket %s %s. %s: add a bucket column to the partition key, PRIMARY KEY ((%s, bucket), ...), and write "+rowBucket+", every other value keeping bucket 0 (the application keeps each whale's bucket count, in a small table it reads first) (%s)%s. %s; %s (+%s units/s of work in all, re-simulated). %s The %s goes from %.2fx to %.2fx the mean and the busiest node's work from %s/s to %s/s%s.%s",
 			what, spec.where, why, col, bestKey, capped, kWhy, reads, fmtF(fanout), bucketPlacementText,
 			ratioText(c, w), ratioOf(c), ratioOf(best), fmtF(c.MaxShardWork), fmtF(best.MaxShardWork), over, bucketWorseText(c, best, w.Capacity, heaviestBucket(capWhales, eachK(bestKs, k, len(capWhales)))))})
 	as.Criteria.AfterFixes = best.MaxShardWork
 	return true
+}
+
+// targetWhy is what the text says of a bucket sized to target under a
+// node's capacity: ", 10% under the 800 units/s one node can do: token
+// placement does not share a value's work evenly over its buckets", or
+// that it is the capacity itself.
+func targetWhy(target, capacity float64) string {
+	if target >= capacity {
+		return ", the capacity: its whole-value reads alone reach 10% under it"
+	}
+	return fmt.Sprintf(", %s under the %s units/s one node can do: the split of a value's rows over its buckets is uneven", spare(fitMargin), fmtF(capacity))
 }
 
 // namedK is the bucket counts of a design not proposed: K = k, or with
@@ -528,7 +587,7 @@ func bucketWorseText(before, after *sim.Candidate, capacity, heaviest float64) s
 		}
 		s += fmt.Sprintf(" Still over: %s: on each, the partitions its tokens drew add up past the capacity (a whale's bucket%s, beside other values' partitions, or two buckets whose tokens fell on one node).", strings.Join(list, ", "), upTo)
 		if after.MeanShardWork >= 0.8*capacity {
-			s += fmt.Sprintf(" With the mean node at %.0f%% of the capacity, hashed partitions leave nodes over whatever the bucket counts: the cluster needs more nodes (re-run the advice with --shards, which re-derives the counts for them).", 100*after.MeanShardWork/capacity)
+			s += fmt.Sprintf(" With the mean node at %.0f%% of the capacity, hashed partitions leave nodes over whatever the bucket counts on this many nodes (the capacity check searches the node count for the recommended design, each count with its bucket counts re-derived).", 100*after.MeanShardWork/capacity)
 		}
 	}
 	return s
@@ -565,6 +624,17 @@ func cassandraReplicaNote(engine string) string {
 		return ""
 	}
 	return "Replication is not modelled: the per-node figures count each partition on the owner of its token only. Cassandra keeps every partition on RF replicas (the keyspace's replication factor: the token's owner and the next RF-1 nodes on the ring), so each write costs RF replica writes on RF nodes and each read as many replicas as its consistency level asks (ONE: 1; QUORUM or LOCAL_QUORUM at RF = 3: 2); a hot partition loads RF nodes, not one."
+}
+
+// bucketVariant is a bucket fix's design re-derived for a node count:
+// key, the design, and ks, each whale's bucket count, heaviest first.
+// whales are the values bucketed (bucketByCapacity) and next the
+// heaviest value kept at bucket 0 (its name "" when there is none).
+type bucketVariant struct {
+	key    string
+	ks     []int
+	whales []bucketWhale
+	next   bucketWhale
 }
 
 // bucketSingle is one bucket count for every whale when it re-simulates

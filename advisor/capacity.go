@@ -60,6 +60,37 @@ type Capacity struct {
 	ThinFit         bool         `json:"thin_fit,omitempty"`
 	ShardsForMargin int          `json:"shards_for_margin,omitempty"`
 	MarginSearch    *ShardSearch `json:"margin_search,omitempty"`
+	// BucketsRederived reports that ShardsNeeded and ShardsForMargin
+	// (Cassandra nodes) were searched with the whales' bucket counts
+	// re-derived for each node count (bucketNodes), not kept at the
+	// advised count's. NeededKey and NeededBuckets are then the design
+	// on ShardsNeeded nodes and its bucket count for each whale,
+	// heaviest first; MarginKey, MarginBuckets and MarginBusiest (units/s)
+	// the same on ShardsForMargin nodes. When no count searched fits,
+	// LightestShards, LightestBusiest and LightestBuckets are the
+	// count searched whose busiest node did least, that work and its
+	// bucket counts.
+	BucketsRederived bool    `json:"buckets_rederived,omitempty"`
+	NeededKey        string  `json:"needed_key,omitempty"`
+	NeededBuckets    []int   `json:"needed_buckets,omitempty"`
+	MarginKey        string  `json:"margin_key,omitempty"`
+	MarginBuckets    []int   `json:"margin_buckets,omitempty"`
+	MarginBusiest    float64 `json:"margin_busiest,omitempty"`
+	LightestShards   int     `json:"lightest_shards,omitempty"`
+	LightestBusiest  float64 `json:"lightest_busiest,omitempty"`
+	LightestBuckets  []int   `json:"lightest_buckets,omitempty"`
+	// bucketWhales are the whales bucketed, with the work each bucket is
+	// sized to, and lightestMean the mean node's work on LightestShards
+	// (units/s), for the text.
+	bucketWhales []bucketWhale
+	bucketNext   bucketWhale
+	lightestMean float64
+	// buckets, until shardsNeeded runs, re-derives the bucket fix for a
+	// node count (Fix.bucketsAt) with what the other fixes add to its
+	// design after it (bucketsRest); nil without a bucket fix sized by
+	// capacity.
+	buckets     func(n int) []bucketVariant
+	bucketsRest string
 
 	engine string // the placement engine's name, for shardCountNote
 	shards int    // the shard count advised for
@@ -409,6 +440,11 @@ func (a *analysis) capacityCheck(as *Assessment, o sim.Options) *Capacity {
 	}
 	out.raise = raised(out.Before, out.After, capacityUnitOf(out))
 	for _, f := range as.Fixes {
+		if f.Kind == "bucket" && f.bucketsAt != nil && out.Per != "node" && strings.HasPrefix(key, f.Key) {
+			// The other fixes add to the bucket fix's design after it
+			// (a lookup, a projection): kept for each node count.
+			out.buckets, out.bucketsRest = f.bucketsAt, key[len(f.Key):]
+		}
 		if f.Kind == "cache" {
 			what := "the cache for " + f.Target
 			if f.replicas > 0 {
@@ -570,6 +606,10 @@ func shardsNeeded(cp *Capacity) {
 		cp.ShardsNeeded = o.Shards
 		return
 	}
+	if cp.buckets != nil {
+		bucketNodes(cp, s)
+		return
+	}
 	sc := s.counts()
 	cp.ShardsNeeded, cp.NeedSearch = sc.fewest(cp.Capacity, noneOver)
 	if cp.ShardsNeeded == 0 {
@@ -666,6 +706,9 @@ func capacityHead(cp *Capacity, n int) string {
 			}
 			with += fmt.Sprintf(", %d %s%s (busiest %s/s%s)", cp.After.OverCapacity, still, plural(cp.After.OverCapacity, "does", "do"), fmtF(cp.After.MaxShardWork), uncounted)
 		}
+	}
+	if cp.BucketsRederived {
+		return fmt.Sprintf("%s; %s. %s.", head, with, bucketNodesText(cp))
 	}
 	if cp.ShardsNeeded > 0 {
 		return fmt.Sprintf("%s; %s. %s%s%s.", head, with, neededText(cp, n), shardCountNote(cp.engine, n, cp.ShardsNeeded), packingNote(cp))

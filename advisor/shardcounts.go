@@ -26,7 +26,10 @@ type ShardSearch struct {
 	// doubling found, when it found one). From is Least unless the
 	// counts between were more than the search's bound (maxScan,
 	// scanBudget); the counts from Least to From-1 were then not tried.
-	// Both 0 when no count was found to fit.
+	// Both 0 when no count was found to fit, except when the capacity
+	// check's BucketsRederived: that search (bucketNodes) scans from
+	// From = Least to Upto with no doubling first, and To is 0 when none
+	// of them fits.
 	From int `json:"from"`
 	To   int `json:"to"`
 	// Upto is the largest count scored: the last of the doubling from
