@@ -590,7 +590,8 @@ func (a *agg) condsInto(out []shardkey.Cond, s sample, fv *int32) []shardkey.Con
 			}
 		case shardkey.In:
 			ok := true
-			for _, x := range elemValues(vals) {
+			xs := elemValues(vals)
+			for i, x := range xs {
 				if x.kind == litNull {
 					continue // x IN (NULL, 2) is x = 2: NULL equals no value
 				}
@@ -622,6 +623,9 @@ func (a *agg) condsInto(out []shardkey.Cond, s sample, fv *int32) []shardkey.Con
 					}
 					c.Param = c.Param || x.param
 					continue
+				}
+				if c.List == nil {
+					c.List = make([]shardkey.Value, 0, len(xs)-i) // room for the rest
 				}
 				c.List = append(c.List, v)
 			}
