@@ -375,7 +375,7 @@ func (a *agg) limitWarnings() {
 	}
 	for _, op := range a.opList {
 		if k := a.opCapOf(op); k < a.lim.opCap && op.seen > int64(k) {
-			a.warn(shardkey.Errorf(a.file, 0, "", "operation %s keeps %d sampled instances of its %d, not %d: each holds up to %d values, and an operation's sample holds at most %d values (its rate counts every statement)", op.name, len(op.samples), op.seen, min(int64(a.lim.opCap), op.seen), op.maxVals, shapeValues))
+			a.warn(shardkey.Errorf(a.file, 0, "", "operation %s keeps %d sampled instances of its %d, not %d: each holds up to %d values, and an operation's sample holds at most %d values (its rate counts every statement)", op.name, op.kept, op.seen, min(int64(a.lim.opCap), op.seen), op.maxVals, shapeValues))
 		}
 	}
 	if a.lim.txnCap < a.sample {

@@ -114,6 +114,9 @@ type agg struct {
 	partBuf []sample
 	// condChunk is what conds carves instances' conditions from.
 	condChunk []shardkey.Cond
+	// peerConds is the scratch slice peers converts a join peer's
+	// conditions into before it keeps some.
+	peerConds []shardkey.Cond
 	// freeSessions are dropped sessions kept for their buffers.
 	freeSessions []*session
 	// counts count every statement's values by column (traffic.go).
@@ -160,6 +163,8 @@ type opAgg struct {
 	// maxVals is the most values an instance of it held (see
 	// shapeValues).
 	maxVals int
+	// kept is len(samples) when finish converted and released them.
+	kept int
 }
 
 // sample is one kept instance: the access (for its predicate layout) and

@@ -126,6 +126,10 @@ func (a *agg) finish() error {
 			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Seq: s.seq, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s), Parts: a.parts(s, &fv), Rider: s.rider()})
 		}
 		a.w.Ops = append(a.w.Ops, o)
+		// The reservoir is converted: release it, so that the
+		// collections finish runs into (the heap is near the memory
+		// limit by now) free its memory for the instances that follow.
+		op.kept, op.samples = len(op.samples), nil
 	}
 	for _, t := range a.txnList {
 		if a.w.TxnsUnknown {
@@ -144,6 +148,7 @@ func (a *agg) finish() error {
 			}
 			a.w.Txns = append(a.w.Txns, tx)
 		}
+		t.samples = nil // converted: released, as an operation's
 	}
 	a.fillRows()
 	if a.txnCuts > 0 {
@@ -493,11 +498,19 @@ func (a *agg) condSlice(n int) []shardkey.Cond {
 
 // conds converts a sample's values into conditions on its table.
 func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
+	if s.acc.none {
+		return noRows(a.w.Tables[s.ai.op.table])
+	}
+	return a.condsInto(a.condSlice(len(s.acc.preds)), s, fv)
+}
+
+// condsInto is conds appending to out, an empty slice (unless s matches
+// no row: noRows).
+func (a *agg) condsInto(out []shardkey.Cond, s sample, fv *int32) []shardkey.Cond {
 	t := a.w.Tables[s.ai.op.table]
 	if s.acc.none {
 		return noRows(t)
 	}
-	out := a.condSlice(len(s.acc.preds))
 	k := 0
 	// via marks the condition pred i appended, if any, as another
 	// read's (pred.via, shardkey.Cond.Via).
@@ -577,7 +590,8 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 			}
 		case shardkey.In:
 			ok := true
-			for _, x := range elemValues(vals) {
+			xs := elemValues(vals)
+			for i, x := range xs {
 				if x.kind == litNull {
 					continue // x IN (NULL, 2) is x = 2: NULL equals no value
 				}
@@ -609,6 +623,9 @@ func (a *agg) conds(s sample, fv *int32) []shardkey.Cond {
 					}
 					c.Param = c.Param || x.param
 					continue
+				}
+				if c.List == nil {
+					c.List = make([]shardkey.Value, 0, len(xs)-i) // room for the rest
 				}
 				c.List = append(c.List, v)
 			}
@@ -876,15 +893,35 @@ func (a *agg) peers(s sample) []shardkey.Peer {
 			continue
 		}
 		var fv int32
-		var conds []shardkey.Cond
-		for _, c := range a.conds(p.sib, &fv) {
-			if c.Via == 0 && c.Col != ocol && (c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh || c.Op == shardkey.In && c.Unknown == 0 && len(c.List) > 0) {
+		// The sibling's conditions go to a scratch slice (most are
+		// left out) and the kept ones to a slice of their number.
+		all := a.condsInto(a.peerConds[:0], p.sib, &fv)
+		if !p.sib.acc.none {
+			a.peerConds = all[:0]
+		}
+		n := 0
+		for _, c := range all {
+			if peerCond(c, ocol) {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		conds := a.condSlice(n)
+		for _, c := range all {
+			if peerCond(c, ocol) {
 				conds = append(conds, c)
 			}
 		}
-		if len(conds) > 0 {
-			out = append(out, shardkey.Peer{Col: col, Table: ot, OtherCol: ocol, Conds: conds})
-		}
+		out = append(out, shardkey.Peer{Col: col, Table: ot, OtherCol: ocol, Conds: conds})
 	}
 	return out
+}
+
+// peerCond reports whether c, a condition of a join peer on its column
+// other than ocol (the column the join equality ties), is one of its
+// Peer.Conds: an = or IN with known values, the peer's own.
+func peerCond(c shardkey.Cond, ocol int) bool {
+	return c.Via == 0 && c.Col != ocol && (c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh || c.Op == shardkey.In && c.Unknown == 0 && len(c.List) > 0)
 }

@@ -416,22 +416,28 @@ func (a *agg) finishCounts(span float64) {
 		})
 		out := &shardkey.ValueCounts{Sketch: c.sketch, Statements: c.stmts}
 		total := c.total
-		at := make(map[shardkey.Value]int, len(c.vals))
+		at := newValueIndex(len(c.vals))
+		out.Values = make([]shardkey.Value, 0, len(c.vals))
+		out.Weights = make([]float64, 0, len(c.vals))
 		for _, x := range c.vals {
 			v, fresh, ok := a.value(t, c.ci, col.Type, rv{lit: lit{s: x.key.text(), kind: x.key.kind}})
 			if !ok || fresh != shardkey.NotFresh || v.IsNull() {
 				total -= x.w // no row holds it: matches none
 				continue
 			}
-			k := v.Canonical()
-			if j, ok := at[k]; ok {
+			if j, ok := at.put(v.Canonical(), len(out.Values)); ok {
 				out.Weights[j] += x.w / span
 				continue
 			}
-			at[k] = len(out.Values)
 			out.Values = append(out.Values, v)
 			out.Weights = append(out.Weights, x.w/span)
 		}
+		if len(out.Values) == 0 {
+			out.Values, out.Weights = nil, nil // as none appended
+		}
+		// Converted: the counts' own memory is released (finish runs
+		// near the memory limit; see agg.finish).
+		c.dense, c.ints, c.strs, c.nums, c.vals, c.ws = nil, nil, nil, nil, nil, nil
 		out.Total = total / span
 		if t.Traffic == nil {
 			t.Traffic = map[string]*shardkey.ValueCounts{}
@@ -468,4 +474,51 @@ func mergeCounts(a, b *shardkey.ValueCounts) {
 	}
 	a.Total += b.Total
 	a.Statements += b.Statements
+}
+
+// valueIndex maps canonical values (shardkey.Value.Canonical) to their
+// place in a list. An integer or a text, the values of most counted
+// columns, is keyed by its Int or its Str alone (16 or 24 bytes a key,
+// against the 40 of a Value): a Value with any other field set is
+// keyed whole, so two values share a place only when they are equal.
+type valueIndex struct {
+	n    int // the size hint of the map first made
+	ints map[int64]int
+	strs map[string]int
+	rest map[shardkey.Value]int
+}
+
+func newValueIndex(n int) *valueIndex { return &valueIndex{n: n} }
+
+// put returns k's place and true when k is in the index, else records
+// it at place i and returns false.
+func (x *valueIndex) put(k shardkey.Value, i int) (int, bool) {
+	switch {
+	case k.Type == shardkey.Int64 && k.Float == 0 && k.Str == "":
+		if x.ints == nil {
+			x.ints = make(map[int64]int, x.n)
+		}
+		j, ok := x.ints[k.Int]
+		if !ok {
+			x.ints[k.Int] = i
+		}
+		return j, ok
+	case k.Type == shardkey.Text && k.Int == 0 && k.Float == 0:
+		if x.strs == nil {
+			x.strs = make(map[string]int, x.n)
+		}
+		j, ok := x.strs[k.Str]
+		if !ok {
+			x.strs[k.Str] = i
+		}
+		return j, ok
+	}
+	if x.rest == nil {
+		x.rest = make(map[shardkey.Value]int, x.n)
+	}
+	j, ok := x.rest[k]
+	if !ok {
+		x.rest[k] = i
+	}
+	return j, ok
 }

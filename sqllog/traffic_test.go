@@ -320,3 +320,49 @@ func TestCountIndexes(t *testing.T) {
 	}
 	check(c, order, 4096)
 }
+
+// TestTrafficMergesEqualValues: values written differently that convert
+// to one value of the column's type are one value of the counts, in the
+// place of the first seen, with the statements of all: k = 7 twice, then
+// k = 07 and k = 8 (integers: 7 counts 3 statements, 8 one, in that
+// order); x = 1.5 and x = 1.50 (floats: one value, 2 statements); and
+// s = 'b', a text column, as written. Weights are statements over the
+// span, so 7's is 3 times 8's, and the total of t.k is 4 times 8's.
+func TestTrafficMergesEqualValues(t *testing.T) {
+	log := trafficLog([]string{
+		"SELECT * FROM t WHERE k = 7",
+		"SELECT * FROM t WHERE k = 7",
+		"SELECT * FROM t WHERE k = 07",
+		"SELECT * FROM t WHERE k = 8",
+		"SELECT * FROM f WHERE x = 1.5",
+		"SELECT * FROM f WHERE x = 1.50",
+		"SELECT * FROM g WHERE s = 'b'",
+	})
+	w := &shardkey.Workload{}
+	if err := Read(t.Context(), w, strings.NewReader(log), "t.log", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	counts := func(table, col string) *shardkey.ValueCounts {
+		t.Helper()
+		vc := w.Tables[w.TableIndex(table)].Traffic[col]
+		if vc == nil {
+			t.Fatalf("%s.%s: no counts", table, col)
+		}
+		return vc
+	}
+	k := counts("t", "k")
+	if len(k.Values) != 2 || k.Values[0] != shardkey.IntValue(7) || k.Values[1] != shardkey.IntValue(8) {
+		t.Fatalf("t.k values %v, want [7 8]", k.Values)
+	}
+	if !near(k.Weights[0], 3*k.Weights[1], 1e-12) || !near(k.Total, 4*k.Weights[1], 1e-12) {
+		t.Errorf("t.k weights %v total %v, want 3:1 and a total of 4 statements", k.Weights, k.Total)
+	}
+	x := counts("f", "x")
+	if len(x.Values) != 1 || x.Values[0] != shardkey.FloatValue(1.5) || !near(x.Weights[0], 2*k.Weights[1], 1e-12) {
+		t.Errorf("f.x values %v weights %v, want [1.5] of 2 statements", x.Values, x.Weights)
+	}
+	s := counts("g", "s")
+	if len(s.Values) != 1 || s.Values[0] != shardkey.TextValue("b") || !near(s.Weights[0], k.Weights[1], 1e-12) {
+		t.Errorf("g.s values %v weights %v, want [b] of 1 statement", s.Values, s.Weights)
+	}
+}
