@@ -47,9 +47,14 @@ var ErrNoCandidates = errors.New("no candidate keys")
 
 // Options control the advice.
 type Options struct {
-	Shards  int              // >= 1
-	Engine  partition.Engine // nil: generic
-	Dir     string           // base directory of directory(col, FILE) keys
+	Shards int              // >= 1
+	Engine partition.Engine // nil: generic
+	Dir    string           // base directory of directory(col, FILE) keys
+	// Workers is the goroutines each scoring routes with (sim.Run; <= 0:
+	// GOMAXPROCS). The candidates, the sweep's shard counts and the
+	// bootstrap replicates are themselves scored up to GOMAXPROCS at a
+	// time, as score scores its keys; the advice is the same as scoring
+	// them one after another.
 	Workers int
 	// Vindexes are the VSchema's vindex names (sim.Options.Vindexes).
 	Vindexes map[string]shardkey.VindexNames
@@ -626,17 +631,33 @@ func Recommend(w *shardkey.Workload, o Options) (*Advice, error) {
 		adv.Warnings = append(adv.Warnings, a.warns...)
 	}
 	var list []*Assessment
-	for _, k := range keys {
+	// The candidates are scored concurrently (sim.Score is, with one
+	// Cache), then read in their order: the warnings, skips and list are
+	// those of scoring them one after another.
+	type scored struct {
+		key  string
+		c    *sim.Candidate
+		err  error
+		lerr error // scored without the lookups of the design in use: why
+	}
+	res := make([]scored, len(keys))
+	each(len(keys), 0, func(i int) {
+		k := keys[i]
 		c, err := sim.Score(w, k, sopts)
+		r := scored{key: k, c: c, err: err}
 		if g, ok := orig[k]; ok && err != nil && k != o.Current {
 			// The lookups of the design in use do not compile on this
 			// candidate: score it as generated, and say so when that
 			// scores.
-			lerr := err
-			k = g
-			if c, err = sim.Score(w, k, sopts); err == nil {
-				adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s scored without the lookups of the design in use: %v", g, lerr))
-			}
+			r.key, r.lerr = g, err
+			r.c, r.err = sim.Score(w, g, sopts)
+		}
+		res[i] = r
+	})
+	for _, r := range res {
+		k, c, err := r.key, r.c, r.err
+		if r.lerr != nil && err == nil {
+			adv.Warnings = append(adv.Warnings, fmt.Sprintf("candidate %s scored without the lookups of the design in use: %v", k, r.lerr))
 		}
 		if err != nil {
 			if len(o.Keys) > 0 && k != o.Current {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/jsonnull"
@@ -82,10 +84,13 @@ func (r SweepRow) MarshalJSON() ([]byte, error) {
 // counts, contiguous), as a cluster grows by adding nodes, not slots;
 // counts above the slot count are left out. The rows then say Per
 // "node".
+//
+// The counts are scored concurrently, each on a copy of o.
 func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]SweepRow, error) {
-	var out []SweepRow
 	nodes := o.Nodes
-	for _, n := range counts {
+	rows := make([]*SweepRow, len(counts))
+	each(len(counts), 0, func(i int) {
+		n, o := counts[i], o
 		per := ""
 		if nodes != nil {
 			how := nodes.How
@@ -94,7 +99,7 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 			}
 			m, err := sim.NewNodes(o.Shards, n, how)
 			if err != nil || n > o.Shards {
-				continue
+				return
 			}
 			o.Nodes, per = m, "node"
 		} else {
@@ -102,7 +107,7 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 		}
 		c, err := sim.Score(w, key, o)
 		if err != nil {
-			continue
+			return
 		}
 		exp := c.ExpectedMaxLoadRatio
 		busiest, ratio := c.MaxShardWork, c.WorkRatio
@@ -126,9 +131,15 @@ func Sweep(w *shardkey.Workload, key string, counts []int, o sim.Options) ([]Swe
 			// over the fixed slots (which no node count changes).
 			load = sim.MaxOverMean(o.Nodes.Sum(c.ShardLoad))
 		}
-		out = append(out, SweepRow{Shards: n, Per: per, MaxShardWork: busiest, WorkRatio: ratio, LoadRatio: load,
+		rows[i] = &SweepRow{Shards: n, Per: per, MaxShardWork: busiest, WorkRatio: ratio, LoadRatio: load,
 			Expected: exp, FanoutMean: c.FanoutMean, CrossShardTxn: c.CrossShardTxnFraction, OverCapacity: len(c.OverCapacity), LoadKnown: c.LoadKnown(), CapacityKnown: c.Capacity > 0, TxnsUnknown: c.TxnsUnknown() || c.Transactions == 0,
-			NoRequests: c.RequestsPerS == 0, NoWork: !(busiest > 0)})
+			NoRequests: c.RequestsPerS == 0, NoWork: !(busiest > 0)}
+	})
+	var out []SweepRow
+	for _, r := range rows {
+		if r != nil {
+			out = append(out, *r)
+		}
 	}
 	return out, nil
 }
@@ -179,13 +190,22 @@ func (c Confidence) MarshalJSON() ([]byte, error) {
 // interval is the plain quantiles (the median of a few transactions'
 // resampled shares is not its mean, and moving by it would only add
 // noise).
+//
+// The replicates are scored concurrently, up to GOMAXPROCS at a time,
+// each drawn in turn from the one seeded source: the intervals are those
+// of scoring them one after another.
 func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Options) (*Confidence, error) {
+	return bootstrap(w, key, b, seed, o, 0)
+}
+
+// bootstrap is Bootstrap scoring up to par replicates at a time (<= 0:
+// GOMAXPROCS).
+func bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Options, par int) (*Confidence, error) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0xb007))
 	d, err := shardkey.ParseDesign(key)
 	if err != nil {
 		return nil, err
 	}
-	var wr, lr, mx, cx []float64
 	if o.Cache == nil {
 		o.Cache = sim.NewCache()
 	}
@@ -193,11 +213,29 @@ func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Option
 	if err != nil {
 		return nil, err
 	}
-	var rep *shardkey.Workload
-	for i := 0; i < b; i++ {
-		// Each replicate is done with before the next is drawn: the
-		// next reuses its weights' and instances' memory.
-		rep = replicate(w, rng, rep)
+	wr, lr, mx, cx := make([]float64, b), make([]float64, b), make([]float64, b), make([]float64, b)
+	errs := make([]error, b)
+	// Replicate i is drawn once i-1 is (drawn == i): rng's draws are
+	// those of drawing them one after another.
+	var mu sync.Mutex
+	turn := sync.NewCond(&mu)
+	drawn := 0
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	reps := make([]*shardkey.Workload, par)
+	eachOn(b, par, func(g, i int) {
+		mu.Lock()
+		for drawn != i {
+			turn.Wait()
+		}
+		// Each goroutine's replicate is done with before it draws its
+		// next: the next reuses its weights' and instances' memory.
+		rep := replicate(w, rng, reps[g])
+		reps[g] = rep
+		drawn++
+		turn.Broadcast()
+		mu.Unlock()
 		// Its statements are w's: read once for every replicate.
 		o.Cache.Reweighted(rep, w)
 		// Compiled per replicate: range bounds are the replicate's own
@@ -206,14 +244,20 @@ func Bootstrap(w *shardkey.Workload, key string, b int, seed int64, o sim.Option
 		// recompute).
 		c, err := headline(rep, d, o)
 		if err != nil {
-			return nil, err
+			errs[i] = err
+			return
 		}
-		wr = append(wr, c.WorkRatio)
+		wr[i] = c.WorkRatio
 		// Per node where the work is (Redis slots over nodes), as the
 		// advice's other figures are.
-		lr = append(lr, c.UnitLoadRatio())
-		mx = append(mx, c.MaxShardWork)
-		cx = append(cx, c.CrossShardTxnFraction)
+		lr[i] = c.UnitLoadRatio()
+		mx[i] = c.MaxShardWork
+		cx[i] = c.CrossShardTxnFraction
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return &Confidence{Replicates: b,
 		WorkRatio:     interval(wr, est.WorkRatio, 1, math.Inf(1)),

@@ -86,25 +86,31 @@ type cacheKey struct {
 // NewCache returns an empty Cache.
 func NewCache() *Cache { return &Cache{m: map[cacheKey]any{}} }
 
+// cacheEntry is one result of cached, computed once: a goroutine that
+// asks for it while another computes it waits for that result (the
+// advisor scores candidates concurrently, and several share a table's
+// statistics).
+type cacheEntry struct {
+	once sync.Once
+	v    any
+}
+
 // cached returns c's result of f for w and what, computing it on first
-// use; with a nil c, f's result. f may run twice for one key when two
-// goroutines miss at once, with the same result.
+// use; with a nil c, f's result. f must not ask for the same w and what.
 func cached[T any](c *Cache, w *shardkey.Workload, what string, f func() T) T {
 	if c == nil {
 		return f()
 	}
 	k := cacheKey{weak.Make(w), what}
 	c.mu.Lock()
-	v, ok := c.m[k]
-	c.mu.Unlock()
-	if ok {
-		return v.(T)
+	e, _ := c.m[k].(*cacheEntry)
+	if e == nil {
+		e = &cacheEntry{}
+		c.m[k] = e
 	}
-	r := f()
-	c.mu.Lock()
-	c.m[k] = r
 	c.mu.Unlock()
-	return r
+	e.once.Do(func() { e.v = f() })
+	return e.v.(T)
 }
 
 // Reweighted records that rep has w's statements with other weights (a

@@ -6,7 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/shardkey/shardkey"
 )
@@ -217,5 +220,47 @@ func TestTrafficPlan(t *testing.T) {
 	fw := build([]shardkey.Instance{{Weight: 1, Conds: eq(shardkey.FloatValue(1.5))}}, shardkey.Float64)
 	if fp, _ := plan(fw); fp != nil {
 		t.Error("float keys: a plan")
+	}
+}
+
+// TestCacheOnce: goroutines that ask a Cache for one result while it is
+// being computed wait for it rather than compute it again (the advisor
+// scores candidates concurrently, and several share a table's
+// statistics): 8 goroutines asking at once run f once and all get its
+// result. The first f waits until every other goroutine is about to ask,
+// and yields, so that they ask while it runs.
+func TestCacheOnce(t *testing.T) {
+	c, w := NewCache(), &shardkey.Workload{}
+	const n = 8
+	var calls atomic.Int32
+	var asking sync.WaitGroup
+	asking.Add(n - 1)
+	f := func() int {
+		if calls.Add(1) == 1 {
+			asking.Wait()
+			time.Sleep(20 * time.Millisecond)
+		}
+		return 42
+	}
+	got := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i > 0 {
+				asking.Done()
+			}
+			got[i] = cached(c, w, "x", f)
+		}()
+	}
+	wg.Wait()
+	if k := calls.Load(); k != 1 {
+		t.Errorf("f ran %d times, want 1", k)
+	}
+	for i, v := range got {
+		if v != 42 {
+			t.Errorf("goroutine %d got %d, want 42", i, v)
+		}
 	}
 }
