@@ -11,8 +11,10 @@ import (
 // 2.5, 3.75, 5, 6.25, 7.5, 8.75, each placed at the first id whose
 // preceding weight (its own index) reaches it: 2, 3, 4, 5, 7, 8, 9. So
 // the ranges hold {0, 1}, {2}, {3}, {4}, {5, 6}, {7}, {8}, {9}: 2, 1, 1,
-// 1, 2, 1, 1, 1 values. Seven values of `other` on 8 shards: one a
-// range. Given bounds are not a fit (nil), nor 40 values on 8 shards
+// 1, 2, 1, 1, 1 values. (Placed where the running weight comes nearest
+// each quantile, 1, 3, 4, 5, 6, 8, 9, the busiest range also holds 2:
+// a tie, and the first placement is kept; see TestBoundsNearestQuantile.)
+// Seven values of `other` on 8 shards: one a range. Given bounds are not a fit (nil), nor 40 values on 8 shards
 // (5 a shard, past fewRangeValues); 32 values (4 a shard) are recorded.
 func TestRangeValues(t *testing.T) {
 	check := func(rows int, key, want string) {
@@ -35,4 +37,23 @@ func TestRangeValues(t *testing.T) {
 	check(40, "range(id)", "nil")
 	check(32, "range(id)", "[[0 1 2 3] [4 5 6 7] [8 9 10 11] [12 13 14 15] [16 17 18 19] [20 21 22 23] [24 25 26 27] [28 29 30 31]]")
 	check(10, "hash(id)", "nil")
+}
+
+// TestBoundsNearestQuantile: ten values of nearly equal weight, id i
+// weighing 1 + 0.001 i, on 5 shards: the quantiles are k x 10.045 / 5 =
+// 2.009, 4.018, 6.027, 8.036, each a little past the start of id 2k
+// (2.001, 4.006, 6.015, 8.028) and far from its end, so each split goes
+// before id 2k: 2, 2, 2, 2, 2 values a range, the busiest weighing
+// 2.017. Placed at the first id whose start reaches its quantile, each
+// came one id late: 3, 2, 2, 2, 1, the busiest 3.003 (fresh-clone review:
+// ten about equally busy warehouses on 5 shards, and the range design
+// rejected for the uneven split). The lighter busiest range is kept.
+func TestBoundsNearestQuantile(t *testing.T) {
+	c, err := Score(workload(10, func(i int) float64 { return 1 + 0.001*float64(i) }), "range(id)", Options{Shards: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c.RangeValues); got != "[[0 1] [2 3] [4 5] [6 7] [8 9]]" {
+		t.Errorf("range values %s; want [[0 1] [2 3] [4 5] [6 7] [8 9]]", got)
+	}
 }
