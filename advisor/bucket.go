@@ -456,34 +456,48 @@ func (a *analysis) bucketFix(as *Assessment, w *shardkey.Workload, o sim.Options
 	}
 	var at func(int) []bucketVariant
 	if capWhales != nil {
-		// The same whales and way (by= or not) on another node count,
-		// each count capped at it: each whale's own count and, for
-		// several whales, the heaviest's for all (the search re-simulates
-		// both, as above).
-		ws, useBy := capWhales, bestBy
-		// The heaviest value kept at bucket 0, for the capacity check's
-		// word on what keeps a node over.
+		// The same way (by= or not) on another node count, sized as an
+		// engineer deploying it would (bucketsByRoom): every value doing
+		// over half a node's capacity bucketed, each bucket sized to the
+		// room beside a mean node, the counts times 1, 2 and 4.
+		useBy := bestBy
+		var heavy []bucketWhale
 		var next bucketWhale
-		if len(spec.top) > len(ws) {
-			tv := spec.top[len(ws)]
-			next.name, next.share = spec.name(tv), tv.Share
-			next.work, next.r, _ = a.whaleWork(w, cols[0], tv.Share)
+		for _, tv := range spec.top {
+			work, wide, _ := a.whaleWork(w, cols[0], tv.Share)
+			r := wide
+			if !useBy {
+				r = work - a.bucketWrites(w, cols[0], tv.Share)
+			}
+			x := bucketWhale{name: spec.name(tv), work: work, r: r, share: tv.Share}
+			if work <= bucketOver*w.Capacity {
+				// The heaviest value kept at bucket 0, for the
+				// capacity check's word on what keeps a node over.
+				next = x
+				break
+			}
+			heavy = append(heavy, x)
 		}
+		reqs := c.RequestsPerS - c.NoShardPerS
 		at = func(n int) []bucketVariant {
-			if n < 2 {
+			if n < 2 || len(heavy) == 0 {
 				return nil
 			}
-			ks := make([]int, len(ws))
-			for i, x := range ws {
-				ks[i] = min(max(x.k, bucketSizeK(widest, x.share/ws[0].share), 2), n)
-			}
+			t := roomTarget(w.Capacity, reqs, n)
 			var out []bucketVariant
-			if key, ok := keyOf(0, 0, ks, useBy); ok {
-				out = append(out, bucketVariant{key: key, ks: ks, whales: ws, next: next})
-			}
-			if m := slices.Max(ks); m != slices.Min(ks) {
-				if key, ok := keyOf(m, len(ks), nil, useBy); ok {
-					out = append(out, bucketVariant{key: key, ks: eachK(nil, m, len(ks)), whales: ws, next: next})
+			for _, mult := range bucketMults {
+				hs := slices.Clone(heavy)
+				ks := make([]int, len(hs))
+				for i := range hs {
+					k, ok := roomK(hs[i].work, hs[i].r, t)
+					if !ok {
+						return nil // its whole-value reads alone fill the room
+					}
+					hs[i].target, hs[i].k = t, k*mult
+					ks[i] = min(max(hs[i].k, bucketSizeK(widest, hs[i].share/hs[0].share), 2), n)
+				}
+				if key, ok := keyOf(0, 0, ks, useBy); ok {
+					out = append(out, bucketVariant{key: key, ks: ks, whales: hs, next: next, mult: mult, target: t})
 				}
 			}
 			return out
@@ -630,11 +644,53 @@ func cassandraReplicaNote(engine string) string {
 // key, the design, and ks, each whale's bucket count, heaviest first.
 // whales are the values bucketed (bucketByCapacity) and next the
 // heaviest value kept at bucket 0 (its name "" when there is none).
+//
+// mult is the multiple of the room sizing's counts it takes (1, 2 or 4:
+// bucketMults) and target the work each bucket is sized to (units/s,
+// roomTarget) before that multiple.
 type bucketVariant struct {
 	key    string
 	ks     []int
 	whales []bucketWhale
 	next   bucketWhale
+	mult   int
+	target float64
+}
+
+// bucketOver is the share of a node's capacity over which the node
+// search (bucketNodes) buckets a value: a value doing more than half a
+// node alone leaves too little room beside it for the other partitions
+// token placement puts there (the workspace scenario: workspace_id = 12,
+// 465/s unbucketed, beside a bucket of workspace_id = 1, 713/s, makes a
+// node do 1,462/s at 123 nodes, where a bucket beside the mean node's
+// 382/s would do 1,072/s).
+const bucketOver = 0.5
+
+// bucketMults are the multiples of the room sizing's bucket counts the
+// node search tries at each count, in order, the first that fits kept:
+// buckets sized to the room beside a mean node fit one to a node, and
+// token placement puts two or more on one node often (B buckets over N
+// nodes share about B(B - 1) / 2N pairs), so halving and quartering
+// each bucket's work lets a node hold two or four.
+var bucketMults = []int{1, 2, 4}
+
+// roomTarget is the work a bucket is sized to on n nodes (units/s): the
+// room beside a mean node, 10% under the capacity less the mean node's
+// share of the requests, (1 - fitMargin) C - reqs / n; at most 0 when
+// the mean node leaves none.
+func roomTarget(capacity, reqs float64, n int) float64 {
+	return (1-fitMargin)*capacity - reqs/float64(n)
+}
+
+// roomK is the bucket count of a value doing work units/s, r of them
+// reads of the whole value (each asks every bucket), for buckets of at
+// most t units/s: K = ceil((W - R) / (t - R)), at least 1; false when
+// the whole-value reads alone reach t (no count helps).
+func roomK(work, r, t float64) (int, bool) {
+	if r >= t {
+		return 0, false
+	}
+	return max(1, int(math.Ceil((work-r)/(t-r)-1e-9))), true
 }
 
 // bucketSingle is one bucket count for every whale when it re-simulates

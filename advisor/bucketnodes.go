@@ -2,6 +2,9 @@ package advisor
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/sim"
@@ -19,14 +22,18 @@ import (
 
 // bucketNodes fills cp's ShardsNeeded and ShardsForMargin (Cassandra
 // nodes) with the whales' bucket counts re-derived for each node count
-// (cp.buckets: each whale's count sized to splitTarget, capped at the
-// count; each whale's own count and the heaviest's for all, the better as
-// re-simulated, as bucketFix chooses), the design after every other fix
-// kept. Hash placement is not monotone in the count, so it re-scores
-// every count from the requests' lower bound (shardCounts.least) up, one
-// at a time, until one leaves no node over, then on until one leaves
-// fitMargin to spare; at most max(maxScan, scanBudget / instances)
-// re-scores in all (each count costs one per design tried), the counts
+// (cp.buckets: every value doing over half a node's capacity bucketed,
+// each bucket sized to the room beside a mean node, roomTarget, the
+// counts times 1, 2 and 4 tried in turn and the first that leaves no
+// node over kept), the design after every other fix kept. A count whose
+// mean node leaves a whale's whole-value reads no room is skipped
+// unscored. Hash placement is not monotone in the count, so counts are
+// re-scored one by one, but in steps: from the requests' lower bound
+// (shardCounts.least) up, each count bucketStep (4%) over the last, and
+// when one fits, every count between it and the last that did not, one
+// at a time, the first that fits kept; then on from it one at a time
+// until one leaves fitMargin to spare. At most max(maxScan, scanBudget /
+// instances) re-scores in all (each design tried costs one), the counts
 // above that not tried (said by NeedSearch and MarginSearch: From to
 // Upto). Each re-score routes the operations only (rescorer).
 func bucketNodes(cp *Capacity, s *needSearch) {
@@ -42,17 +49,27 @@ func bucketNodes(cp *Capacity, s *needSearch) {
 	}
 	scorers := map[string]func(int) (*sim.Candidate, error){}
 	scored := 0
-	// at re-scores each design for m nodes and returns the better (fewer
-	// nodes over, then a lighter busiest), its variant, and whether the
-	// budget allowed it.
-	at := func(m int) (*sim.Candidate, bucketVariant, bool) {
+	// at re-scores m nodes with each design in turn until one does what
+	// fits asks, and returns that one, else the best (fewer nodes over,
+	// then a lighter busiest), with its variant. state is atNone when
+	// the count has no design (no room), atBudget when the budget ran
+	// out.
+	const (
+		atScored = iota
+		atNone
+		atBudget
+	)
+	at := func(m int, fits func(*sim.Candidate) bool) (*sim.Candidate, bucketVariant, int) {
 		vs := cp.buckets(m)
-		if len(vs) == 0 || scored+len(vs) > budget {
-			return nil, bucketVariant{}, false
+		if len(vs) == 0 {
+			return nil, bucketVariant{}, atNone
 		}
 		var best *sim.Candidate
 		var bv bucketVariant
 		for _, v := range vs {
+			if scored >= budget {
+				break
+			}
 			key := v.key + cp.bucketsRest
 			f, ok := scorers[key]
 			if !ok {
@@ -68,34 +85,71 @@ func bucketNodes(cp *Capacity, s *needSearch) {
 				len(x.OverCapacity) == len(best.OverCapacity) && x.MaxShardWork < best.MaxShardWork*(1-1e-9) {
 				best, bv = x, v
 			}
+			if fits(x) {
+				return x, v, atScored
+			}
 		}
-		return best, bv, best != nil
+		if best == nil {
+			return nil, bucketVariant{}, atBudget
+		}
+		return best, bv, atScored
 	}
+	noneOver := func(x *sim.Candidate) bool { return len(x.OverCapacity) == 0 }
 	margin := (1 - fitMargin) * cp.Capacity
+	spared := func(x *sim.Candidate) bool { return noneOver(x) && x.MaxShardWork <= margin*(1+1e-12) }
 	// A bucket needs two nodes at least (a salt over one is not placed).
 	from := max(least, 2)
 	need := &ShardSearch{Least: least, RequestsPerS: req, From: from, Upto: from}
 	cp.NeedSearch = need
-	for m := from; m <= shardkey.MaxShards; m++ {
-		x, v, ok := at(m)
-		if !ok {
-			break
+	// try scores m and keeps what it says; it reports whether m fits,
+	// and whether the search can go on.
+	try := func(m int) (fit, more bool) {
+		x, v, state := at(m, noneOver)
+		switch state {
+		case atNone:
+			return false, true
+		case atBudget:
+			return false, false
 		}
-		need.Upto = m
+		if cp.roomFrom == 0 {
+			cp.roomFrom = m
+		}
+		need.Upto = max(need.Upto, m)
 		if len(v.whales) > 0 {
 			cp.bucketWhales, cp.bucketNext = v.whales, v.next
 		}
 		if cp.LightestShards == 0 || x.MaxShardWork < cp.LightestBusiest*(1-1e-9) {
 			cp.LightestShards, cp.LightestBusiest, cp.LightestBuckets, cp.lightestMean = m, x.MaxShardWork, v.ks, x.MeanShardWork
 		}
-		if len(x.OverCapacity) == 0 {
-			cp.ShardsNeeded, cp.NeededBusiest, cp.NeededKey, cp.NeededBuckets = m, x.MaxShardWork, v.key+cp.bucketsRest, v.ks
-			need.To = m
-			if x.MaxShardWork <= margin*(1+1e-12) {
-				cp.ShardsForMargin, cp.MarginKey, cp.MarginBuckets, cp.MarginBusiest = m, cp.NeededKey, v.ks, x.MaxShardWork
-			}
+		if !noneOver(x) {
+			return false, true
+		}
+		cp.ShardsNeeded, cp.NeededBusiest, cp.NeededKey, cp.NeededBuckets, cp.neededMult, cp.neededTarget = m, x.MaxShardWork, v.key+cp.bucketsRest, v.ks, v.mult, v.target
+		need.To = m
+		if spared(x) {
+			cp.ShardsForMargin, cp.MarginKey, cp.MarginBuckets, cp.MarginBusiest = m, cp.NeededKey, v.ks, x.MaxShardWork
+		}
+		return true, true
+	}
+	last := 0 // the last count stepped to that did not fit
+	for m := from; m <= shardkey.MaxShards; m = max(m+1, int(math.Ceil(float64(m)*(1+bucketStep)))) {
+		fit, more := try(m)
+		if !more {
 			break
 		}
+		if !fit {
+			last = m
+			continue
+		}
+		// Every count between the last that did not fit and this one,
+		// one at a time: the first that fits is the fewest found.
+		for n := max(last+1, cp.roomFrom); n < m && last > 0; n++ {
+			if fit, more := try(n); fit || !more {
+				break
+			}
+		}
+		cp.refinedFrom = last + 1
+		break
 	}
 	need.Scored = scored
 	if cp.ShardsNeeded == 0 || cp.ShardsForMargin > 0 {
@@ -105,12 +159,12 @@ func bucketNodes(cp *Capacity, s *needSearch) {
 	cp.MarginSearch = ms
 	before := scored
 	for m := cp.ShardsNeeded + 1; m <= shardkey.MaxShards; m++ {
-		x, v, ok := at(m)
-		if !ok {
+		x, v, state := at(m, spared)
+		if state == atBudget {
 			break
 		}
 		ms.Upto = m
-		if len(x.OverCapacity) == 0 && x.MaxShardWork <= margin*(1+1e-12) {
+		if state == atScored && spared(x) {
 			cp.ShardsForMargin, cp.MarginKey, cp.MarginBuckets, cp.MarginBusiest = m, v.key+cp.bucketsRest, v.ks, x.MaxShardWork
 			ms.To = m
 			break
@@ -119,23 +173,47 @@ func bucketNodes(cp *Capacity, s *needSearch) {
 	ms.Scored = scored - before
 }
 
+// bucketStep is how far over the last count the node search steps
+// (bucketNodes): 4% (55, 58, 61, ... nodes), so that a search to
+// several times the fewest possible stays within its budget.
+const bucketStep = 0.04
+
 // bucketNodesText is the headline's plan when bucketNodes searched the
-// node count: "110 nodes, with the whales bucketed K = [12, 6, 4, 3, 2,
-// 2], bring every node under it: busiest 790/s, 1% to spare (design);
-// ...", or, when no count searched fits, which were searched and what
-// keeps the lightest of them over.
+// node count: "250 nodes, with the 14 values over half a node's capacity
+// bucketed, K = [68, 28, ...], bring every node under it: busiest
+// 793/s, under 1% to spare (design); each bucket sized to ...; the
+// fewest found: ...", or, when no count searched fits, which were
+// searched and what keeps the lightest of them over.
 func bucketNodesText(cp *Capacity) string {
 	ss := cp.NeedSearch
-	target := splitTarget(cp.Capacity)
 	least := fmt.Sprintf("%s requests/s at %s a node, each request a unit of work on at least one node: no fewer can fit", fmtF(ss.RequestsPerS), fmtF(cp.Capacity))
-	how := fmt.Sprintf("each re-scored with the whales' bucket counts re-derived for it (each bucket sized to %s units/s, %s under the capacity, a count at most the nodes; the better of each whale's own count and the heaviest's for all)", fmtF(target), spare(fitMargin))
+	how := fmt.Sprintf("each re-scored with the bucket fix re-derived for it (every value doing over %s of a node's capacity bucketed, each bucket sized to the room beside a mean node, %s less the mean node's share of the requests, K = ceil((W - R) / (room - R)) for a value doing W units/s, R of them reads of the whole value, then twice and four times that, the first that leaves no node over kept; a count at most the nodes; counts whose room is under a whale's R not scored)", pct(bucketOver), fmtF((1-fitMargin)*cp.Capacity))
 	if need := cp.ShardsNeeded; need > 0 {
-		s := fmt.Sprintf("%d nodes, with the whales bucketed K = %s, bring every node under it: busiest %s/s, %s to spare (%s)", need, intsText(cp.NeededBuckets), fmtF(cp.NeededBusiest), spare(1-cp.NeededBusiest/cp.Capacity), cp.NeededKey)
+		var first string
+		if len(cp.bucketWhales) > 0 {
+			first = cp.bucketWhales[0].name
+		}
+		s := fmt.Sprintf("%d nodes, with the %d values doing over %s of a node's capacity bucketed, K = %s, bring every node under it: busiest %s/s, %s to spare (%s)", need, len(cp.NeededBuckets), pct(bucketOver), intsText(cp.NeededBuckets), fmtF(cp.NeededBusiest), spare(1-cp.NeededBusiest/cp.Capacity), cp.NeededKey)
+		s += fmt.Sprintf("; each bucket sized to the room beside a mean node, %s - %s / %d = %s units/s, K = ceil((W - R) / (%s - R)) for a value doing W units/s, R of them reads of the whole value", fmtF((1-fitMargin)*cp.Capacity), fmtF(ss.RequestsPerS), need, fmtF(cp.neededTarget), fmtF(cp.neededTarget))
+		if m := cp.neededMult; m > 1 {
+			s += fmt.Sprintf(", times %d (%s leave a node over: token placement puts buckets together on a node, and a node must hold them)", m, multsUnder(m))
+		}
+		if first != "" && len(cp.NeededBuckets) > 0 {
+			s += fmt.Sprintf("; a read of a whole bucketed value then asks its K partitions, %d for %s", cp.NeededBuckets[0], first)
+		}
 		switch {
 		case need == ss.From:
 			s += fmt.Sprintf("; the fewest that can (%s)", least)
 		default:
-			s += fmt.Sprintf("; the fewest that do: every count from %d (%s) to %d, %s, leaves a node over (token placement is not monotone in the node count)", ss.From, least, need-1, how)
+			s += fmt.Sprintf("; the fewest found: the counts from %d (%s) up, %s, ", ss.From, least, how)
+			if cp.roomFrom > ss.From {
+				s += fmt.Sprintf("scored from %d (under it the mean node leaves a whale's whole-value reads no room), ", cp.roomFrom)
+			}
+			if r := cp.refinedFrom; r > 0 && r < need {
+				s += fmt.Sprintf("in steps of %s up to %d, then every count from %d to %d, leave a node over (token placement is not monotone in the node count; the counts stepped over below %d were not tried)", pct(bucketStep), need, r, need-1, r)
+			} else {
+				s += fmt.Sprintf("in steps of %s, leave a node over below %d (token placement is not monotone in the node count; the counts stepped over were not tried)", pct(bucketStep), need)
+			}
 		}
 		switch ms := cp.MarginSearch; {
 		case cp.ShardsForMargin > need:
@@ -145,7 +223,7 @@ func bucketNodesText(cp *Capacity) string {
 		}
 		return s
 	}
-	s := fmt.Sprintf("No node count from %d (%s) to %d, %s, brings every node under it (a bounded search: one count at a time, %d re-scores; the counts above %d were not tried)", ss.From, least, ss.Upto, how, ss.Scored, ss.Upto)
+	s := fmt.Sprintf("No node count from %d (%s) to %d, %s, in steps of %s, brings every node under it (a bounded search: %d re-scores; the counts above %d were not tried)", ss.From, least, ss.Upto, how, pct(bucketStep), ss.Scored, ss.Upto)
 	if cp.LightestShards == 0 {
 		return s
 	}
@@ -176,4 +254,16 @@ func bucketNodesText(cp *Capacity) string {
 	}
 	s += fmt.Sprintf(". More buckets a whale (each of its whole-value reads then asks more partitions), bucketing the next values too, caching the hot reads, or a search past %d nodes (score --shards) is what remains", cp.NeedSearch.Upto)
 	return s
+}
+
+// multsUnder names the multiples of bucketMults under m: "times 1",
+// "times 1 and 2".
+func multsUnder(m int) string {
+	var xs []string
+	for _, x := range bucketMults {
+		if x < m {
+			xs = append(xs, strconv.Itoa(x))
+		}
+	}
+	return "times " + strings.Join(xs, " and ")
 }

@@ -85,6 +85,15 @@ type Capacity struct {
 	bucketWhales []bucketWhale
 	bucketNext   bucketWhale
 	lightestMean float64
+	// roomFrom is the first node count the bucket search scored (the
+	// counts under it leave a whale's whole-value reads no room beside
+	// the mean node), refinedFrom the count from which it re-scored
+	// every count up to ShardsNeeded (the counts under it it stepped
+	// over), and neededMult the multiple of the room sizing's counts
+	// ShardsNeeded takes (bucketMults), neededTarget the work each
+	// bucket is sized to there before it (units/s, roomTarget).
+	roomFrom, refinedFrom, neededMult int
+	neededTarget                      float64
 	// buckets, until shardsNeeded runs, re-derives the bucket fix for a
 	// node count (Fix.bucketsAt) with what the other fixes add to its
 	// design after it (bucketsRest); nil without a bucket fix sized by
