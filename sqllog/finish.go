@@ -171,7 +171,7 @@ func (a *agg) finish() error {
 				parts = append(parts, fmt.Sprintf("and %d more shapes", len(a.badList)-10))
 				break
 			}
-			parts = append(parts, fmt.Sprintf("%q (%d×, first at line %d: %v)", clip(b.text, 80), b.count, b.line, b.err))
+			parts = append(parts, fmt.Sprintf("%q (%d×, first at line %d: %v)", clip(shapeShown(b.text), 80), b.count, b.line, b.err))
 		}
 		what := "statements could not be parsed and were"
 		if a.badN == 1 {
@@ -924,4 +924,29 @@ func (a *agg) peers(s sample) []shardkey.Peer {
 // Peer.Conds: an = or IN with known values, the peer's own.
 func peerCond(c shardkey.Cond, ocol int) bool {
 	return c.Via == 0 && c.Col != ocol && (c.Op == shardkey.Eq && c.Fresh == shardkey.NotFresh || c.Op == shardkey.In && c.Unknown == 0 && len(c.List) > 0)
+}
+
+// shapeShown returns a shape's text as a user reads it: the placeholders
+// that stand for its literals ($100001 and up, slotBase) written "?"; a
+// statement's own $n parameters are left as they are.
+func shapeShown(text string) string {
+	if !strings.Contains(text, "$") {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		if text[i] == '$' {
+			j := i + 1
+			for j < len(text) && text[j] >= '0' && text[j] <= '9' {
+				j++
+			}
+			if n, err := strconv.Atoi(text[i+1 : j]); err == nil && n > slotBase {
+				b.WriteByte('?')
+				i = j - 1
+				continue
+			}
+		}
+		b.WriteByte(text[i])
+	}
+	return b.String()
 }

@@ -18,3 +18,18 @@ func TestLitText(t *testing.T) {
 	check(lit{kind: litStr, s: "a\xffb'\\é"}, `E'a\xffb''\\é'`)
 	check(lit{kind: litNum, s: "42"}, "42")
 }
+
+// TestShapeShown: the placeholders standing for a shape's literals read
+// "?" in the unparsed statements' warning (fresh-clone review: "a =
+// $100001 AND" for a log line "a = 1 AND"); a statement's own $2 stays.
+func TestShapeShown(t *testing.T) {
+	for in, want := range map[string]string{
+		"SELECT * FROM t WHERE a = $100001 AND":       "SELECT * FROM t WHERE a = ? AND",
+		"SELECT $2, $100001 IN ($100002, $200003) x$": "SELECT $2, ? IN (?, ?) x$",
+		"no placeholder":                              "no placeholder",
+	} {
+		if got := shapeShown(in); got != want {
+			t.Errorf("shapeShown(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

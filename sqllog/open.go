@@ -18,8 +18,12 @@ import (
 	"github.com/shardkey/shardkey"
 )
 
-// stdinName names standard input in messages.
-const stdinName = "standard input"
+// StdinName names standard input (--log -) in messages and as the
+// workload's name.
+const StdinName = "standard input"
+
+// stdinName is StdinName, for this package's own use.
+const stdinName = StdinName
 
 // source is one file of a log: a path, or standard input ("-").
 type source struct {

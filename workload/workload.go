@@ -391,6 +391,9 @@ func readSamples(ctx context.Context, in Inputs) (*shardkey.Workload, error) {
 		if err := sqllog.ReadFile(ctx, w, f, lo); err != nil {
 			return nil, err
 		}
+		if f == "-" {
+			f = sqllog.StdinName // as the log's messages name it
+		}
 		names = append(names, f)
 	}
 	w.Name = strings.Join(names, " + ")
