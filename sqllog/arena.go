@@ -1,6 +1,9 @@
 package sqllog
 
-import "unsafe"
+import (
+	"strings"
+	"unsafe"
+)
 
 // textArena copies the statement text a reader hands on (an entry's SQL
 // and parameters) into large chunks: one allocation per arenaChunk bytes
@@ -15,7 +18,11 @@ import "unsafe"
 // an unparsed statement's excerpt; reservoirs detach their values,
 // limits.detach), so that no chunk is held alive by a few bytes of it.
 type textArena struct {
-	cur []byte // the chunk being filled: len used, cap its size
+	// b is the chunk being filled: a strings.Builder, whose buffer is
+	// not zeroed when made (a chunk is all written before it is read)
+	// and whose String shares it; b never grows past the chunk it was
+	// given (a new Builder takes over), so nothing written moves.
+	b strings.Builder
 }
 
 const (
@@ -35,15 +42,17 @@ func (a *textArena) string(b []byte) string {
 	if len(b) > arenaMax {
 		return string(b)
 	}
-	if cap(a.cur)-len(a.cur) < len(b) {
-		a.cur = make([]byte, 0, arenaChunk)
-		if testHookArenaChunk != nil {
-			testHookArenaChunk(a.cur)
-		}
+	if a.b.Cap()-a.b.Len() < len(b) {
+		a.b = strings.Builder{}
+		a.b.Grow(arenaChunk)
 	}
-	at := len(a.cur)
-	a.cur = append(a.cur, b...)
-	return unsafe.String(&a.cur[at], len(b))
+	at := a.b.Len()
+	a.b.Write(b)
+	s := a.b.String()[at:]
+	if at == 0 && testHookArenaChunk != nil {
+		testHookArenaChunk(unsafe.StringData(s), a.b.Cap())
+	}
+	return s
 }
 
 // textOf is a.string for a pgText: a string is returned as it is.
@@ -57,5 +66,6 @@ func textOf[T pgText](a *textArena, b T) string {
 	return string(b)
 }
 
-// testHookArenaChunk, when set (by tests), sees every chunk made.
-var testHookArenaChunk func(chunk []byte)
+// testHookArenaChunk, when set (by tests), sees every chunk made: its
+// first byte and its size, once its first string is written.
+var testHookArenaChunk func(start *byte, size int)

@@ -26,7 +26,7 @@ func TestShapeShown(t *testing.T) {
 	for in, want := range map[string]string{
 		"SELECT * FROM t WHERE a = $100001 AND":       "SELECT * FROM t WHERE a = ? AND",
 		"SELECT $2, $100001 IN ($100002, $200003) x$": "SELECT $2, ? IN (?, ?) x$",
-		"no placeholder":                              "no placeholder",
+		"no placeholder": "no placeholder",
 	} {
 		if got := shapeShown(in); got != want {
 			t.Errorf("shapeShown(%q) = %q; want %q", in, got, want)
