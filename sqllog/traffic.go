@@ -495,30 +495,23 @@ func newValueIndex(n int) *valueIndex { return &valueIndex{n: n} }
 func (x *valueIndex) put(k shardkey.Value, i int) (int, bool) {
 	switch {
 	case k.Type == shardkey.Int64 && k.Float == 0 && k.Str == "":
-		if x.ints == nil {
-			x.ints = make(map[int64]int, x.n)
-		}
-		j, ok := x.ints[k.Int]
-		if !ok {
-			x.ints[k.Int] = i
-		}
-		return j, ok
+		return putPlace(&x.ints, k.Int, i, x.n)
 	case k.Type == shardkey.Text && k.Int == 0 && k.Float == 0:
-		if x.strs == nil {
-			x.strs = make(map[string]int, x.n)
-		}
-		j, ok := x.strs[k.Str]
-		if !ok {
-			x.strs[k.Str] = i
-		}
-		return j, ok
+		return putPlace(&x.strs, k.Str, i, x.n)
 	}
-	if x.rest == nil {
-		x.rest = make(map[shardkey.Value]int, x.n)
+	return putPlace(&x.rest, k, i, x.n)
+}
+
+// putPlace returns k's place in *m and true when it is there, else
+// records it at place i (making *m, sized for n, on first use) and
+// returns false.
+func putPlace[K comparable](m *map[K]int, k K, i, n int) (int, bool) {
+	if *m == nil {
+		*m = make(map[K]int, n)
 	}
-	j, ok := x.rest[k]
+	j, ok := (*m)[k]
 	if !ok {
-		x.rest[k] = i
+		(*m)[k] = i
 	}
 	return j, ok
 }
