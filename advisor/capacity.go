@@ -770,7 +770,7 @@ func neededText(cp *Capacity, n int) string {
 		switch {
 		case ss.From > ss.Least:
 			// A bounded search: the counts below From were not tried.
-			below := fmt.Sprintf("every count from %d to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count); ", ss.From, need-1)
+			below := fmt.Sprintf("every count from %d to %d, each re-scored, leaves a shard over (%s); ", ss.From, need-1, notMonotone(cp))
 			if need == ss.From {
 				below = ""
 			}
@@ -780,7 +780,7 @@ func neededText(cp *Capacity, n int) string {
 		case need-1 == ss.From:
 			s += fmt.Sprintf(", the fewest that do: %d (%s) leaves a shard over", ss.From, least)
 		default:
-			s += fmt.Sprintf(", the fewest that do: every count from %d (%s) to %d, each re-scored, leaves a shard over (hash placement is not monotone in the shard count)", ss.From, least, need-1)
+			s += fmt.Sprintf(", the fewest that do: every count from %d (%s) to %d, each re-scored, leaves a shard over (%s)", ss.From, least, need-1, notMonotone(cp))
 		}
 	}
 	s += aboveText(cp.NeedSearch, "fit")
@@ -815,6 +815,18 @@ func marginAbove(cp *Capacity) string {
 		return aboveShort(cp.MarginSearch, what)
 	}
 	return aboveText(cp.MarginSearch, what)
+}
+
+// notMonotone says why a count of shards may fit where a larger one
+// does not: under hash placement the values' shards change with the
+// count; ranges hold whole key values, so a count that does not divide
+// them evenly leaves one range heavier (10 warehouses on 6 to 9 shards:
+// one range holds 2 of them).
+func notMonotone(cp *Capacity) string {
+	if strings.Contains(cp.AfterKey, "range(") && !strings.Contains(cp.AfterKey, "hash(") {
+		return "ranges hold whole key values: a count that does not divide them evenly leaves a range with more of them"
+	}
+	return "hash placement is not monotone in the shard count"
 }
 
 // fewerNote is what a count m that leaves more to spare than the count
