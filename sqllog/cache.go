@@ -124,10 +124,7 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte, slab *litSlab, fx *fa
 		if t := c.load(sql); t != nil {
 			return t, nil, buf
 		}
-		own := strings.Clone(sql) // kept by the cache (textArena)
-		t := parse(own)
-		c.store(own, t)
-		return t, nil, buf
+		return c.parseKept(parse, sql), nil, buf
 	}
 	var lits []lit
 	if slab != nil {
@@ -187,10 +184,17 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte, slab *litSlab, fx *fa
 		if rt := c.load(sql); rt != nil {
 			return rt, nil, buf
 		}
-		own := strings.Clone(sql)
-		rt := parse(own)
-		c.store(own, rt)
-		return rt, nil, buf
+		return c.parseKept(parse, sql), nil, buf
 	}
 	return t, lits, buf
+}
+
+// parseKept parses sql as written and stores its template under it, both
+// a copy of their own: sql may be a reader's text (textArena), which the
+// cache must not hold.
+func (c *cache) parseKept(parse func(string) *template, sql string) *template {
+	own := strings.Clone(sql)
+	t := parse(own)
+	c.store(own, t)
+	return t
 }

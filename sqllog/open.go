@@ -22,9 +22,6 @@ import (
 // workload's name.
 const StdinName = "standard input"
 
-// stdinName is StdinName, for this package's own use.
-const stdinName = StdinName
-
 // source is one file of a log: a path, or standard input ("-").
 type source struct {
 	name string
@@ -93,7 +90,7 @@ func sources(spec string, stdin io.Reader) ([]source, error) {
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		return []source{{name: stdinName, r: stdin, size: -1}}, nil
+		return []source{{name: StdinName, r: stdin, size: -1}}, nil
 	}
 	var names []string
 	if strings.ContainsAny(spec, "*?[") {

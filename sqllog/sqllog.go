@@ -80,7 +80,7 @@ func ReadFile(ctx context.Context, w *shardkey.Workload, file string, o Options)
 }
 
 // fileSources opens a --log value (ReadFile's file) as the sources of one
-// log in time order, with the name its messages use (stdinName for "-")
+// log in time order, with the name its messages use (StdinName for "-")
 // and the warnings of files left out (ordered).
 func fileSources(file string, o Options) (string, []source, []error, error) {
 	srcs, err := sources(file, o.Stdin)
@@ -92,7 +92,7 @@ func fileSources(file string, o Options) (string, []source, []error, error) {
 		return "", nil, nil, err
 	}
 	if file == "-" {
-		file = stdinName
+		file = StdinName
 	}
 	return file, srcs, warns, nil
 }
