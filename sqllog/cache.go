@@ -139,6 +139,9 @@ func (c *cache) analyze(sql string, d Dialect, buf []byte, slab *litSlab, fx *fa
 			}
 			return t, l, buf
 		}
+		if slab != nil {
+			slab.wrote(len(l)) // the literals of the exemplars that did not match
+		}
 		spans = &fx.spans
 	}
 	buf, lits = normalizeSpans(buf, lits, sql, d, spans)

@@ -107,22 +107,29 @@ var mayStartLit = func() (t [256]bool) {
 }()
 
 // lookup returns the template of sql and its literals (appended to lits)
-// when sql matches an exemplar.
+// when sql matches an exemplar; when none matches, the literals the
+// longest attempt appended (lits' caller may need to know what was
+// written into it: litSlab.wrote).
 func (fx *fastIndex) lookup(sql string, d Dialect, lits []lit) (*template, []lit, bool) {
 	if fx.m == nil {
 		return nil, lits, false
 	}
 	cands := fx.m[keyOf(sql)]
+	longest := lits[:0]
 	for i, f := range cands {
-		if out, ok := f.match(sql, d, lits); ok {
+		out, ok := f.match(sql, d, lits)
+		if ok {
 			if i > 0 { // most recent first: a client repeats its statements
 				copy(cands[1:i+1], cands[:i])
 				cands[0] = f
 			}
 			return f.t, out, true
 		}
+		if len(out) > len(longest) {
+			longest = out
+		}
 	}
-	return nil, lits, false
+	return nil, longest, false
 }
 
 // match lexes sql's literals over the exemplar's text; ok is false when

@@ -565,59 +565,79 @@ func arithBefore(out []byte, intEnd int) bool {
 // litSlab hands out the literals of a batch's statements from a few large
 // arrays instead of a growing slice per statement. The literals may be
 // kept until the batch is aggregated (lazy parts bind then), never longer:
-// values copy what they need.
+// values copy what they need. As chunks does, it zeroes at release
+// (scrub) only what an earlier batch wrote and this one did not.
 type litSlab struct {
-	cur         []lit
-	used, spare [][]lit // chunks handed out; chunks free for reuse
+	// list holds the chunks, each sliced to the literals taken (cap: its
+	// size); dirty[k]: the literals of list[k] from dirty[k] on are zero.
+	list  [][]lit
+	dirty []int
+	i     int // the chunk being handed out
 }
 
 // next returns an empty slice with room to append a statement's literals.
 func (s *litSlab) next() []lit {
-	if cap(s.cur)-len(s.cur) < 64 {
-		if s.cur != nil {
-			s.used = append(s.used, s.cur)
+	for len(s.list) == 0 || cap(s.list[s.i])-len(s.list[s.i]) < 64 {
+		if s.i+1 < len(s.list) {
+			s.i++
+			continue
 		}
-		if n := len(s.spare); n > 0 {
-			s.cur, s.spare = s.spare[n-1][:0], s.spare[:n-1]
-		} else {
-			s.cur = make([]lit, 0, 4096)
-		}
+		s.list, s.dirty = append(s.list, make([]lit, 0, 4096)), append(s.dirty, 0)
+		s.i = len(s.list) - 1
 	}
-	return s.cur[len(s.cur):len(s.cur)]
+	ch := s.list[s.i]
+	return ch[len(ch):len(ch)]
 }
 
 // took claims from the slab the literals l appended to next's slice (when
-// they fit; else they were allocated elsewhere) and returns them with no
-// room to grow into the next statement's.
+// they fit; else they were allocated elsewhere, after filling the room
+// next gave) and returns them with no room to grow into the next
+// statement's.
 func (s *litSlab) took(l []lit) []lit {
-	n := len(s.cur)
-	if len(l) > 0 && cap(s.cur) > n && &l[0] == &s.cur[:n+1][n] {
-		s.cur = s.cur[:n+len(l)]
+	if len(l) > 0 {
+		ch := s.list[s.i]
+		n := len(ch)
+		if cap(ch) > n && &l[0] == &ch[:n+1][n] {
+			s.list[s.i] = ch[:n+len(l)]
+			s.dirty[s.i] = max(s.dirty[s.i], n+len(l))
+		} else {
+			s.dirty[s.i] = cap(ch)
+		}
 	}
 	return l[:len(l):len(l)]
 }
 
-// clearAll zeroes every literal of the chunks handed out since the last
-// reset, keeping the chunks (the spare ones were cleared when last
-// handed out).
-func (s *litSlab) clearAll() {
-	clear(s.cur[:cap(s.cur)])
-	for _, ch := range s.used {
-		clear(ch[:cap(ch)])
+// wrote records that the caller of next wrote up to n literals into its
+// slice and kept none of them (a match that failed).
+func (s *litSlab) wrote(n int) {
+	if len(s.list) > 0 {
+		s.dirty[s.i] = max(s.dirty[s.i], min(len(s.list[s.i])+n, cap(s.list[s.i])))
+	}
+}
+
+// scrub zeroes the literals an earlier use wrote and this one did not
+// take.
+func (s *litSlab) scrub() {
+	for k, ch := range s.list {
+		if d := s.dirty[k]; d > len(ch) {
+			clear(ch[len(ch):d])
+			s.dirty[k] = len(ch)
+		}
 	}
 }
 
 // reset makes every chunk free for reuse: the literals handed out must no
-// longer be used.
+// longer be used. Chunks past the last one taken from are dropped: what is
+// kept follows the recent batches, not the largest ever seen.
 func (s *litSlab) reset() {
-	if s.cur != nil {
-		s.used = append(s.used, s.cur)
-		s.cur = nil
+	if len(s.list) > 0 {
+		clear(s.list[s.i+1:])
+		s.list, s.dirty = s.list[:s.i+1], s.dirty[:s.i+1]
 	}
-	// Only what the last use took is kept: what is kept follows the
-	// recent batches, not the largest ever seen.
-	clear(s.spare)
-	s.spare, s.used = s.used, s.spare[:0]
+	for k := range s.list {
+		s.list[k] = s.list[k][:0]
+	}
+	s.i = 0
 }
 
 // uescapeFollows reports whether rest (the SQL after a U&'...' string)

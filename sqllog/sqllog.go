@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -674,20 +675,22 @@ func (p *pipeline) mem(n int) *batchMem {
 	if cap(m.results) < n {
 		m.results = make([]result, n)
 	} else {
-		m.results = m.results[:n]
-		clear(m.results)
+		m.results = m.results[:n] // zero: release cleared them
 	}
 	return m
 }
 
 // release hands a batch's memory back for reuse once it is aggregated.
-// The memory is cleared first: kept for a later batch, its values would
-// otherwise hold their statements' text (textArena) alive.
+// Its results and entries are cleared and its slabs scrubbed first: kept
+// for a later batch, they hold no value older than this batch's (whose
+// statements' text, textArena, they keep alive until reused).
 func (p *pipeline) release(j *job) {
 	if j.mem != nil {
 		clear(j.mem.results)
-		j.mem.rvs.clearAll()
-		j.mem.ls.clearAll()
+		j.mem.sl.p.scrub()
+		j.mem.sl.a.scrub()
+		j.mem.rvs.scrub()
+		j.mem.ls.scrub()
 		select {
 		case p.free <- j.mem:
 		default:
@@ -723,19 +726,27 @@ func (s *slabs) parts(n int) [][][]rv { return s.p.take(n, 256) }
 
 func (s *slabs) accs(n int) [][]rv { return s.a.take(n, 512) }
 
-// chunks hands out zeroed slices from a list of large arrays, kept for
-// reuse after reset.
+// chunks hands out slices from a list of large arrays, kept for reuse
+// by a later batch after reset. What a batch wrote stays until the batch
+// is released, when scrub zeroes what an earlier batch wrote and this one
+// did not overwrite: the memory then holds no value older than its last
+// batch (whose statements' text it keeps alive until it is reused,
+// bounded by the batches in flight), at the cost of zeroing only the
+// difference, not every chunk.
 type chunks[T any] struct {
+	// list holds the chunks, each sliced to the elements this use took
+	// (its cap the chunk's size).
 	list [][]T
-	i    int // the chunk being handed out
-	cur  []T // what is left of it
+	// dirty[k]: the elements of list[k] from dirty[k] on are zero.
+	dirty []int
+	i     int // the chunk being handed out
 }
 
 // take returns n zeroed elements (len n, cap n); a new chunk holds at
-// least min elements.
+// least minChunk elements.
 func (c *chunks[T]) take(n, minChunk int) []T {
-	out := c.takeDirty(n, minChunk)
-	clear(out)
+	out, old := c.grab(n, minChunk)
+	clear(out[:min(n, max(old, 0))])
 	return out
 }
 
@@ -743,50 +754,58 @@ func (c *chunks[T]) take(n, minChunk int) []T {
 // earlier batch left, for a caller that overwrites every one of them
 // (appending to out[:0]).
 func (c *chunks[T]) takeDirty(n, minChunk int) []T {
-	for cap(c.cur) < n {
+	out, _ := c.grab(n, minChunk)
+	return out
+}
+
+// grab returns the next n elements of the chunks and how many of them,
+// from the first, may hold what an earlier use wrote (the rest are zero).
+func (c *chunks[T]) grab(n, minChunk int) ([]T, int) {
+	for len(c.list) == 0 || cap(c.list[c.i])-len(c.list[c.i]) < n {
 		if c.i+1 < len(c.list) && cap(c.list[c.i+1]) >= n {
 			c.i++
-			c.cur = c.list[c.i][:0]
 			continue
 		}
-		ch := make([]T, max(n, minChunk))
+		ch := make([]T, 0, max(n, minChunk))
 		if len(c.list) == 0 {
-			c.list, c.i = append(c.list, ch), 0
-		} else {
-			// Insert after the current chunk, so that reset reuses it.
-			c.list = append(c.list, nil)
-			copy(c.list[c.i+2:], c.list[c.i+1:])
-			c.i++
-			c.list[c.i] = ch
+			c.list, c.dirty, c.i = append(c.list, ch), append(c.dirty, 0), 0
+			continue
 		}
-		c.cur = ch[:0]
+		// Insert after the current chunk, so that reset reuses it.
+		c.list = slices.Insert(c.list, c.i+1, ch)
+		c.dirty = slices.Insert(c.dirty, c.i+1, 0)
+		c.i++
 	}
-	out := c.cur[:n:n]
-	c.cur = c.cur[n:n]
-	return out
+	ch := c.list[c.i]
+	m, d := len(ch), c.dirty[c.i]
+	c.list[c.i] = ch[:m+n]
+	c.dirty[c.i] = max(d, m+n)
+	return ch[m : m+n : m+n], d - m
+}
+
+// scrub zeroes the elements an earlier use wrote and this one did not
+// take.
+func (c *chunks[T]) scrub() {
+	for k, ch := range c.list {
+		if d := c.dirty[k]; d > len(ch) {
+			clear(ch[len(ch):d])
+			c.dirty[k] = len(ch)
+		}
+	}
 }
 
 // reset makes the chunks the last use took free for reuse and drops the
 // rest (so that what is kept follows the recent batches, not the largest
 // ever seen).
-// clearAll zeroes every element of every chunk (what any earlier use
-// wrote), keeping the chunks.
-func (c *chunks[T]) clearAll() {
-	for _, ch := range c.list {
-		clear(ch[:cap(ch)])
-	}
-}
-
 func (c *chunks[T]) reset() {
-	if c.cur != nil {
+	if len(c.list) > 0 {
 		clear(c.list[c.i+1:])
-		c.list = c.list[:c.i+1]
+		c.list, c.dirty = c.list[:c.i+1], c.dirty[:c.i+1]
+	}
+	for k := range c.list {
+		c.list[k] = c.list[k][:0]
 	}
 	c.i = 0
-	c.cur = nil
-	if len(c.list) > 0 {
-		c.cur = c.list[0][:0]
-	}
 }
 
 func (p *pipeline) send(entries []entry) error {

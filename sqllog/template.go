@@ -333,6 +333,7 @@ func (p *part) bindInto(out [][]rv, slots, params []lit, vs *chunks[rv]) [][]rv 
 		for j := range a.sets {
 			vals = append(vals, a.sets[j].args[0].resolve(slots, params))
 		}
+		clear(vals[len(vals):cap(vals)]) // none, unless nvals overcounts: no earlier batch's value kept
 		out[i] = vals
 	}
 	return out
