@@ -26,7 +26,7 @@ const maxClockSessions = 1 << 12
 // says the clock was set back, or files were joined out of order: spans,
 // rates and windows built on the timestamps are then off.
 type clock struct {
-	last   map[string]int64 // each open session's latest timestamp
+	last   map[string]*int64 // each open session's latest timestamp (one lookup a statement)
 	latest int64
 	seen   bool
 	// n counts the statements that went back; at the first, file and
@@ -52,16 +52,20 @@ func (c *clock) see(e *entry) {
 	var back int64
 	inSession := false
 	if e.session != "" {
-		if _, ok := c.last[e.session]; c.last == nil || !ok && len(c.last) >= maxClockSessions {
-			// A log that never shows sessions end (no disconnection
-			// lines) would grow the map without bound: start afresh.
-			c.last = map[string]int64{}
+		prev := c.last[e.session]
+		if prev == nil {
+			if c.last == nil || len(c.last) >= maxClockSessions {
+				// A log that never shows sessions end (no disconnection
+				// lines) would grow the map without bound: start afresh.
+				c.last = map[string]*int64{}
+			}
+			prev = new(e.ts)
+			c.last[e.session] = prev
 		}
-		if prev, ok := c.last[e.session]; ok && e.ts < prev {
-			back, inSession = prev-e.ts, true
-		}
-		if !inSession {
-			c.last[e.session] = e.ts
+		if e.ts < *prev {
+			back, inSession = *prev-e.ts, true
+		} else {
+			*prev = e.ts
 		}
 	}
 	if c.seen && e.ts < c.latest && !inSession {

@@ -119,6 +119,57 @@ func isBanner(l []byte) bool {
 		bytes.HasPrefix(l, []byte("Time\t")) && bytes.Contains(l, []byte("Id Command"))
 }
 
+// threadIDs interns the thread ids of a general log's lines: the ones
+// written as small decimal numbers (a server's connection ids, counted
+// from 1) by their value, in an array; others in a map. Both are bounded
+// (interning only: a string dropped is made again).
+type threadIDs struct {
+	small []string // by value, below maxSmallThreadID
+	other map[string]string
+}
+
+const maxSmallThreadID = 1 << 16
+
+// intern returns id as a string, the same string for the same id.
+func (t *threadIDs) intern(id []byte) string {
+	if n, ok := smallThreadID(id); ok {
+		if n >= len(t.small) {
+			t.small = append(t.small, make([]string, max(n+1, 2*len(t.small), 64)-len(t.small))...)
+		}
+		s := t.small[n]
+		if s == "" {
+			s = string(id)
+			t.small[n] = s
+		}
+		return s
+	}
+	s, ok := t.other[string(id)]
+	if !ok {
+		if t.other == nil || len(t.other) > 1<<16 {
+			t.other = map[string]string{}
+		}
+		s = string(id)
+		t.other[s] = s
+	}
+	return s
+}
+
+// smallThreadID returns id's value when it is written plainly (digits, no
+// leading zero) and below maxSmallThreadID.
+func smallThreadID(id []byte) (int, bool) {
+	if len(id) == 0 || len(id) > 5 || id[0] == '0' {
+		return 0, false
+	}
+	n := 0
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n < maxSmallThreadID
+}
+
 // readMySQLGeneral reads a MySQL or MariaDB general query log. A line that
 // does not start an entry continues the statement before it.
 func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
@@ -133,7 +184,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 	var ts int64
 	var res int32
 	hasTS := false
-	sessions := map[string]string{}
+	var sessions threadIDs
 	found := false
 	other := false // the current entry is a command we skip: its continuation lines too
 	finish := func() error {
@@ -181,14 +232,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 		if h.hasTS {
 			ts, res, hasTS = h.ts, h.res, true
 		}
-		s, ok := sessions[string(h.id)]
-		if !ok {
-			if len(sessions) > 1<<16 {
-				clear(sessions) // interning only: bounded
-			}
-			s = string(h.id)
-			sessions[s] = s
-		}
+		s := sessions.intern(h.id)
 		other = h.cmd != "Query" && h.cmd != "Execute"
 		switch h.cmd {
 		case "Query", "Execute":
@@ -224,7 +268,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 	session := ""
 	startLine := 0
 	found := false
-	sessions := map[string]string{}
+	var sessions threadIDs
 	var timeBuf []byte
 	// The last "# Time:" value and what it gave: the same value (logs
 	// repeat it for every statement of a second) is not parsed again.
@@ -247,17 +291,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 		}
 		return rs.emit(entry{line: startLine, ts: ts, hasTS: hasTS, res: res, session: session, sql: s})
 	}
-	intern := func(b []byte) string {
-		if s, ok := sessions[string(b)]; ok {
-			return s
-		}
-		if len(sessions) > 1<<16 {
-			clear(sessions) // interning only: bounded
-		}
-		s := string(b)
-		sessions[s] = s
-		return s
-	}
+	intern := sessions.intern
 	for {
 		line, ok, err := lr.next()
 		if err != nil {
