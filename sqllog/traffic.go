@@ -1,6 +1,7 @@
 package sqllog
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,9 +106,12 @@ type colCount struct {
 	vals   []valCount
 	ws     []float64 // the weights of vals, apart: the one field counting writes
 	sketch []uint64  // values first seen past exactValues
-	total  float64   // weight of every value counted
-	stmts  int       // statements that bound a value counted (ValueCounts.Statements)
-	last   int64     // agg.countSeq of the last statement counted in stmts
+	// filter holds the values of ints, strs and nums once the column is
+	// full (keyFilter), built when first needed.
+	filter keyFilter
+	total  float64 // weight of every value counted
+	stmts  int     // statements that bound a value counted (ValueCounts.Statements)
+	last   int64   // agg.countSeq of the last statement counted in stmts
 }
 
 // stmt counts statement seq (agg.countSeq) in c.stmts, once.
@@ -186,18 +190,30 @@ func (a *agg) addCount(c *colCount, l lit, w float64, op int32, seen int64, pos 
 	var ok, isInt bool
 	var n int64
 	if l.kind == litNum {
-		if n, isInt = formatIntText(l.s); isInt {
-			if uint64(n) < uint64(len(c.dense)) {
-				j = c.dense[n] - 1
-				ok = j >= 0
-			} else if c.ints != nil {
-				j, ok = c.ints[n]
-			}
-		} else {
-			j, ok = c.nums[l.s]
-		}
+		n, isInt = formatIntText(l.s)
+	}
+	if isInt && uint64(n) < uint64(len(c.dense)) {
+		j = c.dense[n] - 1
+		ok = j >= 0
 	} else {
-		j, ok = c.strs[l.s]
+		if len(c.vals) >= a.lim.countCap {
+			// Full: a value not counted yet goes to the sketch. Most
+			// values of a column this full are new; the filter says so
+			// without the map's cache misses.
+			h := xxhash.Sum64String(l.s)
+			if !c.filter.mayHold(c, h) {
+				c.sketch = kmv.Add(c.sketch, h)
+				return
+			}
+		}
+		switch {
+		case isInt:
+			j, ok = c.ints[n]
+		case l.kind == litNum:
+			j, ok = c.nums[l.s]
+		default:
+			j, ok = c.strs[l.s]
+		}
 	}
 	if ok {
 		c.ws[j] += w
@@ -229,8 +245,54 @@ func (a *agg) addCount(c *colCount, l lit, w float64, op int32, seen int64, pos 
 	c.sketch = kmv.Add(c.sketch, xxhash.Sum64String(l.s))
 }
 
+// keyFilter is a blocked Bloom filter (one 64-bit word a value, three
+// bits in it) of the hashes (xxhash of the text) of the values a full
+// column holds in its maps: a value it does not hold is certainly not
+// counted; one it holds is looked up (about 1% of new values with 16
+// bits a value). nil: not built.
+type keyFilter struct {
+	words []uint64
+	shift uint
+}
+
+// mayHold reports whether the value of hash h may be in c's maps,
+// building the filter from c's values first if it is not.
+func (f *keyFilter) mayHold(c *colCount, h uint64) bool {
+	if f.words == nil {
+		f.build(c)
+	}
+	return f.words[h>>f.shift]&keyBits(h) == keyBits(h)
+}
+
+func keyBits(h uint64) uint64 {
+	return 1<<(h&63) | 1<<(h>>6&63) | 1<<(h>>12&63)
+}
+
+// build fills f with c's values held in maps (not in dense).
+func (f *keyFilter) build(c *colCount) {
+	size := 64
+	for size < len(c.vals)/4 { // 16 bits a value
+		size *= 2
+	}
+	f.words = make([]uint64, size)
+	f.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	for _, x := range c.vals {
+		if x.key.kind == litNum && x.key.s == "" && uint64(x.key.i) < uint64(len(c.dense)) {
+			continue
+		}
+		f.add(xxhash.Sum64String(x.key.text()))
+	}
+}
+
+func (f *keyFilter) add(h uint64) {
+	f.words[h>>f.shift] |= keyBits(h)
+}
+
 // index records that key is at vals[j].
 func (c *colCount) index(key litKey, j int32) {
+	if c.filter.words != nil && !(key.kind == litNum && key.s == "" && uint64(key.i) < uint64(len(c.dense))) {
+		c.filter.add(xxhash.Sum64String(key.text()))
+	}
 	switch {
 	case key.kind == litNum && key.s == "" && uint64(key.i) < uint64(len(c.dense)):
 		c.dense[key.i] = j + 1
@@ -272,6 +334,7 @@ func (a *agg) shrinkCounts() {
 			c.ws = slices.Clone(c.ws[:a.lim.countCap])
 			clear(c.dense)
 			c.ints, c.strs, c.nums = nil, nil, nil
+			c.filter = keyFilter{}
 			for j, x := range c.vals {
 				c.index(x.key, int32(j))
 			}

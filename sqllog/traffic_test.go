@@ -3,10 +3,12 @@ package sqllog
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/shardkey/shardkey"
 	"github.com/shardkey/shardkey/internal/kmv"
 	"github.com/shardkey/shardkey/sim"
@@ -319,6 +321,18 @@ func TestCountIndexes(t *testing.T) {
 		t.Fatalf("cap %d, want 4096", a.lim.countCap)
 	}
 	check(c, order, 4096)
+	// The values past the cap, and only they, are in the sketch: the
+	// k-minimum-values sketch of their texts' hashes, whatever order
+	// they came in (once full, the column's filter, keyFilter, sends a
+	// value it does not hold straight there; one it holds, counted
+	// above, not).
+	var sketch []uint64
+	for _, s := range order[4096:] {
+		sketch = kmv.Add(sketch, xxhash.Sum64String(s))
+	}
+	if !slices.Equal(c.sketch, sketch) {
+		t.Errorf("sketch of %d hashes (estimate %d), want the %d of the %d values past the cap (estimate %d)", len(c.sketch), kmv.Estimate(c.sketch), len(sketch), len(order)-4096, kmv.Estimate(sketch))
+	}
 }
 
 // TestTrafficMergesEqualValues: values written differently that convert
