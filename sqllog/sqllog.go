@@ -624,7 +624,9 @@ func (p *pipeline) worker() {
 				for k := range t.parts {
 					switch {
 					case t.parts[k].ctl != ctlDML:
+						r.vals[k] = nil
 					case t.parts[k].lazy:
+						r.vals[k] = nil
 						// Bound by the aggregator once it has resolved
 						// the part's columns against the workload.
 						r.slots, r.params = slots, params
@@ -722,9 +724,12 @@ type slabs struct {
 	a chunks[[]rv]
 }
 
-func (s *slabs) parts(n int) [][][]rv { return s.p.take(n, 256) }
+// parts and accs return n elements that may hold an earlier batch's
+// values: the worker sets every one (a part's, nil for one it does not
+// bind; bindInto each access's).
+func (s *slabs) parts(n int) [][][]rv { return s.p.takeDirty(n, 256) }
 
-func (s *slabs) accs(n int) [][]rv { return s.a.take(n, 512) }
+func (s *slabs) accs(n int) [][]rv { return s.a.takeDirty(n, 512) }
 
 // chunks hands out slices from a list of large arrays, kept for reuse
 // by a later batch after reset. What a batch wrote stays until the batch
