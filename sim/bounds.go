@@ -140,6 +140,10 @@ func (s *Scheme) computeBounds() error {
 				distinct++
 			}
 		}
+		s.rangeOne = nil
+		if distinct == 1 {
+			s.rangeOne = all[0].k
+		}
 		if distinct <= base {
 			for i := 1; i < len(all); i++ {
 				if !sameTuple(all[i].k, all[i-1].k) {

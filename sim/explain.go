@@ -130,7 +130,11 @@ func (s *Scheme) explainSets(ti int, kind shardkey.Kind, conds, sets []shardkey.
 			s.explainLookups(&rt, t, tk, kind, conds, &tc)
 		}
 		rt.Warnings = append(rt.Warnings, s.nullWriteWarnings(tk, kind, conds, sets)...)
-		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {
+		switch {
+		case tk.kind != kRange || len(tk.bounds) > 0 || s.N <= 1:
+		case s.rangeOne != nil:
+			rt.Reason += fmt.Sprintf("; WARNING: the range key has one value, %s, where its boundaries were taken from: one value cannot be split into ranges, so every value is in shard 0", tupleText(s.rangeOne))
+		default:
 			rt.Reason += "; WARNING: the range key has no boundaries (no row sample), so every value is in shard 0: give rows or bounds=[...]"
 		}
 	}()

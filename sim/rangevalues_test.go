@@ -2,7 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/shardkey/shardkey"
 )
 
 // TestRangeValues: the values each range holds, for boundaries fitted to
@@ -55,5 +58,46 @@ func TestBoundsNearestQuantile(t *testing.T) {
 	}
 	if got := fmt.Sprint(c.RangeValues); got != "[[0 1] [2 3] [4 5] [6 7] [8 9]]" {
 		t.Errorf("range values %s; want [[0 1] [2 3] [4 5] [6 7] [8 9]]", got)
+	}
+}
+
+// TestRangeOneValue: a range key whose values (a row sample's, or the
+// statements' without one) are one value alone has no boundary that
+// could split it: every row is in shard 0. The warning says so, with the
+// value and where it came from, and nothing says the boundaries split
+// the traffic into equal shares (fresh-clone review: range(a) over one
+// value gave that and "no boundaries ... no row sample to take
+// quantiles from" together, the one contradicting the other). Two
+// values split: neither warning.
+func TestRangeOneValue(t *testing.T) {
+	warns := func(w *shardkey.Workload) string {
+		t.Helper()
+		c, err := Score(w, "range(id)", Options{Shards: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(c.Warnings, "\n")
+	}
+	rows := warns(workload(1, func(int) float64 { return 1 }))
+	if !strings.Contains(rows, "the range key has one value, 0, in the row sample") || !strings.Contains(rows, "the other 7 shards are idle") {
+		t.Errorf("one row: warnings %q; want the one value 0 of the row sample, 7 shards idle", rows)
+	}
+	traffic := &shardkey.Workload{Shards: 8, Tables: []*shardkey.Table{{Name: "t", Columns: []*shardkey.Column{{Name: "id", Type: shardkey.Int64}}}}}
+	op := &shardkey.Operation{Name: "get", Table: 0, Kind: shardkey.Read, Rate: 10}
+	for range 50 {
+		op.Instances = append(op.Instances, shardkey.Instance{Weight: 1, Conds: []shardkey.Cond{{Col: 0, Op: shardkey.Eq, Val: shardkey.IntValue(5)}}})
+	}
+	traffic.Ops = []*shardkey.Operation{op}
+	got := warns(traffic)
+	if !strings.Contains(got, "the range key has one value, 5, in the statements (no row sample)") {
+		t.Errorf("statements binding id = 5 only: warnings %q; want the one value 5 of the statements", got)
+	}
+	for _, bad := range []string{"equal shares of the traffic", "no boundaries"} {
+		if strings.Contains(got, bad) || strings.Contains(rows, bad) {
+			t.Errorf("one value: a warning says %q:\n%s\n%s", bad, rows, got)
+		}
+	}
+	if two := warns(workload(2, func(int) float64 { return 1 })); strings.Contains(two, "one value") || strings.Contains(two, "no boundaries") {
+		t.Errorf("two rows: warnings %q; want neither", two)
 	}
 }

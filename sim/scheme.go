@@ -85,6 +85,10 @@ type Scheme struct {
 	// one-column key of few distinct values (see fewRangeValues), are the
 	// distinct values each range holds, in range order; nil otherwise.
 	rangeValues [][]shardkey.Value
+	// rangeOne, when the values the range boundaries were computed from
+	// (a row sample's, or the statements') hold one key alone, is that
+	// key: no boundary can split it, so every row is in shard 0.
+	rangeOne []shardkey.Value
 	// nodes places the shards on nodes for capacity (Options.Nodes).
 	nodes *Nodes
 	// nodeFanout, when set (nodes under an engine whose client sends a
@@ -295,14 +299,22 @@ func Compile(w *shardkey.Workload, d *shardkey.Design, o Options) (*Scheme, erro
 	if err := s.setBuckets(); err != nil {
 		return nil, err
 	}
-	if s.boundsFromTraffic {
+	if s.boundsFromTraffic && s.rangeOne == nil {
 		s.Warnings = append(s.Warnings, fmt.Errorf("key %q: no row sample: the range boundaries split the values the statements bind into equal shares of the traffic", d.Text))
 	}
 	if err := s.compileLookups(); err != nil {
 		return nil, err
 	}
 	for ti, tk := range s.tables {
-		if tk.kind == kRange && len(tk.bounds) == 0 && s.N > 1 {
+		switch {
+		case tk.kind != kRange || len(tk.bounds) > 0 || s.N <= 1:
+		case s.rangeOne != nil:
+			from := "in the row sample"
+			if s.boundsFromTraffic {
+				from = "in the statements (no row sample)"
+			}
+			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: the range key has one value, %s, %s: one value cannot be split into ranges, so every row is in shard 0 and the other %d shards are idle; range-partition by a column with more values, or give bounds=[...] if the data will hold more", d.Text, w.Tables[ti].Name, tupleText(s.rangeOne), from, s.N-1))
+		default:
 			s.Warnings = append(s.Warnings, fmt.Errorf("key %q: table %s: the range key has no boundaries (no row sample to take quantiles from, and no bounds=[...]): every value falls in shard 0; give rows (--rows, --from, a workload) or bounds", d.Text, w.Tables[ti].Name))
 		}
 	}
