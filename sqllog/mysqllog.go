@@ -186,6 +186,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 	hasTS := false
 	var sessions threadIDs
 	found := false
+	noNL := false  // the last line read has no newline after it
 	other := false // the current entry is a command we skip: its continuation lines too
 	finish := func() error {
 		if !inCur {
@@ -205,6 +206,7 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 		if !ok {
 			break
 		}
+		noNL = lr.noNL
 		rs.line = lr.n
 		h, ok := parseGeneralHead(line)
 		if !ok {
@@ -242,6 +244,10 @@ func readMySQLGeneral(br *bufio.Reader, rs *readState) error {
 				return err
 			}
 		}
+	}
+	if noNL && inCur {
+		rs.cutShort(cur.line)
+		inCur, cont = false, false
 	}
 	if err := finish(); err != nil {
 		return err
@@ -292,6 +298,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 		return rs.emit(entry{line: startLine, ts: ts, hasTS: hasTS, res: res, session: session, sql: s})
 	}
 	intern := sessions.intern
+	noNL := false // the last line read has no newline after it
 	for {
 		line, ok, err := lr.next()
 		if err != nil {
@@ -300,6 +307,7 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 		if !ok {
 			break
 		}
+		noNL = lr.noNL
 		rs.line = lr.n
 		switch {
 		case len(line) >= 2 && line[0] == '#' && line[1] == ' ':
@@ -359,6 +367,10 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 			sql = append(sql, '\n')
 			sql = append(sql, line...)
 		}
+	}
+	if noNL && inStmt {
+		rs.cutShort(startLine)
+		inStmt, cont = false, false
 	}
 	if err := finish(); err != nil {
 		return err

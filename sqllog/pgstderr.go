@@ -163,6 +163,7 @@ func readPGStderr(br *bufio.Reader, rs *readState) error {
 	var msg []byte
 	ps := &prefixState{sessions: map[string]string{}}
 	found := false
+	noNL := false // the last line read has no newline after it
 	finish := func() error {
 		if !hasCur {
 			return nil
@@ -178,6 +179,7 @@ func readPGStderr(br *bufio.Reader, rs *readState) error {
 		if !ok {
 			break
 		}
+		noNL = lr.noNL
 		rs.line = lr.n
 		if len(line) > 0 && line[0] == '\t' {
 			if hasCur {
@@ -201,6 +203,10 @@ func readPGStderr(br *bufio.Reader, rs *readState) error {
 		cur.ts, cur.res, cur.hasTS, cur.session = ps.parse(line[:start])
 		hasCur = true
 		msg = append(msg[:0], line[start+len(level)+3:]...)
+	}
+	if noNL && hasCur {
+		rs.cutShort(cur.line)
+		hasCur = false
 	}
 	if err := finish(); err != nil {
 		return err

@@ -1,0 +1,68 @@
+package sqllog
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+// TestLastLineCutShort: a PostgreSQL stderr, MySQL general or slow log
+// copied while the server wrote it ends inside its last statement (the
+// fresh-clone review: "... FROM item" cut to "... FROM i" read as a table
+// i, which then appeared in the recommended design). A server ends every
+// line with a newline, so a last line without one leaves its statement
+// out, with a warning naming the statement's first line; cut at a line's
+// end, the log is whole and its last statement read. Cut anywhere in the
+// last statement (its second line for a statement over two), the log
+// reads without error and has no table i.
+func TestLastLineCutShort(t *testing.T) {
+	cases := []struct {
+		format, file, head, last string
+		line                     int // the last statement's first line
+	}{
+		{"stderr", "x.log",
+			"2024-03-01 10:00:00.000 UTC [100] app@db LOG:  statement: SELECT * FROM a WHERE id = 1\n",
+			"2024-03-01 10:00:01.000 UTC [101] app@db LOG:  statement: SELECT * FROM item\n\tWHERE i_id = 2\n", 2},
+		{"mysql-general", "x.log",
+			"240301 10:00:00\t    11 Query\tSELECT * FROM a WHERE id = 1\n",
+			"\t\t    12 Query\tSELECT * FROM item\nWHERE i_id = 2\n", 2},
+		{"mysql-slow", "x.log",
+			"# Time: 240301 10:00:00\n# User@Host: app[app] @ localhost []  Id:    11\n# Query_time: 0.1  Lock_time: 0.0 Rows_sent: 1  Rows_examined: 1\nSET timestamp=1709287200;\nSELECT * FROM a WHERE id = 1;\n",
+			"# User@Host: app[app] @ localhost []  Id:    12\n# Query_time: 0.1  Lock_time: 0.0 Rows_sent: 1  Rows_examined: 1\nSELECT * FROM item\nWHERE i_id = 2;\n", 8},
+	}
+	for _, c := range cases {
+		stmt := strings.Index(c.last, "SELECT")
+		for k := stmt + len("SELECT * FROM i"); k <= len(c.last); k++ {
+			cut := c.last[:k]
+			whole := strings.HasSuffix(cut, "\n") // a whole log: its last line ended
+			w := &shardkey.Workload{}
+			if err := Read(context.Background(), w, strings.NewReader(c.head+cut), c.file, Options{Format: c.format}); err != nil {
+				t.Errorf("%s cut at %d: %v", c.format, k, err)
+				continue
+			}
+			var tables []string
+			for _, tb := range w.Tables {
+				tables = append(tables, tb.Name)
+			}
+			want := "a"
+			if whole {
+				want = "a item"
+			}
+			if got := strings.Join(tables, " "); got != want {
+				t.Errorf("%s cut at %d (%q): tables %q, want %q", c.format, k, cut, got, want)
+			}
+			warned := 0
+			for _, wn := range w.Warnings {
+				if strings.HasPrefix(wn.Error(), c.file+":"+strconv.Itoa(c.line)+": the log ends inside this statement") {
+					warned++
+				}
+			}
+			if whole == (warned == 1) || warned > 1 {
+				t.Errorf("%s cut at %d (%q): warnings %q", c.format, k, cut, w.Warnings)
+			}
+		}
+	}
+}
