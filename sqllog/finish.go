@@ -29,6 +29,11 @@ func logSpan(first, last int64, res int32) float64 {
 	return float64(last-first+int64(res)) / 1e6
 }
 
+// coarseSpans: a log spanning fewer timestamp resolutions than this (10
+// s of whole-second timestamps) has rates uncertain by more than a tenth
+// (spanWarnings).
+const coarseSpans = 10
+
 // idleGap is the shortest stretch with no statement that spanWarnings
 // counts as idle time: sessions' statements a few seconds apart are a
 // quiet workload, a minute with none a pause (or a log missing).
@@ -49,6 +54,14 @@ func (a *agg) spanWarnings(span float64) {
 	if span < MinCovered.Seconds() {
 		a.warn(shardkey.Errorf(a.file, 0, "", "the log spans only %s (first statement to last; under %s, the least watch takes a rate over): its rates are the statements counted over %s, an extrapolation that is unreliable, and so are capacity verdicts; shares and ratios are of the statements counted: capture a longer log for rates",
 			secs, fmtSpan(MinCovered.Microseconds()), secs))
+	} else if res := float64(a.res) / 1e6; span < coarseSpans*res {
+		// Timestamps of whole seconds (MySQL's, MariaDB's, PostgreSQL's
+		// %t): the statements stamped first and last ran anywhere in
+		// their seconds, so the span is known to a second either way,
+		// a large part of a short log's (a megabyte of a busy log is a
+		// second or two).
+		a.warn(shardkey.Errorf(a.file, 0, "", "the log spans only %s at timestamps of %s resolution: the time its statements took is known only to within %s either way (%.0f%% of the span), and so are its rates and capacity verdicts; shares and ratios are of the statements counted: capture a longer log for rates",
+			secs, fmtSpan(int64(a.res)), fmtSpan(int64(a.res)), 100*res/span))
 	}
 	half := span / 2 * 1e6
 	if a.idle == 0 || float64(a.gap) <= half && (float64(a.idle) <= half || a.stmts < 10*float64(a.idleN)) {

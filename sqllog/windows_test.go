@@ -3,6 +3,7 @@ package sqllog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -71,10 +72,24 @@ func TestSpanResolution(t *testing.T) {
 		}
 	}
 	// One second of whole-second stamps: its statements ran in it, 1 s
-	// (no "no time span" warning); one millisecond instant has no span.
+	// (no "no time span" warning), but when in it is unknown: the span
+	// is known to a second either way, 100% of it, which a warning says
+	// (fresh-clone review: the first megabyte of a busy slow log, all in
+	// one second, gave half its rate and no warning). A span of 2 s,
+	// 50%; of 12 s, under a tenth: no warning. One millisecond instant
+	// has no span.
 	w = readText(t, "240301 10:00:00\t     1 Query\tSELECT * FROM t WHERE id = 1\n\t\t     1 Query\tSELECT * FROM t WHERE id = 2\n", Options{})
-	if got := opsRate(w); !near(got, 2) || len(w.Warnings) != 0 {
-		t.Errorf("one whole second: %g statements/s, want 2; warnings %v", got, w.Warnings)
+	if got := opsRate(w); !near(got, 2) || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0].Error(), "the log spans only 1 s at timestamps of 1 s resolution: the time its statements took is known only to within 1 s either way (100% of the span)") {
+		t.Errorf("one whole second: %g statements/s, want 2 and a warning of the span known to 1 s, 100%%; warnings %v", got, w.Warnings)
+	}
+	for _, c := range []struct {
+		last, want string
+	}{{"01", "(50% of the span)"}, {"11", ""}} {
+		w = readText(t, "240301 10:00:00\t     1 Query\tSELECT * FROM t WHERE id = 1\n240301 10:00:"+c.last+"\t     1 Query\tSELECT * FROM t WHERE id = 2\n", Options{})
+		got := fmt.Sprint(w.Warnings)
+		if c.want == "" && len(w.Warnings) != 0 || c.want != "" && (len(w.Warnings) != 1 || !strings.Contains(got, c.want)) {
+			t.Errorf("whole seconds to 10:00:%s: warnings %s; want %q", c.last, got, c.want)
+		}
 	}
 	w = readText(t, "2024-03-01 10:00:00.000 UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 1\n2024-03-01 10:00:00.000 UTC [1] LOG:  statement: SELECT * FROM t WHERE id = 2\n", Options{})
 	if got := opsRate(w); !near(got, 2) || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0].Error(), "no time span") {
