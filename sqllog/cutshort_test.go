@@ -66,3 +66,50 @@ func TestLastLineCutShort(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowThreadIDNotNumber: a slow log's thread ids tell its sessions
+// apart, and so its transactions. Ids that are not numbers (no server
+// writes them; an edited or converted log) were read as no id at all,
+// every statement in one session: two interleaved transactions on
+// threads A1 and B2 became one, across each other's rows (the fresh-clone
+// review: 100% cross-shard under hash(w), 0% with numeric ids). Read as
+// written, with a warning naming the line, they are the numeric log's
+// two transactions.
+func TestSlowThreadIDNotNumber(t *testing.T) {
+	entry := func(id, sql string) string {
+		return "# Time: 240301 10:00:00\n# User@Host: app[app] @ localhost []  Id: " + id + "\n# Query_time: 0.1  Lock_time: 0.0 Rows_sent: 1  Rows_examined: 1\nSET timestamp=1709287200;\n" + sql + ";\n"
+	}
+	log := func(a, b string) string {
+		return entry(a, "BEGIN") + entry(b, "BEGIN") +
+			entry(a, "UPDATE t SET x = 1 WHERE w = 1") + entry(b, "UPDATE t SET x = 1 WHERE w = 2") +
+			entry(a, "UPDATE t SET x = 2 WHERE w = 1") + entry(b, "UPDATE t SET x = 2 WHERE w = 2") +
+			entry(a, "COMMIT") + entry(b, "COMMIT")
+	}
+	txns := func(w *shardkey.Workload) string {
+		var s []string
+		for _, tx := range w.Txns {
+			s = append(s, strconv.Itoa(len(tx.Stmts)))
+		}
+		return strings.Join(s, " ")
+	}
+	num := &shardkey.Workload{}
+	if err := Read(context.Background(), num, strings.NewReader(log("11", "12")), "n.log", Options{Format: "mysql-slow"}); err != nil {
+		t.Fatal(err)
+	}
+	odd := &shardkey.Workload{}
+	if err := Read(context.Background(), odd, strings.NewReader(log("A1", "B2")), "a.log", Options{Format: "mysql-slow"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := txns(odd), txns(num); got != want || want != "2 2" {
+		t.Errorf("transactions' statements: %q with ids A1, B2; %q with 11, 12; want two of 2 each", got, want)
+	}
+	warned := 0
+	for _, wn := range odd.Warnings {
+		if strings.HasPrefix(wn.Error(), `a.log:2: Thread_id: "A1" is not a number`) {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("warnings %q; want one naming a.log:2 and A1", odd.Warnings)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+
+	"github.com/shardkey/shardkey"
 )
 
 // generalCommands are the command names of a general log line. Query and
@@ -297,7 +299,25 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 		}
 		return rs.emit(entry{line: startLine, ts: ts, hasTS: hasTS, res: res, session: session, sql: s})
 	}
-	intern := sessions.intern
+	// threadID interns the thread id at the start of b: its digits, as
+	// servers write it; else the word as written, with a warning (once)
+	// so that sessions stay apart (an empty id would put every statement
+	// in one session, and its transactions across each other).
+	oddID := false
+	threadID := func(b []byte) string {
+		if d := digitsAt(b); len(d) > 0 {
+			return sessions.intern(d)
+		}
+		word := b
+		if k := bytes.IndexAny(b, " \t\r"); k >= 0 {
+			word = b[:k]
+		}
+		if !oddID {
+			oddID = true
+			rs.warn = append(rs.warn, shardkey.Errorf(rs.file, lr.n, "Thread_id", "%.40q is not a number (MySQL and MariaDB write the connection id): sessions are told apart by the ids as written", word))
+		}
+		return sessions.intern(word)
+	}
 	noNL := false // the last line read has no newline after it
 	for {
 		line, ok, err := lr.next()
@@ -331,11 +351,11 @@ func readMySQLSlow(br *bufio.Reader, rs *readState) error {
 				}
 			}
 			if i := bytes.Index(line, []byte("Thread_id: ")); i >= 0 {
-				session = intern(digitsAt(line[i+len("Thread_id: "):]))
+				session = threadID(line[i+len("Thread_id: "):])
 			}
 			if bytes.HasPrefix(line, []byte("# User@Host: ")) {
 				if i := bytes.Index(line, []byte("Id: ")); i >= 0 {
-					session = intern(digitsAt(bytes.TrimLeft(line[i+4:], " ")))
+					session = threadID(bytes.TrimLeft(line[i+4:], " "))
 				}
 			}
 		case isBanner(line):
