@@ -44,8 +44,10 @@
 //
 // A log copied while the server was writing it may end inside its last
 // record. Such a record is left out with a warning naming the file and
-// its line, in every format: a stderr or MySQL statement cut short fails
-// to parse (a parse warning); a csvlog record whose quoted field is still
+// its line, in every format: a stderr, MySQL general or slow log whose
+// last line has no newline (a server ends every line with one) leaves its
+// last statement out ("... FROM item" cut to "... FROM i" would read as a
+// table i); a csvlog record whose quoted field is still
 // open at the end of the file, or which lacks its newline and is not a
 // whole record (fewer than 22 fields, no level or time), and a jsonlog
 // line without its newline whose object is not closed, are left out as
@@ -83,6 +85,9 @@
 // than a second has no span: rates are then counts (with a warning).
 // A span under MinCovered (1 s, the least part of a window watch takes a
 // rate over) is warned of: its rates are an extrapolation; so is a span
+// of fewer than 10 of its timestamps' resolution (under 10 s of whole
+// seconds: the first and last statements ran anywhere in their seconds,
+// so the span, and every rate, is known only to a second either way); so is a span
 // mostly idle (stretches of a minute or more with no statement, over
 // half of it: rotated files years apart), whose rates average the busy
 // stretches with the idle ones; the warning names the span used and the

@@ -245,11 +245,11 @@ func (a *agg) addCount(c *colCount, l lit, w float64, op int32, seen int64, pos 
 	c.sketch = kmv.Add(c.sketch, xxhash.Sum64String(l.s))
 }
 
-// keyFilter is a blocked Bloom filter (one 64-bit word a value, three
-// bits in it) of the hashes (xxhash of the text) of the values a full
-// column holds in its maps: a value it does not hold is certainly not
-// counted; one it holds is looked up (about 1% of new values with 16
-// bits a value). nil: not built.
+// keyFilter is a blocked Bloom filter of the hashes (xxhash of the text)
+// of the values a full column holds in its maps: each value sets three
+// bits of one 64-bit word, the filter 16 bits a value. A value it does
+// not hold is certainly not counted; one it holds is looked up (about 1%
+// of new values). nil words: not built.
 type keyFilter struct {
 	words []uint64
 	shift uint
