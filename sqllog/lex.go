@@ -565,27 +565,24 @@ func arithBefore(out []byte, intEnd int) bool {
 // litSlab hands out the literals of a batch's statements from a few large
 // arrays instead of a growing slice per statement. The literals may be
 // kept until the batch is aggregated (lazy parts bind then), never longer:
-// values copy what they need. As chunks does, it zeroes at release
-// (scrub) only what an earlier batch wrote and this one did not.
+// values copy what they need. Its chunks are a chunks[lit] (scrubbed at
+// release, reset for reuse), handed out with open-ended room instead.
 type litSlab struct {
-	// list holds the chunks, each sliced to the literals taken (cap: its
-	// size); dirty[k]: the literals of list[k] from dirty[k] on are zero.
-	list  [][]lit
-	dirty []int
-	i     int // the chunk being handed out
+	c chunks[lit]
 }
 
 // next returns an empty slice with room to append a statement's literals.
 func (s *litSlab) next() []lit {
-	for len(s.list) == 0 || cap(s.list[s.i])-len(s.list[s.i]) < 64 {
-		if s.i+1 < len(s.list) {
-			s.i++
+	c := &s.c
+	for len(c.list) == 0 || cap(c.list[c.i])-len(c.list[c.i]) < 64 {
+		if c.i+1 < len(c.list) {
+			c.i++
 			continue
 		}
-		s.list, s.dirty = append(s.list, make([]lit, 0, 4096)), append(s.dirty, 0)
-		s.i = len(s.list) - 1
+		c.list, c.dirty = append(c.list, make([]lit, 0, 4096)), append(c.dirty, 0)
+		c.i = len(c.list) - 1
 	}
-	ch := s.list[s.i]
+	ch := c.list[c.i]
 	return ch[len(ch):len(ch)]
 }
 
@@ -594,14 +591,14 @@ func (s *litSlab) next() []lit {
 // next gave) and returns them with no room to grow into the next
 // statement's.
 func (s *litSlab) took(l []lit) []lit {
-	if len(l) > 0 {
-		ch := s.list[s.i]
+	if c := &s.c; len(l) > 0 {
+		ch := c.list[c.i]
 		n := len(ch)
 		if cap(ch) > n && &l[0] == &ch[:n+1][n] {
-			s.list[s.i] = ch[:n+len(l)]
-			s.dirty[s.i] = max(s.dirty[s.i], n+len(l))
+			c.list[c.i] = ch[:n+len(l)]
+			c.dirty[c.i] = max(c.dirty[c.i], n+len(l))
 		} else {
-			s.dirty[s.i] = cap(ch)
+			c.dirty[c.i] = cap(ch)
 		}
 	}
 	return l[:len(l):len(l)]
@@ -610,35 +607,18 @@ func (s *litSlab) took(l []lit) []lit {
 // wrote records that the caller of next wrote up to n literals into its
 // slice and kept none of them (a match that failed).
 func (s *litSlab) wrote(n int) {
-	if len(s.list) > 0 {
-		s.dirty[s.i] = max(s.dirty[s.i], min(len(s.list[s.i])+n, cap(s.list[s.i])))
+	if c := &s.c; len(c.list) > 0 {
+		c.dirty[c.i] = max(c.dirty[c.i], min(len(c.list[c.i])+n, cap(c.list[c.i])))
 	}
 }
 
 // scrub zeroes the literals an earlier use wrote and this one did not
-// take.
-func (s *litSlab) scrub() {
-	for k, ch := range s.list {
-		if d := s.dirty[k]; d > len(ch) {
-			clear(ch[len(ch):d])
-			s.dirty[k] = len(ch)
-		}
-	}
-}
+// take (chunks.scrub).
+func (s *litSlab) scrub() { s.c.scrub() }
 
 // reset makes every chunk free for reuse: the literals handed out must no
-// longer be used. Chunks past the last one taken from are dropped: what is
-// kept follows the recent batches, not the largest ever seen.
-func (s *litSlab) reset() {
-	if len(s.list) > 0 {
-		clear(s.list[s.i+1:])
-		s.list, s.dirty = s.list[:s.i+1], s.dirty[:s.i+1]
-	}
-	for k := range s.list {
-		s.list[k] = s.list[k][:0]
-	}
-	s.i = 0
-}
+// longer be used (chunks.reset).
+func (s *litSlab) reset() { s.c.reset() }
 
 // uescapeFollows reports whether rest (the SQL after a U&'...' string)
 // starts, after blanks, with the keyword UESCAPE.

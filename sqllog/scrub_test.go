@@ -114,7 +114,7 @@ func TestLitSlabScrub(t *testing.T) {
 			}
 		}
 		seen := 0
-		for k, ch := range s.list {
+		for k, ch := range s.c.list {
 			for i, v := range ch[:cap(ch)] {
 				switch v.s {
 				case "":
@@ -133,7 +133,7 @@ func TestLitSlabScrub(t *testing.T) {
 
 // holds reports whether p is in one of s's chunks.
 func (s *litSlab) holds(p *lit) bool {
-	for _, ch := range s.list {
+	for _, ch := range s.c.list {
 		full := ch[:cap(ch)]
 		for i := range full {
 			if &full[i] == p {
