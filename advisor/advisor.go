@@ -971,6 +971,21 @@ func (a *analysis) assess(key, origin string, c *sim.Candidate, n int) *Assessme
 				strings.Join(tk.Columns, ", "), tk.Cardinality, units, unit, unit))
 			break
 		}
+		// Without rows, the values the statements bind: fewer than the
+		// units may be a short log's (a table holds values its log did
+		// not name), but the design's main key (c.Cardinality: the
+		// rowless key of the most values) with one value alone, named by
+		// many statements, is no shard key of this workload: every
+		// request lands on one unit whatever the function (the hot-unit
+		// limit below allows a few keys their uneven spread, and would
+		// pass it). A lesser table's one value (a hot row's) is not this.
+		if tk.Basis == "traffic" && tk.Database == nil && c.Cardinality == 1 && tk.Cardinality == 1 && units > 1 && tk.Named >= 4*units && len(tk.TopValues) > 0 {
+			as.Viable = false
+			as.Rejection = fmt.Sprintf("every one of the %d statements naming %s binds one value, %s", tk.Named, strings.Join(tk.Columns, ", "), tk.TopValues[0].Value)
+			as.Reasons = append(as.Reasons, fmt.Sprintf("%s: one %s does all the work of the statements naming it, whatever the function, with the other %d %s idle (no row sample: the table may hold other values the log did not name)",
+				as.Rejection, strings.TrimSuffix(unit, "s"), units-1, unit))
+			break
+		}
 	}
 	// A large table the workload writes is never a reference table: a
 	// copy on every shard takes each of its writes on every shard.
