@@ -121,7 +121,7 @@ func isBanner(l []byte) bool {
 		bytes.HasPrefix(l, []byte("Time\t")) && bytes.Contains(l, []byte("Id Command"))
 }
 
-// threadIDs interns the thread ids of a general log's lines: the ones
+// threadIDs interns the thread ids of a general or slow log: the ones
 // written as small decimal numbers (a server's connection ids, counted
 // from 1) by their value, in an array; others in a map. Both are bounded
 // (interning only: a string dropped is made again).

@@ -431,8 +431,6 @@ func (rs *readState) flush() error {
 	return err
 }
 
-// skip records a line the reader could not use. The first few are
-// listed in a warning; the rest are counted.
 // cutShort warns that the statement starting at line is left out: the
 // log's last line, which it reaches, has no newline after it. A server
 // ends every line it writes with one, so the statement may be cut short
@@ -442,6 +440,8 @@ func (rs *readState) cutShort(line int) {
 	rs.warn = append(rs.warn, shardkey.Errorf(rs.file, line, "", "the log ends inside this statement (no newline after its last line; a file copied while it was being written?): the statement is left out"))
 }
 
+// skip records a line the reader could not use. The first few are
+// listed in a warning; the rest are counted.
 func (rs *readState) skip(line int, format string, args ...any) {
 	rs.skipped++
 	if rs.skipped <= 5 {

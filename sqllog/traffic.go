@@ -277,10 +277,9 @@ func (f *keyFilter) build(c *colCount) {
 	f.words = make([]uint64, size)
 	f.shift = uint(64 - bits.TrailingZeros(uint(size)))
 	for _, x := range c.vals {
-		if x.key.kind == litNum && x.key.s == "" && uint64(x.key.i) < uint64(len(c.dense)) {
-			continue
+		if !c.inDense(x.key) {
+			f.add(xxhash.Sum64String(x.key.text()))
 		}
-		f.add(xxhash.Sum64String(x.key.text()))
 	}
 }
 
@@ -288,13 +287,19 @@ func (f *keyFilter) add(h uint64) {
 	f.words[h>>f.shift] |= keyBits(h)
 }
 
+// inDense reports whether key is indexed by c.dense (not a map).
+func (c *colCount) inDense(key litKey) bool {
+	return key.kind == litNum && key.s == "" && uint64(key.i) < uint64(len(c.dense))
+}
+
 // index records that key is at vals[j].
 func (c *colCount) index(key litKey, j int32) {
-	if c.filter.words != nil && !(key.kind == litNum && key.s == "" && uint64(key.i) < uint64(len(c.dense))) {
+	dense := c.inDense(key)
+	if c.filter.words != nil && !dense {
 		c.filter.add(xxhash.Sum64String(key.text()))
 	}
 	switch {
-	case key.kind == litNum && key.s == "" && uint64(key.i) < uint64(len(c.dense)):
+	case dense:
 		c.dense[key.i] = j + 1
 	case key.kind == litNum && key.s == "":
 		if c.ints == nil {
