@@ -59,7 +59,13 @@ trap cleanup EXIT INT TERM
 # as_pg runs a PostgreSQL server binary: initdb and postgres refuse root.
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
-free_port() { # first free loopback TCP port from $1
+# Throwaway servers listen below the kernel's ephemeral range (Linux's
+# net.ipv4.ip_local_port_range, 32768 to 60999 by default): a port in it
+# may be held by a client connection or its TIME_WAIT, which a connect test
+# cannot see and which makes the server's bind fail (CI saw MariaDB's bind
+# on 33306 fail so). A server whose bind still fails is started again on
+# the next free port (start_pg, start_my).
+free_port() { # first loopback TCP port from $1 with no listener
   local p=$1
   while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
   echo "$p"
@@ -94,7 +100,7 @@ SK=$WORK/bin/shardkey
 
 ###########################################################################
 say "PostgreSQL: throwaway cluster"
-PGPORT=$(free_port 55432)
+PGPORT=$(free_port 25432)
 mkdir -p "$WORK/pg" "$WORK/pgsock" "$WORK/pglog"
 [ "$(id -u)" = 0 ] && chown postgres "$WORK/pg" "$WORK/pgsock" "$WORK/pglog"
 as_pg "$PGBIN/initdb" -D "$WORK/pg" -U postgres -A trust --no-sync >/dev/null
@@ -110,7 +116,14 @@ log_filename = 'setup.log'
 log_line_prefix = '%m [%p] %c '
 log_statement = 'none'
 EOF
-as_pg "$PGBIN/pg_ctl" -D "$WORK/pg" -w -l "$WORK/pglog/startup.log" start >/dev/null
+for try in 1 2 3 4 5; do
+  as_pg "$PGBIN/pg_ctl" -D "$WORK/pg" -w -l "$WORK/pglog/startup.log" start >/dev/null && break
+  grep -q "Address already in use" "$WORK/pglog/startup.log" "$WORK/pglog/setup.log" 2>/dev/null && [ "$try" -lt 5 ] ||
+    { cat "$WORK/pglog/startup.log" "$WORK/pglog/setup.log" 2>/dev/null; die "PostgreSQL did not start"; }
+  echo "PostgreSQL: port $PGPORT in use, trying the next"
+  PGPORT=$(free_port $((PGPORT + 1)))
+  echo "port = $PGPORT" >>"$WORK/pg/postgresql.conf" # the last setting wins
+done
 PG_STARTED=1
 PSQL=("$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" -U postgres)
 pgdsn() { echo "postgres://postgres@127.0.0.1:$PGPORT/$1?sslmode=disable"; }
@@ -146,19 +159,31 @@ cp "$WORK/pglog/pgbench.log" "$WORK/pglog/sysbench.log" "$OUT/"
 
 ###########################################################################
 say "MariaDB: throwaway server, go-tpc TPC-C ($W warehouses)"
-MYPORT=$(free_port 33306)
+MYPORT=$(free_port 23306)
 mkdir -p "$WORK/my/data"
 MYUSER=mysql; [ "$(id -u)" = 0 ] || MYUSER=$(id -un)
 [ "$(id -u)" = 0 ] && chown -R mysql "$WORK/my"
 mariadb-install-db --no-defaults --user="$MYUSER" --datadir="$WORK/my/data" --auth-root-authentication-method=normal \
   --skip-test-db >"$WORK/my/install.log" 2>&1 || { cat "$WORK/my/install.log"; die "mariadb-install-db failed"; }
-"$MYSQLD" --no-defaults --user="$MYUSER" --datadir="$WORK/my/data" --port="$MYPORT" --bind-address=127.0.0.1 \
-  --socket="$WORK/my/mysqld.sock" --pid-file="$WORK/my/mysqld.pid" --skip-log-bin --innodb-buffer-pool-size=256M \
-  --innodb-flush-log-at-trx-commit=0 --general-log=0 --general-log-file="$WORK/my/general.log" \
-  --log-error="$WORK/my/error.log" &
-MY_STARTED=$!
-MY=(mariadb --protocol=tcp -h127.0.0.1 -P"$MYPORT" -uroot)
-for _ in $(seq 60); do "${MY[@]}" -e "SELECT 1" >/dev/null 2>&1 && break; sleep 0.5; done
+for try in 1 2 3 4 5; do
+  "$MYSQLD" --no-defaults --user="$MYUSER" --datadir="$WORK/my/data" --port="$MYPORT" --bind-address=127.0.0.1 \
+    --socket="$WORK/my/mysqld.sock" --pid-file="$WORK/my/mysqld.pid" --skip-log-bin --innodb-buffer-pool-size=256M \
+    --innodb-flush-log-at-trx-commit=0 --general-log=0 --general-log-file="$WORK/my/general.log" \
+    --log-error="$WORK/my/error.log" &
+  MY_STARTED=$!
+  MY=(mariadb --protocol=tcp -h127.0.0.1 -P"$MYPORT" -uroot)
+  for _ in $(seq 60); do
+    "${MY[@]}" -e "SELECT 1" >/dev/null 2>&1 && break 2
+    kill -0 "$MY_STARTED" 2>/dev/null || break
+    sleep 0.5
+  done
+  kill -0 "$MY_STARTED" 2>/dev/null && break # running but not answering: reported below
+  wait "$MY_STARTED" 2>/dev/null || true; MY_STARTED=
+  grep -q "Address already in use" "$WORK/my/error.log" && [ "$try" -lt 5 ] || break
+  echo "MariaDB: port $MYPORT in use, trying the next"
+  MYPORT=$(free_port $((MYPORT + 1)))
+  : >"$WORK/my/error.log"
+done
 "${MY[@]}" -e "SELECT VERSION()" >/dev/null || { cat "$WORK/my/error.log"; die "MariaDB did not start"; }
 "${MY[@]}" -e "CREATE DATABASE tpcc"
 "$GOTPC" tpcc prepare -H 127.0.0.1 -P "$MYPORT" -U root -D tpcc --warehouses "$W" -T 4 --no-check >"$WORK/my/prepare.log" 2>&1 ||
