@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	errNoGeneral = errors.New("no general log entries found (want lines like '\\t\\t    12 Query\\tSELECT ...')")
+	errNoGeneral = errors.New("no general log entries found (want lines as MariaDB and MySQL write them: a time, or blanks under a repeated one; a tab; a thread id and command such as '12 Query'; a tab; the statement)")
 	errNoSlow    = errors.New("no slow log entries found (want '# User@Host:' and '# Query_time:' headers)")
 )
 

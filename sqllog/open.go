@@ -428,6 +428,11 @@ func decompress(r *bufio.Reader, name string) (io.Reader, func(), error) {
 	switch {
 	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
 		z, err := gzip.NewReader(r)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			// The file ends inside gzip's header (RFC 1952 2.3: its
+			// original name, comment or header CRC missing).
+			return nil, nil, fmt.Errorf("%s: gzip stream ends early, inside its header (truncated file?)", name)
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: gzip: %w", name, err)
 		}

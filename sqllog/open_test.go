@@ -3,6 +3,7 @@ package sqllog
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,18 +85,37 @@ func TestTruncatedCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// gzip(1) writes the file's name into the header (RFC 1952 FNAME):
+	// a cut inside it ended the header early, which read as "gzip: EOF".
+	var named bytes.Buffer
+	z := gzip.NewWriter(&named)
+	z.Name = "pg-stderr.log"
+	if _, err := z.Write(plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	for name, b := range map[string][]byte{"cut.log.gz": gz(t, plain), "cut.log.zst": zst(t, plain)} {
-		f := filepath.Join(dir, name)
-		write(t, f, b[:len(b)*2/3])
-		w := &shardkey.Workload{}
-		err := ReadFile(context.Background(), w, f, Options{})
-		if err == nil {
-			t.Errorf("%s: no error reading a truncated file (%d ops read)", name, len(w.Ops))
-			continue
+	for name, b := range map[string][]byte{"cut.log.gz": gz(t, plain), "named.log.gz": named.Bytes(), "cut.log.zst": zst(t, plain)} {
+		// Cut inside the header (from just past the magic number), at
+		// its end, in the first block, and two thirds through.
+		cuts := []int{len(b) * 2 / 3}
+		for n := 4; n <= 40; n++ {
+			cuts = append(cuts, n)
 		}
-		if msg := err.Error(); !strings.Contains(msg, f) || !strings.Contains(msg, "ends early") {
-			t.Errorf("%s: error %q should name the file and say the stream ends early", name, msg)
+		for _, n := range cuts {
+			f := filepath.Join(dir, fmt.Sprint(n, "-", name))
+			write(t, f, b[:n])
+			w := &shardkey.Workload{}
+			err := ReadFile(context.Background(), w, f, Options{})
+			if err == nil {
+				t.Errorf("%s cut at %d bytes: no error reading a truncated file (%d ops read)", name, n, len(w.Ops))
+				continue
+			}
+			if msg := err.Error(); !strings.Contains(msg, f) || !strings.Contains(msg, "ends early") {
+				t.Errorf("%s cut at %d bytes: error %q should name the file and say the stream ends early", name, n, msg)
+			}
 		}
 	}
 }
