@@ -47,6 +47,10 @@ type agg struct {
 	rolledBack     int
 	rolledBackFile string
 	rolledBackLine int
+	// midLog marks a window that ends before the log does (ReadWindows):
+	// transactions open at its end go on in the next window, so they
+	// are no sign of a log cut short (finish warns of those otherwise).
+	midLog bool
 	// seconds, when > 0, is the time rates are per (a window's length),
 	// instead of the span of the log's timestamps.
 	seconds float64

@@ -2,9 +2,12 @@ package sqllog
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shardkey/shardkey"
 )
@@ -111,5 +114,95 @@ func TestSlowThreadIDNotNumber(t *testing.T) {
 	}
 	if warned != 1 {
 		t.Errorf("warnings %q; want one naming a.log:2 and A1", odd.Warnings)
+	}
+}
+
+// TestOpenAtLogEnd: transactions a log ends inside (BEGIN with no COMMIT
+// yet: a log copied while the server wrote it) are counted as committed
+// with the statements the log holds, and said so once they are 1% of the
+// transactions or more; a window of watch that ends mid-log says
+// nothing, since its open transactions go on in the next window.
+func TestOpenAtLogEnd(t *testing.T) {
+	log := func(committed, open int) string {
+		var b strings.Builder
+		line := func(sec, pid int, sql string) {
+			fmt.Fprintf(&b, "2024-03-01 10:00:%02d.000 UTC [%d] app@db LOG:  statement: %s\n", sec, pid, sql)
+		}
+		for i := range committed {
+			line(i%50, 1000+i, "BEGIN")
+			line(i%50, 1000+i, fmt.Sprintf("UPDATE a SET x = 1 WHERE id = %d", i))
+			line(i%50, 1000+i, "COMMIT")
+		}
+		for i := range open {
+			line(55, 5000+i, "BEGIN")
+			line(55, 5000+i, fmt.Sprintf("UPDATE a SET x = 1 WHERE id = %d", i))
+		}
+		return b.String()
+	}
+	cases := []struct {
+		committed, open int
+		want            string // the warning's start, or "" for none
+	}{
+		{100, 2, "2 of the 102 transactions counted were still open when the log ended"},
+		{99, 1, "1 of the 100 transactions counted was still open when the log ended"},
+		{200, 1, ""}, // 1 of 201: under 1%
+		{100, 0, ""},
+	}
+	for _, c := range cases {
+		w := &shardkey.Workload{}
+		if err := Read(context.Background(), w, strings.NewReader(log(c.committed, c.open)), "x.log", Options{Format: "stderr"}); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, wn := range w.Warnings {
+			if strings.Contains(wn.Error(), "open when the log ended") {
+				got = append(got, wn.Error())
+			}
+		}
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("%d committed, %d open: warned %q", c.committed, c.open, got)
+		case c.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], "x.log: "+c.want)):
+			t.Errorf("%d committed, %d open: warnings %q, want one starting %q", c.committed, c.open, got, c.want)
+		}
+		var n float64
+		for _, tx := range w.Txns {
+			n += tx.Weight
+		}
+		// Every transaction counted, the open ones too, over the log's
+		// span (its first to last timestamp plus the millisecond).
+		span := 55.001
+		if c.open == 0 {
+			span = float64(min(c.committed, 50)-1) + 0.001
+		}
+		if want := float64(c.committed+c.open) / span; math.Abs(n-want) > 1e-6*want {
+			t.Errorf("%d committed, %d open: %.6f transactions/s, want %.6f", c.committed, c.open, n, want)
+		}
+	}
+
+	// Windows of one minute: a transaction runs across the first
+	// window's end (open there, committed in the second), and one is left
+	// open when the log ends.
+	text := "2024-03-01 10:00:59.000 UTC [7] app@db LOG:  statement: BEGIN\n" +
+		"2024-03-01 10:00:59.500 UTC [7] app@db LOG:  statement: UPDATE a SET x = 1 WHERE id = 1\n" +
+		"2024-03-01 10:01:01.000 UTC [7] app@db LOG:  statement: COMMIT\n" +
+		"2024-03-01 10:01:30.000 UTC [8] app@db LOG:  statement: BEGIN\n" +
+		"2024-03-01 10:01:31.000 UTC [8] app@db LOG:  statement: UPDATE a SET x = 1 WHERE id = 2\n"
+	var warned []bool
+	err := ReadWindows(context.Background(), strings.NewReader(text), "w.log", Options{Format: "stderr"}, time.Minute,
+		func() *shardkey.Workload { return &shardkey.Workload{} },
+		func(win *Window) error {
+			open := false
+			for _, wn := range win.Workload.Warnings {
+				open = open || strings.Contains(wn.Error(), "open when the log ended")
+			}
+			warned = append(warned, open)
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(warned) != "[false true]" {
+		t.Errorf("windows warned of transactions open at the log's end: %v, want [false true] (the first window ends mid-log)", warned)
 	}
 }

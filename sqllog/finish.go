@@ -88,7 +88,14 @@ func fmtSpan(us int64) string {
 // operations with their rates and sampled instances, the transactions, and
 // the warnings of what was left out.
 func (a *agg) finish() error {
+	openAtEnd, openSession := 0, ""
+	if !a.midLog {
+		openAtEnd, openSession = a.openTxns()
+	}
 	a.endSessionSorted()
+	if openAtEnd > 0 {
+		a.openAtEndWarning(openAtEnd, openSession)
+	}
 	span := 1.0
 	switch {
 	case a.seconds > 0:
@@ -242,6 +249,49 @@ func (a *agg) noneParsed(d Dialect) error {
 
 // endSessionSorted commits the open transactions of every session at the
 // end of the log, in session order (deterministic).
+// openTxns counts the sessions whose transaction (after BEGIN, or with
+// autocommit off) has statements on tables and no COMMIT or ROLLBACK
+// yet, and names the first of them by session id.
+func (a *agg) openTxns() (n int, first string) {
+	for id, s := range a.sessions {
+		if len(s.stmts) > 0 && (s.inTxn || s.autocommitOff) {
+			n++
+			if first == "" || id < first {
+				first = id
+			}
+		}
+	}
+	return n, first
+}
+
+// openFloor is the share of the transactions counted, open ones
+// included, that transactions still open at the log's end must reach for
+// a warning: a log copied while the server wrote it ends inside one
+// transaction a session, which in a busy log is noise; in a short one
+// (the first megabyte of a log) it is a visible part of the share.
+const openFloor = 0.01
+
+// openAtEndWarning warns that n transactions were still open when the
+// log ended, when they are at least openFloor of those counted: they
+// are counted as committed with the statements the log holds, which
+// may be fewer than they ran (the log cut short) and may include ones
+// that rolled back after it.
+func (a *agg) openAtEndWarning(n int, session string) {
+	total := 0
+	for _, t := range a.txnList {
+		total += int(t.seen)
+	}
+	if total == 0 || float64(n) < openFloor*float64(total) {
+		return
+	}
+	were := "were"
+	if n == 1 {
+		were = "was"
+	}
+	a.warn(shardkey.Errorf(a.file, 0, "", "%d of the %d transactions counted %s still open when the log ended (BEGIN, or autocommit off, with no COMMIT or ROLLBACK; session %s the first by id): counted as committed with the statements the log holds, so if the log was cut while they ran, statements of theirs are missing and cross_shard_txn_fraction may be understated; read a log that ends between transactions, or a longer one",
+		n, total, were, clip(session, 40)))
+}
+
 func (a *agg) endSessionSorted() {
 	ids := make([]string, 0, len(a.sessions))
 	for id := range a.sessions {

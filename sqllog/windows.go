@@ -264,6 +264,7 @@ func readWindowSources(ctx context.Context, name string, srcs []source, warns []
 			a.warn(wn)
 		}
 		rs.cuts = listCuts{}
+		a.midLog = !final
 		if err := a.finish(); err != nil {
 			return err
 		}
