@@ -110,3 +110,30 @@ func TestKeyLineTrafficEstimated(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyLineTrafficYardstick: the equally-busy-values figure is the
+// balls-into-bins expectation of hashing (sim.ExpectedMaxLoadRatio); for
+// a range key it is named a yardstick, not what the key does, and one
+// value is one value (it read "1 equally busy values hashed to 8
+// shards give" for a range key over one warehouse).
+func TestKeyLineTrafficYardstick(t *testing.T) {
+	ks := sim.KeyStats{Table: "t", Columns: []string{"w"}, Basis: "traffic", Cardinality: 1, Entropy: 0, MonotonicityUnknown: true}
+	line := func(key string, ks sim.KeyStats) string {
+		var b strings.Builder
+		// 1 value on 8 shards: one shard has all, 8x the mean (k = 1).
+		keyLine(&b, &sim.Candidate{Shards: 8, Tables: []sim.TableKey{{KeyStats: ks, Key: key, ExpectedMaxLoadRatio: 8}}})
+		return b.String()
+	}
+	for _, c := range []struct{ key, want string }{
+		{"hash(w)", "; 1 equally busy value hashed to 8 shards gives a busiest shard 8.00x the mean\n"},
+		{"range(w)", "; as a yardstick, 1 equally busy value hashed to 8 shards would give a busiest shard 8.00x the mean (this key's range boundaries, not a hash, place them)\n"},
+	} {
+		if got := line(c.key, ks); !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s: %q does not end %q", c.key, got, c.want)
+		}
+	}
+	ks.Cardinality = 10
+	if got, want := line("range(w)", ks), "; as a yardstick, 10 equally busy values hashed to 8 shards would give a busiest shard"; !strings.Contains(got, want) {
+		t.Errorf("%q does not say %q", got, want)
+	}
+}

@@ -332,8 +332,19 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 			} else if n > 0 {
 				busy = fmt.Sprintf("hashed to %d slots give a busiest slot %s the mean slot", c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
 			}
-			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample: rows unknown): %s%s distinct values in the statements%s, entropy %s%.1f bits, %s; %s equally busy values %s\n",
-				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, eabout, t.Entropy, mono, numfmt.Commas(int64(t.Cardinality)), busy)
+			values := "values"
+			if t.Cardinality == 1 {
+				values = "value"
+				busy = strings.Replace(busy, " give ", " gives ", 1)
+			}
+			yard := fmt.Sprintf("%s equally busy %s %s", numfmt.Commas(int64(t.Cardinality)), values, busy)
+			if strings.HasPrefix(t.Key, "range(") {
+				// The figure is a hash's (TableKey.ExpectedMaxLoadRatio):
+				// a yardstick here, where boundaries place the values.
+				yard = "as a yardstick, " + strings.Replace(strings.Replace(yard, " give ", " would give ", 1), " gives ", " would give ", 1) + " (this key's range boundaries, not a hash, place them)"
+			}
+			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample: rows unknown): %s%s distinct values in the statements%s, entropy %s%.1f bits, %s; %s\n",
+				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, eabout, t.Entropy, mono, yard)
 			continue
 		}
 		top := ""
