@@ -117,7 +117,10 @@
 // is a transaction of its own, and any other read is an operation only
 // (its fan-out counts among the operations', not among transactions). A session
 // that ends (disconnection, Quit) or is still open at the end of the log
-// closes its transaction. Transactions of the same sequence of operations
+// closes its transaction; transactions the log ends inside are counted as
+// committed with the statements it holds, with a warning when they are 1%
+// or more of the transactions counted (a log copied while the server
+// wrote it; a watch window ending mid-log says nothing). Transactions of the same sequence of operations
 // share a sampled group whose weights sum to its rate.
 //
 // # Memory and speed
