@@ -106,7 +106,7 @@ func (l *limits) detachInto(reuse, vals []rv) []rv {
 	n := 0
 	for i := range vals {
 		n += len(vals[i].s)
-		for _, e := range vals[i].elems {
+		for _, e := range vals[i].elemList() {
 			n += len(e.s)
 		}
 	}
@@ -124,7 +124,7 @@ func (l *limits) detachInto(reuse, vals []rv) []rv {
 	sb.Grow(n)
 	for i := range out {
 		sb.WriteString(out[i].s)
-		for _, e := range out[i].elems {
+		for _, e := range out[i].elemList() {
 			sb.WriteString(e.s)
 		}
 	}
@@ -132,11 +132,12 @@ func (l *limits) detachInto(reuse, vals []rv) []rv {
 	for i := range out {
 		out[i].s, buf = buf[:len(out[i].s)], buf[len(out[i].s):]
 		if out[i].elems != nil {
-			out[i].elems = slices.Clone(out[i].elems)
-			for k := range out[i].elems {
-				e := &out[i].elems[k]
+			elems := slices.Clone(*out[i].elems)
+			for k := range elems {
+				e := &elems[k]
 				e.s, buf = buf[:len(e.s)], buf[len(e.s):]
 			}
+			out[i].elems = &elems
 		}
 	}
 	return out
@@ -174,7 +175,7 @@ func (l *limits) detachStmtsInto(reuse, stmts []sample) []sample {
 		}
 		for _, v := range stmts[i].vals {
 			ns += len(v.s)
-			for _, e := range v.elems {
+			for _, e := range v.elemList() {
 				ns += len(e.s)
 			}
 		}
@@ -188,7 +189,7 @@ func (l *limits) detachStmtsInto(reuse, stmts []sample) []sample {
 	for i := range stmts {
 		for _, v := range stmts[i].vals {
 			sb.WriteString(v.s)
-			for _, e := range v.elems {
+			for _, e := range v.elemList() {
 				sb.WriteString(e.s)
 			}
 		}
@@ -211,11 +212,12 @@ func (l *limits) detachStmtsInto(reuse, stmts []sample) []sample {
 		for k, v := range sv {
 			v.s, buf = buf[:len(v.s)], buf[len(v.s):]
 			if v.elems != nil {
-				v.elems = slices.Clone(v.elems)
-				for k := range v.elems {
-					e := &v.elems[k]
+				elems := slices.Clone(*v.elems)
+				for k := range elems {
+					e := &elems[k]
 					e.s, buf = buf[:len(e.s)], buf[len(e.s):]
 				}
+				v.elems = &elems
 			}
 			dst[k] = v
 		}
@@ -258,7 +260,7 @@ func sampleValues(sm *sample) int {
 func rvCount(vals []rv) int {
 	n := len(vals)
 	for i := range vals {
-		n += len(vals[i].elems)
+		n += len(vals[i].elemList())
 	}
 	return n
 }

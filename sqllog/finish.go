@@ -788,7 +788,7 @@ func elemValues(vals []rv) []rv {
 			out = append(out, v)
 			continue
 		}
-		for _, e := range v.elems {
+		for _, e := range *v.elems {
 			out = append(out, rv{lit: e, hint: v.hint})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/shardkey/shardkey"
 )
@@ -474,7 +475,7 @@ func TestArrayArgUnknown(t *testing.T) {
 		t.Errorf("unlogged scalar parameter resolves to %+v; want litNoValue", v)
 	}
 	v := g.resolve(nil, []lit{{s: "{4,5}", kind: litStr}})
-	if len(v.elems) != 2 || v.elems[1].s != "5" {
+	if len(v.elemList()) != 2 || v.elemList()[1].s != "5" {
 		t.Errorf("logged array parameter resolves to %+v; want elements 4 and 5", v)
 	}
 }
@@ -657,5 +658,15 @@ func TestSkippedLinesCounted(t *testing.T) {
 	}
 	if want := "skip.log:9: 3 more lines skipped from here on, like those above (8 skipped in all)"; listed != 5 || !strings.Contains(more, want) {
 		t.Errorf("listed %d, %q; want 5 listed and %q; warnings %q", listed, more, want, w.Warnings)
+	}
+}
+
+// TestRVSize: an rv is written for every value bound and read by the
+// aggregator, so its size is memory traffic on the read path: a string
+// (16 bytes) and its kind, a pointer, three one-byte fields, 40 bytes on
+// a 64-bit machine (64 when elems was a slice).
+func TestRVSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) == 8 && unsafe.Sizeof(rv{}) != 40 {
+		t.Errorf("rv is %d bytes, want 40", unsafe.Sizeof(rv{}))
 	}
 }

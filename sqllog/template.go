@@ -284,13 +284,19 @@ func (a *access) nvals() int {
 }
 
 // rv is one resolved value of an instance.
+//
+// An rv is 40 bytes (a string, its kind, a pointer and three small
+// fields): the parser writes one a value bound and the aggregator reads
+// it, so its size is memory traffic on the read path (it was 64 with
+// elems a slice).
 type rv struct {
 	lit
-	hint shardkey.Type
-	// elems, for an array argument whose value is an array literal, are
-	// its elements (non-nil, perhaps empty); an array argument whose
-	// value is not one binds nothing (lit kind litNone).
-	elems []lit
+	// elems, for an array argument whose value is an array literal,
+	// points to its elements (perhaps none); an array argument whose
+	// value is not one binds nothing (lit kind litNone). nil for any
+	// other value; elemList reads it.
+	elems *[]lit
+	hint  shardkey.Type
 	// unknownLen marks a list whose length is unknown too: an array
 	// parameter without its value (= ANY($1)), a Vitess list bind
 	// variable (IN ::list). It binds the column to a list of values known
@@ -298,6 +304,15 @@ type rv struct {
 	unknownLen bool
 	// param says the value is a bind parameter's ($1, ?, :name).
 	param bool
+}
+
+// elemList returns the elements of an array value (see rv.elems), nil
+// for any other.
+func (v *rv) elemList() []lit {
+	if v.elems == nil {
+		return nil
+	}
+	return *v.elems
 }
 
 // bind resolves every value of part p from the statement's literals and
@@ -394,7 +409,7 @@ func (g arg) resolve(slots, params []lit) rv {
 		switch l.kind {
 		case litStr:
 			if elems, ok := parseArray(l.s); ok {
-				return rv{lit: l, hint: g.hint, elems: elems}
+				return rv{lit: l, hint: g.hint, elems: &elems}
 			}
 			return rv{lit: lit{kind: litNone}}
 		case litNoValue, litUnique:

@@ -432,7 +432,7 @@ func (a *agg) countValues(sm *countRec) {
 						}
 						continue
 					}
-					for _, e := range v.elems {
+					for _, e := range *v.elems {
 						f(e)
 					}
 				}
