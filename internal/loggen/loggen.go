@@ -3,7 +3,9 @@
 // sends for its five transactions (new-order 45%, payment 43%,
 // order-status 4%, delivery 4%, stock-level 4%), as in
 // sqllog/testdata/gotpc-general.log, with fresh values drawn per the TPC-C
-// specification, sessions interleaved statement by statement, times that
+// specification (remote ones too: 1% of new-order lines supplied by
+// another warehouse, 15% of payments for another warehouse's customer,
+// 2.4.1.5 and 2.5.1.2, as go-tpc draws them), sessions interleaved statement by statement, times that
 // advance, and sessions that disconnect and are replaced by new ones (new
 // process ids), so a log of any size holds as many distinct values and
 // sessions as a real one of that size. Same options, same bytes.
@@ -204,6 +206,16 @@ func (g *gen) stmt(s *sess, sql string) {
 	}
 }
 
+// other returns a warehouse other than w, uniformly (go-tpc's
+// otherWarehouse); there are at least two.
+func (g *gen) other(w int) int {
+	o := 1 + g.rng.IntN(g.o.Warehouses-1)
+	if o >= w {
+		o++
+	}
+	return o
+}
+
 // nurand is TPC-C's NURand(A, x, y) with C = 0 for this generator.
 func (g *gen) nurand(a, x, y int) int {
 	return ((g.rng.IntN(a+1) | (x + g.rng.IntN(y-x+1))) % (y - x + 1)) + x
@@ -238,27 +250,39 @@ func (g *gen) txn(q []string) []string {
 		g.oid[(w-1)*10+d-1]++
 		items := make([]int, n)
 		qty := make([]int, n)
+		supply := make([]int, n)
+		allLocal := 1
 		for i := range items {
 			items[i] = g.nurand(8191, 1, 100000)
 			qty[i] = 1 + g.rng.IntN(10)
+			// TPC-C 2.4.1.5: 1% of the lines are supplied by another
+			// warehouse (go-tpc: randInt(1, 100) == 1).
+			supply[i] = w
+			if g.o.Warehouses > 1 && g.rng.IntN(100) == 0 {
+				supply[i], allLocal = g.other(w), 0
+			}
 		}
 		q = append(q,
 			fmt.Sprintf("SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = %d AND c_w_id = w_id AND c_d_id = %d AND c_id = %d", w, d, c),
 			fmt.Sprintf("SELECT d_next_o_id, d_tax FROM district WHERE d_id = %d AND d_w_id = %d FOR UPDATE", d, w),
 			fmt.Sprintf("UPDATE district SET d_next_o_id = %d + 1 WHERE d_id = %d AND d_w_id = %d", o, d, w),
-			fmt.Sprintf("INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (%d, %d, %d, %d, '%s', %d, 1)", o, d, w, c, ts, n),
+			fmt.Sprintf("INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (%d, %d, %d, %d, '%s', %d, %d)", o, d, w, c, ts, n, allLocal),
 			fmt.Sprintf("INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (%d, %d, %d)", o, d, w))
 		var in, pairs, rows []string
 		for i, it := range items {
 			in = append(in, fmt.Sprint(it))
-			pairs = append(pairs, fmt.Sprintf("(%d,%d)", w, it))
-			rows = append(rows, fmt.Sprintf("(%d,%d,%d,%d,%d,%d,%d,%d.%04d,'%s')", o, d, w, i+1, it, w, qty[i], g.rng.IntN(1000), g.rng.IntN(10000), g.letters(24)))
+			pairs = append(pairs, fmt.Sprintf("(%d,%d)", supply[i], it))
+			rows = append(rows, fmt.Sprintf("(%d,%d,%d,%d,%d,%d,%d,%d.%04d,'%s')", o, d, w, i+1, it, supply[i], qty[i], g.rng.IntN(1000), g.rng.IntN(10000), g.letters(24)))
 		}
 		q = append(q,
 			"SELECT i_price, i_name, i_data, i_id FROM item WHERE i_id IN ("+strings.Join(in, ",")+")",
 			"SELECT s_i_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE (s_w_id, s_i_id) IN ("+strings.Join(pairs, ",")+") FOR UPDATE")
 		for i, it := range items {
-			q = append(q, fmt.Sprintf("UPDATE stock SET s_quantity = %d, s_ytd = s_ytd + %d, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + 0 WHERE s_i_id = %d AND s_w_id = %d", 10+g.rng.IntN(91), qty[i], it, w))
+			remote := 0
+			if supply[i] != w {
+				remote = 1
+			}
+			q = append(q, fmt.Sprintf("UPDATE stock SET s_quantity = %d, s_ytd = s_ytd + %d, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + %d WHERE s_i_id = %d AND s_w_id = %d", 10+g.rng.IntN(91), qty[i], remote, it, supply[i]))
 		}
 		q = append(q, "INSERT into order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES "+strings.Join(rows, ","))
 	case x < 88: // payment
@@ -269,16 +293,23 @@ func (g *gen) txn(q []string) []string {
 			fmt.Sprintf("UPDATE district SET d_ytd = d_ytd + %s WHERE d_w_id = %d AND d_id = %d", amount, w, d),
 			fmt.Sprintf("SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = %d AND d_id = %d", w, d))
 		c := g.nurand(1023, 1, 3000)
+		// TPC-C 2.5.1.2: 15% of payments are for a customer of another
+		// warehouse, in a random district of it (go-tpc: Intn(100) < 85
+		// local).
+		cw, cd := w, d
+		if g.o.Warehouses > 1 && g.rng.IntN(100) >= 85 {
+			cw, cd = g.other(w), 1+g.rng.IntN(10)
+		}
 		if g.rng.IntN(100) < 60 {
 			last := g.lastName()
 			q = append(q,
-				fmt.Sprintf("SELECT count(c_id) namecnt FROM customer WHERE c_w_id = %d AND c_d_id = %d AND c_last = '%s'", w, d, last),
-				fmt.Sprintf("SELECT c_id FROM customer WHERE c_w_id = %d AND c_d_id = %d AND c_last = '%s' ORDER BY c_first", w, d, last))
+				fmt.Sprintf("SELECT count(c_id) namecnt FROM customer WHERE c_w_id = %d AND c_d_id = %d AND c_last = '%s'", cw, cd, last),
+				fmt.Sprintf("SELECT c_id FROM customer WHERE c_w_id = %d AND c_d_id = %d AND c_last = '%s' ORDER BY c_first", cw, cd, last))
 		}
 		q = append(q,
-			fmt.Sprintf("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer WHERE c_w_id = %d AND c_d_id = %d AND c_id = %d FOR UPDATE", w, d, c),
-			fmt.Sprintf("UPDATE customer SET c_balance = c_balance - %s, c_ytd_payment = c_ytd_payment + %s, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = %d AND c_d_id = %d AND c_id = %d", amount, amount, w, d, c),
-			fmt.Sprintf("INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (%d, %d, %d, %d, %d, '%s', %s, '%s')", d, w, c, d, w, ts, amount, g.letters(12)))
+			fmt.Sprintf("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer WHERE c_w_id = %d AND c_d_id = %d AND c_id = %d FOR UPDATE", cw, cd, c),
+			fmt.Sprintf("UPDATE customer SET c_balance = c_balance - %s, c_ytd_payment = c_ytd_payment + %s, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = %d AND c_d_id = %d AND c_id = %d", amount, amount, cw, cd, c),
+			fmt.Sprintf("INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (%d, %d, %d, %d, %d, '%s', %s, '%s')", cd, cw, c, d, w, ts, amount, g.letters(12)))
 	case x < 92: // order-status
 		c := g.nurand(1023, 1, 3000)
 		q = append(q,
