@@ -56,14 +56,16 @@ func TestFormats(t *testing.T) {
 	}
 }
 
-// TestRemoteWarehouses: TPC-C's remote accesses, as go-tpc draws them:
-// 1% of new-order lines supplied by another warehouse (2.4.1.5; the
-// order's o_all_local 0 then, its stock row the supplier's), 15% of
-// payments for a customer of another warehouse (2.5.1.2; history's
-// h_c_w_id the customer's, h_w_id the paying warehouse). With one
-// warehouse a shard, the share of transactions that cross shards is
-// then 0.43 x 0.15 + 0.45 x (1 - E[0.99^n]), n uniform in 5..15 order
-// lines: 0.1073 (it was 0: no remote access was written).
+// TestRemoteWarehouses: TPC-C's remote accesses, as go-tpc v1.0.7 draws
+// and writes them: 1% of new-order lines supplied by another warehouse
+// (2.4.1.5), written into ol_supply_w_id and the order's o_all_local (0
+// then) only, its stock statements naming the home warehouse (as
+// scripts/e2e/check.py reads go-tpc's new_order.go); 15% of payments
+// for a customer of another warehouse (2.5.1.2; history's h_c_w_id the
+// customer's, h_w_id the paying warehouse). With one warehouse a shard,
+// the share of transactions that cross shards is then the payments'
+// alone, 0.43 x 0.15 = 0.0645, as e2e's go-tpc run measures it (it was
+// 0: no remote access was written).
 func TestRemoteWarehouses(t *testing.T) {
 	var buf bytes.Buffer
 	if _, err := loggen.Write(&buf, loggen.Options{Format: "stderr", Bytes: 6 << 20, Seed: 5}); err != nil {
@@ -139,11 +141,7 @@ func TestRemoteWarehouses(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := s.Headline(p)
-	mean := 0.0
-	for k := 5; k <= 15; k++ {
-		mean += math.Pow(0.99, float64(k)) / 11
-	}
-	want := 0.43*0.15 + 0.45*(1-mean)
+	want := 0.43 * 0.15
 	t.Logf("cross-shard %.4f, want %.4f", c.CrossShardTxnFraction, want)
 	within("transactions across warehouses", c.CrossShardTxnFraction, want, strings.Count(text, "statement: START TRANSACTION"))
 }
