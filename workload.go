@@ -483,27 +483,32 @@ type Instance struct {
 	// Parts, on the access that counts a multi-table statement's request
 	// (a SELECT's first table's read: a join, a subquery the statement
 	// carries; or the one write of a statement that also reads other
-	// tables: INSERT ... SELECT, UPDATE ... FROM, DELETE ... USING), are
-	// the statement's other tables' reads, each with the conditions and
-	// join peers it routes by (as its own instance's). The statement is
-	// one request, whatever the engine (a Citus router or multi-shard
-	// query, a Vitess route or join): its fan-out is the union of its
-	// own and its parts' shards (sim). nil for other instances.
+	// tables: INSERT ... SELECT, UPDATE ... FROM, DELETE ... USING; or
+	// the first row of a multi-row INSERT ... VALUES), are the
+	// statement's other tables' reads and its other rows, each with the
+	// conditions and join peers it routes by (as its own instance's).
+	// The statement is one request, whatever the engine (a Citus router
+	// or multi-shard query, a Vitess route or join, a multi-row insert
+	// Vitess splits by shard): its fan-out is the union of its own and
+	// its parts' shards (sim). nil for other instances.
 	Parts []Part
-	// Rider marks a read that is one of those other parts (in some
-	// instance's Parts): its work and its own fan-out count, but it is no
-	// request of its own (the statement's first read, or its write,
-	// counts it).
+	// Rider marks a read or inserted row that is one of those other
+	// parts (in some instance's Parts): its work and its own fan-out
+	// count, but it is no request of its own (the statement's first
+	// read, its write, or its first row counts it).
 	Rider bool
 }
 
-// Part is one table's read of a multi-table statement (Instance.Parts):
-// the table (index in Workload.Tables), its conditions and join peers as
-// that read's own instance has them.
+// Part is one table's read of a multi-table statement (Instance.Parts),
+// or one more row of a multi-row INSERT: the table (index in
+// Workload.Tables), its conditions and join peers as that access's own
+// instance has them, and its kind (Read, the zero value, or Insert: a
+// row routed as an insert is, e.g. to one salt bucket, not every one).
 type Part struct {
 	Table int
 	Conds []Cond
 	Peers []Peer
+	Kind  Kind
 }
 
 // Peer is one join equality of an instance's statement: column Col of

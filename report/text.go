@@ -297,6 +297,9 @@ func ops(w io.Writer, c *sim.Candidate) {
 // its merged reads (OpScore.MergedPerS) are one route with another
 // table's read.
 func mergedNote(o sim.OpScore) string {
+	if o.Kind == "insert" {
+		return fmt.Sprintf("%s: %s/s of its inserts are rows of multi-row INSERTs after their first, each statement counted as one request at its first row (whose statement asks the union of its rows' shards: the design's fan-out and single-shard figures): no requests here; their work (a unit a row) and own fan-out here", o.Name, numfmt.Num(o.MergedPerS))
+	}
 	return fmt.Sprintf("%s: %s/s of its reads are parts of statements that read other tables too (a join), each counted as one request at another table's read (whose statement asks the union of its tables' shards: the design's fan-out and single-shard figures): no requests here; their work and own fan-out here", o.Name, numfmt.Num(o.MergedPerS))
 }
 

@@ -206,7 +206,9 @@ type OpScore struct {
 	// MergedPerS is the rate of its reads that are no requests of their
 	// own: a table read of a multi-table SELECT other than its first
 	// (counted in the first table's read's requests_per_s, whose
-	// statement asks the union of its tables' shards), or, in a workload
+	// statement asks the union of its tables' shards), a multi-row
+	// INSERT's rows after its first (its first row's request asks the
+	// union of its rows' shards), or, in a workload
 	// that does not give the statement's parts, a join of its table with
 	// another on columns under one unique vindex, which vtgate merges
 	// into the route the other table's lookup picks. Their work and own

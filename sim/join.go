@@ -20,7 +20,10 @@ import (
 // request (touch.merged). A statement that writes one table and reads
 // others (INSERT ... SELECT, UPDATE ... FROM) is one request the same
 // way, its write in the first read's place: its work is its own shards',
-// its fan-out the union with its reads'.
+// its fan-out the union with its reads'. A multi-row INSERT ... VALUES
+// is one request the same way, at its first row, each other row a rider
+// (a part of Kind Insert, routed as an insert: a salted key's one bucket,
+// a fresh value's one shard) that counts its row's work.
 
 // union returns the distribution of the number of shards a statement
 // asks whose first read routes as own and whose other reads are parts:
@@ -104,7 +107,7 @@ func (r *router) union(own *touch, parts []shardkey.Part) ([]float64, error) {
 			tc, _, _, ok, err = r.lookupMerged(pt.Table, pt.Conds, pt.Peers)
 		}
 		if !ok && err == nil {
-			tc, err = r.stmt(pt.Table, shardkey.Read, pt.Conds, nil)
+			tc, err = r.stmt(pt.Table, pt.Kind, pt.Conds, nil)
 		}
 		if err != nil {
 			return nil, err

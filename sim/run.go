@@ -408,9 +408,10 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 		}
 		if err == nil {
 			switch {
-			case in.Rider && op.Kind == shardkey.Read:
-				// Another table's access of the statement counts
-				// its request (join.go).
+			case in.Rider && (op.Kind == shardkey.Read || op.Kind == shardkey.Insert):
+				// Another table's access of the statement, or a
+				// multi-row INSERT's row after its first, counts its
+				// request (join.go).
 				tc.merged = true
 			case len(in.Parts) > 0:
 				// A SELECT's first read, or the write of a statement
@@ -422,7 +423,7 @@ func (r *router) instances(p *Partial, op *shardkey.Operation, oi int, sumW floa
 			return shardkey.Errorf("", 0, op.Name, "instance %d: %v", i+1, err)
 		}
 		r.addTouch(p, oi, &tc, in.Weight*scale)
-		if op.Kind.IsWrite() {
+		if op.Kind.IsWrite() && !tc.merged {
 			p.addAutoTxn(&tc, in.Weight*scale)
 		}
 	}

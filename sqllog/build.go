@@ -159,6 +159,12 @@ type opAgg struct {
 	count   float64
 	seen    int64
 	samples []sample
+	// riders is the part of count that rode in another access's request
+	// (sample.rider: a join's other reads, a multi-row INSERT's rows
+	// after its first): finish weighs the sampled riders and the others
+	// each to their own exact rate, so that the requests counted are the
+	// statements logged, not an estimate from the sample's mix.
+	riders float64
 	// use and ignore are its statements' Vitess vindex hint (part of its
 	// name, so that hinted statements are an operation of their own).
 	use, ignore []string
@@ -550,6 +556,9 @@ func (a *agg) peerSamples(out []peerSample, p *part, vals [][]rv, i int) []peerS
 // offer adds an instance to op's reservoir (Vitter's algorithm R, seeded).
 func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	op.count += wt
+	if sm.rider() {
+		op.riders += wt
+	}
 	op.seen++
 	a.offered++
 	sm.seq = a.seqBase + a.offered
@@ -582,11 +591,18 @@ func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 // multi-table statement's request, or -1. A statement that writes one
 // table and reads others (INSERT ... SELECT, UPDATE ... FROM, DELETE ...
 // USING, a write with subqueries) is one request at its write; a SELECT
-// of several tables one at its first table's read. -1: fewer than two
-// tables (derived tables and lazily built subqueries, read as
+// of several tables one at its first table's read; a multi-row INSERT
+// ... VALUES (one insert access a row, all into one table) one at its
+// first row, its other rows riding as parts (the statement is sent once;
+// the engine writes each row on its row's shard: Vitess's insert plan
+// groups the rows by shard, go/vt/vtgate/engine/insert.go; Citus's
+// router planner too, GroupInsertValuesByShardId in
+// multi_router_planner.c). -1: fewer than two
+// accesses (derived tables and lazily built subqueries, read as
 // statements of their own, left out), or a statement that writes
-// several tables or writes through a lazily built access (each of its
-// accesses stays a request of its own).
+// several tables, or one table otherwise than by inserts, or writes
+// through a lazily built access (each of its accesses stays a request
+// of its own).
 func oneRequest(stmt []sample) int {
 	first, write, n := -1, -1, 0
 	for k := range stmt {
@@ -599,6 +615,9 @@ func oneRequest(stmt []sample) int {
 		}
 		n++
 		switch {
+		case isWrite && write >= 0 && stmt[k].ai.op.kind == shardkey.Insert && stmt[write].ai.op.kind == shardkey.Insert &&
+			stmt[k].ai.op.table == stmt[write].ai.op.table:
+			// Another row of a multi-row INSERT: a part of the first.
 		case isWrite && write >= 0:
 			return -1
 		case isWrite:

@@ -62,7 +62,13 @@
 // (read, insert, update, delete), and the columns it binds with =, IN,
 // BETWEEN, <, <=, >, >= to literal or bound values. Row values bind each
 // column ((a, b) = (1, 2); (a, b) IN ((1, 2), (3, 4)) gives a IN (1, 3)
-// and b IN (2, 4)). A multi-row INSERT is one insert per row. A join
+// and b IN (2, 4)). A multi-row INSERT is one insert instance a row (each
+// row's values counted, and the row sample and monotonicity read from
+// them) and one request: its first row counts it, the other rows ride as
+// its parts (shardkey.Instance.Parts, Rider), so that requests/s are the
+// statements sent and its fan-out the union of its rows' shards, each row
+// a unit of work on its own shard (the engines send it so: Vitess splits
+// its rows by shard, go/vt/vtgate/engine/insert.go). A join
 // equality carries a bound value to the other table (a JOIN b ON a.x = b.y
 // WHERE a.x = 5 binds b.y = 5). In a query over several tables, an
 // unqualified column belongs to the table that has it: as the workload's
@@ -146,7 +152,7 @@
 // holds at most 262,144 values in all (64 instances of lists of 4,096;
 // fewer instances than Options.Sample only for shapes of more than 64
 // values an instance, with a warning). Multi-row INSERT ... VALUES lists
-// are not cut (each row is an insert). The values every statement binds by
+// are not cut (each row is an insert instance). The values every statement binds by
 // equality to a column of a table without a row sample are counted, not
 // sampled (traffic.go; shardkey.Table.Traffic): exactly up to 65,536
 // distinct values a column within a budget of 262,144 over all columns

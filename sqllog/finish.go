@@ -134,16 +134,31 @@ func (a *agg) finish() error {
 		used[name] = true
 		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate, UseVindex: op.use, IgnoreVindex: op.ignore, Counted: op.counted}
 		samples := a.expand(op)
-		sum := 0.0
+		sum, riderSum := 0.0, 0.0
 		for _, s := range samples {
 			sum += s.w
+			if s.rider() {
+				riderSum += s.w
+			}
+		}
+		// Riders and the others each weigh their own exact rate when
+		// the sample holds both (opAgg.riders), else all weigh the
+		// operation's rate by the sample's mix.
+		leadRate, leadSum, riderRate, riderTotal := rate, sum, rate, sum
+		if riderSum > 0 && riderSum < sum && op.riders > 0 && op.riders < op.count {
+			leadRate, leadSum = (op.count-op.riders)/span, sum-riderSum
+			riderRate, riderTotal = op.riders/span, riderSum
 		}
 		fv := int32(0)
 		if len(samples) > 0 {
 			o.Instances = make([]shardkey.Instance, 0, len(samples))
 		}
 		for _, s := range samples {
-			o.Instances = append(o.Instances, shardkey.Instance{Weight: rate * s.w / sum, Seq: s.seq, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s), Parts: a.parts(s, &fv), Rider: s.rider()})
+			wt := leadRate * s.w / leadSum
+			if s.rider() {
+				wt = riderRate * s.w / riderTotal
+			}
+			o.Instances = append(o.Instances, shardkey.Instance{Weight: wt, Seq: s.seq, Conds: a.conds(s, &fv), Peers: a.peers(s), Sets: a.sets(s), Parts: a.parts(s, &fv), Rider: s.rider()})
 		}
 		a.w.Ops = append(a.w.Ops, o)
 		// The reservoir is converted: release it, so that the
@@ -938,7 +953,7 @@ func (a *agg) parts(s sample, fv *int32) []shardkey.Part {
 	}
 	out := make([]shardkey.Part, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, shardkey.Part{Table: p.ai.op.table, Conds: a.conds(p, fv), Peers: a.peers(p)})
+		out = append(out, shardkey.Part{Table: p.ai.op.table, Conds: a.conds(p, fv), Peers: a.peers(p), Kind: p.ai.op.kind})
 	}
 	return out
 }

@@ -28,8 +28,9 @@ import (
 // list; a warning names the first statement of each shape that was cut,
 // with how many were and the longest list (see listCuts).
 //
-// Multi-row INSERT ... VALUES lists are not cut: each row is an insert,
-// and cutting rows would change the count of inserts.
+// Multi-row INSERT ... VALUES lists are not cut: each row is an insert
+// instance (riding in the statement's one request), and cutting rows
+// would change the count of rows inserted.
 const MaxListValues = 4096
 
 // cutLists returns sql with each IN list of more than limit literal values

@@ -75,7 +75,10 @@ func TestDesignOrderAcrossLogFormats(t *testing.T) {
 	if strings.Join(my, "\n") != strings.Join(pgk, "\n") {
 		t.Errorf("MySQL general log:\n%s\nPostgreSQL csvlog:\n%s", strings.Join(my, "\n"), strings.Join(pgk, "\n"))
 	}
-	want := "hash(s_w_id); customer:replicate; district:hash(d_id); item:replicate; order_line:hash(ol_d_id); warehouse:replicate"
+	// (The log's two transactions tie its leading designs within the
+	// evidence; since a multi-row INSERT is one request, not one a row,
+	// range(ol_o_id) leads them: 26% of requests local against 21%.)
+	want := "range(ol_o_id); customer:replicate; district:hash(d_id); item:replicate; stock:hash(s_w_id); warehouse:replicate"
 	if len(my) == 0 || my[0] != want {
 		t.Errorf("first candidate %q; want %q", my, want)
 	}

@@ -1,0 +1,71 @@
+package sqllog
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/shardkey/shardkey"
+)
+
+// TestMultiRowInsertOneRequest: INSERT ... VALUES with several rows is
+// one statement, one request: its first row counts it, with the other
+// rows as its parts (Kind Insert) and riders (shardkey.Instance.Parts,
+// Rider), as a join's other reads ride in its first read's request. The
+// operation's rate stays its rows' (each row's value counted), and the
+// sampled first rows weigh exactly the statements' rate, the riders the
+// other rows' (not the sample's mix): 1,000 statements of 1, 2, 3, 4
+// rows in turn over 9.991 s, sampled 64 a shape, are 1000/9.991
+// requests/s and 1500/9.991 rider rows/s.
+func TestMultiRowInsertOneRequest(t *testing.T) {
+	var b strings.Builder
+	for i := range 1000 {
+		var rows []string
+		for r := range 1 + i%4 {
+			rows = append(rows, fmt.Sprintf("(%d, %d)", 10*i+r, i%7))
+		}
+		fmt.Fprintf(&b, "2024-03-01 10:00:%02d.%03d UTC [%d] app@db LOG:  statement: INSERT INTO t (id, grp) VALUES %s\n", i/100, i%100*10, 100+i%5, strings.Join(rows, ", "))
+	}
+	w := &shardkey.Workload{}
+	if err := Read(context.Background(), w, strings.NewReader(b.String()), "x.log", Options{Format: "stderr", Sample: 64}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Ops) != 1 {
+		t.Fatalf("%d operations, want 1", len(w.Ops))
+	}
+	op := w.Ops[0]
+	span := 9.991
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s = %.9f; want %.9f", what, got, want)
+		}
+	}
+	near("rows/s (the operation's rate)", op.Rate, 2500/span)
+	var lead, rider float64
+	for _, in := range op.Instances {
+		if in.Rider {
+			rider += in.Weight
+			if len(in.Parts) > 0 {
+				t.Errorf("a rider has parts: %+v", in)
+			}
+			continue
+		}
+		lead += in.Weight
+		for _, p := range in.Parts {
+			if p.Kind != shardkey.Insert || p.Table != op.Table || len(p.Conds) != 2 {
+				t.Errorf("a part is not another row of t: %+v", p)
+			}
+		}
+	}
+	near("statements/s (the first rows' weight)", lead, 1000/span)
+	near("rows after the first/s (the riders' weight)", rider, 1500/span)
+	// An autocommit INSERT is a transaction of its own, of all its rows.
+	var txns float64
+	for _, tx := range w.Txns {
+		txns += tx.Weight
+	}
+	near("transactions/s", txns, 1000/span)
+}
