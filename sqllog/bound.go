@@ -247,12 +247,16 @@ func (a *agg) opCapOf(op *opAgg) int {
 	return k
 }
 
-// sampleValues returns the values an instance holds: its own and its
-// peers', an array's elements each one.
+// sampleValues returns the values an instance holds: its own, its
+// peers' and its parts' (a multi-row INSERT's other rows), an array's
+// elements each one.
 func sampleValues(sm *sample) int {
 	n := rvCount(sm.vals)
 	for _, pe := range sm.peers() {
 		n += rvCount(pe.sib.vals)
+	}
+	for i := range sm.parts() {
+		n += rvCount(sm.parts()[i].vals)
 	}
 	return n
 }
@@ -272,9 +276,11 @@ func (a *agg) keptInstance() {
 	for a.lim.opKept > a.lim.maxInstances && a.lim.opCap > 1 {
 		a.lim.opCap /= 2
 		for _, op := range a.opList {
-			if len(op.samples) > a.lim.opCap {
-				a.lim.opKept -= len(op.samples) - a.lim.opCap
-				op.samples = thin(a, op.samples, a.lim.opCap)
+			for _, res := range [...]*opAgg{op, op.riderRes} {
+				if res != nil && len(res.samples) > a.lim.opCap {
+					a.lim.opKept -= len(res.samples) - a.lim.opCap
+					res.samples = thin(a, res.samples, a.lim.opCap)
+				}
 			}
 		}
 	}
@@ -376,8 +382,9 @@ func (a *agg) limitWarnings() {
 		a.warn(shardkey.Errorf(a.file, 0, "", "the log has more statement shapes than the instance budget holds at %d instances each: operations keep at most %d sampled instances (of %d in all; rates count every statement)", a.sample, a.lim.opCap, a.lim.maxInstances))
 	}
 	for _, op := range a.opList {
-		if k := a.opCapOf(op); k < a.lim.opCap && op.seen > int64(k) {
-			a.warn(shardkey.Errorf(a.file, 0, "", "operation %s keeps %d sampled instances of its %d, not %d: each holds up to %d values, and an operation's sample holds at most %d values (its rate counts every statement)", op.name, op.kept, op.seen, min(int64(a.lim.opCap), op.seen), op.maxVals, shapeValues))
+		if k := a.opCapOf(op); k < a.lim.opCap && op.resSeen > int64(k) {
+			// (Its riders, in a reservoir of their own, are not these.)
+			a.warn(shardkey.Errorf(a.file, 0, "", "operation %s keeps %d sampled instances of its %d, not %d: each holds up to %d values, and an operation's sample holds at most %d values (its rate counts every statement)", op.name, op.kept, op.resSeen, min(int64(a.lim.opCap), op.resSeen), op.maxVals, shapeValues))
 		}
 	}
 	if a.lim.txnCap < a.sample {

@@ -165,6 +165,15 @@ type opAgg struct {
 	// each to their own exact rate, so that the requests counted are the
 	// statements logged, not an estimate from the sample's mix.
 	riders float64
+	// riderRes holds the sampled riders, a reservoir of their own (its
+	// samples, resSeen and maxVals), so that the rarer kind is sampled
+	// too: 20 INSERTs of 10,000 rows offer 20 first rows among 200,000,
+	// and one reservoir of 4,096 kept none (no request counted). nil
+	// until a rider comes.
+	riderRes *opAgg
+	// resSeen counts the instances offered to this reservoir: every one
+	// but the riders (op.seen counts those too).
+	resSeen int64
 	// use and ignore are its statements' Vitess vindex hint (part of its
 	// name, so that hinted statements are an operation of their own).
 	use, ignore []string
@@ -556,34 +565,40 @@ func (a *agg) peerSamples(out []peerSample, p *part, vals [][]rv, i int) []peerS
 // offer adds an instance to op's reservoir (Vitter's algorithm R, seeded).
 func (a *agg) offer(op *opAgg, sm sample, wt float64) {
 	op.count += wt
-	if sm.rider() {
-		op.riders += wt
-	}
 	op.seen++
 	a.offered++
 	sm.seq = a.seqBase + a.offered
 	if sm.ai.counts != nil {
 		a.count(&sm, op, wt)
 	}
-	if nv := sampleValues(&sm); nv > op.maxVals {
-		op.maxVals = nv
-		if k := a.opCapOf(op); len(op.samples) > k {
-			a.lim.opKept -= len(op.samples) - k
-			op.samples = thin(a, op.samples, k)
+	res := op // the reservoir: riders have one of their own
+	if sm.rider() {
+		op.riders += wt
+		if op.riderRes == nil {
+			op.riderRes = &opAgg{}
+		}
+		res = op.riderRes
+	}
+	res.resSeen++
+	if nv := sampleValues(&sm); nv > res.maxVals {
+		res.maxVals = nv
+		if k := a.opCapOf(res); len(res.samples) > k {
+			a.lim.opKept -= len(res.samples) - k
+			res.samples = thin(a, res.samples, k)
 		}
 	}
-	k := a.opCapOf(op)
-	if len(op.samples) < k {
+	k := a.opCapOf(res)
+	if len(res.samples) < k {
 		sm.vals = a.lim.detach(sm.vals)
 		sm.join = a.detachJoin(sm.join)
-		op.samples = append(op.samples, sm)
+		res.samples = append(res.samples, sm)
 		a.keptInstance()
 		return
 	}
-	if j := a.rng.Int64N(op.seen); j < int64(k) {
-		sm.vals = a.lim.detachInto(op.samples[j].vals, sm.vals)
+	if j := a.rng.Int64N(res.resSeen); j < int64(k) {
+		sm.vals = a.lim.detachInto(res.samples[j].vals, sm.vals)
 		sm.join = a.detachJoin(sm.join)
-		op.samples[j] = sm
+		res.samples[j] = sm
 	}
 }
 

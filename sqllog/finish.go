@@ -3,6 +3,7 @@ package sqllog
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -134,6 +135,9 @@ func (a *agg) finish() error {
 		used[name] = true
 		o := &shardkey.Operation{Name: name, Table: op.table, Kind: op.kind, Rate: rate, UseVindex: op.use, IgnoreVindex: op.ignore, Counted: op.counted}
 		samples := a.expand(op)
+		if op.riderRes != nil {
+			samples = slices.Concat(samples, op.riderRes.samples)
+		}
 		sum, riderSum := 0.0, 0.0
 		for _, s := range samples {
 			sum += s.w
@@ -165,6 +169,9 @@ func (a *agg) finish() error {
 		// collections finish runs into (the heap is near the memory
 		// limit by now) free its memory for the instances that follow.
 		op.kept, op.samples = len(op.samples), nil
+		if op.riderRes != nil {
+			op.riderRes.samples = nil
+		}
 	}
 	for _, t := range a.txnList {
 		if a.w.TxnsUnknown {
@@ -331,7 +338,8 @@ func clip(s string, n int) string {
 // values from the rows (see conds).
 func (a *agg) expand(op *opAgg) []sample {
 	t := a.w.Tables[op.table]
-	if t.Rows == 0 || len(op.samples) == 0 || float64(len(op.samples)) >= op.count || len(op.samples) >= a.sample {
+	count := op.count - op.riders // its riders' samples are apart (opAgg.riderRes)
+	if t.Rows == 0 || len(op.samples) == 0 || float64(len(op.samples)) >= count || len(op.samples) >= a.sample {
 		return op.samples
 	}
 	noValue := false
@@ -343,7 +351,7 @@ func (a *agg) expand(op *opAgg) []sample {
 	if !noValue {
 		return op.samples
 	}
-	n := int(math.Min(op.count, float64(a.lim.expandCap(len(a.opList)))))
+	n := int(math.Min(count, float64(a.lim.expandCap(len(a.opList)))))
 	out := make([]sample, 0, n)
 	for i := range n {
 		s := op.samples[i%len(op.samples)]
@@ -520,6 +528,11 @@ func (a *agg) setTypes() {
 	for _, op := range a.opList {
 		for _, s := range op.samples {
 			vote(s)
+		}
+		if op.riderRes != nil {
+			for _, s := range op.riderRes.samples {
+				vote(s)
+			}
 		}
 	}
 	for _, t := range a.txnList {

@@ -69,3 +69,43 @@ func TestMultiRowInsertOneRequest(t *testing.T) {
 	}
 	near("transactions/s", txns, 1000/span)
 }
+
+// TestMultiRowInsertFewStatements: 20 INSERTs of 2,000 rows offer 20
+// first rows among 40,000 instances; one reservoir of 64 kept none of
+// them in most seeds, and the statements' requests were 0 (the
+// fresh-clone review: 20 INSERTs of 10,000 rows, "insert t 0
+// requests/s", fan-out 1.00). The riders are sampled apart, so the
+// first rows weigh the 20 statements, whatever the seed.
+func TestMultiRowInsertFewStatements(t *testing.T) {
+	var b strings.Builder
+	for i := range 20 {
+		var rows []string
+		for r := range 2000 {
+			rows = append(rows, fmt.Sprintf("(%d, %d)", 2000*i+r, r%7))
+		}
+		fmt.Fprintf(&b, "2024-03-01 10:00:%02d.000 UTC [%d] app@db LOG:  statement: INSERT INTO t (id, grp) VALUES %s\n", i, 100+i%5, strings.Join(rows, ", "))
+	}
+	for seed := int64(1); seed <= 5; seed++ {
+		w := &shardkey.Workload{}
+		if err := Read(context.Background(), w, strings.NewReader(b.String()), "x.log", Options{Format: "stderr", Sample: 64, Seed: seed}); err != nil {
+			t.Fatal(err)
+		}
+		var lead, rider float64
+		parts := 0
+		for _, in := range w.Ops[0].Instances {
+			if in.Rider {
+				rider += in.Weight
+				continue
+			}
+			lead += in.Weight
+			parts = max(parts, len(in.Parts))
+		}
+		span := 19.001
+		if math.Abs(lead-20/span) > 1e-9 || math.Abs(rider-39980/span) > 1e-6 {
+			t.Errorf("seed %d: first rows %.6f/s, riders %.6f/s; want %.6f and %.6f", seed, lead, rider, 20/span, 39980/span)
+		}
+		if parts != 1999 {
+			t.Errorf("seed %d: a first row kept with %d parts, want 1999", seed, parts)
+		}
+	}
+}
