@@ -686,6 +686,11 @@ type Stmt struct {
 	UseVindex, IgnoreVindex []string
 	// Sets: an UPDATE's SET columns, as in Instance.
 	Sets []Cond
+	// Rider marks an access that is no request of its own, as
+	// Instance.Rider does (a join's other table, a multi-row INSERT's
+	// rows after its first): routed with the transaction all the same,
+	// but not counted among its requests.
+	Rider bool
 }
 
 // Access is one table one SQL statement touches, as a router sees it: the

@@ -58,7 +58,7 @@ type analysis struct {
 	fkRoots  map[int]bool
 	total    float64 // interactive requests/s
 	fromTxns bool    // no operations: usage counts transactions' equalities (weights, not requests/s)
-	txnStmts float64 // statements in transactions, by transaction weight (per second where rates are known)
+	txnStmts float64 // requests in transactions (riders left out), by transaction weight (per second where rates are known)
 	shards   int
 	// nodes: with slots on nodes (Options.Nodes) the node count, else 0;
 	// see servers.
@@ -258,12 +258,25 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 	}
 	for i := range w.Txns {
 		if w.Txns[i].Committed() {
-			a.txnStmts += w.Txns[i].Weight * float64(len(w.Txns[i].Stmts))
+			a.txnStmts += w.Txns[i].Weight * float64(requests(w.Txns[i].Stmts))
 		}
 	}
 	a.entities = a.findEntities()
 	a.links = a.findLinks()
 	return a
+}
+
+// requests counts the statements of a transaction that are requests of
+// their own: not riders (shardkey.Stmt.Rider), which the statement they
+// ride in counts, as the operations' requests_per_s does.
+func requests(stmts []shardkey.Stmt) int {
+	n := 0
+	for i := range stmts {
+		if !stmts[i].Rider {
+			n++
+		}
+	}
+	return n
 }
 
 // findEntities groups columns by name across tables (except two declared

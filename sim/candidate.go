@@ -157,6 +157,9 @@ type Candidate struct {
 	// name no key (Partial.WorkKeyless): each adds one unit to every slot,
 	// and to every node once under ScatterPerNode.
 	keyless float64
+	// crossTxnRequests: see CrossTxnRequests.
+	crossTxnRequests      float64
+	crossTxnRequestsKnown bool
 
 	// Key characteristics of the main table's key (of the key expression
 	// whose tables the operations name most, its table with the most
@@ -375,7 +378,16 @@ func (s *Scheme) Headline(p *Partial) *Candidate {
 		c.CrossShardTxnFraction = p.TxnCross / p.TxnWeight
 	}
 	c.Transactions = p.TxnCount
+	c.crossTxnRequests, c.crossTxnRequestsKnown = p.TxnCrossRequests, true
 	return c
+}
+
+// CrossTxnRequests returns the rate (requests/s where rates are known,
+// else by transaction weight) of requests that commit with a
+// cross-shard transaction (Partial.TxnCrossRequests), and whether the
+// scoring recorded transactions to count them from.
+func (c *Candidate) CrossTxnRequests() (float64, bool) {
+	return c.crossTxnRequests, c.crossTxnRequestsKnown
 }
 
 // Report turns a merged partial into a Candidate.

@@ -47,6 +47,12 @@ type Partial struct {
 	TxnWeight float64
 	TxnCross  float64
 	TxnCount  int64
+	// TxnCrossRequests is the summed weight times the probability of
+	// touching more than one shard times the transaction's requests (its
+	// statements less riders, shardkey.Stmt.Rider): the requests that
+	// commit with a cross-shard transaction, by their own transaction's
+	// size (the advisor's local share), not the average one's.
+	TxnCrossRequests float64
 	// TxnUnbound counts transaction inserts that give no value for their
 	// table's key columns: each is placed on a random shard, so TxnCross
 	// is an expectation over those placements.
@@ -185,6 +191,7 @@ func (p *Partial) mergeSums(q *Partial) {
 	p.WorkKeyless += q.WorkKeyless
 	p.TxnWeight += q.TxnWeight
 	p.TxnCross += q.TxnCross
+	p.TxnCrossRequests += q.TxnCrossRequests
 	p.TxnCount += q.TxnCount
 	p.TxnUnbound += q.TxnUnbound
 	p.TxnCrossLookup += q.TxnCrossLookup
@@ -253,7 +260,7 @@ func (p *Partial) reset() {
 	clear(p.Work)
 	p.LoadUniform, p.Rows, p.NullRows, p.WorkAll, p.WorkUniform, p.WorkKeyless = 0, 0, 0, 0, 0, 0
 	p.TxnWeight, p.TxnCross, p.TxnCount, p.TxnUnbound = 0, 0, 0, 0
-	p.TxnCrossLookup = 0
+	p.TxnCrossLookup, p.TxnCrossRequests = 0, 0
 	p.RolledBackWeight, p.RolledBackCross, p.RolledBackCount = 0, 0, 0
 	p.AutoTxnWeight, p.AutoTxnCross, p.AutoTxnCount = 0, 0, 0
 	p.Lookups = p.Lookups[:0]

@@ -202,6 +202,9 @@ type sample struct {
 	// sample every statement is stays small (the reservoirs and the
 	// sessions' open transactions hold many).
 	join *sampleJoin
+	// rides is join.rider kept once join is cleared: a transaction's
+	// statement that is no request of its own (shardkey.Stmt.Rider).
+	rides bool
 }
 
 // sampleJoin is a sample's statement's other tables (sample.join).
@@ -508,6 +511,7 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 		for k := range stmt {
 			a.offer(stmt[k].ai.op, stmt[k], wt)
 			// Operations' only: a transaction's statements route alone.
+			stmt[k].rides = stmt[k].rider()
 			stmt[k].join = nil
 		}
 		a.stmtBuf = stmt

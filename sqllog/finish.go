@@ -186,7 +186,7 @@ func (a *agg) finish() error {
 				tx.Stmts = make([]shardkey.Stmt, 0, len(stmts))
 			}
 			for _, s := range stmts {
-				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv), UseVindex: s.ai.op.use, IgnoreVindex: s.ai.op.ignore, Sets: a.sets(s)})
+				tx.Stmts = append(tx.Stmts, shardkey.Stmt{Table: s.ai.op.table, Kind: s.ai.op.kind, Conds: a.conds(s, &fv), UseVindex: s.ai.op.use, IgnoreVindex: s.ai.op.ignore, Sets: a.sets(s), Rider: s.rides})
 			}
 			a.w.Txns = append(a.w.Txns, tx)
 		}
