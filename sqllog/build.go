@@ -111,6 +111,7 @@ type agg struct {
 	cum      map[*shardkey.Table][]float64 // cumulative row weights, for drawRow
 	lim      limits                        // bounds on what is kept (bound.go)
 	stmtBuf  []sample                      // scratch for part
+	txnBuf   []sample                      // scratch for txnRows
 	// joinBuf, peerBuf and partBuf: part's scratch for a statement's
 	// joins (sample.join).
 	joinBuf []sampleJoin
@@ -515,6 +516,10 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			stmt[k].join = nil
 		}
 		a.stmtBuf = stmt
+		// A transaction routes a multi-row INSERT by a few of its rows
+		// (txnRows): a 1,000-row INSERT is one statement of it, not past
+		// maxTxnStmts, nor 1,000 statements of its sample.
+		stmt = a.txnRows(stmt)
 		if s := a.sessions[sid]; s != nil && (s.inTxn || s.autocommitOff) {
 			s.last, s.lastSeq = e.ts, a.seq
 			for _, sm := range stmt {
@@ -541,6 +546,48 @@ func (a *agg) part(e *entry, p *part, vals [][]rv, wt float64) {
 			}
 		}
 	}
+}
+
+// txnRiders is the most rows after its first a multi-row INSERT keeps in
+// its transaction's statements (txnRows).
+const txnRiders = 16
+
+// txnRows returns stmt, the accesses of one statement, for its
+// transaction: a multi-row INSERT's riders cut to txnRiders, evenly
+// spaced from its second row to its last (a bulk load sorted by its key
+// spans its ranges from first to last row). Whether the statement
+// crosses shards is what the transaction needs of it: 17 rows tell,
+// unless many rows share one shard, which its other rows do not change
+// much (the operations' instances keep every row's work). stmt itself
+// when it has no more riders than that; else a.txnBuf.
+func (a *agg) txnRows(stmt []sample) []sample {
+	riders := 0
+	for i := range stmt {
+		if stmt[i].rides {
+			riders++
+		}
+	}
+	if riders <= txnRiders {
+		return stmt
+	}
+	out := a.txnBuf[:0]
+	k := 0 // riders seen
+	next := 0
+	for i := range stmt {
+		if !stmt[i].rides {
+			out = append(out, stmt[i])
+			continue
+		}
+		// Keep rider k when it is the next of txnRiders positions
+		// spaced evenly over 0..riders-1, first and last included.
+		if k == next*(riders-1)/(txnRiders-1) {
+			out = append(out, stmt[i])
+			next++
+		}
+		k++
+	}
+	a.txnBuf = out
+	return out
 }
 
 // peerSamples appends to out the join peers of access i of statement

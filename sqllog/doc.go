@@ -68,7 +68,9 @@
 // its parts (shardkey.Instance.Parts, Rider), so that requests/s are the
 // statements sent and its fan-out the union of its rows' shards, each row
 // a unit of work on its own shard (the engines send it so: Vitess splits
-// its rows by shard, go/vt/vtgate/engine/insert.go). A join
+// its rows by shard, go/vt/vtgate/engine/insert.go); in its transaction
+// it is one statement of its first row and 16 more spaced to its last
+// (whether it crosses shards is what the transaction needs of it). A join
 // equality carries a bound value to the other table (a JOIN b ON a.x = b.y
 // WHERE a.x = 5 binds b.y = 5). In a query over several tables, an
 // unqualified column belongs to the table that has it: as the workload's

@@ -109,3 +109,52 @@ func TestMultiRowInsertFewStatements(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiRowInsertInTransaction: BEGIN; INSERT ... VALUES of 1,000
+// rows; SELECT; COMMIT is one transaction of two requests. Its rows
+// counted one statement each passed the 1,000 statements an open
+// transaction holds (maxTxnStmts), and each transaction was cut in two,
+// halving its cross-shard share (the fresh-clone review: 3 transactions
+// read as 6, x = 0.5). Its transaction keeps 17 rows, the first and 16
+// spaced to the last, so a bulk load sorted by its key still spans its
+// range from first row to last.
+func TestMultiRowInsertInTransaction(t *testing.T) {
+	var b strings.Builder
+	for i := range 3 {
+		pid := 100 + i
+		line := func(ms int, sql string) {
+			fmt.Fprintf(&b, "2024-03-01 10:00:0%d.%03d UTC [%d] app@db LOG:  statement: %s\n", i, ms, pid, sql)
+		}
+		line(0, "BEGIN")
+		var rows []string
+		for r := range 1000 {
+			rows = append(rows, fmt.Sprintf("(%d, 1)", 1000*i+r))
+		}
+		line(1, "INSERT INTO t (id, v) VALUES "+strings.Join(rows, ", "))
+		line(2, "SELECT v FROM t WHERE id = 1")
+		line(3, "COMMIT")
+	}
+	w := &shardkey.Workload{}
+	if err := Read(context.Background(), w, strings.NewReader(b.String()), "x.log", Options{Format: "stderr"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, wn := range w.Warnings {
+		if strings.Contains(wn.Error(), "without COMMIT") {
+			t.Errorf("warned: %v", wn)
+		}
+	}
+	if len(w.Txns) != 3 {
+		t.Fatalf("%d transactions, want 3", len(w.Txns))
+	}
+	for _, tx := range w.Txns {
+		var ids []int64
+		for _, st := range tx.Stmts {
+			if st.Kind == shardkey.Insert {
+				ids = append(ids, st.Conds[0].Val.Int)
+			}
+		}
+		if len(ids) != 17 || ids[16]-ids[0] != 999 {
+			t.Errorf("transaction %s: its INSERT's rows %v; want 17, the first and the last among them", tx.Name, ids)
+		}
+	}
+}
