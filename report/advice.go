@@ -92,6 +92,16 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 				}
 				fmt.Fprintf(w, "  %s: %s req/s ask %.1f %s each (%s), +%s\n", op.Name, numfmt.Num(op.Rate), op.FanoutMean, op.FanoutUnit(), op.RouteNote(), numfmt.Count(op.ExtraWork, "unit/s", "units/s"))
 			}
+		} else if as.Score.RequestsPerS > 0 && as.Criteria.SingleShard < 0.9995 && !isRedis(adv.Engine) {
+			// No access costs more than a unit a request on its own, but
+			// statements whose accesses land apart (a multi-row INSERT's
+			// rows, a join's tables) ask several shards: "every operation
+			// asks one shard" would be false.
+			txns := ""
+			if as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {
+				txns = fmt.Sprintf(", and %s of transactions cross shards (each commits on several)", numfmt.Pct(as.Criteria.CrossShardTxn))
+			}
+			fmt.Fprintln(w, numfmt.Wrap(fmt.Sprintf("expensive under this key: no access asks more than one shard on its own, but %s of requests are statements whose accesses land on several (a multi-row INSERT's rows, a join's tables)%s", numfmt.Pct(1-as.Criteria.SingleShard), txns), 88, ""))
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 && isRedis(adv.Engine) {
 			fmt.Fprintf(w, "expensive under this key: every operation asks one slot, but %s of transactions span several slots (Redis Cluster refuses such a MULTI/EXEC: CROSSSLOT)\n", numfmt.Pct(as.Criteria.CrossShardTxn))
 		} else if as.Score.RequestsPerS > 0 && as.Score.Transactions > 0 && as.Criteria.CrossShardTxn > 0 {

@@ -48,3 +48,26 @@ func TestAdviceTableLongKeys(t *testing.T) {
 		t.Errorf("short designs: want the key column and no list:\n%s", out)
 	}
 }
+
+// TestNothingExpensiveButStatements: with no access over one shard on its
+// own (no operation in the expensive list) but 9% of requests statements
+// whose rows or tables land on several shards (20-row INSERTs under
+// hash(id)), the advice said "every operation asks one shard" (second
+// fresh-clone review); it says what does cross.
+func TestNothingExpensiveButStatements(t *testing.T) {
+	adv := &advisor.Advice{Workload: "w", Shards: 8, Engine: "generic"}
+	adv.Candidates = append(adv.Candidates, &advisor.Assessment{Rank: 1, Key: "hash(id)", Verdict: "recommended",
+		Criteria: advisor.Criteria{SingleShard: 2000.0 / 2200, CrossShardTxn: 1},
+		Score:    &sim.Candidate{RequestsPerS: 2200, Transactions: 200}})
+	var b strings.Builder
+	if err := WriteAdviceTable(&b, adv); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	if strings.Contains(out, "every operation asks one shard") {
+		t.Errorf("says every operation asks one shard:\n%s", b.String())
+	}
+	if want := "expensive under this key: no access asks more than one shard on its own, but 9.1% of requests are statements whose accesses land on several (a multi-row INSERT's rows, a join's tables), and 100% of transactions cross shards"; !strings.Contains(out, want) {
+		t.Errorf("want %q in\n%s", want, b.String())
+	}
+}
