@@ -677,6 +677,19 @@ type Txn struct {
 // workload (not one that rolled back: Txn.RolledBack).
 func (tx *Txn) Committed() bool { return !tx.RolledBack }
 
+// Requests counts the statements of transaction tx that are requests of
+// their own: not riders (Stmt.Rider), which the statement they ride in
+// counts, as an operation's requests do (Instance.Rider).
+func (tx *Txn) Requests() int {
+	n := 0
+	for i := range tx.Stmts {
+		if !tx.Stmts[i].Rider {
+			n++
+		}
+	}
+	return n
+}
+
 // Stmt is one statement of a transaction.
 type Stmt struct {
 	Table int

@@ -258,25 +258,12 @@ func analyse(w *shardkey.Workload, shards int) *analysis {
 	}
 	for i := range w.Txns {
 		if w.Txns[i].Committed() {
-			a.txnStmts += w.Txns[i].Weight * float64(requests(w.Txns[i].Stmts))
+			a.txnStmts += w.Txns[i].Weight * float64(w.Txns[i].Requests())
 		}
 	}
 	a.entities = a.findEntities()
 	a.links = a.findLinks()
 	return a
-}
-
-// requests counts the statements of a transaction that are requests of
-// their own: not riders (shardkey.Stmt.Rider), which the statement they
-// ride in counts, as the operations' requests_per_s does.
-func requests(stmts []shardkey.Stmt) int {
-	n := 0
-	for i := range stmts {
-		if !stmts[i].Rider {
-			n++
-		}
-	}
-	return n
 }
 
 // findEntities groups columns by name across tables (except two declared

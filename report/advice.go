@@ -56,7 +56,7 @@ func WriteAdviceTable(w io.Writer, adv *advisor.Advice) error {
 		fmt.Fprintln(w, "\nThe designs ranked:")
 		for _, as := range adv.Candidates {
 			text := numfmt.Wrap(as.Display(), 88, "    ")
-			fmt.Fprintln(w, fmt.Sprintf("%-4s", strconv.Itoa(as.Rank)+".")+text[4:])
+			fmt.Fprintf(w, "%-4s%s\n", strconv.Itoa(as.Rank)+".", text[4:])
 		}
 	}
 	fmt.Fprintln(w, "\nRanked by what matters most for a shard key, in order: the dominant operations single-shard and transactions on")

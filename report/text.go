@@ -329,23 +329,22 @@ func keyLine(w io.Writer, c *sim.Candidate) {
 			if t.EntropyEstimated {
 				eabout = "about "
 			}
-			busy := fmt.Sprintf("hashed to %d shards give a busiest shard %s the mean", c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
-			if n := slotNodes(c); n > 0 && c.WorkPer == "node" {
-				busy = fmt.Sprintf("hashed to %d slots over %d nodes give a busiest node %s the mean node (a busiest slot %s the mean slot)", c.Shards, n, numfmt.Ratio(sim.ExpectedMaxLoadRatio(t.Cardinality, n)), numfmt.Ratio(t.ExpectedMaxLoadRatio))
-			} else if n > 0 {
-				busy = fmt.Sprintf("hashed to %d slots give a busiest slot %s the mean slot", c.Shards, numfmt.Ratio(t.ExpectedMaxLoadRatio))
-			}
-			values := "values"
+			// The figure is a hash's (TableKey.ExpectedMaxLoadRatio): for
+			// a range key, whose boundaries place the values, a yardstick.
+			values, give, yard, after := "values", "give", "", ""
 			if t.Cardinality == 1 {
-				values = "value"
-				busy = strings.Replace(busy, " give ", " gives ", 1)
+				values, give = "value", "gives"
 			}
-			yard := fmt.Sprintf("%s equally busy %s %s", numfmt.Commas(int64(t.Cardinality)), values, busy)
 			if strings.HasPrefix(t.Key, "range(") {
-				// The figure is a hash's (TableKey.ExpectedMaxLoadRatio):
-				// a yardstick here, where boundaries place the values.
-				yard = "as a yardstick, " + strings.Replace(strings.Replace(yard, " give ", " would give ", 1), " gives ", " would give ", 1) + " (this key's range boundaries, not a hash, place them)"
+				give, yard, after = "would give", "as a yardstick, ", " (this key's range boundaries, not a hash, place them)"
 			}
+			busy := fmt.Sprintf("hashed to %d shards %s a busiest shard %s the mean", c.Shards, give, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+			if n := slotNodes(c); n > 0 && c.WorkPer == "node" {
+				busy = fmt.Sprintf("hashed to %d slots over %d nodes %s a busiest node %s the mean node (a busiest slot %s the mean slot)", c.Shards, n, give, numfmt.Ratio(sim.ExpectedMaxLoadRatio(t.Cardinality, n)), numfmt.Ratio(t.ExpectedMaxLoadRatio))
+			} else if n > 0 {
+				busy = fmt.Sprintf("hashed to %d slots %s a busiest slot %s the mean slot", c.Shards, give, numfmt.Ratio(t.ExpectedMaxLoadRatio))
+			}
+			yard += fmt.Sprintf("%s equally busy %s %s", numfmt.Commas(int64(t.Cardinality)), values, busy) + after
 			fmt.Fprintf(w, "key %s on %s, traffic-based (no row sample: rows unknown): %s%s distinct values in the statements%s, entropy %s%.1f bits, %s; %s\n",
 				strings.Join(t.Columns, ", "), t.Table, about, numfmt.Commas(int64(t.Cardinality)), top, eabout, t.Entropy, mono, yard)
 			continue

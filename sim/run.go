@@ -460,13 +460,7 @@ func (r *router) txn(p *Partial, tx *shardkey.Txn) error {
 	p.TxnWeight += tx.Weight
 	p.TxnCross += tx.Weight * (1 - single)
 	p.TxnCount++
-	reqs := 0
-	for i := range tx.Stmts {
-		if !tx.Stmts[i].Rider {
-			reqs++
-		}
-	}
-	p.TxnCrossRequests += tx.Weight * (1 - single) * float64(reqs)
+	p.TxnCrossRequests += tx.Weight * (1 - single) * float64(tx.Requests())
 	if r.sawLookup {
 		unbound := r.unbound
 		base, err := r.singleProb(tx, false)

@@ -255,8 +255,8 @@ func sampleValues(sm *sample) int {
 	for _, pe := range sm.peers() {
 		n += rvCount(pe.sib.vals)
 	}
-	for i := range sm.parts() {
-		n += rvCount(sm.parts()[i].vals)
+	for _, p := range sm.parts() {
+		n += rvCount(p.vals)
 	}
 	return n
 }

@@ -269,8 +269,6 @@ func (a *agg) noneParsed(d Dialect) error {
 	return shardkey.Errorf(first.file, first.line, "", "no statement could be read: %s could be parsed as %s SQL: %s", what, map[Dialect]string{Postgres: "PostgreSQL", MySQL: "MySQL"}[d], strings.Join(parts, "; "))
 }
 
-// endSessionSorted commits the open transactions of every session at the
-// end of the log, in session order (deterministic).
 // openTxns counts the sessions whose transaction (after BEGIN, or with
 // autocommit off) has statements on tables and no COMMIT or ROLLBACK
 // yet, and names the first of them by session id.
@@ -314,6 +312,8 @@ func (a *agg) openAtEndWarning(n int, session string) {
 		n, total, were, clip(session, 40)))
 }
 
+// endSessionSorted commits the open transactions of every session at the
+// end of the log, in session order (deterministic).
 func (a *agg) endSessionSorted() {
 	ids := make([]string, 0, len(a.sessions))
 	for id := range a.sessions {
